@@ -1,0 +1,60 @@
+// All tensor memory comes from an Allocator chosen per device type, so that a caching
+// allocator (or a counting one, in tests) can be swapped in without touching kernels.
+#pragma once
+#include <cstddef>
+#include <utility>
+
+#include "aten/core/Device.h"
+
+namespace tl {
+
+// Owning pointer to a block of memory with its own deleter. `context` is what the deleter
+// receives (for foreign memory such as a NumPy array it is the owning object).
+class DataPtr {
+ public:
+  using Deleter = void (*)(void* context);
+  DataPtr() = default;
+  DataPtr(void* data, void* context, Deleter deleter) : data_(data), context_(context), deleter_(deleter) {}
+  DataPtr(const DataPtr&) = delete;
+  DataPtr& operator=(const DataPtr&) = delete;
+  DataPtr(DataPtr&& o) noexcept { *this = std::move(o); }
+  DataPtr& operator=(DataPtr&& o) noexcept {
+    if (this != &o) {
+      release();
+      data_ = o.data_;
+      context_ = o.context_;
+      deleter_ = o.deleter_;
+      o.data_ = o.context_ = nullptr;
+      o.deleter_ = nullptr;
+    }
+    return *this;
+  }
+  ~DataPtr() { release(); }
+  void* get() const { return data_; }
+  void* context() const { return context_; }
+  Deleter deleter() const { return deleter_; }
+
+ private:
+  void release() {
+    if (deleter_) deleter_(context_);
+    data_ = context_ = nullptr;
+    deleter_ = nullptr;
+  }
+  void* data_ = nullptr;
+  void* context_ = nullptr;
+  Deleter deleter_ = nullptr;
+};
+
+struct Allocator {
+  virtual ~Allocator() = default;
+  virtual DataPtr allocate(size_t nbytes) = 0;
+};
+
+// The allocator used for new storage on `type`; `set_allocator` replaces it (not owned).
+Allocator* get_allocator(DeviceType type);
+void set_allocator(DeviceType type, Allocator* allocator);
+
+// Bytes currently allocated by the default CPU allocator (for tests and benchmarks).
+size_t cpu_allocated_bytes();
+
+}  // namespace tl

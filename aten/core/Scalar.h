@@ -1,0 +1,64 @@
+// A number passed to an op: bool, integer or floating point. Python ints become
+// Int, Python floats Double; the tag decides type promotion against tensors.
+#pragma once
+#include <cstdint>
+#include <ostream>
+#include <type_traits>
+
+#include "aten/core/ScalarType.h"
+
+namespace tl {
+
+class Scalar {
+ public:
+  enum class Tag : uint8_t { Bool, Int, Double };
+
+  Scalar() : Scalar(int64_t(0)) {}
+  Scalar(bool v) : tag_(Tag::Bool) { v_.i = v; }
+  Scalar(double v) : tag_(Tag::Double) { v_.d = v; }
+  Scalar(float v) : Scalar(static_cast<double>(v)) {}
+  Scalar(Half v) : Scalar(static_cast<double>(static_cast<float>(v))) {}
+  Scalar(BFloat16 v) : Scalar(static_cast<double>(static_cast<float>(v))) {}
+  template <typename T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
+  Scalar(T v) : tag_(Tag::Int) { v_.i = static_cast<int64_t>(v); }
+
+  Tag tag() const { return tag_; }
+  bool is_bool() const { return tag_ == Tag::Bool; }
+  bool is_integral() const { return tag_ == Tag::Int; }  // not bool
+  bool is_floating_point() const { return tag_ == Tag::Double; }
+
+  double to_double() const { return tag_ == Tag::Double ? v_.d : static_cast<double>(v_.i); }
+  int64_t to_long() const { return tag_ == Tag::Double ? static_cast<int64_t>(v_.d) : v_.i; }
+  bool to_bool() const { return tag_ == Tag::Double ? v_.d != 0 : v_.i != 0; }
+  template <typename T>
+  T to() const {
+    if constexpr (std::is_same_v<T, bool>) return to_bool();
+    else if constexpr (std::is_integral_v<T>) return static_cast<T>(to_long());
+    else return static_cast<T>(to_double());
+  }
+
+  // The dtype a tensor made from this scalar would have: bool, int64 or the default float.
+  ScalarType type() const {
+    switch (tag_) {
+      case Tag::Bool: return ScalarType::Bool;
+      case Tag::Int: return ScalarType::Int64;
+      default: return ScalarType::Float64;
+    }
+  }
+  bool equal(double v) const { return to_double() == v; }
+
+ private:
+  Tag tag_;
+  union {
+    double d;
+    int64_t i;
+  } v_;
+};
+
+inline std::ostream& operator<<(std::ostream& os, const Scalar& s) {
+  if (s.is_bool()) return os << (s.to_bool() ? "True" : "False");
+  if (s.is_integral()) return os << s.to_long();
+  return os << s.to_double();
+}
+
+}  // namespace tl

@@ -1,0 +1,114 @@
+// Element types, their properties, promotion, and the dtype-dispatch helper.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "aten/core/Exception.h"
+#include "aten/core/Half.h"
+
+namespace tl {
+
+// X(C++ type, enum name, Python name, itemsize)
+// Order matters: it is the enum order and the row/column order of the promotion table.
+#define TL_FORALL_SCALAR_TYPES(X)          \
+  X(bool, Bool, "bool", 1)                 \
+  X(uint8_t, UInt8, "uint8", 1)            \
+  X(int8_t, Int8, "int8", 1)               \
+  X(int16_t, Int16, "int16", 2)            \
+  X(int32_t, Int32, "int32", 4)            \
+  X(int64_t, Int64, "int64", 8)            \
+  X(::tl::Half, Float16, "float16", 2)     \
+  X(::tl::BFloat16, BFloat16, "bfloat16", 2) \
+  X(float, Float32, "float32", 4)          \
+  X(double, Float64, "float64", 8)
+
+enum class ScalarType : int8_t {
+#define TL_ENUM(ctype, name, pyname, size) name,
+  TL_FORALL_SCALAR_TYPES(TL_ENUM)
+#undef TL_ENUM
+  NumTypes,
+  Undefined = -1,
+};
+constexpr int kNumScalarTypes = static_cast<int>(ScalarType::NumTypes);
+
+// Python-visible name without the "torchlite." prefix, e.g. "float32".
+const char* scalar_type_name(ScalarType t);
+size_t element_size(ScalarType t);
+inline bool is_floating_type(ScalarType t) {
+  return t == ScalarType::Float16 || t == ScalarType::BFloat16 || t == ScalarType::Float32 ||
+         t == ScalarType::Float64;
+}
+inline bool is_integral_type(ScalarType t, bool include_bool) {
+  return (include_bool && t == ScalarType::Bool) || t == ScalarType::UInt8 || t == ScalarType::Int8 ||
+         t == ScalarType::Int16 || t == ScalarType::Int32 || t == ScalarType::Int64;
+}
+inline bool is_signed_type(ScalarType t) { return t != ScalarType::Bool && t != ScalarType::UInt8; }
+// Reduced-precision floats that compute in float32.
+inline bool is_reduced_float(ScalarType t) { return t == ScalarType::Float16 || t == ScalarType::BFloat16; }
+
+// The smallest type both a and b convert to without losing range (PyTorch's table).
+ScalarType promote_types(ScalarType a, ScalarType b);
+// Whether an op computing in `from` may write its result into a tensor of type `to`
+// (no float -> integral, no non-bool -> bool).
+bool can_cast(ScalarType from, ScalarType to);
+// The default float type used for integer inputs of ops like true division and for Python floats.
+ScalarType default_dtype();
+void set_default_dtype(ScalarType t);
+
+template <typename T>
+struct CppTypeToScalarType;
+#define TL_MAP(ctype, name, pyname, size) \
+  template <>                             \
+  struct CppTypeToScalarType<ctype> {     \
+    static constexpr ScalarType value = ScalarType::name; \
+  };
+TL_FORALL_SCALAR_TYPES(TL_MAP)
+#undef TL_MAP
+
+// The type arithmetic on T is done in (float for the 16-bit floats, T otherwise).
+template <typename T> struct OpMath { using type = T; };
+template <> struct OpMath<Half> { using type = float; };
+template <> struct OpMath<BFloat16> { using type = float; };
+template <typename T> using opmath_t = typename OpMath<T>::type;
+
+}  // namespace tl
+
+// Dtype dispatch: TL_DISPATCH_<SET>(dtype, "op", [&] { ... scalar_t ... }) calls the lambda
+// with `scalar_t` bound to the C++ type of `dtype`; a dtype outside SET raises a TypeError
+// naming the op and the dtype. Keep sets small: each type is one more instantiation.
+#define TL_DISPATCH_CASE(enum_name, ctype, ...) \
+  case ::tl::ScalarType::enum_name: {           \
+    using scalar_t = ctype;                     \
+    return __VA_ARGS__();                       \
+  }
+#define TL_DISPATCH_SWITCH(dtype, opname, ...)                                               \
+  [&] {                                                                                      \
+    const ::tl::ScalarType _st = (dtype);                                                    \
+    switch (_st) {                                                                           \
+      __VA_ARGS__                                                                            \
+      default:                                                                               \
+        throw ::tl::TypeError(::tl::str(opname, ": not implemented for dtype ",              \
+                                        ::tl::scalar_type_name(_st)));                       \
+    }                                                                                        \
+  }()
+#define TL_CASES_FLOAT(...)                                  \
+  TL_DISPATCH_CASE(Float32, float, __VA_ARGS__)              \
+  TL_DISPATCH_CASE(Float64, double, __VA_ARGS__)             \
+  TL_DISPATCH_CASE(Float16, ::tl::Half, __VA_ARGS__)         \
+  TL_DISPATCH_CASE(BFloat16, ::tl::BFloat16, __VA_ARGS__)
+#define TL_CASES_INTEGRAL(...)                    \
+  TL_DISPATCH_CASE(UInt8, uint8_t, __VA_ARGS__)   \
+  TL_DISPATCH_CASE(Int8, int8_t, __VA_ARGS__)     \
+  TL_DISPATCH_CASE(Int16, int16_t, __VA_ARGS__)   \
+  TL_DISPATCH_CASE(Int32, int32_t, __VA_ARGS__)   \
+  TL_DISPATCH_CASE(Int64, int64_t, __VA_ARGS__)
+#define TL_CASES_BOOL(...) TL_DISPATCH_CASE(Bool, bool, __VA_ARGS__)
+
+#define TL_DISPATCH_FLOAT(dtype, opname, ...) \
+  TL_DISPATCH_SWITCH(dtype, opname, TL_CASES_FLOAT(__VA_ARGS__))
+#define TL_DISPATCH_NUMERIC(dtype, opname, ...) \
+  TL_DISPATCH_SWITCH(dtype, opname, TL_CASES_FLOAT(__VA_ARGS__) TL_CASES_INTEGRAL(__VA_ARGS__))
+#define TL_DISPATCH_ALL(dtype, opname, ...)                                               \
+  TL_DISPATCH_SWITCH(dtype, opname, TL_CASES_FLOAT(__VA_ARGS__) TL_CASES_INTEGRAL(__VA_ARGS__) \
+                                        TL_CASES_BOOL(__VA_ARGS__))

@@ -1,0 +1,77 @@
+#include "aten/core/Tensor.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "aten/core/Exception.h"
+
+namespace tl {
+
+int64_t maybe_wrap_dim(int64_t dim, int64_t ndim, const char* op) {
+  int64_t n = std::max<int64_t>(ndim, 1);  // a 0-d tensor accepts dim 0 and -1, like PyTorch
+  TL_CHECK_INDEX(dim >= -n && dim < n, op, ": Dimension out of range (expected to be in range of [", -n, ", ",
+                 n - 1, "], but got ", dim, ")");
+  return dim < 0 ? dim + n : dim;
+}
+
+int64_t Tensor::size(int64_t d) const {
+  TL_CHECK_INDEX(dim() > 0, "size: dimension specified as ", d, " but tensor has no dimensions");
+  return impl_->size(maybe_wrap_dim(d, dim(), "size"));
+}
+
+int64_t Tensor::stride(int64_t d) const {
+  TL_CHECK_INDEX(dim() > 0, "stride: dimension specified as ", d, " but tensor has no dimensions");
+  return impl_->stride(maybe_wrap_dim(d, dim(), "stride"));
+}
+
+Tensor empty_tensor(IntArrayRef sizes, ScalarType dtype, Device device) {
+  int64_t numel = compute_numel(sizes);
+  auto storage = StorageImpl::allocate(static_cast<size_t>(numel) * element_size(dtype), device);
+  return Tensor(intrusive_ptr<TensorImpl>::make(std::move(storage), dtype, sizes, contiguous_strides(sizes), 0));
+}
+
+Tensor empty_strided_tensor(IntArrayRef sizes, IntArrayRef strides, ScalarType dtype, Device device) {
+  TL_CHECK(sizes.size() == strides.size(), "empty_strided: sizes ", sizes, " and strides ", strides,
+           " must have the same length");
+  int64_t extent = 1;  // elements needed: 1 + sum((size-1)*stride), or 0 if any size is 0
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    TL_CHECK(sizes[i] >= 0, "empty_strided: negative size ", sizes[i]);
+    TL_CHECK(strides[i] >= 0, "empty_strided: negative stride ", strides[i]);
+    if (sizes[i] == 0) {
+      extent = 0;
+      break;
+    }
+    extent += (sizes[i] - 1) * strides[i];
+  }
+  auto storage = StorageImpl::allocate(static_cast<size_t>(extent) * element_size(dtype), device);
+  return Tensor(intrusive_ptr<TensorImpl>::make(std::move(storage), dtype, sizes, strides, 0));
+}
+
+Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset) {
+  auto impl = intrusive_ptr<TensorImpl>::make(base.storage(), base.dtype(), sizes, strides, storage_offset);
+  impl->share_version_counter(base.impl()->version_counter());
+  // Views of views point at the root base, as PyTorch does.
+  impl->set_view_base(base.impl()->view_base() ? base.impl()->view_base() : base.impl_ptr());
+  return Tensor(std::move(impl));
+}
+
+Tensor scalar_to_tensor(const Scalar& s, ScalarType dtype, Device device, bool wrapped_number) {
+  Tensor t = empty_tensor({}, dtype, device);
+  t.impl()->set_wrapped_number(wrapped_number);
+  if (device.is_meta()) return t;
+  TL_DISPATCH_ALL(dtype, "scalar_to_tensor", [&] { *t.data_ptr<scalar_t>() = s.to<opmath_t<scalar_t>>(); });
+  return t;
+}
+
+Scalar tensor_item(const Tensor& t) {
+  TL_CHECK(t.numel() == 1, "a Tensor with ", t.numel(), " elements cannot be converted to Scalar");
+  TL_CHECK(!t.is_meta(), "item: cannot read the value of a meta tensor: it has no data");
+  return TL_DISPATCH_ALL(t.dtype(), "item", [&]() -> Scalar {
+    scalar_t v = *t.data_ptr<scalar_t>();
+    if constexpr (std::is_same_v<scalar_t, bool>) return Scalar(v);
+    else if constexpr (std::is_integral_v<scalar_t>) return Scalar(static_cast<int64_t>(v));
+    else return Scalar(static_cast<double>(static_cast<opmath_t<scalar_t>>(v)));
+  });
+}
+
+}  // namespace tl

@@ -1,0 +1,98 @@
+// The data behind a Tensor handle: storage + the view geometry (sizes, strides, offset),
+// dtype, device, the version counter shared by views, and autograd state.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+#include "aten/core/ArrayRef.h"
+#include "aten/core/Device.h"
+#include "aten/core/ScalarType.h"
+#include "aten/core/Storage.h"
+#include "aten/core/intrusive_ptr.h"
+
+namespace tl {
+namespace autograd {
+struct AutogradMeta;
+}
+
+// Counts in-place writes to a tensor and its views; saved tensors record the value they saw.
+struct VersionCounter : intrusive_target {
+  std::atomic<uint32_t> version{0};
+};
+
+class TensorImpl : public intrusive_target {
+ public:
+  TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
+  ~TensorImpl() override;
+
+  IntArrayRef sizes() const { return sizes_; }
+  IntArrayRef strides() const { return strides_; }
+  int64_t size(int64_t dim) const { return sizes_[dim]; }
+  int64_t stride(int64_t dim) const { return strides_[dim]; }
+  int64_t dim() const { return static_cast<int64_t>(sizes_.size()); }
+  int64_t numel() const { return numel_; }
+  int64_t storage_offset() const { return storage_offset_; }
+  ScalarType dtype() const { return dtype_; }
+  size_t itemsize() const { return element_size(dtype_); }
+  Device device() const { return storage_->device; }
+  bool is_contiguous() const { return is_contiguous_; }
+  const Storage& storage() const { return storage_; }
+  // Address of element 0 (nullptr for meta tensors).
+  void* data() const {
+    char* base = static_cast<char*>(storage_->data());
+    return base ? base + storage_offset_ * static_cast<int64_t>(itemsize()) : nullptr;
+  }
+
+  // Replaces the geometry (views, resize_, as_strided). Recomputes numel and contiguity.
+  void set_sizes_and_strides(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
+  void set_sizes_contiguous(IntArrayRef sizes);
+  void set_storage(Storage storage) { storage_ = std::move(storage); }
+
+  // Version counter: lazily created, shared with views and detached aliases.
+  uint32_t version() const { return version_ ? version_->version.load(std::memory_order_relaxed) : 0; }
+  void bump_version() { version_counter()->version.fetch_add(1, std::memory_order_relaxed); }
+  const intrusive_ptr<VersionCounter>& version_counter();
+  void share_version_counter(const intrusive_ptr<VersionCounter>& vc) { version_ = vc; }
+
+  // Autograd state; null for tensors that never took part in autograd.
+  autograd::AutogradMeta* autograd_meta() const { return autograd_meta_.get(); }
+  autograd::AutogradMeta& ensure_autograd_meta();
+  void clear_autograd_meta();
+
+  // A 0-d tensor made from a Python number: lower priority in type promotion.
+  bool is_wrapped_number() const { return is_wrapped_number_; }
+  void set_wrapped_number(bool v) { is_wrapped_number_ = v; }
+
+  // Non-owning pointer to the Python object wrapping this tensor (the bindings manage it),
+  // so the same C++ tensor always surfaces as the same Python object.
+  void* pyobj() const { return pyobj_; }
+  void set_pyobj(void* obj) { pyobj_ = obj; }
+
+  // Base tensor if this is a view (autograd uses it for in-place on views).
+  const intrusive_ptr<TensorImpl>& view_base() const { return view_base_; }
+  void set_view_base(intrusive_ptr<TensorImpl> base) { view_base_ = std::move(base); }
+
+ private:
+  void refresh_numel_and_contiguity();
+
+  Storage storage_;
+  DimVector sizes_;
+  DimVector strides_;
+  int64_t storage_offset_ = 0;
+  int64_t numel_ = 1;
+  ScalarType dtype_;
+  bool is_contiguous_ = true;
+  bool is_wrapped_number_ = false;
+  intrusive_ptr<VersionCounter> version_;
+  std::unique_ptr<autograd::AutogradMeta> autograd_meta_;
+  intrusive_ptr<TensorImpl> view_base_;
+  void* pyobj_ = nullptr;
+};
+
+// Strides of a contiguous (row-major) tensor of the given sizes.
+DimVector contiguous_strides(IntArrayRef sizes);
+// Product of sizes (1 for 0-d); throws if it overflows int64.
+int64_t compute_numel(IntArrayRef sizes);
+
+}  // namespace tl

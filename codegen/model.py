@@ -1,0 +1,240 @@
+"""Typed model of native_functions.yaml: schemas, arguments and the operator entries.
+
+Everything is a frozen dataclass so the parsed YAML can be hashed, compared and printed
+back. `str()` of a FunctionSchema reproduces the `func:` string it was parsed from.
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Optional
+
+
+@dataclass(frozen=True)
+class Location:
+    file: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+# ---- types ---------------------------------------------------------------------------
+
+BASE_TYPE_NAMES = (
+    "Tensor", "Scalar", "int", "float", "bool", "str",
+    "ScalarType", "Device", "Generator", "Layout", "MemoryFormat",
+)
+
+
+@dataclass(frozen=True)
+class BaseType:
+    name: str  # one of BASE_TYPE_NAMES
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class OptionalType:
+    elem: "Type"
+
+    def __str__(self) -> str:
+        return f"{self.elem}?"
+
+
+@dataclass(frozen=True)
+class ListType:
+    elem: "Type"
+    size: Optional[int] = None  # int[2] has size 2
+
+    def __str__(self) -> str:
+        return f"{self.elem}[{'' if self.size is None else self.size}]"
+
+
+Type = BaseType | OptionalType | ListType
+
+
+def is_tensor_like(t: Type) -> bool:
+    """Tensor, Tensor?, Tensor[] and Tensor?[]: arguments that carry autograd history."""
+    if isinstance(t, BaseType):
+        return t.name == "Tensor"
+    return is_tensor_like(t.elem)
+
+
+# ---- arguments and returns -----------------------------------------------------------
+
+@dataclass(frozen=True)
+class Annotation:
+    """`(a)` aliases the argument named by the same set; `(a!)` is also written to."""
+    alias_set: str
+    is_write: bool
+
+    def __str__(self) -> str:
+        return f"({self.alias_set}{'!' if self.is_write else ''})"
+
+
+@dataclass(frozen=True)
+class Argument:
+    name: str
+    type: Type
+    default: Optional[str] = None   # the default exactly as written: "1", "None", "[]", "False"
+    annotation: Optional[Annotation] = None
+    kwarg_only: bool = False
+
+    def __str__(self) -> str:
+        ty = str(self.type)
+        if self.annotation is not None:
+            # The annotation sits after the base type name, before ? or []: Tensor(a!)[]
+            base = ty.rstrip("?[]0123456789")
+            ty = base + str(self.annotation) + ty[len(base):]
+        s = f"{ty} {self.name}"
+        if self.default is not None:
+            s += f"={self.default}"
+        return s
+
+
+@dataclass(frozen=True)
+class Return:
+    type: Type
+    name: Optional[str] = None
+    annotation: Optional[Annotation] = None
+
+    def __str__(self) -> str:
+        ty = str(self.type)
+        if self.annotation is not None:
+            base = ty.rstrip("?[]0123456789")
+            ty = base + str(self.annotation) + ty[len(base):]
+        return f"{ty} {self.name}" if self.name else ty
+
+
+@dataclass(frozen=True)
+class OperatorName:
+    base: str             # "add" (without the in-place underscore)
+    inplace: bool         # "add_"
+    overload: str         # "Tensor", "out", "" when absent
+
+    @property
+    def name(self) -> str:
+        """The base name with the in-place underscore: "add_"."""
+        return self.base + ("_" if self.inplace else "")
+
+    @property
+    def cpp_id(self) -> str:
+        """Identifier unique per overload, usable in C++: "add__Tensor" -> "add__Tensor"."""
+        return self.name + (f"_{self.overload}" if self.overload else "")
+
+    def __str__(self) -> str:
+        return self.name + (f".{self.overload}" if self.overload else "")
+
+
+class SchemaKind(enum.Enum):
+    functional = "functional"
+    inplace = "inplace"
+    out = "out"
+
+
+@dataclass(frozen=True)
+class FunctionSchema:
+    name: OperatorName
+    arguments: tuple[Argument, ...]
+    returns: tuple[Return, ...]
+
+    @property
+    def positional(self) -> tuple[Argument, ...]:
+        return tuple(a for a in self.arguments if not a.kwarg_only)
+
+    @property
+    def kwarg_only(self) -> tuple[Argument, ...]:
+        return tuple(a for a in self.arguments if a.kwarg_only)
+
+    @property
+    def out_arguments(self) -> tuple[Argument, ...]:
+        """Keyword-only arguments written in place: the outputs of an out= overload."""
+        return tuple(a for a in self.kwarg_only if a.annotation is not None and a.annotation.is_write)
+
+    def kind(self) -> SchemaKind:
+        if self.name.inplace:
+            return SchemaKind.inplace
+        if self.out_arguments:
+            return SchemaKind.out
+        return SchemaKind.functional
+
+    def argument(self, name: str) -> Optional[Argument]:
+        for a in self.arguments:
+            if a.name == name:
+                return a
+        return None
+
+    def __str__(self) -> str:
+        parts: list[str] = []
+        star_done = False
+        for a in self.arguments:
+            if a.kwarg_only and not star_done:
+                parts.append("*")
+                star_done = True
+            parts.append(str(a))
+        if len(self.returns) == 1 and self.returns[0].name is None:
+            rets = str(self.returns[0])
+        else:
+            rets = "(" + ", ".join(str(r) for r in self.returns) + ")"
+        return f"{self.name}({', '.join(parts)}) -> {rets}"
+
+
+# ---- entries -------------------------------------------------------------------------
+
+BACKENDS = ("CPU", "Meta")
+COMPOSITE = "Composite"
+
+
+@dataclass(frozen=True)
+class Derivative:
+    """The gradient formula for one or more inputs (`"self, other": formula` covers several)."""
+    inputs: tuple[str, ...]
+    formula: str
+    loc: Location
+
+
+@dataclass(frozen=True)
+class Tag:
+    name: str
+    doc: str
+
+
+@dataclass(frozen=True)
+class NativeFunction:
+    """One YAML entry, or a variant (in-place, out=) derived from one."""
+    schema: FunctionSchema
+    loc: Location
+    doc: str
+    variants: frozenset[str]                 # {"function", "method"}
+    dispatch: tuple[tuple[str, str], ...]    # sorted (backend, kernel name) pairs; backend in BACKENDS or COMPOSITE
+    composite_body: Optional[str]            # inline C++ body for a Composite op (`impl:` key)
+    derivatives: tuple[Derivative, ...]
+    non_differentiable: tuple[str, ...]      # inputs declared as having no gradient
+    output_differentiability: Optional[tuple[bool, ...]]
+    tags: tuple[str, ...]
+    python_operators: tuple[str, ...]        # dunder names bound to this overload: ("__add__",)
+    view_of: Optional[str]                   # name of the input this op returns a view of
+    functional: Optional["NativeFunction"] = None  # for a derived in-place/out variant: its source entry
+    derived_kind: Optional[SchemaKind] = None     # which variant this is, when derived
+
+    @property
+    def is_composite(self) -> bool:
+        return any(b == COMPOSITE for b, _ in self.dispatch)
+
+    def kernel_for(self, backend: str) -> Optional[str]:
+        for b, k in self.dispatch:
+            if b == backend:
+                return k
+        return None
+
+    @property
+    def differentiable(self) -> bool:
+        return bool(self.derivatives)
+
+
+@dataclass(frozen=True)
+class NativeFunctionsFile:
+    functions: tuple[NativeFunction, ...]      # every overload, derived variants included, in file order
+    tags: tuple[Tag, ...]
