@@ -186,6 +186,14 @@ class FunctionSchema:
 BACKENDS = ("CPU", "Meta")
 COMPOSITE = "Composite"
 
+# Python's augmented-assignment dunders: a `python_operators` name in this set binds the
+# in-place variant of an op (`__iadd__` -> add_), every other dunder binds the op itself.
+INPLACE_DUNDERS = frozenset(
+    f"__i{op}__" for op in
+    ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "pow",
+     "lshift", "rshift", "and", "xor", "or")
+)
+
 
 @dataclass(frozen=True)
 class Derivative:
@@ -218,6 +226,19 @@ class NativeFunction:
     view_of: Optional[str]                   # name of the input this op returns a view of
     functional: Optional["NativeFunction"] = None  # for a derived in-place/out variant: its source entry
     derived_kind: Optional[SchemaKind] = None     # which variant this is, when derived
+    # What the entry asked the generator to derive (`inplace: true` -> SchemaKind.inplace,
+    # `out: true` -> SchemaKind.out), kept so validation can explain a variant it could not derive.
+    derive: tuple[SchemaKind, ...] = ()
+    # Line of each YAML key of the entry ("func", "doc", ...; "derivatives:self" per input
+    # named under `derivatives:`), so errors point at the key. Not part of equality.
+    key_lines: tuple[tuple[str, int], ...] = field(default=(), compare=False, repr=False)
+
+    def loc_of(self, key: str) -> Location:
+        """Where `key` is written in the YAML; the entry's own line when it is absent."""
+        for k, line in self.key_lines:
+            if k == key:
+                return Location(self.loc.file, line)
+        return self.loc
 
     @property
     def is_composite(self) -> bool:

@@ -3,10 +3,14 @@
 // derivative formulas in native_functions.yaml.
 #pragma once
 #include <cstdint>
+#include <functional>
+#include <initializer_list>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "aten/autograd/AutogradMeta.h"
 #include "aten/autograd/Edge.h"
 #include "aten/core/Tensor.h"
 
@@ -20,11 +24,20 @@ struct InputMetadata {
   DimVector shape;
   ScalarType dtype = ScalarType::Float32;
   Device device;
+  bool is_defined = true;  // false for an undefined (absent) forward output
 };
+
+// Hooks on a whole node (grad_fn.register_prehook / register_hook in Python).
+// A pre-hook sees the gradients flowing into the node (one per forward output) and may return
+// replacements (an empty list keeps them); a post-hook also sees what apply() produced (one per
+// next edge) and may return replacements for those.
+using NodePreHook = std::function<variable_list(const variable_list& grad_outputs)>;
+using NodePostHook = std::function<variable_list(const variable_list& grad_inputs, const variable_list& grad_outputs)>;
 
 struct Node : std::enable_shared_from_this<Node> {
   Node();
-  virtual ~Node() = default;
+  // Not recursive: a long chain of nodes freed by the last reference is torn down iteratively.
+  virtual ~Node();
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
 
@@ -40,6 +53,7 @@ struct Node : std::enable_shared_from_this<Node> {
 
   const std::vector<Edge>& next_edges() const { return next_edges_; }
   void set_next_edges(std::vector<Edge>&& edges) { next_edges_ = std::move(edges); }
+  void add_next_edge(Edge edge) { next_edges_.push_back(std::move(edge)); }
   size_t num_outputs() const { return next_edges_.size(); }
   // Describes forward output `index` (forward outputs are this node's inputs). Returns its index.
   uint32_t add_input_metadata(const Tensor& t);
@@ -49,10 +63,51 @@ struct Node : std::enable_shared_from_this<Node> {
   // Creation order; the engine runs later-created nodes first among ready ones.
   uint64_t sequence_nr() const { return sequence_nr_; }
 
+  // --- hooks (run by the engine; ids are unique across all hooks of the process) ---------
+  // Tensor hook of forward output `input_nr` (a non-leaf tensor's register_hook).
+  uint64_t add_tensor_pre_hook(uint32_t input_nr, TensorHook hook);
+  uint64_t add_pre_hook(NodePreHook hook);
+  uint64_t add_post_hook(NodePostHook hook);
+  // Removes the hook with this id from this node; false if it is not here.
+  bool remove_hook(uint64_t id);
+  // retain_grad() of forward output `input_nr`: the engine stores its gradient into the
+  // tensor's .grad (found through the weak handle, see AutogradMeta::self_handle).
+  void set_retains_grad(uint32_t input_nr, std::weak_ptr<AutogradMeta*> meta);
+  void clear_retains_grad(uint32_t input_nr);
+  bool has_retains_grad(uint32_t input_nr) const;
+
+  // Engine steps around apply(). Tensor hooks then retain_grad on the incoming gradients
+  // (undefined gradients are passed over); AccumulateGrad runs its leaf's hooks here.
+  virtual variable_list call_tensor_pre_hooks(variable_list grads);
+  variable_list call_pre_hooks(variable_list grads);
+  variable_list call_post_hooks(variable_list grad_inputs, const variable_list& grad_outputs);
+  bool has_tensor_pre_hooks() const { return !tensor_pre_hooks_.empty() || !retains_grad_.empty(); }
+
+  // --- for the Python bindings ---------------------------------------------------------------
+  // Non-owning pointer to the Python object wrapping this node (the wrapper clears it).
+  void* pyobj() const { return pyobj_; }
+  void set_pyobj(void* obj) { pyobj_ = obj; }
+  // Opaque per-node data owned by the bindings (the `metadata` dict), freed with the node.
+  const std::shared_ptr<void>& py_metadata() const { return py_metadata_; }
+  void set_py_metadata(std::shared_ptr<void> m) { py_metadata_ = std::move(m); }
+
  protected:
   std::vector<Edge> next_edges_;
   std::vector<InputMetadata> input_metadata_;
   uint64_t sequence_nr_;
+
+ private:
+  struct TensorPreHook {
+    uint32_t input_nr;
+    uint64_t id;
+    TensorHook fn;
+  };
+  std::vector<TensorPreHook> tensor_pre_hooks_;
+  std::vector<std::pair<uint64_t, NodePreHook>> pre_hooks_;
+  std::vector<std::pair<uint64_t, NodePostHook>> post_hooks_;
+  std::vector<std::pair<uint32_t, std::weak_ptr<AutogradMeta*>>> retains_grad_;
+  void* pyobj_ = nullptr;
+  std::shared_ptr<void> py_metadata_;
 };
 
 // The sink for a leaf's gradient: adds it into tensor.grad (and runs the leaf's hooks).
@@ -60,22 +115,46 @@ struct AccumulateGrad final : Node {
   explicit AccumulateGrad(Tensor variable);
   variable_list apply(variable_list&& grads) override;
   std::string name() const override { return "AccumulateGrad"; }
+  // Runs the leaf's hooks (AutogradMeta::hooks), so they also apply under autograd.grad.
+  variable_list call_tensor_pre_hooks(variable_list grads) override;
   Tensor variable;  // holds the leaf; the leaf holds this node only weakly
 };
+
+// Fresh hook/handle id (process-wide, never 0).
+uint64_t next_hook_id();
 
 // --- helpers used by generated autograd wrappers ---------------------------------------
 
 // True when grad mode is on and any defined tensor argument requires grad.
 bool compute_requires_grad(std::initializer_list<const Tensor*> tensors);
+bool compute_requires_grad(TensorList tensors);
 inline bool any_requires_grad(const Tensor& t) { return t.defined() && t.requires_grad(); }
 // The edge a gradient for `t` flows into: its grad_fn, or its leaf accumulator, or none.
 Edge gradient_edge(const Tensor& t);
 std::vector<Edge> collect_next_edges(std::initializer_list<const Tensor*> tensors);
 std::vector<Edge> collect_next_edges(TensorList tensors);
-// Makes `fn` the grad_fn of `result` (output number `output_nr`).
+// Makes `fn` the grad_fn of `result` (output number `output_nr`). An undefined `result` still
+// takes an output slot; a result of a non-floating dtype gets the slot but no history
+// (integer outputs are not differentiable).
 void set_history(const Tensor& result, const std::shared_ptr<Node>& fn);
 // For in-place ops: checks `self` may be modified in place, then points it at `fn`.
 void check_inplace(const Tensor& self, const char* op);
 void rebase_history(const Tensor& self, const std::shared_ptr<Node>& fn);
+
+// --- helpers for the Tensor API (Python bindings, issue 3) -----------------------------
+// The AccumulateGrad node of a leaf that requires grad (created on first use; null otherwise).
+std::shared_ptr<Node> grad_accumulator(const Tensor& leaf);
+// Registers a hook on `t`'s gradient (t must require grad); returns an id for remove_hook.
+// Leaves keep it in AutogradMeta::hooks, non-leaves on their current grad_fn.
+uint64_t register_hook(const Tensor& t, TensorHook hook);
+// Removes a hook registered by register_hook on `t` (looks at the leaf's list, or at the
+// grad_fn the hook was registered on, passed as `node`, defaulting to t's grad_fn).
+bool remove_hook(const Tensor& t, uint64_t id, const std::shared_ptr<Node>& node = nullptr);
+// Makes backward store the gradient of the non-leaf `t` in t.grad (no-op on leaves).
+void retain_grad(const Tensor& t);
+bool retains_grad(const Tensor& t);
+// A tensor sharing t's data, geometry and version counter, without autograd state
+// (what detach() gives, made without going through the dispatcher).
+Tensor detached_alias(const Tensor& t);
 
 }  // namespace tl::autograd

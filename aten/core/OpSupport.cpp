@@ -1,0 +1,59 @@
+#include "aten/core/OpSupport.h"
+
+#include "aten/autograd/GradMode.h"
+#include "aten/core/Exception.h"
+
+namespace tl {
+
+namespace {
+const Tensor* ptr(const Tensor* t) { return t; }
+const Tensor* ptr(const Tensor& t) { return &t; }
+
+template <typename It>
+Device common_device(const char* op, It begin, It end, Device fallback) {
+  const Tensor* first = nullptr;
+  for (It it = begin; it != end; ++it) {
+    const Tensor* t = ptr(*it);
+    if (!t || !t->defined()) continue;
+    if (!first) {
+      first = t;
+      continue;
+    }
+    if (t->device().type != first->device().type) {
+      // A wrapped Python number follows the device of the other operands.
+      if (t->impl()->is_wrapped_number()) continue;
+      if (first->impl()->is_wrapped_number()) {
+        first = t;
+        continue;
+      }
+      throw RuntimeError(str(op, ": expected all tensors to be on the same device, but found at least two devices, ",
+                             first->device().str(), " and ", t->device().str(), "!"));
+    }
+  }
+  return first ? first->device() : fallback;
+}
+}  // namespace
+
+Device dispatch_device(const char* op, std::initializer_list<const Tensor*> tensors, Device fallback) {
+  return common_device(op, tensors.begin(), tensors.end(), fallback);
+}
+
+Device dispatch_device(const char* op, TensorList tensors, Device fallback) {
+  return common_device(op, tensors.begin(), tensors.end(), fallback);
+}
+
+void no_kernel_error(const char* op, Device device) {
+  throw NotImplementedError(str("Could not run '", op, "' with arguments from the '", device.str(),
+                                "' backend: the op has no kernel for this device."));
+}
+
+void check_out_no_grad(const char* op, std::initializer_list<const Tensor*> inputs) {
+  if (!autograd::GradMode::is_enabled()) return;
+  for (const Tensor* t : inputs) {
+    TL_CHECK(!(t && t->defined() && t->requires_grad()), op,
+             "(): functions with out=... arguments don't support automatic differentiation, but one of the "
+             "arguments requires grad.");
+  }
+}
+
+}  // namespace tl

@@ -1,0 +1,37 @@
+// What the generated op headers (generated/ops/*.h) need: the value types of the C++ API.
+#pragma once
+#include <array>
+#include <optional>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include "aten/core/ArrayRef.h"
+#include "aten/core/Device.h"
+#include "aten/core/Scalar.h"
+#include "aten/core/ScalarType.h"
+#include "aten/core/Tensor.h"
+
+namespace tl {
+
+// The device whose kernel runs an op: that of its tensor arguments, which must agree
+// (0-d CPU tensors made from Python numbers may join tensors of any device), else `fallback`.
+// Null pointers (absent optional tensors) are skipped.
+Device dispatch_device(const char* op, std::initializer_list<const Tensor*> tensors,
+                       Device fallback = Device(DeviceType::CPU));
+Device dispatch_device(const char* op, TensorList tensors, Device fallback = Device(DeviceType::CPU));
+
+// Raised when an op has no kernel for a device.
+[[noreturn]] void no_kernel_error(const char* op, Device device);
+
+// out= variants do not record autograd history: PyTorch's rule, checked before running them.
+void check_out_no_grad(const char* op, std::initializer_list<const Tensor*> inputs);
+
+inline int device_index(Device d) { return static_cast<int>(d.type); }
+inline const Tensor* opt_ptr(const std::optional<Tensor>& t) { return t ? &*t : nullptr; }
+
+// Writes `result` into the out= tensor `out` (resized to fit; its dtype must be one `result`
+// can be cast to). Used by the out= variants the generator derives for composite ops.
+const Tensor& copy_to_out(const Tensor& out, const Tensor& result, const char* op);
+
+}  // namespace tl

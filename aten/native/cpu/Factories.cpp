@@ -1,0 +1,193 @@
+// Factory kernels: empty, empty_strided, arange, rand, randn (CPU and Meta).
+#include <cmath>
+#include <limits>
+#include <optional>
+
+#include "aten/core/Exception.h"
+#include "aten/core/Generator.h"
+#include "aten/core/Parallel.h"
+#include "aten/core/Scalar.h"
+#include "aten/core/Tensor.h"
+#include "aten/native/Resize.h"
+
+namespace tl::native {
+
+namespace {
+Device device_or_cpu(std::optional<Device> device) { return device.value_or(Device(DeviceType::CPU)); }
+}  // namespace
+
+Tensor empty_kernel(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  // empty_tensor -> compute_numel raises "Trying to create tensor with negative dimension -1: [-1, 2]".
+  return empty_tensor(size, dtype.value_or(default_dtype()), device_or_cpu(device));
+}
+
+Tensor empty_strided_kernel(IntArrayRef size, IntArrayRef stride, std::optional<ScalarType> dtype,
+                            std::optional<Device> device) {
+  TL_CHECK(size.size() == stride.size(), "empty_strided: dimensionality of sizes (", size.size(),
+           ") must match dimensionality of strides (", stride.size(), ")");
+  compute_numel(size);  // negative sizes: the same message as empty
+  for (int64_t s : stride) {
+    TL_CHECK(s >= 0, "empty_strided: negative strides are not supported, got strides ", stride);
+  }
+  return empty_strided_tensor(size, stride, dtype.value_or(default_dtype()), device_or_cpu(device));
+}
+
+// ---------------------------------------------------------------------------------------- arange
+
+namespace {
+
+// PyTorch's rules (RangeUtils.h): bounds are read in the accumulate type of the result dtype
+// (int64 for integers, double for floats), the length is ceil((end - start) / step).
+template <typename scalar_t>
+int64_t arange_size(const Scalar& start, const Scalar& end, const Scalar& step) {
+  using acc_t = std::conditional_t<std::is_integral_v<scalar_t>, int64_t, double>;
+  acc_t xstart = start.to<acc_t>(), xend = end.to<acc_t>(), xstep = step.to<acc_t>();
+  TL_CHECK(xstep > 0 || xstep < 0, "arange: step must be nonzero");
+  TL_CHECK(std::isfinite(static_cast<double>(xstart)) && std::isfinite(static_cast<double>(xend)),
+           "arange: unsupported range: ", xstart, " -> ", xend);
+  TL_CHECK((xstep > 0 && xend >= xstart) || (xstep < 0 && xend <= xstart),
+           "arange: upper bound and larger bound inconsistent with step sign");
+  double size_d;
+  if constexpr (std::is_same_v<scalar_t, int64_t>) {
+    int64_t sgn = (xstep > 0) - (xstep < 0);
+    size_d = static_cast<double>((xend - xstart + xstep - sgn) / xstep);
+  } else {
+    size_d = std::ceil((end.to<double>() - start.to<double>()) / step.to<double>());
+  }
+  TL_CHECK(size_d >= 0 && size_d <= static_cast<double>(std::numeric_limits<int64_t>::max()),
+           "arange: invalid size, possible overflow?");
+  return static_cast<int64_t>(size_d);
+}
+
+}  // namespace
+
+void arange_kernel(const Scalar& start, const Scalar& end, const Scalar& step, std::optional<ScalarType> dtype,
+                   std::optional<Device> device, Tensor& out) {
+  ScalarType st;
+  if (out.defined()) {
+    st = out.dtype();
+  } else if (dtype) {
+    st = *dtype;
+  } else {
+    bool integral = !start.is_floating_point() && !end.is_floating_point() && !step.is_floating_point();
+    st = integral ? ScalarType::Int64 : default_dtype();
+  }
+  TL_CHECK_TYPE(st != ScalarType::Bool, "arange: not implemented for dtype bool");
+  int64_t n = TL_DISPATCH_NUMERIC(st, "arange", [&] { return arange_size<scalar_t>(start, end, step); });
+  if (!out.defined()) {
+    out = empty_tensor({n}, st, device_or_cpu(device));
+  } else {
+    resize_output(out, {n}, "arange");
+  }
+  if (out.is_meta() || n == 0) return;
+  TL_DISPATCH_NUMERIC(st, "arange", [&] {
+    using acc_t = std::conditional_t<std::is_integral_v<scalar_t>, int64_t, double>;
+    acc_t xstart = start.to<acc_t>(), xstep = step.to<acc_t>();
+    scalar_t* data = out.data_ptr<scalar_t>();
+    int64_t stride = out.dim() == 1 ? out.strides()[0] : 1;
+    parallel_for(0, n, 32768, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        data[i * stride] = static_cast<scalar_t>(xstart + xstep * static_cast<acc_t>(i));
+      }
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------- rand / randn
+
+namespace {
+
+ScalarType random_dtype(std::optional<ScalarType> dtype, const char* op) {
+  ScalarType st = dtype.value_or(default_dtype());
+  TL_CHECK_TYPE(is_floating_type(st), op, ": expected a floating-point dtype, but got ", scalar_type_name(st));
+  return st;
+}
+
+// Bits of randomness a uniform [0, 1) value of T uses: every value k * 2^-digits is exactly
+// representable in T, so the result is never rounded up to 1.
+template <typename T> constexpr int uniform_digits() { return std::numeric_limits<T>::digits; }
+template <> constexpr int uniform_digits<Half>() { return 11; }
+template <> constexpr int uniform_digits<BFloat16>() { return 8; }
+
+template <typename T>
+inline T uniform_from_bits(uint64_t bits) {
+  constexpr int d = uniform_digits<T>();
+  using acc_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
+  constexpr acc_t scale = acc_t(1) / static_cast<acc_t>(uint64_t(1) << d);
+  return static_cast<T>(static_cast<acc_t>(bits & ((uint64_t(1) << d) - 1)) * scale);
+}
+
+// Fills `n` contiguous values with `per_block` values computed from each Philox block.
+// fn(block words, out pointer, count) writes up to `per_block` values.
+template <typename T, int per_block, typename Fn>
+void fill_random(T* data, int64_t n, Fn fn) {
+  int64_t blocks = (n + per_block - 1) / per_block;
+  auto [key, first] = default_cpu_generator().reserve(static_cast<uint64_t>(blocks));
+  parallel_for(0, blocks, 2048, [&, key = key, first = first](int64_t b, int64_t e) {
+    T tmp[per_block];
+    for (int64_t blk = b; blk < e; ++blk) {
+      auto words = philox4x32(key, first + static_cast<uint64_t>(blk));
+      int64_t base = blk * per_block;
+      int64_t count = std::min<int64_t>(per_block, n - base);
+      fn(words, tmp);
+      for (int64_t j = 0; j < count; ++j) data[base + j] = tmp[j];
+    }
+  });
+}
+
+}  // namespace
+
+Tensor rand_kernel(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  ScalarType st = random_dtype(dtype, "rand");
+  Tensor out = empty_tensor(size, st, device_or_cpu(device));
+  if (out.is_meta() || out.numel() == 0) return out;
+  TL_DISPATCH_FLOAT(st, "rand", [&] {
+    scalar_t* data = out.data_ptr<scalar_t>();
+    if constexpr (std::is_same_v<scalar_t, double>) {
+      fill_random<scalar_t, 2>(data, out.numel(), [](const std::array<uint32_t, 4>& w, scalar_t* o) {
+        o[0] = uniform_from_bits<double>((uint64_t(w[0]) << 32 | w[1]) >> 11);
+        o[1] = uniform_from_bits<double>((uint64_t(w[2]) << 32 | w[3]) >> 11);
+      });
+    } else {
+      fill_random<scalar_t, 4>(data, out.numel(), [](const std::array<uint32_t, 4>& w, scalar_t* o) {
+        constexpr int shift = 32 - uniform_digits<scalar_t>();
+        for (int j = 0; j < 4; ++j) o[j] = uniform_from_bits<scalar_t>(w[j] >> shift);
+      });
+    }
+  });
+  return out;
+}
+
+Tensor randn_kernel(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  ScalarType st = random_dtype(dtype, "randn");
+  Tensor out = empty_tensor(size, st, device_or_cpu(device));
+  if (out.is_meta() || out.numel() == 0) return out;
+  // Box-Muller: two uniforms u1 in (0, 1], u2 in [0, 1) give two independent standard normals.
+  TL_DISPATCH_FLOAT(st, "randn", [&] {
+    scalar_t* data = out.data_ptr<scalar_t>();
+    if constexpr (std::is_same_v<scalar_t, double>) {
+      fill_random<scalar_t, 2>(data, out.numel(), [](const std::array<uint32_t, 4>& w, scalar_t* o) {
+        constexpr double k2pi = 6.283185307179586476925286766559;
+        double u1 = 1.0 - uniform_from_bits<double>((uint64_t(w[0]) << 32 | w[1]) >> 11);
+        double u2 = uniform_from_bits<double>((uint64_t(w[2]) << 32 | w[3]) >> 11);
+        double r = std::sqrt(-2.0 * std::log(u1));
+        o[0] = r * std::cos(k2pi * u2);
+        o[1] = r * std::sin(k2pi * u2);
+      });
+    } else {
+      fill_random<scalar_t, 4>(data, out.numel(), [](const std::array<uint32_t, 4>& w, scalar_t* o) {
+        constexpr float k2pi = 6.2831853071795864769f;
+        for (int j = 0; j < 4; j += 2) {
+          float u1 = 1.0f - uniform_from_bits<float>(w[j] >> 8);
+          float u2 = uniform_from_bits<float>(w[j + 1] >> 8);
+          float r = std::sqrt(-2.0f * std::log(u1));
+          o[j] = static_cast<scalar_t>(r * std::cos(k2pi * u2));
+          o[j + 1] = static_cast<scalar_t>(r * std::sin(k2pi * u2));
+        }
+      });
+    }
+  });
+  return out;
+}
+
+}  // namespace tl::native

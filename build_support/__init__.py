@@ -1,0 +1,1 @@
+"""Build helpers used by setup.py (kept out of the installed package)."""

@@ -1,0 +1,195 @@
+"""Emits the C++ side: per-op headers, dispatch shards, composite bodies, autograd shards."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from codegen import cpp
+from codegen.autograd import BackwardInfo, analyze, node_name_base
+from codegen.context import Context, OpGroup, shard_of
+from codegen.model import BaseType, ListType, NativeFunction, OptionalType, SchemaKind
+from codegen.templates import render
+
+DISPATCH_SHARDS = 4
+AUTOGRAD_SHARDS = 4
+COMPOSITE_SHARDS = 2
+
+
+@dataclass
+class OpView:
+    """One overload as the C++ templates see it."""
+    f: NativeFunction
+    schema: str
+    cpp_id: str                 # add_Tensor
+    name: str                   # add / add_ / add_out
+    ret: str
+    params_decl: str            # public API parameters with defaults
+    params: str                 # public API parameters without defaults
+    schema_params: str          # schema-order parameters (backend, kernel table type)
+    schema_args: str            # schema-order argument names
+    kind: str                   # functional / inplace / out
+    composite: bool
+    composite_kernel: str | None
+    kernels: list[tuple[str, str]]      # (device enum name, adapter or kernel function)
+    adapters: list[str]                 # adapter function definitions for out kernels
+    device_expr: str
+    written: list[str]                  # (a!) arguments: their versions bump
+    grad_inputs: str                    # "{&self, &other}" tensors that decide whether autograd records
+    has_autograd: bool
+    out_check_inputs: str
+
+
+def _tensor_ptrs(f: NativeFunction, only: set[str] | None = None, skip_written: bool = False) -> list[str]:
+    ptrs = []
+    for a in f.schema.arguments:
+        if only is not None and a.name not in only:
+            continue
+        if skip_written and a.annotation is not None and a.annotation.is_write:
+            continue
+        if a.type == BaseType("Tensor"):
+            ptrs.append(f"&{a.name}")
+        elif a.type == OptionalType(BaseType("Tensor")):
+            ptrs.append(f"opt_ptr({a.name})")
+    return ptrs
+
+
+def _device_expr(f: NativeFunction) -> str:
+    op = str(f.schema.name)
+    lists = [a for a in f.schema.arguments if a.type == ListType(BaseType("Tensor"))]
+    if lists:
+        return f'dispatch_device("{op}", {lists[0].name})'
+    ptrs = _tensor_ptrs(f)
+    fallback = ""
+    for a in f.schema.arguments:
+        if a.type == OptionalType(BaseType("Device")):
+            fallback = f", {a.name}.value_or(Device(DeviceType::CPU))"
+        elif a.type == BaseType("Device"):
+            fallback = f", {a.name}"
+    return f'dispatch_device("{op}", {{{", ".join(ptrs)}}}{fallback})'
+
+
+def _kernel_call_adapter(ctx: Context, f: NativeFunction, kernel: str, schema_params: str) -> tuple[str, str]:
+    """For out kernels, a function with the overload's own signature that calls the kernel."""
+    src = f.functional or f
+    fn = f"{f.schema.name.cpp_id}__{kernel}"
+    src_args = [a.name for a in src.schema.arguments]
+    ret = cpp.return_type(f.schema.returns)
+    kind = f.schema.kind()
+    if kind == SchemaKind.functional:
+        n = len(f.schema.returns)
+        outs = ["out"] if n == 1 else [f"out{i}" for i in range(n)]
+        decls = "".join(f"  Tensor {o};\n" for o in outs)
+        call = f"  native::{kernel}({', '.join(src_args + outs)});\n"
+        back = "out" if n == 1 else "{" + ", ".join(outs) + "}"
+        body = decls + call + f"  return {back};\n"
+    elif kind == SchemaKind.inplace:
+        body = (f"  Tensor out = self;\n"
+                f"  native::{kernel}({', '.join(src_args + ['out'])});\n"
+                f"  return self;\n")
+    else:
+        outs = [a.name for a in f.schema.out_arguments]
+        handles = [f"{o}_handle" for o in outs]
+        decls = "".join(f"  Tensor {h} = {o};\n" for h, o in zip(handles, outs))
+        back = outs[0] if len(outs) == 1 else "{" + ", ".join(outs) + "}"
+        body = decls + f"  native::{kernel}({', '.join(src_args + handles)});\n  return {back};\n"
+    return fn, f"{ret} {fn}({schema_params}) {{\n{body}}}\n"
+
+
+def op_view(ctx: Context, f: NativeFunction, backward: dict[str, BackwardInfo]) -> OpView:
+    s = f.schema
+    api = cpp.api_params(f)
+    sp = cpp.schema_params(f)
+    src = f.functional or f
+    kernels: list[tuple[str, str]] = []
+    adapters: list[str] = []
+    composite_kernel = None
+    if f.is_composite:
+        composite_kernel = f.kernel_for("Composite")
+    else:
+        made: dict[str, str] = {}
+        for backend, kernel in f.dispatch:
+            if ctx.uses_out_kernel(f) and not f.is_composite:
+                if kernel not in made:
+                    fn, text = _kernel_call_adapter(ctx, f, kernel, ", ".join(p.decl(False) for p in sp))
+                    made[kernel] = fn
+                    adapters.append(text)
+                kernels.append((backend, made[kernel]))
+            else:
+                kernels.append((backend, f"native::{kernel}"))
+    written = [a.name for a in s.arguments if a.annotation is not None and a.annotation.is_write]
+    info = backward.get(str(src.schema.name))
+    has_autograd = info is not None and s.kind() != SchemaKind.out and not f.is_composite
+    grad_inputs = "{" + ", ".join(_tensor_ptrs(f, {a.name for a in info.diff_inputs})) + "}" if has_autograd else ""
+    return OpView(
+        f=f, schema=str(s), cpp_id=s.name.cpp_id, name=cpp.api_name(f), ret=cpp.return_type(s.returns),
+        params_decl=", ".join(p.decl(True) for p in api), params=", ".join(p.decl(False) for p in api),
+        schema_params=", ".join(p.decl(False) for p in sp), schema_args=", ".join(a.name for a in s.arguments),
+        kind=s.kind().value, composite=f.is_composite, composite_kernel=composite_kernel, kernels=kernels,
+        adapters=adapters, device_expr=_device_expr(f), written=written, grad_inputs=grad_inputs,
+        has_autograd=has_autograd,
+        out_check_inputs="{" + ", ".join(_tensor_ptrs(f, skip_written=True)) + "}",
+    )
+
+
+def backward_infos(ctx: Context) -> dict[str, BackwardInfo]:
+    """Backward node per differentiable source entry, keyed by str(schema.name); numbered per base name."""
+    infos: dict[str, BackwardInfo] = {}
+    for g in ctx.groups:
+        n = 0
+        for f in g.functions:
+            if f.functional is not None or f.is_composite:
+                continue
+            info = analyze(f, f"{node_name_base(g.base)}Backward{n}")
+            if info is not None:
+                infos[str(f.schema.name)] = info
+                n += 1
+    return infos
+
+
+def kernel_decls(ctx: Context, g: OpGroup) -> list[str]:
+    """Declarations of the handwritten kernels this group's entries name (each once)."""
+    seen: dict[str, str] = {}
+    for f in g.functions:
+        if f.functional is not None:
+            continue  # derived variants share their source's kernel
+        for backend, kernel in f.dispatch:
+            out = ctx.uses_out_kernel(f) and not f.is_composite
+            params = ", ".join(p.decl(False) for p in cpp.kernel_params(f, out))
+            seen.setdefault(kernel, f"{cpp.kernel_return(f, out)} {kernel}({params});")
+    return [seen[k] for k in sorted(seen)]
+
+
+def generate(ctx: Context) -> dict[str, str]:
+    backward = backward_infos(ctx)
+    files: dict[str, str] = {}
+    views = {g.base: [op_view(ctx, f, backward) for f in g.functions] for g in ctx.groups}
+
+    for g in ctx.groups:
+        files[f"ops/{g.base}.h"] = render("op_header.h.j2", group=g, ops=views[g.base],
+                                          kernels=kernel_decls(ctx, g))
+    files["Functions.h"] = render("functions.h.j2", groups=ctx.groups)
+
+    dispatch_shards: list[list[str]] = [[] for _ in range(DISPATCH_SHARDS)]
+    composite_shards: list[list[str]] = [[] for _ in range(COMPOSITE_SHARDS)]
+    autograd_shards: list[list[str]] = [[] for _ in range(AUTOGRAD_SHARDS)]
+    for g in ctx.groups:
+        dispatch_shards[shard_of(g.base, DISPATCH_SHARDS)].append(g.base)
+        if any(f.composite_body for f in g.functions):
+            composite_shards[shard_of(g.base, COMPOSITE_SHARDS)].append(g.base)
+        if any(str(f.schema.name) in backward for f in g.functions):
+            autograd_shards[shard_of(g.base, AUTOGRAD_SHARDS)].append(g.base)
+
+    by_base = {g.base: g for g in ctx.groups}
+    for i, bases in enumerate(dispatch_shards):
+        files[f"dispatch/ops_{i}.cpp"] = render("dispatch_shard.cpp.j2", shard=i, groups=[by_base[b] for b in bases],
+                                                views=views)
+    for i, bases in enumerate(composite_shards):
+        entries = [f for b in bases for f in by_base[b].functions if f.composite_body]
+        files[f"composite/ops_{i}.cpp"] = render("composite_shard.cpp.j2", shard=i, entries=entries,
+                                                 groups=[by_base[b] for b in bases], cpp=cpp)
+    for i, bases in enumerate(autograd_shards):
+        infos = [backward[str(f.schema.name)] for b in bases for f in by_base[b].functions
+                 if str(f.schema.name) in backward]
+        wrappers = [v for b in bases for v in views[b] if v.has_autograd]
+        files[f"autograd/nodes_{i}.cpp"] = render("autograd_shard.cpp.j2", shard=i, infos=infos, wrappers=wrappers,
+                                                  backward=backward, groups=[by_base[b] for b in bases])
+    return files

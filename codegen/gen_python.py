@@ -1,0 +1,255 @@
+"""Emits the Python bindings: one C entry point per Python name that picks the overload itself
+(PythonArgParser, first match wins), converts the arguments, releases the GIL around the op and
+wraps the result; plus the type stubs."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from codegen import cpp
+from codegen.context import Context, shard_of
+from codegen.model import Argument, BaseType, ListType, NativeFunction, OptionalType, SchemaKind, Type
+from codegen.templates import render
+
+PYTHON_SHARDS = 4
+
+# Schema type -> PythonArgs accessor.
+_ACCESSORS = {
+    "Tensor": "tensor", "Tensor?": "optional_tensor", "Tensor[]": "tensorlist",
+    "Scalar": "scalar", "Scalar?": "scalar_optional",
+    "int": "toInt64", "int?": "toInt64_optional",
+    "float": "toDouble", "float?": "toDouble_optional",
+    "bool": "toBool", "bool?": "toBool_optional",
+    "str": "string", "str?": "string_optional",
+    "ScalarType": "scalartype", "ScalarType?": "scalartype_optional",
+    "Device": "device", "Device?": "device_optional",
+}
+# Owning values that do not convert implicitly to the API type.
+_NEEDS_AS_ARG = {"intlist_optional", "string_optional"}
+
+
+def _accessor(t: Type) -> str:
+    if isinstance(t, ListType) and t.elem == BaseType("int"):
+        return "intlist"
+    if isinstance(t, OptionalType) and isinstance(t.elem, ListType) and t.elem.elem == BaseType("int"):
+        return "intlist_optional"
+    return _ACCESSORS[str(t)]
+
+
+@dataclass
+class PyParam:
+    arg: Argument | None     # None for Python-only parameters (requires_grad)
+    py_name: str
+    sig: str                 # "Tensor input", "Scalar alpha=1"
+    kwarg_only: bool
+
+
+@dataclass
+class Overload:
+    f: NativeFunction
+    out: NativeFunction | None
+    params: list[PyParam]
+    signature: str           # the parser string
+    factory: bool
+
+    def index(self, name: str) -> int:
+        return next(i for i, p in enumerate(self.params) if p.arg is not None and p.arg.name == name)
+
+
+@dataclass
+class Binding:
+    py_name: str             # Python-visible name
+    c_name: str              # C function name
+    is_method: bool
+    not_implemented_on_type_error: bool   # Python operators
+    overloads: list[Overload] = field(default_factory=list)
+
+
+def _sig_type(a: Argument) -> str:
+    return str(a.type)
+
+
+def _py_params(f: NativeFunction, out: NativeFunction | None, method: bool) -> list[PyParam]:
+    params: list[PyParam] = []
+    for a in f.schema.arguments:
+        if method and a.name == "self":
+            continue
+        name = "input" if (a.name == "self" and a.type == BaseType("Tensor")) else a.name
+        sig = f"{_sig_type(a)} {name}" + (f"={a.default}" if a.default is not None else "")
+        params.append(PyParam(a, name, sig, a.kwarg_only))
+    if out is not None:
+        for a in out.schema.out_arguments:
+            params.append(PyParam(a, a.name, f"Tensor? {a.name}=None", True))
+    if "factory" in f.tags:
+        params.append(PyParam(None, "requires_grad", "bool requires_grad=False", True))
+    return params
+
+
+def _signature(name: str, params: list[PyParam]) -> str:
+    parts: list[str] = []
+    star = False
+    for p in params:
+        if p.kwarg_only and not star:
+            parts.append("*")
+            star = True
+        parts.append(p.sig)
+    return f"{name}({', '.join(parts)})"
+
+
+def _overload(f: NativeFunction, out: NativeFunction | None, method: bool, name: str) -> Overload:
+    params = _py_params(f, out, method)
+    return Overload(f, out, params, _signature(name, params), "factory" in f.tags)
+
+
+def bindings(ctx: Context) -> tuple[list[Binding], list[Binding]]:
+    """(module functions, Tensor methods including Python operators), each sorted by name."""
+    outs = {str(f.functional.schema.name): f for f in ctx.file.functions
+            if f.derived_kind == SchemaKind.out}
+    functions: dict[str, Binding] = {}
+    methods: dict[str, Binding] = {}
+    for f in ctx.file.functions:
+        if f.schema.kind() == SchemaKind.out:
+            continue  # reached through the out= keyword of its functional overload
+        name = f.schema.name.name
+        out = outs.get(str(f.schema.name))
+        if "function" in f.variants:
+            b = functions.setdefault(name, Binding(name, f"fn_{name}", False, False))
+            b.overloads.append(_overload(f, out, False, name))
+        if "method" in f.variants and f.schema.argument("self") is not None \
+                and f.schema.argument("self").type == BaseType("Tensor"):
+            b = methods.setdefault(name, Binding(name, f"method_{name}", True, False))
+            b.overloads.append(_overload(f, None, True, name))
+        for op in f.python_operators:
+            b = methods.setdefault(op, Binding(op, f"operator{op}", True, True))
+            b.overloads.append(_overload(f, None, True, op))
+    return [functions[k] for k in sorted(functions)], [methods[k] for k in sorted(methods)]
+
+
+def _call(ov: Overload, f: NativeFunction) -> str:
+    """C++ call of the public API for entry f with locals named after the schema arguments."""
+    args = []
+    for p in cpp.api_params(f):
+        needs_conversion = _accessor(f.schema.argument(p.name).type) in _NEEDS_AS_ARG
+        args.append(f"as_arg({p.name})" if needs_conversion else p.name)
+    return f"tl::{cpp.api_name(f)}({', '.join(args)})"
+
+
+def _wrap(f: NativeFunction) -> str:
+    rets = f.schema.returns
+    if len(rets) == 0:
+        return "Py_RETURN_NONE;"
+    return "return wrap(std::move(result));"
+
+
+def case_body(b: Binding, ov: Overload) -> list[str]:
+    """Lines of C++ for one matched overload (the `r` holds the parsed arguments)."""
+    lines: list[str] = []
+    if b.is_method:
+        lines.append("const Tensor& self = unpack_tensor(py_self);")
+    for i, p in enumerate(ov.params):
+        if p.arg is None or (ov.out is not None and p.arg in ov.out.schema.out_arguments):
+            continue
+        lines.append(f"auto {p.arg.name} = r.{_accessor(p.arg.type)}({i});")
+    if ov.factory:
+        lines.append(f"bool requires_grad = r.toBool({len(ov.params) - 1});")
+
+    def invoke(f: NativeFunction, indent: str) -> list[str]:
+        call = _call(ov, f)
+        if not f.schema.returns:
+            return [f"{indent}[&] {{ GilRelease no_gil; {call}; }}();", f"{indent}Py_RETURN_NONE;"]
+        out = [f"{indent}auto result = [&] {{ GilRelease no_gil; return {call}; }}();"]
+        if ov.factory:
+            out.append(f"{indent}if (requires_grad) result.set_requires_grad(true);")
+        out.append(f"{indent}{_wrap(f)}")
+        return out
+
+    if ov.out is not None:
+        names = [a.name for a in ov.out.schema.out_arguments]
+        idx = ov.index(names[0])
+        lines.append(f"if (!r.is_none({idx})) {{")
+        for n in names:
+            lines.append(f"  auto {n} = r.tensor({ov.index(n)});")
+        lines += invoke(ov.out, "  ")
+        lines.append("}")
+    lines += invoke(ov.f, "")
+    return lines
+
+
+def docstring(b: Binding) -> str:
+    parts = []
+    for ov in b.overloads:
+        parts.append(f"{ov.signature} -> {_py_return(ov.f)}\n\n{ov.f.doc.strip()}")
+    return "\n\n".join(parts)
+
+
+def generate(ctx: Context) -> dict[str, str]:
+    functions, methods = bindings(ctx)
+    shards: list[tuple[list[Binding], list[Binding]]] = [([], []) for _ in range(PYTHON_SHARDS)]
+    for b in functions:
+        shards[shard_of(b.py_name, PYTHON_SHARDS)][0].append(b)
+    for b in methods:
+        shards[shard_of("Tensor." + b.py_name, PYTHON_SHARDS)][1].append(b)
+    files: dict[str, str] = {}
+    for i, (fns, mths) in enumerate(shards):
+        headers = sorted({ov.f.schema.name.base for b in fns + mths for ov in b.overloads})
+        files[f"python/bindings_{i}.cpp"] = render("python_shard.cpp.j2", shard=i, functions=fns, methods=mths,
+                                                   headers=headers, case_body=case_body, docstring=docstring)
+    files["python/init.cpp"] = render("python_init.cpp.j2", shards=range(PYTHON_SHARDS))
+    files["python/_ops.pyi"] = render("ops.pyi.j2", functions=functions, stub=stub_lines)
+    files["python/_C.pyi"] = render("C.pyi.j2", methods=methods, stub=stub_lines)
+    return files
+
+
+# ---- stubs -------------------------------------------------------------------------------
+
+_PY_TYPES = {
+    "Tensor": "Tensor", "Scalar": "Number", "int": "int", "float": "float", "bool": "bool", "str": "str",
+    "ScalarType": "dtype", "Device": "DeviceLike",
+}
+
+
+def _py_type(t: Type) -> str:
+    if isinstance(t, BaseType):
+        return _PY_TYPES.get(t.name, "Any")
+    if isinstance(t, OptionalType):
+        return f"Optional[{_py_type(t.elem)}]"
+    if t.elem == BaseType("int"):
+        return "Union[int, Sequence[int]]" if t.size else "Sequence[int]"
+    return f"Sequence[{_py_type(t.elem)}]"
+
+
+def _py_return(f: NativeFunction) -> str:
+    rets = f.schema.returns
+    if not rets:
+        return "None"
+    if len(rets) == 1:
+        return _py_type(rets[0].type)
+    return "tuple[" + ", ".join(_py_type(r.type) for r in rets) + "]"
+
+
+def _py_default(d: str) -> str:
+    return {"[]": "()"}.get(d, d.replace("[", "(").replace("]", ")") if d.startswith("[") else d)
+
+
+def stub_lines(b: Binding) -> list[str]:
+    """`def` lines (with @overload when needed) and docstrings for one binding."""
+    lines: list[str] = []
+    many = len(b.overloads) > 1
+    for ov in b.overloads:
+        params = ["self"] if b.is_method else []
+        star = False
+        for p in ov.params:
+            if p.kwarg_only and not star:
+                params.append("*")
+                star = True
+            ty = "bool" if p.arg is None else ("Optional[Tensor]" if p.sig.startswith("Tensor? out")
+                                              else _py_type(p.arg.type))
+            default = p.sig.split("=", 1)[1] if "=" in p.sig else None
+            if default is not None:
+                default = _py_default(default)
+            params.append(f"{p.py_name}: {ty}" + (f" = {default}" if default is not None else ""))
+        if many:
+            lines.append("@overload")
+        lines.append(f"def {b.py_name}({', '.join(params)}) -> {_py_return(ov.f)}:")
+        lines.append(f'    """{ov.f.doc.strip()}"""')
+        lines.append("    ...")
+    return lines

@@ -1,0 +1,241 @@
+"""Semantic checks on a loaded native_functions.yaml.
+
+The loader has already checked each key's shape (types of YAML values, the schema
+grammar); these checks relate the keys of an entry to each other and to the rest of the
+file. Each check yields (key, message); the key picks the line the error points at.
+Entry checks run on the entries written in the YAML only: a derived variant is built
+from its source, so an error in it would repeat its source's.
+"""
+from __future__ import annotations
+
+import re
+from typing import Callable, Iterable, Optional
+
+from codegen.model import (
+    BACKENDS, COMPOSITE, INPLACE_DUNDERS, BaseType, FunctionSchema, Location,
+    NativeFunction, NativeFunctionsFile, SchemaKind, is_tensor_like,
+)
+
+VARIANTS = ("function", "method")
+_CPP_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_DUNDER = re.compile(r"__[a-z][a-z0-9_]*[a-z0-9]__\Z")
+
+Problems = Iterable[tuple[str, str]]  # (YAML key, message)
+
+
+def located(loc: Location, op: str, message: str) -> str:
+    """The one error format: `native_functions.yaml:LINE: op.overload: message`."""
+    return f"{loc}: {op}: {message}"
+
+
+def validate(f: NativeFunctionsFile) -> list[str]:
+    errors: list[str] = []
+    tags = {t.name for t in f.tags}
+    first: dict[str, NativeFunction] = {}
+    for fn in f.functions:
+        op = str(fn.schema.name)
+        if op in first:
+            errors.append(located(fn.loc_of("func"), op, _duplicate_message(op, first[op], fn)))
+        else:
+            first[op] = fn
+        if fn.derived_kind is None:
+            for check in _CHECKS:
+                for key, message in check(fn, tags):
+                    errors.append(located(fn.loc_of(key), op, message))
+    return errors
+
+
+def _duplicate_message(op: str, earlier: NativeFunction, fn: NativeFunction) -> str:
+    def origin(x: NativeFunction) -> str:
+        if x.derived_kind is None:
+            return f"line {x.loc.line}"
+        key = "inplace" if x.derived_kind is SchemaKind.inplace else "out"
+        return f"`{key}: true` of {x.functional.schema.name} at line {x.loc.line}"
+    return f"duplicate overload `{op}`: declared at {origin(earlier)} and at {origin(fn)}"
+
+
+def derive_problem(s: FunctionSchema, kind: SchemaKind) -> Optional[str]:
+    """Why the in-place or out= variant of `s` cannot be derived, or None when it can.
+
+    Shared by the loader (which derives only when this is None) and the checks below."""
+    key = "inplace" if kind is SchemaKind.inplace else "out"
+    if s.name.inplace:
+        return f"`{key}: true` on `{s.name.name}`, whose name already ends in `_`"
+    if any(a.annotation for a in s.arguments) or any(r.annotation for r in s.returns):
+        return f"`{key}: true` on an entry with alias annotations (a view or an in-place op)"
+    tensor = BaseType("Tensor")
+    if kind is SchemaKind.inplace:
+        if len(s.returns) != 1 or s.returns[0].type != tensor:
+            return "`inplace: true` needs an entry returning a single Tensor"
+        self_arg = s.argument("self")
+        if self_arg is None or self_arg.type != tensor:
+            return "`inplace: true` needs a `Tensor self` argument to write into"
+        return None
+    if not s.returns or any(r.type != tensor for r in s.returns):
+        return "`out: true` needs an entry returning Tensors only"
+    if len(s.returns) > 1 and s.returns[0].name is None:
+        return "`out: true` on several returns needs them named, to name the out arguments"
+    if _is_out_overload(s):
+        return f"`out: true` on `{s.name}`, which is already an out= overload"
+    return None
+
+
+def _is_out_overload(s: FunctionSchema) -> bool:
+    return s.name.overload == "out" or s.name.overload.endswith("_out")
+
+
+def _tensor_inputs(fn: NativeFunction) -> list[str]:
+    """Inputs that can carry a gradient: tensor arguments except out= outputs."""
+    outs = set(a.name for a in fn.schema.out_arguments)
+    return [a.name for a in fn.schema.arguments if is_tensor_like(a.type) and a.name not in outs]
+
+
+# ---- checks ---------------------------------------------------------------------------
+
+def _check_doc(fn: NativeFunction, tags: set[str]) -> Problems:
+    if not fn.doc.strip():
+        yield "doc", "`doc:` is empty"
+
+
+def _check_variants(fn: NativeFunction, tags: set[str]) -> Problems:
+    for v in sorted(fn.variants):
+        if v not in VARIANTS:
+            yield "variants", f"unknown variant `{v}` (expected function and/or method)"
+    if not fn.variants:
+        yield "variants", "`variants:` lists nothing (expected function and/or method)"
+    self_arg = fn.schema.argument("self")
+    if "method" in fn.variants and (self_arg is None or not is_tensor_like(self_arg.type)
+                                    or self_arg.kwarg_only):
+        yield "variants", "a method needs a positional `Tensor self` argument"
+
+
+def _check_dispatch(fn: NativeFunction, tags: set[str]) -> Problems:
+    if not fn.dispatch:
+        yield "func", "has neither `dispatch:` nor `impl:`"
+        return
+    backends = [b for b, _ in fn.dispatch]
+    for b, kernel in fn.dispatch:
+        if b not in BACKENDS and b != COMPOSITE:
+            yield "dispatch", f"unknown backend `{b}` (expected {', '.join(BACKENDS)} or {COMPOSITE})"
+        if not _CPP_IDENT.match(kernel):
+            yield "dispatch", f"kernel name `{kernel}` for {b} is not a C++ identifier"
+    for b in sorted(set(backends)):
+        if backends.count(b) > 1:
+            yield "dispatch", f"backend {b} is given more than one kernel"
+    if COMPOSITE in backends and len(set(backends)) > 1:
+        yield "dispatch", (f"{COMPOSITE} cannot be combined with other backends: a composite op "
+                           "runs the same code on every device")
+
+
+def _check_derivatives(fn: NativeFunction, tags: set[str]) -> Problems:
+    has_key = bool(fn.derivatives or fn.non_differentiable)
+    if fn.is_composite:
+        if has_key:
+            yield "derivatives", ("a composite op must not have `derivatives:`: its gradient "
+                                  "comes from the ops it calls")
+        return
+    tensor_inputs = _tensor_inputs(fn)
+    if not has_key:
+        if tensor_inputs:
+            names = ", ".join(tensor_inputs)
+            yield "func", (f"has tensor inputs ({names}) but no `derivatives:`; write "
+                           f"`{tensor_inputs[0]}: non_differentiable` if it has no gradient")
+        return
+    covered: set[str] = set()
+    named = [(n, True) for d in fn.derivatives for n in d.inputs]
+    named += [(n, False) for n in fn.non_differentiable]
+    for name, has_formula in named:
+        key = f"derivatives:{name}"
+        arg = fn.schema.argument(name)
+        what = "derivative" if has_formula else "`non_differentiable`"
+        if arg is None:
+            yield key, f"{what} for `{name}`, which is not an input"
+        elif name not in tensor_inputs:
+            yield key, f"{what} for `{name}`, which is a `{arg.type}`, not a tensor input"
+        elif name in covered:
+            yield key, f"`{name}` appears more than once under `derivatives:`"
+        covered.add(name)
+    for name in tensor_inputs:
+        if name not in covered:
+            yield "derivatives", (f"tensor input `{name}` has no derivative; write "
+                                  f"`{name}: non_differentiable` if it has no gradient")
+
+
+def _check_derive(fn: NativeFunction, tags: set[str]) -> Problems:
+    for kind in fn.derive:
+        problem = derive_problem(fn.schema, kind)
+        if problem:
+            yield ("inplace" if kind is SchemaKind.inplace else "out"), problem
+
+
+def _check_writes(fn: NativeFunction, tags: set[str]) -> Problems:
+    s = fn.schema
+    self_arg = s.argument("self")
+    writes_self = (self_arg is not None and is_tensor_like(self_arg.type)
+                   and self_arg.annotation is not None and self_arg.annotation.is_write)
+    if s.name.inplace and not writes_self:
+        yield "func", f"`{s.name.name}` ends in `_` (in-place) but has no `Tensor(a!) self` argument"
+    if writes_self and not s.name.inplace:
+        yield "func", "writes `self` (`Tensor(a!) self`) but its name does not end in `_`"
+    if s.out_arguments and not _is_out_overload(s):
+        names = ", ".join(f"`{a}`" for a in s.out_arguments)
+        yield "func", (f"keyword-only output {names} on an overload not named `out` or `*_out` "
+                       "(use `out: true` to derive the out= variant)")
+    elif _is_out_overload(s) and not s.out_arguments:
+        yield "func", f"overload `{s.name.overload}` has no keyword-only `Tensor(a!)` output"
+
+
+def _check_view(fn: NativeFunction, tags: set[str]) -> Problems:
+    s = fn.schema
+    ret = s.returns[0] if len(s.returns) == 1 else None
+    ret_set = ret.annotation.alias_set if ret and ret.annotation and not ret.annotation.is_write else None
+    aliased = [a.name for a in s.arguments
+               if a.annotation and not a.annotation.is_write and a.annotation.alias_set == ret_set]
+    if fn.view_of is not None:
+        if fn.is_composite:
+            yield "view_of", ("`view_of:` on a composite op: its views come from the ops it calls")
+        elif s.argument(fn.view_of) is None:
+            yield "view_of", f"`view_of: {fn.view_of}` names no input"
+        elif aliased != [fn.view_of] or ret is None or ret.type != BaseType("Tensor"):
+            yield "view_of", (f"`view_of: {fn.view_of}` needs `Tensor(a) {fn.view_of}` as the only "
+                              "`(a)` argument and a single `Tensor(a)` return")
+    elif aliased and not fn.is_composite:
+        # A composite op may return its input as is (`contiguous`), so it may say `(a)`
+        # without being a view; a kernel that returns an alias must declare it.
+        yield "func", (f"`{aliased[0]}` is annotated `({ret_set})` like the return, but there is "
+                       f"no `view_of: {aliased[0]}`")
+    if ("view" in fn.tags) != (fn.view_of is not None and not fn.is_composite):
+        yield "tags", "the `view` tag and `view_of:` go together"
+
+
+def _check_tags(fn: NativeFunction, tags: set[str]) -> Problems:
+    for t in fn.tags:
+        if t not in tags:
+            yield "tags", f"unknown tag `{t}` (declared: {', '.join(sorted(tags))})"
+    if "factory" in fn.tags and [r.type for r in fn.schema.returns] != [BaseType("Tensor")]:
+        yield "tags", "a `factory` op must return a single Tensor"
+
+
+def _check_python_operators(fn: NativeFunction, tags: set[str]) -> Problems:
+    for name in fn.python_operators:
+        if not _DUNDER.match(name):
+            yield "python_operators", f"`{name}` is not a `__dunder__` name"
+        elif name in INPLACE_DUNDERS and not fn.schema.name.inplace:
+            yield "python_operators", (f"in-place operator `{name}` needs an in-place variant "
+                                       "(`inplace: true`, or a name ending in `_`)")
+    if len(set(fn.python_operators)) != len(fn.python_operators):
+        yield "python_operators", "an operator is listed twice"
+
+
+def _check_output_differentiability(fn: NativeFunction, tags: set[str]) -> Problems:
+    od = fn.output_differentiability
+    if od is not None and len(od) != len(fn.schema.returns):
+        yield "output_differentiability", (f"has {len(od)} entries for "
+                                           f"{len(fn.schema.returns)} returns")
+
+
+_CHECKS: tuple[Callable[[NativeFunction, set[str]], Problems], ...] = (
+    _check_doc, _check_variants, _check_dispatch, _check_derivatives, _check_derive,
+    _check_writes, _check_view, _check_tags, _check_python_operators,
+    _check_output_differentiability,
+)
