@@ -1,0 +1,439 @@
+"""Tests for codegen/validate.py: one case per check, each asserting the whole error list
+(so a check that misfires elsewhere shows up), plus entries that must pass."""
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from codegen.loader import CodegenError, load_native_functions
+from codegen.model import NativeFunctionsFile, SchemaKind
+from codegen.validate import derive_problem, located, validate
+from codegen.schema_parser import parse_schema
+
+ROOT = Path(__file__).resolve().parents[2]
+HEADER = """\
+tags:
+  pointwise: Pointwise.
+  view: View.
+  factory: Factory.
+functions:
+"""
+L = 6  # line of the first entry
+
+
+def load(tmp_path, entries: str):
+    path = tmp_path / "native_functions.yaml"
+    path.write_text(HEADER + textwrap.dedent(entries))
+    return load_native_functions(path)
+
+
+def errors_of(tmp_path, entries: str) -> list[str]:
+    with pytest.raises(CodegenError) as e:
+        load(tmp_path, entries)
+    return e.value.errors
+
+
+def err(line: int, op: str, message: str) -> str:
+    return f"native_functions.yaml:{line}: {op}: {message}"
+
+
+# Each case: (YAML entries, expected errors). Entries start at line L.
+CASES = {
+    "duplicate_overload": ("""
+        - func: f(Tensor self) -> Tensor
+          doc: F.
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: grad}
+        - func: f(Tensor self) -> Tensor
+          doc: F again.
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: grad}
+        """, [err(L + 4, "f", "duplicate overload `f`: declared at line 6 and at line 10")]),
+    "duplicate_of_a_derived_variant": ("""
+        - func: f(Tensor self) -> Tensor
+          doc: F.
+          inplace: true
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: grad}
+        - func: f_(Tensor(a!) self) -> Tensor(a!)
+          doc: F in place.
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: grad}
+        """, [err(L + 5, "f_", "duplicate overload `f_`: declared at `inplace: true` of f at line 6 "
+                               "and at line 11")]),
+    "derivative_for_unknown_input": ("""
+        - func: f(Tensor self) -> Tensor
+          doc: F.
+          dispatch: {CPU: f_kernel}
+          derivatives:
+            self: grad
+            other: grad
+        """, [err(L + 5, "f", "derivative for `other`, which is not an input")]),
+    "derivative_for_non_tensor_input": ("""
+        - func: f(Tensor self, Scalar alpha) -> Tensor
+          doc: F.
+          dispatch: {CPU: f_kernel}
+          derivatives:
+            self: grad
+            alpha: grad
+        """, [err(L + 5, "f", "derivative for `alpha`, which is a `Scalar`, not a tensor input")]),
+    "non_differentiable_for_non_tensor_input": ("""
+        - func: f(Tensor self, int dim) -> Tensor
+          doc: F.
+          dispatch: {CPU: f_kernel}
+          derivatives:
+            "self, dim": non_differentiable
+        """, [err(L + 4, "f", "`non_differentiable` for `dim`, which is a `int`, not a tensor input")]),
+    "input_with_two_derivatives": ("""
+        - func: f(Tensor self, Tensor other) -> Tensor
+          doc: F.
+          dispatch: {CPU: f_kernel}
+          derivatives:
+            "self, other": grad
+            self: non_differentiable
+        """, [err(L + 5, "f", "`self` appears more than once under `derivatives:`")]),
+    "tensor_input_without_derivative": ("""
+        - func: f(Tensor self, Tensor other, Tensor? weight, Tensor[] rest) -> Tensor
+          doc: F.
+          dispatch: {CPU: f_kernel}
+          derivatives:
+            self: grad
+        """, [err(L + 3, "f", f"tensor input `{n}` has no derivative; write `{n}: non_differentiable` "
+                              "if it has no gradient") for n in ("other", "weight", "rest")]),
+    "tensor_inputs_and_no_derivatives_key": ("""
+        - func: f(Tensor self, Tensor other) -> Tensor
+          doc: F.
+          dispatch: {CPU: f_kernel}
+        """, [err(L, "f", "has tensor inputs (self, other) but no `derivatives:`; write "
+                          "`self: non_differentiable` if it has no gradient")]),
+    "composite_impl_with_derivatives": ("""
+        - func: f(Tensor self) -> Tensor
+          doc: F.
+          impl: return self;
+          derivatives: {self: grad}
+        """, [err(L + 3, "f", "a composite op must not have `derivatives:`: its gradient comes "
+                              "from the ops it calls")]),
+    "composite_dispatch_with_non_differentiable": ("""
+        - func: f(Tensor self) -> Tensor
+          doc: F.
+          dispatch: {Composite: f_composite}
+          derivatives: {self: non_differentiable}
+        """, [err(L + 3, "f", "a composite op must not have `derivatives:`: its gradient comes "
+                              "from the ops it calls")]),
+    "neither_dispatch_nor_impl": ("""
+        - func: f(int n) -> Tensor
+          doc: F.
+        """, [err(L, "f", "has neither `dispatch:` nor `impl:`")]),
+    "unknown_backend": ("""
+        - func: f(int n) -> Tensor
+          doc: F.
+          dispatch: {CUDA, CPU: f_kernel}
+        """, [err(L + 2, "f", "unknown backend `CUDA` (expected CPU, Meta or Composite)")]),
+    "composite_mixed_with_backends": ("""
+        - func: f(int n) -> Tensor
+          doc: F.
+          dispatch: {CPU: f_kernel, Composite: f_composite}
+        """, [err(L + 2, "f", "Composite cannot be combined with other backends: a composite op "
+                              "runs the same code on every device")]),
+    "backend_given_two_kernels": ("""
+        - func: f(int n) -> Tensor
+          doc: F.
+          dispatch: {CPU: f_kernel, "CPU, Meta": f_other}
+        """, [err(L + 2, "f", "backend CPU is given more than one kernel")]),
+    "kernel_name_not_an_identifier": ("""
+        - func: f(int n) -> Tensor
+          doc: F.
+          dispatch: {CPU: f-kernel, Meta: 2f, Composite: "tl::f"}
+        """, [err(L + 2, "f", "kernel name `tl::f` for Composite is not a C++ identifier"),
+              err(L + 2, "f", "kernel name `f-kernel` for CPU is not a C++ identifier"),
+              err(L + 2, "f", "kernel name `2f` for Meta is not a C++ identifier"),
+              err(L + 2, "f", "Composite cannot be combined with other backends: a composite op "
+                              "runs the same code on every device")]),
+    "inplace_name_without_written_self": ("""
+        - func: f_(Tensor self) -> Tensor
+          doc: F.
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: grad}
+        """, [err(L, "f_", "`f_` ends in `_` (in-place) but has no `Tensor(a!) self` argument")]),
+    "written_self_without_underscore": ("""
+        - func: f(Tensor(a!) self) -> Tensor(a!)
+          doc: F.
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: grad}
+        """, [err(L, "f", "writes `self` (`Tensor(a!) self`) but its name does not end in `_`")]),
+    "inplace_true_on_underscore_name": ("""
+        - func: f_(Tensor(a!) self) -> Tensor(a!)
+          doc: F.
+          inplace: true
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: grad}
+        """, [err(L + 2, "f_", "`inplace: true` on `f_`, whose name already ends in `_`")]),
+    "inplace_true_not_returning_a_tensor": ("""
+        - func: f(Tensor self) -> int
+          doc: F.
+          inplace: true
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: non_differentiable}
+        """, [err(L + 2, "f", "`inplace: true` needs an entry returning a single Tensor")]),
+    "inplace_true_returning_two_tensors": ("""
+        - func: f(Tensor self) -> (Tensor a, Tensor b)
+          doc: F.
+          inplace: true
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: grad}
+        """, [err(L + 2, "f", "`inplace: true` needs an entry returning a single Tensor")]),
+    "inplace_true_without_self": ("""
+        - func: f(Tensor input) -> Tensor
+          doc: F.
+          inplace: true
+          dispatch: {CPU: f_kernel}
+          derivatives: {input: grad}
+        """, [err(L + 2, "f", "`inplace: true` needs a `Tensor self` argument to write into")]),
+    "inplace_true_on_a_view": ("""
+        - func: f(Tensor(a) self) -> Tensor(a)
+          doc: F.
+          inplace: true
+          view_of: self
+          tags: [view]
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: grad}
+        """, [err(L + 2, "f", "`inplace: true` on an entry with alias annotations (a view or an "
+                              "in-place op)")]),
+    "out_true_not_returning_tensors": ("""
+        - func: f(Tensor self) -> (Tensor a, int n)
+          doc: F.
+          out: true
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: non_differentiable}
+        """, [err(L + 2, "f", "`out: true` needs an entry returning Tensors only")]),
+    "out_true_returning_nothing": ("""
+        - func: f(Tensor self) -> ()
+          doc: F.
+          out: true
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: non_differentiable}
+        """, [err(L + 2, "f", "`out: true` needs an entry returning Tensors only")]),
+    "out_true_with_unnamed_returns": ("""
+        - func: f(Tensor self) -> (Tensor, Tensor)
+          doc: F.
+          out: true
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: grad}
+        """, [err(L + 2, "f", "`out: true` on several returns needs them named, to name the out "
+                              "arguments")]),
+    "out_true_on_an_out_overload": ("""
+        - func: f.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+          doc: F.
+          out: true
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: grad}
+        """, [err(L + 2, "f.out", "`out: true` on an entry with alias annotations (a view or an "
+                                  "in-place op)")]),
+    "written_kwarg_on_a_non_out_entry": ("""
+        - func: f(Tensor self, *, Tensor(a!) buffer) -> Tensor(a!)
+          doc: F.
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: grad}
+        """, [err(L, "f", "keyword-only output `Tensor(a!) buffer` on an overload not named `out` or "
+                          "`*_out` (use `out: true` to derive the out= variant)")]),
+    "out_overload_without_outputs": ("""
+        - func: f.dim_out(Tensor self, int dim) -> Tensor
+          doc: F.
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: grad}
+        """, [err(L, "f.dim_out", "overload `dim_out` has no keyword-only `Tensor(a!)` output")]),
+    "view_of_unknown_input": ("""
+        - func: f(Tensor(a) self) -> Tensor(a)
+          doc: F.
+          view_of: input
+          tags: [view]
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: grad}
+        """, [err(L + 2, "f", "`view_of: input` names no input")]),
+    "view_of_without_annotations": ("""
+        - func: f(Tensor self) -> Tensor
+          doc: F.
+          view_of: self
+          tags: [view]
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: grad}
+        """, [err(L + 2, "f", "`view_of: self` needs `Tensor(a) self` as the only `(a)` argument and "
+                              "a single `Tensor(a)` return")]),
+    "view_of_other_input_than_annotated": ("""
+        - func: f(Tensor(a) self, Tensor other) -> Tensor(a)
+          doc: F.
+          view_of: other
+          tags: [view]
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: grad, other: grad}
+        """, [err(L + 2, "f", "`view_of: other` needs `Tensor(a) other` as the only `(a)` argument and "
+                              "a single `Tensor(a)` return")]),
+    "view_annotations_without_view_of": ("""
+        - func: f(Tensor(a) self) -> Tensor(a)
+          doc: F.
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: grad}
+        """, [err(L, "f", "`self` is annotated `(a)` like the return, but there is no `view_of: self`")]),
+    "view_of_on_a_composite": ("""
+        - func: f(Tensor(a) self) -> Tensor(a)
+          doc: F.
+          view_of: self
+          impl: return self;
+        """, [err(L + 2, "f", "`view_of:` on a composite op: its views come from the ops it calls")]),
+    "view_tag_without_view_of": ("""
+        - func: f(Tensor self) -> Tensor
+          doc: F.
+          tags: [view]
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: grad}
+        """, [err(L + 2, "f", "the `view` tag and `view_of:` go together")]),
+    "view_of_without_view_tag": ("""
+        - func: f(Tensor(a) self) -> Tensor(a)
+          doc: F.
+          view_of: self
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: grad}
+        """, [err(L, "f", "the `view` tag and `view_of:` go together")]),
+    "unknown_tag": ("""
+        - func: f(Tensor self) -> Tensor
+          doc: F.
+          tags: [pointwise, elementwise]
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: grad}
+        """, [err(L + 2, "f", "unknown tag `elementwise` (declared: factory, pointwise, view)")]),
+    "factory_not_returning_a_tensor": ("""
+        - func: f(int n) -> Tensor[]
+          doc: F.
+          tags: [factory]
+          dispatch: {CPU: f_kernel}
+        """, [err(L + 2, "f", "a `factory` op must return a single Tensor")]),
+    "python_operator_not_a_dunder": ("""
+        - func: f(Tensor self, Tensor other) -> Tensor
+          doc: F.
+          python_operators: [add, __add, __Add__, ____]
+          dispatch: {CPU: f_kernel}
+          derivatives: {"self, other": grad}
+        """, [err(L + 2, "f", f"`{n}` is not a `__dunder__` name") for n in ("add", "__add", "__Add__", "____")]),
+    "inplace_dunder_without_inplace_variant": ("""
+        - func: f(Tensor self, Tensor other) -> Tensor
+          doc: F.
+          python_operators: [__add__, __iadd__]
+          dispatch: {CPU: f_kernel}
+          derivatives: {"self, other": grad}
+        """, [err(L + 2, "f", "in-place operator `__iadd__` needs an in-place variant (`inplace: true`, "
+                              "or a name ending in `_`)")]),
+    "python_operator_listed_twice": ("""
+        - func: f(Tensor self, Tensor other) -> Tensor
+          doc: F.
+          python_operators: [__add__, __add__]
+          dispatch: {CPU: f_kernel}
+          derivatives: {"self, other": grad}
+        """, [err(L + 2, "f", "an operator is listed twice")]),
+    "output_differentiability_length": ("""
+        - func: f(Tensor self) -> (Tensor values, Tensor indices)
+          doc: F.
+          output_differentiability: [True]
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: grad}
+        """, [err(L + 2, "f", "`output_differentiability:` has 1 entries for 2 returns")]),
+    "unknown_variant": ("""
+        - func: f(Tensor self) -> Tensor
+          doc: F.
+          variants: function, metod
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: grad}
+        """, [err(L + 2, "f", "unknown variant `metod` (expected function and/or method)")]),
+    "no_variants": ("""
+        - func: f(Tensor self) -> Tensor
+          doc: F.
+          variants: ""
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: grad}
+        """, [err(L + 2, "f", "`variants:` lists nothing (expected function and/or method)")]),
+    "method_without_self": ("""
+        - func: f(int n, *, Tensor self) -> Tensor
+          doc: F.
+          variants: method
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: grad}
+        """, [err(L + 2, "f", "a method needs a positional `Tensor self` argument")]),
+    "empty_doc": ("""
+        - func: f(Tensor self) -> Tensor
+          doc: "  "
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: grad}
+        """, [err(L + 1, "f", "`doc:` is empty")]),
+}
+
+
+@pytest.mark.parametrize("entries, expected", CASES.values(), ids=CASES.keys())
+def test_check(tmp_path, entries, expected):
+    assert errors_of(tmp_path, entries[1:]) == sorted(expected, key=lambda e: int(e.split(":")[1]))
+
+
+# ---- entries that must pass ---------------------------------------------------------
+
+def test_valid_entries_pass(tmp_path):
+    f = load(tmp_path, """\
+        - func: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+          doc: Adds.
+          variants: function, method
+          inplace: true
+          out: true
+          python_operators: [__add__, __iadd__]
+          dispatch: {CPU, Meta: add_kernel}
+          tags: [pointwise]
+          derivatives:
+            self: grad
+            other: maybe_multiply(grad, alpha)
+        - func: reshape(Tensor(a) self, int[] shape) -> Tensor(a)
+          doc: A composite that may return `self` itself, so it says `(a)` without being a view.
+          variants: function, method
+          impl: return self;
+        - func: t(Tensor(a) self) -> Tensor(a)
+          doc: A view.
+          view_of: self
+          tags: [view]
+          dispatch: {CPU, Meta: t_kernel}
+          derivatives: {self: t(grad)}
+        - func: copy_(Tensor(a!) self, Tensor src) -> Tensor(a!)
+          doc: An in-place op written by hand.
+          variants: function, method
+          python_operators: [__ilshift__]
+          dispatch: {CPU: copy_kernel}
+          derivatives:
+            self: zeros_like(grad)
+            src: grad
+        - func: max.dim_out(Tensor self, int dim, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+          doc: An out= overload written by hand; its outputs need no derivative.
+          dispatch: {CPU: max_kernel}
+          derivatives: {self: non_differentiable}
+        - func: empty(int[] size, *, ScalarType? dtype=None) -> Tensor
+          doc: A factory has no tensor input, so needs no derivatives.
+          tags: [factory]
+          dispatch: {CPU, Meta: empty_kernel}
+        - func: matmul(Tensor self, Tensor other) -> Tensor
+          doc: A composite named by dispatch.
+          python_operators: [__matmul__, __rmatmul__]
+          dispatch: {Composite: matmul_composite}
+        """)
+    assert len(f.functions) == 9
+    assert validate(f) == []
+
+
+def test_validate_returns_formatted_strings():
+    f = load_native_functions(ROOT / "native_functions.yaml")
+    assert validate(f) == []
+    broken = NativeFunctionsFile(functions=f.functions + f.functions[:1], tags=f.tags)
+    (error,) = validate(broken)
+    fn = f.functions[0]
+    assert error == located(fn.loc, str(fn.schema.name),
+                            f"duplicate overload `{fn.schema.name}`: declared at line {fn.loc.line} "
+                            f"and at line {fn.loc.line}")
+
+
+def test_derive_problem():
+    s = parse_schema("f(Tensor self) -> Tensor")
+    assert derive_problem(s, SchemaKind.inplace) is None
+    assert derive_problem(s, SchemaKind.out) is None
+    assert "returning Tensors only" in derive_problem(parse_schema("f(Tensor self) -> int"), SchemaKind.out)
