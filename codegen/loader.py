@@ -314,19 +314,26 @@ class _EntryReader:
             if not isinstance(formula, str) or not formula.strip():
                 self.error("derivatives", f"derivative of `{key}` must be a formula or "
                                           f"`non_differentiable`, not {_kind(formula)}", line)
-            elif formula.strip() == "non_differentiable":
+            elif _is_non_differentiable(formula):
                 non_differentiable += names
             else:
                 derivatives.append(Derivative(names, formula.strip(), Location(self.file, line)))
         return tuple(derivatives), tuple(non_differentiable)
 
     def _key_lines(self) -> tuple[tuple[str, int], ...]:
+        """Top-level keys, plus `non_differentiable:NAME` for inputs declared so (an input
+        with a formula has the formula's Derivative.loc)."""
         lines = list(self.raw.key_lines.items())
         derivatives = self.raw.get("derivatives")
         if isinstance(derivatives, _Map):
-            lines += [(f"derivatives:{n.strip()}", line)
-                      for key, line in derivatives.key_lines.items() for n in key.split(",")]
+            lines += [(f"non_differentiable:{n.strip()}", derivatives.key_lines[key])
+                      for key, formula in derivatives.items() if _is_non_differentiable(formula)
+                      for n in key.split(",")]
         return tuple(lines)
+
+
+def _is_non_differentiable(formula: Any) -> bool:
+    return isinstance(formula, str) and formula.strip() == "non_differentiable"
 
 
 def _kind(value: Any) -> str:

@@ -229,8 +229,8 @@ class NativeFunction:
     # What the entry asked the generator to derive (`inplace: true` -> SchemaKind.inplace,
     # `out: true` -> SchemaKind.out), kept so validation can explain a variant it could not derive.
     derive: tuple[SchemaKind, ...] = ()
-    # Line of each YAML key of the entry ("func", "doc", ...; "derivatives:self" per input
-    # named under `derivatives:`), so errors point at the key. Not part of equality.
+    # Line of each YAML key of the entry ("func", "doc", ...; "non_differentiable:self" for an
+    # input declared so), so errors point at the key. Not part of equality.
     key_lines: tuple[tuple[str, int], ...] = field(default=(), compare=False, repr=False)
 
     def loc_of(self, key: str) -> Location:

@@ -2,7 +2,8 @@
 
 The loader has already checked each key's shape (types of YAML values, the schema
 grammar); these checks relate the keys of an entry to each other and to the rest of the
-file. Each check yields (key, message); the key picks the line the error points at.
+file. Each check yields (key, message); the key (or an exact Location) picks the line
+the error points at.
 Entry checks run on the entries written in the YAML only: a derived variant is built
 from its source, so an error in it would repeat its source's.
 """
@@ -20,7 +21,7 @@ VARIANTS = ("function", "method")
 _CPP_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _DUNDER = re.compile(r"__[a-z][a-z0-9_]*[a-z0-9]__\Z")
 
-Problems = Iterable[tuple[str, str]]  # (YAML key, message)
+Problems = Iterable[tuple[str | Location, str]]  # (YAML key or exact place, message)
 
 
 def located(loc: Location, op: str, message: str) -> str:
@@ -40,8 +41,9 @@ def validate(f: NativeFunctionsFile) -> list[str]:
             first[op] = fn
         if fn.derived_kind is None:
             for check in _CHECKS:
-                for key, message in check(fn, tags):
-                    errors.append(located(fn.loc_of(key), op, message))
+                for where, message in check(fn, tags):
+                    loc = where if isinstance(where, Location) else fn.loc_of(where)
+                    errors.append(located(loc, op, message))
     return errors
 
 
@@ -61,6 +63,8 @@ def derive_problem(s: FunctionSchema, kind: SchemaKind) -> Optional[str]:
     key = "inplace" if kind is SchemaKind.inplace else "out"
     if s.name.inplace:
         return f"`{key}: true` on `{s.name.name}`, whose name already ends in `_`"
+    if kind is SchemaKind.out and _is_out_overload(s):
+        return f"`out: true` on `{s.name}`, which is already an out= overload"
     if any(a.annotation for a in s.arguments) or any(r.annotation for r in s.returns):
         return f"`{key}: true` on an entry with alias annotations (a view or an in-place op)"
     tensor = BaseType("Tensor")
@@ -75,8 +79,6 @@ def derive_problem(s: FunctionSchema, kind: SchemaKind) -> Optional[str]:
         return "`out: true` needs an entry returning Tensors only"
     if len(s.returns) > 1 and s.returns[0].name is None:
         return "`out: true` on several returns needs them named, to name the out arguments"
-    if _is_out_overload(s):
-        return f"`out: true` on `{s.name}`, which is already an out= overload"
     return None
 
 
@@ -142,18 +144,16 @@ def _check_derivatives(fn: NativeFunction, tags: set[str]) -> Problems:
                            f"`{tensor_inputs[0]}: non_differentiable` if it has no gradient")
         return
     covered: set[str] = set()
-    named = [(n, True) for d in fn.derivatives for n in d.inputs]
-    named += [(n, False) for n in fn.non_differentiable]
-    for name, has_formula in named:
-        key = f"derivatives:{name}"
+    named = [(n, d.loc, "derivative") for d in fn.derivatives for n in d.inputs]
+    named += [(n, f"non_differentiable:{n}", "`non_differentiable`") for n in fn.non_differentiable]
+    for name, where, what in named:
         arg = fn.schema.argument(name)
-        what = "derivative" if has_formula else "`non_differentiable`"
         if arg is None:
-            yield key, f"{what} for `{name}`, which is not an input"
+            yield where, f"{what} for `{name}`, which is not an input"
         elif name not in tensor_inputs:
-            yield key, f"{what} for `{name}`, which is a `{arg.type}`, not a tensor input"
+            yield where, f"{what} for `{name}`, which is a `{arg.type}`, not a tensor input"
         elif name in covered:
-            yield key, f"`{name}` appears more than once under `derivatives:`"
+            yield where, f"`{name}` appears more than once under `derivatives:`"
         covered.add(name)
     for name in tensor_inputs:
         if name not in covered:
@@ -230,8 +230,8 @@ def _check_python_operators(fn: NativeFunction, tags: set[str]) -> Problems:
 def _check_output_differentiability(fn: NativeFunction, tags: set[str]) -> Problems:
     od = fn.output_differentiability
     if od is not None and len(od) != len(fn.schema.returns):
-        yield "output_differentiability", (f"has {len(od)} entries for "
-                                           f"{len(fn.schema.returns)} returns")
+        yield "output_differentiability", (f"`output_differentiability:` has {len(od)} entries "
+                                           f"for {len(fn.schema.returns)} returns")
 
 
 _CHECKS: tuple[Callable[[NativeFunction, set[str]], Problems], ...] = (

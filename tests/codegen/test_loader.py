@@ -234,8 +234,7 @@ def test_derivatives_and_non_differentiable(tmp_path):
                                          Location("native_functions.yaml", line)),)
     assert fn.non_differentiable == ("condition",)
     assert fn.differentiable
-    assert fn.loc_of("derivatives:other").line == line
-    assert fn.loc_of("derivatives:condition").line == line - 1
+    assert fn.loc_of("non_differentiable:condition").line == line - 1
     assert fn.loc_of("dispatch").line == FIRST_LINE + 2
     assert fn.loc_of("no such key") == fn.loc
 

@@ -144,8 +144,8 @@ CASES = {
         - func: f(int n) -> Tensor
           doc: F.
           dispatch: {CPU: f-kernel, Meta: 2f, Composite: "tl::f"}
-        """, [err(L + 2, "f", "kernel name `tl::f` for Composite is not a C++ identifier"),
-              err(L + 2, "f", "kernel name `f-kernel` for CPU is not a C++ identifier"),
+        """, [err(L + 2, "f", "kernel name `f-kernel` for CPU is not a C++ identifier"),
+              err(L + 2, "f", "kernel name `tl::f` for Composite is not a C++ identifier"),
               err(L + 2, "f", "kernel name `2f` for Meta is not a C++ identifier"),
               err(L + 2, "f", "Composite cannot be combined with other backends: a composite op "
                               "runs the same code on every device")]),
@@ -227,8 +227,7 @@ CASES = {
           out: true
           dispatch: {CPU: f_kernel}
           derivatives: {self: grad}
-        """, [err(L + 2, "f.out", "`out: true` on an entry with alias annotations (a view or an "
-                                  "in-place op)")]),
+        """, [err(L + 2, "f.out", "`out: true` on `f.out`, which is already an out= overload")]),
     "written_kwarg_on_a_non_out_entry": ("""
         - func: f(Tensor self, *, Tensor(a!) buffer) -> Tensor(a!)
           doc: F.

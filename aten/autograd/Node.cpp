@@ -1,0 +1,423 @@
+#include "aten/autograd/Node.h"
+
+#include <algorithm>
+#include <atomic>
+#include <limits>
+#include <mutex>
+
+#include "aten/autograd/GradMode.h"
+#include "aten/core/Exception.h"
+#include "generated/ops/add.h"
+#include "generated/ops/clone.h"
+#include "generated/ops/copy.h"
+#include "generated/ops/empty_strided.h"
+
+namespace tl::autograd {
+
+namespace {
+
+std::atomic<uint64_t> g_next_sequence_nr{0};
+std::atomic<uint64_t> g_next_hook_id{1};
+
+// Iterative graph teardown. Freeing the last reference to the head of a long chain would
+// otherwise recurse through ~Node -> ~shared_ptr -> ~Node ... and overflow the stack. The
+// outermost ~Node on a thread drains a worklist; nested ones only append to it.
+// (Plain pointers/bools: trivially destructible thread_locals are safe to touch at any time.)
+thread_local bool t_draining = false;
+thread_local std::vector<std::shared_ptr<Node>>* t_pending = nullptr;
+
+void take_if_last(std::shared_ptr<Node>& fn, std::vector<std::shared_ptr<Node>>& out) {
+  // use_count() == 1: we hold the only owner, so nobody can copy it concurrently.
+  if (fn && fn.use_count() == 1) out.push_back(std::move(fn));
+}
+
+}  // namespace
+
+uint64_t next_hook_id() { return g_next_hook_id.fetch_add(1, std::memory_order_relaxed); }
+
+Node::Node() : sequence_nr_(g_next_sequence_nr.fetch_add(1, std::memory_order_relaxed)) {}
+
+Node::~Node() {
+  if (t_draining) {
+    for (Edge& e : next_edges_) take_if_last(e.function, *t_pending);
+    return;
+  }
+  std::vector<std::shared_ptr<Node>> pending;
+  for (Edge& e : next_edges_) take_if_last(e.function, pending);
+  if (pending.empty()) return;
+  t_draining = true;
+  t_pending = &pending;
+  while (!pending.empty()) {
+    std::shared_ptr<Node> n = std::move(pending.back());
+    pending.pop_back();
+    n.reset();  // runs ~Node of n, which appends n's last-owned children to `pending`
+  }
+  t_pending = nullptr;
+  t_draining = false;
+}
+
+uint32_t Node::add_input_metadata(const Tensor& t) {
+  InputMetadata m;
+  if (t.defined()) {
+    m.shape = t.sizes();
+    m.dtype = t.dtype();
+    m.device = t.device();
+  } else {
+    m.is_defined = false;
+  }
+  input_metadata_.push_back(std::move(m));
+  return static_cast<uint32_t>(input_metadata_.size() - 1);
+}
+
+// ---- hooks ---------------------------------------------------------------------------------
+
+uint64_t Node::add_tensor_pre_hook(uint32_t input_nr, TensorHook hook) {
+  uint64_t id = next_hook_id();
+  tensor_pre_hooks_.push_back({input_nr, id, std::move(hook)});
+  return id;
+}
+
+uint64_t Node::add_pre_hook(NodePreHook hook) {
+  uint64_t id = next_hook_id();
+  pre_hooks_.emplace_back(id, std::move(hook));
+  return id;
+}
+
+uint64_t Node::add_post_hook(NodePostHook hook) {
+  uint64_t id = next_hook_id();
+  post_hooks_.emplace_back(id, std::move(hook));
+  return id;
+}
+
+bool Node::remove_hook(uint64_t id) {
+  auto t = std::find_if(tensor_pre_hooks_.begin(), tensor_pre_hooks_.end(),
+                        [&](const TensorPreHook& h) { return h.id == id; });
+  if (t != tensor_pre_hooks_.end()) {
+    tensor_pre_hooks_.erase(t);
+    return true;
+  }
+  auto pre = std::find_if(pre_hooks_.begin(), pre_hooks_.end(), [&](const auto& h) { return h.first == id; });
+  if (pre != pre_hooks_.end()) {
+    pre_hooks_.erase(pre);
+    return true;
+  }
+  auto post = std::find_if(post_hooks_.begin(), post_hooks_.end(), [&](const auto& h) { return h.first == id; });
+  if (post != post_hooks_.end()) {
+    post_hooks_.erase(post);
+    return true;
+  }
+  return false;
+}
+
+void Node::set_retains_grad(uint32_t input_nr, std::weak_ptr<AutogradMeta*> meta) {
+  for (auto& r : retains_grad_) {
+    if (r.first == input_nr) {
+      r.second = std::move(meta);
+      return;
+    }
+  }
+  retains_grad_.emplace_back(input_nr, std::move(meta));
+}
+
+void Node::clear_retains_grad(uint32_t input_nr) {
+  retains_grad_.erase(std::remove_if(retains_grad_.begin(), retains_grad_.end(),
+                                     [&](const auto& r) { return r.first == input_nr; }),
+                      retains_grad_.end());
+}
+
+bool Node::has_retains_grad(uint32_t input_nr) const {
+  for (const auto& r : retains_grad_)
+    if (r.first == input_nr && !r.second.expired()) return true;
+  return false;
+}
+
+variable_list Node::call_tensor_pre_hooks(variable_list grads) {
+  if (!tensor_pre_hooks_.empty()) {
+    // Copy: a hook may register or remove hooks on this node.
+    std::vector<TensorPreHook> hooks = tensor_pre_hooks_;
+    for (const auto& h : hooks) {
+      if (h.input_nr >= grads.size() || !grads[h.input_nr].defined()) continue;
+      Tensor r = h.fn(grads[h.input_nr]);
+      if (r.defined()) grads[h.input_nr] = std::move(r);
+    }
+  }
+  // retain_grad runs after the other hooks, so .grad sees what they returned.
+  for (const auto& r : retains_grad_) {
+    std::shared_ptr<AutogradMeta*> handle = r.second.lock();
+    if (!handle || r.first >= grads.size() || !grads[r.first].defined()) continue;
+    AutogradMeta* meta = *handle;
+    const Tensor& g = grads[r.first];
+    meta->grad = meta->grad.defined() ? tl::add(meta->grad, g, 1) : tl::clone(g);
+  }
+  return grads;
+}
+
+variable_list Node::call_pre_hooks(variable_list grads) {
+  if (pre_hooks_.empty()) return grads;
+  auto hooks = pre_hooks_;
+  for (const auto& h : hooks) {
+    variable_list r = h.second(grads);
+    if (r.empty()) continue;
+    TL_CHECK(r.size() == grads.size(), "hook '", name(), "' has returned an incorrect number of values (got ",
+             r.size(), ", but expected ", grads.size(), ")");
+    grads = std::move(r);
+  }
+  return grads;
+}
+
+variable_list Node::call_post_hooks(variable_list grad_inputs, const variable_list& grad_outputs) {
+  if (post_hooks_.empty()) return grad_inputs;
+  auto hooks = post_hooks_;
+  for (const auto& h : hooks) {
+    variable_list r = h.second(grad_inputs, grad_outputs);
+    if (r.empty()) continue;
+    TL_CHECK(r.size() == grad_inputs.size(), "hook '", name(),
+             "' has returned an incorrect number of values (got ", r.size(), ", but expected ",
+             grad_inputs.size(), ")");
+    grad_inputs = std::move(r);
+  }
+  return grad_inputs;
+}
+
+// ---- AccumulateGrad --------------------------------------------------------------------------
+
+namespace {
+
+// Strides describe a permutation of a contiguous layout (no holes, no overlap).
+bool is_non_overlapping_and_dense(const Tensor& t) {
+  if (t.is_contiguous()) return true;
+  const int64_t n = t.dim();
+  std::vector<int64_t> perm(n);
+  for (int64_t i = 0; i < n; ++i) perm[i] = i;
+  std::sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) {
+    if (t.sizes()[a] < 2) return false;
+    if (t.sizes()[b] < 2) return true;
+    return t.strides()[a] < t.strides()[b];
+  });
+  int64_t expected = 1;
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t size = t.sizes()[perm[i]];
+    if (size < 2) continue;
+    if (t.strides()[perm[i]] != expected) return false;
+    expected *= size;
+  }
+  return true;
+}
+
+// The "layout contract": a leaf's .grad has the leaf's strides when those are dense and
+// non-overlapping, otherwise it is contiguous.
+bool obeys_layout_contract(const Tensor& grad, const Tensor& variable) {
+  if (!grad.sizes().equals(variable.sizes())) return false;
+  if (is_non_overlapping_and_dense(variable)) return grad.strides().equals(variable.strides());
+  return grad.is_contiguous();
+}
+
+Tensor clone_obeying_layout_contract(const Tensor& grad, const Tensor& variable) {
+  if (grad.sizes().equals(variable.sizes()) && !variable.is_contiguous() && is_non_overlapping_and_dense(variable)) {
+    Tensor out = tl::empty_strided(variable.sizes(), variable.strides(), grad.dtype(), grad.device());
+    return tl::copy_(out, grad, false);
+  }
+  return tl::clone(grad);
+}
+
+}  // namespace
+
+AccumulateGrad::AccumulateGrad(Tensor v) : variable(std::move(v)) {
+  // Ready leaves accumulate before anything else runs, as in PyTorch.
+  sequence_nr_ = std::numeric_limits<uint64_t>::max();
+  add_input_metadata(variable);
+}
+
+variable_list AccumulateGrad::call_tensor_pre_hooks(variable_list grads) {
+  AutogradMeta* meta = variable.impl()->autograd_meta();
+  if (meta && !meta->hooks.empty() && !grads.empty()) {
+    std::vector<TensorHook> hooks = meta->hooks;
+    for (const auto& h : hooks) {
+      if (!grads[0].defined()) break;
+      Tensor r = h(grads[0]);
+      if (r.defined()) grads[0] = std::move(r);
+    }
+  }
+  return Node::call_tensor_pre_hooks(std::move(grads));
+}
+
+variable_list AccumulateGrad::apply(variable_list&& grads) {
+  TL_CHECK(grads.size() == 1, "AccumulateGrad: expected 1 gradient, got ", grads.size());
+  Tensor new_grad = std::move(grads[0]);
+  grads.clear();
+  if (!new_grad.defined() || !variable.requires_grad()) return {};
+  AutogradMeta& meta = variable.impl()->ensure_autograd_meta();
+  Tensor& g = meta.grad;
+  if (!g.defined()) {
+    if (!GradMode::is_enabled()) {
+      // Steal the gradient when nothing else can see it; otherwise copy (it may alias a
+      // user-provided grad_output or another tensor).
+      bool alone = new_grad.impl()->use_count() == 1 && new_grad.storage().use_count() == 1;
+      if (alone && obeys_layout_contract(new_grad, variable)) {
+        g = new_grad.impl()->autograd_meta() ? detached_alias(new_grad) : std::move(new_grad);
+      } else {
+        g = clone_obeying_layout_contract(new_grad, variable);
+      }
+    } else {
+      // create_graph: record the copy so .grad carries history.
+      g = clone_obeying_layout_contract(new_grad, variable);
+    }
+  } else if (!GradMode::is_enabled() && g.sizes().equals(new_grad.sizes()) && g.dtype() == new_grad.dtype() &&
+             g.device() == new_grad.device()) {
+    // Accumulate in place: x.grad keeps its identity across backward calls (PyTorch does too).
+    tl::add_(g, new_grad, 1);
+  } else {
+    g = tl::add(g, new_grad, 1);
+  }
+  if (!meta.post_accumulate_grad_hooks.empty()) {
+    auto hooks = meta.post_accumulate_grad_hooks;
+    for (const auto& h : hooks) h(variable);
+  }
+  return {};
+}
+
+// ---- helpers for the generated wrappers ---------------------------------------------------------
+
+bool compute_requires_grad(std::initializer_list<const Tensor*> tensors) {
+  if (!GradMode::is_enabled()) return false;
+  for (const Tensor* t : tensors)
+    if (t && t->defined() && t->requires_grad()) return true;
+  return false;
+}
+
+bool compute_requires_grad(TensorList tensors) {
+  if (!GradMode::is_enabled()) return false;
+  for (const Tensor& t : tensors)
+    if (t.defined() && t.requires_grad()) return true;
+  return false;
+}
+
+std::shared_ptr<Node> grad_accumulator(const Tensor& leaf) {
+  if (!leaf.defined()) return nullptr;
+  AutogradMeta* meta = leaf.impl()->autograd_meta();
+  if (!meta || meta->grad_fn || !meta->requires_grad) return nullptr;
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::shared_ptr<Node> acc = meta->grad_accumulator.lock();
+  if (!acc) {
+    acc = std::make_shared<AccumulateGrad>(leaf);
+    meta->grad_accumulator = acc;
+  }
+  return acc;
+}
+
+Edge gradient_edge(const Tensor& t) {
+  if (!t.defined()) return Edge{};
+  AutogradMeta* meta = t.impl()->autograd_meta();
+  if (!meta) return Edge{};
+  if (meta->grad_fn) return Edge{meta->grad_fn, meta->output_nr};
+  if (meta->requires_grad) return Edge{grad_accumulator(t), 0};
+  return Edge{};
+}
+
+std::vector<Edge> collect_next_edges(std::initializer_list<const Tensor*> tensors) {
+  std::vector<Edge> edges;
+  edges.reserve(tensors.size());
+  for (const Tensor* t : tensors) edges.push_back(t ? gradient_edge(*t) : Edge{});
+  return edges;
+}
+
+std::vector<Edge> collect_next_edges(TensorList tensors) {
+  std::vector<Edge> edges;
+  edges.reserve(tensors.size());
+  for (const Tensor& t : tensors) edges.push_back(gradient_edge(t));
+  return edges;
+}
+
+void set_history(const Tensor& result, const std::shared_ptr<Node>& fn) {
+  if (!fn) return;
+  uint32_t nr = fn->add_input_metadata(result);
+  if (!result.defined() || !is_floating_type(result.dtype())) return;
+  AutogradMeta& meta = result.impl()->ensure_autograd_meta();
+  std::shared_ptr<Node> old = meta.grad_fn;
+  uint32_t old_nr = meta.output_nr;
+  meta.grad_fn = fn;
+  meta.output_nr = nr;
+  // retain_grad() follows the tensor to its new history (in-place ops), as in PyTorch.
+  if (meta.retains_grad && meta.self_handle) {
+    if (old && old != fn) old->clear_retains_grad(old_nr);
+    fn->set_retains_grad(nr, meta.self_handle);
+  }
+}
+
+void check_inplace(const Tensor& self, const char* op) {
+  (void)op;
+  if (!self.defined() || !GradMode::is_enabled()) return;
+  AutogradMeta* meta = self.impl()->autograd_meta();
+  if (!meta) return;
+  TL_CHECK(meta->grad_fn || !meta->requires_grad,
+           "a leaf Variable that requires grad is being used in an in-place operation.");
+  const auto& base = self.impl()->view_base();
+  if (meta->grad_fn && base) {
+    const AutogradMeta* base_meta = base->autograd_meta();
+    TL_CHECK(!(base_meta && base_meta->requires_grad && !base_meta->grad_fn),
+             "a view of a leaf Variable that requires grad is being used in an in-place operation.");
+  }
+}
+
+void rebase_history(const Tensor& self, const std::shared_ptr<Node>& fn) {
+  // TODO(issue 3): in-place on a differentiable view must also rewrite the base's history
+  // (CopySlices). Today only the view itself gets the new grad_fn.
+  set_history(self, fn);
+}
+
+// ---- Tensor API helpers -----------------------------------------------------------------------
+
+Tensor detached_alias(const Tensor& t) {
+  if (!t.defined()) return Tensor();
+  auto impl = intrusive_ptr<TensorImpl>::make(t.storage(), t.dtype(), t.sizes(), t.strides(), t.storage_offset());
+  impl->share_version_counter(t.impl()->version_counter());
+  impl->set_wrapped_number(t.impl()->is_wrapped_number());
+  return Tensor(std::move(impl));
+}
+
+uint64_t register_hook(const Tensor& t, TensorHook hook) {
+  TL_CHECK(t.defined() && t.requires_grad(), "cannot register a hook on a tensor that doesn't require gradient");
+  AutogradMeta& meta = t.impl()->ensure_autograd_meta();
+  if (meta.grad_fn) return meta.grad_fn->add_tensor_pre_hook(meta.output_nr, std::move(hook));
+  uint64_t id = next_hook_id();
+  meta.hooks.push_back(std::move(hook));
+  meta.hook_ids.resize(meta.hooks.size() - 1, 0);  // keep the id list aligned with hooks
+  meta.hook_ids.push_back(id);
+  return id;
+}
+
+bool remove_hook(const Tensor& t, uint64_t id, const std::shared_ptr<Node>& node) {
+  if (node && node->remove_hook(id)) return true;
+  if (!t.defined()) return false;
+  AutogradMeta* meta = t.impl()->autograd_meta();
+  if (!meta) return false;
+  if (meta->grad_fn && meta->grad_fn->remove_hook(id)) return true;
+  if (meta->hook_ids.size() == meta->hooks.size()) {
+    for (size_t i = 0; i < meta->hook_ids.size(); ++i) {
+      if (meta->hook_ids[i] == id) {
+        meta->hooks.erase(meta->hooks.begin() + static_cast<std::ptrdiff_t>(i));
+        meta->hook_ids.erase(meta->hook_ids.begin() + static_cast<std::ptrdiff_t>(i));
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+void retain_grad(const Tensor& t) {
+  TL_CHECK(t.defined() && t.requires_grad(), "can't retain_grad on Tensor that has requires_grad=False");
+  AutogradMeta& meta = t.impl()->ensure_autograd_meta();
+  if (!meta.grad_fn || meta.retains_grad) return;  // leaves keep their grad anyway
+  meta.retains_grad = true;
+  if (!meta.self_handle) meta.self_handle = std::make_shared<AutogradMeta*>(&meta);
+  meta.grad_fn->set_retains_grad(meta.output_nr, meta.self_handle);
+}
+
+bool retains_grad(const Tensor& t) {
+  if (!t.defined()) return false;
+  const AutogradMeta* meta = t.impl()->autograd_meta();
+  return meta && meta->retains_grad && meta->grad_fn;
+}
+
+}  // namespace tl::autograd

@@ -1,0 +1,78 @@
+// The autograd accessors of tl::Tensor (declared in aten/core/Tensor.h).
+#include <memory>
+
+#include "aten/autograd/AutogradMeta.h"
+#include "aten/autograd/GradMode.h"
+#include "aten/autograd/Node.h"
+#include "aten/core/Exception.h"
+#include "aten/core/Tensor.h"
+
+namespace tl {
+
+using autograd::AutogradMeta;
+
+namespace {
+const Tensor& undefined_tensor() {
+  static const Tensor t;
+  return t;
+}
+const std::shared_ptr<autograd::Node>& null_node() {
+  static const std::shared_ptr<autograd::Node> n;
+  return n;
+}
+}  // namespace
+
+bool Tensor::requires_grad() const {
+  if (!defined()) return false;
+  const AutogradMeta* meta = impl_->autograd_meta();
+  return meta && (meta->requires_grad || meta->grad_fn != nullptr);
+}
+
+void Tensor::set_requires_grad(bool value) const {
+  TL_CHECK(defined(), "requires_grad_: the tensor is undefined");
+  AutogradMeta* meta = impl_->autograd_meta();
+  if (meta && meta->grad_fn) {
+    // A non-leaf requires grad through its history; asking for that again is harmless.
+    TL_CHECK(value,
+             "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+             "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().");
+    return;
+  }
+  if (value) {
+    TL_CHECK(is_floating_type(dtype()), "only Tensors of floating point dtype can require gradients");
+    impl_->ensure_autograd_meta().requires_grad = true;
+  } else if (meta) {
+    meta->requires_grad = false;
+  }
+}
+
+bool Tensor::is_leaf() const {
+  if (!defined()) return true;
+  const AutogradMeta* meta = impl_->autograd_meta();
+  return !meta || !meta->grad_fn;
+}
+
+const Tensor& Tensor::grad() const {
+  if (!defined()) return undefined_tensor();
+  const AutogradMeta* meta = impl_->autograd_meta();
+  return meta ? meta->grad : undefined_tensor();
+}
+
+Tensor& Tensor::mutable_grad() const {
+  TL_CHECK(defined(), "grad: the tensor is undefined");
+  return impl_->ensure_autograd_meta().grad;
+}
+
+const std::shared_ptr<autograd::Node>& Tensor::grad_fn() const {
+  if (!defined()) return null_node();
+  const AutogradMeta* meta = impl_->autograd_meta();
+  return meta ? meta->grad_fn : null_node();
+}
+
+uint32_t Tensor::output_nr() const {
+  if (!defined()) return 0;
+  const AutogradMeta* meta = impl_->autograd_meta();
+  return meta ? meta->output_nr : 0;
+}
+
+}  // namespace tl
