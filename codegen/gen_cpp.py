@@ -183,7 +183,7 @@ def generate(ctx: Context) -> dict[str, str]:
         files[f"dispatch/ops_{i}.cpp"] = render("dispatch_shard.cpp.j2", shard=i, groups=[by_base[b] for b in bases],
                                                 views=views)
     for i, bases in enumerate(composite_shards):
-        entries = [f for b in bases for f in by_base[b].functions if f.composite_body]
+        entries = [f for b in bases for f in by_base[b].functions if f.composite_body and f.functional is None]
         files[f"composite/ops_{i}.cpp"] = render("composite_shard.cpp.j2", shard=i, entries=entries,
                                                  groups=[by_base[b] for b in bases], cpp=cpp)
     for i, bases in enumerate(autograd_shards):

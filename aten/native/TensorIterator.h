@@ -227,7 +227,9 @@ class TensorIterator {
     const int64_t size0 = iter_shape_[0];
     while (true) {
       const int64_t n = std::min(size0 - counter[0], remaining);
-      loop(ptrs, s0, n);
+      char* run[kMaxOperands];
+      for (int a = 0; a < nt; ++a) run[a] = ptrs[a];
+      loop(run, s0, n);
       remaining -= n;
       if (remaining <= 0) break;
       // Back to the start of dim 0, then carry into the outer dims.

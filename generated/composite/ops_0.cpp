@@ -22,13 +22,6 @@ Tensor full_composite(IntArrayRef size, const Scalar& fill_value, std::optional<
   return fill_(result, fill_value);
 }
 
-// full.out(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, Tensor(a!) out) -> Tensor(a!)
-Tensor full_composite(IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType> dtype, std::optional<Device> device, const Tensor& out) {
-  ScalarType st = dtype.value_or(fill_value.is_floating_point() ? default_dtype() : fill_value.type());
-  Tensor result = empty(size, st, device);
-  return fill_(result, fill_value);
-}
-
 // ones_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor ones_like_composite(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
   Tensor result = empty_like(self, dtype, device);
@@ -61,12 +54,6 @@ const Tensor& zero__composite(const Tensor& self) {
 
 // zeros(int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor zeros_composite(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  Tensor result = empty(size, dtype, device);
-  return fill_(result, 0);
-}
-
-// zeros.out(int[] size, *, ScalarType? dtype=None, Device? device=None, Tensor(a!) out) -> Tensor(a!)
-Tensor zeros_composite(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device, const Tensor& out) {
   Tensor result = empty(size, dtype, device);
   return fill_(result, 0);
 }

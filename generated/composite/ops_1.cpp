@@ -22,12 +22,6 @@ Tensor ones_composite(IntArrayRef size, std::optional<ScalarType> dtype, std::op
   return fill_(result, 1);
 }
 
-// ones.out(int[] size, *, ScalarType? dtype=None, Device? device=None, Tensor(a!) out) -> Tensor(a!)
-Tensor ones_composite(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device, const Tensor& out) {
-  Tensor result = empty(size, dtype, device);
-  return fill_(result, 1);
-}
-
 // zeros_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor zeros_like_composite(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
   Tensor result = empty_like(self, dtype, device);

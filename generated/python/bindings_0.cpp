@@ -43,7 +43,7 @@ namespace tl::python {
 namespace {
 
 // _to_copy
-PyObject* fn__to_copy(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn__to_copy(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "_to_copy(Tensor input, *, ScalarType? dtype=None, Device? device=None)",
@@ -59,7 +59,7 @@ PyObject* fn__to_copy(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObj
 }
 
 // abs_
-PyObject* fn_abs_(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_abs_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "abs_(Tensor input)",
@@ -73,7 +73,7 @@ PyObject* fn_abs_(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject*
 }
 
 // add_
-PyObject* fn_add_(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_add_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "add_(Tensor input, Tensor other, *, Scalar alpha=1)",
@@ -102,7 +102,7 @@ PyObject* fn_add_(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject*
 }
 
 // alias
-PyObject* fn_alias(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_alias(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "alias(Tensor input)",
@@ -116,7 +116,7 @@ PyObject* fn_alias(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject
 }
 
 // arange
-PyObject* fn_arange(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_arange(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "arange(Scalar end, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
@@ -157,7 +157,7 @@ PyObject* fn_arange(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObjec
 }
 
 // clone
-PyObject* fn_clone(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_clone(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "clone(Tensor input)",
@@ -171,7 +171,7 @@ PyObject* fn_clone(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject
 }
 
 // detach
-PyObject* fn_detach(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_detach(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "detach(Tensor input)",
@@ -185,7 +185,7 @@ PyObject* fn_detach(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObjec
 }
 
 // empty
-PyObject* fn_empty(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_empty(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "empty(int[] size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
@@ -203,7 +203,7 @@ PyObject* fn_empty(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject
 }
 
 // empty_strided
-PyObject* fn_empty_strided(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_empty_strided(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "empty_strided(int[] size, int[] stride, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
@@ -222,7 +222,7 @@ PyObject* fn_empty_strided(PyObject* , PyObject* const* args, Py_ssize_t nargs, 
 }
 
 // floor_divide
-PyObject* fn_floor_divide(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_floor_divide(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "floor_divide(Tensor input, Tensor other, *, Tensor? out=None)",
@@ -254,7 +254,7 @@ PyObject* fn_floor_divide(PyObject* , PyObject* const* args, Py_ssize_t nargs, P
 }
 
 // full
-PyObject* fn_full(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_full(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "full(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, Tensor? out=None, bool requires_grad=False)",
@@ -279,7 +279,7 @@ PyObject* fn_full(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject*
 }
 
 // ge
-PyObject* fn_ge(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_ge(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "ge(Tensor input, Tensor other, *, Tensor? out=None)",
@@ -316,7 +316,7 @@ PyObject* fn_ge(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* k
 }
 
 // ge_
-PyObject* fn_ge_(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_ge_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "ge_(Tensor input, Tensor other)",
@@ -343,7 +343,7 @@ PyObject* fn_ge_(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* 
 }
 
 // gt_
-PyObject* fn_gt_(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_gt_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "gt_(Tensor input, Tensor other)",
@@ -370,7 +370,7 @@ PyObject* fn_gt_(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* 
 }
 
 // mean
-PyObject* fn_mean(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_mean(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "mean(Tensor input, *, ScalarType? dtype=None)",
@@ -404,7 +404,7 @@ PyObject* fn_mean(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject*
 }
 
 // mm
-PyObject* fn_mm(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_mm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "mm(Tensor input, Tensor mat2, *, Tensor? out=None)",
@@ -424,7 +424,7 @@ PyObject* fn_mm(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* k
 }
 
 // rand
-PyObject* fn_rand(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_rand(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "rand(int[] size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
@@ -442,7 +442,7 @@ PyObject* fn_rand(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject*
 }
 
 // relu
-PyObject* fn_relu(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_relu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "relu(Tensor input)",
@@ -456,7 +456,7 @@ PyObject* fn_relu(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject*
 }
 
 // reshape
-PyObject* fn_reshape(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_reshape(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "reshape(Tensor input, int[] shape)",
@@ -471,7 +471,7 @@ PyObject* fn_reshape(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObje
 }
 
 // select
-PyObject* fn_select(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_select(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "select(Tensor input, int dim, int index)",
@@ -487,7 +487,7 @@ PyObject* fn_select(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObjec
 }
 
 // sqrt
-PyObject* fn_sqrt(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_sqrt(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "sqrt(Tensor input, *, Tensor? out=None)",
@@ -506,7 +506,7 @@ PyObject* fn_sqrt(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject*
 }
 
 // sub
-PyObject* fn_sub(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_sub(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "sub(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None)",
@@ -540,7 +540,7 @@ PyObject* fn_sub(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* 
 }
 
 // t
-PyObject* fn_t(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_t(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "t(Tensor input)",

@@ -39,7 +39,7 @@ namespace tl::python {
 namespace {
 
 // div
-PyObject* fn_div(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_div(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "div(Tensor input, Tensor other, *, Tensor? out=None)",
@@ -92,7 +92,7 @@ PyObject* fn_div(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* 
 }
 
 // empty_like
-PyObject* fn_empty_like(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_empty_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "empty_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
@@ -110,7 +110,7 @@ PyObject* fn_empty_like(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyO
 }
 
 // full_like
-PyObject* fn_full_like(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_full_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "full_like(Tensor input, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
@@ -129,7 +129,7 @@ PyObject* fn_full_like(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyOb
 }
 
 // le_
-PyObject* fn_le_(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_le_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "le_(Tensor input, Tensor other)",
@@ -156,7 +156,7 @@ PyObject* fn_le_(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* 
 }
 
 // log
-PyObject* fn_log(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_log(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "log(Tensor input, *, Tensor? out=None)",
@@ -175,7 +175,7 @@ PyObject* fn_log(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* 
 }
 
 // lt
-PyObject* fn_lt(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_lt(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "lt(Tensor input, Tensor other, *, Tensor? out=None)",
@@ -212,7 +212,7 @@ PyObject* fn_lt(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* k
 }
 
 // lt_
-PyObject* fn_lt_(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_lt_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "lt_(Tensor input, Tensor other)",
@@ -239,7 +239,7 @@ PyObject* fn_lt_(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* 
 }
 
 // mul
-PyObject* fn_mul(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_mul(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "mul(Tensor input, Tensor other, *, Tensor? out=None)",
@@ -271,7 +271,7 @@ PyObject* fn_mul(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* 
 }
 
 // ne
-PyObject* fn_ne(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_ne(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "ne(Tensor input, Tensor other, *, Tensor? out=None)",
@@ -308,7 +308,7 @@ PyObject* fn_ne(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* k
 }
 
 // neg
-PyObject* fn_neg(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_neg(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "neg(Tensor input, *, Tensor? out=None)",
@@ -327,7 +327,7 @@ PyObject* fn_neg(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* 
 }
 
 // pow
-PyObject* fn_pow(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_pow(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "pow(Tensor input, Tensor exponent, *, Tensor? out=None)",
@@ -376,7 +376,7 @@ PyObject* fn_pow(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* 
 }
 
 // pow_
-PyObject* fn_pow_(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_pow_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "pow_(Tensor input, Tensor exponent)",
@@ -403,7 +403,7 @@ PyObject* fn_pow_(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject*
 }
 
 // reciprocal
-PyObject* fn_reciprocal(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_reciprocal(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "reciprocal(Tensor input, *, Tensor? out=None)",
@@ -422,7 +422,7 @@ PyObject* fn_reciprocal(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyO
 }
 
 // relu_
-PyObject* fn_relu_(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_relu_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "relu_(Tensor input)",
@@ -436,7 +436,7 @@ PyObject* fn_relu_(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject
 }
 
 // rsub
-PyObject* fn_rsub(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_rsub(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "rsub(Tensor input, Tensor other, *, Scalar alpha=1)",
@@ -465,7 +465,7 @@ PyObject* fn_rsub(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject*
 }
 
 // slice
-PyObject* fn_slice(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_slice(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "slice(Tensor input, int dim=0, int? start=None, int? end=None, int step=1)",
@@ -483,7 +483,7 @@ PyObject* fn_slice(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject
 }
 
 // sub_
-PyObject* fn_sub_(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_sub_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "sub_(Tensor input, Tensor other, *, Scalar alpha=1)",
@@ -512,7 +512,7 @@ PyObject* fn_sub_(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject*
 }
 
 // sum
-PyObject* fn_sum(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_sum(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "sum(Tensor input, *, ScalarType? dtype=None)",
@@ -546,7 +546,7 @@ PyObject* fn_sum(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* 
 }
 
 // transpose
-PyObject* fn_transpose(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_transpose(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "transpose(Tensor input, int dim0, int dim1)",
@@ -562,7 +562,7 @@ PyObject* fn_transpose(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyOb
 }
 
 // unsqueeze
-PyObject* fn_unsqueeze(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_unsqueeze(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "unsqueeze(Tensor input, int dim)",
@@ -577,7 +577,7 @@ PyObject* fn_unsqueeze(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyOb
 }
 
 // zero_
-PyObject* fn_zero_(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_zero_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "zero_(Tensor input)",

@@ -42,7 +42,7 @@ namespace tl::python {
 namespace {
 
 // abs
-PyObject* fn_abs(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_abs(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "abs(Tensor input, *, Tensor? out=None)",
@@ -61,7 +61,7 @@ PyObject* fn_abs(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* 
 }
 
 // as_strided
-PyObject* fn_as_strided(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_as_strided(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "as_strided(Tensor input, int[] size, int[] stride, int? storage_offset=None)",
@@ -78,7 +78,7 @@ PyObject* fn_as_strided(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyO
 }
 
 // div_
-PyObject* fn_div_(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_div_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "div_(Tensor input, Tensor other)",
@@ -121,7 +121,7 @@ PyObject* fn_div_(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject*
 }
 
 // exp_
-PyObject* fn_exp_(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_exp_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "exp_(Tensor input)",
@@ -135,7 +135,7 @@ PyObject* fn_exp_(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject*
 }
 
 // gt
-PyObject* fn_gt(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_gt(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "gt(Tensor input, Tensor other, *, Tensor? out=None)",
@@ -172,7 +172,7 @@ PyObject* fn_gt(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* k
 }
 
 // matmul
-PyObject* fn_matmul(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_matmul(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "matmul(Tensor input, Tensor other, *, Tensor? out=None)",
@@ -192,7 +192,7 @@ PyObject* fn_matmul(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObjec
 }
 
 // neg_
-PyObject* fn_neg_(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_neg_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "neg_(Tensor input)",
@@ -206,7 +206,7 @@ PyObject* fn_neg_(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject*
 }
 
 // ones_like
-PyObject* fn_ones_like(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_ones_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "ones_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
@@ -224,7 +224,7 @@ PyObject* fn_ones_like(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyOb
 }
 
 // randn
-PyObject* fn_randn(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_randn(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "randn(int[] size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
@@ -242,7 +242,7 @@ PyObject* fn_randn(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject
 }
 
 // reciprocal_
-PyObject* fn_reciprocal_(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_reciprocal_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "reciprocal_(Tensor input)",
@@ -256,7 +256,7 @@ PyObject* fn_reciprocal_(PyObject* , PyObject* const* args, Py_ssize_t nargs, Py
 }
 
 // sign
-PyObject* fn_sign(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_sign(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "sign(Tensor input, *, Tensor? out=None)",
@@ -275,7 +275,7 @@ PyObject* fn_sign(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject*
 }
 
 // sign_
-PyObject* fn_sign_(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_sign_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "sign_(Tensor input)",
@@ -289,7 +289,7 @@ PyObject* fn_sign_(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject
 }
 
 // sqrt_
-PyObject* fn_sqrt_(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_sqrt_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "sqrt_(Tensor input)",
@@ -303,7 +303,7 @@ PyObject* fn_sqrt_(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject
 }
 
 // squeeze
-PyObject* fn_squeeze(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_squeeze(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "squeeze(Tensor input)",
@@ -336,7 +336,7 @@ PyObject* fn_squeeze(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObje
 }
 
 // where
-PyObject* fn_where(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_where(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "where(Tensor condition, Tensor input, Tensor other, *, Tensor? out=None)",
@@ -357,7 +357,7 @@ PyObject* fn_where(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject
 }
 
 // zeros
-PyObject* fn_zeros(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_zeros(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "zeros(int[] size, *, ScalarType? dtype=None, Device? device=None, Tensor? out=None, bool requires_grad=False)",

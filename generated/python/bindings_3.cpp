@@ -30,7 +30,7 @@ namespace tl::python {
 namespace {
 
 // add
-PyObject* fn_add(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_add(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None)",
@@ -64,7 +64,7 @@ PyObject* fn_add(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* 
 }
 
 // bmm
-PyObject* fn_bmm(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_bmm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "bmm(Tensor input, Tensor mat2, *, Tensor? out=None)",
@@ -84,7 +84,7 @@ PyObject* fn_bmm(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* 
 }
 
 // copy_
-PyObject* fn_copy_(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_copy_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "copy_(Tensor input, Tensor src, bool non_blocking=False)",
@@ -100,7 +100,7 @@ PyObject* fn_copy_(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject
 }
 
 // eq
-PyObject* fn_eq(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_eq(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "eq(Tensor input, Tensor other, *, Tensor? out=None)",
@@ -137,7 +137,7 @@ PyObject* fn_eq(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* k
 }
 
 // eq_
-PyObject* fn_eq_(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_eq_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "eq_(Tensor input, Tensor other)",
@@ -164,7 +164,7 @@ PyObject* fn_eq_(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* 
 }
 
 // exp
-PyObject* fn_exp(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_exp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "exp(Tensor input, *, Tensor? out=None)",
@@ -183,7 +183,7 @@ PyObject* fn_exp(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* 
 }
 
 // fill_
-PyObject* fn_fill_(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_fill_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "fill_(Tensor input, Scalar value)",
@@ -198,7 +198,7 @@ PyObject* fn_fill_(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject
 }
 
 // floor_divide_
-PyObject* fn_floor_divide_(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_floor_divide_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "floor_divide_(Tensor input, Tensor other)",
@@ -225,7 +225,7 @@ PyObject* fn_floor_divide_(PyObject* , PyObject* const* args, Py_ssize_t nargs, 
 }
 
 // le
-PyObject* fn_le(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_le(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "le(Tensor input, Tensor other, *, Tensor? out=None)",
@@ -262,7 +262,7 @@ PyObject* fn_le(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* k
 }
 
 // log_
-PyObject* fn_log_(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_log_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "log_(Tensor input)",
@@ -276,7 +276,7 @@ PyObject* fn_log_(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject*
 }
 
 // mul_
-PyObject* fn_mul_(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_mul_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "mul_(Tensor input, Tensor other)",
@@ -303,7 +303,7 @@ PyObject* fn_mul_(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject*
 }
 
 // ne_
-PyObject* fn_ne_(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_ne_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "ne_(Tensor input, Tensor other)",
@@ -330,7 +330,7 @@ PyObject* fn_ne_(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* 
 }
 
 // ones
-PyObject* fn_ones(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_ones(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "ones(int[] size, *, ScalarType? dtype=None, Device? device=None, Tensor? out=None, bool requires_grad=False)",
@@ -354,7 +354,7 @@ PyObject* fn_ones(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject*
 }
 
 // permute
-PyObject* fn_permute(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_permute(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "permute(Tensor input, int[] dims)",
@@ -369,7 +369,7 @@ PyObject* fn_permute(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObje
 }
 
 // zeros_like
-PyObject* fn_zeros_like(PyObject* , PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_zeros_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "zeros_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",

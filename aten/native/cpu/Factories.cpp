@@ -9,6 +9,11 @@
 #include "aten/core/Scalar.h"
 #include "aten/core/Tensor.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/arange.h"
+#include "generated/ops/empty.h"
+#include "generated/ops/empty_strided.h"
+#include "generated/ops/rand.h"
+#include "generated/ops/randn.h"
 
 namespace tl::native {
 

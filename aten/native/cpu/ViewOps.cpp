@@ -7,6 +7,18 @@
 #include "aten/core/Exception.h"
 #include "aten/core/Tensor.h"
 #include "aten/native/ShapeUtils.h"
+#include "generated/ops/alias.h"
+#include "generated/ops/as_strided.h"
+#include "generated/ops/detach.h"
+#include "generated/ops/expand.h"
+#include "generated/ops/permute.h"
+#include "generated/ops/select.h"
+#include "generated/ops/slice.h"
+#include "generated/ops/squeeze.h"
+#include "generated/ops/t.h"
+#include "generated/ops/transpose.h"
+#include "generated/ops/unsqueeze.h"
+#include "generated/ops/view.h"
 
 namespace tl::native {
 

@@ -1,0 +1,104 @@
+#include "aten/autograd/SavedVariable.h"
+
+#include <sstream>
+
+#include "aten/autograd/AutogradMeta.h"
+#include "aten/autograd/Node.h"
+#include "aten/core/Exception.h"
+
+namespace tl::autograd {
+
+namespace {
+
+// PyTorch's legacy type names, used in the in-place error ("torchlite.FloatTensor").
+const char* legacy_type_name(ScalarType t) {
+  switch (t) {
+    case ScalarType::Bool: return "Bool";
+    case ScalarType::UInt8: return "Byte";
+    case ScalarType::Int8: return "Char";
+    case ScalarType::Int16: return "Short";
+    case ScalarType::Int32: return "Int";
+    case ScalarType::Int64: return "Long";
+    case ScalarType::Float16: return "Half";
+    case ScalarType::BFloat16: return "BFloat16";
+    case ScalarType::Float32: return "Float";
+    case ScalarType::Float64: return "Double";
+    default: return "Undefined";
+  }
+}
+
+constexpr const char* kReleasedMessage =
+    "Trying to backward through the graph a second time (or directly access saved tensors after they "
+    "have already been freed). Saved intermediate values of the graph are freed when you call .backward() "
+    "or autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time "
+    "or if you need to access saved tensors after calling backward.";
+
+}  // namespace
+
+SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
+  if (!t.defined()) return;
+  was_defined_ = true;
+  is_output_ = is_output;
+  saved_version_ = t.version();
+  output_nr_ = t.output_nr();
+  requires_grad_ = t.requires_grad();
+  is_leaf_ = t.is_leaf();
+  const std::shared_ptr<Node>& fn = t.grad_fn();
+  if (!fn) {
+    // No history to keep: the tensor itself (a leaf comes back as the same tensor).
+    data_ = t;
+    saved_original_ = true;
+    if (const AutogradMeta* meta = t.impl()->autograd_meta()) grad_accumulator_ = meta->grad_accumulator;
+    return;
+  }
+  data_ = detached_alias(t);
+  data_.impl()->set_view_base(t.impl()->view_base());
+  if (is_output) {
+    weak_grad_fn_ = fn;  // the node saving its own output: a strong reference would be a cycle
+  } else {
+    grad_fn_ = fn;
+  }
+}
+
+Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
+  if (!was_defined_) return Tensor();
+  TL_CHECK(!released_, kReleasedMessage);
+  std::shared_ptr<Node> fn;
+  if (!saved_original_) fn = is_output_ ? (saved_for ? saved_for : weak_grad_fn_.lock()) : grad_fn_;
+  if (data_.version() != saved_version_) {
+    std::ostringstream os;
+    os << "one of the variables needed for gradient computation has been modified by an inplace operation: "
+       << "[torchlite." << legacy_type_name(data_.dtype()) << "Tensor " << data_.sizes() << "]";
+    if (fn) os << ", which is output " << output_nr_ << " of " << fn->name() << ",";
+    os << " is at version " << data_.version() << "; expected version " << saved_version_ << " instead.";
+    os << " Hint: the tensor was saved";
+    if (saved_for) os << " by " << saved_for->name();
+    os << " for the backward pass and then modified in place; modify a clone() instead, or do the in-place "
+          "operation after backward.";
+    throw RuntimeError(os.str());
+  }
+  if (saved_original_ || !fn) return data_;
+  // Rebuild a tensor sharing the saved data, with its history re-attached.
+  const TensorImpl& src = *data_.impl();
+  auto impl = intrusive_ptr<TensorImpl>::make(src.storage(), src.dtype(), src.sizes(), src.strides(),
+                                              src.storage_offset());
+  impl->share_version_counter(data_.impl()->version_counter());
+  impl->set_wrapped_number(src.is_wrapped_number());
+  impl->set_view_base(src.view_base());
+  AutogradMeta& meta = impl->ensure_autograd_meta();
+  meta.grad_fn = std::move(fn);
+  meta.output_nr = output_nr_;
+  return Tensor(std::move(impl));
+}
+
+void SavedVariable::reset_data() {
+  data_.reset();
+  grad_fn_.reset();
+  weak_grad_fn_.reset();
+  grad_accumulator_.reset();
+  released_ = true;
+}
+
+size_t SavedVariable::nbytes() const { return data_.defined() ? data_.nbytes() : 0; }
+
+}  // namespace tl::autograd

@@ -1,0 +1,497 @@
+// sum / mean over all or some dims, for any strides (transposed, sliced, expanded inputs).
+//
+// Accuracy: floating sums use pairwise summation over contiguous runs (32 lanes, leaves of 2048
+// elements, halving above), and a cascade (carry every 16 terms into the next level) across runs
+// and across rows of a vertical reduction, so the error grows like O(log n), close to a float64
+// sum even for 10M float32 elements. float16/bfloat16 accumulate in float32; integers and bool
+// sum in int64 (two's complement wrap-around, computed in uint64 to stay defined).
+//
+// Parallelism: work is split into a number of tasks that depends only on the shapes, so results
+// are bit-identical whatever the thread count.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <vector>
+
+#include "aten/core/Exception.h"
+#include "aten/core/Parallel.h"
+#include "aten/core/Tensor.h"
+#include "aten/native/Resize.h"
+#include "aten/native/ShapeUtils.h"
+#include "generated/ops/mean.h"
+#include "generated/ops/sum.h"
+
+namespace tl::native {
+
+namespace {
+
+// ------------------------------------------------------------------------------ element helpers
+
+template <typename T>
+constexpr bool is_reduced_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+
+// Value conversion between any two element types (16-bit floats go through float).
+template <typename To, typename From>
+inline To convert(From x) {
+  if constexpr (std::is_same_v<To, From>) return x;
+  else if constexpr (is_reduced_v<From>) return convert<To>(static_cast<float>(x));
+  else if constexpr (is_reduced_v<To>) return To(static_cast<float>(x));
+  else if constexpr (std::is_same_v<To, bool>) return x != From(0);
+  else return static_cast<To>(x);
+}
+
+// Accumulation type for inputs of type T: float for 16-bit floats, the type itself for
+// float/double, uint64 (wrap-around int64) for integers and bool.
+template <typename T>
+using acc_type_t = std::conditional_t<std::is_floating_point_v<opmath_t<T>>, opmath_t<T>, uint64_t>;
+
+template <typename acc_t, typename in_t>
+inline acc_t load(const in_t* p) {
+  if constexpr (std::is_same_v<acc_t, uint64_t>) return static_cast<uint64_t>(static_cast<int64_t>(*p));
+  else return static_cast<acc_t>(*p);
+}
+
+// ------------------------------------------------------------------------------ summation primitives
+
+constexpr int64_t kLanes = 32;     // independent partial sums in a leaf (vectorizes)
+constexpr int64_t kLeaf = 2048;    // largest run summed by one set of lanes
+constexpr int kCascadeFan = 16;    // terms per cascade level before carrying up
+constexpr int kCascadeLevels = 9;  // 16^9 terms
+
+// Sum of n elements at p with stride s (in elements).
+template <typename acc_t, typename in_t>
+acc_t pairwise_sum(const in_t* p, int64_t n, int64_t s) {
+  if (n < kLanes) {
+    acc_t r = 0;
+    for (int64_t i = 0; i < n; ++i) r += load<acc_t>(p + i * s);
+    return r;
+  }
+  if (std::is_same_v<acc_t, uint64_t> || n <= kLeaf) {  // integers are exact: no need to split
+    acc_t acc[kLanes];
+    for (int64_t j = 0; j < kLanes; ++j) acc[j] = load<acc_t>(p + j * s);
+    int64_t i = kLanes;
+    if (s == 1) {
+      for (; i + kLanes <= n; i += kLanes)
+        for (int64_t j = 0; j < kLanes; ++j) acc[j] += load<acc_t>(p + i + j);
+    } else {
+      for (; i + kLanes <= n; i += kLanes)
+        for (int64_t j = 0; j < kLanes; ++j) acc[j] += load<acc_t>(p + (i + j) * s);
+    }
+    for (int64_t w = kLanes / 2; w >= 1; w /= 2)
+      for (int64_t j = 0; j < w; ++j) acc[j] += acc[j + w];
+    acc_t r = 0;
+    for (; i < n; ++i) r += load<acc_t>(p + i * s);
+    return acc[0] + r;
+  }
+  int64_t half = (n / 2) / kLanes * kLanes;
+  return pairwise_sum<acc_t>(p, half, s) + pairwise_sum<acc_t>(p + half * s, n - half, s);
+}
+
+// Adds many scalar terms with O(log n) error growth.
+template <typename acc_t>
+struct Cascade {
+  acc_t level[kCascadeLevels] = {};
+  int count[kCascadeLevels] = {};
+  void add(acc_t x) {
+    if constexpr (std::is_same_v<acc_t, uint64_t>) {
+      level[0] += x;
+    } else {
+      level[0] += x;
+      for (int l = 0; l + 1 < kCascadeLevels && ++count[l] == kCascadeFan; ++l) {
+        level[l + 1] += level[l];
+        level[l] = 0;
+        count[l] = 0;
+      }
+    }
+  }
+  acc_t result() const {
+    acc_t r = 0;
+    for (int l = 0; l < kCascadeLevels; ++l) r += level[l];
+    return r;
+  }
+};
+
+// ------------------------------------------------------------------------------ geometry
+
+struct Dim {
+  int64_t size;
+  int64_t stride;
+};
+
+// Iterates a multi-index over `dims` (outermost first), tracking the element offset.
+struct Walker {
+  const Dim* dims;
+  int64_t ndim;
+  int64_t idx[64];
+  int64_t offset = 0;
+  Walker(const std::vector<Dim>& d, int64_t linear) : dims(d.data()), ndim(static_cast<int64_t>(d.size())) {
+    for (int64_t i = ndim - 1; i >= 0; --i) {
+      idx[i] = linear % dims[i].size;
+      linear /= dims[i].size;
+      offset += idx[i] * dims[i].stride;
+    }
+  }
+  void next() {
+    for (int64_t i = ndim - 1; i >= 0; --i) {
+      offset += dims[i].stride;
+      if (++idx[i] < dims[i].size) return;
+      offset -= idx[i] * dims[i].stride;
+      idx[i] = 0;
+    }
+  }
+};
+
+// Sorts by decreasing stride (innermost last) and merges dims that are laid out back to back.
+std::vector<Dim> coalesce(std::vector<Dim> dims) {
+  std::stable_sort(dims.begin(), dims.end(), [](const Dim& a, const Dim& b) { return a.stride > b.stride; });
+  std::vector<Dim> out;
+  for (const Dim& d : dims) {
+    if (!out.empty() && out.back().stride == d.size * d.stride) {
+      out.back().size *= d.size;
+      out.back().stride = d.stride;
+    } else {
+      out.push_back(d);
+    }
+  }
+  return out;
+}
+
+// Sum of the reduction elements with flat indices [b, e) of the reduction space `rd`
+// (outermost first; the last dim is the run summed pairwise), starting at p.
+template <typename acc_t, typename in_t>
+acc_t sum_flat_range(const in_t* p, const std::vector<Dim>& rd, int64_t b, int64_t e) {
+  if (rd.empty()) return b < e ? load<acc_t>(p) : acc_t(0);
+  const int64_t L = rd.back().size, s = rd.back().stride;
+  std::vector<Dim> outer(rd.begin(), rd.end() - 1);
+  Walker w(outer, b / L);
+  int64_t col = b % L;
+  Cascade<acc_t> c;
+  while (b < e) {
+    int64_t n = std::min(L - col, e - b);
+    c.add(pairwise_sum<acc_t>(p + w.offset + col * s, n, s));
+    b += n;
+    col = 0;
+    w.next();
+  }
+  return c.result();
+}
+
+// Vertical reduction: out[j] = sum over reduction rows [rb, re) of p[row_offset + j * sw], j < C.
+constexpr int64_t kChunk = 256;
+template <typename acc_t, typename in_t>
+void sum_rows(const in_t* p, int64_t C, int64_t sw, const std::vector<Dim>& rd, int64_t rb, int64_t re,
+              acc_t* out) {
+  acc_t level[kCascadeLevels][kChunk];
+  int count[kCascadeLevels] = {};
+  int used = 1;
+  std::fill(&level[0][0], &level[0][0] + C, acc_t(0));
+  Walker w(rd, rb);
+  for (int64_t r = rb; r < re; ++r, w.next()) {
+    const in_t* row = p + w.offset;
+    acc_t* l0 = level[0];
+    if (sw == 1) {
+      for (int64_t j = 0; j < C; ++j) l0[j] += load<acc_t>(row + j);
+    } else {
+      for (int64_t j = 0; j < C; ++j) l0[j] += load<acc_t>(row + j * sw);
+    }
+    if constexpr (!std::is_same_v<acc_t, uint64_t>) {
+      for (int l = 0; l + 1 < kCascadeLevels && ++count[l] == kCascadeFan; ++l) {
+        if (used == l + 1) {
+          std::fill(&level[l + 1][0], &level[l + 1][0] + C, acc_t(0));
+          used = l + 2;
+        }
+        for (int64_t j = 0; j < C; ++j) {
+          level[l + 1][j] += level[l][j];
+          level[l][j] = 0;
+        }
+        count[l] = 0;
+      }
+    }
+  }
+  for (int64_t j = 0; j < C; ++j) {
+    acc_t r = 0;
+    for (int l = 0; l < used; ++l) r += level[l][j];
+    out[j] = r;
+  }
+}
+
+// Pairwise sum of n partial results with stride s (n small).
+template <typename acc_t>
+acc_t combine(const acc_t* v, int64_t n, int64_t s) {
+  if (n == 1) return v[0];
+  int64_t h = n / 2;
+  return combine(v, h, s) + combine(v + h * s, n - h, s);
+}
+
+constexpr int64_t kGrain = 32768;  // elements of work worth a task
+
+// Sums `self` over the dims in `mask` into acc (one value per kept element, row-major over kept
+// dims). Requires numel > 0.
+template <typename in_t>
+void reduce_sum(const Tensor& self, uint64_t mask, acc_type_t<in_t>* acc) {
+  using acc_t = acc_type_t<in_t>;
+  const in_t* base = self.data_ptr<in_t>();
+  // Kept dims with their index in the (contiguous) result, and reduced dims.
+  std::vector<Dim> kept_in, kept_out, red;
+  {
+    int64_t nd = self.dim();
+    std::vector<int64_t> ksizes;
+    for (int64_t i = 0; i < nd; ++i)
+      if (!(mask >> i & 1)) ksizes.push_back(self.sizes()[i]);
+    DimVector kout = contiguous_strides(ksizes);
+    for (int64_t i = 0, k = 0; i < nd; ++i) {
+      int64_t sz = self.sizes()[i], st = self.strides()[i];
+      if (mask >> i & 1) {
+        if (sz != 1) red.push_back({sz, st});
+      } else {
+        if (sz != 1) {
+          kept_in.push_back({sz, st});
+          kept_out.push_back({sz, kout[k]});
+        }
+        ++k;
+      }
+    }
+  }
+  int64_t Kn = 1, Rn = 1;
+  for (const Dim& d : kept_in) Kn *= d.size;
+  for (const Dim& d : red) Rn *= d.size;
+  red = coalesce(red);
+
+  // The kept dim with the smallest input stride: when it is smaller than every reduced stride,
+  // reduce "vertically" (rows of that dim added together); otherwise per output element.
+  int64_t vdim = -1;
+  for (int64_t i = 0; i < static_cast<int64_t>(kept_in.size()); ++i)
+    if (vdim < 0 || kept_in[i].stride < kept_in[vdim].stride) vdim = i;
+  int64_t rmin = std::numeric_limits<int64_t>::max();
+  for (const Dim& d : red) rmin = std::min(rmin, d.stride);
+  bool vertical = vdim >= 0 && !red.empty() && kept_in[vdim].stride < rmin && kept_in[vdim].size >= 4;
+
+  if (!vertical) {
+    // Tasks: (output, chunk of the reduction) pairs; chunks only when there are few outputs.
+    int64_t nchunks = Kn >= 16 ? 1 : std::clamp<int64_t>(Rn / (4 * kGrain), 1, 64);
+    std::vector<acc_t> partial(nchunks > 1 ? static_cast<size_t>(Kn * nchunks) : 0);
+    int64_t tasks = Kn * nchunks;
+    int64_t grain = std::max<int64_t>(1, kGrain / std::max<int64_t>(1, Rn / nchunks));
+    parallel_for(0, tasks, grain, [&](int64_t tb, int64_t te) {
+      int64_t o = tb / nchunks;
+      Walker w(kept_in, o);
+      for (int64_t t = tb; t < te; ++t) {
+        int64_t oo = t / nchunks, c = t % nchunks;
+        while (o < oo) {
+          w.next();
+          ++o;
+        }
+        int64_t rb = Rn * c / nchunks, re = Rn * (c + 1) / nchunks;
+        acc_t v = sum_flat_range<acc_t>(base + w.offset, red, rb, re);
+        // Result index of output o: kept_out strides (row-major over all kept dims).
+        if (nchunks == 1) {
+          acc[o] = v;
+        } else {
+          partial[static_cast<size_t>(t)] = v;
+        }
+      }
+    });
+    if (nchunks > 1)
+      for (int64_t o = 0; o < Kn; ++o) acc[o] = combine(partial.data() + o * nchunks, nchunks, 1);
+    return;
+  }
+
+  // Vertical: outer outputs (kept dims other than vdim) x chunks of vdim x chunks of rows.
+  const Dim vin = kept_in[vdim], vout = kept_out[vdim];
+  std::vector<Dim> outer_in, outer_out;
+  for (int64_t i = 0; i < static_cast<int64_t>(kept_in.size()); ++i) {
+    if (i == vdim) continue;
+    outer_in.push_back(kept_in[i]);
+    outer_out.push_back(kept_out[i]);
+  }
+  const int64_t W = vin.size, nw = (W + kChunk - 1) / kChunk, Ko = Kn / W;
+  const int64_t col_tasks = Ko * nw;
+  int64_t nchunks = col_tasks >= 16 ? 1 : std::clamp<int64_t>(Kn * Rn / (4 * kGrain) / col_tasks, 1, 64);
+  std::vector<acc_t> partial(nchunks > 1 ? static_cast<size_t>(Kn * nchunks) : 0);
+  int64_t tasks = col_tasks * nchunks;
+  int64_t grain = std::max<int64_t>(1, kGrain / std::max<int64_t>(1, std::min(W, kChunk) * Rn / nchunks));
+  parallel_for(0, tasks, grain, [&](int64_t tb, int64_t te) {
+    acc_t buf[kChunk];
+    for (int64_t t = tb; t < te; ++t) {
+      int64_t c = t % nchunks, ct = t / nchunks;
+      int64_t oo = ct / nw, wc = ct % nw;
+      Walker win(outer_in, oo), wout(outer_out, oo);
+      int64_t j0 = wc * kChunk, C = std::min(kChunk, W - j0);
+      int64_t rb = Rn * c / nchunks, re = Rn * (c + 1) / nchunks;
+      sum_rows<acc_t>(base + win.offset + j0 * vin.stride, C, vin.stride, red, rb, re, buf);
+      acc_t* dst = nchunks == 1 ? acc : partial.data() + c * Kn;
+      for (int64_t j = 0; j < C; ++j) dst[wout.offset + (j0 + j) * vout.stride] = buf[j];
+    }
+  });
+  if (nchunks > 1)
+    for (int64_t o = 0; o < Kn; ++o) acc[o] = combine(partial.data() + o, nchunks, Kn);
+}
+
+// Copies a contiguous tensor's elements into `dst` (same dtype and numel, any strides).
+void copy_into_strided(const Tensor& src, const Tensor& dst) {
+  const size_t isz = src.itemsize();
+  const char* s = static_cast<const char*>(src.data_ptr());
+  char* d = static_cast<char*>(dst.data_ptr());
+  std::vector<Dim> dims;
+  for (int64_t i = 0; i < dst.dim(); ++i) dims.push_back({dst.sizes()[i], dst.strides()[i]});
+  Walker w(dims, 0);
+  for (int64_t i = 0, n = src.numel(); i < n; ++i, w.next())
+    std::memcpy(d + w.offset * static_cast<int64_t>(isz), s + i * static_cast<int64_t>(isz), isz);
+}
+
+// A contiguous copy of `self` converted to `dtype`.
+Tensor cast_contiguous(const Tensor& self, ScalarType dtype) {
+  Tensor out = empty_tensor(self.sizes(), dtype, self.device());
+  if (self.numel() == 0) return out;
+  std::vector<Dim> dims;
+  for (int64_t i = 0; i < self.dim(); ++i) dims.push_back({self.sizes()[i], self.strides()[i]});
+  TL_DISPATCH_ALL(self.dtype(), "sum", [&] {
+    using in_t = scalar_t;
+    const in_t* src = self.data_ptr<in_t>();
+    TL_DISPATCH_ALL(dtype, "sum", [&] {
+      scalar_t* dst = out.data_ptr<scalar_t>();
+      int64_t n = self.numel();
+      parallel_for(0, n, kGrain, [&](int64_t b, int64_t e) {
+        Walker w(dims, b);
+        for (int64_t i = b; i < e; ++i, w.next()) dst[i] = convert<scalar_t>(src[w.offset]);
+      });
+    });
+  });
+  return out;
+}
+
+// Whether `in` can be summed directly for a result of dtype `out` (otherwise the input is first
+// converted to `out`, as PyTorch does for an explicit dtype).
+bool sums_directly(ScalarType in, ScalarType out) {
+  if (is_floating_type(in)) return in == out;
+  return is_integral_type(out, /*include_bool=*/false);
+}
+
+enum class Kind { Sum, Mean };
+
+// Shared body of the four kernels. `mask` has a bit per reduced dim of self (all dims when
+// reducing everything). The result has dtype `out_dtype`; it is written to `out` (allocated
+// when undefined, resized otherwise).
+void reduce_into(const Tensor& self, uint64_t mask, bool keepdim, ScalarType out_dtype, Kind kind,
+                 Tensor& out, const char* op) {
+  const int64_t nd = self.dim();
+  DimVector shape;
+  int64_t Rn = 1;
+  for (int64_t i = 0; i < nd; ++i) {
+    if (mask >> i & 1) {
+      Rn *= self.sizes()[i];
+      if (keepdim) shape.push_back(1);
+    } else {
+      shape.push_back(self.sizes()[i]);
+    }
+  }
+  if (self.is_meta()) {
+    if (!out.defined()) out = empty_tensor(shape, out_dtype, self.device());
+    else resize_output(out, shape, op);
+    return;
+  }
+  // Write straight into `out` when it is contiguous and cannot overlap the input.
+  Tensor res;
+  bool direct = false;
+  if (out.defined()) {
+    resize_output(out, shape, op);
+    direct = out.is_contiguous() && out.storage() != self.storage();
+  }
+  res = direct ? out : empty_tensor(shape, out_dtype, self.device());
+  const int64_t Kn = res.numel();
+  if (Kn > 0) {
+    Tensor src = sums_directly(self.dtype(), out_dtype) ? self : cast_contiguous(self, out_dtype);
+    TL_DISPATCH_ALL(src.dtype(), op, [&] {
+      using in_t = scalar_t;
+      using acc_t = acc_type_t<in_t>;
+      std::vector<acc_t> acc(static_cast<size_t>(Kn), acc_t(0));
+      if (src.numel() > 0) reduce_sum<in_t>(src, mask, acc.data());
+      TL_DISPATCH_ALL(out_dtype, op, [&] {
+        scalar_t* dst = res.data_ptr<scalar_t>();
+        if (kind == Kind::Mean) {
+          if constexpr (!std::is_same_v<acc_t, uint64_t>) {
+            const acc_t n = static_cast<acc_t>(Rn);
+            for (int64_t i = 0; i < Kn; ++i) dst[i] = convert<scalar_t>(acc[i] / n);
+          }
+        } else if constexpr (std::is_same_v<acc_t, uint64_t>) {
+          for (int64_t i = 0; i < Kn; ++i) dst[i] = convert<scalar_t>(static_cast<int64_t>(acc[i]));
+        } else {
+          for (int64_t i = 0; i < Kn; ++i) dst[i] = convert<scalar_t>(acc[i]);
+        }
+      });
+    });
+  }
+  if (!out.defined()) {
+    out = res;
+  } else if (!direct && Kn > 0) {
+    copy_into_strided(res, out);
+  }
+}
+
+ScalarType sum_result_dtype(const Tensor& self, std::optional<ScalarType> dtype, const Tensor& out) {
+  if (out.defined()) {
+    TL_CHECK(!dtype || *dtype == out.dtype(), "sum: Expected out tensor to have dtype ", scalar_type_name(*dtype),
+             ", but got ", scalar_type_name(out.dtype()), " instead");
+    return out.dtype();
+  }
+  if (dtype) return *dtype;
+  return is_integral_type(self.dtype(), /*include_bool=*/true) ? ScalarType::Int64 : self.dtype();
+}
+
+ScalarType mean_result_dtype(const Tensor& self, std::optional<ScalarType> dtype, const Tensor& out) {
+  ScalarType in = dtype.value_or(self.dtype());
+  TL_CHECK(is_floating_type(in), "mean(): could not infer output dtype. ", dtype ? "Optional" : "Input",
+           " dtype must be either a floating point or complex dtype. Got: ", scalar_type_name(in));
+  if (out.defined()) {
+    TL_CHECK(!dtype || *dtype == out.dtype(), "mean: Expected out tensor to have dtype ",
+             scalar_type_name(*dtype), ", but got ", scalar_type_name(out.dtype()), " instead");
+    TL_CHECK(is_floating_type(out.dtype()), "mean: result type ", scalar_type_name(in),
+             " can't be cast to the desired output type ", scalar_type_name(out.dtype()));
+    return out.dtype();
+  }
+  return in;
+}
+
+uint64_t reduce_mask(const Tensor& self, OptionalIntArrayRef dim, const char* op) {
+  // dim=None and dim=[] both mean every dim (PyTorch 2.x).
+  if (!dim || dim->empty()) {
+    dims_to_bitmask({}, self.dim(), op);  // checks the dim count limit
+    return self.dim() >= 64 ? ~uint64_t(0) : (uint64_t(1) << self.dim()) - 1;
+  }
+  uint64_t mask = dims_to_bitmask(*dim, self.dim(), op);
+  return self.dim() == 0 ? 0 : mask;  // a 0-d tensor accepts dim 0/-1 and stays 0-d
+}
+
+}  // namespace
+
+Tensor sum_all_kernel(const Tensor& self, std::optional<ScalarType> dtype) {
+  Tensor out;
+  ScalarType st = sum_result_dtype(self, dtype, out);
+  reduce_into(self, reduce_mask(self, std::nullopt, "sum"), false, st, Kind::Sum, out, "sum");
+  return out;
+}
+
+void sum_dim_kernel(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype,
+                    Tensor& out) {
+  uint64_t mask = reduce_mask(self, dim, "sum");
+  ScalarType st = sum_result_dtype(self, dtype, out);
+  reduce_into(self, mask, keepdim, st, Kind::Sum, out, "sum");
+}
+
+Tensor mean_all_kernel(const Tensor& self, std::optional<ScalarType> dtype) {
+  Tensor out;
+  ScalarType st = mean_result_dtype(self, dtype, out);
+  reduce_into(self, reduce_mask(self, std::nullopt, "mean"), false, st, Kind::Mean, out, "mean");
+  return out;
+}
+
+void mean_dim_kernel(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype,
+                     Tensor& out) {
+  uint64_t mask = reduce_mask(self, dim, "mean");
+  ScalarType st = mean_result_dtype(self, dtype, out);
+  reduce_into(self, mask, keepdim, st, Kind::Mean, out, "mean");
+}
+
+}  // namespace tl::native
