@@ -36,7 +36,7 @@ class CodegenError(Exception):
 
 
 ENTRY_KEYS = ("func", "doc", "variants", "inplace", "out", "dispatch", "impl", "derivatives",
-              "output_differentiability", "tags", "python_operators", "view_of")
+              "output_differentiability", "tags", "python_operators", "view_of", "samples")
 TOP_KEYS = ("tags", "functions")
 
 
@@ -201,6 +201,7 @@ class _EntryReader:
         tags = self._list("tags", str)
         python_operators = self._list("python_operators", str)
         view_of = self._get("view_of", str)
+        samples = self._list("samples", str)
         if not self.ok or schema is None:
             return []
         source = NativeFunction(
@@ -209,7 +210,7 @@ class _EntryReader:
             non_differentiable=non_differentiable,
             output_differentiability=None if out_diff is None else tuple(out_diff),
             tags=tuple(tags or ()), python_operators=tuple(python_operators or ()),
-            view_of=view_of, derive=derive, key_lines=self._key_lines(),
+            view_of=view_of, samples=tuple(samples or ()), derive=derive, key_lines=self._key_lines(),
         )
         return _with_derived(source)
 

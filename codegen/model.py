@@ -229,6 +229,9 @@ class NativeFunction:
     # What the entry asked the generator to derive (`inplace: true` -> SchemaKind.inplace,
     # `out: true` -> SchemaKind.out), kept so validation can explain a variant it could not derive.
     derive: tuple[SchemaKind, ...] = ()
+    # Sample calls for the YAML-driven gradient tests: each is the argument list of a Python call,
+    # e.g. "T(3, 4), T(4), alpha=2" (see tests/test_gradcheck_generated.py for the helpers).
+    samples: tuple[str, ...] = ()
     # Line of each YAML key of the entry ("func", "doc", ...; "non_differentiable:self" for an
     # input declared so), so errors point at the key. Not part of equality.
     key_lines: tuple[tuple[str, int], ...] = field(default=(), compare=False, repr=False)

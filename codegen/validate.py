@@ -234,8 +234,15 @@ def _check_output_differentiability(fn: NativeFunction, tags: set[str]) -> Probl
                                            f"for {len(fn.schema.returns)} returns")
 
 
+def _check_samples(fn: NativeFunction, tags: set[str]) -> Problems:
+    # Coverage (every formula has samples) is enforced by tests/test_gradcheck_generated.py.
+    for s in fn.samples:
+        if not s.strip():
+            yield "samples", "a sample call is empty"
+
+
 _CHECKS: tuple[Callable[[NativeFunction, set[str]], Problems], ...] = (
     _check_doc, _check_variants, _check_dispatch, _check_derivatives, _check_derive,
     _check_writes, _check_view, _check_tags, _check_python_operators,
-    _check_output_differentiability,
+    _check_output_differentiability, _check_samples,
 )

@@ -18,6 +18,13 @@ namespace tl::autograd {
 
 using variable_list = std::vector<Tensor>;
 
+// True when any gradient in the list is defined (generated apply() returns early otherwise).
+inline bool any_defined(const variable_list& grads) {
+  for (const Tensor& g : grads)
+    if (g.defined()) return true;
+  return false;
+}
+
 // Shape, dtype and device of one forward output, so the engine can check the incoming
 // gradient and reduce a broadcast gradient to this shape (sum_to) before apply().
 struct InputMetadata {
@@ -82,6 +89,7 @@ struct Node : std::enable_shared_from_this<Node> {
   variable_list call_pre_hooks(variable_list grads);
   variable_list call_post_hooks(variable_list grad_inputs, const variable_list& grad_outputs);
   bool has_tensor_pre_hooks() const { return !tensor_pre_hooks_.empty() || !retains_grad_.empty(); }
+  bool has_post_hooks() const { return !post_hooks_.empty(); }
 
   // --- for the Python bindings ---------------------------------------------------------------
   // Non-owning pointer to the Python object wrapping this node (the wrapper clears it).

@@ -35,9 +35,9 @@ ops::_to_copy::Kernel* ops::_to_copy::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::_to_copy::call(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  Device device = dispatch_device("_to_copy", {&self}, device.value_or(Device(DeviceType::CPU)));
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("_to_copy", device);
+  const Device kernel_device = dispatch_device("_to_copy", {&self}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_to_copy", kernel_device);
   return kernel(self, dtype, device);
 }
 
@@ -57,9 +57,9 @@ ops::alias::Kernel* ops::alias::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::alias::call(const Tensor& self) {
-  Device device = dispatch_device("alias", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("alias", device);
+  const Device kernel_device = dispatch_device("alias", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("alias", kernel_device);
   return kernel(self);
 }
 
@@ -90,9 +90,9 @@ ops::arange_start::Kernel* ops::arange_start::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::arange_start::call(const Scalar& start, const Scalar& end, const Scalar& step, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  Device device = dispatch_device("arange.start", {}, device.value_or(Device(DeviceType::CPU)));
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("arange.start", device);
+  const Device kernel_device = dispatch_device("arange.start", {}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("arange.start", kernel_device);
   return kernel(start, end, step, dtype, device);
 }
 
@@ -113,9 +113,9 @@ ops::arange_start_out::Kernel* ops::arange_start_out::kernels[kNumDeviceTypes] =
 };
 
 const Tensor& ops::arange_start_out::call(const Scalar& start, const Scalar& end, const Scalar& step, std::optional<ScalarType> dtype, std::optional<Device> device, const Tensor& out) {
-  Device device = dispatch_device("arange.start_out", {&out}, device.value_or(Device(DeviceType::CPU)));
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("arange.start_out", device);
+  const Device kernel_device = dispatch_device("arange.start_out", {&out}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("arange.start_out", kernel_device);
   decltype(auto) result = kernel(start, end, step, dtype, device, out);
   out.bump_version();
   return result;
@@ -135,9 +135,9 @@ ops::clone::Kernel* ops::clone::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::clone::call(const Tensor& self) {
-  Device device = dispatch_device("clone", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("clone", device);
+  const Device kernel_device = dispatch_device("clone", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clone", kernel_device);
   return kernel(self);
 }
 
@@ -164,9 +164,9 @@ ops::detach::Kernel* ops::detach::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::detach::call(const Tensor& self) {
-  Device device = dispatch_device("detach", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("detach", device);
+  const Device kernel_device = dispatch_device("detach", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("detach", kernel_device);
   return kernel(self);
 }
 
@@ -183,9 +183,9 @@ ops::empty::Kernel* ops::empty::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::empty::call(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  Device device = dispatch_device("empty", {}, device.value_or(Device(DeviceType::CPU)));
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("empty", device);
+  const Device kernel_device = dispatch_device("empty", {}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("empty", kernel_device);
   return kernel(size, dtype, device);
 }
 
@@ -202,9 +202,9 @@ ops::empty_strided::Kernel* ops::empty_strided::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::empty_strided::call(IntArrayRef size, IntArrayRef stride, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  Device device = dispatch_device("empty_strided", {}, device.value_or(Device(DeviceType::CPU)));
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("empty_strided", device);
+  const Device kernel_device = dispatch_device("empty_strided", {}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("empty_strided", kernel_device);
   return kernel(size, stride, dtype, device);
 }
 
@@ -221,9 +221,9 @@ ops::fill__Scalar::Kernel* ops::fill__Scalar::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::fill__Scalar::call(const Tensor& self, const Scalar& value) {
-  Device device = dispatch_device("fill_.Scalar", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("fill_.Scalar", device);
+  const Device kernel_device = dispatch_device("fill_.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("fill_.Scalar", kernel_device);
   decltype(auto) result = kernel(self, value);
   self.bump_version();
   return result;
@@ -251,9 +251,9 @@ ops::floor_divide::Kernel* ops::floor_divide::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::floor_divide::call(const Tensor& self, const Tensor& other) {
-  Device device = dispatch_device("floor_divide", {&self, &other});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("floor_divide", device);
+  const Device kernel_device = dispatch_device("floor_divide", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("floor_divide", kernel_device);
   return kernel(self, other);
 }
 
@@ -274,9 +274,9 @@ ops::floor_divide_::Kernel* ops::floor_divide_::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::floor_divide_::call(const Tensor& self, const Tensor& other) {
-  Device device = dispatch_device("floor_divide_", {&self, &other});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("floor_divide_", device);
+  const Device kernel_device = dispatch_device("floor_divide_", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("floor_divide_", kernel_device);
   decltype(auto) result = kernel(self, other);
   self.bump_version();
   return result;
@@ -299,9 +299,9 @@ ops::floor_divide_out::Kernel* ops::floor_divide_out::kernels[kNumDeviceTypes] =
 };
 
 const Tensor& ops::floor_divide_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
-  Device device = dispatch_device("floor_divide.out", {&self, &other, &out});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("floor_divide.out", device);
+  const Device kernel_device = dispatch_device("floor_divide.out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("floor_divide.out", kernel_device);
   decltype(auto) result = kernel(self, other, out);
   out.bump_version();
   return result;
@@ -325,9 +325,9 @@ ops::floor_divide_Scalar::Kernel* ops::floor_divide_Scalar::kernels[kNumDeviceTy
 };
 
 Tensor ops::floor_divide_Scalar::call(const Tensor& self, const Scalar& other) {
-  Device device = dispatch_device("floor_divide.Scalar", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("floor_divide.Scalar", device);
+  const Device kernel_device = dispatch_device("floor_divide.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("floor_divide.Scalar", kernel_device);
   return kernel(self, other);
 }
 
@@ -348,9 +348,9 @@ ops::floor_divide__Scalar::Kernel* ops::floor_divide__Scalar::kernels[kNumDevice
 };
 
 const Tensor& ops::floor_divide__Scalar::call(const Tensor& self, const Scalar& other) {
-  Device device = dispatch_device("floor_divide_.Scalar", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("floor_divide_.Scalar", device);
+  const Device kernel_device = dispatch_device("floor_divide_.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("floor_divide_.Scalar", kernel_device);
   decltype(auto) result = kernel(self, other);
   self.bump_version();
   return result;
@@ -388,9 +388,9 @@ ops::ge_Tensor::Kernel* ops::ge_Tensor::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::ge_Tensor::call(const Tensor& self, const Tensor& other) {
-  Device device = dispatch_device("ge.Tensor", {&self, &other});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("ge.Tensor", device);
+  const Device kernel_device = dispatch_device("ge.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("ge.Tensor", kernel_device);
   return kernel(self, other);
 }
 
@@ -411,9 +411,9 @@ ops::ge__Tensor::Kernel* ops::ge__Tensor::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::ge__Tensor::call(const Tensor& self, const Tensor& other) {
-  Device device = dispatch_device("ge_.Tensor", {&self, &other});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("ge_.Tensor", device);
+  const Device kernel_device = dispatch_device("ge_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("ge_.Tensor", kernel_device);
   decltype(auto) result = kernel(self, other);
   self.bump_version();
   return result;
@@ -436,9 +436,9 @@ ops::ge_Tensor_out::Kernel* ops::ge_Tensor_out::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::ge_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
-  Device device = dispatch_device("ge.Tensor_out", {&self, &other, &out});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("ge.Tensor_out", device);
+  const Device kernel_device = dispatch_device("ge.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("ge.Tensor_out", kernel_device);
   decltype(auto) result = kernel(self, other, out);
   out.bump_version();
   return result;
@@ -462,9 +462,9 @@ ops::ge_Scalar::Kernel* ops::ge_Scalar::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::ge_Scalar::call(const Tensor& self, const Scalar& other) {
-  Device device = dispatch_device("ge.Scalar", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("ge.Scalar", device);
+  const Device kernel_device = dispatch_device("ge.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("ge.Scalar", kernel_device);
   return kernel(self, other);
 }
 
@@ -485,9 +485,9 @@ ops::ge__Scalar::Kernel* ops::ge__Scalar::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::ge__Scalar::call(const Tensor& self, const Scalar& other) {
-  Device device = dispatch_device("ge_.Scalar", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("ge_.Scalar", device);
+  const Device kernel_device = dispatch_device("ge_.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("ge_.Scalar", kernel_device);
   decltype(auto) result = kernel(self, other);
   self.bump_version();
   return result;
@@ -510,9 +510,9 @@ ops::ge_Scalar_out::Kernel* ops::ge_Scalar_out::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::ge_Scalar_out::call(const Tensor& self, const Scalar& other, const Tensor& out) {
-  Device device = dispatch_device("ge.Scalar_out", {&self, &out});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("ge.Scalar_out", device);
+  const Device kernel_device = dispatch_device("ge.Scalar_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("ge.Scalar_out", kernel_device);
   decltype(auto) result = kernel(self, other, out);
   out.bump_version();
   return result;
@@ -532,9 +532,9 @@ ops::mean::Kernel* ops::mean::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::mean::call(const Tensor& self, std::optional<ScalarType> dtype) {
-  Device device = dispatch_device("mean", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("mean", device);
+  const Device kernel_device = dispatch_device("mean", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mean", kernel_device);
   return kernel(self, dtype);
 }
 
@@ -558,9 +558,9 @@ ops::mean_dim::Kernel* ops::mean_dim::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::mean_dim::call(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  Device device = dispatch_device("mean.dim", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("mean.dim", device);
+  const Device kernel_device = dispatch_device("mean.dim", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mean.dim", kernel_device);
   return kernel(self, dim, keepdim, dtype);
 }
 
@@ -584,9 +584,9 @@ ops::mean_dim_out::Kernel* ops::mean_dim_out::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::mean_dim_out::call(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype, const Tensor& out) {
-  Device device = dispatch_device("mean.dim_out", {&self, &out});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("mean.dim_out", device);
+  const Device kernel_device = dispatch_device("mean.dim_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mean.dim_out", kernel_device);
   decltype(auto) result = kernel(self, dim, keepdim, dtype, out);
   out.bump_version();
   return result;
@@ -612,9 +612,9 @@ ops::mm::Kernel* ops::mm::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::mm::call(const Tensor& self, const Tensor& mat2) {
-  Device device = dispatch_device("mm", {&self, &mat2});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("mm", device);
+  const Device kernel_device = dispatch_device("mm", {&self, &mat2});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mm", kernel_device);
   return kernel(self, mat2);
 }
 
@@ -638,9 +638,9 @@ ops::mm_out::Kernel* ops::mm_out::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::mm_out::call(const Tensor& self, const Tensor& mat2, const Tensor& out) {
-  Device device = dispatch_device("mm.out", {&self, &mat2, &out});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("mm.out", device);
+  const Device kernel_device = dispatch_device("mm.out", {&self, &mat2, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mm.out", kernel_device);
   decltype(auto) result = kernel(self, mat2, out);
   out.bump_version();
   return result;
@@ -660,9 +660,9 @@ ops::rand::Kernel* ops::rand::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::rand::call(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  Device device = dispatch_device("rand", {}, device.value_or(Device(DeviceType::CPU)));
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("rand", device);
+  const Device kernel_device = dispatch_device("rand", {}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("rand", kernel_device);
   return kernel(size, dtype, device);
 }
 
@@ -685,9 +685,9 @@ ops::relu::Kernel* ops::relu::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::relu::call(const Tensor& self) {
-  Device device = dispatch_device("relu", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("relu", device);
+  const Device kernel_device = dispatch_device("relu", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("relu", kernel_device);
   return kernel(self);
 }
 
@@ -711,9 +711,9 @@ ops::relu_::Kernel* ops::relu_::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::relu_::call(const Tensor& self) {
-  Device device = dispatch_device("relu_", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("relu_", device);
+  const Device kernel_device = dispatch_device("relu_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("relu_", kernel_device);
   decltype(auto) result = kernel(self);
   self.bump_version();
   return result;
@@ -742,9 +742,9 @@ ops::select_int::Kernel* ops::select_int::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::select_int::call(const Tensor& self, int64_t dim, int64_t index) {
-  Device device = dispatch_device("select.int", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("select.int", device);
+  const Device kernel_device = dispatch_device("select.int", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("select.int", kernel_device);
   return kernel(self, dim, index);
 }
 
@@ -770,9 +770,9 @@ ops::sqrt::Kernel* ops::sqrt::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::sqrt::call(const Tensor& self) {
-  Device device = dispatch_device("sqrt", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("sqrt", device);
+  const Device kernel_device = dispatch_device("sqrt", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sqrt", kernel_device);
   return kernel(self);
 }
 
@@ -796,9 +796,9 @@ ops::sqrt_::Kernel* ops::sqrt_::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::sqrt_::call(const Tensor& self) {
-  Device device = dispatch_device("sqrt_", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("sqrt_", device);
+  const Device kernel_device = dispatch_device("sqrt_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sqrt_", kernel_device);
   decltype(auto) result = kernel(self);
   self.bump_version();
   return result;
@@ -824,9 +824,9 @@ ops::sqrt_out::Kernel* ops::sqrt_out::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::sqrt_out::call(const Tensor& self, const Tensor& out) {
-  Device device = dispatch_device("sqrt.out", {&self, &out});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("sqrt.out", device);
+  const Device kernel_device = dispatch_device("sqrt.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sqrt.out", kernel_device);
   decltype(auto) result = kernel(self, out);
   out.bump_version();
   return result;
@@ -852,9 +852,9 @@ ops::sub_Tensor::Kernel* ops::sub_Tensor::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::sub_Tensor::call(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  Device device = dispatch_device("sub.Tensor", {&self, &other});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("sub.Tensor", device);
+  const Device kernel_device = dispatch_device("sub.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sub.Tensor", kernel_device);
   return kernel(self, other, alpha);
 }
 
@@ -878,9 +878,9 @@ ops::sub__Tensor::Kernel* ops::sub__Tensor::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::sub__Tensor::call(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  Device device = dispatch_device("sub_.Tensor", {&self, &other});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("sub_.Tensor", device);
+  const Device kernel_device = dispatch_device("sub_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sub_.Tensor", kernel_device);
   decltype(auto) result = kernel(self, other, alpha);
   self.bump_version();
   return result;
@@ -906,9 +906,9 @@ ops::sub_Tensor_out::Kernel* ops::sub_Tensor_out::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::sub_Tensor_out::call(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out) {
-  Device device = dispatch_device("sub.Tensor_out", {&self, &other, &out});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("sub.Tensor_out", device);
+  const Device kernel_device = dispatch_device("sub.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sub.Tensor_out", kernel_device);
   decltype(auto) result = kernel(self, other, alpha, out);
   out.bump_version();
   return result;
@@ -932,9 +932,9 @@ ops::sub_Scalar::Kernel* ops::sub_Scalar::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::sub_Scalar::call(const Tensor& self, const Scalar& other, const Scalar& alpha) {
-  Device device = dispatch_device("sub.Scalar", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("sub.Scalar", device);
+  const Device kernel_device = dispatch_device("sub.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sub.Scalar", kernel_device);
   return kernel(self, other, alpha);
 }
 
@@ -958,9 +958,9 @@ ops::sub__Scalar::Kernel* ops::sub__Scalar::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::sub__Scalar::call(const Tensor& self, const Scalar& other, const Scalar& alpha) {
-  Device device = dispatch_device("sub_.Scalar", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("sub_.Scalar", device);
+  const Device kernel_device = dispatch_device("sub_.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sub_.Scalar", kernel_device);
   decltype(auto) result = kernel(self, other, alpha);
   self.bump_version();
   return result;
@@ -982,9 +982,9 @@ ops::t::Kernel* ops::t::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::t::call(const Tensor& self) {
-  Device device = dispatch_device("t", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("t", device);
+  const Device kernel_device = dispatch_device("t", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("t", kernel_device);
   return kernel(self);
 }
 

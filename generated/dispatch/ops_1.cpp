@@ -34,9 +34,9 @@ ops::div_Tensor::Kernel* ops::div_Tensor::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::div_Tensor::call(const Tensor& self, const Tensor& other) {
-  Device device = dispatch_device("div.Tensor", {&self, &other});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("div.Tensor", device);
+  const Device kernel_device = dispatch_device("div.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("div.Tensor", kernel_device);
   return kernel(self, other);
 }
 
@@ -60,9 +60,9 @@ ops::div__Tensor::Kernel* ops::div__Tensor::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::div__Tensor::call(const Tensor& self, const Tensor& other) {
-  Device device = dispatch_device("div_.Tensor", {&self, &other});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("div_.Tensor", device);
+  const Device kernel_device = dispatch_device("div_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("div_.Tensor", kernel_device);
   decltype(auto) result = kernel(self, other);
   self.bump_version();
   return result;
@@ -88,9 +88,9 @@ ops::div_Tensor_out::Kernel* ops::div_Tensor_out::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::div_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
-  Device device = dispatch_device("div.Tensor_out", {&self, &other, &out});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("div.Tensor_out", device);
+  const Device kernel_device = dispatch_device("div.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("div.Tensor_out", kernel_device);
   decltype(auto) result = kernel(self, other, out);
   out.bump_version();
   return result;
@@ -114,9 +114,9 @@ ops::div_Tensor_mode::Kernel* ops::div_Tensor_mode::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::div_Tensor_mode::call(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) {
-  Device device = dispatch_device("div.Tensor_mode", {&self, &other});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("div.Tensor_mode", device);
+  const Device kernel_device = dispatch_device("div.Tensor_mode", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("div.Tensor_mode", kernel_device);
   return kernel(self, other, rounding_mode);
 }
 
@@ -140,9 +140,9 @@ ops::div__Tensor_mode::Kernel* ops::div__Tensor_mode::kernels[kNumDeviceTypes] =
 };
 
 const Tensor& ops::div__Tensor_mode::call(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) {
-  Device device = dispatch_device("div_.Tensor_mode", {&self, &other});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("div_.Tensor_mode", device);
+  const Device kernel_device = dispatch_device("div_.Tensor_mode", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("div_.Tensor_mode", kernel_device);
   decltype(auto) result = kernel(self, other, rounding_mode);
   self.bump_version();
   return result;
@@ -168,9 +168,9 @@ ops::div_Tensor_mode_out::Kernel* ops::div_Tensor_mode_out::kernels[kNumDeviceTy
 };
 
 const Tensor& ops::div_Tensor_mode_out::call(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode, const Tensor& out) {
-  Device device = dispatch_device("div.Tensor_mode_out", {&self, &other, &out});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("div.Tensor_mode_out", device);
+  const Device kernel_device = dispatch_device("div.Tensor_mode_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("div.Tensor_mode_out", kernel_device);
   decltype(auto) result = kernel(self, other, rounding_mode, out);
   out.bump_version();
   return result;
@@ -194,9 +194,9 @@ ops::div_Scalar::Kernel* ops::div_Scalar::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::div_Scalar::call(const Tensor& self, const Scalar& other) {
-  Device device = dispatch_device("div.Scalar", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("div.Scalar", device);
+  const Device kernel_device = dispatch_device("div.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("div.Scalar", kernel_device);
   return kernel(self, other);
 }
 
@@ -220,9 +220,9 @@ ops::div__Scalar::Kernel* ops::div__Scalar::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::div__Scalar::call(const Tensor& self, const Scalar& other) {
-  Device device = dispatch_device("div_.Scalar", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("div_.Scalar", device);
+  const Device kernel_device = dispatch_device("div_.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("div_.Scalar", kernel_device);
   decltype(auto) result = kernel(self, other);
   self.bump_version();
   return result;
@@ -248,9 +248,9 @@ ops::div_Scalar_mode::Kernel* ops::div_Scalar_mode::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::div_Scalar_mode::call(const Tensor& self, const Scalar& other, std::optional<std::string_view> rounding_mode) {
-  Device device = dispatch_device("div.Scalar_mode", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("div.Scalar_mode", device);
+  const Device kernel_device = dispatch_device("div.Scalar_mode", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("div.Scalar_mode", kernel_device);
   return kernel(self, other, rounding_mode);
 }
 
@@ -274,9 +274,9 @@ ops::div__Scalar_mode::Kernel* ops::div__Scalar_mode::kernels[kNumDeviceTypes] =
 };
 
 const Tensor& ops::div__Scalar_mode::call(const Tensor& self, const Scalar& other, std::optional<std::string_view> rounding_mode) {
-  Device device = dispatch_device("div_.Scalar_mode", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("div_.Scalar_mode", device);
+  const Device kernel_device = dispatch_device("div_.Scalar_mode", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("div_.Scalar_mode", kernel_device);
   decltype(auto) result = kernel(self, other, rounding_mode);
   self.bump_version();
   return result;
@@ -318,9 +318,9 @@ ops::log::Kernel* ops::log::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::log::call(const Tensor& self) {
-  Device device = dispatch_device("log", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("log", device);
+  const Device kernel_device = dispatch_device("log", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("log", kernel_device);
   return kernel(self);
 }
 
@@ -344,9 +344,9 @@ ops::log_::Kernel* ops::log_::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::log_::call(const Tensor& self) {
-  Device device = dispatch_device("log_", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("log_", device);
+  const Device kernel_device = dispatch_device("log_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("log_", kernel_device);
   decltype(auto) result = kernel(self);
   self.bump_version();
   return result;
@@ -372,9 +372,9 @@ ops::log_out::Kernel* ops::log_out::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::log_out::call(const Tensor& self, const Tensor& out) {
-  Device device = dispatch_device("log.out", {&self, &out});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("log.out", device);
+  const Device kernel_device = dispatch_device("log.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("log.out", kernel_device);
   decltype(auto) result = kernel(self, out);
   out.bump_version();
   return result;
@@ -400,9 +400,9 @@ ops::lt_Tensor::Kernel* ops::lt_Tensor::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::lt_Tensor::call(const Tensor& self, const Tensor& other) {
-  Device device = dispatch_device("lt.Tensor", {&self, &other});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("lt.Tensor", device);
+  const Device kernel_device = dispatch_device("lt.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("lt.Tensor", kernel_device);
   return kernel(self, other);
 }
 
@@ -423,9 +423,9 @@ ops::lt__Tensor::Kernel* ops::lt__Tensor::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::lt__Tensor::call(const Tensor& self, const Tensor& other) {
-  Device device = dispatch_device("lt_.Tensor", {&self, &other});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("lt_.Tensor", device);
+  const Device kernel_device = dispatch_device("lt_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("lt_.Tensor", kernel_device);
   decltype(auto) result = kernel(self, other);
   self.bump_version();
   return result;
@@ -448,9 +448,9 @@ ops::lt_Tensor_out::Kernel* ops::lt_Tensor_out::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::lt_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
-  Device device = dispatch_device("lt.Tensor_out", {&self, &other, &out});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("lt.Tensor_out", device);
+  const Device kernel_device = dispatch_device("lt.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("lt.Tensor_out", kernel_device);
   decltype(auto) result = kernel(self, other, out);
   out.bump_version();
   return result;
@@ -474,9 +474,9 @@ ops::lt_Scalar::Kernel* ops::lt_Scalar::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::lt_Scalar::call(const Tensor& self, const Scalar& other) {
-  Device device = dispatch_device("lt.Scalar", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("lt.Scalar", device);
+  const Device kernel_device = dispatch_device("lt.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("lt.Scalar", kernel_device);
   return kernel(self, other);
 }
 
@@ -497,9 +497,9 @@ ops::lt__Scalar::Kernel* ops::lt__Scalar::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::lt__Scalar::call(const Tensor& self, const Scalar& other) {
-  Device device = dispatch_device("lt_.Scalar", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("lt_.Scalar", device);
+  const Device kernel_device = dispatch_device("lt_.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("lt_.Scalar", kernel_device);
   decltype(auto) result = kernel(self, other);
   self.bump_version();
   return result;
@@ -522,9 +522,9 @@ ops::lt_Scalar_out::Kernel* ops::lt_Scalar_out::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::lt_Scalar_out::call(const Tensor& self, const Scalar& other, const Tensor& out) {
-  Device device = dispatch_device("lt.Scalar_out", {&self, &out});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("lt.Scalar_out", device);
+  const Device kernel_device = dispatch_device("lt.Scalar_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("lt.Scalar_out", kernel_device);
   decltype(auto) result = kernel(self, other, out);
   out.bump_version();
   return result;
@@ -550,9 +550,9 @@ ops::mul_Tensor::Kernel* ops::mul_Tensor::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::mul_Tensor::call(const Tensor& self, const Tensor& other) {
-  Device device = dispatch_device("mul.Tensor", {&self, &other});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("mul.Tensor", device);
+  const Device kernel_device = dispatch_device("mul.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mul.Tensor", kernel_device);
   return kernel(self, other);
 }
 
@@ -576,9 +576,9 @@ ops::mul__Tensor::Kernel* ops::mul__Tensor::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::mul__Tensor::call(const Tensor& self, const Tensor& other) {
-  Device device = dispatch_device("mul_.Tensor", {&self, &other});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("mul_.Tensor", device);
+  const Device kernel_device = dispatch_device("mul_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mul_.Tensor", kernel_device);
   decltype(auto) result = kernel(self, other);
   self.bump_version();
   return result;
@@ -604,9 +604,9 @@ ops::mul_Tensor_out::Kernel* ops::mul_Tensor_out::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::mul_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
-  Device device = dispatch_device("mul.Tensor_out", {&self, &other, &out});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("mul.Tensor_out", device);
+  const Device kernel_device = dispatch_device("mul.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mul.Tensor_out", kernel_device);
   decltype(auto) result = kernel(self, other, out);
   out.bump_version();
   return result;
@@ -630,9 +630,9 @@ ops::mul_Scalar::Kernel* ops::mul_Scalar::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::mul_Scalar::call(const Tensor& self, const Scalar& other) {
-  Device device = dispatch_device("mul.Scalar", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("mul.Scalar", device);
+  const Device kernel_device = dispatch_device("mul.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mul.Scalar", kernel_device);
   return kernel(self, other);
 }
 
@@ -656,9 +656,9 @@ ops::mul__Scalar::Kernel* ops::mul__Scalar::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::mul__Scalar::call(const Tensor& self, const Scalar& other) {
-  Device device = dispatch_device("mul_.Scalar", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("mul_.Scalar", device);
+  const Device kernel_device = dispatch_device("mul_.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mul_.Scalar", kernel_device);
   decltype(auto) result = kernel(self, other);
   self.bump_version();
   return result;
@@ -686,9 +686,9 @@ ops::ne_Tensor::Kernel* ops::ne_Tensor::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::ne_Tensor::call(const Tensor& self, const Tensor& other) {
-  Device device = dispatch_device("ne.Tensor", {&self, &other});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("ne.Tensor", device);
+  const Device kernel_device = dispatch_device("ne.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("ne.Tensor", kernel_device);
   return kernel(self, other);
 }
 
@@ -709,9 +709,9 @@ ops::ne__Tensor::Kernel* ops::ne__Tensor::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::ne__Tensor::call(const Tensor& self, const Tensor& other) {
-  Device device = dispatch_device("ne_.Tensor", {&self, &other});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("ne_.Tensor", device);
+  const Device kernel_device = dispatch_device("ne_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("ne_.Tensor", kernel_device);
   decltype(auto) result = kernel(self, other);
   self.bump_version();
   return result;
@@ -734,9 +734,9 @@ ops::ne_Tensor_out::Kernel* ops::ne_Tensor_out::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::ne_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
-  Device device = dispatch_device("ne.Tensor_out", {&self, &other, &out});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("ne.Tensor_out", device);
+  const Device kernel_device = dispatch_device("ne.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("ne.Tensor_out", kernel_device);
   decltype(auto) result = kernel(self, other, out);
   out.bump_version();
   return result;
@@ -760,9 +760,9 @@ ops::ne_Scalar::Kernel* ops::ne_Scalar::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::ne_Scalar::call(const Tensor& self, const Scalar& other) {
-  Device device = dispatch_device("ne.Scalar", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("ne.Scalar", device);
+  const Device kernel_device = dispatch_device("ne.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("ne.Scalar", kernel_device);
   return kernel(self, other);
 }
 
@@ -783,9 +783,9 @@ ops::ne__Scalar::Kernel* ops::ne__Scalar::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::ne__Scalar::call(const Tensor& self, const Scalar& other) {
-  Device device = dispatch_device("ne_.Scalar", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("ne_.Scalar", device);
+  const Device kernel_device = dispatch_device("ne_.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("ne_.Scalar", kernel_device);
   decltype(auto) result = kernel(self, other);
   self.bump_version();
   return result;
@@ -808,9 +808,9 @@ ops::ne_Scalar_out::Kernel* ops::ne_Scalar_out::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::ne_Scalar_out::call(const Tensor& self, const Scalar& other, const Tensor& out) {
-  Device device = dispatch_device("ne.Scalar_out", {&self, &out});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("ne.Scalar_out", device);
+  const Device kernel_device = dispatch_device("ne.Scalar_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("ne.Scalar_out", kernel_device);
   decltype(auto) result = kernel(self, other, out);
   out.bump_version();
   return result;
@@ -836,9 +836,9 @@ ops::neg::Kernel* ops::neg::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::neg::call(const Tensor& self) {
-  Device device = dispatch_device("neg", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("neg", device);
+  const Device kernel_device = dispatch_device("neg", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("neg", kernel_device);
   return kernel(self);
 }
 
@@ -862,9 +862,9 @@ ops::neg_::Kernel* ops::neg_::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::neg_::call(const Tensor& self) {
-  Device device = dispatch_device("neg_", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("neg_", device);
+  const Device kernel_device = dispatch_device("neg_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("neg_", kernel_device);
   decltype(auto) result = kernel(self);
   self.bump_version();
   return result;
@@ -890,9 +890,9 @@ ops::neg_out::Kernel* ops::neg_out::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::neg_out::call(const Tensor& self, const Tensor& out) {
-  Device device = dispatch_device("neg.out", {&self, &out});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("neg.out", device);
+  const Device kernel_device = dispatch_device("neg.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("neg.out", kernel_device);
   decltype(auto) result = kernel(self, out);
   out.bump_version();
   return result;
@@ -918,9 +918,9 @@ ops::pow_Tensor_Tensor::Kernel* ops::pow_Tensor_Tensor::kernels[kNumDeviceTypes]
 };
 
 Tensor ops::pow_Tensor_Tensor::call(const Tensor& self, const Tensor& exponent) {
-  Device device = dispatch_device("pow.Tensor_Tensor", {&self, &exponent});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("pow.Tensor_Tensor", device);
+  const Device kernel_device = dispatch_device("pow.Tensor_Tensor", {&self, &exponent});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("pow.Tensor_Tensor", kernel_device);
   return kernel(self, exponent);
 }
 
@@ -944,9 +944,9 @@ ops::pow__Tensor_Tensor::Kernel* ops::pow__Tensor_Tensor::kernels[kNumDeviceType
 };
 
 const Tensor& ops::pow__Tensor_Tensor::call(const Tensor& self, const Tensor& exponent) {
-  Device device = dispatch_device("pow_.Tensor_Tensor", {&self, &exponent});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("pow_.Tensor_Tensor", device);
+  const Device kernel_device = dispatch_device("pow_.Tensor_Tensor", {&self, &exponent});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("pow_.Tensor_Tensor", kernel_device);
   decltype(auto) result = kernel(self, exponent);
   self.bump_version();
   return result;
@@ -972,9 +972,9 @@ ops::pow_Tensor_Tensor_out::Kernel* ops::pow_Tensor_Tensor_out::kernels[kNumDevi
 };
 
 const Tensor& ops::pow_Tensor_Tensor_out::call(const Tensor& self, const Tensor& exponent, const Tensor& out) {
-  Device device = dispatch_device("pow.Tensor_Tensor_out", {&self, &exponent, &out});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("pow.Tensor_Tensor_out", device);
+  const Device kernel_device = dispatch_device("pow.Tensor_Tensor_out", {&self, &exponent, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("pow.Tensor_Tensor_out", kernel_device);
   decltype(auto) result = kernel(self, exponent, out);
   out.bump_version();
   return result;
@@ -998,9 +998,9 @@ ops::pow_Tensor_Scalar::Kernel* ops::pow_Tensor_Scalar::kernels[kNumDeviceTypes]
 };
 
 Tensor ops::pow_Tensor_Scalar::call(const Tensor& self, const Scalar& exponent) {
-  Device device = dispatch_device("pow.Tensor_Scalar", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("pow.Tensor_Scalar", device);
+  const Device kernel_device = dispatch_device("pow.Tensor_Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("pow.Tensor_Scalar", kernel_device);
   return kernel(self, exponent);
 }
 
@@ -1024,9 +1024,9 @@ ops::pow__Tensor_Scalar::Kernel* ops::pow__Tensor_Scalar::kernels[kNumDeviceType
 };
 
 const Tensor& ops::pow__Tensor_Scalar::call(const Tensor& self, const Scalar& exponent) {
-  Device device = dispatch_device("pow_.Tensor_Scalar", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("pow_.Tensor_Scalar", device);
+  const Device kernel_device = dispatch_device("pow_.Tensor_Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("pow_.Tensor_Scalar", kernel_device);
   decltype(auto) result = kernel(self, exponent);
   self.bump_version();
   return result;
@@ -1052,9 +1052,9 @@ ops::pow_Tensor_Scalar_out::Kernel* ops::pow_Tensor_Scalar_out::kernels[kNumDevi
 };
 
 const Tensor& ops::pow_Tensor_Scalar_out::call(const Tensor& self, const Scalar& exponent, const Tensor& out) {
-  Device device = dispatch_device("pow.Tensor_Scalar_out", {&self, &out});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("pow.Tensor_Scalar_out", device);
+  const Device kernel_device = dispatch_device("pow.Tensor_Scalar_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("pow.Tensor_Scalar_out", kernel_device);
   decltype(auto) result = kernel(self, exponent, out);
   out.bump_version();
   return result;
@@ -1078,9 +1078,9 @@ ops::pow_Scalar::Kernel* ops::pow_Scalar::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::pow_Scalar::call(const Scalar& self, const Tensor& exponent) {
-  Device device = dispatch_device("pow.Scalar", {&exponent});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("pow.Scalar", device);
+  const Device kernel_device = dispatch_device("pow.Scalar", {&exponent});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("pow.Scalar", kernel_device);
   return kernel(self, exponent);
 }
 
@@ -1104,9 +1104,9 @@ ops::pow_Scalar_out::Kernel* ops::pow_Scalar_out::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::pow_Scalar_out::call(const Scalar& self, const Tensor& exponent, const Tensor& out) {
-  Device device = dispatch_device("pow.Scalar_out", {&exponent, &out});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("pow.Scalar_out", device);
+  const Device kernel_device = dispatch_device("pow.Scalar_out", {&exponent, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("pow.Scalar_out", kernel_device);
   decltype(auto) result = kernel(self, exponent, out);
   out.bump_version();
   return result;
@@ -1132,9 +1132,9 @@ ops::reciprocal::Kernel* ops::reciprocal::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::reciprocal::call(const Tensor& self) {
-  Device device = dispatch_device("reciprocal", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("reciprocal", device);
+  const Device kernel_device = dispatch_device("reciprocal", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("reciprocal", kernel_device);
   return kernel(self);
 }
 
@@ -1158,9 +1158,9 @@ ops::reciprocal_::Kernel* ops::reciprocal_::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::reciprocal_::call(const Tensor& self) {
-  Device device = dispatch_device("reciprocal_", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("reciprocal_", device);
+  const Device kernel_device = dispatch_device("reciprocal_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("reciprocal_", kernel_device);
   decltype(auto) result = kernel(self);
   self.bump_version();
   return result;
@@ -1186,9 +1186,9 @@ ops::reciprocal_out::Kernel* ops::reciprocal_out::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::reciprocal_out::call(const Tensor& self, const Tensor& out) {
-  Device device = dispatch_device("reciprocal.out", {&self, &out});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("reciprocal.out", device);
+  const Device kernel_device = dispatch_device("reciprocal.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("reciprocal.out", kernel_device);
   decltype(auto) result = kernel(self, out);
   out.bump_version();
   return result;
@@ -1208,9 +1208,9 @@ ops::rsub_Tensor::Kernel* ops::rsub_Tensor::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::rsub_Tensor::call(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  Device device = dispatch_device("rsub.Tensor", {&self, &other});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("rsub.Tensor", device);
+  const Device kernel_device = dispatch_device("rsub.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("rsub.Tensor", kernel_device);
   return kernel(self, other, alpha);
 }
 
@@ -1228,9 +1228,9 @@ ops::rsub_Scalar::Kernel* ops::rsub_Scalar::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::rsub_Scalar::call(const Tensor& self, const Scalar& other, const Scalar& alpha) {
-  Device device = dispatch_device("rsub.Scalar", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("rsub.Scalar", device);
+  const Device kernel_device = dispatch_device("rsub.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("rsub.Scalar", kernel_device);
   return kernel(self, other, alpha);
 }
 
@@ -1250,9 +1250,9 @@ ops::slice_Tensor::Kernel* ops::slice_Tensor::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::slice_Tensor::call(const Tensor& self, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
-  Device device = dispatch_device("slice.Tensor", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("slice.Tensor", device);
+  const Device kernel_device = dispatch_device("slice.Tensor", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("slice.Tensor", kernel_device);
   return kernel(self, dim, start, end, step);
 }
 
@@ -1272,9 +1272,9 @@ ops::sum::Kernel* ops::sum::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::sum::call(const Tensor& self, std::optional<ScalarType> dtype) {
-  Device device = dispatch_device("sum", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("sum", device);
+  const Device kernel_device = dispatch_device("sum", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sum", kernel_device);
   return kernel(self, dtype);
 }
 
@@ -1298,9 +1298,9 @@ ops::sum_dim_IntList::Kernel* ops::sum_dim_IntList::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::sum_dim_IntList::call(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  Device device = dispatch_device("sum.dim_IntList", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("sum.dim_IntList", device);
+  const Device kernel_device = dispatch_device("sum.dim_IntList", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sum.dim_IntList", kernel_device);
   return kernel(self, dim, keepdim, dtype);
 }
 
@@ -1324,9 +1324,9 @@ ops::sum_dim_IntList_out::Kernel* ops::sum_dim_IntList_out::kernels[kNumDeviceTy
 };
 
 const Tensor& ops::sum_dim_IntList_out::call(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype, const Tensor& out) {
-  Device device = dispatch_device("sum.dim_IntList_out", {&self, &out});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("sum.dim_IntList_out", device);
+  const Device kernel_device = dispatch_device("sum.dim_IntList_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sum.dim_IntList_out", kernel_device);
   decltype(auto) result = kernel(self, dim, keepdim, dtype, out);
   out.bump_version();
   return result;
@@ -1346,9 +1346,9 @@ ops::transpose_int::Kernel* ops::transpose_int::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::transpose_int::call(const Tensor& self, int64_t dim0, int64_t dim1) {
-  Device device = dispatch_device("transpose.int", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("transpose.int", device);
+  const Device kernel_device = dispatch_device("transpose.int", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("transpose.int", kernel_device);
   return kernel(self, dim0, dim1);
 }
 
@@ -1368,9 +1368,9 @@ ops::unsqueeze::Kernel* ops::unsqueeze::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::unsqueeze::call(const Tensor& self, int64_t dim) {
-  Device device = dispatch_device("unsqueeze", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("unsqueeze", device);
+  const Device kernel_device = dispatch_device("unsqueeze", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("unsqueeze", kernel_device);
   return kernel(self, dim);
 }
 

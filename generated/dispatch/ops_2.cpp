@@ -32,9 +32,9 @@ ops::abs::Kernel* ops::abs::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::abs::call(const Tensor& self) {
-  Device device = dispatch_device("abs", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("abs", device);
+  const Device kernel_device = dispatch_device("abs", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("abs", kernel_device);
   return kernel(self);
 }
 
@@ -58,9 +58,9 @@ ops::abs_::Kernel* ops::abs_::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::abs_::call(const Tensor& self) {
-  Device device = dispatch_device("abs_", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("abs_", device);
+  const Device kernel_device = dispatch_device("abs_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("abs_", kernel_device);
   decltype(auto) result = kernel(self);
   self.bump_version();
   return result;
@@ -86,9 +86,9 @@ ops::abs_out::Kernel* ops::abs_out::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::abs_out::call(const Tensor& self, const Tensor& out) {
-  Device device = dispatch_device("abs.out", {&self, &out});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("abs.out", device);
+  const Device kernel_device = dispatch_device("abs.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("abs.out", kernel_device);
   decltype(auto) result = kernel(self, out);
   out.bump_version();
   return result;
@@ -108,9 +108,9 @@ ops::as_strided::Kernel* ops::as_strided::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::as_strided::call(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
-  Device device = dispatch_device("as_strided", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("as_strided", device);
+  const Device kernel_device = dispatch_device("as_strided", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("as_strided", kernel_device);
   return kernel(self, size, stride, storage_offset);
 }
 
@@ -130,9 +130,9 @@ ops::copy_::Kernel* ops::copy_::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::copy_::call(const Tensor& self, const Tensor& src, bool non_blocking) {
-  Device device = dispatch_device("copy_", {&self, &src});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("copy_", device);
+  const Device kernel_device = dispatch_device("copy_", {&self, &src});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("copy_", kernel_device);
   decltype(auto) result = kernel(self, src, non_blocking);
   self.bump_version();
   return result;
@@ -160,9 +160,9 @@ ops::gt_Tensor::Kernel* ops::gt_Tensor::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::gt_Tensor::call(const Tensor& self, const Tensor& other) {
-  Device device = dispatch_device("gt.Tensor", {&self, &other});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("gt.Tensor", device);
+  const Device kernel_device = dispatch_device("gt.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("gt.Tensor", kernel_device);
   return kernel(self, other);
 }
 
@@ -183,9 +183,9 @@ ops::gt__Tensor::Kernel* ops::gt__Tensor::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::gt__Tensor::call(const Tensor& self, const Tensor& other) {
-  Device device = dispatch_device("gt_.Tensor", {&self, &other});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("gt_.Tensor", device);
+  const Device kernel_device = dispatch_device("gt_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("gt_.Tensor", kernel_device);
   decltype(auto) result = kernel(self, other);
   self.bump_version();
   return result;
@@ -208,9 +208,9 @@ ops::gt_Tensor_out::Kernel* ops::gt_Tensor_out::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::gt_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
-  Device device = dispatch_device("gt.Tensor_out", {&self, &other, &out});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("gt.Tensor_out", device);
+  const Device kernel_device = dispatch_device("gt.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("gt.Tensor_out", kernel_device);
   decltype(auto) result = kernel(self, other, out);
   out.bump_version();
   return result;
@@ -234,9 +234,9 @@ ops::gt_Scalar::Kernel* ops::gt_Scalar::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::gt_Scalar::call(const Tensor& self, const Scalar& other) {
-  Device device = dispatch_device("gt.Scalar", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("gt.Scalar", device);
+  const Device kernel_device = dispatch_device("gt.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("gt.Scalar", kernel_device);
   return kernel(self, other);
 }
 
@@ -257,9 +257,9 @@ ops::gt__Scalar::Kernel* ops::gt__Scalar::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::gt__Scalar::call(const Tensor& self, const Scalar& other) {
-  Device device = dispatch_device("gt_.Scalar", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("gt_.Scalar", device);
+  const Device kernel_device = dispatch_device("gt_.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("gt_.Scalar", kernel_device);
   decltype(auto) result = kernel(self, other);
   self.bump_version();
   return result;
@@ -282,9 +282,9 @@ ops::gt_Scalar_out::Kernel* ops::gt_Scalar_out::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::gt_Scalar_out::call(const Tensor& self, const Scalar& other, const Tensor& out) {
-  Device device = dispatch_device("gt.Scalar_out", {&self, &out});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("gt.Scalar_out", device);
+  const Device kernel_device = dispatch_device("gt.Scalar_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("gt.Scalar_out", kernel_device);
   decltype(auto) result = kernel(self, other, out);
   out.bump_version();
   return result;
@@ -324,9 +324,9 @@ ops::randn::Kernel* ops::randn::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::randn::call(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  Device device = dispatch_device("randn", {}, device.value_or(Device(DeviceType::CPU)));
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("randn", device);
+  const Device kernel_device = dispatch_device("randn", {}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("randn", kernel_device);
   return kernel(size, dtype, device);
 }
 
@@ -349,9 +349,9 @@ ops::sign::Kernel* ops::sign::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::sign::call(const Tensor& self) {
-  Device device = dispatch_device("sign", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("sign", device);
+  const Device kernel_device = dispatch_device("sign", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sign", kernel_device);
   return kernel(self);
 }
 
@@ -375,9 +375,9 @@ ops::sign_::Kernel* ops::sign_::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::sign_::call(const Tensor& self) {
-  Device device = dispatch_device("sign_", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("sign_", device);
+  const Device kernel_device = dispatch_device("sign_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sign_", kernel_device);
   decltype(auto) result = kernel(self);
   self.bump_version();
   return result;
@@ -403,9 +403,9 @@ ops::sign_out::Kernel* ops::sign_out::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::sign_out::call(const Tensor& self, const Tensor& out) {
-  Device device = dispatch_device("sign.out", {&self, &out});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("sign.out", device);
+  const Device kernel_device = dispatch_device("sign.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sign.out", kernel_device);
   decltype(auto) result = kernel(self, out);
   out.bump_version();
   return result;
@@ -425,9 +425,9 @@ ops::squeeze::Kernel* ops::squeeze::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::squeeze::call(const Tensor& self) {
-  Device device = dispatch_device("squeeze", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("squeeze", device);
+  const Device kernel_device = dispatch_device("squeeze", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("squeeze", kernel_device);
   return kernel(self);
 }
 
@@ -445,9 +445,9 @@ ops::squeeze_dim::Kernel* ops::squeeze_dim::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::squeeze_dim::call(const Tensor& self, int64_t dim) {
-  Device device = dispatch_device("squeeze.dim", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("squeeze.dim", device);
+  const Device kernel_device = dispatch_device("squeeze.dim", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("squeeze.dim", kernel_device);
   return kernel(self, dim);
 }
 
@@ -465,9 +465,9 @@ ops::squeeze_dims::Kernel* ops::squeeze_dims::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::squeeze_dims::call(const Tensor& self, IntArrayRef dim) {
-  Device device = dispatch_device("squeeze.dims", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("squeeze.dims", device);
+  const Device kernel_device = dispatch_device("squeeze.dims", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("squeeze.dims", kernel_device);
   return kernel(self, dim);
 }
 
@@ -487,9 +487,9 @@ ops::view::Kernel* ops::view::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::view::call(const Tensor& self, IntArrayRef size) {
-  Device device = dispatch_device("view", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("view", device);
+  const Device kernel_device = dispatch_device("view", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("view", kernel_device);
   return kernel(self, size);
 }
 
@@ -515,9 +515,9 @@ ops::where_self::Kernel* ops::where_self::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::where_self::call(const Tensor& condition, const Tensor& self, const Tensor& other) {
-  Device device = dispatch_device("where.self", {&condition, &self, &other});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("where.self", device);
+  const Device kernel_device = dispatch_device("where.self", {&condition, &self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("where.self", kernel_device);
   return kernel(condition, self, other);
 }
 
@@ -541,9 +541,9 @@ ops::where_self_out::Kernel* ops::where_self_out::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::where_self_out::call(const Tensor& condition, const Tensor& self, const Tensor& other, const Tensor& out) {
-  Device device = dispatch_device("where.self_out", {&condition, &self, &other, &out});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("where.self_out", device);
+  const Device kernel_device = dispatch_device("where.self_out", {&condition, &self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("where.self_out", kernel_device);
   decltype(auto) result = kernel(condition, self, other, out);
   out.bump_version();
   return result;

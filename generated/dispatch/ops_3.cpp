@@ -28,9 +28,9 @@ ops::add_Tensor::Kernel* ops::add_Tensor::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::add_Tensor::call(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  Device device = dispatch_device("add.Tensor", {&self, &other});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("add.Tensor", device);
+  const Device kernel_device = dispatch_device("add.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("add.Tensor", kernel_device);
   return kernel(self, other, alpha);
 }
 
@@ -54,9 +54,9 @@ ops::add__Tensor::Kernel* ops::add__Tensor::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::add__Tensor::call(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  Device device = dispatch_device("add_.Tensor", {&self, &other});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("add_.Tensor", device);
+  const Device kernel_device = dispatch_device("add_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("add_.Tensor", kernel_device);
   decltype(auto) result = kernel(self, other, alpha);
   self.bump_version();
   return result;
@@ -82,9 +82,9 @@ ops::add_Tensor_out::Kernel* ops::add_Tensor_out::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::add_Tensor_out::call(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out) {
-  Device device = dispatch_device("add.Tensor_out", {&self, &other, &out});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("add.Tensor_out", device);
+  const Device kernel_device = dispatch_device("add.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("add.Tensor_out", kernel_device);
   decltype(auto) result = kernel(self, other, alpha, out);
   out.bump_version();
   return result;
@@ -108,9 +108,9 @@ ops::add_Scalar::Kernel* ops::add_Scalar::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::add_Scalar::call(const Tensor& self, const Scalar& other, const Scalar& alpha) {
-  Device device = dispatch_device("add.Scalar", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("add.Scalar", device);
+  const Device kernel_device = dispatch_device("add.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("add.Scalar", kernel_device);
   return kernel(self, other, alpha);
 }
 
@@ -134,9 +134,9 @@ ops::add__Scalar::Kernel* ops::add__Scalar::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::add__Scalar::call(const Tensor& self, const Scalar& other, const Scalar& alpha) {
-  Device device = dispatch_device("add_.Scalar", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("add_.Scalar", device);
+  const Device kernel_device = dispatch_device("add_.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("add_.Scalar", kernel_device);
   decltype(auto) result = kernel(self, other, alpha);
   self.bump_version();
   return result;
@@ -164,9 +164,9 @@ ops::bmm::Kernel* ops::bmm::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::bmm::call(const Tensor& self, const Tensor& mat2) {
-  Device device = dispatch_device("bmm", {&self, &mat2});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("bmm", device);
+  const Device kernel_device = dispatch_device("bmm", {&self, &mat2});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bmm", kernel_device);
   return kernel(self, mat2);
 }
 
@@ -190,9 +190,9 @@ ops::bmm_out::Kernel* ops::bmm_out::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::bmm_out::call(const Tensor& self, const Tensor& mat2, const Tensor& out) {
-  Device device = dispatch_device("bmm.out", {&self, &mat2, &out});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("bmm.out", device);
+  const Device kernel_device = dispatch_device("bmm.out", {&self, &mat2, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bmm.out", kernel_device);
   decltype(auto) result = kernel(self, mat2, out);
   out.bump_version();
   return result;
@@ -218,9 +218,9 @@ ops::eq_Tensor::Kernel* ops::eq_Tensor::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::eq_Tensor::call(const Tensor& self, const Tensor& other) {
-  Device device = dispatch_device("eq.Tensor", {&self, &other});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("eq.Tensor", device);
+  const Device kernel_device = dispatch_device("eq.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("eq.Tensor", kernel_device);
   return kernel(self, other);
 }
 
@@ -241,9 +241,9 @@ ops::eq__Tensor::Kernel* ops::eq__Tensor::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::eq__Tensor::call(const Tensor& self, const Tensor& other) {
-  Device device = dispatch_device("eq_.Tensor", {&self, &other});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("eq_.Tensor", device);
+  const Device kernel_device = dispatch_device("eq_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("eq_.Tensor", kernel_device);
   decltype(auto) result = kernel(self, other);
   self.bump_version();
   return result;
@@ -266,9 +266,9 @@ ops::eq_Tensor_out::Kernel* ops::eq_Tensor_out::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::eq_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
-  Device device = dispatch_device("eq.Tensor_out", {&self, &other, &out});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("eq.Tensor_out", device);
+  const Device kernel_device = dispatch_device("eq.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("eq.Tensor_out", kernel_device);
   decltype(auto) result = kernel(self, other, out);
   out.bump_version();
   return result;
@@ -292,9 +292,9 @@ ops::eq_Scalar::Kernel* ops::eq_Scalar::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::eq_Scalar::call(const Tensor& self, const Scalar& other) {
-  Device device = dispatch_device("eq.Scalar", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("eq.Scalar", device);
+  const Device kernel_device = dispatch_device("eq.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("eq.Scalar", kernel_device);
   return kernel(self, other);
 }
 
@@ -315,9 +315,9 @@ ops::eq__Scalar::Kernel* ops::eq__Scalar::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::eq__Scalar::call(const Tensor& self, const Scalar& other) {
-  Device device = dispatch_device("eq_.Scalar", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("eq_.Scalar", device);
+  const Device kernel_device = dispatch_device("eq_.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("eq_.Scalar", kernel_device);
   decltype(auto) result = kernel(self, other);
   self.bump_version();
   return result;
@@ -340,9 +340,9 @@ ops::eq_Scalar_out::Kernel* ops::eq_Scalar_out::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::eq_Scalar_out::call(const Tensor& self, const Scalar& other, const Tensor& out) {
-  Device device = dispatch_device("eq.Scalar_out", {&self, &out});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("eq.Scalar_out", device);
+  const Device kernel_device = dispatch_device("eq.Scalar_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("eq.Scalar_out", kernel_device);
   decltype(auto) result = kernel(self, other, out);
   out.bump_version();
   return result;
@@ -368,9 +368,9 @@ ops::exp::Kernel* ops::exp::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::exp::call(const Tensor& self) {
-  Device device = dispatch_device("exp", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("exp", device);
+  const Device kernel_device = dispatch_device("exp", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("exp", kernel_device);
   return kernel(self);
 }
 
@@ -394,9 +394,9 @@ ops::exp_::Kernel* ops::exp_::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::exp_::call(const Tensor& self) {
-  Device device = dispatch_device("exp_", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("exp_", device);
+  const Device kernel_device = dispatch_device("exp_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("exp_", kernel_device);
   decltype(auto) result = kernel(self);
   self.bump_version();
   return result;
@@ -422,9 +422,9 @@ ops::exp_out::Kernel* ops::exp_out::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::exp_out::call(const Tensor& self, const Tensor& out) {
-  Device device = dispatch_device("exp.out", {&self, &out});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("exp.out", device);
+  const Device kernel_device = dispatch_device("exp.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("exp.out", kernel_device);
   decltype(auto) result = kernel(self, out);
   out.bump_version();
   return result;
@@ -444,9 +444,9 @@ ops::expand::Kernel* ops::expand::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::expand::call(const Tensor& self, IntArrayRef size, bool implicit) {
-  Device device = dispatch_device("expand", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("expand", device);
+  const Device kernel_device = dispatch_device("expand", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("expand", kernel_device);
   return kernel(self, size, implicit);
 }
 
@@ -472,9 +472,9 @@ ops::le_Tensor::Kernel* ops::le_Tensor::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::le_Tensor::call(const Tensor& self, const Tensor& other) {
-  Device device = dispatch_device("le.Tensor", {&self, &other});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("le.Tensor", device);
+  const Device kernel_device = dispatch_device("le.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("le.Tensor", kernel_device);
   return kernel(self, other);
 }
 
@@ -495,9 +495,9 @@ ops::le__Tensor::Kernel* ops::le__Tensor::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::le__Tensor::call(const Tensor& self, const Tensor& other) {
-  Device device = dispatch_device("le_.Tensor", {&self, &other});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("le_.Tensor", device);
+  const Device kernel_device = dispatch_device("le_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("le_.Tensor", kernel_device);
   decltype(auto) result = kernel(self, other);
   self.bump_version();
   return result;
@@ -520,9 +520,9 @@ ops::le_Tensor_out::Kernel* ops::le_Tensor_out::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::le_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
-  Device device = dispatch_device("le.Tensor_out", {&self, &other, &out});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("le.Tensor_out", device);
+  const Device kernel_device = dispatch_device("le.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("le.Tensor_out", kernel_device);
   decltype(auto) result = kernel(self, other, out);
   out.bump_version();
   return result;
@@ -546,9 +546,9 @@ ops::le_Scalar::Kernel* ops::le_Scalar::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::le_Scalar::call(const Tensor& self, const Scalar& other) {
-  Device device = dispatch_device("le.Scalar", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("le.Scalar", device);
+  const Device kernel_device = dispatch_device("le.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("le.Scalar", kernel_device);
   return kernel(self, other);
 }
 
@@ -569,9 +569,9 @@ ops::le__Scalar::Kernel* ops::le__Scalar::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::le__Scalar::call(const Tensor& self, const Scalar& other) {
-  Device device = dispatch_device("le_.Scalar", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("le_.Scalar", device);
+  const Device kernel_device = dispatch_device("le_.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("le_.Scalar", kernel_device);
   decltype(auto) result = kernel(self, other);
   self.bump_version();
   return result;
@@ -594,9 +594,9 @@ ops::le_Scalar_out::Kernel* ops::le_Scalar_out::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::le_Scalar_out::call(const Tensor& self, const Scalar& other, const Tensor& out) {
-  Device device = dispatch_device("le.Scalar_out", {&self, &out});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("le.Scalar_out", device);
+  const Device kernel_device = dispatch_device("le.Scalar_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("le.Scalar_out", kernel_device);
   decltype(auto) result = kernel(self, other, out);
   out.bump_version();
   return result;
@@ -629,9 +629,9 @@ ops::permute::Kernel* ops::permute::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::permute::call(const Tensor& self, IntArrayRef dims) {
-  Device device = dispatch_device("permute", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("permute", device);
+  const Device kernel_device = dispatch_device("permute", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("permute", kernel_device);
   return kernel(self, dims);
 }
 

@@ -1,4 +1,5 @@
 // Factory kernels: empty, empty_strided, arange, rand, randn (CPU and Meta).
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -155,7 +156,7 @@ Tensor rand_kernel(IntArrayRef size, std::optional<ScalarType> dtype, std::optio
       });
     } else {
       fill_random<scalar_t, 4>(data, out.numel(), [](const std::array<uint32_t, 4>& w, scalar_t* o) {
-        constexpr int shift = 32 - uniform_digits<scalar_t>();
+        constexpr int shift = std::max(0, 32 - uniform_digits<scalar_t>());
         for (int j = 0; j < 4; ++j) o[j] = uniform_from_bits<scalar_t>(w[j] >> shift);
       });
     }

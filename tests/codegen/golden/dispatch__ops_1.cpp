@@ -22,9 +22,9 @@ ops::mul_Tensor::Kernel* ops::mul_Tensor::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::mul_Tensor::call(const Tensor& self, const Tensor& other) {
-  Device device = dispatch_device("mul.Tensor", {&self, &other});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("mul.Tensor", device);
+  const Device kernel_device = dispatch_device("mul.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mul.Tensor", kernel_device);
   return kernel(self, other);
 }
 
@@ -48,9 +48,9 @@ ops::mul__Tensor::Kernel* ops::mul__Tensor::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::mul__Tensor::call(const Tensor& self, const Tensor& other) {
-  Device device = dispatch_device("mul_.Tensor", {&self, &other});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("mul_.Tensor", device);
+  const Device kernel_device = dispatch_device("mul_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mul_.Tensor", kernel_device);
   decltype(auto) result = kernel(self, other);
   self.bump_version();
   return result;
@@ -76,9 +76,9 @@ ops::mul_Tensor_out::Kernel* ops::mul_Tensor_out::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::mul_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
-  Device device = dispatch_device("mul.Tensor_out", {&self, &other, &out});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("mul.Tensor_out", device);
+  const Device kernel_device = dispatch_device("mul.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mul.Tensor_out", kernel_device);
   decltype(auto) result = kernel(self, other, out);
   out.bump_version();
   return result;
@@ -98,9 +98,9 @@ ops::sum_dim_IntList::Kernel* ops::sum_dim_IntList::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::sum_dim_IntList::call(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  Device device = dispatch_device("sum.dim_IntList", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("sum.dim_IntList", device);
+  const Device kernel_device = dispatch_device("sum.dim_IntList", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sum.dim_IntList", kernel_device);
   return kernel(self, dim, keepdim, dtype);
 }
 
@@ -120,9 +120,9 @@ ops::transpose_int::Kernel* ops::transpose_int::kernels[kNumDeviceTypes] = {
 };
 
 Tensor ops::transpose_int::call(const Tensor& self, int64_t dim0, int64_t dim1) {
-  Device device = dispatch_device("transpose.int", {&self});
-  Kernel* kernel = kernels[device_index(device)];
-  if (!kernel) no_kernel_error("transpose.int", device);
+  const Device kernel_device = dispatch_device("transpose.int", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("transpose.int", kernel_device);
   return kernel(self, dim0, dim1);
 }
 

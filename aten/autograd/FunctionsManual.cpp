@@ -1,0 +1,349 @@
+#include "aten/autograd/FunctionsManual.h"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <numeric>
+#include <vector>
+
+#include "aten/autograd/GradMode.h"
+#include "aten/autograd/Node.h"
+#include "aten/core/Exception.h"
+#include "generated/ops/as_strided.h"
+#include "generated/ops/clone.h"
+#include "generated/ops/copy.h"
+#include "generated/ops/div.h"
+#include "generated/ops/eq.h"
+#include "generated/ops/expand.h"
+#include "generated/ops/ge.h"
+#include "generated/ops/log.h"
+#include "generated/ops/mm.h"
+#include "generated/ops/mul.h"
+#include "generated/ops/neg.h"
+#include "generated/ops/permute.h"
+#include "generated/ops/pow.h"
+#include "generated/ops/reshape.h"
+#include "generated/ops/select.h"
+#include "generated/ops/slice.h"
+#include "generated/ops/sub.h"
+#include "generated/ops/sum.h"
+#include "generated/ops/t.h"
+#include "generated/ops/unsqueeze.h"
+#include "generated/ops/where.h"
+#include "generated/ops/zeros.h"
+#include "generated/ops/zeros_like.h"
+
+namespace tl::autograd::generated {
+
+Tensor maybe_multiply(const Tensor& t, const Scalar& s) {
+  if (!s.is_bool() && s.equal(1.0)) return t;
+  return tl::mul(t, s);
+}
+
+bool is_expandable_to(IntArrayRef shape, IntArrayRef desired) {
+  if (shape.size() > desired.size()) return false;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    int64_t s = shape[shape.size() - 1 - i];
+    int64_t d = desired[desired.size() - 1 - i];
+    if (s != d && s != 1) return false;
+  }
+  return true;
+}
+
+Tensor sum_to(const Tensor& t, IntArrayRef shape) {
+  if (t.sizes().equals(shape)) return t;
+  TL_CHECK(is_expandable_to(shape, t.sizes()), "sum_to: shape ", shape, " is not broadcastable to ", t.sizes());
+  const int64_t lead = t.dim() - static_cast<int64_t>(shape.size());
+  DimVector reduce;
+  for (int64_t i = 0; i < lead; ++i) reduce.push_back(i);
+  for (size_t i = 0; i < shape.size(); ++i)
+    if (shape[i] == 1 && t.sizes()[lead + i] != 1) reduce.push_back(lead + static_cast<int64_t>(i));
+  Tensor r = t;
+  if (!reduce.empty()) r = tl::sum(t, OptionalIntArrayRef(reduce.ref()), true, std::nullopt);
+  if (lead > 0) r = tl::reshape(r, shape);
+  return r;
+}
+
+// ---- pointwise ----------------------------------------------------------------------------------
+
+Tensor mul_tensor_backward(const Tensor& grad, const Tensor& other, ScalarType self_st) {
+  (void)self_st;  // the engine casts the gradient to the input's dtype
+  return tl::mul(grad, other);
+}
+
+Tensor div_tensor_self_backward(const Tensor& grad, const Tensor& other, ScalarType self_st,
+                                std::optional<std::string_view> rounding_mode) {
+  (void)self_st;
+  if (rounding_mode.has_value()) return tl::zeros_like(grad, std::nullopt, std::nullopt);
+  return tl::div(grad, other);
+}
+
+Tensor div_tensor_other_backward(const Tensor& grad, const Tensor& self, const Tensor& other,
+                                 std::optional<std::string_view> rounding_mode) {
+  if (rounding_mode.has_value()) return tl::zeros_like(grad, std::nullopt, std::nullopt);
+  return tl::neg(tl::mul(grad, tl::div(tl::div(self, other), other)));
+}
+
+Tensor div_scalar_self_backward(const Tensor& grad, const Scalar& other, ScalarType self_st,
+                                std::optional<std::string_view> rounding_mode) {
+  (void)self_st;
+  if (rounding_mode.has_value()) return tl::zeros_like(grad, std::nullopt, std::nullopt);
+  return tl::div(grad, other);
+}
+
+Tensor pow_backward(const Tensor& grad, const Tensor& self, const Scalar& exponent) {
+  if (exponent.equal(0.0)) return tl::zeros_like(grad, std::nullopt, std::nullopt);
+  Scalar minus_one = exponent.is_floating_point() ? Scalar(exponent.to_double() - 1.0)
+                                                  : Scalar(exponent.to_long() - 1);
+  return tl::mul(grad, tl::mul(tl::pow(self, minus_one), exponent));
+}
+
+Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Tensor& exponent) {
+  Tensor value = tl::mul(grad, tl::mul(exponent, tl::pow(self, tl::sub(exponent, 1, 1))));
+  Tensor zero = tl::zeros(IntArrayRef(), value.dtype(), value.device());
+  return tl::where(tl::eq(exponent, 0), zero, value);
+}
+
+Tensor pow_backward_exponent(const Tensor& grad, const Tensor& self, const Tensor& exponent, const Tensor& result) {
+  // result * log(self), but 0 where self == 0 and exponent >= 0 (the limit; log(0) would give nan).
+  Tensor value = tl::mul(result, tl::log(self));
+  Tensor zero = tl::zeros(IntArrayRef(), value.dtype(), value.device());
+  Tensor masked = tl::where(tl::ge(exponent, 0), tl::where(tl::eq(self, 0), zero, value), value);
+  return tl::mul(grad, masked);
+}
+
+Tensor pow_backward_exponent(const Tensor& grad, const Scalar& self, const Tensor& exponent, const Tensor& result) {
+  Tensor value = tl::mul(result, Scalar(std::log(self.to_double())));
+  if (self.to_double() == 0.0) {
+    Tensor zero = tl::zeros(IntArrayRef(), value.dtype(), value.device());
+    value = tl::where(tl::ge(exponent, 0), zero, value);
+  }
+  return tl::mul(grad, value);
+}
+
+// ---- reductions -----------------------------------------------------------------------------------
+
+namespace {
+// The reduced dims of sum/mean(dim=...): wrapped and sorted; all dims for None or [].
+std::vector<int64_t> reduced_dims(IntArrayRef sizes, OptionalIntArrayRef dim) {
+  const int64_t ndim = static_cast<int64_t>(sizes.size());
+  std::vector<int64_t> dims;
+  if (!dim.has_value() || dim->empty()) {
+    dims.resize(ndim);
+    std::iota(dims.begin(), dims.end(), 0);
+    return dims;
+  }
+  for (int64_t d : *dim) dims.push_back(maybe_wrap_dim(d, ndim, "sum_backward"));
+  std::sort(dims.begin(), dims.end());
+  dims.erase(std::unique(dims.begin(), dims.end()), dims.end());
+  return dims;
+}
+}  // namespace
+
+Tensor sum_backward(const Tensor& grad, IntArrayRef sizes, OptionalIntArrayRef dim, bool keepdim) {
+  Tensor g = grad;
+  if (!keepdim && !sizes.empty()) {
+    // Put back the reduced dims (in increasing order, so each index is final) as size 1.
+    for (int64_t d : reduced_dims(sizes, dim)) {
+      if (g.dim() == static_cast<int64_t>(sizes.size())) break;
+      g = tl::unsqueeze(g, d);
+    }
+  }
+  return tl::expand(g, sizes, false);
+}
+
+Tensor mean_backward(const Tensor& grad, IntArrayRef sizes, int64_t numel) {
+  return tl::div(tl::expand(grad, sizes, false), numel);
+}
+
+Tensor mean_dim_backward(const Tensor& grad, IntArrayRef sizes, OptionalIntArrayRef dim, bool keepdim) {
+  int64_t n = 1;
+  for (int64_t d : reduced_dims(sizes, dim)) n *= sizes[d];
+  return tl::div(sum_backward(grad, sizes, dim, keepdim), n);
+}
+
+// ---- linear algebra ---------------------------------------------------------------------------------
+
+Tensor mm_mat1_backward(const Tensor& grad, const Tensor& mat2, ScalarType mat1_st) {
+  (void)mat1_st;
+  return tl::mm(grad, tl::t(mat2));
+}
+
+Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, ScalarType mat2_st) {
+  (void)mat2_st;
+  return tl::mm(tl::t(mat1), grad);
+}
+
+// ---- views ----------------------------------------------------------------------------------------
+
+Tensor permute_backwards(const Tensor& grad, IntArrayRef dims) {
+  const int64_t n = static_cast<int64_t>(dims.size());
+  std::vector<int64_t> inverse(n);
+  for (int64_t i = 0; i < n; ++i) inverse[maybe_wrap_dim(dims[i], n, "permute_backwards")] = i;
+  return tl::permute(grad, inverse);
+}
+
+namespace {
+
+// Backward nodes of the helpers below, which build their result in place under no_grad and
+// record one of these for it when `grad` requires grad (double backward). Each one's backward
+// is the forward view op again, so it stays differentiable to any order.
+
+struct SelectBackwardBackward0 final : Node {
+  int64_t dim = 0, index = 0;
+  std::string name() const override { return "SelectBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override {
+    variable_list out(num_outputs());
+    if (should_compute_output(0) && grads[0].defined()) out[0] = tl::select(grads[0], dim, index);
+    return out;
+  }
+};
+
+struct SliceBackwardBackward0 final : Node {
+  int64_t dim = 0, step = 1;
+  std::optional<int64_t> start, end;
+  std::string name() const override { return "SliceBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override {
+    variable_list out(num_outputs());
+    if (should_compute_output(0) && grads[0].defined()) out[0] = tl::slice(grads[0], dim, start, end, step);
+    return out;
+  }
+};
+
+struct Geometry {
+  DimVector sizes, strides;
+  int64_t offset = 0;
+  int64_t numel() const {
+    int64_t n = 1;
+    for (int64_t s : sizes) n *= s;
+    return n;
+  }
+  int64_t last() const {  // offset of the furthest element (numel() > 0)
+    int64_t p = offset;
+    for (size_t i = 0; i < sizes.size(); ++i) p += (sizes[i] - 1) * strides[i];
+    return p;
+  }
+};
+
+// No two indices reach the same storage element (dims of size <= 1 do not matter).
+bool is_non_overlapping(const Geometry& g) {
+  std::vector<size_t> order;
+  for (size_t i = 0; i < g.sizes.size(); ++i)
+    if (g.sizes[i] > 1) order.push_back(i);
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return g.strides[a] < g.strides[b]; });
+  int64_t reach = 0;  // span of the dims so far, in elements, minus one
+  for (size_t i : order) {
+    if (g.strides[i] <= reach) return false;
+    reach += (g.sizes[i] - 1) * g.strides[i];
+  }
+  return true;
+}
+
+Tensor scatter_gather(const Tensor& src, const Geometry& from, const Geometry& to);
+
+// Moves values between two geometries over one storage. `src` holds the values of `from`
+// (its elements sit at those storage positions); returns the values read through `to`
+// (positions `from` does not cover read 0). Repeated positions of `from` (stride-0 dims) are
+// summed; other overlaps of `from` are not supported.
+struct ScatterGatherBackward0 final : Node {
+  Geometry from, to;
+  std::string name() const override { return "AsStridedBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override {
+    variable_list out(num_outputs());
+    if (should_compute_output(0) && grads[0].defined()) out[0] = scatter_gather(grads[0], to, from);
+    return out;
+  }
+};
+
+Tensor scatter_gather(const Tensor& src, const Geometry& from_in, const Geometry& to) {
+  // Sum over the stride-0 dims of `from` first (differentiably: this is an ordinary op).
+  Geometry from = from_in;
+  Tensor values = src;
+  DimVector zero_dims;
+  for (size_t i = 0; i < from.sizes.size(); ++i) {
+    if (from.strides[i] == 0 && from.sizes[i] > 1) {
+      zero_dims.push_back(static_cast<int64_t>(i));
+      from.sizes[i] = 1;
+    }
+  }
+  if (!zero_dims.empty()) values = tl::sum(values, OptionalIntArrayRef(zero_dims.ref()), true, std::nullopt);
+  if (!is_non_overlapping(from)) {
+    throw NotImplementedError(str("as_strided_backward: the geometry (sizes ", from_in.sizes.ref(), ", strides ",
+                                  from_in.strides.ref(),
+                                  ") reaches some storage elements more than once; only repeats through "
+                                  "stride-0 dimensions are supported"));
+  }
+  Tensor result;
+  {
+    NoGradGuard no_grad;
+    if (from.numel() == 0 || to.numel() == 0) {
+      result = tl::zeros(to.sizes, values.dtype(), values.device());
+    } else {
+      const int64_t base = std::min(from.offset, to.offset);
+      const int64_t extent = std::max(from.last(), to.last()) - base + 1;
+      Tensor buffer = tl::zeros(IntArrayRef(extent), values.dtype(), values.device());
+      tl::copy_(tl::as_strided(buffer, from.sizes, from.strides, from.offset - base), values, false);
+      result = tl::clone(tl::as_strided(buffer, to.sizes, to.strides, to.offset - base));
+    }
+  }
+  if (compute_requires_grad({&values})) {
+    auto node = std::make_shared<ScatterGatherBackward0>();
+    node->from = from;
+    node->to = to;
+    node->set_next_edges(collect_next_edges({&values}));
+    set_history(result, node);
+  }
+  return result;
+}
+
+}  // namespace
+
+Tensor as_strided_backward(const Tensor& grad, IntArrayRef input_sizes, IntArrayRef input_strides,
+                           int64_t input_offset, IntArrayRef size, IntArrayRef stride,
+                           std::optional<int64_t> storage_offset) {
+  Geometry out_geom{DimVector(size), DimVector(stride), storage_offset.value_or(input_offset)};
+  Geometry in_geom{DimVector(input_sizes), DimVector(input_strides), input_offset};
+  TL_CHECK_AS(NotImplementedError, is_non_overlapping(in_geom),
+              "as_strided_backward: inputs whose own geometry overlaps (sizes ", input_sizes, ", strides ",
+              input_strides, ") are not supported");
+  return scatter_gather(grad, out_geom, in_geom);
+}
+
+Tensor select_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, int64_t index) {
+  Tensor result;
+  {
+    NoGradGuard no_grad;
+    result = tl::zeros(sizes, grad.dtype(), grad.device());
+    tl::copy_(tl::select(result, dim, index), grad, false);
+  }
+  if (compute_requires_grad({&grad})) {
+    auto node = std::make_shared<SelectBackwardBackward0>();
+    node->dim = dim;
+    node->index = index;
+    node->set_next_edges(collect_next_edges({&grad}));
+    set_history(result, node);
+  }
+  return result;
+}
+
+Tensor slice_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, std::optional<int64_t> start,
+                      std::optional<int64_t> end, int64_t step) {
+  Tensor result;
+  {
+    NoGradGuard no_grad;
+    result = tl::zeros(sizes, grad.dtype(), grad.device());
+    tl::copy_(tl::slice(result, dim, start, end, step), grad, false);
+  }
+  if (compute_requires_grad({&grad})) {
+    auto node = std::make_shared<SliceBackwardBackward0>();
+    node->dim = dim;
+    node->start = start;
+    node->end = end;
+    node->step = step;
+    node->set_next_edges(collect_next_edges({&grad}));
+    set_history(result, node);
+  }
+  return result;
+}
+
+}  // namespace tl::autograd::generated

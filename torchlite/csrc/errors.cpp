@@ -1,0 +1,34 @@
+#include "torchlite/csrc/errors.h"
+
+#include <new>
+
+#include "aten/core/Exception.h"
+
+namespace tl::python {
+
+// One out-of-line handler keeps the code size of each binding's catch block small.
+void translate_exception() noexcept {
+  try {
+    throw;
+  } catch (const python_error&) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "unknown error (Python error indicator not set)");
+  } catch (const tl::TypeError& e) {
+    PyErr_SetString(PyExc_TypeError, e.what());
+  } catch (const tl::ValueError& e) {
+    PyErr_SetString(PyExc_ValueError, e.what());
+  } catch (const tl::IndexError& e) {
+    PyErr_SetString(PyExc_IndexError, e.what());
+  } catch (const tl::NotImplementedError& e) {
+    PyErr_SetString(PyExc_NotImplementedError, e.what());
+  } catch (const tl::Error& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  } catch (const std::bad_alloc&) {
+    PyErr_NoMemory();
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  } catch (...) {
+    PyErr_SetString(PyExc_RuntimeError, "unknown C++ exception");
+  }
+}
+
+}  // namespace tl::python
