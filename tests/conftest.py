@@ -78,3 +78,80 @@ def layout(t, kind):
         row = t[:1]
         return row.expand_as(t), from_torch(row).expand(*t.shape)
     raise ValueError(kind)
+
+
+# ---------------------------------------------------------------- shared by the reduction/view/linalg/factory tests
+
+def dtype_name(dt):
+    """'float32' for torch.float32 and torchlite.float32 alike."""
+    return str(dt).split(".")[-1]
+
+
+def tl_of(dt):
+    """The torchlite dtype with the name of torch dtype `dt`."""
+    return getattr(tl, dtype_name(dt))
+
+
+def torch_of(dt):
+    """The torch dtype with the name of torchlite dtype `dt`."""
+    return getattr(torch, dtype_name(dt))
+
+
+def torch_result(fn):
+    """(result, None) or (None, exception) of running the torch oracle."""
+    try:
+        return fn(), None
+    except Exception as e:  # noqa: BLE001 - the kind of error is what we compare
+        return None, e
+
+
+def error_types_like(err):
+    """The exception types torchlite may raise where torch raised `err`.
+
+    torch reports "not implemented for 'Bool'" as NotImplementedError, a subclass of RuntimeError; torchlite may use
+    either, so RuntimeError (which matches both) is expected. Every other type must match exactly.
+    """
+    if isinstance(err, NotImplementedError):
+        return (RuntimeError,)
+    return (type(err),)
+
+
+def expect_like_torch(tl_fn, torch_fn, check=None, **tol):
+    """Runs both: either both raise (compatible types) and None is returned, or `check(tl_result, torch_result)`
+    passes (assert_same by default) and the pair is returned."""
+    expected, err = torch_result(torch_fn)
+    if err is not None:
+        with pytest.raises(error_types_like(err)):
+            tl_fn()
+        return None
+    got = tl_fn()
+    (check or assert_same)(got, expected, **tol)
+    return got, expected
+
+
+def assert_geometry(actual, expected):
+    """torchlite `actual` has the shape, strides, offset, contiguity, dtype and device type of torch `expected`."""
+    assert tuple(actual.shape) == tuple(expected.shape), (tuple(actual.shape), tuple(expected.shape))
+    assert tuple(actual.stride()) == tuple(expected.stride()), (actual.stride(), expected.stride())
+    assert actual.storage_offset() == expected.storage_offset(), (actual.storage_offset(), expected.storage_offset())
+    assert actual.is_contiguous() == expected.is_contiguous()
+    assert dtype_name(actual.dtype) == dtype_name(expected.dtype), (actual.dtype, expected.dtype)
+    assert actual.device.type == expected.device.type, (actual.device, expected.device)
+
+
+def storage_base(t):
+    """The address of element 0 of the storage behind `t` (equal for tensors sharing storage)."""
+    return t.data_ptr() - t.storage_offset() * t.element_size()
+
+
+def shape_spellings(shape):
+    """Ways an error message may spell a shape: [2, 3], (2, 3), 2x3."""
+    dims = [str(int(s)) for s in shape]
+    spellings = ["[" + ", ".join(dims) + "]", "(" + ", ".join(dims) + ("," if len(dims) == 1 else "") + ")"]
+    if len(dims) > 1:
+        spellings.append("x".join(dims))
+    return spellings
+
+
+def mentions_shape(message, shape):
+    return any(s in message for s in shape_spellings(shape))

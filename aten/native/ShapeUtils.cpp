@@ -21,16 +21,16 @@ DimVector infer_size(IntArrayRef shape, int64_t numel) {
                "' is invalid for input of size ", numel);
     }
   }
-  if (infer_dim) {
-    // A -1 with other sizes multiplying to 0 could be anything: PyTorch refuses it.
-    TL_CHECK(newsize != 0, "cannot reshape tensor of 0 elements into shape ", shape,
-             " because the unspecified dimension size -1 can be any value and is ambiguous");
-    TL_CHECK(numel % newsize == 0, "shape '", shape, "' is invalid for input of size ", numel);
-    res[*infer_dim] = numel / newsize;
+  if (numel == newsize || (infer_dim && newsize > 0 && numel % newsize == 0)) {
+    if (infer_dim) {
+      // A -1 next to sizes whose product is 0 could stand for anything: PyTorch refuses it.
+      TL_CHECK(newsize != 0, "cannot reshape tensor of 0 elements into shape ", shape,
+               " because the unspecified dimension size -1 can be any value and is ambiguous");
+      res[*infer_dim] = numel / newsize;
+    }
     return res;
   }
-  TL_CHECK(numel == newsize, "shape '", shape, "' is invalid for input of size ", numel);
-  return res;
+  TL_ERROR("shape '", shape, "' is invalid for input of size ", numel);
 }
 
 std::optional<DimVector> compute_view_strides(IntArrayRef oldshape, IntArrayRef oldstride, IntArrayRef newshape) {

@@ -31,4 +31,15 @@ void translate_exception() noexcept {
   }
 }
 
+PyObject* translate_exception_operator() noexcept {
+  try {
+    throw;
+  } catch (const ArgumentError&) {
+    Py_RETURN_NOTIMPLEMENTED;
+  } catch (...) {
+    translate_exception();
+    return nullptr;
+  }
+}
+
 }  // namespace tl::python

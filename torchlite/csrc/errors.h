@@ -7,11 +7,15 @@
 //   }
 //
 // TL_PY_CATCH ends the try block, sets the matching Python exception and returns nullptr.
+// TL_PY_CATCH_OPERATOR (operator dunders) returns NotImplemented when the arguments match no
+// signature, so that Python tries the other operand's reflected method.
 // For slots that signal errors differently (setters return -1) use TL_PY_CATCH_RETURN(-1).
 #pragma once
 #include <Python.h>
 
 #include <exception>
+
+#include "aten/core/Exception.h"
 
 namespace tl::python {
 
@@ -19,6 +23,12 @@ namespace tl::python {
 // so the handler only returns the error value.
 struct python_error : std::exception {
   const char* what() const noexcept override { return "Python error already set"; }
+};
+
+// The TypeError the argument parser raises when no signature matches a call. Operator bindings
+// (TL_PY_CATCH_OPERATOR) turn it into NotImplemented so Python tries the reflected operator.
+struct ArgumentError : tl::TypeError {
+  using tl::TypeError::TypeError;
 };
 
 // Throws python_error if a Python error is set; use after CPython calls that may fail.
@@ -37,6 +47,9 @@ inline PyObject* check(PyObject* obj) {
 // RuntimeError, python_error -> (already set), std::bad_alloc -> MemoryError,
 // other std::exception -> RuntimeError.
 void translate_exception() noexcept;
+// For operator dunders (__add__, __eq__, ...): NotImplemented (new reference) for ArgumentError,
+// otherwise like translate_exception() and nullptr.
+PyObject* translate_exception_operator() noexcept;
 
 // Releases the GIL for its scope (around kernels). Convert all Python arguments before.
 struct GilRelease {
@@ -99,3 +112,9 @@ class PyRef {
     return retval;                          \
   }
 #define TL_PY_CATCH TL_PY_CATCH_RETURN(nullptr)
+// Operator dunders: arguments that match no signature give NotImplemented (not TypeError).
+#define TL_PY_CATCH_OPERATOR                              \
+  }                                                       \
+  catch (...) {                                           \
+    return ::tl::python::translate_exception_operator();  \
+  }

@@ -15,6 +15,10 @@
 #include <optional>
 #include <vector>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 #include "aten/core/Exception.h"
 #include "aten/core/Parallel.h"
 #include "aten/core/Tensor.h"
@@ -53,6 +57,46 @@ inline acc_t load(const in_t* p) {
   else return static_cast<acc_t>(*p);
 }
 
+// ------------------------------------------------------------------------------ 16-bit float loads
+
+// float16 -> float32 for a contiguous run. Uses the F16C instructions when the CPU has them (the
+// build targets baseline x86-64, so they are enabled for this function only), else Half's
+// software conversion.
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx,f16c"))) void half_to_float_f16c(const Half* src, float* dst, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i));
+    _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(h));
+  }
+  for (; i < n; ++i) dst[i] = static_cast<float>(src[i]);
+}
+bool cpu_has_f16c() {
+  static const bool has = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
+  return has;
+}
+#endif
+
+void half_to_float(const Half* src, float* dst, int64_t n) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (cpu_has_f16c()) return half_to_float_f16c(src, dst, n);
+#endif
+  for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<float>(src[i]);
+}
+
+void bf16_to_float(const BFloat16* src, float* dst, int64_t n) {
+  const uint16_t* s = reinterpret_cast<const uint16_t*>(src);
+  uint32_t* d = reinterpret_cast<uint32_t*>(dst);  // same bits as float: bf16 is float's top half
+  for (int64_t i = 0; i < n; ++i) d[i] = static_cast<uint32_t>(s[i]) << 16;
+}
+
+// Converts a contiguous run of 16-bit floats to float.
+template <typename T>
+inline void reduced_to_float(const T* src, float* dst, int64_t n) {
+  if constexpr (std::is_same_v<T, Half>) half_to_float(src, dst, n);
+  else bf16_to_float(src, dst, n);
+}
+
 // ------------------------------------------------------------------------------ summation primitives
 
 constexpr int64_t kLanes = 32;     // independent partial sums in a leaf (vectorizes)
@@ -67,6 +111,13 @@ acc_t pairwise_sum(const in_t* p, int64_t n, int64_t s) {
     acc_t r = 0;
     for (int64_t i = 0; i < n; ++i) r += load<acc_t>(p + i * s);
     return r;
+  }
+  if constexpr (is_reduced_v<in_t>) {
+    if (s == 1 && n <= kLeaf) {  // convert the run with vector instructions, then sum floats
+      float buf[kLeaf];
+      reduced_to_float(p, buf, n);
+      return pairwise_sum<acc_t, float>(buf, n, 1);
+    }
   }
   if (std::is_same_v<acc_t, uint64_t> || n <= kLeaf) {  // integers are exact: no need to split
     acc_t acc[kLanes];
@@ -143,9 +194,12 @@ struct Walker {
   }
 };
 
-// Sorts by decreasing stride (innermost last) and merges dims that are laid out back to back.
+// Sorts by decreasing stride (innermost last; stride-0 dims of expanded tensors outermost, so the
+// inner run is a real one) and merges dims that are laid out back to back.
+inline int64_t stride_key(int64_t stride) { return stride == 0 ? std::numeric_limits<int64_t>::max() : stride; }
 std::vector<Dim> coalesce(std::vector<Dim> dims) {
-  std::stable_sort(dims.begin(), dims.end(), [](const Dim& a, const Dim& b) { return a.stride > b.stride; });
+  std::stable_sort(dims.begin(), dims.end(),
+                   [](const Dim& a, const Dim& b) { return stride_key(a.stride) > stride_key(b.stride); });
   std::vector<Dim> out;
   for (const Dim& d : dims) {
     if (!out.empty() && out.back().stride == d.size * d.stride) {
@@ -163,6 +217,7 @@ std::vector<Dim> coalesce(std::vector<Dim> dims) {
 template <typename acc_t, typename in_t>
 acc_t sum_flat_range(const in_t* p, const std::vector<Dim>& rd, int64_t b, int64_t e) {
   if (rd.empty()) return b < e ? load<acc_t>(p) : acc_t(0);
+  if (rd.size() == 1) return pairwise_sum<acc_t>(p + b * rd[0].stride, e - b, rd[0].stride);
   const int64_t L = rd.back().size, s = rd.back().stride;
   std::vector<Dim> outer(rd.begin(), rd.end() - 1);
   Walker w(outer, b / L);
@@ -179,25 +234,36 @@ acc_t sum_flat_range(const in_t* p, const std::vector<Dim>& rd, int64_t b, int64
 }
 
 // Vertical reduction: out[j] = sum over reduction rows [rb, re) of p[row_offset + j * sw], j < C.
+// Rows are added four at a time into a cascade of row accumulators (carry every 16 rows).
 constexpr int64_t kChunk = 256;
 template <typename acc_t, typename in_t>
 void sum_rows(const in_t* p, int64_t C, int64_t sw, const std::vector<Dim>& rd, int64_t rb, int64_t re,
               acc_t* out) {
+  constexpr bool exact = std::is_same_v<acc_t, uint64_t>;
   acc_t level[kCascadeLevels][kChunk];
   int count[kCascadeLevels] = {};
   int used = 1;
   std::fill(&level[0][0], &level[0][0] + C, acc_t(0));
-  Walker w(rd, rb);
-  for (int64_t r = rb; r < re; ++r, w.next()) {
-    const in_t* row = p + w.offset;
-    acc_t* l0 = level[0];
-    if (sw == 1) {
-      for (int64_t j = 0; j < C; ++j) l0[j] += load<acc_t>(row + j);
-    } else {
-      for (int64_t j = 0; j < C; ++j) l0[j] += load<acc_t>(row + j * sw);
+  // Loads row r (offset `off`) as acc_t values: converted in bulk for contiguous 16-bit floats.
+  acc_t tmp[4][kChunk];
+  auto row_ptr = [&](int64_t off, int slot) -> const acc_t* {
+    const in_t* row = p + off;
+    if constexpr (std::is_same_v<in_t, acc_t>) {
+      if (sw == 1) return row;
     }
-    if constexpr (!std::is_same_v<acc_t, uint64_t>) {
-      for (int l = 0; l + 1 < kCascadeLevels && ++count[l] == kCascadeFan; ++l) {
+    if constexpr (is_reduced_v<in_t>) {
+      if (sw == 1) {
+        reduced_to_float(row, tmp[slot], C);
+        return tmp[slot];
+      }
+    }
+    for (int64_t j = 0; j < C; ++j) tmp[slot][j] = load<acc_t>(row + j * sw);
+    return tmp[slot];
+  };
+  auto carry = [&](int added) {
+    if constexpr (!exact) {
+      count[0] += added;
+      for (int l = 0; l + 1 < kCascadeLevels && count[l] >= kCascadeFan; ++l) {
         if (used == l + 1) {
           std::fill(&level[l + 1][0], &level[l + 1][0] + C, acc_t(0));
           used = l + 2;
@@ -207,13 +273,34 @@ void sum_rows(const in_t* p, int64_t C, int64_t sw, const std::vector<Dim>& rd, 
           level[l][j] = 0;
         }
         count[l] = 0;
+        ++count[l + 1];
       }
     }
+  };
+  Walker w(rd, rb);
+  int64_t r = rb;
+  acc_t* l0 = level[0];
+  for (; r + 4 <= re; r += 4) {
+    int64_t o0 = w.offset; w.next();
+    int64_t o1 = w.offset; w.next();
+    int64_t o2 = w.offset; w.next();
+    int64_t o3 = w.offset; w.next();
+    const acc_t* x0 = row_ptr(o0, 0);
+    const acc_t* x1 = row_ptr(o1, 1);
+    const acc_t* x2 = row_ptr(o2, 2);
+    const acc_t* x3 = row_ptr(o3, 3);
+    for (int64_t j = 0; j < C; ++j) l0[j] += (x0[j] + x1[j]) + (x2[j] + x3[j]);
+    carry(4);
+  }
+  for (; r < re; ++r, w.next()) {
+    const acc_t* x0 = row_ptr(w.offset, 0);
+    for (int64_t j = 0; j < C; ++j) l0[j] += x0[j];
+    carry(1);
   }
   for (int64_t j = 0; j < C; ++j) {
-    acc_t r = 0;
-    for (int l = 0; l < used; ++l) r += level[l][j];
-    out[j] = r;
+    acc_t v = 0;
+    for (int l = 0; l < used; ++l) v += level[l][j];
+    out[j] = v;
   }
 }
 
@@ -263,10 +350,10 @@ void reduce_sum(const Tensor& self, uint64_t mask, acc_type_t<in_t>* acc) {
   // reduce "vertically" (rows of that dim added together); otherwise per output element.
   int64_t vdim = -1;
   for (int64_t i = 0; i < static_cast<int64_t>(kept_in.size()); ++i)
-    if (vdim < 0 || kept_in[i].stride < kept_in[vdim].stride) vdim = i;
+    if (vdim < 0 || stride_key(kept_in[i].stride) < stride_key(kept_in[vdim].stride)) vdim = i;
   int64_t rmin = std::numeric_limits<int64_t>::max();
-  for (const Dim& d : red) rmin = std::min(rmin, d.stride);
-  bool vertical = vdim >= 0 && !red.empty() && kept_in[vdim].stride < rmin && kept_in[vdim].size >= 4;
+  for (const Dim& d : red) rmin = std::min(rmin, stride_key(d.stride));
+  bool vertical = vdim >= 0 && !red.empty() && stride_key(kept_in[vdim].stride) < rmin && kept_in[vdim].size >= 4;
 
   if (!vertical) {
     // Tasks: (output, chunk of the reduction) pairs; chunks only when there are few outputs.

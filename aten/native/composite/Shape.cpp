@@ -1,0 +1,17 @@
+// reshape: a view when the strides allow one, otherwise a view of a contiguous copy. Built from
+// public ops (view, clone) so autograd comes from them.
+#include "aten/core/Tensor.h"
+#include "aten/native/ShapeUtils.h"
+#include "generated/ops/clone.h"
+#include "generated/ops/reshape.h"
+#include "generated/ops/view.h"
+
+namespace tl::native {
+
+Tensor reshape_composite(const Tensor& self, IntArrayRef shape) {
+  DimVector size = infer_size(shape, self.numel());  // resolves -1, raises PyTorch's errors
+  if (compute_view_strides(self.sizes(), self.strides(), size)) return tl::view(self, size);
+  return tl::view(tl::clone(self), size);  // clone is contiguous, so this view always exists
+}
+
+}  // namespace tl::native

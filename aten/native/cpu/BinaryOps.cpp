@@ -1,0 +1,563 @@
+// Arithmetic: add, sub, rsub, mul, div (true / trunc / floor), floor_divide, pow.
+#include <atomic>
+#include <cmath>
+#include <optional>
+#include <string_view>
+
+#include "aten/core/Exception.h"
+#include "aten/core/Tensor.h"
+#include "aten/native/TensorIterator.h"
+#include "aten/native/TypePromotion.h"
+#include "aten/native/cpu/Loops.h"
+
+namespace tl::native {
+namespace {
+
+// ---------------------------------------------------------------- iterator set-ups
+
+// out = op(self, other) with promotion, out= resize and can_cast checks.
+TensorIterator binary_iter(Tensor& out, const Tensor& self, const Tensor& other, const char* op,
+                           bool int_to_float = false) {
+  return TensorIteratorConfig()
+      .set_op_name(op)
+      .add_output(out)
+      .add_input(self)
+      .add_input(other)
+      .promote_integer_inputs_to_float(int_to_float)
+      .build();
+}
+
+// out = op(self, <number>): the number only takes part in type promotion.
+TensorIterator scalar_iter(Tensor& out, const Tensor& self, const Scalar& other, const char* op,
+                           bool int_to_float = false) {
+  return TensorIteratorConfig()
+      .set_op_name(op)
+      .add_output(out)
+      .add_input(self)
+      .add_scalar(other)
+      .promote_integer_inputs_to_float(int_to_float)
+      .build();
+}
+
+// out = op(self) computed in `common` (inputs converted to it).
+TensorIterator unary_iter_as(Tensor& out, const Tensor& self, ScalarType common, const char* op) {
+  return TensorIteratorConfig()
+      .set_op_name(op)
+      .add_output(out)
+      .add_input(self)
+      .declare_static_common_dtype(common)
+      .build();
+}
+
+inline bool is_cpu_scalar_tensor(const Tensor& t) { return t.dim() == 0 && t.is_cpu(); }
+
+// ---------------------------------------------------------------- checks
+
+void alpha_check(ScalarType dtype, const Scalar& alpha) {
+  TL_CHECK(!alpha.is_bool() || dtype == ScalarType::Bool, "Boolean alpha only supported for Boolean results.");
+  TL_CHECK(is_floating_type(dtype) || !alpha.is_floating_point(),
+           "For integral input tensors, argument alpha must not be a floating point number.");
+}
+
+void sub_check(ScalarType a, ScalarType b) {
+  TL_CHECK(a != ScalarType::Bool || b != ScalarType::Bool,
+           "Subtraction, the `-` operator, with two bool tensors is not supported. "
+           "Use the `^` or `logical_xor()` operator instead.");
+  TL_CHECK(a != ScalarType::Bool && b != ScalarType::Bool,
+           "Subtraction, the `-` operator, with a bool tensor is not supported. "
+           "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+}
+void sub_check(ScalarType a, const Scalar& b) { sub_check(a, b.is_bool() ? ScalarType::Bool : ScalarType::Int64); }
+
+// ---------------------------------------------------------------- add / sub
+
+// a + alpha * b (sign = +1) or a - alpha * b (sign = -1), with alpha converted (checked) to the
+// compute dtype. Floating types use a fused multiply-add like PyTorch's vectorized kernels.
+template <typename scalar_t>
+void add_sub_loop(TensorIterator& iter, const Scalar& alpha, int sign) {
+  using opmath = opmath_t<scalar_t>;
+  if constexpr (std::is_same_v<scalar_t, bool>) {
+    const bool al = alpha.to_bool();
+    cpu_kernel(iter, [al](bool a, bool b) -> bool { return a || (al && b); });
+  } else if constexpr (std::is_integral_v<scalar_t>) {
+    const scalar_t al = checked_scalar_cast<scalar_t>(alpha);
+    if (al == 1 && sign > 0) {
+      cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t { return wrapping_add(a, b); });
+    } else if (al == 1) {
+      cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t { return wrapping_sub(a, b); });
+    } else {
+      const scalar_t m = sign > 0 ? al : wrapping_neg(al);
+      cpu_kernel(iter, [m](scalar_t a, scalar_t b) -> scalar_t { return wrapping_add(a, wrapping_mul(m, b)); });
+    }
+  } else {
+    const opmath al = static_cast<opmath>(checked_scalar_cast<scalar_t>(alpha));
+    if (al == opmath(1) && sign > 0) {
+      cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t {
+        return static_cast<scalar_t>(static_cast<opmath>(a) + static_cast<opmath>(b));
+      });
+    } else if (al == opmath(1)) {
+      cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t {
+        return static_cast<scalar_t>(static_cast<opmath>(a) - static_cast<opmath>(b));
+      });
+    } else {
+      const opmath m = sign > 0 ? al : -al;
+      cpu_kernel(iter, [m](scalar_t a, scalar_t b) -> scalar_t {
+        return static_cast<scalar_t>(std::fma(static_cast<opmath>(b), m, static_cast<opmath>(a)));
+      });
+    }
+  }
+}
+
+// a + alpha * c (sign +1) or a - alpha * c (sign -1) for a number c (already in the compute dtype).
+template <typename scalar_t>
+void add_sub_scalar_loop(TensorIterator& iter, const Scalar& other, const Scalar& alpha, int sign) {
+  using opmath = opmath_t<scalar_t>;
+  if constexpr (std::is_same_v<scalar_t, bool>) {
+    const bool c = alpha.to_bool() && scalar_cast<bool>(other);
+    cpu_kernel(iter, [c](bool a) -> bool { return a || c; });
+  } else if constexpr (std::is_integral_v<scalar_t>) {
+    const scalar_t al = checked_scalar_cast<scalar_t>(alpha);
+    const scalar_t c = wrapping_mul(al, scalar_cast<scalar_t>(other));
+    const scalar_t d = sign > 0 ? c : wrapping_neg(c);
+    cpu_kernel(iter, [d](scalar_t a) -> scalar_t { return wrapping_add(a, d); });
+  } else {
+    const opmath al = static_cast<opmath>(checked_scalar_cast<scalar_t>(alpha));
+    const opmath c = static_cast<opmath>(scalar_cast<scalar_t>(other));
+    if (al == opmath(1)) {
+      const opmath d = sign > 0 ? c : -c;
+      cpu_kernel(iter, [d](scalar_t a) -> scalar_t { return static_cast<scalar_t>(static_cast<opmath>(a) + d); });
+    } else {
+      const opmath m = sign > 0 ? al : -al;
+      cpu_kernel(iter, [c, m](scalar_t a) -> scalar_t { return static_cast<scalar_t>(std::fma(c, m, static_cast<opmath>(a))); });
+    }
+  }
+}
+
+// ---------------------------------------------------------------- division helpers
+
+template <typename T>
+inline T div_floor_floating(T a, T b) {
+  if (b == T(0)) return a / b;
+  const T mod = std::fmod(a, b);
+  T div = (a - mod) / b;
+  if (mod != T(0) && (b < T(0)) != (mod < T(0))) div -= T(1);
+  T floordiv;
+  if (div != T(0)) {
+    floordiv = std::floor(div);
+    if (div - floordiv > T(0.5)) floordiv += T(1.0);
+  } else {
+    floordiv = std::copysign(T(0), a / b);
+  }
+  return floordiv;
+}
+
+// Integer quotients; b == -1 is special-cased so INT_MIN / -1 wraps instead of trapping.
+template <typename T>
+inline T div_trunc_integer(T a, T b) {
+  if constexpr (std::is_signed_v<T>) {
+    if (b == T(-1)) return wrapping_neg(a);
+  }
+  return static_cast<T>(a / b);
+}
+template <typename T>
+inline T div_floor_integer(T a, T b) {
+  if constexpr (std::is_signed_v<T>) {
+    if (b == T(-1)) return wrapping_neg(a);
+    if ((a < 0) != (b < 0)) {
+      const T q = static_cast<T>(a / b);
+      const T r = static_cast<T>(a % b);
+      return r != 0 ? static_cast<T>(q - 1) : q;
+    }
+  }
+  return static_cast<T>(a / b);
+}
+
+enum class DivMode { True, Trunc, Floor };
+
+DivMode parse_mode(std::optional<std::string_view> mode) {
+  if (!mode) return DivMode::True;
+  if (*mode == "trunc") return DivMode::Trunc;
+  if (*mode == "floor") return DivMode::Floor;
+  throw ValueError(str("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '",
+                       std::string(*mode), "'"));
+}
+
+const char* mode_kernel_name(DivMode m) { return m == DivMode::Trunc ? "div_trunc_cpu" : "div_floor_cpu"; }
+
+void check_not_bool(ScalarType t, const char* kernel_name) {
+  if (t == ScalarType::Bool) throw NotImplementedError(str("\"", kernel_name, "\" not implemented for 'Bool'"));
+}
+
+[[noreturn]] void zero_division() { throw RuntimeError("ZeroDivisionError"); }
+
+// Tensor / tensor with a rounding mode (common dtype not promoted to float for trunc/floor).
+template <typename scalar_t>
+void div_mode_loop(TensorIterator& iter, DivMode mode) {
+  using opmath = opmath_t<scalar_t>;
+  if constexpr (std::is_integral_v<scalar_t>) {
+    std::atomic<bool> by_zero{false};
+    if (mode == DivMode::Trunc) {
+      cpu_kernel(iter, [&by_zero](scalar_t a, scalar_t b) -> scalar_t {
+        if (b == 0) {
+          by_zero.store(true, std::memory_order_relaxed);
+          return 0;
+        }
+        return div_trunc_integer(a, b);
+      });
+    } else {
+      cpu_kernel(iter, [&by_zero](scalar_t a, scalar_t b) -> scalar_t {
+        if (b == 0) {
+          by_zero.store(true, std::memory_order_relaxed);
+          return 0;
+        }
+        return div_floor_integer(a, b);
+      });
+    }
+    if (by_zero.load()) zero_division();
+  } else {
+    if (mode == DivMode::Trunc) {
+      cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t {
+        return static_cast<scalar_t>(std::trunc(static_cast<opmath>(a) / static_cast<opmath>(b)));
+      });
+    } else {
+      cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t {
+        return static_cast<scalar_t>(div_floor_floating(static_cast<opmath>(a), static_cast<opmath>(b)));
+      });
+    }
+  }
+}
+
+// Tensor / number (b in opmath precision; for reduced floats PyTorch uses the number's own value).
+template <typename scalar_t>
+void div_scalar_loop(TensorIterator& iter, DivMode mode, opmath_t<scalar_t> b) {
+  using opmath = opmath_t<scalar_t>;
+  if constexpr (std::is_integral_v<scalar_t>) {
+    if (iter.numel() > 0 && !iter.is_meta() && b == 0) zero_division();
+    if (mode == DivMode::Trunc) {
+      cpu_kernel(iter, [b](scalar_t a) -> scalar_t { return div_trunc_integer(a, b); });
+    } else {
+      cpu_kernel(iter, [b](scalar_t a) -> scalar_t { return div_floor_integer(a, b); });
+    }
+  } else {
+    if (mode == DivMode::True) {
+      cpu_kernel(iter, [b](scalar_t a) -> scalar_t { return static_cast<scalar_t>(static_cast<opmath>(a) / b); });
+    } else if (mode == DivMode::Trunc) {
+      cpu_kernel(iter, [b](scalar_t a) -> scalar_t { return static_cast<scalar_t>(std::trunc(static_cast<opmath>(a) / b)); });
+    } else {
+      cpu_kernel(iter, [b](scalar_t a) -> scalar_t { return static_cast<scalar_t>(div_floor_floating(static_cast<opmath>(a), b)); });
+    }
+  }
+}
+
+// The value of a number operand in the compute precision: reduced floats keep the number's
+// own value in float (PyTorch's original_scalar_value); other dtypes round it to scalar_t.
+template <typename scalar_t>
+opmath_t<scalar_t> scalar_operand(const Scalar& s) {
+  if constexpr (is_reduced_float_v<scalar_t>) {
+    return static_cast<float>(s.to_double());
+  } else {
+    return static_cast<opmath_t<scalar_t>>(scalar_cast<scalar_t>(s));
+  }
+}
+
+void div_scalar_impl(const Tensor& self, const Scalar& other, DivMode mode, Tensor& out) {
+  auto iter = scalar_iter(out, self, other, "div", mode == DivMode::True);
+  const ScalarType dt = iter.common_dtype();
+  if (mode != DivMode::True) check_not_bool(dt, mode_kernel_name(mode));
+  TL_DISPATCH_NUMERIC(dt, "div", [&] { div_scalar_loop<scalar_t>(iter, mode, scalar_operand<scalar_t>(other)); });
+}
+
+void div_impl(const Tensor& self, const Tensor& other, DivMode mode, Tensor& out) {
+  const ScalarType common0 = result_type(self, other);
+  const ScalarType common =
+      (mode == DivMode::True && is_integral_type(common0, true)) ? default_dtype() : common0;
+  // A 0-d CPU divisor with a reduced-float result: divide by its value in float, as PyTorch does.
+  if (is_reduced_float(common) && is_cpu_scalar_tensor(other) && !self.is_meta()) {
+    const Scalar b = tensor_item(other);
+    auto iter = unary_iter_as(out, self, common, "div");
+    if (mode != DivMode::True) check_not_bool(common, mode_kernel_name(mode));
+    TL_DISPATCH_FLOAT(common, "div", [&] { div_scalar_loop<scalar_t>(iter, mode, static_cast<opmath_t<scalar_t>>(b.to_double())); });
+    return;
+  }
+  auto iter = binary_iter(out, self, other, "div", mode == DivMode::True);
+  const ScalarType dt = iter.common_dtype();
+  if (mode == DivMode::True) {
+    TL_DISPATCH_FLOAT(dt, "div", [&] {
+      using opmath = opmath_t<scalar_t>;
+      cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t {
+        return static_cast<scalar_t>(static_cast<opmath>(a) / static_cast<opmath>(b));
+      });
+    });
+    return;
+  }
+  check_not_bool(dt, mode_kernel_name(mode));
+  TL_DISPATCH_NUMERIC(dt, "div", [&] { div_mode_loop<scalar_t>(iter, mode); });
+}
+
+// ---------------------------------------------------------------- pow helpers
+
+template <typename T>
+inline T powi_impl(T a, T b) {
+  T result = 1;
+  while (b) {
+    if (b & 1) result = wrapping_mul(result, a);
+    b /= 2;
+    a = wrapping_mul(a, a);
+  }
+  return result;
+}
+
+// Integer power like PyTorch: negative exponents give 1 / a truncated (1, -1 or 0).
+template <typename T>
+inline T powi(T a, T b) {
+  if constexpr (std::is_signed_v<T>) {
+    if (b < 0) {
+      if (a == 1) return 1;
+      if (a == -1) return (b % 2) != 0 ? T(-1) : T(1);
+      return 0;
+    }
+  }
+  return powi_impl(a, b);
+}
+
+void check_pow_dtype(ScalarType t) {
+  if (t == ScalarType::Bool) throw NotImplementedError("\"pow\" not implemented for 'Bool'");
+}
+
+template <typename scalar_t>
+void pow_tensor_loop(TensorIterator& iter) {
+  using opmath = opmath_t<scalar_t>;
+  if constexpr (std::is_integral_v<scalar_t>) {
+    cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t { return powi(a, b); });
+  } else {
+    cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t {
+      return static_cast<scalar_t>(std::pow(static_cast<opmath>(a), static_cast<opmath>(b)));
+    });
+  }
+}
+
+template <typename scalar_t>
+void pow_tensor_scalar_loop(TensorIterator& iter, const Scalar& exponent) {
+  using opmath = opmath_t<scalar_t>;
+  if constexpr (std::is_integral_v<scalar_t>) {
+    const scalar_t b = checked_scalar_cast<scalar_t>(exponent);
+    cpu_kernel(iter, [b](scalar_t a) -> scalar_t { return powi(a, b); });
+  } else {
+    const opmath b = static_cast<opmath>(scalar_cast<scalar_t>(exponent));
+    if (b == opmath(2)) {
+      cpu_kernel(iter, [](scalar_t a) -> scalar_t {
+        const opmath x = static_cast<opmath>(a);
+        return static_cast<scalar_t>(x * x);
+      });
+    } else if (b == opmath(3)) {
+      cpu_kernel(iter, [](scalar_t a) -> scalar_t {
+        const opmath x = static_cast<opmath>(a);
+        return static_cast<scalar_t>(x * x * x);
+      });
+    } else if (b == opmath(0.5)) {
+      cpu_kernel(iter, [](scalar_t a) -> scalar_t { return static_cast<scalar_t>(std::sqrt(static_cast<opmath>(a))); });
+    } else if (b == opmath(-0.5)) {
+      cpu_kernel(iter, [](scalar_t a) -> scalar_t {
+        return static_cast<scalar_t>(opmath(1) / std::sqrt(static_cast<opmath>(a)));
+      });
+    } else if (b == opmath(-1)) {
+      cpu_kernel(iter, [](scalar_t a) -> scalar_t { return static_cast<scalar_t>(opmath(1) / static_cast<opmath>(a)); });
+    } else if (b == opmath(-2)) {
+      cpu_kernel(iter, [](scalar_t a) -> scalar_t {
+        const opmath x = static_cast<opmath>(a);
+        return static_cast<scalar_t>(opmath(1) / (x * x));
+      });
+    } else {
+      cpu_kernel(iter, [b](scalar_t a) -> scalar_t { return static_cast<scalar_t>(std::pow(static_cast<opmath>(a), b)); });
+    }
+  }
+}
+
+template <typename scalar_t>
+void pow_scalar_base_loop(TensorIterator& iter, const Scalar& self) {
+  using opmath = opmath_t<scalar_t>;
+  const scalar_t base = scalar_cast<scalar_t>(self);
+  if constexpr (std::is_integral_v<scalar_t>) {
+    cpu_kernel(iter, [base](scalar_t e) -> scalar_t { return powi(base, e); });
+  } else {
+    const opmath b = static_cast<opmath>(base);
+    cpu_kernel(iter, [b](scalar_t e) -> scalar_t { return static_cast<scalar_t>(std::pow(b, static_cast<opmath>(e))); });
+  }
+}
+
+template <typename scalar_t>
+void rsub_scalar_loop(TensorIterator& iter, const Scalar& other, const Scalar& alpha) {
+  using opmath = opmath_t<scalar_t>;
+  if constexpr (std::is_integral_v<scalar_t>) {
+    const scalar_t m = wrapping_neg(checked_scalar_cast<scalar_t>(alpha));
+    const scalar_t c = scalar_cast<scalar_t>(other);
+    cpu_kernel(iter, [m, c](scalar_t a) -> scalar_t { return wrapping_add(c, wrapping_mul(m, a)); });
+  } else {
+    const opmath al = static_cast<opmath>(checked_scalar_cast<scalar_t>(alpha));
+    const opmath c = static_cast<opmath>(scalar_cast<scalar_t>(other));
+    if (al == opmath(1)) {
+      cpu_kernel(iter, [c](scalar_t a) -> scalar_t { return static_cast<scalar_t>(c - static_cast<opmath>(a)); });
+    } else {
+      const opmath m = -al;
+      cpu_kernel(iter, [m, c](scalar_t a) -> scalar_t {
+        return static_cast<scalar_t>(std::fma(static_cast<opmath>(a), m, c));
+      });
+    }
+  }
+}
+
+template <typename scalar_t>
+void mul_loop(TensorIterator& iter) {
+  using opmath = opmath_t<scalar_t>;
+  if constexpr (std::is_same_v<scalar_t, bool>) {
+    cpu_kernel(iter, [](bool a, bool b) -> bool { return a && b; });
+  } else {
+    cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t {
+      return static_cast<scalar_t>(wrapping_mul(static_cast<opmath>(a), static_cast<opmath>(b)));
+    });
+  }
+}
+
+template <typename scalar_t>
+void mul_scalar_loop(TensorIterator& iter, const Scalar& other) {
+  using opmath = opmath_t<scalar_t>;
+  if constexpr (std::is_same_v<scalar_t, bool>) {
+    const bool b = scalar_cast<bool>(other);
+    cpu_kernel(iter, [b](bool a) -> bool { return a && b; });
+  } else {
+    const opmath b = scalar_operand<scalar_t>(other);
+    cpu_kernel(iter, [b](scalar_t a) -> scalar_t { return static_cast<scalar_t>(wrapping_mul(static_cast<opmath>(a), b)); });
+  }
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- add / sub / rsub
+
+void add_kernel(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
+  auto iter = binary_iter(out, self, other, "add");
+  alpha_check(iter.common_dtype(), alpha);
+  TL_DISPATCH_ALL(iter.common_dtype(), "add", [&] { add_sub_loop<scalar_t>(iter, alpha, +1); });
+}
+
+void sub_kernel(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
+  sub_check(self.dtype(), other.dtype());
+  auto iter = binary_iter(out, self, other, "sub");
+  alpha_check(iter.common_dtype(), alpha);
+  TL_DISPATCH_NUMERIC(iter.common_dtype(), "sub", [&] { add_sub_loop<scalar_t>(iter, alpha, -1); });
+}
+
+void rsub_kernel(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
+  sub_check(other.dtype(), self.dtype());
+  auto iter = binary_iter(out, other, self, "rsub");
+  alpha_check(iter.common_dtype(), alpha);
+  TL_DISPATCH_NUMERIC(iter.common_dtype(), "rsub", [&] { add_sub_loop<scalar_t>(iter, alpha, -1); });
+}
+
+void add_scalar_kernel(const Tensor& self, const Scalar& other, const Scalar& alpha, Tensor& out) {
+  auto iter = scalar_iter(out, self, other, "add");
+  alpha_check(iter.common_dtype(), alpha);
+  TL_DISPATCH_ALL(iter.common_dtype(), "add", [&] { add_sub_scalar_loop<scalar_t>(iter, other, alpha, +1); });
+}
+
+void sub_scalar_kernel(const Tensor& self, const Scalar& other, const Scalar& alpha, Tensor& out) {
+  sub_check(self.dtype(), other);
+  auto iter = scalar_iter(out, self, other, "sub");
+  alpha_check(iter.common_dtype(), alpha);
+  TL_DISPATCH_NUMERIC(iter.common_dtype(), "sub", [&] { add_sub_scalar_loop<scalar_t>(iter, other, alpha, -1); });
+}
+
+// other - alpha * self for a number `other`.
+void rsub_scalar_kernel(const Tensor& self, const Scalar& other, const Scalar& alpha, Tensor& out) {
+  sub_check(self.dtype(), other);
+  auto iter = scalar_iter(out, self, other, "rsub");
+  alpha_check(iter.common_dtype(), alpha);
+  TL_DISPATCH_NUMERIC(iter.common_dtype(), "rsub", [&] { rsub_scalar_loop<scalar_t>(iter, other, alpha); });
+}
+
+// ---------------------------------------------------------------- mul
+
+void mul_kernel(const Tensor& self, const Tensor& other, Tensor& out) {
+  const ScalarType common = result_type(self, other);
+  if (is_reduced_float(common) && is_cpu_scalar_tensor(other) && !self.is_meta()) {
+    const float b = static_cast<float>(tensor_item(other).to_double());
+    auto iter = unary_iter_as(out, self, common, "mul");
+    TL_DISPATCH_FLOAT(common, "mul", [&] {
+      cpu_kernel(iter, [b](scalar_t a) -> scalar_t { return static_cast<scalar_t>(static_cast<float>(a) * b); });
+    });
+    return;
+  }
+  auto iter = binary_iter(out, self, other, "mul");
+  TL_DISPATCH_ALL(iter.common_dtype(), "mul", [&] { mul_loop<scalar_t>(iter); });
+}
+
+void mul_scalar_kernel(const Tensor& self, const Scalar& other, Tensor& out) {
+  auto iter = scalar_iter(out, self, other, "mul");
+  TL_DISPATCH_ALL(iter.common_dtype(), "mul", [&] { mul_scalar_loop<scalar_t>(iter, other); });
+}
+
+// ---------------------------------------------------------------- div / floor_divide
+
+void div_kernel(const Tensor& self, const Tensor& other, Tensor& out) { div_impl(self, other, DivMode::True, out); }
+
+void div_mode_kernel(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode,
+                     Tensor& out) {
+  div_impl(self, other, parse_mode(rounding_mode), out);
+}
+
+void div_scalar_kernel(const Tensor& self, const Scalar& other, Tensor& out) {
+  div_scalar_impl(self, other, DivMode::True, out);
+}
+
+void div_scalar_mode_kernel(const Tensor& self, const Scalar& other, std::optional<std::string_view> rounding_mode,
+                            Tensor& out) {
+  div_scalar_impl(self, other, parse_mode(rounding_mode), out);
+}
+
+void floor_divide_kernel(const Tensor& self, const Tensor& other, Tensor& out) {
+  div_impl(self, other, DivMode::Floor, out);
+}
+
+void floor_divide_scalar_kernel(const Tensor& self, const Scalar& other, Tensor& out) {
+  div_scalar_impl(self, other, DivMode::Floor, out);
+}
+
+// ---------------------------------------------------------------- pow
+
+void pow_kernel(const Tensor& self, const Tensor& exponent, Tensor& out) {
+  auto iter = binary_iter(out, self, exponent, "pow");
+  const ScalarType dt = iter.common_dtype();
+  check_pow_dtype(dt);
+  TL_DISPATCH_NUMERIC(dt, "pow", [&] { pow_tensor_loop<scalar_t>(iter); });
+}
+
+void pow_tensor_scalar_kernel(const Tensor& self, const Scalar& exponent, Tensor& out) {
+  TL_CHECK(!(is_integral_type(self.dtype(), true) && !exponent.is_floating_point() && exponent.to_long() < 0),
+           "Integers to negative integer powers are not allowed.");
+  auto iter = scalar_iter(out, self, exponent, "pow");
+  const ScalarType dt = iter.common_dtype();
+  const double e = exponent.to_double();
+  if (e == 0.0) {  // x ** 0 == 1, nan included
+    TL_DISPATCH_ALL(dt, "pow", [&] { cpu_kernel(iter, [](scalar_t) -> scalar_t { return scalar_t(1); }); });
+    return;
+  }
+  if (e == 1.0) {
+    TL_DISPATCH_ALL(dt, "pow", [&] { cpu_kernel(iter, [](scalar_t a) -> scalar_t { return a; }); });
+    return;
+  }
+  check_pow_dtype(dt);
+  TL_DISPATCH_NUMERIC(dt, "pow", [&] { pow_tensor_scalar_loop<scalar_t>(iter, exponent); });
+}
+
+void pow_scalar_kernel(const Scalar& self, const Tensor& exponent, Tensor& out) {
+  auto iter = TensorIteratorConfig().set_op_name("pow").add_output(out).add_input(exponent).add_scalar(self).build();
+  const ScalarType dt = iter.common_dtype();
+  if (self.to_double() == 1.0) {  // 1 ** x == 1, nan included
+    TL_DISPATCH_ALL(dt, "pow", [&] { cpu_kernel(iter, [](scalar_t) -> scalar_t { return scalar_t(1); }); });
+    return;
+  }
+  check_pow_dtype(dt);
+  TL_DISPATCH_NUMERIC(dt, "pow", [&] { pow_scalar_base_loop<scalar_t>(iter, self); });
+}
+
+}  // namespace tl::native

@@ -1,0 +1,145 @@
+// copy_, _to_copy, clone, and the dtype-conversion loops the TensorIterator uses.
+#include <algorithm>
+#include <cstring>
+#include <optional>
+
+#include "aten/core/Exception.h"
+#include "aten/core/Parallel.h"
+#include "aten/core/Tensor.h"
+#include "aten/native/TensorIterator.h"
+#include "aten/native/cpu/Loops.h"
+
+namespace tl::native {
+namespace {
+
+template <typename To, typename From>
+TL_TARGET_CLONES void convert_contiguous(To* dst, const From* src, int64_t n) {
+#pragma omp simd
+  for (int64_t i = 0; i < n; ++i) dst[i] = cast_value<To, From>(src[i]);
+}
+
+template <typename To, typename From>
+void convert_strided(char* dst, int64_t ds, const char* src, int64_t ss, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    *reinterpret_cast<To*>(dst + i * ds) = cast_value<To, From>(*reinterpret_cast<const From*>(src + i * ss));
+}
+
+template <typename T>
+void copy_strided_same(char* dst, int64_t ds, const char* src, int64_t ss, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    *reinterpret_cast<T*>(dst + i * ds) = *reinterpret_cast<const T*>(src + i * ss);
+}
+
+template <typename T>
+TL_TARGET_CLONES void broadcast_fill(T* dst, T v, int64_t n) {
+#pragma omp simd
+  for (int64_t i = 0; i < n; ++i) dst[i] = v;
+}
+
+void copy_same_dtype(size_t item, char* dst, int64_t ds, const char* src, int64_t ss, int64_t n) {
+  const int64_t it = static_cast<int64_t>(item);
+  if (ds == it && ss == it) {
+    std::memmove(dst, src, static_cast<size_t>(n) * item);
+    return;
+  }
+  switch (item) {
+    case 1:
+      if (ss == 0 && ds == 1) return (void)std::memset(dst, *src, static_cast<size_t>(n));
+      return copy_strided_same<uint8_t>(dst, ds, src, ss, n);
+    case 2:
+      if (ss == 0 && ds == 2) return broadcast_fill(reinterpret_cast<uint16_t*>(dst), *reinterpret_cast<const uint16_t*>(src), n);
+      return copy_strided_same<uint16_t>(dst, ds, src, ss, n);
+    case 4:
+      if (ss == 0 && ds == 4) return broadcast_fill(reinterpret_cast<uint32_t*>(dst), *reinterpret_cast<const uint32_t*>(src), n);
+      return copy_strided_same<uint32_t>(dst, ds, src, ss, n);
+    default:
+      if (ss == 0 && ds == 8) return broadcast_fill(reinterpret_cast<uint64_t*>(dst), *reinterpret_cast<const uint64_t*>(src), n);
+      return copy_strided_same<uint64_t>(dst, ds, src, ss, n);
+  }
+}
+
+}  // namespace
+
+void convert_elements(ScalarType dst_t, void* dst, int64_t dst_stride, ScalarType src_t, const void* src,
+                      int64_t src_stride, int64_t n) {
+  if (n <= 0) return;
+  char* d = static_cast<char*>(dst);
+  const char* s = static_cast<const char*>(src);
+  if (dst_t == src_t) return copy_same_dtype(element_size(dst_t), d, dst_stride, s, src_stride, n);
+  TL_DISPATCH_ALL(dst_t, "copy_", [&] {
+    using dst_type = scalar_t;
+    TL_DISPATCH_ALL(src_t, "copy_", [&] {
+      using src_type = scalar_t;
+      if (dst_stride == static_cast<int64_t>(sizeof(dst_type)) && src_stride == static_cast<int64_t>(sizeof(src_type))) {
+        convert_contiguous<dst_type, src_type>(reinterpret_cast<dst_type*>(d), reinterpret_cast<const src_type*>(s), n);
+      } else {
+        convert_strided<dst_type, src_type>(d, dst_stride, s, src_stride, n);
+      }
+    });
+  });
+}
+
+void scalar_to_buffer(const Scalar& s, ScalarType t, void* dst) {
+  TL_DISPATCH_ALL(t, "scalar_to_buffer", [&] { *static_cast<scalar_t*>(dst) = scalar_cast<scalar_t>(s); });
+}
+
+const Tensor& copy_kernel(const Tensor& self, const Tensor& src, bool /*non_blocking*/) {
+  TL_CHECK(self.defined() && src.defined(), "copy_: expected defined tensors");
+  if (self.is_meta()) {
+    DimVector shape = infer_size(self.sizes(), src.sizes(), "copy_");
+    TL_CHECK(shape == self.sizes(), "copy_: output with shape ", self.sizes(), " doesn't match the broadcast shape ",
+             shape.ref());
+    return self;
+  }
+  TL_CHECK(!src.is_meta(), "copy_: Cannot copy out of meta tensor; no data!");
+  if (self.is_same(src)) return self;
+  // Same dtype, shape and contiguous layout: a (parallel) memcpy.
+  if (self.dtype() == src.dtype() && self.sizes() == src.sizes() && self.is_contiguous() && src.is_contiguous()) {
+    char* d = static_cast<char*>(self.data_ptr());
+    const char* s = static_cast<const char*>(src.data_ptr());
+    const size_t nbytes = self.nbytes();
+    if (d == s || nbytes == 0) return self;
+    if (d + nbytes <= s || s + nbytes <= d) {
+      parallel_for(0, static_cast<int64_t>(nbytes), int64_t(1) << 20, [&](int64_t b, int64_t e) {
+        std::memcpy(d + b, s + b, static_cast<size_t>(e - b));
+      });
+    } else {
+      std::memmove(d, s, nbytes);
+    }
+    return self;
+  }
+  Tensor out = self;
+  auto iter = TensorIteratorConfig()
+                  .set_op_name("copy_")
+                  .add_output(out)
+                  .add_input(src)
+                  .promote_inputs_to_common_dtype(false)
+                  .enforce_safe_casting_to_output(false)
+                  .cast_common_dtype_to_outputs(false)
+                  .resize_outputs(false)
+                  .build();
+  const ScalarType dt = self.dtype(), st = src.dtype();
+  iter.for_each([dt, st](char** data, const int64_t* strides, int64_t n) {
+    convert_elements(dt, data[0], strides[0], st, data[1], strides[1], n);
+  });
+  return self;
+}
+
+Tensor to_copy_kernel(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  const ScalarType dt = dtype.value_or(self.dtype());
+  const Device dev = device.value_or(self.device());
+  TL_CHECK(!(self.is_meta() && !dev.is_meta()), "_to_copy: Cannot copy out of meta tensor; no data!");
+  Tensor result = empty_tensor(self.sizes(), dt, dev);
+  if (dev.is_meta()) return result;
+  copy_kernel(result, self, false);
+  return result;
+}
+
+Tensor clone_kernel(const Tensor& self) {
+  Tensor result = empty_tensor(self.sizes(), self.dtype(), self.device());
+  if (self.is_meta()) return result;
+  copy_kernel(result, self, false);
+  return result;
+}
+
+}  // namespace tl::native

@@ -1,0 +1,400 @@
+// Writing elementwise kernels as lambdas over a TensorIterator.
+//
+//   cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t { return a + b; });
+//
+// The lambda's parameter types are the element types of the inputs (operands 1..n) and its
+// return type that of output 0; they must match iter.dtype(arg) (dispatch on the dtypes first;
+// with promotion, inputs have iter.common_dtype()). Lambdas must not be generic (no `auto`).
+//
+// Each 1-D run picks one of three inner loops:
+//   * all operands contiguous: `out[i] = op(a[i], b[i])` in a TL_TARGET_CLONES function
+//     (AVX-512 / AVX2 / baseline picked at run time), vectorized by the compiler when op is
+//     branch-free arithmetic;
+//   * contiguous except one broadcast input (stride 0, e.g. a 0-d tensor): that input is loaded
+//     once and the loop is vectorized the same way;
+//   * anything else: a plain strided loop.
+// For Half/BFloat16 write the lambda over the storage type and compute in float
+// (opmath_t<scalar_t>), e.g. `return static_cast<float>(a) + static_cast<float>(b);`.
+//
+// Explicit vectorization: cpu_kernel_vec(iter, op, vop) takes a second functor over Vec<T>
+// (64-byte GCC vectors, one AVX-512 register; two AVX2 or four SSE registers on older CPUs):
+//   cpu_kernel_vec(iter, [](float a) -> float { return a * 2; },
+//                        [](Vec<float> a) -> Vec<float> { return a * Vec<float>(2.0f); });
+// vop is used on contiguous runs (and runs whose broadcast inputs are passed as Vec splats), op on
+// the tail and on strided runs.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "aten/native/TensorIterator.h"
+#include "aten/native/cpu/Vectorize.h"
+
+namespace tl::native {
+
+// ---------------------------------------------------------------- function traits
+
+template <typename F>
+struct function_traits : function_traits<decltype(&F::operator())> {};
+template <typename C, typename R, typename... Args>
+struct function_traits<R (C::*)(Args...) const> {
+  using result_type = R;
+  static constexpr size_t arity = sizeof...(Args);
+  using args_tuple = std::tuple<std::decay_t<Args>...>;
+  template <size_t i>
+  using arg = std::tuple_element_t<i, args_tuple>;
+};
+template <typename C, typename R, typename... Args>
+struct function_traits<R (C::*)(Args...)> : function_traits<R (C::*)(Args...) const> {};
+template <typename R, typename... Args>
+struct function_traits<R (*)(Args...)> {
+  using result_type = R;
+  static constexpr size_t arity = sizeof...(Args);
+  using args_tuple = std::tuple<std::decay_t<Args>...>;
+  template <size_t i>
+  using arg = std::tuple_element_t<i, args_tuple>;
+};
+
+// ---------------------------------------------------------------- element conversion
+
+template <typename T>
+constexpr bool is_reduced_float_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+
+// Converts one element like PyTorch's casts (what copy_/to() do): to bool is `!= 0`; reduced
+// floats go through float; floating -> 8/16-bit integers goes through int32 (so 300.0 -> int8 is
+// 44 and -1.0 -> uint8 is 255); out-of-range floating -> int32/int64 gives the x86 "integer
+// indefinite" value (INT_MIN), NaN included.
+template <typename To, typename From>
+TL_ALWAYS_INLINE To cast_value(From v) {
+  if constexpr (std::is_same_v<To, From>) {
+    return v;
+  } else if constexpr (std::is_same_v<To, bool>) {
+    return static_cast<opmath_t<From>>(v) != static_cast<opmath_t<From>>(0);
+  } else if constexpr (std::is_same_v<From, bool>) {
+    return static_cast<To>(static_cast<float>(v ? 1 : 0));
+  } else if constexpr (is_reduced_float_v<To>) {
+    return To(static_cast<float>(static_cast<opmath_t<From>>(v)));
+  } else if constexpr (is_reduced_float_v<From>) {
+    return cast_value<To, float>(static_cast<float>(v));
+  } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
+    if constexpr (sizeof(To) < 4) return static_cast<To>(static_cast<int32_t>(v));
+    else return static_cast<To>(v);
+  } else {
+    return static_cast<To>(v);
+  }
+}
+
+// A Scalar as an element of type T, wrapping like a cast (PyTorch converts a Python number to
+// the op's common dtype this way: int8 tensor + 300 adds 44).
+template <typename T>
+TL_ALWAYS_INLINE T scalar_cast(const Scalar& s) {
+  if (s.is_floating_point()) return cast_value<T, double>(s.to_double());
+  if (s.is_bool()) return cast_value<T, bool>(s.to_bool());
+  return cast_value<T, int64_t>(s.to_long());
+}
+
+// Name PyTorch uses for T in "value cannot be converted to type int8_t without overflow".
+template <typename T>
+constexpr const char* overflow_type_name() {
+  if constexpr (std::is_same_v<T, uint8_t>) return "uint8_t";
+  else if constexpr (std::is_same_v<T, int8_t>) return "int8_t";
+  else if constexpr (std::is_same_v<T, int16_t>) return "int16_t";
+  else if constexpr (std::is_same_v<T, int32_t>) return "int";
+  else if constexpr (std::is_same_v<T, int64_t>) return "int64_t";
+  else if constexpr (std::is_same_v<T, float>) return "float";
+  else if constexpr (std::is_same_v<T, double>) return "double";
+  else if constexpr (std::is_same_v<T, Half>) return "c10::Half";
+  else if constexpr (std::is_same_v<T, BFloat16>) return "c10::BFloat16";
+  else return "bool";
+}
+
+// A Scalar as an element of type T with PyTorch's overflow check (Scalar::to<T>, used for fill_
+// values and alpha): RuntimeError "value cannot be converted to type int8_t without overflow" when
+// an integer target cannot hold it (unsigned targets also accept negative ints down to -max,
+// which wrap), a floating value is nan/inf/out of range for an integer target, or a finite double
+// exceeds float's range. Bool and reduced-float targets never fail.
+template <typename T>
+T checked_scalar_cast(const Scalar& s) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using lim = std::numeric_limits<T>;
+    bool overflow;
+    if (s.is_floating_point()) {
+      const double d = s.to_double();
+      overflow = !(d >= static_cast<double>(lim::lowest()) && d <= static_cast<double>(lim::max()));
+      if constexpr (std::is_same_v<T, int64_t>) overflow = overflow || d >= 9223372036854775808.0;
+    } else if (s.is_bool()) {
+      overflow = false;
+    } else {
+      const int64_t v = s.to_long();
+      if constexpr (std::is_unsigned_v<T>) {
+        overflow = v > static_cast<int64_t>(lim::max()) || v < -static_cast<int64_t>(lim::max());
+      } else {
+        overflow = v < static_cast<int64_t>(lim::lowest()) || v > static_cast<int64_t>(lim::max());
+      }
+    }
+    TL_CHECK(!overflow, "value cannot be converted to type ", overflow_type_name<T>(), " without overflow");
+  } else if constexpr (std::is_same_v<T, float>) {
+    if (s.is_floating_point()) {
+      const double d = s.to_double();
+      TL_CHECK(!std::isfinite(d) || std::fabs(d) <= static_cast<double>(std::numeric_limits<float>::max()),
+               "value cannot be converted to type float without overflow");
+    }
+  }
+  return scalar_cast<T>(s);
+}
+
+// Integer arithmetic that wraps on overflow (two's complement), as PyTorch's kernels do in
+// practice, without C++ signed-overflow UB. For non-integers these are the plain operators.
+template <typename T>
+using wrap_unsigned_t = std::conditional_t<(sizeof(T) < 4), uint32_t, std::make_unsigned_t<T>>;
+template <typename T>
+TL_ALWAYS_INLINE T wrapping_add(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = wrap_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+  } else {
+    return a + b;
+  }
+}
+template <typename T>
+TL_ALWAYS_INLINE T wrapping_sub(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = wrap_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
+  } else {
+    return a - b;
+  }
+}
+template <typename T>
+TL_ALWAYS_INLINE T wrapping_mul(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = wrap_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+  } else {
+    return a * b;
+  }
+}
+template <typename T>
+TL_ALWAYS_INLINE T wrapping_neg(T a) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = wrap_unsigned_t<T>;
+    return static_cast<T>(U(0) - static_cast<U>(a));
+  } else {
+    return -a;
+  }
+}
+
+// ---------------------------------------------------------------- Vec
+
+namespace vec_detail {
+template <typename T>
+struct native_vec;  // only defined for the arithmetic element types below
+#define TL_NATIVE_VEC(T) \
+  template <>            \
+  struct native_vec<T> { typedef T type __attribute__((vector_size(64))); };
+TL_NATIVE_VEC(float)
+TL_NATIVE_VEC(double)
+TL_NATIVE_VEC(int8_t)
+TL_NATIVE_VEC(uint8_t)
+TL_NATIVE_VEC(int16_t)
+TL_NATIVE_VEC(int32_t)
+TL_NATIVE_VEC(int64_t)
+#undef TL_NATIVE_VEC
+}  // namespace vec_detail
+
+// A SIMD vector of 64 bytes of T (float, double or an integer type) built on GCC's vector
+// extensions; compiled inside a TL_TARGET_CLONES function it maps to native registers
+// (one zmm with AVX-512, two ymm with AVX2, four xmm otherwise).
+template <typename T>
+struct Vec {
+  using native_t = typename vec_detail::native_vec<T>::type;
+  static constexpr int size = 64 / sizeof(T);
+  native_t v;
+
+  Vec() = default;
+  Vec(native_t x) : v(x) {}                  // NOLINT
+  explicit Vec(T x) { v = x - native_t{}; }  // broadcast
+  static Vec loadu(const void* p) {
+    Vec r;
+    std::memcpy(&r.v, p, sizeof(native_t));
+    return r;
+  }
+  void storeu(void* p) const { std::memcpy(p, &v, sizeof(native_t)); }
+  T operator[](int i) const { return v[i]; }
+
+  friend Vec operator+(Vec a, Vec b) { return a.v + b.v; }
+  friend Vec operator-(Vec a, Vec b) { return a.v - b.v; }
+  friend Vec operator*(Vec a, Vec b) { return a.v * b.v; }
+  friend Vec operator/(Vec a, Vec b) { return a.v / b.v; }
+  friend Vec operator-(Vec a) { return -a.v; }
+  // Lane-wise select: mask ? a : b, with mask from comparing native vectors (a.v < b.v).
+  template <typename M>
+  static Vec select(M mask, Vec a, Vec b) { return mask ? a.v : b.v; }
+};
+
+// ---------------------------------------------------------------- inner loops
+
+namespace loops_detail {
+
+template <typename traits, size_t... I>
+TL_ALWAYS_INLINE bool inputs_contiguous(const int64_t* strides, int skip, std::index_sequence<I...>) {
+  return ((static_cast<int>(I) == skip ||
+           strides[1 + I] == static_cast<int64_t>(sizeof(typename traits::template arg<I>))) && ...);
+}
+
+// Contiguous output; inputs contiguous, except those with their bit set in kMask (broadcast
+// constants, loaded once).
+template <int kMask, typename F, size_t... I>
+TL_TARGET_CLONES void contiguous_loop(char** data, int64_t n, const F& op, std::index_sequence<I...>) {
+  using traits = function_traits<F>;
+  using R = typename traits::result_type;
+  R* out = reinterpret_cast<R*>(data[0]);
+  std::tuple<const typename traits::template arg<I>*...> in{
+      reinterpret_cast<const typename traits::template arg<I>*>(data[1 + I])...};
+  const typename traits::args_tuple sc{
+      (((kMask >> I) & 1) ? *std::get<I>(in) : typename traits::template arg<I>())...};
+#pragma omp simd
+  for (int64_t i = 0; i < n; ++i) {
+    out[i] = op((((kMask >> I) & 1) ? std::get<I>(sc) : std::get<I>(in)[i])...);
+  }
+}
+
+// Same with a vectorized functor for the bulk and the scalar one for the tail.
+template <int kMask, typename F, typename VF, size_t... I>
+TL_TARGET_CLONES void contiguous_loop_vec(char** data, int64_t n, const F& op, const VF& vop,
+                                          std::index_sequence<I...>) {
+  using traits = function_traits<F>;
+  using R = typename traits::result_type;
+  using VR = Vec<R>;
+  constexpr int64_t W = VR::size;
+  char* out = data[0];
+  const typename traits::args_tuple sc{
+      (((kMask >> I) & 1) ? *reinterpret_cast<const typename traits::template arg<I>*>(data[1 + I])
+                          : typename traits::template arg<I>())...};
+  const std::tuple<Vec<typename traits::template arg<I>>...> vsc{
+      Vec<typename traits::template arg<I>>(std::get<I>(sc))...};
+  int64_t i = 0;
+  for (; i + W <= n; i += W) {
+    VR r = vop((((kMask >> I) & 1) ? std::get<I>(vsc)
+                                   : Vec<typename traits::template arg<I>>::loadu(
+                                         data[1 + I] + i * sizeof(typename traits::template arg<I>)))...);
+    r.storeu(out + i * sizeof(R));
+  }
+  for (; i < n; ++i) {
+    reinterpret_cast<R*>(out)[i] =
+        op((((kMask >> I) & 1) ? std::get<I>(sc)
+                               : reinterpret_cast<const typename traits::template arg<I>*>(data[1 + I])[i])...);
+  }
+}
+
+template <typename F, size_t... I>
+inline void strided_loop(char** data, const int64_t* strides, int64_t n, const F& op, std::index_sequence<I...>) {
+  using traits = function_traits<F>;
+  using R = typename traits::result_type;
+  char* out = data[0];
+  const int64_t os = strides[0];
+  for (int64_t i = 0; i < n; ++i) {
+    *reinterpret_cast<R*>(out + i * os) =
+        op(*reinterpret_cast<const typename traits::template arg<I>*>(data[1 + I] + i * strides[1 + I])...);
+  }
+}
+
+// Runs `body.template run<mask>()` for the first broadcast-input variant that matches.
+template <typename traits, size_t J, typename Body, size_t... I>
+TL_ALWAYS_INLINE bool try_scalar_input(const int64_t* strides, Body& body, std::index_sequence<I...> seq) {
+  if (strides[1 + J] != 0 || !inputs_contiguous<traits>(strides, static_cast<int>(J), seq)) return false;
+  body.template run<(1 << J)>();
+  return true;
+}
+
+template <typename traits, typename Body, size_t... I>
+TL_ALWAYS_INLINE bool try_scalar_inputs(const int64_t* strides, Body& body, std::index_sequence<I...> seq) {
+  if constexpr (sizeof...(I) == 0 || sizeof...(I) > 3) {
+    return false;
+  } else {
+    return (try_scalar_input<traits, I>(strides, body, seq) || ...);
+  }
+}
+
+template <typename F>
+struct ScalarBody {
+  char** data;
+  int64_t n;
+  const F& op;
+  template <int kMask>
+  void run() {
+    contiguous_loop<kMask>(data, n, op, std::make_index_sequence<function_traits<F>::arity>{});
+  }
+};
+
+template <typename F, typename VF>
+struct VecBody {
+  char** data;
+  int64_t n;
+  const F& op;
+  const VF& vop;
+  template <int kMask>
+  void run() {
+    contiguous_loop_vec<kMask>(data, n, op, vop, std::make_index_sequence<function_traits<F>::arity>{});
+  }
+};
+
+}  // namespace loops_detail
+
+// The 1-D loop cpu_kernel runs (usable directly with TensorIterator::serial_for_each).
+template <typename F>
+struct BasicLoop {
+  const F& op;
+  void operator()(char** data, const int64_t* strides, int64_t n) const {
+    using traits = function_traits<F>;
+    using R = typename traits::result_type;
+    constexpr size_t arity = traits::arity;
+    auto seq = std::make_index_sequence<arity>{};
+    if (strides[0] == static_cast<int64_t>(sizeof(R))) {
+      if (loops_detail::inputs_contiguous<traits>(strides, -1, seq)) {
+        loops_detail::contiguous_loop<0>(data, n, op, seq);
+        return;
+      }
+      loops_detail::ScalarBody<F> body{data, n, op};
+      if (loops_detail::try_scalar_inputs<traits>(strides, body, seq)) return;
+    }
+    loops_detail::strided_loop(data, strides, n, op, seq);
+  }
+};
+
+template <typename F>
+void cpu_kernel(TensorIterator& iter, const F& op, int64_t grain_size = kGrainSize) {
+  iter.for_each(BasicLoop<F>{op}, grain_size);
+}
+
+template <typename F, typename VF>
+struct VecLoop {
+  const F& op;
+  const VF& vop;
+  void operator()(char** data, const int64_t* strides, int64_t n) const {
+    using traits = function_traits<F>;
+    using R = typename traits::result_type;
+    constexpr size_t arity = traits::arity;
+    auto seq = std::make_index_sequence<arity>{};
+    if (strides[0] == static_cast<int64_t>(sizeof(R))) {
+      if (loops_detail::inputs_contiguous<traits>(strides, -1, seq)) {
+        loops_detail::contiguous_loop_vec<0>(data, n, op, vop, seq);
+        return;
+      }
+      loops_detail::VecBody<F, VF> body{data, n, op, vop};
+      if (loops_detail::try_scalar_inputs<traits>(strides, body, seq)) return;
+    }
+    loops_detail::strided_loop(data, strides, n, op, seq);
+  }
+};
+
+template <typename F, typename VF>
+void cpu_kernel_vec(TensorIterator& iter, const F& op, const VF& vop, int64_t grain_size = kGrainSize) {
+  iter.for_each(VecLoop<F, VF>{op, vop}, grain_size);
+}
+
+}  // namespace tl::native

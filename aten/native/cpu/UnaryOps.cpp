@@ -1,0 +1,150 @@
+// Unary pointwise ops: neg, abs, sign, relu (keep the dtype) and exp, log, sqrt, reciprocal
+// (integer and bool inputs give the default float dtype).
+#include <cmath>
+
+#include "aten/core/Exception.h"
+#include "aten/core/Tensor.h"
+#include "aten/native/TensorIterator.h"
+#include "aten/native/TypePromotion.h"
+#include "aten/native/cpu/Loops.h"
+
+namespace tl::native {
+namespace {
+
+// Same-dtype unary op: an out= tensor must have exactly self's dtype (as in PyTorch).
+TensorIterator unary_iter(Tensor& out, const Tensor& self, const char* op) {
+  return TensorIteratorConfig()
+      .set_op_name(op)
+      .add_output(out)
+      .add_input(self)
+      .check_exact_output_dtype(true)
+      .build();
+}
+
+// Floating unary op: integer/bool inputs compute in the default float dtype; out= may have any
+// dtype the result can be cast to.
+TensorIterator unary_float_iter(Tensor& out, const Tensor& self, const char* op) {
+  return TensorIteratorConfig()
+      .set_op_name(op)
+      .add_output(out)
+      .add_input(self)
+      .promote_integer_inputs_to_float(true)
+      .build();
+}
+
+[[noreturn]] void not_implemented_bool(const char* kernel_name) {
+  throw NotImplementedError(str("\"", kernel_name, "\" not implemented for 'Bool'"));
+}
+
+template <typename scalar_t>
+void abs_loop(TensorIterator& iter) {
+  using opmath = opmath_t<scalar_t>;
+  if constexpr (std::is_unsigned_v<scalar_t>) {
+    cpu_kernel(iter, [](scalar_t a) -> scalar_t { return a; });
+  } else if constexpr (std::is_integral_v<scalar_t>) {
+    cpu_kernel(iter, [](scalar_t a) -> scalar_t { return a < 0 ? wrapping_neg(a) : a; });
+  } else {
+    cpu_kernel(iter, [](scalar_t a) -> scalar_t { return static_cast<scalar_t>(std::fabs(static_cast<opmath>(a))); });
+  }
+}
+
+template <typename scalar_t>
+void sign_loop(TensorIterator& iter) {
+  using opmath = opmath_t<scalar_t>;
+  if constexpr (std::is_same_v<scalar_t, bool>) {
+    cpu_kernel(iter, [](bool a) -> bool { return a; });
+  } else if constexpr (std::is_unsigned_v<scalar_t>) {
+    cpu_kernel(iter, [](scalar_t a) -> scalar_t { return static_cast<scalar_t>(a > 0); });
+  } else if constexpr (std::is_integral_v<scalar_t>) {
+    cpu_kernel(iter, [](scalar_t a) -> scalar_t { return static_cast<scalar_t>((a > 0) - (a < 0)); });
+  } else {
+    // nan -> 0 and -0.0 -> 0.0, like PyTorch's vectorized kernel.
+    cpu_kernel(iter, [](scalar_t a) -> scalar_t {
+      const opmath x = static_cast<opmath>(a);
+      return static_cast<scalar_t>(static_cast<opmath>(opmath(0) < x) - static_cast<opmath>(x < opmath(0)));
+    });
+  }
+}
+
+template <typename scalar_t>
+void relu_loop(TensorIterator& iter) {
+  using opmath = opmath_t<scalar_t>;
+  if constexpr (std::is_unsigned_v<scalar_t>) {
+    cpu_kernel(iter, [](scalar_t a) -> scalar_t { return a; });
+  } else if constexpr (std::is_integral_v<scalar_t>) {
+    cpu_kernel(iter, [](scalar_t a) -> scalar_t { return a < 0 ? scalar_t(0) : a; });
+  } else {
+    // max(a, 0) keeping nan and -0.0, like PyTorch's clamp_min.
+    cpu_kernel(iter, [](scalar_t a) -> scalar_t { return static_cast<opmath>(a) < opmath(0) ? scalar_t(0) : a; });
+  }
+}
+
+template <typename scalar_t>
+void exp_loop(TensorIterator& iter) {
+  if constexpr (std::is_same_v<scalar_t, double>) {
+    cpu_kernel(iter, [](double a) -> double { return vec::exp_f64(a); });
+  } else {
+    cpu_kernel(iter, [](scalar_t a) -> scalar_t { return static_cast<scalar_t>(vec::exp_f32(static_cast<float>(a))); });
+  }
+}
+
+}  // namespace
+
+void neg_kernel(const Tensor& self, Tensor& out) {
+  TL_CHECK(self.dtype() != ScalarType::Bool,
+           "Negation, the `-` operator, on a bool tensor is not supported. "
+           "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+  auto iter = unary_iter(out, self, "neg");
+  TL_DISPATCH_NUMERIC(iter.common_dtype(), "neg", [&] {
+    using opmath = opmath_t<scalar_t>;
+    cpu_kernel(iter, [](scalar_t a) -> scalar_t { return static_cast<scalar_t>(wrapping_neg(static_cast<opmath>(a))); });
+  });
+}
+
+void abs_kernel(const Tensor& self, Tensor& out) {
+  if (self.dtype() == ScalarType::Bool) not_implemented_bool("abs_cpu");
+  auto iter = unary_iter(out, self, "abs");
+  TL_DISPATCH_NUMERIC(iter.common_dtype(), "abs", [&] { abs_loop<scalar_t>(iter); });
+}
+
+void sign_kernel(const Tensor& self, Tensor& out) {
+  auto iter = unary_iter(out, self, "sign");
+  TL_DISPATCH_ALL(iter.common_dtype(), "sign", [&] { sign_loop<scalar_t>(iter); });
+}
+
+void relu_kernel(const Tensor& self, Tensor& out) {
+  TL_CHECK(self.dtype() != ScalarType::Bool, "Boolean inputs not supported for relu");
+  auto iter = unary_iter(out, self, "relu");
+  TL_DISPATCH_NUMERIC(iter.common_dtype(), "relu", [&] { relu_loop<scalar_t>(iter); });
+}
+
+void exp_kernel(const Tensor& self, Tensor& out) {
+  auto iter = unary_float_iter(out, self, "exp");
+  TL_DISPATCH_FLOAT(iter.common_dtype(), "exp", [&] { exp_loop<scalar_t>(iter); });
+}
+
+void log_kernel(const Tensor& self, Tensor& out) {
+  auto iter = unary_float_iter(out, self, "log");
+  TL_DISPATCH_FLOAT(iter.common_dtype(), "log", [&] {
+    using opmath = opmath_t<scalar_t>;
+    cpu_kernel(iter, [](scalar_t a) -> scalar_t { return static_cast<scalar_t>(std::log(static_cast<opmath>(a))); });
+  });
+}
+
+void sqrt_kernel(const Tensor& self, Tensor& out) {
+  auto iter = unary_float_iter(out, self, "sqrt");
+  TL_DISPATCH_FLOAT(iter.common_dtype(), "sqrt", [&] {
+    using opmath = opmath_t<scalar_t>;
+    cpu_kernel(iter, [](scalar_t a) -> scalar_t { return static_cast<scalar_t>(std::sqrt(static_cast<opmath>(a))); });
+  });
+}
+
+void reciprocal_kernel(const Tensor& self, Tensor& out) {
+  auto iter = unary_float_iter(out, self, "reciprocal");
+  TL_DISPATCH_FLOAT(iter.common_dtype(), "reciprocal", [&] {
+    using opmath = opmath_t<scalar_t>;
+    cpu_kernel(iter, [](scalar_t a) -> scalar_t { return static_cast<scalar_t>(opmath(1) / static_cast<opmath>(a)); });
+  });
+}
+
+}  // namespace tl::native

@@ -1,0 +1,517 @@
+#include "torchlite/csrc/tensor_new.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+#include "aten/core/Exception.h"
+#include "aten/core/Storage.h"
+#include "torchlite/csrc/device.h"
+#include "torchlite/csrc/dtype.h"
+#include "torchlite/csrc/errors.h"
+#include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_utils.h"
+#include "torchlite/csrc/tensor.h"
+
+namespace tl::python {
+namespace {
+
+// ---------------------------------------------------------------- element conversion
+
+template <typename D, typename S>
+inline D convert_element(S v) {
+  using M = opmath_t<S>;
+  if constexpr (std::is_same_v<D, bool>) {
+    return static_cast<M>(v) != M(0);
+  } else if constexpr (std::is_same_v<D, Half> || std::is_same_v<D, BFloat16>) {
+    return D(static_cast<float>(static_cast<M>(v)));
+  } else {
+    return static_cast<D>(static_cast<M>(v));
+  }
+}
+
+// Copies a strided block of `src_type` elements into contiguous `dst` of `dst_type`.
+void copy_cast(void* dst, ScalarType dst_type, const char* src, ScalarType src_type, IntArrayRef sizes,
+               IntArrayRef src_byte_strides) {
+  const int64_t ndim = static_cast<int64_t>(sizes.size());
+  int64_t numel = 1;
+  for (int64_t s : sizes) numel *= s;
+  if (numel == 0) return;
+  TL_DISPATCH_ALL(dst_type, "tensor", [&] {
+    using D = scalar_t;
+    D* out = static_cast<D*>(dst);
+    TL_DISPATCH_ALL(src_type, "tensor", [&] {
+      using S = scalar_t;
+      DimVector index(static_cast<size_t>(ndim), 0);
+      for (int64_t n = 0; n < numel; ++n) {
+        int64_t offset = 0;
+        for (int64_t d = 0; d < ndim; ++d) offset += index[d] * src_byte_strides[d];
+        S v;
+        std::memcpy(&v, src + offset, sizeof(S));
+        out[n] = convert_element<D>(v);
+        for (int64_t d = ndim - 1; d >= 0; --d) {
+          if (++index[d] < sizes[d]) break;
+          index[d] = 0;
+        }
+      }
+    });
+  });
+}
+
+// ---------------------------------------------------------------- NumPy descriptions
+
+struct ArrayView {
+  const char* data = nullptr;
+  ScalarType dtype = ScalarType::Undefined;
+  DimVector sizes;
+  DimVector byte_strides;
+  bool readonly = false;
+};
+
+const char* kSupportedNumpyTypes =
+    "The only supported types are: float64, float32, float16, int64, int32, int16, int8, uint8, and bool.";
+
+std::string numpy_dtype_name(PyObject* obj) {
+  PyRef dtype(PyObject_GetAttrString(obj, "dtype"));
+  if (!dtype) {
+    PyErr_Clear();
+    return "?";
+  }
+  PyRef s(PyObject_Str(dtype.get()));
+  if (!s) {
+    PyErr_Clear();
+    return "?";
+  }
+  const char* c = PyUnicode_AsUTF8(s.get());
+  return c ? c : "?";
+}
+
+// ScalarType of a NumPy typestr ("<f4", "|b1"); Undefined when unsupported. `swapped`: non-native order.
+ScalarType scalar_type_from_typestr(const std::string& ts, bool* swapped) {
+  *swapped = false;
+  if (ts.size() < 3) return ScalarType::Undefined;
+  char order = ts[0], kind = ts[1];
+  int size = std::atoi(ts.c_str() + 2);
+  constexpr char native = (PY_LITTLE_ENDIAN ? '<' : '>');
+  if (size > 1 && order != '=' && order != '|' && order != native) *swapped = true;
+  switch (kind) {
+    case 'b': return size == 1 ? ScalarType::Bool : ScalarType::Undefined;
+    case 'u': return size == 1 ? ScalarType::UInt8 : ScalarType::Undefined;
+    case 'i':
+      switch (size) {
+        case 1: return ScalarType::Int8;
+        case 2: return ScalarType::Int16;
+        case 4: return ScalarType::Int32;
+        case 8: return ScalarType::Int64;
+        default: return ScalarType::Undefined;
+      }
+    case 'f':
+      switch (size) {
+        case 2: return ScalarType::Float16;
+        case 4: return ScalarType::Float32;
+        case 8: return ScalarType::Float64;
+        default: return ScalarType::Undefined;
+      }
+    default: return ScalarType::Undefined;
+  }
+}
+
+std::string typestr_of(PyObject* obj) {
+  // Arrays and NumPy scalars both have .dtype.str.
+  PyRef dtype(check(PyObject_GetAttrString(obj, "dtype")));
+  PyRef s(check(PyObject_GetAttrString(dtype.get(), "str")));
+  const char* c = PyUnicode_AsUTF8(s.get());
+  if (!c) throw python_error();
+  return c;
+}
+
+ScalarType numpy_scalar_type(PyObject* obj) {
+  bool swapped = false;
+  ScalarType t = scalar_type_from_typestr(typestr_of(obj), &swapped);
+  if (t == ScalarType::Undefined) {
+    throw TypeError(str("can't convert np.ndarray of type numpy.", numpy_dtype_name(obj), ". ", kSupportedNumpyTypes));
+  }
+  return t;
+}
+
+// Reads an ndarray's __array_interface__; `for_view` applies from_numpy's stricter checks.
+ArrayView read_array(PyObject* array) {
+  ArrayView v;
+  PyRef iface(check(PyObject_GetAttrString(array, "__array_interface__")));
+  TL_CHECK_TYPE(PyDict_Check(iface.get()), "__array_interface__ is not a dict");
+  PyObject* typestr = PyDict_GetItemString(iface.get(), "typestr");
+  PyObject* shape = PyDict_GetItemString(iface.get(), "shape");
+  PyObject* data = PyDict_GetItemString(iface.get(), "data");
+  PyObject* strides = PyDict_GetItemString(iface.get(), "strides");
+  TL_CHECK_TYPE(typestr && shape && data && PyTuple_Check(shape) && PyTuple_Check(data) && PyTuple_GET_SIZE(data) == 2,
+                "unsupported __array_interface__");
+  const char* ts = PyUnicode_AsUTF8(typestr);
+  if (!ts) throw python_error();
+  bool swapped = false;
+  v.dtype = scalar_type_from_typestr(ts, &swapped);
+  if (v.dtype == ScalarType::Undefined) {
+    throw TypeError(str("can't convert np.ndarray of type numpy.", numpy_dtype_name(array), ". ", kSupportedNumpyTypes));
+  }
+  TL_CHECK_VALUE(!swapped,
+                 "given numpy array has byte order different from the native byte order. Conversion between byte "
+                 "orders is currently not supported.");
+  v.data = static_cast<const char*>(PyLong_AsVoidPtr(PyTuple_GET_ITEM(data, 0)));
+  throw_if_error();
+  v.readonly = PyObject_IsTrue(PyTuple_GET_ITEM(data, 1)) == 1;
+  const Py_ssize_t ndim = PyTuple_GET_SIZE(shape);
+  for (Py_ssize_t i = 0; i < ndim; ++i) v.sizes.push_back(unpack_int64(PyTuple_GET_ITEM(shape, i)));
+  const int64_t itemsize = static_cast<int64_t>(element_size(v.dtype));
+  if (!strides || strides == Py_None) {
+    DimVector s = contiguous_strides(v.sizes);
+    for (size_t i = 0; i < s.size(); ++i) v.byte_strides.push_back(s[i] * itemsize);
+  } else {
+    TL_CHECK_TYPE(PyTuple_Check(strides) && PyTuple_GET_SIZE(strides) == ndim, "unsupported __array_interface__ strides");
+    for (Py_ssize_t i = 0; i < ndim; ++i) v.byte_strides.push_back(unpack_int64(PyTuple_GET_ITEM(strides, i)));
+  }
+  return v;
+}
+
+void numpy_deleter(void* ctx) {
+  if (!Py_IsInitialized()) return;  // interpreter already gone: nothing left to release
+  GilAcquire gil;
+  Py_DECREF(static_cast<PyObject*>(ctx));
+}
+
+// ---------------------------------------------------------------- tensor() from Python data
+
+bool is_sequence(PyObject* obj) {
+  return PySequence_Check(obj) && !PyUnicode_Check(obj) && !PyBytes_Check(obj) && !PyByteArray_Check(obj);
+}
+
+ScalarType infer_scalar_type(PyObject* obj) {
+  if (is_tensor(obj)) return unpack_tensor(obj).dtype();
+  if (is_numpy_scalar(obj) || is_ndarray(obj)) return numpy_scalar_type(obj);
+  if (PyFloat_Check(obj)) return default_dtype();
+  if (PyBool_Check(obj)) return ScalarType::Bool;
+  if (PyLong_Check(obj)) return ScalarType::Int64;
+  if (PyUnicode_Check(obj) || PyBytes_Check(obj)) {
+    throw TypeError(str("new(): invalid data type '", Py_TYPE(obj)->tp_name, "'"));
+  }
+  if (is_sequence(obj)) {
+    PyRef seq(check(PySequence_Fast(obj, "not a sequence")));
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq.get());
+    if (n == 0) return default_dtype();
+    PyObject** items = PySequence_Fast_ITEMS(seq.get());
+    ScalarType result = infer_scalar_type(items[0]);
+    for (Py_ssize_t i = 1; i < n; ++i) result = promote_types(result, infer_scalar_type(items[i]));
+    return result;
+  }
+  throw RuntimeError(str("Could not infer dtype of ", Py_TYPE(obj)->tp_name));
+}
+
+DimVector compute_sizes(PyObject* obj) {
+  DimVector sizes;
+  PyRef holder;
+  PyObject* cur = obj;
+  while (true) {
+    if (is_tensor(cur)) {
+      for (int64_t s : unpack_tensor(cur).sizes()) sizes.push_back(s);
+      break;
+    }
+    if (is_ndarray(cur)) {
+      PyRef shape(check(PyObject_GetAttrString(cur, "shape")));
+      Py_ssize_t n = PyTuple_GET_SIZE(shape.get());
+      for (Py_ssize_t i = 0; i < n; ++i) sizes.push_back(unpack_int64(PyTuple_GET_ITEM(shape.get(), i)));
+      break;
+    }
+    if (!is_sequence(cur)) break;
+    Py_ssize_t n = PySequence_Length(cur);
+    if (n < 0) throw python_error();
+    sizes.push_back(n);
+    if (n == 0) break;
+    PyRef first(check(PySequence_GetItem(cur, 0)));
+    holder = std::move(first);
+    cur = holder.get();
+  }
+  return sizes;
+}
+
+template <typename T>
+[[noreturn]] void overflow_error(ScalarType t) {
+  throw RuntimeError(str("value cannot be converted to type ", scalar_type_name(t), " without overflow"));
+}
+
+// Stores one Python value into *dst (a `dtype` element), converting like PyTorch.
+void store_scalar(void* dst, ScalarType dtype, PyObject* obj) {
+  if (is_tensor(obj)) {
+    const Tensor& t = unpack_tensor(obj);
+    TL_CHECK_VALUE(t.numel() == 1, "only one element tensors can be converted to Python scalars");
+    Scalar s = tensor_item(t);
+    TL_DISPATCH_ALL(dtype, "tensor", [&] { *static_cast<scalar_t*>(dst) = s.to<opmath_t<scalar_t>>(); });
+    return;
+  }
+  if (dtype == ScalarType::Bool) {
+    int v = PyObject_IsTrue(obj);
+    if (v < 0) throw python_error();
+    *static_cast<bool*>(dst) = v != 0;
+    return;
+  }
+  if (is_floating_type(dtype)) {
+    double v = PyFloat_Check(obj) ? PyFloat_AS_DOUBLE(obj) : PyFloat_AsDouble(obj);
+    if (v == -1.0 && PyErr_Occurred()) throw python_error();
+    TL_DISPATCH_FLOAT(dtype, "tensor", [&] { *static_cast<scalar_t*>(dst) = static_cast<scalar_t>(static_cast<opmath_t<scalar_t>>(v)); });
+    return;
+  }
+  // Integer dtypes.
+  long long v;
+  if (PyFloat_Check(obj) || is_numpy_float(obj)) {
+    double d = PyFloat_AsDouble(obj);
+    if (d == -1.0 && PyErr_Occurred()) throw python_error();
+    if (!std::isfinite(d) || d >= 9.2233720368547758e18 || d < -9.2233720368547758e18) overflow_error<double>(dtype);
+    v = static_cast<long long>(d);
+  } else {
+    PyRef index;
+    PyObject* num = obj;
+    if (!PyLong_Check(obj)) {
+      index = PyRef(PyNumber_Index(obj));
+      if (!index) throw python_error();
+      num = index.get();
+    }
+    int overflow = 0;
+    v = PyLong_AsLongLongAndOverflow(num, &overflow);
+    if (overflow) throw ValueError("Overflow when unpacking long long");
+    if (v == -1 && PyErr_Occurred()) throw python_error();
+  }
+  TL_DISPATCH_SWITCH(dtype, "tensor", TL_CASES_INTEGRAL([&] {
+                       if (v < static_cast<long long>(std::numeric_limits<scalar_t>::min()) ||
+                           v > static_cast<long long>(std::numeric_limits<scalar_t>::max())) {
+                         overflow_error<long long>(dtype);
+                       }
+                       *static_cast<scalar_t*>(dst) = static_cast<scalar_t>(v);
+                     }));
+}
+
+void check_shape(IntArrayRef got, const DimVector& sizes, int64_t dim) {
+  for (size_t i = 0; i < got.size(); ++i) {
+    int64_t d = dim + static_cast<int64_t>(i);
+    TL_CHECK_VALUE(d < static_cast<int64_t>(sizes.size()) && got[i] == sizes[d], "expected sequence of length ",
+                   d < static_cast<int64_t>(sizes.size()) ? sizes[d] : 0, " at dim ", d, " (got ", got[i], ")");
+  }
+  const int64_t end = dim + static_cast<int64_t>(got.size());
+  TL_CHECK_VALUE(end == static_cast<int64_t>(sizes.size()), "expected sequence of length ",
+                 end < static_cast<int64_t>(sizes.size()) ? sizes[end] : 0, " at dim ", end, " (got a scalar)");
+}
+
+// Fills the contiguous block `dst` (the elements of dimensions dim.. of the result) from `obj`.
+void store_recursive(char* dst, ScalarType dtype, const DimVector& sizes, const DimVector& strides, int64_t dim,
+                     PyObject* obj) {
+  const int64_t ndim = static_cast<int64_t>(sizes.size());
+  const int64_t itemsize = static_cast<int64_t>(element_size(dtype));
+  if (is_tensor(obj)) {
+    const Tensor& t = unpack_tensor(obj);
+    if (dim == ndim && t.dim() == 0) {
+      store_scalar(dst, dtype, obj);
+      return;
+    }
+    check_shape(t.sizes(), sizes, dim);
+    TL_CHECK_AS(NotImplementedError, !t.is_meta(), "Cannot copy out of meta tensor; no data!");
+    DimVector bs;
+    for (int64_t s : t.strides()) bs.push_back(s * static_cast<int64_t>(t.itemsize()));
+    copy_cast(dst, dtype, static_cast<const char*>(t.data_ptr()), t.dtype(), t.sizes(), bs);
+    return;
+  }
+  if (is_ndarray(obj)) {
+    ArrayView v = read_array(obj);
+    check_shape(v.sizes, sizes, dim);
+    copy_cast(dst, dtype, v.data, v.dtype, v.sizes, v.byte_strides);
+    return;
+  }
+  if (dim == ndim) {
+    TL_CHECK_TYPE(!is_sequence(obj), "too many dimensions '", Py_TYPE(obj)->tp_name, "'");
+    store_scalar(dst, dtype, obj);
+    return;
+  }
+  if (!is_sequence(obj)) {
+    if (PyUnicode_Check(obj) || PyBytes_Check(obj)) {
+      throw TypeError(str("new(): invalid data type '", Py_TYPE(obj)->tp_name, "'"));
+    }
+    throw TypeError("not a sequence");
+  }
+  PyRef seq(check(PySequence_Fast(obj, "not a sequence")));
+  const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq.get());
+  TL_CHECK_VALUE(n == sizes[dim], "expected sequence of length ", sizes[dim], " at dim ", dim, " (got ", n, ")");
+  PyObject** items = PySequence_Fast_ITEMS(seq.get());
+  const int64_t step = strides[dim] * itemsize;
+  for (Py_ssize_t i = 0; i < n; ++i) store_recursive(dst + i * step, dtype, sizes, strides, dim + 1, items[i]);
+}
+
+// ---------------------------------------------------------------- tolist
+
+template <typename T>
+PyObject* element_to_py(const char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  if constexpr (std::is_same_v<T, bool>) {
+    return PyBool_FromLong(v);
+  } else if constexpr (std::is_integral_v<T>) {
+    return PyLong_FromLongLong(static_cast<long long>(v));
+  } else {
+    return PyFloat_FromDouble(static_cast<double>(static_cast<opmath_t<T>>(v)));
+  }
+}
+
+template <typename T>
+PyObject* to_list_recursive(const char* p, IntArrayRef sizes, const DimVector& byte_strides, size_t dim) {
+  if (dim == sizes.size()) return element_to_py<T>(p);
+  const Py_ssize_t n = static_cast<Py_ssize_t>(sizes[dim]);
+  PyRef list(PyList_New(n));
+  if (!list) throw python_error();
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* item = to_list_recursive<T>(p + i * byte_strides[dim], sizes, byte_strides, dim + 1);
+    if (!item) throw python_error();
+    PyList_SET_ITEM(list.get(), i, item);
+  }
+  return list.release();
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- public functions
+
+Tensor tensor_from_numpy(PyObject* array) {
+  TL_CHECK_TYPE(is_ndarray(array), "expected np.ndarray (got ", py_typename(array), ")");
+  ArrayView v = read_array(array);
+  const int64_t itemsize = static_cast<int64_t>(element_size(v.dtype));
+  DimVector strides;
+  int64_t extent = 1;
+  bool empty = false;
+  for (size_t i = 0; i < v.sizes.size(); ++i) {
+    int64_t bs = v.byte_strides[i];
+    TL_CHECK_VALUE(bs >= 0,
+                   "At least one stride in the given numpy array is negative, and tensors with negative strides are "
+                   "not currently supported. (You can probably work around this by making a copy of your array "
+                   "with array.copy().) ");
+    TL_CHECK_VALUE(bs % itemsize == 0,
+                   "given numpy array strides not a multiple of the element byte size. Copy the numpy array to "
+                   "reallocate the memory.");
+    strides.push_back(bs / itemsize);
+    if (v.sizes[i] == 0) empty = true;
+    else extent += (v.sizes[i] - 1) * (bs / itemsize);
+  }
+  if (empty) extent = 0;
+  if (v.readonly) {
+    if (PyErr_WarnEx(PyExc_UserWarning,
+                     "The given NumPy array is not writable, and torchlite does not support non-writable tensors. "
+                     "Writing to the tensor is undefined behavior; copy the array (or make it writable) first.",
+                     1) < 0) {
+      throw python_error();
+    }
+  }
+  Py_INCREF(array);
+  DataPtr data(const_cast<char*>(v.data), array, numpy_deleter);
+  auto storage = intrusive_ptr<StorageImpl>::make(static_cast<size_t>(extent * itemsize), Device(DeviceType::CPU),
+                                                  std::move(data));
+  return Tensor(intrusive_ptr<TensorImpl>::make(std::move(storage), v.dtype, v.sizes, strides, 0));
+}
+
+Tensor tensor_from_data(PyObject* data, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  Device target = device.value_or(Device(DeviceType::CPU));
+  if (is_tensor(data)) {
+    const Tensor& src = unpack_tensor(data);
+    ScalarType st = dtype.value_or(src.dtype());
+    if (target.is_meta()) return empty_tensor(src.sizes(), st, target);
+    TL_CHECK_AS(NotImplementedError, !src.is_meta(), "Cannot copy out of meta tensor; no data!");
+    Tensor out = empty_tensor(src.sizes(), st, target);
+    DimVector bs;
+    for (int64_t s : src.strides()) bs.push_back(s * static_cast<int64_t>(src.itemsize()));
+    copy_cast(out.data_ptr(), st, static_cast<const char*>(src.data_ptr()), src.dtype(), src.sizes(), bs);
+    return out;
+  }
+  if (is_ndarray(data)) {
+    ArrayView v = read_array(data);
+    ScalarType st = dtype.value_or(v.dtype);
+    Tensor out = empty_tensor(v.sizes, st, Device(DeviceType::CPU));
+    copy_cast(out.data_ptr(), st, v.data, v.dtype, v.sizes, v.byte_strides);
+    return target.is_meta() ? empty_tensor(v.sizes, st, target) : out;
+  }
+  ScalarType st = dtype ? *dtype : infer_scalar_type(data);
+  DimVector sizes = compute_sizes(data);
+  Tensor out = empty_tensor(sizes, st, Device(DeviceType::CPU));
+  DimVector strides = contiguous_strides(sizes);
+  store_recursive(static_cast<char*>(out.data_ptr()), st, sizes, strides, 0, data);
+  return target.is_meta() ? empty_tensor(sizes, st, target) : out;
+}
+
+PyObject* tensor_to_list(const Tensor& t) {
+  TL_CHECK_AS(NotImplementedError, !t.is_meta(), "Cannot copy out of meta tensor; no data!");
+  DimVector byte_strides;
+  for (int64_t s : t.strides()) byte_strides.push_back(s * static_cast<int64_t>(t.itemsize()));
+  const char* p = static_cast<const char*>(t.data_ptr());
+  return TL_DISPATCH_ALL(t.dtype(), "tolist",
+                         [&]() -> PyObject* { return to_list_recursive<scalar_t>(p, t.sizes(), byte_strides, 0); });
+}
+
+PyObject* tensor_array_interface(const Tensor& t) {
+  TL_CHECK(!t.requires_grad(), "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.");
+  TL_CHECK_TYPE(!t.is_meta(), "can't convert meta device type tensor to numpy: a meta tensor has no data");
+  const char* typestr = nullptr;
+  switch (t.dtype()) {
+    case ScalarType::Bool: typestr = "|b1"; break;
+    case ScalarType::UInt8: typestr = "|u1"; break;
+    case ScalarType::Int8: typestr = "|i1"; break;
+    case ScalarType::Int16: typestr = PY_LITTLE_ENDIAN ? "<i2" : ">i2"; break;
+    case ScalarType::Int32: typestr = PY_LITTLE_ENDIAN ? "<i4" : ">i4"; break;
+    case ScalarType::Int64: typestr = PY_LITTLE_ENDIAN ? "<i8" : ">i8"; break;
+    case ScalarType::Float16: typestr = PY_LITTLE_ENDIAN ? "<f2" : ">f2"; break;
+    case ScalarType::Float32: typestr = PY_LITTLE_ENDIAN ? "<f4" : ">f4"; break;
+    case ScalarType::Float64: typestr = PY_LITTLE_ENDIAN ? "<f8" : ">f8"; break;
+    case ScalarType::BFloat16: throw TypeError("Got unsupported ScalarType BFloat16");
+    default: throw TypeError(str("Got unsupported ScalarType ", scalar_type_name(t.dtype())));
+  }
+  const Py_ssize_t ndim = static_cast<Py_ssize_t>(t.dim());
+  PyRef shape(check(PyTuple_New(ndim)));
+  PyRef strides(check(PyTuple_New(ndim)));
+  for (Py_ssize_t i = 0; i < ndim; ++i) {
+    PyTuple_SET_ITEM(shape.get(), i, check(PyLong_FromLongLong(t.sizes()[i])));
+    PyTuple_SET_ITEM(strides.get(), i,
+                     check(PyLong_FromLongLong(t.strides()[i] * static_cast<int64_t>(t.itemsize()))));
+  }
+  void* ptr = t.data_ptr();
+  static char empty_buffer[16];
+  if (!ptr) ptr = empty_buffer;  // NumPy rejects a null pointer even for zero elements
+  PyRef data(check(Py_BuildValue("(NO)", PyLong_FromVoidPtr(ptr), Py_False)));
+  return check(Py_BuildValue("{s:O,s:s,s:O,s:O,s:i}", "shape", shape.get(), "typestr", typestr, "data", data.get(),
+                             "strides", strides.get(), "version", 3));
+}
+
+PyObject* py_tensor(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser(
+      {"tensor(object data, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False, "
+       "bool pin_memory=False)"},
+      false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  PyObject* data = r.pyobject(0);
+  if (is_tensor(data)) {
+    if (PyErr_WarnEx(PyExc_UserWarning,
+                     "To copy construct from a tensor, use sourceTensor.detach().clone() (followed by "
+                     ".requires_grad_(True) if needed) rather than torchlite.tensor(sourceTensor).",
+                     1) < 0) {
+      throw python_error();
+    }
+  }
+  bool requires_grad = r.toBool(3);
+  Tensor t = tensor_from_data(data, r.scalartype_optional(1), r.device_optional(2));
+  if (requires_grad) {
+    TL_CHECK(t.is_floating_point(), "Only Tensors of floating point and complex dtype can require gradients");
+    t.set_requires_grad(true);
+  }
+  return wrap(std::move(t));
+  TL_PY_CATCH
+}
+
+PyObject* py_from_numpy(PyObject*, PyObject* array) {
+  TL_PY_TRY
+  return wrap(tensor_from_numpy(array));
+  TL_PY_CATCH
+}
+
+}  // namespace tl::python
