@@ -34,7 +34,8 @@ def source_values(src, dst):
             t = t.to(torch_dtype(src))
             if dst in INT_RANGE:
                 lo, hi = INT_RANGE[dst]
-                keep = torch.isfinite(t) & (t > lo - 1) & (t < hi + 1)
+                d = t.double()
+                keep = torch.isfinite(d) & (d > float(lo) - 1) & (d < float(hi) + 1)
                 t = t[keep]
         return t
     lo, hi = INT_RANGE[src]

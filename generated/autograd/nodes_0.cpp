@@ -289,6 +289,12 @@ variable_list TBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+}  // namespace tl::autograd::generated
+
+// The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
+// finds only the public op.
+namespace tl::autograd::wrappers {
+using namespace tl::autograd::generated;
 
 // _to_copy(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor _to_copy(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
@@ -543,4 +549,4 @@ Tensor t(const Tensor& self) {
   return result;
 }
 
-}  // namespace tl::autograd::generated
+}  // namespace tl::autograd::wrappers

@@ -492,6 +492,12 @@ variable_list UnsqueezeBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+}  // namespace tl::autograd::generated
+
+// The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
+// finds only the public op.
+namespace tl::autograd::wrappers {
+using namespace tl::autograd::generated;
 
 // div.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor div_Tensor(const Tensor& self, const Tensor& other) {
@@ -1000,4 +1006,4 @@ Tensor unsqueeze(const Tensor& self, int64_t dim) {
   return result;
 }
 
-}  // namespace tl::autograd::generated
+}  // namespace tl::autograd::wrappers

@@ -204,6 +204,12 @@ variable_list WhereBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+}  // namespace tl::autograd::generated
+
+// The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
+// finds only the public op.
+namespace tl::autograd::wrappers {
+using namespace tl::autograd::generated;
 
 // abs(Tensor self) -> Tensor
 Tensor abs(const Tensor& self) {
@@ -367,4 +373,4 @@ Tensor where_self(const Tensor& condition, const Tensor& self, const Tensor& oth
   return result;
 }
 
-}  // namespace tl::autograd::generated
+}  // namespace tl::autograd::wrappers

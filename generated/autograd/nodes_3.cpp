@@ -146,6 +146,12 @@ variable_list PermuteBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+}  // namespace tl::autograd::generated
+
+// The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
+// finds only the public op.
+namespace tl::autograd::wrappers {
+using namespace tl::autograd::generated;
 
 // add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 Tensor add_Tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {
@@ -280,4 +286,4 @@ Tensor permute(const Tensor& self, IntArrayRef dims) {
   return result;
 }
 
-}  // namespace tl::autograd::generated
+}  // namespace tl::autograd::wrappers

@@ -43,7 +43,7 @@ Tensor ops::_to_copy::call(const Tensor& self, std::optional<ScalarType> dtype, 
 
 Tensor _to_copy(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::_to_copy(self, dtype, device);
+    return autograd::wrappers::_to_copy(self, dtype, device);
   }
   return ops::_to_copy::call(self, dtype, device);
 }
@@ -65,7 +65,7 @@ Tensor ops::alias::call(const Tensor& self) {
 
 Tensor alias(const Tensor& self) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::alias(self);
+    return autograd::wrappers::alias(self);
   }
   return ops::alias::call(self);
 }
@@ -143,7 +143,7 @@ Tensor ops::clone::call(const Tensor& self) {
 
 Tensor clone(const Tensor& self) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::clone(self);
+    return autograd::wrappers::clone(self);
   }
   return ops::clone::call(self);
 }
@@ -231,7 +231,7 @@ const Tensor& ops::fill__Scalar::call(const Tensor& self, const Scalar& value) {
 
 const Tensor& fill_(const Tensor& self, const Scalar& value) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::fill__Scalar(self, value);
+    return autograd::wrappers::fill__Scalar(self, value);
   }
   return ops::fill__Scalar::call(self, value);
 }
@@ -540,7 +540,7 @@ Tensor ops::mean::call(const Tensor& self, std::optional<ScalarType> dtype) {
 
 Tensor mean(const Tensor& self, std::optional<ScalarType> dtype) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::mean(self, dtype);
+    return autograd::wrappers::mean(self, dtype);
   }
   return ops::mean::call(self, dtype);
 }
@@ -566,7 +566,7 @@ Tensor ops::mean_dim::call(const Tensor& self, OptionalIntArrayRef dim, bool kee
 
 Tensor mean(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::mean_dim(self, dim, keepdim, dtype);
+    return autograd::wrappers::mean_dim(self, dim, keepdim, dtype);
   }
   return ops::mean_dim::call(self, dim, keepdim, dtype);
 }
@@ -620,7 +620,7 @@ Tensor ops::mm::call(const Tensor& self, const Tensor& mat2) {
 
 Tensor mm(const Tensor& self, const Tensor& mat2) {
   if (autograd::compute_requires_grad({&self, &mat2})) {
-    return autograd::generated::mm(self, mat2);
+    return autograd::wrappers::mm(self, mat2);
   }
   return ops::mm::call(self, mat2);
 }
@@ -693,7 +693,7 @@ Tensor ops::relu::call(const Tensor& self) {
 
 Tensor relu(const Tensor& self) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::relu(self);
+    return autograd::wrappers::relu(self);
   }
   return ops::relu::call(self);
 }
@@ -721,7 +721,7 @@ const Tensor& ops::relu_::call(const Tensor& self) {
 
 const Tensor& relu_(const Tensor& self) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::relu_(self);
+    return autograd::wrappers::relu_(self);
   }
   return ops::relu_::call(self);
 }
@@ -750,7 +750,7 @@ Tensor ops::select_int::call(const Tensor& self, int64_t dim, int64_t index) {
 
 Tensor select(const Tensor& self, int64_t dim, int64_t index) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::select_int(self, dim, index);
+    return autograd::wrappers::select_int(self, dim, index);
   }
   return ops::select_int::call(self, dim, index);
 }
@@ -778,7 +778,7 @@ Tensor ops::sqrt::call(const Tensor& self) {
 
 Tensor sqrt(const Tensor& self) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::sqrt(self);
+    return autograd::wrappers::sqrt(self);
   }
   return ops::sqrt::call(self);
 }
@@ -806,7 +806,7 @@ const Tensor& ops::sqrt_::call(const Tensor& self) {
 
 const Tensor& sqrt_(const Tensor& self) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::sqrt_(self);
+    return autograd::wrappers::sqrt_(self);
   }
   return ops::sqrt_::call(self);
 }
@@ -860,7 +860,7 @@ Tensor ops::sub_Tensor::call(const Tensor& self, const Tensor& other, const Scal
 
 Tensor sub(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   if (autograd::compute_requires_grad({&self, &other})) {
-    return autograd::generated::sub_Tensor(self, other, alpha);
+    return autograd::wrappers::sub_Tensor(self, other, alpha);
   }
   return ops::sub_Tensor::call(self, other, alpha);
 }
@@ -888,7 +888,7 @@ const Tensor& ops::sub__Tensor::call(const Tensor& self, const Tensor& other, co
 
 const Tensor& sub_(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   if (autograd::compute_requires_grad({&self, &other})) {
-    return autograd::generated::sub__Tensor(self, other, alpha);
+    return autograd::wrappers::sub__Tensor(self, other, alpha);
   }
   return ops::sub__Tensor::call(self, other, alpha);
 }
@@ -940,7 +940,7 @@ Tensor ops::sub_Scalar::call(const Tensor& self, const Scalar& other, const Scal
 
 Tensor sub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::sub_Scalar(self, other, alpha);
+    return autograd::wrappers::sub_Scalar(self, other, alpha);
   }
   return ops::sub_Scalar::call(self, other, alpha);
 }
@@ -968,7 +968,7 @@ const Tensor& ops::sub__Scalar::call(const Tensor& self, const Scalar& other, co
 
 const Tensor& sub_(const Tensor& self, const Scalar& other, const Scalar& alpha) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::sub__Scalar(self, other, alpha);
+    return autograd::wrappers::sub__Scalar(self, other, alpha);
   }
   return ops::sub__Scalar::call(self, other, alpha);
 }
@@ -990,7 +990,7 @@ Tensor ops::t::call(const Tensor& self) {
 
 Tensor t(const Tensor& self) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::t(self);
+    return autograd::wrappers::t(self);
   }
   return ops::t::call(self);
 }

@@ -42,7 +42,7 @@ Tensor ops::div_Tensor::call(const Tensor& self, const Tensor& other) {
 
 Tensor div(const Tensor& self, const Tensor& other) {
   if (autograd::compute_requires_grad({&self, &other})) {
-    return autograd::generated::div_Tensor(self, other);
+    return autograd::wrappers::div_Tensor(self, other);
   }
   return ops::div_Tensor::call(self, other);
 }
@@ -70,7 +70,7 @@ const Tensor& ops::div__Tensor::call(const Tensor& self, const Tensor& other) {
 
 const Tensor& div_(const Tensor& self, const Tensor& other) {
   if (autograd::compute_requires_grad({&self, &other})) {
-    return autograd::generated::div__Tensor(self, other);
+    return autograd::wrappers::div__Tensor(self, other);
   }
   return ops::div__Tensor::call(self, other);
 }
@@ -122,7 +122,7 @@ Tensor ops::div_Tensor_mode::call(const Tensor& self, const Tensor& other, std::
 
 Tensor div(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) {
   if (autograd::compute_requires_grad({&self, &other})) {
-    return autograd::generated::div_Tensor_mode(self, other, rounding_mode);
+    return autograd::wrappers::div_Tensor_mode(self, other, rounding_mode);
   }
   return ops::div_Tensor_mode::call(self, other, rounding_mode);
 }
@@ -150,7 +150,7 @@ const Tensor& ops::div__Tensor_mode::call(const Tensor& self, const Tensor& othe
 
 const Tensor& div_(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) {
   if (autograd::compute_requires_grad({&self, &other})) {
-    return autograd::generated::div__Tensor_mode(self, other, rounding_mode);
+    return autograd::wrappers::div__Tensor_mode(self, other, rounding_mode);
   }
   return ops::div__Tensor_mode::call(self, other, rounding_mode);
 }
@@ -202,7 +202,7 @@ Tensor ops::div_Scalar::call(const Tensor& self, const Scalar& other) {
 
 Tensor div(const Tensor& self, const Scalar& other) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::div_Scalar(self, other);
+    return autograd::wrappers::div_Scalar(self, other);
   }
   return ops::div_Scalar::call(self, other);
 }
@@ -230,7 +230,7 @@ const Tensor& ops::div__Scalar::call(const Tensor& self, const Scalar& other) {
 
 const Tensor& div_(const Tensor& self, const Scalar& other) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::div__Scalar(self, other);
+    return autograd::wrappers::div__Scalar(self, other);
   }
   return ops::div__Scalar::call(self, other);
 }
@@ -256,7 +256,7 @@ Tensor ops::div_Scalar_mode::call(const Tensor& self, const Scalar& other, std::
 
 Tensor div(const Tensor& self, const Scalar& other, std::optional<std::string_view> rounding_mode) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::div_Scalar_mode(self, other, rounding_mode);
+    return autograd::wrappers::div_Scalar_mode(self, other, rounding_mode);
   }
   return ops::div_Scalar_mode::call(self, other, rounding_mode);
 }
@@ -284,7 +284,7 @@ const Tensor& ops::div__Scalar_mode::call(const Tensor& self, const Scalar& othe
 
 const Tensor& div_(const Tensor& self, const Scalar& other, std::optional<std::string_view> rounding_mode) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::div__Scalar_mode(self, other, rounding_mode);
+    return autograd::wrappers::div__Scalar_mode(self, other, rounding_mode);
   }
   return ops::div__Scalar_mode::call(self, other, rounding_mode);
 }
@@ -326,7 +326,7 @@ Tensor ops::log::call(const Tensor& self) {
 
 Tensor log(const Tensor& self) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::log(self);
+    return autograd::wrappers::log(self);
   }
   return ops::log::call(self);
 }
@@ -354,7 +354,7 @@ const Tensor& ops::log_::call(const Tensor& self) {
 
 const Tensor& log_(const Tensor& self) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::log_(self);
+    return autograd::wrappers::log_(self);
   }
   return ops::log_::call(self);
 }
@@ -558,7 +558,7 @@ Tensor ops::mul_Tensor::call(const Tensor& self, const Tensor& other) {
 
 Tensor mul(const Tensor& self, const Tensor& other) {
   if (autograd::compute_requires_grad({&self, &other})) {
-    return autograd::generated::mul_Tensor(self, other);
+    return autograd::wrappers::mul_Tensor(self, other);
   }
   return ops::mul_Tensor::call(self, other);
 }
@@ -586,7 +586,7 @@ const Tensor& ops::mul__Tensor::call(const Tensor& self, const Tensor& other) {
 
 const Tensor& mul_(const Tensor& self, const Tensor& other) {
   if (autograd::compute_requires_grad({&self, &other})) {
-    return autograd::generated::mul__Tensor(self, other);
+    return autograd::wrappers::mul__Tensor(self, other);
   }
   return ops::mul__Tensor::call(self, other);
 }
@@ -638,7 +638,7 @@ Tensor ops::mul_Scalar::call(const Tensor& self, const Scalar& other) {
 
 Tensor mul(const Tensor& self, const Scalar& other) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::mul_Scalar(self, other);
+    return autograd::wrappers::mul_Scalar(self, other);
   }
   return ops::mul_Scalar::call(self, other);
 }
@@ -666,7 +666,7 @@ const Tensor& ops::mul__Scalar::call(const Tensor& self, const Scalar& other) {
 
 const Tensor& mul_(const Tensor& self, const Scalar& other) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::mul__Scalar(self, other);
+    return autograd::wrappers::mul__Scalar(self, other);
   }
   return ops::mul__Scalar::call(self, other);
 }
@@ -844,7 +844,7 @@ Tensor ops::neg::call(const Tensor& self) {
 
 Tensor neg(const Tensor& self) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::neg(self);
+    return autograd::wrappers::neg(self);
   }
   return ops::neg::call(self);
 }
@@ -872,7 +872,7 @@ const Tensor& ops::neg_::call(const Tensor& self) {
 
 const Tensor& neg_(const Tensor& self) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::neg_(self);
+    return autograd::wrappers::neg_(self);
   }
   return ops::neg_::call(self);
 }
@@ -926,7 +926,7 @@ Tensor ops::pow_Tensor_Tensor::call(const Tensor& self, const Tensor& exponent) 
 
 Tensor pow(const Tensor& self, const Tensor& exponent) {
   if (autograd::compute_requires_grad({&self, &exponent})) {
-    return autograd::generated::pow_Tensor_Tensor(self, exponent);
+    return autograd::wrappers::pow_Tensor_Tensor(self, exponent);
   }
   return ops::pow_Tensor_Tensor::call(self, exponent);
 }
@@ -954,7 +954,7 @@ const Tensor& ops::pow__Tensor_Tensor::call(const Tensor& self, const Tensor& ex
 
 const Tensor& pow_(const Tensor& self, const Tensor& exponent) {
   if (autograd::compute_requires_grad({&self, &exponent})) {
-    return autograd::generated::pow__Tensor_Tensor(self, exponent);
+    return autograd::wrappers::pow__Tensor_Tensor(self, exponent);
   }
   return ops::pow__Tensor_Tensor::call(self, exponent);
 }
@@ -1006,7 +1006,7 @@ Tensor ops::pow_Tensor_Scalar::call(const Tensor& self, const Scalar& exponent) 
 
 Tensor pow(const Tensor& self, const Scalar& exponent) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::pow_Tensor_Scalar(self, exponent);
+    return autograd::wrappers::pow_Tensor_Scalar(self, exponent);
   }
   return ops::pow_Tensor_Scalar::call(self, exponent);
 }
@@ -1034,7 +1034,7 @@ const Tensor& ops::pow__Tensor_Scalar::call(const Tensor& self, const Scalar& ex
 
 const Tensor& pow_(const Tensor& self, const Scalar& exponent) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::pow__Tensor_Scalar(self, exponent);
+    return autograd::wrappers::pow__Tensor_Scalar(self, exponent);
   }
   return ops::pow__Tensor_Scalar::call(self, exponent);
 }
@@ -1086,7 +1086,7 @@ Tensor ops::pow_Scalar::call(const Scalar& self, const Tensor& exponent) {
 
 Tensor pow(const Scalar& self, const Tensor& exponent) {
   if (autograd::compute_requires_grad({&exponent})) {
-    return autograd::generated::pow_Scalar(self, exponent);
+    return autograd::wrappers::pow_Scalar(self, exponent);
   }
   return ops::pow_Scalar::call(self, exponent);
 }
@@ -1140,7 +1140,7 @@ Tensor ops::reciprocal::call(const Tensor& self) {
 
 Tensor reciprocal(const Tensor& self) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::reciprocal(self);
+    return autograd::wrappers::reciprocal(self);
   }
   return ops::reciprocal::call(self);
 }
@@ -1168,7 +1168,7 @@ const Tensor& ops::reciprocal_::call(const Tensor& self) {
 
 const Tensor& reciprocal_(const Tensor& self) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::reciprocal_(self);
+    return autograd::wrappers::reciprocal_(self);
   }
   return ops::reciprocal_::call(self);
 }
@@ -1202,9 +1202,15 @@ const Tensor& reciprocal_out(const Tensor& out, const Tensor& self) {
 // ============================================================================ rsub
 
 // rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+static Tensor rsub_Tensor__rsub_kernel(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  Tensor out;
+  native::rsub_kernel(self, other, alpha, out);
+  return out;
+}
+
 ops::rsub_Tensor::Kernel* ops::rsub_Tensor::kernels[kNumDeviceTypes] = {
-    /* CPU */ native::rsub_kernel,
-    /* Meta */ native::rsub_kernel,
+    /* CPU */ rsub_Tensor__rsub_kernel,
+    /* Meta */ rsub_Tensor__rsub_kernel,
 };
 
 Tensor ops::rsub_Tensor::call(const Tensor& self, const Tensor& other, const Scalar& alpha) {
@@ -1216,15 +1222,47 @@ Tensor ops::rsub_Tensor::call(const Tensor& self, const Tensor& other, const Sca
 
 Tensor rsub(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   if (autograd::compute_requires_grad({&self, &other})) {
-    return autograd::generated::rsub_Tensor(self, other, alpha);
+    return autograd::wrappers::rsub_Tensor(self, other, alpha);
   }
   return ops::rsub_Tensor::call(self, other, alpha);
 }
 
+// rsub.Tensor_out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& rsub_Tensor_out__rsub_kernel(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out) {
+  Tensor out_handle = out;
+  native::rsub_kernel(self, other, alpha, out_handle);
+  return out;
+}
+
+ops::rsub_Tensor_out::Kernel* ops::rsub_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ rsub_Tensor_out__rsub_kernel,
+    /* Meta */ rsub_Tensor_out__rsub_kernel,
+};
+
+const Tensor& ops::rsub_Tensor_out::call(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out) {
+  const Device kernel_device = dispatch_device("rsub.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("rsub.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, other, alpha, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& rsub_out(const Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  check_out_no_grad("rsub.Tensor_out", {&self, &other});
+  return ops::rsub_Tensor_out::call(self, other, alpha, out);
+}
+
 // rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+static Tensor rsub_Scalar__rsub_scalar_kernel(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  Tensor out;
+  native::rsub_scalar_kernel(self, other, alpha, out);
+  return out;
+}
+
 ops::rsub_Scalar::Kernel* ops::rsub_Scalar::kernels[kNumDeviceTypes] = {
-    /* CPU */ native::rsub_scalar_kernel,
-    /* Meta */ native::rsub_scalar_kernel,
+    /* CPU */ rsub_Scalar__rsub_scalar_kernel,
+    /* Meta */ rsub_Scalar__rsub_scalar_kernel,
 };
 
 Tensor ops::rsub_Scalar::call(const Tensor& self, const Scalar& other, const Scalar& alpha) {
@@ -1236,9 +1274,35 @@ Tensor ops::rsub_Scalar::call(const Tensor& self, const Scalar& other, const Sca
 
 Tensor rsub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::rsub_Scalar(self, other, alpha);
+    return autograd::wrappers::rsub_Scalar(self, other, alpha);
   }
   return ops::rsub_Scalar::call(self, other, alpha);
+}
+
+// rsub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& rsub_Scalar_out__rsub_scalar_kernel(const Tensor& self, const Scalar& other, const Scalar& alpha, const Tensor& out) {
+  Tensor out_handle = out;
+  native::rsub_scalar_kernel(self, other, alpha, out_handle);
+  return out;
+}
+
+ops::rsub_Scalar_out::Kernel* ops::rsub_Scalar_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ rsub_Scalar_out__rsub_scalar_kernel,
+    /* Meta */ rsub_Scalar_out__rsub_scalar_kernel,
+};
+
+const Tensor& ops::rsub_Scalar_out::call(const Tensor& self, const Scalar& other, const Scalar& alpha, const Tensor& out) {
+  const Device kernel_device = dispatch_device("rsub.Scalar_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("rsub.Scalar_out", kernel_device);
+  decltype(auto) result = kernel(self, other, alpha, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& rsub_out(const Tensor& out, const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  check_out_no_grad("rsub.Scalar_out", {&self});
+  return ops::rsub_Scalar_out::call(self, other, alpha, out);
 }
 
 // ============================================================================ slice
@@ -1258,7 +1322,7 @@ Tensor ops::slice_Tensor::call(const Tensor& self, int64_t dim, std::optional<in
 
 Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::slice_Tensor(self, dim, start, end, step);
+    return autograd::wrappers::slice_Tensor(self, dim, start, end, step);
   }
   return ops::slice_Tensor::call(self, dim, start, end, step);
 }
@@ -1280,7 +1344,7 @@ Tensor ops::sum::call(const Tensor& self, std::optional<ScalarType> dtype) {
 
 Tensor sum(const Tensor& self, std::optional<ScalarType> dtype) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::sum(self, dtype);
+    return autograd::wrappers::sum(self, dtype);
   }
   return ops::sum::call(self, dtype);
 }
@@ -1306,7 +1370,7 @@ Tensor ops::sum_dim_IntList::call(const Tensor& self, OptionalIntArrayRef dim, b
 
 Tensor sum(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::sum_dim_IntList(self, dim, keepdim, dtype);
+    return autograd::wrappers::sum_dim_IntList(self, dim, keepdim, dtype);
   }
   return ops::sum_dim_IntList::call(self, dim, keepdim, dtype);
 }
@@ -1354,7 +1418,7 @@ Tensor ops::transpose_int::call(const Tensor& self, int64_t dim0, int64_t dim1) 
 
 Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::transpose_int(self, dim0, dim1);
+    return autograd::wrappers::transpose_int(self, dim0, dim1);
   }
   return ops::transpose_int::call(self, dim0, dim1);
 }
@@ -1376,7 +1440,7 @@ Tensor ops::unsqueeze::call(const Tensor& self, int64_t dim) {
 
 Tensor unsqueeze(const Tensor& self, int64_t dim) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::unsqueeze(self, dim);
+    return autograd::wrappers::unsqueeze(self, dim);
   }
   return ops::unsqueeze::call(self, dim);
 }

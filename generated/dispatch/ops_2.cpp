@@ -40,7 +40,7 @@ Tensor ops::abs::call(const Tensor& self) {
 
 Tensor abs(const Tensor& self) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::abs(self);
+    return autograd::wrappers::abs(self);
   }
   return ops::abs::call(self);
 }
@@ -68,7 +68,7 @@ const Tensor& ops::abs_::call(const Tensor& self) {
 
 const Tensor& abs_(const Tensor& self) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::abs_(self);
+    return autograd::wrappers::abs_(self);
   }
   return ops::abs_::call(self);
 }
@@ -116,7 +116,7 @@ Tensor ops::as_strided::call(const Tensor& self, IntArrayRef size, IntArrayRef s
 
 Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::as_strided(self, size, stride, storage_offset);
+    return autograd::wrappers::as_strided(self, size, stride, storage_offset);
   }
   return ops::as_strided::call(self, size, stride, storage_offset);
 }
@@ -140,7 +140,7 @@ const Tensor& ops::copy_::call(const Tensor& self, const Tensor& src, bool non_b
 
 const Tensor& copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
   if (autograd::compute_requires_grad({&self, &src})) {
-    return autograd::generated::copy_(self, src, non_blocking);
+    return autograd::wrappers::copy_(self, src, non_blocking);
   }
   return ops::copy_::call(self, src, non_blocking);
 }
@@ -357,7 +357,7 @@ Tensor ops::sign::call(const Tensor& self) {
 
 Tensor sign(const Tensor& self) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::sign(self);
+    return autograd::wrappers::sign(self);
   }
   return ops::sign::call(self);
 }
@@ -385,7 +385,7 @@ const Tensor& ops::sign_::call(const Tensor& self) {
 
 const Tensor& sign_(const Tensor& self) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::sign_(self);
+    return autograd::wrappers::sign_(self);
   }
   return ops::sign_::call(self);
 }
@@ -433,7 +433,7 @@ Tensor ops::squeeze::call(const Tensor& self) {
 
 Tensor squeeze(const Tensor& self) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::squeeze(self);
+    return autograd::wrappers::squeeze(self);
   }
   return ops::squeeze::call(self);
 }
@@ -453,7 +453,7 @@ Tensor ops::squeeze_dim::call(const Tensor& self, int64_t dim) {
 
 Tensor squeeze(const Tensor& self, int64_t dim) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::squeeze_dim(self, dim);
+    return autograd::wrappers::squeeze_dim(self, dim);
   }
   return ops::squeeze_dim::call(self, dim);
 }
@@ -473,7 +473,7 @@ Tensor ops::squeeze_dims::call(const Tensor& self, IntArrayRef dim) {
 
 Tensor squeeze(const Tensor& self, IntArrayRef dim) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::squeeze_dims(self, dim);
+    return autograd::wrappers::squeeze_dims(self, dim);
   }
   return ops::squeeze_dims::call(self, dim);
 }
@@ -495,7 +495,7 @@ Tensor ops::view::call(const Tensor& self, IntArrayRef size) {
 
 Tensor view(const Tensor& self, IntArrayRef size) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::view(self, size);
+    return autograd::wrappers::view(self, size);
   }
   return ops::view::call(self, size);
 }
@@ -523,7 +523,7 @@ Tensor ops::where_self::call(const Tensor& condition, const Tensor& self, const 
 
 Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
   if (autograd::compute_requires_grad({&self, &other})) {
-    return autograd::generated::where_self(condition, self, other);
+    return autograd::wrappers::where_self(condition, self, other);
   }
   return ops::where_self::call(condition, self, other);
 }

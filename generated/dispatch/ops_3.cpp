@@ -36,7 +36,7 @@ Tensor ops::add_Tensor::call(const Tensor& self, const Tensor& other, const Scal
 
 Tensor add(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   if (autograd::compute_requires_grad({&self, &other})) {
-    return autograd::generated::add_Tensor(self, other, alpha);
+    return autograd::wrappers::add_Tensor(self, other, alpha);
   }
   return ops::add_Tensor::call(self, other, alpha);
 }
@@ -64,7 +64,7 @@ const Tensor& ops::add__Tensor::call(const Tensor& self, const Tensor& other, co
 
 const Tensor& add_(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   if (autograd::compute_requires_grad({&self, &other})) {
-    return autograd::generated::add__Tensor(self, other, alpha);
+    return autograd::wrappers::add__Tensor(self, other, alpha);
   }
   return ops::add__Tensor::call(self, other, alpha);
 }
@@ -116,7 +116,7 @@ Tensor ops::add_Scalar::call(const Tensor& self, const Scalar& other, const Scal
 
 Tensor add(const Tensor& self, const Scalar& other, const Scalar& alpha) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::add_Scalar(self, other, alpha);
+    return autograd::wrappers::add_Scalar(self, other, alpha);
   }
   return ops::add_Scalar::call(self, other, alpha);
 }
@@ -144,7 +144,7 @@ const Tensor& ops::add__Scalar::call(const Tensor& self, const Scalar& other, co
 
 const Tensor& add_(const Tensor& self, const Scalar& other, const Scalar& alpha) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::add__Scalar(self, other, alpha);
+    return autograd::wrappers::add__Scalar(self, other, alpha);
   }
   return ops::add__Scalar::call(self, other, alpha);
 }
@@ -172,7 +172,7 @@ Tensor ops::bmm::call(const Tensor& self, const Tensor& mat2) {
 
 Tensor bmm(const Tensor& self, const Tensor& mat2) {
   if (autograd::compute_requires_grad({&self, &mat2})) {
-    return autograd::generated::bmm(self, mat2);
+    return autograd::wrappers::bmm(self, mat2);
   }
   return ops::bmm::call(self, mat2);
 }
@@ -376,7 +376,7 @@ Tensor ops::exp::call(const Tensor& self) {
 
 Tensor exp(const Tensor& self) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::exp(self);
+    return autograd::wrappers::exp(self);
   }
   return ops::exp::call(self);
 }
@@ -404,7 +404,7 @@ const Tensor& ops::exp_::call(const Tensor& self) {
 
 const Tensor& exp_(const Tensor& self) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::exp_(self);
+    return autograd::wrappers::exp_(self);
   }
   return ops::exp_::call(self);
 }
@@ -452,7 +452,7 @@ Tensor ops::expand::call(const Tensor& self, IntArrayRef size, bool implicit) {
 
 Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::expand(self, size, implicit);
+    return autograd::wrappers::expand(self, size, implicit);
   }
   return ops::expand::call(self, size, implicit);
 }
@@ -637,7 +637,7 @@ Tensor ops::permute::call(const Tensor& self, IntArrayRef dims) {
 
 Tensor permute(const Tensor& self, IntArrayRef dims) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::permute(self, dims);
+    return autograd::wrappers::permute(self, dims);
   }
   return ops::permute::call(self, dims);
 }

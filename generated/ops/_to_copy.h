@@ -19,9 +19,9 @@ struct _to_copy {
 };
 }  // namespace ops
 
-namespace autograd::generated {
+namespace autograd::wrappers {
 Tensor _to_copy(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device);  // records _to_copy for backward
-}  // namespace autograd::generated
+}  // namespace autograd::wrappers
 
 namespace native {
 Tensor to_copy_kernel(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device);

@@ -39,10 +39,10 @@ struct abs_out {
 };
 }  // namespace ops
 
-namespace autograd::generated {
+namespace autograd::wrappers {
 Tensor abs(const Tensor& self);  // records abs for backward
 const Tensor& abs_(const Tensor& self);  // records abs_ for backward
-}  // namespace autograd::generated
+}  // namespace autograd::wrappers
 
 namespace native {
 void abs_kernel(const Tensor& self, Tensor& out);

@@ -59,12 +59,12 @@ struct add__Scalar {
 };
 }  // namespace ops
 
-namespace autograd::generated {
+namespace autograd::wrappers {
 Tensor add_Tensor(const Tensor& self, const Tensor& other, const Scalar& alpha);  // records add.Tensor for backward
 const Tensor& add__Tensor(const Tensor& self, const Tensor& other, const Scalar& alpha);  // records add_.Tensor for backward
 Tensor add_Scalar(const Tensor& self, const Scalar& other, const Scalar& alpha);  // records add.Scalar for backward
 const Tensor& add__Scalar(const Tensor& self, const Scalar& other, const Scalar& alpha);  // records add_.Scalar for backward
-}  // namespace autograd::generated
+}  // namespace autograd::wrappers
 
 namespace native {
 void add_kernel(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out);

@@ -19,9 +19,9 @@ struct alias {
 };
 }  // namespace ops
 
-namespace autograd::generated {
+namespace autograd::wrappers {
 Tensor alias(const Tensor& self);  // records alias for backward
-}  // namespace autograd::generated
+}  // namespace autograd::wrappers
 
 namespace native {
 Tensor alias_kernel(const Tensor& self);

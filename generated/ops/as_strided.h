@@ -19,9 +19,9 @@ struct as_strided {
 };
 }  // namespace ops
 
-namespace autograd::generated {
+namespace autograd::wrappers {
 Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset);  // records as_strided for backward
-}  // namespace autograd::generated
+}  // namespace autograd::wrappers
 
 namespace native {
 Tensor as_strided_kernel(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset);

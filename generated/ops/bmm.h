@@ -29,9 +29,9 @@ struct bmm_out {
 };
 }  // namespace ops
 
-namespace autograd::generated {
+namespace autograd::wrappers {
 Tensor bmm(const Tensor& self, const Tensor& mat2);  // records bmm for backward
-}  // namespace autograd::generated
+}  // namespace autograd::wrappers
 
 namespace native {
 void bmm_kernel(const Tensor& self, const Tensor& mat2, Tensor& out);

@@ -19,9 +19,9 @@ struct clone {
 };
 }  // namespace ops
 
-namespace autograd::generated {
+namespace autograd::wrappers {
 Tensor clone(const Tensor& self);  // records clone for backward
-}  // namespace autograd::generated
+}  // namespace autograd::wrappers
 
 namespace native {
 Tensor clone_kernel(const Tensor& self);

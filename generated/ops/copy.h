@@ -19,9 +19,9 @@ struct copy_ {
 };
 }  // namespace ops
 
-namespace autograd::generated {
+namespace autograd::wrappers {
 const Tensor& copy_(const Tensor& self, const Tensor& src, bool non_blocking);  // records copy_ for backward
-}  // namespace autograd::generated
+}  // namespace autograd::wrappers
 
 namespace native {
 const Tensor& copy_kernel(const Tensor& self, const Tensor& src, bool non_blocking);

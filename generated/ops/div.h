@@ -109,7 +109,7 @@ struct div__Scalar_mode {
 };
 }  // namespace ops
 
-namespace autograd::generated {
+namespace autograd::wrappers {
 Tensor div_Tensor(const Tensor& self, const Tensor& other);  // records div.Tensor for backward
 const Tensor& div__Tensor(const Tensor& self, const Tensor& other);  // records div_.Tensor for backward
 Tensor div_Tensor_mode(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode);  // records div.Tensor_mode for backward
@@ -118,7 +118,7 @@ Tensor div_Scalar(const Tensor& self, const Scalar& other);  // records div.Scal
 const Tensor& div__Scalar(const Tensor& self, const Scalar& other);  // records div_.Scalar for backward
 Tensor div_Scalar_mode(const Tensor& self, const Scalar& other, std::optional<std::string_view> rounding_mode);  // records div.Scalar_mode for backward
 const Tensor& div__Scalar_mode(const Tensor& self, const Scalar& other, std::optional<std::string_view> rounding_mode);  // records div_.Scalar_mode for backward
-}  // namespace autograd::generated
+}  // namespace autograd::wrappers
 
 namespace native {
 void div_kernel(const Tensor& self, const Tensor& other, Tensor& out);

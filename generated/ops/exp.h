@@ -39,10 +39,10 @@ struct exp_out {
 };
 }  // namespace ops
 
-namespace autograd::generated {
+namespace autograd::wrappers {
 Tensor exp(const Tensor& self);  // records exp for backward
 const Tensor& exp_(const Tensor& self);  // records exp_ for backward
-}  // namespace autograd::generated
+}  // namespace autograd::wrappers
 
 namespace native {
 void exp_kernel(const Tensor& self, Tensor& out);

@@ -19,9 +19,9 @@ struct expand {
 };
 }  // namespace ops
 
-namespace autograd::generated {
+namespace autograd::wrappers {
 Tensor expand(const Tensor& self, IntArrayRef size, bool implicit);  // records expand for backward
-}  // namespace autograd::generated
+}  // namespace autograd::wrappers
 
 namespace native {
 Tensor expand_kernel(const Tensor& self, IntArrayRef size, bool implicit);

@@ -19,9 +19,9 @@ struct fill__Scalar {
 };
 }  // namespace ops
 
-namespace autograd::generated {
+namespace autograd::wrappers {
 const Tensor& fill__Scalar(const Tensor& self, const Scalar& value);  // records fill_.Scalar for backward
-}  // namespace autograd::generated
+}  // namespace autograd::wrappers
 
 namespace native {
 const Tensor& fill_kernel(const Tensor& self, const Scalar& value);

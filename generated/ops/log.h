@@ -39,10 +39,10 @@ struct log_out {
 };
 }  // namespace ops
 
-namespace autograd::generated {
+namespace autograd::wrappers {
 Tensor log(const Tensor& self);  // records log for backward
 const Tensor& log_(const Tensor& self);  // records log_ for backward
-}  // namespace autograd::generated
+}  // namespace autograd::wrappers
 
 namespace native {
 void log_kernel(const Tensor& self, Tensor& out);

@@ -39,10 +39,10 @@ struct mean_dim_out {
 };
 }  // namespace ops
 
-namespace autograd::generated {
+namespace autograd::wrappers {
 Tensor mean(const Tensor& self, std::optional<ScalarType> dtype);  // records mean for backward
 Tensor mean_dim(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype);  // records mean.dim for backward
-}  // namespace autograd::generated
+}  // namespace autograd::wrappers
 
 namespace native {
 Tensor mean_all_kernel(const Tensor& self, std::optional<ScalarType> dtype);

@@ -29,9 +29,9 @@ struct mm_out {
 };
 }  // namespace ops
 
-namespace autograd::generated {
+namespace autograd::wrappers {
 Tensor mm(const Tensor& self, const Tensor& mat2);  // records mm for backward
-}  // namespace autograd::generated
+}  // namespace autograd::wrappers
 
 namespace native {
 void mm_kernel(const Tensor& self, const Tensor& mat2, Tensor& out);

@@ -59,12 +59,12 @@ struct mul__Scalar {
 };
 }  // namespace ops
 
-namespace autograd::generated {
+namespace autograd::wrappers {
 Tensor mul_Tensor(const Tensor& self, const Tensor& other);  // records mul.Tensor for backward
 const Tensor& mul__Tensor(const Tensor& self, const Tensor& other);  // records mul_.Tensor for backward
 Tensor mul_Scalar(const Tensor& self, const Scalar& other);  // records mul.Scalar for backward
 const Tensor& mul__Scalar(const Tensor& self, const Scalar& other);  // records mul_.Scalar for backward
-}  // namespace autograd::generated
+}  // namespace autograd::wrappers
 
 namespace native {
 void mul_kernel(const Tensor& self, const Tensor& other, Tensor& out);

@@ -39,10 +39,10 @@ struct neg_out {
 };
 }  // namespace ops
 
-namespace autograd::generated {
+namespace autograd::wrappers {
 Tensor neg(const Tensor& self);  // records neg for backward
 const Tensor& neg_(const Tensor& self);  // records neg_ for backward
-}  // namespace autograd::generated
+}  // namespace autograd::wrappers
 
 namespace native {
 void neg_kernel(const Tensor& self, Tensor& out);

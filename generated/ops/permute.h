@@ -19,9 +19,9 @@ struct permute {
 };
 }  // namespace ops
 
-namespace autograd::generated {
+namespace autograd::wrappers {
 Tensor permute(const Tensor& self, IntArrayRef dims);  // records permute for backward
-}  // namespace autograd::generated
+}  // namespace autograd::wrappers
 
 namespace native {
 Tensor permute_kernel(const Tensor& self, IntArrayRef dims);

@@ -89,13 +89,13 @@ struct pow_Scalar_out {
 };
 }  // namespace ops
 
-namespace autograd::generated {
+namespace autograd::wrappers {
 Tensor pow_Tensor_Tensor(const Tensor& self, const Tensor& exponent);  // records pow.Tensor_Tensor for backward
 const Tensor& pow__Tensor_Tensor(const Tensor& self, const Tensor& exponent);  // records pow_.Tensor_Tensor for backward
 Tensor pow_Tensor_Scalar(const Tensor& self, const Scalar& exponent);  // records pow.Tensor_Scalar for backward
 const Tensor& pow__Tensor_Scalar(const Tensor& self, const Scalar& exponent);  // records pow_.Tensor_Scalar for backward
 Tensor pow_Scalar(const Scalar& self, const Tensor& exponent);  // records pow.Scalar for backward
-}  // namespace autograd::generated
+}  // namespace autograd::wrappers
 
 namespace native {
 void pow_kernel(const Tensor& self, const Tensor& exponent, Tensor& out);

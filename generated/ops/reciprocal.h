@@ -39,10 +39,10 @@ struct reciprocal_out {
 };
 }  // namespace ops
 
-namespace autograd::generated {
+namespace autograd::wrappers {
 Tensor reciprocal(const Tensor& self);  // records reciprocal for backward
 const Tensor& reciprocal_(const Tensor& self);  // records reciprocal_ for backward
-}  // namespace autograd::generated
+}  // namespace autograd::wrappers
 
 namespace native {
 void reciprocal_kernel(const Tensor& self, Tensor& out);

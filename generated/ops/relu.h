@@ -29,10 +29,10 @@ struct relu_ {
 };
 }  // namespace ops
 
-namespace autograd::generated {
+namespace autograd::wrappers {
 Tensor relu(const Tensor& self);  // records relu for backward
 const Tensor& relu_(const Tensor& self);  // records relu_ for backward
-}  // namespace autograd::generated
+}  // namespace autograd::wrappers
 
 namespace native {
 void relu_kernel(const Tensor& self, Tensor& out);

@@ -19,9 +19,9 @@ struct select_int {
 };
 }  // namespace ops
 
-namespace autograd::generated {
+namespace autograd::wrappers {
 Tensor select_int(const Tensor& self, int64_t dim, int64_t index);  // records select.int for backward
-}  // namespace autograd::generated
+}  // namespace autograd::wrappers
 
 namespace native {
 Tensor select_kernel(const Tensor& self, int64_t dim, int64_t index);

@@ -39,10 +39,10 @@ struct sign_out {
 };
 }  // namespace ops
 
-namespace autograd::generated {
+namespace autograd::wrappers {
 Tensor sign(const Tensor& self);  // records sign for backward
 const Tensor& sign_(const Tensor& self);  // records sign_ for backward
-}  // namespace autograd::generated
+}  // namespace autograd::wrappers
 
 namespace native {
 void sign_kernel(const Tensor& self, Tensor& out);

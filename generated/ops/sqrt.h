@@ -39,10 +39,10 @@ struct sqrt_out {
 };
 }  // namespace ops
 
-namespace autograd::generated {
+namespace autograd::wrappers {
 Tensor sqrt(const Tensor& self);  // records sqrt for backward
 const Tensor& sqrt_(const Tensor& self);  // records sqrt_ for backward
-}  // namespace autograd::generated
+}  // namespace autograd::wrappers
 
 namespace native {
 void sqrt_kernel(const Tensor& self, Tensor& out);

@@ -39,11 +39,11 @@ struct squeeze_dims {
 };
 }  // namespace ops
 
-namespace autograd::generated {
+namespace autograd::wrappers {
 Tensor squeeze(const Tensor& self);  // records squeeze for backward
 Tensor squeeze_dim(const Tensor& self, int64_t dim);  // records squeeze.dim for backward
 Tensor squeeze_dims(const Tensor& self, IntArrayRef dim);  // records squeeze.dims for backward
-}  // namespace autograd::generated
+}  // namespace autograd::wrappers
 
 namespace native {
 Tensor squeeze_dim_kernel(const Tensor& self, int64_t dim);

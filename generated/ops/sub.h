@@ -59,12 +59,12 @@ struct sub__Scalar {
 };
 }  // namespace ops
 
-namespace autograd::generated {
+namespace autograd::wrappers {
 Tensor sub_Tensor(const Tensor& self, const Tensor& other, const Scalar& alpha);  // records sub.Tensor for backward
 const Tensor& sub__Tensor(const Tensor& self, const Tensor& other, const Scalar& alpha);  // records sub_.Tensor for backward
 Tensor sub_Scalar(const Tensor& self, const Scalar& other, const Scalar& alpha);  // records sub.Scalar for backward
 const Tensor& sub__Scalar(const Tensor& self, const Scalar& other, const Scalar& alpha);  // records sub_.Scalar for backward
-}  // namespace autograd::generated
+}  // namespace autograd::wrappers
 
 namespace native {
 void sub_kernel(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out);

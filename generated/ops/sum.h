@@ -39,10 +39,10 @@ struct sum_dim_IntList_out {
 };
 }  // namespace ops
 
-namespace autograd::generated {
+namespace autograd::wrappers {
 Tensor sum(const Tensor& self, std::optional<ScalarType> dtype);  // records sum for backward
 Tensor sum_dim_IntList(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype);  // records sum.dim_IntList for backward
-}  // namespace autograd::generated
+}  // namespace autograd::wrappers
 
 namespace native {
 Tensor sum_all_kernel(const Tensor& self, std::optional<ScalarType> dtype);

@@ -19,9 +19,9 @@ struct t {
 };
 }  // namespace ops
 
-namespace autograd::generated {
+namespace autograd::wrappers {
 Tensor t(const Tensor& self);  // records t for backward
-}  // namespace autograd::generated
+}  // namespace autograd::wrappers
 
 namespace native {
 Tensor t_kernel(const Tensor& self);

@@ -19,9 +19,9 @@ struct transpose_int {
 };
 }  // namespace ops
 
-namespace autograd::generated {
+namespace autograd::wrappers {
 Tensor transpose_int(const Tensor& self, int64_t dim0, int64_t dim1);  // records transpose.int for backward
-}  // namespace autograd::generated
+}  // namespace autograd::wrappers
 
 namespace native {
 Tensor transpose_kernel(const Tensor& self, int64_t dim0, int64_t dim1);

@@ -19,9 +19,9 @@ struct unsqueeze {
 };
 }  // namespace ops
 
-namespace autograd::generated {
+namespace autograd::wrappers {
 Tensor unsqueeze(const Tensor& self, int64_t dim);  // records unsqueeze for backward
-}  // namespace autograd::generated
+}  // namespace autograd::wrappers
 
 namespace native {
 Tensor unsqueeze_kernel(const Tensor& self, int64_t dim);

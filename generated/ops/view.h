@@ -19,9 +19,9 @@ struct view {
 };
 }  // namespace ops
 
-namespace autograd::generated {
+namespace autograd::wrappers {
 Tensor view(const Tensor& self, IntArrayRef size);  // records view for backward
-}  // namespace autograd::generated
+}  // namespace autograd::wrappers
 
 namespace native {
 Tensor view_kernel(const Tensor& self, IntArrayRef size);

@@ -29,9 +29,9 @@ struct where_self_out {
 };
 }  // namespace ops
 
-namespace autograd::generated {
+namespace autograd::wrappers {
 Tensor where_self(const Tensor& condition, const Tensor& self, const Tensor& other);  // records where.self for backward
-}  // namespace autograd::generated
+}  // namespace autograd::wrappers
 
 namespace native {
 void where_kernel(const Tensor& condition, const Tensor& self, const Tensor& other, Tensor& out);

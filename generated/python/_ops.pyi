@@ -376,11 +376,11 @@ def reshape(input: Tensor, shape: Sequence[int]) -> Tensor:
     ...
 
 @overload
-def rsub(input: Tensor, other: Tensor, *, alpha: Number = 1) -> Tensor:
+def rsub(input: Tensor, other: Tensor, *, alpha: Number = 1, out: Optional[Tensor] = None) -> Tensor:
     """Computes `other - alpha * self` (subtraction with the operands reversed)."""
     ...
 @overload
-def rsub(input: Tensor, other: Number, alpha: Number = 1) -> Tensor:
+def rsub(input: Tensor, other: Number, alpha: Number = 1, *, out: Optional[Tensor] = None) -> Tensor:
     """Computes `other - alpha * self` for a number `other`; backs the reflected `number - tensor`."""
     ...
 

@@ -439,8 +439,8 @@ PyObject* fn_relu_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
 PyObject* fn_rsub(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "rsub(Tensor input, Tensor other, *, Scalar alpha=1)",
-      "rsub(Tensor input, Scalar other, Scalar alpha=1)",
+      "rsub(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None)",
+      "rsub(Tensor input, Scalar other, Scalar alpha=1, *, Tensor? out=None)",
   }, false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -449,6 +449,11 @@ PyObject* fn_rsub(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
       auto self = r.tensor(0);
       auto other = r.tensor(1);
       auto alpha = r.scalar(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        auto result = [&] { GilRelease no_gil; return tl::rsub_out(out, self, other, alpha); }();
+        return wrap(std::move(result));
+      }
       auto result = [&] { GilRelease no_gil; return tl::rsub(self, other, alpha); }();
       return wrap(std::move(result));
     }
@@ -456,6 +461,11 @@ PyObject* fn_rsub(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
       auto self = r.tensor(0);
       auto other = r.scalar(1);
       auto alpha = r.scalar(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        auto result = [&] { GilRelease no_gil; return tl::rsub_out(out, self, other, alpha); }();
+        return wrap(std::move(result));
+      }
       auto result = [&] { GilRelease no_gil; return tl::rsub(self, other, alpha); }();
       return wrap(std::move(result));
     }
@@ -1116,11 +1126,11 @@ Raises each element of `self` to the number `exponent`.)doc"});
 
 Replaces every negative element of `self` with zero.)doc"});
   functions.push_back({"rsub", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rsub)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(rsub(Tensor input, Tensor other, *, Scalar alpha=1) -> Tensor
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(rsub(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None) -> Tensor
 
 Computes `other - alpha * self` (subtraction with the operands reversed).
 
-rsub(Tensor input, Scalar other, Scalar alpha=1) -> Tensor
+rsub(Tensor input, Scalar other, Scalar alpha=1, *, Tensor? out=None) -> Tensor
 
 Computes `other - alpha * self` for a number `other`; backs the reflected `number - tensor`.)doc"});
   functions.push_back({"slice", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_slice)),

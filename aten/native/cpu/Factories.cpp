@@ -42,23 +42,24 @@ Tensor empty_strided_kernel(IntArrayRef size, IntArrayRef stride, std::optional<
 
 namespace {
 
-// PyTorch's rules (RangeUtils.h): bounds are read in the accumulate type of the result dtype
-// (int64 for integers, double for floats), the length is ceil((end - start) / step).
+// PyTorch's rules (RangeUtils.h): the bounds are validated as doubles; the length is
+// ceil((end - start) / step) in double, except for int64 results, where start/end/step are first
+// truncated to integers and the length is computed exactly in integer arithmetic.
 template <typename scalar_t>
 int64_t arange_size(const Scalar& start, const Scalar& end, const Scalar& step) {
-  using acc_t = std::conditional_t<std::is_integral_v<scalar_t>, int64_t, double>;
-  acc_t xstart = start.to<acc_t>(), xend = end.to<acc_t>(), xstep = step.to<acc_t>();
-  TL_CHECK(xstep > 0 || xstep < 0, "arange: step must be nonzero");
-  TL_CHECK(std::isfinite(static_cast<double>(xstart)) && std::isfinite(static_cast<double>(xend)),
-           "arange: unsupported range: ", xstart, " -> ", xend);
-  TL_CHECK((xstep > 0 && xend >= xstart) || (xstep < 0 && xend <= xstart),
+  const double dstart = start.to<double>(), dend = end.to<double>(), dstep = step.to<double>();
+  TL_CHECK(dstep > 0 || dstep < 0, "arange: step must be nonzero");
+  TL_CHECK(std::isfinite(dstart) && std::isfinite(dend), "arange: unsupported range: ", dstart, " -> ", dend);
+  TL_CHECK((dstep > 0 && dend >= dstart) || (dstep < 0 && dend <= dstart),
            "arange: upper bound and larger bound inconsistent with step sign");
   double size_d;
   if constexpr (std::is_same_v<scalar_t, int64_t>) {
-    int64_t sgn = (xstep > 0) - (xstep < 0);
+    const int64_t xstart = start.to<int64_t>(), xend = end.to<int64_t>(), xstep = step.to<int64_t>();
+    TL_CHECK(xstep != 0, "arange: step must be nonzero");
+    const int64_t sgn = (xstep > 0) - (xstep < 0);
     size_d = static_cast<double>((xend - xstart + xstep - sgn) / xstep);
   } else {
-    size_d = std::ceil((end.to<double>() - start.to<double>()) / step.to<double>());
+    size_d = std::ceil((dend - dstart) / dstep);
   }
   TL_CHECK(size_d >= 0 && size_d <= static_cast<double>(std::numeric_limits<int64_t>::max()),
            "arange: invalid size, possible overflow?");

@@ -88,6 +88,12 @@ variable_list TransposeBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+}  // namespace tl::autograd::generated
+
+// The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
+// finds only the public op.
+namespace tl::autograd::wrappers {
+using namespace tl::autograd::generated;
 
 // mul.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor mul_Tensor(const Tensor& self, const Tensor& other) {
@@ -162,4 +168,4 @@ Tensor transpose_int(const Tensor& self, int64_t dim0, int64_t dim1) {
   return result;
 }
 
-}  // namespace tl::autograd::generated
+}  // namespace tl::autograd::wrappers

@@ -30,7 +30,7 @@ Tensor ops::mul_Tensor::call(const Tensor& self, const Tensor& other) {
 
 Tensor mul(const Tensor& self, const Tensor& other) {
   if (autograd::compute_requires_grad({&self, &other})) {
-    return autograd::generated::mul_Tensor(self, other);
+    return autograd::wrappers::mul_Tensor(self, other);
   }
   return ops::mul_Tensor::call(self, other);
 }
@@ -58,7 +58,7 @@ const Tensor& ops::mul__Tensor::call(const Tensor& self, const Tensor& other) {
 
 const Tensor& mul_(const Tensor& self, const Tensor& other) {
   if (autograd::compute_requires_grad({&self, &other})) {
-    return autograd::generated::mul__Tensor(self, other);
+    return autograd::wrappers::mul__Tensor(self, other);
   }
   return ops::mul__Tensor::call(self, other);
 }
@@ -106,7 +106,7 @@ Tensor ops::sum_dim_IntList::call(const Tensor& self, OptionalIntArrayRef dim, b
 
 Tensor sum(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::sum_dim_IntList(self, dim, keepdim, dtype);
+    return autograd::wrappers::sum_dim_IntList(self, dim, keepdim, dtype);
   }
   return ops::sum_dim_IntList::call(self, dim, keepdim, dtype);
 }
@@ -128,7 +128,7 @@ Tensor ops::transpose_int::call(const Tensor& self, int64_t dim0, int64_t dim1) 
 
 Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::generated::transpose_int(self, dim0, dim1);
+    return autograd::wrappers::transpose_int(self, dim0, dim1);
   }
   return ops::transpose_int::call(self, dim0, dim1);
 }

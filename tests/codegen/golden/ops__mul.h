@@ -39,10 +39,10 @@ struct mul_Tensor_out {
 };
 }  // namespace ops
 
-namespace autograd::generated {
+namespace autograd::wrappers {
 Tensor mul_Tensor(const Tensor& self, const Tensor& other);  // records mul.Tensor for backward
 const Tensor& mul__Tensor(const Tensor& self, const Tensor& other);  // records mul_.Tensor for backward
-}  // namespace autograd::generated
+}  // namespace autograd::wrappers
 
 namespace native {
 void mul_kernel(const Tensor& self, const Tensor& other, Tensor& out);

@@ -19,9 +19,9 @@ struct sum_dim_IntList {
 };
 }  // namespace ops
 
-namespace autograd::generated {
+namespace autograd::wrappers {
 Tensor sum_dim_IntList(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype);  // records sum.dim_IntList for backward
-}  // namespace autograd::generated
+}  // namespace autograd::wrappers
 
 namespace native {
 Tensor sum_dim_kernel(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype);

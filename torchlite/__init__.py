@@ -1,0 +1,99 @@
+"""torchlite: a PyTorch-style tensor library. ``import torchlite as torch``.
+
+Operators come from native_functions.yaml (generated into torchlite._C._ops and re-exported
+here); tensors are torchlite.Tensor; autograd is torchlite.autograd.
+"""
+from __future__ import annotations
+
+import builtins as _builtins
+import math as _math
+
+from torchlite import _C
+from torchlite._C import (  # noqa: F401
+    can_cast,
+    device,
+    dtype,
+    from_numpy,
+    get_default_dtype,
+    get_num_threads,
+    initial_seed,
+    manual_seed,
+    promote_types,
+    result_type,
+    seed,
+    set_default_dtype,
+    set_num_threads,
+    tensor,
+)
+from torchlite._size import Size
+from torchlite._tensor import Tensor
+from torchlite._tensor_str import set_printoptions
+from torchlite._C._ops import *  # noqa: F401,F403  (every generated operator)
+
+from torchlite import autograd  # noqa: E402
+from torchlite.autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402,F401
+
+if hasattr(autograd, "_install_tensor_methods"):
+    # Hook point: autograd adds register_hook, retain_grad, ... to Tensor.
+    autograd._install_tensor_methods(Tensor)
+
+__version__ = "0.1.0"
+
+inf = _math.inf
+nan = _math.nan
+pi = _math.pi
+e = _math.e
+
+
+def is_tensor(obj) -> bool:
+    """True if `obj` is a torchlite.Tensor."""
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(input) -> bool:
+    return input.is_floating_point()
+
+
+def numel(input) -> int:
+    """The number of elements of `input`."""
+    return input.numel()
+
+
+def as_tensor(data, dtype=None, device=None):
+    """`data` as a tensor, sharing memory when possible: a tensor with the requested dtype and
+    device is returned as it is, a NumPy array is viewed (from_numpy) when its dtype is supported;
+    anything else is copied as by torchlite.tensor()."""
+    if isinstance(data, Tensor):
+        result = data
+        if device is not None and _C.device(device) != result.device and \
+                _C.device(device).type != result.device.type:
+            result = result.to(_C.device(device))
+        if dtype is not None and result.dtype != dtype:
+            result = result.to(dtype)
+        return result
+    if type(data).__name__ == "ndarray" and type(data).__module__ == "numpy":
+        try:
+            result = from_numpy(data)
+        except (TypeError, ValueError):
+            return tensor(data, dtype=dtype, device=device)
+        return as_tensor(result, dtype=dtype, device=device)
+    return tensor(data, dtype=dtype, device=device)
+
+
+# dtypes, with PyTorch's aliases. Last: these names shadow builtins in this module's namespace.
+float32 = _C.float32
+float64 = _C.float64
+float16 = _C.float16
+bfloat16 = _C.bfloat16
+int8 = _C.int8
+int16 = _C.int16
+int32 = _C.int32
+int64 = _C.int64
+uint8 = _C.uint8
+float = float32  # noqa: A001
+double = float64
+half = float16
+short = int16
+int = int32  # noqa: A001
+long = int64
+bool = _C.bool  # noqa: A001

@@ -1,0 +1,104 @@
+"""Basic indexing: tensor[index] and tensor[index] = value.
+
+Supported index items: ints (and objects with __index__, 0-d integer tensors), slices with a
+positive step, None (a new dimension of size 1), Ellipsis, and tuples of those. The result is a
+view (select / slice / unsqueeze / alias), so writes through it reach the indexed tensor.
+Advanced indexing (tensors, lists, NumPy arrays, bools as indices) is not supported yet.
+"""
+from __future__ import annotations
+
+import operator
+
+from torchlite import _C
+
+_ops = _C._ops
+
+_BASIC_HELP = ("only integers, slices (`:`), ellipsis (`...`) and None are supported as indices "
+               "(advanced indexing with tensors, lists or bools is not supported yet)")
+
+
+def _advanced(item) -> NotImplementedError:
+    return NotImplementedError(
+        f"torchlite does not support advanced indexing yet (index of type {type(item).__name__}); " + _BASIC_HELP)
+
+
+def _as_int(item):
+    """The int value of an integer index item, or None if `item` is not one."""
+    if isinstance(item, bool):
+        return None
+    if isinstance(item, int):
+        return item
+    if isinstance(item, _C.TensorBase):
+        if item.dim() == 0 and not item.dtype.is_floating_point and item.dtype != _C.bool:
+            return item.item()
+        return None
+    if isinstance(item, float):
+        return None
+    try:
+        return operator.index(item)
+    except TypeError:
+        return None
+
+
+def _normalize(tensor, index):
+    """(items, consumed): the index as a list, and how many tensor dims it indexes."""
+    items = list(index) if isinstance(index, tuple) else [index]
+    consumed = 0
+    ellipses = 0
+    for item in items:
+        if item is None:
+            continue
+        if item is Ellipsis:
+            ellipses += 1
+            continue
+        if isinstance(item, slice) or _as_int(item) is not None:
+            consumed += 1
+            continue
+        if isinstance(item, (_C.TensorBase, list, bool)) or type(item).__module__ == "numpy":
+            raise _advanced(item)
+        raise IndexError(f"{_BASIC_HELP}; got an index of type {type(item).__name__}")
+    if ellipses > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    if tensor.dim() == 0 and consumed > 0:
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python to convert a 0-dim "
+                         "tensor to a number")
+    if consumed > tensor.dim():
+        raise IndexError(f"too many indices for tensor of dimension {tensor.dim()}")
+    return items, consumed
+
+
+def getitem(tensor, index):
+    items, consumed = _normalize(tensor, index)
+    result = tensor
+    dim = 0
+    for item in items:
+        if item is None:
+            result = result.unsqueeze(dim)
+            dim += 1
+        elif item is Ellipsis:
+            dim += tensor.dim() - consumed
+        elif isinstance(item, slice):
+            step = 1 if item.step is None else operator.index(item.step)
+            if step <= 0:
+                raise ValueError("step must be greater than zero")
+            start = None if item.start is None else operator.index(item.start)
+            stop = None if item.stop is None else operator.index(item.stop)
+            result = result.slice(dim, start, stop, step)
+            dim += 1
+        else:
+            result = result.select(dim, _as_int(item))
+    if result is tensor:
+        # tensor[...] and tensor[()] are views too, not the tensor itself.
+        result = _ops.alias(tensor)
+    return result
+
+
+def setitem(tensor, index, value):
+    view = getitem(tensor, index)
+    if isinstance(value, _C.TensorBase):
+        view.copy_(value)
+    elif isinstance(value, (bool, int, float)) or (type(value).__module__ == "numpy" and
+                                                     type(value).__name__ != "ndarray"):
+        view.fill_(value)  # Python and NumPy numbers
+    else:
+        view.copy_(_C.tensor(value, dtype=tensor.dtype, device=tensor.device))

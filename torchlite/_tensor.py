@@ -1,0 +1,274 @@
+"""torchlite.Tensor: the Python tensor class.
+
+Most of the class lives in C: attributes (shape, dtype, grad, ...) and basic methods are in
+torchlite/csrc/tensor.cpp, the operator methods (add, view, __add__, ...) are generated from
+native_functions.yaml. This file adds what is easier in Python: printing, indexing, conversions,
+the reflected operators the YAML does not provide, and NumPy interop.
+"""
+from __future__ import annotations
+
+import builtins
+import functools
+
+import torchlite
+from torchlite import _C, _indexing, _tensor_str
+from torchlite._size import Size
+
+_ops = _C._ops
+
+
+def _wrap_type_error_to_not_implemented(fn):
+    """For reflected operators: an operand of an unsupported type gives NotImplemented, so Python
+    can try the other operand (or raise its usual TypeError)."""
+
+    @functools.wraps(fn)
+    def wrapped(self, other):
+        try:
+            return fn(self, other)
+        except TypeError:
+            return NotImplemented
+
+    return wrapped
+
+
+def _rebuild_tensor(data, dtype, shape, requires_grad, device="cpu"):
+    """Unpickles a tensor saved by Tensor.__reduce_ex__ (data as nested lists; None for meta)."""
+    if data is None or 0 in shape:
+        t = _ops.empty(shape, dtype=dtype, device=device)
+    else:
+        t = _C.tensor(data, dtype=dtype)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+class Tensor(_C.TensorBase):
+    """A multi-dimensional array with a dtype, a device, sizes and strides, and autograd support."""
+
+    # NumPy defers to our reflected operators (ndarray + tensor -> tensor.__radd__).
+    __array_priority__ = 1000
+
+    def __new__(cls, *args, device=None):
+        """The legacy constructor: Tensor() (empty), Tensor(*sizes) / Tensor(size) (uninitialised),
+        Tensor(data) (a copy with the default dtype)."""
+        if not args:
+            result = _ops.empty((0,), device=device)
+        elif len(args) == 1 and isinstance(args[0], _C.TensorBase):
+            result = _ops.alias(args[0])
+        elif all(isinstance(a, int) and not isinstance(a, bool) for a in args):
+            result = _ops.empty(args, device=device)
+        elif len(args) == 1 and isinstance(args[0], Size):
+            result = _ops.empty(args[0], device=device)
+        elif len(args) == 1:
+            result = _C.tensor(args[0], dtype=_C.get_default_dtype(), device=device)
+        else:
+            raise TypeError(f"Tensor(): expected sizes (ints) or one data argument, got "
+                            f"({', '.join(type(a).__name__ for a in args)})")
+        if cls is not Tensor:
+            return Tensor._make_subclass(cls, result, result.requires_grad)
+        return result
+
+    # ---- printing ---------------------------------------------------------------------
+
+    def __repr__(self) -> str:
+        return _tensor_str._str(self)
+
+    def __str__(self) -> str:
+        return _tensor_str._str(self)
+
+    def __format__(self, format_spec: str) -> str:
+        if self.dim() == 0 and not self.is_meta and type(self) is Tensor:
+            return self.item().__format__(format_spec)
+        return object.__format__(self, format_spec)
+
+    # ---- indexing and iteration -------------------------------------------------------
+
+    def __getitem__(self, index):
+        return _indexing.getitem(self, index)
+
+    def __setitem__(self, index, value):
+        _indexing.setitem(self, index, value)
+
+    def __iter__(self):
+        if self.dim() == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self.select(0, i) for i in range(self.shape[0]))
+
+    def __contains__(self, element) -> bool:
+        if isinstance(element, (Tensor, builtins.int, builtins.float, builtins.bool)):
+            return builtins.bool((self == element).sum().item() > 0)
+        raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
+                           f"{type(element)}.")
+
+    # ---- reflected operators the YAML does not provide -----------------------------------
+
+    @_wrap_type_error_to_not_implemented
+    def __rtruediv__(self, other):
+        return self.reciprocal() * other
+
+    @_wrap_type_error_to_not_implemented
+    def __rfloordiv__(self, other):
+        return _ops.floor_divide(other, self)
+
+    @_wrap_type_error_to_not_implemented
+    def __rpow__(self, other):
+        return _ops.pow(other, self)
+
+    @_wrap_type_error_to_not_implemented
+    def __rmatmul__(self, other):
+        return _ops.matmul(other, self)
+
+    __pos__ = lambda self: self  # noqa: E731  (+t is t, as for Python numbers)
+
+    # ---- conversions ----------------------------------------------------------------------
+
+    def float(self):
+        return self.to(_C.float32)
+
+    def double(self):
+        return self.to(_C.float64)
+
+    def half(self):
+        return self.to(_C.float16)
+
+    def bfloat16(self):
+        return self.to(_C.bfloat16)
+
+    def int(self):
+        return self.to(_C.int32)
+
+    def long(self):
+        return self.to(_C.int64)
+
+    def short(self):
+        return self.to(_C.int16)
+
+    def char(self):
+        return self.to(_C.int8)
+
+    def byte(self):
+        return self.to(_C.uint8)
+
+    def bool(self):
+        return self.to(_C.bool)
+
+    def cpu(self):
+        return self if self.device.type == "cpu" else self.to("cpu")
+
+    def type_as(self, other):
+        """This tensor converted to the dtype (and device) of `other`."""
+        return self.to(other)
+
+    def expand_as(self, other):
+        return self.expand(other.shape)
+
+    def view_as(self, other):
+        return self.view(other.shape)
+
+    def reshape_as(self, other):
+        return self.reshape(other.shape)
+
+    @property
+    def T(self):
+        """The dimensions in reverse order (the transpose of a matrix)."""
+        return self.permute(tuple(range(self.dim() - 1, -1, -1)))
+
+    @property
+    def mT(self):
+        """The last two dimensions swapped (a batch of transposed matrices)."""
+        if self.dim() < 2:
+            raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got "
+                               f"{self.dim()}-D tensor.")
+        return self.transpose(-2, -1)
+
+    # ---- NumPy ----------------------------------------------------------------------------
+
+    def numpy(self, *, force: bool = False):
+        """A NumPy array sharing this tensor's memory (CPU tensors; not bfloat16)."""
+        import numpy as np
+
+        if force:
+            return np.asarray(self.detach()).copy()
+        return np.asarray(self)
+
+    def __array__(self, dtype=None, copy=None):
+        arr = self.numpy()
+        if dtype is not None and arr.dtype != dtype:
+            return arr.astype(dtype)
+        if copy:
+            return arr.copy()
+        return arr
+
+    # ---- factories with this tensor's dtype and device ---------------------------------------
+
+    def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+        if isinstance(data, _C.TensorBase):
+            import warnings
+
+            warnings.warn("To copy construct from a tensor, use sourceTensor.detach().clone() rather than "
+                          "tensor.new_tensor(sourceTensor).", UserWarning, stacklevel=2)
+        return _C.tensor(data, dtype=self.dtype if dtype is None else dtype,
+                         device=self.device if device is None else device, requires_grad=requires_grad)
+
+    def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+        return _ops.empty(_size_arg(size), dtype=self.dtype if dtype is None else dtype,
+                          device=self.device if device is None else device, requires_grad=requires_grad)
+
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+        return _ops.zeros(_size_arg(size), dtype=self.dtype if dtype is None else dtype,
+                          device=self.device if device is None else device, requires_grad=requires_grad)
+
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+        return _ops.ones(_size_arg(size), dtype=self.dtype if dtype is None else dtype,
+                         device=self.device if device is None else device, requires_grad=requires_grad)
+
+    def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+        return _ops.full(size, fill_value, dtype=self.dtype if dtype is None else dtype,
+                         device=self.device if device is None else device, requires_grad=requires_grad)
+
+    # ---- autograd -----------------------------------------------------------------------------
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Accumulates the gradient of this tensor into ``.grad`` of the graph leaves (see
+        torchlite.autograd.backward). ``gradient`` may be omitted for a one-element tensor."""
+        torchlite.autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    # Hook point: register_hook, retain_grad, retains_grad, register_post_accumulate_grad_hook
+    # and friends belong to torchlite.autograd. If that package defines
+    # `_install_tensor_methods(Tensor)`, torchlite/__init__.py calls it after importing it and the
+    # methods it sets replace nothing here.
+
+    # ---- copying and pickling ---------------------------------------------------------------
+
+    def __deepcopy__(self, memo):
+        if not self.is_leaf:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                               "protocol at the moment.")
+        if id(self) in memo:
+            return memo[id(self)]
+        if self.is_meta:
+            new = _ops.empty(self.shape, dtype=self.dtype, device=self.device)
+        else:
+            new = self.detach().clone()
+        if type(self) is not Tensor:
+            new = Tensor._make_subclass(type(self), new)
+        if self.requires_grad:
+            new.requires_grad_(True)
+        if self.grad is not None:
+            new.grad = self.grad.__deepcopy__(memo)
+        memo[id(self)] = new
+        return new
+
+    def __reduce_ex__(self, protocol):
+        data = None if self.is_meta else self.detach().tolist()
+        return (_rebuild_tensor, (data, self.dtype, tuple(self.shape), self.requires_grad, str(self.device)))
+
+
+def _size_arg(size):
+    """new_zeros(2, 3) and new_zeros((2, 3)) both mean the shape (2, 3)."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        return tuple(size[0])
+    return size
+
+
+_C._set_tensor_class(Tensor)
