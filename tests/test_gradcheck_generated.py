@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 
 import torchlite as tl
 from codegen.loader import load_native_functions
@@ -46,21 +47,22 @@ def _values(spec, seed):
     return rng.uniform(low, high, spec.shape).astype(np.float64)
 
 
-def _leaf(values, layout):
+def _leaf(values, layout, lib=tl):
     """(leaf, to_input): a float64 leaf holding `values` in the given layout, and how to turn the
-    leaf into the op's input (identity, or an expand for the expanded layout)."""
+    leaf into the op's input (identity, or an expand for the expanded layout). `lib` is torchlite,
+    or torch to build the same input for the oracle."""
     if layout == "transposed" and values.ndim >= 2:
-        leaf = tl.from_numpy(np.ascontiguousarray(values.swapaxes(-1, -2))).transpose(-1, -2)
+        leaf = lib.from_numpy(np.ascontiguousarray(values.swapaxes(-1, -2))).transpose(-1, -2)
         return leaf.detach().requires_grad_(), lambda x: x
     if layout == "sliced" and values.ndim >= 1:
         big = np.zeros(values.shape[:-1] + (2 * values.shape[-1] + 1,))
         big[..., 1::2] = values
-        return tl.from_numpy(big)[..., 1::2].detach().requires_grad_(), lambda x: x
+        return lib.from_numpy(big)[..., 1::2].detach().requires_grad_(), lambda x: x
     if layout == "expanded" and values.ndim >= 1 and values.shape[0] > 1:
         small = np.ascontiguousarray(values[:1])
         shape = values.shape
-        return tl.from_numpy(small).requires_grad_(), lambda x: x.expand(*shape)
-    return tl.from_numpy(np.ascontiguousarray(values)).requires_grad_(), lambda x: x
+        return lib.from_numpy(small).requires_grad_(), lambda x: x.expand(*shape)
+    return lib.from_numpy(np.ascontiguousarray(values)).requires_grad_(), lambda x: x
 
 
 def _call(f, args, kwargs):
@@ -71,11 +73,42 @@ def _call(f, args, kwargs):
     return getattr(args[0], name)(*args[1:], **kwargs)
 
 
+# Known gaps, kept visible: these cases must fail until the gap is closed (strict xfail).
+KNOWN_GAPS = {
+    ("as_strided", 0, "expanded"): "as_strided_backward does not yet support inputs whose own geometry overlaps",
+}
+
+
 def _cases():
     for f in ENTRIES:
         for i, sample in enumerate(f.samples):
             for layout in LAYOUTS:
-                yield pytest.param(f, sample, layout, id=f"{f.schema.name}[{i}]-{layout}")
+                gap = KNOWN_GAPS.get((f.schema.name.name, i, layout))
+                marks = [pytest.mark.xfail(reason=gap, strict=True)] if gap else []
+                yield pytest.param(f, sample, layout, id=f"{f.schema.name}[{i}]-{layout}", marks=marks)
+
+
+def _torch_forward_raises(f, sample, layout, error):
+    """When torchlite rejects a layout (view of a transposed tensor...), PyTorch must reject it too."""
+    def collect(*a, **k):
+        return a, k
+    helpers = {"T": lambda *s: Spec("T", s), "P": lambda *s: Spec("P", s), "B": lambda *s: Spec("B", s),
+               "torchlite": torch, "collect": collect}
+    args, kwargs = eval(f"collect({sample})", helpers)  # noqa: S307
+    targs = []
+    for pos, a in enumerate(args):
+        if isinstance(a, Spec):
+            leaf, to_input = _leaf(_values(a, seed=pos), layout, torch)
+            targs.append(to_input(leaf))
+        else:
+            targs.append(a)
+    name = f.schema.name.name
+    fn = getattr(torch, name, None) if "function" in f.variants else None
+    try:
+        fn(*targs, **kwargs) if fn is not None else getattr(targs[0], name)(*targs[1:], **kwargs)
+    except type(error):
+        return True
+    return False
 
 
 def _prepare(f, sample, layout):
@@ -109,14 +142,26 @@ def _prepare(f, sample, layout):
     return func, leaves
 
 
+def _forward_or_torch_rejects(f, sample, layout, func, leaves):
+    """Runs the forward once. False when both torchlite and PyTorch reject this layout."""
+    try:
+        func(*leaves)
+    except RuntimeError as e:
+        assert _torch_forward_raises(f, sample, layout, e), f"{f.schema.name}({sample}) on {layout} inputs: {e}"
+        return False
+    return True
+
+
 @pytest.mark.parametrize("f,sample,layout", list(_cases()))
 def test_gradcheck(f, sample, layout):
     func, leaves = _prepare(f, sample, layout)
     assert leaves, f"sample {sample!r} of {f.schema.name} has no differentiable tensor"
-    assert gradcheck(func, leaves, eps=1e-6, atol=1e-5, rtol=1e-3), f"{f.schema.name} with {sample}"
+    if _forward_or_torch_rejects(f, sample, layout, func, leaves):
+        assert gradcheck(func, leaves, eps=1e-6, atol=1e-5, rtol=1e-3), f"{f.schema.name} with {sample}"
 
 
 @pytest.mark.parametrize("f,sample,layout", [c for c in _cases() if c.values[2] in ("contiguous", "transposed")])
 def test_gradgradcheck(f, sample, layout):
     func, leaves = _prepare(f, sample, layout)
-    assert gradgradcheck(func, leaves, eps=1e-6, atol=1e-5, rtol=1e-3), f"{f.schema.name} with {sample}"
+    if _forward_or_torch_rejects(f, sample, layout, func, leaves):
+        assert gradgradcheck(func, leaves, eps=1e-6, atol=1e-5, rtol=1e-3), f"{f.schema.name} with {sample}"

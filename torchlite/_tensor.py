@@ -199,6 +199,10 @@ class Tensor(_C.TensorBase):
             return arr.copy()
         return arr
 
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        # NumPy ufuncs on a tensor (tensor * ndarray goes through ndarray.__rmul__) give a tensor back.
+        return _C.from_numpy(array)
+
     # ---- factories with this tensor's dtype and device ---------------------------------------
 
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False):

@@ -26,7 +26,10 @@ int64_t Tensor::stride(int64_t d) const {
 
 Tensor empty_tensor(IntArrayRef sizes, ScalarType dtype, Device device) {
   int64_t numel = compute_numel(sizes);
-  auto storage = StorageImpl::allocate(static_cast<size_t>(numel) * element_size(dtype), device);
+  int64_t nbytes = 0;  // checked: a wrapped-around byte count would allocate too little
+  TL_CHECK(!__builtin_mul_overflow(numel, static_cast<int64_t>(element_size(dtype)), &nbytes),
+           "Storage size calculation overflowed with sizes=", sizes);
+  auto storage = StorageImpl::allocate(static_cast<size_t>(nbytes), device);
   return Tensor(intrusive_ptr<TensorImpl>::make(std::move(storage), dtype, sizes, contiguous_strides(sizes), 0));
 }
 
@@ -41,9 +44,15 @@ Tensor empty_strided_tensor(IntArrayRef sizes, IntArrayRef strides, ScalarType d
       extent = 0;
       break;
     }
-    extent += (sizes[i] - 1) * strides[i];
+    int64_t term = 0;
+    TL_CHECK(!__builtin_mul_overflow(sizes[i] - 1, strides[i], &term) &&
+                 !__builtin_add_overflow(extent, term, &extent),
+             "Storage size calculation overflowed with sizes=", sizes, " and strides=", strides);
   }
-  auto storage = StorageImpl::allocate(static_cast<size_t>(extent) * element_size(dtype), device);
+  int64_t nbytes = 0;
+  TL_CHECK(!__builtin_mul_overflow(extent, static_cast<int64_t>(element_size(dtype)), &nbytes),
+           "Storage size calculation overflowed with sizes=", sizes, " and strides=", strides);
+  auto storage = StorageImpl::allocate(static_cast<size_t>(nbytes), device);
   return Tensor(intrusive_ptr<TensorImpl>::make(std::move(storage), dtype, sizes, strides, 0));
 }
 

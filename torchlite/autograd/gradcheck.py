@@ -26,13 +26,16 @@ def _differentiable_outputs(outputs):
     return [o for o in outputs if isinstance(o, torchlite.Tensor) and o.requires_grad]
 
 
-def _numerical_jacobians(func, inputs, wrt, eps):
-    """For each input in wrt: array [numel(input), total_output_numel] of d out / d in."""
+def _differentiable_indices(outputs):
+    return [k for k, o in enumerate(outputs) if isinstance(o, torchlite.Tensor) and o.requires_grad]
+
+
+def _numerical_jacobians(func, inputs, wrt, eps, out_indices):
+    """For each input in wrt: array [numel(input), total numel of the chosen outputs] of d out / d in."""
     def flat_outputs():
         with torchlite.no_grad():
             outs = _as_tuple(func(*inputs))
-        return np.concatenate([o.detach().double().numpy().reshape(-1)
-                               for o in outs if isinstance(o, torchlite.Tensor) and o.is_floating_point()]
+        return np.concatenate([outs[k].detach().double().contiguous().numpy().reshape(-1) for k in out_indices]
                               or [np.zeros(0)])
 
     jacobians = []
@@ -53,8 +56,10 @@ def _numerical_jacobians(func, inputs, wrt, eps):
     return jacobians
 
 
-def _analytical_jacobians(func, inputs, wrt, create_graph=False):
-    outputs = _differentiable_outputs(_as_tuple(func(*inputs)))
+def _analytical_jacobians(func, inputs, wrt):
+    all_outputs = _as_tuple(func(*inputs))
+    indices = _differentiable_indices(all_outputs)
+    outputs = [all_outputs[k] for k in indices]
     sizes = [o.numel() for o in outputs]
     total = sum(sizes)
     jac = [np.zeros((inputs[i].numel(), total)) for i in wrt]
@@ -69,7 +74,7 @@ def _analytical_jacobians(func, inputs, wrt, create_graph=False):
                 if g is not None:
                     jac[j][:, col] = g.detach().double().contiguous().numpy().reshape(-1)
             col += 1
-    return jac, outputs
+    return jac, indices, all_outputs
 
 
 def gradcheck(func: Callable, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
@@ -88,10 +93,12 @@ def gradcheck(func: Callable, inputs, *, eps: float = 1e-6, atol: float = 1e-5, 
         if inputs[i].dtype != torchlite.float64:
             raise ValueError(f"gradcheck: input {i} has dtype {inputs[i].dtype}; use float64 inputs "
                              "(finite differences are not accurate enough in lower precision)")
-    analytical, outputs = _analytical_jacobians(func, inputs, wrt)
-    if not outputs:
-        raise ValueError("gradcheck: none of the outputs requires grad")
-    numerical = _numerical_jacobians(func, inputs, wrt, eps)
+    analytical, indices, outputs = _analytical_jacobians(func, inputs, wrt)
+    if not indices:
+        # No output carries a gradient: then the function must not depend on its inputs at all.
+        indices = [k for k, o in enumerate(outputs) if isinstance(o, torchlite.Tensor) and o.is_floating_point()]
+        analytical = [np.zeros((inputs[i].numel(), sum(outputs[k].numel() for k in indices))) for i in wrt]
+    numerical = _numerical_jacobians(func, inputs, wrt, eps, indices)
     for j, i in enumerate(wrt):
         a, n = analytical[j], numerical[j]
         if a.shape != n.shape or not np.allclose(a, n, rtol=rtol, atol=atol, equal_nan=False):
@@ -125,9 +132,10 @@ def gradgradcheck(func: Callable, inputs, grad_outputs=None, *, eps: float = 1e-
 
     def first_derivatives(*args):
         ins, gos = args[:n_in], args[n_in:]
-        outs = _differentiable_outputs(_as_tuple(func(*ins)))
-        grads = torchlite.autograd.grad(outs, [ins[i] for i in wrt], list(gos), create_graph=True,
-                                        allow_unused=True)
+        with torchlite.enable_grad():  # also when gradcheck evaluates it for finite differences
+            outs = _differentiable_outputs(_as_tuple(func(*ins)))
+            grads = torchlite.autograd.grad(outs, [ins[i] for i in wrt], list(gos), create_graph=True,
+                                            allow_unused=True)
         return tuple(g for g in grads if g is not None)
 
     return gradcheck(first_derivatives, tuple(inputs) + tuple(grad_outputs), eps=eps, atol=atol, rtol=rtol,

@@ -396,6 +396,7 @@ FunctionParameter parse_parameter(const std::string& token, bool keyword_only, c
     p.type = ParameterType::Device;
   } else if (type == "object" || type == "PyObject*") {
     p.type = ParameterType::Object;
+    p.allow_none = true;  // any object, None included
   } else {
     throw RuntimeError(str("PythonArgParser: unsupported type '", p.type_str, "' in '", sig, "'"));
   }
@@ -613,8 +614,24 @@ void PythonArgParser::raise_error(PyObject* const* args, Py_ssize_t nargs, PyObj
     return s ? s : "?";
   };
   ParsedArgs scratch;
-  if (signatures_.size() == 1) {
-    const FunctionSignature& sig = signatures_[0];
+  // As PyTorch does: when only one signature takes this many arguments, say precisely what is
+  // wrong with the call against it; otherwise list all signatures.
+  const FunctionSignature* only = signatures_.size() == 1 ? &signatures_[0] : nullptr;
+  if (!only) {
+    int plausible = 0;
+    for (const FunctionSignature& sig : signatures_) {
+      size_t given = static_cast<size_t>(nargs + nkw);
+      size_t required = 0;
+      for (const auto& p : sig.params) required += p.has_default ? 0 : 1;
+      if (given >= required && given <= sig.params.size()) {
+        ++plausible;
+        only = &sig;
+      }
+    }
+    if (plausible != 1) only = nullptr;
+  }
+  if (only) {
+    const FunctionSignature& sig = *only;
     MatchFailure f;
     sig.match(args, nargs, kwnames, scratch, sig.allow_numbers_as_tensors, &f);
     std::ostringstream os;
@@ -672,8 +689,8 @@ void PythonArgParser::raise_error(PyObject* const* args, Py_ssize_t nargs, PyObj
       }
       case MatchFailure::Varargs: {
         const auto& p = sig.params[f.param];
-        os << name_ << "(): argument '" << p.name << "' must be " << p.type_name() << ", but found element of type "
-           << py_typename(f.obj) << " at pos " << f.elem;
+        os << name_ << "(): argument '" << p.name << "' failed to unpack the object at pos " << f.elem + 1
+           << " with error \"type must be tuple of ints,but got " << py_typename(f.obj) << "\"";
         break;
       }
     }
@@ -832,9 +849,15 @@ ScalarType PythonArgs::scalartype(int i) const {
 
 Device PythonArgs::device(int i) const {
   PyObject* o = args[i];
-  if (!o) return signature->params[i].default_is_none ? Device(DeviceType::CPU) : signature->params[i].default_device;
-  if (o == Py_None) return Device(DeviceType::CPU);
-  return device_from_object(o);
+  Device d;
+  if (!o || o == Py_None) {
+    d = (o || signature->params[i].default_is_none) ? Device(DeviceType::CPU) : signature->params[i].default_device;
+  } else {
+    d = device_from_object(o);
+  }
+  // CPU tensors have no device index (device("cpu:0") makes tensors on device("cpu")), as in PyTorch.
+  if (d.is_cpu()) d.index = -1;
+  return d;
 }
 
 }  // namespace tl::python

@@ -264,8 +264,15 @@ void store_scalar(void* dst, ScalarType dtype, PyObject* obj) {
   if (PyFloat_Check(obj) || is_numpy_float(obj)) {
     double d = PyFloat_AsDouble(obj);
     if (d == -1.0 && PyErr_Occurred()) throw python_error();
-    if (!std::isfinite(d) || d >= 9.2233720368547758e18 || d < -9.2233720368547758e18) overflow_error<double>(dtype);
-    v = static_cast<long long>(d);
+    // Floats must lie in the target's range (no wrap-around), then truncate toward zero.
+    TL_DISPATCH_SWITCH(dtype, "tensor", TL_CASES_INTEGRAL([&] {
+                         bool in_range = std::isfinite(d) &&
+                                         d >= static_cast<double>(std::numeric_limits<scalar_t>::lowest()) &&
+                                         d <= static_cast<double>(std::numeric_limits<scalar_t>::max());
+                         if (!in_range || d >= 9.2233720368547758e18) overflow_error<double>(dtype);
+                         *static_cast<scalar_t*>(dst) = static_cast<scalar_t>(d);
+                       }));
+    return;
   } else {
     PyRef index;
     PyObject* num = obj;
@@ -280,10 +287,11 @@ void store_scalar(void* dst, ScalarType dtype, PyObject* obj) {
     if (v == -1 && PyErr_Occurred()) throw python_error();
   }
   TL_DISPATCH_SWITCH(dtype, "tensor", TL_CASES_INTEGRAL([&] {
-                       if (v < static_cast<long long>(std::numeric_limits<scalar_t>::min()) ||
-                           v > static_cast<long long>(std::numeric_limits<scalar_t>::max())) {
-                         overflow_error<long long>(dtype);
-                       }
+                       constexpr long long lo = static_cast<long long>(std::numeric_limits<scalar_t>::min());
+                       constexpr long long hi = static_cast<long long>(std::numeric_limits<scalar_t>::max());
+                       // Like PyTorch, negative ints wrap around into unsigned types (-1 -> 255).
+                       bool overflows = std::is_signed_v<scalar_t> ? (v < lo || v > hi) : (v > hi || (v < 0 && -v > hi));
+                       if (overflows) overflow_error<long long>(dtype);
                        *static_cast<scalar_t*>(dst) = static_cast<scalar_t>(v);
                      }));
 }

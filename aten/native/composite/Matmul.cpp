@@ -7,6 +7,8 @@
 //   N-D @ 1-D/2-D (N >= 3) -> folded into one mm over [prod(batch) * n, k]
 //   otherwise  -> batch dims broadcast, both sides expanded and reshaped to 3-D, bmm, reshaped back;
 //                 a 1-D operand gets a dim of size 1 that is removed from the result.
+#include <algorithm>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -25,10 +27,27 @@ namespace tl::native {
 
 namespace {
 
+// "2x3" for matrices and batches (PyTorch's spelling), "[3]" for vectors.
 std::string shape_str(IntArrayRef s) {
   std::ostringstream os;
-  for (size_t i = 0; i < s.size(); ++i) os << (i ? "x" : "") << s[i];
+  if (s.size() == 1) {
+    os << s;
+  } else {
+    for (size_t i = 0; i < s.size(); ++i) os << (i ? "x" : "") << s[i];
+  }
   return os.str();
+}
+
+// The broadcast of two batch shapes, or nullopt when they do not broadcast.
+std::optional<DimVector> try_broadcast(IntArrayRef a, IntArrayRef b) {
+  const size_t n = std::max(a.size(), b.size());
+  DimVector out(n);
+  for (size_t k = 0; k < n; ++k) {
+    int64_t sa = k < a.size() ? a[a.size() - 1 - k] : 1, sb = k < b.size() ? b[b.size() - 1 - k] : 1;
+    if (sa != sb && sa != 1 && sb != 1) return std::nullopt;
+    out[n - 1 - k] = sa == 1 ? sb : sa;
+  }
+  return out;
 }
 
 int64_t prod(IntArrayRef s) {
@@ -41,7 +60,7 @@ int64_t prod(IntArrayRef s) {
 
 Tensor matmul_composite(const Tensor& self, const Tensor& other) {
   const int64_t dim1 = self.dim(), dim2 = other.dim();
-  TL_CHECK(dim1 != 0 || dim2 != 0, "both arguments to matmul need to be at least 1D, but they are ", dim1,
+  TL_CHECK(dim1 != 0 || dim2 != 0, "matmul: both arguments to matmul need to be at least 1D, but they are ", dim1,
            "D and ", dim2, "D");
   TL_CHECK(dim1 != 0 && dim2 != 0, "matmul: Input operand ", dim1 == 0 ? 0 : 1,
            " does not have enough dimensions (both arguments to matmul need to be at least 1D, but they are ",
@@ -79,7 +98,10 @@ Tensor matmul_composite(const Tensor& self, const Tensor& other) {
   const int64_t m = dim2 > 1 ? other.sizes()[dim2 - 1] : 1;
   IntArrayRef batch1 = dim1 > 2 ? self.sizes().slice(0, static_cast<size_t>(dim1 - 2)) : IntArrayRef();
   IntArrayRef batch2 = dim2 > 2 ? other.sizes().slice(0, static_cast<size_t>(dim2 - 2)) : IntArrayRef();
-  DimVector batch = broadcast_shapes(batch1, batch2);
+  std::optional<DimVector> bcast = try_broadcast(batch1, batch2);
+  TL_CHECK(bcast.has_value(), "matmul: mat1 and mat2 shapes cannot be multiplied (", shape_str(self.sizes()),
+           " and ", shape_str(other.sizes()), "): batch dimensions ", batch1, " and ", batch2, " do not broadcast");
+  const DimVector& batch = *bcast;
   const int64_t B = prod(batch);
 
   Tensor a = dim1 == 1 ? tl::unsqueeze(self, 0) : self;     // [..., n, k]

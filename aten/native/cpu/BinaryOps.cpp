@@ -151,6 +151,24 @@ inline T div_floor_floating(T a, T b) {
   return floordiv;
 }
 
+// Floor division of two reduced-float (Half/BFloat16) elements the way PyTorch's vectorized
+// kernel does it: every intermediate result is rounded to the storage type.
+template <typename T>
+inline T div_floor_reduced(T ta, T tb) {
+  auto r = [](float x) { return static_cast<float>(T(x)); };
+  const float a = static_cast<float>(ta), b = static_cast<float>(tb);
+  const float basic_div = r(a / b);
+  if (b == 0.0f) return T(basic_div);
+  const float mod = r(std::fmod(a, b));
+  const float floor_ = (std::isinf(basic_div) && !std::isinf(a)) ? a : r(a - mod);
+  float div = r(floor_ / b);
+  if (mod != 0.0f && ((b < 0.0f) != (mod < 0.0f))) div = r(div - 1.0f);
+  if (div == 0.0f) return T(std::copysign(0.0f, basic_div));
+  float floordiv = std::floor(div);
+  if (r(div - floordiv) > 0.5f) floordiv = r(floordiv + 1.0f);
+  return T(floordiv);
+}
+
 // Integer quotients; b == -1 is special-cased so INT_MIN / -1 wraps instead of trapping.
 template <typename T>
 inline T div_trunc_integer(T a, T b) {
@@ -215,14 +233,16 @@ void div_mode_loop(TensorIterator& iter, DivMode mode) {
     }
     if (by_zero.load()) zero_division();
   } else {
+    // Reduced floats round the quotient to scalar_t before truncating (as PyTorch does).
     if (mode == DivMode::Trunc) {
       cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t {
-        return static_cast<scalar_t>(std::trunc(static_cast<opmath>(a) / static_cast<opmath>(b)));
+        const scalar_t q = static_cast<scalar_t>(static_cast<opmath>(a) / static_cast<opmath>(b));
+        return static_cast<scalar_t>(std::trunc(static_cast<opmath>(q)));
       });
+    } else if constexpr (is_reduced_float_v<scalar_t>) {
+      cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t { return div_floor_reduced(a, b); });
     } else {
-      cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t {
-        return static_cast<scalar_t>(div_floor_floating(static_cast<opmath>(a), static_cast<opmath>(b)));
-      });
+      cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t { return div_floor_floating(a, b); });
     }
   }
 }

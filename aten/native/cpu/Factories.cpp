@@ -56,14 +56,59 @@ int64_t arange_size(const Scalar& start, const Scalar& end, const Scalar& step) 
   if constexpr (std::is_same_v<scalar_t, int64_t>) {
     const int64_t xstart = start.to<int64_t>(), xend = end.to<int64_t>(), xstep = step.to<int64_t>();
     TL_CHECK(xstep != 0, "arange: step must be nonzero");
-    const int64_t sgn = (xstep > 0) - (xstep < 0);
-    size_d = static_cast<double>((xend - xstart + xstep - sgn) / xstep);
+    const __int128 sgn = (xstep > 0) - (xstep < 0);  // 128-bit: end - start may not fit int64
+    size_d = static_cast<double>((static_cast<__int128>(xend) - xstart + xstep - sgn) / xstep);
   } else {
     size_d = std::ceil((dend - dstart) / dstep);
   }
   TL_CHECK(size_d >= 0 && size_d <= static_cast<double>(std::numeric_limits<int64_t>::max()),
            "arange: invalid size, possible overflow?");
   return static_cast<int64_t>(size_d);
+}
+
+// Writes start + i * step for i < n, rounding exactly as PyTorch's CPU kernel does, so values are
+// bit-identical to torch.arange: values are computed as fma(step, i, start) in the accumulate type
+// (double for float32/float64, float for float16/bfloat16, int64 for integers); torch's vectorized
+// loop computes a base value every V = 32 bytes / sizeof(T) elements (two vectors per iteration),
+// rounds it to T, and adds j * step to that rounded base for the rest of the vector; the tail of
+// each parallel chunk (chunks as at::parallel_for makes them, grain 32768) uses the direct formula.
+template <typename T>
+void arange_fill(T* data, int64_t stride, int64_t n, const Scalar& start_s, const Scalar& step_s) {
+  if constexpr (std::is_integral_v<T>) {
+    const int64_t start = start_s.to<int64_t>(), step = step_s.to<int64_t>();
+    parallel_for(0, n, kGrainSize, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) data[i * stride] = static_cast<T>(start + step * i);
+    });
+  } else {
+    using acc_t = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, double>;
+    const acc_t start = start_s.to<acc_t>(), step = step_s.to<acc_t>();
+    constexpr int64_t V = 32 / static_cast<int64_t>(sizeof(T));
+    constexpr int64_t kTorchGrain = 32768;
+    const int64_t nchunks =
+        n > kTorchGrain ? std::min<int64_t>(get_num_threads(), (n + kTorchGrain - 1) / kTorchGrain) : 1;
+    const int64_t chunk = (n + nchunks - 1) / nchunks;
+    auto at = [&](int64_t i) -> T& { return data[i * stride]; };
+    parallel_for(0, nchunks, 1, [&](int64_t cb, int64_t ce) {
+      for (int64_t c = cb; c < ce; ++c) {
+        const int64_t c0 = c * chunk, c1 = std::min(n, c0 + chunk), len = c1 - c0;
+        int64_t i = 0;
+        for (; i + 2 * V <= len; i += 2 * V) {
+          const int64_t idx = c0 + i;
+          const T base = static_cast<T>(std::fma(step, static_cast<acc_t>(idx), start));
+          at(idx) = base;
+          const acc_t b = static_cast<acc_t>(base);
+          for (int64_t j = 1; j < V; ++j) at(idx + j) = static_cast<T>(std::fma(step, static_cast<acc_t>(j), b));
+          // the second vector of torch's pair
+          const int64_t idx2 = idx + V;
+          const T base2 = static_cast<T>(std::fma(step, static_cast<acc_t>(idx2), start));
+          at(idx2) = base2;
+          const acc_t b2 = static_cast<acc_t>(base2);
+          for (int64_t j = 1; j < V; ++j) at(idx2 + j) = static_cast<T>(std::fma(step, static_cast<acc_t>(j), b2));
+        }
+        for (int64_t k = c0 + i; k < c1; ++k) at(k) = static_cast<T>(std::fma(step, static_cast<acc_t>(k), start));
+      }
+    });
+  }
 }
 
 }  // namespace
@@ -79,25 +124,18 @@ void arange_kernel(const Scalar& start, const Scalar& end, const Scalar& step, s
     bool integral = !start.is_floating_point() && !end.is_floating_point() && !step.is_floating_point();
     st = integral ? ScalarType::Int64 : default_dtype();
   }
-  TL_CHECK_TYPE(st != ScalarType::Bool, "arange: not implemented for dtype bool");
+  TL_CHECK_AS(NotImplementedError, st != ScalarType::Bool, "arange: not implemented for dtype bool");
   int64_t n = TL_DISPATCH_NUMERIC(st, "arange", [&] { return arange_size<scalar_t>(start, end, step); });
   if (!out.defined()) {
     out = empty_tensor({n}, st, device_or_cpu(device));
   } else {
+    TL_CHECK(!device || device->type == out.device().type, "arange: expected out on device ", device->str(),
+             ", but got ", out.device().str());
     resize_output(out, {n}, "arange");
   }
   if (out.is_meta() || n == 0) return;
-  TL_DISPATCH_NUMERIC(st, "arange", [&] {
-    using acc_t = std::conditional_t<std::is_integral_v<scalar_t>, int64_t, double>;
-    acc_t xstart = start.to<acc_t>(), xstep = step.to<acc_t>();
-    scalar_t* data = out.data_ptr<scalar_t>();
-    int64_t stride = out.dim() == 1 ? out.strides()[0] : 1;
-    parallel_for(0, n, 32768, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) {
-        data[i * stride] = static_cast<scalar_t>(xstart + xstep * static_cast<acc_t>(i));
-      }
-    });
-  });
+  const int64_t stride = out.dim() == 1 ? out.strides()[0] : 1;
+  TL_DISPATCH_NUMERIC(st, "arange", [&] { arange_fill<scalar_t>(out.data_ptr<scalar_t>(), stride, n, start, step); });
 }
 
 // ---------------------------------------------------------------------------------------- rand / randn
@@ -106,7 +144,8 @@ namespace {
 
 ScalarType random_dtype(std::optional<ScalarType> dtype, const char* op) {
   ScalarType st = dtype.value_or(default_dtype());
-  TL_CHECK_TYPE(is_floating_type(st), op, ": expected a floating-point dtype, but got ", scalar_type_name(st));
+  TL_CHECK_AS(NotImplementedError, is_floating_type(st), op, ": not implemented for dtype ", scalar_type_name(st),
+              " (expected a floating-point dtype)");
   return st;
 }
 

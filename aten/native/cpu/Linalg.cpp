@@ -228,6 +228,8 @@ void matmul_into(const Tensor& self, const Tensor& mat2, Tensor& out, IntArrayRe
   if (!out.defined()) {
     out = empty_tensor(out_shape, st, self.device());
   } else {
+    TL_CHECK(out.device().type == self.device().type, op, ": expected out on device ", self.device().str(),
+             ", but got ", out.device().str());
     TL_CHECK(out.dtype() == st, op, ": Expected out tensor to have dtype ", scalar_type_name(st), ", but got ",
              scalar_type_name(out.dtype()), " instead");
     resize_output(out, out_shape, op);
@@ -265,7 +267,7 @@ void matmul_into(const Tensor& self, const Tensor& mat2, Tensor& out, IntArrayRe
 void check_same_dtype(const Tensor& a, const Tensor& b, const char* op) {
   TL_CHECK(a.dtype() == b.dtype(), op, ": expected m1 and m2 to have the same dtype, but got: ",
            scalar_type_name(a.dtype()), " != ", scalar_type_name(b.dtype()));
-  TL_CHECK_TYPE(a.dtype() != ScalarType::Bool, op, ": not implemented for dtype bool");
+  TL_CHECK_AS(NotImplementedError, a.dtype() != ScalarType::Bool, op, ": not implemented for dtype bool");
 }
 
 }  // namespace
@@ -276,7 +278,7 @@ void mm_kernel(const Tensor& self, const Tensor& mat2, Tensor& out) {
   TL_CHECK(self.sizes()[1] == mat2.sizes()[0], "mm: mat1 and mat2 shapes cannot be multiplied (",
            self.sizes()[0], "x", self.sizes()[1], " and ", mat2.sizes()[0], "x", mat2.sizes()[1], ")");
   check_same_dtype(self, mat2, "mm");
-  TL_CHECK(self.device() == mat2.device(), "mm: expected both matrices on the same device, but got ",
+  TL_CHECK(self.device().type == mat2.device().type, "mm: expected both matrices on the same device, but got ",
            self.device().str(), " and ", mat2.device().str());
   matmul_into(self, mat2, out, {self.sizes()[0], mat2.sizes()[1]}, "mm");
 }
@@ -285,12 +287,12 @@ void bmm_kernel(const Tensor& self, const Tensor& mat2, Tensor& out) {
   TL_CHECK(self.dim() == 3, "bmm: batch1 must be a 3D tensor, but got a ", self.dim(), "-D tensor");
   TL_CHECK(mat2.dim() == 3, "bmm: batch2 must be a 3D tensor, but got a ", mat2.dim(), "-D tensor");
   TL_CHECK(self.sizes()[0] == mat2.sizes()[0], "bmm: batch1 and batch2 must have same number of batches, got ",
-           self.sizes()[0], " and ", mat2.sizes()[0]);
+           self.sizes()[0], " and ", mat2.sizes()[0], " (shapes ", self.sizes(), " and ", mat2.sizes(), ")");
   TL_CHECK(self.sizes()[2] == mat2.sizes()[1], "bmm: Expected size for first two dimensions of batch2 tensor to be: [",
            self.sizes()[0], ", ", self.sizes()[2], "] but got: [", mat2.sizes()[0], ", ", mat2.sizes()[1],
            "]. (shapes ", self.sizes(), " and ", mat2.sizes(), " cannot be multiplied)");
   check_same_dtype(self, mat2, "bmm");
-  TL_CHECK(self.device() == mat2.device(), "bmm: expected both tensors on the same device, but got ",
+  TL_CHECK(self.device().type == mat2.device().type, "bmm: expected both tensors on the same device, but got ",
            self.device().str(), " and ", mat2.device().str());
   matmul_into(self, mat2, out, {self.sizes()[0], self.sizes()[1], mat2.sizes()[2]}, "bmm");
 }

@@ -474,6 +474,8 @@ void reduce_into(const Tensor& self, uint64_t mask, bool keepdim, ScalarType out
       shape.push_back(self.sizes()[i]);
     }
   }
+  TL_CHECK(!out.defined() || out.device().type == self.device().type, op, ": expected out on device ",
+           self.device().str(), ", but got ", out.device().str());
   if (self.is_meta()) {
     if (!out.defined()) out = empty_tensor(shape, out_dtype, self.device());
     else resize_output(out, shape, op);

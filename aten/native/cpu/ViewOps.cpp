@@ -55,8 +55,9 @@ Tensor as_strided_kernel(const Tensor& self, IntArrayRef size, IntArrayRef strid
     overflow |= __builtin_mul_overflow(needed_bytes, static_cast<int64_t>(self.itemsize()), &needed_bytes);
     TL_CHECK(!overflow, "as_strided: storage size calculation overflowed with sizes=", size,
              " and strides=", stride);
+    // Like PyTorch, meta tensors skip the bounds check (their storage has no real extent).
     int64_t have = static_cast<int64_t>(self.storage()->nbytes);
-    TL_CHECK(needed_bytes <= have, "as_strided: sizes ", size, ", strides ", stride, ", storage offset ", offset,
+    TL_CHECK(self.is_meta() || needed_bytes <= have, "as_strided: sizes ", size, ", strides ", stride, ", storage offset ", offset,
              ", and itemsize ", self.itemsize(), " requiring a storage size of ", needed_bytes,
              " are out of bounds for storage of size ", have);
   }
@@ -167,7 +168,8 @@ Tensor select_kernel(const Tensor& self, int64_t dim, int64_t index) {
 Tensor slice_kernel(const Tensor& self, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end,
                     int64_t step) {
   TL_CHECK_INDEX(self.dim() > 0, "slice() cannot be applied to a 0-dim tensor.");
-  TL_CHECK_VALUE(step > 0, "slice step must be positive");
+  // RuntimeError like aten::slice; Python indexing (x[::-1]) raises ValueError itself, as torch does.
+  TL_CHECK(step > 0, "slice step must be positive");
   int64_t d = maybe_wrap_dim(dim, self.dim(), "slice");
   int64_t size = self.sizes()[d];
   int64_t s = start.value_or(0);
