@@ -75,6 +75,6 @@ setup(
     ext_modules=[Extension("torchlite._C", sources=[])],
     cmdclass={"build_ext": BuildExt},
     python_requires=">=3.10",
-    install_requires=["numpy"],
+    install_requires=["numpy", "scipy-openblas32"],
     extras_require={"test": ["pytest", "torch==2.13.0"]},
 )

@@ -174,10 +174,16 @@ def case_body(b: Binding, ov: Overload) -> list[str]:
     return lines
 
 
+def _doc(f: NativeFunction) -> str:
+    if f.derived_kind == SchemaKind.inplace:
+        return f"In-place version of {f.schema.name.base}(): writes the result into self. {f.doc.strip()}"
+    return f.doc.strip()
+
+
 def docstring(b: Binding) -> str:
     parts = []
     for ov in b.overloads:
-        parts.append(f"{ov.signature} -> {_py_return(ov.f)}\n\n{ov.f.doc.strip()}")
+        parts.append(f"{ov.signature} -> {_py_return(ov.f)}\n\n{_doc(ov.f)}")
     return "\n\n".join(parts)
 
 
@@ -250,6 +256,6 @@ def stub_lines(b: Binding) -> list[str]:
         if many:
             lines.append("@overload")
         lines.append(f"def {b.py_name}({', '.join(params)}) -> {_py_return(ov.f)}:")
-        lines.append(f'    """{ov.f.doc.strip()}"""')
+        lines.append(f'    """{_doc(ov.f)}"""')
         lines.append("    ...")
     return lines

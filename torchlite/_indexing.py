@@ -96,6 +96,9 @@ def getitem(tensor, index):
 def setitem(tensor, index, value):
     view = getitem(tensor, index)
     if isinstance(value, _C.TensorBase):
+        # Leading size-1 dimensions of the value are dropped first (x[0] = ones(1, n) works), as in PyTorch.
+        while value.dim() > view.dim() and value.shape[0] == 1:
+            value = value.select(0, 0)
         view.copy_(value)
     elif isinstance(value, (bool, int, float)) or (type(value).__module__ == "numpy" and
                                                      type(value).__name__ != "ndarray"):

@@ -84,6 +84,11 @@ class Tensor(_C.TensorBase):
     # ---- indexing and iteration -------------------------------------------------------
 
     def __getitem__(self, index):
+        # Fast paths for t[i] and t[a:b]; everything else in _indexing.
+        if type(index) is builtins.int and self.dim() > 0:
+            return self.select(0, index)
+        if type(index) is slice and index.step is None and self.dim() > 0:
+            return self.slice(0, index.start, index.stop)
         return _indexing.getitem(self, index)
 
     def __setitem__(self, index, value):

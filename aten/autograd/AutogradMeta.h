@@ -26,6 +26,9 @@ struct AutogradMeta {
   uint32_t output_nr = 0;                     // which output of grad_fn this tensor is
   bool requires_grad = false;                 // set by the user on leaves
   bool retains_grad = false;
+  // Made by a differentiable view op from a base (TensorImpl::view_base) while recording:
+  // in-place changes of it concern the base too (see check_inplace / rebase_history).
+  bool is_differentiable_view = false;
   // Hooks of a LEAF, run by the engine on the gradient before it is accumulated (also for
   // autograd.grad). Hooks of non-leaves live on their grad_fn (Node::add_tensor_pre_hook):
   // use tl::autograd::register_hook(), which picks the right place.

@@ -31,6 +31,12 @@ void take_if_last(std::shared_ptr<Node>& fn, std::vector<std::shared_ptr<Node>>&
   if (fn && fn.use_count() == 1) out.push_back(std::move(fn));
 }
 
+// A tensor hook may replace the gradient, but not with one of another shape.
+void check_hook_result(const Tensor& before, const Tensor& after) {
+  TL_CHECK(after.sizes().equals(before.sizes()), "hook 'hook' has changed the size of value: expected ",
+           before.sizes(), " but got ", after.sizes());
+}
+
 }  // namespace
 
 uint64_t next_hook_id() { return g_next_hook_id.fetch_add(1, std::memory_order_relaxed); }
@@ -138,7 +144,9 @@ variable_list Node::call_tensor_pre_hooks(variable_list grads) {
     for (const auto& h : hooks) {
       if (h.input_nr >= grads.size() || !grads[h.input_nr].defined()) continue;
       Tensor r = h.fn(grads[h.input_nr]);
-      if (r.defined()) grads[h.input_nr] = std::move(r);
+      if (!r.defined()) continue;
+      check_hook_result(grads[h.input_nr], r);
+      grads[h.input_nr] = std::move(r);
     }
   }
   // retain_grad runs after the other hooks, so .grad sees what they returned.
@@ -235,7 +243,9 @@ variable_list AccumulateGrad::call_tensor_pre_hooks(variable_list grads) {
     for (const auto& h : hooks) {
       if (!grads[0].defined()) break;
       Tensor r = h(grads[0]);
-      if (r.defined()) grads[0] = std::move(r);
+      if (!r.defined()) continue;
+      check_hook_result(grads[0], r);
+      grads[0] = std::move(r);
     }
   }
   return Node::call_tensor_pre_hooks(std::move(grads));
@@ -329,13 +339,17 @@ std::vector<Edge> collect_next_edges(TensorList tensors) {
   return edges;
 }
 
-void set_history(const Tensor& result, const std::shared_ptr<Node>& fn) {
+namespace {
+
+void set_history_impl(const Tensor& result, const std::shared_ptr<Node>& fn, bool is_rebase) {
   if (!fn) return;
   uint32_t nr = fn->add_input_metadata(result);
   if (!result.defined() || !is_floating_type(result.dtype())) return;
   AutogradMeta& meta = result.impl()->ensure_autograd_meta();
   std::shared_ptr<Node> old = meta.grad_fn;
   uint32_t old_nr = meta.output_nr;
+  // A fresh output that shares its storage with a base is the result of a view op.
+  if (!is_rebase && result.impl()->view_base()) meta.is_differentiable_view = true;
   meta.grad_fn = fn;
   meta.output_nr = nr;
   // retain_grad() follows the tensor to its new history (in-place ops), as in PyTorch.
@@ -345,6 +359,10 @@ void set_history(const Tensor& result, const std::shared_ptr<Node>& fn) {
   }
 }
 
+}  // namespace
+
+void set_history(const Tensor& result, const std::shared_ptr<Node>& fn) { set_history_impl(result, fn, false); }
+
 void check_inplace(const Tensor& self, const char* op) {
   (void)op;
   if (!self.defined() || !GradMode::is_enabled()) return;
@@ -353,7 +371,7 @@ void check_inplace(const Tensor& self, const char* op) {
   TL_CHECK(meta->grad_fn || !meta->requires_grad,
            "a leaf Variable that requires grad is being used in an in-place operation.");
   const auto& base = self.impl()->view_base();
-  if (meta->grad_fn && base) {
+  if (meta->is_differentiable_view && base) {
     const AutogradMeta* base_meta = base->autograd_meta();
     TL_CHECK(!(base_meta && base_meta->requires_grad && !base_meta->grad_fn),
              "a view of a leaf Variable that requires grad is being used in an in-place operation.");
@@ -363,7 +381,7 @@ void check_inplace(const Tensor& self, const char* op) {
 void rebase_history(const Tensor& self, const std::shared_ptr<Node>& fn) {
   // TODO(issue 3): in-place on a differentiable view must also rewrite the base's history
   // (CopySlices). Today only the view itself gets the new grad_fn.
-  set_history(self, fn);
+  set_history_impl(self, fn, true);
 }
 
 // ---- Tensor API helpers -----------------------------------------------------------------------

@@ -1,6 +1,7 @@
 #include "aten/native/TensorIterator.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "aten/core/Exception.h"
 #include "aten/native/Resize.h"
@@ -476,6 +477,17 @@ void TensorIterator::setup_strides_and_coalesce() {
     }
   }
   ndim_ = static_cast<int>(prev + 1);
+  // Tile when, in 2-D, one operand runs along dim 0 and another along dim 1 and both are long.
+  if (ndim_ == 2 && iter_shape_[0] >= 2 * TensorIterator::kTile && iter_shape_[1] >= 2 * TensorIterator::kTile) {
+    bool fast0 = false, fast1 = false;
+    for (int a = 0; a < nt; ++a) {
+      const int64_t a0 = std::abs(strides_[a]), a1 = std::abs(strides_[kMaxOperands + a]);
+      const int64_t item = static_cast<int64_t>(element_size(ops_[a].dtype));
+      if (a0 == item && a1 > a0) fast0 = true;
+      if (a1 == item && a0 > a1) fast1 = true;
+    }
+    tiled_ = fast0 && fast1;
+  }
 }
 
 // ---------------------------------------------------------------- queries

@@ -192,7 +192,9 @@ class TensorIterator {
   template <typename F>
   void for_each(F&& loop, int64_t grain_size = kGrainSize) {
     if (is_meta_ || numel_ == 0) return;
-    if (numel_ <= grain_size || get_num_threads() == 1 || in_parallel_region()) {
+    if (tiled_) {
+      tiled_for_each(loop, grain_size);
+    } else if (numel_ <= grain_size || get_num_threads() == 1 || in_parallel_region()) {
       serial_for_each(loop, 0, numel_);
     } else {
       parallel_for(0, numel_, grain_size, [&](int64_t b, int64_t e) { serial_for_each(loop, b, e); });
@@ -250,6 +252,39 @@ class TensorIterator {
   // Converts outputs computed through a temporary into the real outputs (for_each does this).
   void copy_temps_to_outputs();
 
+  // Side of the square tiles used when operands disagree on which of two dims is contiguous.
+  static constexpr int64_t kTile = 64;
+
+  // 2-D iteration where some operands are contiguous along dim 0 and others along dim 1 (a
+  // transposed operand): walks kTile x kTile tiles so both kinds stay in cache; the loop sees
+  // runs of at most kTile elements along dim 0. Tiles are split over threads by columns.
+  template <typename F>
+  void tiled_for_each(F& loop, int64_t grain_size) {
+    const int nt = ntensors();
+    const int64_t n0 = iter_shape_[0], n1 = iter_shape_[1];
+    const int64_t* s0 = &strides_[0];
+    const int64_t* s1 = &strides_[kMaxOperands];
+    const int64_t ncols = (n1 + kTile - 1) / kTile;
+    auto body = [&](int64_t cb, int64_t ce) {
+      char* ptrs[kMaxOperands];
+      for (int64_t c = cb; c < ce; ++c) {
+        const int64_t j0 = c * kTile, j1 = std::min(n1, j0 + kTile);
+        for (int64_t i0 = 0; i0 < n0; i0 += kTile) {
+          const int64_t len = std::min(kTile, n0 - i0);
+          for (int64_t j = j0; j < j1; ++j) {
+            for (int a = 0; a < nt; ++a) ptrs[a] = data_[a] + i0 * s0[a] + j * s1[a];
+            loop(ptrs, s0, len);
+          }
+        }
+      }
+    };
+    if (numel_ <= grain_size || get_num_threads() == 1 || in_parallel_region()) {
+      body(0, ncols);
+    } else {
+      parallel_for(0, ncols, std::max<int64_t>(1, grain_size / (kTile * n0)), body);
+    }
+  }
+
  private:
   void compute_devices(const TensorIteratorConfig& config);
   void compute_shape(const TensorIteratorConfig& config);
@@ -266,6 +301,7 @@ class TensorIterator {
   Device device_;
   bool is_meta_ = false;
   bool has_temp_outputs_ = false;
+  bool tiled_ = false;  // for_each walks tiles (see tiled_for_each)
   DimVector shape_;
   int64_t numel_ = 1;
   SmallVec<int64_t, 8> perm_;        // iteration dim i = tensor dim perm_[i]

@@ -61,56 +61,56 @@ class TensorBase:
 
     @overload
     def __iadd__(self, other: Tensor, *, alpha: Number = 1) -> Tensor:
-        """Adds `other`, scaled by `alpha`, to `self`, broadcasting both and promoting their dtypes."""
+        """In-place version of add(): writes the result into self. Adds `other`, scaled by `alpha`, to `self`, broadcasting both and promoting their dtypes."""
         ...
     @overload
     def __iadd__(self, other: Number, alpha: Number = 1) -> Tensor:
-        """Adds the number `other`, scaled by `alpha`, to every element of `self`."""
+        """In-place version of add(): writes the result into self. Adds the number `other`, scaled by `alpha`, to every element of `self`."""
         ...
 
     @overload
     def __ifloordiv__(self, other: Tensor) -> Tensor:
-        """Divides `self` by `other` and rounds the quotient toward negative infinity (Python's `//`)."""
+        """In-place version of floor_divide(): writes the result into self. Divides `self` by `other` and rounds the quotient toward negative infinity (Python's `//`)."""
         ...
     @overload
     def __ifloordiv__(self, other: Number) -> Tensor:
-        """Divides every element of `self` by the number `other`, rounding toward negative infinity."""
+        """In-place version of floor_divide(): writes the result into self. Divides every element of `self` by the number `other`, rounding toward negative infinity."""
         ...
 
     @overload
     def __imul__(self, other: Tensor) -> Tensor:
-        """Multiplies `self` by `other` element by element, with broadcasting and type promotion."""
+        """In-place version of mul(): writes the result into self. Multiplies `self` by `other` element by element, with broadcasting and type promotion."""
         ...
     @overload
     def __imul__(self, other: Number) -> Tensor:
-        """Multiplies every element of `self` by the number `other`."""
+        """In-place version of mul(): writes the result into self. Multiplies every element of `self` by the number `other`."""
         ...
 
     @overload
     def __ipow__(self, exponent: Tensor) -> Tensor:
-        """Raises each element of `self` to the power in `exponent`, with broadcasting and type promotion."""
+        """In-place version of pow(): writes the result into self. Raises each element of `self` to the power in `exponent`, with broadcasting and type promotion."""
         ...
     @overload
     def __ipow__(self, exponent: Number) -> Tensor:
-        """Raises each element of `self` to the number `exponent`."""
+        """In-place version of pow(): writes the result into self. Raises each element of `self` to the number `exponent`."""
         ...
 
     @overload
     def __isub__(self, other: Tensor, *, alpha: Number = 1) -> Tensor:
-        """Subtracts `other`, scaled by `alpha`, from `self`, with broadcasting and type promotion."""
+        """In-place version of sub(): writes the result into self. Subtracts `other`, scaled by `alpha`, from `self`, with broadcasting and type promotion."""
         ...
     @overload
     def __isub__(self, other: Number, alpha: Number = 1) -> Tensor:
-        """Subtracts the number `other`, scaled by `alpha`, from every element of `self`."""
+        """In-place version of sub(): writes the result into self. Subtracts the number `other`, scaled by `alpha`, from every element of `self`."""
         ...
 
     @overload
     def __itruediv__(self, other: Tensor) -> Tensor:
-        """Divides `self` by `other` (true division; integer inputs give the default float dtype)."""
+        """In-place version of div(): writes the result into self. Divides `self` by `other` (true division; integer inputs give the default float dtype)."""
         ...
     @overload
     def __itruediv__(self, other: Number) -> Tensor:
-        """Divides every element of `self` by the number `other` (true division)."""
+        """In-place version of div(): writes the result into self. Divides every element of `self` by the number `other` (true division)."""
         ...
 
     @overload
@@ -211,7 +211,7 @@ class TensorBase:
         ...
 
     def abs_(self) -> Tensor:
-        """Absolute value of every element of `self`."""
+        """In-place version of abs(): writes the result into self. Absolute value of every element of `self`."""
         ...
 
     @overload
@@ -225,11 +225,11 @@ class TensorBase:
 
     @overload
     def add_(self, other: Tensor, *, alpha: Number = 1) -> Tensor:
-        """Adds `other`, scaled by `alpha`, to `self`, broadcasting both and promoting their dtypes."""
+        """In-place version of add(): writes the result into self. Adds `other`, scaled by `alpha`, to `self`, broadcasting both and promoting their dtypes."""
         ...
     @overload
     def add_(self, other: Number, alpha: Number = 1) -> Tensor:
-        """Adds the number `other`, scaled by `alpha`, to every element of `self`."""
+        """In-place version of add(): writes the result into self. Adds the number `other`, scaled by `alpha`, to every element of `self`."""
         ...
 
     def as_strided(self, size: Sequence[int], stride: Sequence[int], storage_offset: Optional[int] = None) -> Tensor:
@@ -275,19 +275,19 @@ class TensorBase:
 
     @overload
     def div_(self, other: Tensor) -> Tensor:
-        """Divides `self` by `other` (true division; integer inputs give the default float dtype)."""
+        """In-place version of div(): writes the result into self. Divides `self` by `other` (true division; integer inputs give the default float dtype)."""
         ...
     @overload
     def div_(self, other: Tensor, *, rounding_mode: Optional[str]) -> Tensor:
-        """Divides `self` by `other`, then rounds as `rounding_mode` says ("trunc", "floor", or None for true division)."""
+        """In-place version of div(): writes the result into self. Divides `self` by `other`, then rounds as `rounding_mode` says ("trunc", "floor", or None for true division)."""
         ...
     @overload
     def div_(self, other: Number) -> Tensor:
-        """Divides every element of `self` by the number `other` (true division)."""
+        """In-place version of div(): writes the result into self. Divides every element of `self` by the number `other` (true division)."""
         ...
     @overload
     def div_(self, other: Number, *, rounding_mode: Optional[str]) -> Tensor:
-        """Divides every element of `self` by the number `other`, rounding as `rounding_mode` says."""
+        """In-place version of div(): writes the result into self. Divides every element of `self` by the number `other`, rounding as `rounding_mode` says."""
         ...
 
     @overload
@@ -301,11 +301,11 @@ class TensorBase:
 
     @overload
     def eq_(self, other: Tensor) -> Tensor:
-        """True where `self == other`, element by element, with broadcasting."""
+        """In-place version of eq(): writes the result into self. True where `self == other`, element by element, with broadcasting."""
         ...
     @overload
     def eq_(self, other: Number) -> Tensor:
-        """True where an element of `self` equals the number `other`."""
+        """In-place version of eq(): writes the result into self. True where an element of `self` equals the number `other`."""
         ...
 
     def exp(self) -> Tensor:
@@ -313,7 +313,7 @@ class TensorBase:
         ...
 
     def exp_(self) -> Tensor:
-        """The exponential of every element of `self`; integer inputs give the default float dtype."""
+        """In-place version of exp(): writes the result into self. The exponential of every element of `self`; integer inputs give the default float dtype."""
         ...
 
     def expand(self, size: Sequence[int], *, implicit: bool = False) -> Tensor:
@@ -335,11 +335,11 @@ class TensorBase:
 
     @overload
     def floor_divide_(self, other: Tensor) -> Tensor:
-        """Divides `self` by `other` and rounds the quotient toward negative infinity (Python's `//`)."""
+        """In-place version of floor_divide(): writes the result into self. Divides `self` by `other` and rounds the quotient toward negative infinity (Python's `//`)."""
         ...
     @overload
     def floor_divide_(self, other: Number) -> Tensor:
-        """Divides every element of `self` by the number `other`, rounding toward negative infinity."""
+        """In-place version of floor_divide(): writes the result into self. Divides every element of `self` by the number `other`, rounding toward negative infinity."""
         ...
 
     @overload
@@ -353,11 +353,11 @@ class TensorBase:
 
     @overload
     def ge_(self, other: Tensor) -> Tensor:
-        """True where `self >= other`, element by element, with broadcasting."""
+        """In-place version of ge(): writes the result into self. True where `self >= other`, element by element, with broadcasting."""
         ...
     @overload
     def ge_(self, other: Number) -> Tensor:
-        """True where an element of `self` is at least the number `other`."""
+        """In-place version of ge(): writes the result into self. True where an element of `self` is at least the number `other`."""
         ...
 
     @overload
@@ -371,11 +371,11 @@ class TensorBase:
 
     @overload
     def gt_(self, other: Tensor) -> Tensor:
-        """True where `self > other`, element by element, with broadcasting."""
+        """In-place version of gt(): writes the result into self. True where `self > other`, element by element, with broadcasting."""
         ...
     @overload
     def gt_(self, other: Number) -> Tensor:
-        """True where an element of `self` is greater than the number `other`."""
+        """In-place version of gt(): writes the result into self. True where an element of `self` is greater than the number `other`."""
         ...
 
     @overload
@@ -389,11 +389,11 @@ class TensorBase:
 
     @overload
     def le_(self, other: Tensor) -> Tensor:
-        """True where `self <= other`, element by element, with broadcasting."""
+        """In-place version of le(): writes the result into self. True where `self <= other`, element by element, with broadcasting."""
         ...
     @overload
     def le_(self, other: Number) -> Tensor:
-        """True where an element of `self` is at most the number `other`."""
+        """In-place version of le(): writes the result into self. True where an element of `self` is at most the number `other`."""
         ...
 
     def log(self) -> Tensor:
@@ -401,7 +401,7 @@ class TensorBase:
         ...
 
     def log_(self) -> Tensor:
-        """The natural logarithm of every element of `self`; integer inputs give the default float dtype."""
+        """In-place version of log(): writes the result into self. The natural logarithm of every element of `self`; integer inputs give the default float dtype."""
         ...
 
     @overload
@@ -415,11 +415,11 @@ class TensorBase:
 
     @overload
     def lt_(self, other: Tensor) -> Tensor:
-        """True where `self < other`, element by element, with broadcasting."""
+        """In-place version of lt(): writes the result into self. True where `self < other`, element by element, with broadcasting."""
         ...
     @overload
     def lt_(self, other: Number) -> Tensor:
-        """True where an element of `self` is less than the number `other`."""
+        """In-place version of lt(): writes the result into self. True where an element of `self` is less than the number `other`."""
         ...
 
     def matmul(self, other: Tensor) -> Tensor:
@@ -450,11 +450,11 @@ class TensorBase:
 
     @overload
     def mul_(self, other: Tensor) -> Tensor:
-        """Multiplies `self` by `other` element by element, with broadcasting and type promotion."""
+        """In-place version of mul(): writes the result into self. Multiplies `self` by `other` element by element, with broadcasting and type promotion."""
         ...
     @overload
     def mul_(self, other: Number) -> Tensor:
-        """Multiplies every element of `self` by the number `other`."""
+        """In-place version of mul(): writes the result into self. Multiplies every element of `self` by the number `other`."""
         ...
 
     @overload
@@ -468,11 +468,11 @@ class TensorBase:
 
     @overload
     def ne_(self, other: Tensor) -> Tensor:
-        """True where `self != other`, element by element, with broadcasting."""
+        """In-place version of ne(): writes the result into self. True where `self != other`, element by element, with broadcasting."""
         ...
     @overload
     def ne_(self, other: Number) -> Tensor:
-        """True where an element of `self` differs from the number `other`."""
+        """In-place version of ne(): writes the result into self. True where an element of `self` differs from the number `other`."""
         ...
 
     def neg(self) -> Tensor:
@@ -480,7 +480,7 @@ class TensorBase:
         ...
 
     def neg_(self) -> Tensor:
-        """Negates every element of `self`."""
+        """In-place version of neg(): writes the result into self. Negates every element of `self`."""
         ...
 
     def permute(self, dims: Sequence[int]) -> Tensor:
@@ -498,11 +498,11 @@ class TensorBase:
 
     @overload
     def pow_(self, exponent: Tensor) -> Tensor:
-        """Raises each element of `self` to the power in `exponent`, with broadcasting and type promotion."""
+        """In-place version of pow(): writes the result into self. Raises each element of `self` to the power in `exponent`, with broadcasting and type promotion."""
         ...
     @overload
     def pow_(self, exponent: Number) -> Tensor:
-        """Raises each element of `self` to the number `exponent`."""
+        """In-place version of pow(): writes the result into self. Raises each element of `self` to the number `exponent`."""
         ...
 
     def reciprocal(self) -> Tensor:
@@ -510,7 +510,7 @@ class TensorBase:
         ...
 
     def reciprocal_(self) -> Tensor:
-        """1 / x for every element x of `self`; integer inputs give the default float dtype."""
+        """In-place version of reciprocal(): writes the result into self. 1 / x for every element x of `self`; integer inputs give the default float dtype."""
         ...
 
     def relu(self) -> Tensor:
@@ -518,7 +518,7 @@ class TensorBase:
         ...
 
     def relu_(self) -> Tensor:
-        """Replaces every negative element of `self` with zero."""
+        """In-place version of relu(): writes the result into self. Replaces every negative element of `self` with zero."""
         ...
 
     def reshape(self, shape: Sequence[int]) -> Tensor:
@@ -534,7 +534,7 @@ class TensorBase:
         ...
 
     def sign_(self) -> Tensor:
-        """-1, 0 or 1 for every element of `self` according to its sign."""
+        """In-place version of sign(): writes the result into self. -1, 0 or 1 for every element of `self` according to its sign."""
         ...
 
     def slice(self, dim: int = 0, start: Optional[int] = None, end: Optional[int] = None, step: int = 1) -> Tensor:
@@ -546,7 +546,7 @@ class TensorBase:
         ...
 
     def sqrt_(self) -> Tensor:
-        """The square root of every element of `self`; integer inputs give the default float dtype."""
+        """In-place version of sqrt(): writes the result into self. The square root of every element of `self`; integer inputs give the default float dtype."""
         ...
 
     @overload
@@ -573,11 +573,11 @@ class TensorBase:
 
     @overload
     def sub_(self, other: Tensor, *, alpha: Number = 1) -> Tensor:
-        """Subtracts `other`, scaled by `alpha`, from `self`, with broadcasting and type promotion."""
+        """In-place version of sub(): writes the result into self. Subtracts `other`, scaled by `alpha`, from `self`, with broadcasting and type promotion."""
         ...
     @overload
     def sub_(self, other: Number, alpha: Number = 1) -> Tensor:
-        """Subtracts the number `other`, scaled by `alpha`, from every element of `self`."""
+        """In-place version of sub(): writes the result into self. Subtracts the number `other`, scaled by `alpha`, from every element of `self`."""
         ...
 
     @overload

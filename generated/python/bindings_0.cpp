@@ -1095,15 +1095,15 @@ A copy of `self` converted to `dtype` and moved to `device` (the current ones wh
   functions.push_back({"abs_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_abs_)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(abs_(Tensor input) -> Tensor
 
-Absolute value of every element of `self`.)doc"});
+In-place version of abs(): writes the result into self. Absolute value of every element of `self`.)doc"});
   functions.push_back({"add_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_add_)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(add_(Tensor input, Tensor other, *, Scalar alpha=1) -> Tensor
 
-Adds `other`, scaled by `alpha`, to `self`, broadcasting both and promoting their dtypes.
+In-place version of add(): writes the result into self. Adds `other`, scaled by `alpha`, to `self`, broadcasting both and promoting their dtypes.
 
 add_(Tensor input, Scalar other, Scalar alpha=1) -> Tensor
 
-Adds the number `other`, scaled by `alpha`, to every element of `self`.)doc"});
+In-place version of add(): writes the result into self. Adds the number `other`, scaled by `alpha`, to every element of `self`.)doc"});
   functions.push_back({"alias", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_alias)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(alias(Tensor input) -> Tensor
 
@@ -1155,19 +1155,19 @@ True where an element of `self` is at least the number `other`.)doc"});
   functions.push_back({"ge_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ge_)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(ge_(Tensor input, Tensor other) -> Tensor
 
-True where `self >= other`, element by element, with broadcasting.
+In-place version of ge(): writes the result into self. True where `self >= other`, element by element, with broadcasting.
 
 ge_(Tensor input, Scalar other) -> Tensor
 
-True where an element of `self` is at least the number `other`.)doc"});
+In-place version of ge(): writes the result into self. True where an element of `self` is at least the number `other`.)doc"});
   functions.push_back({"gt_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_gt_)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(gt_(Tensor input, Tensor other) -> Tensor
 
-True where `self > other`, element by element, with broadcasting.
+In-place version of gt(): writes the result into self. True where `self > other`, element by element, with broadcasting.
 
 gt_(Tensor input, Scalar other) -> Tensor
 
-True where an element of `self` is greater than the number `other`.)doc"});
+In-place version of gt(): writes the result into self. True where an element of `self` is greater than the number `other`.)doc"});
   functions.push_back({"mean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mean)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(mean(Tensor input, *, ScalarType? dtype=None) -> Tensor
 
@@ -1219,19 +1219,19 @@ Absolute value of every element of `self`.)doc"});
   methods.push_back({"__imul__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__imul__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__imul__(Tensor other) -> Tensor
 
-Multiplies `self` by `other` element by element, with broadcasting and type promotion.
+In-place version of mul(): writes the result into self. Multiplies `self` by `other` element by element, with broadcasting and type promotion.
 
 __imul__(Scalar other) -> Tensor
 
-Multiplies every element of `self` by the number `other`.)doc"});
+In-place version of mul(): writes the result into self. Multiplies every element of `self` by the number `other`.)doc"});
   methods.push_back({"__itruediv__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__itruediv__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__itruediv__(Tensor other) -> Tensor
 
-Divides `self` by `other` (true division; integer inputs give the default float dtype).
+In-place version of div(): writes the result into self. Divides `self` by `other` (true division; integer inputs give the default float dtype).
 
 __itruediv__(Scalar other) -> Tensor
 
-Divides every element of `self` by the number `other` (true division).)doc"});
+In-place version of div(): writes the result into self. Divides every element of `self` by the number `other` (true division).)doc"});
   methods.push_back({"__lt__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__lt__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__lt__(Tensor other) -> Tensor
 
@@ -1271,7 +1271,7 @@ Divides every element of `self` by the number `other` (true division).)doc"});
   methods.push_back({"abs_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_abs_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(abs_() -> Tensor
 
-Absolute value of every element of `self`.)doc"});
+In-place version of abs(): writes the result into self. Absolute value of every element of `self`.)doc"});
   methods.push_back({"add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_add)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(add(Tensor other, *, Scalar alpha=1) -> Tensor
 
@@ -1283,11 +1283,11 @@ Adds the number `other`, scaled by `alpha`, to every element of `self`.)doc"});
   methods.push_back({"add_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_add_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(add_(Tensor other, *, Scalar alpha=1) -> Tensor
 
-Adds `other`, scaled by `alpha`, to `self`, broadcasting both and promoting their dtypes.
+In-place version of add(): writes the result into self. Adds `other`, scaled by `alpha`, to `self`, broadcasting both and promoting their dtypes.
 
 add_(Scalar other, Scalar alpha=1) -> Tensor
 
-Adds the number `other`, scaled by `alpha`, to every element of `self`.)doc"});
+In-place version of add(): writes the result into self. Adds the number `other`, scaled by `alpha`, to every element of `self`.)doc"});
   methods.push_back({"bmm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_bmm)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(bmm(Tensor mat2) -> Tensor
 
@@ -1299,11 +1299,11 @@ Copies `src` into `self` in place, broadcasting `src` and converting its dtype t
   methods.push_back({"eq_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_eq_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(eq_(Tensor other) -> Tensor
 
-True where `self == other`, element by element, with broadcasting.
+In-place version of eq(): writes the result into self. True where `self == other`, element by element, with broadcasting.
 
 eq_(Scalar other) -> Tensor
 
-True where an element of `self` equals the number `other`.)doc"});
+In-place version of eq(): writes the result into self. True where an element of `self` equals the number `other`.)doc"});
   methods.push_back({"exp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_exp)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(exp() -> Tensor
 
@@ -1335,11 +1335,11 @@ The mean of `self` over the dimensions in `dim` (all of them when None), keeping
   methods.push_back({"ne_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_ne_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(ne_(Tensor other) -> Tensor
 
-True where `self != other`, element by element, with broadcasting.
+In-place version of ne(): writes the result into self. True where `self != other`, element by element, with broadcasting.
 
 ne_(Scalar other) -> Tensor
 
-True where an element of `self` differs from the number `other`.)doc"});
+In-place version of ne(): writes the result into self. True where an element of `self` differs from the number `other`.)doc"});
   methods.push_back({"reciprocal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_reciprocal)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(reciprocal() -> Tensor
 
@@ -1347,7 +1347,7 @@ True where an element of `self` differs from the number `other`.)doc"});
   methods.push_back({"reciprocal_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_reciprocal_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(reciprocal_() -> Tensor
 
-1 / x for every element x of `self`; integer inputs give the default float dtype.)doc"});
+In-place version of reciprocal(): writes the result into self. 1 / x for every element x of `self`; integer inputs give the default float dtype.)doc"});
   methods.push_back({"relu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_relu)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(relu() -> Tensor
 

@@ -1052,11 +1052,11 @@ A tensor with the shape of `self` filled with `fill_value`; dtype and device of 
   functions.push_back({"le_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_le_)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(le_(Tensor input, Tensor other) -> Tensor
 
-True where `self <= other`, element by element, with broadcasting.
+In-place version of le(): writes the result into self. True where `self <= other`, element by element, with broadcasting.
 
 le_(Tensor input, Scalar other) -> Tensor
 
-True where an element of `self` is at most the number `other`.)doc"});
+In-place version of le(): writes the result into self. True where an element of `self` is at most the number `other`.)doc"});
   functions.push_back({"log", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(log(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -1072,11 +1072,11 @@ True where an element of `self` is less than the number `other`.)doc"});
   functions.push_back({"lt_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lt_)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(lt_(Tensor input, Tensor other) -> Tensor
 
-True where `self < other`, element by element, with broadcasting.
+In-place version of lt(): writes the result into self. True where `self < other`, element by element, with broadcasting.
 
 lt_(Tensor input, Scalar other) -> Tensor
 
-True where an element of `self` is less than the number `other`.)doc"});
+In-place version of lt(): writes the result into self. True where an element of `self` is less than the number `other`.)doc"});
   functions.push_back({"mul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mul)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(mul(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -1112,11 +1112,11 @@ Raises the number `self` to each power in `exponent`; backs the reflected `numbe
   functions.push_back({"pow_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_pow_)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(pow_(Tensor input, Tensor exponent) -> Tensor
 
-Raises each element of `self` to the power in `exponent`, with broadcasting and type promotion.
+In-place version of pow(): writes the result into self. Raises each element of `self` to the power in `exponent`, with broadcasting and type promotion.
 
 pow_(Tensor input, Scalar exponent) -> Tensor
 
-Raises each element of `self` to the number `exponent`.)doc"});
+In-place version of pow(): writes the result into self. Raises each element of `self` to the number `exponent`.)doc"});
   functions.push_back({"reciprocal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_reciprocal)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(reciprocal(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -1124,7 +1124,7 @@ Raises each element of `self` to the number `exponent`.)doc"});
   functions.push_back({"relu_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_relu_)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(relu_(Tensor input) -> Tensor
 
-Replaces every negative element of `self` with zero.)doc"});
+In-place version of relu(): writes the result into self. Replaces every negative element of `self` with zero.)doc"});
   functions.push_back({"rsub", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rsub)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(rsub(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None) -> Tensor
 
@@ -1140,11 +1140,11 @@ A view of `self` taking every `step`-th index in `[start, end)` of dimension `di
   functions.push_back({"sub_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sub_)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(sub_(Tensor input, Tensor other, *, Scalar alpha=1) -> Tensor
 
-Subtracts `other`, scaled by `alpha`, from `self`, with broadcasting and type promotion.
+In-place version of sub(): writes the result into self. Subtracts `other`, scaled by `alpha`, from `self`, with broadcasting and type promotion.
 
 sub_(Tensor input, Scalar other, Scalar alpha=1) -> Tensor
 
-Subtracts the number `other`, scaled by `alpha`, from every element of `self`.)doc"});
+In-place version of sub(): writes the result into self. Subtracts the number `other`, scaled by `alpha`, from every element of `self`.)doc"});
   functions.push_back({"sum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sum)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(sum(Tensor input, *, ScalarType? dtype=None) -> Tensor
 
@@ -1200,27 +1200,27 @@ True where an element of `self` is greater than the number `other`.)doc"});
   methods.push_back({"__ifloordiv__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__ifloordiv__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__ifloordiv__(Tensor other) -> Tensor
 
-Divides `self` by `other` and rounds the quotient toward negative infinity (Python's `//`).
+In-place version of floor_divide(): writes the result into self. Divides `self` by `other` and rounds the quotient toward negative infinity (Python's `//`).
 
 __ifloordiv__(Scalar other) -> Tensor
 
-Divides every element of `self` by the number `other`, rounding toward negative infinity.)doc"});
+In-place version of floor_divide(): writes the result into self. Divides every element of `self` by the number `other`, rounding toward negative infinity.)doc"});
   methods.push_back({"__ipow__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__ipow__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__ipow__(Tensor exponent) -> Tensor
 
-Raises each element of `self` to the power in `exponent`, with broadcasting and type promotion.
+In-place version of pow(): writes the result into self. Raises each element of `self` to the power in `exponent`, with broadcasting and type promotion.
 
 __ipow__(Scalar exponent) -> Tensor
 
-Raises each element of `self` to the number `exponent`.)doc"});
+In-place version of pow(): writes the result into self. Raises each element of `self` to the number `exponent`.)doc"});
   methods.push_back({"__isub__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__isub__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__isub__(Tensor other, *, Scalar alpha=1) -> Tensor
 
-Subtracts `other`, scaled by `alpha`, from `self`, with broadcasting and type promotion.
+In-place version of sub(): writes the result into self. Subtracts `other`, scaled by `alpha`, from `self`, with broadcasting and type promotion.
 
 __isub__(Scalar other, Scalar alpha=1) -> Tensor
 
-Subtracts the number `other`, scaled by `alpha`, from every element of `self`.)doc"});
+In-place version of sub(): writes the result into self. Subtracts the number `other`, scaled by `alpha`, from every element of `self`.)doc"});
   methods.push_back({"__matmul__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__matmul__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__matmul__(Tensor other) -> Tensor
 
@@ -1260,27 +1260,27 @@ True where an element of `self` is at most the number `other`.)doc"});
   methods.push_back({"pow_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_pow_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(pow_(Tensor exponent) -> Tensor
 
-Raises each element of `self` to the power in `exponent`, with broadcasting and type promotion.
+In-place version of pow(): writes the result into self. Raises each element of `self` to the power in `exponent`, with broadcasting and type promotion.
 
 pow_(Scalar exponent) -> Tensor
 
-Raises each element of `self` to the number `exponent`.)doc"});
+In-place version of pow(): writes the result into self. Raises each element of `self` to the number `exponent`.)doc"});
   methods.push_back({"sign_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sign_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(sign_() -> Tensor
 
--1, 0 or 1 for every element of `self` according to its sign.)doc"});
+In-place version of sign(): writes the result into self. -1, 0 or 1 for every element of `self` according to its sign.)doc"});
   methods.push_back({"sqrt_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sqrt_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(sqrt_() -> Tensor
 
-The square root of every element of `self`; integer inputs give the default float dtype.)doc"});
+In-place version of sqrt(): writes the result into self. The square root of every element of `self`; integer inputs give the default float dtype.)doc"});
   methods.push_back({"sub_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sub_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(sub_(Tensor other, *, Scalar alpha=1) -> Tensor
 
-Subtracts `other`, scaled by `alpha`, from `self`, with broadcasting and type promotion.
+In-place version of sub(): writes the result into self. Subtracts `other`, scaled by `alpha`, from `self`, with broadcasting and type promotion.
 
 sub_(Scalar other, Scalar alpha=1) -> Tensor
 
-Subtracts the number `other`, scaled by `alpha`, from every element of `self`.)doc"});
+In-place version of sub(): writes the result into self. Subtracts the number `other`, scaled by `alpha`, from every element of `self`.)doc"});
   methods.push_back({"where", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_where)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(where(Tensor condition, Tensor other) -> Tensor
 

@@ -1006,23 +1006,23 @@ A view of the storage of `self` with the given sizes, strides and offset (in ele
   functions.push_back({"div_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_div_)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(div_(Tensor input, Tensor other) -> Tensor
 
-Divides `self` by `other` (true division; integer inputs give the default float dtype).
+In-place version of div(): writes the result into self. Divides `self` by `other` (true division; integer inputs give the default float dtype).
 
 div_(Tensor input, Tensor other, *, str? rounding_mode) -> Tensor
 
-Divides `self` by `other`, then rounds as `rounding_mode` says ("trunc", "floor", or None for true division).
+In-place version of div(): writes the result into self. Divides `self` by `other`, then rounds as `rounding_mode` says ("trunc", "floor", or None for true division).
 
 div_(Tensor input, Scalar other) -> Tensor
 
-Divides every element of `self` by the number `other` (true division).
+In-place version of div(): writes the result into self. Divides every element of `self` by the number `other` (true division).
 
 div_(Tensor input, Scalar other, *, str? rounding_mode) -> Tensor
 
-Divides every element of `self` by the number `other`, rounding as `rounding_mode` says.)doc"});
+In-place version of div(): writes the result into self. Divides every element of `self` by the number `other`, rounding as `rounding_mode` says.)doc"});
   functions.push_back({"exp_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_exp_)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(exp_(Tensor input) -> Tensor
 
-The exponential of every element of `self`; integer inputs give the default float dtype.)doc"});
+In-place version of exp(): writes the result into self. The exponential of every element of `self`; integer inputs give the default float dtype.)doc"});
   functions.push_back({"gt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_gt)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(gt(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -1038,7 +1038,7 @@ Matrix product with NumPy semantics for 1-D to batched N-D operands (batch dimen
   functions.push_back({"neg_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_neg_)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(neg_(Tensor input) -> Tensor
 
-Negates every element of `self`.)doc"});
+In-place version of neg(): writes the result into self. Negates every element of `self`.)doc"});
   functions.push_back({"ones_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ones_like)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(ones_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
@@ -1050,7 +1050,7 @@ Standard normal random numbers of shape `size`, from the global generator (see `
   functions.push_back({"reciprocal_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_reciprocal_)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(reciprocal_(Tensor input) -> Tensor
 
-1 / x for every element x of `self`; integer inputs give the default float dtype.)doc"});
+In-place version of reciprocal(): writes the result into self. 1 / x for every element x of `self`; integer inputs give the default float dtype.)doc"});
   functions.push_back({"sign", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sign)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(sign(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -1058,11 +1058,11 @@ Standard normal random numbers of shape `size`, from the global generator (see `
   functions.push_back({"sign_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sign_)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(sign_(Tensor input) -> Tensor
 
--1, 0 or 1 for every element of `self` according to its sign.)doc"});
+In-place version of sign(): writes the result into self. -1, 0 or 1 for every element of `self` according to its sign.)doc"});
   functions.push_back({"sqrt_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sqrt_)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(sqrt_(Tensor input) -> Tensor
 
-The square root of every element of `self`; integer inputs give the default float dtype.)doc"});
+In-place version of sqrt(): writes the result into self. The square root of every element of `self`; integer inputs give the default float dtype.)doc"});
   functions.push_back({"squeeze", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_squeeze)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(squeeze(Tensor input) -> Tensor
 
@@ -1122,31 +1122,31 @@ Divides every element of `self` by the number `other`, rounding as `rounding_mod
   methods.push_back({"div_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_div_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(div_(Tensor other) -> Tensor
 
-Divides `self` by `other` (true division; integer inputs give the default float dtype).
+In-place version of div(): writes the result into self. Divides `self` by `other` (true division; integer inputs give the default float dtype).
 
 div_(Tensor other, *, str? rounding_mode) -> Tensor
 
-Divides `self` by `other`, then rounds as `rounding_mode` says ("trunc", "floor", or None for true division).
+In-place version of div(): writes the result into self. Divides `self` by `other`, then rounds as `rounding_mode` says ("trunc", "floor", or None for true division).
 
 div_(Scalar other) -> Tensor
 
-Divides every element of `self` by the number `other` (true division).
+In-place version of div(): writes the result into self. Divides every element of `self` by the number `other` (true division).
 
 div_(Scalar other, *, str? rounding_mode) -> Tensor
 
-Divides every element of `self` by the number `other`, rounding as `rounding_mode` says.)doc"});
+In-place version of div(): writes the result into self. Divides every element of `self` by the number `other`, rounding as `rounding_mode` says.)doc"});
   methods.push_back({"exp_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_exp_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(exp_() -> Tensor
 
-The exponential of every element of `self`; integer inputs give the default float dtype.)doc"});
+In-place version of exp(): writes the result into self. The exponential of every element of `self`; integer inputs give the default float dtype.)doc"});
   methods.push_back({"floor_divide_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_floor_divide_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(floor_divide_(Tensor other) -> Tensor
 
-Divides `self` by `other` and rounds the quotient toward negative infinity (Python's `//`).
+In-place version of floor_divide(): writes the result into self. Divides `self` by `other` and rounds the quotient toward negative infinity (Python's `//`).
 
 floor_divide_(Scalar other) -> Tensor
 
-Divides every element of `self` by the number `other`, rounding toward negative infinity.)doc"});
+In-place version of floor_divide(): writes the result into self. Divides every element of `self` by the number `other`, rounding toward negative infinity.)doc"});
   methods.push_back({"ge", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_ge)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(ge(Tensor other) -> Tensor
 
@@ -1158,11 +1158,11 @@ True where an element of `self` is at least the number `other`.)doc"});
   methods.push_back({"le_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_le_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(le_(Tensor other) -> Tensor
 
-True where `self <= other`, element by element, with broadcasting.
+In-place version of le(): writes the result into self. True where `self <= other`, element by element, with broadcasting.
 
 le_(Scalar other) -> Tensor
 
-True where an element of `self` is at most the number `other`.)doc"});
+In-place version of le(): writes the result into self. True where an element of `self` is at most the number `other`.)doc"});
   methods.push_back({"log", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(log() -> Tensor
 
@@ -1170,11 +1170,11 @@ The natural logarithm of every element of `self`; integer inputs give the defaul
   methods.push_back({"lt_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_lt_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(lt_(Tensor other) -> Tensor
 
-True where `self < other`, element by element, with broadcasting.
+In-place version of lt(): writes the result into self. True where `self < other`, element by element, with broadcasting.
 
 lt_(Scalar other) -> Tensor
 
-True where an element of `self` is less than the number `other`.)doc"});
+In-place version of lt(): writes the result into self. True where an element of `self` is less than the number `other`.)doc"});
   methods.push_back({"mm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_mm)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(mm(Tensor mat2) -> Tensor
 
@@ -1194,7 +1194,7 @@ Negates every element of `self`.)doc"});
   methods.push_back({"neg_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_neg_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(neg_() -> Tensor
 
-Negates every element of `self`.)doc"});
+In-place version of neg(): writes the result into self. Negates every element of `self`.)doc"});
   methods.push_back({"pow", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_pow)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(pow(Tensor exponent) -> Tensor
 
@@ -1206,7 +1206,7 @@ Raises each element of `self` to the number `exponent`.)doc"});
   methods.push_back({"relu_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_relu_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(relu_() -> Tensor
 
-Replaces every negative element of `self` with zero.)doc"});
+In-place version of relu(): writes the result into self. Replaces every negative element of `self` with zero.)doc"});
   methods.push_back({"select", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_select)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(select(int dim, int index) -> Tensor
 

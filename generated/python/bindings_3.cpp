@@ -808,11 +808,11 @@ True where an element of `self` equals the number `other`.)doc"});
   functions.push_back({"eq_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_eq_)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(eq_(Tensor input, Tensor other) -> Tensor
 
-True where `self == other`, element by element, with broadcasting.
+In-place version of eq(): writes the result into self. True where `self == other`, element by element, with broadcasting.
 
 eq_(Tensor input, Scalar other) -> Tensor
 
-True where an element of `self` equals the number `other`.)doc"});
+In-place version of eq(): writes the result into self. True where an element of `self` equals the number `other`.)doc"});
   functions.push_back({"exp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_exp)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(exp(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -824,11 +824,11 @@ Sets every element of `self` to `value`.)doc"});
   functions.push_back({"floor_divide_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_floor_divide_)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(floor_divide_(Tensor input, Tensor other) -> Tensor
 
-Divides `self` by `other` and rounds the quotient toward negative infinity (Python's `//`).
+In-place version of floor_divide(): writes the result into self. Divides `self` by `other` and rounds the quotient toward negative infinity (Python's `//`).
 
 floor_divide_(Tensor input, Scalar other) -> Tensor
 
-Divides every element of `self` by the number `other`, rounding toward negative infinity.)doc"});
+In-place version of floor_divide(): writes the result into self. Divides every element of `self` by the number `other`, rounding toward negative infinity.)doc"});
   functions.push_back({"le", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_le)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(le(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -840,23 +840,23 @@ True where an element of `self` is at most the number `other`.)doc"});
   functions.push_back({"log_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log_)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(log_(Tensor input) -> Tensor
 
-The natural logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
+In-place version of log(): writes the result into self. The natural logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
   functions.push_back({"mul_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mul_)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(mul_(Tensor input, Tensor other) -> Tensor
 
-Multiplies `self` by `other` element by element, with broadcasting and type promotion.
+In-place version of mul(): writes the result into self. Multiplies `self` by `other` element by element, with broadcasting and type promotion.
 
 mul_(Tensor input, Scalar other) -> Tensor
 
-Multiplies every element of `self` by the number `other`.)doc"});
+In-place version of mul(): writes the result into self. Multiplies every element of `self` by the number `other`.)doc"});
   functions.push_back({"ne_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ne_)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(ne_(Tensor input, Tensor other) -> Tensor
 
-True where `self != other`, element by element, with broadcasting.
+In-place version of ne(): writes the result into self. True where `self != other`, element by element, with broadcasting.
 
 ne_(Tensor input, Scalar other) -> Tensor
 
-True where an element of `self` differs from the number `other`.)doc"});
+In-place version of ne(): writes the result into self. True where an element of `self` differs from the number `other`.)doc"});
   functions.push_back({"ones", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ones)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(ones(int[] size, *, ScalarType? dtype=None, Device? device=None, Tensor? out=None, bool requires_grad=False) -> Tensor
 
@@ -872,11 +872,11 @@ Zeros with the shape of `self` and its dtype and device unless given.)doc"});
   methods.push_back({"__iadd__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__iadd__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__iadd__(Tensor other, *, Scalar alpha=1) -> Tensor
 
-Adds `other`, scaled by `alpha`, to `self`, broadcasting both and promoting their dtypes.
+In-place version of add(): writes the result into self. Adds `other`, scaled by `alpha`, to `self`, broadcasting both and promoting their dtypes.
 
 __iadd__(Scalar other, Scalar alpha=1) -> Tensor
 
-Adds the number `other`, scaled by `alpha`, to every element of `self`.)doc"});
+In-place version of add(): writes the result into self. Adds the number `other`, scaled by `alpha`, to every element of `self`.)doc"});
   methods.push_back({"__le__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__le__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__le__(Tensor other) -> Tensor
 
@@ -928,23 +928,23 @@ Divides every element of `self` by the number `other`, rounding toward negative 
   methods.push_back({"ge_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_ge_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(ge_(Tensor other) -> Tensor
 
-True where `self >= other`, element by element, with broadcasting.
+In-place version of ge(): writes the result into self. True where `self >= other`, element by element, with broadcasting.
 
 ge_(Scalar other) -> Tensor
 
-True where an element of `self` is at least the number `other`.)doc"});
+In-place version of ge(): writes the result into self. True where an element of `self` is at least the number `other`.)doc"});
   methods.push_back({"gt_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_gt_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(gt_(Tensor other) -> Tensor
 
-True where `self > other`, element by element, with broadcasting.
+In-place version of gt(): writes the result into self. True where `self > other`, element by element, with broadcasting.
 
 gt_(Scalar other) -> Tensor
 
-True where an element of `self` is greater than the number `other`.)doc"});
+In-place version of gt(): writes the result into self. True where an element of `self` is greater than the number `other`.)doc"});
   methods.push_back({"log_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(log_() -> Tensor
 
-The natural logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
+In-place version of log(): writes the result into self. The natural logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
   methods.push_back({"lt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_lt)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(lt(Tensor other) -> Tensor
 
@@ -956,11 +956,11 @@ True where an element of `self` is less than the number `other`.)doc"});
   methods.push_back({"mul_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_mul_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(mul_(Tensor other) -> Tensor
 
-Multiplies `self` by `other` element by element, with broadcasting and type promotion.
+In-place version of mul(): writes the result into self. Multiplies `self` by `other` element by element, with broadcasting and type promotion.
 
 mul_(Scalar other) -> Tensor
 
-Multiplies every element of `self` by the number `other`.)doc"});
+In-place version of mul(): writes the result into self. Multiplies every element of `self` by the number `other`.)doc"});
   methods.push_back({"ne", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_ne)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(ne(Tensor other) -> Tensor
 

@@ -512,7 +512,9 @@ bool FunctionSignature::match(PyObject* const* args, Py_ssize_t nargs, PyObject*
       continue;
     }
     int failed_idx = -1;
-    if (obj == Py_None ? !p.allow_none : !p.check(obj, numbers_as_tensors, &failed_idx)) {
+    if (p.type == ParameterType::Tensor && is_tensor(obj)) {
+      // the common case, without the call
+    } else if (obj == Py_None ? !p.allow_none : !p.check(obj, numbers_as_tensors, &failed_idx)) {
       if (failure) {
         failure->kind = failed_idx >= 0 ? MatchFailure::InvalidElement : MatchFailure::InvalidType;
         failure->param = i;

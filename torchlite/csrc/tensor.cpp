@@ -432,22 +432,13 @@ TL_GETTER(get_grad_fn, return wrap_node(t.grad_fn());)
 TL_GETTER(get_array_interface, return tensor_array_interface(t);)
 TL_GETTER(get_data, return wrap(shallow_copy(t, /*share_version=*/false));)
 
-void check_leaf_for_requires_grad(const Tensor& t, bool value) {
-  if (t.is_leaf()) return;
-  if (value) throw RuntimeError("you can only change requires_grad flags of leaf variables.");
-  throw RuntimeError(
-      "you can only change requires_grad flags of leaf variables. To use a computed tensor in a part of the "
-      "graph that needs no gradient, take var.detach().");
-}
-
 int set_requires_grad(PyObject* self, PyObject* value, void*) {
   TL_PY_TRY
   TL_CHECK(value && PyBool_Check(value), "requires_grad must be a bool");
   const Tensor& t = unpack_tensor(self);
-  bool v = value == Py_True;
-  check_leaf_for_requires_grad(t, v);
-  TL_CHECK(!v || t.is_floating_point(), "Only Tensors of floating point and complex dtype can require gradients");
-  t.set_requires_grad(v);
+  // Unlike requires_grad_(True), the setter refuses non-leaves whatever the value (as PyTorch does).
+  TL_CHECK(t.is_leaf(), "you can only change requires_grad flags of leaf variables.");
+  t.set_requires_grad(value == Py_True);  // checks the dtype
   return 0;
   TL_PY_CATCH_RETURN(-1)
 }
@@ -574,11 +565,7 @@ PyObject* m_requires_grad_(PyObject* self, PyObject* const* args, Py_ssize_t nar
   static PythonArgParser parser({"requires_grad_(bool requires_grad=True)"}, true);
   ParsedArgs parsed;
   auto r = parser.parse(self, args, nargs, kwnames, parsed);
-  const Tensor& t = unpack_tensor(self);
-  bool v = r.toBool(0);
-  if (!v) check_leaf_for_requires_grad(t, v);
-  TL_CHECK(!v || t.is_floating_point(), "Only Tensors of floating point and complex dtype can require gradients");
-  t.set_requires_grad(v);
+  unpack_tensor(self).set_requires_grad(r.toBool(0));  // checks leaf-ness and dtype
   Py_INCREF(self);
   return self;
   TL_PY_CATCH
@@ -595,10 +582,7 @@ PyObject* m_make_subclass(PyObject*, PyObject* const* args, Py_ssize_t nargs, Py
   TL_CHECK_TYPE(PyType_Check(cls) && PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls), &TensorBaseType),
                 "_make_subclass: cls must be a subclass of torchlite.Tensor, got ", py_typename(cls));
   Tensor t = shallow_copy(r.tensor(1), /*share_version=*/true);
-  if (r.toBool(2)) {
-    TL_CHECK(t.is_floating_point(), "Only Tensors of floating point and complex dtype can require gradients");
-    t.set_requires_grad(true);
-  }
+  if (r.toBool(2)) t.set_requires_grad(true);
   return new_tensor_object(reinterpret_cast<PyTypeObject*>(cls), std::move(t));
   TL_PY_CATCH
 }

@@ -508,10 +508,7 @@ PyObject* py_tensor(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject
   }
   bool requires_grad = r.toBool(3);
   Tensor t = tensor_from_data(data, r.scalartype_optional(1), r.device_optional(2));
-  if (requires_grad) {
-    TL_CHECK(t.is_floating_point(), "Only Tensors of floating point and complex dtype can require gradients");
-    t.set_requires_grad(true);
-  }
+  if (requires_grad) t.set_requires_grad(true);
   return wrap(std::move(t));
   TL_PY_CATCH
 }

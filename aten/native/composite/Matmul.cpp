@@ -83,7 +83,7 @@ Tensor matmul_composite(const Tensor& self, const Tensor& other) {
     // Fold the batch dims of self into the rows of one mm.
     IntArrayRef lead = self.sizes().slice(0, static_cast<size_t>(dim1 - 1));  // batch + [n]
     const int64_t rows = prod(lead);
-    Tensor a = tl::reshape(self, {rows, k});
+    Tensor a = tl::reshape(self, DimVector{rows, k});
     DimVector out_shape(lead);
     if (dim2 == 1) {
       Tensor r = tl::mm(a, tl::unsqueeze(other, 1));  // [rows, 1]
@@ -111,8 +111,8 @@ Tensor matmul_composite(const Tensor& self, const Tensor& other) {
   a_shape.push_back(k);
   b_shape.push_back(k);
   b_shape.push_back(m);
-  Tensor a3 = tl::reshape(tl::expand(a, a_shape), {B, n, k});
-  Tensor b3 = tl::reshape(tl::expand(b, b_shape), {B, k, m});
+  Tensor a3 = tl::reshape(tl::expand(a, a_shape), DimVector{B, n, k});
+  Tensor b3 = tl::reshape(tl::expand(b, b_shape), DimVector{B, k, m});
   Tensor r = tl::bmm(a3, b3);  // [B, n, m]
 
   DimVector out_shape(batch);

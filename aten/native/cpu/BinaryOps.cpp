@@ -362,17 +362,25 @@ void pow_tensor_scalar_loop(TensorIterator& iter, const Scalar& exponent) {
   if constexpr (std::is_integral_v<scalar_t>) {
     const scalar_t b = checked_scalar_cast<scalar_t>(exponent);
     cpu_kernel(iter, [b](scalar_t a) -> scalar_t { return powi(a, b); });
+  } else if constexpr (std::is_same_v<scalar_t, Half>) {
+    // PyTorch: plain pow with the exponent rounded to half, no special cases.
+    const float b = static_cast<float>(checked_scalar_cast<Half>(exponent));
+    cpu_kernel(iter, [b](Half a) -> Half { return Half(std::pow(static_cast<float>(a), b)); });
   } else {
-    const opmath b = static_cast<opmath>(scalar_cast<scalar_t>(exponent));
+    // float, double and bfloat16: sqrt / rsqrt / reciprocal / square / cube shortcuts like
+    // PyTorch. `R` rounds an intermediate to scalar_t (bfloat16 arithmetic rounds every op).
+    const opmath b = is_reduced_float_v<scalar_t> ? static_cast<opmath>(checked_scalar_cast<scalar_t>(exponent))
+                                                  : static_cast<opmath>(scalar_cast<scalar_t>(exponent));
+    auto R = [](opmath x) -> opmath { return static_cast<opmath>(static_cast<scalar_t>(x)); };
     if (b == opmath(2)) {
       cpu_kernel(iter, [](scalar_t a) -> scalar_t {
         const opmath x = static_cast<opmath>(a);
         return static_cast<scalar_t>(x * x);
       });
     } else if (b == opmath(3)) {
-      cpu_kernel(iter, [](scalar_t a) -> scalar_t {
+      cpu_kernel(iter, [R](scalar_t a) -> scalar_t {
         const opmath x = static_cast<opmath>(a);
-        return static_cast<scalar_t>(x * x * x);
+        return static_cast<scalar_t>(R(x * x) * x);
       });
     } else if (b == opmath(0.5)) {
       cpu_kernel(iter, [](scalar_t a) -> scalar_t { return static_cast<scalar_t>(std::sqrt(static_cast<opmath>(a))); });
@@ -383,9 +391,9 @@ void pow_tensor_scalar_loop(TensorIterator& iter, const Scalar& exponent) {
     } else if (b == opmath(-1)) {
       cpu_kernel(iter, [](scalar_t a) -> scalar_t { return static_cast<scalar_t>(opmath(1) / static_cast<opmath>(a)); });
     } else if (b == opmath(-2)) {
-      cpu_kernel(iter, [](scalar_t a) -> scalar_t {
+      cpu_kernel(iter, [R](scalar_t a) -> scalar_t {
         const opmath x = static_cast<opmath>(a);
-        return static_cast<scalar_t>(opmath(1) / (x * x));
+        return static_cast<scalar_t>(opmath(1) / R(x * x));
       });
     } else {
       cpu_kernel(iter, [b](scalar_t a) -> scalar_t { return static_cast<scalar_t>(std::pow(static_cast<opmath>(a), b)); });
@@ -572,7 +580,7 @@ void pow_tensor_scalar_kernel(const Tensor& self, const Scalar& exponent, Tensor
 void pow_scalar_kernel(const Scalar& self, const Tensor& exponent, Tensor& out) {
   auto iter = TensorIteratorConfig().set_op_name("pow").add_output(out).add_input(exponent).add_scalar(self).build();
   const ScalarType dt = iter.common_dtype();
-  if (self.to_double() == 1.0) {  // 1 ** x == 1, nan included
+  if (!self.is_bool() && self.to_double() == 1.0) {  // 1 ** x == 1, nan included
     TL_DISPATCH_ALL(dt, "pow", [&] { cpu_kernel(iter, [](scalar_t) -> scalar_t { return scalar_t(1); }); });
     return;
   }

@@ -127,11 +127,11 @@ void arange_kernel(const Scalar& start, const Scalar& end, const Scalar& step, s
   TL_CHECK_AS(NotImplementedError, st != ScalarType::Bool, "arange: not implemented for dtype bool");
   int64_t n = TL_DISPATCH_NUMERIC(st, "arange", [&] { return arange_size<scalar_t>(start, end, step); });
   if (!out.defined()) {
-    out = empty_tensor({n}, st, device_or_cpu(device));
+    out = empty_tensor(DimVector{n}, st, device_or_cpu(device));
   } else {
     TL_CHECK(!device || device->type == out.device().type, "arange: expected out on device ", device->str(),
              ", but got ", out.device().str());
-    resize_output(out, {n}, "arange");
+    resize_output(out, DimVector{n}, "arange");
   }
   if (out.is_meta() || n == 0) return;
   const int64_t stride = out.dim() == 1 ? out.strides()[0] : 1;

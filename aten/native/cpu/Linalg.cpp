@@ -280,7 +280,7 @@ void mm_kernel(const Tensor& self, const Tensor& mat2, Tensor& out) {
   check_same_dtype(self, mat2, "mm");
   TL_CHECK(self.device().type == mat2.device().type, "mm: expected both matrices on the same device, but got ",
            self.device().str(), " and ", mat2.device().str());
-  matmul_into(self, mat2, out, {self.sizes()[0], mat2.sizes()[1]}, "mm");
+  matmul_into(self, mat2, out, DimVector{self.sizes()[0], mat2.sizes()[1]}, "mm");
 }
 
 void bmm_kernel(const Tensor& self, const Tensor& mat2, Tensor& out) {
@@ -294,7 +294,7 @@ void bmm_kernel(const Tensor& self, const Tensor& mat2, Tensor& out) {
   check_same_dtype(self, mat2, "bmm");
   TL_CHECK(self.device().type == mat2.device().type, "bmm: expected both tensors on the same device, but got ",
            self.device().str(), " and ", mat2.device().str());
-  matmul_into(self, mat2, out, {self.sizes()[0], self.sizes()[1], mat2.sizes()[2]}, "bmm");
+  matmul_into(self, mat2, out, DimVector{self.sizes()[0], self.sizes()[1], mat2.sizes()[2]}, "bmm");
 }
 
 }  // namespace tl::native

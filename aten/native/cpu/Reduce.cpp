@@ -578,8 +578,8 @@ Tensor mean_all_kernel(const Tensor& self, std::optional<ScalarType> dtype) {
 
 void mean_dim_kernel(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype,
                      Tensor& out) {
+  ScalarType st = mean_result_dtype(self, dtype, out);  // PyTorch checks the dtype before the dims
   uint64_t mask = reduce_mask(self, dim, "mean");
-  ScalarType st = mean_result_dtype(self, dtype, out);
   reduce_into(self, mask, keepdim, st, Kind::Mean, out, "mean");
 }
 

@@ -83,7 +83,7 @@ Exponential.)doc"});
   functions.push_back({"mul_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mul_)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(mul_(Tensor input, Tensor other) -> Tensor
 
-Multiplies.)doc"});
+In-place version of mul(): writes the result into self. Multiplies.)doc"});
   functions.push_back({"ones", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ones)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(ones(int[] size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
@@ -91,7 +91,7 @@ Ones.)doc"});
   methods.push_back({"mul_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_mul_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(mul_(Tensor other) -> Tensor
 
-Multiplies.)doc"});
+In-place version of mul(): writes the result into self. Multiplies.)doc"});
   (void)functions;
   (void)methods;
 }

@@ -1,6 +1,7 @@
 #include "torchlite/csrc/autograd/python_node.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <new>
 #include <string>
 #include <unordered_map>
@@ -102,7 +103,11 @@ PyObject* node_richcompare(PyObject* a, PyObject* b, int op) {
   return PyBool_FromLong(op == Py_EQ ? same : !same);
 }
 
-Py_hash_t node_hash(PyObject* self) { return _Py_HashPointer(as_node(self)->cdata.get()); }
+Py_hash_t node_hash(PyObject* self) {
+  // Equal nodes hash alike; the low bits of a pointer carry no information.
+  auto h = static_cast<Py_hash_t>(reinterpret_cast<uintptr_t>(as_node(self)->cdata.get()) >> 4);
+  return h == -1 ? -2 : h;
+}
 
 PyObject* node_name(PyObject* self, PyObject*) {
   TL_PY_TRY
