@@ -1,4 +1,6 @@
 """Shared helpers: converting between torchlite and the PyTorch oracle, and layouts to test on."""
+import re
+
 import numpy as np
 import pytest
 import torch
@@ -154,4 +156,7 @@ def shape_spellings(shape):
 
 
 def mentions_shape(message, shape):
-    return any(s in message for s in shape_spellings(shape))
+    if any(s in message for s in shape_spellings(shape)):
+        return True
+    # A 1-D shape may be written as its bare size next to a 2-D one written AxB: "(3 and 4x5)".
+    return len(shape) == 1 and re.search(r"(?<![\w.\[,x-])%d(?![\w.\],x])" % shape[0], message) is not None

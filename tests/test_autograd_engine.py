@@ -309,29 +309,68 @@ def test_grad_mode_is_thread_local():
 
 def test_tensor_hooks_and_retain_grad():
     x = tl.tensor([1.0, 2.0, 3.0], requires_grad=True)
-    _C._register_tensor_hook(x, lambda g: g * 2)
+    x.register_hook(lambda g: g * 2)
     h = x * 3
-    hook_id, node = _C._register_tensor_hook(h, lambda g: g + 1)
-    assert node is h.grad_fn
-    _C._retain_grad(h)
-    assert _C._retains_grad(h)
+    h.register_hook(lambda g: g + 1)
+    h.retain_grad()
+    assert h.retains_grad and not x.retains_grad
     h.sum().backward()
     assert h.grad.tolist() == [2.0, 2.0, 2.0]
     assert x.grad.tolist() == [12.0, 12.0, 12.0]
-    # a hook that raises propagates its exception
+    # the leaf's hook also applies to autograd.grad
+    (g,) = tl.autograd.grad((x * 1).sum(), x)
+    assert g.tolist() == [2.0, 2.0, 2.0]
+    # handles remove hooks
+    y = tl.tensor([1.0], requires_grad=True)
+    handle = y.register_hook(lambda g: g * 10)
+    handle.remove()
+    (y * 1).sum().backward()
+    assert y.grad.tolist() == [1.0]
+    with pytest.raises(RuntimeError, match="cannot register a hook on a tensor that doesn't require gradient"):
+        tl.tensor([1.0]).register_hook(lambda g: g)
+    with pytest.raises(RuntimeError, match="can't retain_grad on Tensor that has requires_grad=False"):
+        tl.tensor([1.0]).retain_grad()
+
+
+def test_tensor_hooks_like_torch():
+    (x, xt), (w, wt) = pair((3,), 1), pair((3,), 2)
+    for a, b, m in ((x, w, tl), (xt, wt, torch)):
+        a.register_hook(lambda g: g * 3)
+        h = a * b
+        h.register_hook(lambda g: g.exp())
+        h.retain_grad()
+        (h * h).sum().backward()
+        h_grad = h.grad
+        if m is tl:
+            tl_h = h_grad
+        else:
+            assert_close(tl_h, h_grad)
+    assert_close(x.grad, xt.grad)
+    assert_close(w.grad, wt.grad)
+
+
+def test_failing_hook_raises_its_exception():
     y = tl.tensor([1.0], requires_grad=True)
 
     def bad(g):
         raise ValueError("boom")
 
-    _C._register_tensor_hook(y, bad)
+    y.register_hook(bad)
     with pytest.raises(ValueError, match="boom"):
         (y * 2).sum().backward()
+
+
+def test_post_accumulate_grad_hook():
     calls = []
     p = tl.tensor([1.0], requires_grad=True)
-    _C._register_post_accumulate_grad_hook(p, lambda t: calls.append(t.grad.tolist()))
+    handle = p.register_post_accumulate_grad_hook(lambda t: calls.append(t.grad.tolist()))
     (p * 5).sum().backward()
     assert calls == [[5.0]]
+    handle.remove()
+    (p * 5).sum().backward()
+    assert calls == [[5.0]]
+    with pytest.raises(RuntimeError, match="post accumulate grad hooks cannot be registered on non-leaf tensors"):
+        (p * 2).register_post_accumulate_grad_hook(lambda t: None)
 
 
 def test_node_hooks():
@@ -345,13 +384,3 @@ def test_node_hooks():
     handle.remove()
     y.sum().backward()
     assert seen == [1]
-
-
-@pytest.mark.skipif(not hasattr(tl.Tensor, "register_hook"), reason="Tensor.register_hook not bound yet")
-def test_tensor_register_hook_like_torch():
-    x, xt = pair((3,))
-    x.register_hook(lambda g: g * 3)
-    xt.register_hook(lambda g: g * 3)
-    (x * x).sum().backward()
-    (xt * xt).sum().backward()
-    assert_close(x.grad, xt.grad)

@@ -57,7 +57,7 @@ def test_to_dtype(src, dst):
     assert dtype_name(r.dtype) == dst
     exact(r, t.to(torch_dtype(dst)))
     exact(x.to(dtype=tl_dtype(dst)), t.to(dtype=torch_dtype(dst)))
-    exact(tl._to_copy(x, dtype=tl_dtype(dst)), t.to(torch_dtype(dst), copy=True))
+    exact(tl._C._ops._to_copy(x, dtype=tl_dtype(dst)), t.to(torch_dtype(dst), copy=True))
 
 
 SHORTHANDS = {"float": "float32", "double": "float64", "half": "float16", "bfloat16": "bfloat16", "int": "int32",

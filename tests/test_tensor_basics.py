@@ -345,7 +345,7 @@ TENSOR_CASES = [
     "X.tensor(np.float64(1.5))", "X.tensor(np.bool_(True))", "X.tensor(np.int8(-3))",
     "X.tensor(np.arange(6, dtype=np.int16).reshape(2, 3))", "X.tensor(np.arange(6.).reshape(2, 3).T)",
     "X.tensor(np.ones((2, 3), dtype=np.float16)[:, ::2])", "X.tensor(np.array(2.5))",
-    "X.tensor([X.tensor(1), X.tensor(2.5)])", "X.tensor([X.tensor(1), 2])",
+    "X.tensor([X.tensor(1), X.tensor(2.5)])", "X.tensor([X.tensor(1), 2])", "X.tensor([X.ones(2), X.ones(2)])",
     "X.tensor([1.5, -2.7], dtype=X.int64)", "X.tensor([0.5, 0], dtype=X.bool)", "X.tensor([1, 2], dtype=X.float16)",
     "X.tensor([1, 2], dtype=X.bfloat16)", "X.tensor(3.5, dtype=X.float16)", "X.tensor([255], dtype=X.uint8)",
     "X.tensor([1e300], dtype=X.float32)", "X.tensor([[1, 2], [3, 4]], dtype=X.float64)",

@@ -29,6 +29,11 @@ from torchlite._size import Size
 from torchlite._tensor import Tensor
 from torchlite._tensor_str import set_printoptions
 from torchlite._C._ops import *  # noqa: F401,F403  (every generated operator)
+from torchlite._C import _ops as _generated_ops
+
+# ... including the underscore ones (torchlite._to_copy), which `import *` skips.
+globals().update({_name: getattr(_generated_ops, _name) for _name in dir(_generated_ops)
+                  if _name.startswith("_") and not _name.startswith("__")})
 
 from torchlite import autograd  # noqa: E402
 from torchlite.autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402,F401

@@ -44,21 +44,18 @@ def _normalize(tensor, index):
     """(items, consumed): the index as a list, and how many tensor dims it indexes."""
     items = list(index) if isinstance(index, tuple) else [index]
     consumed = 0
-    ellipses = 0
     for item in items:
-        if item is None:
-            continue
-        if item is Ellipsis:
-            ellipses += 1
+        if item is None or item is Ellipsis:
             continue
         if isinstance(item, slice) or _as_int(item) is not None:
             consumed += 1
             continue
         if isinstance(item, (_C.TensorBase, list, bool)) or type(item).__module__ == "numpy":
             raise _advanced(item)
+        if isinstance(item, (str, bytes)):
+            # PyTorch tries to make a tensor index of it, which fails with a TypeError.
+            raise TypeError(f"new(): invalid data type '{type(item).__name__}'")
         raise IndexError(f"{_BASIC_HELP}; got an index of type {type(item).__name__}")
-    if ellipses > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
     if tensor.dim() == 0 and consumed > 0:
         raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python to convert a 0-dim "
                          "tensor to a number")
@@ -76,6 +73,7 @@ def getitem(tensor, index):
             result = result.unsqueeze(dim)
             dim += 1
         elif item is Ellipsis:
+            # Every `...` stands for the dimensions no other item indexes (PyTorch accepts several).
             dim += tensor.dim() - consumed
         elif isinstance(item, slice):
             step = 1 if item.step is None else operator.index(item.step)

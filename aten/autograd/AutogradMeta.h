@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "aten/core/Tensor.h"
@@ -34,7 +35,7 @@ struct AutogradMeta {
   // use tl::autograd::register_hook(), which picks the right place.
   std::vector<TensorHook> hooks;
   std::vector<uint64_t> hook_ids;             // parallel to `hooks` (ids from register_hook)
-  std::vector<PostAccumulateGradHook> post_accumulate_grad_hooks;
+  std::vector<std::pair<uint64_t, PostAccumulateGradHook>> post_accumulate_grad_hooks;  // (id, hook)
   // Set by retain_grad(): grad_fn holds it weakly to find this meta (and so the tensor's
   // .grad) without keeping the tensor alive; it expires with the tensor.
   std::shared_ptr<AutogradMeta*> self_handle;

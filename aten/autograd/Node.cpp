@@ -281,7 +281,7 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
   }
   if (!meta.post_accumulate_grad_hooks.empty()) {
     auto hooks = meta.post_accumulate_grad_hooks;
-    for (const auto& h : hooks) h(variable);
+    for (const auto& h : hooks) h.second(variable);
   }
   return {};
 }
@@ -411,6 +411,13 @@ bool remove_hook(const Tensor& t, uint64_t id, const std::shared_ptr<Node>& node
   AutogradMeta* meta = t.impl()->autograd_meta();
   if (!meta) return false;
   if (meta->grad_fn && meta->grad_fn->remove_hook(id)) return true;
+  auto& post = meta->post_accumulate_grad_hooks;
+  for (auto it = post.begin(); it != post.end(); ++it) {
+    if (it->first == id) {
+      post.erase(it);
+      return true;
+    }
+  }
   if (meta->hook_ids.size() == meta->hooks.size()) {
     for (size_t i = 0; i < meta->hook_ids.size(); ++i) {
       if (meta->hook_ids[i] == id) {
@@ -421,6 +428,14 @@ bool remove_hook(const Tensor& t, uint64_t id, const std::shared_ptr<Node>& node
     }
   }
   return false;
+}
+
+uint64_t register_post_accumulate_grad_hook(const Tensor& leaf, PostAccumulateGradHook hook) {
+  TL_CHECK(leaf.defined() && leaf.requires_grad(), "cannot register a hook on a tensor that doesn't require gradient");
+  TL_CHECK(leaf.is_leaf(), "post accumulate grad hooks cannot be registered on non-leaf tensors");
+  uint64_t id = next_hook_id();
+  leaf.impl()->ensure_autograd_meta().post_accumulate_grad_hooks.emplace_back(id, std::move(hook));
+  return id;
 }
 
 void retain_grad(const Tensor& t) {

@@ -155,8 +155,11 @@ std::shared_ptr<Node> grad_accumulator(const Tensor& leaf);
 // Registers a hook on `t`'s gradient (t must require grad); returns an id for remove_hook.
 // Leaves keep it in AutogradMeta::hooks, non-leaves on their current grad_fn.
 uint64_t register_hook(const Tensor& t, TensorHook hook);
-// Removes a hook registered by register_hook on `t` (looks at the leaf's list, or at the
-// grad_fn the hook was registered on, passed as `node`, defaulting to t's grad_fn).
+// Runs `hook(leaf)` after backward updated leaf.grad; returns an id for remove_hook.
+uint64_t register_post_accumulate_grad_hook(const Tensor& leaf, PostAccumulateGradHook hook);
+// Removes a hook registered by register_hook or register_post_accumulate_grad_hook on `t` (looks
+// at the leaf's lists, or at the grad_fn the hook was registered on, passed as `node`,
+// defaulting to t's grad_fn).
 bool remove_hook(const Tensor& t, uint64_t id, const std::shared_ptr<Node>& node = nullptr);
 // Makes backward store the gradient of the non-leaf `t` in t.grad (no-op on leaves).
 void retain_grad(const Tensor& t);

@@ -7,30 +7,32 @@
 
 namespace tl {
 
-DimVector infer_size(IntArrayRef shape, int64_t numel) {
+DimVector infer_size(IntArrayRef shape, int64_t numel, const char* op) {
+  const char* pre = op ? op : "";
+  const char* sep = op ? ": " : "";
   DimVector res(shape);
   int64_t newsize = 1;
   std::optional<size_t> infer_dim;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == -1) {
-      TL_CHECK(!infer_dim, "only one dimension can be inferred");
+      TL_CHECK(!infer_dim, pre, sep, "only one dimension can be inferred");
       infer_dim = i;
     } else {
-      TL_CHECK(shape[i] >= 0, "invalid shape dimension ", shape[i], " at index ", i, " of shape ", shape);
-      TL_CHECK(!__builtin_mul_overflow(newsize, shape[i], &newsize), "shape '", shape,
+      TL_CHECK(shape[i] >= 0, pre, sep, "invalid shape dimension ", shape[i], " at index ", i, " of shape ", shape);
+      TL_CHECK(!__builtin_mul_overflow(newsize, shape[i], &newsize), pre, sep, "shape '", shape,
                "' is invalid for input of size ", numel);
     }
   }
   if (numel == newsize || (infer_dim && newsize > 0 && numel % newsize == 0)) {
     if (infer_dim) {
       // A -1 next to sizes whose product is 0 could stand for anything: PyTorch refuses it.
-      TL_CHECK(newsize != 0, "cannot reshape tensor of 0 elements into shape ", shape,
+      TL_CHECK(newsize != 0, pre, sep, "cannot reshape tensor of 0 elements into shape ", shape,
                " because the unspecified dimension size -1 can be any value and is ambiguous");
       res[*infer_dim] = numel / newsize;
     }
     return res;
   }
-  TL_ERROR("shape '", shape, "' is invalid for input of size ", numel);
+  TL_ERROR(pre, sep, "shape '", shape, "' is invalid for input of size ", numel);
 }
 
 std::optional<DimVector> compute_view_strides(IntArrayRef oldshape, IntArrayRef oldstride, IntArrayRef newshape) {
@@ -122,12 +124,12 @@ std::pair<DimVector, DimVector> infer_expand_geometry(IntArrayRef tensor_sizes, 
                               : (i + 1 < ndim ? out_sizes[i + 1] * out_strides[i + 1] : 1);
     int64_t target = sizes[i];
     if (target == -1) {
-      TL_CHECK(dim >= 0, "The expanded size of the tensor (", target,
+      TL_CHECK(dim >= 0, "expand: The expanded size of the tensor (", target,
                ") isn't allowed in a leading, non-existing dimension ", i);
       target = size;
     }
     if (size != target) {
-      TL_CHECK(size == 1, "The expanded size of the tensor (", target, ") must match the existing size (", size,
+      TL_CHECK(size == 1, "expand: The expanded size of the tensor (", target, ") must match the existing size (", size,
                ") at non-singleton dimension ", i, ".  Target sizes: ", sizes, ".  Tensor sizes: ", tensor_sizes);
       TL_CHECK(target >= 0, "expand: the expanded size of the tensor (", target, ") must be non-negative",
                ".  Target sizes: ", sizes, ".  Tensor sizes: ", tensor_sizes);
@@ -145,7 +147,7 @@ uint64_t dims_to_bitmask(IntArrayRef dims, int64_t ndim, const char* op) {
   uint64_t mask = 0;
   for (int64_t d : dims) {
     int64_t w = maybe_wrap_dim(d, ndim, op);
-    TL_CHECK(!(mask & (uint64_t(1) << w)), "dim ", w, " appears multiple times in the list of dims");
+    TL_CHECK(!(mask & (uint64_t(1) << w)), op, ": dim ", w, " appears multiple times in the list of dims");
     mask |= uint64_t(1) << w;
   }
   return mask;

@@ -5,7 +5,8 @@ way PyTorch's do and call torchlite._C._autograd.
 """
 from __future__ import annotations
 
-from typing import Optional, Sequence, Tuple, Union
+import weakref
+from typing import Optional, Tuple
 
 import torchlite
 from torchlite._C import _autograd as _C
@@ -97,6 +98,69 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: Optional[bool] = None
     if materialize_grads:
         result = tuple(torchlite.zeros_like(x) if g is None else g for g, x in zip(result, inputs))
     return result
+
+
+class RemovableHandle:
+    """What register_hook returns: ``handle.remove()`` takes the hook off again (also usable as a
+    context manager that removes it on exit)."""
+
+    def __init__(self, remove):
+        self._remove = remove
+
+    def remove(self) -> None:
+        if self._remove is not None:
+            self._remove()
+            self._remove = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.remove()
+
+
+def _leaf_hook_handle(tensor, hook_id: int) -> RemovableHandle:
+    ref = weakref.ref(tensor)
+
+    def remove():
+        t = ref()
+        if t is not None:
+            _C._remove_tensor_hook(t, hook_id)
+
+    return RemovableHandle(remove)
+
+
+def _tensor_register_hook(self, hook):
+    """Registers ``hook(grad) -> Tensor or None`` on this tensor's gradient; a returned tensor
+    replaces the gradient. For a non-leaf the hook stays with the current ``grad_fn`` (after an
+    in-place change it sees the gradient of the value it was registered on)."""
+    if not self.requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    r = _C._register_tensor_hook(self, hook)
+    if isinstance(r, int):
+        return _leaf_hook_handle(self, r)
+    return RemovableHandle(r.remove)
+
+
+def _tensor_register_post_accumulate_grad_hook(self, hook):
+    """Registers ``hook(tensor) -> None`` to run after backward accumulated into this leaf's ``.grad``."""
+    if not self.requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    return _leaf_hook_handle(self, _C._register_post_accumulate_grad_hook(self, hook))
+
+
+def _tensor_retain_grad(self) -> None:
+    """Makes backward fill ``.grad`` of this non-leaf tensor (a no-op on leaves)."""
+    _C._retain_grad(self)
+
+
+def _install_tensor_methods(cls) -> None:
+    """Called by torchlite/__init__.py: the autograd methods of Tensor."""
+    cls.register_hook = _tensor_register_hook
+    cls.register_post_accumulate_grad_hook = _tensor_register_post_accumulate_grad_hook
+    cls.retain_grad = _tensor_retain_grad
+    cls.retains_grad = property(lambda self: _C._retains_grad(self),
+                                doc="Whether retain_grad() was called on this non-leaf tensor.")
 
 
 # Last: gradcheck imports torchlite (already in sys.modules by now). Binding the functions here

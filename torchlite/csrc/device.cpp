@@ -4,6 +4,7 @@
 
 #include "aten/core/Exception.h"
 #include "torchlite/csrc/errors.h"
+#include "torchlite/csrc/python_utils.h"
 
 namespace tl::python {
 namespace {
@@ -71,8 +72,7 @@ PyObject* device_new(PyTypeObject*, PyObject* args, PyObject* kwargs) {
     return spec;
   }
   if (PyLong_Check(spec) && !PyBool_Check(spec) && index == Py_None) {
-    long long i = PyLong_AsLongLong(spec);
-    throw_if_error();
+    long long i = unpack_int64(spec);
     return device_object(device_from_index(i));
   }
   if (!PyUnicode_Check(spec)) {
@@ -87,8 +87,7 @@ PyObject* device_new(PyTypeObject*, PyObject* args, PyObject* kwargs) {
     TL_CHECK_TYPE(PyLong_Check(index) && !PyBool_Check(index), "device(): argument 'index' must be int, not ",
                   Py_TYPE(index)->tp_name);
     TL_CHECK(d.index < 0, "type (string) must not include an index because index was passed explicitly: ", s);
-    long long i = PyLong_AsLongLong(index);
-    throw_if_error();
+    long long i = unpack_int64(index);
     TL_CHECK(i >= 0, "Device index must not be negative");
     TL_CHECK(i <= 127, "Device index must be at most 127, got ", i);
     d = Device::parse(std::string(s) + ":" + std::to_string(i));
@@ -142,8 +141,7 @@ Device device_from_object(PyObject* obj) {
     return Device::parse(s);
   }
   if (PyLong_Check(obj) && !PyBool_Check(obj)) {
-    long long i = PyLong_AsLongLong(obj);
-    throw_if_error();
+    long long i = unpack_int64(obj);
     return device_from_index(i);
   }
   throw TypeError(str("expected torchlite.device, str or int, got ", Py_TYPE(obj)->tp_name));

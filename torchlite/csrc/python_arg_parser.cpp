@@ -205,7 +205,9 @@ bool FunctionParameter::check(PyObject* obj, bool numbers_as_tensors, int* faile
         }
         return true;
       }
-      return is_int_arg(obj);
+      // A single int only for int[N] (repeated N times); int[] takes one through varargs only, so
+      // full(2, 1.0) is an error as in PyTorch while zeros(2) and x.view(6) work.
+      return size > 0 && is_int_arg(obj);
     }
     case ParameterType::Object:
       return true;
@@ -476,7 +478,7 @@ bool FunctionSignature::match(PyObject* const* args, Py_ssize_t nargs, PyObject*
     if (arg_pos < nargs && !p.keyword_only) {
       obj = args[arg_pos];
       from_pos = true;
-      if (allow_varargs_intlist && arg_pos == 0 && nargs > 1 && is_int_elem(obj)) {
+      if (allow_varargs_intlist && arg_pos == 0 && is_int_elem(obj)) {
         // x.view(2, 3): all positional arguments form the list.
         for (Py_ssize_t j = 0; j < nargs; ++j) {
           if (!is_int_elem(args[j])) {
@@ -696,6 +698,8 @@ void PythonArgParser::raise_error(PyObject* const* args, Py_ssize_t nargs, PyObj
         break;
       }
     }
+    os << "\nValid signatures for " << name_ << "():\n";
+    for (const FunctionSignature& s : signatures_) os << " * " << s.to_string() << "\n";
     throw ArgumentError(os.str());
   }
 

@@ -22,8 +22,9 @@
 // no match). Tensor: tensors only. Scalar: bool/int/float, NumPy scalars, 0-d tensors that do
 // not require grad. int: int (not bool), NumPy integers, __index__ objects, 0-d integer tensors.
 // float: int/float/NumPy numbers, 0-d tensors. bool: bool, numpy.bool_. str: str.
-// int[] / int[N]: an int (repeated N times for int[N]), a tuple/list/Size of ints, and when it is
-// the only positional parameter, varargs: x.view(2, 3) == x.view((2, 3)). ScalarType: a
+// int[] / int[N]: a tuple/list/Size of ints; int[N] also a single int (repeated N times); when the
+// list is the only positional parameter, varargs: x.view(2, 3) == x.view((2, 3)), zeros(2) ==
+// zeros((2,)) (but, as in PyTorch, full(2, 1.0) and reshape(x, 6) are errors). ScalarType: a
 // torchlite.dtype (or the Python types float/int/bool). Device: torchlite.device, str or int.
 // For a few arithmetic functions (add, sub, mul, div, true_divide, floor_divide, copy_ and their
 // _/_out forms) a Python number is accepted for a Tensor parameter as a second resort, converted

@@ -92,9 +92,10 @@ Scalar unpack_scalar_number(PyObject* obj) {
   if (PyBool_Check(obj)) return Scalar(obj == Py_True);
   if (PyLong_Check(obj)) return Scalar(unpack_int64(obj));
   if (is_numpy_bool(obj)) {
+    // As in PyTorch, a NumPy bool is not a Python bool: it converts through float.
     int t = PyObject_IsTrue(obj);
     if (t < 0) throw python_error();
-    return Scalar(t != 0);
+    return Scalar(t != 0 ? 1.0 : 0.0);
   }
   if (is_numpy_int(obj)) return Scalar(unpack_int64(obj));
   if (is_numpy_float(obj)) return Scalar(unpack_double(obj));

@@ -162,14 +162,12 @@ ArrayView read_array(PyObject* array) {
   v.readonly = PyObject_IsTrue(PyTuple_GET_ITEM(data, 1)) == 1;
   const Py_ssize_t ndim = PyTuple_GET_SIZE(shape);
   for (Py_ssize_t i = 0; i < ndim; ++i) v.sizes.push_back(unpack_int64(PyTuple_GET_ITEM(shape, i)));
-  const int64_t itemsize = static_cast<int64_t>(element_size(v.dtype));
-  if (!strides || strides == Py_None) {
-    DimVector s = contiguous_strides(v.sizes);
-    for (size_t i = 0; i < s.size(); ++i) v.byte_strides.push_back(s[i] * itemsize);
-  } else {
-    TL_CHECK_TYPE(PyTuple_Check(strides) && PyTuple_GET_SIZE(strides) == ndim, "unsupported __array_interface__ strides");
-    for (Py_ssize_t i = 0; i < ndim; ++i) v.byte_strides.push_back(unpack_int64(PyTuple_GET_ITEM(strides, i)));
-  }
+  // The array's own strides (the interface gives None for C-contiguous arrays, whose actual
+  // strides can still differ from the row-major ones, e.g. zeros for empty arrays).
+  (void)strides;
+  PyRef own(check(PyObject_GetAttrString(array, "strides")));
+  TL_CHECK_TYPE(PyTuple_Check(own.get()) && PyTuple_GET_SIZE(own.get()) == ndim, "unsupported ndarray strides");
+  for (Py_ssize_t i = 0; i < ndim; ++i) v.byte_strides.push_back(unpack_int64(PyTuple_GET_ITEM(own.get(), i)));
   return v;
 }
 
@@ -211,10 +209,7 @@ DimVector compute_sizes(PyObject* obj) {
   PyRef holder;
   PyObject* cur = obj;
   while (true) {
-    if (is_tensor(cur)) {
-      for (int64_t s : unpack_tensor(cur).sizes()) sizes.push_back(s);
-      break;
-    }
+    if (is_tensor(cur)) break;  // an element: only one-element tensors are accepted (store_scalar)
     if (is_ndarray(cur)) {
       PyRef shape(check(PyObject_GetAttrString(cur, "shape")));
       Py_ssize_t n = PyTuple_GET_SIZE(shape.get());
@@ -241,7 +236,11 @@ template <typename T>
 // Stores one Python value into *dst (a `dtype` element), converting like PyTorch.
 void store_scalar(void* dst, ScalarType dtype, PyObject* obj) {
   if (is_tensor(obj)) {
+    // A tensor inside a list is a number: PyTorch converts it with __index__ (integer tensors) or
+    // __float__, and raises their errors for tensors of more than one element.
     const Tensor& t = unpack_tensor(obj);
+    TL_CHECK_TYPE(t.numel() == 1 || t.is_floating_point(),
+                  "only integer tensors of a single element can be converted to an index");
     TL_CHECK_VALUE(t.numel() == 1, "only one element tensors can be converted to Python scalars");
     Scalar s = tensor_item(t);
     TL_DISPATCH_ALL(dtype, "tensor", [&] { *static_cast<scalar_t*>(dst) = s.to<opmath_t<scalar_t>>(); });
@@ -313,16 +312,8 @@ void store_recursive(char* dst, ScalarType dtype, const DimVector& sizes, const 
   const int64_t ndim = static_cast<int64_t>(sizes.size());
   const int64_t itemsize = static_cast<int64_t>(element_size(dtype));
   if (is_tensor(obj)) {
-    const Tensor& t = unpack_tensor(obj);
-    if (dim == ndim && t.dim() == 0) {
-      store_scalar(dst, dtype, obj);
-      return;
-    }
-    check_shape(t.sizes(), sizes, dim);
-    TL_CHECK_AS(NotImplementedError, !t.is_meta(), "Cannot copy out of meta tensor; no data!");
-    DimVector bs;
-    for (int64_t s : t.strides()) bs.push_back(s * static_cast<int64_t>(t.itemsize()));
-    copy_cast(dst, dtype, static_cast<const char*>(t.data_ptr()), t.dtype(), t.sizes(), bs);
+    TL_CHECK_TYPE(dim == ndim, "not a sequence");
+    store_scalar(dst, dtype, obj);
     return;
   }
   if (is_ndarray(obj)) {

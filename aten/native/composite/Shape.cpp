@@ -9,7 +9,7 @@
 namespace tl::native {
 
 Tensor reshape_composite(const Tensor& self, IntArrayRef shape) {
-  DimVector size = infer_size(shape, self.numel());  // resolves -1, raises PyTorch's errors
+  DimVector size = infer_size(shape, self.numel(), "reshape");  // resolves -1, raises PyTorch's errors
   if (compute_view_strides(self.sizes(), self.strides(), size)) return tl::view(self, size);
   return tl::view(tl::clone(self), size);  // clone is contiguous, so this view always exists
 }

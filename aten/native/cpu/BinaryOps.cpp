@@ -215,7 +215,7 @@ void div_mode_loop(TensorIterator& iter, DivMode mode) {
   if constexpr (std::is_integral_v<scalar_t>) {
     std::atomic<bool> by_zero{false};
     if (mode == DivMode::Trunc) {
-      cpu_kernel(iter, [&by_zero](scalar_t a, scalar_t b) -> scalar_t {
+      cpu_kernel_novec(iter, [&by_zero](scalar_t a, scalar_t b) -> scalar_t {
         if (b == 0) {
           by_zero.store(true, std::memory_order_relaxed);
           return 0;
@@ -223,7 +223,7 @@ void div_mode_loop(TensorIterator& iter, DivMode mode) {
         return div_trunc_integer(a, b);
       });
     } else {
-      cpu_kernel(iter, [&by_zero](scalar_t a, scalar_t b) -> scalar_t {
+      cpu_kernel_novec(iter, [&by_zero](scalar_t a, scalar_t b) -> scalar_t {
         if (b == 0) {
           by_zero.store(true, std::memory_order_relaxed);
           return 0;
@@ -235,14 +235,14 @@ void div_mode_loop(TensorIterator& iter, DivMode mode) {
   } else {
     // Reduced floats round the quotient to scalar_t before truncating (as PyTorch does).
     if (mode == DivMode::Trunc) {
-      cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t {
+      cpu_kernel_novec(iter, [](scalar_t a, scalar_t b) -> scalar_t {
         const scalar_t q = static_cast<scalar_t>(static_cast<opmath>(a) / static_cast<opmath>(b));
         return static_cast<scalar_t>(std::trunc(static_cast<opmath>(q)));
       });
     } else if constexpr (is_reduced_float_v<scalar_t>) {
       cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t { return div_floor_reduced(a, b); });
     } else {
-      cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t { return div_floor_floating(a, b); });
+      cpu_kernel_novec(iter, [](scalar_t a, scalar_t b) -> scalar_t { return div_floor_floating(a, b); });
     }
   }
 }
@@ -254,17 +254,17 @@ void div_scalar_loop(TensorIterator& iter, DivMode mode, opmath_t<scalar_t> b) {
   if constexpr (std::is_integral_v<scalar_t>) {
     if (iter.numel() > 0 && !iter.is_meta() && b == 0) zero_division();
     if (mode == DivMode::Trunc) {
-      cpu_kernel(iter, [b](scalar_t a) -> scalar_t { return div_trunc_integer(a, b); });
+      cpu_kernel_novec(iter, [b](scalar_t a) -> scalar_t { return div_trunc_integer(a, b); });
     } else {
-      cpu_kernel(iter, [b](scalar_t a) -> scalar_t { return div_floor_integer(a, b); });
+      cpu_kernel_novec(iter, [b](scalar_t a) -> scalar_t { return div_floor_integer(a, b); });
     }
   } else {
     if (mode == DivMode::True) {
       cpu_kernel(iter, [b](scalar_t a) -> scalar_t { return static_cast<scalar_t>(static_cast<opmath>(a) / b); });
     } else if (mode == DivMode::Trunc) {
-      cpu_kernel(iter, [b](scalar_t a) -> scalar_t { return static_cast<scalar_t>(std::trunc(static_cast<opmath>(a) / b)); });
+      cpu_kernel_novec(iter, [b](scalar_t a) -> scalar_t { return static_cast<scalar_t>(std::trunc(static_cast<opmath>(a) / b)); });
     } else {
-      cpu_kernel(iter, [b](scalar_t a) -> scalar_t { return static_cast<scalar_t>(div_floor_floating(static_cast<opmath>(a), b)); });
+      cpu_kernel_novec(iter, [b](scalar_t a) -> scalar_t { return static_cast<scalar_t>(div_floor_floating(static_cast<opmath>(a), b)); });
     }
   }
 }
@@ -348,9 +348,9 @@ template <typename scalar_t>
 void pow_tensor_loop(TensorIterator& iter) {
   using opmath = opmath_t<scalar_t>;
   if constexpr (std::is_integral_v<scalar_t>) {
-    cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t { return powi(a, b); });
+    cpu_kernel_novec(iter, [](scalar_t a, scalar_t b) -> scalar_t { return powi(a, b); });
   } else {
-    cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t {
+    cpu_kernel_novec(iter, [](scalar_t a, scalar_t b) -> scalar_t {
       return static_cast<scalar_t>(std::pow(static_cast<opmath>(a), static_cast<opmath>(b)));
     });
   }
@@ -361,7 +361,7 @@ void pow_tensor_scalar_loop(TensorIterator& iter, const Scalar& exponent) {
   using opmath = opmath_t<scalar_t>;
   if constexpr (std::is_integral_v<scalar_t>) {
     const scalar_t b = checked_scalar_cast<scalar_t>(exponent);
-    cpu_kernel(iter, [b](scalar_t a) -> scalar_t { return powi(a, b); });
+    cpu_kernel_novec(iter, [b](scalar_t a) -> scalar_t { return powi(a, b); });
   } else if constexpr (std::is_same_v<scalar_t, Half>) {
     // PyTorch: plain pow with the exponent rounded to half, no special cases.
     const float b = static_cast<float>(checked_scalar_cast<Half>(exponent));
@@ -383,9 +383,9 @@ void pow_tensor_scalar_loop(TensorIterator& iter, const Scalar& exponent) {
         return static_cast<scalar_t>(R(x * x) * x);
       });
     } else if (b == opmath(0.5)) {
-      cpu_kernel(iter, [](scalar_t a) -> scalar_t { return static_cast<scalar_t>(std::sqrt(static_cast<opmath>(a))); });
+      cpu_kernel_novec(iter, [](scalar_t a) -> scalar_t { return static_cast<scalar_t>(std::sqrt(static_cast<opmath>(a))); });
     } else if (b == opmath(-0.5)) {
-      cpu_kernel(iter, [](scalar_t a) -> scalar_t {
+      cpu_kernel_novec(iter, [](scalar_t a) -> scalar_t {
         return static_cast<scalar_t>(opmath(1) / std::sqrt(static_cast<opmath>(a)));
       });
     } else if (b == opmath(-1)) {
@@ -396,7 +396,7 @@ void pow_tensor_scalar_loop(TensorIterator& iter, const Scalar& exponent) {
         return static_cast<scalar_t>(opmath(1) / R(x * x));
       });
     } else {
-      cpu_kernel(iter, [b](scalar_t a) -> scalar_t { return static_cast<scalar_t>(std::pow(static_cast<opmath>(a), b)); });
+      cpu_kernel_novec(iter, [b](scalar_t a) -> scalar_t { return static_cast<scalar_t>(std::pow(static_cast<opmath>(a), b)); });
     }
   }
 }
@@ -406,10 +406,10 @@ void pow_scalar_base_loop(TensorIterator& iter, const Scalar& self) {
   using opmath = opmath_t<scalar_t>;
   const scalar_t base = scalar_cast<scalar_t>(self);
   if constexpr (std::is_integral_v<scalar_t>) {
-    cpu_kernel(iter, [base](scalar_t e) -> scalar_t { return powi(base, e); });
+    cpu_kernel_novec(iter, [base](scalar_t e) -> scalar_t { return powi(base, e); });
   } else {
     const opmath b = static_cast<opmath>(base);
-    cpu_kernel(iter, [b](scalar_t e) -> scalar_t { return static_cast<scalar_t>(std::pow(b, static_cast<opmath>(e))); });
+    cpu_kernel_novec(iter, [b](scalar_t e) -> scalar_t { return static_cast<scalar_t>(std::pow(b, static_cast<opmath>(e))); });
   }
 }
 

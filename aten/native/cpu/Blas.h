@@ -2,7 +2,7 @@
 //   TL_BLAS_SCIPY_OPENBLAS  OpenBLAS from the scipy-openblas32 wheel (symbols prefixed scipy_)
 //   TL_BLAS_CBLAS           any other CBLAS with the standard names (system OpenBLAS, MKL's cblas)
 //   neither                 no BLAS: tl::blas::kAvailable is false and kernels use their own loops
-// Kernels call only tl::blas::gemm, so they never see vendor symbol names.
+// Kernels call only tl::blas::gemm/gemv, so they never see vendor symbol names.
 //
 // Threading: the BLAS always runs single-threaded; kernels split work across tl::parallel_for
 // (OpenMP). One thread pool per process, so BLAS worker threads never spin against OpenMP ones
@@ -62,12 +62,36 @@ TL_DEFINE_GEMM(float, sgemm)
 TL_DEFINE_GEMM(double, dgemm)
 #undef TL_DEFINE_GEMM
 
+// y = alpha * op(A) * x + beta * y, A stored row-major rows x cols with row stride lda; op(A) is A
+// (y has rows elements) or A^T (trans: y has cols elements). incx/incy must be nonzero.
+template <typename T>
+void gemv(bool trans, int64_t rows, int64_t cols, T alpha, const T* a, int64_t lda, const T* x, int64_t incx,
+          T beta, T* y, int64_t incy);
+
+#define TL_DEFINE_GEMV(T, fn)                                                                                  \
+  template <>                                                                                                  \
+  inline void gemv<T>(bool trans, int64_t rows, int64_t cols, T alpha, const T* a, int64_t lda, const T* x,     \
+                      int64_t incx, T beta, T* y, int64_t incy) {                                              \
+    init_once();                                                                                               \
+    for (int64_t v : {rows, cols, lda, incx, incy}) check_int(v);                                              \
+    TL_CBLAS_FN(fn)(CblasRowMajor, trans ? CblasTrans : CblasNoTrans, static_cast<int>(rows),                  \
+                    static_cast<int>(cols), alpha, a, static_cast<int>(lda), x, static_cast<int>(incx), beta, y, \
+                    static_cast<int>(incy));                                                                   \
+  }
+TL_DEFINE_GEMV(float, sgemv)
+TL_DEFINE_GEMV(double, dgemv)
+#undef TL_DEFINE_GEMV
+
 #else
 constexpr bool kAvailable = false;
 constexpr const char* kName = "none";
 template <typename T>
 void gemm(bool, bool, int64_t, int64_t, int64_t, T, const T*, int64_t, const T*, int64_t, T, T*, int64_t) {
   TL_ERROR("gemm: torchlite was built without a BLAS");
+}
+template <typename T>
+void gemv(bool, int64_t, int64_t, T, const T*, int64_t, const T*, int64_t, T, T*, int64_t) {
+  TL_ERROR("gemv: torchlite was built without a BLAS");
 }
 #endif
 

@@ -184,6 +184,8 @@ void fill_random(T* data, int64_t n, Fn fn) {
 }  // namespace
 
 Tensor rand_kernel(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  // PyTorch quirk kept: on the meta device rand accepts any dtype (randn does not).
+  if (device && device->is_meta()) return empty_tensor(size, dtype.value_or(default_dtype()), *device);
   ScalarType st = random_dtype(dtype, "rand");
   Tensor out = empty_tensor(size, st, device_or_cpu(device));
   if (out.is_meta() || out.numel() == 0) return out;

@@ -124,7 +124,20 @@ void gemm_blas(int64_t batch, int64_t m, int64_t n, int64_t k, Mats<const T> A, 
     const T* a = A.ptr + b * A.bs + r0 * A.rs;
     const T* bp = B.ptr + b * B.bs + c0 * B.cs;
     T* c = C.ptr + b * C.bs + r0 * C.rs + c0 * C.cs;
-    blas::gemm<T>(la->trans, lb->trans, r1 - r0, c1 - c0, k, T(1), a, la->ld, bp, lb->ld, T(0), c, ldc);
+    const int64_t rows = r1 - r0, cols = c1 - c0;
+    // Matrix-vector products go to gemv (gemm would pack the whole matrix for one row/column).
+    // Vector strides are nonzero here: zero-stride operands were packed above.
+    if (cols == 1) {  // c[i] = sum_p A[i, p] * B[p, 0]
+      const int64_t incx = k > 1 ? B.rs : 1, incy = rows > 1 ? C.rs : 1;
+      if (la->trans) blas::gemv<T>(true, k, rows, T(1), a, la->ld, bp, incx, T(0), c, incy);
+      else blas::gemv<T>(false, rows, k, T(1), a, la->ld, bp, incx, T(0), c, incy);
+    } else if (rows == 1) {  // c[j] = sum_p A[0, p] * B[p, j]
+      const int64_t incx = k > 1 ? A.cs : 1, incy = C.cs;
+      if (lb->trans) blas::gemv<T>(false, cols, k, T(1), bp, lb->ld, a, incx, T(0), c, incy);
+      else blas::gemv<T>(true, k, cols, T(1), bp, lb->ld, a, incx, T(0), c, incy);
+    } else {
+      blas::gemm<T>(la->trans, lb->trans, rows, cols, k, T(1), a, la->ld, bp, lb->ld, T(0), c, ldc);
+    }
   };
   const int64_t nthreads = get_num_threads();
   if (batch > 1 && (batch >= 2 * nthreads || macs < 8 * kMinTaskMacs)) {
@@ -152,6 +165,23 @@ void gemm_blas(int64_t batch, int64_t m, int64_t n, int64_t k, Mats<const T> A, 
 
 // ------------------------------------------------------------------------------ fallback loop
 
+// r[j] += a * b[j]: the inner loop of the fallback. Compiled for AVX-512, AVX2 and baseline x86-64
+// and picked at load time (the build itself targets baseline x86-64).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define TL_MULTIVERSION __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define TL_MULTIVERSION
+#endif
+TL_MULTIVERSION void axpy(float* __restrict r, const float* __restrict b, float a, int64_t n) {
+  for (int64_t j = 0; j < n; ++j) r[j] += a * b[j];
+}
+TL_MULTIVERSION void axpy(double* __restrict r, const double* __restrict b, double a, int64_t n) {
+  for (int64_t j = 0; j < n; ++j) r[j] += a * b[j];
+}
+TL_MULTIVERSION void axpy(uint64_t* __restrict r, const uint64_t* __restrict b, uint64_t a, int64_t n) {
+  for (int64_t j = 0; j < n; ++j) r[j] += a * b[j];
+}
+
 // C = A * B for any numeric dtype: both operands are packed (converted to the accumulation
 // type), then each output row accumulates sum_p A[i, p] * B[p, :] over blocks of columns.
 template <typename T>
@@ -174,11 +204,7 @@ void gemm_loop(int64_t batch, int64_t m, int64_t n, int64_t k, Mats<const T> A, 
         std::fill(row, row + nj, acc_t(0));
         for (int64_t p0 = 0; p0 < k; p0 += kDepthBlock) {
           const int64_t p1 = std::min(k, p0 + kDepthBlock);
-          for (int64_t p = p0; p < p1; ++p) {
-            const acc_t av = arow[p];
-            const acc_t* brow = bmat + p * n + j0;
-            for (int64_t j = 0; j < nj; ++j) row[j] += av * brow[j];
-          }
+          for (int64_t p = p0; p < p1; ++p) axpy(row, bmat + p * n + j0, arow[p], nj);
         }
         for (int64_t j = 0; j < nj; ++j) *C.at(bi, i, j0 + j) = from_acc<T>(row[j]);
       }
@@ -190,6 +216,19 @@ template <typename T>
 void gemm_any(int64_t batch, int64_t m, int64_t n, int64_t k, Mats<const T> A, Mats<const T> B, Mats<T> C) {
   if constexpr ((std::is_same_v<T, float> || std::is_same_v<T, double>) && blas::kAvailable) {
     gemm_blas<T>(batch, m, n, k, A, B, C);
+  } else if constexpr (is_reduced_v<T> && blas::kAvailable) {
+    // float16/bfloat16: widen to float32 (exact), multiply with sgemm (float32 accumulation), round
+    // once to T: the same result class as the loop, several times faster.
+    std::vector<float> a(static_cast<size_t>(batch * m * k)), b(static_cast<size_t>(batch * k * n));
+    std::vector<float> c(static_cast<size_t>(batch * m * n));
+    pack<float>(A, batch, m, k, a.data());
+    pack<float>(B, batch, k, n, b.data());
+    gemm_blas<float>(batch, m, n, k, Mats<const float>{a.data(), m * k, k, 1},
+                     Mats<const float>{b.data(), k * n, n, 1}, Mats<float>{c.data(), m * n, n, 1});
+    parallel_for(0, batch * m, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(n, 1)), [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r)
+        for (int64_t j = 0; j < n; ++j) *C.at(r / m, r % m, j) = T(c[static_cast<size_t>(r * n + j)]);
+    });
   } else {
     gemm_loop<T>(batch, m, n, k, A, B, C);
   }

@@ -9,10 +9,12 @@
 // Each 1-D run picks one of three inner loops:
 //   * all operands contiguous: `out[i] = op(a[i], b[i])` in a TL_TARGET_CLONES function
 //     (AVX-512 / AVX2 / baseline picked at run time), vectorized by the compiler when op is
-//     branch-free arithmetic;
-//   * contiguous except one broadcast input (stride 0, e.g. a 0-d tensor): that input is loaded
-//     once and the loop is vectorized the same way;
+//     branch-free arithmetic (Half/BFloat16 loops are compiled once, for the baseline ISA);
+//   * contiguous except the last input, a broadcast constant (stride 0, e.g. a 0-d tensor): it is
+//     loaded once and the loop is vectorized the same way;
 //   * anything else: a plain strided loop.
+// cpu_kernel_novec(iter, op) is the same without the per-ISA clones, for ops that cannot
+// vectorize (integer division, std::log/std::pow calls): less code, faster builds.
 // For Half/BFloat16 write the lambda over the storage type and compute in float
 // (opmath_t<scalar_t>), e.g. `return static_cast<float>(a) + static_cast<float>(b);`.
 //
@@ -250,20 +252,48 @@ TL_ALWAYS_INLINE bool inputs_contiguous(const int64_t* strides, int skip, std::i
            strides[1 + I] == static_cast<int64_t>(sizeof(typename traits::template arg<I>))) && ...);
 }
 
-// Contiguous output; inputs contiguous, except those with their bit set in kMask (broadcast
-// constants, loaded once).
+// Whether the compiler can vectorize a loop over these element types (Half/BFloat16 convert
+// through branchy scalar code, so their loops are not cloned per ISA).
+template <typename traits, size_t... I>
+constexpr bool vectorizable_types(std::index_sequence<I...>) {
+  return !is_reduced_float_v<typename traits::result_type> &&
+         (!is_reduced_float_v<typename traits::template arg<I>> && ...);
+}
+
+// Contiguous output; inputs contiguous, except the one whose bit is set in kMask (a broadcast
+// constant, loaded once). `#pragma omp simd` is safe: an output either is an input exactly or
+// does not overlap it (TensorIterator copies partially overlapping inputs).
+#define TL_CONTIGUOUS_LOOP_BODY                                                                        \
+  using traits = function_traits<F>;                                                                   \
+  using R = typename traits::result_type;                                                              \
+  R* out = reinterpret_cast<R*>(data[0]);                                                              \
+  std::tuple<const typename traits::template arg<I>*...> in{                                           \
+      reinterpret_cast<const typename traits::template arg<I>*>(data[1 + I])...};                      \
+  const typename traits::args_tuple sc{                                                                \
+      (((kMask >> I) & 1) ? *std::get<I>(in) : typename traits::template arg<I>())...};                \
+  _Pragma("omp simd") for (int64_t i = 0; i < n; ++i) {                                                \
+    out[i] = op((((kMask >> I) & 1) ? std::get<I>(sc) : std::get<I>(in)[i])...);                      \
+  }
+
+// Compiled per ISA (AVX-512 / AVX2 / baseline, picked at run time).
 template <int kMask, typename F, size_t... I>
-TL_TARGET_CLONES void contiguous_loop(char** data, int64_t n, const F& op, std::index_sequence<I...>) {
-  using traits = function_traits<F>;
-  using R = typename traits::result_type;
-  R* out = reinterpret_cast<R*>(data[0]);
-  std::tuple<const typename traits::template arg<I>*...> in{
-      reinterpret_cast<const typename traits::template arg<I>*>(data[1 + I])...};
-  const typename traits::args_tuple sc{
-      (((kMask >> I) & 1) ? *std::get<I>(in) : typename traits::template arg<I>())...};
-#pragma omp simd
-  for (int64_t i = 0; i < n; ++i) {
-    out[i] = op((((kMask >> I) & 1) ? std::get<I>(sc) : std::get<I>(in)[i])...);
+TL_TARGET_CLONES void contiguous_loop_clones(char** data, int64_t n, const F& op, std::index_sequence<I...>) {
+  TL_CONTIGUOUS_LOOP_BODY
+}
+
+// Baseline ISA only: for ops the compiler cannot vectorize anyway.
+template <int kMask, typename F, size_t... I>
+void contiguous_loop_plain(char** data, int64_t n, const F& op, std::index_sequence<I...>) {
+  TL_CONTIGUOUS_LOOP_BODY
+}
+#undef TL_CONTIGUOUS_LOOP_BODY
+
+template <bool kClones, int kMask, typename F, size_t... I>
+TL_ALWAYS_INLINE void contiguous_loop(char** data, int64_t n, const F& op, std::index_sequence<I...> seq) {
+  if constexpr (kClones) {
+    contiguous_loop_clones<kMask>(data, n, op, seq);
+  } else {
+    contiguous_loop_plain<kMask>(data, n, op, seq);
   }
 }
 
@@ -307,50 +337,12 @@ inline void strided_loop(char** data, const int64_t* strides, int64_t n, const F
   }
 }
 
-// Runs `body.template run<mask>()` for the first broadcast-input variant that matches.
-template <typename traits, size_t J, typename Body, size_t... I>
-TL_ALWAYS_INLINE bool try_scalar_input(const int64_t* strides, Body& body, std::index_sequence<I...> seq) {
-  if (strides[1 + J] != 0 || !inputs_contiguous<traits>(strides, static_cast<int>(J), seq)) return false;
-  body.template run<(1 << J)>();
-  return true;
-}
-
-template <typename traits, typename Body, size_t... I>
-TL_ALWAYS_INLINE bool try_scalar_inputs(const int64_t* strides, Body& body, std::index_sequence<I...> seq) {
-  if constexpr (sizeof...(I) == 0 || sizeof...(I) > 3) {
-    return false;
-  } else {
-    return (try_scalar_input<traits, I>(strides, body, seq) || ...);
-  }
-}
-
-template <typename F>
-struct ScalarBody {
-  char** data;
-  int64_t n;
-  const F& op;
-  template <int kMask>
-  void run() {
-    contiguous_loop<kMask>(data, n, op, std::make_index_sequence<function_traits<F>::arity>{});
-  }
-};
-
-template <typename F, typename VF>
-struct VecBody {
-  char** data;
-  int64_t n;
-  const F& op;
-  const VF& vop;
-  template <int kMask>
-  void run() {
-    contiguous_loop_vec<kMask>(data, n, op, vop, std::make_index_sequence<function_traits<F>::arity>{});
-  }
-};
-
 }  // namespace loops_detail
 
-// The 1-D loop cpu_kernel runs (usable directly with TensorIterator::serial_for_each).
-template <typename F>
+// The 1-D loop cpu_kernel runs (usable directly with TensorIterator::for_each). Contiguous runs,
+// and runs where only the last input is a broadcast constant (tensor op 0-d tensor), take the
+// vectorizable paths; everything else the strided loop.
+template <typename F, bool kVectorize = true>
 struct BasicLoop {
   const F& op;
   void operator()(char** data, const int64_t* strides, int64_t n) const {
@@ -358,21 +350,35 @@ struct BasicLoop {
     using R = typename traits::result_type;
     constexpr size_t arity = traits::arity;
     auto seq = std::make_index_sequence<arity>{};
+    constexpr bool clones = kVectorize && loops_detail::vectorizable_types<traits>(seq);
     if (strides[0] == static_cast<int64_t>(sizeof(R))) {
       if (loops_detail::inputs_contiguous<traits>(strides, -1, seq)) {
-        loops_detail::contiguous_loop<0>(data, n, op, seq);
+        loops_detail::contiguous_loop<clones, 0>(data, n, op, seq);
         return;
       }
-      loops_detail::ScalarBody<F> body{data, n, op};
-      if (loops_detail::try_scalar_inputs<traits>(strides, body, seq)) return;
+      if constexpr (arity >= 2) {
+        constexpr int last = static_cast<int>(arity) - 1;
+        if (strides[arity] == 0 && loops_detail::inputs_contiguous<traits>(strides, last, seq)) {
+          loops_detail::contiguous_loop<clones, (1 << last)>(data, n, op, seq);
+          return;
+        }
+      }
     }
     loops_detail::strided_loop(data, strides, n, op, seq);
   }
 };
 
+// Runs op over every element of iter (see the top of this file).
 template <typename F>
 void cpu_kernel(TensorIterator& iter, const F& op, int64_t grain_size = kGrainSize) {
   iter.for_each(BasicLoop<F>{op}, grain_size);
+}
+
+// Same, for ops the compiler cannot vectorize (integer division, libm calls such as std::log or
+// std::pow): skips the per-ISA clones, which would only cost compile time and code size.
+template <typename F>
+void cpu_kernel_novec(TensorIterator& iter, const F& op, int64_t grain_size = kGrainSize) {
+  iter.for_each(BasicLoop<F, false>{op}, grain_size);
 }
 
 template <typename F, typename VF>
@@ -389,13 +395,19 @@ struct VecLoop {
         loops_detail::contiguous_loop_vec<0>(data, n, op, vop, seq);
         return;
       }
-      loops_detail::VecBody<F, VF> body{data, n, op, vop};
-      if (loops_detail::try_scalar_inputs<traits>(strides, body, seq)) return;
+      if constexpr (arity >= 2) {
+        constexpr int last = static_cast<int>(arity) - 1;
+        if (strides[arity] == 0 && loops_detail::inputs_contiguous<traits>(strides, last, seq)) {
+          loops_detail::contiguous_loop_vec<(1 << last)>(data, n, op, vop, seq);
+          return;
+        }
+      }
     }
     loops_detail::strided_loop(data, strides, n, op, seq);
   }
 };
 
+// Like cpu_kernel, with vop(Vec<T>...) -> Vec<R> for contiguous runs (see the top of this file).
 template <typename F, typename VF>
 void cpu_kernel_vec(TensorIterator& iter, const F& op, const VF& vop, int64_t grain_size = kGrainSize) {
   iter.for_each(VecLoop<F, VF>{op, vop}, grain_size);

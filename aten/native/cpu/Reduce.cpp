@@ -578,8 +578,10 @@ Tensor mean_all_kernel(const Tensor& self, std::optional<ScalarType> dtype) {
 
 void mean_dim_kernel(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype,
                      Tensor& out) {
-  ScalarType st = mean_result_dtype(self, dtype, out);  // PyTorch checks the dtype before the dims
-  uint64_t mask = reduce_mask(self, dim, "mean");
+  // PyTorch checks the dtype before the dims on CPU, and the dims first on meta tensors.
+  uint64_t mask = self.is_meta() ? reduce_mask(self, dim, "mean") : 0;
+  ScalarType st = mean_result_dtype(self, dtype, out);
+  if (!self.is_meta()) mask = reduce_mask(self, dim, "mean");
   reduce_into(self, mask, keepdim, st, Kind::Mean, out, "mean");
 }
 

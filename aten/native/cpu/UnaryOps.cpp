@@ -127,7 +127,7 @@ void log_kernel(const Tensor& self, Tensor& out) {
   auto iter = unary_float_iter(out, self, "log");
   TL_DISPATCH_FLOAT(iter.common_dtype(), "log", [&] {
     using opmath = opmath_t<scalar_t>;
-    cpu_kernel(iter, [](scalar_t a) -> scalar_t { return static_cast<scalar_t>(std::log(static_cast<opmath>(a))); });
+    cpu_kernel_novec(iter, [](scalar_t a) -> scalar_t { return static_cast<scalar_t>(std::log(static_cast<opmath>(a))); });
   });
 }
 
@@ -135,7 +135,8 @@ void sqrt_kernel(const Tensor& self, Tensor& out) {
   auto iter = unary_float_iter(out, self, "sqrt");
   TL_DISPATCH_FLOAT(iter.common_dtype(), "sqrt", [&] {
     using opmath = opmath_t<scalar_t>;
-    cpu_kernel(iter, [](scalar_t a) -> scalar_t { return static_cast<scalar_t>(std::sqrt(static_cast<opmath>(a))); });
+    // std::sqrt does not vectorize under the build's -fmath-errno; no per-ISA clones.
+    cpu_kernel_novec(iter, [](scalar_t a) -> scalar_t { return static_cast<scalar_t>(std::sqrt(static_cast<opmath>(a))); });
   });
 }
 

@@ -23,10 +23,10 @@
 namespace tl::native {
 
 Tensor view_kernel(const Tensor& self, IntArrayRef size) {
-  DimVector shape = infer_size(size, self.numel());
+  DimVector shape = infer_size(size, self.numel(), "view");
   std::optional<DimVector> stride = compute_view_strides(self.sizes(), self.strides(), shape);
   TL_CHECK(stride.has_value(),
-           "view size is not compatible with input tensor's size and stride (at least one dimension spans "
+           "view: view size is not compatible with input tensor's size and stride (at least one dimension spans "
            "across two contiguous subspaces). Use .reshape(...) instead.");
   return make_view(self, shape, *stride, self.storage_offset());
 }

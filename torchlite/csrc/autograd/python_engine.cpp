@@ -110,8 +110,8 @@ const Tensor& tensor_arg(PyObject* obj, const char* fn) {
   return unpack_tensor(obj);
 }
 
-// _register_tensor_hook(tensor, fn) -> (id, node): node is the grad_fn holding the hook (None
-// for a leaf), to pass back to _remove_tensor_hook.
+// _register_tensor_hook(tensor, fn): for a leaf, an int id for _remove_tensor_hook; for a non-leaf,
+// a handle whose remove() takes the hook off the grad_fn it was registered on.
 PyObject* py_register_tensor_hook(PyObject*, PyObject* args) {
   TL_PY_TRY
   PyObject *t = nullptr, *fn = nullptr;
@@ -119,22 +119,22 @@ PyObject* py_register_tensor_hook(PyObject*, PyObject* args) {
   const Tensor& tensor = tensor_arg(t, "_register_tensor_hook");
   TL_CHECK_TYPE(PyCallable_Check(fn), "register_hook: expected a callable, got ", Py_TYPE(fn)->tp_name);
   uint64_t id = autograd::register_hook(tensor, make_tensor_hook(fn));
-  PyRef node(check(wrap_node(tensor.grad_fn())));
-  return Py_BuildValue("(KO)", static_cast<unsigned long long>(id), node.get());
+  if (tensor.grad_fn()) return make_node_hook_handle(tensor.grad_fn(), id);
+  return PyLong_FromUnsignedLongLong(id);
   TL_PY_CATCH
 }
 
+// _remove_tensor_hook(leaf, id) -> bool: removes a leaf's tensor hook or post-accumulate hook.
 PyObject* py_remove_tensor_hook(PyObject*, PyObject* args) {
   TL_PY_TRY
-  PyObject *t = nullptr, *node = Py_None;
+  PyObject* t = nullptr;
   unsigned long long id = 0;
-  if (!PyArg_ParseTuple(args, "OK|O:_remove_tensor_hook", &t, &id, &node)) return nullptr;
-  Tensor tensor = t == Py_None ? Tensor() : tensor_arg(t, "_remove_tensor_hook");
-  std::shared_ptr<autograd::Node> n = (node != Py_None && is_node(node)) ? unpack_node(node) : nullptr;
-  return PyBool_FromLong(autograd::remove_hook(tensor, id, n));
+  if (!PyArg_ParseTuple(args, "OK:_remove_tensor_hook", &t, &id)) return nullptr;
+  return PyBool_FromLong(autograd::remove_hook(tensor_arg(t, "_remove_tensor_hook"), id));
   TL_PY_CATCH
 }
 
+// _register_post_accumulate_grad_hook(leaf, fn) -> int id for _remove_tensor_hook.
 PyObject* py_register_post_accumulate_grad_hook(PyObject*, PyObject* args) {
   TL_PY_TRY
   PyObject *t = nullptr, *fn = nullptr;
@@ -142,11 +142,8 @@ PyObject* py_register_post_accumulate_grad_hook(PyObject*, PyObject* args) {
   const Tensor& tensor = tensor_arg(t, "_register_post_accumulate_grad_hook");
   TL_CHECK_TYPE(PyCallable_Check(fn), "register_post_accumulate_grad_hook: expected a callable, got ",
                 Py_TYPE(fn)->tp_name);
-  TL_CHECK(tensor.requires_grad(), "cannot register a hook on a tensor that doesn't require gradient");
-  TL_CHECK(tensor.is_leaf(), "post accumulate grad hooks cannot be registered on non-leaf tensors");
-  auto& hooks = tensor.impl()->ensure_autograd_meta().post_accumulate_grad_hooks;
-  hooks.push_back(make_post_accumulate_grad_hook(fn));
-  return PyLong_FromSize_t(hooks.size() - 1);
+  uint64_t id = autograd::register_post_accumulate_grad_hook(tensor, make_post_accumulate_grad_hook(fn));
+  return PyLong_FromUnsignedLongLong(id);
   TL_PY_CATCH
 }
 
@@ -178,11 +175,12 @@ PyMethodDef methods[] = {
     {"is_grad_enabled", py_is_grad_enabled, METH_NOARGS, "Whether grad mode is on in this thread."},
     {"_set_grad_enabled", py_set_grad_enabled, METH_O, "Turns grad mode on or off in this thread."},
     {"_register_tensor_hook", py_register_tensor_hook, METH_VARARGS,
-     "_register_tensor_hook(tensor, fn) -> (id, node): fn(grad) -> Tensor or None runs on tensor's gradient."},
+     "_register_tensor_hook(tensor, fn): fn(grad) -> Tensor or None runs on tensor's gradient. Returns an id "
+     "for _remove_tensor_hook (leaves) or a handle with remove() (non-leaves)."},
     {"_remove_tensor_hook", py_remove_tensor_hook, METH_VARARGS,
-     "_remove_tensor_hook(tensor, id, node=None) -> bool"},
+     "_remove_tensor_hook(leaf, id) -> bool: removes a leaf's hook or post-accumulate-grad hook."},
     {"_register_post_accumulate_grad_hook", py_register_post_accumulate_grad_hook, METH_VARARGS,
-     "_register_post_accumulate_grad_hook(leaf, fn): fn(leaf) runs after leaf.grad was updated."},
+     "_register_post_accumulate_grad_hook(leaf, fn) -> id: fn(leaf) runs after leaf.grad was updated."},
     {"_retain_grad", py_retain_grad, METH_O, "Makes backward fill .grad of a non-leaf tensor."},
     {"_retains_grad", py_retains_grad, METH_O, "Whether retain_grad() was called on this non-leaf tensor."},
     {"_grad_accumulator", py_grad_accumulator, METH_O, "The AccumulateGrad node of a leaf requiring grad."},

@@ -71,7 +71,9 @@ PyTypeObject HookHandleType = [] {
   return t;
 }();
 
-PyObject* make_handle(const std::shared_ptr<Node>& node, uint64_t id) {
+}  // namespace
+
+PyObject* make_node_hook_handle(const std::shared_ptr<Node>& node, uint64_t id) {
   PyObject* obj = HookHandleType.tp_alloc(&HookHandleType, 0);
   if (!obj) return nullptr;
   auto* h = reinterpret_cast<HookHandleObject*>(obj);
@@ -79,6 +81,8 @@ PyObject* make_handle(const std::shared_ptr<Node>& node, uint64_t id) {
   h->id = id;
   return obj;
 }
+
+namespace {
 
 // ---- Node objects -------------------------------------------------------------------------------
 
@@ -164,7 +168,7 @@ PyObject* node_register_hook(PyObject* self, PyObject* fn) {
   if (!PyCallable_Check(fn)) throw TypeError(str("register_hook: expected a callable, got ", Py_TYPE(fn)->tp_name));
   const auto& node = as_node(self)->cdata;
   uint64_t id = node->add_post_hook(make_node_post_hook(fn));
-  return make_handle(node, id);
+  return make_node_hook_handle(node, id);
   TL_PY_CATCH
 }
 
@@ -174,7 +178,7 @@ PyObject* node_register_prehook(PyObject* self, PyObject* fn) {
     throw TypeError(str("register_prehook: expected a callable, got ", Py_TYPE(fn)->tp_name));
   const auto& node = as_node(self)->cdata;
   uint64_t id = node->add_pre_hook(make_node_pre_hook(fn));
-  return make_handle(node, id);
+  return make_node_hook_handle(node, id);
   TL_PY_CATCH
 }
 

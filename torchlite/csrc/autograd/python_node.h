@@ -26,6 +26,9 @@ bool is_node(PyObject* obj);
 // `obj` must satisfy is_node.
 const std::shared_ptr<autograd::Node>& unpack_node(PyObject* obj);
 
+// A handle whose remove() takes hook `id` off `node` (holds the node weakly).
+PyObject* make_node_hook_handle(const std::shared_ptr<autograd::Node>& node, uint64_t id);
+
 // Readies the Node type and adds it (and the hook-handle type) to `module`. Returns false with a
 // Python error set on failure.
 bool init_node_types(PyObject* module);
