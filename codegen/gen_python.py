@@ -63,6 +63,10 @@ class Binding:
     not_implemented_on_type_error: bool   # Python operators
     overloads: list[Overload] = field(default_factory=list)
 
+    @property
+    def numbers_as_tensors(self) -> bool:
+        return any("numbers_as_tensors" in ov.f.tags for ov in self.overloads)
+
 
 def _sig_type(a: Argument) -> str:
     return str(a.type)

@@ -279,6 +279,7 @@ def test_kernel_type_errors_are_not_swallowed_by_operators():
     "X.arange(4) != 1",
     "X.ones(2) * np.ones(2)",
 ])
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # torch's __array_wrap__ signature (NumPy 2)
 def test_operators(expr):
     same_outcome(expr)
 

@@ -16,7 +16,7 @@ def abs(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     ...
 
 def abs_(input: Tensor) -> Tensor:
-    """Absolute value of every element of `self`."""
+    """In-place version of abs(): writes the result into self. Absolute value of every element of `self`."""
     ...
 
 @overload
@@ -30,11 +30,11 @@ def add(input: Tensor, other: Number, alpha: Number = 1) -> Tensor:
 
 @overload
 def add_(input: Tensor, other: Tensor, *, alpha: Number = 1) -> Tensor:
-    """Adds `other`, scaled by `alpha`, to `self`, broadcasting both and promoting their dtypes."""
+    """In-place version of add(): writes the result into self. Adds `other`, scaled by `alpha`, to `self`, broadcasting both and promoting their dtypes."""
     ...
 @overload
 def add_(input: Tensor, other: Number, alpha: Number = 1) -> Tensor:
-    """Adds the number `other`, scaled by `alpha`, to every element of `self`."""
+    """In-place version of add(): writes the result into self. Adds the number `other`, scaled by `alpha`, to every element of `self`."""
     ...
 
 def alias(input: Tensor) -> Tensor:
@@ -89,19 +89,19 @@ def div(input: Tensor, other: Number, *, rounding_mode: Optional[str]) -> Tensor
 
 @overload
 def div_(input: Tensor, other: Tensor) -> Tensor:
-    """Divides `self` by `other` (true division; integer inputs give the default float dtype)."""
+    """In-place version of div(): writes the result into self. Divides `self` by `other` (true division; integer inputs give the default float dtype)."""
     ...
 @overload
 def div_(input: Tensor, other: Tensor, *, rounding_mode: Optional[str]) -> Tensor:
-    """Divides `self` by `other`, then rounds as `rounding_mode` says ("trunc", "floor", or None for true division)."""
+    """In-place version of div(): writes the result into self. Divides `self` by `other`, then rounds as `rounding_mode` says ("trunc", "floor", or None for true division)."""
     ...
 @overload
 def div_(input: Tensor, other: Number) -> Tensor:
-    """Divides every element of `self` by the number `other` (true division)."""
+    """In-place version of div(): writes the result into self. Divides every element of `self` by the number `other` (true division)."""
     ...
 @overload
 def div_(input: Tensor, other: Number, *, rounding_mode: Optional[str]) -> Tensor:
-    """Divides every element of `self` by the number `other`, rounding as `rounding_mode` says."""
+    """In-place version of div(): writes the result into self. Divides every element of `self` by the number `other`, rounding as `rounding_mode` says."""
     ...
 
 def empty(size: Sequence[int], *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, requires_grad: bool = False) -> Tensor:
@@ -127,11 +127,11 @@ def eq(input: Tensor, other: Number, *, out: Optional[Tensor] = None) -> Tensor:
 
 @overload
 def eq_(input: Tensor, other: Tensor) -> Tensor:
-    """True where `self == other`, element by element, with broadcasting."""
+    """In-place version of eq(): writes the result into self. True where `self == other`, element by element, with broadcasting."""
     ...
 @overload
 def eq_(input: Tensor, other: Number) -> Tensor:
-    """True where an element of `self` equals the number `other`."""
+    """In-place version of eq(): writes the result into self. True where an element of `self` equals the number `other`."""
     ...
 
 def exp(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
@@ -139,7 +139,7 @@ def exp(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     ...
 
 def exp_(input: Tensor) -> Tensor:
-    """The exponential of every element of `self`; integer inputs give the default float dtype."""
+    """In-place version of exp(): writes the result into self. The exponential of every element of `self`; integer inputs give the default float dtype."""
     ...
 
 def fill_(input: Tensor, value: Number) -> Tensor:
@@ -157,11 +157,11 @@ def floor_divide(input: Tensor, other: Number) -> Tensor:
 
 @overload
 def floor_divide_(input: Tensor, other: Tensor) -> Tensor:
-    """Divides `self` by `other` and rounds the quotient toward negative infinity (Python's `//`)."""
+    """In-place version of floor_divide(): writes the result into self. Divides `self` by `other` and rounds the quotient toward negative infinity (Python's `//`)."""
     ...
 @overload
 def floor_divide_(input: Tensor, other: Number) -> Tensor:
-    """Divides every element of `self` by the number `other`, rounding toward negative infinity."""
+    """In-place version of floor_divide(): writes the result into self. Divides every element of `self` by the number `other`, rounding toward negative infinity."""
     ...
 
 def full(size: Sequence[int], fill_value: Number, *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, out: Optional[Tensor] = None, requires_grad: bool = False) -> Tensor:
@@ -183,11 +183,11 @@ def ge(input: Tensor, other: Number, *, out: Optional[Tensor] = None) -> Tensor:
 
 @overload
 def ge_(input: Tensor, other: Tensor) -> Tensor:
-    """True where `self >= other`, element by element, with broadcasting."""
+    """In-place version of ge(): writes the result into self. True where `self >= other`, element by element, with broadcasting."""
     ...
 @overload
 def ge_(input: Tensor, other: Number) -> Tensor:
-    """True where an element of `self` is at least the number `other`."""
+    """In-place version of ge(): writes the result into self. True where an element of `self` is at least the number `other`."""
     ...
 
 @overload
@@ -201,11 +201,11 @@ def gt(input: Tensor, other: Number, *, out: Optional[Tensor] = None) -> Tensor:
 
 @overload
 def gt_(input: Tensor, other: Tensor) -> Tensor:
-    """True where `self > other`, element by element, with broadcasting."""
+    """In-place version of gt(): writes the result into self. True where `self > other`, element by element, with broadcasting."""
     ...
 @overload
 def gt_(input: Tensor, other: Number) -> Tensor:
-    """True where an element of `self` is greater than the number `other`."""
+    """In-place version of gt(): writes the result into self. True where an element of `self` is greater than the number `other`."""
     ...
 
 @overload
@@ -219,11 +219,11 @@ def le(input: Tensor, other: Number, *, out: Optional[Tensor] = None) -> Tensor:
 
 @overload
 def le_(input: Tensor, other: Tensor) -> Tensor:
-    """True where `self <= other`, element by element, with broadcasting."""
+    """In-place version of le(): writes the result into self. True where `self <= other`, element by element, with broadcasting."""
     ...
 @overload
 def le_(input: Tensor, other: Number) -> Tensor:
-    """True where an element of `self` is at most the number `other`."""
+    """In-place version of le(): writes the result into self. True where an element of `self` is at most the number `other`."""
     ...
 
 def log(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
@@ -231,7 +231,7 @@ def log(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     ...
 
 def log_(input: Tensor) -> Tensor:
-    """The natural logarithm of every element of `self`; integer inputs give the default float dtype."""
+    """In-place version of log(): writes the result into self. The natural logarithm of every element of `self`; integer inputs give the default float dtype."""
     ...
 
 @overload
@@ -245,11 +245,11 @@ def lt(input: Tensor, other: Number, *, out: Optional[Tensor] = None) -> Tensor:
 
 @overload
 def lt_(input: Tensor, other: Tensor) -> Tensor:
-    """True where `self < other`, element by element, with broadcasting."""
+    """In-place version of lt(): writes the result into self. True where `self < other`, element by element, with broadcasting."""
     ...
 @overload
 def lt_(input: Tensor, other: Number) -> Tensor:
-    """True where an element of `self` is less than the number `other`."""
+    """In-place version of lt(): writes the result into self. True where an element of `self` is less than the number `other`."""
     ...
 
 def matmul(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
@@ -280,11 +280,11 @@ def mul(input: Tensor, other: Number) -> Tensor:
 
 @overload
 def mul_(input: Tensor, other: Tensor) -> Tensor:
-    """Multiplies `self` by `other` element by element, with broadcasting and type promotion."""
+    """In-place version of mul(): writes the result into self. Multiplies `self` by `other` element by element, with broadcasting and type promotion."""
     ...
 @overload
 def mul_(input: Tensor, other: Number) -> Tensor:
-    """Multiplies every element of `self` by the number `other`."""
+    """In-place version of mul(): writes the result into self. Multiplies every element of `self` by the number `other`."""
     ...
 
 @overload
@@ -298,11 +298,11 @@ def ne(input: Tensor, other: Number, *, out: Optional[Tensor] = None) -> Tensor:
 
 @overload
 def ne_(input: Tensor, other: Tensor) -> Tensor:
-    """True where `self != other`, element by element, with broadcasting."""
+    """In-place version of ne(): writes the result into self. True where `self != other`, element by element, with broadcasting."""
     ...
 @overload
 def ne_(input: Tensor, other: Number) -> Tensor:
-    """True where an element of `self` differs from the number `other`."""
+    """In-place version of ne(): writes the result into self. True where an element of `self` differs from the number `other`."""
     ...
 
 def neg(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
@@ -310,7 +310,7 @@ def neg(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     ...
 
 def neg_(input: Tensor) -> Tensor:
-    """Negates every element of `self`."""
+    """In-place version of neg(): writes the result into self. Negates every element of `self`."""
     ...
 
 def ones(size: Sequence[int], *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, out: Optional[Tensor] = None, requires_grad: bool = False) -> Tensor:
@@ -340,11 +340,11 @@ def pow(self: Number, exponent: Tensor, *, out: Optional[Tensor] = None) -> Tens
 
 @overload
 def pow_(input: Tensor, exponent: Tensor) -> Tensor:
-    """Raises each element of `self` to the power in `exponent`, with broadcasting and type promotion."""
+    """In-place version of pow(): writes the result into self. Raises each element of `self` to the power in `exponent`, with broadcasting and type promotion."""
     ...
 @overload
 def pow_(input: Tensor, exponent: Number) -> Tensor:
-    """Raises each element of `self` to the number `exponent`."""
+    """In-place version of pow(): writes the result into self. Raises each element of `self` to the number `exponent`."""
     ...
 
 def rand(size: Sequence[int], *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, requires_grad: bool = False) -> Tensor:
@@ -360,7 +360,7 @@ def reciprocal(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     ...
 
 def reciprocal_(input: Tensor) -> Tensor:
-    """1 / x for every element x of `self`; integer inputs give the default float dtype."""
+    """In-place version of reciprocal(): writes the result into self. 1 / x for every element x of `self`; integer inputs give the default float dtype."""
     ...
 
 def relu(input: Tensor) -> Tensor:
@@ -368,7 +368,7 @@ def relu(input: Tensor) -> Tensor:
     ...
 
 def relu_(input: Tensor) -> Tensor:
-    """Replaces every negative element of `self` with zero."""
+    """In-place version of relu(): writes the result into self. Replaces every negative element of `self` with zero."""
     ...
 
 def reshape(input: Tensor, shape: Sequence[int]) -> Tensor:
@@ -393,7 +393,7 @@ def sign(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     ...
 
 def sign_(input: Tensor) -> Tensor:
-    """-1, 0 or 1 for every element of `self` according to its sign."""
+    """In-place version of sign(): writes the result into self. -1, 0 or 1 for every element of `self` according to its sign."""
     ...
 
 def slice(input: Tensor, dim: int = 0, start: Optional[int] = None, end: Optional[int] = None, step: int = 1) -> Tensor:
@@ -405,7 +405,7 @@ def sqrt(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     ...
 
 def sqrt_(input: Tensor) -> Tensor:
-    """The square root of every element of `self`; integer inputs give the default float dtype."""
+    """In-place version of sqrt(): writes the result into self. The square root of every element of `self`; integer inputs give the default float dtype."""
     ...
 
 @overload
@@ -432,11 +432,11 @@ def sub(input: Tensor, other: Number, alpha: Number = 1) -> Tensor:
 
 @overload
 def sub_(input: Tensor, other: Tensor, *, alpha: Number = 1) -> Tensor:
-    """Subtracts `other`, scaled by `alpha`, from `self`, with broadcasting and type promotion."""
+    """In-place version of sub(): writes the result into self. Subtracts `other`, scaled by `alpha`, from `self`, with broadcasting and type promotion."""
     ...
 @overload
 def sub_(input: Tensor, other: Number, alpha: Number = 1) -> Tensor:
-    """Subtracts the number `other`, scaled by `alpha`, from every element of `self`."""
+    """In-place version of sub(): writes the result into self. Subtracts the number `other`, scaled by `alpha`, from every element of `self`."""
     ...
 
 @overload

@@ -30,6 +30,9 @@ struct AutogradMeta {
   // Made by a differentiable view op from a base (TensorImpl::view_base) while recording:
   // in-place changes of it concern the base too (see check_inplace / rebase_history).
   bool is_differentiable_view = false;
+  // For differentiable views: the version counter's value when grad_fn was set. When the base
+  // or another of its views changes in place, grad_fn is regenerated on access (Tensor::grad_fn).
+  uint32_t view_version = 0;
   // Hooks of a LEAF, run by the engine on the gradient before it is accumulated (also for
   // autograd.grad). Hooks of non-leaves live on their grad_fn (Node::add_tensor_pre_hook):
   // use tl::autograd::register_hook(), which picks the right place.

@@ -5,12 +5,15 @@
 #include <limits>
 #include <mutex>
 
+#include "aten/autograd/FunctionsManual.h"
 #include "aten/autograd/GradMode.h"
 #include "aten/core/Exception.h"
 #include "generated/ops/add.h"
+#include "generated/ops/as_strided.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/empty_strided.h"
+#include "generated/ops/fill.h"
 
 namespace tl::autograd {
 
@@ -320,7 +323,7 @@ Edge gradient_edge(const Tensor& t) {
   if (!t.defined()) return Edge{};
   AutogradMeta* meta = t.impl()->autograd_meta();
   if (!meta) return Edge{};
-  if (meta->grad_fn) return Edge{meta->grad_fn, meta->output_nr};
+  if (meta->grad_fn) return Edge{t.grad_fn(), meta->output_nr};  // grad_fn(): views may regenerate it
   if (meta->requires_grad) return Edge{grad_accumulator(t), 0};
   return Edge{};
 }
@@ -352,6 +355,7 @@ void set_history_impl(const Tensor& result, const std::shared_ptr<Node>& fn, boo
   if (!is_rebase && result.impl()->view_base()) meta.is_differentiable_view = true;
   meta.grad_fn = fn;
   meta.output_nr = nr;
+  meta.view_version = result.version();
   // retain_grad() follows the tensor to its new history (in-place ops), as in PyTorch.
   if (meta.retains_grad && meta.self_handle) {
     if (old && old != fn) old->clear_retains_grad(old_nr);
@@ -378,10 +382,110 @@ void check_inplace(const Tensor& self, const char* op) {
   }
 }
 
+namespace {
+
+struct Geometry {
+  DimVector sizes, strides;
+  int64_t offset = 0;
+  explicit Geometry(const Tensor& t) : sizes(t.sizes()), strides(t.strides()), offset(t.storage_offset()) {}
+};
+
+// The new history of a base after an in-place op `fn` wrote into one of its views: the gradient
+// of the base flows to the base's old history, except in the view's elements, where it goes
+// through `fn` (whose other inputs get their gradients as usual).
+struct CopySlices final : Node {
+  CopySlices(const Tensor& base, const Tensor& view, std::shared_ptr<Node> fn)
+      : base_(base), view_(view), fn_(std::move(fn)) {
+    add_next_edge(gradient_edge(base));
+    for (size_t i = 1; i < fn_->next_edges().size(); ++i) add_next_edge(fn_->next_edges()[i]);
+  }
+  std::string name() const override { return "CopySlices"; }
+  variable_list apply(variable_list&& grads) override {
+    variable_list out(num_outputs());
+    const Tensor& grad = grads[0];
+    if (!grad.defined()) return out;
+    TL_CHECK(fn_, "Trying to backward through the graph a second time (or directly access saved tensors after "
+                  "they have already been freed). Saved intermediate values of the graph are freed when you call "
+                  ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+                  "graph a second time or if you need to access saved tensors after calling backward.");
+    // A copy of the base's gradient with the base's geometry; `slice` is the view's part of it.
+    Tensor result = tl::empty_strided(base_.sizes, base_.strides, grad.dtype(), grad.device());
+    tl::copy_(result, grad, false);
+    Tensor slice = tl::as_strided(result, view_.sizes, view_.strides, view_.offset - base_.offset);
+    variable_list res = fn_->apply(variable_list{tl::clone(slice)});
+    TL_CHECK(res.size() == fn_->num_outputs(), "Function ", fn_->name(), " returned ", res.size(),
+             " gradients, expected ", fn_->num_outputs());
+    if (!res.empty() && res[0].defined()) {
+      tl::copy_(slice, generated::sum_to(res[0], view_.sizes), false);
+    } else {
+      tl::fill_(slice, 0);
+    }
+    out[0] = std::move(result);
+    for (size_t i = 1; i < res.size(); ++i) out[i] = std::move(res[i]);
+    return out;
+  }
+  // Drops `fn` rather than its saved tensors: `fn` may also be reached directly from a
+  // double-backward graph (through a saved output of it), where it must still work.
+  void release_variables() override { fn_.reset(); }
+  size_t saved_bytes() const override { return fn_ ? fn_->saved_bytes() : 0; }
+
+ private:
+  Geometry base_, view_;
+  std::shared_ptr<Node> fn_;
+};
+
+// The history of a view after an in-place op on it: the view read from the base's new value.
+struct ViewOfBaseBackward final : Node {
+  ViewOfBaseBackward(const Tensor& base, const Tensor& view) : base_(base), view_(view) {}
+  std::string name() const override { return "AsStridedBackward0"; }
+  variable_list apply(variable_list&& grads) override {
+    variable_list out(num_outputs());
+    if (should_compute_output(0) && grads[0].defined())
+      out[0] = generated::as_strided_backward(grads[0], base_.sizes, base_.strides, base_.offset, view_.sizes,
+                                              view_.strides, view_.offset);
+    return out;
+  }
+
+ private:
+  Geometry base_, view_;
+};
+
+}  // namespace
+
 void rebase_history(const Tensor& self, const std::shared_ptr<Node>& fn) {
-  // TODO(issue 3): in-place on a differentiable view must also rewrite the base's history
-  // (CopySlices). Today only the view itself gets the new grad_fn.
+  AutogradMeta* meta = self.defined() ? self.impl()->autograd_meta() : nullptr;
+  const auto& base_impl = self.defined() ? self.impl()->view_base() : intrusive_ptr<TensorImpl>();
+  const AutogradMeta* base_meta = base_impl ? base_impl->autograd_meta() : nullptr;
+  if (fn && meta && meta->is_differentiable_view && base_meta && base_meta->grad_fn &&
+      is_floating_type(self.dtype())) {
+    // In-place on a view of a base with history: the base's history is rewritten (CopySlices)
+    // and the view becomes a view of the base's new value, as in PyTorch.
+    Tensor base(base_impl);
+    auto copy_slices = std::make_shared<CopySlices>(base, self, fn);
+    set_history_impl(base, copy_slices, true);
+    auto view_fn = std::make_shared<ViewOfBaseBackward>(base, self);
+    view_fn->add_next_edge(Edge{copy_slices, 0});
+    fn->add_input_metadata(self);  // fn is run by CopySlices, for the view's elements
+    set_history_impl(self, view_fn, true);
+    return;
+  }
+  // The tensor's history no longer goes through its base.
+  if (meta) meta->is_differentiable_view = false;
   set_history_impl(self, fn, true);
+}
+
+std::shared_ptr<Node> regenerate_view_grad_fn(const Tensor& view) {
+  AutogradMeta* meta = view.impl()->autograd_meta();
+  const auto& base_impl = view.impl()->view_base();
+  Tensor base(base_impl);
+  auto fn = std::make_shared<ViewOfBaseBackward>(base, view);
+  fn->add_next_edge(gradient_edge(base));
+  if (meta->retains_grad && meta->grad_fn) meta->grad_fn->clear_retains_grad(meta->output_nr);
+  meta->grad_fn = fn;
+  meta->output_nr = fn->add_input_metadata(view);
+  meta->view_version = view.version();
+  if (meta->retains_grad && meta->self_handle) fn->set_retains_grad(meta->output_nr, meta->self_handle);
+  return fn;
 }
 
 // ---- Tensor API helpers -----------------------------------------------------------------------
@@ -397,7 +501,7 @@ Tensor detached_alias(const Tensor& t) {
 uint64_t register_hook(const Tensor& t, TensorHook hook) {
   TL_CHECK(t.defined() && t.requires_grad(), "cannot register a hook on a tensor that doesn't require gradient");
   AutogradMeta& meta = t.impl()->ensure_autograd_meta();
-  if (meta.grad_fn) return meta.grad_fn->add_tensor_pre_hook(meta.output_nr, std::move(hook));
+  if (const auto& fn = t.grad_fn()) return fn->add_tensor_pre_hook(meta.output_nr, std::move(hook));
   uint64_t id = next_hook_id();
   meta.hooks.push_back(std::move(hook));
   meta.hook_ids.resize(meta.hooks.size() - 1, 0);  // keep the id list aligned with hooks
@@ -441,10 +545,11 @@ uint64_t register_post_accumulate_grad_hook(const Tensor& leaf, PostAccumulateGr
 void retain_grad(const Tensor& t) {
   TL_CHECK(t.defined() && t.requires_grad(), "can't retain_grad on Tensor that has requires_grad=False");
   AutogradMeta& meta = t.impl()->ensure_autograd_meta();
-  if (!meta.grad_fn || meta.retains_grad) return;  // leaves keep their grad anyway
+  const auto& fn = t.grad_fn();
+  if (!fn || meta.retains_grad) return;  // leaves keep their grad anyway
   meta.retains_grad = true;
   if (!meta.self_handle) meta.self_handle = std::make_shared<AutogradMeta*>(&meta);
-  meta.grad_fn->set_retains_grad(meta.output_nr, meta.self_handle);
+  fn->set_retains_grad(meta.output_nr, meta.self_handle);
 }
 
 bool retains_grad(const Tensor& t) {

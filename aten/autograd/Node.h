@@ -148,6 +148,10 @@ void set_history(const Tensor& result, const std::shared_ptr<Node>& fn);
 // For in-place ops: checks `self` may be modified in place, then points it at `fn`.
 void check_inplace(const Tensor& self, const char* op);
 void rebase_history(const Tensor& self, const std::shared_ptr<Node>& fn);
+// Called by Tensor::grad_fn() for a differentiable view whose base (or a sibling view) was
+// modified in place since its grad_fn was recorded: the view's history becomes "read from the
+// base's current value" (AsStridedBackward0 over the base).
+std::shared_ptr<Node> regenerate_view_grad_fn(const Tensor& view);
 
 // --- helpers for the Tensor API (Python bindings, issue 3) -----------------------------
 // The AccumulateGrad node of a leaf that requires grad (created on first use; null otherwise).

@@ -64,7 +64,16 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
   if (!was_defined_) return Tensor();
   TL_CHECK(!released_, kReleasedMessage);
   std::shared_ptr<Node> fn;
-  if (!saved_original_) fn = is_output_ ? (saved_for ? saved_for : weak_grad_fn_.lock()) : grad_fn_;
+  if (!saved_original_) {
+    if (is_output_) {
+      // Normally the node saving its output is `saved_for`; after an in-place op on a view the
+      // tensor's history is the view's new grad_fn, kept weakly.
+      fn = weak_grad_fn_.lock();
+      if (!fn) fn = saved_for;
+    } else {
+      fn = grad_fn_;
+    }
+  }
   if (data_.version() != saved_version_) {
     std::ostringstream os;
     os << "one of the variables needed for gradient computation has been modified by an inplace operation: "

@@ -65,14 +65,27 @@ Tensor& Tensor::mutable_grad() const {
 
 const std::shared_ptr<autograd::Node>& Tensor::grad_fn() const {
   if (!defined()) return null_node();
-  const AutogradMeta* meta = impl_->autograd_meta();
-  return meta ? meta->grad_fn : null_node();
+  AutogradMeta* meta = impl_->autograd_meta();
+  if (!meta) return null_node();
+  if (meta->is_differentiable_view && meta->grad_fn && meta->view_version != version()) {
+    // The base or another view of it changed in place after this view's history was recorded.
+    const auto& base = impl_->view_base();
+    const AutogradMeta* base_meta = base ? base->autograd_meta() : nullptr;
+    if (base_meta && base_meta->grad_fn) {
+      autograd::regenerate_view_grad_fn(*this);
+    } else {
+      meta->view_version = version();
+    }
+  }
+  return meta->grad_fn;
 }
 
 uint32_t Tensor::output_nr() const {
   if (!defined()) return 0;
   const AutogradMeta* meta = impl_->autograd_meta();
-  return meta ? meta->output_nr : 0;
+  if (!meta) return 0;
+  grad_fn();  // a view's history may be regenerated first
+  return meta->output_nr;
 }
 
 }  // namespace tl

@@ -75,8 +75,8 @@ template <typename T> using opmath_t = typename OpMath<T>::type;
 }  // namespace tl
 
 // Dtype dispatch: TL_DISPATCH_<SET>(dtype, "op", [&] { ... scalar_t ... }) calls the lambda
-// with `scalar_t` bound to the C++ type of `dtype`; a dtype outside SET raises a TypeError
-// naming the op and the dtype. Keep sets small: each type is one more instantiation.
+// with `scalar_t` bound to the C++ type of `dtype`; a dtype outside SET raises
+// NotImplementedError (a RuntimeError in Python, as in PyTorch) naming the op and the dtype. Keep sets small: each type is one more instantiation.
 #define TL_DISPATCH_CASE(enum_name, ctype, ...) \
   case ::tl::ScalarType::enum_name: {           \
     using scalar_t = ctype;                     \
@@ -88,7 +88,7 @@ template <typename T> using opmath_t = typename OpMath<T>::type;
     switch (_st) {                                                                           \
       __VA_ARGS__                                                                            \
       default:                                                                               \
-        throw ::tl::TypeError(::tl::str(opname, ": not implemented for dtype ",              \
+        throw ::tl::NotImplementedError(::tl::str(opname, ": not implemented for dtype ",    \
                                         ::tl::scalar_type_name(_st)));                       \
     }                                                                                        \
   }()

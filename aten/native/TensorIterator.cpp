@@ -490,6 +490,91 @@ void TensorIterator::setup_strides_and_coalesce() {
   }
 }
 
+// ---------------------------------------------------------------- iteration
+
+void TensorIterator::for_each_ref(LoopRef loop, int64_t grain_size) {
+  if (is_meta_ || numel_ == 0) return;
+  if (tiled_) {
+    tiled_for_each(loop, grain_size);
+  } else if (numel_ <= grain_size || get_num_threads() == 1 || in_parallel_region()) {
+    serial_for_each_ref(loop, 0, numel_);
+  } else {
+    parallel_for(0, numel_, grain_size, [&](int64_t b, int64_t e) { serial_for_each_ref(loop, b, e); });
+  }
+  if (has_temp_outputs_) copy_temps_to_outputs();
+}
+
+void TensorIterator::serial_for_each_ref(LoopRef loop, int64_t begin, int64_t end) const {
+  const int nt = ntensors();
+  char* ptrs[kMaxOperands];
+  const int64_t* s0 = &strides_[0];
+  if (ndim_ == 1) {
+    for (int a = 0; a < nt; ++a) ptrs[a] = data_[a] + begin * s0[a];
+    loop(ptrs, s0, end - begin);
+    return;
+  }
+  SmallVec<int64_t, 8> counter;
+  counter.resize(ndim_);
+  int64_t rem = begin;
+  for (int d = 0; d < ndim_; ++d) {
+    counter[d] = rem % iter_shape_[d];
+    rem /= iter_shape_[d];
+  }
+  for (int a = 0; a < nt; ++a) {
+    char* p = data_[a];
+    for (int d = 0; d < ndim_; ++d) p += counter[d] * strides_[d * kMaxOperands + a];
+    ptrs[a] = p;
+  }
+  int64_t remaining = end - begin;
+  const int64_t size0 = iter_shape_[0];
+  while (true) {
+    const int64_t n = std::min(size0 - counter[0], remaining);
+    char* run[kMaxOperands];
+    for (int a = 0; a < nt; ++a) run[a] = ptrs[a];
+    loop(run, s0, n);
+    remaining -= n;
+    if (remaining <= 0) break;
+    // Back to the start of dim 0, then carry into the outer dims.
+    for (int a = 0; a < nt; ++a) ptrs[a] -= counter[0] * s0[a];
+    counter[0] = 0;
+    for (int d = 1; d < ndim_; ++d) {
+      const int64_t* sd = &strides_[d * kMaxOperands];
+      if (++counter[d] < iter_shape_[d]) {
+        for (int a = 0; a < nt; ++a) ptrs[a] += sd[a];
+        break;
+      }
+      for (int a = 0; a < nt; ++a) ptrs[a] -= (iter_shape_[d] - 1) * sd[a];
+      counter[d] = 0;
+    }
+  }
+}
+
+void TensorIterator::tiled_for_each(LoopRef loop, int64_t grain_size) {
+  const int nt = ntensors();
+  const int64_t n0 = iter_shape_[0], n1 = iter_shape_[1];
+  const int64_t* s0 = &strides_[0];
+  const int64_t* s1 = &strides_[kMaxOperands];
+  const int64_t ncols = (n1 + kTile - 1) / kTile;
+  auto body = [&](int64_t cb, int64_t ce) {
+    char* ptrs[kMaxOperands];
+    for (int64_t c = cb; c < ce; ++c) {
+      const int64_t j0 = c * kTile, j1 = std::min(n1, j0 + kTile);
+      for (int64_t i0 = 0; i0 < n0; i0 += kTile) {
+        const int64_t len = std::min(kTile, n0 - i0);
+        for (int64_t j = j0; j < j1; ++j) {
+          for (int a = 0; a < nt; ++a) ptrs[a] = data_[a] + i0 * s0[a] + j * s1[a];
+          loop(ptrs, s0, len);
+        }
+      }
+    }
+  };
+  if (numel_ <= grain_size || get_num_threads() == 1 || in_parallel_region()) {
+    body(0, ncols);
+  } else {
+    parallel_for(0, ncols, std::max<int64_t>(1, grain_size / (kTile * n0)), body);
+  }
+}
+
 // ---------------------------------------------------------------- queries
 
 bool TensorIterator::is_scalar(int arg) const {

@@ -185,105 +185,45 @@ class TensorIterator {
   // True when every operand is contiguous in one run (ndim() == 1, strides == itemsize).
   bool is_contiguous() const;
 
-  // Runs loop(char** data, const int64_t* strides, int64_t n) over all elements, in parallel
-  // when numel() > grain_size: data[arg] points at operand arg's first element of the run and
-  // strides[arg] is its byte stride (0 for broadcast operands). Does nothing for meta iterators.
-  // Afterwards, outputs computed through a temporary are converted into the real outputs.
+  // A non-owning reference to a 1-D loop: loop(char** data, const int64_t* strides, int64_t n).
+  // data[arg] points at operand arg's first element of the run and strides[arg] is its byte
+  // stride (0 for broadcast operands). The loop must not modify the data[] array itself.
+  struct LoopRef {
+    void (*fn)(void* ctx, char** data, const int64_t* strides, int64_t n);
+    void* ctx;
+    void operator()(char** data, const int64_t* strides, int64_t n) const { fn(ctx, data, strides, n); }
+  };
   template <typename F>
-  void for_each(F&& loop, int64_t grain_size = kGrainSize) {
-    if (is_meta_ || numel_ == 0) return;
-    if (tiled_) {
-      tiled_for_each(loop, grain_size);
-    } else if (numel_ <= grain_size || get_num_threads() == 1 || in_parallel_region()) {
-      serial_for_each(loop, 0, numel_);
-    } else {
-      parallel_for(0, numel_, grain_size, [&](int64_t b, int64_t e) { serial_for_each(loop, b, e); });
-    }
-    if (has_temp_outputs_) copy_temps_to_outputs();
+  static LoopRef loop_ref(F& loop) {
+    return LoopRef{[](void* ctx, char** data, const int64_t* strides, int64_t n) {
+                     (*static_cast<F*>(ctx))(data, strides, n);
+                   },
+                   const_cast<void*>(static_cast<const void*>(&loop))};
   }
 
-  // Runs the loop over the linear element range [begin, end) on the calling thread.
+  // Runs the loop over all elements, in parallel (parallel_for) when numel() > grain_size.
+  // Does nothing for meta iterators. Afterwards, outputs computed through a temporary are
+  // converted into the real outputs. The iteration itself is not a template (only the loop
+  // is), which keeps each kernel's code small.
   template <typename F>
-  void serial_for_each(F& loop, int64_t begin, int64_t end) const {
-    const int nt = ntensors();
-    char* ptrs[kMaxOperands];
-    const int64_t* s0 = &strides_[0];
-    if (ndim_ == 1) {
-      for (int a = 0; a < nt; ++a) ptrs[a] = data_[a] + begin * s0[a];
-      loop(ptrs, s0, end - begin);
-      return;
-    }
-    SmallVec<int64_t, 8> counter;
-    counter.resize(ndim_);
-    int64_t rem = begin;
-    for (int d = 0; d < ndim_; ++d) {
-      counter[d] = rem % iter_shape_[d];
-      rem /= iter_shape_[d];
-    }
-    for (int a = 0; a < nt; ++a) {
-      char* p = data_[a];
-      for (int d = 0; d < ndim_; ++d) p += counter[d] * strides_[d * kMaxOperands + a];
-      ptrs[a] = p;
-    }
-    int64_t remaining = end - begin;
-    const int64_t size0 = iter_shape_[0];
-    while (true) {
-      const int64_t n = std::min(size0 - counter[0], remaining);
-      char* run[kMaxOperands];
-      for (int a = 0; a < nt; ++a) run[a] = ptrs[a];
-      loop(run, s0, n);
-      remaining -= n;
-      if (remaining <= 0) break;
-      // Back to the start of dim 0, then carry into the outer dims.
-      for (int a = 0; a < nt; ++a) ptrs[a] -= counter[0] * s0[a];
-      counter[0] = 0;
-      for (int d = 1; d < ndim_; ++d) {
-        const int64_t* sd = &strides_[d * kMaxOperands];
-        if (++counter[d] < iter_shape_[d]) {
-          for (int a = 0; a < nt; ++a) ptrs[a] += sd[a];
-          break;
-        }
-        for (int a = 0; a < nt; ++a) ptrs[a] -= (iter_shape_[d] - 1) * sd[a];
-        counter[d] = 0;
-      }
-    }
+  void for_each(F&& loop, int64_t grain_size = kGrainSize) {
+    for_each_ref(loop_ref(loop), grain_size);
   }
+  void for_each_ref(LoopRef loop, int64_t grain_size = kGrainSize);
+
+  // Runs the loop over the linear element range [begin, end) on the calling thread (no temp
+  // copy-back; for callers that split the range themselves).
+  template <typename F>
+  void serial_for_each(F&& loop, int64_t begin, int64_t end) const {
+    serial_for_each_ref(loop_ref(loop), begin, end);
+  }
+  void serial_for_each_ref(LoopRef loop, int64_t begin, int64_t end) const;
 
   // Converts outputs computed through a temporary into the real outputs (for_each does this).
   void copy_temps_to_outputs();
 
   // Side of the square tiles used when operands disagree on which of two dims is contiguous.
   static constexpr int64_t kTile = 64;
-
-  // 2-D iteration where some operands are contiguous along dim 0 and others along dim 1 (a
-  // transposed operand): walks kTile x kTile tiles so both kinds stay in cache; the loop sees
-  // runs of at most kTile elements along dim 0. Tiles are split over threads by columns.
-  template <typename F>
-  void tiled_for_each(F& loop, int64_t grain_size) {
-    const int nt = ntensors();
-    const int64_t n0 = iter_shape_[0], n1 = iter_shape_[1];
-    const int64_t* s0 = &strides_[0];
-    const int64_t* s1 = &strides_[kMaxOperands];
-    const int64_t ncols = (n1 + kTile - 1) / kTile;
-    auto body = [&](int64_t cb, int64_t ce) {
-      char* ptrs[kMaxOperands];
-      for (int64_t c = cb; c < ce; ++c) {
-        const int64_t j0 = c * kTile, j1 = std::min(n1, j0 + kTile);
-        for (int64_t i0 = 0; i0 < n0; i0 += kTile) {
-          const int64_t len = std::min(kTile, n0 - i0);
-          for (int64_t j = j0; j < j1; ++j) {
-            for (int a = 0; a < nt; ++a) ptrs[a] = data_[a] + i0 * s0[a] + j * s1[a];
-            loop(ptrs, s0, len);
-          }
-        }
-      }
-    };
-    if (numel_ <= grain_size || get_num_threads() == 1 || in_parallel_region()) {
-      body(0, ncols);
-    } else {
-      parallel_for(0, ncols, std::max<int64_t>(1, grain_size / (kTile * n0)), body);
-    }
-  }
 
  private:
   void compute_devices(const TensorIteratorConfig& config);
@@ -292,6 +232,10 @@ class TensorIterator {
   void compute_perm_and_allocate_outputs();
   void handle_overlap_and_convert_inputs();
   void setup_strides_and_coalesce();
+  // 2-D iteration where some operands are contiguous along dim 0 and others along dim 1 (a
+  // transposed operand): walks kTile x kTile tiles so both kinds stay in cache; the loop sees
+  // runs of at most kTile elements along dim 0. Tiles are split over threads by columns.
+  void tiled_for_each(LoopRef loop, int64_t grain_size);
 
   OperandInfo ops_[kMaxOperands];
   int noutputs_ = 0;

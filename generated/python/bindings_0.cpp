@@ -47,7 +47,7 @@ PyObject* fn__to_copy(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   TL_PY_TRY
   static PythonArgParser parser({
       "_to_copy(Tensor input, *, ScalarType? dtype=None, Device? device=None)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
@@ -63,7 +63,7 @@ PyObject* fn_abs_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_TRY
   static PythonArgParser parser({
       "abs_(Tensor input)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
@@ -78,7 +78,7 @@ PyObject* fn_add_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   static PythonArgParser parser({
       "add_(Tensor input, Tensor other, *, Scalar alpha=1)",
       "add_(Tensor input, Scalar other, Scalar alpha=1)",
-  }, false);
+  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -106,7 +106,7 @@ PyObject* fn_alias(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_TRY
   static PythonArgParser parser({
       "alias(Tensor input)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
@@ -121,7 +121,7 @@ PyObject* fn_arange(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   static PythonArgParser parser({
       "arange(Scalar end, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
       "arange(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Device? device=None, Tensor? out=None, bool requires_grad=False)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -161,7 +161,7 @@ PyObject* fn_clone(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_TRY
   static PythonArgParser parser({
       "clone(Tensor input)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
@@ -175,7 +175,7 @@ PyObject* fn_detach(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   TL_PY_TRY
   static PythonArgParser parser({
       "detach(Tensor input)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
@@ -189,7 +189,7 @@ PyObject* fn_empty(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_TRY
   static PythonArgParser parser({
       "empty(int[] size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto size = r.intlist(0);
@@ -207,7 +207,7 @@ PyObject* fn_empty_strided(PyObject* /*module*/, PyObject* const* args, Py_ssize
   TL_PY_TRY
   static PythonArgParser parser({
       "empty_strided(int[] size, int[] stride, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto size = r.intlist(0);
@@ -227,7 +227,7 @@ PyObject* fn_floor_divide(PyObject* /*module*/, PyObject* const* args, Py_ssize_
   static PythonArgParser parser({
       "floor_divide(Tensor input, Tensor other, *, Tensor? out=None)",
       "floor_divide(Tensor input, Scalar other)",
-  }, false);
+  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -258,7 +258,7 @@ PyObject* fn_full(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_TRY
   static PythonArgParser parser({
       "full(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, Tensor? out=None, bool requires_grad=False)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto size = r.intlist(0);
@@ -284,7 +284,7 @@ PyObject* fn_ge(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, P
   static PythonArgParser parser({
       "ge(Tensor input, Tensor other, *, Tensor? out=None)",
       "ge(Tensor input, Scalar other, *, Tensor? out=None)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -321,7 +321,7 @@ PyObject* fn_ge_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   static PythonArgParser parser({
       "ge_(Tensor input, Tensor other)",
       "ge_(Tensor input, Scalar other)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -348,7 +348,7 @@ PyObject* fn_gt_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   static PythonArgParser parser({
       "gt_(Tensor input, Tensor other)",
       "gt_(Tensor input, Scalar other)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -375,7 +375,7 @@ PyObject* fn_mean(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   static PythonArgParser parser({
       "mean(Tensor input, *, ScalarType? dtype=None)",
       "mean(Tensor input, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -408,7 +408,7 @@ PyObject* fn_mm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, P
   TL_PY_TRY
   static PythonArgParser parser({
       "mm(Tensor input, Tensor mat2, *, Tensor? out=None)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
@@ -428,7 +428,7 @@ PyObject* fn_rand(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_TRY
   static PythonArgParser parser({
       "rand(int[] size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto size = r.intlist(0);
@@ -446,7 +446,7 @@ PyObject* fn_relu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_TRY
   static PythonArgParser parser({
       "relu(Tensor input)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
@@ -460,7 +460,7 @@ PyObject* fn_reshape(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   TL_PY_TRY
   static PythonArgParser parser({
       "reshape(Tensor input, int[] shape)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
@@ -475,7 +475,7 @@ PyObject* fn_select(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   TL_PY_TRY
   static PythonArgParser parser({
       "select(Tensor input, int dim, int index)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
@@ -491,7 +491,7 @@ PyObject* fn_sqrt(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_TRY
   static PythonArgParser parser({
       "sqrt(Tensor input, *, Tensor? out=None)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
@@ -511,7 +511,7 @@ PyObject* fn_sub(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   static PythonArgParser parser({
       "sub(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None)",
       "sub(Tensor input, Scalar other, Scalar alpha=1)",
-  }, false);
+  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -544,7 +544,7 @@ PyObject* fn_t(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, Py
   TL_PY_TRY
   static PythonArgParser parser({
       "t(Tensor input)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
@@ -558,7 +558,7 @@ PyObject* operator__abs__(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   TL_PY_TRY
   static PythonArgParser parser({
       "__abs__()",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
@@ -573,7 +573,7 @@ PyObject* operator__imul__(PyObject* py_self, PyObject* const* args, Py_ssize_t 
   static PythonArgParser parser({
       "__imul__(Tensor other)",
       "__imul__(Scalar other)",
-  }, true);
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -600,7 +600,7 @@ PyObject* operator__itruediv__(PyObject* py_self, PyObject* const* args, Py_ssiz
   static PythonArgParser parser({
       "__itruediv__(Tensor other)",
       "__itruediv__(Scalar other)",
-  }, true);
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -627,7 +627,7 @@ PyObject* operator__lt__(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   static PythonArgParser parser({
       "__lt__(Tensor other)",
       "__lt__(Scalar other)",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -654,7 +654,7 @@ PyObject* operator__ne__(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   static PythonArgParser parser({
       "__ne__(Tensor other)",
       "__ne__(Scalar other)",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -680,7 +680,7 @@ PyObject* operator__neg__(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   TL_PY_TRY
   static PythonArgParser parser({
       "__neg__()",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
@@ -695,7 +695,7 @@ PyObject* operator__rmul__(PyObject* py_self, PyObject* const* args, Py_ssize_t 
   static PythonArgParser parser({
       "__rmul__(Tensor other)",
       "__rmul__(Scalar other)",
-  }, true);
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -722,7 +722,7 @@ PyObject* operator__truediv__(PyObject* py_self, PyObject* const* args, Py_ssize
   static PythonArgParser parser({
       "__truediv__(Tensor other)",
       "__truediv__(Scalar other)",
-  }, true);
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -748,7 +748,7 @@ PyObject* method_abs_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_TRY
   static PythonArgParser parser({
       "abs_()",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
@@ -763,7 +763,7 @@ PyObject* method_add(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   static PythonArgParser parser({
       "add(Tensor other, *, Scalar alpha=1)",
       "add(Scalar other, Scalar alpha=1)",
-  }, true);
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -792,7 +792,7 @@ PyObject* method_add_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   static PythonArgParser parser({
       "add_(Tensor other, *, Scalar alpha=1)",
       "add_(Scalar other, Scalar alpha=1)",
-  }, true);
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -820,7 +820,7 @@ PyObject* method_bmm(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_TRY
   static PythonArgParser parser({
       "bmm(Tensor mat2)",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
@@ -835,7 +835,7 @@ PyObject* method_copy_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   TL_PY_TRY
   static PythonArgParser parser({
       "copy_(Tensor src, bool non_blocking=False)",
-  }, true);
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
@@ -852,7 +852,7 @@ PyObject* method_eq_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   static PythonArgParser parser({
       "eq_(Tensor other)",
       "eq_(Scalar other)",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -878,7 +878,7 @@ PyObject* method_exp(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_TRY
   static PythonArgParser parser({
       "exp()",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
@@ -892,7 +892,7 @@ PyObject* method_fill_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   TL_PY_TRY
   static PythonArgParser parser({
       "fill_(Scalar value)",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
@@ -908,7 +908,7 @@ PyObject* method_gt(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, 
   static PythonArgParser parser({
       "gt(Tensor other)",
       "gt(Scalar other)",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -934,7 +934,7 @@ PyObject* method_matmul(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   TL_PY_TRY
   static PythonArgParser parser({
       "matmul(Tensor other)",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
@@ -950,7 +950,7 @@ PyObject* method_mean(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   static PythonArgParser parser({
       "mean(*, ScalarType? dtype=None)",
       "mean(int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -979,7 +979,7 @@ PyObject* method_ne_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   static PythonArgParser parser({
       "ne_(Tensor other)",
       "ne_(Scalar other)",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -1005,7 +1005,7 @@ PyObject* method_reciprocal(PyObject* py_self, PyObject* const* args, Py_ssize_t
   TL_PY_TRY
   static PythonArgParser parser({
       "reciprocal()",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
@@ -1019,7 +1019,7 @@ PyObject* method_reciprocal_(PyObject* py_self, PyObject* const* args, Py_ssize_
   TL_PY_TRY
   static PythonArgParser parser({
       "reciprocal_()",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
@@ -1033,7 +1033,7 @@ PyObject* method_relu(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_TRY
   static PythonArgParser parser({
       "relu()",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
@@ -1047,7 +1047,7 @@ PyObject* method_reshape(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   TL_PY_TRY
   static PythonArgParser parser({
       "reshape(int[] shape)",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
@@ -1062,7 +1062,7 @@ PyObject* method_sqrt(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_TRY
   static PythonArgParser parser({
       "sqrt()",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
@@ -1076,7 +1076,7 @@ PyObject* method_t(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, P
   TL_PY_TRY
   static PythonArgParser parser({
       "t()",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);

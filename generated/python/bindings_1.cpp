@@ -46,7 +46,7 @@ PyObject* fn_div(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
       "div(Tensor input, Tensor other, *, str? rounding_mode, Tensor? out=None)",
       "div(Tensor input, Scalar other)",
       "div(Tensor input, Scalar other, *, str? rounding_mode)",
-  }, false);
+  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -96,7 +96,7 @@ PyObject* fn_empty_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   TL_PY_TRY
   static PythonArgParser parser({
       "empty_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
@@ -114,7 +114,7 @@ PyObject* fn_full_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   TL_PY_TRY
   static PythonArgParser parser({
       "full_like(Tensor input, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
@@ -134,7 +134,7 @@ PyObject* fn_le_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   static PythonArgParser parser({
       "le_(Tensor input, Tensor other)",
       "le_(Tensor input, Scalar other)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -160,7 +160,7 @@ PyObject* fn_log(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_TRY
   static PythonArgParser parser({
       "log(Tensor input, *, Tensor? out=None)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
@@ -180,7 +180,7 @@ PyObject* fn_lt(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, P
   static PythonArgParser parser({
       "lt(Tensor input, Tensor other, *, Tensor? out=None)",
       "lt(Tensor input, Scalar other, *, Tensor? out=None)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -217,7 +217,7 @@ PyObject* fn_lt_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   static PythonArgParser parser({
       "lt_(Tensor input, Tensor other)",
       "lt_(Tensor input, Scalar other)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -244,7 +244,7 @@ PyObject* fn_mul(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   static PythonArgParser parser({
       "mul(Tensor input, Tensor other, *, Tensor? out=None)",
       "mul(Tensor input, Scalar other)",
-  }, false);
+  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -276,7 +276,7 @@ PyObject* fn_ne(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, P
   static PythonArgParser parser({
       "ne(Tensor input, Tensor other, *, Tensor? out=None)",
       "ne(Tensor input, Scalar other, *, Tensor? out=None)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -312,7 +312,7 @@ PyObject* fn_neg(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_TRY
   static PythonArgParser parser({
       "neg(Tensor input, *, Tensor? out=None)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
@@ -333,7 +333,7 @@ PyObject* fn_pow(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
       "pow(Tensor input, Tensor exponent, *, Tensor? out=None)",
       "pow(Tensor input, Scalar exponent, *, Tensor? out=None)",
       "pow(Scalar self, Tensor exponent, *, Tensor? out=None)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -381,7 +381,7 @@ PyObject* fn_pow_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   static PythonArgParser parser({
       "pow_(Tensor input, Tensor exponent)",
       "pow_(Tensor input, Scalar exponent)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -407,7 +407,7 @@ PyObject* fn_reciprocal(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   TL_PY_TRY
   static PythonArgParser parser({
       "reciprocal(Tensor input, *, Tensor? out=None)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
@@ -426,7 +426,7 @@ PyObject* fn_relu_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_TRY
   static PythonArgParser parser({
       "relu_(Tensor input)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
@@ -441,7 +441,7 @@ PyObject* fn_rsub(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   static PythonArgParser parser({
       "rsub(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None)",
       "rsub(Tensor input, Scalar other, Scalar alpha=1, *, Tensor? out=None)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -479,7 +479,7 @@ PyObject* fn_slice(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_TRY
   static PythonArgParser parser({
       "slice(Tensor input, int dim=0, int? start=None, int? end=None, int step=1)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
@@ -498,7 +498,7 @@ PyObject* fn_sub_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   static PythonArgParser parser({
       "sub_(Tensor input, Tensor other, *, Scalar alpha=1)",
       "sub_(Tensor input, Scalar other, Scalar alpha=1)",
-  }, false);
+  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -527,7 +527,7 @@ PyObject* fn_sum(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   static PythonArgParser parser({
       "sum(Tensor input, *, ScalarType? dtype=None)",
       "sum(Tensor input, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -560,7 +560,7 @@ PyObject* fn_transpose(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   TL_PY_TRY
   static PythonArgParser parser({
       "transpose(Tensor input, int dim0, int dim1)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
@@ -576,7 +576,7 @@ PyObject* fn_unsqueeze(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   TL_PY_TRY
   static PythonArgParser parser({
       "unsqueeze(Tensor input, int dim)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
@@ -591,7 +591,7 @@ PyObject* fn_zero_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_TRY
   static PythonArgParser parser({
       "zero_(Tensor input)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
@@ -606,7 +606,7 @@ PyObject* operator__add__(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   static PythonArgParser parser({
       "__add__(Tensor other, *, Scalar alpha=1)",
       "__add__(Scalar other, Scalar alpha=1)",
-  }, true);
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -635,7 +635,7 @@ PyObject* operator__eq__(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   static PythonArgParser parser({
       "__eq__(Tensor other)",
       "__eq__(Scalar other)",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -662,7 +662,7 @@ PyObject* operator__floordiv__(PyObject* py_self, PyObject* const* args, Py_ssiz
   static PythonArgParser parser({
       "__floordiv__(Tensor other)",
       "__floordiv__(Scalar other)",
-  }, true);
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -689,7 +689,7 @@ PyObject* operator__gt__(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   static PythonArgParser parser({
       "__gt__(Tensor other)",
       "__gt__(Scalar other)",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -716,7 +716,7 @@ PyObject* operator__ifloordiv__(PyObject* py_self, PyObject* const* args, Py_ssi
   static PythonArgParser parser({
       "__ifloordiv__(Tensor other)",
       "__ifloordiv__(Scalar other)",
-  }, true);
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -743,7 +743,7 @@ PyObject* operator__ipow__(PyObject* py_self, PyObject* const* args, Py_ssize_t 
   static PythonArgParser parser({
       "__ipow__(Tensor exponent)",
       "__ipow__(Scalar exponent)",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -770,7 +770,7 @@ PyObject* operator__isub__(PyObject* py_self, PyObject* const* args, Py_ssize_t 
   static PythonArgParser parser({
       "__isub__(Tensor other, *, Scalar alpha=1)",
       "__isub__(Scalar other, Scalar alpha=1)",
-  }, true);
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -798,7 +798,7 @@ PyObject* operator__matmul__(PyObject* py_self, PyObject* const* args, Py_ssize_
   TL_PY_TRY
   static PythonArgParser parser({
       "__matmul__(Tensor other)",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
@@ -813,7 +813,7 @@ PyObject* operator__rsub__(PyObject* py_self, PyObject* const* args, Py_ssize_t 
   TL_PY_TRY
   static PythonArgParser parser({
       "__rsub__(Scalar other, Scalar alpha=1)",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
@@ -829,7 +829,7 @@ PyObject* method_abs(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_TRY
   static PythonArgParser parser({
       "abs()",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
@@ -843,7 +843,7 @@ PyObject* method_contiguous(PyObject* py_self, PyObject* const* args, Py_ssize_t
   TL_PY_TRY
   static PythonArgParser parser({
       "contiguous()",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
@@ -858,7 +858,7 @@ PyObject* method_eq(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, 
   static PythonArgParser parser({
       "eq(Tensor other)",
       "eq(Scalar other)",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -884,7 +884,7 @@ PyObject* method_expand(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   TL_PY_TRY
   static PythonArgParser parser({
       "expand(int[] size, *, bool implicit=False)",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
@@ -901,7 +901,7 @@ PyObject* method_le(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, 
   static PythonArgParser parser({
       "le(Tensor other)",
       "le(Scalar other)",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -928,7 +928,7 @@ PyObject* method_pow_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   static PythonArgParser parser({
       "pow_(Tensor exponent)",
       "pow_(Scalar exponent)",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -954,7 +954,7 @@ PyObject* method_sign_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   TL_PY_TRY
   static PythonArgParser parser({
       "sign_()",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
@@ -968,7 +968,7 @@ PyObject* method_sqrt_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   TL_PY_TRY
   static PythonArgParser parser({
       "sqrt_()",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
@@ -983,7 +983,7 @@ PyObject* method_sub_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   static PythonArgParser parser({
       "sub_(Tensor other, *, Scalar alpha=1)",
       "sub_(Scalar other, Scalar alpha=1)",
-  }, true);
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -1011,7 +1011,7 @@ PyObject* method_where(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   TL_PY_TRY
   static PythonArgParser parser({
       "where(Tensor condition, Tensor other)",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);

@@ -46,7 +46,7 @@ PyObject* fn_abs(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_TRY
   static PythonArgParser parser({
       "abs(Tensor input, *, Tensor? out=None)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
@@ -65,7 +65,7 @@ PyObject* fn_as_strided(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   TL_PY_TRY
   static PythonArgParser parser({
       "as_strided(Tensor input, int[] size, int[] stride, int? storage_offset=None)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
@@ -85,7 +85,7 @@ PyObject* fn_div_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
       "div_(Tensor input, Tensor other, *, str? rounding_mode)",
       "div_(Tensor input, Scalar other)",
       "div_(Tensor input, Scalar other, *, str? rounding_mode)",
-  }, false);
+  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -125,7 +125,7 @@ PyObject* fn_exp_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_TRY
   static PythonArgParser parser({
       "exp_(Tensor input)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
@@ -140,7 +140,7 @@ PyObject* fn_gt(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, P
   static PythonArgParser parser({
       "gt(Tensor input, Tensor other, *, Tensor? out=None)",
       "gt(Tensor input, Scalar other, *, Tensor? out=None)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -176,7 +176,7 @@ PyObject* fn_matmul(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   TL_PY_TRY
   static PythonArgParser parser({
       "matmul(Tensor input, Tensor other, *, Tensor? out=None)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
@@ -196,7 +196,7 @@ PyObject* fn_neg_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_TRY
   static PythonArgParser parser({
       "neg_(Tensor input)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
@@ -210,7 +210,7 @@ PyObject* fn_ones_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   TL_PY_TRY
   static PythonArgParser parser({
       "ones_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
@@ -228,7 +228,7 @@ PyObject* fn_randn(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_TRY
   static PythonArgParser parser({
       "randn(int[] size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto size = r.intlist(0);
@@ -246,7 +246,7 @@ PyObject* fn_reciprocal_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
   TL_PY_TRY
   static PythonArgParser parser({
       "reciprocal_(Tensor input)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
@@ -260,7 +260,7 @@ PyObject* fn_sign(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_TRY
   static PythonArgParser parser({
       "sign(Tensor input, *, Tensor? out=None)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
@@ -279,7 +279,7 @@ PyObject* fn_sign_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_TRY
   static PythonArgParser parser({
       "sign_(Tensor input)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
@@ -293,7 +293,7 @@ PyObject* fn_sqrt_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_TRY
   static PythonArgParser parser({
       "sqrt_(Tensor input)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
@@ -309,7 +309,7 @@ PyObject* fn_squeeze(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
       "squeeze(Tensor input)",
       "squeeze(Tensor input, int dim)",
       "squeeze(Tensor input, int[] dim)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -340,7 +340,7 @@ PyObject* fn_where(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_TRY
   static PythonArgParser parser({
       "where(Tensor condition, Tensor input, Tensor other, *, Tensor? out=None)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto condition = r.tensor(0);
@@ -361,7 +361,7 @@ PyObject* fn_zeros(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_TRY
   static PythonArgParser parser({
       "zeros(int[] size, *, ScalarType? dtype=None, Device? device=None, Tensor? out=None, bool requires_grad=False)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto size = r.intlist(0);
@@ -386,7 +386,7 @@ PyObject* operator__ge__(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   static PythonArgParser parser({
       "__ge__(Tensor other)",
       "__ge__(Scalar other)",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -413,7 +413,7 @@ PyObject* operator__mul__(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   static PythonArgParser parser({
       "__mul__(Tensor other)",
       "__mul__(Scalar other)",
-  }, true);
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -439,7 +439,7 @@ PyObject* method_detach(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   TL_PY_TRY
   static PythonArgParser parser({
       "detach()",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
@@ -456,7 +456,7 @@ PyObject* method_div(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
       "div(Tensor other, *, str? rounding_mode)",
       "div(Scalar other)",
       "div(Scalar other, *, str? rounding_mode)",
-  }, true);
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -499,7 +499,7 @@ PyObject* method_div_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
       "div_(Tensor other, *, str? rounding_mode)",
       "div_(Scalar other)",
       "div_(Scalar other, *, str? rounding_mode)",
-  }, true);
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -539,7 +539,7 @@ PyObject* method_exp_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_TRY
   static PythonArgParser parser({
       "exp_()",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
@@ -554,7 +554,7 @@ PyObject* method_floor_divide_(PyObject* py_self, PyObject* const* args, Py_ssiz
   static PythonArgParser parser({
       "floor_divide_(Tensor other)",
       "floor_divide_(Scalar other)",
-  }, true);
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -581,7 +581,7 @@ PyObject* method_ge(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, 
   static PythonArgParser parser({
       "ge(Tensor other)",
       "ge(Scalar other)",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -608,7 +608,7 @@ PyObject* method_le_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   static PythonArgParser parser({
       "le_(Tensor other)",
       "le_(Scalar other)",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -634,7 +634,7 @@ PyObject* method_log(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_TRY
   static PythonArgParser parser({
       "log()",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
@@ -649,7 +649,7 @@ PyObject* method_lt_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   static PythonArgParser parser({
       "lt_(Tensor other)",
       "lt_(Scalar other)",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -675,7 +675,7 @@ PyObject* method_mm(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_TRY
   static PythonArgParser parser({
       "mm(Tensor mat2)",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
@@ -691,7 +691,7 @@ PyObject* method_mul(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   static PythonArgParser parser({
       "mul(Tensor other)",
       "mul(Scalar other)",
-  }, true);
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -717,7 +717,7 @@ PyObject* method_neg(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_TRY
   static PythonArgParser parser({
       "neg()",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
@@ -731,7 +731,7 @@ PyObject* method_neg_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_TRY
   static PythonArgParser parser({
       "neg_()",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
@@ -746,7 +746,7 @@ PyObject* method_pow(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   static PythonArgParser parser({
       "pow(Tensor exponent)",
       "pow(Scalar exponent)",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -772,7 +772,7 @@ PyObject* method_relu_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   TL_PY_TRY
   static PythonArgParser parser({
       "relu_()",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
@@ -786,7 +786,7 @@ PyObject* method_select(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   TL_PY_TRY
   static PythonArgParser parser({
       "select(int dim, int index)",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
@@ -802,7 +802,7 @@ PyObject* method_sign(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_TRY
   static PythonArgParser parser({
       "sign()",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
@@ -816,7 +816,7 @@ PyObject* method_slice(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   TL_PY_TRY
   static PythonArgParser parser({
       "slice(int dim=0, int? start=None, int? end=None, int step=1)",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
@@ -836,7 +836,7 @@ PyObject* method_squeeze(PyObject* py_self, PyObject* const* args, Py_ssize_t na
       "squeeze()",
       "squeeze(int dim)",
       "squeeze(int[] dim)",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -868,7 +868,7 @@ PyObject* method_sum(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   static PythonArgParser parser({
       "sum(*, ScalarType? dtype=None)",
       "sum(int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -898,7 +898,7 @@ PyObject* method_to(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, 
       "to(ScalarType dtype, bool non_blocking=False, bool copy=False)",
       "to(Device device, ScalarType? dtype=None, bool non_blocking=False, bool copy=False)",
       "to(Tensor other, bool non_blocking=False, bool copy=False)",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -937,7 +937,7 @@ PyObject* method_transpose(PyObject* py_self, PyObject* const* args, Py_ssize_t 
   TL_PY_TRY
   static PythonArgParser parser({
       "transpose(int dim0, int dim1)",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
@@ -953,7 +953,7 @@ PyObject* method_unsqueeze(PyObject* py_self, PyObject* const* args, Py_ssize_t 
   TL_PY_TRY
   static PythonArgParser parser({
       "unsqueeze(int dim)",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
@@ -968,7 +968,7 @@ PyObject* method_view(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_TRY
   static PythonArgParser parser({
       "view(int[] size)",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
@@ -983,7 +983,7 @@ PyObject* method_zero_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   TL_PY_TRY
   static PythonArgParser parser({
       "zero_()",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);

@@ -35,7 +35,7 @@ PyObject* fn_add(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   static PythonArgParser parser({
       "add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None)",
       "add(Tensor input, Scalar other, Scalar alpha=1)",
-  }, false);
+  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -68,7 +68,7 @@ PyObject* fn_bmm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_TRY
   static PythonArgParser parser({
       "bmm(Tensor input, Tensor mat2, *, Tensor? out=None)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
@@ -88,7 +88,7 @@ PyObject* fn_copy_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_TRY
   static PythonArgParser parser({
       "copy_(Tensor input, Tensor src, bool non_blocking=False)",
-  }, false);
+  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
@@ -105,7 +105,7 @@ PyObject* fn_eq(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, P
   static PythonArgParser parser({
       "eq(Tensor input, Tensor other, *, Tensor? out=None)",
       "eq(Tensor input, Scalar other, *, Tensor? out=None)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -142,7 +142,7 @@ PyObject* fn_eq_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   static PythonArgParser parser({
       "eq_(Tensor input, Tensor other)",
       "eq_(Tensor input, Scalar other)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -168,7 +168,7 @@ PyObject* fn_exp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_TRY
   static PythonArgParser parser({
       "exp(Tensor input, *, Tensor? out=None)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
@@ -187,7 +187,7 @@ PyObject* fn_fill_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_TRY
   static PythonArgParser parser({
       "fill_(Tensor input, Scalar value)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
@@ -203,7 +203,7 @@ PyObject* fn_floor_divide_(PyObject* /*module*/, PyObject* const* args, Py_ssize
   static PythonArgParser parser({
       "floor_divide_(Tensor input, Tensor other)",
       "floor_divide_(Tensor input, Scalar other)",
-  }, false);
+  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -230,7 +230,7 @@ PyObject* fn_le(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, P
   static PythonArgParser parser({
       "le(Tensor input, Tensor other, *, Tensor? out=None)",
       "le(Tensor input, Scalar other, *, Tensor? out=None)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -266,7 +266,7 @@ PyObject* fn_log_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_TRY
   static PythonArgParser parser({
       "log_(Tensor input)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
@@ -281,7 +281,7 @@ PyObject* fn_mul_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   static PythonArgParser parser({
       "mul_(Tensor input, Tensor other)",
       "mul_(Tensor input, Scalar other)",
-  }, false);
+  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -308,7 +308,7 @@ PyObject* fn_ne_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   static PythonArgParser parser({
       "ne_(Tensor input, Tensor other)",
       "ne_(Tensor input, Scalar other)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -334,7 +334,7 @@ PyObject* fn_ones(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_TRY
   static PythonArgParser parser({
       "ones(int[] size, *, ScalarType? dtype=None, Device? device=None, Tensor? out=None, bool requires_grad=False)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto size = r.intlist(0);
@@ -358,7 +358,7 @@ PyObject* fn_permute(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   TL_PY_TRY
   static PythonArgParser parser({
       "permute(Tensor input, int[] dims)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
@@ -373,7 +373,7 @@ PyObject* fn_zeros_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   TL_PY_TRY
   static PythonArgParser parser({
       "zeros_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
@@ -392,7 +392,7 @@ PyObject* operator__iadd__(PyObject* py_self, PyObject* const* args, Py_ssize_t 
   static PythonArgParser parser({
       "__iadd__(Tensor other, *, Scalar alpha=1)",
       "__iadd__(Scalar other, Scalar alpha=1)",
-  }, true);
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -421,7 +421,7 @@ PyObject* operator__le__(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   static PythonArgParser parser({
       "__le__(Tensor other)",
       "__le__(Scalar other)",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -448,7 +448,7 @@ PyObject* operator__pow__(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   static PythonArgParser parser({
       "__pow__(Tensor exponent)",
       "__pow__(Scalar exponent)",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -475,7 +475,7 @@ PyObject* operator__radd__(PyObject* py_self, PyObject* const* args, Py_ssize_t 
   static PythonArgParser parser({
       "__radd__(Tensor other, *, Scalar alpha=1)",
       "__radd__(Scalar other, Scalar alpha=1)",
-  }, true);
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -504,7 +504,7 @@ PyObject* operator__sub__(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   static PythonArgParser parser({
       "__sub__(Tensor other, *, Scalar alpha=1)",
       "__sub__(Scalar other, Scalar alpha=1)",
-  }, true);
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -532,7 +532,7 @@ PyObject* method_as_strided(PyObject* py_self, PyObject* const* args, Py_ssize_t
   TL_PY_TRY
   static PythonArgParser parser({
       "as_strided(int[] size, int[] stride, int? storage_offset=None)",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
@@ -549,7 +549,7 @@ PyObject* method_clone(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   TL_PY_TRY
   static PythonArgParser parser({
       "clone()",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
@@ -564,7 +564,7 @@ PyObject* method_floor_divide(PyObject* py_self, PyObject* const* args, Py_ssize
   static PythonArgParser parser({
       "floor_divide(Tensor other)",
       "floor_divide(Scalar other)",
-  }, true);
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -591,7 +591,7 @@ PyObject* method_ge_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   static PythonArgParser parser({
       "ge_(Tensor other)",
       "ge_(Scalar other)",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -618,7 +618,7 @@ PyObject* method_gt_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   static PythonArgParser parser({
       "gt_(Tensor other)",
       "gt_(Scalar other)",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -644,7 +644,7 @@ PyObject* method_log_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_TRY
   static PythonArgParser parser({
       "log_()",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
@@ -659,7 +659,7 @@ PyObject* method_lt(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, 
   static PythonArgParser parser({
       "lt(Tensor other)",
       "lt(Scalar other)",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -686,7 +686,7 @@ PyObject* method_mul_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   static PythonArgParser parser({
       "mul_(Tensor other)",
       "mul_(Scalar other)",
-  }, true);
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -713,7 +713,7 @@ PyObject* method_ne(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, 
   static PythonArgParser parser({
       "ne(Tensor other)",
       "ne(Scalar other)",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -739,7 +739,7 @@ PyObject* method_permute(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   TL_PY_TRY
   static PythonArgParser parser({
       "permute(int[] dims)",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
@@ -755,7 +755,7 @@ PyObject* method_sub(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   static PythonArgParser parser({
       "sub(Tensor other, *, Scalar alpha=1)",
       "sub(Scalar other, Scalar alpha=1)",
-  }, true);
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {

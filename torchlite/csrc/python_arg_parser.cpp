@@ -83,16 +83,6 @@ inline PyObject* find_kwarg(PyObject* kwnames, PyObject* const* kwvalues, Py_ssi
   return nullptr;
 }
 
-bool numbers_as_tensors_allowed(const std::string& name) {
-  static const std::unordered_set<std::string> allowed = {
-      "add", "add_", "add_out", "sub", "sub_", "sub_out", "subtract", "subtract_", "subtract_out",
-      "mul", "mul_", "mul_out", "multiply", "multiply_", "multiply_out", "div", "div_", "div_out",
-      "divide", "divide_", "divide_out", "true_divide", "true_divide_", "true_divide_out",
-      "floor_divide", "floor_divide_", "floor_divide_out", "copy_",
-  };
-  return allowed.count(name) > 0;
-}
-
 // ---------------------------------------------------------------- argument checks
 
 // int-like scalar for an `int` parameter.
@@ -456,7 +446,6 @@ FunctionSignature::FunctionSignature(const std::string& fmt, bool is_method, int
   }
   allow_varargs_intlist = max_pos_args == 1 && !params.empty() && params[0].type == ParameterType::IntList &&
                           !params[0].keyword_only;
-  allow_numbers_as_tensors = numbers_as_tensors_allowed(name);
 }
 
 bool FunctionSignature::match(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, ParsedArgs& dst,
@@ -585,11 +574,13 @@ std::string FunctionSignature::to_string() const {
 
 // ---------------------------------------------------------------- PythonArgParser
 
-PythonArgParser::PythonArgParser(std::vector<std::string> signatures, bool is_method) : is_method_(is_method) {
+PythonArgParser::PythonArgParser(std::vector<std::string> signatures, bool is_method, bool numbers_as_tensors)
+    : is_method_(is_method) {
   TL_CHECK(!signatures.empty(), "PythonArgParser: no signatures");
   signatures_.reserve(signatures.size());
   for (size_t i = 0; i < signatures.size(); ++i) {
     signatures_.emplace_back(signatures[i], is_method, static_cast<int>(i));
+    signatures_.back().allow_numbers_as_tensors = numbers_as_tensors;
     any_numbers_as_tensors_ = any_numbers_as_tensors_ || signatures_.back().allow_numbers_as_tensors;
   }
   name_ = signatures_[0].name;

@@ -236,7 +236,10 @@ struct PythonArgs {
 
 class PythonArgParser {
  public:
-  PythonArgParser(std::vector<std::string> signatures, bool is_method);
+  // numbers_as_tensors: after every signature fails, retry letting Python numbers stand for
+  // Tensor arguments (the `numbers_as_tensors` tag in native_functions.yaml, as PyTorch does for
+  // basic arithmetic: torchlite.add(2, t)).
+  PythonArgParser(std::vector<std::string> signatures, bool is_method, bool numbers_as_tensors = false);
   PythonArgParser(const PythonArgParser&) = delete;
   PythonArgParser& operator=(const PythonArgParser&) = delete;
 

@@ -527,7 +527,7 @@ TL_NOARGS(m_is_signed, return PyBool_FromLong(is_signed_type(t.dtype()));)
 TL_NOARGS(m_item, return wrap_scalar(tensor_item(t));)
 TL_NOARGS(m_tolist, return tensor_to_list(t);)
 TL_NOARGS(m_is_view, return PyBool_FromLong(static_cast<bool>(t.impl()->view_base()));)
-TL_NOARGS(m_get_device, return PyLong_FromLong(t.is_cpu() ? -1 : -1);)
+TL_NOARGS(m_get_device, (void)t; return PyLong_FromLong(-1);)  // CPU and meta have no device ordinal
 
 PyObject* m_size(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY

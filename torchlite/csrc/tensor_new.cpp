@@ -136,7 +136,7 @@ ScalarType numpy_scalar_type(PyObject* obj) {
   return t;
 }
 
-// Reads an ndarray's __array_interface__; `for_view` applies from_numpy's stricter checks.
+// Reads an ndarray's data pointer, dtype, shape and byte strides (from __array_interface__ and .strides).
 ArrayView read_array(PyObject* array) {
   ArrayView v;
   PyRef iface(check(PyObject_GetAttrString(array, "__array_interface__")));
@@ -144,7 +144,6 @@ ArrayView read_array(PyObject* array) {
   PyObject* typestr = PyDict_GetItemString(iface.get(), "typestr");
   PyObject* shape = PyDict_GetItemString(iface.get(), "shape");
   PyObject* data = PyDict_GetItemString(iface.get(), "data");
-  PyObject* strides = PyDict_GetItemString(iface.get(), "strides");
   TL_CHECK_TYPE(typestr && shape && data && PyTuple_Check(shape) && PyTuple_Check(data) && PyTuple_GET_SIZE(data) == 2,
                 "unsupported __array_interface__");
   const char* ts = PyUnicode_AsUTF8(typestr);
@@ -164,7 +163,6 @@ ArrayView read_array(PyObject* array) {
   for (Py_ssize_t i = 0; i < ndim; ++i) v.sizes.push_back(unpack_int64(PyTuple_GET_ITEM(shape, i)));
   // The array's own strides (the interface gives None for C-contiguous arrays, whose actual
   // strides can still differ from the row-major ones, e.g. zeros for empty arrays).
-  (void)strides;
   PyRef own(check(PyObject_GetAttrString(array, "strides")));
   TL_CHECK_TYPE(PyTuple_Check(own.get()) && PyTuple_GET_SIZE(own.get()) == ndim, "unsupported ndarray strides");
   for (Py_ssize_t i = 0; i < ndim; ++i) v.byte_strides.push_back(unpack_int64(PyTuple_GET_ITEM(own.get(), i)));
@@ -228,7 +226,6 @@ DimVector compute_sizes(PyObject* obj) {
   return sizes;
 }
 
-template <typename T>
 [[noreturn]] void overflow_error(ScalarType t) {
   throw RuntimeError(str("value cannot be converted to type ", scalar_type_name(t), " without overflow"));
 }
@@ -268,7 +265,7 @@ void store_scalar(void* dst, ScalarType dtype, PyObject* obj) {
                          bool in_range = std::isfinite(d) &&
                                          d >= static_cast<double>(std::numeric_limits<scalar_t>::lowest()) &&
                                          d <= static_cast<double>(std::numeric_limits<scalar_t>::max());
-                         if (!in_range || d >= 9.2233720368547758e18) overflow_error<double>(dtype);
+                         if (!in_range || d >= 9.2233720368547758e18) overflow_error(dtype);
                          *static_cast<scalar_t*>(dst) = static_cast<scalar_t>(d);
                        }));
     return;
@@ -290,7 +287,7 @@ void store_scalar(void* dst, ScalarType dtype, PyObject* obj) {
                        constexpr long long hi = static_cast<long long>(std::numeric_limits<scalar_t>::max());
                        // Like PyTorch, negative ints wrap around into unsigned types (-1 -> 255).
                        bool overflows = std::is_signed_v<scalar_t> ? (v < lo || v > hi) : (v > hi || (v < 0 && -v > hi));
-                       if (overflows) overflow_error<long long>(dtype);
+                       if (overflows) overflow_error(dtype);
                        *static_cast<scalar_t*>(dst) = static_cast<scalar_t>(v);
                      }));
 }

@@ -58,6 +58,48 @@ void copy_same_dtype(size_t item, char* dst, int64_t ds, const char* src, int64_
   }
 }
 
+// Same-dtype 2-D copy where one side is contiguous along dim 0 and the other along dim 1 (a
+// transpose): 64 x 64 tiles, inner loop along dim 0, tile columns split over threads.
+template <typename T>
+void copy_2d_tiled(char* dst, const char* src, int64_t n0, int64_t n1, int64_t ds0, int64_t ds1, int64_t ss0,
+                   int64_t ss1) {
+  constexpr int64_t B = 64;
+  const int64_t ncols = (n1 + B - 1) / B;
+  parallel_for(0, ncols, std::max<int64_t>(1, kGrainSize / (B * n0)), [&](int64_t cb, int64_t ce) {
+    for (int64_t c = cb; c < ce; ++c) {
+      const int64_t j0 = c * B, j1 = std::min(n1, j0 + B);
+      for (int64_t i0 = 0; i0 < n0; i0 += B) {
+        const int64_t i1 = std::min(n0, i0 + B);
+        for (int64_t j = j0; j < j1; ++j) {
+          char* d = dst + j * ds1;
+          const char* s = src + j * ss1;
+          for (int64_t i = i0; i < i1; ++i)
+            *reinterpret_cast<T*>(d + i * ds0) = *reinterpret_cast<const T*>(s + i * ss0);
+        }
+      }
+    }
+  });
+}
+
+// Transposing same-dtype copies (x.t().contiguous()); false when the geometry is not that.
+bool try_copy_transpose(TensorIterator& iter, ScalarType dt) {
+  if (iter.ndim() != 2 || iter.iter_size(0) < 64 || iter.iter_size(1) < 64) return false;
+  const int64_t item = static_cast<int64_t>(element_size(dt));
+  const int64_t ds0 = iter.stride_bytes(0, 0), ds1 = iter.stride_bytes(0, 1);
+  const int64_t ss0 = iter.stride_bytes(1, 0), ss1 = iter.stride_bytes(1, 1);
+  if (!((ds0 == item && ss1 == item) || (ss0 == item && ds1 == item))) return false;
+  char* d = iter.data_ptr(0);
+  const char* s = iter.data_ptr(1);
+  const int64_t n0 = iter.iter_size(0), n1 = iter.iter_size(1);
+  switch (item) {
+    case 1: copy_2d_tiled<uint8_t>(d, s, n0, n1, ds0, ds1, ss0, ss1); break;
+    case 2: copy_2d_tiled<uint16_t>(d, s, n0, n1, ds0, ds1, ss0, ss1); break;
+    case 4: copy_2d_tiled<uint32_t>(d, s, n0, n1, ds0, ds1, ss0, ss1); break;
+    default: copy_2d_tiled<uint64_t>(d, s, n0, n1, ds0, ds1, ss0, ss1); break;
+  }
+  return true;
+}
+
 }  // namespace
 
 void convert_elements(ScalarType dst_t, void* dst, int64_t dst_stride, ScalarType src_t, const void* src,
@@ -119,6 +161,7 @@ const Tensor& copy_kernel(const Tensor& self, const Tensor& src, bool /*non_bloc
                   .resize_outputs(false)
                   .build();
   const ScalarType dt = self.dtype(), st = src.dtype();
+  if (dt == st && iter.numel() > 0 && try_copy_transpose(iter, dt)) return self;
   iter.for_each([dt, st](char** data, const int64_t* strides, int64_t n) {
     convert_elements(dt, data[0], strides[0], st, data[1], strides[1], n);
   });

@@ -91,6 +91,67 @@ void pack(Mats<const T> src, int64_t batch, int64_t rows, int64_t cols, D* dst) 
 
 // ------------------------------------------------------------------------------ BLAS path
 
+// Matrix-vector products (m == 1 or n == 1) through gemv: y = op(M) x, where M is the matrix
+// operand as stored (row-major, leading dimension ld). Work is split across the stored rows of M,
+// in a number of chunks fixed by the shape (so results do not depend on the thread count): the
+// output rows when op is NoTrans; the reduction when op is Trans (partial sums added in order),
+// so that every chunk streams a contiguous block of M.
+template <typename T>
+void gemv_products(int64_t batch, int64_t m, int64_t n, int64_t k, Mats<const T> A, BlasLayout la,
+                   Mats<const T> B, BlasLayout lb, Mats<T> C) {
+  const T *mat, *x;
+  int64_t mat_bs, ld, x_bs, incx, rows, cols, len, incy;
+  bool trans;
+  if (n == 1) {  // y[i] = sum_p A[i, p] * B[p, 0]
+    mat = A.ptr, mat_bs = A.bs, ld = la.ld, trans = la.trans;
+    rows = trans ? k : m, cols = trans ? m : k;
+    x = B.ptr, x_bs = B.bs, incx = k > 1 ? B.rs : 1;
+    len = m, incy = m > 1 ? C.rs : 1;
+  } else {  // m == 1: y[j] = sum_p A[0, p] * B[p, j]
+    mat = B.ptr, mat_bs = B.bs, ld = lb.ld, trans = !lb.trans;
+    rows = trans ? k : n, cols = trans ? n : k;
+    x = A.ptr, x_bs = A.bs, incx = k > 1 ? A.cs : 1;
+    len = n, incy = n > 1 ? C.cs : 1;
+  }
+  // Zero-stride (expanded) operands were packed by the caller, so incx/incy are nonzero.
+  const int64_t work = rows * cols;
+  if (batch > 1 && (batch >= 2 * get_num_threads() || work < 4 * kMinTaskMacs)) {
+    parallel_for(0, batch, std::max<int64_t>(1, kMinTaskMacs / std::max<int64_t>(work, 1)), [&](int64_t b0, int64_t b1) {
+      for (int64_t b = b0; b < b1; ++b)
+        blas::gemv<T>(trans, rows, cols, T(1), mat + b * mat_bs, ld, x + b * x_bs, incx, T(0), C.ptr + b * C.bs,
+                      incy);
+    });
+    return;
+  }
+  const int64_t nchunks = std::clamp<int64_t>(work / (2 * kMinTaskMacs), 1, std::min<int64_t>(8, rows));
+  std::vector<T> partial(trans && nchunks > 1 ? static_cast<size_t>(nchunks * len) : 0);
+  for (int64_t b = 0; b < batch; ++b) {
+    const T* mb = mat + b * mat_bs;
+    const T* xb = x + b * x_bs;
+    T* yb = C.ptr + b * C.bs;
+    parallel_for(0, nchunks, 1, [&](int64_t c0, int64_t c1) {
+      for (int64_t c = c0; c < c1; ++c) {
+        const int64_t r0 = rows * c / nchunks, r1 = rows * (c + 1) / nchunks;
+        if (!trans) {
+          blas::gemv<T>(false, r1 - r0, cols, T(1), mb + r0 * ld, ld, xb, incx, T(0), yb + r0 * incy, incy);
+        } else if (nchunks == 1) {
+          blas::gemv<T>(true, rows, cols, T(1), mb, ld, xb, incx, T(0), yb, incy);
+        } else {
+          blas::gemv<T>(true, r1 - r0, cols, T(1), mb + r0 * ld, ld, xb + r0 * incx, incx, T(0),
+                        partial.data() + c * len, 1);
+        }
+      }
+    });
+    if (trans && nchunks > 1) {
+      for (int64_t j = 0; j < len; ++j) {
+        T acc = partial[static_cast<size_t>(j)];
+        for (int64_t c = 1; c < nchunks; ++c) acc += partial[static_cast<size_t>(c * len + j)];
+        yb[j * incy] = acc;
+      }
+    }
+  }
+}
+
 // C = A * B for float/double. A: m x k, B: k x n, C: m x n with rows or columns contiguous.
 template <typename T>
 void gemm_blas(int64_t batch, int64_t m, int64_t n, int64_t k, Mats<const T> A, Mats<const T> B, Mats<T> C) {
@@ -118,28 +179,19 @@ void gemm_blas(int64_t batch, int64_t m, int64_t n, int64_t k, Mats<const T> A, 
     lb = BlasLayout{false, n};
   }
   const int64_t macs = m * n * k;
+  const int64_t nthreads = get_num_threads();
+  if (m == 1 || n == 1) {
+    gemv_products<T>(batch, m, n, k, A, *la, B, *lb, C);
+    return;
+  }
   auto one = [&](int64_t b, int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
     // Rows [r0, r1) x columns [c0, c1) of product b (A's row r0 / B's column c0 start there
     // in either storage order).
     const T* a = A.ptr + b * A.bs + r0 * A.rs;
     const T* bp = B.ptr + b * B.bs + c0 * B.cs;
     T* c = C.ptr + b * C.bs + r0 * C.rs + c0 * C.cs;
-    const int64_t rows = r1 - r0, cols = c1 - c0;
-    // Matrix-vector products go to gemv (gemm would pack the whole matrix for one row/column).
-    // Vector strides are nonzero here: zero-stride operands were packed above.
-    if (cols == 1) {  // c[i] = sum_p A[i, p] * B[p, 0]
-      const int64_t incx = k > 1 ? B.rs : 1, incy = rows > 1 ? C.rs : 1;
-      if (la->trans) blas::gemv<T>(true, k, rows, T(1), a, la->ld, bp, incx, T(0), c, incy);
-      else blas::gemv<T>(false, rows, k, T(1), a, la->ld, bp, incx, T(0), c, incy);
-    } else if (rows == 1) {  // c[j] = sum_p A[0, p] * B[p, j]
-      const int64_t incx = k > 1 ? A.cs : 1, incy = C.cs;
-      if (lb->trans) blas::gemv<T>(false, cols, k, T(1), bp, lb->ld, a, incx, T(0), c, incy);
-      else blas::gemv<T>(true, k, cols, T(1), bp, lb->ld, a, incx, T(0), c, incy);
-    } else {
-      blas::gemm<T>(la->trans, lb->trans, rows, cols, k, T(1), a, la->ld, bp, lb->ld, T(0), c, ldc);
-    }
+    blas::gemm<T>(la->trans, lb->trans, r1 - r0, c1 - c0, k, T(1), a, la->ld, bp, lb->ld, T(0), c, ldc);
   };
-  const int64_t nthreads = get_num_threads();
   if (batch > 1 && (batch >= 2 * nthreads || macs < 8 * kMinTaskMacs)) {
     // Many products: one task per matrix.
     parallel_for(0, batch, std::max<int64_t>(1, kMinTaskMacs / std::max<int64_t>(macs, 1)),

@@ -104,6 +104,38 @@ constexpr int64_t kLeaf = 2048;    // largest run summed by one set of lanes
 constexpr int kCascadeFan = 16;    // terms per cascade level before carrying up
 constexpr int kCascadeLevels = 9;  // 16^9 terms
 
+// Contiguous leaves for the common types, compiled for AVX-512, AVX2 and baseline x86-64 and
+// picked at load time (the build targets baseline x86-64). Same lanes and order as the generic
+// leaf below, and additions only, so every version gives bit-identical results.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define TL_MULTIVERSION __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define TL_MULTIVERSION
+#endif
+template <typename acc_t, typename in_t>
+inline acc_t leaf_sum_impl(const in_t* p, int64_t n) {  // n >= kLanes
+  acc_t acc[kLanes];
+  for (int64_t j = 0; j < kLanes; ++j) acc[j] = load<acc_t>(p + j);
+  int64_t i = kLanes;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int64_t j = 0; j < kLanes; ++j) acc[j] += load<acc_t>(p + i + j);
+  for (int64_t w = kLanes / 2; w >= 1; w /= 2)
+    for (int64_t j = 0; j < w; ++j) acc[j] += acc[j + w];
+  acc_t r = 0;
+  for (; i < n; ++i) r += load<acc_t>(p + i);
+  return acc[0] + r;
+}
+TL_MULTIVERSION float leaf_sum(const float* p, int64_t n) { return leaf_sum_impl<float>(p, n); }
+TL_MULTIVERSION double leaf_sum(const double* p, int64_t n) { return leaf_sum_impl<double>(p, n); }
+TL_MULTIVERSION uint64_t leaf_sum(const int64_t* p, int64_t n) { return leaf_sum_impl<uint64_t>(p, n); }
+TL_MULTIVERSION uint64_t leaf_sum(const int32_t* p, int64_t n) { return leaf_sum_impl<uint64_t>(p, n); }
+
+template <typename acc_t, typename in_t>
+constexpr bool has_fast_leaf_v = (std::is_same_v<in_t, float> && std::is_same_v<acc_t, float>) ||
+                                 (std::is_same_v<in_t, double> && std::is_same_v<acc_t, double>) ||
+                                 (std::is_same_v<in_t, int64_t> && std::is_same_v<acc_t, uint64_t>) ||
+                                 (std::is_same_v<in_t, int32_t> && std::is_same_v<acc_t, uint64_t>);
+
 // Sum of n elements at p with stride s (in elements).
 template <typename acc_t, typename in_t>
 acc_t pairwise_sum(const in_t* p, int64_t n, int64_t s) {
@@ -111,6 +143,9 @@ acc_t pairwise_sum(const in_t* p, int64_t n, int64_t s) {
     acc_t r = 0;
     for (int64_t i = 0; i < n; ++i) r += load<acc_t>(p + i * s);
     return r;
+  }
+  if constexpr (has_fast_leaf_v<acc_t, in_t>) {
+    if (s == 1 && (std::is_same_v<acc_t, uint64_t> || n <= kLeaf)) return leaf_sum(p, n);
   }
   if constexpr (is_reduced_v<in_t>) {
     if (s == 1 && n <= kLeaf) {  // convert the run with vector instructions, then sum floats

@@ -16,7 +16,7 @@ PyObject* operator__mul__(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   TL_PY_TRY
   static PythonArgParser parser({
       "__mul__(Tensor other)",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
@@ -31,7 +31,7 @@ PyObject* method_mul(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_TRY
   static PythonArgParser parser({
       "mul(Tensor other)",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
@@ -46,7 +46,7 @@ PyObject* method_sum(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_TRY
   static PythonArgParser parser({
       "sum(int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
@@ -63,7 +63,7 @@ PyObject* method_transpose(PyObject* py_self, PyObject* const* args, Py_ssize_t 
   TL_PY_TRY
   static PythonArgParser parser({
       "transpose(int dim0, int dim1)",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);

@@ -16,7 +16,7 @@ PyObject* fn_exp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_TRY
   static PythonArgParser parser({
       "exp(Tensor input)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
@@ -30,7 +30,7 @@ PyObject* fn_mul_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_TRY
   static PythonArgParser parser({
       "mul_(Tensor input, Tensor other)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
@@ -45,7 +45,7 @@ PyObject* fn_ones(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_TRY
   static PythonArgParser parser({
       "ones(int[] size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
-  }, false);
+  }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto size = r.intlist(0);
@@ -63,7 +63,7 @@ PyObject* method_mul_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_TRY
   static PythonArgParser parser({
       "mul_(Tensor other)",
-  }, true);
+  }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
