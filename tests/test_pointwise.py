@@ -96,7 +96,7 @@ def test_div_rounding_mode(mode, dtype):
 
 
 def test_div_invalid_rounding_mode():
-    with pytest.raises(ValueError):
+    with pytest.raises(RuntimeError, match="rounding_mode"):
         tl.div(tl.ones(2), tl.ones(2), rounding_mode="up")
 
 
@@ -130,7 +130,8 @@ def test_unary_special_values():
 
 def test_large_exp_matches_numpy():
     a = torch.linspace(-100, 100, 1_000_003, dtype=torch.float32)
-    assert_same(tl.exp(from_torch(a)), torch.exp(a), atol=0, rtol=3e-7)
+    # Within one float32 ulp; results in the subnormal range may differ in their last bit.
+    assert_same(tl.exp(from_torch(a)), torch.exp(a), atol=3e-45, rtol=3e-7)
 
 
 @pytest.mark.parametrize("op", ["add", "sub", "mul", "div"])

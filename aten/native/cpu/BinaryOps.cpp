@@ -196,7 +196,7 @@ DivMode parse_mode(std::optional<std::string_view> mode) {
   if (!mode) return DivMode::True;
   if (*mode == "trunc") return DivMode::Trunc;
   if (*mode == "floor") return DivMode::Floor;
-  throw ValueError(str("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '",
+  throw RuntimeError(str("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '",
                        std::string(*mode), "'"));
 }
 
