@@ -384,3 +384,84 @@ def test_node_hooks():
     handle.remove()
     y.sum().backward()
     assert seen == [1]
+
+
+# In-place ops on views of tensors with history: the base's history is rewritten (CopySlices) and
+# every view of it reads the base's new value.
+INPLACE_ON_VIEWS = {
+    "slice_mul": lambda m, x, w: _slice_mul(x, w),
+    "use_view_after": lambda m, x, w: _slice_then_use_view(x, w),
+    "view_of_view": lambda m, x, w: _view_of_view(x, w),
+    "two_inplace": lambda m, x, w: _two_inplace(x, w),
+    "transpose_view": lambda m, x, w: _transpose_view(x),
+    "select_add": lambda m, x, w: _select_add(x, w),
+}
+
+
+def _slice_mul(x, w):
+    b = x * 1
+    b[1:3].mul_(w)
+    return (b * b).sum()
+
+
+def _slice_then_use_view(x, w):
+    b = x * 2
+    v = b[0:2]
+    v.mul_(w)
+    return b.exp().sum() + (v * v).sum()
+
+
+def _view_of_view(x, w):
+    b = (x * 1).view(2, 2)
+    u = b[1][0:1]
+    u.mul_(w[1:])
+    return (b ** 2).sum()
+
+
+def _two_inplace(x, w):
+    b = x * 1
+    v = b[0:2]
+    v.mul_(w)
+    v.exp_()
+    return (b * b).sum()
+
+
+def _transpose_view(x):
+    b = (x * 1).view(2, 2)
+    b.t().mul_(2.0)
+    return (b * x.view(2, 2)).sum()
+
+
+def _select_add(x, w):
+    b = x * 3
+    b.select(0, 3).add_(w[0])
+    return (b * x).sum()
+
+
+@pytest.mark.parametrize("name", sorted(INPLACE_ON_VIEWS))
+def test_inplace_on_view_matches_torch(name):
+    fn = INPLACE_ON_VIEWS[name]
+    grads = []
+    for m in (tl, torch):
+        x = m.tensor([1.0, 2.0, 3.0, 4.0], dtype=m.float64, requires_grad=True)
+        w = m.tensor([0.5, -1.5], dtype=m.float64, requires_grad=True)
+        gs = m.autograd.grad(fn(m, x, w), [x, w], allow_unused=True)
+        grads.append([None if g is None else np_of(g) for g in gs])
+    for a, b in zip(*grads):
+        assert (a is None) == (b is None)
+        if a is not None:
+            np.testing.assert_allclose(a, b, rtol=1e-10)
+
+
+def test_inplace_on_view_graph_like_torch():
+    for m in (tl, torch):
+        x = m.tensor([1.0, 2.0], requires_grad=True)
+        b = x * 1
+        v = b[0:1]
+        v.mul_(2)
+        assert type(b.grad_fn).__name__ == "CopySlices"
+        assert type(v.grad_fn).__name__ == "AsStridedBackward0"
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad is being used in an in-place operation."):
+        x[0:1].mul_(2)
+    d = x.detach()
+    d.mul_(2)  # a detached alias is not a differentiable view

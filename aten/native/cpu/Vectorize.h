@@ -35,39 +35,42 @@ TL_ALWAYS_INLINE double bits_to_double(uint64_t u) {
   return d;
 }
 
-// exp for float32 without branches (so loops calling it vectorize), max error about 1 ulp,
-// with IEEE results at the edges: exp(-inf) = 0, exp(inf) = inf, exp(nan) = nan, overflow to inf
-// above ~88.72, gradual underflow to subnormals and 0 below ~-87.3.
+// exp for float32 without branches (so loops calling it vectorize). Computed in double: the
+// reduced argument, a degree-10 Taylor polynomial (relative error < 2^-42) and the scaling by 2^k
+// are all (nearly) exact in double, and the final conversion to float rounds once, so results
+// are correctly rounded except in rare near-halfway cases, including subnormal results.
+// IEEE edge cases: exp(-inf) = 0, exp(inf) = inf, exp(nan) = nan, overflow to inf, underflow to
+// subnormals and 0.
 TL_ALWAYS_INLINE float exp_f32(float x) {
-  // Clamp so that k stays in [-150, 128]; the result saturates correctly at both ends.
-  float xc = x < -104.0f ? -104.0f : x;
-  xc = xc > 89.0f ? 89.0f : xc;
-  // k = round(x / ln2) with the 1.5 * 2^23 trick (round to nearest even, no libm call).
-  const float kf = (xc * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
-  // r = x - k ln2, ln2 split in two (Cody-Waite) so that k * C1 is exact.
-  float r = xc - kf * 0.693359375f;
-  r = r - kf * -2.12194440e-4f;
-  // exp(r) on |r| <= ln2/2 (Cephes minimax polynomial).
-  const float z = r * r;
-  float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  p = p * z + r + 1.0f;
-  // 2^k = 2^k1 * 2^k2 with both halves normal, so subnormal results round only once.
-  const int32_t k = static_cast<int32_t>(kf);
-  const int32_t k1 = k >> 1;
-  const int32_t k2 = k - k1;
-  const float s1 = bits_to_float(static_cast<uint32_t>(k1 + 127) << 23);
-  const float s2 = bits_to_float(static_cast<uint32_t>(k2 + 127) << 23);
-  const float y = p * s1 * s2;
+  double xd = static_cast<double>(x);
+  xd = xd < -104.0 ? -104.0 : xd;  // exp(-104) rounds to 0 in float; keeps k in range
+  xd = xd > 89.0 ? 89.0 : xd;      // exp(89) overflows float
+  // t = 1.5 * 2^52 + k with k = round(x / ln2): k sits in the low mantissa bits of t.
+  const double t = xd * 1.4426950408889634074 + 6755399441055744.0;
+  const double kd = t - 6755399441055744.0;
+  const double r = xd - kd * 0.69314718055994530942;  // |r| <= ln2/2, error ~1e-17 * |k|
+  double p = 1.0 / 3628800.0;  // 1/10!
+  p = p * r + 1.0 / 362880.0;
+  p = p * r + 1.0 / 40320.0;
+  p = p * r + 1.0 / 5040.0;
+  p = p * r + 1.0 / 720.0;
+  p = p * r + 1.0 / 120.0;
+  p = p * r + 1.0 / 24.0;
+  p = p * r + 1.0 / 6.0;
+  p = p * r + 0.5;
+  p = p * r + 1.0;
+  p = p * r + 1.0;
+  // 2^k from the bits of t: (k + 1023) << 52 (the high bits of t shift out).
+  uint64_t tb;
+  std::memcpy(&tb, &t, sizeof tb);
+  const double scale = bits_to_double((tb + 1023u) << 52);
+  const float y = static_cast<float>(p * scale);
   return x != x ? x : y;
 }
 
-// exp for float64, same scheme (Taylor/minimax degree 11 after reduction to |r| <= ln2/2),
-// max error about 1 ulp.
+// exp for float64 without branches: Cody-Waite reduction to |r| <= ln2/2, degree-13 Taylor
+// polynomial, scaling by 2^k in two steps (so subnormal results round once); max error about
+// 1 ulp (normal results).
 TL_ALWAYS_INLINE double exp_f64(double x) {
   double xc = x < -746.0 ? -746.0 : x;
   xc = xc > 710.0 ? 710.0 : xc;

@@ -55,9 +55,10 @@ Tensor as_strided_kernel(const Tensor& self, IntArrayRef size, IntArrayRef strid
     overflow |= __builtin_mul_overflow(needed_bytes, static_cast<int64_t>(self.itemsize()), &needed_bytes);
     TL_CHECK(!overflow, "as_strided: storage size calculation overflowed with sizes=", size,
              " and strides=", stride);
-    // Like PyTorch, meta tensors skip the bounds check (their storage has no real extent).
+    // Meta tensors are checked too (their storage records its size): torch's meta kernel does not,
+    // torchlite's meta kernels raise the CPU errors.
     int64_t have = static_cast<int64_t>(self.storage()->nbytes);
-    TL_CHECK(self.is_meta() || needed_bytes <= have, "as_strided: sizes ", size, ", strides ", stride, ", storage offset ", offset,
+    TL_CHECK(needed_bytes <= have, "as_strided: sizes ", size, ", strides ", stride, ", storage offset ", offset,
              ", and itemsize ", self.itemsize(), " requiring a storage size of ", needed_bytes,
              " are out of bounds for storage of size ", have);
   }
