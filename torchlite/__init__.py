@@ -28,8 +28,8 @@ from torchlite._C import (  # noqa: F401
 from torchlite._size import Size
 from torchlite._tensor import Tensor
 from torchlite._tensor_str import set_printoptions
-from torchlite._C._ops import *  # noqa: F401,F403  (every generated operator)
-from torchlite._C import _ops as _generated_ops
+from torchlite._ops import *  # noqa: F401,F403  (every generated operator; typed by _ops.pyi)
+from torchlite import _ops as _generated_ops
 
 # ... including the underscore ones (torchlite._to_copy), which `import *` skips.
 globals().update({_name: getattr(_generated_ops, _name) for _name in dir(_generated_ops)
