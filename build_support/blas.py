@@ -8,10 +8,12 @@ Finding the library at run time, two ways (both are set up):
   * rpath: `$ORIGIN/../scipy_openblas32/lib` (torchlite/_C*.so installed next to the
     scipy_openblas32 package in site-packages) and the absolute lib dir seen at build time
     (in-place/editable builds in a venv that has the wheel).
-  * preload: `import scipy_openblas32` loads libscipy_openblas.so with RTLD_GLOBAL; torchlite's
-    `__init__.py` should import it before `torchlite._C`, which then resolves the library by its
-    soname whatever the rpath says (covers pip's isolated build environments, whose absolute
-    paths are gone after the build).
+  * preload (the one that matters for `pip install -e .`): `import scipy_openblas32` loads
+    libscipy_openblas.so with RTLD_GLOBAL; torchlite/__init__.py imports it before
+    `torchlite._C`, which then resolves the library by its soname whatever the rpath says. Without
+    it an editable install fails to import: its rpath points into pip's isolated build
+    environment, deleted after the build (checked: "libscipy_openblas.so: cannot open shared
+    object file").
 
 Set TORCHLITE_BLAS=none to build without a BLAS (mm/bmm then use torchlite's own loops, much
 slower for float32/float64).

@@ -8,6 +8,11 @@ from __future__ import annotations
 import builtins as _builtins
 import math as _math
 
+# Load libscipy_openblas.so (the BLAS _C links against; see build_support/blas.py) before _C:
+# importing the wheel's package loads it globally, so _C finds it by soname wherever it was built
+# (an editable install's rpath points into pip's deleted build environment).
+import scipy_openblas32 as _scipy_openblas32  # noqa: F401,E402
+
 from torchlite import _C
 from torchlite._C import (  # noqa: F401
     can_cast,

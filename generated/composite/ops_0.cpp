@@ -19,13 +19,15 @@ Tensor contiguous_composite(const Tensor& self) {
 Tensor full_composite(IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType> dtype, std::optional<Device> device) {
   ScalarType st = dtype.value_or(fill_value.is_floating_point() ? default_dtype() : fill_value.type());
   Tensor result = empty(size, st, device);
-  return fill_(result, fill_value);
+  native::fill_kernel(result, fill_value);  // a fresh tensor: not an in-place op (no version bump)
+  return result;
 }
 
 // ones_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor ones_like_composite(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
   Tensor result = empty_like(self, dtype, device);
-  return fill_(result, 1);
+  native::fill_kernel(result, 1);  // a fresh tensor: not an in-place op (no version bump)
+  return result;
 }
 
 // to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False) -> Tensor(a)
@@ -55,7 +57,8 @@ const Tensor& zero__composite(const Tensor& self) {
 // zeros(int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor zeros_composite(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
   Tensor result = empty(size, dtype, device);
-  return fill_(result, 0);
+  native::fill_kernel(result, 0);  // a fresh tensor: not an in-place op (no version bump)
+  return result;
 }
 
 }  // namespace tl::native

@@ -13,19 +13,22 @@ Tensor empty_like_composite(const Tensor& self, std::optional<ScalarType> dtype,
 // full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor full_like_composite(const Tensor& self, const Scalar& fill_value, std::optional<ScalarType> dtype, std::optional<Device> device) {
   Tensor result = empty_like(self, dtype, device);
-  return fill_(result, fill_value);
+  native::fill_kernel(result, fill_value);  // a fresh tensor: not an in-place op (no version bump)
+  return result;
 }
 
 // ones(int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor ones_composite(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
   Tensor result = empty(size, dtype, device);
-  return fill_(result, 1);
+  native::fill_kernel(result, 1);  // a fresh tensor: not an in-place op (no version bump)
+  return result;
 }
 
 // zeros_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor zeros_like_composite(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
   Tensor result = empty_like(self, dtype, device);
-  return fill_(result, 0);
+  native::fill_kernel(result, 0);  // a fresh tensor: not an in-place op (no version bump)
+  return result;
 }
 
 }  // namespace tl::native

@@ -6,8 +6,8 @@
 // inlined into each clone, so `for (i...) out[i] = op(a[i], b[i])` vectorizes at the widest ISA.
 // Elsewhere (other compilers/architectures) the macro is empty.
 //
-// The build uses ISO C++ (-std=c++17), hence -ffp-contract=off: no FMA contraction, so all clones
-// give bit-identical results.
+// Note: GCC contracts a * b + c into an FMA in C++ (-ffp-contract=fast) when the clone's ISA has
+// one (x86-64-v3/v4), so clones may differ in the last bit of such expressions.
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -35,21 +35,35 @@ TL_ALWAYS_INLINE double bits_to_double(uint64_t u) {
   return d;
 }
 
-// exp for float32 without branches (so loops calling it vectorize). Computed in double: the
-// reduced argument, a degree-10 Taylor polynomial (relative error < 2^-42) and the scaling by 2^k
-// are all (nearly) exact in double, and the final conversion to float rounds once, so results
-// are correctly rounded except in rare near-halfway cases, including subnormal results.
-// IEEE edge cases: exp(-inf) = 0, exp(inf) = inf, exp(nan) = nan, overflow to inf, underflow to
-// subnormals and 0.
+// Why no `?:` on floating-point values below: with the default -ftrapping-math GCC turns such a
+// select into a branch with the floating-point work moved into one arm, which it then refuses
+// to vectorize ("control flow in loop"). Clamps are done with integer masks on the bit pattern,
+// and NaN inputs simply propagate through the arithmetic.
+
+// exp for float32 that vectorizes (no branches). Computed in double: the reduced argument, a
+// degree-10 Taylor polynomial (relative error < 2^-42) and the scaling by 2^k are all (nearly)
+// exact in double, and the final conversion to float rounds once, so results are correctly
+// rounded except in rare near-halfway cases (35 of the 2^32 inputs are 1 ulp off), subnormal
+// results included. exp(-inf) = 0, exp(inf) = inf, exp(nan) = nan, overflow to inf above ~88.72,
+// gradual underflow to 0 below ~-103.97.
 TL_ALWAYS_INLINE float exp_f32(float x) {
-  double xd = static_cast<double>(x);
-  xd = xd < -104.0 ? -104.0 : xd;  // exp(-104) rounds to 0 in float; keeps k in range
-  xd = xd > 89.0 ? 89.0 : xd;      // exp(89) overflows float
+  // Clamp x to [-104, 89] (exp(-104) rounds to 0, exp(89) overflows) keeping nan.
+  int32_t xi;
+  std::memcpy(&xi, &x, sizeof xi);
+  const int32_t mag = xi & 0x7fffffff;
+  const int32_t not_nan = -static_cast<int32_t>(mag <= 0x7f800000);
+  const int32_t hi = -static_cast<int32_t>(xi > 0x42B20000) & not_nan;  // x > 89
+  const int32_t lo = -static_cast<int32_t>(xi < 0) & -static_cast<int32_t>(mag > 0x42D00000) & not_nan;  // x < -104
+  xi = (xi & ~hi) | (0x42B20000 & hi);
+  xi = (xi & ~lo) | (static_cast<int32_t>(0xC2D00000u) & lo);
+  float xc;
+  std::memcpy(&xc, &xi, sizeof xc);
+  const double xd = static_cast<double>(xc);
   // t = 1.5 * 2^52 + k with k = round(x / ln2): k sits in the low mantissa bits of t.
   const double t = xd * 1.4426950408889634074 + 6755399441055744.0;
   const double kd = t - 6755399441055744.0;
-  const double r = xd - kd * 0.69314718055994530942;  // |r| <= ln2/2, error ~1e-17 * |k|
-  double p = 1.0 / 3628800.0;  // 1/10!
+  const double r = xd - kd * 0.69314718055994530942;  // |r| <= ln2/2
+  double p = 1.0 / 3628800.0;                          // 1/10!
   p = p * r + 1.0 / 362880.0;
   p = p * r + 1.0 / 40320.0;
   p = p * r + 1.0 / 5040.0;
@@ -64,21 +78,28 @@ TL_ALWAYS_INLINE float exp_f32(float x) {
   uint64_t tb;
   std::memcpy(&tb, &t, sizeof tb);
   const double scale = bits_to_double((tb + 1023u) << 52);
-  const float y = static_cast<float>(p * scale);
-  return x != x ? x : y;
+  return static_cast<float>(p * scale);
 }
 
-// exp for float64 without branches: Cody-Waite reduction to |r| <= ln2/2, degree-13 Taylor
-// polynomial, scaling by 2^k in two steps (so subnormal results round once); max error about
-// 1 ulp (normal results).
+// exp for float64 that vectorizes: Cody-Waite reduction to |r| <= ln2/2, degree-13 Taylor
+// polynomial, scaling by 2^k in two steps (so subnormal results round once); max error 1 ulp.
 TL_ALWAYS_INLINE double exp_f64(double x) {
-  double xc = x < -746.0 ? -746.0 : x;
-  xc = xc > 710.0 ? 710.0 : xc;
-  const double kd = (xc * 1.4426950408889634074 + 6755399441055744.0) - 6755399441055744.0;
+  // Clamp x to [-746, 710] (exp(-746) rounds to 0, exp(710) overflows) keeping nan.
+  int64_t xi;
+  std::memcpy(&xi, &x, sizeof xi);
+  const int64_t mag = xi & 0x7fffffffffffffffLL;
+  const int64_t not_nan = -static_cast<int64_t>(mag <= 0x7ff0000000000000LL);
+  const int64_t hi = -static_cast<int64_t>(xi > 0x4086300000000000LL) & not_nan;  // x > 710
+  const int64_t lo = -static_cast<int64_t>(xi < 0) & -static_cast<int64_t>(mag > 0x4087500000000000LL) & not_nan;  // x < -746
+  xi = (xi & ~hi) | (0x4086300000000000LL & hi);
+  xi = (xi & ~lo) | (static_cast<int64_t>(0xC087500000000000ULL) & lo);
+  double xc;
+  std::memcpy(&xc, &xi, sizeof xc);
+  const double t = xc * 1.4426950408889634074 + 6755399441055744.0;
+  const double kd = t - 6755399441055744.0;
   // ln2 = C1 + C2 with C1 having 32 significant bits, so k * C1 is exact for |k| < 2^21.
   double r = xc - kd * 6.93147180369123816490e-01;
   r = r - kd * 1.90821492927058770002e-10;
-  // Taylor coefficients 1/n! (truncation error < 2^-60 on the reduced range).
   double p = 1.0 / 6227020800.0;           // 1/13!
   p = p * r + 1.0 / 479001600.0;           // 1/12!
   p = p * r + 1.0 / 39916800.0;            // 1/11!
@@ -92,13 +113,16 @@ TL_ALWAYS_INLINE double exp_f64(double x) {
   p = p * r + 1.0 / 6.0;                   // 1/3!
   p = p * r + 0.5;                         // 1/2!
   p = p * (r * r) + r + 1.0;
-  const int64_t k = static_cast<int64_t>(kd);
-  const int64_t k1 = k >> 1;
-  const int64_t k2 = k - k1;
-  const double s1 = bits_to_double(static_cast<uint64_t>(k1 + 1023) << 52);
-  const double s2 = bits_to_double(static_cast<uint64_t>(k2 + 1023) << 52);
-  const double y = p * s1 * s2;
-  return x != x ? x : y;
+  // k = low bits of t - 2^51; split 2^k = 2^k1 * 2^k2 with both halves normal. Only logical
+  // shifts (AVX2 has no 64-bit arithmetic shift).
+  uint64_t tb;
+  std::memcpy(&tb, &t, sizeof tb);
+  const uint64_t kb = (tb & 0xFFFFFFFFFFFFFULL) - (1ULL << 51) + 2048;  // k + 2048 > 0
+  const uint64_t k1b = kb >> 1;                                          // k1 + 1024
+  const uint64_t k2b = kb - k1b;                                         // k2 + 1024
+  const double s1 = bits_to_double((k1b - 1024 + 1023) << 52);
+  const double s2 = bits_to_double((k2b - 1024 + 1023) << 52);
+  return p * s1 * s2;
 }
 
 }  // namespace tl::native::vec
