@@ -8,10 +8,26 @@ from __future__ import annotations
 import builtins as _builtins
 import math as _math
 
-# Load libscipy_openblas.so (the BLAS _C links against; see build_support/blas.py) before _C:
-# importing the wheel's package loads it globally, so _C finds it by soname wherever it was built
-# (an editable install's rpath points into pip's deleted build environment).
-import scipy_openblas32 as _scipy_openblas32  # noqa: F401,E402
+
+def _preload_blas() -> None:
+    """Loads libscipy_openblas.so (the BLAS _C links against; see build_support/blas.py) globally
+    before _C, so _C finds it by soname wherever it was built (an editable install's rpath points
+    into pip's deleted build environment). Located without importing the wheel's package, whose
+    import costs ~90 ms."""
+    import ctypes
+    import glob
+    import importlib.util
+    import os
+
+    spec = importlib.util.find_spec("scipy_openblas32")
+    if spec is None or not spec.submodule_search_locations:
+        return  # built without a BLAS (TORCHLITE_BLAS=none), or it is on the default library path
+    for lib in glob.glob(os.path.join(list(spec.submodule_search_locations)[0], "lib", "libscipy_openblas*.so*")):
+        ctypes.CDLL(lib, mode=ctypes.RTLD_GLOBAL)
+        return
+
+
+_preload_blas()
 
 from torchlite import _C
 from torchlite._C import (  # noqa: F401
