@@ -57,7 +57,9 @@ globals().update({_name: getattr(_generated_ops, _name) for _name in dir(_genera
                   if _name.startswith("_") and not _name.startswith("__")})
 
 from torchlite import autograd  # noqa: E402
-from torchlite.autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402,F401
+from torchlite.autograd import (  # noqa: E402,F401
+    enable_grad, inference_mode, is_anomaly_check_nan_enabled, is_anomaly_enabled, is_grad_enabled,
+    is_inference_mode_enabled, no_grad, set_grad_enabled)
 
 if hasattr(autograd, "_install_tensor_methods"):
     # Hook point: autograd adds register_hook, retain_grad, ... to Tensor.

@@ -1,5 +1,6 @@
 #include "aten/autograd/Engine.h"
 
+#include <cmath>
 #include <limits>
 #include <queue>
 #include <tuple>
@@ -13,6 +14,7 @@
 #include "generated/ops/_to_copy.h"
 #include "generated/ops/add.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/contiguous.h"
 #include "generated/ops/ones_like.h"
 #include "generated/ops/zeros.h"
 
@@ -69,6 +71,22 @@ Tensor validate_gradient(Tensor g, const Edge& edge, const Node& producer, size_
            index, " - expected device ", m.device.str(), " but got ", g.device().str());
   if (g.dtype() != m.dtype) g = tl::_to_copy(g, m.dtype, std::nullopt);
   return g;
+}
+
+// Anomaly mode: a NaN in any gradient a node produced is an error naming the node.
+void check_nan(const Node& fn, const variable_list& outputs) {
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const Tensor& g = outputs[i];
+    if (!g.defined() || !g.is_cpu() || !is_floating_type(g.dtype()) || g.numel() == 0) continue;
+    bool has_nan = false;
+    {
+      NoGradGuard no_grad;
+      Tensor d = tl::contiguous(tl::_to_copy(g, ScalarType::Float64, std::nullopt));
+      const double* p = d.data_ptr<double>();
+      for (int64_t k = 0, n = d.numel(); k < n && !has_nan; ++k) has_nan = std::isnan(p[k]);
+    }
+    TL_CHECK(!has_nan, "Function '", fn.name(), "' returned nan values in its ", i, "th output.");
+  }
 }
 
 // What `inputs` a pass computes gradients for.
@@ -169,7 +187,17 @@ void GraphTask::run(const std::shared_ptr<Node>& root, const std::vector<Edge>& 
   while (!ready_.empty()) {
     Node* fn = std::get<2>(ready_.top());
     ready_.pop();
-    evaluate(fn, tasks_[fn]);
+    if (!AnomalyMode::is_enabled()) {
+      evaluate(fn, tasks_[fn]);
+      continue;
+    }
+    try {
+      evaluate(fn, tasks_[fn]);
+    } catch (...) {
+      // Anomaly mode: show where the failing node's forward op was called, then re-raise.
+      if (auto report = anomaly_hooks().report) report(*fn);
+      throw;
+    }
   }
 }
 
@@ -198,7 +226,7 @@ void GraphTask::evaluate(Node* fn, NodeTask& task) {
     // Nothing flowed into this node: every gradient it would produce is undefined.
     outputs.resize(fn->num_outputs());
   } else {
-    if (fn->num_inputs() > 1) {
+    if (fn->num_inputs() > 1 && fn->materialize_grads()) {
       // Formulas see defined gradients only: materialize the missing ones as zeros.
       const auto& metas = fn->input_metadata();
       for (size_t i = 0; i < inputs.size(); ++i) {
@@ -212,6 +240,7 @@ void GraphTask::evaluate(Node* fn, NodeTask& task) {
     if (fn->has_post_hooks()) outputs = fn->call_post_hooks(std::move(outputs), grad_outputs);
   }
   if (!keep_graph_) fn->release_variables();
+  if (AnomalyMode::is_enabled() && AnomalyMode::should_check_nan()) check_nan(*fn, outputs);
 
   const auto& edges = fn->next_edges();
   TL_CHECK(outputs.size() == edges.size() || (outputs.empty() && edges.empty()), "Function ", fn->name(),

@@ -44,7 +44,17 @@ void check_hook_result(const Tensor& before, const Tensor& after) {
 
 uint64_t next_hook_id() { return g_next_hook_id.fetch_add(1, std::memory_order_relaxed); }
 
-Node::Node() : sequence_nr_(g_next_sequence_nr.fetch_add(1, std::memory_order_relaxed)) {}
+AnomalyHooks& anomaly_hooks() {
+  static AnomalyHooks hooks;
+  return hooks;
+}
+
+Node::Node() : sequence_nr_(g_next_sequence_nr.fetch_add(1, std::memory_order_relaxed)) {
+  // One relaxed load when anomaly mode is off.
+  if (AnomalyMode::is_enabled()) {
+    if (auto record = anomaly_hooks().record) record(*this);
+  }
+}
 
 Node::~Node() {
   if (t_draining) {
@@ -322,9 +332,11 @@ std::shared_ptr<Node> grad_accumulator(const Tensor& leaf) {
 Edge gradient_edge(const Tensor& t) {
   if (!t.defined()) return Edge{};
   AutogradMeta* meta = t.impl()->autograd_meta();
-  if (!meta) return Edge{};
-  if (meta->grad_fn) return Edge{t.grad_fn(), meta->output_nr};  // grad_fn(): views may regenerate it
-  if (meta->requires_grad) return Edge{grad_accumulator(t), 0};
+  if (!meta && !t.impl()->view_base()) return Edge{};
+  // grad_fn(): views may regenerate it (and get an AutogradMeta doing so)
+  if (const auto& fn = t.grad_fn()) return Edge{fn, t.impl()->autograd_meta()->output_nr};
+  meta = t.impl()->autograd_meta();
+  if (meta && meta->requires_grad) return Edge{grad_accumulator(t), 0};
   return Edge{};
 }
 
@@ -367,18 +379,42 @@ void set_history_impl(const Tensor& result, const std::shared_ptr<Node>& fn, boo
 
 void set_history(const Tensor& result, const std::shared_ptr<Node>& fn) { set_history_impl(result, fn, false); }
 
+namespace {
+
+// A view whose in-place changes concern its base's history: the output of a recorded view op, or
+// a view made (unrecorded, its base not requiring grad) while grad mode was on. Views made in
+// no_grad/inference mode and detach() results are not.
+bool is_differentiable_view(const Tensor& self, const AutogradMeta* meta) {
+  if (!self.impl()->view_base()) return false;
+  if (meta && meta->is_differentiable_view) return true;
+  return self.impl()->view_made_in_grad_mode() && !(meta && meta->grad_fn);
+}
+
+}  // namespace
+
 void check_inplace(const Tensor& self, const char* op) {
   (void)op;
   if (!self.defined() || !GradMode::is_enabled()) return;
-  AutogradMeta* meta = self.impl()->autograd_meta();
-  if (!meta) return;
-  TL_CHECK(meta->grad_fn || !meta->requires_grad,
+  TensorImpl* impl = self.impl();
+  TL_CHECK(!impl->is_inference() || InferenceMode::is_enabled(),
+           "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
+           "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.");
+  AutogradMeta* meta = impl->autograd_meta();
+  TL_CHECK(!meta || meta->grad_fn || !meta->requires_grad,
            "a leaf Variable that requires grad is being used in an in-place operation.");
-  const auto& base = self.impl()->view_base();
-  if (meta->is_differentiable_view && base) {
+  const auto& base = impl->view_base();
+  if (!base) return;
+  if (is_differentiable_view(self, meta)) {
     const AutogradMeta* base_meta = base->autograd_meta();
     TL_CHECK(!(base_meta && base_meta->requires_grad && !base_meta->grad_fn),
              "a view of a leaf Variable that requires grad is being used in an in-place operation.");
+  } else if (!(meta && meta->grad_fn)) {
+    // A view made in no_grad mode, now changed in place by a recorded op (PyTorch refuses too).
+    TL_CHECK(false,
+             "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that "
+             "this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both "
+             "the view and the inplace either both inside the no_grad block (if you don't want the inplace to be "
+             "tracked) or both outside (if you want the inplace to be tracked).");
   }
 }
 
@@ -454,19 +490,23 @@ struct ViewOfBaseBackward final : Node {
 
 void rebase_history(const Tensor& self, const std::shared_ptr<Node>& fn) {
   AutogradMeta* meta = self.defined() ? self.impl()->autograd_meta() : nullptr;
-  const auto& base_impl = self.defined() ? self.impl()->view_base() : intrusive_ptr<TensorImpl>();
-  const AutogradMeta* base_meta = base_impl ? base_impl->autograd_meta() : nullptr;
-  if (fn && meta && meta->is_differentiable_view && base_meta && base_meta->grad_fn &&
-      is_floating_type(self.dtype())) {
-    // In-place on a view of a base with history: the base's history is rewritten (CopySlices)
-    // and the view becomes a view of the base's new value, as in PyTorch.
-    Tensor base(base_impl);
+  if (fn && self.defined() && is_floating_type(self.dtype()) && is_differentiable_view(self, meta)) {
+    // In-place on a view: the base's history is rewritten (CopySlices) and the view becomes a view
+    // of the base's new value, as in PyTorch. A base without history (not requiring grad) gets
+    // one here: its gradient flows to the written values only.
+    Tensor base(self.impl()->view_base());
+    if (!is_floating_type(base.dtype())) {
+      set_history_impl(self, fn, true);
+      return;
+    }
     auto copy_slices = std::make_shared<CopySlices>(base, self, fn);
     set_history_impl(base, copy_slices, true);
     auto view_fn = std::make_shared<ViewOfBaseBackward>(base, self);
     view_fn->add_next_edge(Edge{copy_slices, 0});
     fn->add_input_metadata(self);  // fn is run by CopySlices, for the view's elements
     set_history_impl(self, view_fn, true);
+    AutogradMeta& m = self.impl()->ensure_autograd_meta();
+    m.is_differentiable_view = true;
     return;
   }
   // The tensor's history no longer goes through its base.
@@ -475,7 +515,8 @@ void rebase_history(const Tensor& self, const std::shared_ptr<Node>& fn) {
 }
 
 std::shared_ptr<Node> regenerate_view_grad_fn(const Tensor& view) {
-  AutogradMeta* meta = view.impl()->autograd_meta();
+  AutogradMeta* meta = &view.impl()->ensure_autograd_meta();
+  meta->is_differentiable_view = true;
   const auto& base_impl = view.impl()->view_base();
   Tensor base(base_impl);
   auto fn = std::make_shared<ViewOfBaseBackward>(base, view);

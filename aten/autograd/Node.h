@@ -99,10 +99,15 @@ struct Node : std::enable_shared_from_this<Node> {
   const std::shared_ptr<void>& py_metadata() const { return py_metadata_; }
   void set_py_metadata(std::shared_ptr<void> m) { py_metadata_ = std::move(m); }
 
+  // Whether the engine fills the missing gradients of a multi-output node with zeros before
+  // apply() (custom Functions can turn it off: ctx.set_materialize_grads(False)).
+  bool materialize_grads() const { return materialize_grads_; }
+
  protected:
   std::vector<Edge> next_edges_;
   std::vector<InputMetadata> input_metadata_;
   uint64_t sequence_nr_;
+  bool materialize_grads_ = true;
 
  private:
   struct TensorPreHook {
@@ -130,6 +135,16 @@ struct AccumulateGrad final : Node {
 
 // Fresh hook/handle id (process-wide, never 0).
 uint64_t next_hook_id();
+
+// Anomaly mode (AnomalyMode in GradMode.h) support, installed by the Python bindings:
+// `record` runs in the constructor of every Node made while anomaly mode is on (it stores the
+// Python stack of the forward call in the node's metadata); `report` runs when the backward of
+// a node fails in anomaly mode (it warns with that stack). Both may be null.
+struct AnomalyHooks {
+  void (*record)(Node& node) = nullptr;
+  void (*report)(const Node& node) = nullptr;
+};
+AnomalyHooks& anomaly_hooks();
 
 // --- helpers used by generated autograd wrappers ---------------------------------------
 

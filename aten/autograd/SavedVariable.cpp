@@ -37,6 +37,10 @@ constexpr const char* kReleasedMessage =
 
 SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
   if (!t.defined()) return;
+  TL_CHECK(!t.impl()->is_inference(),
+           "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode in "
+           "computation tracked by autograd. To work around this, you can make a clone to get a normal tensor and "
+           "use it in autograd, or use `torchlite.no_grad()` instead of `torchlite.inference_mode()`.");
   was_defined_ = true;
   is_output_ = is_output;
   saved_version_ = t.version();

@@ -25,7 +25,12 @@ const std::shared_ptr<autograd::Node>& null_node() {
 bool Tensor::requires_grad() const {
   if (!defined()) return false;
   const AutogradMeta* meta = impl_->autograd_meta();
-  return meta && (meta->requires_grad || meta->grad_fn != nullptr);
+  if (meta && (meta->requires_grad || meta->grad_fn != nullptr)) return true;
+  // A view (even one made in no_grad mode) requires grad when its base does, as in PyTorch.
+  const auto& base = impl_->view_base();
+  if (!base) return false;
+  const AutogradMeta* base_meta = base->autograd_meta();
+  return base_meta && (base_meta->requires_grad || base_meta->grad_fn != nullptr);
 }
 
 void Tensor::set_requires_grad(bool value) const {
@@ -40,6 +45,8 @@ void Tensor::set_requires_grad(bool value) const {
   }
   if (value) {
     TL_CHECK(is_floating_type(dtype()), "only Tensors of floating point dtype can require gradients");
+    TL_CHECK(!impl_->is_inference() || autograd::InferenceMode::is_enabled(),
+             "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.");
     impl_->ensure_autograd_meta().requires_grad = true;
   } else if (meta) {
     meta->requires_grad = false;
@@ -48,8 +55,7 @@ void Tensor::set_requires_grad(bool value) const {
 
 bool Tensor::is_leaf() const {
   if (!defined()) return true;
-  const AutogradMeta* meta = impl_->autograd_meta();
-  return !meta || !meta->grad_fn;
+  return !grad_fn();  // grad_fn(): a view of a base that got history since may get one now
 }
 
 const Tensor& Tensor::grad() const {
@@ -66,7 +72,16 @@ Tensor& Tensor::mutable_grad() const {
 const std::shared_ptr<autograd::Node>& Tensor::grad_fn() const {
   if (!defined()) return null_node();
   AutogradMeta* meta = impl_->autograd_meta();
-  if (!meta) return null_node();
+  if (!meta || (!meta->grad_fn && !meta->requires_grad)) {
+    // A view made (unrecorded) in grad mode of a base that did not require grad then, and has
+    // history now (an in-place op through another view): it reads the base's new value.
+    const auto& base = impl_->view_base();
+    if (!base || !impl_->view_made_in_grad_mode()) return meta ? meta->grad_fn : null_node();
+    const AutogradMeta* base_meta = base->autograd_meta();
+    if (!base_meta || !base_meta->grad_fn) return meta ? meta->grad_fn : null_node();
+    autograd::regenerate_view_grad_fn(*this);
+    return impl_->autograd_meta()->grad_fn;
+  }
   if (meta->is_differentiable_view && meta->grad_fn && meta->view_version != version()) {
     // The base or another view of it changed in place after this view's history was recorded.
     const auto& base = impl_->view_base();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "aten/autograd/GradMode.h"
 #include "aten/core/Exception.h"
 
 namespace tl {
@@ -61,6 +62,8 @@ Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int
   impl->share_version_counter(base.impl()->version_counter());
   // Views of views point at the root base, as PyTorch does.
   impl->set_view_base(base.impl()->view_base() ? base.impl()->view_base() : base.impl_ptr());
+  impl->set_view_made_in_grad_mode(autograd::GradMode::is_enabled());
+  impl->set_inference(base.impl()->is_inference());
   return Tensor(std::move(impl));
 }
 

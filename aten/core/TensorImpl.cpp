@@ -1,6 +1,7 @@
 #include "aten/core/TensorImpl.h"
 
 #include "aten/autograd/AutogradMeta.h"
+#include "aten/autograd/GradMode.h"
 #include "aten/core/Exception.h"
 
 namespace tl {
@@ -27,7 +28,7 @@ DimVector contiguous_strides(IntArrayRef sizes) {
 TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, IntArrayRef strides,
                        int64_t storage_offset)
     : storage_(std::move(storage)), sizes_(sizes), strides_(strides), storage_offset_(storage_offset),
-      dtype_(dtype) {
+      dtype_(dtype), is_inference_(autograd::InferenceMode::is_enabled()) {
   refresh_numel_and_contiguity();
 }
 

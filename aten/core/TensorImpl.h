@@ -72,6 +72,15 @@ class TensorImpl : public intrusive_target {
   // Base tensor if this is a view (autograd uses it for in-place on views).
   const intrusive_ptr<TensorImpl>& view_base() const { return view_base_; }
   void set_view_base(intrusive_ptr<TensorImpl> base) { view_base_ = std::move(base); }
+  // For views: whether grad mode was on when make_view made it. A view made in no_grad or
+  // inference mode is not a differentiable view of its base (autograd refuses in-place changes of
+  // it that it would have to record).
+  bool view_made_in_grad_mode() const { return view_made_in_grad_mode_; }
+  void set_view_made_in_grad_mode(bool v) { view_made_in_grad_mode_ = v; }
+  // Made in inference mode (set by the constructor, inherited by views): autograd refuses to
+  // save it for backward.
+  bool is_inference() const { return is_inference_; }
+  void set_inference(bool v) { is_inference_ = v; }
 
  private:
   void refresh_numel_and_contiguity();
@@ -84,6 +93,8 @@ class TensorImpl : public intrusive_target {
   ScalarType dtype_;
   bool is_contiguous_ = true;
   bool is_wrapped_number_ = false;
+  bool view_made_in_grad_mode_ = false;
+  bool is_inference_ = false;
   intrusive_ptr<VersionCounter> version_;
   std::unique_ptr<autograd::AutogradMeta> autograd_meta_;
   intrusive_ptr<TensorImpl> view_base_;

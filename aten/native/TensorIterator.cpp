@@ -77,6 +77,10 @@ TensorIteratorConfig& TensorIteratorConfig::check_all_same_device(bool v) {
   check_device_ = v;
   return *this;
 }
+TensorIteratorConfig& TensorIteratorConfig::check_mem_overlap(bool v) {
+  check_mem_overlap_ = v;
+  return *this;
+}
 
 // ---------------------------------------------------------------- helpers
 
@@ -89,7 +93,8 @@ DimVector infer_size(IntArrayRef a, IntArrayRef b, const char* op) {
     const int64_t sa = k < na ? a[na - 1 - k] : 1;
     const int64_t sb = k < nb ? b[nb - 1 - k] : 1;
     TL_CHECK(sa == sb || sa == 1 || sb == 1, op, ": The size of tensor a (", sa,
-             ") must match the size of tensor b (", sb, ") at non-singleton dimension ", i);
+             ") must match the size of tensor b (", sb, ") at non-singleton dimension ", i, " (shapes ", a, " and ",
+             b, ")");
     out[i] = sa == 1 ? sb : sa;
   }
   return out;
@@ -120,6 +125,46 @@ bool is_non_overlapping_and_dense(const Tensor& t) {
     expected *= sizes[order[i]];
   }
   return true;
+}
+
+DimVector preserve_format_strides(const Tensor& t) {
+  if (is_non_overlapping_and_dense(t)) return DimVector(t.strides());
+  const int64_t nd = t.dim();
+  IntArrayRef sizes = t.sizes(), strides = t.strides();
+  SmallVec<int64_t, 8> perm;  // perm[0] = innermost dim
+  perm.resize(nd);
+  for (int64_t i = 0; i < nd; ++i) perm[i] = nd - 1 - i;
+  // PyTorch's infer_dense_strides: 1 if dim0 should be outer to dim1, -1 if inner, 0 undecided.
+  auto should_swap = [&](int64_t d0, int64_t d1) -> int {
+    const int64_t s0 = strides[d0], s1 = strides[d1];
+    if (s0 == 0 || s1 == 0) return 0;
+    if (s0 < s1) return -1;
+    if (s0 > s1) return 1;
+    return sizes[d0] > sizes[d1] ? 1 : 0;
+  };
+  for (int64_t i = 1; i < nd; ++i) {
+    int64_t dim1 = i;
+    for (int64_t dim0 = i - 1; dim0 >= 0; --dim0) {
+      const int cmp = should_swap(perm[dim0], perm[dim1]);
+      if (cmp > 0) {
+        std::swap(perm[dim0], perm[dim1]);
+        dim1 = dim0;
+      } else if (cmp < 0) {
+        break;
+      }
+    }
+  }
+  DimVector out(nd);
+  int64_t cur = 1;
+  for (int64_t i = 0; i < nd; ++i) {
+    out[perm[i]] = cur;
+    if (sizes[perm[i]] > 1) cur *= sizes[perm[i]];
+  }
+  return out;
+}
+
+Tensor empty_like_preserve(const Tensor& t, ScalarType dtype, Device device) {
+  return empty_strided_tensor(t.sizes(), preserve_format_strides(t), dtype, device);
 }
 
 namespace {
@@ -164,6 +209,7 @@ TensorIterator::TensorIterator(const TensorIteratorConfig& cfg) {
     op.keep_dtype = cfg.keep_dtype_[i];
   }
   compute_devices(cfg);
+  compute_mem_overlaps(cfg);
   compute_shape(cfg);
   compute_types(cfg);
   compute_perm_and_allocate_outputs();
@@ -210,6 +256,49 @@ void TensorIterator::compute_devices(const TensorIteratorConfig& cfg) {
   }
   device_ = dev;
   is_meta_ = dev.is_meta();
+}
+
+namespace {
+
+enum class Overlap { No, Full, Partial, TooHard };
+
+// PyTorch's get_overlap_status.
+Overlap overlap_status(const Tensor& a, const Tensor& b) {
+  if (a.is_same(b)) return Overlap::Full;
+  if (a.numel() == 0 || b.numel() == 0) return Overlap::No;
+  if (!is_non_overlapping_and_dense(a) || !is_non_overlapping_and_dense(b)) return Overlap::TooHard;
+  if (a.storage().get() != b.storage().get()) return Overlap::No;
+  const char* a_begin = static_cast<const char*>(a.data_ptr());
+  const char* a_end = a_begin + a.nbytes();
+  const char* b_begin = static_cast<const char*>(b.data_ptr());
+  const char* b_end = b_begin + b.nbytes();
+  if (a_begin == b_begin && a_end == b_end) return a.strides() == b.strides() ? Overlap::Full : Overlap::Partial;
+  if (a_begin < b_end && b_begin < a_end) return Overlap::Partial;
+  return Overlap::No;
+}
+
+}  // namespace
+
+void TensorIterator::compute_mem_overlaps(const TensorIteratorConfig& cfg) {
+  if (!cfg.check_mem_overlap_) return;
+  for (int i = 0; i < noutputs_; ++i) {
+    const Tensor& out = ops_[i].original;
+    if (!out.defined()) continue;
+    // Writing through an expanded (stride 0) output would race and lose values.
+    if (!is_non_overlapping_and_dense(out)) {
+      for (int64_t d = 0; d < out.dim(); ++d) {
+        TL_CHECK(out.impl()->size(d) <= 1 || out.impl()->stride(d) != 0, op_,
+                 ": unsupported operation: more than one element of the written-to tensor refers to a "
+                 "single memory location. Please clone() the tensor before performing the operation.");
+      }
+    }
+    if (is_meta_) continue;
+    for (int j = 0; j < ninputs_; ++j) {
+      TL_CHECK(overlap_status(out, ops_[noutputs_ + j].original) != Overlap::Partial, op_,
+               ": unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+               "single memory location. Please clone() the tensor before performing the operation.");
+    }
+  }
 }
 
 void TensorIterator::compute_shape(const TensorIteratorConfig& cfg) {
@@ -369,15 +458,6 @@ void TensorIterator::compute_perm_and_allocate_outputs() {
         op.original.impl()->set_sizes_and_strides(shape_, layout, op.original.storage_offset());
       }
     }
-    // Writing through an expanded (stride 0) output would race and lose values.
-    if (!op.will_resize) {
-      const Tensor& t = op.original;
-      for (int64_t d = 0; d < t.dim(); ++d) {
-        TL_CHECK(t.impl()->size(d) <= 1 || t.impl()->stride(d) != 0, op_,
-                 ": unsupported operation: more than one element of the written-to tensor refers to a "
-                 "single memory location. Please clone() the tensor before performing the operation.");
-      }
-    }
     if (op.needs_temp && !is_meta_) {
       op.tensor = allocate(op.dtype);
       has_temp_outputs_ = true;
@@ -396,8 +476,7 @@ void TensorIterator::handle_overlap_and_convert_inputs() {
         convert_elements(op.dtype, op.scalar_buf, 0, t.dtype(), t.data_ptr(), 0, 1);
         op.inline_scalar = true;
       } else {
-        Tensor tmp = is_non_overlapping_and_dense(t) ? empty_strided_tensor(t.sizes(), t.strides(), op.dtype, t.device())
-                                                     : empty_tensor(t.sizes(), op.dtype, t.device());
+        Tensor tmp = empty_like_preserve(t, op.dtype, t.device());
         copy_kernel(tmp, t, false);
         op.tensor = tmp;
       }

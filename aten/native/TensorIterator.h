@@ -114,6 +114,12 @@ class TensorIteratorConfig {
   TensorIteratorConfig& resize_outputs(bool v);
   // Check that all tensors are on the same device (0-d CPU tensors are exempt). Default true.
   TensorIteratorConfig& check_all_same_device(bool v);
+  // PyTorch's memory-overlap checks (default true): an output must not have elements sharing
+  // memory (expanded, stride 0), and an input must not partially overlap an output (both dense,
+  // same storage, overlapping but not identical). Either raises RuntimeError "unsupported
+  // operation: ...". fill_ turns them off. Inputs that overlap an output in ways too hard to
+  // decide (non-dense views) are copied to a temporary first, so results are always right.
+  TensorIteratorConfig& check_mem_overlap(bool v);
 
   TensorIterator build() const;
 
@@ -134,6 +140,7 @@ class TensorIteratorConfig {
   bool cast_to_outputs_ = true;
   bool resize_outputs_ = true;
   bool check_device_ = true;
+  bool check_mem_overlap_ = true;
   ScalarType static_common_ = ScalarType::Undefined;
   ScalarType static_output_ = ScalarType::Undefined;
 };
@@ -227,6 +234,7 @@ class TensorIterator {
 
  private:
   void compute_devices(const TensorIteratorConfig& config);
+  void compute_mem_overlaps(const TensorIteratorConfig& config);
   void compute_shape(const TensorIteratorConfig& config);
   void compute_types(const TensorIteratorConfig& config);
   void compute_perm_and_allocate_outputs();
@@ -272,5 +280,13 @@ void scalar_to_buffer(const Scalar& s, ScalarType t, void* dst);
 
 // True when the tensor's elements occupy exactly numel() distinct, gap-free positions.
 bool is_non_overlapping_and_dense(const Tensor& t);
+
+// Strides of a new dense tensor that keeps t's memory layout (PyTorch's preserve_format): t's own
+// strides when t is non-overlapping and dense, otherwise dense strides with the dims ordered as
+// t's strides order them (expanded / sliced inputs).
+DimVector preserve_format_strides(const Tensor& t);
+
+// An uninitialised tensor shaped like t with preserve_format_strides(t).
+Tensor empty_like_preserve(const Tensor& t, ScalarType dtype, Device device);
 
 }  // namespace tl::native

@@ -526,7 +526,7 @@ const Tensor& div__Tensor(const Tensor& self, const Tensor& other) {
   grad_fn->set_next_edges(collect_next_edges({&self, &other}));
   grad_fn->self_scalar_type = self.scalar_type();
   if (grad_fn->should_compute_output(1)) {
-    grad_fn->self_ = SavedVariable(clone(self), false);  // self before it is overwritten (recorded, for double backward)
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
   }
   if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
     grad_fn->other_ = SavedVariable(other, false);
@@ -568,7 +568,7 @@ const Tensor& div__Tensor_mode(const Tensor& self, const Tensor& other, std::opt
   grad_fn->rounding_mode_ = rounding_mode ? std::optional<std::string>(std::string(*rounding_mode)) : std::nullopt;
   grad_fn->self_scalar_type = self.scalar_type();
   if (grad_fn->should_compute_output(1)) {
-    grad_fn->self_ = SavedVariable(clone(self), false);  // self before it is overwritten (recorded, for double backward)
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
   }
   if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
     grad_fn->other_ = SavedVariable(other, false);
@@ -665,7 +665,7 @@ const Tensor& log_(const Tensor& self) {
   auto grad_fn = std::make_shared<LogBackward0>();
   grad_fn->set_next_edges(collect_next_edges({&self}));
   if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(clone(self), false);  // self before it is overwritten (recorded, for double backward)
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
   }
   {
     AutoGradMode below_autograd(false);
@@ -704,7 +704,7 @@ const Tensor& mul__Tensor(const Tensor& self, const Tensor& other) {
   grad_fn->other_scalar_type = other.scalar_type();
   grad_fn->self_scalar_type = self.scalar_type();
   if (grad_fn->should_compute_output(1)) {
-    grad_fn->self_ = SavedVariable(clone(self), false);  // self before it is overwritten (recorded, for double backward)
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
   }
   if (grad_fn->should_compute_output(0)) {
     grad_fn->other_ = SavedVariable(other, false);
@@ -799,7 +799,7 @@ const Tensor& pow__Tensor_Tensor(const Tensor& self, const Tensor& exponent) {
   auto grad_fn = std::make_shared<PowBackward0>();
   grad_fn->set_next_edges(collect_next_edges({&self, &exponent}));
   if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
-    grad_fn->self_ = SavedVariable(clone(self), false);  // self before it is overwritten (recorded, for double backward)
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
   }
   if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
     grad_fn->exponent_ = SavedVariable(exponent, false);
@@ -839,7 +839,7 @@ const Tensor& pow__Tensor_Scalar(const Tensor& self, const Scalar& exponent) {
   grad_fn->set_next_edges(collect_next_edges({&self}));
   grad_fn->exponent_ = exponent;
   if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(clone(self), false);  // self before it is overwritten (recorded, for double backward)
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
   }
   {
     AutoGradMode below_autograd(false);

@@ -233,7 +233,7 @@ const Tensor& abs_(const Tensor& self) {
   auto grad_fn = std::make_shared<AbsBackward0>();
   grad_fn->set_next_edges(collect_next_edges({&self}));
   if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(clone(self), false);  // self before it is overwritten (recorded, for double backward)
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
   }
   {
     AutoGradMode below_autograd(false);

@@ -159,8 +159,8 @@ Tensor contiguous(const Tensor& self) {
 
 // detach(Tensor(a) self) -> Tensor(a)
 ops::detach::Kernel* ops::detach::kernels[kNumDeviceTypes] = {
-    /* CPU */ native::alias_kernel,
-    /* Meta */ native::alias_kernel,
+    /* CPU */ native::detach_kernel,
+    /* Meta */ native::detach_kernel,
 };
 
 Tensor ops::detach::call(const Tensor& self) {

@@ -20,6 +20,6 @@ struct detach {
 }  // namespace ops
 
 namespace native {
-Tensor alias_kernel(const Tensor& self);
+Tensor detach_kernel(const Tensor& self);
 }  // namespace native
 }  // namespace tl

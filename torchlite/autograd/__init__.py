@@ -12,10 +12,15 @@ import torchlite
 from torchlite._C import _autograd as _C
 
 from . import graph
-from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .anomaly_mode import detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly
+from .function import Function, FunctionCtx, InplaceFunction, NestedIOFunction, once_differentiable
+from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+                        set_grad_enabled)
 
-__all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "graph",
-           "gradcheck", "gradgradcheck"]
+__all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
+           "is_inference_mode_enabled", "graph", "gradcheck", "gradgradcheck", "Function", "FunctionCtx",
+           "once_differentiable", "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
+           "is_anomaly_check_nan_enabled"]
 
 
 def _is_tensor(x) -> bool:
@@ -154,8 +159,21 @@ def _tensor_retain_grad(self) -> None:
     _C._retain_grad(self)
 
 
+def _tensor_detach_(self):
+    """Detaches this tensor from the graph in place (it becomes a leaf that does not require
+    grad) and returns it. Views of other tensors cannot be detached in place."""
+    return _C._detach_(self)
+
+
+def _tensor_is_inference(self) -> bool:
+    """Whether this tensor was made in inference mode (see torchlite.inference_mode)."""
+    return _C._is_inference(self)
+
+
 def _install_tensor_methods(cls) -> None:
     """Called by torchlite/__init__.py: the autograd methods of Tensor."""
+    cls.detach_ = _tensor_detach_
+    cls.is_inference = _tensor_is_inference
     cls.register_hook = _tensor_register_hook
     cls.register_post_accumulate_grad_hook = _tensor_register_post_accumulate_grad_hook
     cls.retain_grad = _tensor_retain_grad

@@ -1,4 +1,4 @@
-"""Grad-mode switches: no_grad, enable_grad, set_grad_enabled.
+"""Grad-mode switches: no_grad, enable_grad, set_grad_enabled, inference_mode.
 
 Each works as a context manager and as a function decorator (generator functions included),
 like PyTorch's. Grad mode is per thread (it lives in a C++ thread_local), so switching it in
@@ -14,7 +14,8 @@ from torchlite._C import _autograd as _C
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled"]
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
+           "is_inference_mode_enabled"]
 
 
 def is_grad_enabled() -> bool:
@@ -142,4 +143,46 @@ class set_grad_enabled(_DecoratorContextManager):
         _C._set_grad_enabled(self.prev)
 
     def clone(self) -> "set_grad_enabled":
+        return self.__class__(self.mode)
+
+
+def is_inference_mode_enabled() -> bool:
+    """Whether inference mode is on in this thread."""
+    return _C._is_inference_mode_enabled()
+
+
+class inference_mode(_DecoratorContextManager):
+    """Like no_grad, and tensors made inside are *inference tensors*: autograd refuses to save
+    them for backward later ("Inference tensors cannot be saved for backward"), to let them
+    require grad, or to record in-place changes of them outside inference mode.
+    ``inference_mode(False)`` turns it off inside an inference region (grad mode is then left as
+    it is). Thread-local; usable as a decorator, with or without parentheses.
+
+    Differences from PyTorch: inference tensors still have a version counter and are ordinary
+    tensors otherwise; an in-place change of one outside inference mode is refused only when
+    autograd records it (an input requires grad), and no performance is gained over no_grad.
+    """
+
+    def __new__(cls, mode_or_fn=True):
+        if callable(mode_or_fn) and not isinstance(mode_or_fn, bool):
+            return cls()(mode_or_fn)
+        return super().__new__(cls)
+
+    def __init__(self, mode: bool = True) -> None:
+        self.mode = bool(mode) if not callable(mode) else True
+        self._prev_inference = False
+        self._prev_grad = True
+
+    def __enter__(self) -> None:
+        self._prev_inference = _C._is_inference_mode_enabled()
+        self._prev_grad = _C.is_grad_enabled()
+        _C._set_inference_mode(self.mode)
+        if self.mode:
+            _C._set_grad_enabled(False)
+
+    def __exit__(self, exc_type, exc_value, traceback) -> None:
+        _C._set_inference_mode(self._prev_inference)
+        _C._set_grad_enabled(self._prev_grad)
+
+    def clone(self) -> "inference_mode":
         return self.__class__(self.mode)

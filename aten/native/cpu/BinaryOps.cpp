@@ -53,21 +53,23 @@ inline bool is_cpu_scalar_tensor(const Tensor& t) { return t.dim() == 0 && t.is_
 
 // ---------------------------------------------------------------- checks
 
-void alpha_check(ScalarType dtype, const Scalar& alpha) {
-  TL_CHECK(!alpha.is_bool() || dtype == ScalarType::Bool, "Boolean alpha only supported for Boolean results.");
-  TL_CHECK(is_floating_type(dtype) || !alpha.is_floating_point(),
-           "For integral input tensors, argument alpha must not be a floating point number.");
+void alpha_check(ScalarType dtype, const Scalar& alpha, const char* op) {
+  TL_CHECK(!alpha.is_bool() || dtype == ScalarType::Bool, op, ": Boolean alpha only supported for Boolean results.");
+  TL_CHECK(is_floating_type(dtype) || !alpha.is_floating_point(), op,
+           ": For integral input tensors, argument alpha must not be a floating point number.");
 }
 
-void sub_check(ScalarType a, ScalarType b) {
-  TL_CHECK(a != ScalarType::Bool || b != ScalarType::Bool,
-           "Subtraction, the `-` operator, with two bool tensors is not supported. "
+void sub_check(ScalarType a, ScalarType b, const char* op) {
+  TL_CHECK(a != ScalarType::Bool || b != ScalarType::Bool, op,
+           ": Subtraction, the `-` operator, with two bool tensors is not supported. "
            "Use the `^` or `logical_xor()` operator instead.");
-  TL_CHECK(a != ScalarType::Bool && b != ScalarType::Bool,
-           "Subtraction, the `-` operator, with a bool tensor is not supported. "
+  TL_CHECK(a != ScalarType::Bool && b != ScalarType::Bool, op,
+           ": Subtraction, the `-` operator, with a bool tensor is not supported. "
            "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
 }
-void sub_check(ScalarType a, const Scalar& b) { sub_check(a, b.is_bool() ? ScalarType::Bool : ScalarType::Int64); }
+void sub_check(ScalarType a, const Scalar& b, const char* op) {
+  sub_check(a, b.is_bool() ? ScalarType::Bool : ScalarType::Int64, op);
+}
 
 // ---------------------------------------------------------------- add / sub
 
@@ -80,7 +82,7 @@ void add_sub_loop(TensorIterator& iter, const Scalar& alpha, int sign) {
     const bool al = alpha.to_bool();
     cpu_kernel(iter, [al](bool a, bool b) -> bool { return a || (al && b); });
   } else if constexpr (std::is_integral_v<scalar_t>) {
-    const scalar_t al = checked_scalar_cast<scalar_t>(alpha);
+    const scalar_t al = checked_scalar_cast<scalar_t>(alpha, "add");
     if (al == 1 && sign > 0) {
       cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t { return wrapping_add(a, b); });
     } else if (al == 1) {
@@ -90,7 +92,7 @@ void add_sub_loop(TensorIterator& iter, const Scalar& alpha, int sign) {
       cpu_kernel(iter, [m](scalar_t a, scalar_t b) -> scalar_t { return wrapping_add(a, wrapping_mul(m, b)); });
     }
   } else {
-    const opmath al = static_cast<opmath>(checked_scalar_cast<scalar_t>(alpha));
+    const opmath al = static_cast<opmath>(checked_scalar_cast<scalar_t>(alpha, "add"));
     if (al == opmath(1) && sign > 0) {
       cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t {
         return static_cast<scalar_t>(static_cast<opmath>(a) + static_cast<opmath>(b));
@@ -116,12 +118,12 @@ void add_sub_scalar_loop(TensorIterator& iter, const Scalar& other, const Scalar
     const bool c = alpha.to_bool() && scalar_cast<bool>(other);
     cpu_kernel(iter, [c](bool a) -> bool { return a || c; });
   } else if constexpr (std::is_integral_v<scalar_t>) {
-    const scalar_t al = checked_scalar_cast<scalar_t>(alpha);
+    const scalar_t al = checked_scalar_cast<scalar_t>(alpha, "add");
     const scalar_t c = wrapping_mul(al, scalar_cast<scalar_t>(other));
     const scalar_t d = sign > 0 ? c : wrapping_neg(c);
     cpu_kernel(iter, [d](scalar_t a) -> scalar_t { return wrapping_add(a, d); });
   } else {
-    const opmath al = static_cast<opmath>(checked_scalar_cast<scalar_t>(alpha));
+    const opmath al = static_cast<opmath>(checked_scalar_cast<scalar_t>(alpha, "add"));
     const opmath c = static_cast<opmath>(scalar_cast<scalar_t>(other));
     if (al == opmath(1)) {
       const opmath d = sign > 0 ? c : -c;
@@ -203,10 +205,10 @@ DivMode parse_mode(std::optional<std::string_view> mode) {
 const char* mode_kernel_name(DivMode m) { return m == DivMode::Trunc ? "div_trunc_cpu" : "div_floor_cpu"; }
 
 void check_not_bool(ScalarType t, const char* kernel_name) {
-  if (t == ScalarType::Bool) throw NotImplementedError(str("\"", kernel_name, "\" not implemented for 'Bool'"));
+  if (t == ScalarType::Bool) throw NotImplementedError(str("div: \"", kernel_name, "\" not implemented for 'Bool'"));
 }
 
-[[noreturn]] void zero_division() { throw RuntimeError("ZeroDivisionError"); }
+[[noreturn]] void zero_division() { throw RuntimeError("div: ZeroDivisionError"); }
 
 // Tensor / tensor with a rounding mode (common dtype not promoted to float for trunc/floor).
 template <typename scalar_t>
@@ -341,7 +343,7 @@ inline T powi(T a, T b) {
 }
 
 void check_pow_dtype(ScalarType t) {
-  if (t == ScalarType::Bool) throw NotImplementedError("\"pow\" not implemented for 'Bool'");
+  if (t == ScalarType::Bool) throw NotImplementedError("pow: \"pow\" not implemented for 'Bool'");
 }
 
 template <typename scalar_t>
@@ -360,16 +362,16 @@ template <typename scalar_t>
 void pow_tensor_scalar_loop(TensorIterator& iter, const Scalar& exponent) {
   using opmath = opmath_t<scalar_t>;
   if constexpr (std::is_integral_v<scalar_t>) {
-    const scalar_t b = checked_scalar_cast<scalar_t>(exponent);
+    const scalar_t b = checked_scalar_cast<scalar_t>(exponent, "pow");
     cpu_kernel_novec(iter, [b](scalar_t a) -> scalar_t { return powi(a, b); });
   } else if constexpr (std::is_same_v<scalar_t, Half>) {
     // PyTorch: plain pow with the exponent rounded to half, no special cases.
-    const float b = static_cast<float>(checked_scalar_cast<Half>(exponent));
+    const float b = static_cast<float>(checked_scalar_cast<Half>(exponent, "pow"));
     cpu_kernel(iter, [b](Half a) -> Half { return Half(std::pow(static_cast<float>(a), b)); });
   } else {
     // float, double and bfloat16: sqrt / rsqrt / reciprocal / square / cube shortcuts like
     // PyTorch. `R` rounds an intermediate to scalar_t (bfloat16 arithmetic rounds every op).
-    const opmath b = is_reduced_float_v<scalar_t> ? static_cast<opmath>(checked_scalar_cast<scalar_t>(exponent))
+    const opmath b = is_reduced_float_v<scalar_t> ? static_cast<opmath>(checked_scalar_cast<scalar_t>(exponent, "pow"))
                                                   : static_cast<opmath>(scalar_cast<scalar_t>(exponent));
     auto R = [](opmath x) -> opmath { return static_cast<opmath>(static_cast<scalar_t>(x)); };
     if (b == opmath(2)) {
@@ -417,11 +419,11 @@ template <typename scalar_t>
 void rsub_scalar_loop(TensorIterator& iter, const Scalar& other, const Scalar& alpha) {
   using opmath = opmath_t<scalar_t>;
   if constexpr (std::is_integral_v<scalar_t>) {
-    const scalar_t m = wrapping_neg(checked_scalar_cast<scalar_t>(alpha));
+    const scalar_t m = wrapping_neg(checked_scalar_cast<scalar_t>(alpha, "add"));
     const scalar_t c = scalar_cast<scalar_t>(other);
     cpu_kernel(iter, [m, c](scalar_t a) -> scalar_t { return wrapping_add(c, wrapping_mul(m, a)); });
   } else {
-    const opmath al = static_cast<opmath>(checked_scalar_cast<scalar_t>(alpha));
+    const opmath al = static_cast<opmath>(checked_scalar_cast<scalar_t>(alpha, "add"));
     const opmath c = static_cast<opmath>(scalar_cast<scalar_t>(other));
     if (al == opmath(1)) {
       cpu_kernel(iter, [c](scalar_t a) -> scalar_t { return static_cast<scalar_t>(c - static_cast<opmath>(a)); });
@@ -464,42 +466,42 @@ void mul_scalar_loop(TensorIterator& iter, const Scalar& other) {
 
 void add_kernel(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
   auto iter = binary_iter(out, self, other, "add");
-  alpha_check(iter.common_dtype(), alpha);
+  alpha_check(iter.common_dtype(), alpha, "add");
   TL_DISPATCH_ALL(iter.common_dtype(), "add", [&] { add_sub_loop<scalar_t>(iter, alpha, +1); });
 }
 
 void sub_kernel(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
-  sub_check(self.dtype(), other.dtype());
+  sub_check(self.dtype(), other.dtype(), "sub");
   auto iter = binary_iter(out, self, other, "sub");
-  alpha_check(iter.common_dtype(), alpha);
+  alpha_check(iter.common_dtype(), alpha, "sub");
   TL_DISPATCH_NUMERIC(iter.common_dtype(), "sub", [&] { add_sub_loop<scalar_t>(iter, alpha, -1); });
 }
 
 void rsub_kernel(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
-  sub_check(other.dtype(), self.dtype());
+  sub_check(other.dtype(), self.dtype(), "rsub");
   auto iter = binary_iter(out, other, self, "rsub");
-  alpha_check(iter.common_dtype(), alpha);
+  alpha_check(iter.common_dtype(), alpha, "rsub");
   TL_DISPATCH_NUMERIC(iter.common_dtype(), "rsub", [&] { add_sub_loop<scalar_t>(iter, alpha, -1); });
 }
 
 void add_scalar_kernel(const Tensor& self, const Scalar& other, const Scalar& alpha, Tensor& out) {
   auto iter = scalar_iter(out, self, other, "add");
-  alpha_check(iter.common_dtype(), alpha);
+  alpha_check(iter.common_dtype(), alpha, "add");
   TL_DISPATCH_ALL(iter.common_dtype(), "add", [&] { add_sub_scalar_loop<scalar_t>(iter, other, alpha, +1); });
 }
 
 void sub_scalar_kernel(const Tensor& self, const Scalar& other, const Scalar& alpha, Tensor& out) {
-  sub_check(self.dtype(), other);
+  sub_check(self.dtype(), other, "sub");
   auto iter = scalar_iter(out, self, other, "sub");
-  alpha_check(iter.common_dtype(), alpha);
+  alpha_check(iter.common_dtype(), alpha, "sub");
   TL_DISPATCH_NUMERIC(iter.common_dtype(), "sub", [&] { add_sub_scalar_loop<scalar_t>(iter, other, alpha, -1); });
 }
 
 // other - alpha * self for a number `other`.
 void rsub_scalar_kernel(const Tensor& self, const Scalar& other, const Scalar& alpha, Tensor& out) {
-  sub_check(self.dtype(), other);
+  sub_check(self.dtype(), other, "rsub");
   auto iter = scalar_iter(out, self, other, "rsub");
-  alpha_check(iter.common_dtype(), alpha);
+  alpha_check(iter.common_dtype(), alpha, "rsub");
   TL_DISPATCH_NUMERIC(iter.common_dtype(), "rsub", [&] { rsub_scalar_loop<scalar_t>(iter, other, alpha); });
 }
 
@@ -561,7 +563,7 @@ void pow_kernel(const Tensor& self, const Tensor& exponent, Tensor& out) {
 
 void pow_tensor_scalar_kernel(const Tensor& self, const Scalar& exponent, Tensor& out) {
   TL_CHECK(!(is_integral_type(self.dtype(), true) && !exponent.is_floating_point() && exponent.to_long() < 0),
-           "Integers to negative integer powers are not allowed.");
+           "pow: Integers to negative integer powers are not allowed.");
   auto iter = scalar_iter(out, self, exponent, "pow");
   const ScalarType dt = iter.common_dtype();
   const double e = exponent.to_double();

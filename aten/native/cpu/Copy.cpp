@@ -141,13 +141,12 @@ const Tensor& copy_kernel(const Tensor& self, const Tensor& src, bool /*non_bloc
     const char* s = static_cast<const char*>(src.data_ptr());
     const size_t nbytes = self.nbytes();
     if (d == s || nbytes == 0) return self;
-    if (d + nbytes <= s || s + nbytes <= d) {
-      parallel_for(0, static_cast<int64_t>(nbytes), int64_t(1) << 20, [&](int64_t b, int64_t e) {
-        std::memcpy(d + b, s + b, static_cast<size_t>(e - b));
-      });
-    } else {
-      std::memmove(d, s, nbytes);
-    }
+    TL_CHECK(d + nbytes <= s || s + nbytes <= d,
+             "copy_: unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+             "single memory location. Please clone() the tensor before performing the operation.");
+    parallel_for(0, static_cast<int64_t>(nbytes), int64_t(1) << 20, [&](int64_t b, int64_t e) {
+      std::memcpy(d + b, s + b, static_cast<size_t>(e - b));
+    });
     return self;
   }
   Tensor out = self;
@@ -168,18 +167,23 @@ const Tensor& copy_kernel(const Tensor& self, const Tensor& src, bool /*non_bloc
   return self;
 }
 
+// Like PyTorch's _to_copy with memory_format=preserve_format: the copy keeps self's layout
+// (x.t().double().stride() == x.t().stride() for dense x); see preserve_format_strides.
 Tensor to_copy_kernel(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
   const ScalarType dt = dtype.value_or(self.dtype());
   const Device dev = device.value_or(self.device());
   TL_CHECK(!(self.is_meta() && !dev.is_meta()), "_to_copy: Cannot copy out of meta tensor; no data!");
-  Tensor result = empty_tensor(self.sizes(), dt, dev);
+  Tensor result = empty_like_preserve(self, dt, dev);
   if (dev.is_meta()) return result;
   copy_kernel(result, self, false);
   return result;
 }
 
+// A copy with its own storage, keeping self's layout like PyTorch's clone (preserve_format): a
+// transposed dense input gives a transposed copy. Use copy_ into a contiguous tensor for
+// contiguous().
 Tensor clone_kernel(const Tensor& self) {
-  Tensor result = empty_tensor(self.sizes(), self.dtype(), self.device());
+  Tensor result = empty_like_preserve(self, self.dtype(), self.device());
   if (self.is_meta()) return result;
   copy_kernel(result, self, false);
   return result;

@@ -31,12 +31,13 @@ const Tensor& fill_kernel(const Tensor& self, const Scalar& value) {
   TL_CHECK(self.defined(), "fill_: expected a defined tensor");
   // Convert (and range-check) first, so meta tensors raise the same errors.
   TL_DISPATCH_ALL(self.dtype(), "fill_", [&] {
-    const scalar_t v = checked_scalar_cast<scalar_t>(value);
+    const scalar_t v = checked_scalar_cast<scalar_t>(value, "fill_");
     if (self.is_meta() || self.numel() == 0) return;
     Tensor out = self;
     auto iter = TensorIteratorConfig()
                     .set_op_name("fill_")
                     .add_output(out)
+                    .check_mem_overlap(false)  // like PyTorch: filling an expanded tensor is fine
                     .promote_inputs_to_common_dtype(false)
                     .enforce_safe_casting_to_output(false)
                     .resize_outputs(false)

@@ -115,12 +115,12 @@ constexpr const char* overflow_type_name() {
 }
 
 // A Scalar as an element of type T with PyTorch's overflow check (Scalar::to<T>, used for fill_
-// values and alpha): RuntimeError "value cannot be converted to type int8_t without overflow" when
+// values and alpha): RuntimeError "<op>: value cannot be converted to type int8_t without overflow" when
 // an integer target cannot hold it (unsigned targets also accept negative ints down to -max,
 // which wrap), a floating value is nan/inf/out of range for an integer target, or a finite value
 // exceeds the largest finite float32/float16/bfloat16. Bool and float64 targets never fail.
 template <typename T>
-T checked_scalar_cast(const Scalar& s) {
+T checked_scalar_cast(const Scalar& s, const char* op = nullptr) {
   if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
     using lim = std::numeric_limits<T>;
     bool overflow;
@@ -138,7 +138,8 @@ T checked_scalar_cast(const Scalar& s) {
         overflow = v < static_cast<int64_t>(lim::lowest()) || v > static_cast<int64_t>(lim::max());
       }
     }
-    TL_CHECK(!overflow, "value cannot be converted to type ", overflow_type_name<T>(), " without overflow");
+    TL_CHECK(!overflow, op ? op : "", op ? ": " : "", "value cannot be converted to type ", overflow_type_name<T>(),
+             " without overflow");
   } else if constexpr (std::is_same_v<T, float> || is_reduced_float_v<T>) {
     // Finite values beyond the type's largest finite value overflow; inf and nan convert.
     constexpr double max = std::is_same_v<T, float> ? 3.4028234663852886e38
@@ -146,8 +147,8 @@ T checked_scalar_cast(const Scalar& s) {
                                                      : 3.3895313892515355e38;
     if (!s.is_bool()) {
       const double d = s.to_double();
-      TL_CHECK(!std::isfinite(d) || std::fabs(d) <= max, "value cannot be converted to type ",
-               overflow_type_name<T>(), " without overflow");
+      TL_CHECK(!std::isfinite(d) || std::fabs(d) <= max, op ? op : "", op ? ": " : "",
+               "value cannot be converted to type ", overflow_type_name<T>(), " without overflow");
     }
   }
   return scalar_cast<T>(s);

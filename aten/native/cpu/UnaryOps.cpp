@@ -32,8 +32,8 @@ TensorIterator unary_float_iter(Tensor& out, const Tensor& self, const char* op)
       .build();
 }
 
-[[noreturn]] void not_implemented_bool(const char* kernel_name) {
-  throw NotImplementedError(str("\"", kernel_name, "\" not implemented for 'Bool'"));
+[[noreturn]] void not_implemented_bool(const char* op, const char* kernel_name) {
+  throw NotImplementedError(str(op, ": \"", kernel_name, "\" not implemented for 'Bool'"));
 }
 
 template <typename scalar_t>
@@ -92,7 +92,7 @@ void exp_loop(TensorIterator& iter) {
 
 void neg_kernel(const Tensor& self, Tensor& out) {
   TL_CHECK(self.dtype() != ScalarType::Bool,
-           "Negation, the `-` operator, on a bool tensor is not supported. "
+           "neg: Negation, the `-` operator, on a bool tensor is not supported. "
            "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
   auto iter = unary_iter(out, self, "neg");
   TL_DISPATCH_NUMERIC(iter.common_dtype(), "neg", [&] {
@@ -102,7 +102,7 @@ void neg_kernel(const Tensor& self, Tensor& out) {
 }
 
 void abs_kernel(const Tensor& self, Tensor& out) {
-  if (self.dtype() == ScalarType::Bool) not_implemented_bool("abs_cpu");
+  if (self.dtype() == ScalarType::Bool) not_implemented_bool("abs", "abs_cpu");
   auto iter = unary_iter(out, self, "abs");
   TL_DISPATCH_NUMERIC(iter.common_dtype(), "abs", [&] { abs_loop<scalar_t>(iter); });
 }
@@ -113,7 +113,7 @@ void sign_kernel(const Tensor& self, Tensor& out) {
 }
 
 void relu_kernel(const Tensor& self, Tensor& out) {
-  TL_CHECK(self.dtype() != ScalarType::Bool, "Boolean inputs not supported for relu");
+  TL_CHECK(self.dtype() != ScalarType::Bool, "relu: Boolean inputs not supported for relu");
   auto iter = unary_iter(out, self, "relu");
   TL_DISPATCH_NUMERIC(iter.common_dtype(), "relu", [&] { relu_loop<scalar_t>(iter); });
 }

@@ -69,6 +69,14 @@ Tensor alias_kernel(const Tensor& self) {
   return make_view(self, self.sizes(), self.strides(), self.storage_offset());
 }
 
+// Shares self's data and version counter but is not a view of it for autograd (no view base), so
+// an in-place change of the result leaves self's history alone, as in PyTorch.
+Tensor detach_kernel(const Tensor& self) {
+  Tensor out = make_view(self, self.sizes(), self.strides(), self.storage_offset());
+  out.impl()->set_view_base(intrusive_ptr<TensorImpl>());
+  return out;
+}
+
 Tensor transpose_kernel(const Tensor& self, int64_t dim0, int64_t dim1) {
   int64_t nd = self.dim();
   int64_t d0 = maybe_wrap_dim(dim0, nd, "transpose");

@@ -124,7 +124,7 @@ const Tensor& mul__Tensor(const Tensor& self, const Tensor& other) {
   grad_fn->other_scalar_type = other.scalar_type();
   grad_fn->self_scalar_type = self.scalar_type();
   if (grad_fn->should_compute_output(1)) {
-    grad_fn->self_ = SavedVariable(clone(self), false);  // self before it is overwritten (recorded, for double backward)
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
   }
   if (grad_fn->should_compute_output(0)) {
     grad_fn->other_ = SavedVariable(other, false);

@@ -6,6 +6,7 @@
 #include "aten/autograd/GradMode.h"
 #include "aten/autograd/Node.h"
 #include "aten/core/Exception.h"
+#include "torchlite/csrc/autograd/python_function.h"
 #include "torchlite/csrc/autograd/python_hooks.h"
 #include "torchlite/csrc/autograd/python_node.h"
 #include "torchlite/csrc/errors.h"
@@ -195,7 +196,7 @@ PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "torchlite._C._autograd",
 bool init_autograd(PyObject* parent) {
   PyObject* m = PyModule_Create(&module_def);
   if (!m) return false;
-  if (!init_node_types(m)) {
+  if (!init_node_types(m) || !init_python_function(m, parent)) {
     Py_DECREF(m);
     return false;
   }

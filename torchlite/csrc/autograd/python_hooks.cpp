@@ -1,6 +1,7 @@
 #include "torchlite/csrc/autograd/python_hooks.h"
 
 #include <memory>
+#include <string>
 
 #include "aten/core/Exception.h"
 #include "torchlite/csrc/errors.h"
@@ -45,6 +46,37 @@ autograd::variable_list list_from(PyObject* res, size_t expected, const char* wh
   return out;
 }
 
+const char* legacy_type_name(ScalarType t) {
+  switch (t) {
+    case ScalarType::Bool: return "Bool";
+    case ScalarType::UInt8: return "Byte";
+    case ScalarType::Int8: return "Char";
+    case ScalarType::Int16: return "Short";
+    case ScalarType::Int32: return "Int";
+    case ScalarType::Int64: return "Long";
+    case ScalarType::Float16: return "Half";
+    case ScalarType::BFloat16: return "BFloat16";
+    case ScalarType::Float32: return "Float";
+    case ScalarType::Float64: return "Double";
+    default: return "Undefined";
+  }
+}
+
+// The hook's __name__ (or its repr) for error messages.
+std::string hook_name(PyObject* fn) {
+  PyRef name(PyObject_GetAttrString(fn, "__name__"));
+  if (!name) {
+    PyErr_Clear();
+    name = PyRef(PyObject_Repr(fn));
+  }
+  const char* s = name && PyUnicode_Check(name.get()) ? PyUnicode_AsUTF8(name.get()) : nullptr;
+  if (!s) {
+    PyErr_Clear();
+    return "hook";
+  }
+  return s;
+}
+
 }  // namespace
 
 autograd::TensorHook make_tensor_hook(PyObject* fn) {
@@ -56,7 +88,14 @@ autograd::TensorHook make_tensor_hook(PyObject* fn) {
     if (res.get() == Py_None) return Tensor();
     TL_CHECK_TYPE(is_tensor(res.get()), "hook: expected a Tensor or None to be returned, got ",
                   Py_TYPE(res.get())->tp_name);
-    return unpack_tensor(res.get());
+    const Tensor& r = unpack_tensor(res.get());
+    // As in PyTorch: a hook may replace the gradient, but not change its type or size.
+    TL_CHECK(r.dtype() == grad.dtype(), "hook '", hook_name(callable.get()),
+             "' has changed the type of value (was torchlite.", legacy_type_name(grad.dtype()),
+             "Tensor got torchlite.", legacy_type_name(r.dtype()), "Tensor)");
+    TL_CHECK(r.sizes().equals(grad.sizes()), "hook '", hook_name(callable.get()),
+             "' has changed the size of value");
+    return r;
   };
 }
 

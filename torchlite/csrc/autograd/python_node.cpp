@@ -6,6 +6,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "torchlite/csrc/autograd/python_function.h"
 #include "torchlite/csrc/autograd/python_hooks.h"
 #include "torchlite/csrc/errors.h"
 
@@ -182,6 +183,18 @@ PyObject* node_register_prehook(PyObject* self, PyObject* fn) {
   TL_PY_CATCH
 }
 
+// Attributes a node class does not have come from the ctx of a custom Function's node
+// (grad_fn.saved_tensors, grad_fn.needs_input_grad, ... as in PyTorch, where the ctx is the node).
+PyObject* node_getattro(PyObject* self, PyObject* name) {
+  PyObject* r = PyObject_GenericGetAttr(self, name);
+  if (r || !PyErr_ExceptionMatches(PyExc_AttributeError)) return r;
+  const auto& node = as_node(self)->cdata;
+  PyObject* ctx = node ? py_node_ctx(*node) : nullptr;
+  if (!ctx) return nullptr;
+  PyErr_Clear();
+  return PyObject_GetAttr(ctx, name);
+}
+
 PyMethodDef node_methods[] = {
     {"name", node_name, METH_NOARGS, "The node's class name, e.g. 'MulBackward0'."},
     {"saved_bytes", node_saved_bytes, METH_NOARGS, "Bytes of tensor data this node keeps for backward."},
@@ -225,6 +238,7 @@ PyTypeObject NodeBaseType = [] {
   t.tp_dealloc = node_dealloc;
   t.tp_repr = node_repr;
   t.tp_hash = node_hash;
+  t.tp_getattro = node_getattro;
   t.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE;
   t.tp_doc = "A node of the backward graph (tensor.grad_fn). Each node class is a subclass named after it.";
   t.tp_richcompare = node_richcompare;
