@@ -2,6 +2,7 @@
 // Every op's C++ API, for code that calls many ops (formulas, composites). Kernels should
 // include only the generated/ops/<name>.h headers they use, to keep rebuilds small.
 #pragma once
+#include "generated/ops/_clone_contiguous.h"
 #include "generated/ops/_to_copy.h"
 #include "generated/ops/abs.h"
 #include "generated/ops/add.h"

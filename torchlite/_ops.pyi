@@ -7,6 +7,10 @@ from torchlite import Tensor, device, dtype
 Number = Union[int, float, bool]
 DeviceLike = Union[device, str, int]
 
+def _clone_contiguous(input: Tensor) -> Tensor:
+    """A copy of `self` in contiguous (row-major) layout, whatever the layout of `self`; what `contiguous()` makes."""
+    ...
+
 def _to_copy(input: Tensor, *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None) -> Tensor:
     """A copy of `self` converted to `dtype` and moved to `device` (the current ones when None)."""
     ...

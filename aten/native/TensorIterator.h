@@ -11,9 +11,13 @@
 //     have the broadcast shape ("output with shape [3] doesn't match the broadcast shape [2, 3]");
 //   * converts inputs whose dtype differs from the common dtype (0-d CPU inputs into an inline
 //     buffer, others into a temporary) and computes into a temporary when an output's dtype
-//     differs, copying it back after the loop; inputs that partially overlap an output are copied;
+//     differs, copying it back after the loop;
+//   * checks memory overlap like PyTorch (an expanded output, or an input partially overlapping
+//     an output, raise "unsupported operation: ..."); an input overlapping an output in a way too
+//     hard to decide (non-dense views of the same storage) is copied first, so results are right;
 //   * reorders dimensions by stride and coalesces them so that the loop runs in memory order over
-//     as few, as long, 1-D runs as possible, split over threads with parallel_for.
+//     as few, as long, 1-D runs as possible, split over threads with parallel_for; in 2-D, when
+//     one operand is contiguous along each dim (x.t() + y), it walks 64 x 64 tiles instead.
 // For meta tensors it does all the shape/dtype work and errors, allocates meta outputs, and
 // for_each() does nothing.
 //

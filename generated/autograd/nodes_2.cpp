@@ -10,6 +10,23 @@
 
 namespace tl::autograd::generated {
 
+// Backward of _clone_contiguous(Tensor self) -> Tensor
+struct CloneContiguousBackward0 final : Node {
+  std::string name() const override { return "CloneContiguousBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list CloneContiguousBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = grad;
+  }
+  return grad_inputs;
+}
+
 // Backward of abs(Tensor self) -> Tensor
 struct AbsBackward0 final : Node {
   std::string name() const override { return "AbsBackward0"; }
@@ -210,6 +227,19 @@ variable_list WhereBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// _clone_contiguous(Tensor self) -> Tensor
+Tensor _clone_contiguous(const Tensor& self) {
+  auto grad_fn = std::make_shared<CloneContiguousBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_clone_contiguous::call(self);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
 
 // abs(Tensor self) -> Tensor
 Tensor abs(const Tensor& self) {

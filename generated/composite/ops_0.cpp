@@ -12,7 +12,7 @@ Tensor arange_composite(const Scalar& end, std::optional<ScalarType> dtype, std:
 
 // contiguous(Tensor(a) self) -> Tensor(a)
 Tensor contiguous_composite(const Tensor& self) {
-  return self.is_contiguous() ? self : clone(self);
+  return self.is_contiguous() ? self : _clone_contiguous(self);
 }
 
 // full(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None) -> Tensor

@@ -4,6 +4,7 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_clone_contiguous.h"
 #include "generated/ops/abs.h"
 #include "generated/ops/as_strided.h"
 #include "generated/ops/detach.h"
@@ -40,6 +41,20 @@
 
 namespace tl::python {
 namespace {
+
+// _clone_contiguous
+PyObject* fn__clone_contiguous(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_clone_contiguous(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::_clone_contiguous(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // abs
 PyObject* fn_abs(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -995,6 +1010,10 @@ PyObject* method_zero_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 }  // namespace
 
 void add_bindings_2(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"_clone_contiguous", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__clone_contiguous)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(_clone_contiguous(Tensor input) -> Tensor
+
+A copy of `self` in contiguous (row-major) layout, whatever the layout of `self`; what `contiguous()` makes.)doc"});
   functions.push_back({"abs", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_abs)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(abs(Tensor input, *, Tensor? out=None) -> Tensor
 

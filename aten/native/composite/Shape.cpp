@@ -1,8 +1,8 @@
 // reshape: a view when the strides allow one, otherwise a view of a contiguous copy. Built from
-// public ops (view, clone) so autograd comes from them.
+// public ops (view, contiguous) so autograd comes from them.
 #include "aten/core/Tensor.h"
 #include "aten/native/ShapeUtils.h"
-#include "generated/ops/clone.h"
+#include "generated/ops/contiguous.h"
 #include "generated/ops/reshape.h"
 #include "generated/ops/view.h"
 
@@ -11,7 +11,7 @@ namespace tl::native {
 Tensor reshape_composite(const Tensor& self, IntArrayRef shape) {
   DimVector size = infer_size(shape, self.numel(), "reshape");  // resolves -1, raises PyTorch's errors
   if (compute_view_strides(self.sizes(), self.strides(), size)) return tl::view(self, size);
-  return tl::view(tl::clone(self), size);  // clone is contiguous, so this view always exists
+  return tl::view(tl::contiguous(self), size);  // a contiguous copy can always be viewed
 }
 
 }  // namespace tl::native
