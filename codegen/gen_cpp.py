@@ -36,7 +36,8 @@ class OpView:
     grad_inputs: str                    # "{&self, &other}" tensors that decide whether autograd records
     has_autograd: bool
     out_check_inputs: str
-
+    out_source_args: str                # composite out=: the functional's arguments, dtype/device from out
+    out_exact_dtype: bool               # composite out=: no dtype option, so out's dtype must match
 
 def _tensor_ptrs(f: NativeFunction, only: set[str] | None = None, skip_written: bool = False) -> list[str]:
     ptrs = []
@@ -127,7 +128,26 @@ def op_view(ctx: Context, f: NativeFunction, backward: dict[str, BackwardInfo]) 
         adapters=adapters, device_expr=_device_expr(f), written=written, grad_inputs=grad_inputs,
         has_autograd=has_autograd,
         out_check_inputs="{" + ", ".join(_tensor_ptrs(f, skip_written=True)) + "}",
+        out_source_args=_out_source_args(f),
+        out_exact_dtype=f.functional is not None and f.functional.schema.argument("dtype") is None,
     )
+
+
+def _out_source_args(f: NativeFunction) -> str:
+    """Arguments for the functional call behind a composite out= variant. An unset `dtype`/`device`
+    option takes the out tensor's, so `zeros(2, out=int_tensor)` makes int64 zeros, as in PyTorch."""
+    if f.functional is None or f.schema.kind() != SchemaKind.out:
+        return ""
+    out = f.schema.out_arguments[0].name
+    args = []
+    for a in f.functional.schema.arguments:
+        if a.type == OptionalType(BaseType("ScalarType")) and a.name == "dtype":
+            args.append(f"{a.name} ? {a.name} : std::optional<ScalarType>({out}.dtype())")
+        elif a.type == OptionalType(BaseType("Device")) and a.name == "device":
+            args.append(f"{a.name} ? {a.name} : std::optional<Device>({out}.device())")
+        else:
+            args.append(a.name)
+    return ", ".join(args)
 
 
 def backward_infos(ctx: Context) -> dict[str, BackwardInfo]:

@@ -30,8 +30,9 @@ void check_out_no_grad(const char* op, std::initializer_list<const Tensor*> inpu
 inline int device_index(Device d) { return static_cast<int>(d.type); }
 inline const Tensor* opt_ptr(const std::optional<Tensor>& t) { return t ? &*t : nullptr; }
 
-// Writes `result` into the out= tensor `out` (resized to fit; its dtype must be one `result`
-// can be cast to). Used by the out= variants the generator derives for composite ops.
-const Tensor& copy_to_out(const Tensor& out, const Tensor& result, const char* op);
+// Writes `result` into the out= tensor `out`, resized to fit. Its dtype must equal the result's
+// when `exact_dtype` (ops without a dtype option, e.g. matmul), else be one `result` can be cast
+// to. Used by the out= variants the generator derives for composite ops.
+const Tensor& copy_to_out(const Tensor& out, const Tensor& result, const char* op, bool exact_dtype);
 
 }  // namespace tl

@@ -5,7 +5,9 @@
 
 namespace tl {
 
-const Tensor& copy_to_out(const Tensor& out, const Tensor& result, const char* op) {
+const Tensor& copy_to_out(const Tensor& out, const Tensor& result, const char* op, bool exact_dtype) {
+  TL_CHECK(!exact_dtype || out.dtype() == result.dtype(), op, ": Expected out tensor to have dtype ",
+           scalar_type_name(result.dtype()), ", but got ", scalar_type_name(out.dtype()), " instead");
   TL_CHECK(can_cast(result.dtype(), out.dtype()), op, ": result type ", scalar_type_name(result.dtype()),
            " can't be cast to the desired output type ", scalar_type_name(out.dtype()));
   native::resize_output(out, result.sizes(), op);

@@ -370,7 +370,7 @@ Tensor full(IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType
 // full.out(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, Tensor(a!) out) -> Tensor(a!)
 const Tensor& full_out(const Tensor& out, IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType> dtype, std::optional<Device> device) {
   check_out_no_grad("full.out", {});
-  return copy_to_out(out, full(size, fill_value, dtype, device), "full.out");
+  return copy_to_out(out, full(size, fill_value, dtype ? dtype : std::optional<ScalarType>(out.dtype()), device ? device : std::optional<Device>(out.device())), "full.out", /*exact_dtype=*/false);
 }
 
 // ============================================================================ ge
@@ -526,9 +526,15 @@ const Tensor& ge_out(const Tensor& out, const Tensor& self, const Scalar& other)
 // ============================================================================ mean
 
 // mean(Tensor self, *, ScalarType? dtype=None) -> Tensor
+static Tensor mean__mean_all_kernel(const Tensor& self, std::optional<ScalarType> dtype) {
+  Tensor out;
+  native::mean_all_kernel(self, dtype, out);
+  return out;
+}
+
 ops::mean::Kernel* ops::mean::kernels[kNumDeviceTypes] = {
-    /* CPU */ native::mean_all_kernel,
-    /* Meta */ native::mean_all_kernel,
+    /* CPU */ mean__mean_all_kernel,
+    /* Meta */ mean__mean_all_kernel,
 };
 
 Tensor ops::mean::call(const Tensor& self, std::optional<ScalarType> dtype) {
@@ -543,6 +549,32 @@ Tensor mean(const Tensor& self, std::optional<ScalarType> dtype) {
     return autograd::wrappers::mean(self, dtype);
   }
   return ops::mean::call(self, dtype);
+}
+
+// mean.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& mean_out__mean_all_kernel(const Tensor& self, std::optional<ScalarType> dtype, const Tensor& out) {
+  Tensor out_handle = out;
+  native::mean_all_kernel(self, dtype, out_handle);
+  return out;
+}
+
+ops::mean_out::Kernel* ops::mean_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ mean_out__mean_all_kernel,
+    /* Meta */ mean_out__mean_all_kernel,
+};
+
+const Tensor& ops::mean_out::call(const Tensor& self, std::optional<ScalarType> dtype, const Tensor& out) {
+  const Device kernel_device = dispatch_device("mean.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mean.out", kernel_device);
+  decltype(auto) result = kernel(self, dtype, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& mean_out(const Tensor& out, const Tensor& self, std::optional<ScalarType> dtype) {
+  check_out_no_grad("mean.out", {&self});
+  return ops::mean_out::call(self, dtype, out);
 }
 
 // mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
@@ -1010,6 +1042,11 @@ Tensor to(const Tensor& self, Device device, std::optional<ScalarType> dtype, bo
 // to.other(Tensor(a) self, Tensor other, bool non_blocking=False, bool copy=False) -> Tensor(a)
 Tensor to(const Tensor& self, const Tensor& other, bool non_blocking, bool copy) {
   return native::to_other_composite(self, other, non_blocking, copy);
+}
+
+// to(Tensor(a) self, bool non_blocking=False, bool copy=False) -> Tensor(a)
+Tensor to(const Tensor& self, bool non_blocking, bool copy) {
+  return native::to_composite(self, non_blocking, copy);
 }
 
 }  // namespace tl

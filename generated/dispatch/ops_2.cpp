@@ -328,7 +328,7 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
 // matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& matmul_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   check_out_no_grad("matmul.out", {&self, &other});
-  return copy_to_out(out, matmul(self, other), "matmul.out");
+  return copy_to_out(out, matmul(self, other), "matmul.out", /*exact_dtype=*/true);
 }
 
 // ============================================================================ ones_like
@@ -594,7 +594,7 @@ Tensor zeros(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<De
 // zeros.out(int[] size, *, ScalarType? dtype=None, Device? device=None, Tensor(a!) out) -> Tensor(a!)
 const Tensor& zeros_out(const Tensor& out, IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
   check_out_no_grad("zeros.out", {});
-  return copy_to_out(out, zeros(size, dtype, device), "zeros.out");
+  return copy_to_out(out, zeros(size, dtype ? dtype : std::optional<ScalarType>(out.dtype()), device ? device : std::optional<Device>(out.device())), "zeros.out", /*exact_dtype=*/false);
 }
 
 }  // namespace tl

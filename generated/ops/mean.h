@@ -9,6 +9,9 @@ namespace tl {
 // mean(Tensor self, *, ScalarType? dtype=None) -> Tensor
 Tensor mean(const Tensor& self, std::optional<ScalarType> dtype = std::nullopt);
 
+// mean.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+const Tensor& mean_out(const Tensor& out, const Tensor& self, std::optional<ScalarType> dtype = std::nullopt);
+
 // mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 Tensor mean(const Tensor& self, OptionalIntArrayRef dim, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt);
 
@@ -22,6 +25,13 @@ struct mean {
   using Kernel = Tensor(const Tensor& self, std::optional<ScalarType> dtype);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self, std::optional<ScalarType> dtype);
+};
+
+// mean.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+struct mean_out {
+  using Kernel = const Tensor&(const Tensor& self, std::optional<ScalarType> dtype, const Tensor& out);
+  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
+  static const Tensor& call(const Tensor& self, std::optional<ScalarType> dtype, const Tensor& out);
 };
 
 // mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor, below autograd: runs the kernel for the arguments' device.
@@ -45,7 +55,7 @@ Tensor mean_dim(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::
 }  // namespace autograd::wrappers
 
 namespace native {
-Tensor mean_all_kernel(const Tensor& self, std::optional<ScalarType> dtype);
+void mean_all_kernel(const Tensor& self, std::optional<ScalarType> dtype, Tensor& out);
 void mean_dim_kernel(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype, Tensor& out);
 }  // namespace native
 }  // namespace tl

@@ -15,7 +15,11 @@ Tensor to(const Tensor& self, Device device, std::optional<ScalarType> dtype = s
 // to.other(Tensor(a) self, Tensor other, bool non_blocking=False, bool copy=False) -> Tensor(a)
 Tensor to(const Tensor& self, const Tensor& other, bool non_blocking = false, bool copy = false);
 
+// to(Tensor(a) self, bool non_blocking=False, bool copy=False) -> Tensor(a)
+Tensor to(const Tensor& self, bool non_blocking = false, bool copy = false);
+
 namespace native {
+Tensor to_composite(const Tensor& self, bool non_blocking, bool copy);
 Tensor to_device_composite(const Tensor& self, Device device, std::optional<ScalarType> dtype, bool non_blocking, bool copy);
 Tensor to_dtype_composite(const Tensor& self, ScalarType dtype, bool non_blocking, bool copy);
 Tensor to_other_composite(const Tensor& self, const Tensor& other, bool non_blocking, bool copy);

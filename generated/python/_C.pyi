@@ -605,6 +605,10 @@ class TensorBase:
     def to(self, other: Tensor, non_blocking: bool = False, copy: bool = False) -> Tensor:
         """`self` converted to the dtype and device of `other`."""
         ...
+    @overload
+    def to(self, non_blocking: bool = False, copy: bool = False) -> Tensor:
+        """`self` itself (a copy if `copy`): `to()` with no dtype or device changes nothing."""
+        ...
 
     def transpose(self, dim0: int, dim1: int) -> Tensor:
         """A view of `self` with dimensions `dim0` and `dim1` swapped."""

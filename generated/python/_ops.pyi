@@ -261,7 +261,7 @@ def matmul(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Ten
     ...
 
 @overload
-def mean(input: Tensor, *, dtype: Optional[dtype] = None) -> Tensor:
+def mean(input: Tensor, *, dtype: Optional[dtype] = None, out: Optional[Tensor] = None) -> Tensor:
     """The mean of all elements of `self` (floating-point inputs, or a floating `dtype`)."""
     ...
 @overload

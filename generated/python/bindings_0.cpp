@@ -373,7 +373,7 @@ PyObject* fn_gt_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
 PyObject* fn_mean(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "mean(Tensor input, *, ScalarType? dtype=None)",
+      "mean(Tensor input, *, ScalarType? dtype=None, Tensor? out=None)",
       "mean(Tensor input, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
@@ -382,6 +382,11 @@ PyObject* fn_mean(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
     case 0: {  // mean
       auto self = r.tensor(0);
       auto dtype = r.scalartype_optional(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::mean_out(out, self, dtype); }();
+        return wrap(std::move(result));
+      }
       auto result = [&] { GilRelease no_gil; return tl::mean(self, dtype); }();
       return wrap(std::move(result));
     }
@@ -1169,7 +1174,7 @@ gt_(Tensor input, Scalar other) -> Tensor
 
 In-place version of gt(): writes the result into self. True where an element of `self` is greater than the number `other`.)doc"});
   functions.push_back({"mean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mean)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(mean(Tensor input, *, ScalarType? dtype=None) -> Tensor
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(mean(Tensor input, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 
 The mean of all elements of `self` (floating-point inputs, or a floating `dtype`).
 

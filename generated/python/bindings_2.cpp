@@ -913,6 +913,7 @@ PyObject* method_to(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, 
       "to(ScalarType dtype, bool non_blocking=False, bool copy=False)",
       "to(Device device, ScalarType? dtype=None, bool non_blocking=False, bool copy=False)",
       "to(Tensor other, bool non_blocking=False, bool copy=False)",
+      "to(bool non_blocking=False, bool copy=False)",
   }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
@@ -940,6 +941,13 @@ PyObject* method_to(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, 
       auto non_blocking = r.toBool(1);
       auto copy = r.toBool(2);
       auto result = [&] { GilRelease no_gil; return tl::to(self, other, non_blocking, copy); }();
+      return wrap(std::move(result));
+    }
+    case 3: {  // to
+      const Tensor& self = unpack_tensor(py_self);
+      auto non_blocking = r.toBool(0);
+      auto copy = r.toBool(1);
+      auto result = [&] { GilRelease no_gil; return tl::to(self, non_blocking, copy); }();
       return wrap(std::move(result));
     }
   }
@@ -1269,7 +1277,11 @@ to(Device device, ScalarType? dtype=None, bool non_blocking=False, bool copy=Fal
 
 to(Tensor other, bool non_blocking=False, bool copy=False) -> Tensor
 
-`self` converted to the dtype and device of `other`.)doc"});
+`self` converted to the dtype and device of `other`.
+
+to(bool non_blocking=False, bool copy=False) -> Tensor
+
+`self` itself (a copy if `copy`): `to()` with no dtype or device changes nothing.)doc"});
   methods.push_back({"transpose", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_transpose)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(transpose(int dim0, int dim1) -> Tensor
 

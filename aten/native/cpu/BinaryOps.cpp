@@ -92,19 +92,19 @@ void add_sub_loop(TensorIterator& iter, const Scalar& alpha, int sign) {
       cpu_kernel(iter, [m](scalar_t a, scalar_t b) -> scalar_t { return wrapping_add(a, wrapping_mul(m, b)); });
     }
   } else {
-    const opmath al = static_cast<opmath>(checked_scalar_cast<scalar_t>(alpha, "add"));
+    const opmath al = to_opmath(checked_scalar_cast<scalar_t>(alpha, "add"));
     if (al == opmath(1) && sign > 0) {
       cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t {
-        return static_cast<scalar_t>(static_cast<opmath>(a) + static_cast<opmath>(b));
+        return from_opmath<scalar_t>(to_opmath(a) + to_opmath(b));
       });
     } else if (al == opmath(1)) {
       cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t {
-        return static_cast<scalar_t>(static_cast<opmath>(a) - static_cast<opmath>(b));
+        return from_opmath<scalar_t>(to_opmath(a) - to_opmath(b));
       });
     } else {
       const opmath m = sign > 0 ? al : -al;
       cpu_kernel(iter, [m](scalar_t a, scalar_t b) -> scalar_t {
-        return static_cast<scalar_t>(std::fma(static_cast<opmath>(b), m, static_cast<opmath>(a)));
+        return from_opmath<scalar_t>(std::fma(to_opmath(b), m, to_opmath(a)));
       });
     }
   }
@@ -123,14 +123,14 @@ void add_sub_scalar_loop(TensorIterator& iter, const Scalar& other, const Scalar
     const scalar_t d = sign > 0 ? c : wrapping_neg(c);
     cpu_kernel(iter, [d](scalar_t a) -> scalar_t { return wrapping_add(a, d); });
   } else {
-    const opmath al = static_cast<opmath>(checked_scalar_cast<scalar_t>(alpha, "add"));
-    const opmath c = static_cast<opmath>(scalar_cast<scalar_t>(other));
+    const opmath al = to_opmath(checked_scalar_cast<scalar_t>(alpha, "add"));
+    const opmath c = to_opmath(scalar_cast<scalar_t>(other));
     if (al == opmath(1)) {
       const opmath d = sign > 0 ? c : -c;
-      cpu_kernel(iter, [d](scalar_t a) -> scalar_t { return static_cast<scalar_t>(static_cast<opmath>(a) + d); });
+      cpu_kernel(iter, [d](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(to_opmath(a) + d); });
     } else {
       const opmath m = sign > 0 ? al : -al;
-      cpu_kernel(iter, [c, m](scalar_t a) -> scalar_t { return static_cast<scalar_t>(std::fma(c, m, static_cast<opmath>(a))); });
+      cpu_kernel(iter, [c, m](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(std::fma(c, m, to_opmath(a))); });
     }
   }
 }
@@ -157,8 +157,8 @@ inline T div_floor_floating(T a, T b) {
 // kernel does it: every intermediate result is rounded to the storage type.
 template <typename T>
 inline T div_floor_reduced(T ta, T tb) {
-  auto r = [](float x) { return static_cast<float>(T(x)); };
-  const float a = static_cast<float>(ta), b = static_cast<float>(tb);
+  auto r = [](float x) { return to_opmath(from_opmath<T>(x)); };
+  const float a = to_opmath(ta), b = to_opmath(tb);
   const float basic_div = r(a / b);
   if (b == 0.0f) return T(basic_div);
   const float mod = r(std::fmod(a, b));
@@ -238,8 +238,8 @@ void div_mode_loop(TensorIterator& iter, DivMode mode) {
     // Reduced floats round the quotient to scalar_t before truncating (as PyTorch does).
     if (mode == DivMode::Trunc) {
       cpu_kernel_novec(iter, [](scalar_t a, scalar_t b) -> scalar_t {
-        const scalar_t q = static_cast<scalar_t>(static_cast<opmath>(a) / static_cast<opmath>(b));
-        return static_cast<scalar_t>(std::trunc(static_cast<opmath>(q)));
+        const scalar_t q = from_opmath<scalar_t>(to_opmath(a) / to_opmath(b));
+        return from_opmath<scalar_t>(std::trunc(to_opmath(q)));
       });
     } else if constexpr (is_reduced_float_v<scalar_t>) {
       cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t { return div_floor_reduced(a, b); });
@@ -262,11 +262,11 @@ void div_scalar_loop(TensorIterator& iter, DivMode mode, opmath_t<scalar_t> b) {
     }
   } else {
     if (mode == DivMode::True) {
-      cpu_kernel(iter, [b](scalar_t a) -> scalar_t { return static_cast<scalar_t>(static_cast<opmath>(a) / b); });
+      cpu_kernel(iter, [b](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(to_opmath(a) / b); });
     } else if (mode == DivMode::Trunc) {
-      cpu_kernel_novec(iter, [b](scalar_t a) -> scalar_t { return static_cast<scalar_t>(std::trunc(static_cast<opmath>(a) / b)); });
+      cpu_kernel_novec(iter, [b](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(std::trunc(to_opmath(a) / b)); });
     } else {
-      cpu_kernel_novec(iter, [b](scalar_t a) -> scalar_t { return static_cast<scalar_t>(div_floor_floating(static_cast<opmath>(a), b)); });
+      cpu_kernel_novec(iter, [b](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(div_floor_floating(to_opmath(a), b)); });
     }
   }
 }
@@ -307,7 +307,7 @@ void div_impl(const Tensor& self, const Tensor& other, DivMode mode, Tensor& out
     TL_DISPATCH_FLOAT(dt, "div", [&] {
       using opmath = opmath_t<scalar_t>;
       cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t {
-        return static_cast<scalar_t>(static_cast<opmath>(a) / static_cast<opmath>(b));
+        return from_opmath<scalar_t>(to_opmath(a) / to_opmath(b));
       });
     });
     return;
@@ -353,7 +353,7 @@ void pow_tensor_loop(TensorIterator& iter) {
     cpu_kernel_novec(iter, [](scalar_t a, scalar_t b) -> scalar_t { return powi(a, b); });
   } else {
     cpu_kernel_novec(iter, [](scalar_t a, scalar_t b) -> scalar_t {
-      return static_cast<scalar_t>(std::pow(static_cast<opmath>(a), static_cast<opmath>(b)));
+      return from_opmath<scalar_t>(std::pow(to_opmath(a), to_opmath(b)));
     });
   }
 }
@@ -367,38 +367,38 @@ void pow_tensor_scalar_loop(TensorIterator& iter, const Scalar& exponent) {
   } else if constexpr (std::is_same_v<scalar_t, Half>) {
     // PyTorch: plain pow with the exponent rounded to half, no special cases.
     const float b = static_cast<float>(checked_scalar_cast<Half>(exponent, "pow"));
-    cpu_kernel(iter, [b](Half a) -> Half { return Half(std::pow(static_cast<float>(a), b)); });
+    cpu_kernel_novec(iter, [b](Half a) -> Half { return from_opmath<Half>(std::pow(to_opmath(a), b)); });
   } else {
     // float, double and bfloat16: sqrt / rsqrt / reciprocal / square / cube shortcuts like
     // PyTorch. `R` rounds an intermediate to scalar_t (bfloat16 arithmetic rounds every op).
-    const opmath b = is_reduced_float_v<scalar_t> ? static_cast<opmath>(checked_scalar_cast<scalar_t>(exponent, "pow"))
-                                                  : static_cast<opmath>(scalar_cast<scalar_t>(exponent));
-    auto R = [](opmath x) -> opmath { return static_cast<opmath>(static_cast<scalar_t>(x)); };
+    const opmath b = is_reduced_float_v<scalar_t> ? to_opmath(checked_scalar_cast<scalar_t>(exponent, "pow"))
+                                                  : to_opmath(scalar_cast<scalar_t>(exponent));
+    auto R = [](opmath x) -> opmath { return to_opmath(from_opmath<scalar_t>(x)); };
     if (b == opmath(2)) {
       cpu_kernel(iter, [](scalar_t a) -> scalar_t {
-        const opmath x = static_cast<opmath>(a);
-        return static_cast<scalar_t>(x * x);
+        const opmath x = to_opmath(a);
+        return from_opmath<scalar_t>(x * x);
       });
     } else if (b == opmath(3)) {
       cpu_kernel(iter, [R](scalar_t a) -> scalar_t {
-        const opmath x = static_cast<opmath>(a);
-        return static_cast<scalar_t>(R(x * x) * x);
+        const opmath x = to_opmath(a);
+        return from_opmath<scalar_t>(R(x * x) * x);
       });
     } else if (b == opmath(0.5)) {
-      cpu_kernel_novec(iter, [](scalar_t a) -> scalar_t { return static_cast<scalar_t>(std::sqrt(static_cast<opmath>(a))); });
+      cpu_kernel_novec(iter, [](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(std::sqrt(to_opmath(a))); });
     } else if (b == opmath(-0.5)) {
       cpu_kernel_novec(iter, [](scalar_t a) -> scalar_t {
-        return static_cast<scalar_t>(opmath(1) / std::sqrt(static_cast<opmath>(a)));
+        return from_opmath<scalar_t>(opmath(1) / std::sqrt(to_opmath(a)));
       });
     } else if (b == opmath(-1)) {
-      cpu_kernel(iter, [](scalar_t a) -> scalar_t { return static_cast<scalar_t>(opmath(1) / static_cast<opmath>(a)); });
+      cpu_kernel(iter, [](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(opmath(1) / to_opmath(a)); });
     } else if (b == opmath(-2)) {
       cpu_kernel(iter, [R](scalar_t a) -> scalar_t {
-        const opmath x = static_cast<opmath>(a);
-        return static_cast<scalar_t>(opmath(1) / R(x * x));
+        const opmath x = to_opmath(a);
+        return from_opmath<scalar_t>(opmath(1) / R(x * x));
       });
     } else {
-      cpu_kernel_novec(iter, [b](scalar_t a) -> scalar_t { return static_cast<scalar_t>(std::pow(static_cast<opmath>(a), b)); });
+      cpu_kernel_novec(iter, [b](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(std::pow(to_opmath(a), b)); });
     }
   }
 }
@@ -410,8 +410,8 @@ void pow_scalar_base_loop(TensorIterator& iter, const Scalar& self) {
   if constexpr (std::is_integral_v<scalar_t>) {
     cpu_kernel_novec(iter, [base](scalar_t e) -> scalar_t { return powi(base, e); });
   } else {
-    const opmath b = static_cast<opmath>(base);
-    cpu_kernel_novec(iter, [b](scalar_t e) -> scalar_t { return static_cast<scalar_t>(std::pow(b, static_cast<opmath>(e))); });
+    const opmath b = to_opmath(base);
+    cpu_kernel_novec(iter, [b](scalar_t e) -> scalar_t { return from_opmath<scalar_t>(std::pow(b, to_opmath(e))); });
   }
 }
 
@@ -423,14 +423,14 @@ void rsub_scalar_loop(TensorIterator& iter, const Scalar& other, const Scalar& a
     const scalar_t c = scalar_cast<scalar_t>(other);
     cpu_kernel(iter, [m, c](scalar_t a) -> scalar_t { return wrapping_add(c, wrapping_mul(m, a)); });
   } else {
-    const opmath al = static_cast<opmath>(checked_scalar_cast<scalar_t>(alpha, "add"));
-    const opmath c = static_cast<opmath>(scalar_cast<scalar_t>(other));
+    const opmath al = to_opmath(checked_scalar_cast<scalar_t>(alpha, "add"));
+    const opmath c = to_opmath(scalar_cast<scalar_t>(other));
     if (al == opmath(1)) {
-      cpu_kernel(iter, [c](scalar_t a) -> scalar_t { return static_cast<scalar_t>(c - static_cast<opmath>(a)); });
+      cpu_kernel(iter, [c](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(c - to_opmath(a)); });
     } else {
       const opmath m = -al;
       cpu_kernel(iter, [m, c](scalar_t a) -> scalar_t {
-        return static_cast<scalar_t>(std::fma(static_cast<opmath>(a), m, c));
+        return from_opmath<scalar_t>(std::fma(to_opmath(a), m, c));
       });
     }
   }
@@ -443,7 +443,7 @@ void mul_loop(TensorIterator& iter) {
     cpu_kernel(iter, [](bool a, bool b) -> bool { return a && b; });
   } else {
     cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t {
-      return static_cast<scalar_t>(wrapping_mul(static_cast<opmath>(a), static_cast<opmath>(b)));
+      return from_opmath<scalar_t>(wrapping_mul(to_opmath(a), to_opmath(b)));
     });
   }
 }
@@ -456,7 +456,7 @@ void mul_scalar_loop(TensorIterator& iter, const Scalar& other) {
     cpu_kernel(iter, [b](bool a) -> bool { return a && b; });
   } else {
     const opmath b = scalar_operand<scalar_t>(other);
-    cpu_kernel(iter, [b](scalar_t a) -> scalar_t { return static_cast<scalar_t>(wrapping_mul(static_cast<opmath>(a), b)); });
+    cpu_kernel(iter, [b](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(wrapping_mul(to_opmath(a), b)); });
   }
 }
 
@@ -513,7 +513,7 @@ void mul_kernel(const Tensor& self, const Tensor& other, Tensor& out) {
     const float b = static_cast<float>(tensor_item(other).to_double());
     auto iter = unary_iter_as(out, self, common, "mul");
     TL_DISPATCH_FLOAT(common, "mul", [&] {
-      cpu_kernel(iter, [b](scalar_t a) -> scalar_t { return static_cast<scalar_t>(static_cast<float>(a) * b); });
+      cpu_kernel(iter, [b](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(to_opmath(a) * b); });
     });
     return;
   }

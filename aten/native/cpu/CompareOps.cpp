@@ -33,7 +33,7 @@ void compare_tensor(const Tensor& self, const Tensor& other, Tensor& out, const 
   TL_DISPATCH_ALL(iter.common_dtype(), op, [&] {
     using opmath = opmath_t<scalar_t>;
     cpu_kernel(iter, [](scalar_t a, scalar_t b) -> bool {
-      return compare<C>(static_cast<opmath>(a), static_cast<opmath>(b));
+      return compare<C>(to_opmath(a), to_opmath(b));
     });
   });
 }
@@ -51,8 +51,8 @@ void compare_scalar(const Tensor& self, const Scalar& other, Tensor& out, const 
   TL_DISPATCH_ALL(iter.common_dtype(), op, [&] {
     using opmath = opmath_t<scalar_t>;
     // The number is first rounded to the compute dtype, as PyTorch does.
-    const opmath b = static_cast<opmath>(scalar_cast<scalar_t>(other));
-    cpu_kernel(iter, [b](scalar_t a) -> bool { return compare<C>(static_cast<opmath>(a), b); });
+    const opmath b = to_opmath(scalar_cast<scalar_t>(other));
+    cpu_kernel(iter, [b](scalar_t a) -> bool { return compare<C>(to_opmath(a), b); });
   });
 }
 

@@ -9,14 +9,15 @@
 // Each 1-D run picks one of three inner loops:
 //   * all operands contiguous: `out[i] = op(a[i], b[i])` in a TL_TARGET_CLONES function
 //     (AVX-512 / AVX2 / baseline picked at run time), vectorized by the compiler when op is
-//     branch-free arithmetic (Half/BFloat16 loops are compiled once, for the baseline ISA);
+//     branch-free arithmetic (no `?:` on floating-point values: see Vectorize.h);
 //   * contiguous except the last input, a broadcast constant (stride 0, e.g. a 0-d tensor): it is
 //     loaded once and the loop is vectorized the same way;
 //   * anything else: a plain strided loop.
 // cpu_kernel_novec(iter, op) is the same without the per-ISA clones, for ops that cannot
 // vectorize (integer division, std::log/std::pow calls): less code, faster builds.
 // For Half/BFloat16 write the lambda over the storage type and compute in float
-// (opmath_t<scalar_t>), e.g. `return static_cast<float>(a) + static_cast<float>(b);`.
+// (opmath_t<scalar_t>) with to_opmath / from_opmath, which vectorize (Half's own conversions
+// do not): `return from_opmath<scalar_t>(to_opmath(a) + to_opmath(b));`.
 //
 // Explicit vectorization: cpu_kernel_vec(iter, op, vop) takes a second functor over Vec<T>
 // (64-byte GCC vectors, one AVX-512 register; two AVX2 or four SSE registers on older CPUs):
@@ -66,6 +67,23 @@ struct function_traits<R (*)(Args...)> {
 template <typename T>
 constexpr bool is_reduced_float_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
 
+// An element in its compute type (float for Half/BFloat16) and back, through the branch-free
+// conversions of Vectorize.h so that loops over Half/BFloat16 vectorize. Kernels should use these
+// rather than static_cast for Half/BFloat16 values (the results are the same, bit for bit).
+template <typename T>
+TL_ALWAYS_INLINE opmath_t<T> to_opmath(T v) {
+  if constexpr (std::is_same_v<T, Half>) return vec::half_to_float(v.x);
+  else if constexpr (std::is_same_v<T, BFloat16>) return vec::bfloat16_to_float(v.x);
+  else return static_cast<opmath_t<T>>(v);
+}
+template <typename T, typename U>
+TL_ALWAYS_INLINE T from_opmath(U v) {
+  if constexpr (std::is_same_v<T, Half>) return Half(vec::float_to_half(static_cast<float>(v)), Half::from_bits_t{});
+  else if constexpr (std::is_same_v<T, BFloat16>)
+    return BFloat16(vec::float_to_bfloat16(static_cast<float>(v)), BFloat16::from_bits_t{});
+  else return static_cast<T>(v);
+}
+
 // Converts one element like PyTorch's casts (what copy_/to() do): to bool is `!= 0`; reduced
 // floats go through float; floating -> 8/16-bit integers goes through int32 (so 300.0 -> int8 is
 // 44 and -1.0 -> uint8 is 255); out-of-range floating -> int32/int64 gives the x86 "integer
@@ -75,13 +93,13 @@ TL_ALWAYS_INLINE To cast_value(From v) {
   if constexpr (std::is_same_v<To, From>) {
     return v;
   } else if constexpr (std::is_same_v<To, bool>) {
-    return static_cast<opmath_t<From>>(v) != static_cast<opmath_t<From>>(0);
+    return to_opmath(v) != static_cast<opmath_t<From>>(0);
   } else if constexpr (std::is_same_v<From, bool>) {
-    return static_cast<To>(static_cast<float>(v ? 1 : 0));
+    return from_opmath<To>(v ? 1.0f : 0.0f);
   } else if constexpr (is_reduced_float_v<To>) {
-    return To(static_cast<float>(static_cast<opmath_t<From>>(v)));
+    return from_opmath<To>(static_cast<float>(to_opmath(v)));
   } else if constexpr (is_reduced_float_v<From>) {
-    return cast_value<To, float>(static_cast<float>(v));
+    return cast_value<To, float>(to_opmath(v));
   } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
     if constexpr (sizeof(To) < 4) return static_cast<To>(static_cast<int32_t>(v));
     else return static_cast<To>(v);
@@ -253,13 +271,6 @@ TL_ALWAYS_INLINE bool inputs_contiguous(const int64_t* strides, int skip, std::i
            strides[1 + I] == static_cast<int64_t>(sizeof(typename traits::template arg<I>))) && ...);
 }
 
-// Whether the compiler can vectorize a loop over these element types (Half/BFloat16 convert
-// through branchy scalar code, so their loops are not cloned per ISA).
-template <typename traits, size_t... I>
-constexpr bool vectorizable_types(std::index_sequence<I...>) {
-  return !is_reduced_float_v<typename traits::result_type> &&
-         (!is_reduced_float_v<typename traits::template arg<I>> && ...);
-}
 
 // Contiguous output; inputs contiguous, except the one whose bit is set in kMask (a broadcast
 // constant, loaded once). `#pragma omp simd` is safe: an output either is an input exactly or
@@ -351,7 +362,7 @@ struct BasicLoop {
     using R = typename traits::result_type;
     constexpr size_t arity = traits::arity;
     auto seq = std::make_index_sequence<arity>{};
-    constexpr bool clones = kVectorize && loops_detail::vectorizable_types<traits>(seq);
+    constexpr bool clones = kVectorize;
     if (strides[0] == static_cast<int64_t>(sizeof(R))) {
       if (loops_detail::inputs_contiguous<traits>(strides, -1, seq)) {
         loops_detail::contiguous_loop<clones, 0>(data, n, op, seq);

@@ -604,11 +604,9 @@ void sum_dim_kernel(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, s
   reduce_into(self, mask, keepdim, st, Kind::Sum, out, "sum");
 }
 
-Tensor mean_all_kernel(const Tensor& self, std::optional<ScalarType> dtype) {
-  Tensor out;
+void mean_all_kernel(const Tensor& self, std::optional<ScalarType> dtype, Tensor& out) {
   ScalarType st = mean_result_dtype(self, dtype, out);
   reduce_into(self, reduce_mask(self, std::nullopt, "mean"), false, st, Kind::Mean, out, "mean");
-  return out;
 }
 
 void mean_dim_kernel(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype,

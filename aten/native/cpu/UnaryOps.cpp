@@ -44,7 +44,7 @@ void abs_loop(TensorIterator& iter) {
   } else if constexpr (std::is_integral_v<scalar_t>) {
     cpu_kernel(iter, [](scalar_t a) -> scalar_t { return a < 0 ? wrapping_neg(a) : a; });
   } else {
-    cpu_kernel(iter, [](scalar_t a) -> scalar_t { return static_cast<scalar_t>(std::fabs(static_cast<opmath>(a))); });
+    cpu_kernel(iter, [](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(std::fabs(to_opmath(a))); });
   }
 }
 
@@ -54,14 +54,14 @@ void sign_loop(TensorIterator& iter) {
   if constexpr (std::is_same_v<scalar_t, bool>) {
     cpu_kernel(iter, [](bool a) -> bool { return a; });
   } else if constexpr (std::is_unsigned_v<scalar_t>) {
-    cpu_kernel(iter, [](scalar_t a) -> scalar_t { return static_cast<scalar_t>(a > 0); });
+    cpu_kernel(iter, [](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(a > 0); });
   } else if constexpr (std::is_integral_v<scalar_t>) {
-    cpu_kernel(iter, [](scalar_t a) -> scalar_t { return static_cast<scalar_t>((a > 0) - (a < 0)); });
+    cpu_kernel(iter, [](scalar_t a) -> scalar_t { return from_opmath<scalar_t>((a > 0) - (a < 0)); });
   } else {
     // nan -> 0 and -0.0 -> 0.0, like PyTorch's vectorized kernel.
     cpu_kernel(iter, [](scalar_t a) -> scalar_t {
-      const opmath x = static_cast<opmath>(a);
-      return static_cast<scalar_t>(static_cast<opmath>(opmath(0) < x) - static_cast<opmath>(x < opmath(0)));
+      const opmath x = to_opmath(a);
+      return from_opmath<scalar_t>(static_cast<opmath>(opmath(0) < x) - static_cast<opmath>(x < opmath(0)));
     });
   }
 }
@@ -75,7 +75,7 @@ void relu_loop(TensorIterator& iter) {
     cpu_kernel(iter, [](scalar_t a) -> scalar_t { return a < 0 ? scalar_t(0) : a; });
   } else {
     // max(a, 0) keeping nan and -0.0, like PyTorch's clamp_min.
-    cpu_kernel(iter, [](scalar_t a) -> scalar_t { return static_cast<opmath>(a) < opmath(0) ? scalar_t(0) : a; });
+    cpu_kernel(iter, [](scalar_t a) -> scalar_t { return to_opmath(a) < opmath(0) ? scalar_t(0) : a; });
   }
 }
 
@@ -84,7 +84,7 @@ void exp_loop(TensorIterator& iter) {
   if constexpr (std::is_same_v<scalar_t, double>) {
     cpu_kernel(iter, [](double a) -> double { return vec::exp_f64(a); });
   } else {
-    cpu_kernel(iter, [](scalar_t a) -> scalar_t { return static_cast<scalar_t>(vec::exp_f32(static_cast<float>(a))); });
+    cpu_kernel(iter, [](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(vec::exp_f32(to_opmath(a))); });
   }
 }
 
@@ -97,7 +97,7 @@ void neg_kernel(const Tensor& self, Tensor& out) {
   auto iter = unary_iter(out, self, "neg");
   TL_DISPATCH_NUMERIC(iter.common_dtype(), "neg", [&] {
     using opmath = opmath_t<scalar_t>;
-    cpu_kernel(iter, [](scalar_t a) -> scalar_t { return static_cast<scalar_t>(wrapping_neg(static_cast<opmath>(a))); });
+    cpu_kernel(iter, [](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(wrapping_neg(to_opmath(a))); });
   });
 }
 
@@ -127,7 +127,7 @@ void log_kernel(const Tensor& self, Tensor& out) {
   auto iter = unary_float_iter(out, self, "log");
   TL_DISPATCH_FLOAT(iter.common_dtype(), "log", [&] {
     using opmath = opmath_t<scalar_t>;
-    cpu_kernel_novec(iter, [](scalar_t a) -> scalar_t { return static_cast<scalar_t>(std::log(static_cast<opmath>(a))); });
+    cpu_kernel_novec(iter, [](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(std::log(to_opmath(a))); });
   });
 }
 
@@ -136,7 +136,7 @@ void sqrt_kernel(const Tensor& self, Tensor& out) {
   TL_DISPATCH_FLOAT(iter.common_dtype(), "sqrt", [&] {
     using opmath = opmath_t<scalar_t>;
     // std::sqrt does not vectorize under the build's -fmath-errno; no per-ISA clones.
-    cpu_kernel_novec(iter, [](scalar_t a) -> scalar_t { return static_cast<scalar_t>(std::sqrt(static_cast<opmath>(a))); });
+    cpu_kernel_novec(iter, [](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(std::sqrt(to_opmath(a))); });
   });
 }
 
@@ -144,7 +144,7 @@ void reciprocal_kernel(const Tensor& self, Tensor& out) {
   auto iter = unary_float_iter(out, self, "reciprocal");
   TL_DISPATCH_FLOAT(iter.common_dtype(), "reciprocal", [&] {
     using opmath = opmath_t<scalar_t>;
-    cpu_kernel(iter, [](scalar_t a) -> scalar_t { return static_cast<scalar_t>(opmath(1) / static_cast<opmath>(a)); });
+    cpu_kernel(iter, [](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(opmath(1) / to_opmath(a)); });
   });
 }
 

@@ -35,6 +35,55 @@ TL_ALWAYS_INLINE double bits_to_double(uint64_t u) {
   return d;
 }
 
+TL_ALWAYS_INLINE uint32_t float_to_bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+// float16 <-> float32 conversions without branches, so loops over Half vectorize (Half's own
+// conversions in Half.h branch). Bit-identical to Half::to_float / Half::from_float for every
+// input (round to nearest even; nan -> sign | 0x7e00), checked exhaustively. After the FP16
+// library's algorithms, with the selects written as integer masks.
+TL_ALWAYS_INLINE float half_to_float(uint16_t h) {
+  const uint32_t w = static_cast<uint32_t>(h) << 16;
+  const uint32_t sign = w & 0x80000000u;
+  const uint32_t two_w = w + w;
+  const float normalized = bits_to_float((two_w >> 4) + (0xE0u << 23)) * 0x1.0p-112f;
+  const float denormalized = bits_to_float((two_w >> 17) | (126u << 23)) - 0.5f;
+  const uint32_t is_denormal = 0u - static_cast<uint32_t>(two_w < (1u << 27));
+  // inf/nan built from the bits (the multiply above would quiet a signaling nan).
+  const uint32_t is_infnan = 0u - static_cast<uint32_t>(two_w >= 0xF8000000u);
+  const uint32_t infnan = 0x7f800000u | ((two_w >> 4) & 0x007fffffu);
+  const uint32_t finite = (float_to_bits(denormalized) & is_denormal) | (float_to_bits(normalized) & ~is_denormal);
+  return bits_to_float(sign | (infnan & is_infnan) | (finite & ~is_infnan));
+}
+
+TL_ALWAYS_INLINE uint16_t float_to_half(float f) {
+  const uint32_t w = float_to_bits(f);
+  const uint32_t shl1_w = w + w;
+  const uint32_t sign = w & 0x80000000u;
+  float base = (bits_to_float(w & 0x7fffffffu) * 0x1.0p+112f) * 0x1.0p-110f;
+  uint32_t bias = shl1_w & 0xFF000000u;
+  const uint32_t small = 0u - static_cast<uint32_t>(bias < 0x71000000u);
+  bias = (bias & ~small) | (0x71000000u & small);
+  base = bits_to_float((bias >> 1) + 0x07800000u) + base;
+  const uint32_t bits = float_to_bits(base);
+  const uint32_t nonsign = ((bits >> 13) & 0x00007C00u) + (bits & 0x00000FFFu);
+  const uint32_t is_nan = 0u - static_cast<uint32_t>(shl1_w > 0xFF000000u);
+  return static_cast<uint16_t>((sign >> 16) | (0x7E00u & is_nan) | (nonsign & ~is_nan));
+}
+
+// float32 -> bfloat16 bits without branches; bit-identical to BFloat16::from_float (round to
+// nearest even, nan -> 0x7fc0).
+TL_ALWAYS_INLINE uint16_t float_to_bfloat16(float f) {
+  const uint32_t u = float_to_bits(f);
+  const uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+  const uint32_t is_nan = 0u - static_cast<uint32_t>((u & 0x7fffffffu) > 0x7f800000u);
+  return static_cast<uint16_t>((0x7fc0u & is_nan) | (rounded & ~is_nan));
+}
+TL_ALWAYS_INLINE float bfloat16_to_float(uint16_t b) { return bits_to_float(static_cast<uint32_t>(b) << 16); }
+
 // Why no `?:` on floating-point values below: with the default -ftrapping-math GCC turns such a
 // select into a branch with the floating-point work moved into one arm, which it then refuses
 // to vectorize ("control flow in loop"). Clamps are done with integer masks on the bit pattern,
