@@ -213,7 +213,6 @@ void check_not_bool(ScalarType t, const char* kernel_name) {
 // Tensor / tensor with a rounding mode (common dtype not promoted to float for trunc/floor).
 template <typename scalar_t>
 void div_mode_loop(TensorIterator& iter, DivMode mode) {
-  using opmath = opmath_t<scalar_t>;
   if constexpr (std::is_integral_v<scalar_t>) {
     std::atomic<bool> by_zero{false};
     if (mode == DivMode::Trunc) {
@@ -252,7 +251,6 @@ void div_mode_loop(TensorIterator& iter, DivMode mode) {
 // Tensor / number (b in opmath precision; for reduced floats PyTorch uses the number's own value).
 template <typename scalar_t>
 void div_scalar_loop(TensorIterator& iter, DivMode mode, opmath_t<scalar_t> b) {
-  using opmath = opmath_t<scalar_t>;
   if constexpr (std::is_integral_v<scalar_t>) {
     if (iter.numel() > 0 && !iter.is_meta() && b == 0) zero_division();
     if (mode == DivMode::Trunc) {
@@ -305,7 +303,6 @@ void div_impl(const Tensor& self, const Tensor& other, DivMode mode, Tensor& out
   const ScalarType dt = iter.common_dtype();
   if (mode == DivMode::True) {
     TL_DISPATCH_FLOAT(dt, "div", [&] {
-      using opmath = opmath_t<scalar_t>;
       cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t {
         return from_opmath<scalar_t>(to_opmath(a) / to_opmath(b));
       });
@@ -348,7 +345,6 @@ void check_pow_dtype(ScalarType t) {
 
 template <typename scalar_t>
 void pow_tensor_loop(TensorIterator& iter) {
-  using opmath = opmath_t<scalar_t>;
   if constexpr (std::is_integral_v<scalar_t>) {
     cpu_kernel_novec(iter, [](scalar_t a, scalar_t b) -> scalar_t { return powi(a, b); });
   } else {
@@ -438,7 +434,6 @@ void rsub_scalar_loop(TensorIterator& iter, const Scalar& other, const Scalar& a
 
 template <typename scalar_t>
 void mul_loop(TensorIterator& iter) {
-  using opmath = opmath_t<scalar_t>;
   if constexpr (std::is_same_v<scalar_t, bool>) {
     cpu_kernel(iter, [](bool a, bool b) -> bool { return a && b; });
   } else {

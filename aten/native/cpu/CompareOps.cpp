@@ -31,7 +31,6 @@ void compare_tensor(const Tensor& self, const Tensor& other, Tensor& out, const 
                   .enforce_safe_casting_to_output(false)
                   .build();
   TL_DISPATCH_ALL(iter.common_dtype(), op, [&] {
-    using opmath = opmath_t<scalar_t>;
     cpu_kernel(iter, [](scalar_t a, scalar_t b) -> bool {
       return compare<C>(to_opmath(a), to_opmath(b));
     });

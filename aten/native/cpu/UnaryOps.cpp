@@ -38,7 +38,6 @@ TensorIterator unary_float_iter(Tensor& out, const Tensor& self, const char* op)
 
 template <typename scalar_t>
 void abs_loop(TensorIterator& iter) {
-  using opmath = opmath_t<scalar_t>;
   if constexpr (std::is_unsigned_v<scalar_t>) {
     cpu_kernel(iter, [](scalar_t a) -> scalar_t { return a; });
   } else if constexpr (std::is_integral_v<scalar_t>) {
@@ -96,7 +95,6 @@ void neg_kernel(const Tensor& self, Tensor& out) {
            "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
   auto iter = unary_iter(out, self, "neg");
   TL_DISPATCH_NUMERIC(iter.common_dtype(), "neg", [&] {
-    using opmath = opmath_t<scalar_t>;
     cpu_kernel(iter, [](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(wrapping_neg(to_opmath(a))); });
   });
 }
@@ -126,7 +124,6 @@ void exp_kernel(const Tensor& self, Tensor& out) {
 void log_kernel(const Tensor& self, Tensor& out) {
   auto iter = unary_float_iter(out, self, "log");
   TL_DISPATCH_FLOAT(iter.common_dtype(), "log", [&] {
-    using opmath = opmath_t<scalar_t>;
     cpu_kernel_novec(iter, [](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(std::log(to_opmath(a))); });
   });
 }
@@ -134,7 +131,6 @@ void log_kernel(const Tensor& self, Tensor& out) {
 void sqrt_kernel(const Tensor& self, Tensor& out) {
   auto iter = unary_float_iter(out, self, "sqrt");
   TL_DISPATCH_FLOAT(iter.common_dtype(), "sqrt", [&] {
-    using opmath = opmath_t<scalar_t>;
     // std::sqrt does not vectorize under the build's -fmath-errno; no per-ISA clones.
     cpu_kernel_novec(iter, [](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(std::sqrt(to_opmath(a))); });
   });
