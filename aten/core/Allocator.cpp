@@ -1,5 +1,7 @@
 #include "aten/core/Allocator.h"
 
+#include <sys/mman.h>
+
 #include <atomic>
 #include <cstdlib>
 #include <new>
@@ -10,6 +12,10 @@ namespace tl {
 namespace {
 
 constexpr size_t kAlignment = 64;  // a cache line; also enough for AVX-512 loads
+// Large blocks are aligned to 2 MiB and marked for transparent huge pages: first-touching a fresh
+// 40 MB output then costs ~20x fewer page faults, which dominate a 10M-element pointwise op.
+constexpr size_t kHugePage = size_t(2) << 20;
+constexpr size_t kHugeThreshold = size_t(4) << 20;
 std::atomic<size_t> g_cpu_bytes{0};
 
 struct CpuBlock {
@@ -25,15 +31,21 @@ void cpu_free(void* ctx) {
 
 struct CpuAllocator final : Allocator {
   DataPtr allocate(size_t nbytes) override {
-    size_t total = kAlignment + ((nbytes + kAlignment - 1) / kAlignment) * kAlignment;
-    void* base = std::aligned_alloc(kAlignment, total);
+    const bool huge = nbytes >= kHugeThreshold;
+    const size_t align = huge ? kHugePage : kAlignment;
+    // The header sits `align` bytes before the data so the data keeps the block's alignment.
+    size_t total = align + ((nbytes + align - 1) / align) * align;
+    void* base = std::aligned_alloc(align, total);
     if (!base) {
       throw RuntimeError(str("DefaultCPUAllocator: can't allocate memory: you tried to allocate ", nbytes,
                              " bytes"));
     }
+#ifdef MADV_HUGEPAGE
+    if (huge) madvise(static_cast<char*>(base) + align, total - align, MADV_HUGEPAGE);
+#endif
     reinterpret_cast<CpuBlock*>(base)->nbytes = nbytes;
     g_cpu_bytes.fetch_add(nbytes, std::memory_order_relaxed);
-    return DataPtr(static_cast<char*>(base) + kAlignment, base, &cpu_free);
+    return DataPtr(static_cast<char*>(base) + align, base, &cpu_free);
   }
 };
 
