@@ -54,6 +54,7 @@
 #include "generated/ops/sub.h"
 #include "generated/ops/sum.h"
 #include "generated/ops/t.h"
+#include "generated/ops/tanh.h"
 #include "generated/ops/to.h"
 #include "generated/ops/transpose.h"
 #include "generated/ops/unsqueeze.h"

@@ -103,7 +103,7 @@ def test_integer_division_by_zero():
         tl.div(tl.tensor([1, 2]), tl.tensor([1, 0]), rounding_mode="floor")
 
 
-@pytest.mark.parametrize("op", ["neg", "abs", "sign", "exp", "log", "sqrt", "reciprocal", "relu"])
+@pytest.mark.parametrize("op", ["neg", "abs", "sign", "exp", "log", "sqrt", "reciprocal", "relu", "tanh"])
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_unary(op, dtype):
     a = make((3, 5), dtype, 9, 1, 6)
@@ -122,7 +122,7 @@ def test_unary_special_values():
     vals = [0.0, -0.0, 1e-30, -1.0, float("inf"), -float("inf"), float("nan"), 88.0, 89.0, -104.0, 1e10]
     for dt in ["float32", "float64"]:
         a = torch.tensor(vals, dtype=getattr(torch, dt))
-        for op in ["exp", "log", "sqrt", "abs", "sign", "reciprocal", "relu", "neg"]:
+        for op in ["exp", "log", "sqrt", "abs", "sign", "reciprocal", "relu", "neg", "tanh"]:
             assert_same(getattr(tl, op)(from_torch(a)), getattr(torch, op)(a), atol=0, rtol=2e-7 if dt == "float64" else 2e-6)
 
 

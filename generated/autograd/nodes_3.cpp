@@ -146,6 +146,32 @@ variable_list PermuteBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of tanh(Tensor self) -> Tensor
+struct TanhBackward0 final : Node {
+  std::string name() const override { return "TanhBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return result_.nbytes();
+  }
+
+  SavedVariable result_;
+};
+
+variable_list TanhBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, rsub(mul(result, result), 1));
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
@@ -284,6 +310,38 @@ Tensor permute(const Tensor& self, IntArrayRef dims) {
   }
   set_history(result, grad_fn);
   return result;
+}
+
+// tanh(Tensor self) -> Tensor
+Tensor tanh(const Tensor& self) {
+  auto grad_fn = std::make_shared<TanhBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::tanh::call(self);
+  }
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// tanh_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& tanh_(const Tensor& self) {
+  check_inplace(self, "tanh_");
+  auto grad_fn = std::make_shared<TanhBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::tanh_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(self, true);
+  }
+  return self;
 }
 
 }  // namespace tl::autograd::wrappers

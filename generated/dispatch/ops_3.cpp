@@ -9,6 +9,7 @@
 #include "generated/ops/le.h"
 #include "generated/ops/ones.h"
 #include "generated/ops/permute.h"
+#include "generated/ops/tanh.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl {
@@ -640,6 +641,88 @@ Tensor permute(const Tensor& self, IntArrayRef dims) {
     return autograd::wrappers::permute(self, dims);
   }
   return ops::permute::call(self, dims);
+}
+
+// ============================================================================ tanh
+
+// tanh(Tensor self) -> Tensor
+static Tensor tanh__tanh_kernel(const Tensor& self) {
+  Tensor out;
+  native::tanh_kernel(self, out);
+  return out;
+}
+
+ops::tanh::Kernel* ops::tanh::kernels[kNumDeviceTypes] = {
+    /* CPU */ tanh__tanh_kernel,
+    /* Meta */ tanh__tanh_kernel,
+};
+
+Tensor ops::tanh::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("tanh", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("tanh", kernel_device);
+  return kernel(self);
+}
+
+Tensor tanh(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::tanh(self);
+  }
+  return ops::tanh::call(self);
+}
+
+// tanh_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& tanh___tanh_kernel(const Tensor& self) {
+  Tensor out = self;
+  native::tanh_kernel(self, out);
+  return self;
+}
+
+ops::tanh_::Kernel* ops::tanh_::kernels[kNumDeviceTypes] = {
+    /* CPU */ tanh___tanh_kernel,
+    /* Meta */ tanh___tanh_kernel,
+};
+
+const Tensor& ops::tanh_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("tanh_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("tanh_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& tanh_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::tanh_(self);
+  }
+  return ops::tanh_::call(self);
+}
+
+// tanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& tanh_out__tanh_kernel(const Tensor& self, const Tensor& out) {
+  Tensor out_handle = out;
+  native::tanh_kernel(self, out_handle);
+  return out;
+}
+
+ops::tanh_out::Kernel* ops::tanh_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ tanh_out__tanh_kernel,
+    /* Meta */ tanh_out__tanh_kernel,
+};
+
+const Tensor& ops::tanh_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("tanh.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("tanh.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& tanh_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("tanh.out", {&self});
+  return ops::tanh_out::call(self, out);
 }
 
 // ============================================================================ zeros_like

@@ -593,6 +593,14 @@ class TensorBase:
         """Transposes a tensor of at most 2 dimensions (0-d and 1-D tensors are returned as they are)."""
         ...
 
+    def tanh(self) -> Tensor:
+        """The hyperbolic tangent of every element of `self`; integer inputs give the default float dtype."""
+        ...
+
+    def tanh_(self) -> Tensor:
+        """In-place version of tanh(): writes the result into self. The hyperbolic tangent of every element of `self`; integer inputs give the default float dtype."""
+        ...
+
     @overload
     def to(self, dtype: dtype, non_blocking: bool = False, copy: bool = False) -> Tensor:
         """`self` converted to `dtype`: `self` itself when it already has that dtype and `copy` is False."""

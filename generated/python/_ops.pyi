@@ -456,6 +456,14 @@ def t(input: Tensor) -> Tensor:
     """Transposes a tensor of at most 2 dimensions (0-d and 1-D tensors are returned as they are)."""
     ...
 
+def tanh(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The hyperbolic tangent of every element of `self`; integer inputs give the default float dtype."""
+    ...
+
+def tanh_(input: Tensor) -> Tensor:
+    """In-place version of tanh(): writes the result into self. The hyperbolic tangent of every element of `self`; integer inputs give the default float dtype."""
+    ...
+
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     """A view of `self` with dimensions `dim0` and `dim1` swapped."""
     ...

@@ -38,6 +38,7 @@
 #include "generated/ops/sqrt.h"
 #include "generated/ops/sub.h"
 #include "generated/ops/t.h"
+#include "generated/ops/tanh.h"
 
 namespace tl::python {
 namespace {
@@ -554,6 +555,20 @@ PyObject* fn_t(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, Py
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::t(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// tanh_
+PyObject* fn_tanh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "tanh_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::tanh_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -1217,6 +1232,10 @@ Subtracts the number `other`, scaled by `alpha`, from every element of `self`.)d
                        METH_FASTCALL | METH_KEYWORDS, R"doc(t(Tensor input) -> Tensor
 
 Transposes a tensor of at most 2 dimensions (0-d and 1-D tensors are returned as they are).)doc"});
+  functions.push_back({"tanh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tanh_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(tanh_(Tensor input) -> Tensor
+
+In-place version of tanh(): writes the result into self. The hyperbolic tangent of every element of `self`; integer inputs give the default float dtype.)doc"});
   methods.push_back({"__abs__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__abs__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__abs__() -> Tensor
 

@@ -24,6 +24,7 @@
 #include "generated/ops/permute.h"
 #include "generated/ops/pow.h"
 #include "generated/ops/sub.h"
+#include "generated/ops/tanh.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::python {
@@ -364,6 +365,25 @@ PyObject* fn_permute(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   auto self = r.tensor(0);
   auto dims = r.intlist(1);
   auto result = [&] { GilRelease no_gil; return tl::permute(self, dims); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// tanh
+PyObject* fn_tanh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "tanh(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::tanh_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::tanh(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -778,6 +798,34 @@ PyObject* method_sub(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// Tensor.tanh
+PyObject* method_tanh(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "tanh()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::tanh(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.tanh_
+PyObject* method_tanh_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "tanh_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::tanh_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_3(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
@@ -865,6 +913,10 @@ A tensor of shape `size` filled with ones (default float dtype unless `dtype`).)
                        METH_FASTCALL | METH_KEYWORDS, R"doc(permute(Tensor input, int[] dims) -> Tensor
 
 A view of `self` with its dimensions reordered as `dims` says.)doc"});
+  functions.push_back({"tanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tanh)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(tanh(Tensor input, *, Tensor? out=None) -> Tensor
+
+The hyperbolic tangent of every element of `self`; integer inputs give the default float dtype.)doc"});
   functions.push_back({"zeros_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_zeros_like)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(zeros_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
@@ -981,6 +1033,14 @@ Subtracts `other`, scaled by `alpha`, from `self`, with broadcasting and type pr
 sub(Scalar other, Scalar alpha=1) -> Tensor
 
 Subtracts the number `other`, scaled by `alpha`, from every element of `self`.)doc"});
+  methods.push_back({"tanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_tanh)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(tanh() -> Tensor
+
+The hyperbolic tangent of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"tanh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_tanh_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(tanh_() -> Tensor
+
+In-place version of tanh(): writes the result into self. The hyperbolic tangent of every element of `self`; integer inputs give the default float dtype.)doc"});
   (void)functions;
   (void)methods;
 }

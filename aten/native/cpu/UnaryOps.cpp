@@ -144,4 +144,11 @@ void reciprocal_kernel(const Tensor& self, Tensor& out) {
   });
 }
 
+void tanh_kernel(const Tensor& self, Tensor& out) {
+  auto iter = unary_float_iter(out, self, "tanh");
+  TL_DISPATCH_FLOAT(iter.common_dtype(), "tanh", [&] {
+    cpu_kernel_novec(iter, [](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(std::tanh(to_opmath(a))); });
+  });
+}
+
 }  // namespace tl::native
