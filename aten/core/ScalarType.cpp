@@ -14,6 +14,14 @@ const char* scalar_type_name(ScalarType t) {
   }
 }
 
+const char* legacy_type_name(ScalarType t) {
+  // In enum order.
+  static constexpr const char* names[kNumScalarTypes] = {"Bool", "Byte", "Char",     "Short", "Int",
+                                                         "Long", "Half", "BFloat16", "Float", "Double"};
+  int i = static_cast<int>(t);
+  return i >= 0 && i < kNumScalarTypes ? names[i] : "Undefined";
+}
+
 size_t element_size(ScalarType t) {
   switch (t) {
 #define TL_SIZE(ctype, name, pyname, size) \

@@ -34,6 +34,8 @@ constexpr int kNumScalarTypes = static_cast<int>(ScalarType::NumTypes);
 
 // Python-visible name without the "torchlite." prefix, e.g. "float32".
 const char* scalar_type_name(ScalarType t);
+// PyTorch's legacy names ("Float", "Long", "Byte"), used in messages that mirror PyTorch's.
+const char* legacy_type_name(ScalarType t);
 size_t element_size(ScalarType t);
 inline bool is_floating_type(ScalarType t) {
   return t == ScalarType::Float16 || t == ScalarType::BFloat16 || t == ScalarType::Float32 ||

@@ -69,20 +69,4 @@ ScalarType result_type(const Scalar& a, const Scalar& b) {
   return result_type(update_result_type_state(b, update_result_type_state(a, ResultTypeState{})));
 }
 
-const char* legacy_type_name(ScalarType t) {
-  switch (t) {
-    case ScalarType::Bool: return "Bool";
-    case ScalarType::UInt8: return "Byte";
-    case ScalarType::Int8: return "Char";
-    case ScalarType::Int16: return "Short";
-    case ScalarType::Int32: return "Int";
-    case ScalarType::Int64: return "Long";
-    case ScalarType::Float16: return "Half";
-    case ScalarType::BFloat16: return "BFloat16";
-    case ScalarType::Float32: return "Float";
-    case ScalarType::Float64: return "Double";
-    default: return "Undefined";
-  }
-}
-
 }  // namespace tl::native

@@ -33,8 +33,5 @@ ScalarType result_type(const Scalar& a, const Scalar& b);
 // The dtype a wrapped Python number contributes: bool, int64 or default_dtype().
 ScalarType scalar_default_dtype(const Scalar& s);
 
-// PyTorch's legacy dtype names ("Float", "Long", "Bool", ...) used in its error messages,
-// e.g. "result type Float can't be cast to the desired output type Long".
-const char* legacy_type_name(ScalarType t);
 
 }  // namespace tl::native

@@ -46,22 +46,6 @@ autograd::variable_list list_from(PyObject* res, size_t expected, const char* wh
   return out;
 }
 
-const char* legacy_type_name(ScalarType t) {
-  switch (t) {
-    case ScalarType::Bool: return "Bool";
-    case ScalarType::UInt8: return "Byte";
-    case ScalarType::Int8: return "Char";
-    case ScalarType::Int16: return "Short";
-    case ScalarType::Int32: return "Int";
-    case ScalarType::Int64: return "Long";
-    case ScalarType::Float16: return "Half";
-    case ScalarType::BFloat16: return "BFloat16";
-    case ScalarType::Float32: return "Float";
-    case ScalarType::Float64: return "Double";
-    default: return "Undefined";
-  }
-}
-
 // The hook's __name__ (or its repr) for error messages.
 std::string hook_name(PyObject* fn) {
   PyRef name(PyObject_GetAttrString(fn, "__name__"));
