@@ -4,7 +4,7 @@ from __future__ import annotations
 import zlib
 from dataclasses import dataclass, field
 
-from codegen.model import NativeFunction, NativeFunctionsFile, SchemaKind
+from codegen.model import NativeFunction, NativeFunctionsFile
 
 
 def shard_of(name: str, num_shards: int) -> int:
@@ -37,7 +37,3 @@ def build_context(file: NativeFunctionsFile) -> Context:
         groups.setdefault(base, OpGroup(base)).functions.append(f)
     sources = frozenset(str(f.functional.schema.name) for f in file.functions if f.functional is not None)
     return Context(file, [groups[k] for k in sorted(groups)], sources)
-
-
-def is_derived(f: NativeFunction, kind: SchemaKind) -> bool:
-    return f.derived_kind == kind

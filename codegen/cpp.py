@@ -169,7 +169,3 @@ def kernel_params(f: NativeFunction, out_kernel: bool) -> list[CppParam]:
 def kernel_return(f: NativeFunction, out_kernel: bool) -> str:
     src = f.functional or f
     return "void" if out_kernel else return_type(src.schema.returns)
-
-
-def tensor_args(s: FunctionSchema) -> list[Argument]:
-    return [a for a in s.arguments if a.type == BaseType("Tensor") or a.type == OptionalType(BaseType("Tensor"))]
