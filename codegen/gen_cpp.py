@@ -68,7 +68,7 @@ def _device_expr(f: NativeFunction) -> str:
     return f'dispatch_device("{op}", {{{", ".join(ptrs)}}}{fallback})'
 
 
-def _kernel_call_adapter(ctx: Context, f: NativeFunction, kernel: str, schema_params: str) -> tuple[str, str]:
+def _kernel_call_adapter(f: NativeFunction, kernel: str, schema_params: str) -> tuple[str, str]:
     """For out kernels, a function with the overload's own signature that calls the kernel."""
     src = f.functional or f
     fn = f"{f.schema.name.cpp_id}__{kernel}"
@@ -110,7 +110,7 @@ def op_view(ctx: Context, f: NativeFunction, backward: dict[str, BackwardInfo]) 
         for backend, kernel in f.dispatch:
             if ctx.uses_out_kernel(f) and not f.is_composite:
                 if kernel not in made:
-                    fn, text = _kernel_call_adapter(ctx, f, kernel, ", ".join(p.decl(False) for p in sp))
+                    fn, text = _kernel_call_adapter(f, kernel, ", ".join(p.decl(False) for p in sp))
                     made[kernel] = fn
                     adapters.append(text)
                 kernels.append((backend, made[kernel]))

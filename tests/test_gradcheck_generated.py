@@ -88,13 +88,18 @@ def _cases():
                 yield pytest.param(f, sample, layout, id=f"{f.schema.name}[{i}]-{layout}", marks=marks)
 
 
-def _torch_forward_raises(f, sample, layout, error):
-    """When torchlite rejects a layout (view of a transposed tensor...), PyTorch must reject it too."""
+def _parse_sample(sample, lib):
+    """(args, kwargs) of a sample call, tensors as Specs; `torchlite.x` in a sample means lib.x."""
     def collect(*a, **k):
         return a, k
     helpers = {"T": lambda *s: Spec("T", s), "P": lambda *s: Spec("P", s), "B": lambda *s: Spec("B", s),
-               "torchlite": torch, "collect": collect}
-    args, kwargs = eval(f"collect({sample})", helpers)  # noqa: S307
+               "torchlite": lib, "collect": collect}
+    return eval(f"collect({sample})", helpers)  # noqa: S307 - samples come from our own YAML
+
+
+def _torch_forward_raises(f, sample, layout, error):
+    """When torchlite rejects a layout (view of a transposed tensor...), PyTorch must reject it too."""
+    args, kwargs = _parse_sample(sample, torch)
     targs = []
     for pos, a in enumerate(args):
         if isinstance(a, Spec):
@@ -112,11 +117,7 @@ def _torch_forward_raises(f, sample, layout, error):
 
 
 def _prepare(f, sample, layout):
-    def collect(*a, **k):
-        return a, k
-    helpers = {"T": lambda *s: Spec("T", s), "P": lambda *s: Spec("P", s), "B": lambda *s: Spec("B", s),
-               "torchlite": tl, "collect": collect}
-    args, kwargs = eval(f"collect({sample})", helpers)  # noqa: S307 - samples come from our own YAML
+    args, kwargs = _parse_sample(sample, tl)
     leaves, builders, slots = [], [], []
     fixed = list(args)
     for pos, a in enumerate(args):

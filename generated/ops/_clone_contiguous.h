@@ -9,9 +9,10 @@ namespace tl {
 // _clone_contiguous(Tensor self) -> Tensor
 Tensor _clone_contiguous(const Tensor& self);
 
+// Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// _clone_contiguous(Tensor self) -> Tensor, below autograd: runs the kernel for the arguments' device.
+// _clone_contiguous(Tensor self) -> Tensor
 struct _clone_contiguous {
   using Kernel = Tensor(const Tensor& self);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none

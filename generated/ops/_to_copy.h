@@ -9,9 +9,10 @@ namespace tl {
 // _to_copy(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor _to_copy(const Tensor& self, std::optional<ScalarType> dtype = std::nullopt, std::optional<Device> device = std::nullopt);
 
+// Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// _to_copy(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor, below autograd: runs the kernel for the arguments' device.
+// _to_copy(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 struct _to_copy {
   using Kernel = Tensor(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none

@@ -15,23 +15,24 @@ const Tensor& abs_(const Tensor& self);
 // abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& abs_out(const Tensor& out, const Tensor& self);
 
+// Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// abs(Tensor self) -> Tensor, below autograd: runs the kernel for the arguments' device.
+// abs(Tensor self) -> Tensor
 struct abs {
   using Kernel = Tensor(const Tensor& self);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self);
 };
 
-// abs_(Tensor(a!) self) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// abs_(Tensor(a!) self) -> Tensor(a!)
 struct abs_ {
   using Kernel = const Tensor&(const Tensor& self);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static const Tensor& call(const Tensor& self);
 };
 
-// abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
 struct abs_out {
   using Kernel = const Tensor&(const Tensor& self, const Tensor& out);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none

@@ -21,37 +21,38 @@ Tensor add(const Tensor& self, const Scalar& other, const Scalar& alpha = 1);
 // add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)
 const Tensor& add_(const Tensor& self, const Scalar& other, const Scalar& alpha = 1);
 
+// Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor, below autograd: runs the kernel for the arguments' device.
+// add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 struct add_Tensor {
   using Kernel = Tensor(const Tensor& self, const Tensor& other, const Scalar& alpha);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self, const Tensor& other, const Scalar& alpha);
 };
 
-// add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
 struct add__Tensor {
   using Kernel = const Tensor&(const Tensor& self, const Tensor& other, const Scalar& alpha);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static const Tensor& call(const Tensor& self, const Tensor& other, const Scalar& alpha);
 };
 
-// add.Tensor_out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// add.Tensor_out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
 struct add_Tensor_out {
   using Kernel = const Tensor&(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static const Tensor& call(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out);
 };
 
-// add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor, below autograd: runs the kernel for the arguments' device.
+// add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 struct add_Scalar {
   using Kernel = Tensor(const Tensor& self, const Scalar& other, const Scalar& alpha);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self, const Scalar& other, const Scalar& alpha);
 };
 
-// add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)
 struct add__Scalar {
   using Kernel = const Tensor&(const Tensor& self, const Scalar& other, const Scalar& alpha);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none

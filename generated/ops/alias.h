@@ -9,9 +9,10 @@ namespace tl {
 // alias(Tensor(a) self) -> Tensor(a)
 Tensor alias(const Tensor& self);
 
+// Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// alias(Tensor(a) self) -> Tensor(a), below autograd: runs the kernel for the arguments' device.
+// alias(Tensor(a) self) -> Tensor(a)
 struct alias {
   using Kernel = Tensor(const Tensor& self);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none

@@ -15,16 +15,17 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step = 1, st
 // arange.start_out(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Device? device=None, Tensor(a!) out) -> Tensor(a!)
 const Tensor& arange_out(const Tensor& out, const Scalar& start, const Scalar& end, const Scalar& step = 1, std::optional<ScalarType> dtype = std::nullopt, std::optional<Device> device = std::nullopt);
 
+// Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// arange.start(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Device? device=None) -> Tensor, below autograd: runs the kernel for the arguments' device.
+// arange.start(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 struct arange_start {
   using Kernel = Tensor(const Scalar& start, const Scalar& end, const Scalar& step, std::optional<ScalarType> dtype, std::optional<Device> device);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Scalar& start, const Scalar& end, const Scalar& step, std::optional<ScalarType> dtype, std::optional<Device> device);
 };
 
-// arange.start_out(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Device? device=None, Tensor(a!) out) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// arange.start_out(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Device? device=None, Tensor(a!) out) -> Tensor(a!)
 struct arange_start_out {
   using Kernel = const Tensor&(const Scalar& start, const Scalar& end, const Scalar& step, std::optional<ScalarType> dtype, std::optional<Device> device, const Tensor& out);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none

@@ -9,9 +9,10 @@ namespace tl {
 // as_strided(Tensor(a) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a)
 Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset = std::nullopt);
 
+// Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// as_strided(Tensor(a) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a), below autograd: runs the kernel for the arguments' device.
+// as_strided(Tensor(a) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a)
 struct as_strided {
   using Kernel = Tensor(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none

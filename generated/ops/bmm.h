@@ -12,16 +12,17 @@ Tensor bmm(const Tensor& self, const Tensor& mat2);
 // bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& bmm_out(const Tensor& out, const Tensor& self, const Tensor& mat2);
 
+// Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// bmm(Tensor self, Tensor mat2) -> Tensor, below autograd: runs the kernel for the arguments' device.
+// bmm(Tensor self, Tensor mat2) -> Tensor
 struct bmm {
   using Kernel = Tensor(const Tensor& self, const Tensor& mat2);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self, const Tensor& mat2);
 };
 
-// bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)
 struct bmm_out {
   using Kernel = const Tensor&(const Tensor& self, const Tensor& mat2, const Tensor& out);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none

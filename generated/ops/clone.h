@@ -9,9 +9,10 @@ namespace tl {
 // clone(Tensor self) -> Tensor
 Tensor clone(const Tensor& self);
 
+// Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// clone(Tensor self) -> Tensor, below autograd: runs the kernel for the arguments' device.
+// clone(Tensor self) -> Tensor
 struct clone {
   using Kernel = Tensor(const Tensor& self);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none

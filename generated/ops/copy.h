@@ -9,9 +9,10 @@ namespace tl {
 // copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
 const Tensor& copy_(const Tensor& self, const Tensor& src, bool non_blocking = false);
 
+// Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
 struct copy_ {
   using Kernel = const Tensor&(const Tensor& self, const Tensor& src, bool non_blocking);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none

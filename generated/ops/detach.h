@@ -9,9 +9,10 @@ namespace tl {
 // detach(Tensor(a) self) -> Tensor(a)
 Tensor detach(const Tensor& self);
 
+// Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// detach(Tensor(a) self) -> Tensor(a), below autograd: runs the kernel for the arguments' device.
+// detach(Tensor(a) self) -> Tensor(a)
 struct detach {
   using Kernel = Tensor(const Tensor& self);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none

@@ -36,72 +36,73 @@ Tensor div(const Tensor& self, const Scalar& other, std::optional<std::string_vi
 // div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)
 const Tensor& div_(const Tensor& self, const Scalar& other, std::optional<std::string_view> rounding_mode);
 
+// Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// div.Tensor(Tensor self, Tensor other) -> Tensor, below autograd: runs the kernel for the arguments' device.
+// div.Tensor(Tensor self, Tensor other) -> Tensor
 struct div_Tensor {
   using Kernel = Tensor(const Tensor& self, const Tensor& other);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self, const Tensor& other);
 };
 
-// div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 struct div__Tensor {
   using Kernel = const Tensor&(const Tensor& self, const Tensor& other);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static const Tensor& call(const Tensor& self, const Tensor& other);
 };
 
-// div.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// div.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
 struct div_Tensor_out {
   using Kernel = const Tensor&(const Tensor& self, const Tensor& other, const Tensor& out);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static const Tensor& call(const Tensor& self, const Tensor& other, const Tensor& out);
 };
 
-// div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor, below autograd: runs the kernel for the arguments' device.
+// div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
 struct div_Tensor_mode {
   using Kernel = Tensor(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode);
 };
 
-// div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)
 struct div__Tensor_mode {
   using Kernel = const Tensor&(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static const Tensor& call(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode);
 };
 
-// div.Tensor_mode_out(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// div.Tensor_mode_out(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)
 struct div_Tensor_mode_out {
   using Kernel = const Tensor&(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode, const Tensor& out);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static const Tensor& call(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode, const Tensor& out);
 };
 
-// div.Scalar(Tensor self, Scalar other) -> Tensor, below autograd: runs the kernel for the arguments' device.
+// div.Scalar(Tensor self, Scalar other) -> Tensor
 struct div_Scalar {
   using Kernel = Tensor(const Tensor& self, const Scalar& other);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self, const Scalar& other);
 };
 
-// div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 struct div__Scalar {
   using Kernel = const Tensor&(const Tensor& self, const Scalar& other);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static const Tensor& call(const Tensor& self, const Scalar& other);
 };
 
-// div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor, below autograd: runs the kernel for the arguments' device.
+// div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
 struct div_Scalar_mode {
   using Kernel = Tensor(const Tensor& self, const Scalar& other, std::optional<std::string_view> rounding_mode);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self, const Scalar& other, std::optional<std::string_view> rounding_mode);
 };
 
-// div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)
 struct div__Scalar_mode {
   using Kernel = const Tensor&(const Tensor& self, const Scalar& other, std::optional<std::string_view> rounding_mode);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none

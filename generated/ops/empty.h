@@ -9,9 +9,10 @@ namespace tl {
 // empty(int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor empty(IntArrayRef size, std::optional<ScalarType> dtype = std::nullopt, std::optional<Device> device = std::nullopt);
 
+// Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// empty(int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor, below autograd: runs the kernel for the arguments' device.
+// empty(int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 struct empty {
   using Kernel = Tensor(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none

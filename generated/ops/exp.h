@@ -15,23 +15,24 @@ const Tensor& exp_(const Tensor& self);
 // exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& exp_out(const Tensor& out, const Tensor& self);
 
+// Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// exp(Tensor self) -> Tensor, below autograd: runs the kernel for the arguments' device.
+// exp(Tensor self) -> Tensor
 struct exp {
   using Kernel = Tensor(const Tensor& self);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self);
 };
 
-// exp_(Tensor(a!) self) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// exp_(Tensor(a!) self) -> Tensor(a!)
 struct exp_ {
   using Kernel = const Tensor&(const Tensor& self);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static const Tensor& call(const Tensor& self);
 };
 
-// exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
 struct exp_out {
   using Kernel = const Tensor&(const Tensor& self, const Tensor& out);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none

@@ -9,9 +9,10 @@ namespace tl {
 // expand(Tensor(a) self, int[] size, *, bool implicit=False) -> Tensor(a)
 Tensor expand(const Tensor& self, IntArrayRef size, bool implicit = false);
 
+// Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// expand(Tensor(a) self, int[] size, *, bool implicit=False) -> Tensor(a), below autograd: runs the kernel for the arguments' device.
+// expand(Tensor(a) self, int[] size, *, bool implicit=False) -> Tensor(a)
 struct expand {
   using Kernel = Tensor(const Tensor& self, IntArrayRef size, bool implicit);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none

@@ -9,9 +9,10 @@ namespace tl {
 // fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
 const Tensor& fill_(const Tensor& self, const Scalar& value);
 
+// Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
 struct fill__Scalar {
   using Kernel = const Tensor&(const Tensor& self, const Scalar& value);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none

@@ -21,37 +21,38 @@ Tensor floor_divide(const Tensor& self, const Scalar& other);
 // floor_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 const Tensor& floor_divide_(const Tensor& self, const Scalar& other);
 
+// Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// floor_divide(Tensor self, Tensor other) -> Tensor, below autograd: runs the kernel for the arguments' device.
+// floor_divide(Tensor self, Tensor other) -> Tensor
 struct floor_divide {
   using Kernel = Tensor(const Tensor& self, const Tensor& other);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self, const Tensor& other);
 };
 
-// floor_divide_(Tensor(a!) self, Tensor other) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// floor_divide_(Tensor(a!) self, Tensor other) -> Tensor(a!)
 struct floor_divide_ {
   using Kernel = const Tensor&(const Tensor& self, const Tensor& other);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static const Tensor& call(const Tensor& self, const Tensor& other);
 };
 
-// floor_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// floor_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
 struct floor_divide_out {
   using Kernel = const Tensor&(const Tensor& self, const Tensor& other, const Tensor& out);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static const Tensor& call(const Tensor& self, const Tensor& other, const Tensor& out);
 };
 
-// floor_divide.Scalar(Tensor self, Scalar other) -> Tensor, below autograd: runs the kernel for the arguments' device.
+// floor_divide.Scalar(Tensor self, Scalar other) -> Tensor
 struct floor_divide_Scalar {
   using Kernel = Tensor(const Tensor& self, const Scalar& other);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self, const Scalar& other);
 };
 
-// floor_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// floor_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 struct floor_divide__Scalar {
   using Kernel = const Tensor&(const Tensor& self, const Scalar& other);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none

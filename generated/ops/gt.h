@@ -24,44 +24,45 @@ const Tensor& gt_(const Tensor& self, const Scalar& other);
 // gt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& gt_out(const Tensor& out, const Tensor& self, const Scalar& other);
 
+// Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// gt.Tensor(Tensor self, Tensor other) -> Tensor, below autograd: runs the kernel for the arguments' device.
+// gt.Tensor(Tensor self, Tensor other) -> Tensor
 struct gt_Tensor {
   using Kernel = Tensor(const Tensor& self, const Tensor& other);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self, const Tensor& other);
 };
 
-// gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 struct gt__Tensor {
   using Kernel = const Tensor&(const Tensor& self, const Tensor& other);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static const Tensor& call(const Tensor& self, const Tensor& other);
 };
 
-// gt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// gt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
 struct gt_Tensor_out {
   using Kernel = const Tensor&(const Tensor& self, const Tensor& other, const Tensor& out);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static const Tensor& call(const Tensor& self, const Tensor& other, const Tensor& out);
 };
 
-// gt.Scalar(Tensor self, Scalar other) -> Tensor, below autograd: runs the kernel for the arguments' device.
+// gt.Scalar(Tensor self, Scalar other) -> Tensor
 struct gt_Scalar {
   using Kernel = Tensor(const Tensor& self, const Scalar& other);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self, const Scalar& other);
 };
 
-// gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 struct gt__Scalar {
   using Kernel = const Tensor&(const Tensor& self, const Scalar& other);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static const Tensor& call(const Tensor& self, const Scalar& other);
 };
 
-// gt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// gt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
 struct gt_Scalar_out {
   using Kernel = const Tensor&(const Tensor& self, const Scalar& other, const Tensor& out);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none

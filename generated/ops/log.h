@@ -15,23 +15,24 @@ const Tensor& log_(const Tensor& self);
 // log.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& log_out(const Tensor& out, const Tensor& self);
 
+// Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// log(Tensor self) -> Tensor, below autograd: runs the kernel for the arguments' device.
+// log(Tensor self) -> Tensor
 struct log {
   using Kernel = Tensor(const Tensor& self);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self);
 };
 
-// log_(Tensor(a!) self) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// log_(Tensor(a!) self) -> Tensor(a!)
 struct log_ {
   using Kernel = const Tensor&(const Tensor& self);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static const Tensor& call(const Tensor& self);
 };
 
-// log.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// log.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
 struct log_out {
   using Kernel = const Tensor&(const Tensor& self, const Tensor& out);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none

@@ -24,44 +24,45 @@ const Tensor& lt_(const Tensor& self, const Scalar& other);
 // lt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& lt_out(const Tensor& out, const Tensor& self, const Scalar& other);
 
+// Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// lt.Tensor(Tensor self, Tensor other) -> Tensor, below autograd: runs the kernel for the arguments' device.
+// lt.Tensor(Tensor self, Tensor other) -> Tensor
 struct lt_Tensor {
   using Kernel = Tensor(const Tensor& self, const Tensor& other);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self, const Tensor& other);
 };
 
-// lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 struct lt__Tensor {
   using Kernel = const Tensor&(const Tensor& self, const Tensor& other);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static const Tensor& call(const Tensor& self, const Tensor& other);
 };
 
-// lt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// lt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
 struct lt_Tensor_out {
   using Kernel = const Tensor&(const Tensor& self, const Tensor& other, const Tensor& out);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static const Tensor& call(const Tensor& self, const Tensor& other, const Tensor& out);
 };
 
-// lt.Scalar(Tensor self, Scalar other) -> Tensor, below autograd: runs the kernel for the arguments' device.
+// lt.Scalar(Tensor self, Scalar other) -> Tensor
 struct lt_Scalar {
   using Kernel = Tensor(const Tensor& self, const Scalar& other);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self, const Scalar& other);
 };
 
-// lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 struct lt__Scalar {
   using Kernel = const Tensor&(const Tensor& self, const Scalar& other);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static const Tensor& call(const Tensor& self, const Scalar& other);
 };
 
-// lt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// lt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
 struct lt_Scalar_out {
   using Kernel = const Tensor&(const Tensor& self, const Scalar& other, const Tensor& out);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none

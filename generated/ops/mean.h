@@ -18,30 +18,31 @@ Tensor mean(const Tensor& self, OptionalIntArrayRef dim, bool keepdim = false, s
 // mean.dim_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
 const Tensor& mean_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt);
 
+// Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// mean(Tensor self, *, ScalarType? dtype=None) -> Tensor, below autograd: runs the kernel for the arguments' device.
+// mean(Tensor self, *, ScalarType? dtype=None) -> Tensor
 struct mean {
   using Kernel = Tensor(const Tensor& self, std::optional<ScalarType> dtype);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self, std::optional<ScalarType> dtype);
 };
 
-// mean.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// mean.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
 struct mean_out {
   using Kernel = const Tensor&(const Tensor& self, std::optional<ScalarType> dtype, const Tensor& out);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static const Tensor& call(const Tensor& self, std::optional<ScalarType> dtype, const Tensor& out);
 };
 
-// mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor, below autograd: runs the kernel for the arguments' device.
+// mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 struct mean_dim {
   using Kernel = Tensor(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype);
 };
 
-// mean.dim_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// mean.dim_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
 struct mean_dim_out {
   using Kernel = const Tensor&(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype, const Tensor& out);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none

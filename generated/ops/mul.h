@@ -21,37 +21,38 @@ Tensor mul(const Tensor& self, const Scalar& other);
 // mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 const Tensor& mul_(const Tensor& self, const Scalar& other);
 
+// Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// mul.Tensor(Tensor self, Tensor other) -> Tensor, below autograd: runs the kernel for the arguments' device.
+// mul.Tensor(Tensor self, Tensor other) -> Tensor
 struct mul_Tensor {
   using Kernel = Tensor(const Tensor& self, const Tensor& other);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self, const Tensor& other);
 };
 
-// mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 struct mul__Tensor {
   using Kernel = const Tensor&(const Tensor& self, const Tensor& other);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static const Tensor& call(const Tensor& self, const Tensor& other);
 };
 
-// mul.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// mul.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
 struct mul_Tensor_out {
   using Kernel = const Tensor&(const Tensor& self, const Tensor& other, const Tensor& out);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static const Tensor& call(const Tensor& self, const Tensor& other, const Tensor& out);
 };
 
-// mul.Scalar(Tensor self, Scalar other) -> Tensor, below autograd: runs the kernel for the arguments' device.
+// mul.Scalar(Tensor self, Scalar other) -> Tensor
 struct mul_Scalar {
   using Kernel = Tensor(const Tensor& self, const Scalar& other);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self, const Scalar& other);
 };
 
-// mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 struct mul__Scalar {
   using Kernel = const Tensor&(const Tensor& self, const Scalar& other);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none

@@ -15,23 +15,24 @@ const Tensor& neg_(const Tensor& self);
 // neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& neg_out(const Tensor& out, const Tensor& self);
 
+// Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// neg(Tensor self) -> Tensor, below autograd: runs the kernel for the arguments' device.
+// neg(Tensor self) -> Tensor
 struct neg {
   using Kernel = Tensor(const Tensor& self);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self);
 };
 
-// neg_(Tensor(a!) self) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// neg_(Tensor(a!) self) -> Tensor(a!)
 struct neg_ {
   using Kernel = const Tensor&(const Tensor& self);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static const Tensor& call(const Tensor& self);
 };
 
-// neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
 struct neg_out {
   using Kernel = const Tensor&(const Tensor& self, const Tensor& out);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none

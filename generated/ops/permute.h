@@ -9,9 +9,10 @@ namespace tl {
 // permute(Tensor(a) self, int[] dims) -> Tensor(a)
 Tensor permute(const Tensor& self, IntArrayRef dims);
 
+// Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// permute(Tensor(a) self, int[] dims) -> Tensor(a), below autograd: runs the kernel for the arguments' device.
+// permute(Tensor(a) self, int[] dims) -> Tensor(a)
 struct permute {
   using Kernel = Tensor(const Tensor& self, IntArrayRef dims);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none

@@ -30,58 +30,59 @@ Tensor pow(const Scalar& self, const Tensor& exponent);
 // pow.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& pow_out(const Tensor& out, const Scalar& self, const Tensor& exponent);
 
+// Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor, below autograd: runs the kernel for the arguments' device.
+// pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
 struct pow_Tensor_Tensor {
   using Kernel = Tensor(const Tensor& self, const Tensor& exponent);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self, const Tensor& exponent);
 };
 
-// pow_.Tensor_Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// pow_.Tensor_Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)
 struct pow__Tensor_Tensor {
   using Kernel = const Tensor&(const Tensor& self, const Tensor& exponent);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static const Tensor& call(const Tensor& self, const Tensor& exponent);
 };
 
-// pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)
 struct pow_Tensor_Tensor_out {
   using Kernel = const Tensor&(const Tensor& self, const Tensor& exponent, const Tensor& out);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static const Tensor& call(const Tensor& self, const Tensor& exponent, const Tensor& out);
 };
 
-// pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor, below autograd: runs the kernel for the arguments' device.
+// pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
 struct pow_Tensor_Scalar {
   using Kernel = Tensor(const Tensor& self, const Scalar& exponent);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self, const Scalar& exponent);
 };
 
-// pow_.Tensor_Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// pow_.Tensor_Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)
 struct pow__Tensor_Scalar {
   using Kernel = const Tensor&(const Tensor& self, const Scalar& exponent);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static const Tensor& call(const Tensor& self, const Scalar& exponent);
 };
 
-// pow.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// pow.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out) -> Tensor(a!)
 struct pow_Tensor_Scalar_out {
   using Kernel = const Tensor&(const Tensor& self, const Scalar& exponent, const Tensor& out);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static const Tensor& call(const Tensor& self, const Scalar& exponent, const Tensor& out);
 };
 
-// pow.Scalar(Scalar self, Tensor exponent) -> Tensor, below autograd: runs the kernel for the arguments' device.
+// pow.Scalar(Scalar self, Tensor exponent) -> Tensor
 struct pow_Scalar {
   using Kernel = Tensor(const Scalar& self, const Tensor& exponent);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Scalar& self, const Tensor& exponent);
 };
 
-// pow.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// pow.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)
 struct pow_Scalar_out {
   using Kernel = const Tensor&(const Scalar& self, const Tensor& exponent, const Tensor& out);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none

@@ -9,9 +9,10 @@ namespace tl {
 // rand(int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor rand(IntArrayRef size, std::optional<ScalarType> dtype = std::nullopt, std::optional<Device> device = std::nullopt);
 
+// Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// rand(int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor, below autograd: runs the kernel for the arguments' device.
+// rand(int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 struct rand {
   using Kernel = Tensor(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none

@@ -9,9 +9,10 @@ namespace tl {
 // randn(int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor randn(IntArrayRef size, std::optional<ScalarType> dtype = std::nullopt, std::optional<Device> device = std::nullopt);
 
+// Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// randn(int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor, below autograd: runs the kernel for the arguments' device.
+// randn(int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 struct randn {
   using Kernel = Tensor(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none

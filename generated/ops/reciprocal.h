@@ -15,23 +15,24 @@ const Tensor& reciprocal_(const Tensor& self);
 // reciprocal.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& reciprocal_out(const Tensor& out, const Tensor& self);
 
+// Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// reciprocal(Tensor self) -> Tensor, below autograd: runs the kernel for the arguments' device.
+// reciprocal(Tensor self) -> Tensor
 struct reciprocal {
   using Kernel = Tensor(const Tensor& self);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self);
 };
 
-// reciprocal_(Tensor(a!) self) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// reciprocal_(Tensor(a!) self) -> Tensor(a!)
 struct reciprocal_ {
   using Kernel = const Tensor&(const Tensor& self);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static const Tensor& call(const Tensor& self);
 };
 
-// reciprocal.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// reciprocal.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
 struct reciprocal_out {
   using Kernel = const Tensor&(const Tensor& self, const Tensor& out);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none

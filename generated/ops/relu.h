@@ -12,16 +12,17 @@ Tensor relu(const Tensor& self);
 // relu_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& relu_(const Tensor& self);
 
+// Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// relu(Tensor self) -> Tensor, below autograd: runs the kernel for the arguments' device.
+// relu(Tensor self) -> Tensor
 struct relu {
   using Kernel = Tensor(const Tensor& self);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self);
 };
 
-// relu_(Tensor(a!) self) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// relu_(Tensor(a!) self) -> Tensor(a!)
 struct relu_ {
   using Kernel = const Tensor&(const Tensor& self);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none

@@ -9,9 +9,10 @@ namespace tl {
 // select.int(Tensor(a) self, int dim, int index) -> Tensor(a)
 Tensor select(const Tensor& self, int64_t dim, int64_t index);
 
+// Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// select.int(Tensor(a) self, int dim, int index) -> Tensor(a), below autograd: runs the kernel for the arguments' device.
+// select.int(Tensor(a) self, int dim, int index) -> Tensor(a)
 struct select_int {
   using Kernel = Tensor(const Tensor& self, int64_t dim, int64_t index);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none

@@ -15,23 +15,24 @@ const Tensor& sign_(const Tensor& self);
 // sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& sign_out(const Tensor& out, const Tensor& self);
 
+// Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// sign(Tensor self) -> Tensor, below autograd: runs the kernel for the arguments' device.
+// sign(Tensor self) -> Tensor
 struct sign {
   using Kernel = Tensor(const Tensor& self);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self);
 };
 
-// sign_(Tensor(a!) self) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// sign_(Tensor(a!) self) -> Tensor(a!)
 struct sign_ {
   using Kernel = const Tensor&(const Tensor& self);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static const Tensor& call(const Tensor& self);
 };
 
-// sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
 struct sign_out {
   using Kernel = const Tensor&(const Tensor& self, const Tensor& out);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none

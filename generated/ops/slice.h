@@ -9,9 +9,10 @@ namespace tl {
 // slice.Tensor(Tensor(a) self, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor(a)
 Tensor slice(const Tensor& self, int64_t dim = 0, std::optional<int64_t> start = std::nullopt, std::optional<int64_t> end = std::nullopt, int64_t step = 1);
 
+// Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// slice.Tensor(Tensor(a) self, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor(a), below autograd: runs the kernel for the arguments' device.
+// slice.Tensor(Tensor(a) self, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor(a)
 struct slice_Tensor {
   using Kernel = Tensor(const Tensor& self, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none

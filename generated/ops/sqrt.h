@@ -15,23 +15,24 @@ const Tensor& sqrt_(const Tensor& self);
 // sqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& sqrt_out(const Tensor& out, const Tensor& self);
 
+// Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// sqrt(Tensor self) -> Tensor, below autograd: runs the kernel for the arguments' device.
+// sqrt(Tensor self) -> Tensor
 struct sqrt {
   using Kernel = Tensor(const Tensor& self);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self);
 };
 
-// sqrt_(Tensor(a!) self) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// sqrt_(Tensor(a!) self) -> Tensor(a!)
 struct sqrt_ {
   using Kernel = const Tensor&(const Tensor& self);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static const Tensor& call(const Tensor& self);
 };
 
-// sqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// sqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
 struct sqrt_out {
   using Kernel = const Tensor&(const Tensor& self, const Tensor& out);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none

@@ -15,23 +15,24 @@ Tensor squeeze(const Tensor& self, int64_t dim);
 // squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)
 Tensor squeeze(const Tensor& self, IntArrayRef dim);
 
+// Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// squeeze(Tensor(a) self) -> Tensor(a), below autograd: runs the kernel for the arguments' device.
+// squeeze(Tensor(a) self) -> Tensor(a)
 struct squeeze {
   using Kernel = Tensor(const Tensor& self);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self);
 };
 
-// squeeze.dim(Tensor(a) self, int dim) -> Tensor(a), below autograd: runs the kernel for the arguments' device.
+// squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)
 struct squeeze_dim {
   using Kernel = Tensor(const Tensor& self, int64_t dim);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self, int64_t dim);
 };
 
-// squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a), below autograd: runs the kernel for the arguments' device.
+// squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)
 struct squeeze_dims {
   using Kernel = Tensor(const Tensor& self, IntArrayRef dim);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none

@@ -21,37 +21,38 @@ Tensor sub(const Tensor& self, const Scalar& other, const Scalar& alpha = 1);
 // sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)
 const Tensor& sub_(const Tensor& self, const Scalar& other, const Scalar& alpha = 1);
 
+// Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor, below autograd: runs the kernel for the arguments' device.
+// sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 struct sub_Tensor {
   using Kernel = Tensor(const Tensor& self, const Tensor& other, const Scalar& alpha);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self, const Tensor& other, const Scalar& alpha);
 };
 
-// sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
 struct sub__Tensor {
   using Kernel = const Tensor&(const Tensor& self, const Tensor& other, const Scalar& alpha);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static const Tensor& call(const Tensor& self, const Tensor& other, const Scalar& alpha);
 };
 
-// sub.Tensor_out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// sub.Tensor_out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
 struct sub_Tensor_out {
   using Kernel = const Tensor&(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static const Tensor& call(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out);
 };
 
-// sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor, below autograd: runs the kernel for the arguments' device.
+// sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 struct sub_Scalar {
   using Kernel = Tensor(const Tensor& self, const Scalar& other, const Scalar& alpha);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self, const Scalar& other, const Scalar& alpha);
 };
 
-// sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)
 struct sub__Scalar {
   using Kernel = const Tensor&(const Tensor& self, const Scalar& other, const Scalar& alpha);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none

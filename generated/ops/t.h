@@ -9,9 +9,10 @@ namespace tl {
 // t(Tensor(a) self) -> Tensor(a)
 Tensor t(const Tensor& self);
 
+// Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// t(Tensor(a) self) -> Tensor(a), below autograd: runs the kernel for the arguments' device.
+// t(Tensor(a) self) -> Tensor(a)
 struct t {
   using Kernel = Tensor(const Tensor& self);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none

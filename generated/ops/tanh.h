@@ -15,23 +15,24 @@ const Tensor& tanh_(const Tensor& self);
 // tanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& tanh_out(const Tensor& out, const Tensor& self);
 
+// Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// tanh(Tensor self) -> Tensor, below autograd: runs the kernel for the arguments' device.
+// tanh(Tensor self) -> Tensor
 struct tanh {
   using Kernel = Tensor(const Tensor& self);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self);
 };
 
-// tanh_(Tensor(a!) self) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// tanh_(Tensor(a!) self) -> Tensor(a!)
 struct tanh_ {
   using Kernel = const Tensor&(const Tensor& self);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static const Tensor& call(const Tensor& self);
 };
 
-// tanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// tanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
 struct tanh_out {
   using Kernel = const Tensor&(const Tensor& self, const Tensor& out);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none

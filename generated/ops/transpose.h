@@ -9,9 +9,10 @@ namespace tl {
 // transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
 Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1);
 
+// Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a), below autograd: runs the kernel for the arguments' device.
+// transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
 struct transpose_int {
   using Kernel = Tensor(const Tensor& self, int64_t dim0, int64_t dim1);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none

@@ -9,9 +9,10 @@ namespace tl {
 // unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
 Tensor unsqueeze(const Tensor& self, int64_t dim);
 
+// Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// unsqueeze(Tensor(a) self, int dim) -> Tensor(a), below autograd: runs the kernel for the arguments' device.
+// unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
 struct unsqueeze {
   using Kernel = Tensor(const Tensor& self, int64_t dim);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none

@@ -9,9 +9,10 @@ namespace tl {
 // view(Tensor(a) self, int[] size) -> Tensor(a)
 Tensor view(const Tensor& self, IntArrayRef size);
 
+// Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// view(Tensor(a) self, int[] size) -> Tensor(a), below autograd: runs the kernel for the arguments' device.
+// view(Tensor(a) self, int[] size) -> Tensor(a)
 struct view {
   using Kernel = Tensor(const Tensor& self, IntArrayRef size);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none

@@ -12,16 +12,17 @@ Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other);
 // where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& where_out(const Tensor& out, const Tensor& condition, const Tensor& self, const Tensor& other);
 
+// Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// where.self(Tensor condition, Tensor self, Tensor other) -> Tensor, below autograd: runs the kernel for the arguments' device.
+// where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 struct where_self {
   using Kernel = Tensor(const Tensor& condition, const Tensor& self, const Tensor& other);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& condition, const Tensor& self, const Tensor& other);
 };
 
-// where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!), below autograd: runs the kernel for the arguments' device.
+// where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
 struct where_self_out {
   using Kernel = const Tensor&(const Tensor& condition, const Tensor& self, const Tensor& other, const Tensor& out);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none

@@ -9,9 +9,10 @@ namespace tl {
 // sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 Tensor sum(const Tensor& self, OptionalIntArrayRef dim, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt);
 
+// Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor, below autograd: runs the kernel for the arguments' device.
+// sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 struct sum_dim_IntList {
   using Kernel = Tensor(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
