@@ -1,5 +1,9 @@
 """Builds torchlite: runs the code generator, then compiles aten/, generated/ and
-torchlite/csrc/ into one extension module, torchlite._C (see build_support/compile.py)."""
+torchlite/csrc/ into one extension module, torchlite._C, with ninja (build_support/ninja_build.py).
+
+Environment: TORCHLITE_BUILD_JOBS (parallel compiles), TORCHLITE_DEBUG=1 (-O0 -g),
+TORCHLITE_SANITIZE=address,undefined (sanitizer build, see tools/sanitize.sh), TORCHLITE_BLAS=none
+(no BLAS), CXX (compiler); ccache is used when it is on PATH. See docs/build.md."""
 from __future__ import annotations
 
 import os
@@ -15,18 +19,58 @@ from setuptools.command.build_ext import build_ext
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
-from build_support.compile import check_kernels_defined, compile_all, link  # noqa: E402
+from build_support.blas import blas_build_config  # noqa: E402
+from build_support.kernels import check_kernels_defined  # noqa: E402
+from build_support.ninja_build import Build, compiler, run_ninja  # noqa: E402
 
 SOURCE_DIRS = ["aten", "generated", "torchlite/csrc"]
 STUBS = {"generated/python/_C.pyi": "torchlite/_C.pyi", "generated/python/_ops.pyi": "torchlite/_ops.pyi"}
+BUILD_ROOT = ROOT / "build"
 
 
-def blas_config() -> dict:
-    try:
-        from build_support.blas import blas_build_config
-    except ImportError:
-        return {}
-    return blas_build_config()
+def sanitizers() -> list[str]:
+    value = os.environ.get("TORCHLITE_SANITIZE", "")
+    return sorted(s.strip() for s in value.split(",") if s.strip())
+
+
+def native_build(output_name: str) -> Build:
+    """The compile and link settings. Each variant (release, debug, sanitized) has its own
+    directory under build/native/, so switching between them never recompiles the others."""
+    blas = blas_build_config(BUILD_ROOT / "blas")
+    debug = os.environ.get("TORCHLITE_DEBUG") == "1"
+    sanitize = sanitizers()
+    variant = "debug" if debug else "release"
+    opt = ["-O0", "-g"] if debug else ["-O2", "-g0"]
+    san = []
+    if sanitize:
+        variant = "sanitize-" + "-".join(sanitize) + ("-debug" if debug else "")
+        # -O1 -g keeps reports readable; UB aborts instead of printing and going on.
+        opt = ["-O0" if debug else "-O1", "-g"]
+        san = [f"-fsanitize={','.join(sanitize)}", "-fno-omit-frame-pointer"]
+        if "undefined" in sanitize:
+            san.append("-fno-sanitize-recover=undefined")
+    macros = [f"-D{k}" if v is None else f"-D{k}={v}" for k, v in blas["define_macros"]]
+    # Only stable paths here: a changed flag recompiles everything (see blas.py).
+    includes = [str(ROOT), sysconfig.get_paths()["include"], *blas["include_dirs"]]
+    cflags = ["-std=c++17", "-fPIC", "-fopenmp", "-fvisibility=hidden", "-Wall", "-Wno-unused-function",
+              *opt, *san, *macros, *(f"-I{i}" for i in includes)]
+    ldflags = ["-fopenmp", *san, *(f"-L{d}" for d in blas["library_dirs"]),
+               *(f"-l{lib}" for lib in blas["libraries"]), *blas["extra_link_args"]]
+    sources = sorted(p for d in SOURCE_DIRS for p in (ROOT / d).rglob("*.cpp"))
+    return Build(root=ROOT, build_dir=BUILD_ROOT / "native" / variant, sources=sources,
+                 output_name=output_name, cxx=compiler(), cflags=cflags, ldflags=ldflags)
+
+
+def install_library(built: Path, dest: Path) -> None:
+    """Copies the library where setuptools expects it, unless it is already there. A new file
+    replaces the old one (never rewritten in place: a running process may have it mapped)."""
+    if dest.exists() and dest.stat().st_size == built.stat().st_size \
+            and dest.stat().st_mtime_ns == built.stat().st_mtime_ns:
+        return
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_name(dest.name + ".tmp")
+    shutil.copy2(built, tmp)
+    os.replace(tmp, dest)
 
 
 def generate() -> None:
@@ -43,26 +87,13 @@ def generate() -> None:
 class BuildExt(build_ext):
     def build_extension(self, ext):
         start = time.perf_counter()
-        import pybind11
-
-        blas = blas_config()
-        includes = [str(ROOT), sysconfig.get_paths()["include"], pybind11.get_include(), *blas.get("include_dirs", [])]
-        macros = [f"-D{k}" if v is None else f"-D{k}={v}" for k, v in blas.get("define_macros", [])]
-        debug = os.environ.get("TORCHLITE_DEBUG") == "1"
-        flags = ["-std=c++17", "-fPIC", "-fopenmp", "-fvisibility=hidden", "-Wall", "-Wno-unused-function",
-                 "-O0" if debug else "-O2", "-g" if debug else "-g0", *macros, *(f"-I{i}" for i in includes)]
-        cxx = [os.environ.get("CXX", "g++")]
-        sources = sorted(p for d in SOURCE_DIRS for p in (ROOT / d).rglob("*.cpp"))
-        jobs = int(os.environ.get("TORCHLITE_BUILD_JOBS", os.cpu_count() or 1))
-        objects = compile_all(sources, ROOT, ROOT / "build" / "obj", cxx, flags, jobs=jobs,
-                              verbose=self.verbose > 1)
-        out = Path(self.get_ext_fullpath(ext.name))
-        link_flags = ["-fopenmp", *(f"-L{d}" for d in blas.get("library_dirs", [])),
-                      *(f"-Wl,-rpath,{d}" for d in blas.get("runtime_library_dirs", [])),
-                      *(f"-l{lib}" for lib in blas.get("libraries", [])), *blas.get("extra_link_args", [])]
-        link(objects, out, cxx, link_flags)
-        check_kernels_defined(out)
-        print(f"built {out.name} in {time.perf_counter() - start:.1f}s", flush=True)
+        dest = Path(self.get_ext_fullpath(ext.name))
+        build = native_build(dest.name)
+        jobs = os.environ.get("TORCHLITE_BUILD_JOBS")
+        library = run_ninja(build, jobs=int(jobs) if jobs else None, verbose=self.verbose > 1)
+        check_kernels_defined(library, ROOT / "native_functions.yaml")
+        install_library(library, dest)
+        print(f"built {dest.name} in {time.perf_counter() - start:.1f}s", flush=True)
 
 
 generate()

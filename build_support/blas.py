@@ -4,16 +4,18 @@ The BLAS is OpenBLAS from the `scipy-openblas32` wheel on PyPI: ~8 MB to downloa
 installed, built for linking (headers + libscipy_openblas.so, symbols prefixed `scipy_`, 32-bit
 integers). It is both a build requirement and a runtime requirement of torchlite.
 
-Finding the library at run time, two ways (both are set up):
-  * rpath: `$ORIGIN/../scipy_openblas32/lib` (torchlite/_C*.so installed next to the
-    scipy_openblas32 package in site-packages) and the absolute lib dir seen at build time
-    (in-place/editable builds in a venv that has the wheel).
-  * preload (the one that matters for `pip install -e .`): `import scipy_openblas32` loads
+Stable command lines: under `pip install` the wheel sits in pip's isolated build environment, a
+new random directory each time. Its path must not reach the compiler's command line, or every
+build would recompile everything. So the headers are copied into build/include/blas/ (rewritten
+only when their content changes) and the library is reached through a symbolic link,
+build/lib/blas/libscipy_openblas.so, repointed on each build; the link line names only those.
+
+Finding the library at run time, two ways:
+  * rpath `$ORIGIN/../scipy_openblas32/lib`: torchlite/_C*.so installed next to the
+    scipy_openblas32 package in site-packages (`pip install .`).
+  * preload (editable and in-place builds): `import scipy_openblas32` loads
     libscipy_openblas.so with RTLD_GLOBAL; torchlite/__init__.py imports it before
-    `torchlite._C`, which then resolves the library by its soname whatever the rpath says. Without
-    it an editable install fails to import: its rpath points into pip's isolated build
-    environment, deleted after the build (checked: "libscipy_openblas.so: cannot open shared
-    object file").
+    `torchlite._C`, which then resolves the library by its soname wherever it was built.
 
 Set TORCHLITE_BLAS=none to build without a BLAS (mm/bmm then use torchlite's own loops, much
 slower for float32/float64).
@@ -21,6 +23,7 @@ slower for float32/float64).
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 PYPI_PACKAGE = "scipy-openblas32"
 IMPORT_NAME = "scipy_openblas32"
@@ -31,14 +34,26 @@ def _no_blas() -> dict:
         "include_dirs": [],
         "library_dirs": [],
         "libraries": [],
-        "runtime_library_dirs": [],
         "define_macros": [],
         "extra_link_args": [],
     }
 
 
-def blas_build_config() -> dict:
-    """Keyword arguments (lists) to merge into the setuptools Extension for torchlite._C."""
+def _write_if_changed(src: Path, dst: Path) -> None:
+    data = src.read_bytes()
+    if not dst.exists() or dst.read_bytes() != data:
+        dst.write_bytes(data)
+
+
+def _point_link(link: Path, target: Path) -> None:
+    if link.is_symlink() and os.readlink(link) == str(target):
+        return
+    link.unlink(missing_ok=True)
+    link.symlink_to(target)
+
+
+def blas_build_config(build_root: Path) -> dict:
+    """Compile and link settings (lists) for torchlite._C, with stable paths under build_root."""
     if os.environ.get("TORCHLITE_BLAS", "").lower() == "none":
         return _no_blas()
     try:
@@ -48,12 +63,18 @@ def blas_build_config() -> dict:
             f"torchlite needs the '{PYPI_PACKAGE}' package to build (pip install {PYPI_PACKAGE}); "
             "set TORCHLITE_BLAS=none to build without a BLAS"
         ) from e
-    lib_dir = ob.get_lib_dir()
+    include_dir = build_root / "include" / "blas"
+    include_dir.mkdir(parents=True, exist_ok=True)
+    for header in Path(ob.get_include_dir()).glob("*.h"):
+        _write_if_changed(header, include_dir / header.name)
+    lib_dir = build_root / "lib" / "blas"
+    lib_dir.mkdir(parents=True, exist_ok=True)
+    lib_name = ob.get_library()  # "scipy_openblas" -> -lscipy_openblas
+    _point_link(lib_dir / f"lib{lib_name}.so", Path(ob.get_lib_dir()) / f"lib{lib_name}.so")
     return {
-        "include_dirs": [ob.get_include_dir()],
-        "library_dirs": [lib_dir],
-        "libraries": [ob.get_library()],  # "scipy_openblas" -> -lscipy_openblas
-        "runtime_library_dirs": [lib_dir],
+        "include_dirs": [str(include_dir)],
+        "library_dirs": [str(lib_dir)],
+        "libraries": [lib_name],
         "define_macros": [("TL_BLAS_SCIPY_OPENBLAS", "1")],
         "extra_link_args": [f"-Wl,-rpath,$ORIGIN/../{IMPORT_NAME}/lib"],
     }
@@ -62,4 +83,4 @@ def blas_build_config() -> dict:
 if __name__ == "__main__":
     import pprint
 
-    pprint.pprint(blas_build_config())
+    pprint.pprint(blas_build_config(Path(__file__).resolve().parent.parent / "build"))
