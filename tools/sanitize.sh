@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Builds torchlite with AddressSanitizer and UndefinedBehaviorSanitizer and runs the tests under it:
+#   tools/sanitize.sh [pytest arguments]        (default: the whole suite, tests/)
+# The sanitized objects live in build/native/sanitize-address-undefined/ and the package is put
+# together in build/sanitize/site/, so the normal build (build/native/release/, torchlite/_C*.so)
+# is never touched. Python itself is not built with ASan, so the sanitizer runtimes are preloaded.
+# Needs Python >= 3.11 (-P keeps the source tree's torchlite off sys.path) and g++.
+# Environment: PYTHON (default: python3 on PATH), SANITIZE (default: address,undefined),
+# TORCHLITE_BUILD_JOBS as for any build.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+py=${PYTHON:-python3}
+sanitize=${SANITIZE:-address,undefined}
+site="$root/build/sanitize/site"
+cd "$root"
+
+start=$(date +%s)
+TORCHLITE_SANITIZE="$sanitize" "$py" setup.py -q build_py --build-lib "$site" build_ext --build-lib "$site"
+echo "== sanitizer build ($sanitize) took $(( $(date +%s) - start ))s"
+
+preload=()
+[[ ",$sanitize," == *",address,"* ]] && preload+=("$(g++ -print-file-name=libasan.so)")
+[[ ",$sanitize," == *",undefined,"* ]] && preload+=("$(g++ -print-file-name=libubsan.so)")
+# CPython frees little at exit by design: leak reports would be noise. Any UB report aborts the run.
+export LD_PRELOAD="${preload[*]}"
+export ASAN_OPTIONS="detect_leaks=0:verify_asan_link_order=0:${ASAN_OPTIONS:-}"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}"
+export PYTHONPATH="$site:$root"
+"$py" -P -c "import torchlite._C as c, sys; assert c.__file__.startswith('$site'), c.__file__"
+start=$(date +%s)
+status=0
+"$py" -P -m pytest -q -p no:cacheprovider "${@:-tests}" || status=$?
+echo "== tests under sanitizers took $(( $(date +%s) - start ))s (exit $status)"
+exit $status
