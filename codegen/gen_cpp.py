@@ -5,13 +5,9 @@ from dataclasses import dataclass
 
 from codegen import cpp
 from codegen.autograd import BackwardInfo, analyze, node_name_base
-from codegen.context import Context, OpGroup, shard_of
+from codegen.context import Context, OpGroup
 from codegen.model import BaseType, ListType, NativeFunction, OptionalType, SchemaKind
 from codegen.templates import render
-
-DISPATCH_SHARDS = 4
-AUTOGRAD_SHARDS = 4
-COMPOSITE_SHARDS = 2
 
 
 @dataclass
@@ -69,15 +65,16 @@ def _device_expr(f: NativeFunction) -> str:
 
 
 def _kernel_call_adapter(f: NativeFunction, kernel: str, schema_params: str) -> tuple[str, str]:
-    """For out kernels, a function with the overload's own signature that calls the kernel."""
+    """For out kernels, a function with the overload's own signature that calls the kernel:
+    `<kernel>_functional` (allocates), `<kernel>_inplace` (writes self) or `<kernel>_out`."""
     src = f.functional or f
-    fn = f"{f.schema.name.cpp_id}__{kernel}"
+    fn = f"{kernel}_{f.schema.kind().value}"
     src_args = [a.name for a in src.schema.arguments]
     ret = cpp.return_type(f.schema.returns)
     kind = f.schema.kind()
     if kind == SchemaKind.functional:
         n = len(f.schema.returns)
-        outs = ["out"] if n == 1 else [f"out{i}" for i in range(n)]
+        outs = ["out"] if n == 1 else [r.name or f"out{i}" for i, r in enumerate(f.schema.returns)]
         decls = "".join(f"  Tensor {o};\n" for o in outs)
         call = f"  native::{kernel}({', '.join(src_args + outs)});\n"
         back = "out" if n == 1 else "{" + ", ".join(outs) + "}"
@@ -178,6 +175,14 @@ def kernel_decls(ctx: Context, g: OpGroup) -> list[str]:
     return [seen[k] for k in sorted(seen)]
 
 
+def _with_includes(ctx: Context, template: str, own: list[str], **values) -> str:
+    """Renders a shard that includes generated/ops/<name>.h for its own ops and for every op its
+    code calls (formulas, `impl:` bodies), found by matching identifiers against the op names."""
+    text = render(template, headers=[], **values)
+    headers = sorted(set(own) | ctx.ops_called(text))
+    return render(template, headers=headers, **values)
+
+
 def generate(ctx: Context) -> dict[str, str]:
     backward = backward_infos(ctx)
     files: dict[str, str] = {}
@@ -188,28 +193,33 @@ def generate(ctx: Context) -> dict[str, str]:
                                           kernels=kernel_decls(ctx, g))
     files["Functions.h"] = render("functions.h.j2", groups=ctx.groups)
 
-    dispatch_shards: list[list[str]] = [[] for _ in range(DISPATCH_SHARDS)]
-    composite_shards: list[list[str]] = [[] for _ in range(COMPOSITE_SHARDS)]
-    autograd_shards: list[list[str]] = [[] for _ in range(AUTOGRAD_SHARDS)]
+    n = ctx.num_shards
+    dispatch_shards: list[list[OpGroup]] = [[] for _ in range(n)]
+    composite_shards: list[list[OpGroup]] = [[] for _ in range(n)]
+    autograd_shards: list[list[OpGroup]] = [[] for _ in range(n)]
     for g in ctx.groups:
-        dispatch_shards[shard_of(g.base, DISPATCH_SHARDS)].append(g.base)
+        k = ctx.shard(g.base)
+        dispatch_shards[k].append(g)
         if any(f.composite_body for f in g.functions):
-            composite_shards[shard_of(g.base, COMPOSITE_SHARDS)].append(g.base)
+            composite_shards[k].append(g)
         if any(str(f.schema.name) in backward for f in g.functions):
-            autograd_shards[shard_of(g.base, AUTOGRAD_SHARDS)].append(g.base)
+            autograd_shards[k].append(g)
 
-    by_base = {g.base: g for g in ctx.groups}
-    for i, bases in enumerate(dispatch_shards):
-        files[f"dispatch/ops_{i}.cpp"] = render("dispatch_shard.cpp.j2", shard=i, groups=[by_base[b] for b in bases],
-                                                views=views)
-    for i, bases in enumerate(composite_shards):
-        entries = [f for b in bases for f in by_base[b].functions if f.composite_body and f.functional is None]
-        files[f"composite/ops_{i}.cpp"] = render("composite_shard.cpp.j2", shard=i, entries=entries,
-                                                 groups=[by_base[b] for b in bases], cpp=cpp)
-    for i, bases in enumerate(autograd_shards):
-        infos = [backward[str(f.schema.name)] for b in bases for f in by_base[b].functions
-                 if str(f.schema.name) in backward]
-        wrappers = [v for b in bases for v in views[b] if v.has_autograd]
-        files[f"autograd/nodes_{i}.cpp"] = render("autograd_shard.cpp.j2", shard=i, infos=infos, wrappers=wrappers,
-                                                  backward=backward, groups=[by_base[b] for b in bases])
+    for i, groups in enumerate(dispatch_shards):
+        if groups:
+            files[f"dispatch/ops_{i}.cpp"] = _with_includes(
+                ctx, "dispatch_shard.cpp.j2", [g.base for g in groups], shard=i, groups=groups, views=views)
+    for i, groups in enumerate(composite_shards):
+        if groups:
+            entries = [f for g in groups for f in g.functions if f.composite_body and f.functional is None]
+            files[f"composite/ops_{i}.cpp"] = _with_includes(
+                ctx, "composite_shard.cpp.j2", [g.base for g in groups], shard=i, entries=entries, cpp=cpp)
+    for i, groups in enumerate(autograd_shards):
+        if groups:
+            infos = [backward[str(f.schema.name)] for g in groups for f in g.functions
+                     if str(f.schema.name) in backward]
+            wrappers = [v for g in groups for v in views[g.base] if v.has_autograd]
+            files[f"autograd/nodes_{i}.cpp"] = _with_includes(
+                ctx, "autograd_shard.cpp.j2", [g.base for g in groups], shard=i, infos=infos,
+                wrappers=wrappers, backward=backward)
     return files

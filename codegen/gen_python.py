@@ -6,11 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from codegen import cpp
-from codegen.context import Context, shard_of
+from codegen.context import Context
 from codegen.model import Argument, BaseType, ListType, NativeFunction, OptionalType, SchemaKind, Type
 from codegen.templates import render
-
-PYTHON_SHARDS = 4
 
 # Schema type -> PythonArgs accessor.
 _ACCESSORS = {
@@ -62,6 +60,11 @@ class Binding:
     is_method: bool
     not_implemented_on_type_error: bool   # Python operators
     overloads: list[Overload] = field(default_factory=list)
+
+    @property
+    def base(self) -> str:
+        """The base name of the op it binds (the shard key)."""
+        return self.overloads[0].f.schema.name.base
 
     @property
     def numbers_as_tensors(self) -> bool:
@@ -178,6 +181,11 @@ def case_body(b: Binding, ov: Overload) -> list[str]:
     return lines
 
 
+def uses_args(b: Binding) -> bool:
+    """Whether any overload reads a parsed argument (else the parse result is not kept)."""
+    return len(b.overloads) > 1 or any("r." in line for line in case_body(b, b.overloads[0]))
+
+
 def _doc(f: NativeFunction) -> str:
     if f.derived_kind == SchemaKind.inplace:
         return f"In-place version of {f.schema.name.base}(): writes the result into self. {f.doc.strip()}"
@@ -193,17 +201,22 @@ def docstring(b: Binding) -> str:
 
 def generate(ctx: Context) -> dict[str, str]:
     functions, methods = bindings(ctx)
-    shards: list[tuple[list[Binding], list[Binding]]] = [([], []) for _ in range(PYTHON_SHARDS)]
+    # Sharded by the op's base name, like the C++ shards: an op's function, method and operator
+    # bindings land in one file.
+    shards: list[tuple[list[Binding], list[Binding]]] = [([], []) for _ in range(ctx.num_shards)]
     for b in functions:
-        shards[shard_of(b.py_name, PYTHON_SHARDS)][0].append(b)
+        shards[ctx.shard(b.base)][0].append(b)
     for b in methods:
-        shards[shard_of("Tensor." + b.py_name, PYTHON_SHARDS)][1].append(b)
+        shards[ctx.shard(b.base)][1].append(b)
     files: dict[str, str] = {}
-    for i, (fns, mths) in enumerate(shards):
+    used = [i for i, (fns, mths) in enumerate(shards) if fns or mths]
+    for i in used:
+        fns, mths = shards[i]
         headers = sorted({ov.f.schema.name.base for b in fns + mths for ov in b.overloads})
         files[f"python/bindings_{i}.cpp"] = render("python_shard.cpp.j2", shard=i, functions=fns, methods=mths,
-                                                   headers=headers, case_body=case_body, docstring=docstring)
-    files["python/init.cpp"] = render("python_init.cpp.j2", shards=range(PYTHON_SHARDS))
+                                                   headers=headers, case_body=case_body, docstring=docstring,
+                                                   uses_args=uses_args)
+    files["python/init.cpp"] = render("python_init.cpp.j2", shards=used)
     files["python/_ops.pyi"] = render("ops.pyi.j2", functions=functions, stub=stub_lines)
     files["python/_C.pyi"] = render("C.pyi.j2", methods=methods, stub=stub_lines)
     return files

@@ -6,7 +6,11 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
-#include "generated/Functions.h"
+#include "generated/ops/_to_copy.h"
+#include "generated/ops/mean.h"
+#include "generated/ops/mm.h"
+#include "generated/ops/neg.h"
+#include "generated/ops/select.h"
 
 namespace tl::autograd::generated {
 
@@ -26,57 +30,6 @@ variable_list ToCopyBackward0::apply(variable_list&& grads) {
   (void)grad;
   if (should_compute_output(0)) {
     grad_inputs[0] = _to_copy(grad, self_scalar_type, self_device);
-  }
-  return grad_inputs;
-}
-
-// Backward of alias(Tensor(a) self) -> Tensor(a)
-struct AliasBackward0 final : Node {
-  std::string name() const override { return "AliasBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-};
-
-variable_list AliasBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  if (should_compute_output(0)) {
-    grad_inputs[0] = grad;
-  }
-  return grad_inputs;
-}
-
-// Backward of clone(Tensor self) -> Tensor
-struct CloneBackward0 final : Node {
-  std::string name() const override { return "CloneBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-};
-
-variable_list CloneBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  if (should_compute_output(0)) {
-    grad_inputs[0] = grad;
-  }
-  return grad_inputs;
-}
-
-// Backward of fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
-struct FillBackward0 final : Node {
-  std::string name() const override { return "FillBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-};
-
-variable_list FillBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  if (should_compute_output(0)) {
-    grad_inputs[0] = zeros_like(grad);
   }
   return grad_inputs;
 }
@@ -158,32 +111,6 @@ variable_list MmBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
-// Backward of relu(Tensor self) -> Tensor
-struct ReluBackward0 final : Node {
-  std::string name() const override { return "ReluBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    result_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return result_.nbytes();
-  }
-
-  SavedVariable result_;
-};
-
-variable_list ReluBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& result = result_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = mul(grad, gt(result, 0));
-  }
-  return grad_inputs;
-}
-
 // Backward of select.int(Tensor(a) self, int dim, int index) -> Tensor(a)
 struct SelectBackward0 final : Node {
   std::string name() const override { return "SelectBackward0"; }
@@ -203,89 +130,6 @@ variable_list SelectBackward0::apply(variable_list&& grads) {
   const auto& index = as_arg(index_);
   if (should_compute_output(0)) {
     grad_inputs[0] = select_backward(grad, self_sizes, dim, index);
-  }
-  return grad_inputs;
-}
-
-// Backward of sqrt(Tensor self) -> Tensor
-struct SqrtBackward0 final : Node {
-  std::string name() const override { return "SqrtBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    result_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return result_.nbytes();
-  }
-
-  SavedVariable result_;
-};
-
-variable_list SqrtBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& result = result_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = div(grad, mul(result, 2));
-  }
-  return grad_inputs;
-}
-
-// Backward of sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
-struct SubBackward0 final : Node {
-  std::string name() const override { return "SubBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-
-  Scalar alpha_;
-};
-
-variable_list SubBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& alpha = as_arg(alpha_);
-  if (should_compute_output(0)) {
-    grad_inputs[0] = grad;
-  }
-  if (should_compute_output(1)) {
-    grad_inputs[1] = neg(maybe_multiply(grad, alpha));
-  }
-  return grad_inputs;
-}
-
-// Backward of sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
-struct SubBackward1 final : Node {
-  std::string name() const override { return "SubBackward1"; }
-  variable_list apply(variable_list&& grads) override;
-};
-
-variable_list SubBackward1::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  if (should_compute_output(0)) {
-    grad_inputs[0] = grad;
-  }
-  return grad_inputs;
-}
-
-// Backward of t(Tensor(a) self) -> Tensor(a)
-struct TBackward0 final : Node {
-  std::string name() const override { return "TBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-};
-
-variable_list TBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  if (should_compute_output(0)) {
-    grad_inputs[0] = t(grad);
   }
   return grad_inputs;
 }
@@ -309,45 +153,6 @@ Tensor _to_copy(const Tensor& self, std::optional<ScalarType> dtype, std::option
   }
   set_history(result, grad_fn);
   return result;
-}
-
-// alias(Tensor(a) self) -> Tensor(a)
-Tensor alias(const Tensor& self) {
-  auto grad_fn = std::make_shared<AliasBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::alias::call(self);
-  }
-  set_history(result, grad_fn);
-  return result;
-}
-
-// clone(Tensor self) -> Tensor
-Tensor clone(const Tensor& self) {
-  auto grad_fn = std::make_shared<CloneBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::clone::call(self);
-  }
-  set_history(result, grad_fn);
-  return result;
-}
-
-// fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
-const Tensor& fill__Scalar(const Tensor& self, const Scalar& value) {
-  check_inplace(self, "fill_.Scalar");
-  auto grad_fn = std::make_shared<FillBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  {
-    AutoGradMode below_autograd(false);
-    ops::fill__Scalar::call(self, value);
-  }
-  rebase_history(self, grad_fn);
-  return self;
 }
 
 // mean(Tensor self, *, ScalarType? dtype=None) -> Tensor
@@ -402,38 +207,6 @@ Tensor mm(const Tensor& self, const Tensor& mat2) {
   return result;
 }
 
-// relu(Tensor self) -> Tensor
-Tensor relu(const Tensor& self) {
-  auto grad_fn = std::make_shared<ReluBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::relu::call(self);
-  }
-  set_history(result, grad_fn);
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->result_ = SavedVariable(result, true);
-  }
-  return result;
-}
-
-// relu_(Tensor(a!) self) -> Tensor(a!)
-const Tensor& relu_(const Tensor& self) {
-  check_inplace(self, "relu_");
-  auto grad_fn = std::make_shared<ReluBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  {
-    AutoGradMode below_autograd(false);
-    ops::relu_::call(self);
-  }
-  rebase_history(self, grad_fn);
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->result_ = SavedVariable(self, true);
-  }
-  return self;
-}
-
 // select.int(Tensor(a) self, int dim, int index) -> Tensor(a)
 Tensor select_int(const Tensor& self, int64_t dim, int64_t index) {
   auto grad_fn = std::make_shared<SelectBackward0>();
@@ -445,105 +218,6 @@ Tensor select_int(const Tensor& self, int64_t dim, int64_t index) {
   {
     AutoGradMode below_autograd(false);
     result = ops::select_int::call(self, dim, index);
-  }
-  set_history(result, grad_fn);
-  return result;
-}
-
-// sqrt(Tensor self) -> Tensor
-Tensor sqrt(const Tensor& self) {
-  auto grad_fn = std::make_shared<SqrtBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::sqrt::call(self);
-  }
-  set_history(result, grad_fn);
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->result_ = SavedVariable(result, true);
-  }
-  return result;
-}
-
-// sqrt_(Tensor(a!) self) -> Tensor(a!)
-const Tensor& sqrt_(const Tensor& self) {
-  check_inplace(self, "sqrt_");
-  auto grad_fn = std::make_shared<SqrtBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  {
-    AutoGradMode below_autograd(false);
-    ops::sqrt_::call(self);
-  }
-  rebase_history(self, grad_fn);
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->result_ = SavedVariable(self, true);
-  }
-  return self;
-}
-
-// sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
-Tensor sub_Tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  auto grad_fn = std::make_shared<SubBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
-  grad_fn->alpha_ = alpha;
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::sub_Tensor::call(self, other, alpha);
-  }
-  set_history(result, grad_fn);
-  return result;
-}
-
-// sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
-const Tensor& sub__Tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  check_inplace(self, "sub_.Tensor");
-  auto grad_fn = std::make_shared<SubBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
-  grad_fn->alpha_ = alpha;
-  {
-    AutoGradMode below_autograd(false);
-    ops::sub__Tensor::call(self, other, alpha);
-  }
-  rebase_history(self, grad_fn);
-  return self;
-}
-
-// sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
-Tensor sub_Scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) {
-  auto grad_fn = std::make_shared<SubBackward1>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::sub_Scalar::call(self, other, alpha);
-  }
-  set_history(result, grad_fn);
-  return result;
-}
-
-// sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)
-const Tensor& sub__Scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) {
-  check_inplace(self, "sub_.Scalar");
-  auto grad_fn = std::make_shared<SubBackward1>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  {
-    AutoGradMode below_autograd(false);
-    ops::sub__Scalar::call(self, other, alpha);
-  }
-  rebase_history(self, grad_fn);
-  return self;
-}
-
-// t(Tensor(a) self) -> Tensor(a)
-Tensor t(const Tensor& self) {
-  auto grad_fn = std::make_shared<TBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::t::call(self);
   }
   set_history(result, grad_fn);
   return result;

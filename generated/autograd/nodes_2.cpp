@@ -6,79 +6,13 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
-#include "generated/Functions.h"
+#include "generated/ops/copy.h"
+#include "generated/ops/neg.h"
+#include "generated/ops/reshape.h"
+#include "generated/ops/squeeze.h"
+#include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
-
-// Backward of _clone_contiguous(Tensor self) -> Tensor
-struct CloneContiguousBackward0 final : Node {
-  std::string name() const override { return "CloneContiguousBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-};
-
-variable_list CloneContiguousBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  if (should_compute_output(0)) {
-    grad_inputs[0] = grad;
-  }
-  return grad_inputs;
-}
-
-// Backward of abs(Tensor self) -> Tensor
-struct AbsBackward0 final : Node {
-  std::string name() const override { return "AbsBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    self_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return self_.nbytes();
-  }
-
-  SavedVariable self_;
-};
-
-variable_list AbsBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& self = self_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = mul(grad, sign(self));
-  }
-  return grad_inputs;
-}
-
-// Backward of as_strided(Tensor(a) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a)
-struct AsStridedBackward0 final : Node {
-  std::string name() const override { return "AsStridedBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-
-  std::vector<int64_t> size_;
-  std::vector<int64_t> stride_;
-  std::optional<int64_t> storage_offset_;
-  DimVector self_sizes;
-  int64_t self_storage_offset;
-  DimVector self_strides;
-};
-
-variable_list AsStridedBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& size = as_arg(size_);
-  const auto& stride = as_arg(stride_);
-  const auto& storage_offset = as_arg(storage_offset_);
-  if (should_compute_output(0)) {
-    grad_inputs[0] = as_strided_backward(grad, self_sizes, self_strides, self_storage_offset, size, stride, storage_offset);
-  }
-  return grad_inputs;
-}
 
 // Backward of copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
 struct CopyBackward0 final : Node {
@@ -96,23 +30,6 @@ variable_list CopyBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = grad;
-  }
-  return grad_inputs;
-}
-
-// Backward of sign(Tensor self) -> Tensor
-struct SignBackward0 final : Node {
-  std::string name() const override { return "SignBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-};
-
-variable_list SignBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  if (should_compute_output(0)) {
-    grad_inputs[0] = zeros_like(grad);
   }
   return grad_inputs;
 }
@@ -173,124 +90,12 @@ variable_list SqueezeBackward2::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
-
-// Backward of view(Tensor(a) self, int[] size) -> Tensor(a)
-struct ViewBackward0 final : Node {
-  std::string name() const override { return "ViewBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-
-  DimVector self_sizes;
-};
-
-variable_list ViewBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  if (should_compute_output(0)) {
-    grad_inputs[0] = reshape(grad, self_sizes);
-  }
-  return grad_inputs;
-}
-
-// Backward of where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
-struct WhereBackward0 final : Node {
-  std::string name() const override { return "WhereBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    condition_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return condition_.nbytes();
-  }
-
-  SavedVariable condition_;
-};
-
-variable_list WhereBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& condition = condition_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = where(condition, grad, zeros_like(grad));
-  }
-  if (should_compute_output(1)) {
-    grad_inputs[1] = where(condition, zeros_like(grad), grad);
-  }
-  return grad_inputs;
-}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
-
-// _clone_contiguous(Tensor self) -> Tensor
-Tensor _clone_contiguous(const Tensor& self) {
-  auto grad_fn = std::make_shared<CloneContiguousBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::_clone_contiguous::call(self);
-  }
-  set_history(result, grad_fn);
-  return result;
-}
-
-// abs(Tensor self) -> Tensor
-Tensor abs(const Tensor& self) {
-  auto grad_fn = std::make_shared<AbsBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(self, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::abs::call(self);
-  }
-  set_history(result, grad_fn);
-  return result;
-}
-
-// abs_(Tensor(a!) self) -> Tensor(a!)
-const Tensor& abs_(const Tensor& self) {
-  check_inplace(self, "abs_");
-  auto grad_fn = std::make_shared<AbsBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
-  }
-  {
-    AutoGradMode below_autograd(false);
-    ops::abs_::call(self);
-  }
-  rebase_history(self, grad_fn);
-  return self;
-}
-
-// as_strided(Tensor(a) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a)
-Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
-  auto grad_fn = std::make_shared<AsStridedBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->size_ = size.vec();
-  grad_fn->stride_ = stride.vec();
-  grad_fn->storage_offset_ = storage_offset;
-  grad_fn->self_sizes = self.sizes();
-  grad_fn->self_storage_offset = self.storage_offset();
-  grad_fn->self_strides = self.strides();
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::as_strided::call(self, size, stride, storage_offset);
-  }
-  set_history(result, grad_fn);
-  return result;
-}
 
 // copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
 const Tensor& copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
@@ -300,32 +105,6 @@ const Tensor& copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
   {
     AutoGradMode below_autograd(false);
     ops::copy_::call(self, src, non_blocking);
-  }
-  rebase_history(self, grad_fn);
-  return self;
-}
-
-// sign(Tensor self) -> Tensor
-Tensor sign(const Tensor& self) {
-  auto grad_fn = std::make_shared<SignBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::sign::call(self);
-  }
-  set_history(result, grad_fn);
-  return result;
-}
-
-// sign_(Tensor(a!) self) -> Tensor(a!)
-const Tensor& sign_(const Tensor& self) {
-  check_inplace(self, "sign_");
-  auto grad_fn = std::make_shared<SignBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  {
-    AutoGradMode below_autograd(false);
-    ops::sign_::call(self);
   }
   rebase_history(self, grad_fn);
   return self;
@@ -368,36 +147,6 @@ Tensor squeeze_dims(const Tensor& self, IntArrayRef dim) {
   {
     AutoGradMode below_autograd(false);
     result = ops::squeeze_dims::call(self, dim);
-  }
-  set_history(result, grad_fn);
-  return result;
-}
-
-// view(Tensor(a) self, int[] size) -> Tensor(a)
-Tensor view(const Tensor& self, IntArrayRef size) {
-  auto grad_fn = std::make_shared<ViewBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->self_sizes = self.sizes();
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::view::call(self, size);
-  }
-  set_history(result, grad_fn);
-  return result;
-}
-
-// where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
-Tensor where_self(const Tensor& condition, const Tensor& self, const Tensor& other) {
-  auto grad_fn = std::make_shared<WhereBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
-  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
-    grad_fn->condition_ = SavedVariable(condition, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::where_self::call(condition, self, other);
   }
   set_history(result, grad_fn);
   return result;

@@ -6,49 +6,15 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
-#include "generated/Functions.h"
+#include "generated/ops/bmm.h"
+#include "generated/ops/mul.h"
+#include "generated/ops/neg.h"
+#include "generated/ops/permute.h"
+#include "generated/ops/rsub.h"
+#include "generated/ops/tanh.h"
+#include "generated/ops/transpose.h"
 
 namespace tl::autograd::generated {
-
-// Backward of add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
-struct AddBackward0 final : Node {
-  std::string name() const override { return "AddBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-
-  Scalar alpha_;
-};
-
-variable_list AddBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& alpha = as_arg(alpha_);
-  if (should_compute_output(0)) {
-    grad_inputs[0] = grad;
-  }
-  if (should_compute_output(1)) {
-    grad_inputs[1] = maybe_multiply(grad, alpha);
-  }
-  return grad_inputs;
-}
-
-// Backward of add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
-struct AddBackward1 final : Node {
-  std::string name() const override { return "AddBackward1"; }
-  variable_list apply(variable_list&& grads) override;
-};
-
-variable_list AddBackward1::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  if (should_compute_output(0)) {
-    grad_inputs[0] = grad;
-  }
-  return grad_inputs;
-}
 
 // Backward of bmm(Tensor self, Tensor mat2) -> Tensor
 struct BmmBackward0 final : Node {
@@ -78,51 +44,6 @@ variable_list BmmBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = bmm(transpose(self, 1, 2), grad);
-  }
-  return grad_inputs;
-}
-
-// Backward of exp(Tensor self) -> Tensor
-struct ExpBackward0 final : Node {
-  std::string name() const override { return "ExpBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    result_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return result_.nbytes();
-  }
-
-  SavedVariable result_;
-};
-
-variable_list ExpBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& result = result_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = mul(grad, result);
-  }
-  return grad_inputs;
-}
-
-// Backward of expand(Tensor(a) self, int[] size, *, bool implicit=False) -> Tensor(a)
-struct ExpandBackward0 final : Node {
-  std::string name() const override { return "ExpandBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-
-  DimVector self_sizes;
-};
-
-variable_list ExpandBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  if (should_compute_output(0)) {
-    grad_inputs[0] = sum_to(grad, self_sizes);
   }
   return grad_inputs;
 }
@@ -179,60 +100,6 @@ variable_list TanhBackward0::apply(variable_list&& grads) {
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
 
-// add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
-Tensor add_Tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  auto grad_fn = std::make_shared<AddBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
-  grad_fn->alpha_ = alpha;
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::add_Tensor::call(self, other, alpha);
-  }
-  set_history(result, grad_fn);
-  return result;
-}
-
-// add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
-const Tensor& add__Tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  check_inplace(self, "add_.Tensor");
-  auto grad_fn = std::make_shared<AddBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
-  grad_fn->alpha_ = alpha;
-  {
-    AutoGradMode below_autograd(false);
-    ops::add__Tensor::call(self, other, alpha);
-  }
-  rebase_history(self, grad_fn);
-  return self;
-}
-
-// add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
-Tensor add_Scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) {
-  auto grad_fn = std::make_shared<AddBackward1>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::add_Scalar::call(self, other, alpha);
-  }
-  set_history(result, grad_fn);
-  return result;
-}
-
-// add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)
-const Tensor& add__Scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) {
-  check_inplace(self, "add_.Scalar");
-  auto grad_fn = std::make_shared<AddBackward1>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  {
-    AutoGradMode below_autograd(false);
-    ops::add__Scalar::call(self, other, alpha);
-  }
-  rebase_history(self, grad_fn);
-  return self;
-}
-
 // bmm(Tensor self, Tensor mat2) -> Tensor
 Tensor bmm(const Tensor& self, const Tensor& mat2) {
   auto grad_fn = std::make_shared<BmmBackward0>();
@@ -247,52 +114,6 @@ Tensor bmm(const Tensor& self, const Tensor& mat2) {
   {
     AutoGradMode below_autograd(false);
     result = ops::bmm::call(self, mat2);
-  }
-  set_history(result, grad_fn);
-  return result;
-}
-
-// exp(Tensor self) -> Tensor
-Tensor exp(const Tensor& self) {
-  auto grad_fn = std::make_shared<ExpBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::exp::call(self);
-  }
-  set_history(result, grad_fn);
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->result_ = SavedVariable(result, true);
-  }
-  return result;
-}
-
-// exp_(Tensor(a!) self) -> Tensor(a!)
-const Tensor& exp_(const Tensor& self) {
-  check_inplace(self, "exp_");
-  auto grad_fn = std::make_shared<ExpBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  {
-    AutoGradMode below_autograd(false);
-    ops::exp_::call(self);
-  }
-  rebase_history(self, grad_fn);
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->result_ = SavedVariable(self, true);
-  }
-  return self;
-}
-
-// expand(Tensor(a) self, int[] size, *, bool implicit=False) -> Tensor(a)
-Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
-  auto grad_fn = std::make_shared<ExpandBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->self_sizes = self.sizes();
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::expand::call(self, size, implicit);
   }
   set_history(result, grad_fn);
   return result;

@@ -2,69 +2,17 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 0.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
-#include "generated/Functions.h"
+#include "generated/ops/empty.h"
+#include "generated/ops/fill.h"
+#include "generated/ops/full.h"
 
 namespace tl::native {
-
-// arange(Scalar end, *, ScalarType? dtype=None, Device? device=None) -> Tensor
-Tensor arange_composite(const Scalar& end, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  return arange(0, end, 1, dtype, device);
-}
-
-// contiguous(Tensor(a) self) -> Tensor(a)
-Tensor contiguous_composite(const Tensor& self) {
-  return self.is_contiguous() ? self : _clone_contiguous(self);
-}
 
 // full(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor full_composite(IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType> dtype, std::optional<Device> device) {
   ScalarType st = dtype.value_or(fill_value.is_floating_point() ? default_dtype() : fill_value.type());
   Tensor result = empty(size, st, device);
   native::fill_kernel(result, fill_value);  // a fresh tensor: not an in-place op (no version bump)
-  return result;
-}
-
-// ones_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
-Tensor ones_like_composite(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  Tensor result = empty_like(self, dtype, device);
-  native::fill_kernel(result, 1);  // a fresh tensor: not an in-place op (no version bump)
-  return result;
-}
-
-// to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False) -> Tensor(a)
-Tensor to_dtype_composite(const Tensor& self, ScalarType dtype, bool non_blocking, bool copy) {
-  if (self.dtype() == dtype && !copy) return self;
-  return _to_copy(self, dtype, std::nullopt);
-}
-
-// to.device(Tensor(a) self, Device device, ScalarType? dtype=None, bool non_blocking=False, bool copy=False) -> Tensor(a)
-Tensor to_device_composite(const Tensor& self, Device device, std::optional<ScalarType> dtype, bool non_blocking, bool copy) {
-  ScalarType target = dtype.value_or(self.dtype());
-  if (self.device().type == device.type && self.dtype() == target && !copy) return self;
-  return _to_copy(self, target, device);
-}
-
-// to.other(Tensor(a) self, Tensor other, bool non_blocking=False, bool copy=False) -> Tensor(a)
-Tensor to_other_composite(const Tensor& self, const Tensor& other, bool non_blocking, bool copy) {
-  if (self.device().type == other.device().type && self.dtype() == other.dtype() && !copy) return self;
-  return _to_copy(self, other.dtype(), other.device());
-}
-
-// to(Tensor(a) self, bool non_blocking=False, bool copy=False) -> Tensor(a)
-Tensor to_composite(const Tensor& self, bool non_blocking, bool copy) {
-  (void)non_blocking;
-  return copy ? clone(self) : self;
-}
-
-// zero_(Tensor(a!) self) -> Tensor(a!)
-const Tensor& zero__composite(const Tensor& self) {
-  return fill_(self, 0);
-}
-
-// zeros(int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor
-Tensor zeros_composite(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  Tensor result = empty(size, dtype, device);
-  native::fill_kernel(result, 0);  // a fresh tensor: not an in-place op (no version bump)
   return result;
 }
 

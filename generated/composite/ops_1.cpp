@@ -2,34 +2,16 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 1.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
-#include "generated/Functions.h"
+#include "generated/ops/empty_like.h"
+#include "generated/ops/fill.h"
+#include "generated/ops/full_like.h"
 
 namespace tl::native {
-
-// empty_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
-Tensor empty_like_composite(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  // Keeps the layout of a dense input (a transposed input gives a transposed result), like PyTorch.
-  return native::empty_like_preserve(self, dtype.value_or(self.dtype()), device.value_or(self.device()));
-}
 
 // full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor full_like_composite(const Tensor& self, const Scalar& fill_value, std::optional<ScalarType> dtype, std::optional<Device> device) {
   Tensor result = empty_like(self, dtype, device);
   native::fill_kernel(result, fill_value);  // a fresh tensor: not an in-place op (no version bump)
-  return result;
-}
-
-// ones(int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor
-Tensor ones_composite(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  Tensor result = empty(size, dtype, device);
-  native::fill_kernel(result, 1);  // a fresh tensor: not an in-place op (no version bump)
-  return result;
-}
-
-// zeros_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
-Tensor zeros_like_composite(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  Tensor result = empty_like(self, dtype, device);
-  native::fill_kernel(result, 0);  // a fresh tensor: not an in-place op (no version bump)
   return result;
 }
 

@@ -2,27 +2,12 @@
 // Dispatch for the ops in shard 0: each public function picks autograd or a backend kernel.
 #include "aten/autograd/Node.h"
 #include "generated/ops/_to_copy.h"
-#include "generated/ops/alias.h"
-#include "generated/ops/arange.h"
-#include "generated/ops/clone.h"
-#include "generated/ops/contiguous.h"
 #include "generated/ops/detach.h"
-#include "generated/ops/empty.h"
-#include "generated/ops/empty_strided.h"
-#include "generated/ops/fill.h"
-#include "generated/ops/floor_divide.h"
 #include "generated/ops/full.h"
-#include "generated/ops/ge.h"
 #include "generated/ops/mean.h"
 #include "generated/ops/mm.h"
-#include "generated/ops/rand.h"
-#include "generated/ops/relu.h"
 #include "generated/ops/reshape.h"
 #include "generated/ops/select.h"
-#include "generated/ops/sqrt.h"
-#include "generated/ops/sub.h"
-#include "generated/ops/t.h"
-#include "generated/ops/to.h"
 
 namespace tl {
 
@@ -48,113 +33,6 @@ Tensor _to_copy(const Tensor& self, std::optional<ScalarType> dtype, std::option
   return ops::_to_copy::call(self, dtype, device);
 }
 
-// ============================================================================ alias
-
-// alias(Tensor(a) self) -> Tensor(a)
-ops::alias::Kernel* ops::alias::kernels[kNumDeviceTypes] = {
-    /* CPU */ native::alias_kernel,
-    /* Meta */ native::alias_kernel,
-};
-
-Tensor ops::alias::call(const Tensor& self) {
-  const Device kernel_device = dispatch_device("alias", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("alias", kernel_device);
-  return kernel(self);
-}
-
-Tensor alias(const Tensor& self) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::alias(self);
-  }
-  return ops::alias::call(self);
-}
-
-// ============================================================================ arange
-
-// arange(Scalar end, *, ScalarType? dtype=None, Device? device=None) -> Tensor
-Tensor arange(const Scalar& end, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  return native::arange_composite(end, dtype, device);
-}
-
-// arange.start(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Device? device=None) -> Tensor
-static Tensor arange_start__arange_kernel(const Scalar& start, const Scalar& end, const Scalar& step, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  Tensor out;
-  native::arange_kernel(start, end, step, dtype, device, out);
-  return out;
-}
-
-ops::arange_start::Kernel* ops::arange_start::kernels[kNumDeviceTypes] = {
-    /* CPU */ arange_start__arange_kernel,
-    /* Meta */ arange_start__arange_kernel,
-};
-
-Tensor ops::arange_start::call(const Scalar& start, const Scalar& end, const Scalar& step, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  const Device kernel_device = dispatch_device("arange.start", {}, device.value_or(Device(DeviceType::CPU)));
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("arange.start", kernel_device);
-  return kernel(start, end, step, dtype, device);
-}
-
-Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  return ops::arange_start::call(start, end, step, dtype, device);
-}
-
-// arange.start_out(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Device? device=None, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& arange_start_out__arange_kernel(const Scalar& start, const Scalar& end, const Scalar& step, std::optional<ScalarType> dtype, std::optional<Device> device, const Tensor& out) {
-  Tensor out_handle = out;
-  native::arange_kernel(start, end, step, dtype, device, out_handle);
-  return out;
-}
-
-ops::arange_start_out::Kernel* ops::arange_start_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ arange_start_out__arange_kernel,
-    /* Meta */ arange_start_out__arange_kernel,
-};
-
-const Tensor& ops::arange_start_out::call(const Scalar& start, const Scalar& end, const Scalar& step, std::optional<ScalarType> dtype, std::optional<Device> device, const Tensor& out) {
-  const Device kernel_device = dispatch_device("arange.start_out", {&out}, device.value_or(Device(DeviceType::CPU)));
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("arange.start_out", kernel_device);
-  decltype(auto) result = kernel(start, end, step, dtype, device, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& arange_out(const Tensor& out, const Scalar& start, const Scalar& end, const Scalar& step, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  check_out_no_grad("arange.start_out", {});
-  return ops::arange_start_out::call(start, end, step, dtype, device, out);
-}
-
-// ============================================================================ clone
-
-// clone(Tensor self) -> Tensor
-ops::clone::Kernel* ops::clone::kernels[kNumDeviceTypes] = {
-    /* CPU */ native::clone_kernel,
-    /* Meta */ native::clone_kernel,
-};
-
-Tensor ops::clone::call(const Tensor& self) {
-  const Device kernel_device = dispatch_device("clone", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("clone", kernel_device);
-  return kernel(self);
-}
-
-Tensor clone(const Tensor& self) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::clone(self);
-  }
-  return ops::clone::call(self);
-}
-
-// ============================================================================ contiguous
-
-// contiguous(Tensor(a) self) -> Tensor(a)
-Tensor contiguous(const Tensor& self) {
-  return native::contiguous_composite(self);
-}
-
 // ============================================================================ detach
 
 // detach(Tensor(a) self) -> Tensor(a)
@@ -174,192 +52,6 @@ Tensor detach(const Tensor& self) {
   return ops::detach::call(self);
 }
 
-// ============================================================================ empty
-
-// empty(int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor
-ops::empty::Kernel* ops::empty::kernels[kNumDeviceTypes] = {
-    /* CPU */ native::empty_kernel,
-    /* Meta */ native::empty_kernel,
-};
-
-Tensor ops::empty::call(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  const Device kernel_device = dispatch_device("empty", {}, device.value_or(Device(DeviceType::CPU)));
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("empty", kernel_device);
-  return kernel(size, dtype, device);
-}
-
-Tensor empty(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  return ops::empty::call(size, dtype, device);
-}
-
-// ============================================================================ empty_strided
-
-// empty_strided(int[] size, int[] stride, *, ScalarType? dtype=None, Device? device=None) -> Tensor
-ops::empty_strided::Kernel* ops::empty_strided::kernels[kNumDeviceTypes] = {
-    /* CPU */ native::empty_strided_kernel,
-    /* Meta */ native::empty_strided_kernel,
-};
-
-Tensor ops::empty_strided::call(IntArrayRef size, IntArrayRef stride, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  const Device kernel_device = dispatch_device("empty_strided", {}, device.value_or(Device(DeviceType::CPU)));
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("empty_strided", kernel_device);
-  return kernel(size, stride, dtype, device);
-}
-
-Tensor empty_strided(IntArrayRef size, IntArrayRef stride, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  return ops::empty_strided::call(size, stride, dtype, device);
-}
-
-// ============================================================================ fill
-
-// fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
-ops::fill__Scalar::Kernel* ops::fill__Scalar::kernels[kNumDeviceTypes] = {
-    /* CPU */ native::fill_kernel,
-    /* Meta */ native::fill_kernel,
-};
-
-const Tensor& ops::fill__Scalar::call(const Tensor& self, const Scalar& value) {
-  const Device kernel_device = dispatch_device("fill_.Scalar", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("fill_.Scalar", kernel_device);
-  decltype(auto) result = kernel(self, value);
-  self.bump_version();
-  return result;
-}
-
-const Tensor& fill_(const Tensor& self, const Scalar& value) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::fill__Scalar(self, value);
-  }
-  return ops::fill__Scalar::call(self, value);
-}
-
-// ============================================================================ floor_divide
-
-// floor_divide(Tensor self, Tensor other) -> Tensor
-static Tensor floor_divide__floor_divide_kernel(const Tensor& self, const Tensor& other) {
-  Tensor out;
-  native::floor_divide_kernel(self, other, out);
-  return out;
-}
-
-ops::floor_divide::Kernel* ops::floor_divide::kernels[kNumDeviceTypes] = {
-    /* CPU */ floor_divide__floor_divide_kernel,
-    /* Meta */ floor_divide__floor_divide_kernel,
-};
-
-Tensor ops::floor_divide::call(const Tensor& self, const Tensor& other) {
-  const Device kernel_device = dispatch_device("floor_divide", {&self, &other});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("floor_divide", kernel_device);
-  return kernel(self, other);
-}
-
-Tensor floor_divide(const Tensor& self, const Tensor& other) {
-  return ops::floor_divide::call(self, other);
-}
-
-// floor_divide_(Tensor(a!) self, Tensor other) -> Tensor(a!)
-static const Tensor& floor_divide___floor_divide_kernel(const Tensor& self, const Tensor& other) {
-  Tensor out = self;
-  native::floor_divide_kernel(self, other, out);
-  return self;
-}
-
-ops::floor_divide_::Kernel* ops::floor_divide_::kernels[kNumDeviceTypes] = {
-    /* CPU */ floor_divide___floor_divide_kernel,
-    /* Meta */ floor_divide___floor_divide_kernel,
-};
-
-const Tensor& ops::floor_divide_::call(const Tensor& self, const Tensor& other) {
-  const Device kernel_device = dispatch_device("floor_divide_", {&self, &other});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("floor_divide_", kernel_device);
-  decltype(auto) result = kernel(self, other);
-  self.bump_version();
-  return result;
-}
-
-const Tensor& floor_divide_(const Tensor& self, const Tensor& other) {
-  return ops::floor_divide_::call(self, other);
-}
-
-// floor_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& floor_divide_out__floor_divide_kernel(const Tensor& self, const Tensor& other, const Tensor& out) {
-  Tensor out_handle = out;
-  native::floor_divide_kernel(self, other, out_handle);
-  return out;
-}
-
-ops::floor_divide_out::Kernel* ops::floor_divide_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ floor_divide_out__floor_divide_kernel,
-    /* Meta */ floor_divide_out__floor_divide_kernel,
-};
-
-const Tensor& ops::floor_divide_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
-  const Device kernel_device = dispatch_device("floor_divide.out", {&self, &other, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("floor_divide.out", kernel_device);
-  decltype(auto) result = kernel(self, other, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& floor_divide_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  check_out_no_grad("floor_divide.out", {&self, &other});
-  return ops::floor_divide_out::call(self, other, out);
-}
-
-// floor_divide.Scalar(Tensor self, Scalar other) -> Tensor
-static Tensor floor_divide_Scalar__floor_divide_scalar_kernel(const Tensor& self, const Scalar& other) {
-  Tensor out;
-  native::floor_divide_scalar_kernel(self, other, out);
-  return out;
-}
-
-ops::floor_divide_Scalar::Kernel* ops::floor_divide_Scalar::kernels[kNumDeviceTypes] = {
-    /* CPU */ floor_divide_Scalar__floor_divide_scalar_kernel,
-    /* Meta */ floor_divide_Scalar__floor_divide_scalar_kernel,
-};
-
-Tensor ops::floor_divide_Scalar::call(const Tensor& self, const Scalar& other) {
-  const Device kernel_device = dispatch_device("floor_divide.Scalar", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("floor_divide.Scalar", kernel_device);
-  return kernel(self, other);
-}
-
-Tensor floor_divide(const Tensor& self, const Scalar& other) {
-  return ops::floor_divide_Scalar::call(self, other);
-}
-
-// floor_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-static const Tensor& floor_divide__Scalar__floor_divide_scalar_kernel(const Tensor& self, const Scalar& other) {
-  Tensor out = self;
-  native::floor_divide_scalar_kernel(self, other, out);
-  return self;
-}
-
-ops::floor_divide__Scalar::Kernel* ops::floor_divide__Scalar::kernels[kNumDeviceTypes] = {
-    /* CPU */ floor_divide__Scalar__floor_divide_scalar_kernel,
-    /* Meta */ floor_divide__Scalar__floor_divide_scalar_kernel,
-};
-
-const Tensor& ops::floor_divide__Scalar::call(const Tensor& self, const Scalar& other) {
-  const Device kernel_device = dispatch_device("floor_divide_.Scalar", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("floor_divide_.Scalar", kernel_device);
-  decltype(auto) result = kernel(self, other);
-  self.bump_version();
-  return result;
-}
-
-const Tensor& floor_divide_(const Tensor& self, const Scalar& other) {
-  return ops::floor_divide__Scalar::call(self, other);
-}
-
 // ============================================================================ full
 
 // full(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None) -> Tensor
@@ -373,168 +65,18 @@ const Tensor& full_out(const Tensor& out, IntArrayRef size, const Scalar& fill_v
   return copy_to_out(out, full(size, fill_value, dtype ? dtype : std::optional<ScalarType>(out.dtype()), device ? device : std::optional<Device>(out.device())), "full.out", /*exact_dtype=*/false);
 }
 
-// ============================================================================ ge
-
-// ge.Tensor(Tensor self, Tensor other) -> Tensor
-static Tensor ge_Tensor__ge_kernel(const Tensor& self, const Tensor& other) {
-  Tensor out;
-  native::ge_kernel(self, other, out);
-  return out;
-}
-
-ops::ge_Tensor::Kernel* ops::ge_Tensor::kernels[kNumDeviceTypes] = {
-    /* CPU */ ge_Tensor__ge_kernel,
-    /* Meta */ ge_Tensor__ge_kernel,
-};
-
-Tensor ops::ge_Tensor::call(const Tensor& self, const Tensor& other) {
-  const Device kernel_device = dispatch_device("ge.Tensor", {&self, &other});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("ge.Tensor", kernel_device);
-  return kernel(self, other);
-}
-
-Tensor ge(const Tensor& self, const Tensor& other) {
-  return ops::ge_Tensor::call(self, other);
-}
-
-// ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-static const Tensor& ge__Tensor__ge_kernel(const Tensor& self, const Tensor& other) {
-  Tensor out = self;
-  native::ge_kernel(self, other, out);
-  return self;
-}
-
-ops::ge__Tensor::Kernel* ops::ge__Tensor::kernels[kNumDeviceTypes] = {
-    /* CPU */ ge__Tensor__ge_kernel,
-    /* Meta */ ge__Tensor__ge_kernel,
-};
-
-const Tensor& ops::ge__Tensor::call(const Tensor& self, const Tensor& other) {
-  const Device kernel_device = dispatch_device("ge_.Tensor", {&self, &other});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("ge_.Tensor", kernel_device);
-  decltype(auto) result = kernel(self, other);
-  self.bump_version();
-  return result;
-}
-
-const Tensor& ge_(const Tensor& self, const Tensor& other) {
-  return ops::ge__Tensor::call(self, other);
-}
-
-// ge.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& ge_Tensor_out__ge_kernel(const Tensor& self, const Tensor& other, const Tensor& out) {
-  Tensor out_handle = out;
-  native::ge_kernel(self, other, out_handle);
-  return out;
-}
-
-ops::ge_Tensor_out::Kernel* ops::ge_Tensor_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ ge_Tensor_out__ge_kernel,
-    /* Meta */ ge_Tensor_out__ge_kernel,
-};
-
-const Tensor& ops::ge_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
-  const Device kernel_device = dispatch_device("ge.Tensor_out", {&self, &other, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("ge.Tensor_out", kernel_device);
-  decltype(auto) result = kernel(self, other, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& ge_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  check_out_no_grad("ge.Tensor_out", {&self, &other});
-  return ops::ge_Tensor_out::call(self, other, out);
-}
-
-// ge.Scalar(Tensor self, Scalar other) -> Tensor
-static Tensor ge_Scalar__ge_scalar_kernel(const Tensor& self, const Scalar& other) {
-  Tensor out;
-  native::ge_scalar_kernel(self, other, out);
-  return out;
-}
-
-ops::ge_Scalar::Kernel* ops::ge_Scalar::kernels[kNumDeviceTypes] = {
-    /* CPU */ ge_Scalar__ge_scalar_kernel,
-    /* Meta */ ge_Scalar__ge_scalar_kernel,
-};
-
-Tensor ops::ge_Scalar::call(const Tensor& self, const Scalar& other) {
-  const Device kernel_device = dispatch_device("ge.Scalar", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("ge.Scalar", kernel_device);
-  return kernel(self, other);
-}
-
-Tensor ge(const Tensor& self, const Scalar& other) {
-  return ops::ge_Scalar::call(self, other);
-}
-
-// ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-static const Tensor& ge__Scalar__ge_scalar_kernel(const Tensor& self, const Scalar& other) {
-  Tensor out = self;
-  native::ge_scalar_kernel(self, other, out);
-  return self;
-}
-
-ops::ge__Scalar::Kernel* ops::ge__Scalar::kernels[kNumDeviceTypes] = {
-    /* CPU */ ge__Scalar__ge_scalar_kernel,
-    /* Meta */ ge__Scalar__ge_scalar_kernel,
-};
-
-const Tensor& ops::ge__Scalar::call(const Tensor& self, const Scalar& other) {
-  const Device kernel_device = dispatch_device("ge_.Scalar", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("ge_.Scalar", kernel_device);
-  decltype(auto) result = kernel(self, other);
-  self.bump_version();
-  return result;
-}
-
-const Tensor& ge_(const Tensor& self, const Scalar& other) {
-  return ops::ge__Scalar::call(self, other);
-}
-
-// ge.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& ge_Scalar_out__ge_scalar_kernel(const Tensor& self, const Scalar& other, const Tensor& out) {
-  Tensor out_handle = out;
-  native::ge_scalar_kernel(self, other, out_handle);
-  return out;
-}
-
-ops::ge_Scalar_out::Kernel* ops::ge_Scalar_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ ge_Scalar_out__ge_scalar_kernel,
-    /* Meta */ ge_Scalar_out__ge_scalar_kernel,
-};
-
-const Tensor& ops::ge_Scalar_out::call(const Tensor& self, const Scalar& other, const Tensor& out) {
-  const Device kernel_device = dispatch_device("ge.Scalar_out", {&self, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("ge.Scalar_out", kernel_device);
-  decltype(auto) result = kernel(self, other, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& ge_out(const Tensor& out, const Tensor& self, const Scalar& other) {
-  check_out_no_grad("ge.Scalar_out", {&self});
-  return ops::ge_Scalar_out::call(self, other, out);
-}
-
 // ============================================================================ mean
 
 // mean(Tensor self, *, ScalarType? dtype=None) -> Tensor
-static Tensor mean__mean_all_kernel(const Tensor& self, std::optional<ScalarType> dtype) {
+static Tensor mean_all_kernel_functional(const Tensor& self, std::optional<ScalarType> dtype) {
   Tensor out;
   native::mean_all_kernel(self, dtype, out);
   return out;
 }
 
 ops::mean::Kernel* ops::mean::kernels[kNumDeviceTypes] = {
-    /* CPU */ mean__mean_all_kernel,
-    /* Meta */ mean__mean_all_kernel,
+    /* CPU */ mean_all_kernel_functional,
+    /* Meta */ mean_all_kernel_functional,
 };
 
 Tensor ops::mean::call(const Tensor& self, std::optional<ScalarType> dtype) {
@@ -552,15 +94,15 @@ Tensor mean(const Tensor& self, std::optional<ScalarType> dtype) {
 }
 
 // mean.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& mean_out__mean_all_kernel(const Tensor& self, std::optional<ScalarType> dtype, const Tensor& out) {
+static const Tensor& mean_all_kernel_out(const Tensor& self, std::optional<ScalarType> dtype, const Tensor& out) {
   Tensor out_handle = out;
   native::mean_all_kernel(self, dtype, out_handle);
   return out;
 }
 
 ops::mean_out::Kernel* ops::mean_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ mean_out__mean_all_kernel,
-    /* Meta */ mean_out__mean_all_kernel,
+    /* CPU */ mean_all_kernel_out,
+    /* Meta */ mean_all_kernel_out,
 };
 
 const Tensor& ops::mean_out::call(const Tensor& self, std::optional<ScalarType> dtype, const Tensor& out) {
@@ -578,15 +120,15 @@ const Tensor& mean_out(const Tensor& out, const Tensor& self, std::optional<Scal
 }
 
 // mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
-static Tensor mean_dim__mean_dim_kernel(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+static Tensor mean_dim_kernel_functional(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
   Tensor out;
   native::mean_dim_kernel(self, dim, keepdim, dtype, out);
   return out;
 }
 
 ops::mean_dim::Kernel* ops::mean_dim::kernels[kNumDeviceTypes] = {
-    /* CPU */ mean_dim__mean_dim_kernel,
-    /* Meta */ mean_dim__mean_dim_kernel,
+    /* CPU */ mean_dim_kernel_functional,
+    /* Meta */ mean_dim_kernel_functional,
 };
 
 Tensor ops::mean_dim::call(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
@@ -604,15 +146,15 @@ Tensor mean(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::opti
 }
 
 // mean.dim_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& mean_dim_out__mean_dim_kernel(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype, const Tensor& out) {
+static const Tensor& mean_dim_kernel_out(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype, const Tensor& out) {
   Tensor out_handle = out;
   native::mean_dim_kernel(self, dim, keepdim, dtype, out_handle);
   return out;
 }
 
 ops::mean_dim_out::Kernel* ops::mean_dim_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ mean_dim_out__mean_dim_kernel,
-    /* Meta */ mean_dim_out__mean_dim_kernel,
+    /* CPU */ mean_dim_kernel_out,
+    /* Meta */ mean_dim_kernel_out,
 };
 
 const Tensor& ops::mean_dim_out::call(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype, const Tensor& out) {
@@ -632,15 +174,15 @@ const Tensor& mean_out(const Tensor& out, const Tensor& self, OptionalIntArrayRe
 // ============================================================================ mm
 
 // mm(Tensor self, Tensor mat2) -> Tensor
-static Tensor mm__mm_kernel(const Tensor& self, const Tensor& mat2) {
+static Tensor mm_kernel_functional(const Tensor& self, const Tensor& mat2) {
   Tensor out;
   native::mm_kernel(self, mat2, out);
   return out;
 }
 
 ops::mm::Kernel* ops::mm::kernels[kNumDeviceTypes] = {
-    /* CPU */ mm__mm_kernel,
-    /* Meta */ mm__mm_kernel,
+    /* CPU */ mm_kernel_functional,
+    /* Meta */ mm_kernel_functional,
 };
 
 Tensor ops::mm::call(const Tensor& self, const Tensor& mat2) {
@@ -658,15 +200,15 @@ Tensor mm(const Tensor& self, const Tensor& mat2) {
 }
 
 // mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& mm_out__mm_kernel(const Tensor& self, const Tensor& mat2, const Tensor& out) {
+static const Tensor& mm_kernel_out(const Tensor& self, const Tensor& mat2, const Tensor& out) {
   Tensor out_handle = out;
   native::mm_kernel(self, mat2, out_handle);
   return out;
 }
 
 ops::mm_out::Kernel* ops::mm_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ mm_out__mm_kernel,
-    /* Meta */ mm_out__mm_kernel,
+    /* CPU */ mm_kernel_out,
+    /* Meta */ mm_kernel_out,
 };
 
 const Tensor& ops::mm_out::call(const Tensor& self, const Tensor& mat2, const Tensor& out) {
@@ -681,81 +223,6 @@ const Tensor& ops::mm_out::call(const Tensor& self, const Tensor& mat2, const Te
 const Tensor& mm_out(const Tensor& out, const Tensor& self, const Tensor& mat2) {
   check_out_no_grad("mm.out", {&self, &mat2});
   return ops::mm_out::call(self, mat2, out);
-}
-
-// ============================================================================ rand
-
-// rand(int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor
-ops::rand::Kernel* ops::rand::kernels[kNumDeviceTypes] = {
-    /* CPU */ native::rand_kernel,
-    /* Meta */ native::rand_kernel,
-};
-
-Tensor ops::rand::call(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  const Device kernel_device = dispatch_device("rand", {}, device.value_or(Device(DeviceType::CPU)));
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("rand", kernel_device);
-  return kernel(size, dtype, device);
-}
-
-Tensor rand(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  return ops::rand::call(size, dtype, device);
-}
-
-// ============================================================================ relu
-
-// relu(Tensor self) -> Tensor
-static Tensor relu__relu_kernel(const Tensor& self) {
-  Tensor out;
-  native::relu_kernel(self, out);
-  return out;
-}
-
-ops::relu::Kernel* ops::relu::kernels[kNumDeviceTypes] = {
-    /* CPU */ relu__relu_kernel,
-    /* Meta */ relu__relu_kernel,
-};
-
-Tensor ops::relu::call(const Tensor& self) {
-  const Device kernel_device = dispatch_device("relu", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("relu", kernel_device);
-  return kernel(self);
-}
-
-Tensor relu(const Tensor& self) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::relu(self);
-  }
-  return ops::relu::call(self);
-}
-
-// relu_(Tensor(a!) self) -> Tensor(a!)
-static const Tensor& relu___relu_kernel(const Tensor& self) {
-  Tensor out = self;
-  native::relu_kernel(self, out);
-  return self;
-}
-
-ops::relu_::Kernel* ops::relu_::kernels[kNumDeviceTypes] = {
-    /* CPU */ relu___relu_kernel,
-    /* Meta */ relu___relu_kernel,
-};
-
-const Tensor& ops::relu_::call(const Tensor& self) {
-  const Device kernel_device = dispatch_device("relu_", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("relu_", kernel_device);
-  decltype(auto) result = kernel(self);
-  self.bump_version();
-  return result;
-}
-
-const Tensor& relu_(const Tensor& self) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::relu_(self);
-  }
-  return ops::relu_::call(self);
 }
 
 // ============================================================================ reshape
@@ -785,268 +252,6 @@ Tensor select(const Tensor& self, int64_t dim, int64_t index) {
     return autograd::wrappers::select_int(self, dim, index);
   }
   return ops::select_int::call(self, dim, index);
-}
-
-// ============================================================================ sqrt
-
-// sqrt(Tensor self) -> Tensor
-static Tensor sqrt__sqrt_kernel(const Tensor& self) {
-  Tensor out;
-  native::sqrt_kernel(self, out);
-  return out;
-}
-
-ops::sqrt::Kernel* ops::sqrt::kernels[kNumDeviceTypes] = {
-    /* CPU */ sqrt__sqrt_kernel,
-    /* Meta */ sqrt__sqrt_kernel,
-};
-
-Tensor ops::sqrt::call(const Tensor& self) {
-  const Device kernel_device = dispatch_device("sqrt", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("sqrt", kernel_device);
-  return kernel(self);
-}
-
-Tensor sqrt(const Tensor& self) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::sqrt(self);
-  }
-  return ops::sqrt::call(self);
-}
-
-// sqrt_(Tensor(a!) self) -> Tensor(a!)
-static const Tensor& sqrt___sqrt_kernel(const Tensor& self) {
-  Tensor out = self;
-  native::sqrt_kernel(self, out);
-  return self;
-}
-
-ops::sqrt_::Kernel* ops::sqrt_::kernels[kNumDeviceTypes] = {
-    /* CPU */ sqrt___sqrt_kernel,
-    /* Meta */ sqrt___sqrt_kernel,
-};
-
-const Tensor& ops::sqrt_::call(const Tensor& self) {
-  const Device kernel_device = dispatch_device("sqrt_", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("sqrt_", kernel_device);
-  decltype(auto) result = kernel(self);
-  self.bump_version();
-  return result;
-}
-
-const Tensor& sqrt_(const Tensor& self) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::sqrt_(self);
-  }
-  return ops::sqrt_::call(self);
-}
-
-// sqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& sqrt_out__sqrt_kernel(const Tensor& self, const Tensor& out) {
-  Tensor out_handle = out;
-  native::sqrt_kernel(self, out_handle);
-  return out;
-}
-
-ops::sqrt_out::Kernel* ops::sqrt_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ sqrt_out__sqrt_kernel,
-    /* Meta */ sqrt_out__sqrt_kernel,
-};
-
-const Tensor& ops::sqrt_out::call(const Tensor& self, const Tensor& out) {
-  const Device kernel_device = dispatch_device("sqrt.out", {&self, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("sqrt.out", kernel_device);
-  decltype(auto) result = kernel(self, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& sqrt_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("sqrt.out", {&self});
-  return ops::sqrt_out::call(self, out);
-}
-
-// ============================================================================ sub
-
-// sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
-static Tensor sub_Tensor__sub_kernel(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  Tensor out;
-  native::sub_kernel(self, other, alpha, out);
-  return out;
-}
-
-ops::sub_Tensor::Kernel* ops::sub_Tensor::kernels[kNumDeviceTypes] = {
-    /* CPU */ sub_Tensor__sub_kernel,
-    /* Meta */ sub_Tensor__sub_kernel,
-};
-
-Tensor ops::sub_Tensor::call(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  const Device kernel_device = dispatch_device("sub.Tensor", {&self, &other});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("sub.Tensor", kernel_device);
-  return kernel(self, other, alpha);
-}
-
-Tensor sub(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  if (autograd::compute_requires_grad({&self, &other})) {
-    return autograd::wrappers::sub_Tensor(self, other, alpha);
-  }
-  return ops::sub_Tensor::call(self, other, alpha);
-}
-
-// sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
-static const Tensor& sub__Tensor__sub_kernel(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  Tensor out = self;
-  native::sub_kernel(self, other, alpha, out);
-  return self;
-}
-
-ops::sub__Tensor::Kernel* ops::sub__Tensor::kernels[kNumDeviceTypes] = {
-    /* CPU */ sub__Tensor__sub_kernel,
-    /* Meta */ sub__Tensor__sub_kernel,
-};
-
-const Tensor& ops::sub__Tensor::call(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  const Device kernel_device = dispatch_device("sub_.Tensor", {&self, &other});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("sub_.Tensor", kernel_device);
-  decltype(auto) result = kernel(self, other, alpha);
-  self.bump_version();
-  return result;
-}
-
-const Tensor& sub_(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  if (autograd::compute_requires_grad({&self, &other})) {
-    return autograd::wrappers::sub__Tensor(self, other, alpha);
-  }
-  return ops::sub__Tensor::call(self, other, alpha);
-}
-
-// sub.Tensor_out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& sub_Tensor_out__sub_kernel(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out) {
-  Tensor out_handle = out;
-  native::sub_kernel(self, other, alpha, out_handle);
-  return out;
-}
-
-ops::sub_Tensor_out::Kernel* ops::sub_Tensor_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ sub_Tensor_out__sub_kernel,
-    /* Meta */ sub_Tensor_out__sub_kernel,
-};
-
-const Tensor& ops::sub_Tensor_out::call(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out) {
-  const Device kernel_device = dispatch_device("sub.Tensor_out", {&self, &other, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("sub.Tensor_out", kernel_device);
-  decltype(auto) result = kernel(self, other, alpha, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& sub_out(const Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  check_out_no_grad("sub.Tensor_out", {&self, &other});
-  return ops::sub_Tensor_out::call(self, other, alpha, out);
-}
-
-// sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
-static Tensor sub_Scalar__sub_scalar_kernel(const Tensor& self, const Scalar& other, const Scalar& alpha) {
-  Tensor out;
-  native::sub_scalar_kernel(self, other, alpha, out);
-  return out;
-}
-
-ops::sub_Scalar::Kernel* ops::sub_Scalar::kernels[kNumDeviceTypes] = {
-    /* CPU */ sub_Scalar__sub_scalar_kernel,
-    /* Meta */ sub_Scalar__sub_scalar_kernel,
-};
-
-Tensor ops::sub_Scalar::call(const Tensor& self, const Scalar& other, const Scalar& alpha) {
-  const Device kernel_device = dispatch_device("sub.Scalar", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("sub.Scalar", kernel_device);
-  return kernel(self, other, alpha);
-}
-
-Tensor sub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::sub_Scalar(self, other, alpha);
-  }
-  return ops::sub_Scalar::call(self, other, alpha);
-}
-
-// sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)
-static const Tensor& sub__Scalar__sub_scalar_kernel(const Tensor& self, const Scalar& other, const Scalar& alpha) {
-  Tensor out = self;
-  native::sub_scalar_kernel(self, other, alpha, out);
-  return self;
-}
-
-ops::sub__Scalar::Kernel* ops::sub__Scalar::kernels[kNumDeviceTypes] = {
-    /* CPU */ sub__Scalar__sub_scalar_kernel,
-    /* Meta */ sub__Scalar__sub_scalar_kernel,
-};
-
-const Tensor& ops::sub__Scalar::call(const Tensor& self, const Scalar& other, const Scalar& alpha) {
-  const Device kernel_device = dispatch_device("sub_.Scalar", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("sub_.Scalar", kernel_device);
-  decltype(auto) result = kernel(self, other, alpha);
-  self.bump_version();
-  return result;
-}
-
-const Tensor& sub_(const Tensor& self, const Scalar& other, const Scalar& alpha) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::sub__Scalar(self, other, alpha);
-  }
-  return ops::sub__Scalar::call(self, other, alpha);
-}
-
-// ============================================================================ t
-
-// t(Tensor(a) self) -> Tensor(a)
-ops::t::Kernel* ops::t::kernels[kNumDeviceTypes] = {
-    /* CPU */ native::t_kernel,
-    /* Meta */ native::t_kernel,
-};
-
-Tensor ops::t::call(const Tensor& self) {
-  const Device kernel_device = dispatch_device("t", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("t", kernel_device);
-  return kernel(self);
-}
-
-Tensor t(const Tensor& self) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::t(self);
-  }
-  return ops::t::call(self);
-}
-
-// ============================================================================ to
-
-// to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False) -> Tensor(a)
-Tensor to(const Tensor& self, ScalarType dtype, bool non_blocking, bool copy) {
-  return native::to_dtype_composite(self, dtype, non_blocking, copy);
-}
-
-// to.device(Tensor(a) self, Device device, ScalarType? dtype=None, bool non_blocking=False, bool copy=False) -> Tensor(a)
-Tensor to(const Tensor& self, Device device, std::optional<ScalarType> dtype, bool non_blocking, bool copy) {
-  return native::to_device_composite(self, device, dtype, non_blocking, copy);
-}
-
-// to.other(Tensor(a) self, Tensor other, bool non_blocking=False, bool copy=False) -> Tensor(a)
-Tensor to(const Tensor& self, const Tensor& other, bool non_blocking, bool copy) {
-  return native::to_other_composite(self, other, non_blocking, copy);
-}
-
-// to(Tensor(a) self, bool non_blocking=False, bool copy=False) -> Tensor(a)
-Tensor to(const Tensor& self, bool non_blocking, bool copy) {
-  return native::to_composite(self, non_blocking, copy);
 }
 
 }  // namespace tl

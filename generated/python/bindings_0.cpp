@@ -5,40 +5,12 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_to_copy.h"
-#include "generated/ops/abs.h"
-#include "generated/ops/add.h"
-#include "generated/ops/alias.h"
-#include "generated/ops/arange.h"
-#include "generated/ops/bmm.h"
-#include "generated/ops/clone.h"
-#include "generated/ops/copy.h"
 #include "generated/ops/detach.h"
-#include "generated/ops/div.h"
-#include "generated/ops/empty.h"
-#include "generated/ops/empty_strided.h"
-#include "generated/ops/eq.h"
-#include "generated/ops/exp.h"
-#include "generated/ops/fill.h"
-#include "generated/ops/floor_divide.h"
 #include "generated/ops/full.h"
-#include "generated/ops/ge.h"
-#include "generated/ops/gt.h"
-#include "generated/ops/lt.h"
-#include "generated/ops/matmul.h"
 #include "generated/ops/mean.h"
 #include "generated/ops/mm.h"
-#include "generated/ops/mul.h"
-#include "generated/ops/ne.h"
-#include "generated/ops/neg.h"
-#include "generated/ops/rand.h"
-#include "generated/ops/reciprocal.h"
-#include "generated/ops/relu.h"
 #include "generated/ops/reshape.h"
 #include "generated/ops/select.h"
-#include "generated/ops/sqrt.h"
-#include "generated/ops/sub.h"
-#include "generated/ops/t.h"
-#include "generated/ops/tanh.h"
 
 namespace tl::python {
 namespace {
@@ -59,118 +31,6 @@ PyObject* fn__to_copy(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
-// abs_
-PyObject* fn_abs_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "abs_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::abs_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// add_
-PyObject* fn_add_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "add_(Tensor input, Tensor other, *, Scalar alpha=1)",
-      "add_(Tensor input, Scalar other, Scalar alpha=1)",
-  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // add_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto alpha = r.scalar(2);
-      auto result = [&] { GilRelease no_gil; return tl::add_(self, other, alpha); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // add_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto alpha = r.scalar(2);
-      auto result = [&] { GilRelease no_gil; return tl::add_(self, other, alpha); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// alias
-PyObject* fn_alias(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "alias(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::alias(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// arange
-PyObject* fn_arange(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "arange(Scalar end, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
-      "arange(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Device? device=None, Tensor? out=None, bool requires_grad=False)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // arange
-      auto end = r.scalar(0);
-      auto dtype = r.scalartype_optional(1);
-      auto device = r.device_optional(2);
-      bool requires_grad = r.toBool(3);
-      auto result = [&] { GilRelease no_gil; return tl::arange(end, dtype, device); }();
-      if (requires_grad) result.set_requires_grad(true);
-      return wrap(std::move(result));
-    }
-    case 1: {  // arange.start
-      auto start = r.scalar(0);
-      auto end = r.scalar(1);
-      auto step = r.scalar(2);
-      auto dtype = r.scalartype_optional(3);
-      auto device = r.device_optional(4);
-      bool requires_grad = r.toBool(6);
-      if (!r.is_none(5)) {
-        auto out = r.tensor(5);
-        auto result = [&] { GilRelease no_gil; return tl::arange_out(out, start, end, step, dtype, device); }();
-        if (requires_grad) result.set_requires_grad(true);
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::arange(start, end, step, dtype, device); }();
-      if (requires_grad) result.set_requires_grad(true);
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// clone
-PyObject* fn_clone(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "clone(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::clone(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // detach
 PyObject* fn_detach(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -182,75 +42,6 @@ PyObject* fn_detach(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::detach(self); }();
   return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// empty
-PyObject* fn_empty(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "empty(int[] size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto size = r.intlist(0);
-  auto dtype = r.scalartype_optional(1);
-  auto device = r.device_optional(2);
-  bool requires_grad = r.toBool(3);
-  auto result = [&] { GilRelease no_gil; return tl::empty(size, dtype, device); }();
-  if (requires_grad) result.set_requires_grad(true);
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// empty_strided
-PyObject* fn_empty_strided(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "empty_strided(int[] size, int[] stride, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto size = r.intlist(0);
-  auto stride = r.intlist(1);
-  auto dtype = r.scalartype_optional(2);
-  auto device = r.device_optional(3);
-  bool requires_grad = r.toBool(4);
-  auto result = [&] { GilRelease no_gil; return tl::empty_strided(size, stride, dtype, device); }();
-  if (requires_grad) result.set_requires_grad(true);
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// floor_divide
-PyObject* fn_floor_divide(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "floor_divide(Tensor input, Tensor other, *, Tensor? out=None)",
-      "floor_divide(Tensor input, Scalar other)",
-  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // floor_divide
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::floor_divide_out(out, self, other); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::floor_divide(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // floor_divide.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::floor_divide(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -276,97 +67,6 @@ PyObject* fn_full(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   auto result = [&] { GilRelease no_gil; return tl::full(size, fill_value, dtype, device); }();
   if (requires_grad) result.set_requires_grad(true);
   return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// ge
-PyObject* fn_ge(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "ge(Tensor input, Tensor other, *, Tensor? out=None)",
-      "ge(Tensor input, Scalar other, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // ge.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::ge_out(out, self, other); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::ge(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // ge.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::ge_out(out, self, other); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::ge(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// ge_
-PyObject* fn_ge_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "ge_(Tensor input, Tensor other)",
-      "ge_(Tensor input, Scalar other)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // ge_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::ge_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // ge_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::ge_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// gt_
-PyObject* fn_gt_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "gt_(Tensor input, Tensor other)",
-      "gt_(Tensor input, Scalar other)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // gt_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::gt_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // gt_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::gt_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -429,38 +129,6 @@ PyObject* fn_mm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, P
   TL_PY_CATCH
 }
 
-// rand
-PyObject* fn_rand(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "rand(int[] size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto size = r.intlist(0);
-  auto dtype = r.scalartype_optional(1);
-  auto device = r.device_optional(2);
-  bool requires_grad = r.toBool(3);
-  auto result = [&] { GilRelease no_gil; return tl::rand(size, dtype, device); }();
-  if (requires_grad) result.set_requires_grad(true);
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// relu
-PyObject* fn_relu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "relu(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::relu(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // reshape
 PyObject* fn_reshape(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -492,474 +160,16 @@ PyObject* fn_select(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
-// sqrt
-PyObject* fn_sqrt(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// Tensor.detach
+PyObject* method_detach(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "sqrt(Tensor input, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  if (!r.is_none(1)) {
-    auto out = r.tensor(1);
-    auto result = [&] { GilRelease no_gil; return tl::sqrt_out(out, self); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::sqrt(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// sub
-PyObject* fn_sub(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "sub(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None)",
-      "sub(Tensor input, Scalar other, Scalar alpha=1)",
-  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // sub.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto alpha = r.scalar(2);
-      if (!r.is_none(3)) {
-        auto out = r.tensor(3);
-        auto result = [&] { GilRelease no_gil; return tl::sub_out(out, self, other, alpha); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::sub(self, other, alpha); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // sub.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto alpha = r.scalar(2);
-      auto result = [&] { GilRelease no_gil; return tl::sub(self, other, alpha); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// t
-PyObject* fn_t(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "t(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::t(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// tanh_
-PyObject* fn_tanh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "tanh_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::tanh_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.__abs__
-PyObject* operator__abs__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "__abs__()",
+      "detach()",
   }, /*is_method=*/true);
   ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::abs(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH_OPERATOR
-}
-
-// Tensor.__imul__
-PyObject* operator__imul__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "__imul__(Tensor other)",
-      "__imul__(Scalar other)",
-  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // mul_.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::mul_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // mul_.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::mul_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH_OPERATOR
-}
-
-// Tensor.__itruediv__
-PyObject* operator__itruediv__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "__itruediv__(Tensor other)",
-      "__itruediv__(Scalar other)",
-  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // div_.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::div_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // div_.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::div_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH_OPERATOR
-}
-
-// Tensor.__lt__
-PyObject* operator__lt__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "__lt__(Tensor other)",
-      "__lt__(Scalar other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // lt.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::lt(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // lt.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::lt(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH_OPERATOR
-}
-
-// Tensor.__ne__
-PyObject* operator__ne__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "__ne__(Tensor other)",
-      "__ne__(Scalar other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // ne.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::ne(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // ne.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::ne(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH_OPERATOR
-}
-
-// Tensor.__neg__
-PyObject* operator__neg__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "__neg__()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::neg(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH_OPERATOR
-}
-
-// Tensor.__rmul__
-PyObject* operator__rmul__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "__rmul__(Tensor other)",
-      "__rmul__(Scalar other)",
-  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // mul.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::mul(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // mul.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::mul(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH_OPERATOR
-}
-
-// Tensor.__truediv__
-PyObject* operator__truediv__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "__truediv__(Tensor other)",
-      "__truediv__(Scalar other)",
-  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // div.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::div(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // div.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::div(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH_OPERATOR
-}
-
-// Tensor.abs_
-PyObject* method_abs_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "abs_()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::abs_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.add
-PyObject* method_add(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "add(Tensor other, *, Scalar alpha=1)",
-      "add(Scalar other, Scalar alpha=1)",
-  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // add.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto alpha = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::add(self, other, alpha); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // add.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto alpha = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::add(self, other, alpha); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.add_
-PyObject* method_add_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "add_(Tensor other, *, Scalar alpha=1)",
-      "add_(Scalar other, Scalar alpha=1)",
-  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // add_.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto alpha = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::add_(self, other, alpha); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // add_.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto alpha = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::add_(self, other, alpha); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.bmm
-PyObject* method_bmm(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "bmm(Tensor mat2)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto mat2 = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::bmm(self, mat2); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.copy_
-PyObject* method_copy_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "copy_(Tensor src, bool non_blocking=False)",
-  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto src = r.tensor(0);
-  auto non_blocking = r.toBool(1);
-  auto result = [&] { GilRelease no_gil; return tl::copy_(self, src, non_blocking); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.eq_
-PyObject* method_eq_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "eq_(Tensor other)",
-      "eq_(Scalar other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // eq_.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::eq_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // eq_.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::eq_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.exp
-PyObject* method_exp(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "exp()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::exp(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.fill_
-PyObject* method_fill_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "fill_(Scalar value)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto value = r.scalar(0);
-  auto result = [&] { GilRelease no_gil; return tl::fill_(self, value); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.gt
-PyObject* method_gt(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "gt(Tensor other)",
-      "gt(Scalar other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // gt.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::gt(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // gt.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::gt(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.matmul
-PyObject* method_matmul(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "matmul(Tensor other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto other = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::matmul(self, other); }();
+  auto result = [&] { GilRelease no_gil; return tl::detach(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -993,71 +203,17 @@ PyObject* method_mean(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
-// Tensor.ne_
-PyObject* method_ne_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// Tensor.mm
+PyObject* method_mm(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "ne_(Tensor other)",
-      "ne_(Scalar other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // ne_.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::ne_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // ne_.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::ne_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.reciprocal
-PyObject* method_reciprocal(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "reciprocal()",
+      "mm(Tensor mat2)",
   }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::reciprocal(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.reciprocal_
-PyObject* method_reciprocal_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "reciprocal_()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::reciprocal_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.relu
-PyObject* method_relu(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "relu()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::relu(self); }();
+  auto mat2 = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::mm(self, mat2); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -1077,30 +233,18 @@ PyObject* method_reshape(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
-// Tensor.sqrt
-PyObject* method_sqrt(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// Tensor.select
+PyObject* method_select(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "sqrt()",
+      "select(int dim, int index)",
   }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::sqrt(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.t
-PyObject* method_t(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "t()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::t(self); }();
+  auto dim = r.toInt64(0);
+  auto index = r.toInt64(1);
+  auto result = [&] { GilRelease no_gil; return tl::select(self, dim, index); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -1112,82 +256,14 @@ void add_bindings_0(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef
                        METH_FASTCALL | METH_KEYWORDS, R"doc(_to_copy(Tensor input, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 
 A copy of `self` converted to `dtype` and moved to `device` (the current ones when None).)doc"});
-  functions.push_back({"abs_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_abs_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(abs_(Tensor input) -> Tensor
-
-In-place version of abs(): writes the result into self. Absolute value of every element of `self`.)doc"});
-  functions.push_back({"add_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_add_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(add_(Tensor input, Tensor other, *, Scalar alpha=1) -> Tensor
-
-In-place version of add(): writes the result into self. Adds `other`, scaled by `alpha`, to `self`, broadcasting both and promoting their dtypes.
-
-add_(Tensor input, Scalar other, Scalar alpha=1) -> Tensor
-
-In-place version of add(): writes the result into self. Adds the number `other`, scaled by `alpha`, to every element of `self`.)doc"});
-  functions.push_back({"alias", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_alias)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(alias(Tensor input) -> Tensor
-
-A view of `self` with the same geometry (a new tensor object sharing everything).)doc"});
-  functions.push_back({"arange", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arange)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(arange(Scalar end, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
-
-The values 0, 1, ... up to but excluding `end`; int64 when `end` is an integer, the default float dtype otherwise.
-
-arange(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Device? device=None, Tensor? out=None, bool requires_grad=False) -> Tensor
-
-The values from `start` up to but excluding `end` in steps of `step`; int64 if all three are integers, the default float dtype otherwise.)doc"});
-  functions.push_back({"clone", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clone)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(clone(Tensor input) -> Tensor
-
-A copy of `self` with its own (contiguous) storage.)doc"});
   functions.push_back({"detach", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_detach)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(detach(Tensor input) -> Tensor
 
 A view of `self` detached from the autograd graph; it never requires grad.)doc"});
-  functions.push_back({"empty", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_empty)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(empty(int[] size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
-
-A tensor of shape `size` with uninitialised data.)doc"});
-  functions.push_back({"empty_strided", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_empty_strided)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(empty_strided(int[] size, int[] stride, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
-
-A tensor of shape `size` and strides `stride` with uninitialised data.)doc"});
-  functions.push_back({"floor_divide", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_floor_divide)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(floor_divide(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
-
-Divides `self` by `other` and rounds the quotient toward negative infinity (Python's `//`).
-
-floor_divide(Tensor input, Scalar other) -> Tensor
-
-Divides every element of `self` by the number `other`, rounding toward negative infinity.)doc"});
   functions.push_back({"full", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_full)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(full(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, Tensor? out=None, bool requires_grad=False) -> Tensor
 
 A tensor of shape `size` filled with `fill_value`; the dtype is inferred from it (bool, int64 or the default float) when not given.)doc"});
-  functions.push_back({"ge", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ge)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(ge(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
-
-True where `self >= other`, element by element, with broadcasting.
-
-ge(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
-
-True where an element of `self` is at least the number `other`.)doc"});
-  functions.push_back({"ge_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ge_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(ge_(Tensor input, Tensor other) -> Tensor
-
-In-place version of ge(): writes the result into self. True where `self >= other`, element by element, with broadcasting.
-
-ge_(Tensor input, Scalar other) -> Tensor
-
-In-place version of ge(): writes the result into self. True where an element of `self` is at least the number `other`.)doc"});
-  functions.push_back({"gt_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_gt_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(gt_(Tensor input, Tensor other) -> Tensor
-
-In-place version of gt(): writes the result into self. True where `self > other`, element by element, with broadcasting.
-
-gt_(Tensor input, Scalar other) -> Tensor
-
-In-place version of gt(): writes the result into self. True where an element of `self` is greater than the number `other`.)doc"});
   functions.push_back({"mean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mean)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(mean(Tensor input, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 
@@ -1200,14 +276,6 @@ The mean of `self` over the dimensions in `dim` (all of them when None), keeping
                        METH_FASTCALL | METH_KEYWORDS, R"doc(mm(Tensor input, Tensor mat2, *, Tensor? out=None) -> Tensor
 
 Matrix product of two 2-D tensors.)doc"});
-  functions.push_back({"rand", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rand)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(rand(int[] size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
-
-Uniform random numbers in [0, 1) of shape `size`, from the global generator (see `manual_seed`).)doc"});
-  functions.push_back({"relu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_relu)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(relu(Tensor input) -> Tensor
-
-Replaces every negative element of `self` with zero.)doc"});
   functions.push_back({"reshape", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_reshape)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(reshape(Tensor input, int[] shape) -> Tensor
 
@@ -1216,138 +284,10 @@ Replaces every negative element of `self` with zero.)doc"});
                        METH_FASTCALL | METH_KEYWORDS, R"doc(select(Tensor input, int dim, int index) -> Tensor
 
 A view of `self` at position `index` of dimension `dim`, which is removed.)doc"});
-  functions.push_back({"sqrt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sqrt)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(sqrt(Tensor input, *, Tensor? out=None) -> Tensor
+  methods.push_back({"detach", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_detach)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(detach() -> Tensor
 
-The square root of every element of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"sub", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sub)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(sub(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None) -> Tensor
-
-Subtracts `other`, scaled by `alpha`, from `self`, with broadcasting and type promotion.
-
-sub(Tensor input, Scalar other, Scalar alpha=1) -> Tensor
-
-Subtracts the number `other`, scaled by `alpha`, from every element of `self`.)doc"});
-  functions.push_back({"t", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_t)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(t(Tensor input) -> Tensor
-
-Transposes a tensor of at most 2 dimensions (0-d and 1-D tensors are returned as they are).)doc"});
-  functions.push_back({"tanh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tanh_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(tanh_(Tensor input) -> Tensor
-
-In-place version of tanh(): writes the result into self. The hyperbolic tangent of every element of `self`; integer inputs give the default float dtype.)doc"});
-  methods.push_back({"__abs__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__abs__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__abs__() -> Tensor
-
-Absolute value of every element of `self`.)doc"});
-  methods.push_back({"__imul__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__imul__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__imul__(Tensor other) -> Tensor
-
-In-place version of mul(): writes the result into self. Multiplies `self` by `other` element by element, with broadcasting and type promotion.
-
-__imul__(Scalar other) -> Tensor
-
-In-place version of mul(): writes the result into self. Multiplies every element of `self` by the number `other`.)doc"});
-  methods.push_back({"__itruediv__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__itruediv__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__itruediv__(Tensor other) -> Tensor
-
-In-place version of div(): writes the result into self. Divides `self` by `other` (true division; integer inputs give the default float dtype).
-
-__itruediv__(Scalar other) -> Tensor
-
-In-place version of div(): writes the result into self. Divides every element of `self` by the number `other` (true division).)doc"});
-  methods.push_back({"__lt__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__lt__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__lt__(Tensor other) -> Tensor
-
-True where `self < other`, element by element, with broadcasting.
-
-__lt__(Scalar other) -> Tensor
-
-True where an element of `self` is less than the number `other`.)doc"});
-  methods.push_back({"__ne__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__ne__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__ne__(Tensor other) -> Tensor
-
-True where `self != other`, element by element, with broadcasting.
-
-__ne__(Scalar other) -> Tensor
-
-True where an element of `self` differs from the number `other`.)doc"});
-  methods.push_back({"__neg__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__neg__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__neg__() -> Tensor
-
-Negates every element of `self`.)doc"});
-  methods.push_back({"__rmul__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__rmul__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__rmul__(Tensor other) -> Tensor
-
-Multiplies `self` by `other` element by element, with broadcasting and type promotion.
-
-__rmul__(Scalar other) -> Tensor
-
-Multiplies every element of `self` by the number `other`.)doc"});
-  methods.push_back({"__truediv__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__truediv__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__truediv__(Tensor other) -> Tensor
-
-Divides `self` by `other` (true division; integer inputs give the default float dtype).
-
-__truediv__(Scalar other) -> Tensor
-
-Divides every element of `self` by the number `other` (true division).)doc"});
-  methods.push_back({"abs_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_abs_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(abs_() -> Tensor
-
-In-place version of abs(): writes the result into self. Absolute value of every element of `self`.)doc"});
-  methods.push_back({"add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_add)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(add(Tensor other, *, Scalar alpha=1) -> Tensor
-
-Adds `other`, scaled by `alpha`, to `self`, broadcasting both and promoting their dtypes.
-
-add(Scalar other, Scalar alpha=1) -> Tensor
-
-Adds the number `other`, scaled by `alpha`, to every element of `self`.)doc"});
-  methods.push_back({"add_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_add_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(add_(Tensor other, *, Scalar alpha=1) -> Tensor
-
-In-place version of add(): writes the result into self. Adds `other`, scaled by `alpha`, to `self`, broadcasting both and promoting their dtypes.
-
-add_(Scalar other, Scalar alpha=1) -> Tensor
-
-In-place version of add(): writes the result into self. Adds the number `other`, scaled by `alpha`, to every element of `self`.)doc"});
-  methods.push_back({"bmm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_bmm)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(bmm(Tensor mat2) -> Tensor
-
-Batched matrix product of two 3-D tensors with the same batch size.)doc"});
-  methods.push_back({"copy_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_copy_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(copy_(Tensor src, bool non_blocking=False) -> Tensor
-
-Copies `src` into `self` in place, broadcasting `src` and converting its dtype to that of `self`.)doc"});
-  methods.push_back({"eq_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_eq_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(eq_(Tensor other) -> Tensor
-
-In-place version of eq(): writes the result into self. True where `self == other`, element by element, with broadcasting.
-
-eq_(Scalar other) -> Tensor
-
-In-place version of eq(): writes the result into self. True where an element of `self` equals the number `other`.)doc"});
-  methods.push_back({"exp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_exp)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(exp() -> Tensor
-
-The exponential of every element of `self`; integer inputs give the default float dtype.)doc"});
-  methods.push_back({"fill_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_fill_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(fill_(Scalar value) -> Tensor
-
-Sets every element of `self` to `value`.)doc"});
-  methods.push_back({"gt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_gt)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(gt(Tensor other) -> Tensor
-
-True where `self > other`, element by element, with broadcasting.
-
-gt(Scalar other) -> Tensor
-
-True where an element of `self` is greater than the number `other`.)doc"});
-  methods.push_back({"matmul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_matmul)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(matmul(Tensor other) -> Tensor
-
-Matrix product with NumPy semantics for 1-D to batched N-D operands (batch dimensions broadcast).)doc"});
+A view of `self` detached from the autograd graph; it never requires grad.)doc"});
   methods.push_back({"mean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_mean)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(mean(*, ScalarType? dtype=None) -> Tensor
 
@@ -1356,38 +296,18 @@ The mean of all elements of `self` (floating-point inputs, or a floating `dtype`
 mean(int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
 The mean of `self` over the dimensions in `dim` (all of them when None), keeping them as size 1 if `keepdim`.)doc"});
-  methods.push_back({"ne_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_ne_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(ne_(Tensor other) -> Tensor
+  methods.push_back({"mm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_mm)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(mm(Tensor mat2) -> Tensor
 
-In-place version of ne(): writes the result into self. True where `self != other`, element by element, with broadcasting.
-
-ne_(Scalar other) -> Tensor
-
-In-place version of ne(): writes the result into self. True where an element of `self` differs from the number `other`.)doc"});
-  methods.push_back({"reciprocal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_reciprocal)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(reciprocal() -> Tensor
-
-1 / x for every element x of `self`; integer inputs give the default float dtype.)doc"});
-  methods.push_back({"reciprocal_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_reciprocal_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(reciprocal_() -> Tensor
-
-In-place version of reciprocal(): writes the result into self. 1 / x for every element x of `self`; integer inputs give the default float dtype.)doc"});
-  methods.push_back({"relu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_relu)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(relu() -> Tensor
-
-Replaces every negative element of `self` with zero.)doc"});
+Matrix product of two 2-D tensors.)doc"});
   methods.push_back({"reshape", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_reshape)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(reshape(int[] shape) -> Tensor
 
 `self` with another shape: a view when the strides allow it, otherwise a copy. One size may be -1.)doc"});
-  methods.push_back({"sqrt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sqrt)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(sqrt() -> Tensor
+  methods.push_back({"select", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_select)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(select(int dim, int index) -> Tensor
 
-The square root of every element of `self`; integer inputs give the default float dtype.)doc"});
-  methods.push_back({"t", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_t)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(t() -> Tensor
-
-Transposes a tensor of at most 2 dimensions (0-d and 1-D tensors are returned as they are).)doc"});
+A view of `self` at position `index` of dimension `dim`, which is removed.)doc"});
   (void)functions;
   (void)methods;
 }

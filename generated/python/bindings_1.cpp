@@ -4,110 +4,16 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
-#include "generated/ops/abs.h"
-#include "generated/ops/add.h"
-#include "generated/ops/contiguous.h"
-#include "generated/ops/div.h"
-#include "generated/ops/empty_like.h"
-#include "generated/ops/eq.h"
-#include "generated/ops/expand.h"
-#include "generated/ops/floor_divide.h"
 #include "generated/ops/full_like.h"
-#include "generated/ops/gt.h"
-#include "generated/ops/le.h"
-#include "generated/ops/log.h"
 #include "generated/ops/lt.h"
-#include "generated/ops/matmul.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/ne.h"
 #include "generated/ops/neg.h"
-#include "generated/ops/pow.h"
 #include "generated/ops/reciprocal.h"
-#include "generated/ops/relu.h"
-#include "generated/ops/rsub.h"
-#include "generated/ops/sign.h"
-#include "generated/ops/slice.h"
-#include "generated/ops/sqrt.h"
-#include "generated/ops/sub.h"
-#include "generated/ops/sum.h"
-#include "generated/ops/transpose.h"
 #include "generated/ops/unsqueeze.h"
-#include "generated/ops/where.h"
-#include "generated/ops/zero.h"
 
 namespace tl::python {
 namespace {
-
-// div
-PyObject* fn_div(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "div(Tensor input, Tensor other, *, Tensor? out=None)",
-      "div(Tensor input, Tensor other, *, str? rounding_mode, Tensor? out=None)",
-      "div(Tensor input, Scalar other)",
-      "div(Tensor input, Scalar other, *, str? rounding_mode)",
-  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // div.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::div_out(out, self, other); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::div(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // div.Tensor_mode
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto rounding_mode = r.string_optional(2);
-      if (!r.is_none(3)) {
-        auto out = r.tensor(3);
-        auto result = [&] { GilRelease no_gil; return tl::div_out(out, self, other, as_arg(rounding_mode)); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::div(self, other, as_arg(rounding_mode)); }();
-      return wrap(std::move(result));
-    }
-    case 2: {  // div.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::div(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 3: {  // div.Scalar_mode
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto rounding_mode = r.string_optional(2);
-      auto result = [&] { GilRelease no_gil; return tl::div(self, other, as_arg(rounding_mode)); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// empty_like
-PyObject* fn_empty_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "empty_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto dtype = r.scalartype_optional(1);
-  auto device = r.device_optional(2);
-  bool requires_grad = r.toBool(3);
-  auto result = [&] { GilRelease no_gil; return tl::empty_like(self, dtype, device); }();
-  if (requires_grad) result.set_requires_grad(true);
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
 
 // full_like
 PyObject* fn_full_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -124,52 +30,6 @@ PyObject* fn_full_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   bool requires_grad = r.toBool(4);
   auto result = [&] { GilRelease no_gil; return tl::full_like(self, fill_value, dtype, device); }();
   if (requires_grad) result.set_requires_grad(true);
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// le_
-PyObject* fn_le_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "le_(Tensor input, Tensor other)",
-      "le_(Tensor input, Scalar other)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // le_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::le_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // le_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::le_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// log
-PyObject* fn_log(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "log(Tensor input, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  if (!r.is_none(1)) {
-    auto out = r.tensor(1);
-    auto result = [&] { GilRelease no_gil; return tl::log_out(out, self); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::log(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -270,6 +130,33 @@ PyObject* fn_mul(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_CATCH
 }
 
+// mul_
+PyObject* fn_mul_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "mul_(Tensor input, Tensor other)",
+      "mul_(Tensor input, Scalar other)",
+  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // mul_.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::mul_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // mul_.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::mul_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // ne
 PyObject* fn_ne(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -307,6 +194,33 @@ PyObject* fn_ne(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, P
   TL_PY_CATCH
 }
 
+// ne_
+PyObject* fn_ne_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "ne_(Tensor input, Tensor other)",
+      "ne_(Tensor input, Scalar other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // ne_.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::ne_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // ne_.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::ne_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // neg
 PyObject* fn_neg(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -326,79 +240,17 @@ PyObject* fn_neg(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_CATCH
 }
 
-// pow
-PyObject* fn_pow(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// neg_
+PyObject* fn_neg_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "pow(Tensor input, Tensor exponent, *, Tensor? out=None)",
-      "pow(Tensor input, Scalar exponent, *, Tensor? out=None)",
-      "pow(Scalar self, Tensor exponent, *, Tensor? out=None)",
+      "neg_(Tensor input)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // pow.Tensor_Tensor
-      auto self = r.tensor(0);
-      auto exponent = r.tensor(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::pow_out(out, self, exponent); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::pow(self, exponent); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // pow.Tensor_Scalar
-      auto self = r.tensor(0);
-      auto exponent = r.scalar(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::pow_out(out, self, exponent); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::pow(self, exponent); }();
-      return wrap(std::move(result));
-    }
-    case 2: {  // pow.Scalar
-      auto self = r.scalar(0);
-      auto exponent = r.tensor(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::pow_out(out, self, exponent); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::pow(self, exponent); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// pow_
-PyObject* fn_pow_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "pow_(Tensor input, Tensor exponent)",
-      "pow_(Tensor input, Scalar exponent)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // pow_.Tensor_Tensor
-      auto self = r.tensor(0);
-      auto exponent = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::pow_(self, exponent); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // pow_.Tensor_Scalar
-      auto self = r.tensor(0);
-      auto exponent = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::pow_(self, exponent); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::neg_(self); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -421,152 +273,16 @@ PyObject* fn_reciprocal(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH
 }
 
-// relu_
-PyObject* fn_relu_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// reciprocal_
+PyObject* fn_reciprocal_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "relu_(Tensor input)",
+      "reciprocal_(Tensor input)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::relu_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// rsub
-PyObject* fn_rsub(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "rsub(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None)",
-      "rsub(Tensor input, Scalar other, Scalar alpha=1, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // rsub.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto alpha = r.scalar(2);
-      if (!r.is_none(3)) {
-        auto out = r.tensor(3);
-        auto result = [&] { GilRelease no_gil; return tl::rsub_out(out, self, other, alpha); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::rsub(self, other, alpha); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // rsub.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto alpha = r.scalar(2);
-      if (!r.is_none(3)) {
-        auto out = r.tensor(3);
-        auto result = [&] { GilRelease no_gil; return tl::rsub_out(out, self, other, alpha); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::rsub(self, other, alpha); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// slice
-PyObject* fn_slice(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "slice(Tensor input, int dim=0, int? start=None, int? end=None, int step=1)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto dim = r.toInt64(1);
-  auto start = r.toInt64_optional(2);
-  auto end = r.toInt64_optional(3);
-  auto step = r.toInt64(4);
-  auto result = [&] { GilRelease no_gil; return tl::slice(self, dim, start, end, step); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// sub_
-PyObject* fn_sub_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "sub_(Tensor input, Tensor other, *, Scalar alpha=1)",
-      "sub_(Tensor input, Scalar other, Scalar alpha=1)",
-  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // sub_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto alpha = r.scalar(2);
-      auto result = [&] { GilRelease no_gil; return tl::sub_(self, other, alpha); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // sub_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto alpha = r.scalar(2);
-      auto result = [&] { GilRelease no_gil; return tl::sub_(self, other, alpha); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// sum
-PyObject* fn_sum(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "sum(Tensor input, *, ScalarType? dtype=None)",
-      "sum(Tensor input, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // sum
-      auto self = r.tensor(0);
-      auto dtype = r.scalartype_optional(1);
-      auto result = [&] { GilRelease no_gil; return tl::sum(self, dtype); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // sum.dim_IntList
-      auto self = r.tensor(0);
-      auto dim = r.intlist_optional(1);
-      auto keepdim = r.toBool(2);
-      auto dtype = r.scalartype_optional(3);
-      if (!r.is_none(4)) {
-        auto out = r.tensor(4);
-        auto result = [&] { GilRelease no_gil; return tl::sum_out(out, self, as_arg(dim), keepdim, dtype); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::sum(self, as_arg(dim), keepdim, dtype); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// transpose
-PyObject* fn_transpose(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "transpose(Tensor input, int dim0, int dim1)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto dim0 = r.toInt64(1);
-  auto dim1 = r.toInt64(2);
-  auto result = [&] { GilRelease no_gil; return tl::transpose(self, dim0, dim1); }();
+  auto result = [&] { GilRelease no_gil; return tl::reciprocal_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -586,42 +302,26 @@ PyObject* fn_unsqueeze(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH
 }
 
-// zero_
-PyObject* fn_zero_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// Tensor.__imul__
+PyObject* operator__imul__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "zero_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::zero_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.__add__
-PyObject* operator__add__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "__add__(Tensor other, *, Scalar alpha=1)",
-      "__add__(Scalar other, Scalar alpha=1)",
+      "__imul__(Tensor other)",
+      "__imul__(Scalar other)",
   }, /*is_method=*/true, /*numbers_as_tensors=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
-    case 0: {  // add.Tensor
+    case 0: {  // mul_.Tensor
       const Tensor& self = unpack_tensor(py_self);
       auto other = r.tensor(0);
-      auto alpha = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::add(self, other, alpha); }();
+      auto result = [&] { GilRelease no_gil; return tl::mul_(self, other); }();
       return wrap(std::move(result));
     }
-    case 1: {  // add.Scalar
+    case 1: {  // mul_.Scalar
       const Tensor& self = unpack_tensor(py_self);
       auto other = r.scalar(0);
-      auto alpha = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::add(self, other, alpha); }();
+      auto result = [&] { GilRelease no_gil; return tl::mul_(self, other); }();
       return wrap(std::move(result));
     }
   }
@@ -629,26 +329,26 @@ PyObject* operator__add__(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH_OPERATOR
 }
 
-// Tensor.__eq__
-PyObject* operator__eq__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// Tensor.__lt__
+PyObject* operator__lt__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "__eq__(Tensor other)",
-      "__eq__(Scalar other)",
+      "__lt__(Tensor other)",
+      "__lt__(Scalar other)",
   }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
-    case 0: {  // eq.Tensor
+    case 0: {  // lt.Tensor
       const Tensor& self = unpack_tensor(py_self);
       auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::eq(self, other); }();
+      auto result = [&] { GilRelease no_gil; return tl::lt(self, other); }();
       return wrap(std::move(result));
     }
-    case 1: {  // eq.Scalar
+    case 1: {  // lt.Scalar
       const Tensor& self = unpack_tensor(py_self);
       auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::eq(self, other); }();
+      auto result = [&] { GilRelease no_gil; return tl::lt(self, other); }();
       return wrap(std::move(result));
     }
   }
@@ -656,26 +356,26 @@ PyObject* operator__eq__(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH_OPERATOR
 }
 
-// Tensor.__floordiv__
-PyObject* operator__floordiv__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// Tensor.__mul__
+PyObject* operator__mul__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "__floordiv__(Tensor other)",
-      "__floordiv__(Scalar other)",
+      "__mul__(Tensor other)",
+      "__mul__(Scalar other)",
   }, /*is_method=*/true, /*numbers_as_tensors=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
-    case 0: {  // floor_divide
+    case 0: {  // mul.Tensor
       const Tensor& self = unpack_tensor(py_self);
       auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::floor_divide(self, other); }();
+      auto result = [&] { GilRelease no_gil; return tl::mul(self, other); }();
       return wrap(std::move(result));
     }
-    case 1: {  // floor_divide.Scalar
+    case 1: {  // mul.Scalar
       const Tensor& self = unpack_tensor(py_self);
       auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::floor_divide(self, other); }();
+      auto result = [&] { GilRelease no_gil; return tl::mul(self, other); }();
       return wrap(std::move(result));
     }
   }
@@ -683,26 +383,26 @@ PyObject* operator__floordiv__(PyObject* py_self, PyObject* const* args, Py_ssiz
   TL_PY_CATCH_OPERATOR
 }
 
-// Tensor.__gt__
-PyObject* operator__gt__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// Tensor.__ne__
+PyObject* operator__ne__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "__gt__(Tensor other)",
-      "__gt__(Scalar other)",
+      "__ne__(Tensor other)",
+      "__ne__(Scalar other)",
   }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
-    case 0: {  // gt.Tensor
+    case 0: {  // ne.Tensor
       const Tensor& self = unpack_tensor(py_self);
       auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::gt(self, other); }();
+      auto result = [&] { GilRelease no_gil; return tl::ne(self, other); }();
       return wrap(std::move(result));
     }
-    case 1: {  // gt.Scalar
+    case 1: {  // ne.Scalar
       const Tensor& self = unpack_tensor(py_self);
       auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::gt(self, other); }();
+      auto result = [&] { GilRelease no_gil; return tl::ne(self, other); }();
       return wrap(std::move(result));
     }
   }
@@ -710,26 +410,40 @@ PyObject* operator__gt__(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH_OPERATOR
 }
 
-// Tensor.__ifloordiv__
-PyObject* operator__ifloordiv__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// Tensor.__neg__
+PyObject* operator__neg__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "__ifloordiv__(Tensor other)",
-      "__ifloordiv__(Scalar other)",
+      "__neg__()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::neg(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.__rmul__
+PyObject* operator__rmul__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__rmul__(Tensor other)",
+      "__rmul__(Scalar other)",
   }, /*is_method=*/true, /*numbers_as_tensors=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
-    case 0: {  // floor_divide_
+    case 0: {  // mul.Tensor
       const Tensor& self = unpack_tensor(py_self);
       auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::floor_divide_(self, other); }();
+      auto result = [&] { GilRelease no_gil; return tl::mul(self, other); }();
       return wrap(std::move(result));
     }
-    case 1: {  // floor_divide_.Scalar
+    case 1: {  // mul.Scalar
       const Tensor& self = unpack_tensor(py_self);
       auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::floor_divide_(self, other); }();
+      auto result = [&] { GilRelease no_gil; return tl::mul(self, other); }();
       return wrap(std::move(result));
     }
   }
@@ -737,141 +451,80 @@ PyObject* operator__ifloordiv__(PyObject* py_self, PyObject* const* args, Py_ssi
   TL_PY_CATCH_OPERATOR
 }
 
-// Tensor.__ipow__
-PyObject* operator__ipow__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// Tensor.lt
+PyObject* method_lt(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "__ipow__(Tensor exponent)",
-      "__ipow__(Scalar exponent)",
+      "lt(Tensor other)",
+      "lt(Scalar other)",
   }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
-    case 0: {  // pow_.Tensor_Tensor
+    case 0: {  // lt.Tensor
       const Tensor& self = unpack_tensor(py_self);
-      auto exponent = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::pow_(self, exponent); }();
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::lt(self, other); }();
       return wrap(std::move(result));
     }
-    case 1: {  // pow_.Tensor_Scalar
+    case 1: {  // lt.Scalar
       const Tensor& self = unpack_tensor(py_self);
-      auto exponent = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::pow_(self, exponent); }();
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::lt(self, other); }();
       return wrap(std::move(result));
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH_OPERATOR
+  TL_PY_CATCH
 }
 
-// Tensor.__isub__
-PyObject* operator__isub__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// Tensor.lt_
+PyObject* method_lt_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "__isub__(Tensor other, *, Scalar alpha=1)",
-      "__isub__(Scalar other, Scalar alpha=1)",
+      "lt_(Tensor other)",
+      "lt_(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // lt_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::lt_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // lt_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::lt_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.mul
+PyObject* method_mul(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "mul(Tensor other)",
+      "mul(Scalar other)",
   }, /*is_method=*/true, /*numbers_as_tensors=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
-    case 0: {  // sub_.Tensor
+    case 0: {  // mul.Tensor
       const Tensor& self = unpack_tensor(py_self);
       auto other = r.tensor(0);
-      auto alpha = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::sub_(self, other, alpha); }();
+      auto result = [&] { GilRelease no_gil; return tl::mul(self, other); }();
       return wrap(std::move(result));
     }
-    case 1: {  // sub_.Scalar
+    case 1: {  // mul.Scalar
       const Tensor& self = unpack_tensor(py_self);
       auto other = r.scalar(0);
-      auto alpha = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::sub_(self, other, alpha); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH_OPERATOR
-}
-
-// Tensor.__matmul__
-PyObject* operator__matmul__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "__matmul__(Tensor other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto other = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::matmul(self, other); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH_OPERATOR
-}
-
-// Tensor.__rsub__
-PyObject* operator__rsub__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "__rsub__(Scalar other, Scalar alpha=1)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto other = r.scalar(0);
-  auto alpha = r.scalar(1);
-  auto result = [&] { GilRelease no_gil; return tl::rsub(self, other, alpha); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH_OPERATOR
-}
-
-// Tensor.abs
-PyObject* method_abs(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "abs()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::abs(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.contiguous
-PyObject* method_contiguous(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "contiguous()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::contiguous(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.eq
-PyObject* method_eq(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "eq(Tensor other)",
-      "eq(Scalar other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // eq.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::eq(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // eq.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::eq(self, other); }();
+      auto result = [&] { GilRelease no_gil; return tl::mul(self, other); }();
       return wrap(std::move(result));
     }
   }
@@ -879,126 +532,26 @@ PyObject* method_eq(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_CATCH
 }
 
-// Tensor.expand
-PyObject* method_expand(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// Tensor.mul_
+PyObject* method_mul_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "expand(int[] size, *, bool implicit=False)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto size = r.intlist(0);
-  auto implicit = r.toBool(1);
-  auto result = [&] { GilRelease no_gil; return tl::expand(self, size, implicit); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.le
-PyObject* method_le(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "le(Tensor other)",
-      "le(Scalar other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // le.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::le(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // le.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::le(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.pow_
-PyObject* method_pow_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "pow_(Tensor exponent)",
-      "pow_(Scalar exponent)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // pow_.Tensor_Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto exponent = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::pow_(self, exponent); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // pow_.Tensor_Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto exponent = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::pow_(self, exponent); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.sign_
-PyObject* method_sign_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "sign_()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::sign_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.sqrt_
-PyObject* method_sqrt_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "sqrt_()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::sqrt_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.sub_
-PyObject* method_sub_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "sub_(Tensor other, *, Scalar alpha=1)",
-      "sub_(Scalar other, Scalar alpha=1)",
+      "mul_(Tensor other)",
+      "mul_(Scalar other)",
   }, /*is_method=*/true, /*numbers_as_tensors=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
-    case 0: {  // sub_.Tensor
+    case 0: {  // mul_.Tensor
       const Tensor& self = unpack_tensor(py_self);
       auto other = r.tensor(0);
-      auto alpha = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::sub_(self, other, alpha); }();
+      auto result = [&] { GilRelease no_gil; return tl::mul_(self, other); }();
       return wrap(std::move(result));
     }
-    case 1: {  // sub_.Scalar
+    case 1: {  // mul_.Scalar
       const Tensor& self = unpack_tensor(py_self);
       auto other = r.scalar(0);
-      auto alpha = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::sub_(self, other, alpha); }();
+      auto result = [&] { GilRelease no_gil; return tl::mul_(self, other); }();
       return wrap(std::move(result));
     }
   }
@@ -1006,18 +559,127 @@ PyObject* method_sub_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
-// Tensor.where
-PyObject* method_where(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// Tensor.ne
+PyObject* method_ne(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "where(Tensor condition, Tensor other)",
+      "ne(Tensor other)",
+      "ne(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // ne.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::ne(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // ne.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::ne(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.ne_
+PyObject* method_ne_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "ne_(Tensor other)",
+      "ne_(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // ne_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::ne_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // ne_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::ne_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.neg
+PyObject* method_neg(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "neg()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::neg(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.neg_
+PyObject* method_neg_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "neg_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::neg_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.reciprocal
+PyObject* method_reciprocal(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "reciprocal()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::reciprocal(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.reciprocal_
+PyObject* method_reciprocal_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "reciprocal_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::reciprocal_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.unsqueeze
+PyObject* method_unsqueeze(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "unsqueeze(int dim)",
   }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
-  auto condition = r.tensor(0);
-  auto other = r.tensor(1);
-  auto result = [&] { GilRelease no_gil; return tl::where(condition, self, other); }();
+  auto dim = r.toInt64(0);
+  auto result = [&] { GilRelease no_gil; return tl::unsqueeze(self, dim); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -1025,42 +687,10 @@ PyObject* method_where(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 }  // namespace
 
 void add_bindings_1(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"div", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_div)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(div(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
-
-Divides `self` by `other` (true division; integer inputs give the default float dtype).
-
-div(Tensor input, Tensor other, *, str? rounding_mode, Tensor? out=None) -> Tensor
-
-Divides `self` by `other`, then rounds as `rounding_mode` says ("trunc", "floor", or None for true division).
-
-div(Tensor input, Scalar other) -> Tensor
-
-Divides every element of `self` by the number `other` (true division).
-
-div(Tensor input, Scalar other, *, str? rounding_mode) -> Tensor
-
-Divides every element of `self` by the number `other`, rounding as `rounding_mode` says.)doc"});
-  functions.push_back({"empty_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_empty_like)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(empty_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
-
-An uninitialised tensor with the shape of `self` and its dtype and device unless given.)doc"});
   functions.push_back({"full_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_full_like)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(full_like(Tensor input, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
 A tensor with the shape of `self` filled with `fill_value`; dtype and device of `self` unless given.)doc"});
-  functions.push_back({"le_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_le_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(le_(Tensor input, Tensor other) -> Tensor
-
-In-place version of le(): writes the result into self. True where `self <= other`, element by element, with broadcasting.
-
-le_(Tensor input, Scalar other) -> Tensor
-
-In-place version of le(): writes the result into self. True where an element of `self` is at most the number `other`.)doc"});
-  functions.push_back({"log", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(log(Tensor input, *, Tensor? out=None) -> Tensor
-
-The natural logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
   functions.push_back({"lt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lt)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(lt(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -1085,6 +715,14 @@ Multiplies `self` by `other` element by element, with broadcasting and type prom
 mul(Tensor input, Scalar other) -> Tensor
 
 Multiplies every element of `self` by the number `other`.)doc"});
+  functions.push_back({"mul_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mul_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(mul_(Tensor input, Tensor other) -> Tensor
+
+In-place version of mul(): writes the result into self. Multiplies `self` by `other` element by element, with broadcasting and type promotion.
+
+mul_(Tensor input, Scalar other) -> Tensor
+
+In-place version of mul(): writes the result into self. Multiplies every element of `self` by the number `other`.)doc"});
   functions.push_back({"ne", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ne)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(ne(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -1093,198 +731,146 @@ True where `self != other`, element by element, with broadcasting.
 ne(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
 
 True where an element of `self` differs from the number `other`.)doc"});
+  functions.push_back({"ne_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ne_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(ne_(Tensor input, Tensor other) -> Tensor
+
+In-place version of ne(): writes the result into self. True where `self != other`, element by element, with broadcasting.
+
+ne_(Tensor input, Scalar other) -> Tensor
+
+In-place version of ne(): writes the result into self. True where an element of `self` differs from the number `other`.)doc"});
   functions.push_back({"neg", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_neg)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(neg(Tensor input, *, Tensor? out=None) -> Tensor
 
 Negates every element of `self`.)doc"});
-  functions.push_back({"pow", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_pow)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(pow(Tensor input, Tensor exponent, *, Tensor? out=None) -> Tensor
+  functions.push_back({"neg_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_neg_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(neg_(Tensor input) -> Tensor
 
-Raises each element of `self` to the power in `exponent`, with broadcasting and type promotion.
-
-pow(Tensor input, Scalar exponent, *, Tensor? out=None) -> Tensor
-
-Raises each element of `self` to the number `exponent`.
-
-pow(Scalar self, Tensor exponent, *, Tensor? out=None) -> Tensor
-
-Raises the number `self` to each power in `exponent`; backs the reflected `number ** tensor`.)doc"});
-  functions.push_back({"pow_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_pow_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(pow_(Tensor input, Tensor exponent) -> Tensor
-
-In-place version of pow(): writes the result into self. Raises each element of `self` to the power in `exponent`, with broadcasting and type promotion.
-
-pow_(Tensor input, Scalar exponent) -> Tensor
-
-In-place version of pow(): writes the result into self. Raises each element of `self` to the number `exponent`.)doc"});
+In-place version of neg(): writes the result into self. Negates every element of `self`.)doc"});
   functions.push_back({"reciprocal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_reciprocal)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(reciprocal(Tensor input, *, Tensor? out=None) -> Tensor
 
 1 / x for every element x of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"relu_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_relu_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(relu_(Tensor input) -> Tensor
+  functions.push_back({"reciprocal_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_reciprocal_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(reciprocal_(Tensor input) -> Tensor
 
-In-place version of relu(): writes the result into self. Replaces every negative element of `self` with zero.)doc"});
-  functions.push_back({"rsub", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rsub)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(rsub(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None) -> Tensor
-
-Computes `other - alpha * self` (subtraction with the operands reversed).
-
-rsub(Tensor input, Scalar other, Scalar alpha=1, *, Tensor? out=None) -> Tensor
-
-Computes `other - alpha * self` for a number `other`; backs the reflected `number - tensor`.)doc"});
-  functions.push_back({"slice", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_slice)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(slice(Tensor input, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor
-
-A view of `self` taking every `step`-th index in `[start, end)` of dimension `dim`; out-of-range bounds are clamped.)doc"});
-  functions.push_back({"sub_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sub_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(sub_(Tensor input, Tensor other, *, Scalar alpha=1) -> Tensor
-
-In-place version of sub(): writes the result into self. Subtracts `other`, scaled by `alpha`, from `self`, with broadcasting and type promotion.
-
-sub_(Tensor input, Scalar other, Scalar alpha=1) -> Tensor
-
-In-place version of sub(): writes the result into self. Subtracts the number `other`, scaled by `alpha`, from every element of `self`.)doc"});
-  functions.push_back({"sum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sum)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(sum(Tensor input, *, ScalarType? dtype=None) -> Tensor
-
-Sums all elements of `self` into a 0-d tensor; integer and bool inputs sum as int64 unless `dtype` says otherwise.
-
-sum(Tensor input, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
-
-Sums `self` over the dimensions in `dim` (all of them when None), keeping them as size 1 if `keepdim`.)doc"});
-  functions.push_back({"transpose", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_transpose)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(transpose(Tensor input, int dim0, int dim1) -> Tensor
-
-A view of `self` with dimensions `dim0` and `dim1` swapped.)doc"});
+In-place version of reciprocal(): writes the result into self. 1 / x for every element x of `self`; integer inputs give the default float dtype.)doc"});
   functions.push_back({"unsqueeze", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_unsqueeze)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(unsqueeze(Tensor input, int dim) -> Tensor
 
 A view of `self` with a new dimension of size 1 inserted at `dim`.)doc"});
-  functions.push_back({"zero_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_zero_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(zero_(Tensor input) -> Tensor
+  methods.push_back({"__imul__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__imul__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__imul__(Tensor other) -> Tensor
 
-Sets every element of `self` to zero.)doc"});
-  methods.push_back({"__add__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__add__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__add__(Tensor other, *, Scalar alpha=1) -> Tensor
+In-place version of mul(): writes the result into self. Multiplies `self` by `other` element by element, with broadcasting and type promotion.
 
-Adds `other`, scaled by `alpha`, to `self`, broadcasting both and promoting their dtypes.
+__imul__(Scalar other) -> Tensor
 
-__add__(Scalar other, Scalar alpha=1) -> Tensor
+In-place version of mul(): writes the result into self. Multiplies every element of `self` by the number `other`.)doc"});
+  methods.push_back({"__lt__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__lt__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__lt__(Tensor other) -> Tensor
 
-Adds the number `other`, scaled by `alpha`, to every element of `self`.)doc"});
-  methods.push_back({"__eq__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__eq__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__eq__(Tensor other) -> Tensor
+True where `self < other`, element by element, with broadcasting.
 
-True where `self == other`, element by element, with broadcasting.
+__lt__(Scalar other) -> Tensor
 
-__eq__(Scalar other) -> Tensor
+True where an element of `self` is less than the number `other`.)doc"});
+  methods.push_back({"__mul__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__mul__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__mul__(Tensor other) -> Tensor
 
-True where an element of `self` equals the number `other`.)doc"});
-  methods.push_back({"__floordiv__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__floordiv__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__floordiv__(Tensor other) -> Tensor
+Multiplies `self` by `other` element by element, with broadcasting and type promotion.
 
-Divides `self` by `other` and rounds the quotient toward negative infinity (Python's `//`).
+__mul__(Scalar other) -> Tensor
 
-__floordiv__(Scalar other) -> Tensor
+Multiplies every element of `self` by the number `other`.)doc"});
+  methods.push_back({"__ne__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__ne__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__ne__(Tensor other) -> Tensor
 
-Divides every element of `self` by the number `other`, rounding toward negative infinity.)doc"});
-  methods.push_back({"__gt__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__gt__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__gt__(Tensor other) -> Tensor
+True where `self != other`, element by element, with broadcasting.
 
-True where `self > other`, element by element, with broadcasting.
+__ne__(Scalar other) -> Tensor
 
-__gt__(Scalar other) -> Tensor
+True where an element of `self` differs from the number `other`.)doc"});
+  methods.push_back({"__neg__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__neg__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__neg__() -> Tensor
 
-True where an element of `self` is greater than the number `other`.)doc"});
-  methods.push_back({"__ifloordiv__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__ifloordiv__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__ifloordiv__(Tensor other) -> Tensor
+Negates every element of `self`.)doc"});
+  methods.push_back({"__rmul__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__rmul__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__rmul__(Tensor other) -> Tensor
 
-In-place version of floor_divide(): writes the result into self. Divides `self` by `other` and rounds the quotient toward negative infinity (Python's `//`).
+Multiplies `self` by `other` element by element, with broadcasting and type promotion.
 
-__ifloordiv__(Scalar other) -> Tensor
+__rmul__(Scalar other) -> Tensor
 
-In-place version of floor_divide(): writes the result into self. Divides every element of `self` by the number `other`, rounding toward negative infinity.)doc"});
-  methods.push_back({"__ipow__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__ipow__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__ipow__(Tensor exponent) -> Tensor
+Multiplies every element of `self` by the number `other`.)doc"});
+  methods.push_back({"lt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_lt)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(lt(Tensor other) -> Tensor
 
-In-place version of pow(): writes the result into self. Raises each element of `self` to the power in `exponent`, with broadcasting and type promotion.
+True where `self < other`, element by element, with broadcasting.
 
-__ipow__(Scalar exponent) -> Tensor
+lt(Scalar other) -> Tensor
 
-In-place version of pow(): writes the result into self. Raises each element of `self` to the number `exponent`.)doc"});
-  methods.push_back({"__isub__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__isub__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__isub__(Tensor other, *, Scalar alpha=1) -> Tensor
+True where an element of `self` is less than the number `other`.)doc"});
+  methods.push_back({"lt_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_lt_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(lt_(Tensor other) -> Tensor
 
-In-place version of sub(): writes the result into self. Subtracts `other`, scaled by `alpha`, from `self`, with broadcasting and type promotion.
+In-place version of lt(): writes the result into self. True where `self < other`, element by element, with broadcasting.
 
-__isub__(Scalar other, Scalar alpha=1) -> Tensor
+lt_(Scalar other) -> Tensor
 
-In-place version of sub(): writes the result into self. Subtracts the number `other`, scaled by `alpha`, from every element of `self`.)doc"});
-  methods.push_back({"__matmul__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__matmul__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__matmul__(Tensor other) -> Tensor
+In-place version of lt(): writes the result into self. True where an element of `self` is less than the number `other`.)doc"});
+  methods.push_back({"mul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_mul)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(mul(Tensor other) -> Tensor
 
-Matrix product with NumPy semantics for 1-D to batched N-D operands (batch dimensions broadcast).)doc"});
-  methods.push_back({"__rsub__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__rsub__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__rsub__(Scalar other, Scalar alpha=1) -> Tensor
+Multiplies `self` by `other` element by element, with broadcasting and type promotion.
 
-Computes `other - alpha * self` for a number `other`; backs the reflected `number - tensor`.)doc"});
-  methods.push_back({"abs", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_abs)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(abs() -> Tensor
+mul(Scalar other) -> Tensor
 
-Absolute value of every element of `self`.)doc"});
-  methods.push_back({"contiguous", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_contiguous)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(contiguous() -> Tensor
+Multiplies every element of `self` by the number `other`.)doc"});
+  methods.push_back({"mul_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_mul_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(mul_(Tensor other) -> Tensor
 
-`self` if it is already contiguous (row-major), otherwise a contiguous copy.)doc"});
-  methods.push_back({"eq", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_eq)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(eq(Tensor other) -> Tensor
+In-place version of mul(): writes the result into self. Multiplies `self` by `other` element by element, with broadcasting and type promotion.
 
-True where `self == other`, element by element, with broadcasting.
+mul_(Scalar other) -> Tensor
 
-eq(Scalar other) -> Tensor
+In-place version of mul(): writes the result into self. Multiplies every element of `self` by the number `other`.)doc"});
+  methods.push_back({"ne", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_ne)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(ne(Tensor other) -> Tensor
 
-True where an element of `self` equals the number `other`.)doc"});
-  methods.push_back({"expand", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_expand)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(expand(int[] size, *, bool implicit=False) -> Tensor
+True where `self != other`, element by element, with broadcasting.
 
-A view of `self` with size-1 dimensions repeated (stride 0) to `size`; -1 keeps a size; new leading dimensions may be added.)doc"});
-  methods.push_back({"le", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_le)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(le(Tensor other) -> Tensor
+ne(Scalar other) -> Tensor
 
-True where `self <= other`, element by element, with broadcasting.
+True where an element of `self` differs from the number `other`.)doc"});
+  methods.push_back({"ne_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_ne_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(ne_(Tensor other) -> Tensor
 
-le(Scalar other) -> Tensor
+In-place version of ne(): writes the result into self. True where `self != other`, element by element, with broadcasting.
 
-True where an element of `self` is at most the number `other`.)doc"});
-  methods.push_back({"pow_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_pow_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(pow_(Tensor exponent) -> Tensor
+ne_(Scalar other) -> Tensor
 
-In-place version of pow(): writes the result into self. Raises each element of `self` to the power in `exponent`, with broadcasting and type promotion.
+In-place version of ne(): writes the result into self. True where an element of `self` differs from the number `other`.)doc"});
+  methods.push_back({"neg", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_neg)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(neg() -> Tensor
 
-pow_(Scalar exponent) -> Tensor
+Negates every element of `self`.)doc"});
+  methods.push_back({"neg_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_neg_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(neg_() -> Tensor
 
-In-place version of pow(): writes the result into self. Raises each element of `self` to the number `exponent`.)doc"});
-  methods.push_back({"sign_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sign_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(sign_() -> Tensor
+In-place version of neg(): writes the result into self. Negates every element of `self`.)doc"});
+  methods.push_back({"reciprocal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_reciprocal)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(reciprocal() -> Tensor
 
-In-place version of sign(): writes the result into self. -1, 0 or 1 for every element of `self` according to its sign.)doc"});
-  methods.push_back({"sqrt_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sqrt_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(sqrt_() -> Tensor
+1 / x for every element x of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"reciprocal_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_reciprocal_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(reciprocal_() -> Tensor
 
-In-place version of sqrt(): writes the result into self. The square root of every element of `self`; integer inputs give the default float dtype.)doc"});
-  methods.push_back({"sub_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sub_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(sub_(Tensor other, *, Scalar alpha=1) -> Tensor
+In-place version of reciprocal(): writes the result into self. 1 / x for every element x of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"unsqueeze", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_unsqueeze)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(unsqueeze(int dim) -> Tensor
 
-In-place version of sub(): writes the result into self. Subtracts `other`, scaled by `alpha`, from `self`, with broadcasting and type promotion.
-
-sub_(Scalar other, Scalar alpha=1) -> Tensor
-
-In-place version of sub(): writes the result into self. Subtracts the number `other`, scaled by `alpha`, from every element of `self`.)doc"});
-  methods.push_back({"where", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_where)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(where(Tensor condition, Tensor other) -> Tensor
-
-Picks elements from `self` where `condition` is true and from `other` elsewhere, broadcasting all three.)doc"});
+A view of `self` with a new dimension of size 1 inserted at `dim`.)doc"});
   (void)functions;
   (void)methods;
 }

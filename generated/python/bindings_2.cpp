@@ -4,185 +4,29 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
-#include "generated/ops/_clone_contiguous.h"
-#include "generated/ops/abs.h"
-#include "generated/ops/as_strided.h"
-#include "generated/ops/detach.h"
-#include "generated/ops/div.h"
-#include "generated/ops/exp.h"
-#include "generated/ops/floor_divide.h"
-#include "generated/ops/ge.h"
-#include "generated/ops/gt.h"
-#include "generated/ops/le.h"
-#include "generated/ops/log.h"
-#include "generated/ops/lt.h"
+#include "generated/ops/copy.h"
 #include "generated/ops/matmul.h"
-#include "generated/ops/mm.h"
-#include "generated/ops/mul.h"
-#include "generated/ops/neg.h"
-#include "generated/ops/ones_like.h"
-#include "generated/ops/pow.h"
 #include "generated/ops/randn.h"
-#include "generated/ops/reciprocal.h"
-#include "generated/ops/relu.h"
-#include "generated/ops/select.h"
-#include "generated/ops/sign.h"
-#include "generated/ops/slice.h"
-#include "generated/ops/sqrt.h"
 #include "generated/ops/squeeze.h"
-#include "generated/ops/sum.h"
-#include "generated/ops/to.h"
-#include "generated/ops/transpose.h"
-#include "generated/ops/unsqueeze.h"
-#include "generated/ops/view.h"
-#include "generated/ops/where.h"
 #include "generated/ops/zero.h"
 #include "generated/ops/zeros.h"
 
 namespace tl::python {
 namespace {
 
-// _clone_contiguous
-PyObject* fn__clone_contiguous(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// copy_
+PyObject* fn_copy_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "_clone_contiguous(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::_clone_contiguous(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// abs
-PyObject* fn_abs(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "abs(Tensor input, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  if (!r.is_none(1)) {
-    auto out = r.tensor(1);
-    auto result = [&] { GilRelease no_gil; return tl::abs_out(out, self); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::abs(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// as_strided
-PyObject* fn_as_strided(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "as_strided(Tensor input, int[] size, int[] stride, int? storage_offset=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto size = r.intlist(1);
-  auto stride = r.intlist(2);
-  auto storage_offset = r.toInt64_optional(3);
-  auto result = [&] { GilRelease no_gil; return tl::as_strided(self, size, stride, storage_offset); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// div_
-PyObject* fn_div_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "div_(Tensor input, Tensor other)",
-      "div_(Tensor input, Tensor other, *, str? rounding_mode)",
-      "div_(Tensor input, Scalar other)",
-      "div_(Tensor input, Scalar other, *, str? rounding_mode)",
+      "copy_(Tensor input, Tensor src, bool non_blocking=False)",
   }, /*is_method=*/false, /*numbers_as_tensors=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // div_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::div_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // div_.Tensor_mode
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto rounding_mode = r.string_optional(2);
-      auto result = [&] { GilRelease no_gil; return tl::div_(self, other, as_arg(rounding_mode)); }();
-      return wrap(std::move(result));
-    }
-    case 2: {  // div_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::div_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 3: {  // div_.Scalar_mode
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto rounding_mode = r.string_optional(2);
-      auto result = [&] { GilRelease no_gil; return tl::div_(self, other, as_arg(rounding_mode)); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// exp_
-PyObject* fn_exp_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "exp_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::exp_(self); }();
+  auto src = r.tensor(1);
+  auto non_blocking = r.toBool(2);
+  auto result = [&] { GilRelease no_gil; return tl::copy_(self, src, non_blocking); }();
   return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// gt
-PyObject* fn_gt(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "gt(Tensor input, Tensor other, *, Tensor? out=None)",
-      "gt(Tensor input, Scalar other, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // gt.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::gt_out(out, self, other); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::gt(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // gt.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::gt_out(out, self, other); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::gt(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -206,38 +50,6 @@ PyObject* fn_matmul(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
-// neg_
-PyObject* fn_neg_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "neg_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::neg_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// ones_like
-PyObject* fn_ones_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "ones_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto dtype = r.scalartype_optional(1);
-  auto device = r.device_optional(2);
-  bool requires_grad = r.toBool(3);
-  auto result = [&] { GilRelease no_gil; return tl::ones_like(self, dtype, device); }();
-  if (requires_grad) result.set_requires_grad(true);
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // randn
 PyObject* fn_randn(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -252,67 +64,6 @@ PyObject* fn_randn(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   bool requires_grad = r.toBool(3);
   auto result = [&] { GilRelease no_gil; return tl::randn(size, dtype, device); }();
   if (requires_grad) result.set_requires_grad(true);
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// reciprocal_
-PyObject* fn_reciprocal_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "reciprocal_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::reciprocal_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// sign
-PyObject* fn_sign(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "sign(Tensor input, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  if (!r.is_none(1)) {
-    auto out = r.tensor(1);
-    auto result = [&] { GilRelease no_gil; return tl::sign_out(out, self); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::sign(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// sign_
-PyObject* fn_sign_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "sign_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::sign_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// sqrt_
-PyObject* fn_sqrt_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "sqrt_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::sqrt_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -350,23 +101,16 @@ PyObject* fn_squeeze(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
-// where
-PyObject* fn_where(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// zero_
+PyObject* fn_zero_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "where(Tensor condition, Tensor input, Tensor other, *, Tensor? out=None)",
+      "zero_(Tensor input)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto condition = r.tensor(0);
-  auto self = r.tensor(1);
-  auto other = r.tensor(2);
-  if (!r.is_none(3)) {
-    auto out = r.tensor(3);
-    auto result = [&] { GilRelease no_gil; return tl::where_out(out, condition, self, other); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::where(condition, self, other); }();
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::zero_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -395,451 +139,48 @@ PyObject* fn_zeros(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
-// Tensor.__ge__
-PyObject* operator__ge__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// Tensor.__matmul__
+PyObject* operator__matmul__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "__ge__(Tensor other)",
-      "__ge__(Scalar other)",
+      "__matmul__(Tensor other)",
   }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // ge.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::ge(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // ge.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::ge(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::matmul(self, other); }();
+  return wrap(std::move(result));
   TL_PY_CATCH_OPERATOR
 }
 
-// Tensor.__mul__
-PyObject* operator__mul__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// Tensor.copy_
+PyObject* method_copy_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "__mul__(Tensor other)",
-      "__mul__(Scalar other)",
+      "copy_(Tensor src, bool non_blocking=False)",
   }, /*is_method=*/true, /*numbers_as_tensors=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // mul.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::mul(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // mul.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::mul(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH_OPERATOR
-}
-
-// Tensor.detach
-PyObject* method_detach(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "detach()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::detach(self); }();
+  auto src = r.tensor(0);
+  auto non_blocking = r.toBool(1);
+  auto result = [&] { GilRelease no_gil; return tl::copy_(self, src, non_blocking); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
 
-// Tensor.div
-PyObject* method_div(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// Tensor.matmul
+PyObject* method_matmul(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "div(Tensor other)",
-      "div(Tensor other, *, str? rounding_mode)",
-      "div(Scalar other)",
-      "div(Scalar other, *, str? rounding_mode)",
-  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // div.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::div(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // div.Tensor_mode
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto rounding_mode = r.string_optional(1);
-      auto result = [&] { GilRelease no_gil; return tl::div(self, other, as_arg(rounding_mode)); }();
-      return wrap(std::move(result));
-    }
-    case 2: {  // div.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::div(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 3: {  // div.Scalar_mode
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto rounding_mode = r.string_optional(1);
-      auto result = [&] { GilRelease no_gil; return tl::div(self, other, as_arg(rounding_mode)); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.div_
-PyObject* method_div_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "div_(Tensor other)",
-      "div_(Tensor other, *, str? rounding_mode)",
-      "div_(Scalar other)",
-      "div_(Scalar other, *, str? rounding_mode)",
-  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // div_.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::div_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // div_.Tensor_mode
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto rounding_mode = r.string_optional(1);
-      auto result = [&] { GilRelease no_gil; return tl::div_(self, other, as_arg(rounding_mode)); }();
-      return wrap(std::move(result));
-    }
-    case 2: {  // div_.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::div_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 3: {  // div_.Scalar_mode
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto rounding_mode = r.string_optional(1);
-      auto result = [&] { GilRelease no_gil; return tl::div_(self, other, as_arg(rounding_mode)); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.exp_
-PyObject* method_exp_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "exp_()",
+      "matmul(Tensor other)",
   }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::exp_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.floor_divide_
-PyObject* method_floor_divide_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "floor_divide_(Tensor other)",
-      "floor_divide_(Scalar other)",
-  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // floor_divide_
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::floor_divide_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // floor_divide_.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::floor_divide_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.ge
-PyObject* method_ge(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "ge(Tensor other)",
-      "ge(Scalar other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // ge.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::ge(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // ge.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::ge(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.le_
-PyObject* method_le_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "le_(Tensor other)",
-      "le_(Scalar other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // le_.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::le_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // le_.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::le_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.log
-PyObject* method_log(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "log()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::log(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.lt_
-PyObject* method_lt_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "lt_(Tensor other)",
-      "lt_(Scalar other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // lt_.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::lt_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // lt_.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::lt_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.mm
-PyObject* method_mm(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "mm(Tensor mat2)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto mat2 = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::mm(self, mat2); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.mul
-PyObject* method_mul(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "mul(Tensor other)",
-      "mul(Scalar other)",
-  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // mul.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::mul(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // mul.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::mul(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.neg
-PyObject* method_neg(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "neg()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::neg(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.neg_
-PyObject* method_neg_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "neg_()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::neg_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.pow
-PyObject* method_pow(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "pow(Tensor exponent)",
-      "pow(Scalar exponent)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // pow.Tensor_Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto exponent = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::pow(self, exponent); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // pow.Tensor_Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto exponent = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::pow(self, exponent); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.relu_
-PyObject* method_relu_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "relu_()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::relu_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.select
-PyObject* method_select(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "select(int dim, int index)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto dim = r.toInt64(0);
-  auto index = r.toInt64(1);
-  auto result = [&] { GilRelease no_gil; return tl::select(self, dim, index); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.sign
-PyObject* method_sign(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "sign()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::sign(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.slice
-PyObject* method_slice(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "slice(int dim=0, int? start=None, int? end=None, int step=1)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto dim = r.toInt64(0);
-  auto start = r.toInt64_optional(1);
-  auto end = r.toInt64_optional(2);
-  auto step = r.toInt64(3);
-  auto result = [&] { GilRelease no_gil; return tl::slice(self, dim, start, end, step); }();
+  auto other = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::matmul(self, other); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -877,130 +218,6 @@ PyObject* method_squeeze(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
-// Tensor.sum
-PyObject* method_sum(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "sum(*, ScalarType? dtype=None)",
-      "sum(int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // sum
-      const Tensor& self = unpack_tensor(py_self);
-      auto dtype = r.scalartype_optional(0);
-      auto result = [&] { GilRelease no_gil; return tl::sum(self, dtype); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // sum.dim_IntList
-      const Tensor& self = unpack_tensor(py_self);
-      auto dim = r.intlist_optional(0);
-      auto keepdim = r.toBool(1);
-      auto dtype = r.scalartype_optional(2);
-      auto result = [&] { GilRelease no_gil; return tl::sum(self, as_arg(dim), keepdim, dtype); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.to
-PyObject* method_to(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "to(ScalarType dtype, bool non_blocking=False, bool copy=False)",
-      "to(Device device, ScalarType? dtype=None, bool non_blocking=False, bool copy=False)",
-      "to(Tensor other, bool non_blocking=False, bool copy=False)",
-      "to(bool non_blocking=False, bool copy=False)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // to.dtype
-      const Tensor& self = unpack_tensor(py_self);
-      auto dtype = r.scalartype(0);
-      auto non_blocking = r.toBool(1);
-      auto copy = r.toBool(2);
-      auto result = [&] { GilRelease no_gil; return tl::to(self, dtype, non_blocking, copy); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // to.device
-      const Tensor& self = unpack_tensor(py_self);
-      auto device = r.device(0);
-      auto dtype = r.scalartype_optional(1);
-      auto non_blocking = r.toBool(2);
-      auto copy = r.toBool(3);
-      auto result = [&] { GilRelease no_gil; return tl::to(self, device, dtype, non_blocking, copy); }();
-      return wrap(std::move(result));
-    }
-    case 2: {  // to.other
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto non_blocking = r.toBool(1);
-      auto copy = r.toBool(2);
-      auto result = [&] { GilRelease no_gil; return tl::to(self, other, non_blocking, copy); }();
-      return wrap(std::move(result));
-    }
-    case 3: {  // to
-      const Tensor& self = unpack_tensor(py_self);
-      auto non_blocking = r.toBool(0);
-      auto copy = r.toBool(1);
-      auto result = [&] { GilRelease no_gil; return tl::to(self, non_blocking, copy); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.transpose
-PyObject* method_transpose(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "transpose(int dim0, int dim1)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto dim0 = r.toInt64(0);
-  auto dim1 = r.toInt64(1);
-  auto result = [&] { GilRelease no_gil; return tl::transpose(self, dim0, dim1); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.unsqueeze
-PyObject* method_unsqueeze(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "unsqueeze(int dim)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto dim = r.toInt64(0);
-  auto result = [&] { GilRelease no_gil; return tl::unsqueeze(self, dim); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.view
-PyObject* method_view(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "view(int[] size)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto size = r.intlist(0);
-  auto result = [&] { GilRelease no_gil; return tl::view(self, size); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // Tensor.zero_
 PyObject* method_zero_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -1008,7 +225,7 @@ PyObject* method_zero_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
       "zero_()",
   }, /*is_method=*/true);
   ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
   auto result = [&] { GilRelease no_gil; return tl::zero_(self); }();
   return wrap(std::move(result));
@@ -1018,78 +235,18 @@ PyObject* method_zero_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 }  // namespace
 
 void add_bindings_2(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"_clone_contiguous", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__clone_contiguous)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(_clone_contiguous(Tensor input) -> Tensor
+  functions.push_back({"copy_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_copy_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(copy_(Tensor input, Tensor src, bool non_blocking=False) -> Tensor
 
-A copy of `self` in contiguous (row-major) layout, whatever the layout of `self`; what `contiguous()` makes.)doc"});
-  functions.push_back({"abs", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_abs)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(abs(Tensor input, *, Tensor? out=None) -> Tensor
-
-Absolute value of every element of `self`.)doc"});
-  functions.push_back({"as_strided", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_as_strided)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(as_strided(Tensor input, int[] size, int[] stride, int? storage_offset=None) -> Tensor
-
-A view of the storage of `self` with the given sizes, strides and offset (in elements).)doc"});
-  functions.push_back({"div_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_div_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(div_(Tensor input, Tensor other) -> Tensor
-
-In-place version of div(): writes the result into self. Divides `self` by `other` (true division; integer inputs give the default float dtype).
-
-div_(Tensor input, Tensor other, *, str? rounding_mode) -> Tensor
-
-In-place version of div(): writes the result into self. Divides `self` by `other`, then rounds as `rounding_mode` says ("trunc", "floor", or None for true division).
-
-div_(Tensor input, Scalar other) -> Tensor
-
-In-place version of div(): writes the result into self. Divides every element of `self` by the number `other` (true division).
-
-div_(Tensor input, Scalar other, *, str? rounding_mode) -> Tensor
-
-In-place version of div(): writes the result into self. Divides every element of `self` by the number `other`, rounding as `rounding_mode` says.)doc"});
-  functions.push_back({"exp_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_exp_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(exp_(Tensor input) -> Tensor
-
-In-place version of exp(): writes the result into self. The exponential of every element of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"gt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_gt)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(gt(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
-
-True where `self > other`, element by element, with broadcasting.
-
-gt(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
-
-True where an element of `self` is greater than the number `other`.)doc"});
+Copies `src` into `self` in place, broadcasting `src` and converting its dtype to that of `self`.)doc"});
   functions.push_back({"matmul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_matmul)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(matmul(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 Matrix product with NumPy semantics for 1-D to batched N-D operands (batch dimensions broadcast).)doc"});
-  functions.push_back({"neg_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_neg_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(neg_(Tensor input) -> Tensor
-
-In-place version of neg(): writes the result into self. Negates every element of `self`.)doc"});
-  functions.push_back({"ones_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ones_like)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(ones_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
-
-Ones with the shape of `self` and its dtype and device unless given.)doc"});
   functions.push_back({"randn", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_randn)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(randn(int[] size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
 Standard normal random numbers of shape `size`, from the global generator (see `manual_seed`).)doc"});
-  functions.push_back({"reciprocal_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_reciprocal_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(reciprocal_(Tensor input) -> Tensor
-
-In-place version of reciprocal(): writes the result into self. 1 / x for every element x of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"sign", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sign)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(sign(Tensor input, *, Tensor? out=None) -> Tensor
-
--1, 0 or 1 for every element of `self` according to its sign.)doc"});
-  functions.push_back({"sign_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sign_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(sign_(Tensor input) -> Tensor
-
-In-place version of sign(): writes the result into self. -1, 0 or 1 for every element of `self` according to its sign.)doc"});
-  functions.push_back({"sqrt_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sqrt_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(sqrt_(Tensor input) -> Tensor
-
-In-place version of sqrt(): writes the result into self. The square root of every element of `self`; integer inputs give the default float dtype.)doc"});
   functions.push_back({"squeeze", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_squeeze)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(squeeze(Tensor input) -> Tensor
 
@@ -1102,150 +259,26 @@ A view of `self` without dimension `dim` if it has size 1 (otherwise `self` unch
 squeeze(Tensor input, int[] dim) -> Tensor
 
 A view of `self` without those of the dimensions `dim` that have size 1.)doc"});
-  functions.push_back({"where", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_where)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(where(Tensor condition, Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+  functions.push_back({"zero_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_zero_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(zero_(Tensor input) -> Tensor
 
-Picks elements from `self` where `condition` is true and from `other` elsewhere, broadcasting all three.)doc"});
+Sets every element of `self` to zero.)doc"});
   functions.push_back({"zeros", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_zeros)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(zeros(int[] size, *, ScalarType? dtype=None, Device? device=None, Tensor? out=None, bool requires_grad=False) -> Tensor
 
 A tensor of shape `size` filled with zeros (default float dtype unless `dtype`).)doc"});
-  methods.push_back({"__ge__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__ge__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__ge__(Tensor other) -> Tensor
+  methods.push_back({"__matmul__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__matmul__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__matmul__(Tensor other) -> Tensor
 
-True where `self >= other`, element by element, with broadcasting.
+Matrix product with NumPy semantics for 1-D to batched N-D operands (batch dimensions broadcast).)doc"});
+  methods.push_back({"copy_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_copy_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(copy_(Tensor src, bool non_blocking=False) -> Tensor
 
-__ge__(Scalar other) -> Tensor
+Copies `src` into `self` in place, broadcasting `src` and converting its dtype to that of `self`.)doc"});
+  methods.push_back({"matmul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_matmul)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(matmul(Tensor other) -> Tensor
 
-True where an element of `self` is at least the number `other`.)doc"});
-  methods.push_back({"__mul__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__mul__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__mul__(Tensor other) -> Tensor
-
-Multiplies `self` by `other` element by element, with broadcasting and type promotion.
-
-__mul__(Scalar other) -> Tensor
-
-Multiplies every element of `self` by the number `other`.)doc"});
-  methods.push_back({"detach", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_detach)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(detach() -> Tensor
-
-A view of `self` detached from the autograd graph; it never requires grad.)doc"});
-  methods.push_back({"div", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_div)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(div(Tensor other) -> Tensor
-
-Divides `self` by `other` (true division; integer inputs give the default float dtype).
-
-div(Tensor other, *, str? rounding_mode) -> Tensor
-
-Divides `self` by `other`, then rounds as `rounding_mode` says ("trunc", "floor", or None for true division).
-
-div(Scalar other) -> Tensor
-
-Divides every element of `self` by the number `other` (true division).
-
-div(Scalar other, *, str? rounding_mode) -> Tensor
-
-Divides every element of `self` by the number `other`, rounding as `rounding_mode` says.)doc"});
-  methods.push_back({"div_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_div_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(div_(Tensor other) -> Tensor
-
-In-place version of div(): writes the result into self. Divides `self` by `other` (true division; integer inputs give the default float dtype).
-
-div_(Tensor other, *, str? rounding_mode) -> Tensor
-
-In-place version of div(): writes the result into self. Divides `self` by `other`, then rounds as `rounding_mode` says ("trunc", "floor", or None for true division).
-
-div_(Scalar other) -> Tensor
-
-In-place version of div(): writes the result into self. Divides every element of `self` by the number `other` (true division).
-
-div_(Scalar other, *, str? rounding_mode) -> Tensor
-
-In-place version of div(): writes the result into self. Divides every element of `self` by the number `other`, rounding as `rounding_mode` says.)doc"});
-  methods.push_back({"exp_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_exp_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(exp_() -> Tensor
-
-In-place version of exp(): writes the result into self. The exponential of every element of `self`; integer inputs give the default float dtype.)doc"});
-  methods.push_back({"floor_divide_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_floor_divide_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(floor_divide_(Tensor other) -> Tensor
-
-In-place version of floor_divide(): writes the result into self. Divides `self` by `other` and rounds the quotient toward negative infinity (Python's `//`).
-
-floor_divide_(Scalar other) -> Tensor
-
-In-place version of floor_divide(): writes the result into self. Divides every element of `self` by the number `other`, rounding toward negative infinity.)doc"});
-  methods.push_back({"ge", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_ge)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(ge(Tensor other) -> Tensor
-
-True where `self >= other`, element by element, with broadcasting.
-
-ge(Scalar other) -> Tensor
-
-True where an element of `self` is at least the number `other`.)doc"});
-  methods.push_back({"le_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_le_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(le_(Tensor other) -> Tensor
-
-In-place version of le(): writes the result into self. True where `self <= other`, element by element, with broadcasting.
-
-le_(Scalar other) -> Tensor
-
-In-place version of le(): writes the result into self. True where an element of `self` is at most the number `other`.)doc"});
-  methods.push_back({"log", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(log() -> Tensor
-
-The natural logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
-  methods.push_back({"lt_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_lt_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(lt_(Tensor other) -> Tensor
-
-In-place version of lt(): writes the result into self. True where `self < other`, element by element, with broadcasting.
-
-lt_(Scalar other) -> Tensor
-
-In-place version of lt(): writes the result into self. True where an element of `self` is less than the number `other`.)doc"});
-  methods.push_back({"mm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_mm)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(mm(Tensor mat2) -> Tensor
-
-Matrix product of two 2-D tensors.)doc"});
-  methods.push_back({"mul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_mul)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(mul(Tensor other) -> Tensor
-
-Multiplies `self` by `other` element by element, with broadcasting and type promotion.
-
-mul(Scalar other) -> Tensor
-
-Multiplies every element of `self` by the number `other`.)doc"});
-  methods.push_back({"neg", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_neg)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(neg() -> Tensor
-
-Negates every element of `self`.)doc"});
-  methods.push_back({"neg_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_neg_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(neg_() -> Tensor
-
-In-place version of neg(): writes the result into self. Negates every element of `self`.)doc"});
-  methods.push_back({"pow", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_pow)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(pow(Tensor exponent) -> Tensor
-
-Raises each element of `self` to the power in `exponent`, with broadcasting and type promotion.
-
-pow(Scalar exponent) -> Tensor
-
-Raises each element of `self` to the number `exponent`.)doc"});
-  methods.push_back({"relu_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_relu_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(relu_() -> Tensor
-
-In-place version of relu(): writes the result into self. Replaces every negative element of `self` with zero.)doc"});
-  methods.push_back({"select", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_select)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(select(int dim, int index) -> Tensor
-
-A view of `self` at position `index` of dimension `dim`, which is removed.)doc"});
-  methods.push_back({"sign", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sign)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(sign() -> Tensor
-
--1, 0 or 1 for every element of `self` according to its sign.)doc"});
-  methods.push_back({"slice", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_slice)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(slice(int dim=0, int? start=None, int? end=None, int step=1) -> Tensor
-
-A view of `self` taking every `step`-th index in `[start, end)` of dimension `dim`; out-of-range bounds are clamped.)doc"});
+Matrix product with NumPy semantics for 1-D to batched N-D operands (batch dimensions broadcast).)doc"});
   methods.push_back({"squeeze", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_squeeze)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(squeeze() -> Tensor
 
@@ -1258,42 +291,6 @@ A view of `self` without dimension `dim` if it has size 1 (otherwise `self` unch
 squeeze(int[] dim) -> Tensor
 
 A view of `self` without those of the dimensions `dim` that have size 1.)doc"});
-  methods.push_back({"sum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sum)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(sum(*, ScalarType? dtype=None) -> Tensor
-
-Sums all elements of `self` into a 0-d tensor; integer and bool inputs sum as int64 unless `dtype` says otherwise.
-
-sum(int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
-
-Sums `self` over the dimensions in `dim` (all of them when None), keeping them as size 1 if `keepdim`.)doc"});
-  methods.push_back({"to", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_to)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(to(ScalarType dtype, bool non_blocking=False, bool copy=False) -> Tensor
-
-`self` converted to `dtype`: `self` itself when it already has that dtype and `copy` is False.
-
-to(Device device, ScalarType? dtype=None, bool non_blocking=False, bool copy=False) -> Tensor
-
-`self` moved to `device` (and converted to `dtype` if given): `self` itself when nothing changes and `copy` is False.
-
-to(Tensor other, bool non_blocking=False, bool copy=False) -> Tensor
-
-`self` converted to the dtype and device of `other`.
-
-to(bool non_blocking=False, bool copy=False) -> Tensor
-
-`self` itself (a copy if `copy`): `to()` with no dtype or device changes nothing.)doc"});
-  methods.push_back({"transpose", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_transpose)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(transpose(int dim0, int dim1) -> Tensor
-
-A view of `self` with dimensions `dim0` and `dim1` swapped.)doc"});
-  methods.push_back({"unsqueeze", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_unsqueeze)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(unsqueeze(int dim) -> Tensor
-
-A view of `self` with a new dimension of size 1 inserted at `dim`.)doc"});
-  methods.push_back({"view", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_view)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(view(int[] size) -> Tensor
-
-A view of `self` with another shape and the same data; one size may be -1 (inferred). Fails when the strides do not allow it.)doc"});
   methods.push_back({"zero_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_zero_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(zero_() -> Tensor
 

@@ -4,65 +4,13 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
-#include "generated/ops/add.h"
-#include "generated/ops/as_strided.h"
 #include "generated/ops/bmm.h"
-#include "generated/ops/clone.h"
-#include "generated/ops/copy.h"
-#include "generated/ops/eq.h"
-#include "generated/ops/exp.h"
-#include "generated/ops/fill.h"
-#include "generated/ops/floor_divide.h"
-#include "generated/ops/ge.h"
-#include "generated/ops/gt.h"
 #include "generated/ops/le.h"
-#include "generated/ops/log.h"
-#include "generated/ops/lt.h"
-#include "generated/ops/mul.h"
-#include "generated/ops/ne.h"
-#include "generated/ops/ones.h"
 #include "generated/ops/permute.h"
-#include "generated/ops/pow.h"
-#include "generated/ops/sub.h"
 #include "generated/ops/tanh.h"
-#include "generated/ops/zeros_like.h"
 
 namespace tl::python {
 namespace {
-
-// add
-PyObject* fn_add(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None)",
-      "add(Tensor input, Scalar other, Scalar alpha=1)",
-  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // add.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto alpha = r.scalar(2);
-      if (!r.is_none(3)) {
-        auto out = r.tensor(3);
-        auto result = [&] { GilRelease no_gil; return tl::add_out(out, self, other, alpha); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::add(self, other, alpha); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // add.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto alpha = r.scalar(2);
-      auto result = [&] { GilRelease no_gil; return tl::add(self, other, alpha); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
 
 // bmm
 PyObject* fn_bmm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -81,147 +29,6 @@ PyObject* fn_bmm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   }
   auto result = [&] { GilRelease no_gil; return tl::bmm(self, mat2); }();
   return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// copy_
-PyObject* fn_copy_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "copy_(Tensor input, Tensor src, bool non_blocking=False)",
-  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto src = r.tensor(1);
-  auto non_blocking = r.toBool(2);
-  auto result = [&] { GilRelease no_gil; return tl::copy_(self, src, non_blocking); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// eq
-PyObject* fn_eq(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "eq(Tensor input, Tensor other, *, Tensor? out=None)",
-      "eq(Tensor input, Scalar other, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // eq.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::eq_out(out, self, other); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::eq(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // eq.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::eq_out(out, self, other); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::eq(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// eq_
-PyObject* fn_eq_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "eq_(Tensor input, Tensor other)",
-      "eq_(Tensor input, Scalar other)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // eq_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::eq_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // eq_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::eq_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// exp
-PyObject* fn_exp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "exp(Tensor input, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  if (!r.is_none(1)) {
-    auto out = r.tensor(1);
-    auto result = [&] { GilRelease no_gil; return tl::exp_out(out, self); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::exp(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// fill_
-PyObject* fn_fill_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "fill_(Tensor input, Scalar value)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto value = r.scalar(1);
-  auto result = [&] { GilRelease no_gil; return tl::fill_(self, value); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// floor_divide_
-PyObject* fn_floor_divide_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "floor_divide_(Tensor input, Tensor other)",
-      "floor_divide_(Tensor input, Scalar other)",
-  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // floor_divide_
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::floor_divide_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // floor_divide_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::floor_divide_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -262,95 +69,30 @@ PyObject* fn_le(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, P
   TL_PY_CATCH
 }
 
-// log_
-PyObject* fn_log_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// le_
+PyObject* fn_le_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "log_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::log_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// mul_
-PyObject* fn_mul_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "mul_(Tensor input, Tensor other)",
-      "mul_(Tensor input, Scalar other)",
-  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // mul_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::mul_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // mul_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::mul_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// ne_
-PyObject* fn_ne_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "ne_(Tensor input, Tensor other)",
-      "ne_(Tensor input, Scalar other)",
+      "le_(Tensor input, Tensor other)",
+      "le_(Tensor input, Scalar other)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   switch (r.idx) {
-    case 0: {  // ne_.Tensor
+    case 0: {  // le_.Tensor
       auto self = r.tensor(0);
       auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::ne_(self, other); }();
+      auto result = [&] { GilRelease no_gil; return tl::le_(self, other); }();
       return wrap(std::move(result));
     }
-    case 1: {  // ne_.Scalar
+    case 1: {  // le_.Scalar
       auto self = r.tensor(0);
       auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::ne_(self, other); }();
+      auto result = [&] { GilRelease no_gil; return tl::le_(self, other); }();
       return wrap(std::move(result));
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// ones
-PyObject* fn_ones(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "ones(int[] size, *, ScalarType? dtype=None, Device? device=None, Tensor? out=None, bool requires_grad=False)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto size = r.intlist(0);
-  auto dtype = r.scalartype_optional(1);
-  auto device = r.device_optional(2);
-  bool requires_grad = r.toBool(4);
-  if (!r.is_none(3)) {
-    auto out = r.tensor(3);
-    auto result = [&] { GilRelease no_gil; return tl::ones_out(out, size, dtype, device); }();
-    if (requires_grad) result.set_requires_grad(true);
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::ones(size, dtype, device); }();
-  if (requires_grad) result.set_requires_grad(true);
-  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -388,51 +130,18 @@ PyObject* fn_tanh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
-// zeros_like
-PyObject* fn_zeros_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// tanh_
+PyObject* fn_tanh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "zeros_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
+      "tanh_(Tensor input)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
-  auto dtype = r.scalartype_optional(1);
-  auto device = r.device_optional(2);
-  bool requires_grad = r.toBool(3);
-  auto result = [&] { GilRelease no_gil; return tl::zeros_like(self, dtype, device); }();
-  if (requires_grad) result.set_requires_grad(true);
+  auto result = [&] { GilRelease no_gil; return tl::tanh_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
-}
-
-// Tensor.__iadd__
-PyObject* operator__iadd__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "__iadd__(Tensor other, *, Scalar alpha=1)",
-      "__iadd__(Scalar other, Scalar alpha=1)",
-  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // add_.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto alpha = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::add_(self, other, alpha); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // add_.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto alpha = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::add_(self, other, alpha); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH_OPERATOR
 }
 
 // Tensor.__le__
@@ -462,142 +171,41 @@ PyObject* operator__le__(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH_OPERATOR
 }
 
-// Tensor.__pow__
-PyObject* operator__pow__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// Tensor.bmm
+PyObject* method_bmm(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "__pow__(Tensor exponent)",
-      "__pow__(Scalar exponent)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // pow.Tensor_Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto exponent = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::pow(self, exponent); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // pow.Tensor_Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto exponent = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::pow(self, exponent); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH_OPERATOR
-}
-
-// Tensor.__radd__
-PyObject* operator__radd__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "__radd__(Tensor other, *, Scalar alpha=1)",
-      "__radd__(Scalar other, Scalar alpha=1)",
-  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // add.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto alpha = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::add(self, other, alpha); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // add.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto alpha = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::add(self, other, alpha); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH_OPERATOR
-}
-
-// Tensor.__sub__
-PyObject* operator__sub__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "__sub__(Tensor other, *, Scalar alpha=1)",
-      "__sub__(Scalar other, Scalar alpha=1)",
-  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // sub.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto alpha = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::sub(self, other, alpha); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // sub.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto alpha = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::sub(self, other, alpha); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH_OPERATOR
-}
-
-// Tensor.as_strided
-PyObject* method_as_strided(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "as_strided(int[] size, int[] stride, int? storage_offset=None)",
+      "bmm(Tensor mat2)",
   }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
-  auto size = r.intlist(0);
-  auto stride = r.intlist(1);
-  auto storage_offset = r.toInt64_optional(2);
-  auto result = [&] { GilRelease no_gil; return tl::as_strided(self, size, stride, storage_offset); }();
+  auto mat2 = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::bmm(self, mat2); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
 
-// Tensor.clone
-PyObject* method_clone(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// Tensor.le
+PyObject* method_le(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "clone()",
+      "le(Tensor other)",
+      "le(Scalar other)",
   }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::clone(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.floor_divide
-PyObject* method_floor_divide(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "floor_divide(Tensor other)",
-      "floor_divide(Scalar other)",
-  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
-    case 0: {  // floor_divide
+    case 0: {  // le.Tensor
       const Tensor& self = unpack_tensor(py_self);
       auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::floor_divide(self, other); }();
+      auto result = [&] { GilRelease no_gil; return tl::le(self, other); }();
       return wrap(std::move(result));
     }
-    case 1: {  // floor_divide.Scalar
+    case 1: {  // le.Scalar
       const Tensor& self = unpack_tensor(py_self);
       auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::floor_divide(self, other); }();
+      auto result = [&] { GilRelease no_gil; return tl::le(self, other); }();
       return wrap(std::move(result));
     }
   }
@@ -605,148 +213,26 @@ PyObject* method_floor_divide(PyObject* py_self, PyObject* const* args, Py_ssize
   TL_PY_CATCH
 }
 
-// Tensor.ge_
-PyObject* method_ge_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// Tensor.le_
+PyObject* method_le_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "ge_(Tensor other)",
-      "ge_(Scalar other)",
+      "le_(Tensor other)",
+      "le_(Scalar other)",
   }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
-    case 0: {  // ge_.Tensor
+    case 0: {  // le_.Tensor
       const Tensor& self = unpack_tensor(py_self);
       auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::ge_(self, other); }();
+      auto result = [&] { GilRelease no_gil; return tl::le_(self, other); }();
       return wrap(std::move(result));
     }
-    case 1: {  // ge_.Scalar
+    case 1: {  // le_.Scalar
       const Tensor& self = unpack_tensor(py_self);
       auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::ge_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.gt_
-PyObject* method_gt_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "gt_(Tensor other)",
-      "gt_(Scalar other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // gt_.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::gt_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // gt_.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::gt_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.log_
-PyObject* method_log_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "log_()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::log_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.lt
-PyObject* method_lt(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "lt(Tensor other)",
-      "lt(Scalar other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // lt.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::lt(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // lt.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::lt(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.mul_
-PyObject* method_mul_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "mul_(Tensor other)",
-      "mul_(Scalar other)",
-  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // mul_.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::mul_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // mul_.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::mul_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.ne
-PyObject* method_ne(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "ne(Tensor other)",
-      "ne(Scalar other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // ne.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::ne(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // ne.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::ne(self, other); }();
+      auto result = [&] { GilRelease no_gil; return tl::le_(self, other); }();
       return wrap(std::move(result));
     }
   }
@@ -769,35 +255,6 @@ PyObject* method_permute(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
-// Tensor.sub
-PyObject* method_sub(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "sub(Tensor other, *, Scalar alpha=1)",
-      "sub(Scalar other, Scalar alpha=1)",
-  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // sub.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto alpha = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::sub(self, other, alpha); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // sub.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto alpha = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::sub(self, other, alpha); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
 // Tensor.tanh
 PyObject* method_tanh(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -805,7 +262,7 @@ PyObject* method_tanh(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
       "tanh()",
   }, /*is_method=*/true);
   ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
   auto result = [&] { GilRelease no_gil; return tl::tanh(self); }();
   return wrap(std::move(result));
@@ -819,7 +276,7 @@ PyObject* method_tanh_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
       "tanh_()",
   }, /*is_method=*/true);
   ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
   auto result = [&] { GilRelease no_gil; return tl::tanh_(self); }();
   return wrap(std::move(result));
@@ -829,54 +286,10 @@ PyObject* method_tanh_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 }  // namespace
 
 void add_bindings_3(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_add)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None) -> Tensor
-
-Adds `other`, scaled by `alpha`, to `self`, broadcasting both and promoting their dtypes.
-
-add(Tensor input, Scalar other, Scalar alpha=1) -> Tensor
-
-Adds the number `other`, scaled by `alpha`, to every element of `self`.)doc"});
   functions.push_back({"bmm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bmm)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(bmm(Tensor input, Tensor mat2, *, Tensor? out=None) -> Tensor
 
 Batched matrix product of two 3-D tensors with the same batch size.)doc"});
-  functions.push_back({"copy_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_copy_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(copy_(Tensor input, Tensor src, bool non_blocking=False) -> Tensor
-
-Copies `src` into `self` in place, broadcasting `src` and converting its dtype to that of `self`.)doc"});
-  functions.push_back({"eq", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_eq)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(eq(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
-
-True where `self == other`, element by element, with broadcasting.
-
-eq(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
-
-True where an element of `self` equals the number `other`.)doc"});
-  functions.push_back({"eq_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_eq_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(eq_(Tensor input, Tensor other) -> Tensor
-
-In-place version of eq(): writes the result into self. True where `self == other`, element by element, with broadcasting.
-
-eq_(Tensor input, Scalar other) -> Tensor
-
-In-place version of eq(): writes the result into self. True where an element of `self` equals the number `other`.)doc"});
-  functions.push_back({"exp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_exp)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(exp(Tensor input, *, Tensor? out=None) -> Tensor
-
-The exponential of every element of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"fill_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fill_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(fill_(Tensor input, Scalar value) -> Tensor
-
-Sets every element of `self` to `value`.)doc"});
-  functions.push_back({"floor_divide_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_floor_divide_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(floor_divide_(Tensor input, Tensor other) -> Tensor
-
-In-place version of floor_divide(): writes the result into self. Divides `self` by `other` and rounds the quotient toward negative infinity (Python's `//`).
-
-floor_divide_(Tensor input, Scalar other) -> Tensor
-
-In-place version of floor_divide(): writes the result into self. Divides every element of `self` by the number `other`, rounding toward negative infinity.)doc"});
   functions.push_back({"le", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_le)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(le(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -885,30 +298,14 @@ True where `self <= other`, element by element, with broadcasting.
 le(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
 
 True where an element of `self` is at most the number `other`.)doc"});
-  functions.push_back({"log_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(log_(Tensor input) -> Tensor
+  functions.push_back({"le_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_le_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(le_(Tensor input, Tensor other) -> Tensor
 
-In-place version of log(): writes the result into self. The natural logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"mul_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mul_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(mul_(Tensor input, Tensor other) -> Tensor
+In-place version of le(): writes the result into self. True where `self <= other`, element by element, with broadcasting.
 
-In-place version of mul(): writes the result into self. Multiplies `self` by `other` element by element, with broadcasting and type promotion.
+le_(Tensor input, Scalar other) -> Tensor
 
-mul_(Tensor input, Scalar other) -> Tensor
-
-In-place version of mul(): writes the result into self. Multiplies every element of `self` by the number `other`.)doc"});
-  functions.push_back({"ne_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ne_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(ne_(Tensor input, Tensor other) -> Tensor
-
-In-place version of ne(): writes the result into self. True where `self != other`, element by element, with broadcasting.
-
-ne_(Tensor input, Scalar other) -> Tensor
-
-In-place version of ne(): writes the result into self. True where an element of `self` differs from the number `other`.)doc"});
-  functions.push_back({"ones", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ones)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(ones(int[] size, *, ScalarType? dtype=None, Device? device=None, Tensor? out=None, bool requires_grad=False) -> Tensor
-
-A tensor of shape `size` filled with ones (default float dtype unless `dtype`).)doc"});
+In-place version of le(): writes the result into self. True where an element of `self` is at most the number `other`.)doc"});
   functions.push_back({"permute", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_permute)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(permute(Tensor input, int[] dims) -> Tensor
 
@@ -917,18 +314,10 @@ A view of `self` with its dimensions reordered as `dims` says.)doc"});
                        METH_FASTCALL | METH_KEYWORDS, R"doc(tanh(Tensor input, *, Tensor? out=None) -> Tensor
 
 The hyperbolic tangent of every element of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"zeros_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_zeros_like)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(zeros_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
+  functions.push_back({"tanh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tanh_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(tanh_(Tensor input) -> Tensor
 
-Zeros with the shape of `self` and its dtype and device unless given.)doc"});
-  methods.push_back({"__iadd__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__iadd__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__iadd__(Tensor other, *, Scalar alpha=1) -> Tensor
-
-In-place version of add(): writes the result into self. Adds `other`, scaled by `alpha`, to `self`, broadcasting both and promoting their dtypes.
-
-__iadd__(Scalar other, Scalar alpha=1) -> Tensor
-
-In-place version of add(): writes the result into self. Adds the number `other`, scaled by `alpha`, to every element of `self`.)doc"});
+In-place version of tanh(): writes the result into self. The hyperbolic tangent of every element of `self`; integer inputs give the default float dtype.)doc"});
   methods.push_back({"__le__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__le__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__le__(Tensor other) -> Tensor
 
@@ -937,102 +326,30 @@ True where `self <= other`, element by element, with broadcasting.
 __le__(Scalar other) -> Tensor
 
 True where an element of `self` is at most the number `other`.)doc"});
-  methods.push_back({"__pow__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__pow__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__pow__(Tensor exponent) -> Tensor
+  methods.push_back({"bmm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_bmm)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(bmm(Tensor mat2) -> Tensor
 
-Raises each element of `self` to the power in `exponent`, with broadcasting and type promotion.
+Batched matrix product of two 3-D tensors with the same batch size.)doc"});
+  methods.push_back({"le", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_le)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(le(Tensor other) -> Tensor
 
-__pow__(Scalar exponent) -> Tensor
+True where `self <= other`, element by element, with broadcasting.
 
-Raises each element of `self` to the number `exponent`.)doc"});
-  methods.push_back({"__radd__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__radd__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__radd__(Tensor other, *, Scalar alpha=1) -> Tensor
+le(Scalar other) -> Tensor
 
-Adds `other`, scaled by `alpha`, to `self`, broadcasting both and promoting their dtypes.
+True where an element of `self` is at most the number `other`.)doc"});
+  methods.push_back({"le_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_le_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(le_(Tensor other) -> Tensor
 
-__radd__(Scalar other, Scalar alpha=1) -> Tensor
+In-place version of le(): writes the result into self. True where `self <= other`, element by element, with broadcasting.
 
-Adds the number `other`, scaled by `alpha`, to every element of `self`.)doc"});
-  methods.push_back({"__sub__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__sub__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__sub__(Tensor other, *, Scalar alpha=1) -> Tensor
+le_(Scalar other) -> Tensor
 
-Subtracts `other`, scaled by `alpha`, from `self`, with broadcasting and type promotion.
-
-__sub__(Scalar other, Scalar alpha=1) -> Tensor
-
-Subtracts the number `other`, scaled by `alpha`, from every element of `self`.)doc"});
-  methods.push_back({"as_strided", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_as_strided)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(as_strided(int[] size, int[] stride, int? storage_offset=None) -> Tensor
-
-A view of the storage of `self` with the given sizes, strides and offset (in elements).)doc"});
-  methods.push_back({"clone", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_clone)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(clone() -> Tensor
-
-A copy of `self` with its own (contiguous) storage.)doc"});
-  methods.push_back({"floor_divide", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_floor_divide)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(floor_divide(Tensor other) -> Tensor
-
-Divides `self` by `other` and rounds the quotient toward negative infinity (Python's `//`).
-
-floor_divide(Scalar other) -> Tensor
-
-Divides every element of `self` by the number `other`, rounding toward negative infinity.)doc"});
-  methods.push_back({"ge_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_ge_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(ge_(Tensor other) -> Tensor
-
-In-place version of ge(): writes the result into self. True where `self >= other`, element by element, with broadcasting.
-
-ge_(Scalar other) -> Tensor
-
-In-place version of ge(): writes the result into self. True where an element of `self` is at least the number `other`.)doc"});
-  methods.push_back({"gt_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_gt_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(gt_(Tensor other) -> Tensor
-
-In-place version of gt(): writes the result into self. True where `self > other`, element by element, with broadcasting.
-
-gt_(Scalar other) -> Tensor
-
-In-place version of gt(): writes the result into self. True where an element of `self` is greater than the number `other`.)doc"});
-  methods.push_back({"log_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(log_() -> Tensor
-
-In-place version of log(): writes the result into self. The natural logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
-  methods.push_back({"lt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_lt)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(lt(Tensor other) -> Tensor
-
-True where `self < other`, element by element, with broadcasting.
-
-lt(Scalar other) -> Tensor
-
-True where an element of `self` is less than the number `other`.)doc"});
-  methods.push_back({"mul_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_mul_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(mul_(Tensor other) -> Tensor
-
-In-place version of mul(): writes the result into self. Multiplies `self` by `other` element by element, with broadcasting and type promotion.
-
-mul_(Scalar other) -> Tensor
-
-In-place version of mul(): writes the result into self. Multiplies every element of `self` by the number `other`.)doc"});
-  methods.push_back({"ne", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_ne)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(ne(Tensor other) -> Tensor
-
-True where `self != other`, element by element, with broadcasting.
-
-ne(Scalar other) -> Tensor
-
-True where an element of `self` differs from the number `other`.)doc"});
+In-place version of le(): writes the result into self. True where an element of `self` is at most the number `other`.)doc"});
   methods.push_back({"permute", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_permute)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(permute(int[] dims) -> Tensor
 
 A view of `self` with its dimensions reordered as `dims` says.)doc"});
-  methods.push_back({"sub", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sub)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(sub(Tensor other, *, Scalar alpha=1) -> Tensor
-
-Subtracts `other`, scaled by `alpha`, from `self`, with broadcasting and type promotion.
-
-sub(Scalar other, Scalar alpha=1) -> Tensor
-
-Subtracts the number `other`, scaled by `alpha`, from every element of `self`.)doc"});
   methods.push_back({"tanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_tanh)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(tanh() -> Tensor
 

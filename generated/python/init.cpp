@@ -10,6 +10,17 @@ void add_bindings_0(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef
 void add_bindings_1(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
 void add_bindings_2(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
 void add_bindings_3(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
+void add_bindings_4(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
+void add_bindings_5(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
+void add_bindings_6(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
+void add_bindings_7(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
+void add_bindings_8(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
+void add_bindings_9(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
+void add_bindings_10(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
+void add_bindings_11(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
+void add_bindings_12(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
+void add_bindings_13(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
+void add_bindings_14(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
 
 void init_generated(PyObject* module, std::vector<PyMethodDef>& tensor_methods) {
   static std::vector<PyMethodDef> functions;
@@ -17,6 +28,17 @@ void init_generated(PyObject* module, std::vector<PyMethodDef>& tensor_methods) 
   add_bindings_1(functions, tensor_methods);
   add_bindings_2(functions, tensor_methods);
   add_bindings_3(functions, tensor_methods);
+  add_bindings_4(functions, tensor_methods);
+  add_bindings_5(functions, tensor_methods);
+  add_bindings_6(functions, tensor_methods);
+  add_bindings_7(functions, tensor_methods);
+  add_bindings_8(functions, tensor_methods);
+  add_bindings_9(functions, tensor_methods);
+  add_bindings_10(functions, tensor_methods);
+  add_bindings_11(functions, tensor_methods);
+  add_bindings_12(functions, tensor_methods);
+  add_bindings_13(functions, tensor_methods);
+  add_bindings_14(functions, tensor_methods);
   functions.push_back({nullptr, nullptr, 0, nullptr});
   static PyModuleDef def = {PyModuleDef_HEAD_INIT, "torchlite._C._ops",
                             "Operators generated from native_functions.yaml.", -1, functions.data()};

@@ -6,7 +6,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
-#include "generated/Functions.h"
+#include "generated/ops/mul.h"
 
 namespace tl::autograd::generated {
 
@@ -40,51 +40,6 @@ variable_list MulBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = mul_tensor_backward(grad, self, other_scalar_type);
-  }
-  return grad_inputs;
-}
-
-// Backward of sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
-struct SumBackward0 final : Node {
-  std::string name() const override { return "SumBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-
-  std::optional<std::vector<int64_t>> dim_;
-  bool keepdim_;
-  DimVector self_sizes;
-};
-
-variable_list SumBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& dim = as_arg(dim_);
-  const auto& keepdim = as_arg(keepdim_);
-  if (should_compute_output(0)) {
-    grad_inputs[0] = sum_backward(grad, self_sizes, dim, keepdim);
-  }
-  return grad_inputs;
-}
-
-// Backward of transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
-struct TransposeBackward0 final : Node {
-  std::string name() const override { return "TransposeBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-
-  int64_t dim0_;
-  int64_t dim1_;
-};
-
-variable_list TransposeBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& dim0 = as_arg(dim0_);
-  const auto& dim1 = as_arg(dim1_);
-  if (should_compute_output(0)) {
-    grad_inputs[0] = transpose(grad, dim0, dim1);
   }
   return grad_inputs;
 }
@@ -135,37 +90,6 @@ const Tensor& mul__Tensor(const Tensor& self, const Tensor& other) {
   }
   rebase_history(self, grad_fn);
   return self;
-}
-
-// sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
-Tensor sum_dim_IntList(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  auto grad_fn = std::make_shared<SumBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->dim_ = dim ? std::optional<std::vector<int64_t>>(dim->vec()) : std::nullopt;
-  grad_fn->keepdim_ = keepdim;
-  grad_fn->self_sizes = self.sizes();
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::sum_dim_IntList::call(self, dim, keepdim, dtype);
-  }
-  set_history(result, grad_fn);
-  return result;
-}
-
-// transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
-Tensor transpose_int(const Tensor& self, int64_t dim0, int64_t dim1) {
-  auto grad_fn = std::make_shared<TransposeBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->dim0_ = dim0;
-  grad_fn->dim1_ = dim1;
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::transpose_int::call(self, dim0, dim1);
-  }
-  set_history(result, grad_fn);
-  return result;
 }
 
 }  // namespace tl::autograd::wrappers

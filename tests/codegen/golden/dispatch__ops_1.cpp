@@ -2,23 +2,21 @@
 // Dispatch for the ops in shard 1: each public function picks autograd or a backend kernel.
 #include "aten/autograd/Node.h"
 #include "generated/ops/mul.h"
-#include "generated/ops/sum.h"
-#include "generated/ops/transpose.h"
 
 namespace tl {
 
 // ============================================================================ mul
 
 // mul.Tensor(Tensor self, Tensor other) -> Tensor
-static Tensor mul_Tensor__mul_kernel(const Tensor& self, const Tensor& other) {
+static Tensor mul_kernel_functional(const Tensor& self, const Tensor& other) {
   Tensor out;
   native::mul_kernel(self, other, out);
   return out;
 }
 
 ops::mul_Tensor::Kernel* ops::mul_Tensor::kernels[kNumDeviceTypes] = {
-    /* CPU */ mul_Tensor__mul_kernel,
-    /* Meta */ mul_Tensor__mul_kernel,
+    /* CPU */ mul_kernel_functional,
+    /* Meta */ mul_kernel_functional,
 };
 
 Tensor ops::mul_Tensor::call(const Tensor& self, const Tensor& other) {
@@ -36,15 +34,15 @@ Tensor mul(const Tensor& self, const Tensor& other) {
 }
 
 // mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-static const Tensor& mul__Tensor__mul_kernel(const Tensor& self, const Tensor& other) {
+static const Tensor& mul_kernel_inplace(const Tensor& self, const Tensor& other) {
   Tensor out = self;
   native::mul_kernel(self, other, out);
   return self;
 }
 
 ops::mul__Tensor::Kernel* ops::mul__Tensor::kernels[kNumDeviceTypes] = {
-    /* CPU */ mul__Tensor__mul_kernel,
-    /* Meta */ mul__Tensor__mul_kernel,
+    /* CPU */ mul_kernel_inplace,
+    /* Meta */ mul_kernel_inplace,
 };
 
 const Tensor& ops::mul__Tensor::call(const Tensor& self, const Tensor& other) {
@@ -64,15 +62,15 @@ const Tensor& mul_(const Tensor& self, const Tensor& other) {
 }
 
 // mul.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& mul_Tensor_out__mul_kernel(const Tensor& self, const Tensor& other, const Tensor& out) {
+static const Tensor& mul_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
   Tensor out_handle = out;
   native::mul_kernel(self, other, out_handle);
   return out;
 }
 
 ops::mul_Tensor_out::Kernel* ops::mul_Tensor_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ mul_Tensor_out__mul_kernel,
-    /* Meta */ mul_Tensor_out__mul_kernel,
+    /* CPU */ mul_kernel_out,
+    /* Meta */ mul_kernel_out,
 };
 
 const Tensor& ops::mul_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
@@ -87,50 +85,6 @@ const Tensor& ops::mul_Tensor_out::call(const Tensor& self, const Tensor& other,
 const Tensor& mul_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   check_out_no_grad("mul.Tensor_out", {&self, &other});
   return ops::mul_Tensor_out::call(self, other, out);
-}
-
-// ============================================================================ sum
-
-// sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
-ops::sum_dim_IntList::Kernel* ops::sum_dim_IntList::kernels[kNumDeviceTypes] = {
-    /* CPU */ native::sum_dim_kernel,
-    /* Meta */ native::sum_dim_kernel,
-};
-
-Tensor ops::sum_dim_IntList::call(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  const Device kernel_device = dispatch_device("sum.dim_IntList", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("sum.dim_IntList", kernel_device);
-  return kernel(self, dim, keepdim, dtype);
-}
-
-Tensor sum(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::sum_dim_IntList(self, dim, keepdim, dtype);
-  }
-  return ops::sum_dim_IntList::call(self, dim, keepdim, dtype);
-}
-
-// ============================================================================ transpose
-
-// transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
-ops::transpose_int::Kernel* ops::transpose_int::kernels[kNumDeviceTypes] = {
-    /* CPU */ native::transpose_kernel,
-    /* Meta */ native::transpose_kernel,
-};
-
-Tensor ops::transpose_int::call(const Tensor& self, int64_t dim0, int64_t dim1) {
-  const Device kernel_device = dispatch_device("transpose.int", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("transpose.int", kernel_device);
-  return kernel(self, dim0, dim1);
-}
-
-Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::transpose_int(self, dim0, dim1);
-  }
-  return ops::transpose_int::call(self, dim0, dim1);
 }
 
 }  // namespace tl
