@@ -160,3 +160,77 @@ def mentions_shape(message, shape):
         return True
     # A 1-D shape may be written as its bare size next to a 2-D one written AxB: "(3 and 4x5)".
     return len(shape) == 1 and re.search(r"(?<![\w.\[,x-])%d(?![\w.\],x])" % shape[0], message) is not None
+
+
+# ---------------------------------------------------------------- YAML sample calls (generated suites)
+
+class Spec:
+    """A tensor argument of a YAML sample call: T (values in [-2, 2)), P (positive), B (always bool) or
+    V (the given values, for stress cases: ties, kinks, large magnitudes).
+
+    The suites turn it into a tensor of the dtype and layout under test; a list in a sample
+    ("[T(2, 3), T(2, 3)], 0") holds Specs like any other value, for Tensor[] arguments."""
+
+    def __init__(self, kind, shape, values=None):
+        self.kind, self.shape, self.values = kind, tuple(shape), values
+
+    def __repr__(self):
+        return f"{self.kind}{self.shape}"
+
+
+def parse_sample(sample, lib, dtype=None):
+    """(args, kwargs) of a sample call with tensors as Specs. In a sample, `torchlite.x` means lib.x,
+    `D` the dtype under test (lib's dtype named `dtype`, float64 when None) and `# ...` starts a
+    hint for the suites (`# torch: torch.clone`: the PyTorch callable to compare with)."""
+    def collect(*a, **k):
+        return a, k
+    names = {"T": lambda *s: Spec("T", s), "P": lambda *s: Spec("P", s), "B": lambda *s: Spec("B", s),
+             "V": lambda v: Spec("V", np.shape(v), np.asarray(v, dtype=np.float64)),
+             "torchlite": lib, "collect": collect, "D": getattr(lib, dtype or "float64")}
+    return eval(f"collect({sample}\n)", names)  # noqa: S307 - samples come from our own YAML
+
+
+def sample_hint(sample, key):
+    """The value of `# key: value` in a sample, or None."""
+    _, _, comment = sample.partition("#")
+    for part in comment.split(";"):
+        k, _, v = part.partition(":")
+        if k.strip() == key:
+            return v.strip()
+    return None
+
+
+def map_specs(obj, fn):
+    """`obj` (an argument, or a list/tuple/dict of them) with every Spec replaced by fn(Spec)."""
+    if isinstance(obj, Spec):
+        return fn(obj)
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(map_specs(o, fn) for o in obj)
+    if isinstance(obj, dict):
+        return {k: map_specs(v, fn) for k, v in obj.items()}
+    return obj
+
+
+def iter_specs(obj):
+    """Every Spec in `obj`, in order."""
+    found = []
+    map_specs(obj, found.append)
+    return found
+
+
+def sample_callables(f, sample, name=None):
+    """(torch callable, torchlite callable) of YAML entry `f` (or its variant `name`), each taking
+    (args, kwargs): the function where PyTorch has one, else the method on the first argument, or
+    the PyTorch callable named by the sample's `# torch:` hint."""
+    name = name or f.schema.name.name
+    hint = sample_hint(sample, "torch")
+    if hint and name == f.schema.name.name:
+        oracle = eval(hint, {"torch": torch})  # noqa: S307 - hints come from our own YAML
+        return (lambda a, k: oracle(*a, **k)), (lambda a, k: getattr(tl, name)(*a, **k))
+    if "function" in f.variants and hasattr(torch, name) and hasattr(tl, name):
+        return (lambda a, k: getattr(torch, name)(*a, **k)), (lambda a, k: getattr(tl, name)(*a, **k))
+    if not hasattr(torch.Tensor, name):
+        pytest.fail(f"{f.schema.name}: PyTorch has no function or method {name}; give its samples a "
+                    "`# torch: <callable>` hint")
+    method = (lambda a, k: getattr(a[0], name)(*a[1:], **k))
+    return method, method

@@ -1,12 +1,18 @@
 """Gradient checks generated from native_functions.yaml: every op with a derivative formula (and
-every composite op with samples) is run through gradcheck and gradgradcheck on each of its
-`samples:` calls, with its tensor inputs contiguous, transposed, sliced and expanded.
+every composite op) is run on each of its `samples:` calls that has a T/P/V tensor:
+
+- gradcheck (finite differences) with its tensor inputs contiguous, transposed, sliced and expanded,
+  and gradgradcheck on the contiguous and transposed ones;
+- the same gradients as PyTorch's on the same inputs and grad_outputs (torch.autograd.grad), at tight
+  tolerance, and the second derivatives on contiguous inputs: this catches formulas that finite
+  differences check poorly (kinks such as relu at 0, ties, large magnitudes);
+- the derived in-place variant, differentiated through `x.clone().op_(...)`, the same two ways;
+- the derived out= variant refuses inputs that require grad, like PyTorch.
 
 An op added to the YAML with a formula is checked here without anyone writing a test; an op with a
-formula but no samples fails `test_every_formula_has_samples`.
-
-Sample calls use T(*shape) (float64 values in [-2, 2)), P(*shape) (positive, in [0.5, 2)) and
-B(*shape) (bool, never differentiated).
+formula but no samples fails `test_every_formula_has_samples`. The sample syntax (T, P, B, V, lists for
+Tensor[] arguments, `# finite_differences: no` for samples at kinks) is in conftest.parse_sample and
+docs/testing.md.
 """
 from pathlib import Path
 
@@ -16,22 +22,26 @@ import torch
 
 import torchlite as tl
 from codegen.loader import load_native_functions
+from codegen.model import COMPOSITE, SchemaKind
+from conftest import Spec, iter_specs, map_specs, parse_sample, sample_callables, sample_hint
 from torchlite.autograd.gradcheck import gradcheck, gradgradcheck
 
 YAML = Path(__file__).resolve().parents[1] / "native_functions.yaml"
-ENTRIES = [f for f in load_native_functions(YAML).functions if f.functional is None]
+ALL = load_native_functions(YAML).functions
+ENTRIES = [f for f in ALL if f.functional is None]
 LAYOUTS = ["contiguous", "transposed", "sliced", "expanded"]
-
-
-class Spec:
-    """A tensor argument of a sample call, built per layout."""
-
-    def __init__(self, kind, shape):
-        self.kind, self.shape = kind, tuple(shape)
 
 
 def _has_formula(f):
     return any(d.formula.strip() != "non_differentiable" for d in f.derivatives)
+
+
+def _differentiable(f):
+    return _has_formula(f) or any(backend == COMPOSITE for backend, _ in f.dispatch) or f.composite_body is not None
+
+
+def _variant(f, kind):
+    return next((v for v in ALL if v.functional is f and v.derived_kind == kind), None)
 
 
 def test_every_formula_has_samples():
@@ -39,7 +49,46 @@ def test_every_formula_has_samples():
     assert not missing, f"ops with derivative formulas but no samples: {missing}"
 
 
+# Known gaps, kept visible: these cases must fail until the gap is closed (strict xfail).
+KNOWN_GAPS = {
+    ("as_strided", 0, "expanded"): "as_strided_backward does not yet support inputs whose own geometry overlaps",
+}
+# Known out= mismatches, by op: strict xfails of test_out_refuses_inputs_requiring_grad.
+KNOWN_OUT_GAPS = {
+    "rsub.Tensor": "PyTorch's rsub has no out= (TypeError); torchlite's accepts it",
+    "rsub.Scalar": "PyTorch's rsub has no out= (TypeError); torchlite's accepts it",
+}
+
+
+def _gradient_samples(f):
+    """(index, sample) of the samples of `f` that have a tensor to differentiate and defined values
+    (`# check: shape` marks uninitialised results)."""
+    return [(i, s) for i, s in enumerate(f.samples) if sample_hint(s, "check") != "shape"
+            and any(spec.kind in "TPV" for spec in iter_specs(parse_sample(s, tl)))]
+
+
+def _cases(forms=("functional", "inplace"), layouts=LAYOUTS):
+    for f in ENTRIES:
+        if not _differentiable(f):
+            continue
+        for form in forms:
+            if form != "functional" and _variant(f, SchemaKind(form)) is None:
+                continue
+            for i, sample in _gradient_samples(f):
+                for layout in layouts:
+                    gap = KNOWN_GAPS.get((f.schema.name.name, i, layout))
+                    if form == "out":
+                        gap = KNOWN_OUT_GAPS.get(str(f.schema.name))
+                    marks = [pytest.mark.xfail(reason=gap, strict=True)] if gap else []
+                    yield pytest.param(f, form, sample, layout, marks=marks,
+                                       id=f"{f.schema.name}[{i}]-{form}-{layout}")
+
+
+# ---------------------------------------------------------------- inputs: the same values in both libraries
+
 def _values(spec, seed):
+    if spec.kind == "V":
+        return spec.values
     rng = np.random.default_rng(seed)
     if spec.kind == "B":
         return rng.integers(0, 2, spec.shape).astype(bool)
@@ -47,10 +96,9 @@ def _values(spec, seed):
     return rng.uniform(low, high, spec.shape).astype(np.float64)
 
 
-def _leaf(values, layout, lib=tl):
-    """(leaf, to_input): a float64 leaf holding `values` in the given layout, and how to turn the
-    leaf into the op's input (identity, or an expand for the expanded layout). `lib` is torchlite,
-    or torch to build the same input for the oracle."""
+def _leaf(values, layout, lib):
+    """(leaf, to_input): a float64 leaf of `lib` holding `values` in the given layout, and how to turn
+    the leaf into the op's input (identity, or an expand for the expanded layout)."""
     if layout == "transposed" and values.ndim >= 2:
         leaf = lib.from_numpy(np.ascontiguousarray(values.swapaxes(-1, -2))).transpose(-1, -2)
         return leaf.detach().requires_grad_(), lambda x: x
@@ -65,104 +113,156 @@ def _leaf(values, layout, lib=tl):
     return lib.from_numpy(np.ascontiguousarray(values)).requires_grad_(), lambda x: x
 
 
-def _call(f, args, kwargs):
-    name = f.schema.name.name
-    fn = getattr(tl._C._ops, name, None)
-    if "function" in f.variants and fn is not None:
-        return fn(*args, **kwargs)
-    return getattr(args[0], name)(*args[1:], **kwargs)
-
-
-# Known gaps, kept visible: these cases must fail until the gap is closed (strict xfail).
-KNOWN_GAPS = {
-    ("as_strided", 0, "expanded"): "as_strided_backward does not yet support inputs whose own geometry overlaps",
-}
-
-
-def _cases():
-    for f in ENTRIES:
-        for i, sample in enumerate(f.samples):
-            for layout in LAYOUTS:
-                gap = KNOWN_GAPS.get((f.schema.name.name, i, layout))
-                marks = [pytest.mark.xfail(reason=gap, strict=True)] if gap else []
-                yield pytest.param(f, sample, layout, id=f"{f.schema.name}[{i}]-{layout}", marks=marks)
-
-
-def _parse_sample(sample, lib):
-    """(args, kwargs) of a sample call, tensors as Specs; `torchlite.x` in a sample means lib.x."""
-    def collect(*a, **k):
-        return a, k
-    helpers = {"T": lambda *s: Spec("T", s), "P": lambda *s: Spec("P", s), "B": lambda *s: Spec("B", s),
-               "torchlite": lib, "collect": collect}
-    return eval(f"collect({sample})", helpers)  # noqa: S307 - samples come from our own YAML
-
-
-def _torch_forward_raises(f, sample, layout, error):
-    """When torchlite rejects a layout (view of a transposed tensor...), PyTorch must reject it too."""
-    args, kwargs = _parse_sample(sample, torch)
-    targs = []
-    for pos, a in enumerate(args):
-        if isinstance(a, Spec):
-            leaf, to_input = _leaf(_values(a, seed=pos), layout, torch)
-            targs.append(to_input(leaf))
-        else:
-            targs.append(a)
-    name = f.schema.name.name
-    fn = getattr(torch, name, None) if "function" in f.variants else None
-    try:
-        fn(*targs, **kwargs) if fn is not None else getattr(targs[0], name)(*targs[1:], **kwargs)
-    except type(error):
-        return True
-    return False
-
-
-def _prepare(f, sample, layout):
-    args, kwargs = _parse_sample(sample, tl)
-    leaves, builders, slots = [], [], []
-    fixed = list(args)
-    for pos, a in enumerate(args):
-        if isinstance(a, Spec):
-            values = _values(a, seed=pos)
-            if a.kind == "B":
-                fixed[pos] = tl.from_numpy(values)
-                continue
-            leaf, to_input = _leaf(values, layout)
-            leaves.append(leaf)
-            builders.append(to_input)
-            slots.append(pos)
-    inplace = f.schema.name.inplace
+def _prepare(call, sample, layout, lib=tl, inplace=None):
+    """(func, leaves): `func(*leaves)` runs `call` (a callable of (args, kwargs)) on the sample's inputs
+    built from the leaves. With `inplace` (a method name), func runs `args[0].clone().<inplace>(...)`."""
+    args, kwargs = parse_sample(sample, lib)
+    specs = iter_specs((args, kwargs))
+    leaves, builders, fixed = [], [], []
+    for pos, spec in enumerate(specs):
+        values = _values(spec, seed=pos)
+        if spec.kind == "B":
+            fixed.append(lambda xs, v=lib.from_numpy(values): v)
+            continue
+        leaf, to_input = _leaf(values, layout, lib)
+        fixed.append(lambda xs, k=len(leaves), build=to_input: build(xs[k]))
+        leaves.append(leaf)
 
     def func(*xs):
-        call_args = list(fixed)
-        for slot, build, x in zip(slots, builders, xs):
-            call_args[slot] = build(x)
+        slots = iter(fixed)
+        a, k = map_specs((args, kwargs), lambda s: next(slots)(xs))
         if inplace:
-            call_args[0] = call_args[0].clone()
-        return _call(f, call_args, kwargs)
+            return getattr(a[0].clone(), inplace)(*a[1:], **k)
+        return call(a, k)
 
     return func, leaves
 
 
-def _forward_or_torch_rejects(f, sample, layout, func, leaves):
-    """Runs the forward once. False when both torchlite and PyTorch reject this layout."""
+def _both(f, form, sample, layout):
+    """((torchlite func, leaves), (torch func, leaves)) for one case."""
+    name = _variant(f, SchemaKind.inplace).schema.name.name if form == "inplace" else None
+    t_call, l_call = sample_callables(f, sample)
+    return _prepare(l_call, sample, layout, tl, name), _prepare(t_call, sample, layout, torch, name)
+
+
+def _forward_or_torch_rejects(case, t_case, what):
+    """Runs the forward once. False when both torchlite and PyTorch reject these inputs."""
     try:
-        func(*leaves)
+        case[0](*case[1])
     except RuntimeError as e:
-        assert _torch_forward_raises(f, sample, layout, e), f"{f.schema.name}({sample}) on {layout} inputs: {e}"
-        return False
+        try:
+            t_case[0](*t_case[1])
+        except type(e):
+            return False
+        raise AssertionError(f"{what}: torchlite raised {e!r}, PyTorch did not") from e
     return True
 
 
-@pytest.mark.parametrize("f,sample,layout", list(_cases()))
-def test_gradcheck(f, sample, layout):
-    func, leaves = _prepare(f, sample, layout)
-    assert leaves, f"sample {sample!r} of {f.schema.name} has no differentiable tensor"
-    if _forward_or_torch_rejects(f, sample, layout, func, leaves):
-        assert gradcheck(func, leaves, eps=1e-6, atol=1e-5, rtol=1e-3), f"{f.schema.name} with {sample}"
+def _what(f, form, sample, layout):
+    return f"{f.schema.name} {form} on {layout} inputs, sample {sample!r}"
 
 
-@pytest.mark.parametrize("f,sample,layout", [c for c in _cases() if c.values[2] in ("contiguous", "transposed")])
-def test_gradgradcheck(f, sample, layout):
-    func, leaves = _prepare(f, sample, layout)
-    if _forward_or_torch_rejects(f, sample, layout, func, leaves):
-        assert gradgradcheck(func, leaves, eps=1e-6, atol=1e-5, rtol=1e-3), f"{f.schema.name} with {sample}"
+@pytest.mark.parametrize("f,form,sample,layout", list(_cases()))
+def test_gradcheck(f, form, sample, layout):
+    case, t_case = _both(f, form, sample, layout)
+    assert case[1], f"sample {sample!r} of {f.schema.name} has no differentiable tensor"
+    if sample_hint(sample, "finite_differences") == "no":
+        return  # a kink or tie: checked against PyTorch only (test_gradients_like_torch)
+    if _forward_or_torch_rejects(case, t_case, _what(f, form, sample, layout)):
+        assert gradcheck(*case, eps=1e-6, atol=1e-5, rtol=1e-3), _what(f, form, sample, layout)
+
+
+@pytest.mark.parametrize("f,form,sample,layout", list(_cases(layouts=("contiguous", "transposed"))))
+def test_gradgradcheck(f, form, sample, layout):
+    case, t_case = _both(f, form, sample, layout)
+    if sample_hint(sample, "finite_differences") == "no":
+        return
+    if _forward_or_torch_rejects(case, t_case, _what(f, form, sample, layout)):
+        assert gradgradcheck(*case, eps=1e-6, atol=1e-5, rtol=1e-3), _what(f, form, sample, layout)
+
+
+# ---------------------------------------------------------------- gradients against PyTorch's
+
+def _outputs(result):
+    outs = result if isinstance(result, (tuple, list)) else (result,)
+    return [o for o in outs if o.requires_grad]
+
+
+def _grad_outputs(outs, lib):
+    rng = np.random.default_rng(1)
+    return [lib.from_numpy(rng.standard_normal(tuple(o.shape))) for o in outs]
+
+
+def _grads(func, leaves, lib, order):
+    """The first (order=1) or second (order=2, along a fixed direction) derivatives, as NumPy arrays."""
+    outs = _outputs(func(*leaves))
+    if not outs:
+        return []
+    grads = lib.autograd.grad(outs, leaves, _grad_outputs(outs, lib), create_graph=order > 1, allow_unused=True)
+    if order > 1:
+        rng = np.random.default_rng(2)
+        terms = [(g * lib.from_numpy(rng.standard_normal(tuple(g.shape)))).sum() for g in grads
+                 if g is not None and g.requires_grad]
+        if not terms:  # the first derivatives are constant: the second ones are zero
+            return [np.zeros(tuple(x.shape)) for x in leaves]
+        total = terms[0]
+        for t in terms[1:]:
+            total = total + t
+        grads = lib.autograd.grad([total], leaves, allow_unused=True)
+    # force=True: PyTorch may return its lazy "ZeroTensor" for a gradient known to be zero.
+    return [None if g is None else g.detach().numpy(**({"force": True} if lib is torch else {})) for g in grads]
+
+
+@pytest.mark.parametrize("f,form,sample,layout", list(_cases()))
+def test_gradients_like_torch(f, form, sample, layout):
+    case, t_case = _both(f, form, sample, layout)
+    what = _what(f, form, sample, layout)
+    if not _forward_or_torch_rejects(case, t_case, what):
+        return
+    for order in (1, 2) if layout == "contiguous" else (1,):
+        got, expected = _grads(*case, tl, order), _grads(*t_case, torch, order)
+        assert len(got) == len(expected), what
+        for k, (g, e) in enumerate(zip(got, expected)):
+            # PyTorch returns None for an input its graph does not reach; torchlite may return zeros.
+            e = np.zeros_like(g) if e is None and g is not None else e
+            g = np.zeros_like(e) if g is None and e is not None else g
+            if g is None:
+                continue
+            np.testing.assert_allclose(g, e, rtol=1e-7, atol=1e-10, equal_nan=True,
+                                       err_msg=f"{what}: order-{order} gradient of input {k}")
+
+
+# ---------------------------------------------------------------- out= variants
+
+@pytest.mark.parametrize("f,form,sample,layout", list(_cases(forms=("out",), layouts=("contiguous",))))
+def test_out_refuses_inputs_requiring_grad(f, form, sample, layout):
+    """Like PyTorch: an out= call records no graph, so it refuses inputs that require grad; without them it
+    gives the functional values (the value checks for every dtype are in test_forward_generated.py)."""
+    t_call, l_call = sample_callables(f, sample)
+    for lib, call in ((torch, t_call), (tl, l_call)):
+        func, leaves = _prepare(lambda a, k, c=call, lib=lib: c(a, {**k, "out": lib.empty(0, dtype=lib.float64)}),
+                                sample, layout, lib)
+        with pytest.raises(RuntimeError, match="requires grad|require grad|automatic differentiation"):
+            func(*leaves)
+        with lib.no_grad():
+            expected = _prepare(call, sample, layout, lib)[0](*leaves)
+            got = func(*leaves)
+        assert not got.requires_grad
+        np.testing.assert_array_equal(got.numpy(), expected.numpy())
+
+
+# ---------------------------------------------------------------- the sample syntax itself
+
+def test_list_samples_are_differentiated():
+    """A Tensor[] argument is written as a list of tensors in a sample; every tensor in it is a leaf."""
+    sample = "[T(2, 3), P(3)], 2.5"
+
+    def call(lib):
+        return lambda a, k: lib.add(a[0][0], a[0][1], alpha=a[1])
+
+    case, t_case = _prepare(call(tl), sample, "transposed"), _prepare(call(torch), sample, "transposed", torch)
+    assert len(case[1]) == 2 and case[1][0].shape == (2, 3)
+    assert gradcheck(*case)
+    for g, e in zip(_grads(*case, tl, 1), _grads(*t_case, torch, 1)):
+        np.testing.assert_allclose(g, e, rtol=1e-12)
+    assert isinstance(parse_sample(sample, tl)[0][0][1], Spec)
