@@ -47,6 +47,75 @@ variable_list AliasBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
+struct AminBackward0 final : Node {
+  std::string name() const override { return "AminBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::vector<int64_t> dim_;
+  bool keepdim_;
+  SavedVariable result_;
+};
+
+variable_list AminBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& dim = as_arg(dim_);
+  const auto& keepdim = as_arg(keepdim_);
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = amax_amin_backward(grad, self, result, dim, keepdim);
+  }
+  return grad_inputs;
+}
+
+// Backward of aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
+struct AminmaxBackward0 final : Node {
+  std::string name() const override { return "AminmaxBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    min_.reset_data();
+    max_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + min_.nbytes() + max_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::optional<int64_t> dim_;
+  bool keepdim_;
+  SavedVariable min_;
+  SavedVariable max_;
+};
+
+variable_list AminmaxBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& dim = as_arg(dim_);
+  const auto& keepdim = as_arg(keepdim_);
+  const auto& min = min_.unpack(shared_from_this());
+  const auto& max = max_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = aminmax_backward(grads[0], grads[1], self, min, max, dim, keepdim);
+  }
+  return grad_inputs;
+}
+
 // Backward of clone(Tensor self) -> Tensor
 struct CloneBackward0 final : Node {
   std::string name() const override { return "CloneBackward0"; }
@@ -120,6 +189,66 @@ variable_list MeanBackward1::apply(variable_list&& grads) {
   const auto& keepdim = as_arg(keepdim_);
   if (should_compute_output(0)) {
     grad_inputs[0] = mean_dim_backward(grad, self_sizes, dim, keepdim);
+  }
+  return grad_inputs;
+}
+
+// Backward of min(Tensor self) -> Tensor
+struct MinBackward0 final : Node {
+  std::string name() const override { return "MinBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable result_;
+};
+
+variable_list MinBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = evenly_distribute_backward(grad, self, result);
+  }
+  return grad_inputs;
+}
+
+// Backward of min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+struct MinBackward1 final : Node {
+  std::string name() const override { return "MinBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    indices_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return indices_.nbytes();
+  }
+
+  int64_t dim_;
+  bool keepdim_;
+  DimVector self_sizes;
+  SavedVariable indices_;
+};
+
+variable_list MinBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& keepdim = as_arg(keepdim_);
+  const auto& indices = indices_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = value_selecting_reduction_backward(grad, dim, indices, self_sizes, keepdim);
   }
   return grad_inputs;
 }
@@ -233,6 +362,142 @@ variable_list SqrtBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of std(Tensor self, bool unbiased=True) -> Tensor
+struct StdBackward0 final : Node {
+  std::string name() const override { return "StdBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  bool unbiased_;
+  SavedVariable result_;
+};
+
+variable_list StdBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& unbiased = as_arg(unbiased_);
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = std_backward(grad, self, result, std::nullopt, unbiased ? 1.0 : 0.0, false);
+  }
+  return grad_inputs;
+}
+
+// Backward of std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+struct StdBackward1 final : Node {
+  std::string name() const override { return "StdBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::optional<std::vector<int64_t>> dim_;
+  bool unbiased_;
+  bool keepdim_;
+  SavedVariable result_;
+};
+
+variable_list StdBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& dim = as_arg(dim_);
+  const auto& unbiased = as_arg(unbiased_);
+  const auto& keepdim = as_arg(keepdim_);
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = std_backward(grad, self, result, dim, unbiased ? 1.0 : 0.0, keepdim);
+  }
+  return grad_inputs;
+}
+
+// Backward of std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+struct StdBackward2 final : Node {
+  std::string name() const override { return "StdBackward2"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::optional<std::vector<int64_t>> dim_;
+  std::optional<Scalar> correction_;
+  bool keepdim_;
+  SavedVariable result_;
+};
+
+variable_list StdBackward2::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& dim = as_arg(dim_);
+  const auto& correction = as_arg(correction_);
+  const auto& keepdim = as_arg(keepdim_);
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = std_backward(grad, self, result, dim, correction_value(correction), keepdim);
+  }
+  return grad_inputs;
+}
+
+// Backward of std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
+struct StdMeanBackward0 final : Node {
+  std::string name() const override { return "StdMeanBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result0_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result0_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::optional<std::vector<int64_t>> dim_;
+  std::optional<Scalar> correction_;
+  bool keepdim_;
+  SavedVariable result0_;
+};
+
+variable_list StdMeanBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& dim = as_arg(dim_);
+  const auto& correction = as_arg(correction_);
+  const auto& keepdim = as_arg(keepdim_);
+  const auto& result0 = result0_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = std_mean_backward(grads[0], grads[1], self, result0, dim, correction_value(correction), keepdim);
+  }
+  return grad_inputs;
+}
+
 // Backward of sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 struct SubBackward0 final : Node {
   std::string name() const override { return "SubBackward0"; }
@@ -324,6 +589,52 @@ Tensor alias(const Tensor& self) {
   return result;
 }
 
+// amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
+Tensor amin(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  auto grad_fn = std::make_shared<AminBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim.vec();
+  grad_fn->keepdim_ = keepdim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::amin::call(self, dim, keepdim);
+  }
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
+std::tuple<Tensor, Tensor> aminmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  auto grad_fn = std::make_shared<AminmaxBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  grad_fn->keepdim_ = keepdim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::aminmax::call(self, dim, keepdim);
+  }
+  set_history(std::get<0>(result), grad_fn);
+  set_history(std::get<1>(result), grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->min_ = SavedVariable(std::get<0>(result), true);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->max_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
+}
+
 // clone(Tensor self) -> Tensor
 Tensor clone(const Tensor& self) {
   auto grad_fn = std::make_shared<CloneBackward0>();
@@ -378,6 +689,45 @@ Tensor mean_dim(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::
     result = ops::mean_dim::call(self, dim, keepdim, dtype);
   }
   set_history(result, grad_fn);
+  return result;
+}
+
+// min(Tensor self) -> Tensor
+Tensor min(const Tensor& self) {
+  auto grad_fn = std::make_shared<MinBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::min::call(self);
+  }
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+std::tuple<Tensor, Tensor> min_dim(const Tensor& self, int64_t dim, bool keepdim) {
+  auto grad_fn = std::make_shared<MinBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  grad_fn->keepdim_ = keepdim;
+  grad_fn->self_sizes = self.sizes();
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::min_dim::call(self, dim, keepdim);
+  }
+  set_history(std::get<0>(result), grad_fn);
+  set_history(std::get<1>(result), grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->indices_ = SavedVariable(std::get<1>(result), true);
+  }
   return result;
 }
 
@@ -480,6 +830,93 @@ const Tensor& sqrt_(const Tensor& self) {
     grad_fn->result_ = SavedVariable(self, true);
   }
   return self;
+}
+
+// std(Tensor self, bool unbiased=True) -> Tensor
+Tensor std_op(const Tensor& self, bool unbiased) {
+  auto grad_fn = std::make_shared<StdBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->unbiased_ = unbiased;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::std_op::call(self, unbiased);
+  }
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+Tensor std_dim(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
+  auto grad_fn = std::make_shared<StdBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim ? std::optional<std::vector<int64_t>>(dim->vec()) : std::nullopt;
+  grad_fn->unbiased_ = unbiased;
+  grad_fn->keepdim_ = keepdim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::std_dim::call(self, dim, unbiased, keepdim);
+  }
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+Tensor std_correction(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
+  auto grad_fn = std::make_shared<StdBackward2>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim ? std::optional<std::vector<int64_t>>(dim->vec()) : std::nullopt;
+  grad_fn->correction_ = correction;
+  grad_fn->keepdim_ = keepdim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::std_correction::call(self, dim, correction, keepdim);
+  }
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> std_mean_correction(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
+  auto grad_fn = std::make_shared<StdMeanBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim ? std::optional<std::vector<int64_t>>(dim->vec()) : std::nullopt;
+  grad_fn->correction_ = correction;
+  grad_fn->keepdim_ = keepdim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::std_mean_correction::call(self, dim, correction, keepdim);
+  }
+  set_history(std::get<0>(result), grad_fn);
+  set_history(std::get<1>(result), grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result0_ = SavedVariable(std::get<0>(result), true);
+  }
+  return result;
 }
 
 // sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor

@@ -10,6 +10,39 @@
 
 namespace tl::autograd::generated {
 
+// Backward of amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
+struct AmaxBackward0 final : Node {
+  std::string name() const override { return "AmaxBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::vector<int64_t> dim_;
+  bool keepdim_;
+  SavedVariable result_;
+};
+
+variable_list AmaxBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& dim = as_arg(dim_);
+  const auto& keepdim = as_arg(keepdim_);
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = amax_amin_backward(grad, self, result, dim, keepdim);
+  }
+  return grad_inputs;
+}
+
 // Backward of div.Tensor(Tensor self, Tensor other) -> Tensor
 struct DivBackward0 final : Node {
   std::string name() const override { return "DivBackward0"; }
@@ -144,6 +177,99 @@ variable_list LogBackward0::apply(variable_list&& grads) {
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = div(grad, self);
+  }
+  return grad_inputs;
+}
+
+// Backward of logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
+struct LogsumexpBackward0 final : Node {
+  std::string name() const override { return "LogsumexpBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::vector<int64_t> dim_;
+  bool keepdim_;
+  SavedVariable result_;
+};
+
+variable_list LogsumexpBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& dim = as_arg(dim_);
+  const auto& keepdim = as_arg(keepdim_);
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = logsumexp_backward(grad, self, result, dim, keepdim);
+  }
+  return grad_inputs;
+}
+
+// Backward of max(Tensor self) -> Tensor
+struct MaxBackward0 final : Node {
+  std::string name() const override { return "MaxBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable result_;
+};
+
+variable_list MaxBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = evenly_distribute_backward(grad, self, result);
+  }
+  return grad_inputs;
+}
+
+// Backward of max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+struct MaxBackward1 final : Node {
+  std::string name() const override { return "MaxBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    indices_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return indices_.nbytes();
+  }
+
+  int64_t dim_;
+  bool keepdim_;
+  DimVector self_sizes;
+  SavedVariable indices_;
+};
+
+variable_list MaxBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& keepdim = as_arg(keepdim_);
+  const auto& indices = indices_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = value_selecting_reduction_backward(grad, dim, indices, self_sizes, keepdim);
   }
   return grad_inputs;
 }
@@ -499,6 +625,27 @@ variable_list UnsqueezeBackward0::apply(variable_list&& grads) {
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
 
+// amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
+Tensor amax(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  auto grad_fn = std::make_shared<AmaxBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim.vec();
+  grad_fn->keepdim_ = keepdim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::amax::call(self, dim, keepdim);
+  }
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
 // div.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor div_Tensor(const Tensor& self, const Tensor& other) {
   auto grad_fn = std::make_shared<DivBackward0>();
@@ -673,6 +820,66 @@ const Tensor& log_(const Tensor& self) {
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
+Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  auto grad_fn = std::make_shared<LogsumexpBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim.vec();
+  grad_fn->keepdim_ = keepdim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::logsumexp::call(self, dim, keepdim);
+  }
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// max(Tensor self) -> Tensor
+Tensor max(const Tensor& self) {
+  auto grad_fn = std::make_shared<MaxBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::max::call(self);
+  }
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim) {
+  auto grad_fn = std::make_shared<MaxBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  grad_fn->keepdim_ = keepdim;
+  grad_fn->self_sizes = self.sizes();
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::max_dim::call(self, dim, keepdim);
+  }
+  set_history(std::get<0>(result), grad_fn);
+  set_history(std::get<1>(result), grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->indices_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
 }
 
 // mul.Tensor(Tensor self, Tensor other) -> Tensor

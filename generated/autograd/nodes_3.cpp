@@ -147,6 +147,68 @@ variable_list PermuteBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of prod(Tensor self, *, ScalarType? dtype=None) -> Tensor
+struct ProdBackward0 final : Node {
+  std::string name() const override { return "ProdBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable result_;
+};
+
+variable_list ProdBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = prod_backward(grad, self, result);
+  }
+  return grad_inputs;
+}
+
+// Backward of prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+struct ProdBackward1 final : Node {
+  std::string name() const override { return "ProdBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  int64_t dim_;
+  bool keepdim_;
+  SavedVariable result_;
+};
+
+variable_list ProdBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& dim = as_arg(dim_);
+  const auto& keepdim = as_arg(keepdim_);
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = prod_dim_backward(grad, self, result, dim, keepdim);
+  }
+  return grad_inputs;
+}
+
 // Backward of tanh(Tensor self) -> Tensor
 struct TanhBackward0 final : Node {
   std::string name() const override { return "TanhBackward0"; }
@@ -169,6 +231,38 @@ variable_list TanhBackward0::apply(variable_list&& grads) {
   const auto& result = result_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = mul(grad, rsub(mul(result, result), 1));
+  }
+  return grad_inputs;
+}
+
+// Backward of var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
+struct VarMeanBackward0 final : Node {
+  std::string name() const override { return "VarMeanBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::optional<std::vector<int64_t>> dim_;
+  std::optional<Scalar> correction_;
+  bool keepdim_;
+};
+
+variable_list VarMeanBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& dim = as_arg(dim_);
+  const auto& correction = as_arg(correction_);
+  const auto& keepdim = as_arg(keepdim_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = var_mean_backward(grads[0], grads[1], self, dim, correction_value(correction), keepdim);
   }
   return grad_inputs;
 }
@@ -312,6 +406,46 @@ Tensor permute(const Tensor& self, IntArrayRef dims) {
   return result;
 }
 
+// prod(Tensor self, *, ScalarType? dtype=None) -> Tensor
+Tensor prod(const Tensor& self, std::optional<ScalarType> dtype) {
+  auto grad_fn = std::make_shared<ProdBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::prod::call(self, dtype);
+  }
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+Tensor prod_dim_int(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
+  auto grad_fn = std::make_shared<ProdBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  grad_fn->keepdim_ = keepdim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::prod_dim_int::call(self, dim, keepdim, dtype);
+  }
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
 // tanh(Tensor self) -> Tensor
 Tensor tanh(const Tensor& self) {
   auto grad_fn = std::make_shared<TanhBackward0>();
@@ -342,6 +476,26 @@ const Tensor& tanh_(const Tensor& self) {
     grad_fn->result_ = SavedVariable(self, true);
   }
   return self;
+}
+
+// var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> var_mean_correction(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
+  auto grad_fn = std::make_shared<VarMeanBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim ? std::optional<std::vector<int64_t>>(dim->vec()) : std::nullopt;
+  grad_fn->correction_ = correction;
+  grad_fn->keepdim_ = keepdim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::var_mean_correction::call(self, dim, correction, keepdim);
+  }
+  set_history(std::get<0>(result), grad_fn);
+  set_history(std::get<1>(result), grad_fn);
+  return result;
 }
 
 }  // namespace tl::autograd::wrappers

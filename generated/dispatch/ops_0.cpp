@@ -3,6 +3,9 @@
 #include "aten/autograd/Node.h"
 #include "generated/ops/_to_copy.h"
 #include "generated/ops/alias.h"
+#include "generated/ops/amin.h"
+#include "generated/ops/aminmax.h"
+#include "generated/ops/any.h"
 #include "generated/ops/arange.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/contiguous.h"
@@ -14,12 +17,15 @@
 #include "generated/ops/full.h"
 #include "generated/ops/ge.h"
 #include "generated/ops/mean.h"
+#include "generated/ops/min.h"
 #include "generated/ops/mm.h"
 #include "generated/ops/rand.h"
 #include "generated/ops/relu.h"
 #include "generated/ops/reshape.h"
 #include "generated/ops/select.h"
 #include "generated/ops/sqrt.h"
+#include "generated/ops/std.h"
+#include "generated/ops/std_mean.h"
 #include "generated/ops/sub.h"
 #include "generated/ops/t.h"
 #include "generated/ops/to.h"
@@ -68,6 +74,266 @@ Tensor alias(const Tensor& self) {
     return autograd::wrappers::alias(self);
   }
   return ops::alias::call(self);
+}
+
+// ============================================================================ amin
+
+// amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
+static Tensor amin__amin_kernel(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  Tensor out;
+  native::amin_kernel(self, dim, keepdim, out);
+  return out;
+}
+
+ops::amin::Kernel* ops::amin::kernels[kNumDeviceTypes] = {
+    /* CPU */ amin__amin_kernel,
+    /* Meta */ amin__amin_kernel,
+};
+
+Tensor ops::amin::call(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  const Device kernel_device = dispatch_device("amin", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("amin", kernel_device);
+  return kernel(self, dim, keepdim);
+}
+
+Tensor amin(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::amin(self, dim, keepdim);
+  }
+  return ops::amin::call(self, dim, keepdim);
+}
+
+// amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& amin_out__amin_kernel(const Tensor& self, IntArrayRef dim, bool keepdim, const Tensor& out) {
+  Tensor out_handle = out;
+  native::amin_kernel(self, dim, keepdim, out_handle);
+  return out;
+}
+
+ops::amin_out::Kernel* ops::amin_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ amin_out__amin_kernel,
+    /* Meta */ amin_out__amin_kernel,
+};
+
+const Tensor& ops::amin_out::call(const Tensor& self, IntArrayRef dim, bool keepdim, const Tensor& out) {
+  const Device kernel_device = dispatch_device("amin.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("amin.out", kernel_device);
+  decltype(auto) result = kernel(self, dim, keepdim, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& amin_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
+  check_out_no_grad("amin.out", {&self});
+  return ops::amin_out::call(self, dim, keepdim, out);
+}
+
+// ============================================================================ aminmax
+
+// aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
+static std::tuple<Tensor, Tensor> aminmax__aminmax_kernel(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  Tensor out0;
+  Tensor out1;
+  native::aminmax_kernel(self, dim, keepdim, out0, out1);
+  return {out0, out1};
+}
+
+ops::aminmax::Kernel* ops::aminmax::kernels[kNumDeviceTypes] = {
+    /* CPU */ aminmax__aminmax_kernel,
+    /* Meta */ aminmax__aminmax_kernel,
+};
+
+std::tuple<Tensor, Tensor> ops::aminmax::call(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  const Device kernel_device = dispatch_device("aminmax", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("aminmax", kernel_device);
+  return kernel(self, dim, keepdim);
+}
+
+std::tuple<Tensor, Tensor> aminmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::aminmax(self, dim, keepdim);
+  }
+  return ops::aminmax::call(self, dim, keepdim);
+}
+
+// aminmax.out(Tensor self, *, int? dim=None, bool keepdim=False, Tensor(a!) min, Tensor(b!) max) -> (Tensor(a!) min, Tensor(b!) max)
+static std::tuple<const Tensor&, const Tensor&> aminmax_out__aminmax_kernel(const Tensor& self, std::optional<int64_t> dim, bool keepdim, const Tensor& min, const Tensor& max) {
+  Tensor min_handle = min;
+  Tensor max_handle = max;
+  native::aminmax_kernel(self, dim, keepdim, min_handle, max_handle);
+  return {min, max};
+}
+
+ops::aminmax_out::Kernel* ops::aminmax_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ aminmax_out__aminmax_kernel,
+    /* Meta */ aminmax_out__aminmax_kernel,
+};
+
+std::tuple<const Tensor&, const Tensor&> ops::aminmax_out::call(const Tensor& self, std::optional<int64_t> dim, bool keepdim, const Tensor& min, const Tensor& max) {
+  const Device kernel_device = dispatch_device("aminmax.out", {&self, &min, &max});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("aminmax.out", kernel_device);
+  decltype(auto) result = kernel(self, dim, keepdim, min, max);
+  min.bump_version();
+  max.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&> aminmax_out(const Tensor& min, const Tensor& max, const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  check_out_no_grad("aminmax.out", {&self});
+  return ops::aminmax_out::call(self, dim, keepdim, min, max);
+}
+
+// ============================================================================ any
+
+// any(Tensor self) -> Tensor
+static Tensor any__any_kernel(const Tensor& self) {
+  Tensor out;
+  native::any_kernel(self, out);
+  return out;
+}
+
+ops::any::Kernel* ops::any::kernels[kNumDeviceTypes] = {
+    /* CPU */ any__any_kernel,
+    /* Meta */ any__any_kernel,
+};
+
+Tensor ops::any::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("any", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("any", kernel_device);
+  return kernel(self);
+}
+
+Tensor any(const Tensor& self) {
+  return ops::any::call(self);
+}
+
+// any.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& any_out__any_kernel(const Tensor& self, const Tensor& out) {
+  Tensor out_handle = out;
+  native::any_kernel(self, out_handle);
+  return out;
+}
+
+ops::any_out::Kernel* ops::any_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ any_out__any_kernel,
+    /* Meta */ any_out__any_kernel,
+};
+
+const Tensor& ops::any_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("any.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("any.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& any_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("any.out", {&self});
+  return ops::any_out::call(self, out);
+}
+
+// any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
+static Tensor any_dim__any_dim_kernel(const Tensor& self, int64_t dim, bool keepdim) {
+  Tensor out;
+  native::any_dim_kernel(self, dim, keepdim, out);
+  return out;
+}
+
+ops::any_dim::Kernel* ops::any_dim::kernels[kNumDeviceTypes] = {
+    /* CPU */ any_dim__any_dim_kernel,
+    /* Meta */ any_dim__any_dim_kernel,
+};
+
+Tensor ops::any_dim::call(const Tensor& self, int64_t dim, bool keepdim) {
+  const Device kernel_device = dispatch_device("any.dim", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("any.dim", kernel_device);
+  return kernel(self, dim, keepdim);
+}
+
+Tensor any(const Tensor& self, int64_t dim, bool keepdim) {
+  return ops::any_dim::call(self, dim, keepdim);
+}
+
+// any.dim_out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& any_dim_out__any_dim_kernel(const Tensor& self, int64_t dim, bool keepdim, const Tensor& out) {
+  Tensor out_handle = out;
+  native::any_dim_kernel(self, dim, keepdim, out_handle);
+  return out;
+}
+
+ops::any_dim_out::Kernel* ops::any_dim_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ any_dim_out__any_dim_kernel,
+    /* Meta */ any_dim_out__any_dim_kernel,
+};
+
+const Tensor& ops::any_dim_out::call(const Tensor& self, int64_t dim, bool keepdim, const Tensor& out) {
+  const Device kernel_device = dispatch_device("any.dim_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("any.dim_out", kernel_device);
+  decltype(auto) result = kernel(self, dim, keepdim, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& any_out(const Tensor& out, const Tensor& self, int64_t dim, bool keepdim) {
+  check_out_no_grad("any.dim_out", {&self});
+  return ops::any_dim_out::call(self, dim, keepdim, out);
+}
+
+// any.dims(Tensor self, int[]? dim, bool keepdim=False) -> Tensor
+static Tensor any_dims__any_dims_kernel(const Tensor& self, OptionalIntArrayRef dim, bool keepdim) {
+  Tensor out;
+  native::any_dims_kernel(self, dim, keepdim, out);
+  return out;
+}
+
+ops::any_dims::Kernel* ops::any_dims::kernels[kNumDeviceTypes] = {
+    /* CPU */ any_dims__any_dims_kernel,
+    /* Meta */ any_dims__any_dims_kernel,
+};
+
+Tensor ops::any_dims::call(const Tensor& self, OptionalIntArrayRef dim, bool keepdim) {
+  const Device kernel_device = dispatch_device("any.dims", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("any.dims", kernel_device);
+  return kernel(self, dim, keepdim);
+}
+
+Tensor any(const Tensor& self, OptionalIntArrayRef dim, bool keepdim) {
+  return ops::any_dims::call(self, dim, keepdim);
+}
+
+// any.dims_out(Tensor self, int[]? dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& any_dims_out__any_dims_kernel(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, const Tensor& out) {
+  Tensor out_handle = out;
+  native::any_dims_kernel(self, dim, keepdim, out_handle);
+  return out;
+}
+
+ops::any_dims_out::Kernel* ops::any_dims_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ any_dims_out__any_dims_kernel,
+    /* Meta */ any_dims_out__any_dims_kernel,
+};
+
+const Tensor& ops::any_dims_out::call(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, const Tensor& out) {
+  const Device kernel_device = dispatch_device("any.dims_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("any.dims_out", kernel_device);
+  decltype(auto) result = kernel(self, dim, keepdim, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& any_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim) {
+  check_out_no_grad("any.dims_out", {&self});
+  return ops::any_dims_out::call(self, dim, keepdim, out);
 }
 
 // ============================================================================ arange
@@ -629,6 +895,83 @@ const Tensor& mean_out(const Tensor& out, const Tensor& self, OptionalIntArrayRe
   return ops::mean_dim_out::call(self, dim, keepdim, dtype, out);
 }
 
+// ============================================================================ min
+
+// min(Tensor self) -> Tensor
+ops::min::Kernel* ops::min::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::min_all_kernel,
+    /* Meta */ native::min_all_kernel,
+};
+
+Tensor ops::min::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("min", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("min", kernel_device);
+  return kernel(self);
+}
+
+Tensor min(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::min(self);
+  }
+  return ops::min::call(self);
+}
+
+// min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+static std::tuple<Tensor, Tensor> min_dim__min_dim_kernel(const Tensor& self, int64_t dim, bool keepdim) {
+  Tensor out0;
+  Tensor out1;
+  native::min_dim_kernel(self, dim, keepdim, out0, out1);
+  return {out0, out1};
+}
+
+ops::min_dim::Kernel* ops::min_dim::kernels[kNumDeviceTypes] = {
+    /* CPU */ min_dim__min_dim_kernel,
+    /* Meta */ min_dim__min_dim_kernel,
+};
+
+std::tuple<Tensor, Tensor> ops::min_dim::call(const Tensor& self, int64_t dim, bool keepdim) {
+  const Device kernel_device = dispatch_device("min.dim", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("min.dim", kernel_device);
+  return kernel(self, dim, keepdim);
+}
+
+std::tuple<Tensor, Tensor> min(const Tensor& self, int64_t dim, bool keepdim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::min_dim(self, dim, keepdim);
+  }
+  return ops::min_dim::call(self, dim, keepdim);
+}
+
+// min.dim_out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+static std::tuple<const Tensor&, const Tensor&> min_dim_out__min_dim_kernel(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values, const Tensor& indices) {
+  Tensor values_handle = values;
+  Tensor indices_handle = indices;
+  native::min_dim_kernel(self, dim, keepdim, values_handle, indices_handle);
+  return {values, indices};
+}
+
+ops::min_dim_out::Kernel* ops::min_dim_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ min_dim_out__min_dim_kernel,
+    /* Meta */ min_dim_out__min_dim_kernel,
+};
+
+std::tuple<const Tensor&, const Tensor&> ops::min_dim_out::call(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values, const Tensor& indices) {
+  const Device kernel_device = dispatch_device("min.dim_out", {&self, &values, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("min.dim_out", kernel_device);
+  decltype(auto) result = kernel(self, dim, keepdim, values, indices);
+  values.bump_version();
+  indices.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&> min_out(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t dim, bool keepdim) {
+  check_out_no_grad("min.dim_out", {&self});
+  return ops::min_dim_out::call(self, dim, keepdim, values, indices);
+}
+
 // ============================================================================ mm
 
 // mm(Tensor self, Tensor mat2) -> Tensor
@@ -867,6 +1210,154 @@ const Tensor& ops::sqrt_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& sqrt_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("sqrt.out", {&self});
   return ops::sqrt_out::call(self, out);
+}
+
+// ============================================================================ std
+
+// std(Tensor self, bool unbiased=True) -> Tensor
+ops::std_op::Kernel* ops::std_op::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::std_kernel,
+    /* Meta */ native::std_kernel,
+};
+
+Tensor ops::std_op::call(const Tensor& self, bool unbiased) {
+  const Device kernel_device = dispatch_device("std", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("std", kernel_device);
+  return kernel(self, unbiased);
+}
+
+Tensor std(const Tensor& self, bool unbiased) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::std_op(self, unbiased);
+  }
+  return ops::std_op::call(self, unbiased);
+}
+
+// std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+static Tensor std_dim__std_dim_kernel(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
+  Tensor out;
+  native::std_dim_kernel(self, dim, unbiased, keepdim, out);
+  return out;
+}
+
+ops::std_dim::Kernel* ops::std_dim::kernels[kNumDeviceTypes] = {
+    /* CPU */ std_dim__std_dim_kernel,
+    /* Meta */ std_dim__std_dim_kernel,
+};
+
+Tensor ops::std_dim::call(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
+  const Device kernel_device = dispatch_device("std.dim", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("std.dim", kernel_device);
+  return kernel(self, dim, unbiased, keepdim);
+}
+
+Tensor std(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::std_dim(self, dim, unbiased, keepdim);
+  }
+  return ops::std_dim::call(self, dim, unbiased, keepdim);
+}
+
+// std.dim_out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& std_dim_out__std_dim_kernel(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim, const Tensor& out) {
+  Tensor out_handle = out;
+  native::std_dim_kernel(self, dim, unbiased, keepdim, out_handle);
+  return out;
+}
+
+ops::std_dim_out::Kernel* ops::std_dim_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ std_dim_out__std_dim_kernel,
+    /* Meta */ std_dim_out__std_dim_kernel,
+};
+
+const Tensor& ops::std_dim_out::call(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim, const Tensor& out) {
+  const Device kernel_device = dispatch_device("std.dim_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("std.dim_out", kernel_device);
+  decltype(auto) result = kernel(self, dim, unbiased, keepdim, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& std_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
+  check_out_no_grad("std.dim_out", {&self});
+  return ops::std_dim_out::call(self, dim, unbiased, keepdim, out);
+}
+
+// std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+static Tensor std_correction__std_correction_kernel(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
+  Tensor out;
+  native::std_correction_kernel(self, dim, correction, keepdim, out);
+  return out;
+}
+
+ops::std_correction::Kernel* ops::std_correction::kernels[kNumDeviceTypes] = {
+    /* CPU */ std_correction__std_correction_kernel,
+    /* Meta */ std_correction__std_correction_kernel,
+};
+
+Tensor ops::std_correction::call(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
+  const Device kernel_device = dispatch_device("std.correction", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("std.correction", kernel_device);
+  return kernel(self, dim, correction, keepdim);
+}
+
+Tensor std(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::std_correction(self, dim, correction, keepdim);
+  }
+  return ops::std_correction::call(self, dim, correction, keepdim);
+}
+
+// std.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& std_correction_out__std_correction_kernel(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim, const Tensor& out) {
+  Tensor out_handle = out;
+  native::std_correction_kernel(self, dim, correction, keepdim, out_handle);
+  return out;
+}
+
+ops::std_correction_out::Kernel* ops::std_correction_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ std_correction_out__std_correction_kernel,
+    /* Meta */ std_correction_out__std_correction_kernel,
+};
+
+const Tensor& ops::std_correction_out::call(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim, const Tensor& out) {
+  const Device kernel_device = dispatch_device("std.correction_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("std.correction_out", kernel_device);
+  decltype(auto) result = kernel(self, dim, correction, keepdim, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& std_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
+  check_out_no_grad("std.correction_out", {&self});
+  return ops::std_correction_out::call(self, dim, correction, keepdim, out);
+}
+
+// ============================================================================ std_mean
+
+// std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
+ops::std_mean_correction::Kernel* ops::std_mean_correction::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::std_mean_kernel,
+    /* Meta */ native::std_mean_kernel,
+};
+
+std::tuple<Tensor, Tensor> ops::std_mean_correction::call(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
+  const Device kernel_device = dispatch_device("std_mean.correction", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("std_mean.correction", kernel_device);
+  return kernel(self, dim, correction, keepdim);
+}
+
+std::tuple<Tensor, Tensor> std_mean(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::std_mean_correction(self, dim, correction, keepdim);
+  }
+  return ops::std_mean_correction::call(self, dim, correction, keepdim);
 }
 
 // ============================================================================ sub

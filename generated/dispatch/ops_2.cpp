@@ -3,14 +3,17 @@
 #include "aten/autograd/Node.h"
 #include "generated/ops/_clone_contiguous.h"
 #include "generated/ops/abs.h"
+#include "generated/ops/argmax.h"
 #include "generated/ops/as_strided.h"
 #include "generated/ops/copy.h"
+#include "generated/ops/frexp.h"
 #include "generated/ops/gt.h"
 #include "generated/ops/matmul.h"
 #include "generated/ops/ones_like.h"
 #include "generated/ops/randn.h"
 #include "generated/ops/sign.h"
 #include "generated/ops/squeeze.h"
+#include "generated/ops/var.h"
 #include "generated/ops/view.h"
 #include "generated/ops/where.h"
 #include "generated/ops/zero.h"
@@ -122,6 +125,57 @@ const Tensor& abs_out(const Tensor& out, const Tensor& self) {
   return ops::abs_out::call(self, out);
 }
 
+// ============================================================================ argmax
+
+// argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
+static Tensor argmax__argmax_kernel(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  Tensor out;
+  native::argmax_kernel(self, dim, keepdim, out);
+  return out;
+}
+
+ops::argmax::Kernel* ops::argmax::kernels[kNumDeviceTypes] = {
+    /* CPU */ argmax__argmax_kernel,
+    /* Meta */ argmax__argmax_kernel,
+};
+
+Tensor ops::argmax::call(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  const Device kernel_device = dispatch_device("argmax", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("argmax", kernel_device);
+  return kernel(self, dim, keepdim);
+}
+
+Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  return ops::argmax::call(self, dim, keepdim);
+}
+
+// argmax.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& argmax_out__argmax_kernel(const Tensor& self, std::optional<int64_t> dim, bool keepdim, const Tensor& out) {
+  Tensor out_handle = out;
+  native::argmax_kernel(self, dim, keepdim, out_handle);
+  return out;
+}
+
+ops::argmax_out::Kernel* ops::argmax_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ argmax_out__argmax_kernel,
+    /* Meta */ argmax_out__argmax_kernel,
+};
+
+const Tensor& ops::argmax_out::call(const Tensor& self, std::optional<int64_t> dim, bool keepdim, const Tensor& out) {
+  const Device kernel_device = dispatch_device("argmax.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("argmax.out", kernel_device);
+  decltype(auto) result = kernel(self, dim, keepdim, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& argmax_out(const Tensor& out, const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  check_out_no_grad("argmax.out", {&self});
+  return ops::argmax_out::call(self, dim, keepdim, out);
+}
+
 // ============================================================================ as_strided
 
 // as_strided(Tensor(a) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a)
@@ -166,6 +220,63 @@ const Tensor& copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
     return autograd::wrappers::copy_(self, src, non_blocking);
   }
   return ops::copy_::call(self, src, non_blocking);
+}
+
+// ============================================================================ frexp
+
+// frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)
+static std::tuple<Tensor, Tensor> frexp_Tensor__frexp_kernel(const Tensor& self) {
+  Tensor out0;
+  Tensor out1;
+  native::frexp_kernel(self, out0, out1);
+  return {out0, out1};
+}
+
+ops::frexp_Tensor::Kernel* ops::frexp_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ frexp_Tensor__frexp_kernel,
+    /* Meta */ frexp_Tensor__frexp_kernel,
+};
+
+std::tuple<Tensor, Tensor> ops::frexp_Tensor::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("frexp.Tensor", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("frexp.Tensor", kernel_device);
+  return kernel(self);
+}
+
+std::tuple<Tensor, Tensor> frexp(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::frexp_Tensor(self);
+  }
+  return ops::frexp_Tensor::call(self);
+}
+
+// frexp.Tensor_out(Tensor self, *, Tensor(a!) mantissa, Tensor(b!) exponent) -> (Tensor(a!) mantissa, Tensor(b!) exponent)
+static std::tuple<const Tensor&, const Tensor&> frexp_Tensor_out__frexp_kernel(const Tensor& self, const Tensor& mantissa, const Tensor& exponent) {
+  Tensor mantissa_handle = mantissa;
+  Tensor exponent_handle = exponent;
+  native::frexp_kernel(self, mantissa_handle, exponent_handle);
+  return {mantissa, exponent};
+}
+
+ops::frexp_Tensor_out::Kernel* ops::frexp_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ frexp_Tensor_out__frexp_kernel,
+    /* Meta */ frexp_Tensor_out__frexp_kernel,
+};
+
+std::tuple<const Tensor&, const Tensor&> ops::frexp_Tensor_out::call(const Tensor& self, const Tensor& mantissa, const Tensor& exponent) {
+  const Device kernel_device = dispatch_device("frexp.Tensor_out", {&self, &mantissa, &exponent});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("frexp.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, mantissa, exponent);
+  mantissa.bump_version();
+  exponent.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&> frexp_out(const Tensor& mantissa, const Tensor& exponent, const Tensor& self) {
+  check_out_no_grad("frexp.Tensor_out", {&self});
+  return ops::frexp_Tensor_out::call(self, mantissa, exponent);
 }
 
 // ============================================================================ gt
@@ -499,6 +610,132 @@ Tensor squeeze(const Tensor& self, IntArrayRef dim) {
     return autograd::wrappers::squeeze_dims(self, dim);
   }
   return ops::squeeze_dims::call(self, dim);
+}
+
+// ============================================================================ var
+
+// var(Tensor self, bool unbiased=True) -> Tensor
+ops::var::Kernel* ops::var::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::var_kernel,
+    /* Meta */ native::var_kernel,
+};
+
+Tensor ops::var::call(const Tensor& self, bool unbiased) {
+  const Device kernel_device = dispatch_device("var", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("var", kernel_device);
+  return kernel(self, unbiased);
+}
+
+Tensor var(const Tensor& self, bool unbiased) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::var(self, unbiased);
+  }
+  return ops::var::call(self, unbiased);
+}
+
+// var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+static Tensor var_dim__var_dim_kernel(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
+  Tensor out;
+  native::var_dim_kernel(self, dim, unbiased, keepdim, out);
+  return out;
+}
+
+ops::var_dim::Kernel* ops::var_dim::kernels[kNumDeviceTypes] = {
+    /* CPU */ var_dim__var_dim_kernel,
+    /* Meta */ var_dim__var_dim_kernel,
+};
+
+Tensor ops::var_dim::call(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
+  const Device kernel_device = dispatch_device("var.dim", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("var.dim", kernel_device);
+  return kernel(self, dim, unbiased, keepdim);
+}
+
+Tensor var(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::var_dim(self, dim, unbiased, keepdim);
+  }
+  return ops::var_dim::call(self, dim, unbiased, keepdim);
+}
+
+// var.dim_out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& var_dim_out__var_dim_kernel(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim, const Tensor& out) {
+  Tensor out_handle = out;
+  native::var_dim_kernel(self, dim, unbiased, keepdim, out_handle);
+  return out;
+}
+
+ops::var_dim_out::Kernel* ops::var_dim_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ var_dim_out__var_dim_kernel,
+    /* Meta */ var_dim_out__var_dim_kernel,
+};
+
+const Tensor& ops::var_dim_out::call(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim, const Tensor& out) {
+  const Device kernel_device = dispatch_device("var.dim_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("var.dim_out", kernel_device);
+  decltype(auto) result = kernel(self, dim, unbiased, keepdim, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& var_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
+  check_out_no_grad("var.dim_out", {&self});
+  return ops::var_dim_out::call(self, dim, unbiased, keepdim, out);
+}
+
+// var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+static Tensor var_correction__var_correction_kernel(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
+  Tensor out;
+  native::var_correction_kernel(self, dim, correction, keepdim, out);
+  return out;
+}
+
+ops::var_correction::Kernel* ops::var_correction::kernels[kNumDeviceTypes] = {
+    /* CPU */ var_correction__var_correction_kernel,
+    /* Meta */ var_correction__var_correction_kernel,
+};
+
+Tensor ops::var_correction::call(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
+  const Device kernel_device = dispatch_device("var.correction", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("var.correction", kernel_device);
+  return kernel(self, dim, correction, keepdim);
+}
+
+Tensor var(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::var_correction(self, dim, correction, keepdim);
+  }
+  return ops::var_correction::call(self, dim, correction, keepdim);
+}
+
+// var.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& var_correction_out__var_correction_kernel(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim, const Tensor& out) {
+  Tensor out_handle = out;
+  native::var_correction_kernel(self, dim, correction, keepdim, out_handle);
+  return out;
+}
+
+ops::var_correction_out::Kernel* ops::var_correction_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ var_correction_out__var_correction_kernel,
+    /* Meta */ var_correction_out__var_correction_kernel,
+};
+
+const Tensor& ops::var_correction_out::call(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim, const Tensor& out) {
+  const Device kernel_device = dispatch_device("var.correction_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("var.correction_out", kernel_device);
+  decltype(auto) result = kernel(self, dim, correction, keepdim, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& var_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
+  check_out_no_grad("var.correction_out", {&self});
+  return ops::var_correction_out::call(self, dim, correction, keepdim, out);
 }
 
 // ============================================================================ view

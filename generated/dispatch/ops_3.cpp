@@ -2,14 +2,18 @@
 // Dispatch for the ops in shard 3: each public function picks autograd or a backend kernel.
 #include "aten/autograd/Node.h"
 #include "generated/ops/add.h"
+#include "generated/ops/argmin.h"
 #include "generated/ops/bmm.h"
+#include "generated/ops/count_nonzero.h"
 #include "generated/ops/eq.h"
 #include "generated/ops/exp.h"
 #include "generated/ops/expand.h"
 #include "generated/ops/le.h"
 #include "generated/ops/ones.h"
 #include "generated/ops/permute.h"
+#include "generated/ops/prod.h"
 #include "generated/ops/tanh.h"
+#include "generated/ops/var_mean.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl {
@@ -150,6 +154,57 @@ const Tensor& add_(const Tensor& self, const Scalar& other, const Scalar& alpha)
   return ops::add__Scalar::call(self, other, alpha);
 }
 
+// ============================================================================ argmin
+
+// argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
+static Tensor argmin__argmin_kernel(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  Tensor out;
+  native::argmin_kernel(self, dim, keepdim, out);
+  return out;
+}
+
+ops::argmin::Kernel* ops::argmin::kernels[kNumDeviceTypes] = {
+    /* CPU */ argmin__argmin_kernel,
+    /* Meta */ argmin__argmin_kernel,
+};
+
+Tensor ops::argmin::call(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  const Device kernel_device = dispatch_device("argmin", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("argmin", kernel_device);
+  return kernel(self, dim, keepdim);
+}
+
+Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  return ops::argmin::call(self, dim, keepdim);
+}
+
+// argmin.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& argmin_out__argmin_kernel(const Tensor& self, std::optional<int64_t> dim, bool keepdim, const Tensor& out) {
+  Tensor out_handle = out;
+  native::argmin_kernel(self, dim, keepdim, out_handle);
+  return out;
+}
+
+ops::argmin_out::Kernel* ops::argmin_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ argmin_out__argmin_kernel,
+    /* Meta */ argmin_out__argmin_kernel,
+};
+
+const Tensor& ops::argmin_out::call(const Tensor& self, std::optional<int64_t> dim, bool keepdim, const Tensor& out) {
+  const Device kernel_device = dispatch_device("argmin.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("argmin.out", kernel_device);
+  decltype(auto) result = kernel(self, dim, keepdim, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& argmin_out(const Tensor& out, const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  check_out_no_grad("argmin.out", {&self});
+  return ops::argmin_out::call(self, dim, keepdim, out);
+}
+
 // ============================================================================ bmm
 
 // bmm(Tensor self, Tensor mat2) -> Tensor
@@ -202,6 +257,106 @@ const Tensor& ops::bmm_out::call(const Tensor& self, const Tensor& mat2, const T
 const Tensor& bmm_out(const Tensor& out, const Tensor& self, const Tensor& mat2) {
   check_out_no_grad("bmm.out", {&self, &mat2});
   return ops::bmm_out::call(self, mat2, out);
+}
+
+// ============================================================================ count_nonzero
+
+// count_nonzero(Tensor self, int? dim=None) -> Tensor
+static Tensor count_nonzero__count_nonzero_kernel(const Tensor& self, std::optional<int64_t> dim) {
+  Tensor out;
+  native::count_nonzero_kernel(self, dim, out);
+  return out;
+}
+
+ops::count_nonzero::Kernel* ops::count_nonzero::kernels[kNumDeviceTypes] = {
+    /* CPU */ count_nonzero__count_nonzero_kernel,
+    /* Meta */ count_nonzero__count_nonzero_kernel,
+};
+
+Tensor ops::count_nonzero::call(const Tensor& self, std::optional<int64_t> dim) {
+  const Device kernel_device = dispatch_device("count_nonzero", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("count_nonzero", kernel_device);
+  return kernel(self, dim);
+}
+
+Tensor count_nonzero(const Tensor& self, std::optional<int64_t> dim) {
+  return ops::count_nonzero::call(self, dim);
+}
+
+// count_nonzero.out(Tensor self, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& count_nonzero_out__count_nonzero_kernel(const Tensor& self, std::optional<int64_t> dim, const Tensor& out) {
+  Tensor out_handle = out;
+  native::count_nonzero_kernel(self, dim, out_handle);
+  return out;
+}
+
+ops::count_nonzero_out::Kernel* ops::count_nonzero_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ count_nonzero_out__count_nonzero_kernel,
+    /* Meta */ count_nonzero_out__count_nonzero_kernel,
+};
+
+const Tensor& ops::count_nonzero_out::call(const Tensor& self, std::optional<int64_t> dim, const Tensor& out) {
+  const Device kernel_device = dispatch_device("count_nonzero.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("count_nonzero.out", kernel_device);
+  decltype(auto) result = kernel(self, dim, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& count_nonzero_out(const Tensor& out, const Tensor& self, std::optional<int64_t> dim) {
+  check_out_no_grad("count_nonzero.out", {&self});
+  return ops::count_nonzero_out::call(self, dim, out);
+}
+
+// count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor
+static Tensor count_nonzero_dim_IntList__count_nonzero_dims_kernel(const Tensor& self, IntArrayRef dim) {
+  Tensor out;
+  native::count_nonzero_dims_kernel(self, dim, out);
+  return out;
+}
+
+ops::count_nonzero_dim_IntList::Kernel* ops::count_nonzero_dim_IntList::kernels[kNumDeviceTypes] = {
+    /* CPU */ count_nonzero_dim_IntList__count_nonzero_dims_kernel,
+    /* Meta */ count_nonzero_dim_IntList__count_nonzero_dims_kernel,
+};
+
+Tensor ops::count_nonzero_dim_IntList::call(const Tensor& self, IntArrayRef dim) {
+  const Device kernel_device = dispatch_device("count_nonzero.dim_IntList", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("count_nonzero.dim_IntList", kernel_device);
+  return kernel(self, dim);
+}
+
+Tensor count_nonzero(const Tensor& self, IntArrayRef dim) {
+  return ops::count_nonzero_dim_IntList::call(self, dim);
+}
+
+// count_nonzero.dim_IntList_out(Tensor self, int[] dim, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& count_nonzero_dim_IntList_out__count_nonzero_dims_kernel(const Tensor& self, IntArrayRef dim, const Tensor& out) {
+  Tensor out_handle = out;
+  native::count_nonzero_dims_kernel(self, dim, out_handle);
+  return out;
+}
+
+ops::count_nonzero_dim_IntList_out::Kernel* ops::count_nonzero_dim_IntList_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ count_nonzero_dim_IntList_out__count_nonzero_dims_kernel,
+    /* Meta */ count_nonzero_dim_IntList_out__count_nonzero_dims_kernel,
+};
+
+const Tensor& ops::count_nonzero_dim_IntList_out::call(const Tensor& self, IntArrayRef dim, const Tensor& out) {
+  const Device kernel_device = dispatch_device("count_nonzero.dim_IntList_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("count_nonzero.dim_IntList_out", kernel_device);
+  decltype(auto) result = kernel(self, dim, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& count_nonzero_out(const Tensor& out, const Tensor& self, IntArrayRef dim) {
+  check_out_no_grad("count_nonzero.dim_IntList_out", {&self});
+  return ops::count_nonzero_dim_IntList_out::call(self, dim, out);
 }
 
 // ============================================================================ eq
@@ -643,6 +798,80 @@ Tensor permute(const Tensor& self, IntArrayRef dims) {
   return ops::permute::call(self, dims);
 }
 
+// ============================================================================ prod
+
+// prod(Tensor self, *, ScalarType? dtype=None) -> Tensor
+ops::prod::Kernel* ops::prod::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::prod_kernel,
+    /* Meta */ native::prod_kernel,
+};
+
+Tensor ops::prod::call(const Tensor& self, std::optional<ScalarType> dtype) {
+  const Device kernel_device = dispatch_device("prod", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("prod", kernel_device);
+  return kernel(self, dtype);
+}
+
+Tensor prod(const Tensor& self, std::optional<ScalarType> dtype) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::prod(self, dtype);
+  }
+  return ops::prod::call(self, dtype);
+}
+
+// prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+static Tensor prod_dim_int__prod_dim_kernel(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
+  Tensor out;
+  native::prod_dim_kernel(self, dim, keepdim, dtype, out);
+  return out;
+}
+
+ops::prod_dim_int::Kernel* ops::prod_dim_int::kernels[kNumDeviceTypes] = {
+    /* CPU */ prod_dim_int__prod_dim_kernel,
+    /* Meta */ prod_dim_int__prod_dim_kernel,
+};
+
+Tensor ops::prod_dim_int::call(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
+  const Device kernel_device = dispatch_device("prod.dim_int", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("prod.dim_int", kernel_device);
+  return kernel(self, dim, keepdim, dtype);
+}
+
+Tensor prod(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::prod_dim_int(self, dim, keepdim, dtype);
+  }
+  return ops::prod_dim_int::call(self, dim, keepdim, dtype);
+}
+
+// prod.dim_int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& prod_dim_int_out__prod_dim_kernel(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype, const Tensor& out) {
+  Tensor out_handle = out;
+  native::prod_dim_kernel(self, dim, keepdim, dtype, out_handle);
+  return out;
+}
+
+ops::prod_dim_int_out::Kernel* ops::prod_dim_int_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ prod_dim_int_out__prod_dim_kernel,
+    /* Meta */ prod_dim_int_out__prod_dim_kernel,
+};
+
+const Tensor& ops::prod_dim_int_out::call(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype, const Tensor& out) {
+  const Device kernel_device = dispatch_device("prod.dim_int_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("prod.dim_int_out", kernel_device);
+  decltype(auto) result = kernel(self, dim, keepdim, dtype, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& prod_out(const Tensor& out, const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
+  check_out_no_grad("prod.dim_int_out", {&self});
+  return ops::prod_dim_int_out::call(self, dim, keepdim, dtype, out);
+}
+
 // ============================================================================ tanh
 
 // tanh(Tensor self) -> Tensor
@@ -723,6 +952,28 @@ const Tensor& ops::tanh_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& tanh_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("tanh.out", {&self});
   return ops::tanh_out::call(self, out);
+}
+
+// ============================================================================ var_mean
+
+// var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
+ops::var_mean_correction::Kernel* ops::var_mean_correction::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::var_mean_kernel,
+    /* Meta */ native::var_mean_kernel,
+};
+
+std::tuple<Tensor, Tensor> ops::var_mean_correction::call(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
+  const Device kernel_device = dispatch_device("var_mean.correction", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("var_mean.correction", kernel_device);
+  return kernel(self, dim, correction, keepdim);
+}
+
+std::tuple<Tensor, Tensor> var_mean(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::var_mean_correction(self, dim, correction, keepdim);
+  }
+  return ops::var_mean_correction::call(self, dim, correction, keepdim);
 }
 
 // ============================================================================ zeros_like

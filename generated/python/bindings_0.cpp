@@ -8,7 +8,11 @@
 #include "generated/ops/abs.h"
 #include "generated/ops/add.h"
 #include "generated/ops/alias.h"
+#include "generated/ops/amin.h"
+#include "generated/ops/aminmax.h"
+#include "generated/ops/any.h"
 #include "generated/ops/arange.h"
+#include "generated/ops/argmax.h"
 #include "generated/ops/bmm.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/copy.h"
@@ -26,6 +30,7 @@
 #include "generated/ops/lt.h"
 #include "generated/ops/matmul.h"
 #include "generated/ops/mean.h"
+#include "generated/ops/min.h"
 #include "generated/ops/mm.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/ne.h"
@@ -36,6 +41,8 @@
 #include "generated/ops/reshape.h"
 #include "generated/ops/select.h"
 #include "generated/ops/sqrt.h"
+#include "generated/ops/std.h"
+#include "generated/ops/std_mean.h"
 #include "generated/ops/sub.h"
 #include "generated/ops/t.h"
 #include "generated/ops/tanh.h"
@@ -113,6 +120,99 @@ PyObject* fn_alias(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::alias(self); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// amin
+PyObject* fn_amin(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "amin(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.intlist(1);
+  auto keepdim = r.toBool(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::amin_out(out, self, dim, keepdim); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::amin(self, dim, keepdim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// aminmax
+PyObject* fn_aminmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "aminmax(Tensor input, *, int? dim=None, bool keepdim=False, Tensor? min=None, Tensor? max=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64_optional(1);
+  auto keepdim = r.toBool(2);
+  if (!r.is_none(3)) {
+    auto min = r.tensor(3);
+    auto max = r.tensor(4);
+    auto result = [&] { GilRelease no_gil; return tl::aminmax_out(min, max, self, dim, keepdim); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::aminmax(self, dim, keepdim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// any
+PyObject* fn_any(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "any(Tensor input, *, Tensor? out=None)",
+      "any(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None)",
+      "any(Tensor input, int[]? dim, bool keepdim=False, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // any
+      auto self = r.tensor(0);
+      if (!r.is_none(1)) {
+        auto out = r.tensor(1);
+        auto result = [&] { GilRelease no_gil; return tl::any_out(out, self); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::any(self); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // any.dim
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto keepdim = r.toBool(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        auto result = [&] { GilRelease no_gil; return tl::any_out(out, self, dim, keepdim); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::any(self, dim, keepdim); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // any.dims
+      auto self = r.tensor(0);
+      auto dim = r.intlist_optional(1);
+      auto keepdim = r.toBool(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        auto result = [&] { GilRelease no_gil; return tl::any_out(out, self, as_arg(dim), keepdim); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::any(self, as_arg(dim), keepdim); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -409,6 +509,39 @@ PyObject* fn_mean(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// min
+PyObject* fn_min(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "min(Tensor input)",
+      "min(Tensor input, int dim, bool keepdim=False, *, Tensor? values=None, Tensor? indices=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // min
+      auto self = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::min(self); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // min.dim
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto keepdim = r.toBool(2);
+      if (!r.is_none(3)) {
+        auto values = r.tensor(3);
+        auto indices = r.tensor(4);
+        auto result = [&] { GilRelease no_gil; return tl::min_out(values, indices, self, dim, keepdim); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::min(self, dim, keepdim); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // mm
 PyObject* fn_mm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -507,6 +640,71 @@ PyObject* fn_sqrt(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::sqrt(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// std
+PyObject* fn_std(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "std(Tensor input, bool unbiased=True)",
+      "std(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor? out=None)",
+      "std(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // std
+      auto self = r.tensor(0);
+      auto unbiased = r.toBool(1);
+      auto result = [&] { GilRelease no_gil; return tl::std(self, unbiased); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // std.dim
+      auto self = r.tensor(0);
+      auto dim = r.intlist_optional(1);
+      auto unbiased = r.toBool(2);
+      auto keepdim = r.toBool(3);
+      if (!r.is_none(4)) {
+        auto out = r.tensor(4);
+        auto result = [&] { GilRelease no_gil; return tl::std_out(out, self, as_arg(dim), unbiased, keepdim); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::std(self, as_arg(dim), unbiased, keepdim); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // std.correction
+      auto self = r.tensor(0);
+      auto dim = r.intlist_optional(1);
+      auto correction = r.scalar_optional(2);
+      auto keepdim = r.toBool(3);
+      if (!r.is_none(4)) {
+        auto out = r.tensor(4);
+        auto result = [&] { GilRelease no_gil; return tl::std_out(out, self, as_arg(dim), correction, keepdim); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::std(self, as_arg(dim), correction, keepdim); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// std_mean
+PyObject* fn_std_mean(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "std_mean(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.intlist_optional(1);
+  auto correction = r.scalar_optional(2);
+  auto keepdim = r.toBool(3);
+  auto result = [&] { GilRelease no_gil; return tl::std_mean(self, as_arg(dim), correction, keepdim); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -835,6 +1033,54 @@ PyObject* method_add_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.amin
+PyObject* method_amin(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "amin(int[1] dim=[], bool keepdim=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.intlist(0);
+  auto keepdim = r.toBool(1);
+  auto result = [&] { GilRelease no_gil; return tl::amin(self, dim, keepdim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.aminmax
+PyObject* method_aminmax(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "aminmax(*, int? dim=None, bool keepdim=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64_optional(0);
+  auto keepdim = r.toBool(1);
+  auto result = [&] { GilRelease no_gil; return tl::aminmax(self, dim, keepdim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.argmax
+PyObject* method_argmax(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "argmax(int? dim=None, bool keepdim=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64_optional(0);
+  auto keepdim = r.toBool(1);
+  auto result = [&] { GilRelease no_gil; return tl::argmax(self, dim, keepdim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.bmm
 PyObject* method_bmm(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -1128,6 +1374,26 @@ In-place version of add(): writes the result into self. Adds the number `other`,
                        METH_FASTCALL | METH_KEYWORDS, R"doc(alias(Tensor input) -> Tensor
 
 A view of `self` with the same geometry (a new tensor object sharing everything).)doc"});
+  functions.push_back({"amin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_amin)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(amin(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor? out=None) -> Tensor
+
+The smallest value of `self` over the dimensions in `dim` (all of them when empty); NaN propagates. The gradient is shared evenly between tied minima.)doc"});
+  functions.push_back({"aminmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_aminmax)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(aminmax(Tensor input, *, int? dim=None, bool keepdim=False, Tensor? min=None, Tensor? max=None) -> tuple[Tensor, Tensor]
+
+The smallest and the largest values of `self` along `dim` (over all elements when None), in one pass.)doc"});
+  functions.push_back({"any", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_any)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(any(Tensor input, *, Tensor? out=None) -> Tensor
+
+True if any element of `self` is non-zero (uint8 inputs give uint8).
+
+any(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
+
+Whether any element of `self` along `dim` is non-zero (uint8 inputs give uint8).
+
+any(Tensor input, int[]? dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
+
+Whether any element of `self` over the dimensions in `dim` (all of them when None) is non-zero.)doc"});
   functions.push_back({"arange", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arange)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(arange(Scalar end, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
@@ -1196,6 +1462,14 @@ The mean of all elements of `self` (floating-point inputs, or a floating `dtype`
 mean(Tensor input, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 
 The mean of `self` over the dimensions in `dim` (all of them when None), keeping them as size 1 if `keepdim`.)doc"});
+  functions.push_back({"min", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_min)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(min(Tensor input) -> Tensor
+
+The smallest element of `self` as a 0-d tensor (NaN if any element is NaN). The gradient is shared evenly between tied minima.
+
+min(Tensor input, int dim, bool keepdim=False, *, Tensor? values=None, Tensor? indices=None) -> tuple[Tensor, Tensor]
+
+The smallest values of `self` along `dim` and their indices (the first of ties; NaN counts as the smallest).)doc"});
   functions.push_back({"mm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mm)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(mm(Tensor input, Tensor mat2, *, Tensor? out=None) -> Tensor
 
@@ -1220,6 +1494,22 @@ A view of `self` at position `index` of dimension `dim`, which is removed.)doc"}
                        METH_FASTCALL | METH_KEYWORDS, R"doc(sqrt(Tensor input, *, Tensor? out=None) -> Tensor
 
 The square root of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"std", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_std)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(std(Tensor input, bool unbiased=True) -> Tensor
+
+The standard deviation of all elements of `self`, from the variance divided by N - 1 (`unbiased`) or N.
+
+std(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor? out=None) -> Tensor
+
+The standard deviation of `self` over the dimensions in `dim` (all when None).
+
+std(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor? out=None) -> Tensor
+
+The standard deviation of `self` over the dimensions in `dim` (all when None), from the variance divided by max(0, N - correction).)doc"});
+  functions.push_back({"std_mean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_std_mean)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(std_mean(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> tuple[Tensor, Tensor]
+
+The standard deviation and the mean of `self` over the dimensions in `dim` (all when None), from one pass.)doc"});
   functions.push_back({"sub", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sub)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(sub(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None) -> Tensor
 
@@ -1312,6 +1602,18 @@ In-place version of add(): writes the result into self. Adds `other`, scaled by 
 add_(Scalar other, Scalar alpha=1) -> Tensor
 
 In-place version of add(): writes the result into self. Adds the number `other`, scaled by `alpha`, to every element of `self`.)doc"});
+  methods.push_back({"amin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_amin)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(amin(int[1] dim=[], bool keepdim=False) -> Tensor
+
+The smallest value of `self` over the dimensions in `dim` (all of them when empty); NaN propagates. The gradient is shared evenly between tied minima.)doc"});
+  methods.push_back({"aminmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_aminmax)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(aminmax(*, int? dim=None, bool keepdim=False) -> tuple[Tensor, Tensor]
+
+The smallest and the largest values of `self` along `dim` (over all elements when None), in one pass.)doc"});
+  methods.push_back({"argmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_argmax)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(argmax(int? dim=None, bool keepdim=False) -> Tensor
+
+The index of the largest value of `self` along `dim` (of the flattened tensor when None); ties give the first, NaN counts as the largest.)doc"});
   methods.push_back({"bmm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_bmm)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(bmm(Tensor mat2) -> Tensor
 

@@ -6,18 +6,24 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/abs.h"
 #include "generated/ops/add.h"
+#include "generated/ops/all.h"
+#include "generated/ops/amax.h"
+#include "generated/ops/argmin.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/div.h"
 #include "generated/ops/empty_like.h"
 #include "generated/ops/eq.h"
 #include "generated/ops/expand.h"
 #include "generated/ops/floor_divide.h"
+#include "generated/ops/frexp.h"
 #include "generated/ops/full_like.h"
 #include "generated/ops/gt.h"
 #include "generated/ops/le.h"
 #include "generated/ops/log.h"
+#include "generated/ops/logsumexp.h"
 #include "generated/ops/lt.h"
 #include "generated/ops/matmul.h"
+#include "generated/ops/max.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/ne.h"
 #include "generated/ops/neg.h"
@@ -32,11 +38,83 @@
 #include "generated/ops/sum.h"
 #include "generated/ops/transpose.h"
 #include "generated/ops/unsqueeze.h"
+#include "generated/ops/var.h"
 #include "generated/ops/where.h"
 #include "generated/ops/zero.h"
 
 namespace tl::python {
 namespace {
+
+// all
+PyObject* fn_all(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "all(Tensor input, *, Tensor? out=None)",
+      "all(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None)",
+      "all(Tensor input, int[]? dim, bool keepdim=False, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // all
+      auto self = r.tensor(0);
+      if (!r.is_none(1)) {
+        auto out = r.tensor(1);
+        auto result = [&] { GilRelease no_gil; return tl::all_out(out, self); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::all(self); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // all.dim
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto keepdim = r.toBool(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        auto result = [&] { GilRelease no_gil; return tl::all_out(out, self, dim, keepdim); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::all(self, dim, keepdim); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // all.dims
+      auto self = r.tensor(0);
+      auto dim = r.intlist_optional(1);
+      auto keepdim = r.toBool(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        auto result = [&] { GilRelease no_gil; return tl::all_out(out, self, as_arg(dim), keepdim); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::all(self, as_arg(dim), keepdim); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// amax
+PyObject* fn_amax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "amax(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.intlist(1);
+  auto keepdim = r.toBool(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::amax_out(out, self, dim, keepdim); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::amax(self, dim, keepdim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // div
 PyObject* fn_div(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -174,6 +252,27 @@ PyObject* fn_log(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_CATCH
 }
 
+// logsumexp
+PyObject* fn_logsumexp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logsumexp(Tensor input, int[1] dim, bool keepdim=False, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.intlist(1);
+  auto keepdim = r.toBool(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::logsumexp_out(out, self, dim, keepdim); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::logsumexp(self, dim, keepdim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // lt
 PyObject* fn_lt(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -231,6 +330,39 @@ PyObject* fn_lt_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
       auto self = r.tensor(0);
       auto other = r.scalar(1);
       auto result = [&] { GilRelease no_gil; return tl::lt_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// max
+PyObject* fn_max(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "max(Tensor input)",
+      "max(Tensor input, int dim, bool keepdim=False, *, Tensor? values=None, Tensor? indices=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // max
+      auto self = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::max(self); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // max.dim
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto keepdim = r.toBool(2);
+      if (!r.is_none(3)) {
+        auto values = r.tensor(3);
+        auto indices = r.tensor(4);
+        auto result = [&] { GilRelease no_gil; return tl::max_out(values, indices, self, dim, keepdim); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::max(self, dim, keepdim); }();
       return wrap(std::move(result));
     }
   }
@@ -838,6 +970,38 @@ PyObject* method_abs(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// Tensor.amax
+PyObject* method_amax(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "amax(int[1] dim=[], bool keepdim=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.intlist(0);
+  auto keepdim = r.toBool(1);
+  auto result = [&] { GilRelease no_gil; return tl::amax(self, dim, keepdim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.argmin
+PyObject* method_argmin(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "argmin(int? dim=None, bool keepdim=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64_optional(0);
+  auto keepdim = r.toBool(1);
+  auto result = [&] { GilRelease no_gil; return tl::argmin(self, dim, keepdim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.contiguous
 PyObject* method_contiguous(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -891,6 +1055,20 @@ PyObject* method_expand(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   auto size = r.intlist(0);
   auto implicit = r.toBool(1);
   auto result = [&] { GilRelease no_gil; return tl::expand(self, size, implicit); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.frexp
+PyObject* method_frexp(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "frexp()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::frexp(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -1006,6 +1184,44 @@ PyObject* method_sub_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.var
+PyObject* method_var(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "var(bool unbiased=True)",
+      "var(int[1]? dim, bool unbiased=True, bool keepdim=False)",
+      "var(int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // var
+      const Tensor& self = unpack_tensor(py_self);
+      auto unbiased = r.toBool(0);
+      auto result = [&] { GilRelease no_gil; return tl::var(self, unbiased); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // var.dim
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.intlist_optional(0);
+      auto unbiased = r.toBool(1);
+      auto keepdim = r.toBool(2);
+      auto result = [&] { GilRelease no_gil; return tl::var(self, as_arg(dim), unbiased, keepdim); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // var.correction
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.intlist_optional(0);
+      auto correction = r.scalar_optional(1);
+      auto keepdim = r.toBool(2);
+      auto result = [&] { GilRelease no_gil; return tl::var(self, as_arg(dim), correction, keepdim); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.where
 PyObject* method_where(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -1025,6 +1241,22 @@ PyObject* method_where(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 }  // namespace
 
 void add_bindings_1(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"all", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_all)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(all(Tensor input, *, Tensor? out=None) -> Tensor
+
+True if every element of `self` is non-zero (uint8 inputs give uint8).
+
+all(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
+
+Whether every element of `self` along `dim` is non-zero (uint8 inputs give uint8).
+
+all(Tensor input, int[]? dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
+
+Whether every element of `self` over the dimensions in `dim` (all of them when None) is non-zero.)doc"});
+  functions.push_back({"amax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_amax)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(amax(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor? out=None) -> Tensor
+
+The largest value of `self` over the dimensions in `dim` (all of them when empty); NaN propagates. The gradient is shared evenly between tied maxima.)doc"});
   functions.push_back({"div", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_div)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(div(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -1061,6 +1293,10 @@ In-place version of le(): writes the result into self. True where an element of 
                        METH_FASTCALL | METH_KEYWORDS, R"doc(log(Tensor input, *, Tensor? out=None) -> Tensor
 
 The natural logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"logsumexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logsumexp)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(logsumexp(Tensor input, int[1] dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
+
+log(sum(exp(self))) over the dimensions in `dim`, computed stably (the maximum is subtracted first; +-inf inputs give +-inf); integer inputs give the default float dtype.)doc"});
   functions.push_back({"lt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lt)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(lt(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -1077,6 +1313,14 @@ In-place version of lt(): writes the result into self. True where `self < other`
 lt_(Tensor input, Scalar other) -> Tensor
 
 In-place version of lt(): writes the result into self. True where an element of `self` is less than the number `other`.)doc"});
+  functions.push_back({"max", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_max)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(max(Tensor input) -> Tensor
+
+The largest element of `self` as a 0-d tensor (NaN if any element is NaN). The gradient is shared evenly between tied maxima.
+
+max(Tensor input, int dim, bool keepdim=False, *, Tensor? values=None, Tensor? indices=None) -> tuple[Tensor, Tensor]
+
+The largest values of `self` along `dim` and their indices (the first of ties; NaN counts as the largest).)doc"});
   functions.push_back({"mul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mul)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(mul(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -1233,6 +1477,14 @@ Computes `other - alpha * self` for a number `other`; backs the reflected `numbe
                      METH_FASTCALL | METH_KEYWORDS, R"doc(abs() -> Tensor
 
 Absolute value of every element of `self`.)doc"});
+  methods.push_back({"amax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_amax)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(amax(int[1] dim=[], bool keepdim=False) -> Tensor
+
+The largest value of `self` over the dimensions in `dim` (all of them when empty); NaN propagates. The gradient is shared evenly between tied maxima.)doc"});
+  methods.push_back({"argmin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_argmin)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(argmin(int? dim=None, bool keepdim=False) -> Tensor
+
+The index of the smallest value of `self` along `dim` (of the flattened tensor when None); ties give the first, NaN counts as the smallest.)doc"});
   methods.push_back({"contiguous", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_contiguous)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(contiguous() -> Tensor
 
@@ -1249,6 +1501,10 @@ True where an element of `self` equals the number `other`.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(expand(int[] size, *, bool implicit=False) -> Tensor
 
 A view of `self` with size-1 dimensions repeated (stride 0) to `size`; -1 keeps a size; new leading dimensions may be added.)doc"});
+  methods.push_back({"frexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_frexp)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(frexp() -> tuple[Tensor, Tensor]
+
+Splits every element of `self` into a mantissa in (-1, -0.5] or [0.5, 1) (0 for 0) and an int32 exponent, with self = mantissa * 2**exponent; both written in one pass.)doc"});
   methods.push_back({"le", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_le)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(le(Tensor other) -> Tensor
 
@@ -1281,6 +1537,18 @@ In-place version of sub(): writes the result into self. Subtracts `other`, scale
 sub_(Scalar other, Scalar alpha=1) -> Tensor
 
 In-place version of sub(): writes the result into self. Subtracts the number `other`, scaled by `alpha`, from every element of `self`.)doc"});
+  methods.push_back({"var", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_var)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(var(bool unbiased=True) -> Tensor
+
+The variance of all elements of `self`, divided by N - 1 (`unbiased`) or N.
+
+var(int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+
+The variance of `self` over the dimensions in `dim` (all when None), divided by N - 1 (`unbiased`) or N.
+
+var(int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+
+The variance of `self` over the dimensions in `dim` (all when None), divided by max(0, N - correction) (correction 1 when None); computed in one numerically stable pass (Welford).)doc"});
   methods.push_back({"where", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_where)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(where(Tensor condition, Tensor other) -> Tensor
 

@@ -6,17 +6,23 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_clone_contiguous.h"
 #include "generated/ops/abs.h"
+#include "generated/ops/all.h"
+#include "generated/ops/argmax.h"
 #include "generated/ops/as_strided.h"
+#include "generated/ops/count_nonzero.h"
 #include "generated/ops/detach.h"
 #include "generated/ops/div.h"
 #include "generated/ops/exp.h"
 #include "generated/ops/floor_divide.h"
+#include "generated/ops/frexp.h"
 #include "generated/ops/ge.h"
 #include "generated/ops/gt.h"
 #include "generated/ops/le.h"
 #include "generated/ops/log.h"
+#include "generated/ops/logsumexp.h"
 #include "generated/ops/lt.h"
 #include "generated/ops/matmul.h"
+#include "generated/ops/max.h"
 #include "generated/ops/mm.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
@@ -34,6 +40,7 @@
 #include "generated/ops/to.h"
 #include "generated/ops/transpose.h"
 #include "generated/ops/unsqueeze.h"
+#include "generated/ops/var.h"
 #include "generated/ops/view.h"
 #include "generated/ops/where.h"
 #include "generated/ops/zero.h"
@@ -71,6 +78,27 @@ PyObject* fn_abs(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::abs(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// argmax
+PyObject* fn_argmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "argmax(Tensor input, int? dim=None, bool keepdim=False, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64_optional(1);
+  auto keepdim = r.toBool(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::argmax_out(out, self, dim, keepdim); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::argmax(self, dim, keepdim); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -145,6 +173,26 @@ PyObject* fn_exp_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::exp_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// frexp
+PyObject* fn_frexp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "frexp(Tensor input, *, Tensor? mantissa=None, Tensor? exponent=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto mantissa = r.tensor(1);
+    auto exponent = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::frexp_out(mantissa, exponent, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::frexp(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -350,6 +398,54 @@ PyObject* fn_squeeze(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// var
+PyObject* fn_var(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "var(Tensor input, bool unbiased=True)",
+      "var(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor? out=None)",
+      "var(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // var
+      auto self = r.tensor(0);
+      auto unbiased = r.toBool(1);
+      auto result = [&] { GilRelease no_gil; return tl::var(self, unbiased); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // var.dim
+      auto self = r.tensor(0);
+      auto dim = r.intlist_optional(1);
+      auto unbiased = r.toBool(2);
+      auto keepdim = r.toBool(3);
+      if (!r.is_none(4)) {
+        auto out = r.tensor(4);
+        auto result = [&] { GilRelease no_gil; return tl::var_out(out, self, as_arg(dim), unbiased, keepdim); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::var(self, as_arg(dim), unbiased, keepdim); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // var.correction
+      auto self = r.tensor(0);
+      auto dim = r.intlist_optional(1);
+      auto correction = r.scalar_optional(2);
+      auto keepdim = r.toBool(3);
+      if (!r.is_none(4)) {
+        auto out = r.tensor(4);
+        auto result = [&] { GilRelease no_gil; return tl::var_out(out, self, as_arg(dim), correction, keepdim); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::var(self, as_arg(dim), correction, keepdim); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // where
 PyObject* fn_where(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -447,6 +543,68 @@ PyObject* operator__mul__(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.all
+PyObject* method_all(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "all()",
+      "all(int dim, bool keepdim=False)",
+      "all(int[]? dim, bool keepdim=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // all
+      const Tensor& self = unpack_tensor(py_self);
+      auto result = [&] { GilRelease no_gil; return tl::all(self); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // all.dim
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto keepdim = r.toBool(1);
+      auto result = [&] { GilRelease no_gil; return tl::all(self, dim, keepdim); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // all.dims
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.intlist_optional(0);
+      auto keepdim = r.toBool(1);
+      auto result = [&] { GilRelease no_gil; return tl::all(self, as_arg(dim), keepdim); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.count_nonzero
+PyObject* method_count_nonzero(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "count_nonzero(int? dim=None)",
+      "count_nonzero(int[] dim)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // count_nonzero
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64_optional(0);
+      auto result = [&] { GilRelease no_gil; return tl::count_nonzero(self, dim); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // count_nonzero.dim_IntList
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.intlist(0);
+      auto result = [&] { GilRelease no_gil; return tl::count_nonzero(self, dim); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
 }
 
 // Tensor.detach
@@ -658,6 +816,22 @@ PyObject* method_log(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// Tensor.logsumexp
+PyObject* method_logsumexp(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logsumexp(int[1] dim, bool keepdim=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.intlist(0);
+  auto keepdim = r.toBool(1);
+  auto result = [&] { GilRelease no_gil; return tl::logsumexp(self, dim, keepdim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.lt_
 PyObject* method_lt_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -678,6 +852,33 @@ PyObject* method_lt_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
       const Tensor& self = unpack_tensor(py_self);
       auto other = r.scalar(0);
       auto result = [&] { GilRelease no_gil; return tl::lt_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.max
+PyObject* method_max(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "max()",
+      "max(int dim, bool keepdim=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // max
+      const Tensor& self = unpack_tensor(py_self);
+      auto result = [&] { GilRelease no_gil; return tl::max(self); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // max.dim
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto keepdim = r.toBool(1);
+      auto result = [&] { GilRelease no_gil; return tl::max(self, dim, keepdim); }();
       return wrap(std::move(result));
     }
   }
@@ -1026,6 +1227,10 @@ A copy of `self` in contiguous (row-major) layout, whatever the layout of `self`
                        METH_FASTCALL | METH_KEYWORDS, R"doc(abs(Tensor input, *, Tensor? out=None) -> Tensor
 
 Absolute value of every element of `self`.)doc"});
+  functions.push_back({"argmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_argmax)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(argmax(Tensor input, int? dim=None, bool keepdim=False, *, Tensor? out=None) -> Tensor
+
+The index of the largest value of `self` along `dim` (of the flattened tensor when None); ties give the first, NaN counts as the largest.)doc"});
   functions.push_back({"as_strided", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_as_strided)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(as_strided(Tensor input, int[] size, int[] stride, int? storage_offset=None) -> Tensor
 
@@ -1050,6 +1255,10 @@ In-place version of div(): writes the result into self. Divides every element of
                        METH_FASTCALL | METH_KEYWORDS, R"doc(exp_(Tensor input) -> Tensor
 
 In-place version of exp(): writes the result into self. The exponential of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"frexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_frexp)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(frexp(Tensor input, *, Tensor? mantissa=None, Tensor? exponent=None) -> tuple[Tensor, Tensor]
+
+Splits every element of `self` into a mantissa in (-1, -0.5] or [0.5, 1) (0 for 0) and an int32 exponent, with self = mantissa * 2**exponent; both written in one pass.)doc"});
   functions.push_back({"gt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_gt)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(gt(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -1102,6 +1311,18 @@ A view of `self` without dimension `dim` if it has size 1 (otherwise `self` unch
 squeeze(Tensor input, int[] dim) -> Tensor
 
 A view of `self` without those of the dimensions `dim` that have size 1.)doc"});
+  functions.push_back({"var", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_var)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(var(Tensor input, bool unbiased=True) -> Tensor
+
+The variance of all elements of `self`, divided by N - 1 (`unbiased`) or N.
+
+var(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor? out=None) -> Tensor
+
+The variance of `self` over the dimensions in `dim` (all when None), divided by N - 1 (`unbiased`) or N.
+
+var(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor? out=None) -> Tensor
+
+The variance of `self` over the dimensions in `dim` (all when None), divided by max(0, N - correction) (correction 1 when None); computed in one numerically stable pass (Welford).)doc"});
   functions.push_back({"where", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_where)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(where(Tensor condition, Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -1126,6 +1347,26 @@ Multiplies `self` by `other` element by element, with broadcasting and type prom
 __mul__(Scalar other) -> Tensor
 
 Multiplies every element of `self` by the number `other`.)doc"});
+  methods.push_back({"all", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_all)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(all() -> Tensor
+
+True if every element of `self` is non-zero (uint8 inputs give uint8).
+
+all(int dim, bool keepdim=False) -> Tensor
+
+Whether every element of `self` along `dim` is non-zero (uint8 inputs give uint8).
+
+all(int[]? dim, bool keepdim=False) -> Tensor
+
+Whether every element of `self` over the dimensions in `dim` (all of them when None) is non-zero.)doc"});
+  methods.push_back({"count_nonzero", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_count_nonzero)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(count_nonzero(int? dim=None) -> Tensor
+
+The number of non-zero elements of `self` along `dim` (of all elements when None), as int64.
+
+count_nonzero(int[] dim) -> Tensor
+
+The number of non-zero elements of `self` over the dimensions in `dim`, as int64.)doc"});
   methods.push_back({"detach", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_detach)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(detach() -> Tensor
 
@@ -1194,6 +1435,10 @@ In-place version of le(): writes the result into self. True where an element of 
                      METH_FASTCALL | METH_KEYWORDS, R"doc(log() -> Tensor
 
 The natural logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"logsumexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logsumexp)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(logsumexp(int[1] dim, bool keepdim=False) -> Tensor
+
+log(sum(exp(self))) over the dimensions in `dim`, computed stably (the maximum is subtracted first; +-inf inputs give +-inf); integer inputs give the default float dtype.)doc"});
   methods.push_back({"lt_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_lt_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(lt_(Tensor other) -> Tensor
 
@@ -1202,6 +1447,14 @@ In-place version of lt(): writes the result into self. True where `self < other`
 lt_(Scalar other) -> Tensor
 
 In-place version of lt(): writes the result into self. True where an element of `self` is less than the number `other`.)doc"});
+  methods.push_back({"max", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_max)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(max() -> Tensor
+
+The largest element of `self` as a 0-d tensor (NaN if any element is NaN). The gradient is shared evenly between tied maxima.
+
+max(int dim, bool keepdim=False) -> tuple[Tensor, Tensor]
+
+The largest values of `self` along `dim` and their indices (the first of ties; NaN counts as the largest).)doc"});
   methods.push_back({"mm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_mm)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(mm(Tensor mat2) -> Tensor
 

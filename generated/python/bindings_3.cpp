@@ -5,10 +5,13 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/add.h"
+#include "generated/ops/any.h"
+#include "generated/ops/argmin.h"
 #include "generated/ops/as_strided.h"
 #include "generated/ops/bmm.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/copy.h"
+#include "generated/ops/count_nonzero.h"
 #include "generated/ops/eq.h"
 #include "generated/ops/exp.h"
 #include "generated/ops/fill.h"
@@ -18,13 +21,17 @@
 #include "generated/ops/le.h"
 #include "generated/ops/log.h"
 #include "generated/ops/lt.h"
+#include "generated/ops/min.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/ne.h"
 #include "generated/ops/ones.h"
 #include "generated/ops/permute.h"
 #include "generated/ops/pow.h"
+#include "generated/ops/prod.h"
+#include "generated/ops/std.h"
 #include "generated/ops/sub.h"
 #include "generated/ops/tanh.h"
+#include "generated/ops/var_mean.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::python {
@@ -64,6 +71,27 @@ PyObject* fn_add(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_CATCH
 }
 
+// argmin
+PyObject* fn_argmin(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "argmin(Tensor input, int? dim=None, bool keepdim=False, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64_optional(1);
+  auto keepdim = r.toBool(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::argmin_out(out, self, dim, keepdim); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::argmin(self, dim, keepdim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // bmm
 PyObject* fn_bmm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -97,6 +125,43 @@ PyObject* fn_copy_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto non_blocking = r.toBool(2);
   auto result = [&] { GilRelease no_gil; return tl::copy_(self, src, non_blocking); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// count_nonzero
+PyObject* fn_count_nonzero(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "count_nonzero(Tensor input, int? dim=None, *, Tensor? out=None)",
+      "count_nonzero(Tensor input, int[] dim, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // count_nonzero
+      auto self = r.tensor(0);
+      auto dim = r.toInt64_optional(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::count_nonzero_out(out, self, dim); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::count_nonzero(self, dim); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // count_nonzero.dim_IntList
+      auto self = r.tensor(0);
+      auto dim = r.intlist(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::count_nonzero_out(out, self, dim); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::count_nonzero(self, dim); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -369,6 +434,40 @@ PyObject* fn_permute(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// prod
+PyObject* fn_prod(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "prod(Tensor input, *, ScalarType? dtype=None)",
+      "prod(Tensor input, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // prod
+      auto self = r.tensor(0);
+      auto dtype = r.scalartype_optional(1);
+      auto result = [&] { GilRelease no_gil; return tl::prod(self, dtype); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // prod.dim_int
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto keepdim = r.toBool(2);
+      auto dtype = r.scalartype_optional(3);
+      if (!r.is_none(4)) {
+        auto out = r.tensor(4);
+        auto result = [&] { GilRelease no_gil; return tl::prod_out(out, self, dim, keepdim, dtype); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::prod(self, dim, keepdim, dtype); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // tanh
 PyObject* fn_tanh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -384,6 +483,23 @@ PyObject* fn_tanh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::tanh(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// var_mean
+PyObject* fn_var_mean(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "var_mean(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.intlist_optional(1);
+  auto correction = r.scalar_optional(2);
+  auto keepdim = r.toBool(3);
+  auto result = [&] { GilRelease no_gil; return tl::var_mean(self, as_arg(dim), correction, keepdim); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -547,6 +663,41 @@ PyObject* operator__sub__(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH_OPERATOR
 }
 
+// Tensor.any
+PyObject* method_any(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "any()",
+      "any(int dim, bool keepdim=False)",
+      "any(int[]? dim, bool keepdim=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // any
+      const Tensor& self = unpack_tensor(py_self);
+      auto result = [&] { GilRelease no_gil; return tl::any(self); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // any.dim
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto keepdim = r.toBool(1);
+      auto result = [&] { GilRelease no_gil; return tl::any(self, dim, keepdim); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // any.dims
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.intlist_optional(0);
+      auto keepdim = r.toBool(1);
+      auto result = [&] { GilRelease no_gil; return tl::any(self, as_arg(dim), keepdim); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.as_strided
 PyObject* method_as_strided(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -700,6 +851,33 @@ PyObject* method_lt(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_CATCH
 }
 
+// Tensor.min
+PyObject* method_min(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "min()",
+      "min(int dim, bool keepdim=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // min
+      const Tensor& self = unpack_tensor(py_self);
+      auto result = [&] { GilRelease no_gil; return tl::min(self); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // min.dim
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto keepdim = r.toBool(1);
+      auto result = [&] { GilRelease no_gil; return tl::min(self, dim, keepdim); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.mul_
 PyObject* method_mul_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -766,6 +944,73 @@ PyObject* method_permute(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   auto dims = r.intlist(0);
   auto result = [&] { GilRelease no_gil; return tl::permute(self, dims); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.prod
+PyObject* method_prod(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "prod(*, ScalarType? dtype=None)",
+      "prod(int dim, bool keepdim=False, *, ScalarType? dtype=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // prod
+      const Tensor& self = unpack_tensor(py_self);
+      auto dtype = r.scalartype_optional(0);
+      auto result = [&] { GilRelease no_gil; return tl::prod(self, dtype); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // prod.dim_int
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto keepdim = r.toBool(1);
+      auto dtype = r.scalartype_optional(2);
+      auto result = [&] { GilRelease no_gil; return tl::prod(self, dim, keepdim, dtype); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.std
+PyObject* method_std(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "std(bool unbiased=True)",
+      "std(int[1]? dim, bool unbiased=True, bool keepdim=False)",
+      "std(int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // std
+      const Tensor& self = unpack_tensor(py_self);
+      auto unbiased = r.toBool(0);
+      auto result = [&] { GilRelease no_gil; return tl::std(self, unbiased); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // std.dim
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.intlist_optional(0);
+      auto unbiased = r.toBool(1);
+      auto keepdim = r.toBool(2);
+      auto result = [&] { GilRelease no_gil; return tl::std(self, as_arg(dim), unbiased, keepdim); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // std.correction
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.intlist_optional(0);
+      auto correction = r.scalar_optional(1);
+      auto keepdim = r.toBool(2);
+      auto result = [&] { GilRelease no_gil; return tl::std(self, as_arg(dim), correction, keepdim); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -837,6 +1082,10 @@ Adds `other`, scaled by `alpha`, to `self`, broadcasting both and promoting thei
 add(Tensor input, Scalar other, Scalar alpha=1) -> Tensor
 
 Adds the number `other`, scaled by `alpha`, to every element of `self`.)doc"});
+  functions.push_back({"argmin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_argmin)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(argmin(Tensor input, int? dim=None, bool keepdim=False, *, Tensor? out=None) -> Tensor
+
+The index of the smallest value of `self` along `dim` (of the flattened tensor when None); ties give the first, NaN counts as the smallest.)doc"});
   functions.push_back({"bmm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bmm)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(bmm(Tensor input, Tensor mat2, *, Tensor? out=None) -> Tensor
 
@@ -845,6 +1094,14 @@ Batched matrix product of two 3-D tensors with the same batch size.)doc"});
                        METH_FASTCALL | METH_KEYWORDS, R"doc(copy_(Tensor input, Tensor src, bool non_blocking=False) -> Tensor
 
 Copies `src` into `self` in place, broadcasting `src` and converting its dtype to that of `self`.)doc"});
+  functions.push_back({"count_nonzero", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_count_nonzero)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(count_nonzero(Tensor input, int? dim=None, *, Tensor? out=None) -> Tensor
+
+The number of non-zero elements of `self` along `dim` (of all elements when None), as int64.
+
+count_nonzero(Tensor input, int[] dim, *, Tensor? out=None) -> Tensor
+
+The number of non-zero elements of `self` over the dimensions in `dim`, as int64.)doc"});
   functions.push_back({"eq", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_eq)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(eq(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -913,10 +1170,22 @@ A tensor of shape `size` filled with ones (default float dtype unless `dtype`).)
                        METH_FASTCALL | METH_KEYWORDS, R"doc(permute(Tensor input, int[] dims) -> Tensor
 
 A view of `self` with its dimensions reordered as `dims` says.)doc"});
+  functions.push_back({"prod", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_prod)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(prod(Tensor input, *, ScalarType? dtype=None) -> Tensor
+
+The product of all elements of `self` (1 for an empty tensor); integer and bool inputs multiply as int64 unless `dtype` says otherwise.
+
+prod(Tensor input, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
+
+The product of `self` along `dim`, keeping it as size 1 if `keepdim`.)doc"});
   functions.push_back({"tanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tanh)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(tanh(Tensor input, *, Tensor? out=None) -> Tensor
 
 The hyperbolic tangent of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"var_mean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_var_mean)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(var_mean(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> tuple[Tensor, Tensor]
+
+The variance and the mean of `self` over the dimensions in `dim` (all when None), from one pass.)doc"});
   functions.push_back({"zeros_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_zeros_like)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(zeros_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
@@ -961,6 +1230,18 @@ Subtracts `other`, scaled by `alpha`, from `self`, with broadcasting and type pr
 __sub__(Scalar other, Scalar alpha=1) -> Tensor
 
 Subtracts the number `other`, scaled by `alpha`, from every element of `self`.)doc"});
+  methods.push_back({"any", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_any)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(any() -> Tensor
+
+True if any element of `self` is non-zero (uint8 inputs give uint8).
+
+any(int dim, bool keepdim=False) -> Tensor
+
+Whether any element of `self` along `dim` is non-zero (uint8 inputs give uint8).
+
+any(int[]? dim, bool keepdim=False) -> Tensor
+
+Whether any element of `self` over the dimensions in `dim` (all of them when None) is non-zero.)doc"});
   methods.push_back({"as_strided", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_as_strided)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(as_strided(int[] size, int[] stride, int? storage_offset=None) -> Tensor
 
@@ -1005,6 +1286,14 @@ True where `self < other`, element by element, with broadcasting.
 lt(Scalar other) -> Tensor
 
 True where an element of `self` is less than the number `other`.)doc"});
+  methods.push_back({"min", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_min)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(min() -> Tensor
+
+The smallest element of `self` as a 0-d tensor (NaN if any element is NaN). The gradient is shared evenly between tied minima.
+
+min(int dim, bool keepdim=False) -> tuple[Tensor, Tensor]
+
+The smallest values of `self` along `dim` and their indices (the first of ties; NaN counts as the smallest).)doc"});
   methods.push_back({"mul_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_mul_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(mul_(Tensor other) -> Tensor
 
@@ -1025,6 +1314,26 @@ True where an element of `self` differs from the number `other`.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(permute(int[] dims) -> Tensor
 
 A view of `self` with its dimensions reordered as `dims` says.)doc"});
+  methods.push_back({"prod", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_prod)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(prod(*, ScalarType? dtype=None) -> Tensor
+
+The product of all elements of `self` (1 for an empty tensor); integer and bool inputs multiply as int64 unless `dtype` says otherwise.
+
+prod(int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+
+The product of `self` along `dim`, keeping it as size 1 if `keepdim`.)doc"});
+  methods.push_back({"std", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_std)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(std(bool unbiased=True) -> Tensor
+
+The standard deviation of all elements of `self`, from the variance divided by N - 1 (`unbiased`) or N.
+
+std(int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+
+The standard deviation of `self` over the dimensions in `dim` (all when None).
+
+std(int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+
+The standard deviation of `self` over the dimensions in `dim` (all when None), from the variance divided by max(0, N - correction).)doc"});
   methods.push_back({"sub", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sub)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(sub(Tensor other, *, Scalar alpha=1) -> Tensor
 
