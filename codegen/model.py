@@ -122,7 +122,10 @@ class OperatorName:
     @property
     def cpp_id(self) -> str:
         """Identifier unique per overload, usable in C++: "add__Tensor" -> "add__Tensor"."""
-        return self.name + (f"_{self.overload}" if self.overload else "")
+        ident = self.name + (f"_{self.overload}" if self.overload else "")
+        # The op's struct in tl::ops must not be named like a namespace that generated code uses
+        # (a struct `std` would hide `std::` there).
+        return ident + "_op" if ident == "std" else ident
 
     def __str__(self) -> str:
         return self.name + (f".{self.overload}" if self.overload else "")

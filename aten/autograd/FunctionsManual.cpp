@@ -9,19 +9,27 @@
 #include "aten/autograd/GradMode.h"
 #include "aten/autograd/Node.h"
 #include "aten/core/Exception.h"
+#include "generated/ops/_to_copy.h"
+#include "generated/ops/add.h"
+#include "generated/ops/arange.h"
 #include "generated/ops/as_strided.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/div.h"
 #include "generated/ops/eq.h"
+#include "generated/ops/exp.h"
 #include "generated/ops/expand.h"
 #include "generated/ops/ge.h"
 #include "generated/ops/log.h"
+#include "generated/ops/mean.h"
 #include "generated/ops/mm.h"
 #include "generated/ops/mul.h"
+#include "generated/ops/ne.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/ones.h"
 #include "generated/ops/permute.h"
 #include "generated/ops/pow.h"
+#include "generated/ops/prod.h"
 #include "generated/ops/reshape.h"
 #include "generated/ops/select.h"
 #include "generated/ops/slice.h"
@@ -128,6 +136,7 @@ namespace {
 std::vector<int64_t> reduced_dims(IntArrayRef sizes, OptionalIntArrayRef dim) {
   const int64_t ndim = static_cast<int64_t>(sizes.size());
   std::vector<int64_t> dims;
+  if (ndim == 0) return dims;  // a 0-d tensor accepts dim 0 / -1 but reduces nothing
   if (!dim.has_value() || dim->empty()) {
     dims.resize(ndim);
     std::iota(dims.begin(), dims.end(), 0);
@@ -160,6 +169,134 @@ Tensor mean_dim_backward(const Tensor& grad, IntArrayRef sizes, OptionalIntArray
   int64_t n = 1;
   for (int64_t d : reduced_dims(sizes, dim)) n *= sizes[d];
   return tl::div(sum_backward(grad, sizes, dim, keepdim), n);
+}
+
+// ---- reductions on the reduction engine (prod, amax/amin, max/min, var/std, logsumexp) ----------
+
+double correction_value(const std::optional<Scalar>& correction) {
+  return correction ? correction->to_double() : 1.0;
+}
+
+namespace {
+int64_t reduced_numel(IntArrayRef sizes, OptionalIntArrayRef dim) {
+  int64_t n = 1;
+  for (int64_t d : reduced_dims(sizes, dim)) n *= sizes[d];
+  return n;
+}
+Tensor scalar_like(double v, const Tensor& t) {
+  return v == 0 ? tl::zeros(IntArrayRef(), t.dtype(), t.device()) : tl::ones(IntArrayRef(), t.dtype(), t.device());
+}
+// Gradient of a product given grad and result broadcast to self's shape, and the number of zeros
+// and the product of the non-zero elements of each reduced slice (keepdim shape): a non-zero
+// element gets grad * result / self; a zero gets grad * (product of the others) when it is the
+// only zero of its slice, else 0. No division by zero, so double backward stays finite.
+Tensor prod_grad(const Tensor& g, const Tensor& r, const Tensor& self, const Tensor& zero, const Tensor& safe,
+                 const Tensor& zeros_in_slice, const Tensor& prod_nonzero) {
+  Tensor at_nonzero = tl::mul(g, tl::div(r, safe));
+  Tensor at_zero = tl::where(tl::eq(zeros_in_slice, 1), tl::mul(g, prod_nonzero), scalar_like(0, at_nonzero));
+  return tl::where(zero, at_zero, at_nonzero);
+}
+}  // namespace
+
+Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& result) {
+  if (self.dim() == 0) return grad;
+  Tensor zero = tl::eq(self, 0);
+  Tensor safe = tl::where(zero, scalar_like(1, self), self);
+  return prod_grad(tl::expand(grad, self.sizes(), false), tl::expand(result, self.sizes(), false), self, zero, safe,
+                   tl::sum(zero, OptionalIntArrayRef(), false, std::nullopt), tl::prod(safe, std::optional<ScalarType>()));
+}
+
+Tensor prod_dim_backward(const Tensor& grad, const Tensor& self, const Tensor& result, int64_t dim, bool keepdim) {
+  if (self.dim() == 0) return grad;
+  const int64_t d = maybe_wrap_dim(dim, self.dim(), "prod_backward");
+  Tensor zero = tl::eq(self, 0);
+  Tensor safe = tl::where(zero, scalar_like(1, self), self);
+  return prod_grad(sum_backward(grad, self.sizes(), IntArrayRef(d), keepdim),
+                   sum_backward(result, self.sizes(), IntArrayRef(d), keepdim), self, zero, safe,
+                   tl::sum(zero, IntArrayRef(d), true, std::nullopt), tl::prod(safe, d, true, std::nullopt));
+}
+
+Tensor amax_amin_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim,
+                          bool keepdim) {
+  Tensor g = sum_backward(grad, self.sizes(), dim, keepdim);
+  Tensor mask = tl::eq(self, sum_backward(result, self.sizes(), dim, keepdim));
+  return tl::div(tl::mul(g, mask), tl::sum(mask, dim, true, std::nullopt));
+}
+
+Tensor evenly_distribute_backward(const Tensor& grad, const Tensor& self, const Tensor& result) {
+  // The winners: elements equal to the result, or the NaNs when the result is NaN.
+  Tensor mask = tl::where(tl::ne(result, result), tl::ne(self, self), tl::eq(self, result));
+  Tensor count = tl::sum(mask, OptionalIntArrayRef(), false, std::nullopt);
+  return tl::div(tl::mul(tl::expand(grad, self.sizes(), false), mask), count);
+}
+
+Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const Tensor& indices, IntArrayRef sizes,
+                                          bool keepdim) {
+  if (sizes.empty()) return tl::reshape(grad, sizes);
+  const int64_t d = maybe_wrap_dim(dim, static_cast<int64_t>(sizes.size()), "max_backward");
+  Tensor g = keepdim ? grad : tl::unsqueeze(grad, d);
+  Tensor ix = keepdim ? indices : tl::unsqueeze(indices, d);
+  std::vector<int64_t> shape(sizes.size(), 1);
+  shape[d] = sizes[d];
+  Tensor pos = tl::reshape(tl::arange(sizes[d], ScalarType::Int64, grad.device()), shape);
+  return tl::mul(g, tl::eq(pos, ix));  // grad where the position is the selected index, else 0
+}
+
+Tensor aminmax_backward(const Tensor& grad_min, const Tensor& grad_max, const Tensor& self, const Tensor& min,
+                        const Tensor& max, std::optional<int64_t> dim, bool keepdim) {
+  IntArrayRef dims = dim ? IntArrayRef(*dim) : IntArrayRef();
+  Tensor r;
+  if (grad_min.defined()) r = amax_amin_backward(grad_min, self, min, dims, keepdim);
+  if (grad_max.defined()) {
+    Tensor part = amax_amin_backward(grad_max, self, max, dims, keepdim);
+    r = r.defined() ? tl::add(r, part) : part;
+  }
+  return r;
+}
+
+Tensor var_backward(const Tensor& grad, const Tensor& self, OptionalIntArrayRef dim, double correction, bool keepdim) {
+  const double n = static_cast<double>(reduced_numel(self.sizes(), dim));
+  Tensor centered = tl::sub(self, tl::mean(self, dim, true, std::nullopt));
+  return tl::mul(sum_backward(grad, self.sizes(), dim, keepdim), tl::mul(centered, 2.0 / (n - correction)));
+}
+
+Tensor std_backward(const Tensor& grad, const Tensor& self, const Tensor& result, OptionalIntArrayRef dim,
+                    double correction, bool keepdim) {
+  // d std = d var / (2 std); 0 where std is 0 (as PyTorch does).
+  Tensor g = tl::where(tl::eq(result, 0), scalar_like(0, result), tl::div(grad, tl::mul(result, 2)));
+  return var_backward(g, self, dim, correction, keepdim);
+}
+
+Tensor var_mean_backward(const Tensor& grad_var, const Tensor& grad_mean, const Tensor& self,
+                         OptionalIntArrayRef dim, double correction, bool keepdim) {
+  Tensor r;
+  if (grad_var.defined()) r = var_backward(grad_var, self, dim, correction, keepdim);
+  if (grad_mean.defined()) {
+    Tensor part = mean_dim_backward(grad_mean, self.sizes(), dim, keepdim);
+    r = r.defined() ? tl::add(r, part) : part;
+  }
+  return r;
+}
+
+Tensor std_mean_backward(const Tensor& grad_std, const Tensor& grad_mean, const Tensor& self, const Tensor& std,
+                         OptionalIntArrayRef dim, double correction, bool keepdim) {
+  Tensor r;
+  if (grad_std.defined()) r = std_backward(grad_std, self, std, dim, correction, keepdim);
+  if (grad_mean.defined()) {
+    Tensor part = mean_dim_backward(grad_mean, self.sizes(), dim, keepdim);
+    r = r.defined() ? tl::add(r, part) : part;
+  }
+  return r;
+}
+
+Tensor logsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim,
+                          bool keepdim) {
+  Tensor r = sum_backward(result, self.sizes(), dim, keepdim);
+  return tl::mul(sum_backward(grad, self.sizes(), dim, keepdim), tl::exp(tl::sub(self, r)));
+}
+
+Tensor frexp_backward(const Tensor& grad, const Tensor& exponent) {
+  return tl::div(grad, tl::pow(2.0, tl::_to_copy(exponent, grad.scalar_type(), std::nullopt)));
 }
 
 // ---- linear algebra ---------------------------------------------------------------------------------

@@ -48,6 +48,35 @@ Tensor sum_backward(const Tensor& grad, IntArrayRef sizes, OptionalIntArrayRef d
 Tensor mean_backward(const Tensor& grad, IntArrayRef sizes, int64_t numel);
 Tensor mean_dim_backward(const Tensor& grad, IntArrayRef sizes, OptionalIntArrayRef dim, bool keepdim);
 
+// ---- reductions on the reduction engine --------------------------------------------------------
+// The Scalar? correction of var/std as a number (1 when None).
+double correction_value(const std::optional<Scalar>& correction);
+// prod over all elements / along dim; zeros handled without dividing by them.
+Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& result);
+Tensor prod_dim_backward(const Tensor& grad, const Tensor& self, const Tensor& result, int64_t dim, bool keepdim);
+// amax/amin (dim [] = all): grad shared evenly between the elements equal to the result.
+Tensor amax_amin_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim,
+                          bool keepdim);
+// max()/min(): as amax over all dims, NaN results going to the NaN elements.
+Tensor evenly_distribute_backward(const Tensor& grad, const Tensor& self, const Tensor& result);
+// max.dim/min.dim: grad at the selected indices, 0 elsewhere.
+Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const Tensor& indices, IntArrayRef sizes,
+                                          bool keepdim);
+// aminmax: either gradient may be undefined.
+Tensor aminmax_backward(const Tensor& grad_min, const Tensor& grad_max, const Tensor& self, const Tensor& min,
+                        const Tensor& max, std::optional<int64_t> dim, bool keepdim);
+Tensor var_backward(const Tensor& grad, const Tensor& self, OptionalIntArrayRef dim, double correction, bool keepdim);
+Tensor std_backward(const Tensor& grad, const Tensor& self, const Tensor& result, OptionalIntArrayRef dim,
+                    double correction, bool keepdim);
+Tensor var_mean_backward(const Tensor& grad_var, const Tensor& grad_mean, const Tensor& self,
+                         OptionalIntArrayRef dim, double correction, bool keepdim);
+Tensor std_mean_backward(const Tensor& grad_std, const Tensor& grad_mean, const Tensor& self, const Tensor& std,
+                         OptionalIntArrayRef dim, double correction, bool keepdim);
+Tensor logsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim,
+                          bool keepdim);
+// frexp: grad / 2**exponent (the exponent is piecewise constant).
+Tensor frexp_backward(const Tensor& grad, const Tensor& exponent);
+
 // ---- linear algebra --------------------------------------------------------------------------
 Tensor mm_mat1_backward(const Tensor& grad, const Tensor& mat2, ScalarType mat1_st);
 Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, ScalarType mat2_st);

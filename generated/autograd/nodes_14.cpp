@@ -6,6 +6,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/frexp.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/reshape.h"
 #include "generated/ops/sign.h"
@@ -13,6 +14,32 @@
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)
+struct FrexpBackward0 final : Node {
+  std::string name() const override { return "FrexpBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    exponent_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return exponent_.nbytes();
+  }
+
+  SavedVariable exponent_;
+};
+
+variable_list FrexpBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& exponent = exponent_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = frexp_backward(grad, exponent);
+  }
+  return grad_inputs;
+}
 
 // Backward of sign(Tensor self) -> Tensor
 struct SignBackward0 final : Node {
@@ -55,6 +82,23 @@ variable_list ViewBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)
+std::tuple<Tensor, Tensor> frexp_Tensor(const Tensor& self) {
+  auto grad_fn = std::make_shared<FrexpBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::frexp_Tensor::call(self);
+  }
+  set_history(std::get<0>(result), grad_fn);
+  set_history(std::get<1>(result), grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->exponent_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
+}
 
 // sign(Tensor self) -> Tensor
 Tensor sign(const Tensor& self) {

@@ -9,6 +9,7 @@
 #include "generated/ops/clone.h"
 #include "generated/ops/div.h"
 #include "generated/ops/log.h"
+#include "generated/ops/logsumexp.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/pow.h"
 #include "generated/ops/rsub.h"
@@ -38,6 +39,39 @@ variable_list LogBackward0::apply(variable_list&& grads) {
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = div(grad, self);
+  }
+  return grad_inputs;
+}
+
+// Backward of logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
+struct LogsumexpBackward0 final : Node {
+  std::string name() const override { return "LogsumexpBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::vector<int64_t> dim_;
+  bool keepdim_;
+  SavedVariable result_;
+};
+
+variable_list LogsumexpBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& dim = as_arg(dim_);
+  const auto& keepdim = as_arg(keepdim_);
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = logsumexp_backward(grad, self, result, dim, keepdim);
   }
   return grad_inputs;
 }
@@ -242,6 +276,27 @@ const Tensor& log_(const Tensor& self) {
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
+Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  auto grad_fn = std::make_shared<LogsumexpBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim.vec();
+  grad_fn->keepdim_ = keepdim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::logsumexp::call(self, dim, keepdim);
+  }
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
 }
 
 // pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor

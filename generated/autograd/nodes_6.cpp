@@ -12,6 +12,7 @@
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/sign.h"
+#include "generated/ops/var.h"
 #include "generated/ops/where.h"
 #include "generated/ops/zeros_like.h"
 
@@ -56,6 +57,98 @@ variable_list AbsBackward0::apply(variable_list&& grads) {
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = mul(grad, sign(self));
+  }
+  return grad_inputs;
+}
+
+// Backward of var(Tensor self, bool unbiased=True) -> Tensor
+struct VarBackward0 final : Node {
+  std::string name() const override { return "VarBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  bool unbiased_;
+};
+
+variable_list VarBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& unbiased = as_arg(unbiased_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = var_backward(grad, self, std::nullopt, unbiased ? 1.0 : 0.0, false);
+  }
+  return grad_inputs;
+}
+
+// Backward of var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+struct VarBackward1 final : Node {
+  std::string name() const override { return "VarBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::optional<std::vector<int64_t>> dim_;
+  bool unbiased_;
+  bool keepdim_;
+};
+
+variable_list VarBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& dim = as_arg(dim_);
+  const auto& unbiased = as_arg(unbiased_);
+  const auto& keepdim = as_arg(keepdim_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = var_backward(grad, self, dim, unbiased ? 1.0 : 0.0, keepdim);
+  }
+  return grad_inputs;
+}
+
+// Backward of var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+struct VarBackward2 final : Node {
+  std::string name() const override { return "VarBackward2"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::optional<std::vector<int64_t>> dim_;
+  std::optional<Scalar> correction_;
+  bool keepdim_;
+};
+
+variable_list VarBackward2::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& dim = as_arg(dim_);
+  const auto& correction = as_arg(correction_);
+  const auto& keepdim = as_arg(keepdim_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = var_backward(grad, self, dim, correction_value(correction), keepdim);
   }
   return grad_inputs;
 }
@@ -138,6 +231,61 @@ const Tensor& abs_(const Tensor& self) {
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// var(Tensor self, bool unbiased=True) -> Tensor
+Tensor var(const Tensor& self, bool unbiased) {
+  auto grad_fn = std::make_shared<VarBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->unbiased_ = unbiased;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::var::call(self, unbiased);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+Tensor var_dim(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
+  auto grad_fn = std::make_shared<VarBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim ? std::optional<std::vector<int64_t>>(dim->vec()) : std::nullopt;
+  grad_fn->unbiased_ = unbiased;
+  grad_fn->keepdim_ = keepdim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::var_dim::call(self, dim, unbiased, keepdim);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+Tensor var_correction(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
+  auto grad_fn = std::make_shared<VarBackward2>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim ? std::optional<std::vector<int64_t>>(dim->vec()) : std::nullopt;
+  grad_fn->correction_ = correction;
+  grad_fn->keepdim_ = keepdim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::var_correction::call(self, dim, correction, keepdim);
+  }
+  set_history(result, grad_fn);
+  return result;
 }
 
 // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor

@@ -5,6 +5,7 @@
 #include "generated/ops/detach.h"
 #include "generated/ops/full.h"
 #include "generated/ops/mean.h"
+#include "generated/ops/min.h"
 #include "generated/ops/mm.h"
 #include "generated/ops/reshape.h"
 #include "generated/ops/select.h"
@@ -169,6 +170,83 @@ const Tensor& ops::mean_dim_out::call(const Tensor& self, OptionalIntArrayRef di
 const Tensor& mean_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
   check_out_no_grad("mean.dim_out", {&self});
   return ops::mean_dim_out::call(self, dim, keepdim, dtype, out);
+}
+
+// ============================================================================ min
+
+// min(Tensor self) -> Tensor
+ops::min::Kernel* ops::min::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::min_all_kernel,
+    /* Meta */ native::min_all_kernel,
+};
+
+Tensor ops::min::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("min", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("min", kernel_device);
+  return kernel(self);
+}
+
+Tensor min(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::min(self);
+  }
+  return ops::min::call(self);
+}
+
+// min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+static std::tuple<Tensor, Tensor> min_dim_kernel_functional(const Tensor& self, int64_t dim, bool keepdim) {
+  Tensor values;
+  Tensor indices;
+  native::min_dim_kernel(self, dim, keepdim, values, indices);
+  return {values, indices};
+}
+
+ops::min_dim::Kernel* ops::min_dim::kernels[kNumDeviceTypes] = {
+    /* CPU */ min_dim_kernel_functional,
+    /* Meta */ min_dim_kernel_functional,
+};
+
+std::tuple<Tensor, Tensor> ops::min_dim::call(const Tensor& self, int64_t dim, bool keepdim) {
+  const Device kernel_device = dispatch_device("min.dim", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("min.dim", kernel_device);
+  return kernel(self, dim, keepdim);
+}
+
+std::tuple<Tensor, Tensor> min(const Tensor& self, int64_t dim, bool keepdim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::min_dim(self, dim, keepdim);
+  }
+  return ops::min_dim::call(self, dim, keepdim);
+}
+
+// min.dim_out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+static std::tuple<const Tensor&, const Tensor&> min_dim_kernel_out(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values, const Tensor& indices) {
+  Tensor values_handle = values;
+  Tensor indices_handle = indices;
+  native::min_dim_kernel(self, dim, keepdim, values_handle, indices_handle);
+  return {values, indices};
+}
+
+ops::min_dim_out::Kernel* ops::min_dim_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ min_dim_kernel_out,
+    /* Meta */ min_dim_kernel_out,
+};
+
+std::tuple<const Tensor&, const Tensor&> ops::min_dim_out::call(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values, const Tensor& indices) {
+  const Device kernel_device = dispatch_device("min.dim_out", {&self, &values, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("min.dim_out", kernel_device);
+  decltype(auto) result = kernel(self, dim, keepdim, values, indices);
+  values.bump_version();
+  indices.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&> min_out(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t dim, bool keepdim) {
+  check_out_no_grad("min.dim_out", {&self});
+  return ops::min_dim_out::call(self, dim, keepdim, values, indices);
 }
 
 // ============================================================================ mm

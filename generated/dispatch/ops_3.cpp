@@ -5,6 +5,7 @@
 #include "generated/ops/le.h"
 #include "generated/ops/permute.h"
 #include "generated/ops/tanh.h"
+#include "generated/ops/var_mean.h"
 
 namespace tl {
 
@@ -314,6 +315,28 @@ const Tensor& ops::tanh_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& tanh_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("tanh.out", {&self});
   return ops::tanh_out::call(self, out);
+}
+
+// ============================================================================ var_mean
+
+// var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
+ops::var_mean_correction::Kernel* ops::var_mean_correction::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::var_mean_kernel,
+    /* Meta */ native::var_mean_kernel,
+};
+
+std::tuple<Tensor, Tensor> ops::var_mean_correction::call(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
+  const Device kernel_device = dispatch_device("var_mean.correction", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("var_mean.correction", kernel_device);
+  return kernel(self, dim, correction, keepdim);
+}
+
+std::tuple<Tensor, Tensor> var_mean(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::var_mean_correction(self, dim, correction, keepdim);
+  }
+  return ops::var_mean_correction::call(self, dim, correction, keepdim);
 }
 
 }  // namespace tl

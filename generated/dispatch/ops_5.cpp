@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "generated/ops/empty_like.h"
 #include "generated/ops/log.h"
+#include "generated/ops/logsumexp.h"
 #include "generated/ops/pow.h"
 #include "generated/ops/rsub.h"
 #include "generated/ops/slice.h"
@@ -96,6 +97,60 @@ const Tensor& ops::log_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& log_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("log.out", {&self});
   return ops::log_out::call(self, out);
+}
+
+// ============================================================================ logsumexp
+
+// logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
+static Tensor logsumexp_kernel_functional(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  Tensor out;
+  native::logsumexp_kernel(self, dim, keepdim, out);
+  return out;
+}
+
+ops::logsumexp::Kernel* ops::logsumexp::kernels[kNumDeviceTypes] = {
+    /* CPU */ logsumexp_kernel_functional,
+    /* Meta */ logsumexp_kernel_functional,
+};
+
+Tensor ops::logsumexp::call(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  const Device kernel_device = dispatch_device("logsumexp", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logsumexp", kernel_device);
+  return kernel(self, dim, keepdim);
+}
+
+Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::logsumexp(self, dim, keepdim);
+  }
+  return ops::logsumexp::call(self, dim, keepdim);
+}
+
+// logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& logsumexp_kernel_out(const Tensor& self, IntArrayRef dim, bool keepdim, const Tensor& out) {
+  Tensor out_handle = out;
+  native::logsumexp_kernel(self, dim, keepdim, out_handle);
+  return out;
+}
+
+ops::logsumexp_out::Kernel* ops::logsumexp_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ logsumexp_kernel_out,
+    /* Meta */ logsumexp_kernel_out,
+};
+
+const Tensor& ops::logsumexp_out::call(const Tensor& self, IntArrayRef dim, bool keepdim, const Tensor& out) {
+  const Device kernel_device = dispatch_device("logsumexp.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logsumexp.out", kernel_device);
+  decltype(auto) result = kernel(self, dim, keepdim, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& logsumexp_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
+  check_out_no_grad("logsumexp.out", {&self});
+  return ops::logsumexp_out::call(self, dim, keepdim, out);
 }
 
 // ============================================================================ pow

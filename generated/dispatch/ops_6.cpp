@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "generated/ops/_clone_contiguous.h"
 #include "generated/ops/abs.h"
+#include "generated/ops/var.h"
 #include "generated/ops/where.h"
 
 namespace tl {
@@ -109,6 +110,132 @@ const Tensor& ops::abs_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& abs_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("abs.out", {&self});
   return ops::abs_out::call(self, out);
+}
+
+// ============================================================================ var
+
+// var(Tensor self, bool unbiased=True) -> Tensor
+ops::var::Kernel* ops::var::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::var_kernel,
+    /* Meta */ native::var_kernel,
+};
+
+Tensor ops::var::call(const Tensor& self, bool unbiased) {
+  const Device kernel_device = dispatch_device("var", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("var", kernel_device);
+  return kernel(self, unbiased);
+}
+
+Tensor var(const Tensor& self, bool unbiased) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::var(self, unbiased);
+  }
+  return ops::var::call(self, unbiased);
+}
+
+// var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+static Tensor var_dim_kernel_functional(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
+  Tensor out;
+  native::var_dim_kernel(self, dim, unbiased, keepdim, out);
+  return out;
+}
+
+ops::var_dim::Kernel* ops::var_dim::kernels[kNumDeviceTypes] = {
+    /* CPU */ var_dim_kernel_functional,
+    /* Meta */ var_dim_kernel_functional,
+};
+
+Tensor ops::var_dim::call(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
+  const Device kernel_device = dispatch_device("var.dim", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("var.dim", kernel_device);
+  return kernel(self, dim, unbiased, keepdim);
+}
+
+Tensor var(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::var_dim(self, dim, unbiased, keepdim);
+  }
+  return ops::var_dim::call(self, dim, unbiased, keepdim);
+}
+
+// var.dim_out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& var_dim_kernel_out(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim, const Tensor& out) {
+  Tensor out_handle = out;
+  native::var_dim_kernel(self, dim, unbiased, keepdim, out_handle);
+  return out;
+}
+
+ops::var_dim_out::Kernel* ops::var_dim_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ var_dim_kernel_out,
+    /* Meta */ var_dim_kernel_out,
+};
+
+const Tensor& ops::var_dim_out::call(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim, const Tensor& out) {
+  const Device kernel_device = dispatch_device("var.dim_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("var.dim_out", kernel_device);
+  decltype(auto) result = kernel(self, dim, unbiased, keepdim, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& var_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
+  check_out_no_grad("var.dim_out", {&self});
+  return ops::var_dim_out::call(self, dim, unbiased, keepdim, out);
+}
+
+// var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+static Tensor var_correction_kernel_functional(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
+  Tensor out;
+  native::var_correction_kernel(self, dim, correction, keepdim, out);
+  return out;
+}
+
+ops::var_correction::Kernel* ops::var_correction::kernels[kNumDeviceTypes] = {
+    /* CPU */ var_correction_kernel_functional,
+    /* Meta */ var_correction_kernel_functional,
+};
+
+Tensor ops::var_correction::call(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
+  const Device kernel_device = dispatch_device("var.correction", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("var.correction", kernel_device);
+  return kernel(self, dim, correction, keepdim);
+}
+
+Tensor var(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::var_correction(self, dim, correction, keepdim);
+  }
+  return ops::var_correction::call(self, dim, correction, keepdim);
+}
+
+// var.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& var_correction_kernel_out(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim, const Tensor& out) {
+  Tensor out_handle = out;
+  native::var_correction_kernel(self, dim, correction, keepdim, out_handle);
+  return out;
+}
+
+ops::var_correction_out::Kernel* ops::var_correction_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ var_correction_kernel_out,
+    /* Meta */ var_correction_kernel_out,
+};
+
+const Tensor& ops::var_correction_out::call(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim, const Tensor& out) {
+  const Device kernel_device = dispatch_device("var.correction_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("var.correction_out", kernel_device);
+  decltype(auto) result = kernel(self, dim, correction, keepdim, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& var_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
+  check_out_no_grad("var.correction_out", {&self});
+  return ops::var_correction_out::call(self, dim, correction, keepdim, out);
 }
 
 // ============================================================================ where

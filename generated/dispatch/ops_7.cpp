@@ -5,6 +5,7 @@
 #include "generated/ops/eq.h"
 #include "generated/ops/expand.h"
 #include "generated/ops/ones.h"
+#include "generated/ops/prod.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl {
@@ -328,6 +329,80 @@ Tensor ones(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Dev
 const Tensor& ones_out(const Tensor& out, IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
   check_out_no_grad("ones.out", {});
   return copy_to_out(out, ones(size, dtype ? dtype : std::optional<ScalarType>(out.dtype()), device ? device : std::optional<Device>(out.device())), "ones.out", /*exact_dtype=*/false);
+}
+
+// ============================================================================ prod
+
+// prod(Tensor self, *, ScalarType? dtype=None) -> Tensor
+ops::prod::Kernel* ops::prod::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::prod_kernel,
+    /* Meta */ native::prod_kernel,
+};
+
+Tensor ops::prod::call(const Tensor& self, std::optional<ScalarType> dtype) {
+  const Device kernel_device = dispatch_device("prod", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("prod", kernel_device);
+  return kernel(self, dtype);
+}
+
+Tensor prod(const Tensor& self, std::optional<ScalarType> dtype) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::prod(self, dtype);
+  }
+  return ops::prod::call(self, dtype);
+}
+
+// prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+static Tensor prod_dim_kernel_functional(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
+  Tensor out;
+  native::prod_dim_kernel(self, dim, keepdim, dtype, out);
+  return out;
+}
+
+ops::prod_dim_int::Kernel* ops::prod_dim_int::kernels[kNumDeviceTypes] = {
+    /* CPU */ prod_dim_kernel_functional,
+    /* Meta */ prod_dim_kernel_functional,
+};
+
+Tensor ops::prod_dim_int::call(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
+  const Device kernel_device = dispatch_device("prod.dim_int", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("prod.dim_int", kernel_device);
+  return kernel(self, dim, keepdim, dtype);
+}
+
+Tensor prod(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::prod_dim_int(self, dim, keepdim, dtype);
+  }
+  return ops::prod_dim_int::call(self, dim, keepdim, dtype);
+}
+
+// prod.dim_int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& prod_dim_kernel_out(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype, const Tensor& out) {
+  Tensor out_handle = out;
+  native::prod_dim_kernel(self, dim, keepdim, dtype, out_handle);
+  return out;
+}
+
+ops::prod_dim_int_out::Kernel* ops::prod_dim_int_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ prod_dim_kernel_out,
+    /* Meta */ prod_dim_kernel_out,
+};
+
+const Tensor& ops::prod_dim_int_out::call(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype, const Tensor& out) {
+  const Device kernel_device = dispatch_device("prod.dim_int_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("prod.dim_int_out", kernel_device);
+  decltype(auto) result = kernel(self, dim, keepdim, dtype, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& prod_out(const Tensor& out, const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
+  check_out_no_grad("prod.dim_int_out", {&self});
+  return ops::prod_dim_int_out::call(self, dim, keepdim, dtype, out);
 }
 
 // ============================================================================ zeros_like

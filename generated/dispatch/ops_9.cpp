@@ -2,6 +2,7 @@
 // Dispatch for the ops in shard 9: each public function picks autograd or a backend kernel.
 #include "aten/autograd/Node.h"
 #include "generated/ops/div.h"
+#include "generated/ops/max.h"
 
 namespace tl {
 
@@ -273,6 +274,83 @@ const Tensor& div_(const Tensor& self, const Scalar& other, std::optional<std::s
     return autograd::wrappers::div__Scalar_mode(self, other, rounding_mode);
   }
   return ops::div__Scalar_mode::call(self, other, rounding_mode);
+}
+
+// ============================================================================ max
+
+// max(Tensor self) -> Tensor
+ops::max::Kernel* ops::max::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::max_all_kernel,
+    /* Meta */ native::max_all_kernel,
+};
+
+Tensor ops::max::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("max", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("max", kernel_device);
+  return kernel(self);
+}
+
+Tensor max(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::max(self);
+  }
+  return ops::max::call(self);
+}
+
+// max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+static std::tuple<Tensor, Tensor> max_dim_kernel_functional(const Tensor& self, int64_t dim, bool keepdim) {
+  Tensor values;
+  Tensor indices;
+  native::max_dim_kernel(self, dim, keepdim, values, indices);
+  return {values, indices};
+}
+
+ops::max_dim::Kernel* ops::max_dim::kernels[kNumDeviceTypes] = {
+    /* CPU */ max_dim_kernel_functional,
+    /* Meta */ max_dim_kernel_functional,
+};
+
+std::tuple<Tensor, Tensor> ops::max_dim::call(const Tensor& self, int64_t dim, bool keepdim) {
+  const Device kernel_device = dispatch_device("max.dim", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("max.dim", kernel_device);
+  return kernel(self, dim, keepdim);
+}
+
+std::tuple<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::max_dim(self, dim, keepdim);
+  }
+  return ops::max_dim::call(self, dim, keepdim);
+}
+
+// max.dim_out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+static std::tuple<const Tensor&, const Tensor&> max_dim_kernel_out(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values, const Tensor& indices) {
+  Tensor values_handle = values;
+  Tensor indices_handle = indices;
+  native::max_dim_kernel(self, dim, keepdim, values_handle, indices_handle);
+  return {values, indices};
+}
+
+ops::max_dim_out::Kernel* ops::max_dim_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ max_dim_kernel_out,
+    /* Meta */ max_dim_kernel_out,
+};
+
+std::tuple<const Tensor&, const Tensor&> ops::max_dim_out::call(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values, const Tensor& indices) {
+  const Device kernel_device = dispatch_device("max.dim_out", {&self, &values, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("max.dim_out", kernel_device);
+  decltype(auto) result = kernel(self, dim, keepdim, values, indices);
+  values.bump_version();
+  indices.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&> max_out(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t dim, bool keepdim) {
+  check_out_no_grad("max.dim_out", {&self});
+  return ops::max_dim_out::call(self, dim, keepdim, values, indices);
 }
 
 }  // namespace tl

@@ -232,6 +232,52 @@ class TensorBase:
         """In-place version of add(): writes the result into self. Adds the number `other`, scaled by `alpha`, to every element of `self`."""
         ...
 
+    @overload
+    def all(self) -> Tensor:
+        """True if every element of `self` is non-zero (uint8 inputs give uint8)."""
+        ...
+    @overload
+    def all(self, dim: int, keepdim: bool = False) -> Tensor:
+        """Whether every element of `self` along `dim` is non-zero (uint8 inputs give uint8)."""
+        ...
+    @overload
+    def all(self, dim: Optional[Sequence[int]], keepdim: bool = False) -> Tensor:
+        """Whether every element of `self` over the dimensions in `dim` (all of them when None) is non-zero."""
+        ...
+
+    def amax(self, dim: Union[int, Sequence[int]] = (), keepdim: bool = False) -> Tensor:
+        """The largest value of `self` over the dimensions in `dim` (all of them when empty); NaN propagates. The gradient is shared evenly between tied maxima."""
+        ...
+
+    def amin(self, dim: Union[int, Sequence[int]] = (), keepdim: bool = False) -> Tensor:
+        """The smallest value of `self` over the dimensions in `dim` (all of them when empty); NaN propagates. The gradient is shared evenly between tied minima."""
+        ...
+
+    def aminmax(self, *, dim: Optional[int] = None, keepdim: bool = False) -> tuple[Tensor, Tensor]:
+        """The smallest and the largest values of `self` along `dim` (over all elements when None), in one pass."""
+        ...
+
+    @overload
+    def any(self) -> Tensor:
+        """True if any element of `self` is non-zero (uint8 inputs give uint8)."""
+        ...
+    @overload
+    def any(self, dim: int, keepdim: bool = False) -> Tensor:
+        """Whether any element of `self` along `dim` is non-zero (uint8 inputs give uint8)."""
+        ...
+    @overload
+    def any(self, dim: Optional[Sequence[int]], keepdim: bool = False) -> Tensor:
+        """Whether any element of `self` over the dimensions in `dim` (all of them when None) is non-zero."""
+        ...
+
+    def argmax(self, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
+        """The index of the largest value of `self` along `dim` (of the flattened tensor when None); ties give the first, NaN counts as the largest."""
+        ...
+
+    def argmin(self, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
+        """The index of the smallest value of `self` along `dim` (of the flattened tensor when None); ties give the first, NaN counts as the smallest."""
+        ...
+
     def as_strided(self, size: Sequence[int], stride: Sequence[int], storage_offset: Optional[int] = None) -> Tensor:
         """A view of the storage of `self` with the given sizes, strides and offset (in elements)."""
         ...
@@ -250,6 +296,15 @@ class TensorBase:
 
     def copy_(self, src: Tensor, non_blocking: bool = False) -> Tensor:
         """Copies `src` into `self` in place, broadcasting `src` and converting its dtype to that of `self`."""
+        ...
+
+    @overload
+    def count_nonzero(self, dim: Optional[int] = None) -> Tensor:
+        """The number of non-zero elements of `self` along `dim` (of all elements when None), as int64."""
+        ...
+    @overload
+    def count_nonzero(self, dim: Sequence[int]) -> Tensor:
+        """The number of non-zero elements of `self` over the dimensions in `dim`, as int64."""
         ...
 
     def detach(self) -> Tensor:
@@ -342,6 +397,10 @@ class TensorBase:
         """In-place version of floor_divide(): writes the result into self. Divides every element of `self` by the number `other`, rounding toward negative infinity."""
         ...
 
+    def frexp(self) -> tuple[Tensor, Tensor]:
+        """Splits every element of `self` into a mantissa in (-1, -0.5] or [0.5, 1) (0 for 0) and an int32 exponent, with self = mantissa * 2**exponent; both written in one pass."""
+        ...
+
     @overload
     def ge(self, other: Tensor) -> Tensor:
         """True where `self >= other`, element by element, with broadcasting."""
@@ -404,6 +463,10 @@ class TensorBase:
         """In-place version of log(): writes the result into self. The natural logarithm of every element of `self`; integer inputs give the default float dtype."""
         ...
 
+    def logsumexp(self, dim: Union[int, Sequence[int]], keepdim: bool = False) -> Tensor:
+        """log(sum(exp(self))) over the dimensions in `dim`, computed stably (the maximum is subtracted first; +-inf inputs give +-inf); integer inputs give the default float dtype."""
+        ...
+
     @overload
     def lt(self, other: Tensor) -> Tensor:
         """True where `self < other`, element by element, with broadcasting."""
@@ -427,12 +490,30 @@ class TensorBase:
         ...
 
     @overload
+    def max(self) -> Tensor:
+        """The largest element of `self` as a 0-d tensor (NaN if any element is NaN). The gradient is shared evenly between tied maxima."""
+        ...
+    @overload
+    def max(self, dim: int, keepdim: bool = False) -> tuple[Tensor, Tensor]:
+        """The largest values of `self` along `dim` and their indices (the first of ties; NaN counts as the largest)."""
+        ...
+
+    @overload
     def mean(self, *, dtype: Optional[dtype] = None) -> Tensor:
         """The mean of all elements of `self` (floating-point inputs, or a floating `dtype`)."""
         ...
     @overload
     def mean(self, dim: Optional[Union[int, Sequence[int]]], keepdim: bool = False, *, dtype: Optional[dtype] = None) -> Tensor:
         """The mean of `self` over the dimensions in `dim` (all of them when None), keeping them as size 1 if `keepdim`."""
+        ...
+
+    @overload
+    def min(self) -> Tensor:
+        """The smallest element of `self` as a 0-d tensor (NaN if any element is NaN). The gradient is shared evenly between tied minima."""
+        ...
+    @overload
+    def min(self, dim: int, keepdim: bool = False) -> tuple[Tensor, Tensor]:
+        """The smallest values of `self` along `dim` and their indices (the first of ties; NaN counts as the smallest)."""
         ...
 
     def mm(self, mat2: Tensor) -> Tensor:
@@ -505,6 +586,15 @@ class TensorBase:
         """In-place version of pow(): writes the result into self. Raises each element of `self` to the number `exponent`."""
         ...
 
+    @overload
+    def prod(self, *, dtype: Optional[dtype] = None) -> Tensor:
+        """The product of all elements of `self` (1 for an empty tensor); integer and bool inputs multiply as int64 unless `dtype` says otherwise."""
+        ...
+    @overload
+    def prod(self, dim: int, keepdim: bool = False, *, dtype: Optional[dtype] = None) -> Tensor:
+        """The product of `self` along `dim`, keeping it as size 1 if `keepdim`."""
+        ...
+
     def reciprocal(self) -> Tensor:
         """1 / x for every element x of `self`; integer inputs give the default float dtype."""
         ...
@@ -560,6 +650,19 @@ class TensorBase:
     @overload
     def squeeze(self, dim: Sequence[int]) -> Tensor:
         """A view of `self` without those of the dimensions `dim` that have size 1."""
+        ...
+
+    @overload
+    def std(self, unbiased: bool = True) -> Tensor:
+        """The standard deviation of all elements of `self`, from the variance divided by N - 1 (`unbiased`) or N."""
+        ...
+    @overload
+    def std(self, dim: Optional[Union[int, Sequence[int]]], unbiased: bool = True, keepdim: bool = False) -> Tensor:
+        """The standard deviation of `self` over the dimensions in `dim` (all when None)."""
+        ...
+    @overload
+    def std(self, dim: Optional[Union[int, Sequence[int]]] = None, *, correction: Optional[Number] = None, keepdim: bool = False) -> Tensor:
+        """The standard deviation of `self` over the dimensions in `dim` (all when None), from the variance divided by max(0, N - correction)."""
         ...
 
     @overload
@@ -624,6 +727,19 @@ class TensorBase:
 
     def unsqueeze(self, dim: int) -> Tensor:
         """A view of `self` with a new dimension of size 1 inserted at `dim`."""
+        ...
+
+    @overload
+    def var(self, unbiased: bool = True) -> Tensor:
+        """The variance of all elements of `self`, divided by N - 1 (`unbiased`) or N."""
+        ...
+    @overload
+    def var(self, dim: Optional[Union[int, Sequence[int]]], unbiased: bool = True, keepdim: bool = False) -> Tensor:
+        """The variance of `self` over the dimensions in `dim` (all when None), divided by N - 1 (`unbiased`) or N."""
+        ...
+    @overload
+    def var(self, dim: Optional[Union[int, Sequence[int]]] = None, *, correction: Optional[Number] = None, keepdim: bool = False) -> Tensor:
+        """The variance of `self` over the dimensions in `dim` (all when None), divided by max(0, N - correction) (correction 1 when None); computed in one numerically stable pass (Welford)."""
         ...
 
     def view(self, size: Sequence[int]) -> Tensor:

@@ -46,12 +46,58 @@ def alias(input: Tensor) -> Tensor:
     ...
 
 @overload
+def all(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """True if every element of `self` is non-zero (uint8 inputs give uint8)."""
+    ...
+@overload
+def all(input: Tensor, dim: int, keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
+    """Whether every element of `self` along `dim` is non-zero (uint8 inputs give uint8)."""
+    ...
+@overload
+def all(input: Tensor, dim: Optional[Sequence[int]], keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
+    """Whether every element of `self` over the dimensions in `dim` (all of them when None) is non-zero."""
+    ...
+
+def amax(input: Tensor, dim: Union[int, Sequence[int]] = (), keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
+    """The largest value of `self` over the dimensions in `dim` (all of them when empty); NaN propagates. The gradient is shared evenly between tied maxima."""
+    ...
+
+def amin(input: Tensor, dim: Union[int, Sequence[int]] = (), keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
+    """The smallest value of `self` over the dimensions in `dim` (all of them when empty); NaN propagates. The gradient is shared evenly between tied minima."""
+    ...
+
+def aminmax(input: Tensor, *, dim: Optional[int] = None, keepdim: bool = False, min: Tensor = None, max: Tensor = None) -> tuple[Tensor, Tensor]:
+    """The smallest and the largest values of `self` along `dim` (over all elements when None), in one pass."""
+    ...
+
+@overload
+def any(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """True if any element of `self` is non-zero (uint8 inputs give uint8)."""
+    ...
+@overload
+def any(input: Tensor, dim: int, keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
+    """Whether any element of `self` along `dim` is non-zero (uint8 inputs give uint8)."""
+    ...
+@overload
+def any(input: Tensor, dim: Optional[Sequence[int]], keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
+    """Whether any element of `self` over the dimensions in `dim` (all of them when None) is non-zero."""
+    ...
+
+@overload
 def arange(end: Number, *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, requires_grad: bool = False) -> Tensor:
     """The values 0, 1, ... up to but excluding `end`; int64 when `end` is an integer, the default float dtype otherwise."""
     ...
 @overload
 def arange(start: Number, end: Number, step: Number = 1, *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, out: Optional[Tensor] = None, requires_grad: bool = False) -> Tensor:
     """The values from `start` up to but excluding `end` in steps of `step`; int64 if all three are integers, the default float dtype otherwise."""
+    ...
+
+def argmax(input: Tensor, dim: Optional[int] = None, keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
+    """The index of the largest value of `self` along `dim` (of the flattened tensor when None); ties give the first, NaN counts as the largest."""
+    ...
+
+def argmin(input: Tensor, dim: Optional[int] = None, keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
+    """The index of the smallest value of `self` along `dim` (of the flattened tensor when None); ties give the first, NaN counts as the smallest."""
     ...
 
 def as_strided(input: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: Optional[int] = None) -> Tensor:
@@ -68,6 +114,15 @@ def clone(input: Tensor) -> Tensor:
 
 def copy_(input: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
     """Copies `src` into `self` in place, broadcasting `src` and converting its dtype to that of `self`."""
+    ...
+
+@overload
+def count_nonzero(input: Tensor, dim: Optional[int] = None, *, out: Optional[Tensor] = None) -> Tensor:
+    """The number of non-zero elements of `self` along `dim` (of all elements when None), as int64."""
+    ...
+@overload
+def count_nonzero(input: Tensor, dim: Sequence[int], *, out: Optional[Tensor] = None) -> Tensor:
+    """The number of non-zero elements of `self` over the dimensions in `dim`, as int64."""
     ...
 
 def detach(input: Tensor) -> Tensor:
@@ -168,6 +223,10 @@ def floor_divide_(input: Tensor, other: Number) -> Tensor:
     """In-place version of floor_divide(): writes the result into self. Divides every element of `self` by the number `other`, rounding toward negative infinity."""
     ...
 
+def frexp(input: Tensor, *, mantissa: Tensor = None, exponent: Tensor = None) -> tuple[Tensor, Tensor]:
+    """Splits every element of `self` into a mantissa in (-1, -0.5] or [0.5, 1) (0 for 0) and an int32 exponent, with self = mantissa * 2**exponent; both written in one pass."""
+    ...
+
 def full(size: Sequence[int], fill_value: Number, *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, out: Optional[Tensor] = None, requires_grad: bool = False) -> Tensor:
     """A tensor of shape `size` filled with `fill_value`; the dtype is inferred from it (bool, int64 or the default float) when not given."""
     ...
@@ -238,6 +297,10 @@ def log_(input: Tensor) -> Tensor:
     """In-place version of log(): writes the result into self. The natural logarithm of every element of `self`; integer inputs give the default float dtype."""
     ...
 
+def logsumexp(input: Tensor, dim: Union[int, Sequence[int]], keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
+    """log(sum(exp(self))) over the dimensions in `dim`, computed stably (the maximum is subtracted first; +-inf inputs give +-inf); integer inputs give the default float dtype."""
+    ...
+
 @overload
 def lt(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """True where `self < other`, element by element, with broadcasting."""
@@ -261,12 +324,30 @@ def matmul(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Ten
     ...
 
 @overload
+def max(input: Tensor) -> Tensor:
+    """The largest element of `self` as a 0-d tensor (NaN if any element is NaN). The gradient is shared evenly between tied maxima."""
+    ...
+@overload
+def max(input: Tensor, dim: int, keepdim: bool = False, *, values: Tensor = None, indices: Tensor = None) -> tuple[Tensor, Tensor]:
+    """The largest values of `self` along `dim` and their indices (the first of ties; NaN counts as the largest)."""
+    ...
+
+@overload
 def mean(input: Tensor, *, dtype: Optional[dtype] = None, out: Optional[Tensor] = None) -> Tensor:
     """The mean of all elements of `self` (floating-point inputs, or a floating `dtype`)."""
     ...
 @overload
 def mean(input: Tensor, dim: Optional[Union[int, Sequence[int]]], keepdim: bool = False, *, dtype: Optional[dtype] = None, out: Optional[Tensor] = None) -> Tensor:
     """The mean of `self` over the dimensions in `dim` (all of them when None), keeping them as size 1 if `keepdim`."""
+    ...
+
+@overload
+def min(input: Tensor) -> Tensor:
+    """The smallest element of `self` as a 0-d tensor (NaN if any element is NaN). The gradient is shared evenly between tied minima."""
+    ...
+@overload
+def min(input: Tensor, dim: int, keepdim: bool = False, *, values: Tensor = None, indices: Tensor = None) -> tuple[Tensor, Tensor]:
+    """The smallest values of `self` along `dim` and their indices (the first of ties; NaN counts as the smallest)."""
     ...
 
 def mm(input: Tensor, mat2: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
@@ -351,6 +432,15 @@ def pow_(input: Tensor, exponent: Number) -> Tensor:
     """In-place version of pow(): writes the result into self. Raises each element of `self` to the number `exponent`."""
     ...
 
+@overload
+def prod(input: Tensor, *, dtype: Optional[dtype] = None) -> Tensor:
+    """The product of all elements of `self` (1 for an empty tensor); integer and bool inputs multiply as int64 unless `dtype` says otherwise."""
+    ...
+@overload
+def prod(input: Tensor, dim: int, keepdim: bool = False, *, dtype: Optional[dtype] = None, out: Optional[Tensor] = None) -> Tensor:
+    """The product of `self` along `dim`, keeping it as size 1 if `keepdim`."""
+    ...
+
 def rand(size: Sequence[int], *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, requires_grad: bool = False) -> Tensor:
     """Uniform random numbers in [0, 1) of shape `size`, from the global generator (see `manual_seed`)."""
     ...
@@ -426,6 +516,23 @@ def squeeze(input: Tensor, dim: Sequence[int]) -> Tensor:
     ...
 
 @overload
+def std(input: Tensor, unbiased: bool = True) -> Tensor:
+    """The standard deviation of all elements of `self`, from the variance divided by N - 1 (`unbiased`) or N."""
+    ...
+@overload
+def std(input: Tensor, dim: Optional[Union[int, Sequence[int]]], unbiased: bool = True, keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
+    """The standard deviation of `self` over the dimensions in `dim` (all when None)."""
+    ...
+@overload
+def std(input: Tensor, dim: Optional[Union[int, Sequence[int]]] = None, *, correction: Optional[Number] = None, keepdim: bool = False, out: Optional[Tensor] = None) -> Tensor:
+    """The standard deviation of `self` over the dimensions in `dim` (all when None), from the variance divided by max(0, N - correction)."""
+    ...
+
+def std_mean(input: Tensor, dim: Optional[Union[int, Sequence[int]]] = None, *, correction: Optional[Number] = None, keepdim: bool = False) -> tuple[Tensor, Tensor]:
+    """The standard deviation and the mean of `self` over the dimensions in `dim` (all when None), from one pass."""
+    ...
+
+@overload
 def sub(input: Tensor, other: Tensor, *, alpha: Number = 1, out: Optional[Tensor] = None) -> Tensor:
     """Subtracts `other`, scaled by `alpha`, from `self`, with broadcasting and type promotion."""
     ...
@@ -470,6 +577,23 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
 
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
     """A view of `self` with a new dimension of size 1 inserted at `dim`."""
+    ...
+
+@overload
+def var(input: Tensor, unbiased: bool = True) -> Tensor:
+    """The variance of all elements of `self`, divided by N - 1 (`unbiased`) or N."""
+    ...
+@overload
+def var(input: Tensor, dim: Optional[Union[int, Sequence[int]]], unbiased: bool = True, keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
+    """The variance of `self` over the dimensions in `dim` (all when None), divided by N - 1 (`unbiased`) or N."""
+    ...
+@overload
+def var(input: Tensor, dim: Optional[Union[int, Sequence[int]]] = None, *, correction: Optional[Number] = None, keepdim: bool = False, out: Optional[Tensor] = None) -> Tensor:
+    """The variance of `self` over the dimensions in `dim` (all when None), divided by max(0, N - correction) (correction 1 when None); computed in one numerically stable pass (Welford)."""
+    ...
+
+def var_mean(input: Tensor, dim: Optional[Union[int, Sequence[int]]] = None, *, correction: Optional[Number] = None, keepdim: bool = False) -> tuple[Tensor, Tensor]:
+    """The variance and the mean of `self` over the dimensions in `dim` (all when None), from one pass."""
     ...
 
 def where(condition: Tensor, input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:

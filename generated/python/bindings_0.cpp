@@ -8,6 +8,7 @@
 #include "generated/ops/detach.h"
 #include "generated/ops/full.h"
 #include "generated/ops/mean.h"
+#include "generated/ops/min.h"
 #include "generated/ops/mm.h"
 #include "generated/ops/reshape.h"
 #include "generated/ops/select.h"
@@ -109,6 +110,39 @@ PyObject* fn_mean(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// min
+PyObject* fn_min(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "min(Tensor input)",
+      "min(Tensor input, int dim, bool keepdim=False, *, Tensor? values=None, Tensor? indices=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // min
+      auto self = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::min(self); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // min.dim
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto keepdim = r.toBool(2);
+      if (!r.is_none(3)) {
+        auto values = r.tensor(3);
+        auto indices = r.tensor(4);
+        auto result = [&] { GilRelease no_gil; return tl::min_out(values, indices, self, dim, keepdim); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::min(self, dim, keepdim); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // mm
 PyObject* fn_mm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -203,6 +237,33 @@ PyObject* method_mean(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.min
+PyObject* method_min(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "min()",
+      "min(int dim, bool keepdim=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // min
+      const Tensor& self = unpack_tensor(py_self);
+      auto result = [&] { GilRelease no_gil; return tl::min(self); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // min.dim
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto keepdim = r.toBool(1);
+      auto result = [&] { GilRelease no_gil; return tl::min(self, dim, keepdim); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.mm
 PyObject* method_mm(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -272,6 +333,14 @@ The mean of all elements of `self` (floating-point inputs, or a floating `dtype`
 mean(Tensor input, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 
 The mean of `self` over the dimensions in `dim` (all of them when None), keeping them as size 1 if `keepdim`.)doc"});
+  functions.push_back({"min", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_min)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(min(Tensor input) -> Tensor
+
+The smallest element of `self` as a 0-d tensor (NaN if any element is NaN). The gradient is shared evenly between tied minima.
+
+min(Tensor input, int dim, bool keepdim=False, *, Tensor? values=None, Tensor? indices=None) -> tuple[Tensor, Tensor]
+
+The smallest values of `self` along `dim` and their indices (the first of ties; NaN counts as the smallest).)doc"});
   functions.push_back({"mm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mm)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(mm(Tensor input, Tensor mat2, *, Tensor? out=None) -> Tensor
 
@@ -296,6 +365,14 @@ The mean of all elements of `self` (floating-point inputs, or a floating `dtype`
 mean(int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
 The mean of `self` over the dimensions in `dim` (all of them when None), keeping them as size 1 if `keepdim`.)doc"});
+  methods.push_back({"min", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_min)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(min() -> Tensor
+
+The smallest element of `self` as a 0-d tensor (NaN if any element is NaN). The gradient is shared evenly between tied minima.
+
+min(int dim, bool keepdim=False) -> tuple[Tensor, Tensor]
+
+The smallest values of `self` along `dim` and their indices (the first of ties; NaN counts as the smallest).)doc"});
   methods.push_back({"mm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_mm)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(mm(Tensor mat2) -> Tensor
 

@@ -4,11 +4,62 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/all.h"
 #include "generated/ops/sum.h"
 #include "generated/ops/transpose.h"
 
 namespace tl::python {
 namespace {
+
+// all
+PyObject* fn_all(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "all(Tensor input, *, Tensor? out=None)",
+      "all(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None)",
+      "all(Tensor input, int[]? dim, bool keepdim=False, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // all
+      auto self = r.tensor(0);
+      if (!r.is_none(1)) {
+        auto out = r.tensor(1);
+        auto result = [&] { GilRelease no_gil; return tl::all_out(out, self); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::all(self); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // all.dim
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto keepdim = r.toBool(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        auto result = [&] { GilRelease no_gil; return tl::all_out(out, self, dim, keepdim); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::all(self, dim, keepdim); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // all.dims
+      auto self = r.tensor(0);
+      auto dim = r.intlist_optional(1);
+      auto keepdim = r.toBool(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        auto result = [&] { GilRelease no_gil; return tl::all_out(out, self, as_arg(dim), keepdim); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::all(self, as_arg(dim), keepdim); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
 
 // sum
 PyObject* fn_sum(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -60,6 +111,41 @@ PyObject* fn_transpose(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH
 }
 
+// Tensor.all
+PyObject* method_all(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "all()",
+      "all(int dim, bool keepdim=False)",
+      "all(int[]? dim, bool keepdim=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // all
+      const Tensor& self = unpack_tensor(py_self);
+      auto result = [&] { GilRelease no_gil; return tl::all(self); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // all.dim
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto keepdim = r.toBool(1);
+      auto result = [&] { GilRelease no_gil; return tl::all(self, dim, keepdim); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // all.dims
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.intlist_optional(0);
+      auto keepdim = r.toBool(1);
+      auto result = [&] { GilRelease no_gil; return tl::all(self, as_arg(dim), keepdim); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.sum
 PyObject* method_sum(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -108,6 +194,18 @@ PyObject* method_transpose(PyObject* py_self, PyObject* const* args, Py_ssize_t 
 }  // namespace
 
 void add_bindings_13(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"all", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_all)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(all(Tensor input, *, Tensor? out=None) -> Tensor
+
+True if every element of `self` is non-zero (uint8 inputs give uint8).
+
+all(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
+
+Whether every element of `self` along `dim` is non-zero (uint8 inputs give uint8).
+
+all(Tensor input, int[]? dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
+
+Whether every element of `self` over the dimensions in `dim` (all of them when None) is non-zero.)doc"});
   functions.push_back({"sum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sum)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(sum(Tensor input, *, ScalarType? dtype=None) -> Tensor
 
@@ -120,6 +218,18 @@ Sums `self` over the dimensions in `dim` (all of them when None), keeping them a
                        METH_FASTCALL | METH_KEYWORDS, R"doc(transpose(Tensor input, int dim0, int dim1) -> Tensor
 
 A view of `self` with dimensions `dim0` and `dim1` swapped.)doc"});
+  methods.push_back({"all", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_all)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(all() -> Tensor
+
+True if every element of `self` is non-zero (uint8 inputs give uint8).
+
+all(int dim, bool keepdim=False) -> Tensor
+
+Whether every element of `self` along `dim` is non-zero (uint8 inputs give uint8).
+
+all(int[]? dim, bool keepdim=False) -> Tensor
+
+Whether every element of `self` over the dimensions in `dim` (all of them when None) is non-zero.)doc"});
   methods.push_back({"sum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sum)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(sum(*, ScalarType? dtype=None) -> Tensor
 

@@ -8,6 +8,7 @@
 #include "generated/ops/le.h"
 #include "generated/ops/permute.h"
 #include "generated/ops/tanh.h"
+#include "generated/ops/var_mean.h"
 
 namespace tl::python {
 namespace {
@@ -140,6 +141,23 @@ PyObject* fn_tanh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::tanh_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// var_mean
+PyObject* fn_var_mean(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "var_mean(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.intlist_optional(1);
+  auto correction = r.scalar_optional(2);
+  auto keepdim = r.toBool(3);
+  auto result = [&] { GilRelease no_gil; return tl::var_mean(self, as_arg(dim), correction, keepdim); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -318,6 +336,10 @@ The hyperbolic tangent of every element of `self`; integer inputs give the defau
                        METH_FASTCALL | METH_KEYWORDS, R"doc(tanh_(Tensor input) -> Tensor
 
 In-place version of tanh(): writes the result into self. The hyperbolic tangent of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"var_mean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_var_mean)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(var_mean(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> tuple[Tensor, Tensor]
+
+The variance and the mean of `self` over the dimensions in `dim` (all when None), from one pass.)doc"});
   methods.push_back({"__le__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__le__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__le__(Tensor other) -> Tensor
 

@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/alias.h"
+#include "generated/ops/any.h"
 #include "generated/ops/empty.h"
 #include "generated/ops/empty_strided.h"
 #include "generated/ops/fill.h"
@@ -25,6 +26,56 @@ PyObject* fn_alias(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::alias(self); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// any
+PyObject* fn_any(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "any(Tensor input, *, Tensor? out=None)",
+      "any(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None)",
+      "any(Tensor input, int[]? dim, bool keepdim=False, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // any
+      auto self = r.tensor(0);
+      if (!r.is_none(1)) {
+        auto out = r.tensor(1);
+        auto result = [&] { GilRelease no_gil; return tl::any_out(out, self); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::any(self); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // any.dim
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto keepdim = r.toBool(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        auto result = [&] { GilRelease no_gil; return tl::any_out(out, self, dim, keepdim); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::any(self, dim, keepdim); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // any.dims
+      auto self = r.tensor(0);
+      auto dim = r.intlist_optional(1);
+      auto keepdim = r.toBool(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        auto result = [&] { GilRelease no_gil; return tl::any_out(out, self, as_arg(dim), keepdim); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::any(self, as_arg(dim), keepdim); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -95,6 +146,41 @@ PyObject* fn_rand(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   auto result = [&] { GilRelease no_gil; return tl::rand(size, dtype, device); }();
   if (requires_grad) result.set_requires_grad(true);
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.any
+PyObject* method_any(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "any()",
+      "any(int dim, bool keepdim=False)",
+      "any(int[]? dim, bool keepdim=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // any
+      const Tensor& self = unpack_tensor(py_self);
+      auto result = [&] { GilRelease no_gil; return tl::any(self); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // any.dim
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto keepdim = r.toBool(1);
+      auto result = [&] { GilRelease no_gil; return tl::any(self, dim, keepdim); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // any.dims
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.intlist_optional(0);
+      auto keepdim = r.toBool(1);
+      auto result = [&] { GilRelease no_gil; return tl::any(self, as_arg(dim), keepdim); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -169,6 +255,18 @@ void add_bindings_4(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef
                        METH_FASTCALL | METH_KEYWORDS, R"doc(alias(Tensor input) -> Tensor
 
 A view of `self` with the same geometry (a new tensor object sharing everything).)doc"});
+  functions.push_back({"any", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_any)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(any(Tensor input, *, Tensor? out=None) -> Tensor
+
+True if any element of `self` is non-zero (uint8 inputs give uint8).
+
+any(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
+
+Whether any element of `self` along `dim` is non-zero (uint8 inputs give uint8).
+
+any(Tensor input, int[]? dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
+
+Whether any element of `self` over the dimensions in `dim` (all of them when None) is non-zero.)doc"});
   functions.push_back({"empty", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_empty)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(empty(int[] size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
@@ -185,6 +283,18 @@ Sets every element of `self` to `value`.)doc"});
                        METH_FASTCALL | METH_KEYWORDS, R"doc(rand(int[] size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
 Uniform random numbers in [0, 1) of shape `size`, from the global generator (see `manual_seed`).)doc"});
+  methods.push_back({"any", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_any)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(any() -> Tensor
+
+True if any element of `self` is non-zero (uint8 inputs give uint8).
+
+any(int dim, bool keepdim=False) -> Tensor
+
+Whether any element of `self` along `dim` is non-zero (uint8 inputs give uint8).
+
+any(int[]? dim, bool keepdim=False) -> Tensor
+
+Whether any element of `self` over the dimensions in `dim` (all of them when None) is non-zero.)doc"});
   methods.push_back({"fill_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_fill_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(fill_(Scalar value) -> Tensor
 

@@ -6,6 +6,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_clone_contiguous.h"
 #include "generated/ops/abs.h"
+#include "generated/ops/var.h"
 #include "generated/ops/where.h"
 
 namespace tl::python {
@@ -55,6 +56,54 @@ PyObject* fn_abs_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::abs_(self); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// var
+PyObject* fn_var(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "var(Tensor input, bool unbiased=True)",
+      "var(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor? out=None)",
+      "var(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // var
+      auto self = r.tensor(0);
+      auto unbiased = r.toBool(1);
+      auto result = [&] { GilRelease no_gil; return tl::var(self, unbiased); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // var.dim
+      auto self = r.tensor(0);
+      auto dim = r.intlist_optional(1);
+      auto unbiased = r.toBool(2);
+      auto keepdim = r.toBool(3);
+      if (!r.is_none(4)) {
+        auto out = r.tensor(4);
+        auto result = [&] { GilRelease no_gil; return tl::var_out(out, self, as_arg(dim), unbiased, keepdim); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::var(self, as_arg(dim), unbiased, keepdim); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // var.correction
+      auto self = r.tensor(0);
+      auto dim = r.intlist_optional(1);
+      auto correction = r.scalar_optional(2);
+      auto keepdim = r.toBool(3);
+      if (!r.is_none(4)) {
+        auto out = r.tensor(4);
+        auto result = [&] { GilRelease no_gil; return tl::var_out(out, self, as_arg(dim), correction, keepdim); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::var(self, as_arg(dim), correction, keepdim); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -121,6 +170,44 @@ PyObject* method_abs_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.var
+PyObject* method_var(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "var(bool unbiased=True)",
+      "var(int[1]? dim, bool unbiased=True, bool keepdim=False)",
+      "var(int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // var
+      const Tensor& self = unpack_tensor(py_self);
+      auto unbiased = r.toBool(0);
+      auto result = [&] { GilRelease no_gil; return tl::var(self, unbiased); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // var.dim
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.intlist_optional(0);
+      auto unbiased = r.toBool(1);
+      auto keepdim = r.toBool(2);
+      auto result = [&] { GilRelease no_gil; return tl::var(self, as_arg(dim), unbiased, keepdim); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // var.correction
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.intlist_optional(0);
+      auto correction = r.scalar_optional(1);
+      auto keepdim = r.toBool(2);
+      auto result = [&] { GilRelease no_gil; return tl::var(self, as_arg(dim), correction, keepdim); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.where
 PyObject* method_where(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -152,6 +239,18 @@ Absolute value of every element of `self`.)doc"});
                        METH_FASTCALL | METH_KEYWORDS, R"doc(abs_(Tensor input) -> Tensor
 
 In-place version of abs(): writes the result into self. Absolute value of every element of `self`.)doc"});
+  functions.push_back({"var", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_var)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(var(Tensor input, bool unbiased=True) -> Tensor
+
+The variance of all elements of `self`, divided by N - 1 (`unbiased`) or N.
+
+var(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor? out=None) -> Tensor
+
+The variance of `self` over the dimensions in `dim` (all when None), divided by N - 1 (`unbiased`) or N.
+
+var(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor? out=None) -> Tensor
+
+The variance of `self` over the dimensions in `dim` (all when None), divided by max(0, N - correction) (correction 1 when None); computed in one numerically stable pass (Welford).)doc"});
   functions.push_back({"where", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_where)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(where(Tensor condition, Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -168,6 +267,18 @@ Absolute value of every element of `self`.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(abs_() -> Tensor
 
 In-place version of abs(): writes the result into self. Absolute value of every element of `self`.)doc"});
+  methods.push_back({"var", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_var)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(var(bool unbiased=True) -> Tensor
+
+The variance of all elements of `self`, divided by N - 1 (`unbiased`) or N.
+
+var(int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+
+The variance of `self` over the dimensions in `dim` (all when None), divided by N - 1 (`unbiased`) or N.
+
+var(int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+
+The variance of `self` over the dimensions in `dim` (all when None), divided by max(0, N - correction) (correction 1 when None); computed in one numerically stable pass (Welford).)doc"});
   methods.push_back({"where", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_where)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(where(Tensor condition, Tensor other) -> Tensor
 

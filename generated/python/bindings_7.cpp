@@ -8,6 +8,7 @@
 #include "generated/ops/eq.h"
 #include "generated/ops/expand.h"
 #include "generated/ops/ones.h"
+#include "generated/ops/prod.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::python {
@@ -161,6 +162,40 @@ PyObject* fn_ones(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   auto result = [&] { GilRelease no_gil; return tl::ones(size, dtype, device); }();
   if (requires_grad) result.set_requires_grad(true);
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// prod
+PyObject* fn_prod(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "prod(Tensor input, *, ScalarType? dtype=None)",
+      "prod(Tensor input, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // prod
+      auto self = r.tensor(0);
+      auto dtype = r.scalartype_optional(1);
+      auto result = [&] { GilRelease no_gil; return tl::prod(self, dtype); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // prod.dim_int
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto keepdim = r.toBool(2);
+      auto dtype = r.scalartype_optional(3);
+      if (!r.is_none(4)) {
+        auto out = r.tensor(4);
+        auto result = [&] { GilRelease no_gil; return tl::prod_out(out, self, dim, keepdim, dtype); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::prod(self, dim, keepdim, dtype); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -424,6 +459,35 @@ PyObject* method_expand(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// Tensor.prod
+PyObject* method_prod(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "prod(*, ScalarType? dtype=None)",
+      "prod(int dim, bool keepdim=False, *, ScalarType? dtype=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // prod
+      const Tensor& self = unpack_tensor(py_self);
+      auto dtype = r.scalartype_optional(0);
+      auto result = [&] { GilRelease no_gil; return tl::prod(self, dtype); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // prod.dim_int
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto keepdim = r.toBool(1);
+      auto dtype = r.scalartype_optional(2);
+      auto result = [&] { GilRelease no_gil; return tl::prod(self, dim, keepdim, dtype); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_7(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
@@ -463,6 +527,14 @@ In-place version of eq(): writes the result into self. True where an element of 
                        METH_FASTCALL | METH_KEYWORDS, R"doc(ones(int[] size, *, ScalarType? dtype=None, Device? device=None, Tensor? out=None, bool requires_grad=False) -> Tensor
 
 A tensor of shape `size` filled with ones (default float dtype unless `dtype`).)doc"});
+  functions.push_back({"prod", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_prod)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(prod(Tensor input, *, ScalarType? dtype=None) -> Tensor
+
+The product of all elements of `self` (1 for an empty tensor); integer and bool inputs multiply as int64 unless `dtype` says otherwise.
+
+prod(Tensor input, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
+
+The product of `self` along `dim`, keeping it as size 1 if `keepdim`.)doc"});
   functions.push_back({"zeros_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_zeros_like)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(zeros_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
@@ -535,6 +607,14 @@ In-place version of eq(): writes the result into self. True where an element of 
                      METH_FASTCALL | METH_KEYWORDS, R"doc(expand(int[] size, *, bool implicit=False) -> Tensor
 
 A view of `self` with size-1 dimensions repeated (stride 0) to `size`; -1 keeps a size; new leading dimensions may be added.)doc"});
+  methods.push_back({"prod", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_prod)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(prod(*, ScalarType? dtype=None) -> Tensor
+
+The product of all elements of `self` (1 for an empty tensor); integer and bool inputs multiply as int64 unless `dtype` says otherwise.
+
+prod(int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+
+The product of `self` along `dim`, keeping it as size 1 if `keepdim`.)doc"});
   (void)functions;
   (void)methods;
 }

@@ -4,6 +4,7 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/amin.h"
 #include "generated/ops/arange.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/contiguous.h"
@@ -11,10 +12,33 @@
 #include "generated/ops/ge.h"
 #include "generated/ops/relu.h"
 #include "generated/ops/sqrt.h"
+#include "generated/ops/std.h"
+#include "generated/ops/std_mean.h"
 #include "generated/ops/t.h"
 
 namespace tl::python {
 namespace {
+
+// amin
+PyObject* fn_amin(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "amin(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.intlist(1);
+  auto keepdim = r.toBool(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::amin_out(out, self, dim, keepdim); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::amin(self, dim, keepdim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // arange
 PyObject* fn_arange(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -255,6 +279,71 @@ PyObject* fn_sqrt_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// std
+PyObject* fn_std(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "std(Tensor input, bool unbiased=True)",
+      "std(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor? out=None)",
+      "std(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // std
+      auto self = r.tensor(0);
+      auto unbiased = r.toBool(1);
+      auto result = [&] { GilRelease no_gil; return tl::std(self, unbiased); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // std.dim
+      auto self = r.tensor(0);
+      auto dim = r.intlist_optional(1);
+      auto unbiased = r.toBool(2);
+      auto keepdim = r.toBool(3);
+      if (!r.is_none(4)) {
+        auto out = r.tensor(4);
+        auto result = [&] { GilRelease no_gil; return tl::std_out(out, self, as_arg(dim), unbiased, keepdim); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::std(self, as_arg(dim), unbiased, keepdim); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // std.correction
+      auto self = r.tensor(0);
+      auto dim = r.intlist_optional(1);
+      auto correction = r.scalar_optional(2);
+      auto keepdim = r.toBool(3);
+      if (!r.is_none(4)) {
+        auto out = r.tensor(4);
+        auto result = [&] { GilRelease no_gil; return tl::std_out(out, self, as_arg(dim), correction, keepdim); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::std(self, as_arg(dim), correction, keepdim); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// std_mean
+PyObject* fn_std_mean(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "std_mean(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.intlist_optional(1);
+  auto correction = r.scalar_optional(2);
+  auto keepdim = r.toBool(3);
+  auto result = [&] { GilRelease no_gil; return tl::std_mean(self, as_arg(dim), correction, keepdim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // t
 PyObject* fn_t(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -348,6 +437,22 @@ PyObject* operator__ifloordiv__(PyObject* py_self, PyObject* const* args, Py_ssi
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.amin
+PyObject* method_amin(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "amin(int[1] dim=[], bool keepdim=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.intlist(0);
+  auto keepdim = r.toBool(1);
+  auto result = [&] { GilRelease no_gil; return tl::amin(self, dim, keepdim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
 }
 
 // Tensor.clone
@@ -542,6 +647,44 @@ PyObject* method_sqrt_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// Tensor.std
+PyObject* method_std(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "std(bool unbiased=True)",
+      "std(int[1]? dim, bool unbiased=True, bool keepdim=False)",
+      "std(int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // std
+      const Tensor& self = unpack_tensor(py_self);
+      auto unbiased = r.toBool(0);
+      auto result = [&] { GilRelease no_gil; return tl::std(self, unbiased); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // std.dim
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.intlist_optional(0);
+      auto unbiased = r.toBool(1);
+      auto keepdim = r.toBool(2);
+      auto result = [&] { GilRelease no_gil; return tl::std(self, as_arg(dim), unbiased, keepdim); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // std.correction
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.intlist_optional(0);
+      auto correction = r.scalar_optional(1);
+      auto keepdim = r.toBool(2);
+      auto result = [&] { GilRelease no_gil; return tl::std(self, as_arg(dim), correction, keepdim); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.t
 PyObject* method_t(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -559,6 +702,10 @@ PyObject* method_t(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, P
 }  // namespace
 
 void add_bindings_8(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"amin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_amin)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(amin(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor? out=None) -> Tensor
+
+The smallest value of `self` over the dimensions in `dim` (all of them when empty); NaN propagates. The gradient is shared evenly between tied minima.)doc"});
   functions.push_back({"arange", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arange)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(arange(Scalar end, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
@@ -619,6 +766,22 @@ The square root of every element of `self`; integer inputs give the default floa
                        METH_FASTCALL | METH_KEYWORDS, R"doc(sqrt_(Tensor input) -> Tensor
 
 In-place version of sqrt(): writes the result into self. The square root of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"std", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_std)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(std(Tensor input, bool unbiased=True) -> Tensor
+
+The standard deviation of all elements of `self`, from the variance divided by N - 1 (`unbiased`) or N.
+
+std(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor? out=None) -> Tensor
+
+The standard deviation of `self` over the dimensions in `dim` (all when None).
+
+std(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor? out=None) -> Tensor
+
+The standard deviation of `self` over the dimensions in `dim` (all when None), from the variance divided by max(0, N - correction).)doc"});
+  functions.push_back({"std_mean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_std_mean)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(std_mean(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> tuple[Tensor, Tensor]
+
+The standard deviation and the mean of `self` over the dimensions in `dim` (all when None), from one pass.)doc"});
   functions.push_back({"t", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_t)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(t(Tensor input) -> Tensor
 
@@ -647,6 +810,10 @@ In-place version of floor_divide(): writes the result into self. Divides `self` 
 __ifloordiv__(Scalar other) -> Tensor
 
 In-place version of floor_divide(): writes the result into self. Divides every element of `self` by the number `other`, rounding toward negative infinity.)doc"});
+  methods.push_back({"amin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_amin)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(amin(int[1] dim=[], bool keepdim=False) -> Tensor
+
+The smallest value of `self` over the dimensions in `dim` (all of them when empty); NaN propagates. The gradient is shared evenly between tied minima.)doc"});
   methods.push_back({"clone", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_clone)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(clone() -> Tensor
 
@@ -703,6 +870,18 @@ The square root of every element of `self`; integer inputs give the default floa
                      METH_FASTCALL | METH_KEYWORDS, R"doc(sqrt_() -> Tensor
 
 In-place version of sqrt(): writes the result into self. The square root of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"std", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_std)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(std(bool unbiased=True) -> Tensor
+
+The standard deviation of all elements of `self`, from the variance divided by N - 1 (`unbiased`) or N.
+
+std(int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+
+The standard deviation of `self` over the dimensions in `dim` (all when None).
+
+std(int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+
+The standard deviation of `self` over the dimensions in `dim` (all when None), from the variance divided by max(0, N - correction).)doc"});
   methods.push_back({"t", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_t)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(t() -> Tensor
 

@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/div.h"
+#include "generated/ops/max.h"
 
 namespace tl::python {
 namespace {
@@ -98,6 +99,39 @@ PyObject* fn_div_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
       auto other = r.scalar(1);
       auto rounding_mode = r.string_optional(2);
       auto result = [&] { GilRelease no_gil; return tl::div_(self, other, as_arg(rounding_mode)); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// max
+PyObject* fn_max(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "max(Tensor input)",
+      "max(Tensor input, int dim, bool keepdim=False, *, Tensor? values=None, Tensor? indices=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // max
+      auto self = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::max(self); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // max.dim
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto keepdim = r.toBool(2);
+      if (!r.is_none(3)) {
+        auto values = r.tensor(3);
+        auto indices = r.tensor(4);
+        auto result = [&] { GilRelease no_gil; return tl::max_out(values, indices, self, dim, keepdim); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::max(self, dim, keepdim); }();
       return wrap(std::move(result));
     }
   }
@@ -245,6 +279,33 @@ PyObject* method_div_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.max
+PyObject* method_max(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "max()",
+      "max(int dim, bool keepdim=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // max
+      const Tensor& self = unpack_tensor(py_self);
+      auto result = [&] { GilRelease no_gil; return tl::max(self); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // max.dim
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto keepdim = r.toBool(1);
+      auto result = [&] { GilRelease no_gil; return tl::max(self, dim, keepdim); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_9(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
@@ -280,6 +341,14 @@ In-place version of div(): writes the result into self. Divides every element of
 div_(Tensor input, Scalar other, *, str? rounding_mode) -> Tensor
 
 In-place version of div(): writes the result into self. Divides every element of `self` by the number `other`, rounding as `rounding_mode` says.)doc"});
+  functions.push_back({"max", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_max)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(max(Tensor input) -> Tensor
+
+The largest element of `self` as a 0-d tensor (NaN if any element is NaN). The gradient is shared evenly between tied maxima.
+
+max(Tensor input, int dim, bool keepdim=False, *, Tensor? values=None, Tensor? indices=None) -> tuple[Tensor, Tensor]
+
+The largest values of `self` along `dim` and their indices (the first of ties; NaN counts as the largest).)doc"});
   methods.push_back({"__itruediv__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__itruediv__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__itruediv__(Tensor other) -> Tensor
 
@@ -328,6 +397,14 @@ In-place version of div(): writes the result into self. Divides every element of
 div_(Scalar other, *, str? rounding_mode) -> Tensor
 
 In-place version of div(): writes the result into self. Divides every element of `self` by the number `other`, rounding as `rounding_mode` says.)doc"});
+  methods.push_back({"max", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_max)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(max() -> Tensor
+
+The largest element of `self` as a 0-d tensor (NaN if any element is NaN). The gradient is shared evenly between tied maxima.
+
+max(int dim, bool keepdim=False) -> tuple[Tensor, Tensor]
+
+The largest values of `self` along `dim` and their indices (the first of ties; NaN counts as the largest).)doc"});
   (void)functions;
   (void)methods;
 }

@@ -21,6 +21,7 @@ void add_bindings_11(std::vector<PyMethodDef>& functions, std::vector<PyMethodDe
 void add_bindings_12(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
 void add_bindings_13(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
 void add_bindings_14(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
+void add_bindings_15(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
 
 void init_generated(PyObject* module, std::vector<PyMethodDef>& tensor_methods) {
   static std::vector<PyMethodDef> functions;
@@ -39,6 +40,7 @@ void init_generated(PyObject* module, std::vector<PyMethodDef>& tensor_methods) 
   add_bindings_12(functions, tensor_methods);
   add_bindings_13(functions, tensor_methods);
   add_bindings_14(functions, tensor_methods);
+  add_bindings_15(functions, tensor_methods);
   functions.push_back({nullptr, nullptr, 0, nullptr});
   static PyModuleDef def = {PyModuleDef_HEAD_INIT, "torchlite._C._ops",
                             "Operators generated from native_functions.yaml.", -1, functions.data()};

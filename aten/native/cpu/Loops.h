@@ -425,4 +425,44 @@ void cpu_kernel_vec(TensorIterator& iter, const F& op, const VF& vop, int64_t gr
   iter.for_each(VecLoop<F, VF>{op, vop}, grain_size);
 }
 
+// ---------------------------------------------------------------- several outputs
+//
+// cpu_kernel_multiple_outputs(iter, op): op returns std::tuple<R0, R1, ...>, one element per
+// output (operands 0..k-1, each of its own dtype), and takes the inputs (operands k..): every
+// output is written in the same pass over the inputs.
+//   cpu_kernel_multiple_outputs(iter, [](float x) -> std::tuple<float, int32_t> { ... });
+
+namespace loops_detail {
+
+template <typename Tuple, size_t... O>
+TL_ALWAYS_INLINE void store_outputs(char** data, const int64_t* strides, int64_t i, const Tuple& r,
+                                    std::index_sequence<O...>) {
+  ((*reinterpret_cast<std::tuple_element_t<O, Tuple>*>(data[O] + i * strides[O]) = std::get<O>(r)), ...);
+}
+
+template <typename F, size_t... O, size_t... I>
+void multiple_outputs_loop(char** data, const int64_t* strides, int64_t n, const F& op, std::index_sequence<O...> outs,
+                           std::index_sequence<I...>) {
+  using traits = function_traits<F>;
+  constexpr size_t k = sizeof...(O);
+  for (int64_t i = 0; i < n; ++i) {
+    auto r = op(*reinterpret_cast<const typename traits::template arg<I>*>(data[k + I] + i * strides[k + I])...);
+    store_outputs(data, strides, i, r, outs);
+  }
+}
+
+}  // namespace loops_detail
+
+template <typename F>
+void cpu_kernel_multiple_outputs(TensorIterator& iter, const F& op, int64_t grain_size = kGrainSize) {
+  using traits = function_traits<F>;
+  using R = typename traits::result_type;
+  constexpr size_t k = std::tuple_size_v<R>;
+  auto loop = [&op](char** data, const int64_t* strides, int64_t n) {
+    loops_detail::multiple_outputs_loop(data, strides, n, op, std::make_index_sequence<k>{},
+                                        std::make_index_sequence<traits::arity>{});
+  };
+  iter.for_each(loop, grain_size);
+}
+
 }  // namespace tl::native

@@ -22,6 +22,7 @@
 #include "aten/core/Exception.h"
 #include "aten/core/Parallel.h"
 #include "aten/core/Tensor.h"
+#include "aten/native/ReduceEngine.h"
 #include "aten/native/Resize.h"
 #include "aten/native/ShapeUtils.h"
 #include "generated/ops/mean.h"
@@ -112,18 +113,32 @@ constexpr int kCascadeLevels = 9;  // 16^9 terms
 #else
 #define TL_MULTIVERSION
 #endif
+// Each lane adds at most kLaneRun terms before carrying into a second level of lanes, so no
+// accumulator runs long: with equal terms (1e5 x 0.1f) long runs would round the same way each
+// time and drift (PyTorch's cascade sum does the same).
+constexpr int64_t kLaneRun = 16;
 template <typename acc_t, typename in_t>
-inline acc_t leaf_sum_impl(const in_t* p, int64_t n) {  // n >= kLanes
+inline acc_t leaf_sum_impl(const in_t* p, int64_t n, int64_t s = 1) {  // n >= kLanes
+  acc_t hi[kLanes] = {};
   acc_t acc[kLanes];
-  for (int64_t j = 0; j < kLanes; ++j) acc[j] = load<acc_t>(p + j);
-  int64_t i = kLanes;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int64_t j = 0; j < kLanes; ++j) acc[j] += load<acc_t>(p + i + j);
+  int64_t i = 0;
+  while (i + kLanes <= n) {
+    for (int64_t j = 0; j < kLanes; ++j) acc[j] = 0;
+    const int64_t end = std::min(n / kLanes * kLanes, i + kLanes * kLaneRun);
+    if (s == 1) {
+      for (; i < end; i += kLanes)
+        for (int64_t j = 0; j < kLanes; ++j) acc[j] += load<acc_t>(p + i + j);
+    } else {
+      for (; i < end; i += kLanes)
+        for (int64_t j = 0; j < kLanes; ++j) acc[j] += load<acc_t>(p + (i + j) * s);
+    }
+    for (int64_t j = 0; j < kLanes; ++j) hi[j] += acc[j];
+  }
   for (int64_t w = kLanes / 2; w >= 1; w /= 2)
-    for (int64_t j = 0; j < w; ++j) acc[j] += acc[j + w];
+    for (int64_t j = 0; j < w; ++j) hi[j] += hi[j + w];
   acc_t r = 0;
-  for (; i < n; ++i) r += load<acc_t>(p + i);
-  return acc[0] + r;
+  for (; i < n; ++i) r += load<acc_t>(p + i * s);
+  return hi[0] + r;
 }
 TL_MULTIVERSION float leaf_sum(const float* p, int64_t n) { return leaf_sum_impl<float>(p, n); }
 TL_MULTIVERSION double leaf_sum(const double* p, int64_t n) { return leaf_sum_impl<double>(p, n); }
@@ -154,23 +169,7 @@ acc_t pairwise_sum(const in_t* p, int64_t n, int64_t s) {
       return pairwise_sum<acc_t, float>(buf, n, 1);
     }
   }
-  if (std::is_same_v<acc_t, uint64_t> || n <= kLeaf) {  // integers are exact: no need to split
-    acc_t acc[kLanes];
-    for (int64_t j = 0; j < kLanes; ++j) acc[j] = load<acc_t>(p + j * s);
-    int64_t i = kLanes;
-    if (s == 1) {
-      for (; i + kLanes <= n; i += kLanes)
-        for (int64_t j = 0; j < kLanes; ++j) acc[j] += load<acc_t>(p + i + j);
-    } else {
-      for (; i + kLanes <= n; i += kLanes)
-        for (int64_t j = 0; j < kLanes; ++j) acc[j] += load<acc_t>(p + (i + j) * s);
-    }
-    for (int64_t w = kLanes / 2; w >= 1; w /= 2)
-      for (int64_t j = 0; j < w; ++j) acc[j] += acc[j + w];
-    acc_t r = 0;
-    for (; i < n; ++i) r += load<acc_t>(p + i * s);
-    return acc[0] + r;
-  }
+  if (std::is_same_v<acc_t, uint64_t> || n <= kLeaf) return leaf_sum_impl<acc_t>(p, n, s);  // integers: exact
   int64_t half = (n / 2) / kLanes * kLanes;
   return pairwise_sum<acc_t>(p, half, s) + pairwise_sum<acc_t>(p + half * s, n - half, s);
 }
@@ -201,51 +200,11 @@ struct Cascade {
 
 // ------------------------------------------------------------------------------ geometry
 
-struct Dim {
-  int64_t size;
-  int64_t stride;
-};
-
-// Iterates a multi-index over `dims` (outermost first), tracking the element offset.
-struct Walker {
-  const Dim* dims;
-  int64_t ndim;
-  int64_t idx[64];
-  int64_t offset = 0;
-  Walker(const std::vector<Dim>& d, int64_t linear) : dims(d.data()), ndim(static_cast<int64_t>(d.size())) {
-    for (int64_t i = ndim - 1; i >= 0; --i) {
-      idx[i] = linear % dims[i].size;
-      linear /= dims[i].size;
-      offset += idx[i] * dims[i].stride;
-    }
-  }
-  void next() {
-    for (int64_t i = ndim - 1; i >= 0; --i) {
-      offset += dims[i].stride;
-      if (++idx[i] < dims[i].size) return;
-      offset -= idx[i] * dims[i].stride;
-      idx[i] = 0;
-    }
-  }
-};
-
-// Sorts by decreasing stride (innermost last; stride-0 dims of expanded tensors outermost, so the
-// inner run is a real one) and merges dims that are laid out back to back.
-inline int64_t stride_key(int64_t stride) { return stride == 0 ? std::numeric_limits<int64_t>::max() : stride; }
-std::vector<Dim> coalesce(std::vector<Dim> dims) {
-  std::stable_sort(dims.begin(), dims.end(),
-                   [](const Dim& a, const Dim& b) { return stride_key(a.stride) > stride_key(b.stride); });
-  std::vector<Dim> out;
-  for (const Dim& d : dims) {
-    if (!out.empty() && out.back().stride == d.size * d.stride) {
-      out.back().size *= d.size;
-      out.back().stride = d.stride;
-    } else {
-      out.push_back(d);
-    }
-  }
-  return out;
-}
+using reduce::chunk_bound;
+using reduce::coalesce;
+using reduce::Dim;
+using reduce::stride_key;
+using reduce::Walker;
 
 // Sum of the reduction elements with flat indices [b, e) of the reduction space `rd`
 // (outermost first; the last dim is the run summed pairwise), starting at p.
@@ -349,37 +308,34 @@ acc_t combine(const acc_t* v, int64_t n, int64_t s) {
 
 constexpr int64_t kGrain = 32768;  // elements of work worth a task
 
+// a * b saturated to int64 (work estimates of huge expanded inputs).
+int64_t saturating_mul(int64_t a, int64_t b) {
+  __int128 w = static_cast<__int128>(a) * b;
+  return w > std::numeric_limits<int64_t>::max() ? std::numeric_limits<int64_t>::max() : static_cast<int64_t>(w);
+}
+
+// Product (mod 2^64) of the sizes of the expanded reduced dims that reduce_sum leaves out for
+// integer sums: each element there is counted that many times.
+uint64_t broadcast_factor(const Tensor& self, uint64_t mask) {
+  uint64_t f = 1;
+  for (int64_t i = 0; i < self.dim(); ++i)
+    if ((mask >> i & 1) && self.strides()[i] == 0 && self.sizes()[i] > 1) f *= static_cast<uint64_t>(self.sizes()[i]);
+  return f;
+}
+
 // Sums `self` over the dims in `mask` into acc (one value per kept element, row-major over kept
 // dims). Requires numel > 0.
 template <typename in_t>
 void reduce_sum(const Tensor& self, uint64_t mask, acc_type_t<in_t>* acc) {
   using acc_t = acc_type_t<in_t>;
   const in_t* base = self.data_ptr<in_t>();
-  // Kept dims with their index in the (contiguous) result, and reduced dims.
-  std::vector<Dim> kept_in, kept_out, red;
-  {
-    int64_t nd = self.dim();
-    std::vector<int64_t> ksizes;
-    for (int64_t i = 0; i < nd; ++i)
-      if (!(mask >> i & 1)) ksizes.push_back(self.sizes()[i]);
-    DimVector kout = contiguous_strides(ksizes);
-    for (int64_t i = 0, k = 0; i < nd; ++i) {
-      int64_t sz = self.sizes()[i], st = self.strides()[i];
-      if (mask >> i & 1) {
-        if (sz != 1) red.push_back({sz, st});
-      } else {
-        if (sz != 1) {
-          kept_in.push_back({sz, st});
-          kept_out.push_back({sz, kout[k]});
-        }
-        ++k;
-      }
-    }
-  }
-  int64_t Kn = 1, Rn = 1;
-  for (const Dim& d : kept_in) Kn *= d.size;
-  for (const Dim& d : red) Rn *= d.size;
-  red = coalesce(red);
+  // Integer sums are exact, so expanded (stride-0) reduced dims are left to broadcast_factor().
+  reduce::Geometry g = reduce::make_geometry(self.sizes(), self.strides(), mask,
+                                             /*drop_broadcast=*/std::is_same_v<acc_t, uint64_t>);
+  const std::vector<Dim>& kept_in = g.kept_in;
+  const std::vector<Dim>& kept_out = g.kept_out;
+  const std::vector<Dim>& red = g.red;
+  const int64_t Kn = g.outputs, Rn = g.length;
 
   // The kept dim with the smallest input stride: when it is smaller than every reduced stride,
   // reduce "vertically" (rows of that dim added together); otherwise per output element.
@@ -405,7 +361,7 @@ void reduce_sum(const Tensor& self, uint64_t mask, acc_type_t<in_t>* acc) {
           w.next();
           ++o;
         }
-        int64_t rb = Rn * c / nchunks, re = Rn * (c + 1) / nchunks;
+        int64_t rb = chunk_bound(Rn, c, nchunks), re = chunk_bound(Rn, c + 1, nchunks);
         acc_t v = sum_flat_range<acc_t>(base + w.offset, red, rb, re);
         // Result index of output o: kept_out strides (row-major over all kept dims).
         if (nchunks == 1) {
@@ -430,10 +386,10 @@ void reduce_sum(const Tensor& self, uint64_t mask, acc_type_t<in_t>* acc) {
   }
   const int64_t W = vin.size, nw = (W + kChunk - 1) / kChunk, Ko = Kn / W;
   const int64_t col_tasks = Ko * nw;
-  int64_t nchunks = col_tasks >= 16 ? 1 : std::clamp<int64_t>(Kn * Rn / (4 * kGrain) / col_tasks, 1, 64);
+  int64_t nchunks = col_tasks >= 16 ? 1 : std::clamp<int64_t>(saturating_mul(Kn, Rn) / (4 * kGrain) / col_tasks, 1, 64);
   std::vector<acc_t> partial(nchunks > 1 ? static_cast<size_t>(Kn * nchunks) : 0);
   int64_t tasks = col_tasks * nchunks;
-  int64_t grain = std::max<int64_t>(1, kGrain / std::max<int64_t>(1, std::min(W, kChunk) * Rn / nchunks));
+  int64_t grain = std::max<int64_t>(1, kGrain / std::max<int64_t>(1, saturating_mul(std::min(W, kChunk), Rn / nchunks)));
   parallel_for(0, tasks, grain, [&](int64_t tb, int64_t te) {
     acc_t buf[kChunk];
     for (int64_t t = tb; t < te; ++t) {
@@ -441,7 +397,7 @@ void reduce_sum(const Tensor& self, uint64_t mask, acc_type_t<in_t>* acc) {
       int64_t oo = ct / nw, wc = ct % nw;
       Walker win(outer_in, oo), wout(outer_out, oo);
       int64_t j0 = wc * kChunk, C = std::min(kChunk, W - j0);
-      int64_t rb = Rn * c / nchunks, re = Rn * (c + 1) / nchunks;
+      int64_t rb = chunk_bound(Rn, c, nchunks), re = chunk_bound(Rn, c + 1, nchunks);
       sum_rows<acc_t>(base + win.offset + j0 * vin.stride, C, vin.stride, red, rb, re, buf);
       acc_t* dst = nchunks == 1 ? acc : partial.data() + c * Kn;
       for (int64_t j = 0; j < C; ++j) dst[wout.offset + (j0 + j) * vout.stride] = buf[j];
@@ -531,7 +487,14 @@ void reduce_into(const Tensor& self, uint64_t mask, bool keepdim, ScalarType out
       using in_t = scalar_t;
       using acc_t = acc_type_t<in_t>;
       std::vector<acc_t> acc(static_cast<size_t>(Kn), acc_t(0));
-      if (src.numel() > 0) reduce_sum<in_t>(src, mask, acc.data());
+      if (src.numel() > 0) {
+        reduce_sum<in_t>(src, mask, acc.data());
+        if constexpr (std::is_same_v<acc_t, uint64_t>) {
+          const uint64_t f = broadcast_factor(src, mask);
+          if (f != 1)
+            for (acc_t& a : acc) a *= f;
+        }
+      }
       TL_DISPATCH_ALL(out_dtype, op, [&] {
         scalar_t* dst = res.data_ptr<scalar_t>();
         if (kind == Kind::Mean) {

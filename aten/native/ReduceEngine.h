@@ -1,0 +1,446 @@
+// The reduction engine: folds a tensor over any set of dims with any combine function that has
+// an identity, for any strides (transposed, sliced, expanded), on several threads.
+//
+// A reduction is a small struct (see cpu/ReduceOps.cpp for the real ones):
+//
+//   template <typename T> struct MaxOp {
+//     using in_t = T;                                    // element type read
+//     using acc_t = opmath_t<T>;                         // accumulator (float for Half/BFloat16)
+//     acc_t identity() const { return lowest; }          // fold start
+//     acc_t reduce(acc_t a, in_t x) const { ... }        // fold one element in
+//     acc_t combine(acc_t a, acc_t b) const { ... }      // merge two partial folds (a came first)
+//   };
+//   reduce_values(op, self, geometry, acc);  // acc[k] for every output k (row-major over kept dims)
+//
+// and the kernel projects acc into the output (mean divides, std takes a square root...).
+// Reductions that return the position of the winner (argmax, max.dim) give a strict
+// `better(x, current)` order instead and run through reduce_with_index(), which returns the first
+// position of the best value.
+//
+// How it runs. The kept dims index the outputs; the reduced dims, sorted by stride and merged
+// when back to back, form the reduction space of each output, walked in memory order.
+//   * inner: when a reduced dim is the one with the smallest stride (x.sum(-1) on a contiguous
+//     tensor), each output folds runs along it, in kLanes independent lanes (vectorizes; also
+//     shortens the dependency chain), lanes merged at the end;
+//   * outer: when a kept dim has the smallest stride (x.sum(0)), a block of up to kBlock
+//     neighbouring outputs is folded row by row, so the loop runs along the contiguous kept dim
+//     and vectorizes across outputs.
+// Work is split into tasks (blocks of outputs, and chunks of the reduction when there are few
+// outputs) whose number depends only on the shapes, so results do not depend on the thread count.
+// All index arithmetic is in int64 with chunk bounds computed in 128 bits, so shapes near 2^63
+// elements (expanded tensors) are safe.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <type_traits>
+#include <vector>
+
+#include "aten/core/Parallel.h"
+#include "aten/core/Tensor.h"
+#include "aten/native/cpu/Vectorize.h"
+
+namespace tl::native::reduce {
+
+struct Dim {
+  int64_t size;
+  int64_t stride;  // elements
+};
+
+// Iterates a multi-index over `dims` (outermost first), tracking the element offset.
+struct Walker {
+  const Dim* dims;
+  int64_t ndim;
+  int64_t idx[64];
+  int64_t offset = 0;
+  Walker(const std::vector<Dim>& d, int64_t linear) : dims(d.data()), ndim(static_cast<int64_t>(d.size())) {
+    for (int64_t i = ndim - 1; i >= 0; --i) {
+      idx[i] = linear % dims[i].size;
+      linear /= dims[i].size;
+      offset += idx[i] * dims[i].stride;
+    }
+  }
+  void next() {
+    for (int64_t i = ndim - 1; i >= 0; --i) {
+      offset += dims[i].stride;
+      if (++idx[i] < dims[i].size) return;
+      offset -= idx[i] * dims[i].stride;
+      idx[i] = 0;
+    }
+  }
+};
+
+// Stride order key: stride-0 dims (expanded) sort outermost, so the innermost run is a real one.
+inline int64_t stride_key(int64_t stride) { return stride == 0 ? std::numeric_limits<int64_t>::max() : stride; }
+
+// Sorts by decreasing stride and merges dims laid out back to back.
+std::vector<Dim> coalesce(std::vector<Dim> dims);
+
+// total * c / n without overflow (total may be close to 2^63): bounds of chunk c of n.
+inline int64_t chunk_bound(int64_t total, int64_t c, int64_t n) {
+  return static_cast<int64_t>(static_cast<__int128>(total) * c / n);
+}
+
+// The shape of a reduction of `sizes` over the dims in `mask`.
+DimVector reduced_shape(IntArrayRef sizes, uint64_t mask, bool keepdim);
+
+// Bitmask of the reduced dims: dim None or [] means all dims (PyTorch 2.x); a 0-d tensor accepts
+// dim 0 / -1 and reduces nothing. Errors as PyTorch, prefixed with `op`.
+uint64_t reduce_mask(const Tensor& self, OptionalIntArrayRef dim, const char* op);
+
+struct Geometry {
+  std::vector<Dim> kept_in;   // kept dims of size > 1: input strides, outermost first
+  std::vector<Dim> kept_out;  // the same dims' strides in the contiguous result
+  std::vector<Dim> red;       // reduced dims of size > 1, coalesced, innermost last
+  int64_t outputs = 1;        // number of outputs
+  int64_t length = 1;         // elements folded into each output (after dropped broadcast dims)
+};
+
+// `drop_broadcast`: leave out reduced dims of stride 0 (expanded), for reductions where
+// folding a value in again changes nothing (max, min, any, all).
+Geometry make_geometry(IntArrayRef sizes, IntArrayRef strides, uint64_t mask, bool drop_broadcast = false);
+
+// ---------------------------------------------------------------------------------------- plans
+
+constexpr int64_t kLanes = 16;     // independent accumulators along an inner run
+constexpr int64_t kBlock = 256;    // outputs folded together by an outer reduction
+constexpr int64_t kGrain = 32768;  // elements of work worth a task
+
+// How the work of a geometry is cut into tasks.
+struct Plan {
+  bool outer = false;   // fold rows across a block of outputs (see the top of this file)
+  int64_t vdim = -1;    // outer: index in kept_in of the contiguous kept dim
+  int64_t blocks = 0;   // outer: output blocks per outer output row
+  int64_t chunks = 1;   // pieces each reduction is cut into
+  int64_t tasks = 0;
+  int64_t grain = 1;    // tasks per thread at least
+};
+Plan make_plan(const Geometry& g);
+
+// Outer-plan geometry split: the contiguous kept dim and the other kept dims.
+struct OuterDims {
+  Dim vin, vout;
+  std::vector<Dim> rest_in, rest_out;
+};
+OuterDims outer_dims(const Geometry& g, const Plan& p);
+
+// ------------------------------------------------------------------------------------- values
+
+template <typename Op>
+using acc_of = typename Op::acc_t;
+
+// Scratch array (std::vector<bool> has no data()).
+template <typename T>
+struct Scratch {
+  std::unique_ptr<T[]> p;
+  explicit Scratch(int64_t n) : p(n > 0 ? new T[static_cast<size_t>(n)] : nullptr) {}
+  T* data() { return p.get(); }
+  T& operator[](int64_t i) { return p[static_cast<size_t>(i)]; }
+};
+
+// Fold of n elements at p with stride s (in elements).
+template <typename Op>
+TL_TARGET_CLONES acc_of<Op> fold_contiguous(const Op& op, const typename Op::in_t* p, int64_t n) {
+  using acc_t = acc_of<Op>;
+  acc_t lane[kLanes];
+  for (int64_t j = 0; j < kLanes; ++j) lane[j] = op.identity();
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int64_t j = 0; j < kLanes; ++j) lane[j] = op.reduce(lane[j], p[i + j]);
+  for (int64_t w = kLanes / 2; w >= 1; w /= 2)
+    for (int64_t j = 0; j < w; ++j) lane[j] = op.combine(lane[j], lane[j + w]);
+  acc_t r = lane[0];
+  for (; i < n; ++i) r = op.reduce(r, p[i]);
+  return r;
+}
+
+template <typename Op>
+acc_of<Op> fold_run(const Op& op, const typename Op::in_t* p, int64_t n, int64_t s) {
+  if (s == 1) return fold_contiguous(op, p, n);
+  acc_of<Op> r = op.identity();
+  for (int64_t i = 0; i < n; ++i) r = op.reduce(r, p[i * s]);
+  return r;
+}
+
+// Fold of the elements with flat indices [b, e) of the reduction space `rd` starting at p.
+template <typename Op>
+acc_of<Op> fold_range(const Op& op, const typename Op::in_t* p, const std::vector<Dim>& rd, int64_t b, int64_t e) {
+  if (rd.empty()) return b < e ? op.reduce(op.identity(), *p) : op.identity();
+  const int64_t L = rd.back().size, s = rd.back().stride;
+  if (rd.size() == 1) return fold_run(op, p + b * s, e - b, s);
+  std::vector<Dim> outer(rd.begin(), rd.end() - 1);
+  Walker w(outer, b / L);
+  int64_t col = b % L;
+  acc_of<Op> acc = op.identity();
+  while (b < e) {
+    int64_t n = std::min(L - col, e - b);
+    acc = op.combine(acc, fold_run(op, p + w.offset + col * s, n, s));
+    b += n;
+    col = 0;
+    w.next();
+  }
+  return acc;
+}
+
+// out[j] = fold over rows r of p[row(r) + j * sw], j < C, rows [rb, re) of `rd`.
+template <typename Op>
+TL_TARGET_CLONES void fold_rows_contiguous(const Op& op, const typename Op::in_t* row, int64_t C,
+                                           acc_of<Op>* acc) {
+  for (int64_t j = 0; j < C; ++j) acc[j] = op.reduce(acc[j], row[j]);
+}
+
+template <typename Op>
+void fold_rows(const Op& op, const typename Op::in_t* p, int64_t C, int64_t sw, const std::vector<Dim>& rd,
+               int64_t rb, int64_t re, acc_of<Op>* acc) {
+  for (int64_t j = 0; j < C; ++j) acc[j] = op.identity();
+  Walker w(rd, rb);
+  for (int64_t r = rb; r < re; ++r, w.next()) {
+    const typename Op::in_t* row = p + w.offset;
+    if (sw == 1) {
+      fold_rows_contiguous(op, row, C, acc);
+    } else {
+      for (int64_t j = 0; j < C; ++j) acc[j] = op.reduce(acc[j], row[j * sw]);
+    }
+  }
+}
+
+// acc[k] = fold of output k's elements, for every output (row-major over the kept dims).
+// Requires g.length > 0 unless the op's identity is a valid result.
+template <typename Op>
+void reduce_values(const Op& op, const typename Op::in_t* base, const Geometry& g, acc_of<Op>* acc) {
+  using acc_t = acc_of<Op>;
+  const Plan plan = make_plan(g);
+  const int64_t K = g.outputs, R = g.length, nc = plan.chunks;
+  Scratch<acc_t> partial(nc > 1 ? K * nc : 0);
+  if (!plan.outer) {
+    parallel_for(0, plan.tasks, plan.grain, [&](int64_t tb, int64_t te) {
+      int64_t o = tb / nc;
+      Walker w(g.kept_in, o);
+      for (int64_t t = tb; t < te; ++t) {
+        for (; o < t / nc; ++o) w.next();
+        int64_t c = t % nc;
+        acc_t v = fold_range(op, base + w.offset, g.red, chunk_bound(R, c, nc), chunk_bound(R, c + 1, nc));
+        if (nc == 1) acc[o] = v;
+        else partial[t] = v;
+      }
+    });
+    if (nc > 1)
+      for (int64_t o = 0; o < K; ++o) {
+        acc_t v = partial[o * nc];
+        for (int64_t c = 1; c < nc; ++c) v = op.combine(v, partial[o * nc + c]);
+        acc[o] = v;
+      }
+    return;
+  }
+  const OuterDims od = outer_dims(g, plan);
+  const int64_t W = od.vin.size;
+  parallel_for(0, plan.tasks, plan.grain, [&](int64_t tb, int64_t te) {
+    acc_t buf[kBlock];
+    for (int64_t t = tb; t < te; ++t) {
+      int64_t c = t % nc, bt = t / nc, oo = bt / plan.blocks, wb = bt % plan.blocks;
+      Walker win(od.rest_in, oo), wout(od.rest_out, oo);
+      int64_t j0 = wb * kBlock, C = std::min(kBlock, W - j0);
+      fold_rows(op, base + win.offset + j0 * od.vin.stride, C, od.vin.stride, g.red, chunk_bound(R, c, nc),
+                chunk_bound(R, c + 1, nc), buf);
+      acc_t* dst = nc == 1 ? acc : partial.data() + c * K;
+      for (int64_t j = 0; j < C; ++j) dst[wout.offset + (j0 + j) * od.vout.stride] = buf[j];
+    }
+  });
+  if (nc > 1)
+    for (int64_t o = 0; o < K; ++o) {
+      acc_t v = partial[o];
+      for (int64_t c = 1; c < nc; ++c) v = op.combine(v, partial[c * K + o]);
+      acc[o] = v;
+    }
+}
+
+// ------------------------------------------------------------------------------------ indexed
+//
+// An indexed reduction:
+//   struct ArgMaxOp<T> {
+//     using in_t = T; using val_t = opmath_t<T>;
+//     val_t load(in_t x) const;
+//     bool better(val_t x, val_t cur) const;  // strict: x replaces cur (NaN beats numbers)
+//   };
+// The result is the best value and the first position (flat index in the reduction space, in
+// the reduced dims' logical order) where it occurs. Callers reduce over one dim, or over a
+// contiguous tensor, so that memory order and logical order agree.
+
+template <typename Op>
+using val_of = typename Op::val_t;
+
+// Best of n contiguous elements: values first (branch-free, vectorizes), then its first position.
+template <typename Op>
+TL_TARGET_CLONES val_of<Op> best_contiguous(const Op& op, const typename Op::in_t* p, int64_t n) {
+  using val_t = val_of<Op>;
+  val_t lane[kLanes];
+  const int64_t bulk = n / kLanes * kLanes;
+  val_t best = op.load(p[0]);
+  if (bulk > 0) {
+    for (int64_t j = 0; j < kLanes; ++j) lane[j] = op.load(p[j]);
+    for (int64_t i = kLanes; i < bulk; i += kLanes)
+      for (int64_t j = 0; j < kLanes; ++j) {
+        val_t x = op.load(p[i + j]);
+        lane[j] = op.better(x, lane[j]) ? x : lane[j];
+      }
+    best = lane[0];
+    for (int64_t j = 1; j < kLanes; ++j) best = op.better(lane[j], best) ? lane[j] : best;
+  }
+  for (int64_t i = bulk; i < n; ++i) {
+    val_t x = op.load(p[i]);
+    best = op.better(x, best) ? x : best;
+  }
+  return best;
+}
+
+template <typename Op>
+void best_run(const Op& op, const typename Op::in_t* p, int64_t n, int64_t s, int64_t first, val_of<Op>& v,
+              int64_t& ix) {
+  if (s == 1) {
+    val_of<Op> b = best_contiguous(op, p, n);
+    if (!op.better(b, v) && ix >= 0) return;
+    int64_t i = 0;
+    while (op.better(b, op.load(p[i]))) ++i;  // the first element b does not beat equals b
+    v = b;
+    ix = first + i;
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    val_of<Op> x = op.load(p[i * s]);
+    if (ix < 0 || op.better(x, v)) {
+      v = x;
+      ix = first + i;
+    }
+  }
+}
+
+template <typename Op>
+void best_range(const Op& op, const typename Op::in_t* p, const std::vector<Dim>& rd, int64_t b, int64_t e,
+                val_of<Op>& v, int64_t& ix) {
+  ix = -1;
+  if (rd.empty()) {
+    v = op.load(*p);
+    ix = 0;
+    return;
+  }
+  const int64_t L = rd.back().size, s = rd.back().stride;
+  if (rd.size() == 1) return best_run(op, p + b * s, e - b, s, b, v, ix);
+  std::vector<Dim> outer(rd.begin(), rd.end() - 1);
+  Walker w(outer, b / L);
+  int64_t col = b % L;
+  while (b < e) {
+    int64_t n = std::min(L - col, e - b);
+    best_run(op, p + w.offset + col * s, n, s, b, v, ix);
+    b += n;
+    col = 0;
+    w.next();
+  }
+}
+
+template <typename Op>
+TL_TARGET_CLONES void best_rows_contiguous(const Op& op, const typename Op::in_t* row, int64_t C, int64_t r,
+                                           val_of<Op>* v, int64_t* ix) {
+  for (int64_t j = 0; j < C; ++j) {
+    val_of<Op> x = op.load(row[j]);
+    bool b = op.better(x, v[j]);
+    v[j] = b ? x : v[j];
+    ix[j] = b ? r : ix[j];
+  }
+}
+
+template <typename Op>
+void best_rows(const Op& op, const typename Op::in_t* p, int64_t C, int64_t sw, const std::vector<Dim>& rd,
+               int64_t rb, int64_t re, val_of<Op>* v, int64_t* ix) {
+  Walker w(rd, rb);
+  for (int64_t j = 0; j < C; ++j) {
+    v[j] = op.load(p[w.offset + j * sw]);
+    ix[j] = rb;
+  }
+  w.next();
+  for (int64_t r = rb + 1; r < re; ++r, w.next()) {
+    const typename Op::in_t* row = p + w.offset;
+    if (sw == 1) {
+      best_rows_contiguous(op, row, C, r, v, ix);
+    } else {
+      for (int64_t j = 0; j < C; ++j) {
+        val_of<Op> x = op.load(row[j * sw]);
+        if (op.better(x, v[j])) {
+          v[j] = x;
+          ix[j] = r;
+        }
+      }
+    }
+  }
+}
+
+// vals[k], idx[k]: best value of output k and its first position. Requires g.length > 0.
+template <typename Op>
+void reduce_with_index(const Op& op, const typename Op::in_t* base, const Geometry& g, val_of<Op>* vals,
+                       int64_t* idx) {
+  using val_t = val_of<Op>;
+  const Plan plan = make_plan(g);
+  const int64_t K = g.outputs, R = g.length, nc = plan.chunks;
+  Scratch<val_t> pv(nc > 1 ? K * nc : 0);
+  Scratch<int64_t> pi(nc > 1 ? K * nc : 0);
+  auto merge = [&](int64_t o, int64_t stride_c, int64_t stride_o) {
+    val_t v = pv[o * stride_o];
+    int64_t ix = pi[o * stride_o];
+    for (int64_t c = 1; c < nc; ++c) {
+      const int64_t at = o * stride_o + c * stride_c;
+      if (op.better(pv[at], v)) {
+        v = pv[at];
+        ix = pi[at];
+      }
+    }
+    vals[o] = v;
+    idx[o] = ix;
+  };
+  if (!plan.outer) {
+    parallel_for(0, plan.tasks, plan.grain, [&](int64_t tb, int64_t te) {
+      int64_t o = tb / nc;
+      Walker w(g.kept_in, o);
+      for (int64_t t = tb; t < te; ++t) {
+        for (; o < t / nc; ++o) w.next();
+        int64_t c = t % nc;
+        val_t v;
+        int64_t ix;
+        best_range(op, base + w.offset, g.red, chunk_bound(R, c, nc), chunk_bound(R, c + 1, nc), v, ix);
+        if (nc == 1) {
+          vals[o] = v;
+          idx[o] = ix;
+        } else {
+          pv[t] = v;
+          pi[t] = ix;
+        }
+      }
+    });
+    if (nc > 1)
+      for (int64_t o = 0; o < K; ++o) merge(o, 1, nc);
+    return;
+  }
+  const OuterDims od = outer_dims(g, plan);
+  const int64_t W = od.vin.size;
+  parallel_for(0, plan.tasks, plan.grain, [&](int64_t tb, int64_t te) {
+    val_t bv[kBlock];
+    int64_t bi[kBlock];
+    for (int64_t t = tb; t < te; ++t) {
+      int64_t c = t % nc, bt = t / nc, oo = bt / plan.blocks, wb = bt % plan.blocks;
+      Walker win(od.rest_in, oo), wout(od.rest_out, oo);
+      int64_t j0 = wb * kBlock, C = std::min(kBlock, W - j0);
+      best_rows(op, base + win.offset + j0 * od.vin.stride, C, od.vin.stride, g.red, chunk_bound(R, c, nc),
+                chunk_bound(R, c + 1, nc), bv, bi);
+      val_t* dv = nc == 1 ? vals : pv.data() + c * K;
+      int64_t* di = nc == 1 ? idx : pi.data() + c * K;
+      for (int64_t j = 0; j < C; ++j) {
+        int64_t at = wout.offset + (j0 + j) * od.vout.stride;
+        dv[at] = bv[j];
+        di[at] = bi[j];
+      }
+    }
+  });
+  if (nc > 1)
+    for (int64_t o = 0; o < K; ++o) merge(o, K, 1);
+}
+
+}  // namespace tl::native::reduce
