@@ -10,6 +10,92 @@
 
 namespace tl::autograd::generated {
 
+// Backward of _softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
+struct SoftmaxBackwardDataBackward0 final : Node {
+  std::string name() const override { return "SoftmaxBackwardDataBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    grad_output_.reset_data();
+    output_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return grad_output_.nbytes() + output_.nbytes();
+  }
+
+  SavedVariable grad_output_;
+  SavedVariable output_;
+  int64_t dim_;
+  ScalarType grad_output_scalar_type;
+};
+
+variable_list SoftmaxBackwardDataBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& grad_output = grad_output_.unpack(shared_from_this());
+  const auto& output = output_.unpack(shared_from_this());
+  const auto& dim = as_arg(dim_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = _softmax_backward_data(grad, output, dim, grad_output_scalar_type);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = softmax_double_backward(grad, grad_output, output, dim);
+  }
+  return grad_inputs;
+}
+
+// Backward of cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
+struct CummaxBackward0 final : Node {
+  std::string name() const override { return "CummaxBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    indices_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + indices_.nbytes();
+  }
+
+  SavedVariable self_;
+  int64_t dim_;
+  SavedVariable indices_;
+};
+
+variable_list CummaxBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& dim = as_arg(dim_);
+  const auto& indices = indices_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = cummaxmin_backward(grad, self, indices, dim);
+  }
+  return grad_inputs;
+}
+
+// Backward of cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+struct CumsumBackward0 final : Node {
+  std::string name() const override { return "CumsumBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  int64_t dim_;
+};
+
+variable_list CumsumBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = cumsum_backward(grad, dim);
+  }
+  return grad_inputs;
+}
+
 // Backward of div.Tensor(Tensor self, Tensor other) -> Tensor
 struct DivBackward0 final : Node {
   std::string name() const override { return "DivBackward0"; }
@@ -122,6 +208,116 @@ variable_list DivBackward3::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of flip(Tensor self, int[] dims) -> Tensor
+struct FlipBackward0 final : Node {
+  std::string name() const override { return "FlipBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> dims_;
+};
+
+variable_list FlipBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dims = as_arg(dims_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = flip(grad, dims);
+  }
+  return grad_inputs;
+}
+
+// Backward of gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
+struct GatherBackward0 final : Node {
+  std::string name() const override { return "GatherBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    index_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return index_.nbytes();
+  }
+
+  int64_t dim_;
+  SavedVariable index_;
+  DimVector self_sizes;
+};
+
+variable_list GatherBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& index = index_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = gather_backward(grad, self_sizes, dim, index);
+  }
+  return grad_inputs;
+}
+
+// Backward of index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor
+struct IndexCopyBackward0 final : Node {
+  std::string name() const override { return "IndexCopyBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    index_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return index_.nbytes();
+  }
+
+  int64_t dim_;
+  SavedVariable index_;
+  DimVector source_sizes;
+};
+
+variable_list IndexCopyBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& index = index_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = index_fill(grad, dim, index, 0);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = reshape(index_select(grad, dim, index), source_sizes);
+  }
+  return grad_inputs;
+}
+
+// Backward of index_select(Tensor self, int dim, Tensor index) -> Tensor
+struct IndexSelectBackward0 final : Node {
+  std::string name() const override { return "IndexSelectBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    index_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return index_.nbytes();
+  }
+
+  int64_t dim_;
+  SavedVariable index_;
+  DimVector self_sizes;
+};
+
+variable_list IndexSelectBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& index = index_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = index_select_backward(grad, self_sizes, dim, index);
+  }
+  return grad_inputs;
+}
+
 // Backward of log(Tensor self) -> Tensor
 struct LogBackward0 final : Node {
   std::string name() const override { return "LogBackward0"; }
@@ -144,6 +340,35 @@ variable_list LogBackward0::apply(variable_list&& grads) {
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = div(grad, self);
+  }
+  return grad_inputs;
+}
+
+// Backward of log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
+struct LogSoftmaxBackward0 final : Node {
+  std::string name() const override { return "LogSoftmaxBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return result_.nbytes();
+  }
+
+  int64_t dim_;
+  ScalarType self_scalar_type;
+  SavedVariable result_;
+};
+
+variable_list LogSoftmaxBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = _log_softmax_backward_data(grad, result, dim, self_scalar_type);
   }
   return grad_inputs;
 }
@@ -499,6 +724,76 @@ variable_list UnsqueezeBackward0::apply(variable_list&& grads) {
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
 
+// _softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
+Tensor _softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype) {
+  auto grad_fn = std::make_shared<SoftmaxBackwardDataBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &output}));
+  grad_fn->dim_ = dim;
+  grad_fn->grad_output_scalar_type = grad_output.scalar_type();
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->grad_output_ = SavedVariable(grad_output, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->output_ = SavedVariable(output, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_softmax_backward_data::call(grad_output, output, dim, input_dtype);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
+std::tuple<Tensor, Tensor> cummax(const Tensor& self, int64_t dim) {
+  auto grad_fn = std::make_shared<CummaxBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::cummax::call(self, dim);
+  }
+  set_history(std::get<0>(result), grad_fn);
+  set_history(std::get<1>(result), grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->indices_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
+}
+
+// cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  auto grad_fn = std::make_shared<CumsumBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::cumsum::call(self, dim, dtype);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)
+const Tensor& cumsum_(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  check_inplace(self, "cumsum_");
+  auto grad_fn = std::make_shared<CumsumBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  {
+    AutoGradMode below_autograd(false);
+    ops::cumsum_::call(self, dim, dtype);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
 // div.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor div_Tensor(const Tensor& self, const Tensor& other) {
   auto grad_fn = std::make_shared<DivBackward0>();
@@ -643,6 +938,92 @@ const Tensor& div__Scalar_mode(const Tensor& self, const Scalar& other, std::opt
   return self;
 }
 
+// flip(Tensor self, int[] dims) -> Tensor
+Tensor flip(const Tensor& self, IntArrayRef dims) {
+  auto grad_fn = std::make_shared<FlipBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dims_ = dims.vec();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::flip::call(self, dims);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
+Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad) {
+  auto grad_fn = std::make_shared<GatherBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  grad_fn->self_sizes = self.sizes();
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->index_ = SavedVariable(index, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::gather::call(self, dim, index, sparse_grad);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor
+Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  auto grad_fn = std::make_shared<IndexCopyBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &source}));
+  grad_fn->dim_ = dim;
+  grad_fn->source_sizes = source.sizes();
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->index_ = SavedVariable(index, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::index_copy::call(self, dim, index, source);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!)
+const Tensor& index_copy_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  check_inplace(self, "index_copy_");
+  auto grad_fn = std::make_shared<IndexCopyBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &source}));
+  grad_fn->dim_ = dim;
+  grad_fn->source_sizes = source.sizes();
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->index_ = SavedVariable(index, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::index_copy_::call(self, dim, index, source);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// index_select(Tensor self, int dim, Tensor index) -> Tensor
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+  auto grad_fn = std::make_shared<IndexSelectBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  grad_fn->self_sizes = self.sizes();
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->index_ = SavedVariable(index, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::index_select::call(self, dim, index);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
 // log(Tensor self) -> Tensor
 Tensor log(const Tensor& self) {
   auto grad_fn = std::make_shared<LogBackward0>();
@@ -673,6 +1054,24 @@ const Tensor& log_(const Tensor& self) {
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
+Tensor log_softmax_int(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  auto grad_fn = std::make_shared<LogSoftmaxBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  grad_fn->self_scalar_type = self.scalar_type();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::log_softmax_int::call(self, dim, dtype);
+  }
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
 }
 
 // mul.Tensor(Tensor self, Tensor other) -> Tensor

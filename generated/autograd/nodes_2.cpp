@@ -100,6 +100,68 @@ variable_list CopyBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+struct KthvalueBackward0 final : Node {
+  std::string name() const override { return "KthvalueBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    indices_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return indices_.nbytes();
+  }
+
+  int64_t dim_;
+  bool keepdim_;
+  DimVector self_sizes;
+  SavedVariable indices_;
+};
+
+variable_list KthvalueBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& keepdim = as_arg(keepdim_);
+  const auto& indices = indices_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = value_selecting_reduction_backward(grad, dim, indices, self_sizes, keepdim);
+  }
+  return grad_inputs;
+}
+
+// Backward of logcumsumexp(Tensor self, int dim) -> Tensor
+struct LogcumsumexpBackward0 final : Node {
+  std::string name() const override { return "LogcumsumexpBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  int64_t dim_;
+  SavedVariable result_;
+};
+
+variable_list LogcumsumexpBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& dim = as_arg(dim_);
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = logcumsumexp_backward(grad, self, result, dim);
+  }
+  return grad_inputs;
+}
+
 // Backward of sign(Tensor self) -> Tensor
 struct SignBackward0 final : Node {
   std::string name() const override { return "SignBackward0"; }
@@ -113,6 +175,93 @@ variable_list SignBackward0::apply(variable_list&& grads) {
   (void)grad;
   if (should_compute_output(0)) {
     grad_inputs[0] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
+struct SoftmaxBackward0 final : Node {
+  std::string name() const override { return "SoftmaxBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return result_.nbytes();
+  }
+
+  int64_t dim_;
+  ScalarType self_scalar_type;
+  SavedVariable result_;
+};
+
+variable_list SoftmaxBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = _softmax_backward_data(grad, result, dim, self_scalar_type);
+  }
+  return grad_inputs;
+}
+
+// Backward of sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+struct SortBackward0 final : Node {
+  std::string name() const override { return "SortBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    indices_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return indices_.nbytes();
+  }
+
+  int64_t dim_;
+  DimVector self_sizes;
+  SavedVariable indices_;
+};
+
+variable_list SortBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& indices = indices_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = value_selecting_reduction_backward(grad, dim, indices, self_sizes, true);
+  }
+  return grad_inputs;
+}
+
+// Backward of sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+struct SortBackward1 final : Node {
+  std::string name() const override { return "SortBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    indices_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return indices_.nbytes();
+  }
+
+  int64_t dim_;
+  DimVector self_sizes;
+  SavedVariable indices_;
+};
+
+variable_list SortBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& indices = indices_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = value_selecting_reduction_backward(grad, dim, indices, self_sizes, true);
   }
   return grad_inputs;
 }
@@ -305,6 +454,46 @@ const Tensor& copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
   return self;
 }
 
+// kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, bool keepdim) {
+  auto grad_fn = std::make_shared<KthvalueBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  grad_fn->keepdim_ = keepdim;
+  grad_fn->self_sizes = self.sizes();
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::kthvalue::call(self, k, dim, keepdim);
+  }
+  set_history(std::get<0>(result), grad_fn);
+  set_history(std::get<1>(result), grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->indices_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
+}
+
+// logcumsumexp(Tensor self, int dim) -> Tensor
+Tensor logcumsumexp(const Tensor& self, int64_t dim) {
+  auto grad_fn = std::make_shared<LogcumsumexpBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::logcumsumexp::call(self, dim);
+  }
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
 // sign(Tensor self) -> Tensor
 Tensor sign(const Tensor& self) {
   auto grad_fn = std::make_shared<SignBackward0>();
@@ -329,6 +518,62 @@ const Tensor& sign_(const Tensor& self) {
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
+Tensor softmax_int(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  auto grad_fn = std::make_shared<SoftmaxBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  grad_fn->self_scalar_type = self.scalar_type();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::softmax_int::call(self, dim, dtype);
+  }
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending) {
+  auto grad_fn = std::make_shared<SortBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  grad_fn->self_sizes = self.sizes();
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::sort::call(self, dim, descending);
+  }
+  set_history(std::get<0>(result), grad_fn);
+  set_history(std::get<1>(result), grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->indices_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
+}
+
+// sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+std::tuple<Tensor, Tensor> sort_stable(const Tensor& self, std::optional<bool> stable, int64_t dim, bool descending) {
+  auto grad_fn = std::make_shared<SortBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  grad_fn->self_sizes = self.sizes();
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::sort_stable::call(self, stable, dim, descending);
+  }
+  set_history(std::get<0>(result), grad_fn);
+  set_history(std::get<1>(result), grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->indices_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
 }
 
 // squeeze(Tensor(a) self) -> Tensor(a)

@@ -10,6 +10,40 @@
 
 namespace tl::autograd::generated {
 
+// Backward of _log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
+struct LogSoftmaxBackwardDataBackward0 final : Node {
+  std::string name() const override { return "LogSoftmaxBackwardDataBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    grad_output_.reset_data();
+    output_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return grad_output_.nbytes() + output_.nbytes();
+  }
+
+  SavedVariable grad_output_;
+  SavedVariable output_;
+  int64_t dim_;
+};
+
+variable_list LogSoftmaxBackwardDataBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& grad_output = grad_output_.unpack(shared_from_this());
+  const auto& output = output_.unpack(shared_from_this());
+  const auto& dim = as_arg(dim_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = log_softmax_backward_data_grad_backward(grad, output, dim);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = log_softmax_double_backward(grad, grad_output, output, dim);
+  }
+  return grad_inputs;
+}
+
 // Backward of add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 struct AddBackward0 final : Node {
   std::string name() const override { return "AddBackward0"; }
@@ -82,6 +116,37 @@ variable_list BmmBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+struct CumprodBackward0 final : Node {
+  std::string name() const override { return "CumprodBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  int64_t dim_;
+  SavedVariable result_;
+};
+
+variable_list CumprodBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& dim = as_arg(dim_);
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = cumprod_backward(grad, self, dim, result);
+  }
+  return grad_inputs;
+}
+
 // Backward of exp(Tensor self) -> Tensor
 struct ExpBackward0 final : Node {
   std::string name() const override { return "ExpBackward0"; }
@@ -127,6 +192,65 @@ variable_list ExpandBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
+struct IndexFillBackward0 final : Node {
+  std::string name() const override { return "IndexFillBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    index_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return index_.nbytes();
+  }
+
+  int64_t dim_;
+  SavedVariable index_;
+};
+
+variable_list IndexFillBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& index = index_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = index_fill(grad, dim, index, 0);
+  }
+  return grad_inputs;
+}
+
+// Backward of index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor
+struct IndexFillBackward1 final : Node {
+  std::string name() const override { return "IndexFillBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    index_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return index_.nbytes();
+  }
+
+  int64_t dim_;
+  SavedVariable index_;
+};
+
+variable_list IndexFillBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& index = index_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = index_fill(grad, dim, index, 0);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = sum(index_select(grad, dim, index));
+  }
+  return grad_inputs;
+}
+
 // Backward of permute(Tensor(a) self, int[] dims) -> Tensor(a)
 struct PermuteBackward0 final : Node {
   std::string name() const override { return "PermuteBackward0"; }
@@ -143,6 +267,64 @@ variable_list PermuteBackward0::apply(variable_list&& grads) {
   const auto& dims = as_arg(dims_);
   if (should_compute_output(0)) {
     grad_inputs[0] = permute_backwards(grad, dims);
+  }
+  return grad_inputs;
+}
+
+// Backward of scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+struct ScatterAddBackward0 final : Node {
+  std::string name() const override { return "ScatterAddBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    index_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return index_.nbytes();
+  }
+
+  int64_t dim_;
+  SavedVariable index_;
+};
+
+variable_list ScatterAddBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& index = index_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = grad;
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = gather(grad, dim, index);
+  }
+  return grad_inputs;
+}
+
+// Backward of take(Tensor self, Tensor index) -> Tensor
+struct TakeBackward0 final : Node {
+  std::string name() const override { return "TakeBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    index_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return index_.nbytes();
+  }
+
+  SavedVariable index_;
+  DimVector self_sizes;
+};
+
+variable_list TakeBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& index = index_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = take_backward(grad, self_sizes, index);
   }
   return grad_inputs;
 }
@@ -178,6 +360,26 @@ variable_list TanhBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// _log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
+Tensor _log_softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype) {
+  auto grad_fn = std::make_shared<LogSoftmaxBackwardDataBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &output}));
+  grad_fn->dim_ = dim;
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->grad_output_ = SavedVariable(grad_output, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->output_ = SavedVariable(output, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_log_softmax_backward_data::call(grad_output, output, dim, input_dtype);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
 
 // add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 Tensor add_Tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {
@@ -252,6 +454,46 @@ Tensor bmm(const Tensor& self, const Tensor& mat2) {
   return result;
 }
 
+// cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+Tensor cumprod(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  auto grad_fn = std::make_shared<CumprodBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::cumprod::call(self, dim, dtype);
+  }
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)
+const Tensor& cumprod_(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  check_inplace(self, "cumprod_");
+  auto grad_fn = std::make_shared<CumprodBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::cumprod_::call(self, dim, dtype);
+  }
+  rebase_history(self, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(self, true);
+  }
+  return self;
+}
+
 // exp(Tensor self) -> Tensor
 Tensor exp(const Tensor& self) {
   auto grad_fn = std::make_shared<ExpBackward0>();
@@ -298,6 +540,74 @@ Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
   return result;
 }
 
+// index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
+Tensor index_fill_int_Scalar(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  auto grad_fn = std::make_shared<IndexFillBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->index_ = SavedVariable(index, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::index_fill_int_Scalar::call(self, dim, index, value);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// index_fill_.int_Scalar(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)
+const Tensor& index_fill__int_Scalar(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  check_inplace(self, "index_fill_.int_Scalar");
+  auto grad_fn = std::make_shared<IndexFillBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->index_ = SavedVariable(index, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::index_fill__int_Scalar::call(self, dim, index, value);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor
+Tensor index_fill_int_Tensor(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  auto grad_fn = std::make_shared<IndexFillBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &value}));
+  grad_fn->dim_ = dim;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->index_ = SavedVariable(index, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::index_fill_int_Tensor::call(self, dim, index, value);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// index_fill_.int_Tensor(Tensor(a!) self, int dim, Tensor index, Tensor value) -> Tensor(a!)
+const Tensor& index_fill__int_Tensor(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  check_inplace(self, "index_fill_.int_Tensor");
+  auto grad_fn = std::make_shared<IndexFillBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &value}));
+  grad_fn->dim_ = dim;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->index_ = SavedVariable(index, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::index_fill__int_Tensor::call(self, dim, index, value);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
 // permute(Tensor(a) self, int[] dims) -> Tensor(a)
 Tensor permute(const Tensor& self, IntArrayRef dims) {
   auto grad_fn = std::make_shared<PermuteBackward0>();
@@ -307,6 +617,57 @@ Tensor permute(const Tensor& self, IntArrayRef dims) {
   {
     AutoGradMode below_autograd(false);
     result = ops::permute::call(self, dims);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  auto grad_fn = std::make_shared<ScatterAddBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &src}));
+  grad_fn->dim_ = dim;
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->index_ = SavedVariable(index, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::scatter_add::call(self, dim, index, src);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)
+const Tensor& scatter_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  check_inplace(self, "scatter_add_");
+  auto grad_fn = std::make_shared<ScatterAddBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &src}));
+  grad_fn->dim_ = dim;
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->index_ = SavedVariable(index, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::scatter_add_::call(self, dim, index, src);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// take(Tensor self, Tensor index) -> Tensor
+Tensor take(const Tensor& self, const Tensor& index) {
+  auto grad_fn = std::make_shared<TakeBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->self_sizes = self.sizes();
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->index_ = SavedVariable(index, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::take::call(self, index);
   }
   set_history(result, grad_fn);
   return result;

@@ -11,6 +11,16 @@ Tensor arange_composite(const Scalar& end, std::optional<ScalarType> dtype, std:
   return arange(0, end, 1, dtype, device);
 }
 
+// argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor
+Tensor argsort_composite(const Tensor& self, int64_t dim, bool descending) {
+  return std::get<1>(sort(self, dim, descending));
+}
+
+// argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor
+Tensor argsort_stable_composite(const Tensor& self, bool stable, int64_t dim, bool descending) {
+  return std::get<1>(sort(self, stable, dim, descending));
+}
+
 // contiguous(Tensor(a) self) -> Tensor(a)
 Tensor contiguous_composite(const Tensor& self) {
   return self.is_contiguous() ? self : _clone_contiguous(self);

@@ -6,6 +6,7 @@
 #include "generated/ops/arange.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/contiguous.h"
+#include "generated/ops/cummin.h"
 #include "generated/ops/detach.h"
 #include "generated/ops/empty.h"
 #include "generated/ops/empty_strided.h"
@@ -13,16 +14,19 @@
 #include "generated/ops/floor_divide.h"
 #include "generated/ops/full.h"
 #include "generated/ops/ge.h"
+#include "generated/ops/index_add.h"
 #include "generated/ops/mean.h"
 #include "generated/ops/mm.h"
 #include "generated/ops/rand.h"
 #include "generated/ops/relu.h"
 #include "generated/ops/reshape.h"
+#include "generated/ops/scatter.h"
 #include "generated/ops/select.h"
 #include "generated/ops/sqrt.h"
 #include "generated/ops/sub.h"
 #include "generated/ops/t.h"
 #include "generated/ops/to.h"
+#include "generated/ops/topk.h"
 
 namespace tl {
 
@@ -153,6 +157,63 @@ Tensor clone(const Tensor& self) {
 // contiguous(Tensor(a) self) -> Tensor(a)
 Tensor contiguous(const Tensor& self) {
   return native::contiguous_composite(self);
+}
+
+// ============================================================================ cummin
+
+// cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
+static std::tuple<Tensor, Tensor> cummin__cummin_kernel(const Tensor& self, int64_t dim) {
+  Tensor out0;
+  Tensor out1;
+  native::cummin_kernel(self, dim, out0, out1);
+  return {out0, out1};
+}
+
+ops::cummin::Kernel* ops::cummin::kernels[kNumDeviceTypes] = {
+    /* CPU */ cummin__cummin_kernel,
+    /* Meta */ cummin__cummin_kernel,
+};
+
+std::tuple<Tensor, Tensor> ops::cummin::call(const Tensor& self, int64_t dim) {
+  const Device kernel_device = dispatch_device("cummin", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("cummin", kernel_device);
+  return kernel(self, dim);
+}
+
+std::tuple<Tensor, Tensor> cummin(const Tensor& self, int64_t dim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::cummin(self, dim);
+  }
+  return ops::cummin::call(self, dim);
+}
+
+// cummin.out(Tensor self, int dim, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+static std::tuple<const Tensor&, const Tensor&> cummin_out__cummin_kernel(const Tensor& self, int64_t dim, const Tensor& values, const Tensor& indices) {
+  Tensor values_handle = values;
+  Tensor indices_handle = indices;
+  native::cummin_kernel(self, dim, values_handle, indices_handle);
+  return {values, indices};
+}
+
+ops::cummin_out::Kernel* ops::cummin_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ cummin_out__cummin_kernel,
+    /* Meta */ cummin_out__cummin_kernel,
+};
+
+std::tuple<const Tensor&, const Tensor&> ops::cummin_out::call(const Tensor& self, int64_t dim, const Tensor& values, const Tensor& indices) {
+  const Device kernel_device = dispatch_device("cummin.out", {&self, &values, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("cummin.out", kernel_device);
+  decltype(auto) result = kernel(self, dim, values, indices);
+  values.bump_version();
+  indices.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&> cummin_out(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t dim) {
+  check_out_no_grad("cummin.out", {&self});
+  return ops::cummin_out::call(self, dim, values, indices);
 }
 
 // ============================================================================ detach
@@ -523,6 +584,88 @@ const Tensor& ge_out(const Tensor& out, const Tensor& self, const Scalar& other)
   return ops::ge_Scalar_out::call(self, other, out);
 }
 
+// ============================================================================ index_add
+
+// index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
+static Tensor index_add__index_add_kernel(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  Tensor out;
+  native::index_add_kernel(self, dim, index, source, alpha, out);
+  return out;
+}
+
+ops::index_add::Kernel* ops::index_add::kernels[kNumDeviceTypes] = {
+    /* CPU */ index_add__index_add_kernel,
+    /* Meta */ index_add__index_add_kernel,
+};
+
+Tensor ops::index_add::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  const Device kernel_device = dispatch_device("index_add", {&self, &index, &source});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("index_add", kernel_device);
+  return kernel(self, dim, index, source, alpha);
+}
+
+Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  if (autograd::compute_requires_grad({&self, &source})) {
+    return autograd::wrappers::index_add(self, dim, index, source, alpha);
+  }
+  return ops::index_add::call(self, dim, index, source, alpha);
+}
+
+// index_add_(Tensor(a!) self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor(a!)
+static const Tensor& index_add___index_add_kernel(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  Tensor out = self;
+  native::index_add_kernel(self, dim, index, source, alpha, out);
+  return self;
+}
+
+ops::index_add_::Kernel* ops::index_add_::kernels[kNumDeviceTypes] = {
+    /* CPU */ index_add___index_add_kernel,
+    /* Meta */ index_add___index_add_kernel,
+};
+
+const Tensor& ops::index_add_::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  const Device kernel_device = dispatch_device("index_add_", {&self, &index, &source});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("index_add_", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, source, alpha);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& index_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  if (autograd::compute_requires_grad({&self, &source})) {
+    return autograd::wrappers::index_add_(self, dim, index, source, alpha);
+  }
+  return ops::index_add_::call(self, dim, index, source, alpha);
+}
+
+// index_add.out(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& index_add_out__index_add_kernel(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha, const Tensor& out) {
+  Tensor out_handle = out;
+  native::index_add_kernel(self, dim, index, source, alpha, out_handle);
+  return out;
+}
+
+ops::index_add_out::Kernel* ops::index_add_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ index_add_out__index_add_kernel,
+    /* Meta */ index_add_out__index_add_kernel,
+};
+
+const Tensor& ops::index_add_out::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha, const Tensor& out) {
+  const Device kernel_device = dispatch_device("index_add.out", {&self, &index, &source, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("index_add.out", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, source, alpha, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& index_add_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  check_out_no_grad("index_add.out", {&self, &index, &source});
+  return ops::index_add_out::call(self, dim, index, source, alpha, out);
+}
+
 // ============================================================================ mean
 
 // mean(Tensor self, *, ScalarType? dtype=None) -> Tensor
@@ -763,6 +906,168 @@ const Tensor& relu_(const Tensor& self) {
 // reshape(Tensor(a) self, int[] shape) -> Tensor(a)
 Tensor reshape(const Tensor& self, IntArrayRef shape) {
   return native::reshape_composite(self, shape);
+}
+
+// ============================================================================ scatter
+
+// scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+static Tensor scatter_src__scatter_src_kernel(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  Tensor out;
+  native::scatter_src_kernel(self, dim, index, src, out);
+  return out;
+}
+
+ops::scatter_src::Kernel* ops::scatter_src::kernels[kNumDeviceTypes] = {
+    /* CPU */ scatter_src__scatter_src_kernel,
+    /* Meta */ scatter_src__scatter_src_kernel,
+};
+
+Tensor ops::scatter_src::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  const Device kernel_device = dispatch_device("scatter.src", {&self, &index, &src});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("scatter.src", kernel_device);
+  return kernel(self, dim, index, src);
+}
+
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  if (autograd::compute_requires_grad({&self, &src})) {
+    return autograd::wrappers::scatter_src(self, dim, index, src);
+  }
+  return ops::scatter_src::call(self, dim, index, src);
+}
+
+// scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)
+static const Tensor& scatter__src__scatter_src_kernel(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  Tensor out = self;
+  native::scatter_src_kernel(self, dim, index, src, out);
+  return self;
+}
+
+ops::scatter__src::Kernel* ops::scatter__src::kernels[kNumDeviceTypes] = {
+    /* CPU */ scatter__src__scatter_src_kernel,
+    /* Meta */ scatter__src__scatter_src_kernel,
+};
+
+const Tensor& ops::scatter__src::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  const Device kernel_device = dispatch_device("scatter_.src", {&self, &index, &src});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("scatter_.src", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, src);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  if (autograd::compute_requires_grad({&self, &src})) {
+    return autograd::wrappers::scatter__src(self, dim, index, src);
+  }
+  return ops::scatter__src::call(self, dim, index, src);
+}
+
+// scatter.src_out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& scatter_src_out__scatter_src_kernel(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, const Tensor& out) {
+  Tensor out_handle = out;
+  native::scatter_src_kernel(self, dim, index, src, out_handle);
+  return out;
+}
+
+ops::scatter_src_out::Kernel* ops::scatter_src_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ scatter_src_out__scatter_src_kernel,
+    /* Meta */ scatter_src_out__scatter_src_kernel,
+};
+
+const Tensor& ops::scatter_src_out::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, const Tensor& out) {
+  const Device kernel_device = dispatch_device("scatter.src_out", {&self, &index, &src, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("scatter.src_out", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, src, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& scatter_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  check_out_no_grad("scatter.src_out", {&self, &index, &src});
+  return ops::scatter_src_out::call(self, dim, index, src, out);
+}
+
+// scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
+static Tensor scatter_value__scatter_value_kernel(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  Tensor out;
+  native::scatter_value_kernel(self, dim, index, value, out);
+  return out;
+}
+
+ops::scatter_value::Kernel* ops::scatter_value::kernels[kNumDeviceTypes] = {
+    /* CPU */ scatter_value__scatter_value_kernel,
+    /* Meta */ scatter_value__scatter_value_kernel,
+};
+
+Tensor ops::scatter_value::call(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  const Device kernel_device = dispatch_device("scatter.value", {&self, &index});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("scatter.value", kernel_device);
+  return kernel(self, dim, index, value);
+}
+
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::scatter_value(self, dim, index, value);
+  }
+  return ops::scatter_value::call(self, dim, index, value);
+}
+
+// scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)
+static const Tensor& scatter__value__scatter_value_kernel(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  Tensor out = self;
+  native::scatter_value_kernel(self, dim, index, value, out);
+  return self;
+}
+
+ops::scatter__value::Kernel* ops::scatter__value::kernels[kNumDeviceTypes] = {
+    /* CPU */ scatter__value__scatter_value_kernel,
+    /* Meta */ scatter__value__scatter_value_kernel,
+};
+
+const Tensor& ops::scatter__value::call(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  const Device kernel_device = dispatch_device("scatter_.value", {&self, &index});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("scatter_.value", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, value);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::scatter__value(self, dim, index, value);
+  }
+  return ops::scatter__value::call(self, dim, index, value);
+}
+
+// scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& scatter_value_out__scatter_value_kernel(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, const Tensor& out) {
+  Tensor out_handle = out;
+  native::scatter_value_kernel(self, dim, index, value, out_handle);
+  return out;
+}
+
+ops::scatter_value_out::Kernel* ops::scatter_value_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ scatter_value_out__scatter_value_kernel,
+    /* Meta */ scatter_value_out__scatter_value_kernel,
+};
+
+const Tensor& ops::scatter_value_out::call(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, const Tensor& out) {
+  const Device kernel_device = dispatch_device("scatter.value_out", {&self, &index, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("scatter.value_out", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, value, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& scatter_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  check_out_no_grad("scatter.value_out", {&self, &index});
+  return ops::scatter_value_out::call(self, dim, index, value, out);
 }
 
 // ============================================================================ select
@@ -1047,6 +1352,63 @@ Tensor to(const Tensor& self, const Tensor& other, bool non_blocking, bool copy)
 // to(Tensor(a) self, bool non_blocking=False, bool copy=False) -> Tensor(a)
 Tensor to(const Tensor& self, bool non_blocking, bool copy) {
   return native::to_composite(self, non_blocking, copy);
+}
+
+// ============================================================================ topk
+
+// topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
+static std::tuple<Tensor, Tensor> topk__topk_kernel(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
+  Tensor out0;
+  Tensor out1;
+  native::topk_kernel(self, k, dim, largest, sorted, out0, out1);
+  return {out0, out1};
+}
+
+ops::topk::Kernel* ops::topk::kernels[kNumDeviceTypes] = {
+    /* CPU */ topk__topk_kernel,
+    /* Meta */ topk__topk_kernel,
+};
+
+std::tuple<Tensor, Tensor> ops::topk::call(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
+  const Device kernel_device = dispatch_device("topk", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("topk", kernel_device);
+  return kernel(self, k, dim, largest, sorted);
+}
+
+std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::topk(self, k, dim, largest, sorted);
+  }
+  return ops::topk::call(self, k, dim, largest, sorted);
+}
+
+// topk.out(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+static std::tuple<const Tensor&, const Tensor&> topk_out__topk_kernel(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted, const Tensor& values, const Tensor& indices) {
+  Tensor values_handle = values;
+  Tensor indices_handle = indices;
+  native::topk_kernel(self, k, dim, largest, sorted, values_handle, indices_handle);
+  return {values, indices};
+}
+
+ops::topk_out::Kernel* ops::topk_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ topk_out__topk_kernel,
+    /* Meta */ topk_out__topk_kernel,
+};
+
+std::tuple<const Tensor&, const Tensor&> ops::topk_out::call(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted, const Tensor& values, const Tensor& indices) {
+  const Device kernel_device = dispatch_device("topk.out", {&self, &values, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("topk.out", kernel_device);
+  decltype(auto) result = kernel(self, k, dim, largest, sorted, values, indices);
+  values.bump_version();
+  indices.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&> topk_out(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
+  check_out_no_grad("topk.out", {&self});
+  return ops::topk_out::call(self, k, dim, largest, sorted, values, indices);
 }
 
 }  // namespace tl

@@ -3,13 +3,18 @@
 #include "aten/autograd/Node.h"
 #include "generated/ops/_clone_contiguous.h"
 #include "generated/ops/abs.h"
+#include "generated/ops/argsort.h"
 #include "generated/ops/as_strided.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/gt.h"
+#include "generated/ops/kthvalue.h"
+#include "generated/ops/logcumsumexp.h"
 #include "generated/ops/matmul.h"
 #include "generated/ops/ones_like.h"
 #include "generated/ops/randn.h"
 #include "generated/ops/sign.h"
+#include "generated/ops/softmax.h"
+#include "generated/ops/sort.h"
 #include "generated/ops/squeeze.h"
 #include "generated/ops/view.h"
 #include "generated/ops/where.h"
@@ -120,6 +125,18 @@ const Tensor& ops::abs_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& abs_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("abs.out", {&self});
   return ops::abs_out::call(self, out);
+}
+
+// ============================================================================ argsort
+
+// argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor
+Tensor argsort(const Tensor& self, int64_t dim, bool descending) {
+  return native::argsort_composite(self, dim, descending);
+}
+
+// argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor
+Tensor argsort(const Tensor& self, bool stable, int64_t dim, bool descending) {
+  return native::argsort_stable_composite(self, stable, dim, descending);
 }
 
 // ============================================================================ as_strided
@@ -318,6 +335,117 @@ const Tensor& gt_out(const Tensor& out, const Tensor& self, const Scalar& other)
   return ops::gt_Scalar_out::call(self, other, out);
 }
 
+// ============================================================================ kthvalue
+
+// kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+static std::tuple<Tensor, Tensor> kthvalue__kthvalue_kernel(const Tensor& self, int64_t k, int64_t dim, bool keepdim) {
+  Tensor out0;
+  Tensor out1;
+  native::kthvalue_kernel(self, k, dim, keepdim, out0, out1);
+  return {out0, out1};
+}
+
+ops::kthvalue::Kernel* ops::kthvalue::kernels[kNumDeviceTypes] = {
+    /* CPU */ kthvalue__kthvalue_kernel,
+    /* Meta */ kthvalue__kthvalue_kernel,
+};
+
+std::tuple<Tensor, Tensor> ops::kthvalue::call(const Tensor& self, int64_t k, int64_t dim, bool keepdim) {
+  const Device kernel_device = dispatch_device("kthvalue", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("kthvalue", kernel_device);
+  return kernel(self, k, dim, keepdim);
+}
+
+std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, bool keepdim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::kthvalue(self, k, dim, keepdim);
+  }
+  return ops::kthvalue::call(self, k, dim, keepdim);
+}
+
+// kthvalue.out(Tensor self, int k, int dim=-1, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+static std::tuple<const Tensor&, const Tensor&> kthvalue_out__kthvalue_kernel(const Tensor& self, int64_t k, int64_t dim, bool keepdim, const Tensor& values, const Tensor& indices) {
+  Tensor values_handle = values;
+  Tensor indices_handle = indices;
+  native::kthvalue_kernel(self, k, dim, keepdim, values_handle, indices_handle);
+  return {values, indices};
+}
+
+ops::kthvalue_out::Kernel* ops::kthvalue_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ kthvalue_out__kthvalue_kernel,
+    /* Meta */ kthvalue_out__kthvalue_kernel,
+};
+
+std::tuple<const Tensor&, const Tensor&> ops::kthvalue_out::call(const Tensor& self, int64_t k, int64_t dim, bool keepdim, const Tensor& values, const Tensor& indices) {
+  const Device kernel_device = dispatch_device("kthvalue.out", {&self, &values, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("kthvalue.out", kernel_device);
+  decltype(auto) result = kernel(self, k, dim, keepdim, values, indices);
+  values.bump_version();
+  indices.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&> kthvalue_out(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t k, int64_t dim, bool keepdim) {
+  check_out_no_grad("kthvalue.out", {&self});
+  return ops::kthvalue_out::call(self, k, dim, keepdim, values, indices);
+}
+
+// ============================================================================ logcumsumexp
+
+// logcumsumexp(Tensor self, int dim) -> Tensor
+static Tensor logcumsumexp__logcumsumexp_kernel(const Tensor& self, int64_t dim) {
+  Tensor out;
+  native::logcumsumexp_kernel(self, dim, out);
+  return out;
+}
+
+ops::logcumsumexp::Kernel* ops::logcumsumexp::kernels[kNumDeviceTypes] = {
+    /* CPU */ logcumsumexp__logcumsumexp_kernel,
+    /* Meta */ logcumsumexp__logcumsumexp_kernel,
+};
+
+Tensor ops::logcumsumexp::call(const Tensor& self, int64_t dim) {
+  const Device kernel_device = dispatch_device("logcumsumexp", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logcumsumexp", kernel_device);
+  return kernel(self, dim);
+}
+
+Tensor logcumsumexp(const Tensor& self, int64_t dim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::logcumsumexp(self, dim);
+  }
+  return ops::logcumsumexp::call(self, dim);
+}
+
+// logcumsumexp.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& logcumsumexp_out__logcumsumexp_kernel(const Tensor& self, int64_t dim, const Tensor& out) {
+  Tensor out_handle = out;
+  native::logcumsumexp_kernel(self, dim, out_handle);
+  return out;
+}
+
+ops::logcumsumexp_out::Kernel* ops::logcumsumexp_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ logcumsumexp_out__logcumsumexp_kernel,
+    /* Meta */ logcumsumexp_out__logcumsumexp_kernel,
+};
+
+const Tensor& ops::logcumsumexp_out::call(const Tensor& self, int64_t dim, const Tensor& out) {
+  const Device kernel_device = dispatch_device("logcumsumexp.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logcumsumexp.out", kernel_device);
+  decltype(auto) result = kernel(self, dim, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& logcumsumexp_out(const Tensor& out, const Tensor& self, int64_t dim) {
+  check_out_no_grad("logcumsumexp.out", {&self});
+  return ops::logcumsumexp_out::call(self, dim, out);
+}
+
 // ============================================================================ matmul
 
 // matmul(Tensor self, Tensor other) -> Tensor
@@ -437,6 +565,172 @@ const Tensor& ops::sign_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& sign_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("sign.out", {&self});
   return ops::sign_out::call(self, out);
+}
+
+// ============================================================================ softmax
+
+// softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
+static Tensor softmax_int__softmax_kernel(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  Tensor out;
+  native::softmax_kernel(self, dim, dtype, out);
+  return out;
+}
+
+ops::softmax_int::Kernel* ops::softmax_int::kernels[kNumDeviceTypes] = {
+    /* CPU */ softmax_int__softmax_kernel,
+    /* Meta */ softmax_int__softmax_kernel,
+};
+
+Tensor ops::softmax_int::call(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  const Device kernel_device = dispatch_device("softmax.int", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("softmax.int", kernel_device);
+  return kernel(self, dim, dtype);
+}
+
+Tensor softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::softmax_int(self, dim, dtype);
+  }
+  return ops::softmax_int::call(self, dim, dtype);
+}
+
+// softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& softmax_int_out__softmax_kernel(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out) {
+  Tensor out_handle = out;
+  native::softmax_kernel(self, dim, dtype, out_handle);
+  return out;
+}
+
+ops::softmax_int_out::Kernel* ops::softmax_int_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ softmax_int_out__softmax_kernel,
+    /* Meta */ softmax_int_out__softmax_kernel,
+};
+
+const Tensor& ops::softmax_int_out::call(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out) {
+  const Device kernel_device = dispatch_device("softmax.int_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("softmax.int_out", kernel_device);
+  decltype(auto) result = kernel(self, dim, dtype, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& softmax_out(const Tensor& out, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  check_out_no_grad("softmax.int_out", {&self});
+  return ops::softmax_int_out::call(self, dim, dtype, out);
+}
+
+// ============================================================================ sort
+
+// sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+static std::tuple<Tensor, Tensor> sort__sort_kernel(const Tensor& self, int64_t dim, bool descending) {
+  Tensor out0;
+  Tensor out1;
+  native::sort_kernel(self, dim, descending, out0, out1);
+  return {out0, out1};
+}
+
+ops::sort::Kernel* ops::sort::kernels[kNumDeviceTypes] = {
+    /* CPU */ sort__sort_kernel,
+    /* Meta */ sort__sort_kernel,
+};
+
+std::tuple<Tensor, Tensor> ops::sort::call(const Tensor& self, int64_t dim, bool descending) {
+  const Device kernel_device = dispatch_device("sort", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sort", kernel_device);
+  return kernel(self, dim, descending);
+}
+
+std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::sort(self, dim, descending);
+  }
+  return ops::sort::call(self, dim, descending);
+}
+
+// sort.out(Tensor self, int dim=-1, bool descending=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+static std::tuple<const Tensor&, const Tensor&> sort_out__sort_kernel(const Tensor& self, int64_t dim, bool descending, const Tensor& values, const Tensor& indices) {
+  Tensor values_handle = values;
+  Tensor indices_handle = indices;
+  native::sort_kernel(self, dim, descending, values_handle, indices_handle);
+  return {values, indices};
+}
+
+ops::sort_out::Kernel* ops::sort_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ sort_out__sort_kernel,
+    /* Meta */ sort_out__sort_kernel,
+};
+
+std::tuple<const Tensor&, const Tensor&> ops::sort_out::call(const Tensor& self, int64_t dim, bool descending, const Tensor& values, const Tensor& indices) {
+  const Device kernel_device = dispatch_device("sort.out", {&self, &values, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sort.out", kernel_device);
+  decltype(auto) result = kernel(self, dim, descending, values, indices);
+  values.bump_version();
+  indices.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&> sort_out(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t dim, bool descending) {
+  check_out_no_grad("sort.out", {&self});
+  return ops::sort_out::call(self, dim, descending, values, indices);
+}
+
+// sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+static std::tuple<Tensor, Tensor> sort_stable__sort_stable_kernel(const Tensor& self, std::optional<bool> stable, int64_t dim, bool descending) {
+  Tensor out0;
+  Tensor out1;
+  native::sort_stable_kernel(self, stable, dim, descending, out0, out1);
+  return {out0, out1};
+}
+
+ops::sort_stable::Kernel* ops::sort_stable::kernels[kNumDeviceTypes] = {
+    /* CPU */ sort_stable__sort_stable_kernel,
+    /* Meta */ sort_stable__sort_stable_kernel,
+};
+
+std::tuple<Tensor, Tensor> ops::sort_stable::call(const Tensor& self, std::optional<bool> stable, int64_t dim, bool descending) {
+  const Device kernel_device = dispatch_device("sort.stable", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sort.stable", kernel_device);
+  return kernel(self, stable, dim, descending);
+}
+
+std::tuple<Tensor, Tensor> sort(const Tensor& self, std::optional<bool> stable, int64_t dim, bool descending) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::sort_stable(self, stable, dim, descending);
+  }
+  return ops::sort_stable::call(self, stable, dim, descending);
+}
+
+// sort.stable_out(Tensor self, *, bool? stable, int dim=-1, bool descending=False, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+static std::tuple<const Tensor&, const Tensor&> sort_stable_out__sort_stable_kernel(const Tensor& self, std::optional<bool> stable, int64_t dim, bool descending, const Tensor& values, const Tensor& indices) {
+  Tensor values_handle = values;
+  Tensor indices_handle = indices;
+  native::sort_stable_kernel(self, stable, dim, descending, values_handle, indices_handle);
+  return {values, indices};
+}
+
+ops::sort_stable_out::Kernel* ops::sort_stable_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ sort_stable_out__sort_stable_kernel,
+    /* Meta */ sort_stable_out__sort_stable_kernel,
+};
+
+std::tuple<const Tensor&, const Tensor&> ops::sort_stable_out::call(const Tensor& self, std::optional<bool> stable, int64_t dim, bool descending, const Tensor& values, const Tensor& indices) {
+  const Device kernel_device = dispatch_device("sort.stable_out", {&self, &values, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sort.stable_out", kernel_device);
+  decltype(auto) result = kernel(self, stable, dim, descending, values, indices);
+  values.bump_version();
+  indices.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&> sort_out(const Tensor& values, const Tensor& indices, const Tensor& self, std::optional<bool> stable, int64_t dim, bool descending) {
+  check_out_no_grad("sort.stable_out", {&self});
+  return ops::sort_stable_out::call(self, stable, dim, descending, values, indices);
 }
 
 // ============================================================================ squeeze

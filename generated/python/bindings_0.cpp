@@ -12,6 +12,7 @@
 #include "generated/ops/bmm.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/copy.h"
+#include "generated/ops/cummin.h"
 #include "generated/ops/detach.h"
 #include "generated/ops/div.h"
 #include "generated/ops/empty.h"
@@ -23,6 +24,8 @@
 #include "generated/ops/full.h"
 #include "generated/ops/ge.h"
 #include "generated/ops/gt.h"
+#include "generated/ops/index_add.h"
+#include "generated/ops/index_copy.h"
 #include "generated/ops/lt.h"
 #include "generated/ops/matmul.h"
 #include "generated/ops/mean.h"
@@ -34,11 +37,13 @@
 #include "generated/ops/reciprocal.h"
 #include "generated/ops/relu.h"
 #include "generated/ops/reshape.h"
+#include "generated/ops/scatter.h"
 #include "generated/ops/select.h"
 #include "generated/ops/sqrt.h"
 #include "generated/ops/sub.h"
 #include "generated/ops/t.h"
 #include "generated/ops/tanh.h"
+#include "generated/ops/topk.h"
 
 namespace tl::python {
 namespace {
@@ -167,6 +172,27 @@ PyObject* fn_clone(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::clone(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// cummin
+PyObject* fn_cummin(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cummin(Tensor input, int dim, *, Tensor? values=None, Tensor? indices=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  if (!r.is_none(2)) {
+    auto values = r.tensor(2);
+    auto indices = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::cummin_out(values, indices, self, dim); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::cummin(self, dim); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -370,6 +396,29 @@ PyObject* fn_gt_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_CATCH
 }
 
+// index_add
+PyObject* fn_index_add(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_add(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto index = r.tensor(2);
+  auto source = r.tensor(3);
+  auto alpha = r.scalar(4);
+  if (!r.is_none(5)) {
+    auto out = r.tensor(5);
+    auto result = [&] { GilRelease no_gil; return tl::index_add_out(out, self, dim, index, source, alpha); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::index_add(self, dim, index, source, alpha); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // mean
 PyObject* fn_mean(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -476,6 +525,47 @@ PyObject* fn_reshape(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// scatter
+PyObject* fn_scatter(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "scatter(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None)",
+      "scatter(Tensor input, int dim, Tensor index, Scalar value, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // scatter.src
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto index = r.tensor(2);
+      auto src = r.tensor(3);
+      if (!r.is_none(4)) {
+        auto out = r.tensor(4);
+        auto result = [&] { GilRelease no_gil; return tl::scatter_out(out, self, dim, index, src); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::scatter(self, dim, index, src); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // scatter.value
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto index = r.tensor(2);
+      auto value = r.scalar(3);
+      if (!r.is_none(4)) {
+        auto out = r.tensor(4);
+        auto result = [&] { GilRelease no_gil; return tl::scatter_out(out, self, dim, index, value); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::scatter(self, dim, index, value); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // select
 PyObject* fn_select(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -569,6 +659,30 @@ PyObject* fn_tanh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::tanh_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// topk
+PyObject* fn_topk(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "topk(Tensor input, int k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor? values=None, Tensor? indices=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto k = r.toInt64(1);
+  auto dim = r.toInt64(2);
+  auto largest = r.toBool(3);
+  auto sorted = r.toBool(4);
+  if (!r.is_none(5)) {
+    auto values = r.tensor(5);
+    auto indices = r.tensor(6);
+    auto result = [&] { GilRelease no_gil; return tl::topk_out(values, indices, self, k, dim, largest, sorted); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::topk(self, k, dim, largest, sorted); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -949,6 +1063,23 @@ PyObject* method_gt(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_CATCH
 }
 
+// Tensor.index_copy
+PyObject* method_index_copy(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_copy(int dim, Tensor index, Tensor source)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto index = r.tensor(1);
+  auto source = r.tensor(2);
+  auto result = [&] { GilRelease no_gil; return tl::index_copy(self, dim, index, source); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.matmul
 PyObject* method_matmul(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -1077,6 +1208,68 @@ PyObject* method_reshape(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
+// Tensor.scatter
+PyObject* method_scatter(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "scatter(int dim, Tensor index, Tensor src)",
+      "scatter(int dim, Tensor index, Scalar value)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // scatter.src
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto index = r.tensor(1);
+      auto src = r.tensor(2);
+      auto result = [&] { GilRelease no_gil; return tl::scatter(self, dim, index, src); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // scatter.value
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto index = r.tensor(1);
+      auto value = r.scalar(2);
+      auto result = [&] { GilRelease no_gil; return tl::scatter(self, dim, index, value); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.scatter_
+PyObject* method_scatter_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "scatter_(int dim, Tensor index, Tensor src)",
+      "scatter_(int dim, Tensor index, Scalar value)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // scatter_.src
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto index = r.tensor(1);
+      auto src = r.tensor(2);
+      auto result = [&] { GilRelease no_gil; return tl::scatter_(self, dim, index, src); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // scatter_.value
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto index = r.tensor(1);
+      auto value = r.scalar(2);
+      auto result = [&] { GilRelease no_gil; return tl::scatter_(self, dim, index, value); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.sqrt
 PyObject* method_sqrt(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -1101,6 +1294,24 @@ PyObject* method_t(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, P
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
   auto result = [&] { GilRelease no_gil; return tl::t(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.topk
+PyObject* method_topk(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "topk(int k, int dim=-1, bool largest=True, bool sorted=True)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto k = r.toInt64(0);
+  auto dim = r.toInt64(1);
+  auto largest = r.toBool(2);
+  auto sorted = r.toBool(3);
+  auto result = [&] { GilRelease no_gil; return tl::topk(self, k, dim, largest, sorted); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -1140,6 +1351,10 @@ The values from `start` up to but excluding `end` in steps of `step`; int64 if a
                        METH_FASTCALL | METH_KEYWORDS, R"doc(clone(Tensor input) -> Tensor
 
 A copy of `self` with its own (contiguous) storage.)doc"});
+  functions.push_back({"cummin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cummin)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(cummin(Tensor input, int dim, *, Tensor? values=None, Tensor? indices=None) -> tuple[Tensor, Tensor]
+
+The running minimum of `self` along `dim` and the index where it was (last) reached; NaN propagates.)doc"});
   functions.push_back({"detach", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_detach)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(detach(Tensor input) -> Tensor
 
@@ -1188,6 +1403,10 @@ In-place version of gt(): writes the result into self. True where `self > other`
 gt_(Tensor input, Scalar other) -> Tensor
 
 In-place version of gt(): writes the result into self. True where an element of `self` is greater than the number `other`.)doc"});
+  functions.push_back({"index_add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_add)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(index_add(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor? out=None) -> Tensor
+
+A copy of `self` with `alpha * source[i]` added at position `index[i]` along `dim`, in index order.)doc"});
   functions.push_back({"mean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mean)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(mean(Tensor input, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 
@@ -1212,6 +1431,14 @@ Replaces every negative element of `self` with zero.)doc"});
                        METH_FASTCALL | METH_KEYWORDS, R"doc(reshape(Tensor input, int[] shape) -> Tensor
 
 `self` with another shape: a view when the strides allow it, otherwise a copy. One size may be -1.)doc"});
+  functions.push_back({"scatter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(scatter(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None) -> Tensor
+
+A copy of `self` with `out[index[i][j]][j] = src[i][j]` for dim 0 (and likewise for other dims).
+
+scatter(Tensor input, int dim, Tensor index, Scalar value, *, Tensor? out=None) -> Tensor
+
+A copy of `self` with `value` written at the positions `index` gives along `dim`.)doc"});
   functions.push_back({"select", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_select)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(select(Tensor input, int dim, int index) -> Tensor
 
@@ -1236,6 +1463,10 @@ Transposes a tensor of at most 2 dimensions (0-d and 1-D tensors are returned as
                        METH_FASTCALL | METH_KEYWORDS, R"doc(tanh_(Tensor input) -> Tensor
 
 In-place version of tanh(): writes the result into self. The hyperbolic tangent of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"topk", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_topk)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(topk(Tensor input, int k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor? values=None, Tensor? indices=None) -> tuple[Tensor, Tensor]
+
+The `k` largest (or smallest, unless `largest`) values of `self` along `dim` and their indices, in order if `sorted`.)doc"});
   methods.push_back({"__abs__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__abs__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__abs__() -> Tensor
 
@@ -1344,6 +1575,10 @@ True where `self > other`, element by element, with broadcasting.
 gt(Scalar other) -> Tensor
 
 True where an element of `self` is greater than the number `other`.)doc"});
+  methods.push_back({"index_copy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_index_copy)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(index_copy(int dim, Tensor index, Tensor source) -> Tensor
+
+A copy of `self` with `source[i]` written at position `index[i]` along `dim`.)doc"});
   methods.push_back({"matmul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_matmul)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(matmul(Tensor other) -> Tensor
 
@@ -1380,6 +1615,22 @@ Replaces every negative element of `self` with zero.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(reshape(int[] shape) -> Tensor
 
 `self` with another shape: a view when the strides allow it, otherwise a copy. One size may be -1.)doc"});
+  methods.push_back({"scatter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_scatter)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(scatter(int dim, Tensor index, Tensor src) -> Tensor
+
+A copy of `self` with `out[index[i][j]][j] = src[i][j]` for dim 0 (and likewise for other dims).
+
+scatter(int dim, Tensor index, Scalar value) -> Tensor
+
+A copy of `self` with `value` written at the positions `index` gives along `dim`.)doc"});
+  methods.push_back({"scatter_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_scatter_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_(int dim, Tensor index, Tensor src) -> Tensor
+
+In-place version of scatter(): writes the result into self. A copy of `self` with `out[index[i][j]][j] = src[i][j]` for dim 0 (and likewise for other dims).
+
+scatter_(int dim, Tensor index, Scalar value) -> Tensor
+
+In-place version of scatter(): writes the result into self. A copy of `self` with `value` written at the positions `index` gives along `dim`.)doc"});
   methods.push_back({"sqrt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sqrt)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(sqrt() -> Tensor
 
@@ -1388,6 +1639,10 @@ The square root of every element of `self`; integer inputs give the default floa
                      METH_FASTCALL | METH_KEYWORDS, R"doc(t() -> Tensor
 
 Transposes a tensor of at most 2 dimensions (0-d and 1-D tensors are returned as they are).)doc"});
+  methods.push_back({"topk", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_topk)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(topk(int k, int dim=-1, bool largest=True, bool sorted=True) -> tuple[Tensor, Tensor]
+
+The `k` largest (or smallest, unless `largest`) values of `self` along `dim` and their indices, in order if `sorted`.)doc"});
   (void)functions;
   (void)methods;
 }

@@ -4,18 +4,30 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_softmax_backward_data.h"
 #include "generated/ops/abs.h"
 #include "generated/ops/add.h"
 #include "generated/ops/contiguous.h"
+#include "generated/ops/cummax.h"
+#include "generated/ops/cumprod.h"
+#include "generated/ops/cumsum.h"
 #include "generated/ops/div.h"
 #include "generated/ops/empty_like.h"
 #include "generated/ops/eq.h"
 #include "generated/ops/expand.h"
+#include "generated/ops/flip.h"
 #include "generated/ops/floor_divide.h"
 #include "generated/ops/full_like.h"
+#include "generated/ops/gather.h"
 #include "generated/ops/gt.h"
+#include "generated/ops/index_copy.h"
+#include "generated/ops/index_fill.h"
+#include "generated/ops/index_select.h"
+#include "generated/ops/kthvalue.h"
 #include "generated/ops/le.h"
 #include "generated/ops/log.h"
+#include "generated/ops/log_softmax.h"
+#include "generated/ops/logcumsumexp.h"
 #include "generated/ops/lt.h"
 #include "generated/ops/matmul.h"
 #include "generated/ops/mul.h"
@@ -25,6 +37,7 @@
 #include "generated/ops/reciprocal.h"
 #include "generated/ops/relu.h"
 #include "generated/ops/rsub.h"
+#include "generated/ops/scatter_add.h"
 #include "generated/ops/sign.h"
 #include "generated/ops/slice.h"
 #include "generated/ops/sqrt.h"
@@ -37,6 +50,70 @@
 
 namespace tl::python {
 namespace {
+
+// _softmax_backward_data
+PyObject* fn__softmax_backward_data(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto output = r.tensor(1);
+  auto dim = r.toInt64(2);
+  auto input_dtype = r.scalartype(3);
+  if (!r.is_none(4)) {
+    auto out = r.tensor(4);
+    auto result = [&] { GilRelease no_gil; return tl::_softmax_backward_data_out(out, grad_output, output, dim, input_dtype); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::_softmax_backward_data(grad_output, output, dim, input_dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// cummax
+PyObject* fn_cummax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cummax(Tensor input, int dim, *, Tensor? values=None, Tensor? indices=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  if (!r.is_none(2)) {
+    auto values = r.tensor(2);
+    auto indices = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::cummax_out(values, indices, self, dim); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::cummax(self, dim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// cumsum
+PyObject* fn_cumsum(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cumsum(Tensor input, int dim, *, ScalarType? dtype=None, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto dtype = r.scalartype_optional(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::cumsum_out(out, self, dim, dtype); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::cumsum(self, dim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // div
 PyObject* fn_div(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -109,6 +186,26 @@ PyObject* fn_empty_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH
 }
 
+// flip
+PyObject* fn_flip(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "flip(Tensor input, int[] dims, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dims = r.intlist(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::flip_out(out, self, dims); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::flip(self, dims); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // full_like
 PyObject* fn_full_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -124,6 +221,119 @@ PyObject* fn_full_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   bool requires_grad = r.toBool(4);
   auto result = [&] { GilRelease no_gil; return tl::full_like(self, fill_value, dtype, device); }();
   if (requires_grad) result.set_requires_grad(true);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// gather
+PyObject* fn_gather(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "gather(Tensor input, int dim, Tensor index, *, bool sparse_grad=False, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto index = r.tensor(2);
+  auto sparse_grad = r.toBool(3);
+  if (!r.is_none(4)) {
+    auto out = r.tensor(4);
+    auto result = [&] { GilRelease no_gil; return tl::gather_out(out, self, dim, index, sparse_grad); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::gather(self, dim, index, sparse_grad); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// index_copy
+PyObject* fn_index_copy(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_copy(Tensor input, int dim, Tensor index, Tensor source, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto index = r.tensor(2);
+  auto source = r.tensor(3);
+  if (!r.is_none(4)) {
+    auto out = r.tensor(4);
+    auto result = [&] { GilRelease no_gil; return tl::index_copy_out(out, self, dim, index, source); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::index_copy(self, dim, index, source); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// index_copy_
+PyObject* fn_index_copy_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_copy_(Tensor input, int dim, Tensor index, Tensor source)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto index = r.tensor(2);
+  auto source = r.tensor(3);
+  auto result = [&] { GilRelease no_gil; return tl::index_copy_(self, dim, index, source); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// index_fill_
+PyObject* fn_index_fill_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_fill_(Tensor input, int dim, Tensor index, Scalar value)",
+      "index_fill_(Tensor input, int dim, Tensor index, Tensor value)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // index_fill_.int_Scalar
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto index = r.tensor(2);
+      auto value = r.scalar(3);
+      auto result = [&] { GilRelease no_gil; return tl::index_fill_(self, dim, index, value); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // index_fill_.int_Tensor
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto index = r.tensor(2);
+      auto value = r.tensor(3);
+      auto result = [&] { GilRelease no_gil; return tl::index_fill_(self, dim, index, value); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// index_select
+PyObject* fn_index_select(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_select(Tensor input, int dim, Tensor index, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto index = r.tensor(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::index_select_out(out, self, dim, index); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::index_select(self, dim, index); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -170,6 +380,27 @@ PyObject* fn_log(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::log(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// log_softmax
+PyObject* fn_log_softmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log_softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto dtype = r.scalartype_optional(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::log_softmax_out(out, self, dim, dtype); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::log_softmax(self, dim, dtype); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -471,6 +702,23 @@ PyObject* fn_rsub(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// scatter_add_
+PyObject* fn_scatter_add_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "scatter_add_(Tensor input, int dim, Tensor index, Tensor src)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto index = r.tensor(2);
+  auto src = r.tensor(3);
+  auto result = [&] { GilRelease no_gil; return tl::scatter_add_(self, dim, index, src); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -852,6 +1100,22 @@ PyObject* method_contiguous(PyObject* py_self, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
+// Tensor.cumprod_
+PyObject* method_cumprod_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cumprod_(int dim, *, ScalarType? dtype=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto dtype = r.scalartype_optional(1);
+  auto result = [&] { GilRelease no_gil; return tl::cumprod_(self, dim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.eq
 PyObject* method_eq(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -895,6 +1159,38 @@ PyObject* method_expand(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// Tensor.flip
+PyObject* method_flip(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "flip(int[] dims)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dims = r.intlist(0);
+  auto result = [&] { GilRelease no_gil; return tl::flip(self, dims); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.kthvalue
+PyObject* method_kthvalue(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "kthvalue(int k, int dim=-1, bool keepdim=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto k = r.toInt64(0);
+  auto dim = r.toInt64(1);
+  auto keepdim = r.toBool(2);
+  auto result = [&] { GilRelease no_gil; return tl::kthvalue(self, k, dim, keepdim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.le
 PyObject* method_le(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -922,6 +1218,21 @@ PyObject* method_le(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_CATCH
 }
 
+// Tensor.logcumsumexp
+PyObject* method_logcumsumexp(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logcumsumexp(int dim)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto result = [&] { GilRelease no_gil; return tl::logcumsumexp(self, dim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.pow_
 PyObject* method_pow_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -946,6 +1257,23 @@ PyObject* method_pow_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.scatter_add
+PyObject* method_scatter_add(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "scatter_add(int dim, Tensor index, Tensor src)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto index = r.tensor(1);
+  auto src = r.tensor(2);
+  auto result = [&] { GilRelease no_gil; return tl::scatter_add(self, dim, index, src); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -1025,6 +1353,18 @@ PyObject* method_where(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 }  // namespace
 
 void add_bindings_1(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"_softmax_backward_data", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__softmax_backward_data)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor? out=None) -> Tensor
+
+The gradient of softmax: `output * (grad_output - sum(grad_output * output, dim))`, as `input_dtype`.)doc"});
+  functions.push_back({"cummax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cummax)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(cummax(Tensor input, int dim, *, Tensor? values=None, Tensor? indices=None) -> tuple[Tensor, Tensor]
+
+The running maximum of `self` along `dim` and the index where it was (last) reached; NaN propagates.)doc"});
+  functions.push_back({"cumsum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cumsum)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(cumsum(Tensor input, int dim, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
+
+Cumulative sum of `self` along `dim`; integer and bool inputs sum as int64 unless `dtype` says otherwise.)doc"});
   functions.push_back({"div", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_div)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(div(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -1045,10 +1385,38 @@ Divides every element of `self` by the number `other`, rounding as `rounding_mod
                        METH_FASTCALL | METH_KEYWORDS, R"doc(empty_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
 An uninitialised tensor with the shape of `self` and its dtype and device unless given.)doc"});
+  functions.push_back({"flip", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_flip)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(flip(Tensor input, int[] dims, *, Tensor? out=None) -> Tensor
+
+A copy of `self` with the order of elements reversed along each dim in `dims`.)doc"});
   functions.push_back({"full_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_full_like)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(full_like(Tensor input, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
 A tensor with the shape of `self` filled with `fill_value`; dtype and device of `self` unless given.)doc"});
+  functions.push_back({"gather", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_gather)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(gather(Tensor input, int dim, Tensor index, *, bool sparse_grad=False, Tensor? out=None) -> Tensor
+
+`out[i][j] = self[index[i][j]][j]` for dim 0 (and likewise for other dims); `index` has the rank of `self`.)doc"});
+  functions.push_back({"index_copy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_copy)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(index_copy(Tensor input, int dim, Tensor index, Tensor source, *, Tensor? out=None) -> Tensor
+
+A copy of `self` with `source[i]` written at position `index[i]` along `dim`.)doc"});
+  functions.push_back({"index_copy_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_copy_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(index_copy_(Tensor input, int dim, Tensor index, Tensor source) -> Tensor
+
+In-place version of index_copy(): writes the result into self. A copy of `self` with `source[i]` written at position `index[i]` along `dim`.)doc"});
+  functions.push_back({"index_fill_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_fill_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(index_fill_(Tensor input, int dim, Tensor index, Scalar value) -> Tensor
+
+In-place version of index_fill(): writes the result into self. A copy of `self` with `value` at the positions of the 1-D `index` along `dim` (negative indices count from the end).
+
+index_fill_(Tensor input, int dim, Tensor index, Tensor value) -> Tensor
+
+In-place version of index_fill(): writes the result into self. `index_fill` with the value given as a 0-d tensor.)doc"});
+  functions.push_back({"index_select", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_select)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(index_select(Tensor input, int dim, Tensor index, *, Tensor? out=None) -> Tensor
+
+The entries of `self` at the positions of the 1-D `index` along `dim`.)doc"});
   functions.push_back({"le_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_le_)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(le_(Tensor input, Tensor other) -> Tensor
 
@@ -1061,6 +1429,10 @@ In-place version of le(): writes the result into self. True where an element of 
                        METH_FASTCALL | METH_KEYWORDS, R"doc(log(Tensor input, *, Tensor? out=None) -> Tensor
 
 The natural logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"log_softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log_softmax)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(log_softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None) -> Tensor
+
+`log(softmax(self, dim))`, computed stably; with `dtype`, `self` is converted to it first.)doc"});
   functions.push_back({"lt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lt)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(lt(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -1133,6 +1505,10 @@ Computes `other - alpha * self` (subtraction with the operands reversed).
 rsub(Tensor input, Scalar other, Scalar alpha=1, *, Tensor? out=None) -> Tensor
 
 Computes `other - alpha * self` for a number `other`; backs the reflected `number - tensor`.)doc"});
+  functions.push_back({"scatter_add_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter_add_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_add_(Tensor input, int dim, Tensor index, Tensor src) -> Tensor
+
+In-place version of scatter_add(): writes the result into self. A copy of `self` with `out[index[i][j]][j] += src[i][j]` for dim 0 (and likewise for other dims), summed in index order.)doc"});
   functions.push_back({"slice", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_slice)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(slice(Tensor input, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor
 
@@ -1237,6 +1613,10 @@ Absolute value of every element of `self`.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(contiguous() -> Tensor
 
 `self` if it is already contiguous (row-major), otherwise a contiguous copy.)doc"});
+  methods.push_back({"cumprod_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cumprod_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(cumprod_(int dim, *, ScalarType? dtype=None) -> Tensor
+
+In-place version of cumprod(): writes the result into self. Cumulative product of `self` along `dim`; integer and bool inputs multiply as int64 unless `dtype` says otherwise.)doc"});
   methods.push_back({"eq", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_eq)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(eq(Tensor other) -> Tensor
 
@@ -1249,6 +1629,14 @@ True where an element of `self` equals the number `other`.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(expand(int[] size, *, bool implicit=False) -> Tensor
 
 A view of `self` with size-1 dimensions repeated (stride 0) to `size`; -1 keeps a size; new leading dimensions may be added.)doc"});
+  methods.push_back({"flip", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_flip)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(flip(int[] dims) -> Tensor
+
+A copy of `self` with the order of elements reversed along each dim in `dims`.)doc"});
+  methods.push_back({"kthvalue", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_kthvalue)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(kthvalue(int k, int dim=-1, bool keepdim=False) -> tuple[Tensor, Tensor]
+
+The `k`-th smallest value of `self` along `dim` and its index, the dim removed unless `keepdim`.)doc"});
   methods.push_back({"le", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_le)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(le(Tensor other) -> Tensor
 
@@ -1257,6 +1645,10 @@ True where `self <= other`, element by element, with broadcasting.
 le(Scalar other) -> Tensor
 
 True where an element of `self` is at most the number `other`.)doc"});
+  methods.push_back({"logcumsumexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logcumsumexp)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(logcumsumexp(int dim) -> Tensor
+
+`log(cumsum(exp(self), dim))`, computed without overflow.)doc"});
   methods.push_back({"pow_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_pow_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(pow_(Tensor exponent) -> Tensor
 
@@ -1265,6 +1657,10 @@ In-place version of pow(): writes the result into self. Raises each element of `
 pow_(Scalar exponent) -> Tensor
 
 In-place version of pow(): writes the result into self. Raises each element of `self` to the number `exponent`.)doc"});
+  methods.push_back({"scatter_add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_scatter_add)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_add(int dim, Tensor index, Tensor src) -> Tensor
+
+A copy of `self` with `out[index[i][j]][j] += src[i][j]` for dim 0 (and likewise for other dims), summed in index order.)doc"});
   methods.push_back({"sign_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sign_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(sign_() -> Tensor
 

@@ -6,15 +6,24 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_clone_contiguous.h"
 #include "generated/ops/abs.h"
+#include "generated/ops/argsort.h"
 #include "generated/ops/as_strided.h"
+#include "generated/ops/cummin.h"
+#include "generated/ops/cumprod.h"
+#include "generated/ops/cumsum.h"
 #include "generated/ops/detach.h"
 #include "generated/ops/div.h"
 #include "generated/ops/exp.h"
 #include "generated/ops/floor_divide.h"
 #include "generated/ops/ge.h"
 #include "generated/ops/gt.h"
+#include "generated/ops/index_add.h"
+#include "generated/ops/index_fill.h"
+#include "generated/ops/index_select.h"
+#include "generated/ops/kthvalue.h"
 #include "generated/ops/le.h"
 #include "generated/ops/log.h"
+#include "generated/ops/logcumsumexp.h"
 #include "generated/ops/lt.h"
 #include "generated/ops/matmul.h"
 #include "generated/ops/mm.h"
@@ -25,9 +34,12 @@
 #include "generated/ops/randn.h"
 #include "generated/ops/reciprocal.h"
 #include "generated/ops/relu.h"
+#include "generated/ops/scatter_add.h"
 #include "generated/ops/select.h"
 #include "generated/ops/sign.h"
 #include "generated/ops/slice.h"
+#include "generated/ops/softmax.h"
+#include "generated/ops/sort.h"
 #include "generated/ops/sqrt.h"
 #include "generated/ops/squeeze.h"
 #include "generated/ops/sum.h"
@@ -75,6 +87,36 @@ PyObject* fn_abs(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_CATCH
 }
 
+// argsort
+PyObject* fn_argsort(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "argsort(Tensor input, int dim=-1, bool descending=False)",
+      "argsort(Tensor input, *, bool stable, int dim=-1, bool descending=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // argsort
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto descending = r.toBool(2);
+      auto result = [&] { GilRelease no_gil; return tl::argsort(self, dim, descending); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // argsort.stable
+      auto self = r.tensor(0);
+      auto stable = r.toBool(1);
+      auto dim = r.toInt64(2);
+      auto descending = r.toBool(3);
+      auto result = [&] { GilRelease no_gil; return tl::argsort(self, stable, dim, descending); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // as_strided
 PyObject* fn_as_strided(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -88,6 +130,38 @@ PyObject* fn_as_strided(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   auto stride = r.intlist(2);
   auto storage_offset = r.toInt64_optional(3);
   auto result = [&] { GilRelease no_gil; return tl::as_strided(self, size, stride, storage_offset); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// cumprod_
+PyObject* fn_cumprod_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cumprod_(Tensor input, int dim, *, ScalarType? dtype=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto dtype = r.scalartype_optional(2);
+  auto result = [&] { GilRelease no_gil; return tl::cumprod_(self, dim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// cumsum_
+PyObject* fn_cumsum_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cumsum_(Tensor input, int dim, *, ScalarType? dtype=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto dtype = r.scalartype_optional(2);
+  auto result = [&] { GilRelease no_gil; return tl::cumsum_(self, dim, dtype); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -183,6 +257,49 @@ PyObject* fn_gt(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, P
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// kthvalue
+PyObject* fn_kthvalue(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "kthvalue(Tensor input, int k, int dim=-1, bool keepdim=False, *, Tensor? values=None, Tensor? indices=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto k = r.toInt64(1);
+  auto dim = r.toInt64(2);
+  auto keepdim = r.toBool(3);
+  if (!r.is_none(4)) {
+    auto values = r.tensor(4);
+    auto indices = r.tensor(5);
+    auto result = [&] { GilRelease no_gil; return tl::kthvalue_out(values, indices, self, k, dim, keepdim); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::kthvalue(self, k, dim, keepdim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// logcumsumexp
+PyObject* fn_logcumsumexp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logcumsumexp(Tensor input, int dim, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::logcumsumexp_out(out, self, dim); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::logcumsumexp(self, dim); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -300,6 +417,69 @@ PyObject* fn_sign_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::sign_(self); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// softmax
+PyObject* fn_softmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto dtype = r.scalartype_optional(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::softmax_out(out, self, dim, dtype); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::softmax(self, dim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// sort
+PyObject* fn_sort(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sort(Tensor input, int dim=-1, bool descending=False, *, Tensor? values=None, Tensor? indices=None)",
+      "sort(Tensor input, *, bool? stable, int dim=-1, bool descending=False, Tensor? values=None, Tensor? indices=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // sort
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto descending = r.toBool(2);
+      if (!r.is_none(3)) {
+        auto values = r.tensor(3);
+        auto indices = r.tensor(4);
+        auto result = [&] { GilRelease no_gil; return tl::sort_out(values, indices, self, dim, descending); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::sort(self, dim, descending); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // sort.stable
+      auto self = r.tensor(0);
+      auto stable = r.toBool_optional(1);
+      auto dim = r.toInt64(2);
+      auto descending = r.toBool(3);
+      if (!r.is_none(4)) {
+        auto values = r.tensor(4);
+        auto indices = r.tensor(5);
+        auto result = [&] { GilRelease no_gil; return tl::sort_out(values, indices, self, stable, dim, descending); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::sort(self, stable, dim, descending); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -447,6 +627,67 @@ PyObject* operator__mul__(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.argsort
+PyObject* method_argsort(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "argsort(int dim=-1, bool descending=False)",
+      "argsort(*, bool stable, int dim=-1, bool descending=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // argsort
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto descending = r.toBool(1);
+      auto result = [&] { GilRelease no_gil; return tl::argsort(self, dim, descending); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // argsort.stable
+      const Tensor& self = unpack_tensor(py_self);
+      auto stable = r.toBool(0);
+      auto dim = r.toInt64(1);
+      auto descending = r.toBool(2);
+      auto result = [&] { GilRelease no_gil; return tl::argsort(self, stable, dim, descending); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.cummin
+PyObject* method_cummin(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cummin(int dim)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto result = [&] { GilRelease no_gil; return tl::cummin(self, dim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.cumsum_
+PyObject* method_cumsum_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cumsum_(int dim, *, ScalarType? dtype=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto dtype = r.scalartype_optional(1);
+  auto result = [&] { GilRelease no_gil; return tl::cumsum_(self, dim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
 }
 
 // Tensor.detach
@@ -614,6 +855,71 @@ PyObject* method_ge(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, 
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.index_add_
+PyObject* method_index_add_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_add_(int dim, Tensor index, Tensor source, *, Scalar alpha=1)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto index = r.tensor(1);
+  auto source = r.tensor(2);
+  auto alpha = r.scalar(3);
+  auto result = [&] { GilRelease no_gil; return tl::index_add_(self, dim, index, source, alpha); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.index_fill
+PyObject* method_index_fill(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_fill(int dim, Tensor index, Scalar value)",
+      "index_fill(int dim, Tensor index, Tensor value)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // index_fill.int_Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto index = r.tensor(1);
+      auto value = r.scalar(2);
+      auto result = [&] { GilRelease no_gil; return tl::index_fill(self, dim, index, value); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // index_fill.int_Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto index = r.tensor(1);
+      auto value = r.tensor(2);
+      auto result = [&] { GilRelease no_gil; return tl::index_fill(self, dim, index, value); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.index_select
+PyObject* method_index_select(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_select(int dim, Tensor index)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto index = r.tensor(1);
+  auto result = [&] { GilRelease no_gil; return tl::index_select(self, dim, index); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -796,6 +1102,23 @@ PyObject* method_relu_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// Tensor.scatter_add_
+PyObject* method_scatter_add_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "scatter_add_(int dim, Tensor index, Tensor src)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto index = r.tensor(1);
+  auto src = r.tensor(2);
+  auto result = [&] { GilRelease no_gil; return tl::scatter_add_(self, dim, index, src); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.select
 PyObject* method_select(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -841,6 +1164,52 @@ PyObject* method_slice(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   auto step = r.toInt64(3);
   auto result = [&] { GilRelease no_gil; return tl::slice(self, dim, start, end, step); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.softmax
+PyObject* method_softmax(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "softmax(int dim, ScalarType? dtype=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto dtype = r.scalartype_optional(1);
+  auto result = [&] { GilRelease no_gil; return tl::softmax(self, dim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.sort
+PyObject* method_sort(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sort(int dim=-1, bool descending=False)",
+      "sort(*, bool? stable, int dim=-1, bool descending=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // sort
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto descending = r.toBool(1);
+      auto result = [&] { GilRelease no_gil; return tl::sort(self, dim, descending); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // sort.stable
+      const Tensor& self = unpack_tensor(py_self);
+      auto stable = r.toBool_optional(0);
+      auto dim = r.toInt64(1);
+      auto descending = r.toBool(2);
+      auto result = [&] { GilRelease no_gil; return tl::sort(self, stable, dim, descending); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -1026,10 +1395,26 @@ A copy of `self` in contiguous (row-major) layout, whatever the layout of `self`
                        METH_FASTCALL | METH_KEYWORDS, R"doc(abs(Tensor input, *, Tensor? out=None) -> Tensor
 
 Absolute value of every element of `self`.)doc"});
+  functions.push_back({"argsort", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_argsort)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(argsort(Tensor input, int dim=-1, bool descending=False) -> Tensor
+
+The indices that sort `self` along `dim` (the `indices` of `sort`).
+
+argsort(Tensor input, *, bool stable, int dim=-1, bool descending=False) -> Tensor
+
+`argsort` with an explicit `stable` flag; the sort is stable either way.)doc"});
   functions.push_back({"as_strided", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_as_strided)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(as_strided(Tensor input, int[] size, int[] stride, int? storage_offset=None) -> Tensor
 
 A view of the storage of `self` with the given sizes, strides and offset (in elements).)doc"});
+  functions.push_back({"cumprod_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cumprod_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(cumprod_(Tensor input, int dim, *, ScalarType? dtype=None) -> Tensor
+
+In-place version of cumprod(): writes the result into self. Cumulative product of `self` along `dim`; integer and bool inputs multiply as int64 unless `dtype` says otherwise.)doc"});
+  functions.push_back({"cumsum_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cumsum_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(cumsum_(Tensor input, int dim, *, ScalarType? dtype=None) -> Tensor
+
+In-place version of cumsum(): writes the result into self. Cumulative sum of `self` along `dim`; integer and bool inputs sum as int64 unless `dtype` says otherwise.)doc"});
   functions.push_back({"div_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_div_)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(div_(Tensor input, Tensor other) -> Tensor
 
@@ -1058,6 +1443,14 @@ True where `self > other`, element by element, with broadcasting.
 gt(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
 
 True where an element of `self` is greater than the number `other`.)doc"});
+  functions.push_back({"kthvalue", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_kthvalue)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(kthvalue(Tensor input, int k, int dim=-1, bool keepdim=False, *, Tensor? values=None, Tensor? indices=None) -> tuple[Tensor, Tensor]
+
+The `k`-th smallest value of `self` along `dim` and its index, the dim removed unless `keepdim`.)doc"});
+  functions.push_back({"logcumsumexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logcumsumexp)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(logcumsumexp(Tensor input, int dim, *, Tensor? out=None) -> Tensor
+
+`log(cumsum(exp(self), dim))`, computed without overflow.)doc"});
   functions.push_back({"matmul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_matmul)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(matmul(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -1086,6 +1479,18 @@ In-place version of reciprocal(): writes the result into self. 1 / x for every e
                        METH_FASTCALL | METH_KEYWORDS, R"doc(sign_(Tensor input) -> Tensor
 
 In-place version of sign(): writes the result into self. -1, 0 or 1 for every element of `self` according to its sign.)doc"});
+  functions.push_back({"softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_softmax)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None) -> Tensor
+
+`exp(self) / sum(exp(self), dim)`, computed stably; with `dtype`, `self` is converted to it first.)doc"});
+  functions.push_back({"sort", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sort)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(sort(Tensor input, int dim=-1, bool descending=False, *, Tensor? values=None, Tensor? indices=None) -> tuple[Tensor, Tensor]
+
+The values of `self` sorted along `dim` (ascending unless `descending`; NaN is largest) and their indices in `self`; ties keep their order.
+
+sort(Tensor input, *, bool? stable, int dim=-1, bool descending=False, Tensor? values=None, Tensor? indices=None) -> tuple[Tensor, Tensor]
+
+`sort` with an explicit `stable` flag; the sort is stable either way.)doc"});
   functions.push_back({"sqrt_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sqrt_)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(sqrt_(Tensor input) -> Tensor
 
@@ -1126,6 +1531,22 @@ Multiplies `self` by `other` element by element, with broadcasting and type prom
 __mul__(Scalar other) -> Tensor
 
 Multiplies every element of `self` by the number `other`.)doc"});
+  methods.push_back({"argsort", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_argsort)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(argsort(int dim=-1, bool descending=False) -> Tensor
+
+The indices that sort `self` along `dim` (the `indices` of `sort`).
+
+argsort(*, bool stable, int dim=-1, bool descending=False) -> Tensor
+
+`argsort` with an explicit `stable` flag; the sort is stable either way.)doc"});
+  methods.push_back({"cummin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cummin)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(cummin(int dim) -> tuple[Tensor, Tensor]
+
+The running minimum of `self` along `dim` and the index where it was (last) reached; NaN propagates.)doc"});
+  methods.push_back({"cumsum_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cumsum_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(cumsum_(int dim, *, ScalarType? dtype=None) -> Tensor
+
+In-place version of cumsum(): writes the result into self. Cumulative sum of `self` along `dim`; integer and bool inputs sum as int64 unless `dtype` says otherwise.)doc"});
   methods.push_back({"detach", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_detach)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(detach() -> Tensor
 
@@ -1182,6 +1603,22 @@ True where `self >= other`, element by element, with broadcasting.
 ge(Scalar other) -> Tensor
 
 True where an element of `self` is at least the number `other`.)doc"});
+  methods.push_back({"index_add_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_index_add_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(index_add_(int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
+
+In-place version of index_add(): writes the result into self. A copy of `self` with `alpha * source[i]` added at position `index[i]` along `dim`, in index order.)doc"});
+  methods.push_back({"index_fill", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_index_fill)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(index_fill(int dim, Tensor index, Scalar value) -> Tensor
+
+A copy of `self` with `value` at the positions of the 1-D `index` along `dim` (negative indices count from the end).
+
+index_fill(int dim, Tensor index, Tensor value) -> Tensor
+
+`index_fill` with the value given as a 0-d tensor.)doc"});
+  methods.push_back({"index_select", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_index_select)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(index_select(int dim, Tensor index) -> Tensor
+
+The entries of `self` at the positions of the 1-D `index` along `dim`.)doc"});
   methods.push_back({"le_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_le_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(le_(Tensor other) -> Tensor
 
@@ -1234,6 +1671,10 @@ Raises each element of `self` to the number `exponent`.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(relu_() -> Tensor
 
 In-place version of relu(): writes the result into self. Replaces every negative element of `self` with zero.)doc"});
+  methods.push_back({"scatter_add_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_scatter_add_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_add_(int dim, Tensor index, Tensor src) -> Tensor
+
+In-place version of scatter_add(): writes the result into self. A copy of `self` with `out[index[i][j]][j] += src[i][j]` for dim 0 (and likewise for other dims), summed in index order.)doc"});
   methods.push_back({"select", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_select)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(select(int dim, int index) -> Tensor
 
@@ -1246,6 +1687,18 @@ A view of `self` at position `index` of dimension `dim`, which is removed.)doc"}
                      METH_FASTCALL | METH_KEYWORDS, R"doc(slice(int dim=0, int? start=None, int? end=None, int step=1) -> Tensor
 
 A view of `self` taking every `step`-th index in `[start, end)` of dimension `dim`; out-of-range bounds are clamped.)doc"});
+  methods.push_back({"softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_softmax)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(softmax(int dim, ScalarType? dtype=None) -> Tensor
+
+`exp(self) / sum(exp(self), dim)`, computed stably; with `dtype`, `self` is converted to it first.)doc"});
+  methods.push_back({"sort", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sort)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(sort(int dim=-1, bool descending=False) -> tuple[Tensor, Tensor]
+
+The values of `self` sorted along `dim` (ascending unless `descending`; NaN is largest) and their indices in `self`; ties keep their order.
+
+sort(*, bool? stable, int dim=-1, bool descending=False) -> tuple[Tensor, Tensor]
+
+`sort` with an explicit `stable` flag; the sort is stable either way.)doc"});
   methods.push_back({"squeeze", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_squeeze)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(squeeze() -> Tensor
 

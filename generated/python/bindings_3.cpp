@@ -4,31 +4,65 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_log_softmax_backward_data.h"
 #include "generated/ops/add.h"
 #include "generated/ops/as_strided.h"
 #include "generated/ops/bmm.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/copy.h"
+#include "generated/ops/cummax.h"
+#include "generated/ops/cumprod.h"
+#include "generated/ops/cumsum.h"
 #include "generated/ops/eq.h"
 #include "generated/ops/exp.h"
 #include "generated/ops/fill.h"
 #include "generated/ops/floor_divide.h"
+#include "generated/ops/gather.h"
 #include "generated/ops/ge.h"
 #include "generated/ops/gt.h"
+#include "generated/ops/index_add.h"
+#include "generated/ops/index_copy.h"
+#include "generated/ops/index_fill.h"
 #include "generated/ops/le.h"
 #include "generated/ops/log.h"
+#include "generated/ops/log_softmax.h"
 #include "generated/ops/lt.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/ne.h"
 #include "generated/ops/ones.h"
 #include "generated/ops/permute.h"
 #include "generated/ops/pow.h"
+#include "generated/ops/scatter.h"
+#include "generated/ops/scatter_add.h"
 #include "generated/ops/sub.h"
+#include "generated/ops/take.h"
 #include "generated/ops/tanh.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::python {
 namespace {
+
+// _log_softmax_backward_data
+PyObject* fn__log_softmax_backward_data(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto output = r.tensor(1);
+  auto dim = r.toInt64(2);
+  auto input_dtype = r.scalartype(3);
+  if (!r.is_none(4)) {
+    auto out = r.tensor(4);
+    auto result = [&] { GilRelease no_gil; return tl::_log_softmax_backward_data_out(out, grad_output, output, dim, input_dtype); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::_log_softmax_backward_data(grad_output, output, dim, input_dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // add
 PyObject* fn_add(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -96,6 +130,27 @@ PyObject* fn_copy_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto src = r.tensor(1);
   auto non_blocking = r.toBool(2);
   auto result = [&] { GilRelease no_gil; return tl::copy_(self, src, non_blocking); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// cumprod
+PyObject* fn_cumprod(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cumprod(Tensor input, int dim, *, ScalarType? dtype=None, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto dtype = r.scalartype_optional(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::cumprod_out(out, self, dim, dtype); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::cumprod(self, dim, dtype); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -218,6 +273,55 @@ PyObject* fn_floor_divide_(PyObject* /*module*/, PyObject* const* args, Py_ssize
       auto self = r.tensor(0);
       auto other = r.scalar(1);
       auto result = [&] { GilRelease no_gil; return tl::floor_divide_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// index_add_
+PyObject* fn_index_add_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_add_(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto index = r.tensor(2);
+  auto source = r.tensor(3);
+  auto alpha = r.scalar(4);
+  auto result = [&] { GilRelease no_gil; return tl::index_add_(self, dim, index, source, alpha); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// index_fill
+PyObject* fn_index_fill(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_fill(Tensor input, int dim, Tensor index, Scalar value)",
+      "index_fill(Tensor input, int dim, Tensor index, Tensor value)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // index_fill.int_Scalar
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto index = r.tensor(2);
+      auto value = r.scalar(3);
+      auto result = [&] { GilRelease no_gil; return tl::index_fill(self, dim, index, value); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // index_fill.int_Tensor
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto index = r.tensor(2);
+      auto value = r.tensor(3);
+      auto result = [&] { GilRelease no_gil; return tl::index_fill(self, dim, index, value); }();
       return wrap(std::move(result));
     }
   }
@@ -365,6 +469,79 @@ PyObject* fn_permute(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   auto self = r.tensor(0);
   auto dims = r.intlist(1);
   auto result = [&] { GilRelease no_gil; return tl::permute(self, dims); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// scatter_
+PyObject* fn_scatter_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "scatter_(Tensor input, int dim, Tensor index, Tensor src)",
+      "scatter_(Tensor input, int dim, Tensor index, Scalar value)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // scatter_.src
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto index = r.tensor(2);
+      auto src = r.tensor(3);
+      auto result = [&] { GilRelease no_gil; return tl::scatter_(self, dim, index, src); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // scatter_.value
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto index = r.tensor(2);
+      auto value = r.scalar(3);
+      auto result = [&] { GilRelease no_gil; return tl::scatter_(self, dim, index, value); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// scatter_add
+PyObject* fn_scatter_add(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "scatter_add(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto index = r.tensor(2);
+  auto src = r.tensor(3);
+  if (!r.is_none(4)) {
+    auto out = r.tensor(4);
+    auto result = [&] { GilRelease no_gil; return tl::scatter_add_out(out, self, dim, index, src); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::scatter_add(self, dim, index, src); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// take
+PyObject* fn_take(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "take(Tensor input, Tensor index, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto index = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::take_out(out, self, index); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::take(self, index); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -578,6 +755,53 @@ PyObject* method_clone(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// Tensor.cummax
+PyObject* method_cummax(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cummax(int dim)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto result = [&] { GilRelease no_gil; return tl::cummax(self, dim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.cumprod
+PyObject* method_cumprod(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cumprod(int dim, *, ScalarType? dtype=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto dtype = r.scalartype_optional(1);
+  auto result = [&] { GilRelease no_gil; return tl::cumprod(self, dim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.cumsum
+PyObject* method_cumsum(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cumsum(int dim, *, ScalarType? dtype=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto dtype = r.scalartype_optional(1);
+  auto result = [&] { GilRelease no_gil; return tl::cumsum(self, dim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.floor_divide
 PyObject* method_floor_divide(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -602,6 +826,23 @@ PyObject* method_floor_divide(PyObject* py_self, PyObject* const* args, Py_ssize
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.gather
+PyObject* method_gather(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "gather(int dim, Tensor index, *, bool sparse_grad=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto index = r.tensor(1);
+  auto sparse_grad = r.toBool(2);
+  auto result = [&] { GilRelease no_gil; return tl::gather(self, dim, index, sparse_grad); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -659,6 +900,72 @@ PyObject* method_gt_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// Tensor.index_add
+PyObject* method_index_add(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_add(int dim, Tensor index, Tensor source, *, Scalar alpha=1)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto index = r.tensor(1);
+  auto source = r.tensor(2);
+  auto alpha = r.scalar(3);
+  auto result = [&] { GilRelease no_gil; return tl::index_add(self, dim, index, source, alpha); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.index_copy_
+PyObject* method_index_copy_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_copy_(int dim, Tensor index, Tensor source)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto index = r.tensor(1);
+  auto source = r.tensor(2);
+  auto result = [&] { GilRelease no_gil; return tl::index_copy_(self, dim, index, source); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.index_fill_
+PyObject* method_index_fill_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_fill_(int dim, Tensor index, Scalar value)",
+      "index_fill_(int dim, Tensor index, Tensor value)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // index_fill_.int_Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto index = r.tensor(1);
+      auto value = r.scalar(2);
+      auto result = [&] { GilRelease no_gil; return tl::index_fill_(self, dim, index, value); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // index_fill_.int_Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto index = r.tensor(1);
+      auto value = r.tensor(2);
+      auto result = [&] { GilRelease no_gil; return tl::index_fill_(self, dim, index, value); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.log_
 PyObject* method_log_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -669,6 +976,22 @@ PyObject* method_log_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
   auto result = [&] { GilRelease no_gil; return tl::log_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.log_softmax
+PyObject* method_log_softmax(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log_softmax(int dim, ScalarType? dtype=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto dtype = r.scalartype_optional(1);
+  auto result = [&] { GilRelease no_gil; return tl::log_softmax(self, dim, dtype); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -798,6 +1121,21 @@ PyObject* method_sub(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// Tensor.take
+PyObject* method_take(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "take(Tensor index)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto index = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::take(self, index); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.tanh
 PyObject* method_tanh(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -829,6 +1167,10 @@ PyObject* method_tanh_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 }  // namespace
 
 void add_bindings_3(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"_log_softmax_backward_data", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__log_softmax_backward_data)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor? out=None) -> Tensor
+
+The gradient of log_softmax: `grad_output - exp(output) * sum(grad_output, dim)`, as `input_dtype`.)doc"});
   functions.push_back({"add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_add)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None) -> Tensor
 
@@ -845,6 +1187,10 @@ Batched matrix product of two 3-D tensors with the same batch size.)doc"});
                        METH_FASTCALL | METH_KEYWORDS, R"doc(copy_(Tensor input, Tensor src, bool non_blocking=False) -> Tensor
 
 Copies `src` into `self` in place, broadcasting `src` and converting its dtype to that of `self`.)doc"});
+  functions.push_back({"cumprod", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cumprod)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(cumprod(Tensor input, int dim, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
+
+Cumulative product of `self` along `dim`; integer and bool inputs multiply as int64 unless `dtype` says otherwise.)doc"});
   functions.push_back({"eq", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_eq)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(eq(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -877,6 +1223,18 @@ In-place version of floor_divide(): writes the result into self. Divides `self` 
 floor_divide_(Tensor input, Scalar other) -> Tensor
 
 In-place version of floor_divide(): writes the result into self. Divides every element of `self` by the number `other`, rounding toward negative infinity.)doc"});
+  functions.push_back({"index_add_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_add_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(index_add_(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
+
+In-place version of index_add(): writes the result into self. A copy of `self` with `alpha * source[i]` added at position `index[i]` along `dim`, in index order.)doc"});
+  functions.push_back({"index_fill", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_fill)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(index_fill(Tensor input, int dim, Tensor index, Scalar value) -> Tensor
+
+A copy of `self` with `value` at the positions of the 1-D `index` along `dim` (negative indices count from the end).
+
+index_fill(Tensor input, int dim, Tensor index, Tensor value) -> Tensor
+
+`index_fill` with the value given as a 0-d tensor.)doc"});
   functions.push_back({"le", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_le)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(le(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -913,6 +1271,22 @@ A tensor of shape `size` filled with ones (default float dtype unless `dtype`).)
                        METH_FASTCALL | METH_KEYWORDS, R"doc(permute(Tensor input, int[] dims) -> Tensor
 
 A view of `self` with its dimensions reordered as `dims` says.)doc"});
+  functions.push_back({"scatter_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_(Tensor input, int dim, Tensor index, Tensor src) -> Tensor
+
+In-place version of scatter(): writes the result into self. A copy of `self` with `out[index[i][j]][j] = src[i][j]` for dim 0 (and likewise for other dims).
+
+scatter_(Tensor input, int dim, Tensor index, Scalar value) -> Tensor
+
+In-place version of scatter(): writes the result into self. A copy of `self` with `value` written at the positions `index` gives along `dim`.)doc"});
+  functions.push_back({"scatter_add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter_add)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_add(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None) -> Tensor
+
+A copy of `self` with `out[index[i][j]][j] += src[i][j]` for dim 0 (and likewise for other dims), summed in index order.)doc"});
+  functions.push_back({"take", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_take)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(take(Tensor input, Tensor index, *, Tensor? out=None) -> Tensor
+
+The elements of `self`, read as a flat row-major list, at the positions `index` (negative ones count from the end); shaped like `index`.)doc"});
   functions.push_back({"tanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tanh)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(tanh(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -969,6 +1343,18 @@ A view of the storage of `self` with the given sizes, strides and offset (in ele
                      METH_FASTCALL | METH_KEYWORDS, R"doc(clone() -> Tensor
 
 A copy of `self` with its own (contiguous) storage.)doc"});
+  methods.push_back({"cummax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cummax)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(cummax(int dim) -> tuple[Tensor, Tensor]
+
+The running maximum of `self` along `dim` and the index where it was (last) reached; NaN propagates.)doc"});
+  methods.push_back({"cumprod", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cumprod)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(cumprod(int dim, *, ScalarType? dtype=None) -> Tensor
+
+Cumulative product of `self` along `dim`; integer and bool inputs multiply as int64 unless `dtype` says otherwise.)doc"});
+  methods.push_back({"cumsum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cumsum)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(cumsum(int dim, *, ScalarType? dtype=None) -> Tensor
+
+Cumulative sum of `self` along `dim`; integer and bool inputs sum as int64 unless `dtype` says otherwise.)doc"});
   methods.push_back({"floor_divide", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_floor_divide)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(floor_divide(Tensor other) -> Tensor
 
@@ -977,6 +1363,10 @@ Divides `self` by `other` and rounds the quotient toward negative infinity (Pyth
 floor_divide(Scalar other) -> Tensor
 
 Divides every element of `self` by the number `other`, rounding toward negative infinity.)doc"});
+  methods.push_back({"gather", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_gather)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(gather(int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
+
+`out[i][j] = self[index[i][j]][j]` for dim 0 (and likewise for other dims); `index` has the rank of `self`.)doc"});
   methods.push_back({"ge_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_ge_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(ge_(Tensor other) -> Tensor
 
@@ -993,10 +1383,30 @@ In-place version of gt(): writes the result into self. True where `self > other`
 gt_(Scalar other) -> Tensor
 
 In-place version of gt(): writes the result into self. True where an element of `self` is greater than the number `other`.)doc"});
+  methods.push_back({"index_add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_index_add)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(index_add(int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
+
+A copy of `self` with `alpha * source[i]` added at position `index[i]` along `dim`, in index order.)doc"});
+  methods.push_back({"index_copy_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_index_copy_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(index_copy_(int dim, Tensor index, Tensor source) -> Tensor
+
+In-place version of index_copy(): writes the result into self. A copy of `self` with `source[i]` written at position `index[i]` along `dim`.)doc"});
+  methods.push_back({"index_fill_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_index_fill_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(index_fill_(int dim, Tensor index, Scalar value) -> Tensor
+
+In-place version of index_fill(): writes the result into self. A copy of `self` with `value` at the positions of the 1-D `index` along `dim` (negative indices count from the end).
+
+index_fill_(int dim, Tensor index, Tensor value) -> Tensor
+
+In-place version of index_fill(): writes the result into self. `index_fill` with the value given as a 0-d tensor.)doc"});
   methods.push_back({"log_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(log_() -> Tensor
 
 In-place version of log(): writes the result into self. The natural logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"log_softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log_softmax)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(log_softmax(int dim, ScalarType? dtype=None) -> Tensor
+
+`log(softmax(self, dim))`, computed stably; with `dtype`, `self` is converted to it first.)doc"});
   methods.push_back({"lt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_lt)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(lt(Tensor other) -> Tensor
 
@@ -1033,6 +1443,10 @@ Subtracts `other`, scaled by `alpha`, from `self`, with broadcasting and type pr
 sub(Scalar other, Scalar alpha=1) -> Tensor
 
 Subtracts the number `other`, scaled by `alpha`, from every element of `self`.)doc"});
+  methods.push_back({"take", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_take)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(take(Tensor index) -> Tensor
+
+The elements of `self`, read as a flat row-major list, at the positions `index` (negative ones count from the end); shaped like `index`.)doc"});
   methods.push_back({"tanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_tanh)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(tanh() -> Tensor
 
