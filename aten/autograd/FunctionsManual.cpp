@@ -484,3 +484,118 @@ Tensor slice_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, std::o
 }
 
 }  // namespace tl::autograd::generated
+
+// ================================================================ dim engine and index engine ops
+#include <limits>
+
+#include "generated/ops/abs.h"
+#include "generated/ops/add.h"
+#include "generated/ops/cumprod.h"
+#include "generated/ops/cumsum.h"
+#include "generated/ops/exp.h"
+#include "generated/ops/flip.h"
+#include "generated/ops/full_like.h"
+#include "generated/ops/gt.h"
+#include "generated/ops/index_add.h"
+#include "generated/ops/index_select.h"
+#include "generated/ops/logcumsumexp.h"
+#include "generated/ops/lt.h"
+#include "generated/ops/ne.h"
+#include "generated/ops/ones_like.h"
+#include "generated/ops/scatter.h"
+#include "generated/ops/scatter_add.h"
+
+namespace tl::autograd::generated {
+
+namespace {
+Tensor reverse_cumsum(const Tensor& t, int64_t dim) { return tl::flip(tl::cumsum(tl::flip(t, dim), dim), dim); }
+Tensor reverse_logcumsumexp(const Tensor& t, int64_t dim) {
+  return tl::flip(tl::logcumsumexp(tl::flip(t, dim), dim), dim);
+}
+}  // namespace
+
+Tensor cumsum_backward(const Tensor& grad, int64_t dim) {
+  if (grad.dim() == 0 || grad.numel() == 0) return grad;
+  return reverse_cumsum(grad, dim);
+}
+
+Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& result) {
+  if (self.dim() == 0 || self.numel() == 0) return grad;
+  const Tensor is_zero = tl::eq(self, 0);
+  const Tensor no_zero_yet = tl::eq(tl::cumsum(is_zero, dim), 0);
+  const Tensor ones = tl::ones_like(self);
+  // Before the first zero: d result_j / d self_i = result_j / self_i for j >= i.
+  const Tensor before = tl::div(reverse_cumsum(tl::mul(grad, result), dim), tl::where(no_zero_yet, self, ones));
+  Tensor zeros = tl::zeros_like(before);
+  if (!tensor_item(tl::sum(is_zero)).equal(0)) {
+    // At the first zero: the products of the other factors, i.e. cumprod with that zero set to 1.
+    const Tensor first_zero = tl::mul(is_zero, tl::eq(tl::cumsum(is_zero, dim), 1));
+    const Tensor at_zero = reverse_cumsum(tl::mul(grad, tl::cumprod(tl::where(first_zero, ones, self), dim)), dim);
+    zeros = tl::where(first_zero, at_zero, zeros);
+  }
+  return tl::where(no_zero_yet, before, zeros);
+}
+
+Tensor logcumsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result, int64_t dim) {
+  if (self.dim() == 0 || self.numel() == 0) return grad;
+  const Tensor neg_inf = tl::full_like(grad, -std::numeric_limits<double>::infinity());
+  const Tensor log_abs = tl::log(tl::where(tl::ne(grad, 0), tl::abs(grad), tl::ones_like(grad)));
+  auto part = [&](const Tensor& mask) {  // exp(self_i) * sum_{j >= i} |grad_j| exp(-result_j) over mask
+    const Tensor terms = tl::sub(tl::where(mask, log_abs, neg_inf), result);
+    return tl::exp(tl::add(reverse_logcumsumexp(terms, dim), self));
+  };
+  return tl::sub(part(tl::gt(grad, 0)), part(tl::lt(grad, 0)));
+}
+
+Tensor cummaxmin_backward(const Tensor& grad, const Tensor& self, const Tensor& indices, int64_t dim) {
+  if (self.dim() == 0 || self.numel() == 0) return grad;
+  return tl::scatter_add(tl::zeros(self.sizes(), grad.scalar_type(), grad.device()), dim, indices, grad);
+}
+
+Tensor softmax_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& output, int64_t dim) {
+  const Tensor gy = tl::sum(tl::mul(grad_output, output), dim, /*keepdim=*/true);
+  const Tensor ggy = tl::sum(tl::mul(grad, output), dim, /*keepdim=*/true);
+  return tl::sub(tl::mul(grad, tl::sub(grad_output, gy)), tl::mul(grad_output, ggy));
+}
+
+Tensor log_softmax_backward_data_grad_backward(const Tensor& grad, const Tensor& output, int64_t dim) {
+  return tl::sub(grad, tl::sum(tl::mul(grad, tl::exp(output)), dim, /*keepdim=*/true));
+}
+
+Tensor log_softmax_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& output, int64_t dim) {
+  return tl::neg(tl::mul(tl::mul(grad, tl::exp(output)), tl::sum(grad_output, dim, /*keepdim=*/true)));
+}
+
+Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const Tensor& indices, IntArrayRef sizes,
+                                         bool keepdim) {
+  Tensor g = grad, idx = indices;
+  if (!keepdim && !sizes.empty()) {
+    g = tl::unsqueeze(g, dim);
+    idx = tl::unsqueeze(idx, dim);
+  }
+  return tl::scatter(tl::zeros(sizes, g.scalar_type(), g.device()), dim, idx, g);
+}
+
+Tensor gather_backward(const Tensor& grad, IntArrayRef self_sizes, int64_t dim, const Tensor& index) {
+  return tl::scatter_add(tl::zeros(self_sizes, grad.scalar_type(), grad.device()), dim, index, grad);
+}
+
+Tensor index_select_backward(const Tensor& grad, IntArrayRef self_sizes, int64_t dim, const Tensor& index) {
+  return tl::index_add(tl::zeros(self_sizes, grad.scalar_type(), grad.device()), dim, index, grad);
+}
+
+Tensor index_add_source_backward(const Tensor& grad, int64_t dim, const Tensor& index, IntArrayRef source_sizes,
+                                 const Scalar& alpha) {
+  return tl::reshape(maybe_multiply(tl::index_select(grad, dim, index), alpha), source_sizes);
+}
+
+Tensor take_backward(const Tensor& grad, IntArrayRef self_sizes, const Tensor& index) {
+  int64_t numel = 1;
+  for (int64_t s : self_sizes) numel *= s;
+  const Tensor flat_index = tl::reshape(tl::where(tl::lt(index, 0), tl::add(index, numel), index), {-1});
+  const Tensor flat = tl::index_add(tl::zeros({numel}, grad.scalar_type(), grad.device()), 0, flat_index,
+                                    tl::reshape(grad, {-1}));
+  return tl::reshape(flat, self_sizes);
+}
+
+}  // namespace tl::autograd::generated

@@ -98,3 +98,40 @@ Tensor slice_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, std::o
                       std::optional<int64_t> end, int64_t step);
 
 }  // namespace tl::autograd::generated
+
+namespace tl::autograd::generated {
+
+// ---- along one dimension (dim engine ops) ----------------------------------------------------
+// Gradient of cumsum: the reverse cumulative sum of grad along dim.
+Tensor cumsum_backward(const Tensor& grad, int64_t dim);
+// Gradient of cumprod, exact when self has zeros: before a slice's first zero it is
+// revcumsum(grad * result) / self; at the first zero it is the reverse cumsum of grad times the
+// cumprod with that zero replaced by 1; after it, 0.
+Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& result);
+// sum_{j >= i} grad_j * exp(self_i - result_j), computed in log space for positive and negative
+// parts of grad separately, so large inputs do not overflow.
+Tensor logcumsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result, int64_t dim);
+// grad summed into the positions `indices` picked (cummax/cummin).
+Tensor cummaxmin_backward(const Tensor& grad, const Tensor& self, const Tensor& indices, int64_t dim);
+// Derivative of _softmax_backward_data with respect to `output`.
+Tensor softmax_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& output, int64_t dim);
+// Derivatives of _log_softmax_backward_data with respect to grad_output and output.
+Tensor log_softmax_backward_data_grad_backward(const Tensor& grad, const Tensor& output, int64_t dim);
+Tensor log_softmax_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& output, int64_t dim);
+// Gradient of an op that picks values at `indices` along dim (sort, topk, kthvalue): zeros of
+// `sizes` with grad scattered to the picked positions (keepdim=false: dim was removed).
+Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const Tensor& indices, IntArrayRef sizes,
+                                         bool keepdim);
+
+// ---- indexing (index engine ops) ----------------------------------------------------------------
+// zeros(self_sizes).scatter_add(dim, index, grad).
+Tensor gather_backward(const Tensor& grad, IntArrayRef self_sizes, int64_t dim, const Tensor& index);
+// zeros(self_sizes).index_add(dim, index, grad).
+Tensor index_select_backward(const Tensor& grad, IntArrayRef self_sizes, int64_t dim, const Tensor& index);
+// grad.index_select(dim, index) * alpha, shaped like the source.
+Tensor index_add_source_backward(const Tensor& grad, int64_t dim, const Tensor& index, IntArrayRef source_sizes,
+                                 const Scalar& alpha);
+// grad summed into the flat positions `index` (negative ones wrapped), shaped like self.
+Tensor take_backward(const Tensor& grad, IntArrayRef self_sizes, const Tensor& index);
+
+}  // namespace tl::autograd::generated

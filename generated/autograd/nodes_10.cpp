@@ -6,8 +6,10 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_softmax_backward_data.h"
 #include "generated/ops/as_strided.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/softmax.h"
 
 namespace tl::autograd::generated {
 
@@ -37,6 +39,35 @@ variable_list AsStridedBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
+struct SoftmaxBackward0 final : Node {
+  std::string name() const override { return "SoftmaxBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return result_.nbytes();
+  }
+
+  int64_t dim_;
+  ScalarType self_scalar_type;
+  SavedVariable result_;
+};
+
+variable_list SoftmaxBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = _softmax_backward_data(grad, result, dim, self_scalar_type);
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
@@ -60,6 +91,24 @@ Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std:
     result = ops::as_strided::call(self, size, stride, storage_offset);
   }
   set_history(result, grad_fn);
+  return result;
+}
+
+// softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
+Tensor softmax_int(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  auto grad_fn = std::make_shared<SoftmaxBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  grad_fn->self_scalar_type = self.scalar_type();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::softmax_int::call(self, dim, dtype);
+  }
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
   return result;
 }
 

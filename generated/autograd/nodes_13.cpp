@@ -6,12 +6,105 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_log_softmax_backward_data.h"
+#include "generated/ops/cummax.h"
 #include "generated/ops/expand.h"
+#include "generated/ops/gather.h"
+#include "generated/ops/log_softmax.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/sum.h"
 #include "generated/ops/transpose.h"
 
 namespace tl::autograd::generated {
+
+// Backward of cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
+struct CummaxBackward0 final : Node {
+  std::string name() const override { return "CummaxBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    indices_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + indices_.nbytes();
+  }
+
+  SavedVariable self_;
+  int64_t dim_;
+  SavedVariable indices_;
+};
+
+variable_list CummaxBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& dim = as_arg(dim_);
+  const auto& indices = indices_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = cummaxmin_backward(grad, self, indices, dim);
+  }
+  return grad_inputs;
+}
+
+// Backward of gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
+struct GatherBackward0 final : Node {
+  std::string name() const override { return "GatherBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    index_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return index_.nbytes();
+  }
+
+  int64_t dim_;
+  SavedVariable index_;
+  DimVector self_sizes;
+};
+
+variable_list GatherBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& index = index_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = gather_backward(grad, self_sizes, dim, index);
+  }
+  return grad_inputs;
+}
+
+// Backward of log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
+struct LogSoftmaxBackward0 final : Node {
+  std::string name() const override { return "LogSoftmaxBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return result_.nbytes();
+  }
+
+  int64_t dim_;
+  ScalarType self_scalar_type;
+  SavedVariable result_;
+};
+
+variable_list LogSoftmaxBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = _log_softmax_backward_data(grad, result, dim, self_scalar_type);
+  }
+  return grad_inputs;
+}
 
 // Backward of sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
 struct SumBackward0 final : Node {
@@ -82,6 +175,63 @@ variable_list TransposeBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
+std::tuple<Tensor, Tensor> cummax(const Tensor& self, int64_t dim) {
+  auto grad_fn = std::make_shared<CummaxBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::cummax::call(self, dim);
+  }
+  set_history(std::get<0>(result), grad_fn);
+  set_history(std::get<1>(result), grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->indices_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
+}
+
+// gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
+Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad) {
+  auto grad_fn = std::make_shared<GatherBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  grad_fn->self_sizes = self.sizes();
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->index_ = SavedVariable(index, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::gather::call(self, dim, index, sparse_grad);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
+Tensor log_softmax_int(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  auto grad_fn = std::make_shared<LogSoftmaxBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  grad_fn->self_scalar_type = self.scalar_type();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::log_softmax_int::call(self, dim, dtype);
+  }
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
 
 // sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
 Tensor sum(const Tensor& self, std::optional<ScalarType> dtype) {

@@ -7,8 +7,10 @@
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/copy.h"
+#include "generated/ops/kthvalue.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/reshape.h"
+#include "generated/ops/sort.h"
 #include "generated/ops/squeeze.h"
 #include "generated/ops/zeros_like.h"
 
@@ -30,6 +32,95 @@ variable_list CopyBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = grad;
+  }
+  return grad_inputs;
+}
+
+// Backward of kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+struct KthvalueBackward0 final : Node {
+  std::string name() const override { return "KthvalueBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    indices_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return indices_.nbytes();
+  }
+
+  int64_t dim_;
+  bool keepdim_;
+  DimVector self_sizes;
+  SavedVariable indices_;
+};
+
+variable_list KthvalueBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& keepdim = as_arg(keepdim_);
+  const auto& indices = indices_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = value_selecting_reduction_backward(grad, dim, indices, self_sizes, keepdim);
+  }
+  return grad_inputs;
+}
+
+// Backward of sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+struct SortBackward0 final : Node {
+  std::string name() const override { return "SortBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    indices_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return indices_.nbytes();
+  }
+
+  int64_t dim_;
+  DimVector self_sizes;
+  SavedVariable indices_;
+};
+
+variable_list SortBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& indices = indices_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = value_selecting_reduction_backward(grad, dim, indices, self_sizes, true);
+  }
+  return grad_inputs;
+}
+
+// Backward of sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+struct SortBackward1 final : Node {
+  std::string name() const override { return "SortBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    indices_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return indices_.nbytes();
+  }
+
+  int64_t dim_;
+  DimVector self_sizes;
+  SavedVariable indices_;
+};
+
+variable_list SortBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& indices = indices_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = value_selecting_reduction_backward(grad, dim, indices, self_sizes, true);
   }
   return grad_inputs;
 }
@@ -108,6 +199,64 @@ const Tensor& copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, bool keepdim) {
+  auto grad_fn = std::make_shared<KthvalueBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  grad_fn->keepdim_ = keepdim;
+  grad_fn->self_sizes = self.sizes();
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::kthvalue::call(self, k, dim, keepdim);
+  }
+  set_history(std::get<0>(result), grad_fn);
+  set_history(std::get<1>(result), grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->indices_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
+}
+
+// sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending) {
+  auto grad_fn = std::make_shared<SortBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  grad_fn->self_sizes = self.sizes();
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::sort::call(self, dim, descending);
+  }
+  set_history(std::get<0>(result), grad_fn);
+  set_history(std::get<1>(result), grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->indices_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
+}
+
+// sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+std::tuple<Tensor, Tensor> sort_stable(const Tensor& self, std::optional<bool> stable, int64_t dim, bool descending) {
+  auto grad_fn = std::make_shared<SortBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  grad_fn->self_sizes = self.sizes();
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::sort_stable::call(self, stable, dim, descending);
+  }
+  set_history(std::get<0>(result), grad_fn);
+  set_history(std::get<1>(result), grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->indices_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
 }
 
 // squeeze(Tensor(a) self) -> Tensor(a)

@@ -6,7 +6,10 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_log_softmax_backward_data.h"
 #include "generated/ops/bmm.h"
+#include "generated/ops/clone.h"
+#include "generated/ops/cumprod.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/permute.h"
@@ -16,6 +19,40 @@
 #include "generated/ops/var_mean.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
+struct LogSoftmaxBackwardDataBackward0 final : Node {
+  std::string name() const override { return "LogSoftmaxBackwardDataBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    grad_output_.reset_data();
+    output_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return grad_output_.nbytes() + output_.nbytes();
+  }
+
+  SavedVariable grad_output_;
+  SavedVariable output_;
+  int64_t dim_;
+};
+
+variable_list LogSoftmaxBackwardDataBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& grad_output = grad_output_.unpack(shared_from_this());
+  const auto& output = output_.unpack(shared_from_this());
+  const auto& dim = as_arg(dim_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = log_softmax_backward_data_grad_backward(grad, output, dim);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = log_softmax_double_backward(grad, grad_output, output, dim);
+  }
+  return grad_inputs;
+}
 
 // Backward of bmm(Tensor self, Tensor mat2) -> Tensor
 struct BmmBackward0 final : Node {
@@ -45,6 +82,37 @@ variable_list BmmBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = bmm(transpose(self, 1, 2), grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+struct CumprodBackward0 final : Node {
+  std::string name() const override { return "CumprodBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  int64_t dim_;
+  SavedVariable result_;
+};
+
+variable_list CumprodBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& dim = as_arg(dim_);
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = cumprod_backward(grad, self, dim, result);
   }
   return grad_inputs;
 }
@@ -133,6 +201,26 @@ variable_list VarMeanBackward0::apply(variable_list&& grads) {
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
 
+// _log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
+Tensor _log_softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype) {
+  auto grad_fn = std::make_shared<LogSoftmaxBackwardDataBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &output}));
+  grad_fn->dim_ = dim;
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->grad_output_ = SavedVariable(grad_output, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->output_ = SavedVariable(output, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_log_softmax_backward_data::call(grad_output, output, dim, input_dtype);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
 // bmm(Tensor self, Tensor mat2) -> Tensor
 Tensor bmm(const Tensor& self, const Tensor& mat2) {
   auto grad_fn = std::make_shared<BmmBackward0>();
@@ -150,6 +238,46 @@ Tensor bmm(const Tensor& self, const Tensor& mat2) {
   }
   set_history(result, grad_fn);
   return result;
+}
+
+// cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+Tensor cumprod(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  auto grad_fn = std::make_shared<CumprodBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::cumprod::call(self, dim, dtype);
+  }
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)
+const Tensor& cumprod_(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  check_inplace(self, "cumprod_");
+  auto grad_fn = std::make_shared<CumprodBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::cumprod_::call(self, dim, dtype);
+  }
+  rebase_history(self, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(self, true);
+  }
+  return self;
 }
 
 // permute(Tensor(a) self, int[] dims) -> Tensor(a)

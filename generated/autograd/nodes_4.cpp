@@ -7,8 +7,11 @@
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/alias.h"
+#include "generated/ops/cummin.h"
 #include "generated/ops/fill.h"
+#include "generated/ops/gather.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/scatter.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
@@ -30,6 +33,37 @@ variable_list AliasBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
+struct CumminBackward0 final : Node {
+  std::string name() const override { return "CumminBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    indices_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + indices_.nbytes();
+  }
+
+  SavedVariable self_;
+  int64_t dim_;
+  SavedVariable indices_;
+};
+
+variable_list CumminBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& dim = as_arg(dim_);
+  const auto& indices = indices_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = cummaxmin_backward(grad, self, indices, dim);
+  }
+  return grad_inputs;
+}
+
 // Backward of fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
 struct FillBackward0 final : Node {
   std::string name() const override { return "FillBackward0"; }
@@ -43,6 +77,65 @@ variable_list FillBackward0::apply(variable_list&& grads) {
   (void)grad;
   if (should_compute_output(0)) {
     grad_inputs[0] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+struct ScatterBackward0 final : Node {
+  std::string name() const override { return "ScatterBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    index_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return index_.nbytes();
+  }
+
+  int64_t dim_;
+  SavedVariable index_;
+};
+
+variable_list ScatterBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& index = index_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = scatter(grad, dim, index, 0);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = gather(grad, dim, index);
+  }
+  return grad_inputs;
+}
+
+// Backward of scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
+struct ScatterBackward1 final : Node {
+  std::string name() const override { return "ScatterBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    index_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return index_.nbytes();
+  }
+
+  int64_t dim_;
+  SavedVariable index_;
+};
+
+variable_list ScatterBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& index = index_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = scatter(grad, dim, index, 0);
   }
   return grad_inputs;
 }
@@ -66,6 +159,27 @@ Tensor alias(const Tensor& self) {
   return result;
 }
 
+// cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
+std::tuple<Tensor, Tensor> cummin(const Tensor& self, int64_t dim) {
+  auto grad_fn = std::make_shared<CumminBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::cummin::call(self, dim);
+  }
+  set_history(std::get<0>(result), grad_fn);
+  set_history(std::get<1>(result), grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->indices_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
+}
+
 // fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
 const Tensor& fill__Scalar(const Tensor& self, const Scalar& value) {
   check_inplace(self, "fill_.Scalar");
@@ -74,6 +188,74 @@ const Tensor& fill__Scalar(const Tensor& self, const Scalar& value) {
   {
     AutoGradMode below_autograd(false);
     ops::fill__Scalar::call(self, value);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+Tensor scatter_src(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  auto grad_fn = std::make_shared<ScatterBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &src}));
+  grad_fn->dim_ = dim;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->index_ = SavedVariable(index, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::scatter_src::call(self, dim, index, src);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)
+const Tensor& scatter__src(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  check_inplace(self, "scatter_.src");
+  auto grad_fn = std::make_shared<ScatterBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &src}));
+  grad_fn->dim_ = dim;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->index_ = SavedVariable(index, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::scatter__src::call(self, dim, index, src);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
+Tensor scatter_value(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  auto grad_fn = std::make_shared<ScatterBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->index_ = SavedVariable(index, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::scatter_value::call(self, dim, index, value);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)
+const Tensor& scatter__value(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  check_inplace(self, "scatter_.value");
+  auto grad_fn = std::make_shared<ScatterBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->index_ = SavedVariable(index, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::scatter__value::call(self, dim, index, value);
   }
   rebase_history(self, grad_fn);
   return self;

@@ -8,6 +8,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/div.h"
+#include "generated/ops/flip.h"
 #include "generated/ops/log.h"
 #include "generated/ops/logsumexp.h"
 #include "generated/ops/neg.h"
@@ -16,6 +17,26 @@
 #include "generated/ops/slice.h"
 
 namespace tl::autograd::generated {
+
+// Backward of flip(Tensor self, int[] dims) -> Tensor
+struct FlipBackward0 final : Node {
+  std::string name() const override { return "FlipBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> dims_;
+};
+
+variable_list FlipBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dims = as_arg(dims_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = flip(grad, dims);
+  }
+  return grad_inputs;
+}
 
 // Backward of log(Tensor self) -> Tensor
 struct LogBackward0 final : Node {
@@ -245,6 +266,20 @@ variable_list SliceBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// flip(Tensor self, int[] dims) -> Tensor
+Tensor flip(const Tensor& self, IntArrayRef dims) {
+  auto grad_fn = std::make_shared<FlipBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dims_ = dims.vec();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::flip::call(self, dims);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
 
 // log(Tensor self) -> Tensor
 Tensor log(const Tensor& self) {

@@ -9,6 +9,7 @@
 #include "generated/ops/_clone_contiguous.h"
 #include "generated/ops/abs.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/logcumsumexp.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/sign.h"
@@ -57,6 +58,37 @@ variable_list AbsBackward0::apply(variable_list&& grads) {
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = mul(grad, sign(self));
+  }
+  return grad_inputs;
+}
+
+// Backward of logcumsumexp(Tensor self, int dim) -> Tensor
+struct LogcumsumexpBackward0 final : Node {
+  std::string name() const override { return "LogcumsumexpBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  int64_t dim_;
+  SavedVariable result_;
+};
+
+variable_list LogcumsumexpBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& dim = as_arg(dim_);
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = logcumsumexp_backward(grad, self, result, dim);
   }
   return grad_inputs;
 }
@@ -231,6 +263,26 @@ const Tensor& abs_(const Tensor& self) {
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// logcumsumexp(Tensor self, int dim) -> Tensor
+Tensor logcumsumexp(const Tensor& self, int64_t dim) {
+  auto grad_fn = std::make_shared<LogcumsumexpBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::logcumsumexp::call(self, dim);
+  }
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
 }
 
 // var(Tensor self, bool unbiased=True) -> Tensor

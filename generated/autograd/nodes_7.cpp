@@ -8,8 +8,11 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/add.h"
 #include "generated/ops/expand.h"
+#include "generated/ops/index_fill.h"
+#include "generated/ops/index_select.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/prod.h"
+#include "generated/ops/sum.h"
 
 namespace tl::autograd::generated {
 
@@ -68,6 +71,65 @@ variable_list ExpandBackward0::apply(variable_list&& grads) {
   (void)grad;
   if (should_compute_output(0)) {
     grad_inputs[0] = sum_to(grad, self_sizes);
+  }
+  return grad_inputs;
+}
+
+// Backward of index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
+struct IndexFillBackward0 final : Node {
+  std::string name() const override { return "IndexFillBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    index_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return index_.nbytes();
+  }
+
+  int64_t dim_;
+  SavedVariable index_;
+};
+
+variable_list IndexFillBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& index = index_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = index_fill(grad, dim, index, 0);
+  }
+  return grad_inputs;
+}
+
+// Backward of index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor
+struct IndexFillBackward1 final : Node {
+  std::string name() const override { return "IndexFillBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    index_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return index_.nbytes();
+  }
+
+  int64_t dim_;
+  SavedVariable index_;
+};
+
+variable_list IndexFillBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& index = index_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = index_fill(grad, dim, index, 0);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = sum(index_select(grad, dim, index));
   }
   return grad_inputs;
 }
@@ -206,6 +268,74 @@ Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
   }
   set_history(result, grad_fn);
   return result;
+}
+
+// index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
+Tensor index_fill_int_Scalar(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  auto grad_fn = std::make_shared<IndexFillBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->index_ = SavedVariable(index, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::index_fill_int_Scalar::call(self, dim, index, value);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// index_fill_.int_Scalar(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)
+const Tensor& index_fill__int_Scalar(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  check_inplace(self, "index_fill_.int_Scalar");
+  auto grad_fn = std::make_shared<IndexFillBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->index_ = SavedVariable(index, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::index_fill__int_Scalar::call(self, dim, index, value);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor
+Tensor index_fill_int_Tensor(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  auto grad_fn = std::make_shared<IndexFillBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &value}));
+  grad_fn->dim_ = dim;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->index_ = SavedVariable(index, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::index_fill_int_Tensor::call(self, dim, index, value);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// index_fill_.int_Tensor(Tensor(a!) self, int dim, Tensor index, Tensor value) -> Tensor(a!)
+const Tensor& index_fill__int_Tensor(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  check_inplace(self, "index_fill_.int_Tensor");
+  auto grad_fn = std::make_shared<IndexFillBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &value}));
+  grad_fn->dim_ = dim;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->index_ = SavedVariable(index, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::index_fill__int_Tensor::call(self, dim, index, value);
+  }
+  rebase_history(self, grad_fn);
+  return self;
 }
 
 // prod(Tensor self, *, ScalarType? dtype=None) -> Tensor

@@ -10,6 +10,7 @@
 #include "generated/ops/clone.h"
 #include "generated/ops/div.h"
 #include "generated/ops/gt.h"
+#include "generated/ops/index_add.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/relu.h"
@@ -66,6 +67,40 @@ variable_list CloneBackward0::apply(variable_list&& grads) {
   (void)grad;
   if (should_compute_output(0)) {
     grad_inputs[0] = grad;
+  }
+  return grad_inputs;
+}
+
+// Backward of index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
+struct IndexAddBackward0 final : Node {
+  std::string name() const override { return "IndexAddBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    index_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return index_.nbytes();
+  }
+
+  int64_t dim_;
+  SavedVariable index_;
+  Scalar alpha_;
+  DimVector source_sizes;
+};
+
+variable_list IndexAddBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& index = index_.unpack(shared_from_this());
+  const auto& alpha = as_arg(alpha_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = grad;
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = index_add_source_backward(grad, dim, index, source_sizes, alpha);
   }
   return grad_inputs;
 }
@@ -313,6 +348,44 @@ Tensor clone(const Tensor& self) {
   }
   set_history(result, grad_fn);
   return result;
+}
+
+// index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
+Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  auto grad_fn = std::make_shared<IndexAddBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &source}));
+  grad_fn->dim_ = dim;
+  grad_fn->alpha_ = alpha;
+  grad_fn->source_sizes = source.sizes();
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->index_ = SavedVariable(index, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::index_add::call(self, dim, index, source, alpha);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// index_add_(Tensor(a!) self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor(a!)
+const Tensor& index_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  check_inplace(self, "index_add_");
+  auto grad_fn = std::make_shared<IndexAddBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &source}));
+  grad_fn->dim_ = dim;
+  grad_fn->alpha_ = alpha;
+  grad_fn->source_sizes = source.sizes();
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->index_ = SavedVariable(index, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::index_add_::call(self, dim, index, source, alpha);
+  }
+  rebase_history(self, grad_fn);
+  return self;
 }
 
 // relu(Tensor self) -> Tensor

@@ -6,12 +6,69 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_softmax_backward_data.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/cumsum.h"
 #include "generated/ops/div.h"
 #include "generated/ops/max.h"
 #include "generated/ops/neg.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
+struct SoftmaxBackwardDataBackward0 final : Node {
+  std::string name() const override { return "SoftmaxBackwardDataBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    grad_output_.reset_data();
+    output_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return grad_output_.nbytes() + output_.nbytes();
+  }
+
+  SavedVariable grad_output_;
+  SavedVariable output_;
+  int64_t dim_;
+  ScalarType grad_output_scalar_type;
+};
+
+variable_list SoftmaxBackwardDataBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& grad_output = grad_output_.unpack(shared_from_this());
+  const auto& output = output_.unpack(shared_from_this());
+  const auto& dim = as_arg(dim_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = _softmax_backward_data(grad, output, dim, grad_output_scalar_type);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = softmax_double_backward(grad, grad_output, output, dim);
+  }
+  return grad_inputs;
+}
+
+// Backward of cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+struct CumsumBackward0 final : Node {
+  std::string name() const override { return "CumsumBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  int64_t dim_;
+};
+
+variable_list CumsumBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = cumsum_backward(grad, dim);
+  }
+  return grad_inputs;
+}
 
 // Backward of div.Tensor(Tensor self, Tensor other) -> Tensor
 struct DivBackward0 final : Node {
@@ -190,6 +247,55 @@ variable_list MaxBackward1::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// _softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
+Tensor _softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype) {
+  auto grad_fn = std::make_shared<SoftmaxBackwardDataBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &output}));
+  grad_fn->dim_ = dim;
+  grad_fn->grad_output_scalar_type = grad_output.scalar_type();
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->grad_output_ = SavedVariable(grad_output, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->output_ = SavedVariable(output, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_softmax_backward_data::call(grad_output, output, dim, input_dtype);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  auto grad_fn = std::make_shared<CumsumBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::cumsum::call(self, dim, dtype);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)
+const Tensor& cumsum_(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  check_inplace(self, "cumsum_");
+  auto grad_fn = std::make_shared<CumsumBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  {
+    AutoGradMode below_autograd(false);
+    ops::cumsum_::call(self, dim, dtype);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
 
 // div.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor div_Tensor(const Tensor& self, const Tensor& other) {

@@ -3,6 +3,8 @@
 #include "aten/autograd/Node.h"
 #include "generated/ops/amax.h"
 #include "generated/ops/full_like.h"
+#include "generated/ops/index_copy.h"
+#include "generated/ops/index_select.h"
 #include "generated/ops/lt.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/ne.h"
@@ -71,6 +73,142 @@ const Tensor& amax_out(const Tensor& out, const Tensor& self, IntArrayRef dim, b
 // full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor full_like(const Tensor& self, const Scalar& fill_value, std::optional<ScalarType> dtype, std::optional<Device> device) {
   return native::full_like_composite(self, fill_value, dtype, device);
+}
+
+// ============================================================================ index_copy
+
+// index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor
+static Tensor index_copy_kernel_functional(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  Tensor out;
+  native::index_copy_kernel(self, dim, index, source, out);
+  return out;
+}
+
+ops::index_copy::Kernel* ops::index_copy::kernels[kNumDeviceTypes] = {
+    /* CPU */ index_copy_kernel_functional,
+    /* Meta */ index_copy_kernel_functional,
+};
+
+Tensor ops::index_copy::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  const Device kernel_device = dispatch_device("index_copy", {&self, &index, &source});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("index_copy", kernel_device);
+  return kernel(self, dim, index, source);
+}
+
+Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  if (autograd::compute_requires_grad({&self, &source})) {
+    return autograd::wrappers::index_copy(self, dim, index, source);
+  }
+  return ops::index_copy::call(self, dim, index, source);
+}
+
+// index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!)
+static const Tensor& index_copy_kernel_inplace(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  Tensor out = self;
+  native::index_copy_kernel(self, dim, index, source, out);
+  return self;
+}
+
+ops::index_copy_::Kernel* ops::index_copy_::kernels[kNumDeviceTypes] = {
+    /* CPU */ index_copy_kernel_inplace,
+    /* Meta */ index_copy_kernel_inplace,
+};
+
+const Tensor& ops::index_copy_::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  const Device kernel_device = dispatch_device("index_copy_", {&self, &index, &source});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("index_copy_", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, source);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& index_copy_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  if (autograd::compute_requires_grad({&self, &source})) {
+    return autograd::wrappers::index_copy_(self, dim, index, source);
+  }
+  return ops::index_copy_::call(self, dim, index, source);
+}
+
+// index_copy.out(Tensor self, int dim, Tensor index, Tensor source, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& index_copy_kernel_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Tensor& out) {
+  Tensor out_handle = out;
+  native::index_copy_kernel(self, dim, index, source, out_handle);
+  return out;
+}
+
+ops::index_copy_out::Kernel* ops::index_copy_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ index_copy_kernel_out,
+    /* Meta */ index_copy_kernel_out,
+};
+
+const Tensor& ops::index_copy_out::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Tensor& out) {
+  const Device kernel_device = dispatch_device("index_copy.out", {&self, &index, &source, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("index_copy.out", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, source, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& index_copy_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  check_out_no_grad("index_copy.out", {&self, &index, &source});
+  return ops::index_copy_out::call(self, dim, index, source, out);
+}
+
+// ============================================================================ index_select
+
+// index_select(Tensor self, int dim, Tensor index) -> Tensor
+static Tensor index_select_kernel_functional(const Tensor& self, int64_t dim, const Tensor& index) {
+  Tensor out;
+  native::index_select_kernel(self, dim, index, out);
+  return out;
+}
+
+ops::index_select::Kernel* ops::index_select::kernels[kNumDeviceTypes] = {
+    /* CPU */ index_select_kernel_functional,
+    /* Meta */ index_select_kernel_functional,
+};
+
+Tensor ops::index_select::call(const Tensor& self, int64_t dim, const Tensor& index) {
+  const Device kernel_device = dispatch_device("index_select", {&self, &index});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("index_select", kernel_device);
+  return kernel(self, dim, index);
+}
+
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::index_select(self, dim, index);
+  }
+  return ops::index_select::call(self, dim, index);
+}
+
+// index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& index_select_kernel_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& out) {
+  Tensor out_handle = out;
+  native::index_select_kernel(self, dim, index, out_handle);
+  return out;
+}
+
+ops::index_select_out::Kernel* ops::index_select_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ index_select_kernel_out,
+    /* Meta */ index_select_kernel_out,
+};
+
+const Tensor& ops::index_select_out::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& out) {
+  const Device kernel_device = dispatch_device("index_select.out", {&self, &index, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("index_select.out", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& index_select_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index) {
+  check_out_no_grad("index_select.out", {&self, &index});
+  return ops::index_select_out::call(self, dim, index, out);
 }
 
 // ============================================================================ lt

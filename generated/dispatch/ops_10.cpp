@@ -4,6 +4,7 @@
 #include "generated/ops/as_strided.h"
 #include "generated/ops/gt.h"
 #include "generated/ops/ones_like.h"
+#include "generated/ops/softmax.h"
 
 namespace tl {
 
@@ -184,6 +185,60 @@ const Tensor& gt_out(const Tensor& out, const Tensor& self, const Scalar& other)
 // ones_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor ones_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
   return native::ones_like_composite(self, dtype, device);
+}
+
+// ============================================================================ softmax
+
+// softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
+static Tensor softmax_kernel_functional(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  Tensor out;
+  native::softmax_kernel(self, dim, dtype, out);
+  return out;
+}
+
+ops::softmax_int::Kernel* ops::softmax_int::kernels[kNumDeviceTypes] = {
+    /* CPU */ softmax_kernel_functional,
+    /* Meta */ softmax_kernel_functional,
+};
+
+Tensor ops::softmax_int::call(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  const Device kernel_device = dispatch_device("softmax.int", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("softmax.int", kernel_device);
+  return kernel(self, dim, dtype);
+}
+
+Tensor softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::softmax_int(self, dim, dtype);
+  }
+  return ops::softmax_int::call(self, dim, dtype);
+}
+
+// softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& softmax_kernel_out(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out) {
+  Tensor out_handle = out;
+  native::softmax_kernel(self, dim, dtype, out_handle);
+  return out;
+}
+
+ops::softmax_int_out::Kernel* ops::softmax_int_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ softmax_kernel_out,
+    /* Meta */ softmax_kernel_out,
+};
+
+const Tensor& ops::softmax_int_out::call(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out) {
+  const Device kernel_device = dispatch_device("softmax.int_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("softmax.int_out", kernel_device);
+  decltype(auto) result = kernel(self, dim, dtype, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& softmax_out(const Tensor& out, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  check_out_no_grad("softmax.int_out", {&self});
+  return ops::softmax_int_out::call(self, dim, dtype, out);
 }
 
 }  // namespace tl

@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "generated/ops/argmin.h"
 #include "generated/ops/exp.h"
+#include "generated/ops/take.h"
 
 namespace tl {
 
@@ -137,6 +138,60 @@ const Tensor& ops::exp_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& exp_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("exp.out", {&self});
   return ops::exp_out::call(self, out);
+}
+
+// ============================================================================ take
+
+// take(Tensor self, Tensor index) -> Tensor
+static Tensor take_kernel_functional(const Tensor& self, const Tensor& index) {
+  Tensor out;
+  native::take_kernel(self, index, out);
+  return out;
+}
+
+ops::take::Kernel* ops::take::kernels[kNumDeviceTypes] = {
+    /* CPU */ take_kernel_functional,
+    /* Meta */ take_kernel_functional,
+};
+
+Tensor ops::take::call(const Tensor& self, const Tensor& index) {
+  const Device kernel_device = dispatch_device("take", {&self, &index});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("take", kernel_device);
+  return kernel(self, index);
+}
+
+Tensor take(const Tensor& self, const Tensor& index) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::take(self, index);
+  }
+  return ops::take::call(self, index);
+}
+
+// take.out(Tensor self, Tensor index, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& take_kernel_out(const Tensor& self, const Tensor& index, const Tensor& out) {
+  Tensor out_handle = out;
+  native::take_kernel(self, index, out_handle);
+  return out;
+}
+
+ops::take_out::Kernel* ops::take_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ take_kernel_out,
+    /* Meta */ take_kernel_out,
+};
+
+const Tensor& ops::take_out::call(const Tensor& self, const Tensor& index, const Tensor& out) {
+  const Device kernel_device = dispatch_device("take.out", {&self, &index, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("take.out", kernel_device);
+  decltype(auto) result = kernel(self, index, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& take_out(const Tensor& out, const Tensor& self, const Tensor& index) {
+  check_out_no_grad("take.out", {&self, &index});
+  return ops::take_out::call(self, index, out);
 }
 
 }  // namespace tl

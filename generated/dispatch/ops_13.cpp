@@ -2,6 +2,9 @@
 // Dispatch for the ops in shard 13: each public function picks autograd or a backend kernel.
 #include "aten/autograd/Node.h"
 #include "generated/ops/all.h"
+#include "generated/ops/cummax.h"
+#include "generated/ops/gather.h"
+#include "generated/ops/log_softmax.h"
 #include "generated/ops/sum.h"
 #include "generated/ops/transpose.h"
 
@@ -154,6 +157,171 @@ const Tensor& ops::all_dims_out::call(const Tensor& self, OptionalIntArrayRef di
 const Tensor& all_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim) {
   check_out_no_grad("all.dims_out", {&self});
   return ops::all_dims_out::call(self, dim, keepdim, out);
+}
+
+// ============================================================================ cummax
+
+// cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
+static std::tuple<Tensor, Tensor> cummax_kernel_functional(const Tensor& self, int64_t dim) {
+  Tensor values;
+  Tensor indices;
+  native::cummax_kernel(self, dim, values, indices);
+  return {values, indices};
+}
+
+ops::cummax::Kernel* ops::cummax::kernels[kNumDeviceTypes] = {
+    /* CPU */ cummax_kernel_functional,
+    /* Meta */ cummax_kernel_functional,
+};
+
+std::tuple<Tensor, Tensor> ops::cummax::call(const Tensor& self, int64_t dim) {
+  const Device kernel_device = dispatch_device("cummax", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("cummax", kernel_device);
+  return kernel(self, dim);
+}
+
+std::tuple<Tensor, Tensor> cummax(const Tensor& self, int64_t dim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::cummax(self, dim);
+  }
+  return ops::cummax::call(self, dim);
+}
+
+// cummax.out(Tensor self, int dim, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+static std::tuple<const Tensor&, const Tensor&> cummax_kernel_out(const Tensor& self, int64_t dim, const Tensor& values, const Tensor& indices) {
+  Tensor values_handle = values;
+  Tensor indices_handle = indices;
+  native::cummax_kernel(self, dim, values_handle, indices_handle);
+  return {values, indices};
+}
+
+ops::cummax_out::Kernel* ops::cummax_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ cummax_kernel_out,
+    /* Meta */ cummax_kernel_out,
+};
+
+std::tuple<const Tensor&, const Tensor&> ops::cummax_out::call(const Tensor& self, int64_t dim, const Tensor& values, const Tensor& indices) {
+  const Device kernel_device = dispatch_device("cummax.out", {&self, &values, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("cummax.out", kernel_device);
+  decltype(auto) result = kernel(self, dim, values, indices);
+  values.bump_version();
+  indices.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&> cummax_out(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t dim) {
+  check_out_no_grad("cummax.out", {&self});
+  return ops::cummax_out::call(self, dim, values, indices);
+}
+
+// ============================================================================ gather
+
+// gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
+static Tensor gather_kernel_functional(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad) {
+  Tensor out;
+  native::gather_kernel(self, dim, index, sparse_grad, out);
+  return out;
+}
+
+ops::gather::Kernel* ops::gather::kernels[kNumDeviceTypes] = {
+    /* CPU */ gather_kernel_functional,
+    /* Meta */ gather_kernel_functional,
+};
+
+Tensor ops::gather::call(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad) {
+  const Device kernel_device = dispatch_device("gather", {&self, &index});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("gather", kernel_device);
+  return kernel(self, dim, index, sparse_grad);
+}
+
+Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::gather(self, dim, index, sparse_grad);
+  }
+  return ops::gather::call(self, dim, index, sparse_grad);
+}
+
+// gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& gather_kernel_out(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad, const Tensor& out) {
+  Tensor out_handle = out;
+  native::gather_kernel(self, dim, index, sparse_grad, out_handle);
+  return out;
+}
+
+ops::gather_out::Kernel* ops::gather_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ gather_kernel_out,
+    /* Meta */ gather_kernel_out,
+};
+
+const Tensor& ops::gather_out::call(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad, const Tensor& out) {
+  const Device kernel_device = dispatch_device("gather.out", {&self, &index, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("gather.out", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, sparse_grad, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& gather_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad) {
+  check_out_no_grad("gather.out", {&self, &index});
+  return ops::gather_out::call(self, dim, index, sparse_grad, out);
+}
+
+// ============================================================================ log_softmax
+
+// log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
+static Tensor log_softmax_kernel_functional(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  Tensor out;
+  native::log_softmax_kernel(self, dim, dtype, out);
+  return out;
+}
+
+ops::log_softmax_int::Kernel* ops::log_softmax_int::kernels[kNumDeviceTypes] = {
+    /* CPU */ log_softmax_kernel_functional,
+    /* Meta */ log_softmax_kernel_functional,
+};
+
+Tensor ops::log_softmax_int::call(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  const Device kernel_device = dispatch_device("log_softmax.int", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("log_softmax.int", kernel_device);
+  return kernel(self, dim, dtype);
+}
+
+Tensor log_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::log_softmax_int(self, dim, dtype);
+  }
+  return ops::log_softmax_int::call(self, dim, dtype);
+}
+
+// log_softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& log_softmax_kernel_out(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out) {
+  Tensor out_handle = out;
+  native::log_softmax_kernel(self, dim, dtype, out_handle);
+  return out;
+}
+
+ops::log_softmax_int_out::Kernel* ops::log_softmax_int_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ log_softmax_kernel_out,
+    /* Meta */ log_softmax_kernel_out,
+};
+
+const Tensor& ops::log_softmax_int_out::call(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out) {
+  const Device kernel_device = dispatch_device("log_softmax.int_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("log_softmax.int_out", kernel_device);
+  decltype(auto) result = kernel(self, dim, dtype, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& log_softmax_out(const Tensor& out, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  check_out_no_grad("log_softmax.int_out", {&self});
+  return ops::log_softmax_int_out::call(self, dim, dtype, out);
 }
 
 // ============================================================================ sum

@@ -2,6 +2,7 @@
 // Dispatch for the ops in shard 15: each public function picks autograd or a backend kernel.
 #include "aten/autograd/Node.h"
 #include "generated/ops/count_nonzero.h"
+#include "generated/ops/scatter_add.h"
 
 namespace tl {
 
@@ -103,6 +104,88 @@ const Tensor& ops::count_nonzero_dim_IntList_out::call(const Tensor& self, IntAr
 const Tensor& count_nonzero_out(const Tensor& out, const Tensor& self, IntArrayRef dim) {
   check_out_no_grad("count_nonzero.dim_IntList_out", {&self});
   return ops::count_nonzero_dim_IntList_out::call(self, dim, out);
+}
+
+// ============================================================================ scatter_add
+
+// scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+static Tensor scatter_add_kernel_functional(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  Tensor out;
+  native::scatter_add_kernel(self, dim, index, src, out);
+  return out;
+}
+
+ops::scatter_add::Kernel* ops::scatter_add::kernels[kNumDeviceTypes] = {
+    /* CPU */ scatter_add_kernel_functional,
+    /* Meta */ scatter_add_kernel_functional,
+};
+
+Tensor ops::scatter_add::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  const Device kernel_device = dispatch_device("scatter_add", {&self, &index, &src});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("scatter_add", kernel_device);
+  return kernel(self, dim, index, src);
+}
+
+Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  if (autograd::compute_requires_grad({&self, &src})) {
+    return autograd::wrappers::scatter_add(self, dim, index, src);
+  }
+  return ops::scatter_add::call(self, dim, index, src);
+}
+
+// scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)
+static const Tensor& scatter_add_kernel_inplace(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  Tensor out = self;
+  native::scatter_add_kernel(self, dim, index, src, out);
+  return self;
+}
+
+ops::scatter_add_::Kernel* ops::scatter_add_::kernels[kNumDeviceTypes] = {
+    /* CPU */ scatter_add_kernel_inplace,
+    /* Meta */ scatter_add_kernel_inplace,
+};
+
+const Tensor& ops::scatter_add_::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  const Device kernel_device = dispatch_device("scatter_add_", {&self, &index, &src});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("scatter_add_", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, src);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& scatter_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  if (autograd::compute_requires_grad({&self, &src})) {
+    return autograd::wrappers::scatter_add_(self, dim, index, src);
+  }
+  return ops::scatter_add_::call(self, dim, index, src);
+}
+
+// scatter_add.out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& scatter_add_kernel_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, const Tensor& out) {
+  Tensor out_handle = out;
+  native::scatter_add_kernel(self, dim, index, src, out_handle);
+  return out;
+}
+
+ops::scatter_add_out::Kernel* ops::scatter_add_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ scatter_add_kernel_out,
+    /* Meta */ scatter_add_kernel_out,
+};
+
+const Tensor& ops::scatter_add_out::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, const Tensor& out) {
+  const Device kernel_device = dispatch_device("scatter_add.out", {&self, &index, &src, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("scatter_add.out", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, src, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& scatter_add_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  check_out_no_grad("scatter_add.out", {&self, &index, &src});
+  return ops::scatter_add_out::call(self, dim, index, src, out);
 }
 
 }  // namespace tl

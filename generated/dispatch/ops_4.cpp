@@ -3,10 +3,12 @@
 #include "aten/autograd/Node.h"
 #include "generated/ops/alias.h"
 #include "generated/ops/any.h"
+#include "generated/ops/cummin.h"
 #include "generated/ops/empty.h"
 #include "generated/ops/empty_strided.h"
 #include "generated/ops/fill.h"
 #include "generated/ops/rand.h"
+#include "generated/ops/scatter.h"
 #include "generated/ops/to.h"
 
 namespace tl {
@@ -182,6 +184,63 @@ const Tensor& any_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef
   return ops::any_dims_out::call(self, dim, keepdim, out);
 }
 
+// ============================================================================ cummin
+
+// cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
+static std::tuple<Tensor, Tensor> cummin_kernel_functional(const Tensor& self, int64_t dim) {
+  Tensor values;
+  Tensor indices;
+  native::cummin_kernel(self, dim, values, indices);
+  return {values, indices};
+}
+
+ops::cummin::Kernel* ops::cummin::kernels[kNumDeviceTypes] = {
+    /* CPU */ cummin_kernel_functional,
+    /* Meta */ cummin_kernel_functional,
+};
+
+std::tuple<Tensor, Tensor> ops::cummin::call(const Tensor& self, int64_t dim) {
+  const Device kernel_device = dispatch_device("cummin", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("cummin", kernel_device);
+  return kernel(self, dim);
+}
+
+std::tuple<Tensor, Tensor> cummin(const Tensor& self, int64_t dim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::cummin(self, dim);
+  }
+  return ops::cummin::call(self, dim);
+}
+
+// cummin.out(Tensor self, int dim, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+static std::tuple<const Tensor&, const Tensor&> cummin_kernel_out(const Tensor& self, int64_t dim, const Tensor& values, const Tensor& indices) {
+  Tensor values_handle = values;
+  Tensor indices_handle = indices;
+  native::cummin_kernel(self, dim, values_handle, indices_handle);
+  return {values, indices};
+}
+
+ops::cummin_out::Kernel* ops::cummin_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ cummin_kernel_out,
+    /* Meta */ cummin_kernel_out,
+};
+
+std::tuple<const Tensor&, const Tensor&> ops::cummin_out::call(const Tensor& self, int64_t dim, const Tensor& values, const Tensor& indices) {
+  const Device kernel_device = dispatch_device("cummin.out", {&self, &values, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("cummin.out", kernel_device);
+  decltype(auto) result = kernel(self, dim, values, indices);
+  values.bump_version();
+  indices.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&> cummin_out(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t dim) {
+  check_out_no_grad("cummin.out", {&self});
+  return ops::cummin_out::call(self, dim, values, indices);
+}
+
 // ============================================================================ empty
 
 // empty(int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor
@@ -261,6 +320,168 @@ Tensor ops::rand::call(IntArrayRef size, std::optional<ScalarType> dtype, std::o
 
 Tensor rand(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
   return ops::rand::call(size, dtype, device);
+}
+
+// ============================================================================ scatter
+
+// scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+static Tensor scatter_src_kernel_functional(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  Tensor out;
+  native::scatter_src_kernel(self, dim, index, src, out);
+  return out;
+}
+
+ops::scatter_src::Kernel* ops::scatter_src::kernels[kNumDeviceTypes] = {
+    /* CPU */ scatter_src_kernel_functional,
+    /* Meta */ scatter_src_kernel_functional,
+};
+
+Tensor ops::scatter_src::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  const Device kernel_device = dispatch_device("scatter.src", {&self, &index, &src});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("scatter.src", kernel_device);
+  return kernel(self, dim, index, src);
+}
+
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  if (autograd::compute_requires_grad({&self, &src})) {
+    return autograd::wrappers::scatter_src(self, dim, index, src);
+  }
+  return ops::scatter_src::call(self, dim, index, src);
+}
+
+// scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)
+static const Tensor& scatter_src_kernel_inplace(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  Tensor out = self;
+  native::scatter_src_kernel(self, dim, index, src, out);
+  return self;
+}
+
+ops::scatter__src::Kernel* ops::scatter__src::kernels[kNumDeviceTypes] = {
+    /* CPU */ scatter_src_kernel_inplace,
+    /* Meta */ scatter_src_kernel_inplace,
+};
+
+const Tensor& ops::scatter__src::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  const Device kernel_device = dispatch_device("scatter_.src", {&self, &index, &src});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("scatter_.src", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, src);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  if (autograd::compute_requires_grad({&self, &src})) {
+    return autograd::wrappers::scatter__src(self, dim, index, src);
+  }
+  return ops::scatter__src::call(self, dim, index, src);
+}
+
+// scatter.src_out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& scatter_src_kernel_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, const Tensor& out) {
+  Tensor out_handle = out;
+  native::scatter_src_kernel(self, dim, index, src, out_handle);
+  return out;
+}
+
+ops::scatter_src_out::Kernel* ops::scatter_src_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ scatter_src_kernel_out,
+    /* Meta */ scatter_src_kernel_out,
+};
+
+const Tensor& ops::scatter_src_out::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, const Tensor& out) {
+  const Device kernel_device = dispatch_device("scatter.src_out", {&self, &index, &src, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("scatter.src_out", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, src, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& scatter_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  check_out_no_grad("scatter.src_out", {&self, &index, &src});
+  return ops::scatter_src_out::call(self, dim, index, src, out);
+}
+
+// scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
+static Tensor scatter_value_kernel_functional(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  Tensor out;
+  native::scatter_value_kernel(self, dim, index, value, out);
+  return out;
+}
+
+ops::scatter_value::Kernel* ops::scatter_value::kernels[kNumDeviceTypes] = {
+    /* CPU */ scatter_value_kernel_functional,
+    /* Meta */ scatter_value_kernel_functional,
+};
+
+Tensor ops::scatter_value::call(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  const Device kernel_device = dispatch_device("scatter.value", {&self, &index});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("scatter.value", kernel_device);
+  return kernel(self, dim, index, value);
+}
+
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::scatter_value(self, dim, index, value);
+  }
+  return ops::scatter_value::call(self, dim, index, value);
+}
+
+// scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)
+static const Tensor& scatter_value_kernel_inplace(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  Tensor out = self;
+  native::scatter_value_kernel(self, dim, index, value, out);
+  return self;
+}
+
+ops::scatter__value::Kernel* ops::scatter__value::kernels[kNumDeviceTypes] = {
+    /* CPU */ scatter_value_kernel_inplace,
+    /* Meta */ scatter_value_kernel_inplace,
+};
+
+const Tensor& ops::scatter__value::call(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  const Device kernel_device = dispatch_device("scatter_.value", {&self, &index});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("scatter_.value", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, value);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::scatter__value(self, dim, index, value);
+  }
+  return ops::scatter__value::call(self, dim, index, value);
+}
+
+// scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& scatter_value_kernel_out(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, const Tensor& out) {
+  Tensor out_handle = out;
+  native::scatter_value_kernel(self, dim, index, value, out_handle);
+  return out;
+}
+
+ops::scatter_value_out::Kernel* ops::scatter_value_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ scatter_value_kernel_out,
+    /* Meta */ scatter_value_kernel_out,
+};
+
+const Tensor& ops::scatter_value_out::call(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, const Tensor& out) {
+  const Device kernel_device = dispatch_device("scatter.value_out", {&self, &index, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("scatter.value_out", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, value, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& scatter_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  check_out_no_grad("scatter.value_out", {&self, &index});
+  return ops::scatter_value_out::call(self, dim, index, value, out);
 }
 
 // ============================================================================ to

@@ -2,6 +2,7 @@
 // Dispatch for the ops in shard 5: each public function picks autograd or a backend kernel.
 #include "aten/autograd/Node.h"
 #include "generated/ops/empty_like.h"
+#include "generated/ops/flip.h"
 #include "generated/ops/log.h"
 #include "generated/ops/logsumexp.h"
 #include "generated/ops/pow.h"
@@ -15,6 +16,60 @@ namespace tl {
 // empty_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor empty_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
   return native::empty_like_composite(self, dtype, device);
+}
+
+// ============================================================================ flip
+
+// flip(Tensor self, int[] dims) -> Tensor
+static Tensor flip_kernel_functional(const Tensor& self, IntArrayRef dims) {
+  Tensor out;
+  native::flip_kernel(self, dims, out);
+  return out;
+}
+
+ops::flip::Kernel* ops::flip::kernels[kNumDeviceTypes] = {
+    /* CPU */ flip_kernel_functional,
+    /* Meta */ flip_kernel_functional,
+};
+
+Tensor ops::flip::call(const Tensor& self, IntArrayRef dims) {
+  const Device kernel_device = dispatch_device("flip", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("flip", kernel_device);
+  return kernel(self, dims);
+}
+
+Tensor flip(const Tensor& self, IntArrayRef dims) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::flip(self, dims);
+  }
+  return ops::flip::call(self, dims);
+}
+
+// flip.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& flip_kernel_out(const Tensor& self, IntArrayRef dims, const Tensor& out) {
+  Tensor out_handle = out;
+  native::flip_kernel(self, dims, out_handle);
+  return out;
+}
+
+ops::flip_out::Kernel* ops::flip_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ flip_kernel_out,
+    /* Meta */ flip_kernel_out,
+};
+
+const Tensor& ops::flip_out::call(const Tensor& self, IntArrayRef dims, const Tensor& out) {
+  const Device kernel_device = dispatch_device("flip.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("flip.out", kernel_device);
+  decltype(auto) result = kernel(self, dims, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& flip_out(const Tensor& out, const Tensor& self, IntArrayRef dims) {
+  check_out_no_grad("flip.out", {&self});
+  return ops::flip_out::call(self, dims, out);
 }
 
 // ============================================================================ log

@@ -3,6 +3,8 @@
 #include "aten/autograd/Node.h"
 #include "generated/ops/_clone_contiguous.h"
 #include "generated/ops/abs.h"
+#include "generated/ops/argsort.h"
+#include "generated/ops/logcumsumexp.h"
 #include "generated/ops/var.h"
 #include "generated/ops/where.h"
 
@@ -110,6 +112,72 @@ const Tensor& ops::abs_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& abs_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("abs.out", {&self});
   return ops::abs_out::call(self, out);
+}
+
+// ============================================================================ argsort
+
+// argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor
+Tensor argsort(const Tensor& self, int64_t dim, bool descending) {
+  return native::argsort_composite(self, dim, descending);
+}
+
+// argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor
+Tensor argsort(const Tensor& self, bool stable, int64_t dim, bool descending) {
+  return native::argsort_stable_composite(self, stable, dim, descending);
+}
+
+// ============================================================================ logcumsumexp
+
+// logcumsumexp(Tensor self, int dim) -> Tensor
+static Tensor logcumsumexp_kernel_functional(const Tensor& self, int64_t dim) {
+  Tensor out;
+  native::logcumsumexp_kernel(self, dim, out);
+  return out;
+}
+
+ops::logcumsumexp::Kernel* ops::logcumsumexp::kernels[kNumDeviceTypes] = {
+    /* CPU */ logcumsumexp_kernel_functional,
+    /* Meta */ logcumsumexp_kernel_functional,
+};
+
+Tensor ops::logcumsumexp::call(const Tensor& self, int64_t dim) {
+  const Device kernel_device = dispatch_device("logcumsumexp", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logcumsumexp", kernel_device);
+  return kernel(self, dim);
+}
+
+Tensor logcumsumexp(const Tensor& self, int64_t dim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::logcumsumexp(self, dim);
+  }
+  return ops::logcumsumexp::call(self, dim);
+}
+
+// logcumsumexp.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& logcumsumexp_kernel_out(const Tensor& self, int64_t dim, const Tensor& out) {
+  Tensor out_handle = out;
+  native::logcumsumexp_kernel(self, dim, out_handle);
+  return out;
+}
+
+ops::logcumsumexp_out::Kernel* ops::logcumsumexp_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ logcumsumexp_kernel_out,
+    /* Meta */ logcumsumexp_kernel_out,
+};
+
+const Tensor& ops::logcumsumexp_out::call(const Tensor& self, int64_t dim, const Tensor& out) {
+  const Device kernel_device = dispatch_device("logcumsumexp.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logcumsumexp.out", kernel_device);
+  decltype(auto) result = kernel(self, dim, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& logcumsumexp_out(const Tensor& out, const Tensor& self, int64_t dim) {
+  check_out_no_grad("logcumsumexp.out", {&self});
+  return ops::logcumsumexp_out::call(self, dim, out);
 }
 
 // ============================================================================ var

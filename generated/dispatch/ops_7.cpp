@@ -4,6 +4,7 @@
 #include "generated/ops/add.h"
 #include "generated/ops/eq.h"
 #include "generated/ops/expand.h"
+#include "generated/ops/index_fill.h"
 #include "generated/ops/ones.h"
 #include "generated/ops/prod.h"
 #include "generated/ops/zeros_like.h"
@@ -316,6 +317,116 @@ Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
     return autograd::wrappers::expand(self, size, implicit);
   }
   return ops::expand::call(self, size, implicit);
+}
+
+// ============================================================================ index_fill
+
+// index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
+static Tensor index_fill_scalar_kernel_functional(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  Tensor out;
+  native::index_fill_scalar_kernel(self, dim, index, value, out);
+  return out;
+}
+
+ops::index_fill_int_Scalar::Kernel* ops::index_fill_int_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ index_fill_scalar_kernel_functional,
+    /* Meta */ index_fill_scalar_kernel_functional,
+};
+
+Tensor ops::index_fill_int_Scalar::call(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  const Device kernel_device = dispatch_device("index_fill.int_Scalar", {&self, &index});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("index_fill.int_Scalar", kernel_device);
+  return kernel(self, dim, index, value);
+}
+
+Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::index_fill_int_Scalar(self, dim, index, value);
+  }
+  return ops::index_fill_int_Scalar::call(self, dim, index, value);
+}
+
+// index_fill_.int_Scalar(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)
+static const Tensor& index_fill_scalar_kernel_inplace(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  Tensor out = self;
+  native::index_fill_scalar_kernel(self, dim, index, value, out);
+  return self;
+}
+
+ops::index_fill__int_Scalar::Kernel* ops::index_fill__int_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ index_fill_scalar_kernel_inplace,
+    /* Meta */ index_fill_scalar_kernel_inplace,
+};
+
+const Tensor& ops::index_fill__int_Scalar::call(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  const Device kernel_device = dispatch_device("index_fill_.int_Scalar", {&self, &index});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("index_fill_.int_Scalar", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, value);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::index_fill__int_Scalar(self, dim, index, value);
+  }
+  return ops::index_fill__int_Scalar::call(self, dim, index, value);
+}
+
+// index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor
+static Tensor index_fill_tensor_kernel_functional(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  Tensor out;
+  native::index_fill_tensor_kernel(self, dim, index, value, out);
+  return out;
+}
+
+ops::index_fill_int_Tensor::Kernel* ops::index_fill_int_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ index_fill_tensor_kernel_functional,
+    /* Meta */ index_fill_tensor_kernel_functional,
+};
+
+Tensor ops::index_fill_int_Tensor::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  const Device kernel_device = dispatch_device("index_fill.int_Tensor", {&self, &index, &value});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("index_fill.int_Tensor", kernel_device);
+  return kernel(self, dim, index, value);
+}
+
+Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  if (autograd::compute_requires_grad({&self, &value})) {
+    return autograd::wrappers::index_fill_int_Tensor(self, dim, index, value);
+  }
+  return ops::index_fill_int_Tensor::call(self, dim, index, value);
+}
+
+// index_fill_.int_Tensor(Tensor(a!) self, int dim, Tensor index, Tensor value) -> Tensor(a!)
+static const Tensor& index_fill_tensor_kernel_inplace(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  Tensor out = self;
+  native::index_fill_tensor_kernel(self, dim, index, value, out);
+  return self;
+}
+
+ops::index_fill__int_Tensor::Kernel* ops::index_fill__int_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ index_fill_tensor_kernel_inplace,
+    /* Meta */ index_fill_tensor_kernel_inplace,
+};
+
+const Tensor& ops::index_fill__int_Tensor::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  const Device kernel_device = dispatch_device("index_fill_.int_Tensor", {&self, &index, &value});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("index_fill_.int_Tensor", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, value);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  if (autograd::compute_requires_grad({&self, &value})) {
+    return autograd::wrappers::index_fill__int_Tensor(self, dim, index, value);
+  }
+  return ops::index_fill__int_Tensor::call(self, dim, index, value);
 }
 
 // ============================================================================ ones

@@ -7,6 +7,7 @@
 #include "generated/ops/contiguous.h"
 #include "generated/ops/floor_divide.h"
 #include "generated/ops/ge.h"
+#include "generated/ops/index_add.h"
 #include "generated/ops/relu.h"
 #include "generated/ops/sqrt.h"
 #include "generated/ops/std.h"
@@ -426,6 +427,88 @@ const Tensor& ops::ge_Scalar_out::call(const Tensor& self, const Scalar& other, 
 const Tensor& ge_out(const Tensor& out, const Tensor& self, const Scalar& other) {
   check_out_no_grad("ge.Scalar_out", {&self});
   return ops::ge_Scalar_out::call(self, other, out);
+}
+
+// ============================================================================ index_add
+
+// index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
+static Tensor index_add_kernel_functional(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  Tensor out;
+  native::index_add_kernel(self, dim, index, source, alpha, out);
+  return out;
+}
+
+ops::index_add::Kernel* ops::index_add::kernels[kNumDeviceTypes] = {
+    /* CPU */ index_add_kernel_functional,
+    /* Meta */ index_add_kernel_functional,
+};
+
+Tensor ops::index_add::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  const Device kernel_device = dispatch_device("index_add", {&self, &index, &source});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("index_add", kernel_device);
+  return kernel(self, dim, index, source, alpha);
+}
+
+Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  if (autograd::compute_requires_grad({&self, &source})) {
+    return autograd::wrappers::index_add(self, dim, index, source, alpha);
+  }
+  return ops::index_add::call(self, dim, index, source, alpha);
+}
+
+// index_add_(Tensor(a!) self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor(a!)
+static const Tensor& index_add_kernel_inplace(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  Tensor out = self;
+  native::index_add_kernel(self, dim, index, source, alpha, out);
+  return self;
+}
+
+ops::index_add_::Kernel* ops::index_add_::kernels[kNumDeviceTypes] = {
+    /* CPU */ index_add_kernel_inplace,
+    /* Meta */ index_add_kernel_inplace,
+};
+
+const Tensor& ops::index_add_::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  const Device kernel_device = dispatch_device("index_add_", {&self, &index, &source});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("index_add_", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, source, alpha);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& index_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  if (autograd::compute_requires_grad({&self, &source})) {
+    return autograd::wrappers::index_add_(self, dim, index, source, alpha);
+  }
+  return ops::index_add_::call(self, dim, index, source, alpha);
+}
+
+// index_add.out(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& index_add_kernel_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha, const Tensor& out) {
+  Tensor out_handle = out;
+  native::index_add_kernel(self, dim, index, source, alpha, out_handle);
+  return out;
+}
+
+ops::index_add_out::Kernel* ops::index_add_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ index_add_kernel_out,
+    /* Meta */ index_add_kernel_out,
+};
+
+const Tensor& ops::index_add_out::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha, const Tensor& out) {
+  const Device kernel_device = dispatch_device("index_add.out", {&self, &index, &source, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("index_add.out", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, source, alpha, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& index_add_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  check_out_no_grad("index_add.out", {&self, &index, &source});
+  return ops::index_add_out::call(self, dim, index, source, alpha, out);
 }
 
 // ============================================================================ relu

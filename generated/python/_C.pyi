@@ -278,6 +278,15 @@ class TensorBase:
         """The index of the smallest value of `self` along `dim` (of the flattened tensor when None); ties give the first, NaN counts as the smallest."""
         ...
 
+    @overload
+    def argsort(self, dim: int = -1, descending: bool = False) -> Tensor:
+        """The indices that sort `self` along `dim` (the `indices` of `sort`)."""
+        ...
+    @overload
+    def argsort(self, *, stable: bool, dim: int = -1, descending: bool = False) -> Tensor:
+        """`argsort` with an explicit `stable` flag; the sort is stable either way."""
+        ...
+
     def as_strided(self, size: Sequence[int], stride: Sequence[int], storage_offset: Optional[int] = None) -> Tensor:
         """A view of the storage of `self` with the given sizes, strides and offset (in elements)."""
         ...
@@ -305,6 +314,30 @@ class TensorBase:
     @overload
     def count_nonzero(self, dim: Sequence[int]) -> Tensor:
         """The number of non-zero elements of `self` over the dimensions in `dim`, as int64."""
+        ...
+
+    def cummax(self, dim: int) -> tuple[Tensor, Tensor]:
+        """The running maximum of `self` along `dim` and the index where it was (last) reached; NaN propagates."""
+        ...
+
+    def cummin(self, dim: int) -> tuple[Tensor, Tensor]:
+        """The running minimum of `self` along `dim` and the index where it was (last) reached; NaN propagates."""
+        ...
+
+    def cumprod(self, dim: int, *, dtype: Optional[dtype] = None) -> Tensor:
+        """Cumulative product of `self` along `dim`; integer and bool inputs multiply as int64 unless `dtype` says otherwise."""
+        ...
+
+    def cumprod_(self, dim: int, *, dtype: Optional[dtype] = None) -> Tensor:
+        """In-place version of cumprod(): writes the result into self. Cumulative product of `self` along `dim`; integer and bool inputs multiply as int64 unless `dtype` says otherwise."""
+        ...
+
+    def cumsum(self, dim: int, *, dtype: Optional[dtype] = None) -> Tensor:
+        """Cumulative sum of `self` along `dim`; integer and bool inputs sum as int64 unless `dtype` says otherwise."""
+        ...
+
+    def cumsum_(self, dim: int, *, dtype: Optional[dtype] = None) -> Tensor:
+        """In-place version of cumsum(): writes the result into self. Cumulative sum of `self` along `dim`; integer and bool inputs sum as int64 unless `dtype` says otherwise."""
         ...
 
     def detach(self) -> Tensor:
@@ -379,6 +412,10 @@ class TensorBase:
         """Sets every element of `self` to `value`."""
         ...
 
+    def flip(self, dims: Sequence[int]) -> Tensor:
+        """A copy of `self` with the order of elements reversed along each dim in `dims`."""
+        ...
+
     @overload
     def floor_divide(self, other: Tensor) -> Tensor:
         """Divides `self` by `other` and rounds the quotient toward negative infinity (Python's `//`)."""
@@ -399,6 +436,10 @@ class TensorBase:
 
     def frexp(self) -> tuple[Tensor, Tensor]:
         """Splits every element of `self` into a mantissa in (-1, -0.5] or [0.5, 1) (0 for 0) and an int32 exponent, with self = mantissa * 2**exponent; both written in one pass."""
+        ...
+
+    def gather(self, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+        """`out[i][j] = self[index[i][j]][j]` for dim 0 (and likewise for other dims); `index` has the rank of `self`."""
         ...
 
     @overload
@@ -437,6 +478,48 @@ class TensorBase:
         """In-place version of gt(): writes the result into self. True where an element of `self` is greater than the number `other`."""
         ...
 
+    def index_add(self, dim: int, index: Tensor, source: Tensor, *, alpha: Number = 1) -> Tensor:
+        """A copy of `self` with `alpha * source[i]` added at position `index[i]` along `dim`, in index order."""
+        ...
+
+    def index_add_(self, dim: int, index: Tensor, source: Tensor, *, alpha: Number = 1) -> Tensor:
+        """In-place version of index_add(): writes the result into self. A copy of `self` with `alpha * source[i]` added at position `index[i]` along `dim`, in index order."""
+        ...
+
+    def index_copy(self, dim: int, index: Tensor, source: Tensor) -> Tensor:
+        """A copy of `self` with `source[i]` written at position `index[i]` along `dim`."""
+        ...
+
+    def index_copy_(self, dim: int, index: Tensor, source: Tensor) -> Tensor:
+        """In-place version of index_copy(): writes the result into self. A copy of `self` with `source[i]` written at position `index[i]` along `dim`."""
+        ...
+
+    @overload
+    def index_fill(self, dim: int, index: Tensor, value: Number) -> Tensor:
+        """A copy of `self` with `value` at the positions of the 1-D `index` along `dim` (negative indices count from the end)."""
+        ...
+    @overload
+    def index_fill(self, dim: int, index: Tensor, value: Tensor) -> Tensor:
+        """`index_fill` with the value given as a 0-d tensor."""
+        ...
+
+    @overload
+    def index_fill_(self, dim: int, index: Tensor, value: Number) -> Tensor:
+        """In-place version of index_fill(): writes the result into self. A copy of `self` with `value` at the positions of the 1-D `index` along `dim` (negative indices count from the end)."""
+        ...
+    @overload
+    def index_fill_(self, dim: int, index: Tensor, value: Tensor) -> Tensor:
+        """In-place version of index_fill(): writes the result into self. `index_fill` with the value given as a 0-d tensor."""
+        ...
+
+    def index_select(self, dim: int, index: Tensor) -> Tensor:
+        """The entries of `self` at the positions of the 1-D `index` along `dim`."""
+        ...
+
+    def kthvalue(self, k: int, dim: int = -1, keepdim: bool = False) -> tuple[Tensor, Tensor]:
+        """The `k`-th smallest value of `self` along `dim` and its index, the dim removed unless `keepdim`."""
+        ...
+
     @overload
     def le(self, other: Tensor) -> Tensor:
         """True where `self <= other`, element by element, with broadcasting."""
@@ -461,6 +544,14 @@ class TensorBase:
 
     def log_(self) -> Tensor:
         """In-place version of log(): writes the result into self. The natural logarithm of every element of `self`; integer inputs give the default float dtype."""
+        ...
+
+    def log_softmax(self, dim: int, dtype: Optional[dtype] = None) -> Tensor:
+        """`log(softmax(self, dim))`, computed stably; with `dtype`, `self` is converted to it first."""
+        ...
+
+    def logcumsumexp(self, dim: int) -> Tensor:
+        """`log(cumsum(exp(self), dim))`, computed without overflow."""
         ...
 
     def logsumexp(self, dim: Union[int, Sequence[int]], keepdim: bool = False) -> Tensor:
@@ -615,6 +706,32 @@ class TensorBase:
         """`self` with another shape: a view when the strides allow it, otherwise a copy. One size may be -1."""
         ...
 
+    @overload
+    def scatter(self, dim: int, index: Tensor, src: Tensor) -> Tensor:
+        """A copy of `self` with `out[index[i][j]][j] = src[i][j]` for dim 0 (and likewise for other dims)."""
+        ...
+    @overload
+    def scatter(self, dim: int, index: Tensor, value: Number) -> Tensor:
+        """A copy of `self` with `value` written at the positions `index` gives along `dim`."""
+        ...
+
+    @overload
+    def scatter_(self, dim: int, index: Tensor, src: Tensor) -> Tensor:
+        """In-place version of scatter(): writes the result into self. A copy of `self` with `out[index[i][j]][j] = src[i][j]` for dim 0 (and likewise for other dims)."""
+        ...
+    @overload
+    def scatter_(self, dim: int, index: Tensor, value: Number) -> Tensor:
+        """In-place version of scatter(): writes the result into self. A copy of `self` with `value` written at the positions `index` gives along `dim`."""
+        ...
+
+    def scatter_add(self, dim: int, index: Tensor, src: Tensor) -> Tensor:
+        """A copy of `self` with `out[index[i][j]][j] += src[i][j]` for dim 0 (and likewise for other dims), summed in index order."""
+        ...
+
+    def scatter_add_(self, dim: int, index: Tensor, src: Tensor) -> Tensor:
+        """In-place version of scatter_add(): writes the result into self. A copy of `self` with `out[index[i][j]][j] += src[i][j]` for dim 0 (and likewise for other dims), summed in index order."""
+        ...
+
     def select(self, dim: int, index: int) -> Tensor:
         """A view of `self` at position `index` of dimension `dim`, which is removed."""
         ...
@@ -629,6 +746,19 @@ class TensorBase:
 
     def slice(self, dim: int = 0, start: Optional[int] = None, end: Optional[int] = None, step: int = 1) -> Tensor:
         """A view of `self` taking every `step`-th index in `[start, end)` of dimension `dim`; out-of-range bounds are clamped."""
+        ...
+
+    def softmax(self, dim: int, dtype: Optional[dtype] = None) -> Tensor:
+        """`exp(self) / sum(exp(self), dim)`, computed stably; with `dtype`, `self` is converted to it first."""
+        ...
+
+    @overload
+    def sort(self, dim: int = -1, descending: bool = False) -> tuple[Tensor, Tensor]:
+        """The values of `self` sorted along `dim` (ascending unless `descending`; NaN is largest) and their indices in `self`; ties keep their order."""
+        ...
+    @overload
+    def sort(self, *, stable: Optional[bool], dim: int = -1, descending: bool = False) -> tuple[Tensor, Tensor]:
+        """`sort` with an explicit `stable` flag; the sort is stable either way."""
         ...
 
     def sqrt(self) -> Tensor:
@@ -696,6 +826,10 @@ class TensorBase:
         """Transposes a tensor of at most 2 dimensions (0-d and 1-D tensors are returned as they are)."""
         ...
 
+    def take(self, index: Tensor) -> Tensor:
+        """The elements of `self`, read as a flat row-major list, at the positions `index` (negative ones count from the end); shaped like `index`."""
+        ...
+
     def tanh(self) -> Tensor:
         """The hyperbolic tangent of every element of `self`; integer inputs give the default float dtype."""
         ...
@@ -719,6 +853,10 @@ class TensorBase:
     @overload
     def to(self, non_blocking: bool = False, copy: bool = False) -> Tensor:
         """`self` itself (a copy if `copy`): `to()` with no dtype or device changes nothing."""
+        ...
+
+    def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> tuple[Tensor, Tensor]:
+        """The `k` largest (or smallest, unless `largest`) values of `self` along `dim` and their indices, in order if `sorted`."""
         ...
 
     def transpose(self, dim0: int, dim1: int) -> Tensor:

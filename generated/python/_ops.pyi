@@ -11,6 +11,14 @@ def _clone_contiguous(input: Tensor) -> Tensor:
     """A copy of `self` in contiguous (row-major) layout, whatever the layout of `self`; what `contiguous()` makes."""
     ...
 
+def _log_softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int, input_dtype: dtype, *, out: Optional[Tensor] = None) -> Tensor:
+    """The gradient of log_softmax: `grad_output - exp(output) * sum(grad_output, dim)`, as `input_dtype`."""
+    ...
+
+def _softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int, input_dtype: dtype, *, out: Optional[Tensor] = None) -> Tensor:
+    """The gradient of softmax: `output * (grad_output - sum(grad_output * output, dim))`, as `input_dtype`."""
+    ...
+
 def _to_copy(input: Tensor, *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None) -> Tensor:
     """A copy of `self` converted to `dtype` and moved to `device` (the current ones when None)."""
     ...
@@ -100,6 +108,15 @@ def argmin(input: Tensor, dim: Optional[int] = None, keepdim: bool = False, *, o
     """The index of the smallest value of `self` along `dim` (of the flattened tensor when None); ties give the first, NaN counts as the smallest."""
     ...
 
+@overload
+def argsort(input: Tensor, dim: int = -1, descending: bool = False) -> Tensor:
+    """The indices that sort `self` along `dim` (the `indices` of `sort`)."""
+    ...
+@overload
+def argsort(input: Tensor, *, stable: bool, dim: int = -1, descending: bool = False) -> Tensor:
+    """`argsort` with an explicit `stable` flag; the sort is stable either way."""
+    ...
+
 def as_strided(input: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: Optional[int] = None) -> Tensor:
     """A view of the storage of `self` with the given sizes, strides and offset (in elements)."""
     ...
@@ -123,6 +140,30 @@ def count_nonzero(input: Tensor, dim: Optional[int] = None, *, out: Optional[Ten
 @overload
 def count_nonzero(input: Tensor, dim: Sequence[int], *, out: Optional[Tensor] = None) -> Tensor:
     """The number of non-zero elements of `self` over the dimensions in `dim`, as int64."""
+    ...
+
+def cummax(input: Tensor, dim: int, *, values: Tensor = None, indices: Tensor = None) -> tuple[Tensor, Tensor]:
+    """The running maximum of `self` along `dim` and the index where it was (last) reached; NaN propagates."""
+    ...
+
+def cummin(input: Tensor, dim: int, *, values: Tensor = None, indices: Tensor = None) -> tuple[Tensor, Tensor]:
+    """The running minimum of `self` along `dim` and the index where it was (last) reached; NaN propagates."""
+    ...
+
+def cumprod(input: Tensor, dim: int, *, dtype: Optional[dtype] = None, out: Optional[Tensor] = None) -> Tensor:
+    """Cumulative product of `self` along `dim`; integer and bool inputs multiply as int64 unless `dtype` says otherwise."""
+    ...
+
+def cumprod_(input: Tensor, dim: int, *, dtype: Optional[dtype] = None) -> Tensor:
+    """In-place version of cumprod(): writes the result into self. Cumulative product of `self` along `dim`; integer and bool inputs multiply as int64 unless `dtype` says otherwise."""
+    ...
+
+def cumsum(input: Tensor, dim: int, *, dtype: Optional[dtype] = None, out: Optional[Tensor] = None) -> Tensor:
+    """Cumulative sum of `self` along `dim`; integer and bool inputs sum as int64 unless `dtype` says otherwise."""
+    ...
+
+def cumsum_(input: Tensor, dim: int, *, dtype: Optional[dtype] = None) -> Tensor:
+    """In-place version of cumsum(): writes the result into self. Cumulative sum of `self` along `dim`; integer and bool inputs sum as int64 unless `dtype` says otherwise."""
     ...
 
 def detach(input: Tensor) -> Tensor:
@@ -205,6 +246,10 @@ def fill_(input: Tensor, value: Number) -> Tensor:
     """Sets every element of `self` to `value`."""
     ...
 
+def flip(input: Tensor, dims: Sequence[int], *, out: Optional[Tensor] = None) -> Tensor:
+    """A copy of `self` with the order of elements reversed along each dim in `dims`."""
+    ...
+
 @overload
 def floor_divide(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """Divides `self` by `other` and rounds the quotient toward negative infinity (Python's `//`)."""
@@ -233,6 +278,10 @@ def full(size: Sequence[int], fill_value: Number, *, dtype: Optional[dtype] = No
 
 def full_like(input: Tensor, fill_value: Number, *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, requires_grad: bool = False) -> Tensor:
     """A tensor with the shape of `self` filled with `fill_value`; dtype and device of `self` unless given."""
+    ...
+
+def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False, out: Optional[Tensor] = None) -> Tensor:
+    """`out[i][j] = self[index[i][j]][j]` for dim 0 (and likewise for other dims); `index` has the rank of `self`."""
     ...
 
 @overload
@@ -271,6 +320,48 @@ def gt_(input: Tensor, other: Number) -> Tensor:
     """In-place version of gt(): writes the result into self. True where an element of `self` is greater than the number `other`."""
     ...
 
+def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Number = 1, out: Optional[Tensor] = None) -> Tensor:
+    """A copy of `self` with `alpha * source[i]` added at position `index[i]` along `dim`, in index order."""
+    ...
+
+def index_add_(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Number = 1) -> Tensor:
+    """In-place version of index_add(): writes the result into self. A copy of `self` with `alpha * source[i]` added at position `index[i]` along `dim`, in index order."""
+    ...
+
+def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """A copy of `self` with `source[i]` written at position `index[i]` along `dim`."""
+    ...
+
+def index_copy_(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    """In-place version of index_copy(): writes the result into self. A copy of `self` with `source[i]` written at position `index[i]` along `dim`."""
+    ...
+
+@overload
+def index_fill(input: Tensor, dim: int, index: Tensor, value: Number) -> Tensor:
+    """A copy of `self` with `value` at the positions of the 1-D `index` along `dim` (negative indices count from the end)."""
+    ...
+@overload
+def index_fill(input: Tensor, dim: int, index: Tensor, value: Tensor) -> Tensor:
+    """`index_fill` with the value given as a 0-d tensor."""
+    ...
+
+@overload
+def index_fill_(input: Tensor, dim: int, index: Tensor, value: Number) -> Tensor:
+    """In-place version of index_fill(): writes the result into self. A copy of `self` with `value` at the positions of the 1-D `index` along `dim` (negative indices count from the end)."""
+    ...
+@overload
+def index_fill_(input: Tensor, dim: int, index: Tensor, value: Tensor) -> Tensor:
+    """In-place version of index_fill(): writes the result into self. `index_fill` with the value given as a 0-d tensor."""
+    ...
+
+def index_select(input: Tensor, dim: int, index: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The entries of `self` at the positions of the 1-D `index` along `dim`."""
+    ...
+
+def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, values: Tensor = None, indices: Tensor = None) -> tuple[Tensor, Tensor]:
+    """The `k`-th smallest value of `self` along `dim` and its index, the dim removed unless `keepdim`."""
+    ...
+
 @overload
 def le(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """True where `self <= other`, element by element, with broadcasting."""
@@ -295,6 +386,14 @@ def log(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
 
 def log_(input: Tensor) -> Tensor:
     """In-place version of log(): writes the result into self. The natural logarithm of every element of `self`; integer inputs give the default float dtype."""
+    ...
+
+def log_softmax(input: Tensor, dim: int, dtype: Optional[dtype] = None, *, out: Optional[Tensor] = None) -> Tensor:
+    """`log(softmax(self, dim))`, computed stably; with `dtype`, `self` is converted to it first."""
+    ...
+
+def logcumsumexp(input: Tensor, dim: int, *, out: Optional[Tensor] = None) -> Tensor:
+    """`log(cumsum(exp(self), dim))`, computed without overflow."""
     ...
 
 def logsumexp(input: Tensor, dim: Union[int, Sequence[int]], keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
@@ -478,6 +577,32 @@ def rsub(input: Tensor, other: Number, alpha: Number = 1, *, out: Optional[Tenso
     """Computes `other - alpha * self` for a number `other`; backs the reflected `number - tensor`."""
     ...
 
+@overload
+def scatter(input: Tensor, dim: int, index: Tensor, src: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """A copy of `self` with `out[index[i][j]][j] = src[i][j]` for dim 0 (and likewise for other dims)."""
+    ...
+@overload
+def scatter(input: Tensor, dim: int, index: Tensor, value: Number, *, out: Optional[Tensor] = None) -> Tensor:
+    """A copy of `self` with `value` written at the positions `index` gives along `dim`."""
+    ...
+
+@overload
+def scatter_(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    """In-place version of scatter(): writes the result into self. A copy of `self` with `out[index[i][j]][j] = src[i][j]` for dim 0 (and likewise for other dims)."""
+    ...
+@overload
+def scatter_(input: Tensor, dim: int, index: Tensor, value: Number) -> Tensor:
+    """In-place version of scatter(): writes the result into self. A copy of `self` with `value` written at the positions `index` gives along `dim`."""
+    ...
+
+def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """A copy of `self` with `out[index[i][j]][j] += src[i][j]` for dim 0 (and likewise for other dims), summed in index order."""
+    ...
+
+def scatter_add_(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    """In-place version of scatter_add(): writes the result into self. A copy of `self` with `out[index[i][j]][j] += src[i][j]` for dim 0 (and likewise for other dims), summed in index order."""
+    ...
+
 def select(input: Tensor, dim: int, index: int) -> Tensor:
     """A view of `self` at position `index` of dimension `dim`, which is removed."""
     ...
@@ -492,6 +617,19 @@ def sign_(input: Tensor) -> Tensor:
 
 def slice(input: Tensor, dim: int = 0, start: Optional[int] = None, end: Optional[int] = None, step: int = 1) -> Tensor:
     """A view of `self` taking every `step`-th index in `[start, end)` of dimension `dim`; out-of-range bounds are clamped."""
+    ...
+
+def softmax(input: Tensor, dim: int, dtype: Optional[dtype] = None, *, out: Optional[Tensor] = None) -> Tensor:
+    """`exp(self) / sum(exp(self), dim)`, computed stably; with `dtype`, `self` is converted to it first."""
+    ...
+
+@overload
+def sort(input: Tensor, dim: int = -1, descending: bool = False, *, values: Tensor = None, indices: Tensor = None) -> tuple[Tensor, Tensor]:
+    """The values of `self` sorted along `dim` (ascending unless `descending`; NaN is largest) and their indices in `self`; ties keep their order."""
+    ...
+@overload
+def sort(input: Tensor, *, stable: Optional[bool], dim: int = -1, descending: bool = False, values: Tensor = None, indices: Tensor = None) -> tuple[Tensor, Tensor]:
+    """`sort` with an explicit `stable` flag; the sort is stable either way."""
     ...
 
 def sqrt(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
@@ -563,12 +701,20 @@ def t(input: Tensor) -> Tensor:
     """Transposes a tensor of at most 2 dimensions (0-d and 1-D tensors are returned as they are)."""
     ...
 
+def take(input: Tensor, index: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The elements of `self`, read as a flat row-major list, at the positions `index` (negative ones count from the end); shaped like `index`."""
+    ...
+
 def tanh(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """The hyperbolic tangent of every element of `self`; integer inputs give the default float dtype."""
     ...
 
 def tanh_(input: Tensor) -> Tensor:
     """In-place version of tanh(): writes the result into self. The hyperbolic tangent of every element of `self`; integer inputs give the default float dtype."""
+    ...
+
+def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True, *, values: Tensor = None, indices: Tensor = None) -> tuple[Tensor, Tensor]:
+    """The `k` largest (or smallest, unless `largest`) values of `self` along `dim` and their indices, in order if `sorted`."""
     ...
 
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:

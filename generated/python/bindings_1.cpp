@@ -6,6 +6,8 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/amax.h"
 #include "generated/ops/full_like.h"
+#include "generated/ops/index_copy.h"
+#include "generated/ops/index_select.h"
 #include "generated/ops/lt.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/ne.h"
@@ -52,6 +54,66 @@ PyObject* fn_full_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   bool requires_grad = r.toBool(4);
   auto result = [&] { GilRelease no_gil; return tl::full_like(self, fill_value, dtype, device); }();
   if (requires_grad) result.set_requires_grad(true);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// index_copy
+PyObject* fn_index_copy(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_copy(Tensor input, int dim, Tensor index, Tensor source, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto index = r.tensor(2);
+  auto source = r.tensor(3);
+  if (!r.is_none(4)) {
+    auto out = r.tensor(4);
+    auto result = [&] { GilRelease no_gil; return tl::index_copy_out(out, self, dim, index, source); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::index_copy(self, dim, index, source); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// index_copy_
+PyObject* fn_index_copy_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_copy_(Tensor input, int dim, Tensor index, Tensor source)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto index = r.tensor(2);
+  auto source = r.tensor(3);
+  auto result = [&] { GilRelease no_gil; return tl::index_copy_(self, dim, index, source); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// index_select
+PyObject* fn_index_select(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_select(Tensor input, int dim, Tensor index, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto index = r.tensor(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::index_select_out(out, self, dim, index); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::index_select(self, dim, index); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -489,6 +551,56 @@ PyObject* method_amax(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.index_copy
+PyObject* method_index_copy(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_copy(int dim, Tensor index, Tensor source)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto index = r.tensor(1);
+  auto source = r.tensor(2);
+  auto result = [&] { GilRelease no_gil; return tl::index_copy(self, dim, index, source); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.index_copy_
+PyObject* method_index_copy_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_copy_(int dim, Tensor index, Tensor source)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto index = r.tensor(1);
+  auto source = r.tensor(2);
+  auto result = [&] { GilRelease no_gil; return tl::index_copy_(self, dim, index, source); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.index_select
+PyObject* method_index_select(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_select(int dim, Tensor index)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto index = r.tensor(1);
+  auto result = [&] { GilRelease no_gil; return tl::index_select(self, dim, index); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.lt
 PyObject* method_lt(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -733,6 +845,18 @@ The largest value of `self` over the dimensions in `dim` (all of them when empty
                        METH_FASTCALL | METH_KEYWORDS, R"doc(full_like(Tensor input, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
 A tensor with the shape of `self` filled with `fill_value`; dtype and device of `self` unless given.)doc"});
+  functions.push_back({"index_copy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_copy)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(index_copy(Tensor input, int dim, Tensor index, Tensor source, *, Tensor? out=None) -> Tensor
+
+A copy of `self` with `source[i]` written at position `index[i]` along `dim`.)doc"});
+  functions.push_back({"index_copy_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_copy_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(index_copy_(Tensor input, int dim, Tensor index, Tensor source) -> Tensor
+
+In-place version of index_copy(): writes the result into self. A copy of `self` with `source[i]` written at position `index[i]` along `dim`.)doc"});
+  functions.push_back({"index_select", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_select)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(index_select(Tensor input, int dim, Tensor index, *, Tensor? out=None) -> Tensor
+
+The entries of `self` at the positions of the 1-D `index` along `dim`.)doc"});
   functions.push_back({"lt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lt)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(lt(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -849,6 +973,18 @@ Multiplies every element of `self` by the number `other`.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(amax(int[1] dim=[], bool keepdim=False) -> Tensor
 
 The largest value of `self` over the dimensions in `dim` (all of them when empty); NaN propagates. The gradient is shared evenly between tied maxima.)doc"});
+  methods.push_back({"index_copy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_index_copy)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(index_copy(int dim, Tensor index, Tensor source) -> Tensor
+
+A copy of `self` with `source[i]` written at position `index[i]` along `dim`.)doc"});
+  methods.push_back({"index_copy_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_index_copy_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(index_copy_(int dim, Tensor index, Tensor source) -> Tensor
+
+In-place version of index_copy(): writes the result into self. A copy of `self` with `source[i]` written at position `index[i]` along `dim`.)doc"});
+  methods.push_back({"index_select", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_index_select)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(index_select(int dim, Tensor index) -> Tensor
+
+The entries of `self` at the positions of the 1-D `index` along `dim`.)doc"});
   methods.push_back({"lt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_lt)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(lt(Tensor other) -> Tensor
 

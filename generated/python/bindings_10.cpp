@@ -7,6 +7,7 @@
 #include "generated/ops/as_strided.h"
 #include "generated/ops/gt.h"
 #include "generated/ops/ones_like.h"
+#include "generated/ops/softmax.h"
 
 namespace tl::python {
 namespace {
@@ -110,6 +111,27 @@ PyObject* fn_ones_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH
 }
 
+// softmax
+PyObject* fn_softmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto dtype = r.scalartype_optional(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::softmax_out(out, self, dim, dtype); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::softmax(self, dim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.__gt__
 PyObject* operator__gt__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -208,6 +230,22 @@ PyObject* method_gt_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// Tensor.softmax
+PyObject* method_softmax(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "softmax(int dim, ScalarType? dtype=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto dtype = r.scalartype_optional(1);
+  auto result = [&] { GilRelease no_gil; return tl::softmax(self, dim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_10(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
@@ -235,6 +273,10 @@ In-place version of gt(): writes the result into self. True where an element of 
                        METH_FASTCALL | METH_KEYWORDS, R"doc(ones_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
 Ones with the shape of `self` and its dtype and device unless given.)doc"});
+  functions.push_back({"softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_softmax)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None) -> Tensor
+
+`exp(self) / sum(exp(self), dim)`, computed stably; with `dtype`, `self` is converted to it first.)doc"});
   methods.push_back({"__gt__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__gt__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__gt__(Tensor other) -> Tensor
 
@@ -263,6 +305,10 @@ In-place version of gt(): writes the result into self. True where `self > other`
 gt_(Scalar other) -> Tensor
 
 In-place version of gt(): writes the result into self. True where an element of `self` is greater than the number `other`.)doc"});
+  methods.push_back({"softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_softmax)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(softmax(int dim, ScalarType? dtype=None) -> Tensor
+
+`exp(self) / sum(exp(self), dim)`, computed stably; with `dtype`, `self` is converted to it first.)doc"});
   (void)functions;
   (void)methods;
 }

@@ -6,6 +6,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/argmin.h"
 #include "generated/ops/exp.h"
+#include "generated/ops/take.h"
 
 namespace tl::python {
 namespace {
@@ -64,6 +65,26 @@ PyObject* fn_exp_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// take
+PyObject* fn_take(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "take(Tensor input, Tensor index, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto index = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::take_out(out, self, index); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::take(self, index); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.argmin
 PyObject* method_argmin(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -108,6 +129,21 @@ PyObject* method_exp_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.take
+PyObject* method_take(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "take(Tensor index)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto index = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::take(self, index); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_11(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
@@ -123,6 +159,10 @@ The exponential of every element of `self`; integer inputs give the default floa
                        METH_FASTCALL | METH_KEYWORDS, R"doc(exp_(Tensor input) -> Tensor
 
 In-place version of exp(): writes the result into self. The exponential of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"take", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_take)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(take(Tensor input, Tensor index, *, Tensor? out=None) -> Tensor
+
+The elements of `self`, read as a flat row-major list, at the positions `index` (negative ones count from the end); shaped like `index`.)doc"});
   methods.push_back({"argmin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_argmin)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(argmin(int? dim=None, bool keepdim=False) -> Tensor
 
@@ -135,6 +175,10 @@ The exponential of every element of `self`; integer inputs give the default floa
                      METH_FASTCALL | METH_KEYWORDS, R"doc(exp_() -> Tensor
 
 In-place version of exp(): writes the result into self. The exponential of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"take", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_take)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(take(Tensor index) -> Tensor
+
+The elements of `self`, read as a flat row-major list, at the positions `index` (negative ones count from the end); shaped like `index`.)doc"});
   (void)functions;
   (void)methods;
 }

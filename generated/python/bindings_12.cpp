@@ -6,6 +6,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/aminmax.h"
 #include "generated/ops/sub.h"
+#include "generated/ops/topk.h"
 
 namespace tl::python {
 namespace {
@@ -92,6 +93,30 @@ PyObject* fn_sub_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// topk
+PyObject* fn_topk(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "topk(Tensor input, int k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor? values=None, Tensor? indices=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto k = r.toInt64(1);
+  auto dim = r.toInt64(2);
+  auto largest = r.toBool(3);
+  auto sorted = r.toBool(4);
+  if (!r.is_none(5)) {
+    auto values = r.tensor(5);
+    auto indices = r.tensor(6);
+    auto result = [&] { GilRelease no_gil; return tl::topk_out(values, indices, self, k, dim, largest, sorted); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::topk(self, k, dim, largest, sorted); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -227,6 +252,24 @@ PyObject* method_sub_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.topk
+PyObject* method_topk(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "topk(int k, int dim=-1, bool largest=True, bool sorted=True)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto k = r.toInt64(0);
+  auto dim = r.toInt64(1);
+  auto largest = r.toBool(2);
+  auto sorted = r.toBool(3);
+  auto result = [&] { GilRelease no_gil; return tl::topk(self, k, dim, largest, sorted); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_12(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
@@ -250,6 +293,10 @@ In-place version of sub(): writes the result into self. Subtracts `other`, scale
 sub_(Tensor input, Scalar other, Scalar alpha=1) -> Tensor
 
 In-place version of sub(): writes the result into self. Subtracts the number `other`, scaled by `alpha`, from every element of `self`.)doc"});
+  functions.push_back({"topk", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_topk)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(topk(Tensor input, int k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor? values=None, Tensor? indices=None) -> tuple[Tensor, Tensor]
+
+The `k` largest (or smallest, unless `largest`) values of `self` along `dim` and their indices, in order if `sorted`.)doc"});
   methods.push_back({"__isub__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__isub__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__isub__(Tensor other, *, Scalar alpha=1) -> Tensor
 
@@ -286,6 +333,10 @@ In-place version of sub(): writes the result into self. Subtracts `other`, scale
 sub_(Scalar other, Scalar alpha=1) -> Tensor
 
 In-place version of sub(): writes the result into self. Subtracts the number `other`, scaled by `alpha`, from every element of `self`.)doc"});
+  methods.push_back({"topk", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_topk)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(topk(int k, int dim=-1, bool largest=True, bool sorted=True) -> tuple[Tensor, Tensor]
+
+The `k` largest (or smallest, unless `largest`) values of `self` along `dim` and their indices, in order if `sorted`.)doc"});
   (void)functions;
   (void)methods;
 }

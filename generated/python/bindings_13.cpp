@@ -5,6 +5,9 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/all.h"
+#include "generated/ops/cummax.h"
+#include "generated/ops/gather.h"
+#include "generated/ops/log_softmax.h"
 #include "generated/ops/sum.h"
 #include "generated/ops/transpose.h"
 
@@ -58,6 +61,70 @@ PyObject* fn_all(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// cummax
+PyObject* fn_cummax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cummax(Tensor input, int dim, *, Tensor? values=None, Tensor? indices=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  if (!r.is_none(2)) {
+    auto values = r.tensor(2);
+    auto indices = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::cummax_out(values, indices, self, dim); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::cummax(self, dim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// gather
+PyObject* fn_gather(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "gather(Tensor input, int dim, Tensor index, *, bool sparse_grad=False, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto index = r.tensor(2);
+  auto sparse_grad = r.toBool(3);
+  if (!r.is_none(4)) {
+    auto out = r.tensor(4);
+    auto result = [&] { GilRelease no_gil; return tl::gather_out(out, self, dim, index, sparse_grad); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::gather(self, dim, index, sparse_grad); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// log_softmax
+PyObject* fn_log_softmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log_softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto dtype = r.scalartype_optional(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::log_softmax_out(out, self, dim, dtype); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::log_softmax(self, dim, dtype); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -146,6 +213,54 @@ PyObject* method_all(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// Tensor.cummax
+PyObject* method_cummax(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cummax(int dim)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto result = [&] { GilRelease no_gil; return tl::cummax(self, dim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.gather
+PyObject* method_gather(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "gather(int dim, Tensor index, *, bool sparse_grad=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto index = r.tensor(1);
+  auto sparse_grad = r.toBool(2);
+  auto result = [&] { GilRelease no_gil; return tl::gather(self, dim, index, sparse_grad); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.log_softmax
+PyObject* method_log_softmax(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log_softmax(int dim, ScalarType? dtype=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto dtype = r.scalartype_optional(1);
+  auto result = [&] { GilRelease no_gil; return tl::log_softmax(self, dim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.sum
 PyObject* method_sum(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -206,6 +321,18 @@ Whether every element of `self` along `dim` is non-zero (uint8 inputs give uint8
 all(Tensor input, int[]? dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
 
 Whether every element of `self` over the dimensions in `dim` (all of them when None) is non-zero.)doc"});
+  functions.push_back({"cummax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cummax)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(cummax(Tensor input, int dim, *, Tensor? values=None, Tensor? indices=None) -> tuple[Tensor, Tensor]
+
+The running maximum of `self` along `dim` and the index where it was (last) reached; NaN propagates.)doc"});
+  functions.push_back({"gather", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_gather)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(gather(Tensor input, int dim, Tensor index, *, bool sparse_grad=False, Tensor? out=None) -> Tensor
+
+`out[i][j] = self[index[i][j]][j]` for dim 0 (and likewise for other dims); `index` has the rank of `self`.)doc"});
+  functions.push_back({"log_softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log_softmax)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(log_softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None) -> Tensor
+
+`log(softmax(self, dim))`, computed stably; with `dtype`, `self` is converted to it first.)doc"});
   functions.push_back({"sum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sum)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(sum(Tensor input, *, ScalarType? dtype=None) -> Tensor
 
@@ -230,6 +357,18 @@ Whether every element of `self` along `dim` is non-zero (uint8 inputs give uint8
 all(int[]? dim, bool keepdim=False) -> Tensor
 
 Whether every element of `self` over the dimensions in `dim` (all of them when None) is non-zero.)doc"});
+  methods.push_back({"cummax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cummax)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(cummax(int dim) -> tuple[Tensor, Tensor]
+
+The running maximum of `self` along `dim` and the index where it was (last) reached; NaN propagates.)doc"});
+  methods.push_back({"gather", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_gather)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(gather(int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
+
+`out[i][j] = self[index[i][j]][j]` for dim 0 (and likewise for other dims); `index` has the rank of `self`.)doc"});
+  methods.push_back({"log_softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log_softmax)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(log_softmax(int dim, ScalarType? dtype=None) -> Tensor
+
+`log(softmax(self, dim))`, computed stably; with `dtype`, `self` is converted to it first.)doc"});
   methods.push_back({"sum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sum)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(sum(*, ScalarType? dtype=None) -> Tensor
 

@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/count_nonzero.h"
+#include "generated/ops/scatter_add.h"
 
 namespace tl::python {
 namespace {
@@ -46,6 +47,45 @@ PyObject* fn_count_nonzero(PyObject* /*module*/, PyObject* const* args, Py_ssize
   TL_PY_CATCH
 }
 
+// scatter_add
+PyObject* fn_scatter_add(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "scatter_add(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto index = r.tensor(2);
+  auto src = r.tensor(3);
+  if (!r.is_none(4)) {
+    auto out = r.tensor(4);
+    auto result = [&] { GilRelease no_gil; return tl::scatter_add_out(out, self, dim, index, src); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::scatter_add(self, dim, index, src); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// scatter_add_
+PyObject* fn_scatter_add_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "scatter_add_(Tensor input, int dim, Tensor index, Tensor src)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto index = r.tensor(2);
+  auto src = r.tensor(3);
+  auto result = [&] { GilRelease no_gil; return tl::scatter_add_(self, dim, index, src); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.count_nonzero
 PyObject* method_count_nonzero(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -73,6 +113,40 @@ PyObject* method_count_nonzero(PyObject* py_self, PyObject* const* args, Py_ssiz
   TL_PY_CATCH
 }
 
+// Tensor.scatter_add
+PyObject* method_scatter_add(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "scatter_add(int dim, Tensor index, Tensor src)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto index = r.tensor(1);
+  auto src = r.tensor(2);
+  auto result = [&] { GilRelease no_gil; return tl::scatter_add(self, dim, index, src); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.scatter_add_
+PyObject* method_scatter_add_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "scatter_add_(int dim, Tensor index, Tensor src)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto index = r.tensor(1);
+  auto src = r.tensor(2);
+  auto result = [&] { GilRelease no_gil; return tl::scatter_add_(self, dim, index, src); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_15(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
@@ -84,6 +158,14 @@ The number of non-zero elements of `self` along `dim` (of all elements when None
 count_nonzero(Tensor input, int[] dim, *, Tensor? out=None) -> Tensor
 
 The number of non-zero elements of `self` over the dimensions in `dim`, as int64.)doc"});
+  functions.push_back({"scatter_add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter_add)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_add(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None) -> Tensor
+
+A copy of `self` with `out[index[i][j]][j] += src[i][j]` for dim 0 (and likewise for other dims), summed in index order.)doc"});
+  functions.push_back({"scatter_add_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter_add_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_add_(Tensor input, int dim, Tensor index, Tensor src) -> Tensor
+
+In-place version of scatter_add(): writes the result into self. A copy of `self` with `out[index[i][j]][j] += src[i][j]` for dim 0 (and likewise for other dims), summed in index order.)doc"});
   methods.push_back({"count_nonzero", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_count_nonzero)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(count_nonzero(int? dim=None) -> Tensor
 
@@ -92,6 +174,14 @@ The number of non-zero elements of `self` along `dim` (of all elements when None
 count_nonzero(int[] dim) -> Tensor
 
 The number of non-zero elements of `self` over the dimensions in `dim`, as int64.)doc"});
+  methods.push_back({"scatter_add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_scatter_add)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_add(int dim, Tensor index, Tensor src) -> Tensor
+
+A copy of `self` with `out[index[i][j]][j] += src[i][j]` for dim 0 (and likewise for other dims), summed in index order.)doc"});
+  methods.push_back({"scatter_add_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_scatter_add_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_add_(int dim, Tensor index, Tensor src) -> Tensor
+
+In-place version of scatter_add(): writes the result into self. A copy of `self` with `out[index[i][j]][j] += src[i][j]` for dim 0 (and likewise for other dims), summed in index order.)doc"});
   (void)functions;
   (void)methods;
 }

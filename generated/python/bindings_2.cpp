@@ -6,8 +6,10 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/argmax.h"
 #include "generated/ops/copy.h"
+#include "generated/ops/kthvalue.h"
 #include "generated/ops/matmul.h"
 #include "generated/ops/randn.h"
+#include "generated/ops/sort.h"
 #include "generated/ops/squeeze.h"
 #include "generated/ops/zero.h"
 #include "generated/ops/zeros.h"
@@ -52,6 +54,29 @@ PyObject* fn_copy_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// kthvalue
+PyObject* fn_kthvalue(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "kthvalue(Tensor input, int k, int dim=-1, bool keepdim=False, *, Tensor? values=None, Tensor? indices=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto k = r.toInt64(1);
+  auto dim = r.toInt64(2);
+  auto keepdim = r.toBool(3);
+  if (!r.is_none(4)) {
+    auto values = r.tensor(4);
+    auto indices = r.tensor(5);
+    auto result = [&] { GilRelease no_gil; return tl::kthvalue_out(values, indices, self, k, dim, keepdim); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::kthvalue(self, k, dim, keepdim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // matmul
 PyObject* fn_matmul(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -87,6 +112,48 @@ PyObject* fn_randn(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto result = [&] { GilRelease no_gil; return tl::randn(size, dtype, device); }();
   if (requires_grad) result.set_requires_grad(true);
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// sort
+PyObject* fn_sort(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sort(Tensor input, int dim=-1, bool descending=False, *, Tensor? values=None, Tensor? indices=None)",
+      "sort(Tensor input, *, bool? stable, int dim=-1, bool descending=False, Tensor? values=None, Tensor? indices=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // sort
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto descending = r.toBool(2);
+      if (!r.is_none(3)) {
+        auto values = r.tensor(3);
+        auto indices = r.tensor(4);
+        auto result = [&] { GilRelease no_gil; return tl::sort_out(values, indices, self, dim, descending); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::sort(self, dim, descending); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // sort.stable
+      auto self = r.tensor(0);
+      auto stable = r.toBool_optional(1);
+      auto dim = r.toInt64(2);
+      auto descending = r.toBool(3);
+      if (!r.is_none(4)) {
+        auto values = r.tensor(4);
+        auto indices = r.tensor(5);
+        auto result = [&] { GilRelease no_gil; return tl::sort_out(values, indices, self, stable, dim, descending); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::sort(self, stable, dim, descending); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -208,6 +275,23 @@ PyObject* method_copy_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// Tensor.kthvalue
+PyObject* method_kthvalue(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "kthvalue(int k, int dim=-1, bool keepdim=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto k = r.toInt64(0);
+  auto dim = r.toInt64(1);
+  auto keepdim = r.toBool(2);
+  auto result = [&] { GilRelease no_gil; return tl::kthvalue(self, k, dim, keepdim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.matmul
 PyObject* method_matmul(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -220,6 +304,36 @@ PyObject* method_matmul(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   auto other = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::matmul(self, other); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.sort
+PyObject* method_sort(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sort(int dim=-1, bool descending=False)",
+      "sort(*, bool? stable, int dim=-1, bool descending=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // sort
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto descending = r.toBool(1);
+      auto result = [&] { GilRelease no_gil; return tl::sort(self, dim, descending); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // sort.stable
+      const Tensor& self = unpack_tensor(py_self);
+      auto stable = r.toBool_optional(0);
+      auto dim = r.toInt64(1);
+      auto descending = r.toBool(2);
+      auto result = [&] { GilRelease no_gil; return tl::sort(self, stable, dim, descending); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -281,6 +395,10 @@ The index of the largest value of `self` along `dim` (of the flattened tensor wh
                        METH_FASTCALL | METH_KEYWORDS, R"doc(copy_(Tensor input, Tensor src, bool non_blocking=False) -> Tensor
 
 Copies `src` into `self` in place, broadcasting `src` and converting its dtype to that of `self`.)doc"});
+  functions.push_back({"kthvalue", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_kthvalue)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(kthvalue(Tensor input, int k, int dim=-1, bool keepdim=False, *, Tensor? values=None, Tensor? indices=None) -> tuple[Tensor, Tensor]
+
+The `k`-th smallest value of `self` along `dim` and its index, the dim removed unless `keepdim`.)doc"});
   functions.push_back({"matmul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_matmul)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(matmul(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -289,6 +407,14 @@ Matrix product with NumPy semantics for 1-D to batched N-D operands (batch dimen
                        METH_FASTCALL | METH_KEYWORDS, R"doc(randn(int[] size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
 Standard normal random numbers of shape `size`, from the global generator (see `manual_seed`).)doc"});
+  functions.push_back({"sort", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sort)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(sort(Tensor input, int dim=-1, bool descending=False, *, Tensor? values=None, Tensor? indices=None) -> tuple[Tensor, Tensor]
+
+The values of `self` sorted along `dim` (ascending unless `descending`; NaN is largest) and their indices in `self`; ties keep their order.
+
+sort(Tensor input, *, bool? stable, int dim=-1, bool descending=False, Tensor? values=None, Tensor? indices=None) -> tuple[Tensor, Tensor]
+
+`sort` with an explicit `stable` flag; the sort is stable either way.)doc"});
   functions.push_back({"squeeze", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_squeeze)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(squeeze(Tensor input) -> Tensor
 
@@ -321,10 +447,22 @@ The index of the largest value of `self` along `dim` (of the flattened tensor wh
                      METH_FASTCALL | METH_KEYWORDS, R"doc(copy_(Tensor src, bool non_blocking=False) -> Tensor
 
 Copies `src` into `self` in place, broadcasting `src` and converting its dtype to that of `self`.)doc"});
+  methods.push_back({"kthvalue", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_kthvalue)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(kthvalue(int k, int dim=-1, bool keepdim=False) -> tuple[Tensor, Tensor]
+
+The `k`-th smallest value of `self` along `dim` and its index, the dim removed unless `keepdim`.)doc"});
   methods.push_back({"matmul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_matmul)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(matmul(Tensor other) -> Tensor
 
 Matrix product with NumPy semantics for 1-D to batched N-D operands (batch dimensions broadcast).)doc"});
+  methods.push_back({"sort", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sort)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(sort(int dim=-1, bool descending=False) -> tuple[Tensor, Tensor]
+
+The values of `self` sorted along `dim` (ascending unless `descending`; NaN is largest) and their indices in `self`; ties keep their order.
+
+sort(*, bool? stable, int dim=-1, bool descending=False) -> tuple[Tensor, Tensor]
+
+`sort` with an explicit `stable` flag; the sort is stable either way.)doc"});
   methods.push_back({"squeeze", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_squeeze)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(squeeze() -> Tensor
 

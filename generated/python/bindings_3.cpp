@@ -4,7 +4,9 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_log_softmax_backward_data.h"
 #include "generated/ops/bmm.h"
+#include "generated/ops/cumprod.h"
 #include "generated/ops/le.h"
 #include "generated/ops/permute.h"
 #include "generated/ops/tanh.h"
@@ -12,6 +14,28 @@
 
 namespace tl::python {
 namespace {
+
+// _log_softmax_backward_data
+PyObject* fn__log_softmax_backward_data(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto output = r.tensor(1);
+  auto dim = r.toInt64(2);
+  auto input_dtype = r.scalartype(3);
+  if (!r.is_none(4)) {
+    auto out = r.tensor(4);
+    auto result = [&] { GilRelease no_gil; return tl::_log_softmax_backward_data_out(out, grad_output, output, dim, input_dtype); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::_log_softmax_backward_data(grad_output, output, dim, input_dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // bmm
 PyObject* fn_bmm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -29,6 +53,43 @@ PyObject* fn_bmm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::bmm(self, mat2); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// cumprod
+PyObject* fn_cumprod(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cumprod(Tensor input, int dim, *, ScalarType? dtype=None, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto dtype = r.scalartype_optional(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::cumprod_out(out, self, dim, dtype); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::cumprod(self, dim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// cumprod_
+PyObject* fn_cumprod_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cumprod_(Tensor input, int dim, *, ScalarType? dtype=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto dtype = r.scalartype_optional(2);
+  auto result = [&] { GilRelease no_gil; return tl::cumprod_(self, dim, dtype); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -204,6 +265,38 @@ PyObject* method_bmm(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// Tensor.cumprod
+PyObject* method_cumprod(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cumprod(int dim, *, ScalarType? dtype=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto dtype = r.scalartype_optional(1);
+  auto result = [&] { GilRelease no_gil; return tl::cumprod(self, dim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.cumprod_
+PyObject* method_cumprod_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cumprod_(int dim, *, ScalarType? dtype=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto dtype = r.scalartype_optional(1);
+  auto result = [&] { GilRelease no_gil; return tl::cumprod_(self, dim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.le
 PyObject* method_le(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -304,10 +397,22 @@ PyObject* method_tanh_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 }  // namespace
 
 void add_bindings_3(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"_log_softmax_backward_data", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__log_softmax_backward_data)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor? out=None) -> Tensor
+
+The gradient of log_softmax: `grad_output - exp(output) * sum(grad_output, dim)`, as `input_dtype`.)doc"});
   functions.push_back({"bmm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bmm)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(bmm(Tensor input, Tensor mat2, *, Tensor? out=None) -> Tensor
 
 Batched matrix product of two 3-D tensors with the same batch size.)doc"});
+  functions.push_back({"cumprod", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cumprod)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(cumprod(Tensor input, int dim, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
+
+Cumulative product of `self` along `dim`; integer and bool inputs multiply as int64 unless `dtype` says otherwise.)doc"});
+  functions.push_back({"cumprod_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cumprod_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(cumprod_(Tensor input, int dim, *, ScalarType? dtype=None) -> Tensor
+
+In-place version of cumprod(): writes the result into self. Cumulative product of `self` along `dim`; integer and bool inputs multiply as int64 unless `dtype` says otherwise.)doc"});
   functions.push_back({"le", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_le)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(le(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -352,6 +457,14 @@ True where an element of `self` is at most the number `other`.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(bmm(Tensor mat2) -> Tensor
 
 Batched matrix product of two 3-D tensors with the same batch size.)doc"});
+  methods.push_back({"cumprod", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cumprod)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(cumprod(int dim, *, ScalarType? dtype=None) -> Tensor
+
+Cumulative product of `self` along `dim`; integer and bool inputs multiply as int64 unless `dtype` says otherwise.)doc"});
+  methods.push_back({"cumprod_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cumprod_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(cumprod_(int dim, *, ScalarType? dtype=None) -> Tensor
+
+In-place version of cumprod(): writes the result into self. Cumulative product of `self` along `dim`; integer and bool inputs multiply as int64 unless `dtype` says otherwise.)doc"});
   methods.push_back({"le", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_le)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(le(Tensor other) -> Tensor
 

@@ -6,10 +6,12 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/alias.h"
 #include "generated/ops/any.h"
+#include "generated/ops/cummin.h"
 #include "generated/ops/empty.h"
 #include "generated/ops/empty_strided.h"
 #include "generated/ops/fill.h"
 #include "generated/ops/rand.h"
+#include "generated/ops/scatter.h"
 #include "generated/ops/to.h"
 
 namespace tl::python {
@@ -76,6 +78,27 @@ PyObject* fn_any(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// cummin
+PyObject* fn_cummin(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cummin(Tensor input, int dim, *, Tensor? values=None, Tensor? indices=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  if (!r.is_none(2)) {
+    auto values = r.tensor(2);
+    auto indices = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::cummin_out(values, indices, self, dim); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::cummin(self, dim); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -149,6 +172,78 @@ PyObject* fn_rand(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// scatter
+PyObject* fn_scatter(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "scatter(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None)",
+      "scatter(Tensor input, int dim, Tensor index, Scalar value, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // scatter.src
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto index = r.tensor(2);
+      auto src = r.tensor(3);
+      if (!r.is_none(4)) {
+        auto out = r.tensor(4);
+        auto result = [&] { GilRelease no_gil; return tl::scatter_out(out, self, dim, index, src); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::scatter(self, dim, index, src); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // scatter.value
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto index = r.tensor(2);
+      auto value = r.scalar(3);
+      if (!r.is_none(4)) {
+        auto out = r.tensor(4);
+        auto result = [&] { GilRelease no_gil; return tl::scatter_out(out, self, dim, index, value); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::scatter(self, dim, index, value); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// scatter_
+PyObject* fn_scatter_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "scatter_(Tensor input, int dim, Tensor index, Tensor src)",
+      "scatter_(Tensor input, int dim, Tensor index, Scalar value)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // scatter_.src
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto index = r.tensor(2);
+      auto src = r.tensor(3);
+      auto result = [&] { GilRelease no_gil; return tl::scatter_(self, dim, index, src); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // scatter_.value
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto index = r.tensor(2);
+      auto value = r.scalar(3);
+      auto result = [&] { GilRelease no_gil; return tl::scatter_(self, dim, index, value); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.any
 PyObject* method_any(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -184,6 +279,21 @@ PyObject* method_any(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// Tensor.cummin
+PyObject* method_cummin(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cummin(int dim)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto result = [&] { GilRelease no_gil; return tl::cummin(self, dim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.fill_
 PyObject* method_fill_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -196,6 +306,68 @@ PyObject* method_fill_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   auto value = r.scalar(0);
   auto result = [&] { GilRelease no_gil; return tl::fill_(self, value); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.scatter
+PyObject* method_scatter(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "scatter(int dim, Tensor index, Tensor src)",
+      "scatter(int dim, Tensor index, Scalar value)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // scatter.src
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto index = r.tensor(1);
+      auto src = r.tensor(2);
+      auto result = [&] { GilRelease no_gil; return tl::scatter(self, dim, index, src); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // scatter.value
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto index = r.tensor(1);
+      auto value = r.scalar(2);
+      auto result = [&] { GilRelease no_gil; return tl::scatter(self, dim, index, value); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.scatter_
+PyObject* method_scatter_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "scatter_(int dim, Tensor index, Tensor src)",
+      "scatter_(int dim, Tensor index, Scalar value)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // scatter_.src
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto index = r.tensor(1);
+      auto src = r.tensor(2);
+      auto result = [&] { GilRelease no_gil; return tl::scatter_(self, dim, index, src); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // scatter_.value
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto index = r.tensor(1);
+      auto value = r.scalar(2);
+      auto result = [&] { GilRelease no_gil; return tl::scatter_(self, dim, index, value); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -267,6 +439,10 @@ Whether any element of `self` along `dim` is non-zero (uint8 inputs give uint8).
 any(Tensor input, int[]? dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
 
 Whether any element of `self` over the dimensions in `dim` (all of them when None) is non-zero.)doc"});
+  functions.push_back({"cummin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cummin)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(cummin(Tensor input, int dim, *, Tensor? values=None, Tensor? indices=None) -> tuple[Tensor, Tensor]
+
+The running minimum of `self` along `dim` and the index where it was (last) reached; NaN propagates.)doc"});
   functions.push_back({"empty", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_empty)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(empty(int[] size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
@@ -283,6 +459,22 @@ Sets every element of `self` to `value`.)doc"});
                        METH_FASTCALL | METH_KEYWORDS, R"doc(rand(int[] size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
 Uniform random numbers in [0, 1) of shape `size`, from the global generator (see `manual_seed`).)doc"});
+  functions.push_back({"scatter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(scatter(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None) -> Tensor
+
+A copy of `self` with `out[index[i][j]][j] = src[i][j]` for dim 0 (and likewise for other dims).
+
+scatter(Tensor input, int dim, Tensor index, Scalar value, *, Tensor? out=None) -> Tensor
+
+A copy of `self` with `value` written at the positions `index` gives along `dim`.)doc"});
+  functions.push_back({"scatter_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_(Tensor input, int dim, Tensor index, Tensor src) -> Tensor
+
+In-place version of scatter(): writes the result into self. A copy of `self` with `out[index[i][j]][j] = src[i][j]` for dim 0 (and likewise for other dims).
+
+scatter_(Tensor input, int dim, Tensor index, Scalar value) -> Tensor
+
+In-place version of scatter(): writes the result into self. A copy of `self` with `value` written at the positions `index` gives along `dim`.)doc"});
   methods.push_back({"any", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_any)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(any() -> Tensor
 
@@ -295,10 +487,30 @@ Whether any element of `self` along `dim` is non-zero (uint8 inputs give uint8).
 any(int[]? dim, bool keepdim=False) -> Tensor
 
 Whether any element of `self` over the dimensions in `dim` (all of them when None) is non-zero.)doc"});
+  methods.push_back({"cummin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cummin)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(cummin(int dim) -> tuple[Tensor, Tensor]
+
+The running minimum of `self` along `dim` and the index where it was (last) reached; NaN propagates.)doc"});
   methods.push_back({"fill_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_fill_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(fill_(Scalar value) -> Tensor
 
 Sets every element of `self` to `value`.)doc"});
+  methods.push_back({"scatter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_scatter)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(scatter(int dim, Tensor index, Tensor src) -> Tensor
+
+A copy of `self` with `out[index[i][j]][j] = src[i][j]` for dim 0 (and likewise for other dims).
+
+scatter(int dim, Tensor index, Scalar value) -> Tensor
+
+A copy of `self` with `value` written at the positions `index` gives along `dim`.)doc"});
+  methods.push_back({"scatter_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_scatter_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_(int dim, Tensor index, Tensor src) -> Tensor
+
+In-place version of scatter(): writes the result into self. A copy of `self` with `out[index[i][j]][j] = src[i][j]` for dim 0 (and likewise for other dims).
+
+scatter_(int dim, Tensor index, Scalar value) -> Tensor
+
+In-place version of scatter(): writes the result into self. A copy of `self` with `value` written at the positions `index` gives along `dim`.)doc"});
   methods.push_back({"to", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_to)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(to(ScalarType dtype, bool non_blocking=False, bool copy=False) -> Tensor
 

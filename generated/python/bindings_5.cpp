@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/empty_like.h"
+#include "generated/ops/flip.h"
 #include "generated/ops/log.h"
 #include "generated/ops/logsumexp.h"
 #include "generated/ops/pow.h"
@@ -28,6 +29,26 @@ PyObject* fn_empty_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   bool requires_grad = r.toBool(3);
   auto result = [&] { GilRelease no_gil; return tl::empty_like(self, dtype, device); }();
   if (requires_grad) result.set_requires_grad(true);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// flip
+PyObject* fn_flip(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "flip(Tensor input, int[] dims, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dims = r.intlist(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::flip_out(out, self, dims); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::flip(self, dims); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -289,6 +310,21 @@ PyObject* operator__rsub__(PyObject* py_self, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH_OPERATOR
 }
 
+// Tensor.flip
+PyObject* method_flip(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "flip(int[] dims)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dims = r.intlist(0);
+  auto result = [&] { GilRelease no_gil; return tl::flip(self, dims); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.log
 PyObject* method_log(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -412,6 +448,10 @@ void add_bindings_5(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef
                        METH_FASTCALL | METH_KEYWORDS, R"doc(empty_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
 An uninitialised tensor with the shape of `self` and its dtype and device unless given.)doc"});
+  functions.push_back({"flip", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_flip)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(flip(Tensor input, int[] dims, *, Tensor? out=None) -> Tensor
+
+A copy of `self` with the order of elements reversed along each dim in `dims`.)doc"});
   functions.push_back({"log", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(log(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -476,6 +516,10 @@ Raises each element of `self` to the number `exponent`.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__rsub__(Scalar other, Scalar alpha=1) -> Tensor
 
 Computes `other - alpha * self` for a number `other`; backs the reflected `number - tensor`.)doc"});
+  methods.push_back({"flip", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_flip)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(flip(int[] dims) -> Tensor
+
+A copy of `self` with the order of elements reversed along each dim in `dims`.)doc"});
   methods.push_back({"log", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(log() -> Tensor
 

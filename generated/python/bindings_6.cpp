@@ -6,6 +6,8 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_clone_contiguous.h"
 #include "generated/ops/abs.h"
+#include "generated/ops/argsort.h"
+#include "generated/ops/logcumsumexp.h"
 #include "generated/ops/var.h"
 #include "generated/ops/where.h"
 
@@ -55,6 +57,56 @@ PyObject* fn_abs_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::abs_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// argsort
+PyObject* fn_argsort(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "argsort(Tensor input, int dim=-1, bool descending=False)",
+      "argsort(Tensor input, *, bool stable, int dim=-1, bool descending=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // argsort
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto descending = r.toBool(2);
+      auto result = [&] { GilRelease no_gil; return tl::argsort(self, dim, descending); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // argsort.stable
+      auto self = r.tensor(0);
+      auto stable = r.toBool(1);
+      auto dim = r.toInt64(2);
+      auto descending = r.toBool(3);
+      auto result = [&] { GilRelease no_gil; return tl::argsort(self, stable, dim, descending); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// logcumsumexp
+PyObject* fn_logcumsumexp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logcumsumexp(Tensor input, int dim, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::logcumsumexp_out(out, self, dim); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::logcumsumexp(self, dim); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -170,6 +222,51 @@ PyObject* method_abs_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.argsort
+PyObject* method_argsort(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "argsort(int dim=-1, bool descending=False)",
+      "argsort(*, bool stable, int dim=-1, bool descending=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // argsort
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto descending = r.toBool(1);
+      auto result = [&] { GilRelease no_gil; return tl::argsort(self, dim, descending); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // argsort.stable
+      const Tensor& self = unpack_tensor(py_self);
+      auto stable = r.toBool(0);
+      auto dim = r.toInt64(1);
+      auto descending = r.toBool(2);
+      auto result = [&] { GilRelease no_gil; return tl::argsort(self, stable, dim, descending); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.logcumsumexp
+PyObject* method_logcumsumexp(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logcumsumexp(int dim)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto result = [&] { GilRelease no_gil; return tl::logcumsumexp(self, dim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.var
 PyObject* method_var(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -239,6 +336,18 @@ Absolute value of every element of `self`.)doc"});
                        METH_FASTCALL | METH_KEYWORDS, R"doc(abs_(Tensor input) -> Tensor
 
 In-place version of abs(): writes the result into self. Absolute value of every element of `self`.)doc"});
+  functions.push_back({"argsort", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_argsort)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(argsort(Tensor input, int dim=-1, bool descending=False) -> Tensor
+
+The indices that sort `self` along `dim` (the `indices` of `sort`).
+
+argsort(Tensor input, *, bool stable, int dim=-1, bool descending=False) -> Tensor
+
+`argsort` with an explicit `stable` flag; the sort is stable either way.)doc"});
+  functions.push_back({"logcumsumexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logcumsumexp)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(logcumsumexp(Tensor input, int dim, *, Tensor? out=None) -> Tensor
+
+`log(cumsum(exp(self), dim))`, computed without overflow.)doc"});
   functions.push_back({"var", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_var)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(var(Tensor input, bool unbiased=True) -> Tensor
 
@@ -267,6 +376,18 @@ Absolute value of every element of `self`.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(abs_() -> Tensor
 
 In-place version of abs(): writes the result into self. Absolute value of every element of `self`.)doc"});
+  methods.push_back({"argsort", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_argsort)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(argsort(int dim=-1, bool descending=False) -> Tensor
+
+The indices that sort `self` along `dim` (the `indices` of `sort`).
+
+argsort(*, bool stable, int dim=-1, bool descending=False) -> Tensor
+
+`argsort` with an explicit `stable` flag; the sort is stable either way.)doc"});
+  methods.push_back({"logcumsumexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logcumsumexp)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(logcumsumexp(int dim) -> Tensor
+
+`log(cumsum(exp(self), dim))`, computed without overflow.)doc"});
   methods.push_back({"var", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_var)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(var(bool unbiased=True) -> Tensor
 

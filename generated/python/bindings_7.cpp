@@ -7,6 +7,7 @@
 #include "generated/ops/add.h"
 #include "generated/ops/eq.h"
 #include "generated/ops/expand.h"
+#include "generated/ops/index_fill.h"
 #include "generated/ops/ones.h"
 #include "generated/ops/prod.h"
 #include "generated/ops/zeros_like.h"
@@ -134,6 +135,68 @@ PyObject* fn_eq_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
       auto self = r.tensor(0);
       auto other = r.scalar(1);
       auto result = [&] { GilRelease no_gil; return tl::eq_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// index_fill
+PyObject* fn_index_fill(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_fill(Tensor input, int dim, Tensor index, Scalar value)",
+      "index_fill(Tensor input, int dim, Tensor index, Tensor value)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // index_fill.int_Scalar
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto index = r.tensor(2);
+      auto value = r.scalar(3);
+      auto result = [&] { GilRelease no_gil; return tl::index_fill(self, dim, index, value); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // index_fill.int_Tensor
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto index = r.tensor(2);
+      auto value = r.tensor(3);
+      auto result = [&] { GilRelease no_gil; return tl::index_fill(self, dim, index, value); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// index_fill_
+PyObject* fn_index_fill_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_fill_(Tensor input, int dim, Tensor index, Scalar value)",
+      "index_fill_(Tensor input, int dim, Tensor index, Tensor value)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // index_fill_.int_Scalar
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto index = r.tensor(2);
+      auto value = r.scalar(3);
+      auto result = [&] { GilRelease no_gil; return tl::index_fill_(self, dim, index, value); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // index_fill_.int_Tensor
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto index = r.tensor(2);
+      auto value = r.tensor(3);
+      auto result = [&] { GilRelease no_gil; return tl::index_fill_(self, dim, index, value); }();
       return wrap(std::move(result));
     }
   }
@@ -459,6 +522,68 @@ PyObject* method_expand(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// Tensor.index_fill
+PyObject* method_index_fill(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_fill(int dim, Tensor index, Scalar value)",
+      "index_fill(int dim, Tensor index, Tensor value)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // index_fill.int_Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto index = r.tensor(1);
+      auto value = r.scalar(2);
+      auto result = [&] { GilRelease no_gil; return tl::index_fill(self, dim, index, value); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // index_fill.int_Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto index = r.tensor(1);
+      auto value = r.tensor(2);
+      auto result = [&] { GilRelease no_gil; return tl::index_fill(self, dim, index, value); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.index_fill_
+PyObject* method_index_fill_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_fill_(int dim, Tensor index, Scalar value)",
+      "index_fill_(int dim, Tensor index, Tensor value)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // index_fill_.int_Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto index = r.tensor(1);
+      auto value = r.scalar(2);
+      auto result = [&] { GilRelease no_gil; return tl::index_fill_(self, dim, index, value); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // index_fill_.int_Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto index = r.tensor(1);
+      auto value = r.tensor(2);
+      auto result = [&] { GilRelease no_gil; return tl::index_fill_(self, dim, index, value); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.prod
 PyObject* method_prod(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -523,6 +648,22 @@ In-place version of eq(): writes the result into self. True where `self == other
 eq_(Tensor input, Scalar other) -> Tensor
 
 In-place version of eq(): writes the result into self. True where an element of `self` equals the number `other`.)doc"});
+  functions.push_back({"index_fill", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_fill)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(index_fill(Tensor input, int dim, Tensor index, Scalar value) -> Tensor
+
+A copy of `self` with `value` at the positions of the 1-D `index` along `dim` (negative indices count from the end).
+
+index_fill(Tensor input, int dim, Tensor index, Tensor value) -> Tensor
+
+`index_fill` with the value given as a 0-d tensor.)doc"});
+  functions.push_back({"index_fill_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_fill_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(index_fill_(Tensor input, int dim, Tensor index, Scalar value) -> Tensor
+
+In-place version of index_fill(): writes the result into self. A copy of `self` with `value` at the positions of the 1-D `index` along `dim` (negative indices count from the end).
+
+index_fill_(Tensor input, int dim, Tensor index, Tensor value) -> Tensor
+
+In-place version of index_fill(): writes the result into self. `index_fill` with the value given as a 0-d tensor.)doc"});
   functions.push_back({"ones", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ones)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(ones(int[] size, *, ScalarType? dtype=None, Device? device=None, Tensor? out=None, bool requires_grad=False) -> Tensor
 
@@ -607,6 +748,22 @@ In-place version of eq(): writes the result into self. True where an element of 
                      METH_FASTCALL | METH_KEYWORDS, R"doc(expand(int[] size, *, bool implicit=False) -> Tensor
 
 A view of `self` with size-1 dimensions repeated (stride 0) to `size`; -1 keeps a size; new leading dimensions may be added.)doc"});
+  methods.push_back({"index_fill", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_index_fill)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(index_fill(int dim, Tensor index, Scalar value) -> Tensor
+
+A copy of `self` with `value` at the positions of the 1-D `index` along `dim` (negative indices count from the end).
+
+index_fill(int dim, Tensor index, Tensor value) -> Tensor
+
+`index_fill` with the value given as a 0-d tensor.)doc"});
+  methods.push_back({"index_fill_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_index_fill_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(index_fill_(int dim, Tensor index, Scalar value) -> Tensor
+
+In-place version of index_fill(): writes the result into self. A copy of `self` with `value` at the positions of the 1-D `index` along `dim` (negative indices count from the end).
+
+index_fill_(int dim, Tensor index, Tensor value) -> Tensor
+
+In-place version of index_fill(): writes the result into self. `index_fill` with the value given as a 0-d tensor.)doc"});
   methods.push_back({"prod", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_prod)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(prod(*, ScalarType? dtype=None) -> Tensor
 

@@ -10,6 +10,7 @@
 #include "generated/ops/contiguous.h"
 #include "generated/ops/floor_divide.h"
 #include "generated/ops/ge.h"
+#include "generated/ops/index_add.h"
 #include "generated/ops/relu.h"
 #include "generated/ops/sqrt.h"
 #include "generated/ops/std.h"
@@ -215,6 +216,47 @@ PyObject* fn_ge_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// index_add
+PyObject* fn_index_add(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_add(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto index = r.tensor(2);
+  auto source = r.tensor(3);
+  auto alpha = r.scalar(4);
+  if (!r.is_none(5)) {
+    auto out = r.tensor(5);
+    auto result = [&] { GilRelease no_gil; return tl::index_add_out(out, self, dim, index, source, alpha); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::index_add(self, dim, index, source, alpha); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// index_add_
+PyObject* fn_index_add_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_add_(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto index = r.tensor(2);
+  auto source = r.tensor(3);
+  auto alpha = r.scalar(4);
+  auto result = [&] { GilRelease no_gil; return tl::index_add_(self, dim, index, source, alpha); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -591,6 +633,42 @@ PyObject* method_ge_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// Tensor.index_add
+PyObject* method_index_add(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_add(int dim, Tensor index, Tensor source, *, Scalar alpha=1)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto index = r.tensor(1);
+  auto source = r.tensor(2);
+  auto alpha = r.scalar(3);
+  auto result = [&] { GilRelease no_gil; return tl::index_add(self, dim, index, source, alpha); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.index_add_
+PyObject* method_index_add_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_add_(int dim, Tensor index, Tensor source, *, Scalar alpha=1)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto index = r.tensor(1);
+  auto source = r.tensor(2);
+  auto alpha = r.scalar(3);
+  auto result = [&] { GilRelease no_gil; return tl::index_add_(self, dim, index, source, alpha); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.relu
 PyObject* method_relu(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -750,6 +828,14 @@ In-place version of ge(): writes the result into self. True where `self >= other
 ge_(Tensor input, Scalar other) -> Tensor
 
 In-place version of ge(): writes the result into self. True where an element of `self` is at least the number `other`.)doc"});
+  functions.push_back({"index_add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_add)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(index_add(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor? out=None) -> Tensor
+
+A copy of `self` with `alpha * source[i]` added at position `index[i]` along `dim`, in index order.)doc"});
+  functions.push_back({"index_add_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_add_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(index_add_(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
+
+In-place version of index_add(): writes the result into self. A copy of `self` with `alpha * source[i]` added at position `index[i]` along `dim`, in index order.)doc"});
   functions.push_back({"relu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_relu)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(relu(Tensor input) -> Tensor
 
@@ -854,6 +940,14 @@ In-place version of ge(): writes the result into self. True where `self >= other
 ge_(Scalar other) -> Tensor
 
 In-place version of ge(): writes the result into self. True where an element of `self` is at least the number `other`.)doc"});
+  methods.push_back({"index_add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_index_add)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(index_add(int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
+
+A copy of `self` with `alpha * source[i]` added at position `index[i]` along `dim`, in index order.)doc"});
+  methods.push_back({"index_add_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_index_add_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(index_add_(int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
+
+In-place version of index_add(): writes the result into self. A copy of `self` with `alpha * source[i]` added at position `index[i]` along `dim`, in index order.)doc"});
   methods.push_back({"relu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_relu)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(relu() -> Tensor
 

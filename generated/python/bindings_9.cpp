@@ -4,11 +4,72 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_softmax_backward_data.h"
+#include "generated/ops/cumsum.h"
 #include "generated/ops/div.h"
 #include "generated/ops/max.h"
 
 namespace tl::python {
 namespace {
+
+// _softmax_backward_data
+PyObject* fn__softmax_backward_data(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto output = r.tensor(1);
+  auto dim = r.toInt64(2);
+  auto input_dtype = r.scalartype(3);
+  if (!r.is_none(4)) {
+    auto out = r.tensor(4);
+    auto result = [&] { GilRelease no_gil; return tl::_softmax_backward_data_out(out, grad_output, output, dim, input_dtype); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::_softmax_backward_data(grad_output, output, dim, input_dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// cumsum
+PyObject* fn_cumsum(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cumsum(Tensor input, int dim, *, ScalarType? dtype=None, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto dtype = r.scalartype_optional(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::cumsum_out(out, self, dim, dtype); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::cumsum(self, dim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// cumsum_
+PyObject* fn_cumsum_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cumsum_(Tensor input, int dim, *, ScalarType? dtype=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto dtype = r.scalartype_optional(2);
+  auto result = [&] { GilRelease no_gil; return tl::cumsum_(self, dim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // div
 PyObject* fn_div(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -193,6 +254,38 @@ PyObject* operator__truediv__(PyObject* py_self, PyObject* const* args, Py_ssize
   TL_PY_CATCH_OPERATOR
 }
 
+// Tensor.cumsum
+PyObject* method_cumsum(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cumsum(int dim, *, ScalarType? dtype=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto dtype = r.scalartype_optional(1);
+  auto result = [&] { GilRelease no_gil; return tl::cumsum(self, dim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.cumsum_
+PyObject* method_cumsum_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cumsum_(int dim, *, ScalarType? dtype=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto dtype = r.scalartype_optional(1);
+  auto result = [&] { GilRelease no_gil; return tl::cumsum_(self, dim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.div
 PyObject* method_div(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -309,6 +402,18 @@ PyObject* method_max(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
 }  // namespace
 
 void add_bindings_9(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"_softmax_backward_data", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__softmax_backward_data)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor? out=None) -> Tensor
+
+The gradient of softmax: `output * (grad_output - sum(grad_output * output, dim))`, as `input_dtype`.)doc"});
+  functions.push_back({"cumsum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cumsum)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(cumsum(Tensor input, int dim, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
+
+Cumulative sum of `self` along `dim`; integer and bool inputs sum as int64 unless `dtype` says otherwise.)doc"});
+  functions.push_back({"cumsum_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cumsum_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(cumsum_(Tensor input, int dim, *, ScalarType? dtype=None) -> Tensor
+
+In-place version of cumsum(): writes the result into self. Cumulative sum of `self` along `dim`; integer and bool inputs sum as int64 unless `dtype` says otherwise.)doc"});
   functions.push_back({"div", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_div)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(div(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -365,6 +470,14 @@ Divides `self` by `other` (true division; integer inputs give the default float 
 __truediv__(Scalar other) -> Tensor
 
 Divides every element of `self` by the number `other` (true division).)doc"});
+  methods.push_back({"cumsum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cumsum)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(cumsum(int dim, *, ScalarType? dtype=None) -> Tensor
+
+Cumulative sum of `self` along `dim`; integer and bool inputs sum as int64 unless `dtype` says otherwise.)doc"});
+  methods.push_back({"cumsum_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cumsum_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(cumsum_(int dim, *, ScalarType? dtype=None) -> Tensor
+
+In-place version of cumsum(): writes the result into self. Cumulative sum of `self` along `dim`; integer and bool inputs sum as int64 unless `dtype` says otherwise.)doc"});
   methods.push_back({"div", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_div)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(div(Tensor other) -> Tensor
 

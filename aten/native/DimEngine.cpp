@@ -1,0 +1,107 @@
+#include "aten/native/DimEngine.h"
+
+#include "aten/native/Resize.h"
+#include "aten/native/TypePromotion.h"
+#include "generated/ops/copy.h"
+
+namespace tl::native {
+
+void prepare_output(Tensor& out, IntArrayRef shape, ScalarType dtype, const Tensor& like, OutDtype rule,
+                    const char* op) {
+  if (!out.defined()) {
+    out = empty_tensor(shape, dtype, like.device());
+    return;
+  }
+  TL_CHECK(out.device().type == like.device().type, op, ": Expected out tensor to be on device ",
+           like.device().str(), ", but got ", out.device().str());
+  if (rule == OutDtype::Exact)
+    TL_CHECK(out.dtype() == dtype, op, ": Expected out tensor to have dtype ", scalar_type_name(dtype), ", but got ",
+             scalar_type_name(out.dtype()), " instead");
+  resize_output(out, shape, op);
+}
+
+Tensor cast_to(const Tensor& t, ScalarType dtype) {
+  if (t.dtype() == dtype) return t;
+  Tensor r = empty_tensor(t.sizes(), dtype, t.device());
+  if (!t.is_meta()) copy_kernel(r, t, false);
+  return r;
+}
+
+namespace detail {
+
+DimGeometry make_geometry(ArrayRef<Tensor> ops, int64_t dim, const char* op) {
+  DimGeometry g;
+  g.nops = static_cast<int64_t>(ops.size());
+  const int64_t nd = ops[0].dim();
+  for (const Tensor& t : ops)
+    TL_CHECK(t.dim() == nd, op, ": operands must have the same number of dimensions");
+  const int64_t d = nd == 0 ? 0 : maybe_wrap_dim(dim, nd, op);
+  g.nslices = 1;
+  for (int64_t i = 0; i < nd; ++i) {
+    if (i == d) continue;
+    g.outer_sizes.push_back(ops[0].sizes()[i]);
+    g.nslices *= ops[0].sizes()[i];
+    for (const Tensor& t : ops)
+      TL_CHECK(t.sizes()[i] == ops[0].sizes()[i], op, ": operands differ in size at dimension ", i);
+  }
+  const int64_t no = static_cast<int64_t>(g.outer_sizes.size());
+  g.outer_strides.resize(g.nops * no);
+  for (int64_t k = 0; k < g.nops; ++k) {
+    const Tensor& t = ops[k];
+    const int64_t isz = static_cast<int64_t>(t.itemsize());
+    int64_t j = 0;
+    for (int64_t i = 0; i < nd; ++i)
+      if (i != d) g.outer_strides[k * no + j++] = t.strides()[i] * isz;
+    g.dim_strides.push_back(nd == 0 ? 1 : t.strides()[d]);
+    g.dim_sizes.push_back(nd == 0 ? 1 : t.sizes()[d]);
+    g.itemsizes.push_back(isz);
+    g.bases.push_back(static_cast<char*>(t.data_ptr()));
+    g.max_len = std::max(g.max_len, g.dim_sizes.back());
+  }
+  return g;
+}
+
+namespace {
+template <typename E>
+void gather_typed(E* buf, const char* src, int64_t count, int64_t slice_step, int64_t n, int64_t elem_stride) {
+  for (int64_t i = 0; i < n; ++i) {
+    const char* row = src + i * elem_stride;
+    for (int64_t j = 0; j < count; ++j) buf[j * n + i] = *reinterpret_cast<const E*>(row + j * slice_step);
+  }
+}
+template <typename E>
+void scatter_typed(const E* buf, char* dst, int64_t count, int64_t slice_step, int64_t n, int64_t elem_stride) {
+  for (int64_t i = 0; i < n; ++i) {
+    char* row = dst + i * elem_stride;
+    for (int64_t j = 0; j < count; ++j) *reinterpret_cast<E*>(row + j * slice_step) = buf[j * n + i];
+  }
+}
+template <typename F>
+void by_itemsize(int64_t itemsize, const F& f) {
+  switch (itemsize) {
+    case 1: return f(uint8_t{});
+    case 2: return f(uint16_t{});
+    case 4: return f(uint32_t{});
+    default: return f(uint64_t{});
+  }
+}
+}  // namespace
+
+void gather_slices(char* buf, const char* src, int64_t count, int64_t slice_step, int64_t n, int64_t elem_stride,
+                   int64_t itemsize) {
+  by_itemsize(itemsize, [&](auto e) {
+    using E = decltype(e);
+    gather_typed(reinterpret_cast<E*>(buf), src, count, slice_step, n, elem_stride);
+  });
+}
+
+void scatter_slices(const char* buf, char* dst, int64_t count, int64_t slice_step, int64_t n, int64_t elem_stride,
+                    int64_t itemsize) {
+  by_itemsize(itemsize, [&](auto e) {
+    using E = decltype(e);
+    scatter_typed(reinterpret_cast<const E*>(buf), dst, count, slice_step, n, elem_stride);
+  });
+}
+
+}  // namespace detail
+}  // namespace tl::native

@@ -1,0 +1,41 @@
+#include "aten/native/IndexEngine.h"
+
+namespace tl::native {
+
+void check_index_int32_or_int64(const Tensor& index, const char* op, const char* what) {
+  TL_CHECK(index.dtype() == ScalarType::Int64 || index.dtype() == ScalarType::Int32, op,
+           ": Expected dtype int32/int64 for ", what);
+}
+
+void check_index_int64(const Tensor& index, const char* op, const char* what) {
+  TL_CHECK(index.dtype() == ScalarType::Int64, op, ": Expected a long tensor for ", what, ", but got ",
+           legacy_type_name(index.dtype()));
+}
+
+Tensor restrict_to(const Tensor& t, IntArrayRef sizes, int64_t dim) {
+  if (t.dim() == 0) return t;
+  DimVector s(sizes);
+  s[dim] = t.sizes()[dim];
+  if (s == t.sizes()) return t;
+  return make_view(t, s, t.strides(), t.storage_offset());
+}
+
+Tensor expand_index(const Tensor& index, IntArrayRef shape, int64_t dim) {
+  if (shape.empty()) return index.dim() == 0 ? index : make_view(index, {}, {}, index.storage_offset());
+  DimVector strides(shape.size(), 0);
+  DimVector s(shape);
+  s[dim] = index.numel();
+  strides[dim] = index.dim() == 0 ? 0 : index.strides()[0];
+  return make_view(index, s, strides, index.storage_offset());
+}
+
+namespace detail {
+void throw_out_of_bounds(const IndexRule& rule, int64_t value) {
+  std::string msg = str(rule.op, ": ", rule.prefix, "index ", value, " is out of bounds for dimension ",
+                        rule.bound_dim, " with size ", rule.bound);
+  if (rule.index_error) throw IndexError(msg);
+  throw RuntimeError(msg);
+}
+}  // namespace detail
+
+}  // namespace tl::native

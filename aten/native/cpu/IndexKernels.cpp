@@ -1,0 +1,327 @@
+// gather, scatter (src, value), scatter_add, index_select, index_add, index_fill,
+// index_copy and take, on the index engine (aten/native/IndexEngine.h): each kernel checks its
+// op's shape rules, then is only its per-slice loop over already checked indices.
+#include <cstring>
+
+#include "aten/native/IndexEngine.h"
+#include "generated/ops/copy.h"
+#include "generated/ops/gather.h"
+#include "generated/ops/index_add.h"
+#include "generated/ops/index_copy.h"
+#include "generated/ops/index_fill.h"
+#include "generated/ops/index_select.h"
+#include "generated/ops/scatter.h"
+#include "generated/ops/scatter_add.h"
+#include "generated/ops/take.h"
+
+namespace tl::native {
+
+namespace {
+
+int64_t size_or_1(const Tensor& t, int64_t d) { return t.dim() == 0 ? 1 : t.sizes()[d]; }
+int64_t dim_or_1(const Tensor& t) { return std::max<int64_t>(t.dim(), 1); }
+
+// out = self (functional and out= forms); nothing to do in place.
+void init_from_self(const Tensor& self, Tensor& out, const char* op) {
+  const bool inplace = out.defined() && out.is_same(self);
+  prepare_output(out, self.sizes(), self.dtype(), self, OutDtype::Exact, op);
+  if (!inplace && !self.is_meta()) copy_kernel(out, self, false);
+}
+
+// gather/scatter shape rules: same number of dims; index no larger than self apart from dim
+// (and no larger than src everywhere, for scatter).
+void check_gather_scatter_shapes(const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src,
+                                 const char* op) {
+  TL_CHECK(dim_or_1(index) == dim_or_1(self), op,
+           ": Index tensor must have the same number of dimensions as input tensor");
+  if (src) TL_CHECK(dim_or_1(index) == dim_or_1(*src), op,
+                    ": Index tensor must have the same number of dimensions as src tensor");
+  for (int64_t d = 0; d < index.dim(); ++d) {
+    if (d != dim)
+      TL_CHECK(size_or_1(index, d) <= size_or_1(self, d), op, ": Size does not match at dimension ", d,
+               " expected index ", index.sizes(), " to be no larger than self ", self.sizes(), " apart from dimension ",
+               dim);
+    if (src)
+      TL_CHECK(size_or_1(index, d) <= size_or_1(*src, d), op, ": Expected index ", index.sizes(),
+               " to be no larger than self ", self.sizes(), " apart from dimension ", dim,
+               " and to be no larger size than src ", src->sizes());
+  }
+}
+
+// The index's shape as a list (a 0-d index is one element along dim 0 of a 0-d/1-d self).
+Tensor as_dims_of(const Tensor& t, int64_t ndim) {
+  if (t.dim() == ndim) return t;
+  if (t.dim() == 0) return make_view(t, {1}, {1}, t.storage_offset());
+  return make_view(t, {}, {}, t.storage_offset());  // a 1-element 1-d tensor seen as 0-d
+}
+
+enum class ScatterMode { Set, Add };
+
+// Shared body of scatter and scatter_add: out[index[i]] (op)= src[i] along dim,
+// src either a tensor or a scalar value.
+void scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src, const Scalar* value,
+                  ScatterMode mode, Tensor& out, const char* op) {
+  dim = maybe_wrap_dim(dim, self.dim(), op);
+  check_index_int32_or_int64(index, op, "index");
+  if (src) TL_CHECK(src->dtype() == self.dtype(), op, ": Expected self.dtype to be equal to src.dtype");
+  check_gather_scatter_shapes(self, dim, index, src, op);
+  init_from_self(self, out, op);
+  if (self.is_meta() || index.numel() == 0) return;
+  const int64_t nd = self.dim();
+  const Tensor idx = as_dims_of(index, nd);
+  const Tensor dst = restrict_to(out, idx.sizes(), dim);
+  const IndexRule rule{op, size_or_1(self, dim), dim};
+  TL_DISPATCH_ALL(self.dtype(), op, [&] {
+    if (src) {
+      const Tensor s = restrict_to(as_dims_of(*src, nd), idx.sizes(), dim);
+      index_apply({dst}, {s}, idx, dim, rule, [&](const DimSlice* sl, const int64_t* ix, int64_t n) {
+        scalar_t* o = sl[0].as<scalar_t>();
+        const scalar_t* x = sl[1].as<scalar_t>();
+        const int64_t os = sl[0].stride, xs = sl[1].stride;
+        for (int64_t i = 0; i < n; ++i) {
+          scalar_t& t = o[ix[i] * os];
+          if (mode == ScatterMode::Set) t = x[i * xs];
+          else t = static_cast<scalar_t>(t + x[i * xs]);
+        }
+      });
+    } else {
+      const scalar_t v = value->to<scalar_t>();
+      index_apply({dst}, {}, idx, dim, rule, [&](const DimSlice* sl, const int64_t* ix, int64_t n) {
+        scalar_t* o = sl[0].as<scalar_t>();
+        for (int64_t i = 0; i < n; ++i) {
+          scalar_t& t = o[ix[i] * sl[0].stride];
+          if (mode == ScatterMode::Set) t = v;
+          else t = static_cast<scalar_t>(t + v);
+        }
+      });
+    }
+  });
+}
+
+// index_select/index_add/index_fill/index_copy take a 1-D (or 0-d) index.
+void check_index_vector(const Tensor& index, const char* op) {
+  TL_CHECK_AS(IndexError, index.dim() <= 1, op, ": Index is supposed to be a vector");
+}
+
+// Shape of self with dim resized to n.
+DimVector with_dim_size(const Tensor& self, int64_t dim, int64_t n) {
+  DimVector s(self.sizes());
+  if (self.dim() > 0) s[dim] = n;
+  return s;
+}
+
+}  // namespace
+
+void gather_kernel(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad, Tensor& out) {
+  (void)sparse_grad;  // dense gradients only, as PyTorch gives by default
+  const char* op = "gather";
+  dim = maybe_wrap_dim(dim, self.dim(), op);
+  check_index_int32_or_int64(index, op, "index");
+  check_gather_scatter_shapes(self, dim, index, nullptr, op);
+  prepare_output(out, index.sizes(), self.dtype(), self, OutDtype::Exact, op);
+  if (self.is_meta() || index.numel() == 0) return;
+  const int64_t nd = std::max(self.dim(), index.dim());
+  const Tensor idx = as_dims_of(index, nd);
+  const Tensor o = as_dims_of(out, nd);
+  const Tensor src = restrict_to(as_dims_of(self, nd), idx.sizes(), dim);
+  const IndexRule rule{op, size_or_1(self, dim), dim};
+  TL_DISPATCH_ALL(self.dtype(), op, [&] {
+    index_apply({o}, {src}, idx, dim, rule, [&](const DimSlice* s, const int64_t* ix, int64_t n) {
+      scalar_t* y = s[0].as<scalar_t>();
+      const scalar_t* x = s[1].as<scalar_t>();
+      for (int64_t i = 0; i < n; ++i) y[i * s[0].stride] = x[ix[i] * s[1].stride];
+    });
+  });
+}
+
+void scatter_src_kernel(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, Tensor& out) {
+  scatter_impl(self, dim, index, &src, nullptr, ScatterMode::Set, out, "scatter");
+}
+
+void scatter_value_kernel(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, Tensor& out) {
+  scatter_impl(self, dim, index, nullptr, &value, ScatterMode::Set, out, "scatter");
+}
+
+void scatter_add_kernel(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, Tensor& out) {
+  scatter_impl(self, dim, index, &src, nullptr, ScatterMode::Add, out, "scatter_add");
+}
+
+void index_select_kernel(const Tensor& self, int64_t dim, const Tensor& index, Tensor& out) {
+  const char* op = "index_select";
+  dim = maybe_wrap_dim(dim, self.dim(), op);
+  check_index_vector(index, op);
+  TL_CHECK(index.dtype() == ScalarType::Int64 || index.dtype() == ScalarType::Int32, op,
+           ": Expected dtype int32 or int64 for index");
+  TL_CHECK_AS(IndexError, self.dim() > 0 || index.numel() == 1, op,
+              ": Index to scalar can have only 1 value, got ", index.numel(), " value(s)");
+  prepare_output(out, with_dim_size(self, dim, index.numel()), self.dtype(), self, OutDtype::Exact, op);
+  if (self.is_meta() || out.numel() == 0) return;
+  const IndexRule rule{op, size_or_1(self, dim), dim, false, /*index_error=*/true};
+  const int64_t isz = static_cast<int64_t>(self.itemsize());
+  if (self.is_contiguous() && out.is_contiguous() && self.dim() > 0) {
+    // Contiguous fast path: whole rows of the dims after `dim` are copied with memcpy.
+    int64_t outer = 1, inner = 1;
+    for (int64_t d = 0; d < dim; ++d) outer *= self.sizes()[d];
+    for (int64_t d = dim + 1; d < self.dim(); ++d) inner *= self.sizes()[d];
+    const int64_t n = index.numel(), size = self.sizes()[dim];
+    std::vector<int64_t> ix(n);
+    TL_DISPATCH_SWITCH(index.dtype(), op, TL_DISPATCH_CASE(Int64, int64_t, [&] {
+      detail::load_checked(index.data_ptr<int64_t>(), index.dim() ? index.strides()[0] : 0, n, rule, ix.data());
+    }) TL_DISPATCH_CASE(Int32, int32_t, [&] {
+      detail::load_checked(index.data_ptr<int32_t>(), index.dim() ? index.strides()[0] : 0, n, rule, ix.data());
+    }));
+    const char* src = static_cast<const char*>(self.data_ptr());
+    char* dst = static_cast<char*>(out.data_ptr());
+    const int64_t row = inner * isz;
+    parallel_for(0, outer * n, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(inner, 1)),
+                 [&](int64_t b, int64_t e) {
+                   for (int64_t r = b; r < e; ++r) {
+                     const int64_t o = r / n, j = r % n;
+                     std::memcpy(dst + r * row, src + (o * size + ix[j]) * row, row);
+                   }
+                 });
+    return;
+  }
+  const Tensor idx = expand_index(index, out.sizes(), dim);
+  TL_DISPATCH_ALL(self.dtype(), op, [&] {
+    index_apply({out}, {self}, idx, dim, rule, [&](const DimSlice* s, const int64_t* ix, int64_t n) {
+      scalar_t* y = s[0].as<scalar_t>();
+      const scalar_t* x = s[1].as<scalar_t>();
+      for (int64_t i = 0; i < n; ++i) y[i * s[0].stride] = x[ix[i] * s[1].stride];
+    });
+  });
+}
+
+void index_add_kernel(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha,
+                      Tensor& out) {
+  const char* op = "index_add";
+  dim = maybe_wrap_dim(dim, self.dim(), op);
+  check_index_vector(index, op);
+  check_index_int32_or_int64(index, op, "index");
+  TL_CHECK(self.dtype() == source.dtype(), op, ": self (", legacy_type_name(self.dtype()), ") and source (",
+           legacy_type_name(source.dtype()), ") must have the same scalar type");
+  TL_CHECK(dim == 0 || dim < source.dim(), op, ": Indexing dim ", dim, " is out of bounds of the source tensor with dim ",
+           source.dim());
+  TL_CHECK(index.numel() == (source.dim() > 0 ? source.sizes()[dim] : 1), op, ": Number of indices (",
+           index.numel(), ") should be equal to source.size(dim): (", (source.dim() > 0 ? source.sizes()[dim] : 1),
+           "), for dim: ", dim);
+  const Tensor src = self.dim() == source.dim() ? source : as_dims_of(source, self.dim());
+  TL_CHECK(src.dim() == self.dim() && with_dim_size(self, dim, index.numel()) == src.sizes(), op,
+           ": source ", source.sizes(), " must have the shape of self ", self.sizes(), " apart from dimension ", dim);
+  init_from_self(self, out, op);
+  if (self.is_meta() || index.numel() == 0) return;
+  const IndexRule rule{op, size_or_1(self, dim), dim};
+  const Tensor idx = expand_index(index, src.sizes(), dim);
+  TL_DISPATCH_ALL(self.dtype(), op, [&] {
+    const auto a = alpha.to<scalar_t>();
+    index_apply({out}, {src}, idx, dim, rule, [&](const DimSlice* s, const int64_t* ix, int64_t n) {
+      scalar_t* y = s[0].as<scalar_t>();
+      const scalar_t* x = s[1].as<scalar_t>();
+      for (int64_t i = 0; i < n; ++i) {
+        scalar_t& t = y[ix[i] * s[0].stride];
+        if constexpr (std::is_same_v<scalar_t, bool>) t = t || (a && x[i * s[1].stride]);
+        else t = static_cast<scalar_t>(t + a * x[i * s[1].stride]);
+      }
+    });
+  });
+}
+
+void index_copy_kernel(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, Tensor& out) {
+  const char* op = "index_copy";
+  dim = maybe_wrap_dim(dim, self.dim(), op);
+  check_index_vector(index, op);
+  check_index_int64(index, op, "index");
+  TL_CHECK(self.dtype() == source.dtype(), op, ": self and source expected to have the same dtype, but got (self) ",
+           scalar_type_name(self.dtype()), " and (source) ", scalar_type_name(source.dtype()));
+  TL_CHECK(index.numel() == (source.dim() > 0 ? source.sizes()[dim] : 1), op, ": Number of indices (",
+           index.numel(), ") should be equal to source.size(dim) (", (source.dim() > 0 ? source.sizes()[dim] : 1), ")");
+  const Tensor src = self.dim() == source.dim() ? source : as_dims_of(source, self.dim());
+  TL_CHECK(src.dim() == self.dim() && with_dim_size(self, dim, index.numel()) == src.sizes(), op,
+           ": Source/destination tensor must have same slice shapes. Destination slice shape: ", self.sizes(),
+           " at dimension ", dim, " and source slice shape: ", source.sizes());
+  init_from_self(self, out, op);
+  if (self.is_meta() || index.numel() == 0) return;
+  const IndexRule rule{op, size_or_1(self, dim), dim, false, true};
+  const Tensor idx = expand_index(index, src.sizes(), dim);
+  TL_DISPATCH_ALL(self.dtype(), op, [&] {
+    index_apply({out}, {src}, idx, dim, rule, [&](const DimSlice* s, const int64_t* ix, int64_t n) {
+      scalar_t* y = s[0].as<scalar_t>();
+      const scalar_t* x = s[1].as<scalar_t>();
+      for (int64_t i = 0; i < n; ++i) y[ix[i] * s[0].stride] = x[i * s[1].stride];
+    });
+  });
+}
+
+namespace {
+void index_fill_impl(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, Tensor& out) {
+  const char* op = "index_fill";
+  dim = maybe_wrap_dim(dim, self.dim(), op);
+  check_index_vector(index, op);
+  TL_CHECK(index.dtype() == ScalarType::Int64, op, ": Expected dtype int64 for index.");
+  init_from_self(self, out, op);
+  if (self.is_meta() || index.numel() == 0 || self.numel() == 0) return;
+  const IndexRule rule{op, size_or_1(self, dim), dim, /*negative_ok=*/true, true};
+  const Tensor idx = expand_index(index, with_dim_size(self, dim, index.numel()), dim);
+  TL_DISPATCH_ALL(self.dtype(), op, [&] {
+    const scalar_t v = value.to<scalar_t>();
+    index_apply({out}, {}, idx, dim, rule, [&](const DimSlice* s, const int64_t* ix, int64_t n) {
+      scalar_t* y = s[0].as<scalar_t>();
+      for (int64_t i = 0; i < n; ++i) y[ix[i] * s[0].stride] = v;
+    });
+  });
+}
+}  // namespace
+
+void index_fill_scalar_kernel(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, Tensor& out) {
+  index_fill_impl(self, dim, index, value, out);
+}
+
+void index_fill_tensor_kernel(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value, Tensor& out) {
+  TL_CHECK(value.dim() == 0, "index_fill: only supports a 0-dimensional value tensor, but got tensor with ",
+           value.dim(), " dimension(s).");
+  index_fill_impl(self, dim, index, value.is_meta() ? Scalar(0) : tensor_item(value), out);
+}
+
+void take_kernel(const Tensor& self, const Tensor& index, Tensor& out) {
+  const char* op = "take";
+  check_index_int64(index, op, "index");
+  prepare_output(out, index.sizes(), self.dtype(), self, OutDtype::Exact, op);
+  if (self.is_meta() || index.numel() == 0) return;
+  const int64_t numel = self.numel();
+  TL_CHECK_AS(IndexError, numel > 0 || index.numel() == 0, op, ": tried to take from an empty tensor");
+  const int64_t nd = self.dim();
+  const int64_t isz = static_cast<int64_t>(self.itemsize());
+  const char* base = static_cast<const char*>(self.data_ptr());
+  const bool contig = self.is_contiguous();
+  // The index and the output are walked flat (both contiguous); self's offset comes from its strides.
+  Tensor flat_index = index;
+  if (!index.is_contiguous()) {
+    flat_index = empty_tensor(index.sizes(), ScalarType::Int64);
+    copy_kernel(flat_index, index, false);
+  }
+  const Tensor res = out.is_contiguous() && !(out.storage() == index.storage()) ? out
+                                                                                : empty_tensor(index.sizes(), self.dtype());
+  char* dst = static_cast<char*>(res.data_ptr());
+  const int64_t* ix = flat_index.data_ptr<int64_t>();
+  parallel_for(0, index.numel(), kGrainSize / 4, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      int64_t v = ix[i];
+      TL_CHECK_AS(IndexError, v >= -numel && v < numel, op, ": out of range: tried to access index ", v,
+                  " on a tensor of ", numel, " elements.");
+      if (v < 0) v += numel;
+      int64_t off = 0;
+      if (contig) {
+        off = v;
+      } else {
+        for (int64_t d = nd - 1; d >= 0; --d) {
+          off += (v % self.sizes()[d]) * self.strides()[d];
+          v /= self.sizes()[d];
+        }
+      }
+      std::memcpy(dst + i * isz, base + off * isz, isz);
+    }
+  });
+  if (!res.is_same(out)) copy_kernel(out, res, false);
+}
+
+}  // namespace tl::native

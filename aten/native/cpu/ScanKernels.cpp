@@ -1,0 +1,202 @@
+// Scans along one dimension (cumsum, cumprod, logcumsumexp, cummax, cummin) and flip, on the
+// dim engine (aten/native/DimEngine.h): each kernel is its per-slice loop.
+//
+// Accumulation follows PyTorch's CPU kernels: float32 sums and products accumulate in double,
+// 16-bit floats in float, integers in int64 (wrapping), so results match to the last bit in
+// most cases.
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "aten/native/DimEngine.h"
+#include "generated/ops/cummax.h"
+#include "generated/ops/cummin.h"
+#include "generated/ops/cumprod.h"
+#include "generated/ops/copy.h"
+#include "generated/ops/cumsum.h"
+#include "generated/ops/flip.h"
+#include "generated/ops/logcumsumexp.h"
+
+namespace tl::native {
+
+namespace {
+
+template <typename T>
+using scan_acc_t = std::conditional_t<std::is_same_v<T, float> || std::is_same_v<T, double>, double,
+                                      std::conditional_t<std::is_floating_point_v<opmath_t<T>>, float, int64_t>>;
+
+// The dtype cumsum/cumprod compute and return: `dtype`, else out's (out= and in-place), else
+// int64 for integer and bool inputs, else the input's.
+ScalarType cum_result_dtype(const Tensor& self, std::optional<ScalarType> dtype, const Tensor& out, const char* op) {
+  if (out.defined() && out.is_same(self)) {
+    TL_CHECK(!dtype || *dtype == self.dtype(), op, ": Bad in-place call: input tensor dtype ",
+             legacy_type_name(self.dtype()), " and output tensor dtype ", legacy_type_name(*dtype), " should match");
+    return self.dtype();
+  }
+  if (out.defined()) {
+    TL_CHECK(!dtype || *dtype == out.dtype(), op, ": Expected out tensor to have dtype ",
+             scalar_type_name(*dtype), ", but got ", scalar_type_name(out.dtype()), " instead");
+    return out.dtype();
+  }
+  if (dtype) return *dtype;
+  return is_integral_type(self.dtype(), /*include_bool=*/true) ? ScalarType::Int64 : self.dtype();
+}
+
+// Shared body of cumsum and cumprod: `step(acc, x)` folds one element into the accumulator.
+template <typename Step>
+void cum_op(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, Tensor& out, const char* op,
+            double init, Step step) {
+  maybe_wrap_dim(dim, self.dim(), op);
+  const ScalarType st = cum_result_dtype(self, dtype, out, op);
+  prepare_output(out, self.sizes(), st, self, OutDtype::Any, op);
+  if (self.is_meta()) return;
+  const Tensor in = cast_to(self, st);
+  TL_DISPATCH_ALL(st, op, [&] {
+    using acc_t = scan_acc_t<scalar_t>;
+    dim_apply({out}, {in}, dim, {}, [&](const DimSlice* s) {
+      scalar_t* y = s[0].as<scalar_t>();
+      const scalar_t* x = s[1].as<scalar_t>();
+      acc_t acc = static_cast<acc_t>(init);
+      for (int64_t i = 0; i < s[1].size; ++i) {
+        acc = step(acc, static_cast<acc_t>(x[i * s[1].stride]));
+        y[i * s[0].stride] = static_cast<scalar_t>(acc);
+      }
+    });
+  });
+}
+
+// log(exp(a) + exp(b)) without overflow; infinities of the same sign give themselves.
+template <typename T>
+inline T log_add_exp(T a, T b) {
+  if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();
+  const T hi = std::max(a, b), lo = std::min(a, b);
+  if (std::isinf(lo) && lo == hi) return hi;  // both -inf, or both +inf
+  return hi + std::log1p(std::exp(lo - hi));
+}
+
+// cummax / cummin: the running extreme and the index where it was last reached. A NaN wins over
+// everything and is kept (later NaNs move the index), as in PyTorch.
+template <bool Max>
+void cum_extreme(const Tensor& self, int64_t dim, Tensor& values, Tensor& indices, const char* op) {
+  maybe_wrap_dim(dim, self.dim(), op);
+  prepare_output(values, self.sizes(), self.dtype(), self, OutDtype::Exact, op);
+  prepare_output(indices, self.sizes(), ScalarType::Int64, self, OutDtype::Exact, op);
+  if (self.is_meta()) return;
+  TL_DISPATCH_ALL(self.dtype(), op, [&] {
+    dim_apply({values, indices}, {self}, dim, {}, [&](const DimSlice* s) {
+      scalar_t* v = s[0].as<scalar_t>();
+      int64_t* ix = s[1].as<int64_t>();
+      const scalar_t* x = s[2].as<scalar_t>();
+      const int64_t n = s[2].size;
+      if (n == 0) return;
+      auto best = static_cast<opmath_t<scalar_t>>(x[0]);
+      int64_t at = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        const auto cur = static_cast<opmath_t<scalar_t>>(x[i * s[2].stride]);
+        bool take;
+        if constexpr (std::is_floating_point_v<opmath_t<scalar_t>>)
+          take = std::isnan(cur) || (!std::isnan(best) && (Max ? cur >= best : cur <= best));
+        else
+          take = Max ? cur >= best : cur <= best;
+        if (take) {
+          best = cur;
+          at = i;
+        }
+        v[i * s[0].stride] = static_cast<scalar_t>(best);
+        ix[i * s[1].stride] = at;
+      }
+    });
+  });
+}
+
+}  // namespace
+
+void cumsum_kernel(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, Tensor& out) {
+  cum_op(self, dim, dtype, out, "cumsum", 0.0, [](auto acc, auto x) { return acc + x; });
+}
+
+void cumprod_kernel(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, Tensor& out) {
+  cum_op(self, dim, dtype, out, "cumprod", 1.0, [](auto acc, auto x) { return acc * x; });
+}
+
+void logcumsumexp_kernel(const Tensor& self, int64_t dim, Tensor& out) {
+  const char* op = "logcumsumexp";
+  maybe_wrap_dim(dim, self.dim(), op);
+  TL_CHECK_AS(NotImplementedError, is_floating_type(self.dtype()), op, ": not implemented for dtype ",
+              scalar_type_name(self.dtype()));
+  prepare_output(out, self.sizes(), self.dtype(), self, OutDtype::Any, op);
+  if (self.is_meta()) return;
+  const Tensor in = cast_to(self, out.dtype());
+  TL_DISPATCH_FLOAT(out.dtype(), op, [&] {
+    using acc_t = opmath_t<scalar_t>;
+    dim_apply({out}, {in}, dim, {}, [&](const DimSlice* s) {
+      scalar_t* y = s[0].as<scalar_t>();
+      const scalar_t* x = s[1].as<scalar_t>();
+      acc_t acc = -std::numeric_limits<acc_t>::infinity();
+      for (int64_t i = 0; i < s[1].size; ++i) {
+        acc = log_add_exp(acc, static_cast<acc_t>(x[i * s[1].stride]));
+        y[i * s[0].stride] = static_cast<scalar_t>(acc);
+      }
+    });
+  });
+}
+
+void cummax_kernel(const Tensor& self, int64_t dim, Tensor& values, Tensor& indices) {
+  cum_extreme<true>(self, dim, values, indices, "cummax");
+}
+
+void cummin_kernel(const Tensor& self, int64_t dim, Tensor& values, Tensor& indices) {
+  cum_extreme<false>(self, dim, values, indices, "cummin");
+}
+
+// flip: a copy reading each flipped dim backwards. Written as a walk over the output with the
+// source pointer stepping by negated strides (any number of dims, any input layout).
+void flip_kernel(const Tensor& self, IntArrayRef dims, Tensor& out) {
+  const char* op = "flip";
+  const int64_t nd = self.dim();
+  uint64_t mask = 0;
+  for (int64_t d : dims) {
+    const int64_t w = maybe_wrap_dim(d, nd, op);
+    TL_CHECK(!(mask >> w & 1), op, ": dims has duplicates, original flip dims size=", dims.size(),
+             ", but unique flip dims size=", __builtin_popcountll(mask | (uint64_t(1) << w)));
+    mask |= uint64_t(1) << w;
+  }
+  prepare_output(out, self.sizes(), self.dtype(), self, OutDtype::Exact, op);
+  if (self.is_meta() || self.numel() == 0) return;
+  const int64_t isz = static_cast<int64_t>(self.itemsize());
+  const char* src0 = static_cast<const char*>(self.data_ptr());
+  std::vector<int64_t> stride(nd);  // bytes, negated for flipped dims
+  for (int64_t i = 0; i < nd; ++i) {
+    stride[i] = self.strides()[i] * isz;
+    if (mask >> i & 1) {
+      src0 += (self.sizes()[i] - 1) * stride[i];
+      stride[i] = -stride[i];
+    }
+  }
+  const Tensor res = out.is_contiguous() && !(out.storage() == self.storage()) ? out
+                                                                            : empty_tensor(self.sizes(), self.dtype());
+  char* dst = static_cast<char*>(res.data_ptr());
+  const int64_t n = self.numel();
+  parallel_for(0, n, kGrainSize, [&](int64_t b, int64_t e) {
+    std::vector<int64_t> idx(nd);
+    const char* src = src0;
+    int64_t rem = b;
+    for (int64_t d = nd - 1; d >= 0; --d) {
+      idx[d] = rem % self.sizes()[d];
+      rem /= self.sizes()[d];
+      src += idx[d] * stride[d];
+    }
+    for (int64_t i = b; i < e; ++i) {
+      std::memcpy(dst + i * isz, src, isz);
+      for (int64_t d = nd - 1; d >= 0; --d) {
+        src += stride[d];
+        if (++idx[d] < self.sizes()[d]) break;
+        src -= idx[d] * stride[d];
+        idx[d] = 0;
+      }
+    }
+  });
+  if (!res.is_same(out)) copy_kernel(out, res, false);
+}
+
+}  // namespace tl::native

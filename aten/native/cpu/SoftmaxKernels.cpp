@@ -1,0 +1,134 @@
+// softmax, log_softmax and their backward kernels, on the dim engine (aten/native/DimEngine.h).
+//
+// The engine hands every kernel contiguous slices (copying strided ones through a scratch
+// buffer), so the per-slice loops below vectorize (vec::exp_f32/exp_f64, compiled per ISA) for
+// the last dim and for dim 0 alike. 16-bit floats compute in float and round once.
+#include <cmath>
+#include <limits>
+
+#include "aten/native/DimEngine.h"
+#include "aten/native/cpu/Vectorize.h"
+#include "generated/ops/_log_softmax_backward_data.h"
+#include "generated/ops/_softmax_backward_data.h"
+#include "generated/ops/copy.h"
+#include "generated/ops/log_softmax.h"
+#include "generated/ops/softmax.h"
+
+namespace tl::native {
+
+namespace {
+
+template <typename T>
+constexpr bool is_reduced_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+
+template <typename T>
+TL_ALWAYS_INLINE T vexp(T x) {
+  if constexpr (std::is_same_v<T, double>) return vec::exp_f64(x);
+  else return vec::exp_f32(x);
+}
+
+template <typename T>
+TL_ALWAYS_INLINE opmath_t<T> ld(const T* p, int64_t i) { return static_cast<opmath_t<T>>(p[i]); }
+
+// One contiguous slice: y = softmax(x) or log_softmax(x).
+template <typename T, bool Log>
+TL_TARGET_CLONES void softmax_slice(const T* x, T* y, int64_t n) {
+  using acc_t = opmath_t<T>;
+  if (n == 0) return;
+  acc_t mx = -std::numeric_limits<acc_t>::infinity();
+  for (int64_t i = 0; i < n; ++i) mx = std::max(mx, ld(x, i));
+  bool has_nan = false;
+  for (int64_t i = 0; i < n; ++i) has_nan |= std::isnan(ld(x, i));
+  if (has_nan) mx = std::numeric_limits<acc_t>::quiet_NaN();
+  // A slice of -inf gives nan (0/0) and an +inf max gives nan, as in PyTorch.
+  acc_t sum = 0;
+  if constexpr (!Log && !is_reduced_v<T>) {
+    for (int64_t i = 0; i < n; ++i) {
+      const acc_t e = vexp<acc_t>(ld(x, i) - mx);
+      y[i] = static_cast<T>(e);
+      sum += e;
+    }
+    const acc_t inv = acc_t(1) / sum;
+    for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(static_cast<acc_t>(y[i]) * inv);
+  } else {
+    for (int64_t i = 0; i < n; ++i) sum += vexp<acc_t>(ld(x, i) - mx);
+    if constexpr (Log) {
+      const acc_t shift = mx + std::log(sum);
+      for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(ld(x, i) - shift);
+    } else {
+      const acc_t inv = acc_t(1) / sum;
+      for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(vexp<acc_t>(ld(x, i) - mx) * inv);
+    }
+  }
+}
+
+// gI = y * (g - sum(g * y))   (softmax)   or   gI = g - exp(y) * sum(g)   (log_softmax).
+template <typename T, bool Log>
+TL_TARGET_CLONES void softmax_backward_slice(const T* g, const T* y, T* gi, int64_t n) {
+  using acc_t = opmath_t<T>;
+  acc_t sum = 0;
+  if constexpr (Log) {
+    for (int64_t i = 0; i < n; ++i) sum += ld(g, i);
+    for (int64_t i = 0; i < n; ++i) gi[i] = static_cast<T>(ld(g, i) - vexp<acc_t>(ld(y, i)) * sum);
+  } else {
+    for (int64_t i = 0; i < n; ++i) sum += ld(g, i) * ld(y, i);
+    for (int64_t i = 0; i < n; ++i) gi[i] = static_cast<T>(ld(y, i) * (ld(g, i) - sum));
+  }
+}
+
+template <bool Log>
+void softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, Tensor& out, const char* op) {
+  maybe_wrap_dim(dim, self.dim(), op);
+  const ScalarType st = dtype.value_or(self.dtype());
+  TL_CHECK_AS(NotImplementedError, is_floating_type(st), op, ": not implemented for '", scalar_type_name(st), "'");
+  prepare_output(out, self.sizes(), st, self, OutDtype::Exact, op);
+  if (self.is_meta()) return;
+  const Tensor in = cast_to(self, st);
+  TL_DISPATCH_FLOAT(st, op, [&] {
+    dim_apply({out}, {in}, dim, {/*contiguous=*/true, /*cost_per_element=*/8}, [&](const DimSlice* s) {
+      softmax_slice<scalar_t, Log>(s[1].as<scalar_t>(), s[0].as<scalar_t>(), s[1].size);
+    });
+  });
+}
+
+template <bool Log>
+void softmax_backward_impl(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype,
+                           Tensor& out, const char* op) {
+  maybe_wrap_dim(dim, grad_output.dim(), op);
+  TL_CHECK(grad_output.sizes() == output.sizes(), op, ": grad_output and output must have the same shape, got ",
+           grad_output.sizes(), " and ", output.sizes());
+  const ScalarType st = grad_output.dtype();
+  TL_CHECK_AS(NotImplementedError, is_floating_type(st), op, ": not implemented for '", scalar_type_name(st), "'");
+  prepare_output(out, grad_output.sizes(), input_dtype, grad_output, OutDtype::Exact, op);
+  if (grad_output.is_meta()) return;
+  const Tensor y = cast_to(output, st);
+  Tensor res = input_dtype == st ? out : empty_tensor(grad_output.sizes(), st, grad_output.device());
+  TL_DISPATCH_FLOAT(st, op, [&] {
+    dim_apply({res}, {grad_output, y}, dim, {true, 4}, [&](const DimSlice* s) {
+      softmax_backward_slice<scalar_t, Log>(s[1].as<scalar_t>(), s[2].as<scalar_t>(), s[0].as<scalar_t>(), s[0].size);
+    });
+  });
+  if (!res.is_same(out)) copy_kernel(out, res, false);
+}
+
+}  // namespace
+
+void softmax_kernel(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, Tensor& out) {
+  softmax_impl<false>(self, dim, dtype, out, "softmax");
+}
+
+void log_softmax_kernel(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, Tensor& out) {
+  softmax_impl<true>(self, dim, dtype, out, "log_softmax");
+}
+
+void softmax_backward_data_kernel(const Tensor& grad_output, const Tensor& output, int64_t dim,
+                                  ScalarType input_dtype, Tensor& out) {
+  softmax_backward_impl<false>(grad_output, output, dim, input_dtype, out, "_softmax_backward_data");
+}
+
+void log_softmax_backward_data_kernel(const Tensor& grad_output, const Tensor& output, int64_t dim,
+                                      ScalarType input_dtype, Tensor& out) {
+  softmax_backward_impl<true>(grad_output, output, dim, input_dtype, out, "_log_softmax_backward_data");
+}
+
+}  // namespace tl::native

@@ -1,0 +1,150 @@
+// sort, topk and kthvalue on the dim engine (aten/native/DimEngine.h): each slice is sorted (or
+// partially sorted) as (value, index) pairs in a per-thread buffer.
+//
+// Order: NaN sorts as the largest value (last ascending, first descending), as in PyTorch. sort
+// is always stable (ties keep their input order), which is also a valid result for stable=False.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "aten/native/DimEngine.h"
+#include "generated/ops/kthvalue.h"
+#include "generated/ops/sort.h"
+#include "generated/ops/topk.h"
+
+namespace tl::native {
+
+namespace {
+
+template <typename T>
+struct Item {
+  T v;
+  int64_t i;
+};
+
+template <typename T>
+inline bool is_nan(T x) {
+  if constexpr (std::is_floating_point_v<opmath_t<T>>) return std::isnan(static_cast<opmath_t<T>>(x));
+  else return false;
+}
+
+// Strict "a comes before b" for ascending / descending order, NaN largest.
+template <typename T>
+struct Before {
+  bool descending;
+  bool operator()(const Item<T>& a, const Item<T>& b) const {
+    using acc = opmath_t<T>;
+    const acc x = static_cast<acc>(a.v), y = static_cast<acc>(b.v);
+    if (descending) return x > y || (is_nan(a.v) && !is_nan(b.v));
+    return x < y || (!is_nan(a.v) && is_nan(b.v));
+  }
+};
+
+// Loads a slice into the thread's pair buffer.
+template <typename T>
+std::vector<Item<T>>& load_items(const DimSlice& in) {
+  thread_local std::vector<Item<T>> items;
+  items.resize(static_cast<size_t>(in.size));
+  const T* x = in.as<T>();
+  for (int64_t i = 0; i < in.size; ++i) items[i] = {x[i * in.stride], i};
+  return items;
+}
+
+template <typename T>
+void store_items(const std::vector<Item<T>>& items, int64_t k, const DimSlice& values, const DimSlice& indices) {
+  T* v = values.as<T>();
+  int64_t* ix = indices.as<int64_t>();
+  for (int64_t i = 0; i < k; ++i) {
+    v[i * values.stride] = items[i].v;
+    ix[i * indices.stride] = items[i].i;
+  }
+}
+
+int64_t size_along(const Tensor& t, int64_t dim) { return t.dim() == 0 ? 1 : t.sizes()[dim]; }
+
+void sort_impl(const Tensor& self, int64_t dim, bool descending, Tensor& values, Tensor& indices) {
+  const char* op = "sort";
+  dim = maybe_wrap_dim(dim, self.dim(), op);
+  prepare_output(values, self.sizes(), self.dtype(), self, OutDtype::Exact, op);
+  prepare_output(indices, self.sizes(), ScalarType::Int64, self, OutDtype::Exact, op);
+  if (self.is_meta()) return;
+  TL_DISPATCH_ALL(self.dtype(), op, [&] {
+    dim_apply({values, indices}, {self}, dim, {false, 16}, [&](const DimSlice* s) {
+      auto& items = load_items<scalar_t>(s[2]);
+      std::stable_sort(items.begin(), items.end(), Before<scalar_t>{descending});
+      store_items(items, s[2].size, s[0], s[1]);
+    });
+  });
+}
+
+}  // namespace
+
+void sort_kernel(const Tensor& self, int64_t dim, bool descending, Tensor& values, Tensor& indices) {
+  sort_impl(self, dim, descending, values, indices);
+}
+
+void sort_stable_kernel(const Tensor& self, std::optional<bool> stable, int64_t dim, bool descending, Tensor& values,
+                        Tensor& indices) {
+  (void)stable;  // every sort here is stable
+  sort_impl(self, dim, descending, values, indices);
+}
+
+void topk_kernel(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted, Tensor& values,
+                 Tensor& indices) {
+  const char* op = "topk";
+  dim = maybe_wrap_dim(dim, self.dim(), op);
+  const int64_t n = size_along(self, dim);
+  TL_CHECK(k >= 0 && k <= n, op, ": selected index k out of range");
+  DimVector shape(self.sizes());
+  if (self.dim() > 0) shape[dim] = k;
+  prepare_output(values, shape, self.dtype(), self, OutDtype::Exact, op);
+  prepare_output(indices, shape, ScalarType::Int64, self, OutDtype::Exact, op);
+  if (self.is_meta() || k == 0) return;
+  TL_DISPATCH_ALL(self.dtype(), op, [&] {
+    dim_apply({values, indices}, {self}, dim, {false, 4}, [&](const DimSlice* s) {
+      auto& items = load_items<scalar_t>(s[2]);
+      const Before<scalar_t> before{largest};
+      if (sorted) {
+        std::partial_sort(items.begin(), items.begin() + k, items.end(), before);
+      } else {
+        std::nth_element(items.begin(), items.begin() + (k - 1), items.end(), before);
+      }
+      store_items(items, k, s[0], s[1]);
+    });
+  });
+}
+
+void kthvalue_kernel(const Tensor& self, int64_t k, int64_t dim, bool keepdim, Tensor& values, Tensor& indices) {
+  const char* op = "kthvalue";
+  dim = maybe_wrap_dim(dim, self.dim(), op);
+  const int64_t n = size_along(self, dim);
+  TL_CHECK(k >= 1 && k <= n, op, ": selected number k out of range for dimension ", dim);
+  DimVector shape(self.sizes());
+  if (self.dim() > 0) {
+    if (keepdim) shape[dim] = 1;
+    else shape.erase(dim);
+  }
+  prepare_output(values, shape, self.dtype(), self, OutDtype::Exact, op);
+  prepare_output(indices, shape, ScalarType::Int64, self, OutDtype::Exact, op);
+  if (self.is_meta()) return;
+  // Walk with the reduced dim kept as size 1, so outputs and input have the same rank.
+  DimVector kept(self.sizes());
+  if (self.dim() > 0) kept[dim] = 1;
+  auto keep = [&](const Tensor& t) {
+    if (self.dim() == 0 || keepdim) return t;
+    DimVector strides(t.strides());
+    strides.insert(dim, 0);
+    return make_view(t, kept, strides, t.storage_offset());
+  };
+  const Tensor v = keep(values), ix = keep(indices);
+  TL_DISPATCH_ALL(self.dtype(), op, [&] {
+    dim_apply({v, ix}, {self}, dim, {false, 4}, [&](const DimSlice* s) {
+      auto& items = load_items<scalar_t>(s[2]);
+      std::nth_element(items.begin(), items.begin() + (k - 1), items.end(), Before<scalar_t>{false});
+      s[0].as<scalar_t>()[0] = items[k - 1].v;
+      s[1].as<int64_t>()[0] = items[k - 1].i;
+    });
+  });
+}
+
+}  // namespace tl::native
