@@ -43,7 +43,7 @@ def _values(spec, seed):
     rng = np.random.default_rng(seed)
     if spec.kind == "B":
         return rng.integers(0, 2, spec.shape).astype(bool)
-    low, high = (0.5, 2.0) if spec.kind == "P" else (-2.0, 2.0)
+    low, high = {"P": (0.5, 2.0), "U": (-0.9, 0.9), "G": (1.1, 3.0)}.get(spec.kind, (-2.0, 2.0))
     return rng.uniform(low, high, spec.shape).astype(np.float64)
 
 
@@ -93,6 +93,7 @@ def _parse_sample(sample, lib):
     def collect(*a, **k):
         return a, k
     helpers = {"T": lambda *s: Spec("T", s), "P": lambda *s: Spec("P", s), "B": lambda *s: Spec("B", s),
+               "U": lambda *s: Spec("U", s), "G": lambda *s: Spec("G", s),
                "torchlite": lib, "collect": collect}
     return eval(f"collect({sample})", helpers)  # noqa: S307 - samples come from our own YAML
 

@@ -10,6 +10,90 @@
 
 namespace tl::autograd::generated {
 
+// Backward of acos(Tensor self) -> Tensor
+struct AcosBackward0 final : Node {
+  std::string name() const override { return "AcosBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list AcosBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = neg(mul(grad, rsqrt(rsub(mul(self, self), 1))));
+  }
+  return grad_inputs;
+}
+
+// Backward of atan2(Tensor self, Tensor other) -> Tensor
+struct Atan2Backward0 final : Node {
+  std::string name() const override { return "Atan2Backward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    other_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + other_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable other_;
+};
+
+variable_list Atan2Backward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& other = other_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = atan2_backward_self(grad, self, other);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = atan2_backward_other(grad, self, other);
+  }
+  return grad_inputs;
+}
+
+// Backward of cos(Tensor self) -> Tensor
+struct CosBackward0 final : Node {
+  std::string name() const override { return "CosBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list CosBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, neg(sin(self)));
+  }
+  return grad_inputs;
+}
+
 // Backward of div.Tensor(Tensor self, Tensor other) -> Tensor
 struct DivBackward0 final : Node {
   std::string name() const override { return "DivBackward0"; }
@@ -144,6 +228,38 @@ variable_list LogBackward0::apply(variable_list&& grads) {
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = div(grad, self);
+  }
+  return grad_inputs;
+}
+
+// Backward of logaddexp(Tensor self, Tensor other) -> Tensor
+struct LogaddexpBackward0 final : Node {
+  std::string name() const override { return "LogaddexpBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    other_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + other_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable other_;
+};
+
+variable_list LogaddexpBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& other = other_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = logaddexp_backward(grad, self, other, false);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = logaddexp_backward(grad, other, self, false);
   }
   return grad_inputs;
 }
@@ -499,6 +615,108 @@ variable_list UnsqueezeBackward0::apply(variable_list&& grads) {
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
 
+// acos(Tensor self) -> Tensor
+Tensor acos(const Tensor& self) {
+  auto grad_fn = std::make_shared<AcosBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::acos::call(self);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// acos_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& acos_(const Tensor& self) {
+  check_inplace(self, "acos_");
+  auto grad_fn = std::make_shared<AcosBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::acos_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// atan2(Tensor self, Tensor other) -> Tensor
+Tensor atan2(const Tensor& self, const Tensor& other) {
+  auto grad_fn = std::make_shared<Atan2Backward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->other_ = SavedVariable(other, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::atan2::call(self, other);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+const Tensor& atan2_(const Tensor& self, const Tensor& other) {
+  check_inplace(self, "atan2_");
+  auto grad_fn = std::make_shared<Atan2Backward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->other_ = SavedVariable(other, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::atan2_::call(self, other);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// cos(Tensor self) -> Tensor
+Tensor cos(const Tensor& self) {
+  auto grad_fn = std::make_shared<CosBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::cos::call(self);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// cos_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& cos_(const Tensor& self) {
+  check_inplace(self, "cos_");
+  auto grad_fn = std::make_shared<CosBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::cos_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
 // div.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor div_Tensor(const Tensor& self, const Tensor& other) {
   auto grad_fn = std::make_shared<DivBackward0>();
@@ -673,6 +891,25 @@ const Tensor& log_(const Tensor& self) {
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// logaddexp(Tensor self, Tensor other) -> Tensor
+Tensor logaddexp(const Tensor& self, const Tensor& other) {
+  auto grad_fn = std::make_shared<LogaddexpBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->other_ = SavedVariable(other, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::logaddexp::call(self, other);
+  }
+  set_history(result, grad_fn);
+  return result;
 }
 
 // mul.Tensor(Tensor self, Tensor other) -> Tensor

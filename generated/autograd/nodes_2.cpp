@@ -80,6 +80,58 @@ variable_list AsStridedBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of asin(Tensor self) -> Tensor
+struct AsinBackward0 final : Node {
+  std::string name() const override { return "AsinBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list AsinBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, rsqrt(rsub(mul(self, self), 1)));
+  }
+  return grad_inputs;
+}
+
+// Backward of asinh(Tensor self) -> Tensor
+struct AsinhBackward0 final : Node {
+  std::string name() const override { return "AsinhBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list AsinhBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, rsqrt(add(mul(self, self), 1)));
+  }
+  return grad_inputs;
+}
+
 // Backward of copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
 struct CopyBackward0 final : Node {
   std::string name() const override { return "CopyBackward0"; }
@@ -100,6 +152,90 @@ variable_list CopyBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of log2(Tensor self) -> Tensor
+struct Log2Backward0 final : Node {
+  std::string name() const override { return "Log2Backward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list Log2Backward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = div(grad, mul(self, 0.6931471805599453));
+  }
+  return grad_inputs;
+}
+
+// Backward of rsqrt(Tensor self) -> Tensor
+struct RsqrtBackward0 final : Node {
+  std::string name() const override { return "RsqrtBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return result_.nbytes();
+  }
+
+  SavedVariable result_;
+};
+
+variable_list RsqrtBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, mul(pow(result, 3), -0.5));
+  }
+  return grad_inputs;
+}
+
+// Backward of sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
+struct SigmoidBackwardBackward0 final : Node {
+  std::string name() const override { return "SigmoidBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    grad_output_.reset_data();
+    output_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return grad_output_.nbytes() + output_.nbytes();
+  }
+
+  SavedVariable grad_output_;
+  SavedVariable output_;
+};
+
+variable_list SigmoidBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& grad_output = grad_output_.unpack(shared_from_this());
+  const auto& output = output_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = sigmoid_backward(grad, output);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = mul(grad, mul(grad_output, rsub(mul(output, 2), 1)));
+  }
+  return grad_inputs;
+}
+
 // Backward of sign(Tensor self) -> Tensor
 struct SignBackward0 final : Node {
   std::string name() const override { return "SignBackward0"; }
@@ -113,6 +249,58 @@ variable_list SignBackward0::apply(variable_list&& grads) {
   (void)grad;
   if (should_compute_output(0)) {
     grad_inputs[0] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of sin(Tensor self) -> Tensor
+struct SinBackward0 final : Node {
+  std::string name() const override { return "SinBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list SinBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, cos(self));
+  }
+  return grad_inputs;
+}
+
+// Backward of sinh(Tensor self) -> Tensor
+struct SinhBackward0 final : Node {
+  std::string name() const override { return "SinhBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list SinhBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, cosh(self));
   }
   return grad_inputs;
 }
@@ -170,6 +358,38 @@ variable_list SqueezeBackward2::apply(variable_list&& grads) {
   (void)grad;
   if (should_compute_output(0)) {
     grad_inputs[0] = reshape(grad, self_sizes);
+  }
+  return grad_inputs;
+}
+
+// Backward of tanh_backward(Tensor grad_output, Tensor output) -> Tensor
+struct TanhBackwardBackward0 final : Node {
+  std::string name() const override { return "TanhBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    grad_output_.reset_data();
+    output_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return grad_output_.nbytes() + output_.nbytes();
+  }
+
+  SavedVariable grad_output_;
+  SavedVariable output_;
+};
+
+variable_list TanhBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& grad_output = grad_output_.unpack(shared_from_this());
+  const auto& output = output_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = tanh_backward(grad, output);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = mul(grad, mul(mul(output, grad_output), -2));
   }
   return grad_inputs;
 }
@@ -292,6 +512,70 @@ Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std:
   return result;
 }
 
+// asin(Tensor self) -> Tensor
+Tensor asin(const Tensor& self) {
+  auto grad_fn = std::make_shared<AsinBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::asin::call(self);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// asin_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& asin_(const Tensor& self) {
+  check_inplace(self, "asin_");
+  auto grad_fn = std::make_shared<AsinBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::asin_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// asinh(Tensor self) -> Tensor
+Tensor asinh(const Tensor& self) {
+  auto grad_fn = std::make_shared<AsinhBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::asinh::call(self);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// asinh_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& asinh_(const Tensor& self) {
+  check_inplace(self, "asinh_");
+  auto grad_fn = std::make_shared<AsinhBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::asinh_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
 // copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
 const Tensor& copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
   check_inplace(self, "copy_");
@@ -303,6 +587,89 @@ const Tensor& copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// log2(Tensor self) -> Tensor
+Tensor log2(const Tensor& self) {
+  auto grad_fn = std::make_shared<Log2Backward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::log2::call(self);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// log2_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& log2_(const Tensor& self) {
+  check_inplace(self, "log2_");
+  auto grad_fn = std::make_shared<Log2Backward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::log2_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// rsqrt(Tensor self) -> Tensor
+Tensor rsqrt(const Tensor& self) {
+  auto grad_fn = std::make_shared<RsqrtBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::rsqrt::call(self);
+  }
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// rsqrt_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& rsqrt_(const Tensor& self) {
+  check_inplace(self, "rsqrt_");
+  auto grad_fn = std::make_shared<RsqrtBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::rsqrt_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(self, true);
+  }
+  return self;
+}
+
+// sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
+Tensor sigmoid_backward(const Tensor& grad_output, const Tensor& output) {
+  auto grad_fn = std::make_shared<SigmoidBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &output}));
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->grad_output_ = SavedVariable(grad_output, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->output_ = SavedVariable(output, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::sigmoid_backward::call(grad_output, output);
+  }
+  set_history(result, grad_fn);
+  return result;
 }
 
 // sign(Tensor self) -> Tensor
@@ -326,6 +693,70 @@ const Tensor& sign_(const Tensor& self) {
   {
     AutoGradMode below_autograd(false);
     ops::sign_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// sin(Tensor self) -> Tensor
+Tensor sin(const Tensor& self) {
+  auto grad_fn = std::make_shared<SinBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::sin::call(self);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// sin_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& sin_(const Tensor& self) {
+  check_inplace(self, "sin_");
+  auto grad_fn = std::make_shared<SinBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::sin_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// sinh(Tensor self) -> Tensor
+Tensor sinh(const Tensor& self) {
+  auto grad_fn = std::make_shared<SinhBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::sinh::call(self);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// sinh_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& sinh_(const Tensor& self) {
+  check_inplace(self, "sinh_");
+  auto grad_fn = std::make_shared<SinhBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::sinh_::call(self);
   }
   rebase_history(self, grad_fn);
   return self;
@@ -368,6 +799,25 @@ Tensor squeeze_dims(const Tensor& self, IntArrayRef dim) {
   {
     AutoGradMode below_autograd(false);
     result = ops::squeeze_dims::call(self, dim);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// tanh_backward(Tensor grad_output, Tensor output) -> Tensor
+Tensor tanh_backward(const Tensor& grad_output, const Tensor& output) {
+  auto grad_fn = std::make_shared<TanhBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &output}));
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->grad_output_ = SavedVariable(grad_output, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->output_ = SavedVariable(output, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::tanh_backward::call(grad_output, output);
   }
   set_history(result, grad_fn);
   return result;

@@ -10,6 +10,32 @@
 
 namespace tl::autograd::generated {
 
+// Backward of acosh(Tensor self) -> Tensor
+struct AcoshBackward0 final : Node {
+  std::string name() const override { return "AcoshBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list AcoshBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, rsqrt(sub(mul(self, self), 1)));
+  }
+  return grad_inputs;
+}
+
 // Backward of add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 struct AddBackward0 final : Node {
   std::string name() const override { return "AddBackward0"; }
@@ -50,6 +76,58 @@ variable_list AddBackward1::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of atan(Tensor self) -> Tensor
+struct AtanBackward0 final : Node {
+  std::string name() const override { return "AtanBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list AtanBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = div(grad, add(mul(self, self), 1));
+  }
+  return grad_inputs;
+}
+
+// Backward of atanh(Tensor self) -> Tensor
+struct AtanhBackward0 final : Node {
+  std::string name() const override { return "AtanhBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list AtanhBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = div(grad, rsub(mul(self, self), 1));
+  }
+  return grad_inputs;
+}
+
 // Backward of bmm(Tensor self, Tensor mat2) -> Tensor
 struct BmmBackward0 final : Node {
   std::string name() const override { return "BmmBackward0"; }
@@ -82,6 +160,32 @@ variable_list BmmBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of cosh(Tensor self) -> Tensor
+struct CoshBackward0 final : Node {
+  std::string name() const override { return "CoshBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list CoshBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, sinh(self));
+  }
+  return grad_inputs;
+}
+
 // Backward of exp(Tensor self) -> Tensor
 struct ExpBackward0 final : Node {
   std::string name() const override { return "ExpBackward0"; }
@@ -108,6 +212,32 @@ variable_list ExpBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of exp2(Tensor self) -> Tensor
+struct Exp2Backward0 final : Node {
+  std::string name() const override { return "Exp2Backward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return result_.nbytes();
+  }
+
+  SavedVariable result_;
+};
+
+variable_list Exp2Backward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, mul(result, 0.6931471805599453));
+  }
+  return grad_inputs;
+}
+
 // Backward of expand(Tensor(a) self, int[] size, *, bool implicit=False) -> Tensor(a)
 struct ExpandBackward0 final : Node {
   std::string name() const override { return "ExpandBackward0"; }
@@ -123,6 +253,84 @@ variable_list ExpandBackward0::apply(variable_list&& grads) {
   (void)grad;
   if (should_compute_output(0)) {
     grad_inputs[0] = sum_to(grad, self_sizes);
+  }
+  return grad_inputs;
+}
+
+// Backward of expm1(Tensor self) -> Tensor
+struct Expm1Backward0 final : Node {
+  std::string name() const override { return "Expm1Backward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return result_.nbytes();
+  }
+
+  SavedVariable result_;
+};
+
+variable_list Expm1Backward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, add(result, 1));
+  }
+  return grad_inputs;
+}
+
+// Backward of log10(Tensor self) -> Tensor
+struct Log10Backward0 final : Node {
+  std::string name() const override { return "Log10Backward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list Log10Backward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = div(grad, mul(self, 2.302585092994046));
+  }
+  return grad_inputs;
+}
+
+// Backward of log1p(Tensor self) -> Tensor
+struct Log1pBackward0 final : Node {
+  std::string name() const override { return "Log1pBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list Log1pBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = div(grad, add(self, 1));
   }
   return grad_inputs;
 }
@@ -143,6 +351,58 @@ variable_list PermuteBackward0::apply(variable_list&& grads) {
   const auto& dims = as_arg(dims_);
   if (should_compute_output(0)) {
     grad_inputs[0] = permute_backwards(grad, dims);
+  }
+  return grad_inputs;
+}
+
+// Backward of sigmoid(Tensor self) -> Tensor
+struct SigmoidBackward0 final : Node {
+  std::string name() const override { return "SigmoidBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return result_.nbytes();
+  }
+
+  SavedVariable result_;
+};
+
+variable_list SigmoidBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = sigmoid_backward(grad, result);
+  }
+  return grad_inputs;
+}
+
+// Backward of tan(Tensor self) -> Tensor
+struct TanBackward0 final : Node {
+  std::string name() const override { return "TanBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return result_.nbytes();
+  }
+
+  SavedVariable result_;
+};
+
+variable_list TanBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, add(mul(result, result), 1));
   }
   return grad_inputs;
 }
@@ -168,7 +428,7 @@ variable_list TanhBackward0::apply(variable_list&& grads) {
   (void)grad;
   const auto& result = result_.unpack(shared_from_this());
   if (should_compute_output(0)) {
-    grad_inputs[0] = mul(grad, rsub(mul(result, result), 1));
+    grad_inputs[0] = tanh_backward(grad, result);
   }
   return grad_inputs;
 }
@@ -178,6 +438,38 @@ variable_list TanhBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// acosh(Tensor self) -> Tensor
+Tensor acosh(const Tensor& self) {
+  auto grad_fn = std::make_shared<AcoshBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::acosh::call(self);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// acosh_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& acosh_(const Tensor& self) {
+  check_inplace(self, "acosh_");
+  auto grad_fn = std::make_shared<AcoshBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::acosh_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
 
 // add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 Tensor add_Tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {
@@ -233,6 +525,70 @@ const Tensor& add__Scalar(const Tensor& self, const Scalar& other, const Scalar&
   return self;
 }
 
+// atan(Tensor self) -> Tensor
+Tensor atan(const Tensor& self) {
+  auto grad_fn = std::make_shared<AtanBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::atan::call(self);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// atan_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& atan_(const Tensor& self) {
+  check_inplace(self, "atan_");
+  auto grad_fn = std::make_shared<AtanBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::atan_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// atanh(Tensor self) -> Tensor
+Tensor atanh(const Tensor& self) {
+  auto grad_fn = std::make_shared<AtanhBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::atanh::call(self);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// atanh_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& atanh_(const Tensor& self) {
+  check_inplace(self, "atanh_");
+  auto grad_fn = std::make_shared<AtanhBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::atanh_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
 // bmm(Tensor self, Tensor mat2) -> Tensor
 Tensor bmm(const Tensor& self, const Tensor& mat2) {
   auto grad_fn = std::make_shared<BmmBackward0>();
@@ -250,6 +606,38 @@ Tensor bmm(const Tensor& self, const Tensor& mat2) {
   }
   set_history(result, grad_fn);
   return result;
+}
+
+// cosh(Tensor self) -> Tensor
+Tensor cosh(const Tensor& self) {
+  auto grad_fn = std::make_shared<CoshBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::cosh::call(self);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// cosh_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& cosh_(const Tensor& self) {
+  check_inplace(self, "cosh_");
+  auto grad_fn = std::make_shared<CoshBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::cosh_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
 }
 
 // exp(Tensor self) -> Tensor
@@ -284,6 +672,38 @@ const Tensor& exp_(const Tensor& self) {
   return self;
 }
 
+// exp2(Tensor self) -> Tensor
+Tensor exp2(const Tensor& self) {
+  auto grad_fn = std::make_shared<Exp2Backward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::exp2::call(self);
+  }
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// exp2_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& exp2_(const Tensor& self) {
+  check_inplace(self, "exp2_");
+  auto grad_fn = std::make_shared<Exp2Backward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::exp2_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(self, true);
+  }
+  return self;
+}
+
 // expand(Tensor(a) self, int[] size, *, bool implicit=False) -> Tensor(a)
 Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
   auto grad_fn = std::make_shared<ExpandBackward0>();
@@ -298,6 +718,102 @@ Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
   return result;
 }
 
+// expm1(Tensor self) -> Tensor
+Tensor expm1(const Tensor& self) {
+  auto grad_fn = std::make_shared<Expm1Backward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::expm1::call(self);
+  }
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// expm1_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& expm1_(const Tensor& self) {
+  check_inplace(self, "expm1_");
+  auto grad_fn = std::make_shared<Expm1Backward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::expm1_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(self, true);
+  }
+  return self;
+}
+
+// log10(Tensor self) -> Tensor
+Tensor log10(const Tensor& self) {
+  auto grad_fn = std::make_shared<Log10Backward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::log10::call(self);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// log10_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& log10_(const Tensor& self) {
+  check_inplace(self, "log10_");
+  auto grad_fn = std::make_shared<Log10Backward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::log10_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// log1p(Tensor self) -> Tensor
+Tensor log1p(const Tensor& self) {
+  auto grad_fn = std::make_shared<Log1pBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::log1p::call(self);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// log1p_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& log1p_(const Tensor& self) {
+  check_inplace(self, "log1p_");
+  auto grad_fn = std::make_shared<Log1pBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::log1p_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
 // permute(Tensor(a) self, int[] dims) -> Tensor(a)
 Tensor permute(const Tensor& self, IntArrayRef dims) {
   auto grad_fn = std::make_shared<PermuteBackward0>();
@@ -310,6 +826,70 @@ Tensor permute(const Tensor& self, IntArrayRef dims) {
   }
   set_history(result, grad_fn);
   return result;
+}
+
+// sigmoid(Tensor self) -> Tensor
+Tensor sigmoid(const Tensor& self) {
+  auto grad_fn = std::make_shared<SigmoidBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::sigmoid::call(self);
+  }
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// sigmoid_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& sigmoid_(const Tensor& self) {
+  check_inplace(self, "sigmoid_");
+  auto grad_fn = std::make_shared<SigmoidBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::sigmoid_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(self, true);
+  }
+  return self;
+}
+
+// tan(Tensor self) -> Tensor
+Tensor tan(const Tensor& self) {
+  auto grad_fn = std::make_shared<TanBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::tan::call(self);
+  }
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// tan_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& tan_(const Tensor& self) {
+  check_inplace(self, "tan_");
+  auto grad_fn = std::make_shared<TanBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::tan_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(self, true);
+  }
+  return self;
 }
 
 // tanh(Tensor self) -> Tensor

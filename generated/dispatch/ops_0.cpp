@@ -13,6 +13,7 @@
 #include "generated/ops/floor_divide.h"
 #include "generated/ops/full.h"
 #include "generated/ops/ge.h"
+#include "generated/ops/logaddexp2.h"
 #include "generated/ops/mean.h"
 #include "generated/ops/mm.h"
 #include "generated/ops/rand.h"
@@ -521,6 +522,60 @@ const Tensor& ops::ge_Scalar_out::call(const Tensor& self, const Scalar& other, 
 const Tensor& ge_out(const Tensor& out, const Tensor& self, const Scalar& other) {
   check_out_no_grad("ge.Scalar_out", {&self});
   return ops::ge_Scalar_out::call(self, other, out);
+}
+
+// ============================================================================ logaddexp2
+
+// logaddexp2(Tensor self, Tensor other) -> Tensor
+static Tensor logaddexp2__logaddexp2_kernel(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::logaddexp2_kernel(self, other, out);
+  return out;
+}
+
+ops::logaddexp2::Kernel* ops::logaddexp2::kernels[kNumDeviceTypes] = {
+    /* CPU */ logaddexp2__logaddexp2_kernel,
+    /* Meta */ logaddexp2__logaddexp2_kernel,
+};
+
+Tensor ops::logaddexp2::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("logaddexp2", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logaddexp2", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor logaddexp2(const Tensor& self, const Tensor& other) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::logaddexp2(self, other);
+  }
+  return ops::logaddexp2::call(self, other);
+}
+
+// logaddexp2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& logaddexp2_out__logaddexp2_kernel(const Tensor& self, const Tensor& other, const Tensor& out) {
+  Tensor out_handle = out;
+  native::logaddexp2_kernel(self, other, out_handle);
+  return out;
+}
+
+ops::logaddexp2_out::Kernel* ops::logaddexp2_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ logaddexp2_out__logaddexp2_kernel,
+    /* Meta */ logaddexp2_out__logaddexp2_kernel,
+};
+
+const Tensor& ops::logaddexp2_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("logaddexp2.out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logaddexp2.out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& logaddexp2_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("logaddexp2.out", {&self, &other});
+  return ops::logaddexp2_out::call(self, other, out);
 }
 
 // ============================================================================ mean

@@ -4,13 +4,21 @@
 #include "generated/ops/_clone_contiguous.h"
 #include "generated/ops/abs.h"
 #include "generated/ops/as_strided.h"
+#include "generated/ops/asin.h"
+#include "generated/ops/asinh.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/gt.h"
+#include "generated/ops/log2.h"
 #include "generated/ops/matmul.h"
 #include "generated/ops/ones_like.h"
 #include "generated/ops/randn.h"
+#include "generated/ops/rsqrt.h"
+#include "generated/ops/sigmoid_backward.h"
 #include "generated/ops/sign.h"
+#include "generated/ops/sin.h"
+#include "generated/ops/sinh.h"
 #include "generated/ops/squeeze.h"
+#include "generated/ops/tanh_backward.h"
 #include "generated/ops/view.h"
 #include "generated/ops/where.h"
 #include "generated/ops/zero.h"
@@ -142,6 +150,170 @@ Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std:
     return autograd::wrappers::as_strided(self, size, stride, storage_offset);
   }
   return ops::as_strided::call(self, size, stride, storage_offset);
+}
+
+// ============================================================================ asin
+
+// asin(Tensor self) -> Tensor
+static Tensor asin__asin_kernel(const Tensor& self) {
+  Tensor out;
+  native::asin_kernel(self, out);
+  return out;
+}
+
+ops::asin::Kernel* ops::asin::kernels[kNumDeviceTypes] = {
+    /* CPU */ asin__asin_kernel,
+    /* Meta */ asin__asin_kernel,
+};
+
+Tensor ops::asin::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("asin", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("asin", kernel_device);
+  return kernel(self);
+}
+
+Tensor asin(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::asin(self);
+  }
+  return ops::asin::call(self);
+}
+
+// asin_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& asin___asin_kernel(const Tensor& self) {
+  Tensor out = self;
+  native::asin_kernel(self, out);
+  return self;
+}
+
+ops::asin_::Kernel* ops::asin_::kernels[kNumDeviceTypes] = {
+    /* CPU */ asin___asin_kernel,
+    /* Meta */ asin___asin_kernel,
+};
+
+const Tensor& ops::asin_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("asin_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("asin_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& asin_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::asin_(self);
+  }
+  return ops::asin_::call(self);
+}
+
+// asin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& asin_out__asin_kernel(const Tensor& self, const Tensor& out) {
+  Tensor out_handle = out;
+  native::asin_kernel(self, out_handle);
+  return out;
+}
+
+ops::asin_out::Kernel* ops::asin_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ asin_out__asin_kernel,
+    /* Meta */ asin_out__asin_kernel,
+};
+
+const Tensor& ops::asin_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("asin.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("asin.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& asin_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("asin.out", {&self});
+  return ops::asin_out::call(self, out);
+}
+
+// ============================================================================ asinh
+
+// asinh(Tensor self) -> Tensor
+static Tensor asinh__asinh_kernel(const Tensor& self) {
+  Tensor out;
+  native::asinh_kernel(self, out);
+  return out;
+}
+
+ops::asinh::Kernel* ops::asinh::kernels[kNumDeviceTypes] = {
+    /* CPU */ asinh__asinh_kernel,
+    /* Meta */ asinh__asinh_kernel,
+};
+
+Tensor ops::asinh::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("asinh", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("asinh", kernel_device);
+  return kernel(self);
+}
+
+Tensor asinh(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::asinh(self);
+  }
+  return ops::asinh::call(self);
+}
+
+// asinh_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& asinh___asinh_kernel(const Tensor& self) {
+  Tensor out = self;
+  native::asinh_kernel(self, out);
+  return self;
+}
+
+ops::asinh_::Kernel* ops::asinh_::kernels[kNumDeviceTypes] = {
+    /* CPU */ asinh___asinh_kernel,
+    /* Meta */ asinh___asinh_kernel,
+};
+
+const Tensor& ops::asinh_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("asinh_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("asinh_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& asinh_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::asinh_(self);
+  }
+  return ops::asinh_::call(self);
+}
+
+// asinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& asinh_out__asinh_kernel(const Tensor& self, const Tensor& out) {
+  Tensor out_handle = out;
+  native::asinh_kernel(self, out_handle);
+  return out;
+}
+
+ops::asinh_out::Kernel* ops::asinh_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ asinh_out__asinh_kernel,
+    /* Meta */ asinh_out__asinh_kernel,
+};
+
+const Tensor& ops::asinh_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("asinh.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("asinh.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& asinh_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("asinh.out", {&self});
+  return ops::asinh_out::call(self, out);
 }
 
 // ============================================================================ copy
@@ -318,6 +490,88 @@ const Tensor& gt_out(const Tensor& out, const Tensor& self, const Scalar& other)
   return ops::gt_Scalar_out::call(self, other, out);
 }
 
+// ============================================================================ log2
+
+// log2(Tensor self) -> Tensor
+static Tensor log2__log2_kernel(const Tensor& self) {
+  Tensor out;
+  native::log2_kernel(self, out);
+  return out;
+}
+
+ops::log2::Kernel* ops::log2::kernels[kNumDeviceTypes] = {
+    /* CPU */ log2__log2_kernel,
+    /* Meta */ log2__log2_kernel,
+};
+
+Tensor ops::log2::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("log2", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("log2", kernel_device);
+  return kernel(self);
+}
+
+Tensor log2(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::log2(self);
+  }
+  return ops::log2::call(self);
+}
+
+// log2_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& log2___log2_kernel(const Tensor& self) {
+  Tensor out = self;
+  native::log2_kernel(self, out);
+  return self;
+}
+
+ops::log2_::Kernel* ops::log2_::kernels[kNumDeviceTypes] = {
+    /* CPU */ log2___log2_kernel,
+    /* Meta */ log2___log2_kernel,
+};
+
+const Tensor& ops::log2_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("log2_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("log2_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& log2_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::log2_(self);
+  }
+  return ops::log2_::call(self);
+}
+
+// log2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& log2_out__log2_kernel(const Tensor& self, const Tensor& out) {
+  Tensor out_handle = out;
+  native::log2_kernel(self, out_handle);
+  return out;
+}
+
+ops::log2_out::Kernel* ops::log2_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ log2_out__log2_kernel,
+    /* Meta */ log2_out__log2_kernel,
+};
+
+const Tensor& ops::log2_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("log2.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("log2.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& log2_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("log2.out", {&self});
+  return ops::log2_out::call(self, out);
+}
+
 // ============================================================================ matmul
 
 // matmul(Tensor self, Tensor other) -> Tensor
@@ -355,6 +609,142 @@ Tensor ops::randn::call(IntArrayRef size, std::optional<ScalarType> dtype, std::
 
 Tensor randn(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
   return ops::randn::call(size, dtype, device);
+}
+
+// ============================================================================ rsqrt
+
+// rsqrt(Tensor self) -> Tensor
+static Tensor rsqrt__rsqrt_kernel(const Tensor& self) {
+  Tensor out;
+  native::rsqrt_kernel(self, out);
+  return out;
+}
+
+ops::rsqrt::Kernel* ops::rsqrt::kernels[kNumDeviceTypes] = {
+    /* CPU */ rsqrt__rsqrt_kernel,
+    /* Meta */ rsqrt__rsqrt_kernel,
+};
+
+Tensor ops::rsqrt::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("rsqrt", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("rsqrt", kernel_device);
+  return kernel(self);
+}
+
+Tensor rsqrt(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::rsqrt(self);
+  }
+  return ops::rsqrt::call(self);
+}
+
+// rsqrt_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& rsqrt___rsqrt_kernel(const Tensor& self) {
+  Tensor out = self;
+  native::rsqrt_kernel(self, out);
+  return self;
+}
+
+ops::rsqrt_::Kernel* ops::rsqrt_::kernels[kNumDeviceTypes] = {
+    /* CPU */ rsqrt___rsqrt_kernel,
+    /* Meta */ rsqrt___rsqrt_kernel,
+};
+
+const Tensor& ops::rsqrt_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("rsqrt_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("rsqrt_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& rsqrt_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::rsqrt_(self);
+  }
+  return ops::rsqrt_::call(self);
+}
+
+// rsqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& rsqrt_out__rsqrt_kernel(const Tensor& self, const Tensor& out) {
+  Tensor out_handle = out;
+  native::rsqrt_kernel(self, out_handle);
+  return out;
+}
+
+ops::rsqrt_out::Kernel* ops::rsqrt_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ rsqrt_out__rsqrt_kernel,
+    /* Meta */ rsqrt_out__rsqrt_kernel,
+};
+
+const Tensor& ops::rsqrt_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("rsqrt.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("rsqrt.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& rsqrt_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("rsqrt.out", {&self});
+  return ops::rsqrt_out::call(self, out);
+}
+
+// ============================================================================ sigmoid_backward
+
+// sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
+static Tensor sigmoid_backward__sigmoid_backward_kernel(const Tensor& grad_output, const Tensor& output) {
+  Tensor out;
+  native::sigmoid_backward_kernel(grad_output, output, out);
+  return out;
+}
+
+ops::sigmoid_backward::Kernel* ops::sigmoid_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ sigmoid_backward__sigmoid_backward_kernel,
+    /* Meta */ sigmoid_backward__sigmoid_backward_kernel,
+};
+
+Tensor ops::sigmoid_backward::call(const Tensor& grad_output, const Tensor& output) {
+  const Device kernel_device = dispatch_device("sigmoid_backward", {&grad_output, &output});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sigmoid_backward", kernel_device);
+  return kernel(grad_output, output);
+}
+
+Tensor sigmoid_backward(const Tensor& grad_output, const Tensor& output) {
+  if (autograd::compute_requires_grad({&grad_output, &output})) {
+    return autograd::wrappers::sigmoid_backward(grad_output, output);
+  }
+  return ops::sigmoid_backward::call(grad_output, output);
+}
+
+// sigmoid_backward.out(Tensor grad_output, Tensor output, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& sigmoid_backward_out__sigmoid_backward_kernel(const Tensor& grad_output, const Tensor& output, const Tensor& out) {
+  Tensor out_handle = out;
+  native::sigmoid_backward_kernel(grad_output, output, out_handle);
+  return out;
+}
+
+ops::sigmoid_backward_out::Kernel* ops::sigmoid_backward_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ sigmoid_backward_out__sigmoid_backward_kernel,
+    /* Meta */ sigmoid_backward_out__sigmoid_backward_kernel,
+};
+
+const Tensor& ops::sigmoid_backward_out::call(const Tensor& grad_output, const Tensor& output, const Tensor& out) {
+  const Device kernel_device = dispatch_device("sigmoid_backward.out", {&grad_output, &output, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sigmoid_backward.out", kernel_device);
+  decltype(auto) result = kernel(grad_output, output, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& sigmoid_backward_out(const Tensor& out, const Tensor& grad_output, const Tensor& output) {
+  check_out_no_grad("sigmoid_backward.out", {&grad_output, &output});
+  return ops::sigmoid_backward_out::call(grad_output, output, out);
 }
 
 // ============================================================================ sign
@@ -439,6 +829,170 @@ const Tensor& sign_out(const Tensor& out, const Tensor& self) {
   return ops::sign_out::call(self, out);
 }
 
+// ============================================================================ sin
+
+// sin(Tensor self) -> Tensor
+static Tensor sin__sin_kernel(const Tensor& self) {
+  Tensor out;
+  native::sin_kernel(self, out);
+  return out;
+}
+
+ops::sin::Kernel* ops::sin::kernels[kNumDeviceTypes] = {
+    /* CPU */ sin__sin_kernel,
+    /* Meta */ sin__sin_kernel,
+};
+
+Tensor ops::sin::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("sin", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sin", kernel_device);
+  return kernel(self);
+}
+
+Tensor sin(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::sin(self);
+  }
+  return ops::sin::call(self);
+}
+
+// sin_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& sin___sin_kernel(const Tensor& self) {
+  Tensor out = self;
+  native::sin_kernel(self, out);
+  return self;
+}
+
+ops::sin_::Kernel* ops::sin_::kernels[kNumDeviceTypes] = {
+    /* CPU */ sin___sin_kernel,
+    /* Meta */ sin___sin_kernel,
+};
+
+const Tensor& ops::sin_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("sin_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sin_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& sin_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::sin_(self);
+  }
+  return ops::sin_::call(self);
+}
+
+// sin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& sin_out__sin_kernel(const Tensor& self, const Tensor& out) {
+  Tensor out_handle = out;
+  native::sin_kernel(self, out_handle);
+  return out;
+}
+
+ops::sin_out::Kernel* ops::sin_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ sin_out__sin_kernel,
+    /* Meta */ sin_out__sin_kernel,
+};
+
+const Tensor& ops::sin_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("sin.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sin.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& sin_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("sin.out", {&self});
+  return ops::sin_out::call(self, out);
+}
+
+// ============================================================================ sinh
+
+// sinh(Tensor self) -> Tensor
+static Tensor sinh__sinh_kernel(const Tensor& self) {
+  Tensor out;
+  native::sinh_kernel(self, out);
+  return out;
+}
+
+ops::sinh::Kernel* ops::sinh::kernels[kNumDeviceTypes] = {
+    /* CPU */ sinh__sinh_kernel,
+    /* Meta */ sinh__sinh_kernel,
+};
+
+Tensor ops::sinh::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("sinh", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sinh", kernel_device);
+  return kernel(self);
+}
+
+Tensor sinh(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::sinh(self);
+  }
+  return ops::sinh::call(self);
+}
+
+// sinh_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& sinh___sinh_kernel(const Tensor& self) {
+  Tensor out = self;
+  native::sinh_kernel(self, out);
+  return self;
+}
+
+ops::sinh_::Kernel* ops::sinh_::kernels[kNumDeviceTypes] = {
+    /* CPU */ sinh___sinh_kernel,
+    /* Meta */ sinh___sinh_kernel,
+};
+
+const Tensor& ops::sinh_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("sinh_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sinh_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& sinh_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::sinh_(self);
+  }
+  return ops::sinh_::call(self);
+}
+
+// sinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& sinh_out__sinh_kernel(const Tensor& self, const Tensor& out) {
+  Tensor out_handle = out;
+  native::sinh_kernel(self, out_handle);
+  return out;
+}
+
+ops::sinh_out::Kernel* ops::sinh_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ sinh_out__sinh_kernel,
+    /* Meta */ sinh_out__sinh_kernel,
+};
+
+const Tensor& ops::sinh_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("sinh.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sinh.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& sinh_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("sinh.out", {&self});
+  return ops::sinh_out::call(self, out);
+}
+
 // ============================================================================ squeeze
 
 // squeeze(Tensor(a) self) -> Tensor(a)
@@ -499,6 +1053,60 @@ Tensor squeeze(const Tensor& self, IntArrayRef dim) {
     return autograd::wrappers::squeeze_dims(self, dim);
   }
   return ops::squeeze_dims::call(self, dim);
+}
+
+// ============================================================================ tanh_backward
+
+// tanh_backward(Tensor grad_output, Tensor output) -> Tensor
+static Tensor tanh_backward__tanh_backward_kernel(const Tensor& grad_output, const Tensor& output) {
+  Tensor out;
+  native::tanh_backward_kernel(grad_output, output, out);
+  return out;
+}
+
+ops::tanh_backward::Kernel* ops::tanh_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ tanh_backward__tanh_backward_kernel,
+    /* Meta */ tanh_backward__tanh_backward_kernel,
+};
+
+Tensor ops::tanh_backward::call(const Tensor& grad_output, const Tensor& output) {
+  const Device kernel_device = dispatch_device("tanh_backward", {&grad_output, &output});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("tanh_backward", kernel_device);
+  return kernel(grad_output, output);
+}
+
+Tensor tanh_backward(const Tensor& grad_output, const Tensor& output) {
+  if (autograd::compute_requires_grad({&grad_output, &output})) {
+    return autograd::wrappers::tanh_backward(grad_output, output);
+  }
+  return ops::tanh_backward::call(grad_output, output);
+}
+
+// tanh_backward.out(Tensor grad_output, Tensor output, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& tanh_backward_out__tanh_backward_kernel(const Tensor& grad_output, const Tensor& output, const Tensor& out) {
+  Tensor out_handle = out;
+  native::tanh_backward_kernel(grad_output, output, out_handle);
+  return out;
+}
+
+ops::tanh_backward_out::Kernel* ops::tanh_backward_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ tanh_backward_out__tanh_backward_kernel,
+    /* Meta */ tanh_backward_out__tanh_backward_kernel,
+};
+
+const Tensor& ops::tanh_backward_out::call(const Tensor& grad_output, const Tensor& output, const Tensor& out) {
+  const Device kernel_device = dispatch_device("tanh_backward.out", {&grad_output, &output, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("tanh_backward.out", kernel_device);
+  decltype(auto) result = kernel(grad_output, output, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& tanh_backward_out(const Tensor& out, const Tensor& grad_output, const Tensor& output) {
+  check_out_no_grad("tanh_backward.out", {&grad_output, &output});
+  return ops::tanh_backward_out::call(grad_output, output, out);
 }
 
 // ============================================================================ view

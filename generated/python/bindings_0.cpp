@@ -6,23 +6,34 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_to_copy.h"
 #include "generated/ops/abs.h"
+#include "generated/ops/acos.h"
+#include "generated/ops/acosh.h"
 #include "generated/ops/add.h"
 #include "generated/ops/alias.h"
 #include "generated/ops/arange.h"
+#include "generated/ops/asinh.h"
+#include "generated/ops/atan.h"
+#include "generated/ops/atanh.h"
 #include "generated/ops/bmm.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/copy.h"
+#include "generated/ops/cos.h"
 #include "generated/ops/detach.h"
 #include "generated/ops/div.h"
 #include "generated/ops/empty.h"
 #include "generated/ops/empty_strided.h"
 #include "generated/ops/eq.h"
 #include "generated/ops/exp.h"
+#include "generated/ops/exp2.h"
+#include "generated/ops/expm1.h"
 #include "generated/ops/fill.h"
 #include "generated/ops/floor_divide.h"
 #include "generated/ops/full.h"
 #include "generated/ops/ge.h"
 #include "generated/ops/gt.h"
+#include "generated/ops/log10.h"
+#include "generated/ops/log1p.h"
+#include "generated/ops/logaddexp2.h"
 #include "generated/ops/lt.h"
 #include "generated/ops/matmul.h"
 #include "generated/ops/mean.h"
@@ -34,10 +45,13 @@
 #include "generated/ops/reciprocal.h"
 #include "generated/ops/relu.h"
 #include "generated/ops/reshape.h"
+#include "generated/ops/rsqrt.h"
 #include "generated/ops/select.h"
+#include "generated/ops/sinh.h"
 #include "generated/ops/sqrt.h"
 #include "generated/ops/sub.h"
 #include "generated/ops/t.h"
+#include "generated/ops/tan.h"
 #include "generated/ops/tanh.h"
 
 namespace tl::python {
@@ -69,6 +83,20 @@ PyObject* fn_abs_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::abs_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// acos_
+PyObject* fn_acos_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "acos_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::acos_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -157,6 +185,20 @@ PyObject* fn_arange(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// atan_
+PyObject* fn_atan_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "atan_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::atan_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // clone
 PyObject* fn_clone(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -167,6 +209,20 @@ PyObject* fn_clone(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::clone(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// cos_
+PyObject* fn_cos_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cos_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::cos_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -218,6 +274,20 @@ PyObject* fn_empty_strided(PyObject* /*module*/, PyObject* const* args, Py_ssize
   bool requires_grad = r.toBool(4);
   auto result = [&] { GilRelease no_gil; return tl::empty_strided(size, stride, dtype, device); }();
   if (requires_grad) result.set_requires_grad(true);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// expm1_
+PyObject* fn_expm1_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "expm1_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::expm1_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -367,6 +437,40 @@ PyObject* fn_gt_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// log1p_
+PyObject* fn_log1p_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log1p_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::log1p_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// logaddexp2
+PyObject* fn_logaddexp2(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logaddexp2(Tensor input, Tensor other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::logaddexp2_out(out, self, other); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::logaddexp2(self, other); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -555,6 +659,20 @@ PyObject* fn_t(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, Py
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::t(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// tan_
+PyObject* fn_tan_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "tan_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::tan_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -777,6 +895,20 @@ PyObject* method_abs_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.acosh
+PyObject* method_acosh(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "acosh()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::acosh(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.add
 PyObject* method_add(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -835,6 +967,34 @@ PyObject* method_add_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.asinh_
+PyObject* method_asinh_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "asinh_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::asinh_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.atanh
+PyObject* method_atanh(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "atanh()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::atanh(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.bmm
 PyObject* method_bmm(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -862,6 +1022,20 @@ PyObject* method_copy_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   auto src = r.tensor(0);
   auto non_blocking = r.toBool(1);
   auto result = [&] { GilRelease no_gil; return tl::copy_(self, src, non_blocking); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.cos_
+PyObject* method_cos_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cos_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::cos_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -907,6 +1081,34 @@ PyObject* method_exp(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// Tensor.exp2_
+PyObject* method_exp2_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "exp2_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::exp2_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.expm1
+PyObject* method_expm1(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "expm1()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::expm1(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.fill_
 PyObject* method_fill_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -946,6 +1148,34 @@ PyObject* method_gt(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, 
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.log10
+PyObject* method_log10(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log10()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::log10(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.log1p
+PyObject* method_log1p(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log1p()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::log1p(self); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -1077,6 +1307,34 @@ PyObject* method_reshape(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
+// Tensor.rsqrt_
+PyObject* method_rsqrt_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "rsqrt_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::rsqrt_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.sinh_
+PyObject* method_sinh_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sinh_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::sinh_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.sqrt
 PyObject* method_sqrt(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -1105,6 +1363,34 @@ PyObject* method_t(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, P
   TL_PY_CATCH
 }
 
+// Tensor.tan
+PyObject* method_tan(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "tan()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::tan(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.tan_
+PyObject* method_tan_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "tan_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::tan_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_0(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
@@ -1116,6 +1402,10 @@ A copy of `self` converted to `dtype` and moved to `device` (the current ones wh
                        METH_FASTCALL | METH_KEYWORDS, R"doc(abs_(Tensor input) -> Tensor
 
 In-place version of abs(): writes the result into self. Absolute value of every element of `self`.)doc"});
+  functions.push_back({"acos_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_acos_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(acos_(Tensor input) -> Tensor
+
+In-place version of acos(): writes the result into self. The arccosine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
   functions.push_back({"add_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_add_)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(add_(Tensor input, Tensor other, *, Scalar alpha=1) -> Tensor
 
@@ -1136,10 +1426,18 @@ The values 0, 1, ... up to but excluding `end`; int64 when `end` is an integer, 
 arange(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Device? device=None, Tensor? out=None, bool requires_grad=False) -> Tensor
 
 The values from `start` up to but excluding `end` in steps of `step`; int64 if all three are integers, the default float dtype otherwise.)doc"});
+  functions.push_back({"atan_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atan_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(atan_(Tensor input) -> Tensor
+
+In-place version of atan(): writes the result into self. The arctangent of every element of `self`; integer inputs give the default float dtype.)doc"});
   functions.push_back({"clone", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clone)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(clone(Tensor input) -> Tensor
 
 A copy of `self` with its own (contiguous) storage.)doc"});
+  functions.push_back({"cos_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cos_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(cos_(Tensor input) -> Tensor
+
+In-place version of cos(): writes the result into self. The cosine of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
   functions.push_back({"detach", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_detach)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(detach(Tensor input) -> Tensor
 
@@ -1152,6 +1450,10 @@ A tensor of shape `size` with uninitialised data.)doc"});
                        METH_FASTCALL | METH_KEYWORDS, R"doc(empty_strided(int[] size, int[] stride, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
 A tensor of shape `size` and strides `stride` with uninitialised data.)doc"});
+  functions.push_back({"expm1_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_expm1_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(expm1_(Tensor input) -> Tensor
+
+In-place version of expm1(): writes the result into self. `exp(x) - 1` for every element x of `self`, accurate near zero; integer inputs give the default float dtype.)doc"});
   functions.push_back({"floor_divide", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_floor_divide)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(floor_divide(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -1188,6 +1490,14 @@ In-place version of gt(): writes the result into self. True where `self > other`
 gt_(Tensor input, Scalar other) -> Tensor
 
 In-place version of gt(): writes the result into self. True where an element of `self` is greater than the number `other`.)doc"});
+  functions.push_back({"log1p_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log1p_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(log1p_(Tensor input) -> Tensor
+
+In-place version of log1p(): writes the result into self. `log(1 + x)` for every element x of `self`, accurate near zero; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"logaddexp2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logaddexp2)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp2(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+`log2(2**self + 2**other)` without overflow, with broadcasting; floating dtypes only.)doc"});
   functions.push_back({"mean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mean)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(mean(Tensor input, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 
@@ -1232,6 +1542,10 @@ Subtracts the number `other`, scaled by `alpha`, from every element of `self`.)d
                        METH_FASTCALL | METH_KEYWORDS, R"doc(t(Tensor input) -> Tensor
 
 Transposes a tensor of at most 2 dimensions (0-d and 1-D tensors are returned as they are).)doc"});
+  functions.push_back({"tan_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tan_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(tan_(Tensor input) -> Tensor
+
+In-place version of tan(): writes the result into self. The tangent of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
   functions.push_back({"tanh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tanh_)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(tanh_(Tensor input) -> Tensor
 
@@ -1296,6 +1610,10 @@ Divides every element of `self` by the number `other` (true division).)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(abs_() -> Tensor
 
 In-place version of abs(): writes the result into self. Absolute value of every element of `self`.)doc"});
+  methods.push_back({"acosh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_acosh)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(acosh() -> Tensor
+
+The inverse hyperbolic cosine of every element of `self` (nan below 1); integer inputs give the default float dtype.)doc"});
   methods.push_back({"add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_add)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(add(Tensor other, *, Scalar alpha=1) -> Tensor
 
@@ -1312,6 +1630,14 @@ In-place version of add(): writes the result into self. Adds `other`, scaled by 
 add_(Scalar other, Scalar alpha=1) -> Tensor
 
 In-place version of add(): writes the result into self. Adds the number `other`, scaled by `alpha`, to every element of `self`.)doc"});
+  methods.push_back({"asinh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_asinh_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(asinh_() -> Tensor
+
+In-place version of asinh(): writes the result into self. The inverse hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"atanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_atanh)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(atanh() -> Tensor
+
+The inverse hyperbolic tangent of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
   methods.push_back({"bmm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_bmm)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(bmm(Tensor mat2) -> Tensor
 
@@ -1320,6 +1646,10 @@ Batched matrix product of two 3-D tensors with the same batch size.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(copy_(Tensor src, bool non_blocking=False) -> Tensor
 
 Copies `src` into `self` in place, broadcasting `src` and converting its dtype to that of `self`.)doc"});
+  methods.push_back({"cos_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cos_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(cos_() -> Tensor
+
+In-place version of cos(): writes the result into self. The cosine of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
   methods.push_back({"eq_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_eq_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(eq_(Tensor other) -> Tensor
 
@@ -1332,6 +1662,14 @@ In-place version of eq(): writes the result into self. True where an element of 
                      METH_FASTCALL | METH_KEYWORDS, R"doc(exp() -> Tensor
 
 The exponential of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"exp2_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_exp2_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(exp2_() -> Tensor
+
+In-place version of exp2(): writes the result into self. 2 raised to the power of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"expm1", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_expm1)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(expm1() -> Tensor
+
+`exp(x) - 1` for every element x of `self`, accurate near zero; integer inputs give the default float dtype.)doc"});
   methods.push_back({"fill_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_fill_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(fill_(Scalar value) -> Tensor
 
@@ -1344,6 +1682,14 @@ True where `self > other`, element by element, with broadcasting.
 gt(Scalar other) -> Tensor
 
 True where an element of `self` is greater than the number `other`.)doc"});
+  methods.push_back({"log10", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log10)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(log10() -> Tensor
+
+The base-10 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"log1p", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log1p)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(log1p() -> Tensor
+
+`log(1 + x)` for every element x of `self`, accurate near zero; integer inputs give the default float dtype.)doc"});
   methods.push_back({"matmul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_matmul)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(matmul(Tensor other) -> Tensor
 
@@ -1380,6 +1726,14 @@ Replaces every negative element of `self` with zero.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(reshape(int[] shape) -> Tensor
 
 `self` with another shape: a view when the strides allow it, otherwise a copy. One size may be -1.)doc"});
+  methods.push_back({"rsqrt_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_rsqrt_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(rsqrt_() -> Tensor
+
+In-place version of rsqrt(): writes the result into self. `1 / sqrt(x)` for every element x of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"sinh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sinh_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(sinh_() -> Tensor
+
+In-place version of sinh(): writes the result into self. The hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
   methods.push_back({"sqrt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sqrt)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(sqrt() -> Tensor
 
@@ -1388,6 +1742,14 @@ The square root of every element of `self`; integer inputs give the default floa
                      METH_FASTCALL | METH_KEYWORDS, R"doc(t() -> Tensor
 
 Transposes a tensor of at most 2 dimensions (0-d and 1-D tensors are returned as they are).)doc"});
+  methods.push_back({"tan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_tan)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(tan() -> Tensor
+
+The tangent of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
+  methods.push_back({"tan_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_tan_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(tan_() -> Tensor
+
+In-place version of tan(): writes the result into self. The tangent of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
   (void)functions;
   (void)methods;
 }

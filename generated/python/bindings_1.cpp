@@ -5,8 +5,16 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/abs.h"
+#include "generated/ops/acos.h"
+#include "generated/ops/acosh.h"
 #include "generated/ops/add.h"
+#include "generated/ops/asin.h"
+#include "generated/ops/asinh.h"
+#include "generated/ops/atan2.h"
+#include "generated/ops/atanh.h"
 #include "generated/ops/contiguous.h"
+#include "generated/ops/cos.h"
+#include "generated/ops/cosh.h"
 #include "generated/ops/div.h"
 #include "generated/ops/empty_like.h"
 #include "generated/ops/eq.h"
@@ -16,6 +24,10 @@
 #include "generated/ops/gt.h"
 #include "generated/ops/le.h"
 #include "generated/ops/log.h"
+#include "generated/ops/log10.h"
+#include "generated/ops/log2.h"
+#include "generated/ops/logaddexp.h"
+#include "generated/ops/logaddexp2.h"
 #include "generated/ops/lt.h"
 #include "generated/ops/matmul.h"
 #include "generated/ops/mul.h"
@@ -24,8 +36,11 @@
 #include "generated/ops/pow.h"
 #include "generated/ops/reciprocal.h"
 #include "generated/ops/relu.h"
+#include "generated/ops/rsqrt.h"
 #include "generated/ops/rsub.h"
+#include "generated/ops/sigmoid.h"
 #include "generated/ops/sign.h"
+#include "generated/ops/sin.h"
 #include "generated/ops/slice.h"
 #include "generated/ops/sqrt.h"
 #include "generated/ops/sub.h"
@@ -37,6 +52,92 @@
 
 namespace tl::python {
 namespace {
+
+// acos
+PyObject* fn_acos(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "acos(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::acos_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::acos(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// asin_
+PyObject* fn_asin_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "asin_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::asin_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// atan2
+PyObject* fn_atan2(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "atan2(Tensor input, Tensor other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::atan2_out(out, self, other); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::atan2(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// atanh_
+PyObject* fn_atanh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "atanh_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::atanh_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// cos
+PyObject* fn_cos(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cos(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::cos_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::cos(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // div
 PyObject* fn_div(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -170,6 +271,54 @@ PyObject* fn_log(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::log(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// log10_
+PyObject* fn_log10_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log10_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::log10_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// log2_
+PyObject* fn_log2_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log2_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::log2_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// logaddexp
+PyObject* fn_logaddexp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logaddexp(Tensor input, Tensor other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::logaddexp_out(out, self, other); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::logaddexp(self, other); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -471,6 +620,20 @@ PyObject* fn_rsub(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// sin_
+PyObject* fn_sin_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sin_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::sin_(self); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -838,6 +1001,63 @@ PyObject* method_abs(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// Tensor.acos
+PyObject* method_acos(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "acos()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::acos(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.acosh_
+PyObject* method_acosh_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "acosh_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::acosh_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.asinh
+PyObject* method_asinh(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "asinh()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::asinh(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.atan2_
+PyObject* method_atan2_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "atan2_(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::atan2_(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.contiguous
 PyObject* method_contiguous(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -848,6 +1068,20 @@ PyObject* method_contiguous(PyObject* py_self, PyObject* const* args, Py_ssize_t
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
   auto result = [&] { GilRelease no_gil; return tl::contiguous(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.cosh_
+PyObject* method_cosh_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cosh_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::cosh_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -922,6 +1156,21 @@ PyObject* method_le(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_CATCH
 }
 
+// Tensor.logaddexp2
+PyObject* method_logaddexp2(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logaddexp2(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::logaddexp2(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.pow_
 PyObject* method_pow_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -949,6 +1198,34 @@ PyObject* method_pow_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.rsqrt
+PyObject* method_rsqrt(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "rsqrt()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::rsqrt(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.sigmoid_
+PyObject* method_sigmoid_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sigmoid_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::sigmoid_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.sign_
 PyObject* method_sign_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -959,6 +1236,34 @@ PyObject* method_sign_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
   auto result = [&] { GilRelease no_gil; return tl::sign_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.sin
+PyObject* method_sin(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sin()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::sin(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.sin_
+PyObject* method_sin_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sin_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::sin_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -1025,6 +1330,26 @@ PyObject* method_where(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 }  // namespace
 
 void add_bindings_1(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"acos", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_acos)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(acos(Tensor input, *, Tensor? out=None) -> Tensor
+
+The arccosine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
+  functions.push_back({"asin_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_asin_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(asin_(Tensor input) -> Tensor
+
+In-place version of asin(): writes the result into self. The arcsine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
+  functions.push_back({"atan2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atan2)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(atan2(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+The angle of the point (other, self), that is atan(self / other) in the right quadrant, with broadcasting; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"atanh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atanh_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(atanh_(Tensor input) -> Tensor
+
+In-place version of atanh(): writes the result into self. The inverse hyperbolic tangent of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
+  functions.push_back({"cos", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cos)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(cos(Tensor input, *, Tensor? out=None) -> Tensor
+
+The cosine of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
   functions.push_back({"div", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_div)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(div(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -1061,6 +1386,18 @@ In-place version of le(): writes the result into self. True where an element of 
                        METH_FASTCALL | METH_KEYWORDS, R"doc(log(Tensor input, *, Tensor? out=None) -> Tensor
 
 The natural logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"log10_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log10_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(log10_(Tensor input) -> Tensor
+
+In-place version of log10(): writes the result into self. The base-10 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"log2_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log2_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(log2_(Tensor input) -> Tensor
+
+In-place version of log2(): writes the result into self. The base-2 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"logaddexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logaddexp)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+`log(exp(self) + exp(other))` without overflow, with broadcasting; floating dtypes only.)doc"});
   functions.push_back({"lt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lt)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(lt(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -1133,6 +1470,10 @@ Computes `other - alpha * self` (subtraction with the operands reversed).
 rsub(Tensor input, Scalar other, Scalar alpha=1, *, Tensor? out=None) -> Tensor
 
 Computes `other - alpha * self` for a number `other`; backs the reflected `number - tensor`.)doc"});
+  functions.push_back({"sin_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sin_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(sin_(Tensor input) -> Tensor
+
+In-place version of sin(): writes the result into self. The sine of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
   functions.push_back({"slice", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_slice)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(slice(Tensor input, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor
 
@@ -1233,10 +1574,30 @@ Computes `other - alpha * self` for a number `other`; backs the reflected `numbe
                      METH_FASTCALL | METH_KEYWORDS, R"doc(abs() -> Tensor
 
 Absolute value of every element of `self`.)doc"});
+  methods.push_back({"acos", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_acos)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(acos() -> Tensor
+
+The arccosine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
+  methods.push_back({"acosh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_acosh_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(acosh_() -> Tensor
+
+In-place version of acosh(): writes the result into self. The inverse hyperbolic cosine of every element of `self` (nan below 1); integer inputs give the default float dtype.)doc"});
+  methods.push_back({"asinh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_asinh)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(asinh() -> Tensor
+
+The inverse hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"atan2_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_atan2_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(atan2_(Tensor other) -> Tensor
+
+In-place version of atan2(): writes the result into self. The angle of the point (other, self), that is atan(self / other) in the right quadrant, with broadcasting; integer inputs give the default float dtype.)doc"});
   methods.push_back({"contiguous", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_contiguous)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(contiguous() -> Tensor
 
 `self` if it is already contiguous (row-major), otherwise a contiguous copy.)doc"});
+  methods.push_back({"cosh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cosh_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(cosh_() -> Tensor
+
+In-place version of cosh(): writes the result into self. The hyperbolic cosine of every element of `self`; integer inputs give the default float dtype.)doc"});
   methods.push_back({"eq", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_eq)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(eq(Tensor other) -> Tensor
 
@@ -1257,6 +1618,10 @@ True where `self <= other`, element by element, with broadcasting.
 le(Scalar other) -> Tensor
 
 True where an element of `self` is at most the number `other`.)doc"});
+  methods.push_back({"logaddexp2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logaddexp2)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp2(Tensor other) -> Tensor
+
+`log2(2**self + 2**other)` without overflow, with broadcasting; floating dtypes only.)doc"});
   methods.push_back({"pow_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_pow_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(pow_(Tensor exponent) -> Tensor
 
@@ -1265,10 +1630,26 @@ In-place version of pow(): writes the result into self. Raises each element of `
 pow_(Scalar exponent) -> Tensor
 
 In-place version of pow(): writes the result into self. Raises each element of `self` to the number `exponent`.)doc"});
+  methods.push_back({"rsqrt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_rsqrt)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(rsqrt() -> Tensor
+
+`1 / sqrt(x)` for every element x of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"sigmoid_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sigmoid_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(sigmoid_() -> Tensor
+
+In-place version of sigmoid(): writes the result into self. The logistic function `1 / (1 + exp(-x))` of every element x of `self`; integer inputs give the default float dtype.)doc"});
   methods.push_back({"sign_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sign_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(sign_() -> Tensor
 
 In-place version of sign(): writes the result into self. -1, 0 or 1 for every element of `self` according to its sign.)doc"});
+  methods.push_back({"sin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sin)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(sin() -> Tensor
+
+The sine of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
+  methods.push_back({"sin_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sin_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(sin_() -> Tensor
+
+In-place version of sin(): writes the result into self. The sine of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
   methods.push_back({"sqrt_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sqrt_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(sqrt_() -> Tensor
 

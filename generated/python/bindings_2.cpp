@@ -7,14 +7,23 @@
 #include "generated/ops/_clone_contiguous.h"
 #include "generated/ops/abs.h"
 #include "generated/ops/as_strided.h"
+#include "generated/ops/asin.h"
+#include "generated/ops/asinh.h"
+#include "generated/ops/atan2.h"
+#include "generated/ops/cos.h"
+#include "generated/ops/cosh.h"
 #include "generated/ops/detach.h"
 #include "generated/ops/div.h"
 #include "generated/ops/exp.h"
+#include "generated/ops/expm1.h"
 #include "generated/ops/floor_divide.h"
 #include "generated/ops/ge.h"
 #include "generated/ops/gt.h"
 #include "generated/ops/le.h"
 #include "generated/ops/log.h"
+#include "generated/ops/log1p.h"
+#include "generated/ops/log2.h"
+#include "generated/ops/logaddexp.h"
 #include "generated/ops/lt.h"
 #include "generated/ops/matmul.h"
 #include "generated/ops/mm.h"
@@ -25,12 +34,18 @@
 #include "generated/ops/randn.h"
 #include "generated/ops/reciprocal.h"
 #include "generated/ops/relu.h"
+#include "generated/ops/rsqrt.h"
 #include "generated/ops/select.h"
+#include "generated/ops/sigmoid.h"
+#include "generated/ops/sigmoid_backward.h"
 #include "generated/ops/sign.h"
+#include "generated/ops/sin.h"
+#include "generated/ops/sinh.h"
 #include "generated/ops/slice.h"
 #include "generated/ops/sqrt.h"
 #include "generated/ops/squeeze.h"
 #include "generated/ops/sum.h"
+#include "generated/ops/tanh_backward.h"
 #include "generated/ops/to.h"
 #include "generated/ops/transpose.h"
 #include "generated/ops/unsqueeze.h"
@@ -88,6 +103,72 @@ PyObject* fn_as_strided(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   auto stride = r.intlist(2);
   auto storage_offset = r.toInt64_optional(3);
   auto result = [&] { GilRelease no_gil; return tl::as_strided(self, size, stride, storage_offset); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// asin
+PyObject* fn_asin(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "asin(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::asin_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::asin(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// asinh
+PyObject* fn_asinh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "asinh(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::asinh_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::asinh(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// asinh_
+PyObject* fn_asinh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "asinh_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::asinh_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// cosh_
+PyObject* fn_cosh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cosh_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::cosh_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -186,6 +267,25 @@ PyObject* fn_gt(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, P
   TL_PY_CATCH
 }
 
+// log2
+PyObject* fn_log2(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log2(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::log2_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::log2(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // matmul
 PyObject* fn_matmul(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -270,6 +370,73 @@ PyObject* fn_reciprocal_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
+// rsqrt
+PyObject* fn_rsqrt(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "rsqrt(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::rsqrt_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::rsqrt(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// rsqrt_
+PyObject* fn_rsqrt_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "rsqrt_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::rsqrt_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// sigmoid_
+PyObject* fn_sigmoid_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sigmoid_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::sigmoid_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// sigmoid_backward
+PyObject* fn_sigmoid_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sigmoid_backward(Tensor grad_output, Tensor output, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto output = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::sigmoid_backward_out(out, grad_output, output); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::sigmoid_backward(grad_output, output); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // sign
 PyObject* fn_sign(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -299,6 +466,44 @@ PyObject* fn_sign_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::sign_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// sin
+PyObject* fn_sin(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sin(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::sin_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::sin(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// sinh
+PyObject* fn_sinh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sinh(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::sinh_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::sinh(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -347,6 +552,26 @@ PyObject* fn_squeeze(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// tanh_backward
+PyObject* fn_tanh_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "tanh_backward(Tensor grad_output, Tensor output, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto output = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::tanh_backward_out(out, grad_output, output); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::tanh_backward(grad_output, output); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -447,6 +672,63 @@ PyObject* operator__mul__(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.asin
+PyObject* method_asin(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "asin()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::asin(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.asin_
+PyObject* method_asin_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "asin_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::asin_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.atan2
+PyObject* method_atan2(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "atan2(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::atan2(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.cos
+PyObject* method_cos(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cos()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::cos(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
 }
 
 // Tensor.detach
@@ -563,6 +845,20 @@ PyObject* method_exp_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.expm1_
+PyObject* method_expm1_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "expm1_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::expm1_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.floor_divide_
 PyObject* method_floor_divide_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -654,6 +950,63 @@ PyObject* method_log(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
   auto result = [&] { GilRelease no_gil; return tl::log(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.log1p_
+PyObject* method_log1p_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log1p_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::log1p_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.log2
+PyObject* method_log2(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log2()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::log2(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.log2_
+PyObject* method_log2_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log2_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::log2_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.logaddexp
+PyObject* method_logaddexp(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logaddexp(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::logaddexp(self, other); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -822,6 +1175,20 @@ PyObject* method_sign(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
   auto result = [&] { GilRelease no_gil; return tl::sign(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.sinh
+PyObject* method_sinh(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sinh()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::sinh(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -1030,6 +1397,22 @@ Absolute value of every element of `self`.)doc"});
                        METH_FASTCALL | METH_KEYWORDS, R"doc(as_strided(Tensor input, int[] size, int[] stride, int? storage_offset=None) -> Tensor
 
 A view of the storage of `self` with the given sizes, strides and offset (in elements).)doc"});
+  functions.push_back({"asin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_asin)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(asin(Tensor input, *, Tensor? out=None) -> Tensor
+
+The arcsine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
+  functions.push_back({"asinh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_asinh)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(asinh(Tensor input, *, Tensor? out=None) -> Tensor
+
+The inverse hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"asinh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_asinh_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(asinh_(Tensor input) -> Tensor
+
+In-place version of asinh(): writes the result into self. The inverse hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"cosh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cosh_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(cosh_(Tensor input) -> Tensor
+
+In-place version of cosh(): writes the result into self. The hyperbolic cosine of every element of `self`; integer inputs give the default float dtype.)doc"});
   functions.push_back({"div_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_div_)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(div_(Tensor input, Tensor other) -> Tensor
 
@@ -1058,6 +1441,10 @@ True where `self > other`, element by element, with broadcasting.
 gt(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
 
 True where an element of `self` is greater than the number `other`.)doc"});
+  functions.push_back({"log2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log2)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(log2(Tensor input, *, Tensor? out=None) -> Tensor
+
+The base-2 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
   functions.push_back({"matmul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_matmul)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(matmul(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -1078,6 +1465,22 @@ Standard normal random numbers of shape `size`, from the global generator (see `
                        METH_FASTCALL | METH_KEYWORDS, R"doc(reciprocal_(Tensor input) -> Tensor
 
 In-place version of reciprocal(): writes the result into self. 1 / x for every element x of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"rsqrt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rsqrt)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(rsqrt(Tensor input, *, Tensor? out=None) -> Tensor
+
+`1 / sqrt(x)` for every element x of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"rsqrt_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rsqrt_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(rsqrt_(Tensor input) -> Tensor
+
+In-place version of rsqrt(): writes the result into self. `1 / sqrt(x)` for every element x of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"sigmoid_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sigmoid_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(sigmoid_(Tensor input) -> Tensor
+
+In-place version of sigmoid(): writes the result into self. The logistic function `1 / (1 + exp(-x))` of every element x of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"sigmoid_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sigmoid_backward)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(sigmoid_backward(Tensor grad_output, Tensor output, *, Tensor? out=None) -> Tensor
+
+The gradient of sigmoid from its result: `grad_output * (1 - output) * output`.)doc"});
   functions.push_back({"sign", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sign)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(sign(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -1086,6 +1489,14 @@ In-place version of reciprocal(): writes the result into self. 1 / x for every e
                        METH_FASTCALL | METH_KEYWORDS, R"doc(sign_(Tensor input) -> Tensor
 
 In-place version of sign(): writes the result into self. -1, 0 or 1 for every element of `self` according to its sign.)doc"});
+  functions.push_back({"sin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sin)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(sin(Tensor input, *, Tensor? out=None) -> Tensor
+
+The sine of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
+  functions.push_back({"sinh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sinh)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(sinh(Tensor input, *, Tensor? out=None) -> Tensor
+
+The hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
   functions.push_back({"sqrt_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sqrt_)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(sqrt_(Tensor input) -> Tensor
 
@@ -1102,6 +1513,10 @@ A view of `self` without dimension `dim` if it has size 1 (otherwise `self` unch
 squeeze(Tensor input, int[] dim) -> Tensor
 
 A view of `self` without those of the dimensions `dim` that have size 1.)doc"});
+  functions.push_back({"tanh_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tanh_backward)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(tanh_backward(Tensor grad_output, Tensor output, *, Tensor? out=None) -> Tensor
+
+The gradient of tanh from its result: `grad_output * (1 - output**2)`.)doc"});
   functions.push_back({"where", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_where)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(where(Tensor condition, Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -1126,6 +1541,22 @@ Multiplies `self` by `other` element by element, with broadcasting and type prom
 __mul__(Scalar other) -> Tensor
 
 Multiplies every element of `self` by the number `other`.)doc"});
+  methods.push_back({"asin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_asin)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(asin() -> Tensor
+
+The arcsine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
+  methods.push_back({"asin_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_asin_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(asin_() -> Tensor
+
+In-place version of asin(): writes the result into self. The arcsine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
+  methods.push_back({"atan2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_atan2)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(atan2(Tensor other) -> Tensor
+
+The angle of the point (other, self), that is atan(self / other) in the right quadrant, with broadcasting; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"cos", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cos)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(cos() -> Tensor
+
+The cosine of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
   methods.push_back({"detach", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_detach)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(detach() -> Tensor
 
@@ -1166,6 +1597,10 @@ In-place version of div(): writes the result into self. Divides every element of
                      METH_FASTCALL | METH_KEYWORDS, R"doc(exp_() -> Tensor
 
 In-place version of exp(): writes the result into self. The exponential of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"expm1_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_expm1_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(expm1_() -> Tensor
+
+In-place version of expm1(): writes the result into self. `exp(x) - 1` for every element x of `self`, accurate near zero; integer inputs give the default float dtype.)doc"});
   methods.push_back({"floor_divide_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_floor_divide_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(floor_divide_(Tensor other) -> Tensor
 
@@ -1194,6 +1629,22 @@ In-place version of le(): writes the result into self. True where an element of 
                      METH_FASTCALL | METH_KEYWORDS, R"doc(log() -> Tensor
 
 The natural logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"log1p_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log1p_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(log1p_() -> Tensor
+
+In-place version of log1p(): writes the result into self. `log(1 + x)` for every element x of `self`, accurate near zero; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"log2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log2)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(log2() -> Tensor
+
+The base-2 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"log2_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log2_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(log2_() -> Tensor
+
+In-place version of log2(): writes the result into self. The base-2 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"logaddexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logaddexp)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp(Tensor other) -> Tensor
+
+`log(exp(self) + exp(other))` without overflow, with broadcasting; floating dtypes only.)doc"});
   methods.push_back({"lt_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_lt_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(lt_(Tensor other) -> Tensor
 
@@ -1242,6 +1693,10 @@ A view of `self` at position `index` of dimension `dim`, which is removed.)doc"}
                      METH_FASTCALL | METH_KEYWORDS, R"doc(sign() -> Tensor
 
 -1, 0 or 1 for every element of `self` according to its sign.)doc"});
+  methods.push_back({"sinh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sinh)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(sinh() -> Tensor
+
+The hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
   methods.push_back({"slice", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_slice)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(slice(int dim=0, int? start=None, int? end=None, int step=1) -> Tensor
 

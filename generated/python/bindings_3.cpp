@@ -4,31 +4,77 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/acos.h"
+#include "generated/ops/acosh.h"
 #include "generated/ops/add.h"
 #include "generated/ops/as_strided.h"
+#include "generated/ops/atan.h"
+#include "generated/ops/atan2.h"
+#include "generated/ops/atanh.h"
 #include "generated/ops/bmm.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/copy.h"
+#include "generated/ops/cosh.h"
 #include "generated/ops/eq.h"
 #include "generated/ops/exp.h"
+#include "generated/ops/exp2.h"
+#include "generated/ops/expm1.h"
 #include "generated/ops/fill.h"
 #include "generated/ops/floor_divide.h"
 #include "generated/ops/ge.h"
 #include "generated/ops/gt.h"
 #include "generated/ops/le.h"
 #include "generated/ops/log.h"
+#include "generated/ops/log10.h"
+#include "generated/ops/log1p.h"
 #include "generated/ops/lt.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/ne.h"
 #include "generated/ops/ones.h"
 #include "generated/ops/permute.h"
 #include "generated/ops/pow.h"
+#include "generated/ops/sigmoid.h"
+#include "generated/ops/sinh.h"
 #include "generated/ops/sub.h"
+#include "generated/ops/tan.h"
 #include "generated/ops/tanh.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::python {
 namespace {
+
+// acosh
+PyObject* fn_acosh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "acosh(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::acosh_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::acosh(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// acosh_
+PyObject* fn_acosh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "acosh_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::acosh_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // add
 PyObject* fn_add(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -64,6 +110,59 @@ PyObject* fn_add(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_CATCH
 }
 
+// atan
+PyObject* fn_atan(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "atan(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::atan_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::atan(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// atan2_
+PyObject* fn_atan2_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "atan2_(Tensor input, Tensor other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  auto result = [&] { GilRelease no_gil; return tl::atan2_(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// atanh
+PyObject* fn_atanh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "atanh(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::atanh_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::atanh(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // bmm
 PyObject* fn_bmm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -96,6 +195,25 @@ PyObject* fn_copy_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto src = r.tensor(1);
   auto non_blocking = r.toBool(2);
   auto result = [&] { GilRelease no_gil; return tl::copy_(self, src, non_blocking); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// cosh
+PyObject* fn_cosh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cosh(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::cosh_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::cosh(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -183,6 +301,58 @@ PyObject* fn_exp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_CATCH
 }
 
+// exp2
+PyObject* fn_exp2(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "exp2(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::exp2_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::exp2(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// exp2_
+PyObject* fn_exp2_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "exp2_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::exp2_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// expm1
+PyObject* fn_expm1(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "expm1(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::expm1_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::expm1(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // fill_
 PyObject* fn_fill_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -259,6 +429,44 @@ PyObject* fn_le(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, P
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// log10
+PyObject* fn_log10(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log10(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::log10_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::log10(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// log1p
+PyObject* fn_log1p(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log1p(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::log1p_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::log1p(self); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -365,6 +573,58 @@ PyObject* fn_permute(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   auto self = r.tensor(0);
   auto dims = r.intlist(1);
   auto result = [&] { GilRelease no_gil; return tl::permute(self, dims); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// sigmoid
+PyObject* fn_sigmoid(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sigmoid(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::sigmoid_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::sigmoid(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// sinh_
+PyObject* fn_sinh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sinh_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::sinh_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// tan
+PyObject* fn_tan(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "tan(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::tan_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::tan(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -547,6 +807,20 @@ PyObject* operator__sub__(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH_OPERATOR
 }
 
+// Tensor.acos_
+PyObject* method_acos_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "acos_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::acos_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.as_strided
 PyObject* method_as_strided(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -564,6 +838,48 @@ PyObject* method_as_strided(PyObject* py_self, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
+// Tensor.atan
+PyObject* method_atan(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "atan()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::atan(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.atan_
+PyObject* method_atan_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "atan_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::atan_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.atanh_
+PyObject* method_atanh_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "atanh_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::atanh_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.clone
 PyObject* method_clone(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -574,6 +890,34 @@ PyObject* method_clone(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
   auto result = [&] { GilRelease no_gil; return tl::clone(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.cosh
+PyObject* method_cosh(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cosh()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::cosh(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.exp2
+PyObject* method_exp2(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "exp2()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::exp2(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -656,6 +1000,20 @@ PyObject* method_gt_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.log10_
+PyObject* method_log10_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log10_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::log10_(self); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -769,6 +1127,20 @@ PyObject* method_permute(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
+// Tensor.sigmoid
+PyObject* method_sigmoid(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sigmoid()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::sigmoid(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.sub
 PyObject* method_sub(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -829,6 +1201,14 @@ PyObject* method_tanh_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 }  // namespace
 
 void add_bindings_3(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"acosh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_acosh)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(acosh(Tensor input, *, Tensor? out=None) -> Tensor
+
+The inverse hyperbolic cosine of every element of `self` (nan below 1); integer inputs give the default float dtype.)doc"});
+  functions.push_back({"acosh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_acosh_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(acosh_(Tensor input) -> Tensor
+
+In-place version of acosh(): writes the result into self. The inverse hyperbolic cosine of every element of `self` (nan below 1); integer inputs give the default float dtype.)doc"});
   functions.push_back({"add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_add)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None) -> Tensor
 
@@ -837,6 +1217,18 @@ Adds `other`, scaled by `alpha`, to `self`, broadcasting both and promoting thei
 add(Tensor input, Scalar other, Scalar alpha=1) -> Tensor
 
 Adds the number `other`, scaled by `alpha`, to every element of `self`.)doc"});
+  functions.push_back({"atan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atan)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(atan(Tensor input, *, Tensor? out=None) -> Tensor
+
+The arctangent of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"atan2_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atan2_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(atan2_(Tensor input, Tensor other) -> Tensor
+
+In-place version of atan2(): writes the result into self. The angle of the point (other, self), that is atan(self / other) in the right quadrant, with broadcasting; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"atanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atanh)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(atanh(Tensor input, *, Tensor? out=None) -> Tensor
+
+The inverse hyperbolic tangent of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
   functions.push_back({"bmm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bmm)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(bmm(Tensor input, Tensor mat2, *, Tensor? out=None) -> Tensor
 
@@ -845,6 +1237,10 @@ Batched matrix product of two 3-D tensors with the same batch size.)doc"});
                        METH_FASTCALL | METH_KEYWORDS, R"doc(copy_(Tensor input, Tensor src, bool non_blocking=False) -> Tensor
 
 Copies `src` into `self` in place, broadcasting `src` and converting its dtype to that of `self`.)doc"});
+  functions.push_back({"cosh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cosh)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(cosh(Tensor input, *, Tensor? out=None) -> Tensor
+
+The hyperbolic cosine of every element of `self`; integer inputs give the default float dtype.)doc"});
   functions.push_back({"eq", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_eq)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(eq(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -865,6 +1261,18 @@ In-place version of eq(): writes the result into self. True where an element of 
                        METH_FASTCALL | METH_KEYWORDS, R"doc(exp(Tensor input, *, Tensor? out=None) -> Tensor
 
 The exponential of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"exp2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_exp2)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(exp2(Tensor input, *, Tensor? out=None) -> Tensor
+
+2 raised to the power of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"exp2_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_exp2_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(exp2_(Tensor input) -> Tensor
+
+In-place version of exp2(): writes the result into self. 2 raised to the power of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"expm1", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_expm1)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(expm1(Tensor input, *, Tensor? out=None) -> Tensor
+
+`exp(x) - 1` for every element x of `self`, accurate near zero; integer inputs give the default float dtype.)doc"});
   functions.push_back({"fill_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fill_)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(fill_(Tensor input, Scalar value) -> Tensor
 
@@ -885,6 +1293,14 @@ True where `self <= other`, element by element, with broadcasting.
 le(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
 
 True where an element of `self` is at most the number `other`.)doc"});
+  functions.push_back({"log10", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log10)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(log10(Tensor input, *, Tensor? out=None) -> Tensor
+
+The base-10 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"log1p", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log1p)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(log1p(Tensor input, *, Tensor? out=None) -> Tensor
+
+`log(1 + x)` for every element x of `self`, accurate near zero; integer inputs give the default float dtype.)doc"});
   functions.push_back({"log_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log_)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(log_(Tensor input) -> Tensor
 
@@ -913,6 +1329,18 @@ A tensor of shape `size` filled with ones (default float dtype unless `dtype`).)
                        METH_FASTCALL | METH_KEYWORDS, R"doc(permute(Tensor input, int[] dims) -> Tensor
 
 A view of `self` with its dimensions reordered as `dims` says.)doc"});
+  functions.push_back({"sigmoid", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sigmoid)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(sigmoid(Tensor input, *, Tensor? out=None) -> Tensor
+
+The logistic function `1 / (1 + exp(-x))` of every element x of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"sinh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sinh_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(sinh_(Tensor input) -> Tensor
+
+In-place version of sinh(): writes the result into self. The hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"tan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tan)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(tan(Tensor input, *, Tensor? out=None) -> Tensor
+
+The tangent of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
   functions.push_back({"tanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tanh)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(tanh(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -961,14 +1389,38 @@ Subtracts `other`, scaled by `alpha`, from `self`, with broadcasting and type pr
 __sub__(Scalar other, Scalar alpha=1) -> Tensor
 
 Subtracts the number `other`, scaled by `alpha`, from every element of `self`.)doc"});
+  methods.push_back({"acos_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_acos_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(acos_() -> Tensor
+
+In-place version of acos(): writes the result into self. The arccosine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
   methods.push_back({"as_strided", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_as_strided)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(as_strided(int[] size, int[] stride, int? storage_offset=None) -> Tensor
 
 A view of the storage of `self` with the given sizes, strides and offset (in elements).)doc"});
+  methods.push_back({"atan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_atan)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(atan() -> Tensor
+
+The arctangent of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"atan_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_atan_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(atan_() -> Tensor
+
+In-place version of atan(): writes the result into self. The arctangent of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"atanh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_atanh_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(atanh_() -> Tensor
+
+In-place version of atanh(): writes the result into self. The inverse hyperbolic tangent of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
   methods.push_back({"clone", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_clone)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(clone() -> Tensor
 
 A copy of `self` with its own (contiguous) storage.)doc"});
+  methods.push_back({"cosh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cosh)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(cosh() -> Tensor
+
+The hyperbolic cosine of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"exp2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_exp2)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(exp2() -> Tensor
+
+2 raised to the power of every element of `self`; integer inputs give the default float dtype.)doc"});
   methods.push_back({"floor_divide", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_floor_divide)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(floor_divide(Tensor other) -> Tensor
 
@@ -993,6 +1445,10 @@ In-place version of gt(): writes the result into self. True where `self > other`
 gt_(Scalar other) -> Tensor
 
 In-place version of gt(): writes the result into self. True where an element of `self` is greater than the number `other`.)doc"});
+  methods.push_back({"log10_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log10_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(log10_() -> Tensor
+
+In-place version of log10(): writes the result into self. The base-10 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
   methods.push_back({"log_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(log_() -> Tensor
 
@@ -1025,6 +1481,10 @@ True where an element of `self` differs from the number `other`.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(permute(int[] dims) -> Tensor
 
 A view of `self` with its dimensions reordered as `dims` says.)doc"});
+  methods.push_back({"sigmoid", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sigmoid)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(sigmoid() -> Tensor
+
+The logistic function `1 / (1 + exp(-x))` of every element x of `self`; integer inputs give the default float dtype.)doc"});
   methods.push_back({"sub", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sub)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(sub(Tensor other, *, Scalar alpha=1) -> Tensor
 
