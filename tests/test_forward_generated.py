@@ -79,6 +79,11 @@ def _cases():
 
 # ---------------------------------------------------------------- building the same inputs in both libraries
 
+# Value ranges of the sample kinds: T any, P positive, U inside (-1, 1), G above 1.
+FLOAT_RANGES = {"P": (0.5, 2.0), "U": (-0.9, 0.9), "G": (1.1, 3.0)}
+INT_RANGES = {"P": (1, 5), "U": (0, 1), "G": (2, 4)}
+
+
 def _values(spec, dtype, seed):
     """A contiguous torch tensor for `spec` in `dtype`: small integers for integer dtypes (positive for P)."""
     g = torch.Generator().manual_seed(seed)
@@ -91,9 +96,9 @@ def _values(spec, dtype, seed):
         return torch.randint(0, 2, spec.shape, generator=g).bool()
     dt = getattr(torch, dtype)
     if dt.is_floating_point:
-        low, high = (0.5, 2.0) if spec.kind == "P" else (-2.0, 2.0)
+        low, high = FLOAT_RANGES.get(spec.kind, (-2.0, 2.0))
         return (torch.rand(spec.shape, generator=g, dtype=torch.float64) * (high - low) + low).to(dt)
-    low, high = (1, 5) if spec.kind == "P" else ((0, 9) if dtype == "uint8" else (-4, 5))
+    low, high = INT_RANGES.get(spec.kind, (0, 9) if dtype == "uint8" else (-4, 5))
     return torch.randint(low, high, spec.shape, generator=g).to(dt)
 
 

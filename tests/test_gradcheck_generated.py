@@ -92,7 +92,7 @@ def _values(spec, seed):
     rng = np.random.default_rng(seed)
     if spec.kind == "B":
         return rng.integers(0, 2, spec.shape).astype(bool)
-    low, high = (0.5, 2.0) if spec.kind == "P" else (-2.0, 2.0)
+    low, high = {"P": (0.5, 2.0), "U": (-0.9, 0.9), "G": (1.1, 3.0)}.get(spec.kind, (-2.0, 2.0))
     return rng.uniform(low, high, spec.shape).astype(np.float64)
 
 

@@ -505,6 +505,13 @@ Tensor slice_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, std::o
 #include "generated/ops/scatter.h"
 #include "generated/ops/scatter_add.h"
 
+// ---- transcendental math ---------------------------------------------------------------------
+#include "generated/ops/add.h"
+#include "generated/ops/full.h"
+#include "generated/ops/reciprocal.h"
+#include "generated/ops/sigmoid.h"
+#include "generated/ops/to.h"
+
 namespace tl::autograd::generated {
 
 namespace {
@@ -596,6 +603,32 @@ Tensor take_backward(const Tensor& grad, IntArrayRef self_sizes, const Tensor& i
   const Tensor flat = tl::index_add(tl::zeros({numel}, grad.scalar_type(), grad.device()), 0, flat_index,
                                     tl::reshape(grad, {-1}));
   return tl::reshape(flat, self_sizes);
+
+// 1 / (self^2 + other^2), 0 at the origin.
+Tensor atan2_recip(const Tensor& self, const Tensor& other) {
+  Tensor denom = tl::add(tl::mul(self, self), tl::mul(other, other), 1);
+  Tensor zero = tl::zeros(IntArrayRef(), denom.dtype(), denom.device());
+  return tl::where(tl::eq(denom, 0), zero, tl::reciprocal(denom));
+}
+}  // namespace
+
+Tensor atan2_backward_self(const Tensor& grad, const Tensor& self, const Tensor& other) {
+  return tl::mul(grad, tl::mul(other, atan2_recip(self, other)));
+}
+
+Tensor atan2_backward_other(const Tensor& grad, const Tensor& self, const Tensor& other) {
+  return tl::mul(grad, tl::mul(tl::neg(self), atan2_recip(self, other)));
+}
+
+Tensor logaddexp_backward(const Tensor& grad, const Tensor& self, const Tensor& other, bool base2) {
+  const bool reduced = self.dtype() == ScalarType::Float16 || self.dtype() == ScalarType::BFloat16 ||
+                       other.dtype() == ScalarType::Float16 || other.dtype() == ScalarType::BFloat16;
+  const Tensor a = reduced ? tl::to(self, ScalarType::Float32, false, false) : self;
+  const Tensor b = reduced ? tl::to(other, ScalarType::Float32, false, false) : other;
+  Tensor d = tl::sub(a, b, 1);
+  if (base2) d = tl::mul(d, 0.6931471805599453);
+  Tensor half = tl::full(IntArrayRef(), 0.5, d.dtype(), d.device());
+  return tl::mul(grad, tl::where(tl::eq(a, b), half, tl::sigmoid(d)));
 }
 
 }  // namespace tl::autograd::generated

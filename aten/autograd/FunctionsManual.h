@@ -134,4 +134,14 @@ Tensor index_add_source_backward(const Tensor& grad, int64_t dim, const Tensor& 
 // grad summed into the flat positions `index` (negative ones wrapped), shaped like self.
 Tensor take_backward(const Tensor& grad, IntArrayRef self_sizes, const Tensor& index);
 
+// ---- transcendental math ---------------------------------------------------------------------
+namespace tl::autograd::generated {
+// d atan2(self, other) / d self = other / (self^2 + other^2), and / d other = -self / (...);
+// both 0 at the origin (as PyTorch).
+Tensor atan2_backward_self(const Tensor& grad, const Tensor& self, const Tensor& other);
+Tensor atan2_backward_other(const Tensor& grad, const Tensor& self, const Tensor& other);
+// Gradient of logaddexp (base2: logaddexp2) with respect to `self`: grad * sigmoid(self - other)
+// (times ln2 inside for base 2), exactly 1/2 where self == other, infinities included;
+// half/bfloat16 inputs are computed in float32.
+Tensor logaddexp_backward(const Tensor& grad, const Tensor& self, const Tensor& other, bool base2);
 }  // namespace tl::autograd::generated

@@ -7,6 +7,7 @@
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/_to_copy.h"
+#include "generated/ops/logaddexp2.h"
 #include "generated/ops/mean.h"
 #include "generated/ops/min.h"
 #include "generated/ops/mm.h"
@@ -31,6 +32,38 @@ variable_list ToCopyBackward0::apply(variable_list&& grads) {
   (void)grad;
   if (should_compute_output(0)) {
     grad_inputs[0] = _to_copy(grad, self_scalar_type, self_device);
+  }
+  return grad_inputs;
+}
+
+// Backward of logaddexp2(Tensor self, Tensor other) -> Tensor
+struct Logaddexp2Backward0 final : Node {
+  std::string name() const override { return "Logaddexp2Backward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    other_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + other_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable other_;
+};
+
+variable_list Logaddexp2Backward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& other = other_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = logaddexp_backward(grad, self, other, true);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = logaddexp_backward(grad, other, self, true);
   }
   return grad_inputs;
 }
@@ -211,6 +244,25 @@ Tensor _to_copy(const Tensor& self, std::optional<ScalarType> dtype, std::option
   {
     AutoGradMode below_autograd(false);
     result = ops::_to_copy::call(self, dtype, device);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// logaddexp2(Tensor self, Tensor other) -> Tensor
+Tensor logaddexp2(const Tensor& self, const Tensor& other) {
+  auto grad_fn = std::make_shared<Logaddexp2Backward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->other_ = SavedVariable(other, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::logaddexp2::call(self, other);
   }
   set_history(result, grad_fn);
   return result;

@@ -8,7 +8,15 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/_softmax_backward_data.h"
 #include "generated/ops/as_strided.h"
+#include "generated/ops/clone.h"
+#include "generated/ops/cos.h"
+#include "generated/ops/div.h"
+#include "generated/ops/log2.h"
+#include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/rsub.h"
+#include "generated/ops/sigmoid_backward.h"
+#include "generated/ops/sin.h"
 #include "generated/ops/softmax.h"
 
 namespace tl::autograd::generated {
@@ -36,6 +44,90 @@ variable_list AsStridedBackward0::apply(variable_list&& grads) {
   const auto& storage_offset = as_arg(storage_offset_);
   if (should_compute_output(0)) {
     grad_inputs[0] = as_strided_backward(grad, self_sizes, self_strides, self_storage_offset, size, stride, storage_offset);
+  }
+  return grad_inputs;
+}
+
+// Backward of log2(Tensor self) -> Tensor
+struct Log2Backward0 final : Node {
+  std::string name() const override { return "Log2Backward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list Log2Backward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = div(grad, mul(self, 0.6931471805599453));
+  }
+  return grad_inputs;
+}
+
+// Backward of sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
+struct SigmoidBackwardBackward0 final : Node {
+  std::string name() const override { return "SigmoidBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    grad_output_.reset_data();
+    output_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return grad_output_.nbytes() + output_.nbytes();
+  }
+
+  SavedVariable grad_output_;
+  SavedVariable output_;
+};
+
+variable_list SigmoidBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& grad_output = grad_output_.unpack(shared_from_this());
+  const auto& output = output_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = sigmoid_backward(grad, output);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = mul(grad, mul(grad_output, rsub(mul(output, 2), 1)));
+  }
+  return grad_inputs;
+}
+
+// Backward of sin(Tensor self) -> Tensor
+struct SinBackward0 final : Node {
+  std::string name() const override { return "SinBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list SinBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, cos(self));
   }
   return grad_inputs;
 }
@@ -92,6 +184,89 @@ Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std:
   }
   set_history(result, grad_fn);
   return result;
+}
+
+// log2(Tensor self) -> Tensor
+Tensor log2(const Tensor& self) {
+  auto grad_fn = std::make_shared<Log2Backward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::log2::call(self);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// log2_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& log2_(const Tensor& self) {
+  check_inplace(self, "log2_");
+  auto grad_fn = std::make_shared<Log2Backward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::log2_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
+Tensor sigmoid_backward(const Tensor& grad_output, const Tensor& output) {
+  auto grad_fn = std::make_shared<SigmoidBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &output}));
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->grad_output_ = SavedVariable(grad_output, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->output_ = SavedVariable(output, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::sigmoid_backward::call(grad_output, output);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// sin(Tensor self) -> Tensor
+Tensor sin(const Tensor& self) {
+  auto grad_fn = std::make_shared<SinBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::sin::call(self);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// sin_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& sin_(const Tensor& self) {
+  check_inplace(self, "sin_");
+  auto grad_fn = std::make_shared<SinBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::sin_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
 }
 
 // softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor

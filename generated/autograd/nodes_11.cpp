@@ -9,6 +9,8 @@
 #include "generated/ops/exp.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/sigmoid.h"
+#include "generated/ops/sigmoid_backward.h"
 #include "generated/ops/take.h"
 
 namespace tl::autograd::generated {
@@ -35,6 +37,32 @@ variable_list ExpBackward0::apply(variable_list&& grads) {
   const auto& result = result_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = mul(grad, result);
+  }
+  return grad_inputs;
+}
+
+// Backward of sigmoid(Tensor self) -> Tensor
+struct SigmoidBackward0 final : Node {
+  std::string name() const override { return "SigmoidBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return result_.nbytes();
+  }
+
+  SavedVariable result_;
+};
+
+variable_list SigmoidBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = sigmoid_backward(grad, result);
   }
   return grad_inputs;
 }
@@ -96,6 +124,38 @@ const Tensor& exp_(const Tensor& self) {
   {
     AutoGradMode below_autograd(false);
     ops::exp_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(self, true);
+  }
+  return self;
+}
+
+// sigmoid(Tensor self) -> Tensor
+Tensor sigmoid(const Tensor& self) {
+  auto grad_fn = std::make_shared<SigmoidBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::sigmoid::call(self);
+  }
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// sigmoid_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& sigmoid_(const Tensor& self) {
+  check_inplace(self, "sigmoid_");
+  auto grad_fn = std::make_shared<SigmoidBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::sigmoid_::call(self);
   }
   rebase_history(self, grad_fn);
   if (grad_fn->should_compute_output(0)) {

@@ -7,15 +7,47 @@
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/_log_softmax_backward_data.h"
+#include "generated/ops/acos.h"
+#include "generated/ops/clone.h"
 #include "generated/ops/cummax.h"
 #include "generated/ops/expand.h"
 #include "generated/ops/gather.h"
 #include "generated/ops/log_softmax.h"
+#include "generated/ops/logaddexp.h"
+#include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/rsqrt.h"
+#include "generated/ops/rsub.h"
 #include "generated/ops/sum.h"
 #include "generated/ops/transpose.h"
 
 namespace tl::autograd::generated {
+
+// Backward of acos(Tensor self) -> Tensor
+struct AcosBackward0 final : Node {
+  std::string name() const override { return "AcosBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list AcosBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = neg(mul(grad, rsqrt(rsub(mul(self, self), 1))));
+  }
+  return grad_inputs;
+}
 
 // Backward of cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
 struct CummaxBackward0 final : Node {
@@ -106,6 +138,38 @@ variable_list LogSoftmaxBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of logaddexp(Tensor self, Tensor other) -> Tensor
+struct LogaddexpBackward0 final : Node {
+  std::string name() const override { return "LogaddexpBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    other_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + other_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable other_;
+};
+
+variable_list LogaddexpBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& other = other_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = logaddexp_backward(grad, self, other, false);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = logaddexp_backward(grad, other, self, false);
+  }
+  return grad_inputs;
+}
+
 // Backward of sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
 struct SumBackward0 final : Node {
   std::string name() const override { return "SumBackward0"; }
@@ -176,6 +240,38 @@ variable_list TransposeBackward0::apply(variable_list&& grads) {
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
 
+// acos(Tensor self) -> Tensor
+Tensor acos(const Tensor& self) {
+  auto grad_fn = std::make_shared<AcosBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::acos::call(self);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// acos_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& acos_(const Tensor& self) {
+  check_inplace(self, "acos_");
+  auto grad_fn = std::make_shared<AcosBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::acos_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
 // cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
 std::tuple<Tensor, Tensor> cummax(const Tensor& self, int64_t dim) {
   auto grad_fn = std::make_shared<CummaxBackward0>();
@@ -230,6 +326,25 @@ Tensor log_softmax_int(const Tensor& self, int64_t dim, std::optional<ScalarType
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
   }
+  return result;
+}
+
+// logaddexp(Tensor self, Tensor other) -> Tensor
+Tensor logaddexp(const Tensor& self, const Tensor& other) {
+  auto grad_fn = std::make_shared<LogaddexpBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->other_ = SavedVariable(other, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::logaddexp::call(self, other);
+  }
+  set_history(result, grad_fn);
   return result;
 }
 

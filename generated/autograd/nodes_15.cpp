@@ -6,11 +6,153 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/acosh.h"
+#include "generated/ops/add.h"
+#include "generated/ops/atan.h"
+#include "generated/ops/atanh.h"
+#include "generated/ops/clone.h"
+#include "generated/ops/div.h"
 #include "generated/ops/gather.h"
+#include "generated/ops/log10.h"
+#include "generated/ops/log1p.h"
+#include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/rsqrt.h"
+#include "generated/ops/rsub.h"
 #include "generated/ops/scatter_add.h"
+#include "generated/ops/sub.h"
 
 namespace tl::autograd::generated {
+
+// Backward of acosh(Tensor self) -> Tensor
+struct AcoshBackward0 final : Node {
+  std::string name() const override { return "AcoshBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list AcoshBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, rsqrt(sub(mul(self, self), 1)));
+  }
+  return grad_inputs;
+}
+
+// Backward of atan(Tensor self) -> Tensor
+struct AtanBackward0 final : Node {
+  std::string name() const override { return "AtanBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list AtanBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = div(grad, add(mul(self, self), 1));
+  }
+  return grad_inputs;
+}
+
+// Backward of atanh(Tensor self) -> Tensor
+struct AtanhBackward0 final : Node {
+  std::string name() const override { return "AtanhBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list AtanhBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = div(grad, rsub(mul(self, self), 1));
+  }
+  return grad_inputs;
+}
+
+// Backward of log10(Tensor self) -> Tensor
+struct Log10Backward0 final : Node {
+  std::string name() const override { return "Log10Backward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list Log10Backward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = div(grad, mul(self, 2.302585092994046));
+  }
+  return grad_inputs;
+}
+
+// Backward of log1p(Tensor self) -> Tensor
+struct Log1pBackward0 final : Node {
+  std::string name() const override { return "Log1pBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list Log1pBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = div(grad, add(self, 1));
+  }
+  return grad_inputs;
+}
 
 // Backward of scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 struct ScatterAddBackward0 final : Node {
@@ -48,6 +190,166 @@ variable_list ScatterAddBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// acosh(Tensor self) -> Tensor
+Tensor acosh(const Tensor& self) {
+  auto grad_fn = std::make_shared<AcoshBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::acosh::call(self);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// acosh_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& acosh_(const Tensor& self) {
+  check_inplace(self, "acosh_");
+  auto grad_fn = std::make_shared<AcoshBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::acosh_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// atan(Tensor self) -> Tensor
+Tensor atan(const Tensor& self) {
+  auto grad_fn = std::make_shared<AtanBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::atan::call(self);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// atan_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& atan_(const Tensor& self) {
+  check_inplace(self, "atan_");
+  auto grad_fn = std::make_shared<AtanBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::atan_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// atanh(Tensor self) -> Tensor
+Tensor atanh(const Tensor& self) {
+  auto grad_fn = std::make_shared<AtanhBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::atanh::call(self);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// atanh_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& atanh_(const Tensor& self) {
+  check_inplace(self, "atanh_");
+  auto grad_fn = std::make_shared<AtanhBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::atanh_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// log10(Tensor self) -> Tensor
+Tensor log10(const Tensor& self) {
+  auto grad_fn = std::make_shared<Log10Backward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::log10::call(self);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// log10_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& log10_(const Tensor& self) {
+  check_inplace(self, "log10_");
+  auto grad_fn = std::make_shared<Log10Backward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::log10_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// log1p(Tensor self) -> Tensor
+Tensor log1p(const Tensor& self) {
+  auto grad_fn = std::make_shared<Log1pBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::log1p::call(self);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// log1p_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& log1p_(const Tensor& self) {
+  check_inplace(self, "log1p_");
+  auto grad_fn = std::make_shared<Log1pBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::log1p_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
 
 // scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {

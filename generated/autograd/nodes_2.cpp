@@ -6,15 +6,49 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/asin.h"
+#include "generated/ops/clone.h"
 #include "generated/ops/copy.h"
+#include "generated/ops/cosh.h"
 #include "generated/ops/kthvalue.h"
+#include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/reshape.h"
+#include "generated/ops/rsqrt.h"
+#include "generated/ops/rsub.h"
+#include "generated/ops/sinh.h"
 #include "generated/ops/sort.h"
 #include "generated/ops/squeeze.h"
+#include "generated/ops/tanh_backward.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of asin(Tensor self) -> Tensor
+struct AsinBackward0 final : Node {
+  std::string name() const override { return "AsinBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list AsinBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, rsqrt(rsub(mul(self, self), 1)));
+  }
+  return grad_inputs;
+}
 
 // Backward of copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
 struct CopyBackward0 final : Node {
@@ -63,6 +97,32 @@ variable_list KthvalueBackward0::apply(variable_list&& grads) {
   const auto& indices = indices_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = value_selecting_reduction_backward(grad, dim, indices, self_sizes, keepdim);
+  }
+  return grad_inputs;
+}
+
+// Backward of sinh(Tensor self) -> Tensor
+struct SinhBackward0 final : Node {
+  std::string name() const override { return "SinhBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list SinhBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, cosh(self));
   }
   return grad_inputs;
 }
@@ -181,12 +241,76 @@ variable_list SqueezeBackward2::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of tanh_backward(Tensor grad_output, Tensor output) -> Tensor
+struct TanhBackwardBackward0 final : Node {
+  std::string name() const override { return "TanhBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    grad_output_.reset_data();
+    output_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return grad_output_.nbytes() + output_.nbytes();
+  }
+
+  SavedVariable grad_output_;
+  SavedVariable output_;
+};
+
+variable_list TanhBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& grad_output = grad_output_.unpack(shared_from_this());
+  const auto& output = output_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = tanh_backward(grad, output);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = mul(grad, mul(mul(output, grad_output), -2));
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// asin(Tensor self) -> Tensor
+Tensor asin(const Tensor& self) {
+  auto grad_fn = std::make_shared<AsinBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::asin::call(self);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// asin_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& asin_(const Tensor& self) {
+  check_inplace(self, "asin_");
+  auto grad_fn = std::make_shared<AsinBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::asin_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
 
 // copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
 const Tensor& copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
@@ -219,6 +343,38 @@ std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, 
     grad_fn->indices_ = SavedVariable(std::get<1>(result), true);
   }
   return result;
+}
+
+// sinh(Tensor self) -> Tensor
+Tensor sinh(const Tensor& self) {
+  auto grad_fn = std::make_shared<SinhBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::sinh::call(self);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// sinh_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& sinh_(const Tensor& self) {
+  check_inplace(self, "sinh_");
+  auto grad_fn = std::make_shared<SinhBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::sinh_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
 }
 
 // sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
@@ -296,6 +452,25 @@ Tensor squeeze_dims(const Tensor& self, IntArrayRef dim) {
   {
     AutoGradMode below_autograd(false);
     result = ops::squeeze_dims::call(self, dim);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// tanh_backward(Tensor grad_output, Tensor output) -> Tensor
+Tensor tanh_backward(const Tensor& grad_output, const Tensor& output) {
+  auto grad_fn = std::make_shared<TanhBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &output}));
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->grad_output_ = SavedVariable(grad_output, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->output_ = SavedVariable(output, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::tanh_backward::call(grad_output, output);
   }
   set_history(result, grad_fn);
   return result;

@@ -7,14 +7,19 @@
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/_log_softmax_backward_data.h"
+#include "generated/ops/add.h"
 #include "generated/ops/bmm.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/cosh.h"
 #include "generated/ops/cumprod.h"
+#include "generated/ops/exp2.h"
+#include "generated/ops/expm1.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/permute.h"
-#include "generated/ops/rsub.h"
+#include "generated/ops/sinh.h"
 #include "generated/ops/tanh.h"
+#include "generated/ops/tanh_backward.h"
 #include "generated/ops/transpose.h"
 #include "generated/ops/var_mean.h"
 
@@ -86,6 +91,32 @@ variable_list BmmBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of cosh(Tensor self) -> Tensor
+struct CoshBackward0 final : Node {
+  std::string name() const override { return "CoshBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list CoshBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, sinh(self));
+  }
+  return grad_inputs;
+}
+
 // Backward of cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 struct CumprodBackward0 final : Node {
   std::string name() const override { return "CumprodBackward0"; }
@@ -113,6 +144,58 @@ variable_list CumprodBackward0::apply(variable_list&& grads) {
   const auto& result = result_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = cumprod_backward(grad, self, dim, result);
+  }
+  return grad_inputs;
+}
+
+// Backward of exp2(Tensor self) -> Tensor
+struct Exp2Backward0 final : Node {
+  std::string name() const override { return "Exp2Backward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return result_.nbytes();
+  }
+
+  SavedVariable result_;
+};
+
+variable_list Exp2Backward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, mul(result, 0.6931471805599453));
+  }
+  return grad_inputs;
+}
+
+// Backward of expm1(Tensor self) -> Tensor
+struct Expm1Backward0 final : Node {
+  std::string name() const override { return "Expm1Backward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return result_.nbytes();
+  }
+
+  SavedVariable result_;
+};
+
+variable_list Expm1Backward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, add(result, 1));
   }
   return grad_inputs;
 }
@@ -158,7 +241,7 @@ variable_list TanhBackward0::apply(variable_list&& grads) {
   (void)grad;
   const auto& result = result_.unpack(shared_from_this());
   if (should_compute_output(0)) {
-    grad_inputs[0] = mul(grad, rsub(mul(result, result), 1));
+    grad_inputs[0] = tanh_backward(grad, result);
   }
   return grad_inputs;
 }
@@ -240,6 +323,38 @@ Tensor bmm(const Tensor& self, const Tensor& mat2) {
   return result;
 }
 
+// cosh(Tensor self) -> Tensor
+Tensor cosh(const Tensor& self) {
+  auto grad_fn = std::make_shared<CoshBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::cosh::call(self);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// cosh_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& cosh_(const Tensor& self) {
+  check_inplace(self, "cosh_");
+  auto grad_fn = std::make_shared<CoshBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::cosh_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
 // cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 Tensor cumprod(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
   auto grad_fn = std::make_shared<CumprodBackward0>();
@@ -272,6 +387,70 @@ const Tensor& cumprod_(const Tensor& self, int64_t dim, std::optional<ScalarType
   {
     AutoGradMode below_autograd(false);
     ops::cumprod_::call(self, dim, dtype);
+  }
+  rebase_history(self, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(self, true);
+  }
+  return self;
+}
+
+// exp2(Tensor self) -> Tensor
+Tensor exp2(const Tensor& self) {
+  auto grad_fn = std::make_shared<Exp2Backward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::exp2::call(self);
+  }
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// exp2_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& exp2_(const Tensor& self) {
+  check_inplace(self, "exp2_");
+  auto grad_fn = std::make_shared<Exp2Backward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::exp2_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(self, true);
+  }
+  return self;
+}
+
+// expm1(Tensor self) -> Tensor
+Tensor expm1(const Tensor& self) {
+  auto grad_fn = std::make_shared<Expm1Backward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::expm1::call(self);
+  }
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// expm1_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& expm1_(const Tensor& self) {
+  check_inplace(self, "expm1_");
+  auto grad_fn = std::make_shared<Expm1Backward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::expm1_::call(self);
   }
   rebase_history(self, grad_fn);
   if (grad_fn->should_compute_output(0)) {

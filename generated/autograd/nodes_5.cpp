@@ -6,17 +6,79 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/atan2.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/cos.h"
 #include "generated/ops/div.h"
 #include "generated/ops/flip.h"
 #include "generated/ops/log.h"
 #include "generated/ops/logsumexp.h"
+#include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/pow.h"
 #include "generated/ops/rsub.h"
+#include "generated/ops/sin.h"
 #include "generated/ops/slice.h"
 
 namespace tl::autograd::generated {
+
+// Backward of atan2(Tensor self, Tensor other) -> Tensor
+struct Atan2Backward0 final : Node {
+  std::string name() const override { return "Atan2Backward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    other_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + other_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable other_;
+};
+
+variable_list Atan2Backward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& other = other_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = atan2_backward_self(grad, self, other);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = atan2_backward_other(grad, self, other);
+  }
+  return grad_inputs;
+}
+
+// Backward of cos(Tensor self) -> Tensor
+struct CosBackward0 final : Node {
+  std::string name() const override { return "CosBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list CosBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, neg(sin(self)));
+  }
+  return grad_inputs;
+}
 
 // Backward of flip(Tensor self, int[] dims) -> Tensor
 struct FlipBackward0 final : Node {
@@ -266,6 +328,76 @@ variable_list SliceBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// atan2(Tensor self, Tensor other) -> Tensor
+Tensor atan2(const Tensor& self, const Tensor& other) {
+  auto grad_fn = std::make_shared<Atan2Backward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->other_ = SavedVariable(other, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::atan2::call(self, other);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+const Tensor& atan2_(const Tensor& self, const Tensor& other) {
+  check_inplace(self, "atan2_");
+  auto grad_fn = std::make_shared<Atan2Backward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->other_ = SavedVariable(other, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::atan2_::call(self, other);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// cos(Tensor self) -> Tensor
+Tensor cos(const Tensor& self) {
+  auto grad_fn = std::make_shared<CosBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::cos::call(self);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// cos_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& cos_(const Tensor& self) {
+  check_inplace(self, "cos_");
+  auto grad_fn = std::make_shared<CosBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::cos_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
 
 // flip(Tensor self, int[] dims) -> Tensor
 Tensor flip(const Tensor& self, IntArrayRef dims) {

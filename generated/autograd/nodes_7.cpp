@@ -10,9 +10,11 @@
 #include "generated/ops/expand.h"
 #include "generated/ops/index_fill.h"
 #include "generated/ops/index_select.h"
+#include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/prod.h"
 #include "generated/ops/sum.h"
+#include "generated/ops/tan.h"
 
 namespace tl::autograd::generated {
 
@@ -192,6 +194,32 @@ variable_list ProdBackward1::apply(variable_list&& grads) {
   const auto& result = result_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = prod_dim_backward(grad, self, result, dim, keepdim);
+  }
+  return grad_inputs;
+}
+
+// Backward of tan(Tensor self) -> Tensor
+struct TanBackward0 final : Node {
+  std::string name() const override { return "TanBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return result_.nbytes();
+  }
+
+  SavedVariable result_;
+};
+
+variable_list TanBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, add(mul(result, result), 1));
   }
   return grad_inputs;
 }
@@ -376,6 +404,38 @@ Tensor prod_dim_int(const Tensor& self, int64_t dim, bool keepdim, std::optional
     grad_fn->result_ = SavedVariable(result, true);
   }
   return result;
+}
+
+// tan(Tensor self) -> Tensor
+Tensor tan(const Tensor& self) {
+  auto grad_fn = std::make_shared<TanBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::tan::call(self);
+  }
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// tan_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& tan_(const Tensor& self) {
+  check_inplace(self, "tan_");
+  auto grad_fn = std::make_shared<TanBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::tan_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(self, true);
+  }
+  return self;
 }
 
 }  // namespace tl::autograd::wrappers

@@ -4,6 +4,7 @@
 #include "generated/ops/_to_copy.h"
 #include "generated/ops/detach.h"
 #include "generated/ops/full.h"
+#include "generated/ops/logaddexp2.h"
 #include "generated/ops/mean.h"
 #include "generated/ops/min.h"
 #include "generated/ops/mm.h"
@@ -64,6 +65,60 @@ Tensor full(IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType
 const Tensor& full_out(const Tensor& out, IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType> dtype, std::optional<Device> device) {
   check_out_no_grad("full.out", {});
   return copy_to_out(out, full(size, fill_value, dtype ? dtype : std::optional<ScalarType>(out.dtype()), device ? device : std::optional<Device>(out.device())), "full.out", /*exact_dtype=*/false);
+}
+
+// ============================================================================ logaddexp2
+
+// logaddexp2(Tensor self, Tensor other) -> Tensor
+static Tensor logaddexp2_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::logaddexp2_kernel(self, other, out);
+  return out;
+}
+
+ops::logaddexp2::Kernel* ops::logaddexp2::kernels[kNumDeviceTypes] = {
+    /* CPU */ logaddexp2_kernel_functional,
+    /* Meta */ logaddexp2_kernel_functional,
+};
+
+Tensor ops::logaddexp2::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("logaddexp2", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logaddexp2", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor logaddexp2(const Tensor& self, const Tensor& other) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::logaddexp2(self, other);
+  }
+  return ops::logaddexp2::call(self, other);
+}
+
+// logaddexp2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& logaddexp2_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  Tensor out_handle = out;
+  native::logaddexp2_kernel(self, other, out_handle);
+  return out;
+}
+
+ops::logaddexp2_out::Kernel* ops::logaddexp2_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ logaddexp2_kernel_out,
+    /* Meta */ logaddexp2_kernel_out,
+};
+
+const Tensor& ops::logaddexp2_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("logaddexp2.out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logaddexp2.out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& logaddexp2_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("logaddexp2.out", {&self, &other});
+  return ops::logaddexp2_out::call(self, other, out);
 }
 
 // ============================================================================ mean

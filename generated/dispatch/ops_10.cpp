@@ -3,7 +3,10 @@
 #include "aten/autograd/Node.h"
 #include "generated/ops/as_strided.h"
 #include "generated/ops/gt.h"
+#include "generated/ops/log2.h"
 #include "generated/ops/ones_like.h"
+#include "generated/ops/sigmoid_backward.h"
+#include "generated/ops/sin.h"
 #include "generated/ops/softmax.h"
 
 namespace tl {
@@ -180,11 +183,229 @@ const Tensor& gt_out(const Tensor& out, const Tensor& self, const Scalar& other)
   return ops::gt_Scalar_out::call(self, other, out);
 }
 
+// ============================================================================ log2
+
+// log2(Tensor self) -> Tensor
+static Tensor log2_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::log2_kernel(self, out);
+  return out;
+}
+
+ops::log2::Kernel* ops::log2::kernels[kNumDeviceTypes] = {
+    /* CPU */ log2_kernel_functional,
+    /* Meta */ log2_kernel_functional,
+};
+
+Tensor ops::log2::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("log2", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("log2", kernel_device);
+  return kernel(self);
+}
+
+Tensor log2(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::log2(self);
+  }
+  return ops::log2::call(self);
+}
+
+// log2_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& log2_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::log2_kernel(self, out);
+  return self;
+}
+
+ops::log2_::Kernel* ops::log2_::kernels[kNumDeviceTypes] = {
+    /* CPU */ log2_kernel_inplace,
+    /* Meta */ log2_kernel_inplace,
+};
+
+const Tensor& ops::log2_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("log2_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("log2_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& log2_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::log2_(self);
+  }
+  return ops::log2_::call(self);
+}
+
+// log2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& log2_kernel_out(const Tensor& self, const Tensor& out) {
+  Tensor out_handle = out;
+  native::log2_kernel(self, out_handle);
+  return out;
+}
+
+ops::log2_out::Kernel* ops::log2_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ log2_kernel_out,
+    /* Meta */ log2_kernel_out,
+};
+
+const Tensor& ops::log2_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("log2.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("log2.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& log2_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("log2.out", {&self});
+  return ops::log2_out::call(self, out);
+}
+
 // ============================================================================ ones_like
 
 // ones_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor ones_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
   return native::ones_like_composite(self, dtype, device);
+}
+
+// ============================================================================ sigmoid_backward
+
+// sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
+static Tensor sigmoid_backward_kernel_functional(const Tensor& grad_output, const Tensor& output) {
+  Tensor out;
+  native::sigmoid_backward_kernel(grad_output, output, out);
+  return out;
+}
+
+ops::sigmoid_backward::Kernel* ops::sigmoid_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ sigmoid_backward_kernel_functional,
+    /* Meta */ sigmoid_backward_kernel_functional,
+};
+
+Tensor ops::sigmoid_backward::call(const Tensor& grad_output, const Tensor& output) {
+  const Device kernel_device = dispatch_device("sigmoid_backward", {&grad_output, &output});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sigmoid_backward", kernel_device);
+  return kernel(grad_output, output);
+}
+
+Tensor sigmoid_backward(const Tensor& grad_output, const Tensor& output) {
+  if (autograd::compute_requires_grad({&grad_output, &output})) {
+    return autograd::wrappers::sigmoid_backward(grad_output, output);
+  }
+  return ops::sigmoid_backward::call(grad_output, output);
+}
+
+// sigmoid_backward.out(Tensor grad_output, Tensor output, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& sigmoid_backward_kernel_out(const Tensor& grad_output, const Tensor& output, const Tensor& out) {
+  Tensor out_handle = out;
+  native::sigmoid_backward_kernel(grad_output, output, out_handle);
+  return out;
+}
+
+ops::sigmoid_backward_out::Kernel* ops::sigmoid_backward_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ sigmoid_backward_kernel_out,
+    /* Meta */ sigmoid_backward_kernel_out,
+};
+
+const Tensor& ops::sigmoid_backward_out::call(const Tensor& grad_output, const Tensor& output, const Tensor& out) {
+  const Device kernel_device = dispatch_device("sigmoid_backward.out", {&grad_output, &output, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sigmoid_backward.out", kernel_device);
+  decltype(auto) result = kernel(grad_output, output, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& sigmoid_backward_out(const Tensor& out, const Tensor& grad_output, const Tensor& output) {
+  check_out_no_grad("sigmoid_backward.out", {&grad_output, &output});
+  return ops::sigmoid_backward_out::call(grad_output, output, out);
+}
+
+// ============================================================================ sin
+
+// sin(Tensor self) -> Tensor
+static Tensor sin_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::sin_kernel(self, out);
+  return out;
+}
+
+ops::sin::Kernel* ops::sin::kernels[kNumDeviceTypes] = {
+    /* CPU */ sin_kernel_functional,
+    /* Meta */ sin_kernel_functional,
+};
+
+Tensor ops::sin::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("sin", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sin", kernel_device);
+  return kernel(self);
+}
+
+Tensor sin(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::sin(self);
+  }
+  return ops::sin::call(self);
+}
+
+// sin_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& sin_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::sin_kernel(self, out);
+  return self;
+}
+
+ops::sin_::Kernel* ops::sin_::kernels[kNumDeviceTypes] = {
+    /* CPU */ sin_kernel_inplace,
+    /* Meta */ sin_kernel_inplace,
+};
+
+const Tensor& ops::sin_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("sin_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sin_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& sin_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::sin_(self);
+  }
+  return ops::sin_::call(self);
+}
+
+// sin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& sin_kernel_out(const Tensor& self, const Tensor& out) {
+  Tensor out_handle = out;
+  native::sin_kernel(self, out_handle);
+  return out;
+}
+
+ops::sin_out::Kernel* ops::sin_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ sin_kernel_out,
+    /* Meta */ sin_kernel_out,
+};
+
+const Tensor& ops::sin_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("sin.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sin.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& sin_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("sin.out", {&self});
+  return ops::sin_out::call(self, out);
 }
 
 // ============================================================================ softmax

@@ -2,12 +2,15 @@
 // Dispatch for the ops in shard 2: each public function picks autograd or a backend kernel.
 #include "aten/autograd/Node.h"
 #include "generated/ops/argmax.h"
+#include "generated/ops/asin.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/kthvalue.h"
 #include "generated/ops/matmul.h"
 #include "generated/ops/randn.h"
+#include "generated/ops/sinh.h"
 #include "generated/ops/sort.h"
 #include "generated/ops/squeeze.h"
+#include "generated/ops/tanh_backward.h"
 #include "generated/ops/zero.h"
 #include "generated/ops/zeros.h"
 
@@ -62,6 +65,88 @@ const Tensor& ops::argmax_out::call(const Tensor& self, std::optional<int64_t> d
 const Tensor& argmax_out(const Tensor& out, const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
   check_out_no_grad("argmax.out", {&self});
   return ops::argmax_out::call(self, dim, keepdim, out);
+}
+
+// ============================================================================ asin
+
+// asin(Tensor self) -> Tensor
+static Tensor asin_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::asin_kernel(self, out);
+  return out;
+}
+
+ops::asin::Kernel* ops::asin::kernels[kNumDeviceTypes] = {
+    /* CPU */ asin_kernel_functional,
+    /* Meta */ asin_kernel_functional,
+};
+
+Tensor ops::asin::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("asin", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("asin", kernel_device);
+  return kernel(self);
+}
+
+Tensor asin(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::asin(self);
+  }
+  return ops::asin::call(self);
+}
+
+// asin_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& asin_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::asin_kernel(self, out);
+  return self;
+}
+
+ops::asin_::Kernel* ops::asin_::kernels[kNumDeviceTypes] = {
+    /* CPU */ asin_kernel_inplace,
+    /* Meta */ asin_kernel_inplace,
+};
+
+const Tensor& ops::asin_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("asin_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("asin_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& asin_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::asin_(self);
+  }
+  return ops::asin_::call(self);
+}
+
+// asin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& asin_kernel_out(const Tensor& self, const Tensor& out) {
+  Tensor out_handle = out;
+  native::asin_kernel(self, out_handle);
+  return out;
+}
+
+ops::asin_out::Kernel* ops::asin_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ asin_kernel_out,
+    /* Meta */ asin_kernel_out,
+};
+
+const Tensor& ops::asin_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("asin.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("asin.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& asin_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("asin.out", {&self});
+  return ops::asin_out::call(self, out);
 }
 
 // ============================================================================ copy
@@ -175,6 +260,88 @@ Tensor ops::randn::call(IntArrayRef size, std::optional<ScalarType> dtype, std::
 
 Tensor randn(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
   return ops::randn::call(size, dtype, device);
+}
+
+// ============================================================================ sinh
+
+// sinh(Tensor self) -> Tensor
+static Tensor sinh_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::sinh_kernel(self, out);
+  return out;
+}
+
+ops::sinh::Kernel* ops::sinh::kernels[kNumDeviceTypes] = {
+    /* CPU */ sinh_kernel_functional,
+    /* Meta */ sinh_kernel_functional,
+};
+
+Tensor ops::sinh::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("sinh", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sinh", kernel_device);
+  return kernel(self);
+}
+
+Tensor sinh(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::sinh(self);
+  }
+  return ops::sinh::call(self);
+}
+
+// sinh_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& sinh_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::sinh_kernel(self, out);
+  return self;
+}
+
+ops::sinh_::Kernel* ops::sinh_::kernels[kNumDeviceTypes] = {
+    /* CPU */ sinh_kernel_inplace,
+    /* Meta */ sinh_kernel_inplace,
+};
+
+const Tensor& ops::sinh_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("sinh_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sinh_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& sinh_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::sinh_(self);
+  }
+  return ops::sinh_::call(self);
+}
+
+// sinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& sinh_kernel_out(const Tensor& self, const Tensor& out) {
+  Tensor out_handle = out;
+  native::sinh_kernel(self, out_handle);
+  return out;
+}
+
+ops::sinh_out::Kernel* ops::sinh_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ sinh_kernel_out,
+    /* Meta */ sinh_kernel_out,
+};
+
+const Tensor& ops::sinh_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("sinh.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sinh.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& sinh_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("sinh.out", {&self});
+  return ops::sinh_out::call(self, out);
 }
 
 // ============================================================================ sort
@@ -349,6 +516,60 @@ Tensor squeeze(const Tensor& self, IntArrayRef dim) {
     return autograd::wrappers::squeeze_dims(self, dim);
   }
   return ops::squeeze_dims::call(self, dim);
+}
+
+// ============================================================================ tanh_backward
+
+// tanh_backward(Tensor grad_output, Tensor output) -> Tensor
+static Tensor tanh_backward_kernel_functional(const Tensor& grad_output, const Tensor& output) {
+  Tensor out;
+  native::tanh_backward_kernel(grad_output, output, out);
+  return out;
+}
+
+ops::tanh_backward::Kernel* ops::tanh_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ tanh_backward_kernel_functional,
+    /* Meta */ tanh_backward_kernel_functional,
+};
+
+Tensor ops::tanh_backward::call(const Tensor& grad_output, const Tensor& output) {
+  const Device kernel_device = dispatch_device("tanh_backward", {&grad_output, &output});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("tanh_backward", kernel_device);
+  return kernel(grad_output, output);
+}
+
+Tensor tanh_backward(const Tensor& grad_output, const Tensor& output) {
+  if (autograd::compute_requires_grad({&grad_output, &output})) {
+    return autograd::wrappers::tanh_backward(grad_output, output);
+  }
+  return ops::tanh_backward::call(grad_output, output);
+}
+
+// tanh_backward.out(Tensor grad_output, Tensor output, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& tanh_backward_kernel_out(const Tensor& grad_output, const Tensor& output, const Tensor& out) {
+  Tensor out_handle = out;
+  native::tanh_backward_kernel(grad_output, output, out_handle);
+  return out;
+}
+
+ops::tanh_backward_out::Kernel* ops::tanh_backward_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ tanh_backward_kernel_out,
+    /* Meta */ tanh_backward_kernel_out,
+};
+
+const Tensor& ops::tanh_backward_out::call(const Tensor& grad_output, const Tensor& output, const Tensor& out) {
+  const Device kernel_device = dispatch_device("tanh_backward.out", {&grad_output, &output, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("tanh_backward.out", kernel_device);
+  decltype(auto) result = kernel(grad_output, output, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& tanh_backward_out(const Tensor& out, const Tensor& grad_output, const Tensor& output) {
+  check_out_no_grad("tanh_backward.out", {&grad_output, &output});
+  return ops::tanh_backward_out::call(grad_output, output, out);
 }
 
 // ============================================================================ zero

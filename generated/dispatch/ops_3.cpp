@@ -3,7 +3,10 @@
 #include "aten/autograd/Node.h"
 #include "generated/ops/_log_softmax_backward_data.h"
 #include "generated/ops/bmm.h"
+#include "generated/ops/cosh.h"
 #include "generated/ops/cumprod.h"
+#include "generated/ops/exp2.h"
+#include "generated/ops/expm1.h"
 #include "generated/ops/le.h"
 #include "generated/ops/permute.h"
 #include "generated/ops/tanh.h"
@@ -119,6 +122,88 @@ const Tensor& bmm_out(const Tensor& out, const Tensor& self, const Tensor& mat2)
   return ops::bmm_out::call(self, mat2, out);
 }
 
+// ============================================================================ cosh
+
+// cosh(Tensor self) -> Tensor
+static Tensor cosh_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::cosh_kernel(self, out);
+  return out;
+}
+
+ops::cosh::Kernel* ops::cosh::kernels[kNumDeviceTypes] = {
+    /* CPU */ cosh_kernel_functional,
+    /* Meta */ cosh_kernel_functional,
+};
+
+Tensor ops::cosh::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("cosh", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("cosh", kernel_device);
+  return kernel(self);
+}
+
+Tensor cosh(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::cosh(self);
+  }
+  return ops::cosh::call(self);
+}
+
+// cosh_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& cosh_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::cosh_kernel(self, out);
+  return self;
+}
+
+ops::cosh_::Kernel* ops::cosh_::kernels[kNumDeviceTypes] = {
+    /* CPU */ cosh_kernel_inplace,
+    /* Meta */ cosh_kernel_inplace,
+};
+
+const Tensor& ops::cosh_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("cosh_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("cosh_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& cosh_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::cosh_(self);
+  }
+  return ops::cosh_::call(self);
+}
+
+// cosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& cosh_kernel_out(const Tensor& self, const Tensor& out) {
+  Tensor out_handle = out;
+  native::cosh_kernel(self, out_handle);
+  return out;
+}
+
+ops::cosh_out::Kernel* ops::cosh_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ cosh_kernel_out,
+    /* Meta */ cosh_kernel_out,
+};
+
+const Tensor& ops::cosh_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("cosh.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("cosh.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& cosh_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("cosh.out", {&self});
+  return ops::cosh_out::call(self, out);
+}
+
 // ============================================================================ cumprod
 
 // cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
@@ -199,6 +284,170 @@ const Tensor& ops::cumprod_out::call(const Tensor& self, int64_t dim, std::optio
 const Tensor& cumprod_out(const Tensor& out, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
   check_out_no_grad("cumprod.out", {&self});
   return ops::cumprod_out::call(self, dim, dtype, out);
+}
+
+// ============================================================================ exp2
+
+// exp2(Tensor self) -> Tensor
+static Tensor exp2_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::exp2_kernel(self, out);
+  return out;
+}
+
+ops::exp2::Kernel* ops::exp2::kernels[kNumDeviceTypes] = {
+    /* CPU */ exp2_kernel_functional,
+    /* Meta */ exp2_kernel_functional,
+};
+
+Tensor ops::exp2::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("exp2", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("exp2", kernel_device);
+  return kernel(self);
+}
+
+Tensor exp2(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::exp2(self);
+  }
+  return ops::exp2::call(self);
+}
+
+// exp2_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& exp2_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::exp2_kernel(self, out);
+  return self;
+}
+
+ops::exp2_::Kernel* ops::exp2_::kernels[kNumDeviceTypes] = {
+    /* CPU */ exp2_kernel_inplace,
+    /* Meta */ exp2_kernel_inplace,
+};
+
+const Tensor& ops::exp2_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("exp2_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("exp2_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& exp2_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::exp2_(self);
+  }
+  return ops::exp2_::call(self);
+}
+
+// exp2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& exp2_kernel_out(const Tensor& self, const Tensor& out) {
+  Tensor out_handle = out;
+  native::exp2_kernel(self, out_handle);
+  return out;
+}
+
+ops::exp2_out::Kernel* ops::exp2_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ exp2_kernel_out,
+    /* Meta */ exp2_kernel_out,
+};
+
+const Tensor& ops::exp2_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("exp2.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("exp2.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& exp2_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("exp2.out", {&self});
+  return ops::exp2_out::call(self, out);
+}
+
+// ============================================================================ expm1
+
+// expm1(Tensor self) -> Tensor
+static Tensor expm1_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::expm1_kernel(self, out);
+  return out;
+}
+
+ops::expm1::Kernel* ops::expm1::kernels[kNumDeviceTypes] = {
+    /* CPU */ expm1_kernel_functional,
+    /* Meta */ expm1_kernel_functional,
+};
+
+Tensor ops::expm1::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("expm1", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("expm1", kernel_device);
+  return kernel(self);
+}
+
+Tensor expm1(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::expm1(self);
+  }
+  return ops::expm1::call(self);
+}
+
+// expm1_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& expm1_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::expm1_kernel(self, out);
+  return self;
+}
+
+ops::expm1_::Kernel* ops::expm1_::kernels[kNumDeviceTypes] = {
+    /* CPU */ expm1_kernel_inplace,
+    /* Meta */ expm1_kernel_inplace,
+};
+
+const Tensor& ops::expm1_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("expm1_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("expm1_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& expm1_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::expm1_(self);
+  }
+  return ops::expm1_::call(self);
+}
+
+// expm1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& expm1_kernel_out(const Tensor& self, const Tensor& out) {
+  Tensor out_handle = out;
+  native::expm1_kernel(self, out_handle);
+  return out;
+}
+
+ops::expm1_out::Kernel* ops::expm1_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ expm1_kernel_out,
+    /* Meta */ expm1_kernel_out,
+};
+
+const Tensor& ops::expm1_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("expm1.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("expm1.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& expm1_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("expm1.out", {&self});
+  return ops::expm1_out::call(self, out);
 }
 
 // ============================================================================ le

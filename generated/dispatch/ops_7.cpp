@@ -7,6 +7,7 @@
 #include "generated/ops/index_fill.h"
 #include "generated/ops/ones.h"
 #include "generated/ops/prod.h"
+#include "generated/ops/tan.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl {
@@ -514,6 +515,88 @@ const Tensor& ops::prod_dim_int_out::call(const Tensor& self, int64_t dim, bool 
 const Tensor& prod_out(const Tensor& out, const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
   check_out_no_grad("prod.dim_int_out", {&self});
   return ops::prod_dim_int_out::call(self, dim, keepdim, dtype, out);
+}
+
+// ============================================================================ tan
+
+// tan(Tensor self) -> Tensor
+static Tensor tan_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::tan_kernel(self, out);
+  return out;
+}
+
+ops::tan::Kernel* ops::tan::kernels[kNumDeviceTypes] = {
+    /* CPU */ tan_kernel_functional,
+    /* Meta */ tan_kernel_functional,
+};
+
+Tensor ops::tan::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("tan", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("tan", kernel_device);
+  return kernel(self);
+}
+
+Tensor tan(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::tan(self);
+  }
+  return ops::tan::call(self);
+}
+
+// tan_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& tan_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::tan_kernel(self, out);
+  return self;
+}
+
+ops::tan_::Kernel* ops::tan_::kernels[kNumDeviceTypes] = {
+    /* CPU */ tan_kernel_inplace,
+    /* Meta */ tan_kernel_inplace,
+};
+
+const Tensor& ops::tan_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("tan_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("tan_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& tan_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::tan_(self);
+  }
+  return ops::tan_::call(self);
+}
+
+// tan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& tan_kernel_out(const Tensor& self, const Tensor& out) {
+  Tensor out_handle = out;
+  native::tan_kernel(self, out_handle);
+  return out;
+}
+
+ops::tan_out::Kernel* ops::tan_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ tan_kernel_out,
+    /* Meta */ tan_kernel_out,
+};
+
+const Tensor& ops::tan_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("tan.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("tan.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& tan_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("tan.out", {&self});
+  return ops::tan_out::call(self, out);
 }
 
 // ============================================================================ zeros_like

@@ -214,6 +214,22 @@ class TensorBase:
         """In-place version of abs(): writes the result into self. Absolute value of every element of `self`."""
         ...
 
+    def acos(self) -> Tensor:
+        """The arccosine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype."""
+        ...
+
+    def acos_(self) -> Tensor:
+        """In-place version of acos(): writes the result into self. The arccosine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype."""
+        ...
+
+    def acosh(self) -> Tensor:
+        """The inverse hyperbolic cosine of every element of `self` (nan below 1); integer inputs give the default float dtype."""
+        ...
+
+    def acosh_(self) -> Tensor:
+        """In-place version of acosh(): writes the result into self. The inverse hyperbolic cosine of every element of `self` (nan below 1); integer inputs give the default float dtype."""
+        ...
+
     @overload
     def add(self, other: Tensor, *, alpha: Number = 1) -> Tensor:
         """Adds `other`, scaled by `alpha`, to `self`, broadcasting both and promoting their dtypes."""
@@ -291,6 +307,46 @@ class TensorBase:
         """A view of the storage of `self` with the given sizes, strides and offset (in elements)."""
         ...
 
+    def asin(self) -> Tensor:
+        """The arcsine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype."""
+        ...
+
+    def asin_(self) -> Tensor:
+        """In-place version of asin(): writes the result into self. The arcsine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype."""
+        ...
+
+    def asinh(self) -> Tensor:
+        """The inverse hyperbolic sine of every element of `self`; integer inputs give the default float dtype."""
+        ...
+
+    def asinh_(self) -> Tensor:
+        """In-place version of asinh(): writes the result into self. The inverse hyperbolic sine of every element of `self`; integer inputs give the default float dtype."""
+        ...
+
+    def atan(self) -> Tensor:
+        """The arctangent of every element of `self`; integer inputs give the default float dtype."""
+        ...
+
+    def atan2(self, other: Tensor) -> Tensor:
+        """The angle of the point (other, self), that is atan(self / other) in the right quadrant, with broadcasting; integer inputs give the default float dtype."""
+        ...
+
+    def atan2_(self, other: Tensor) -> Tensor:
+        """In-place version of atan2(): writes the result into self. The angle of the point (other, self), that is atan(self / other) in the right quadrant, with broadcasting; integer inputs give the default float dtype."""
+        ...
+
+    def atan_(self) -> Tensor:
+        """In-place version of atan(): writes the result into self. The arctangent of every element of `self`; integer inputs give the default float dtype."""
+        ...
+
+    def atanh(self) -> Tensor:
+        """The inverse hyperbolic tangent of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype."""
+        ...
+
+    def atanh_(self) -> Tensor:
+        """In-place version of atanh(): writes the result into self. The inverse hyperbolic tangent of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype."""
+        ...
+
     def bmm(self, mat2: Tensor) -> Tensor:
         """Batched matrix product of two 3-D tensors with the same batch size."""
         ...
@@ -305,6 +361,22 @@ class TensorBase:
 
     def copy_(self, src: Tensor, non_blocking: bool = False) -> Tensor:
         """Copies `src` into `self` in place, broadcasting `src` and converting its dtype to that of `self`."""
+        ...
+
+    def cos(self) -> Tensor:
+        """The cosine of every element of `self` (radians); integer inputs give the default float dtype."""
+        ...
+
+    def cos_(self) -> Tensor:
+        """In-place version of cos(): writes the result into self. The cosine of every element of `self` (radians); integer inputs give the default float dtype."""
+        ...
+
+    def cosh(self) -> Tensor:
+        """The hyperbolic cosine of every element of `self`; integer inputs give the default float dtype."""
+        ...
+
+    def cosh_(self) -> Tensor:
+        """In-place version of cosh(): writes the result into self. The hyperbolic cosine of every element of `self`; integer inputs give the default float dtype."""
         ...
 
     @overload
@@ -400,12 +472,28 @@ class TensorBase:
         """The exponential of every element of `self`; integer inputs give the default float dtype."""
         ...
 
+    def exp2(self) -> Tensor:
+        """2 raised to the power of every element of `self`; integer inputs give the default float dtype."""
+        ...
+
+    def exp2_(self) -> Tensor:
+        """In-place version of exp2(): writes the result into self. 2 raised to the power of every element of `self`; integer inputs give the default float dtype."""
+        ...
+
     def exp_(self) -> Tensor:
         """In-place version of exp(): writes the result into self. The exponential of every element of `self`; integer inputs give the default float dtype."""
         ...
 
     def expand(self, size: Sequence[int], *, implicit: bool = False) -> Tensor:
         """A view of `self` with size-1 dimensions repeated (stride 0) to `size`; -1 keeps a size; new leading dimensions may be added."""
+        ...
+
+    def expm1(self) -> Tensor:
+        """`exp(x) - 1` for every element x of `self`, accurate near zero; integer inputs give the default float dtype."""
+        ...
+
+    def expm1_(self) -> Tensor:
+        """In-place version of expm1(): writes the result into self. `exp(x) - 1` for every element x of `self`, accurate near zero; integer inputs give the default float dtype."""
         ...
 
     def fill_(self, value: Number) -> Tensor:
@@ -542,12 +630,44 @@ class TensorBase:
         """The natural logarithm of every element of `self`; integer inputs give the default float dtype."""
         ...
 
+    def log10(self) -> Tensor:
+        """The base-10 logarithm of every element of `self`; integer inputs give the default float dtype."""
+        ...
+
+    def log10_(self) -> Tensor:
+        """In-place version of log10(): writes the result into self. The base-10 logarithm of every element of `self`; integer inputs give the default float dtype."""
+        ...
+
+    def log1p(self) -> Tensor:
+        """`log(1 + x)` for every element x of `self`, accurate near zero; integer inputs give the default float dtype."""
+        ...
+
+    def log1p_(self) -> Tensor:
+        """In-place version of log1p(): writes the result into self. `log(1 + x)` for every element x of `self`, accurate near zero; integer inputs give the default float dtype."""
+        ...
+
+    def log2(self) -> Tensor:
+        """The base-2 logarithm of every element of `self`; integer inputs give the default float dtype."""
+        ...
+
+    def log2_(self) -> Tensor:
+        """In-place version of log2(): writes the result into self. The base-2 logarithm of every element of `self`; integer inputs give the default float dtype."""
+        ...
+
     def log_(self) -> Tensor:
         """In-place version of log(): writes the result into self. The natural logarithm of every element of `self`; integer inputs give the default float dtype."""
         ...
 
     def log_softmax(self, dim: int, dtype: Optional[dtype] = None) -> Tensor:
         """`log(softmax(self, dim))`, computed stably; with `dtype`, `self` is converted to it first."""
+        ...
+
+    def logaddexp(self, other: Tensor) -> Tensor:
+        """`log(exp(self) + exp(other))` without overflow, with broadcasting; floating dtypes only."""
+        ...
+
+    def logaddexp2(self, other: Tensor) -> Tensor:
+        """`log2(2**self + 2**other)` without overflow, with broadcasting; floating dtypes only."""
         ...
 
     def logcumsumexp(self, dim: int) -> Tensor:
@@ -706,6 +826,14 @@ class TensorBase:
         """`self` with another shape: a view when the strides allow it, otherwise a copy. One size may be -1."""
         ...
 
+    def rsqrt(self) -> Tensor:
+        """`1 / sqrt(x)` for every element x of `self`; integer inputs give the default float dtype."""
+        ...
+
+    def rsqrt_(self) -> Tensor:
+        """In-place version of rsqrt(): writes the result into self. `1 / sqrt(x)` for every element x of `self`; integer inputs give the default float dtype."""
+        ...
+
     @overload
     def scatter(self, dim: int, index: Tensor, src: Tensor) -> Tensor:
         """A copy of `self` with `out[index[i][j]][j] = src[i][j]` for dim 0 (and likewise for other dims)."""
@@ -736,12 +864,36 @@ class TensorBase:
         """A view of `self` at position `index` of dimension `dim`, which is removed."""
         ...
 
+    def sigmoid(self) -> Tensor:
+        """The logistic function `1 / (1 + exp(-x))` of every element x of `self`; integer inputs give the default float dtype."""
+        ...
+
+    def sigmoid_(self) -> Tensor:
+        """In-place version of sigmoid(): writes the result into self. The logistic function `1 / (1 + exp(-x))` of every element x of `self`; integer inputs give the default float dtype."""
+        ...
+
     def sign(self) -> Tensor:
         """-1, 0 or 1 for every element of `self` according to its sign."""
         ...
 
     def sign_(self) -> Tensor:
         """In-place version of sign(): writes the result into self. -1, 0 or 1 for every element of `self` according to its sign."""
+        ...
+
+    def sin(self) -> Tensor:
+        """The sine of every element of `self` (radians); integer inputs give the default float dtype."""
+        ...
+
+    def sin_(self) -> Tensor:
+        """In-place version of sin(): writes the result into self. The sine of every element of `self` (radians); integer inputs give the default float dtype."""
+        ...
+
+    def sinh(self) -> Tensor:
+        """The hyperbolic sine of every element of `self`; integer inputs give the default float dtype."""
+        ...
+
+    def sinh_(self) -> Tensor:
+        """In-place version of sinh(): writes the result into self. The hyperbolic sine of every element of `self`; integer inputs give the default float dtype."""
         ...
 
     def slice(self, dim: int = 0, start: Optional[int] = None, end: Optional[int] = None, step: int = 1) -> Tensor:
@@ -828,6 +980,14 @@ class TensorBase:
 
     def take(self, index: Tensor) -> Tensor:
         """The elements of `self`, read as a flat row-major list, at the positions `index` (negative ones count from the end); shaped like `index`."""
+        ...
+
+    def tan(self) -> Tensor:
+        """The tangent of every element of `self` (radians); integer inputs give the default float dtype."""
+        ...
+
+    def tan_(self) -> Tensor:
+        """In-place version of tan(): writes the result into self. The tangent of every element of `self` (radians); integer inputs give the default float dtype."""
         ...
 
     def tanh(self) -> Tensor:

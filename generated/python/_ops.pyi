@@ -31,6 +31,22 @@ def abs_(input: Tensor) -> Tensor:
     """In-place version of abs(): writes the result into self. Absolute value of every element of `self`."""
     ...
 
+def acos(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The arccosine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype."""
+    ...
+
+def acos_(input: Tensor) -> Tensor:
+    """In-place version of acos(): writes the result into self. The arccosine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype."""
+    ...
+
+def acosh(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The inverse hyperbolic cosine of every element of `self` (nan below 1); integer inputs give the default float dtype."""
+    ...
+
+def acosh_(input: Tensor) -> Tensor:
+    """In-place version of acosh(): writes the result into self. The inverse hyperbolic cosine of every element of `self` (nan below 1); integer inputs give the default float dtype."""
+    ...
+
 @overload
 def add(input: Tensor, other: Tensor, *, alpha: Number = 1, out: Optional[Tensor] = None) -> Tensor:
     """Adds `other`, scaled by `alpha`, to `self`, broadcasting both and promoting their dtypes."""
@@ -121,6 +137,46 @@ def as_strided(input: Tensor, size: Sequence[int], stride: Sequence[int], storag
     """A view of the storage of `self` with the given sizes, strides and offset (in elements)."""
     ...
 
+def asin(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The arcsine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype."""
+    ...
+
+def asin_(input: Tensor) -> Tensor:
+    """In-place version of asin(): writes the result into self. The arcsine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype."""
+    ...
+
+def asinh(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The inverse hyperbolic sine of every element of `self`; integer inputs give the default float dtype."""
+    ...
+
+def asinh_(input: Tensor) -> Tensor:
+    """In-place version of asinh(): writes the result into self. The inverse hyperbolic sine of every element of `self`; integer inputs give the default float dtype."""
+    ...
+
+def atan(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The arctangent of every element of `self`; integer inputs give the default float dtype."""
+    ...
+
+def atan2(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The angle of the point (other, self), that is atan(self / other) in the right quadrant, with broadcasting; integer inputs give the default float dtype."""
+    ...
+
+def atan2_(input: Tensor, other: Tensor) -> Tensor:
+    """In-place version of atan2(): writes the result into self. The angle of the point (other, self), that is atan(self / other) in the right quadrant, with broadcasting; integer inputs give the default float dtype."""
+    ...
+
+def atan_(input: Tensor) -> Tensor:
+    """In-place version of atan(): writes the result into self. The arctangent of every element of `self`; integer inputs give the default float dtype."""
+    ...
+
+def atanh(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The inverse hyperbolic tangent of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype."""
+    ...
+
+def atanh_(input: Tensor) -> Tensor:
+    """In-place version of atanh(): writes the result into self. The inverse hyperbolic tangent of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype."""
+    ...
+
 def bmm(input: Tensor, mat2: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """Batched matrix product of two 3-D tensors with the same batch size."""
     ...
@@ -131,6 +187,22 @@ def clone(input: Tensor) -> Tensor:
 
 def copy_(input: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
     """Copies `src` into `self` in place, broadcasting `src` and converting its dtype to that of `self`."""
+    ...
+
+def cos(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The cosine of every element of `self` (radians); integer inputs give the default float dtype."""
+    ...
+
+def cos_(input: Tensor) -> Tensor:
+    """In-place version of cos(): writes the result into self. The cosine of every element of `self` (radians); integer inputs give the default float dtype."""
+    ...
+
+def cosh(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The hyperbolic cosine of every element of `self`; integer inputs give the default float dtype."""
+    ...
+
+def cosh_(input: Tensor) -> Tensor:
+    """In-place version of cosh(): writes the result into self. The hyperbolic cosine of every element of `self`; integer inputs give the default float dtype."""
     ...
 
 @overload
@@ -238,8 +310,24 @@ def exp(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """The exponential of every element of `self`; integer inputs give the default float dtype."""
     ...
 
+def exp2(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """2 raised to the power of every element of `self`; integer inputs give the default float dtype."""
+    ...
+
+def exp2_(input: Tensor) -> Tensor:
+    """In-place version of exp2(): writes the result into self. 2 raised to the power of every element of `self`; integer inputs give the default float dtype."""
+    ...
+
 def exp_(input: Tensor) -> Tensor:
     """In-place version of exp(): writes the result into self. The exponential of every element of `self`; integer inputs give the default float dtype."""
+    ...
+
+def expm1(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """`exp(x) - 1` for every element x of `self`, accurate near zero; integer inputs give the default float dtype."""
+    ...
+
+def expm1_(input: Tensor) -> Tensor:
+    """In-place version of expm1(): writes the result into self. `exp(x) - 1` for every element x of `self`, accurate near zero; integer inputs give the default float dtype."""
     ...
 
 def fill_(input: Tensor, value: Number) -> Tensor:
@@ -384,12 +472,44 @@ def log(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """The natural logarithm of every element of `self`; integer inputs give the default float dtype."""
     ...
 
+def log10(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The base-10 logarithm of every element of `self`; integer inputs give the default float dtype."""
+    ...
+
+def log10_(input: Tensor) -> Tensor:
+    """In-place version of log10(): writes the result into self. The base-10 logarithm of every element of `self`; integer inputs give the default float dtype."""
+    ...
+
+def log1p(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """`log(1 + x)` for every element x of `self`, accurate near zero; integer inputs give the default float dtype."""
+    ...
+
+def log1p_(input: Tensor) -> Tensor:
+    """In-place version of log1p(): writes the result into self. `log(1 + x)` for every element x of `self`, accurate near zero; integer inputs give the default float dtype."""
+    ...
+
+def log2(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The base-2 logarithm of every element of `self`; integer inputs give the default float dtype."""
+    ...
+
+def log2_(input: Tensor) -> Tensor:
+    """In-place version of log2(): writes the result into self. The base-2 logarithm of every element of `self`; integer inputs give the default float dtype."""
+    ...
+
 def log_(input: Tensor) -> Tensor:
     """In-place version of log(): writes the result into self. The natural logarithm of every element of `self`; integer inputs give the default float dtype."""
     ...
 
 def log_softmax(input: Tensor, dim: int, dtype: Optional[dtype] = None, *, out: Optional[Tensor] = None) -> Tensor:
     """`log(softmax(self, dim))`, computed stably; with `dtype`, `self` is converted to it first."""
+    ...
+
+def logaddexp(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """`log(exp(self) + exp(other))` without overflow, with broadcasting; floating dtypes only."""
+    ...
+
+def logaddexp2(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """`log2(2**self + 2**other)` without overflow, with broadcasting; floating dtypes only."""
     ...
 
 def logcumsumexp(input: Tensor, dim: int, *, out: Optional[Tensor] = None) -> Tensor:
@@ -568,6 +688,14 @@ def reshape(input: Tensor, shape: Sequence[int]) -> Tensor:
     """`self` with another shape: a view when the strides allow it, otherwise a copy. One size may be -1."""
     ...
 
+def rsqrt(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """`1 / sqrt(x)` for every element x of `self`; integer inputs give the default float dtype."""
+    ...
+
+def rsqrt_(input: Tensor) -> Tensor:
+    """In-place version of rsqrt(): writes the result into self. `1 / sqrt(x)` for every element x of `self`; integer inputs give the default float dtype."""
+    ...
+
 @overload
 def rsub(input: Tensor, other: Tensor, *, alpha: Number = 1, out: Optional[Tensor] = None) -> Tensor:
     """Computes `other - alpha * self` (subtraction with the operands reversed)."""
@@ -607,12 +735,40 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
     """A view of `self` at position `index` of dimension `dim`, which is removed."""
     ...
 
+def sigmoid(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The logistic function `1 / (1 + exp(-x))` of every element x of `self`; integer inputs give the default float dtype."""
+    ...
+
+def sigmoid_(input: Tensor) -> Tensor:
+    """In-place version of sigmoid(): writes the result into self. The logistic function `1 / (1 + exp(-x))` of every element x of `self`; integer inputs give the default float dtype."""
+    ...
+
+def sigmoid_backward(grad_output: Tensor, output: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The gradient of sigmoid from its result: `grad_output * (1 - output) * output`."""
+    ...
+
 def sign(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """-1, 0 or 1 for every element of `self` according to its sign."""
     ...
 
 def sign_(input: Tensor) -> Tensor:
     """In-place version of sign(): writes the result into self. -1, 0 or 1 for every element of `self` according to its sign."""
+    ...
+
+def sin(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The sine of every element of `self` (radians); integer inputs give the default float dtype."""
+    ...
+
+def sin_(input: Tensor) -> Tensor:
+    """In-place version of sin(): writes the result into self. The sine of every element of `self` (radians); integer inputs give the default float dtype."""
+    ...
+
+def sinh(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The hyperbolic sine of every element of `self`; integer inputs give the default float dtype."""
+    ...
+
+def sinh_(input: Tensor) -> Tensor:
+    """In-place version of sinh(): writes the result into self. The hyperbolic sine of every element of `self`; integer inputs give the default float dtype."""
     ...
 
 def slice(input: Tensor, dim: int = 0, start: Optional[int] = None, end: Optional[int] = None, step: int = 1) -> Tensor:
@@ -705,12 +861,24 @@ def take(input: Tensor, index: Tensor, *, out: Optional[Tensor] = None) -> Tenso
     """The elements of `self`, read as a flat row-major list, at the positions `index` (negative ones count from the end); shaped like `index`."""
     ...
 
+def tan(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The tangent of every element of `self` (radians); integer inputs give the default float dtype."""
+    ...
+
+def tan_(input: Tensor) -> Tensor:
+    """In-place version of tan(): writes the result into self. The tangent of every element of `self` (radians); integer inputs give the default float dtype."""
+    ...
+
 def tanh(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """The hyperbolic tangent of every element of `self`; integer inputs give the default float dtype."""
     ...
 
 def tanh_(input: Tensor) -> Tensor:
     """In-place version of tanh(): writes the result into self. The hyperbolic tangent of every element of `self`; integer inputs give the default float dtype."""
+    ...
+
+def tanh_backward(grad_output: Tensor, output: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The gradient of tanh from its result: `grad_output * (1 - output**2)`."""
     ...
 
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True, *, values: Tensor = None, indices: Tensor = None) -> tuple[Tensor, Tensor]:

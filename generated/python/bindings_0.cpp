@@ -7,6 +7,7 @@
 #include "generated/ops/_to_copy.h"
 #include "generated/ops/detach.h"
 #include "generated/ops/full.h"
+#include "generated/ops/logaddexp2.h"
 #include "generated/ops/mean.h"
 #include "generated/ops/min.h"
 #include "generated/ops/mm.h"
@@ -67,6 +68,26 @@ PyObject* fn_full(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   }
   auto result = [&] { GilRelease no_gil; return tl::full(size, fill_value, dtype, device); }();
   if (requires_grad) result.set_requires_grad(true);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// logaddexp2
+PyObject* fn_logaddexp2(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logaddexp2(Tensor input, Tensor other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::logaddexp2_out(out, self, other); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::logaddexp2(self, other); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -208,6 +229,21 @@ PyObject* method_detach(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// Tensor.logaddexp2
+PyObject* method_logaddexp2(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logaddexp2(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::logaddexp2(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.mean
 PyObject* method_mean(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -325,6 +361,10 @@ A view of `self` detached from the autograd graph; it never requires grad.)doc"}
                        METH_FASTCALL | METH_KEYWORDS, R"doc(full(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, Tensor? out=None, bool requires_grad=False) -> Tensor
 
 A tensor of shape `size` filled with `fill_value`; the dtype is inferred from it (bool, int64 or the default float) when not given.)doc"});
+  functions.push_back({"logaddexp2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logaddexp2)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp2(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+`log2(2**self + 2**other)` without overflow, with broadcasting; floating dtypes only.)doc"});
   functions.push_back({"mean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mean)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(mean(Tensor input, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 
@@ -357,6 +397,10 @@ A view of `self` at position `index` of dimension `dim`, which is removed.)doc"}
                      METH_FASTCALL | METH_KEYWORDS, R"doc(detach() -> Tensor
 
 A view of `self` detached from the autograd graph; it never requires grad.)doc"});
+  methods.push_back({"logaddexp2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logaddexp2)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp2(Tensor other) -> Tensor
+
+`log2(2**self + 2**other)` without overflow, with broadcasting; floating dtypes only.)doc"});
   methods.push_back({"mean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_mean)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(mean(*, ScalarType? dtype=None) -> Tensor
 

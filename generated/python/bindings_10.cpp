@@ -6,7 +6,10 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/as_strided.h"
 #include "generated/ops/gt.h"
+#include "generated/ops/log2.h"
 #include "generated/ops/ones_like.h"
+#include "generated/ops/sigmoid_backward.h"
+#include "generated/ops/sin.h"
 #include "generated/ops/softmax.h"
 
 namespace tl::python {
@@ -93,6 +96,39 @@ PyObject* fn_gt_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_CATCH
 }
 
+// log2
+PyObject* fn_log2(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log2(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::log2_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::log2(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// log2_
+PyObject* fn_log2_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log2_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::log2_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // ones_like
 PyObject* fn_ones_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -107,6 +143,59 @@ PyObject* fn_ones_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   bool requires_grad = r.toBool(3);
   auto result = [&] { GilRelease no_gil; return tl::ones_like(self, dtype, device); }();
   if (requires_grad) result.set_requires_grad(true);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// sigmoid_backward
+PyObject* fn_sigmoid_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sigmoid_backward(Tensor grad_output, Tensor output, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto output = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::sigmoid_backward_out(out, grad_output, output); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::sigmoid_backward(grad_output, output); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// sin
+PyObject* fn_sin(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sin(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::sin_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::sin(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// sin_
+PyObject* fn_sin_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sin_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::sin_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -230,6 +319,62 @@ PyObject* method_gt_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// Tensor.log2
+PyObject* method_log2(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log2()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::log2(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.log2_
+PyObject* method_log2_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log2_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::log2_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.sin
+PyObject* method_sin(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sin()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::sin(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.sin_
+PyObject* method_sin_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sin_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::sin_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.softmax
 PyObject* method_softmax(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -269,10 +414,30 @@ In-place version of gt(): writes the result into self. True where `self > other`
 gt_(Tensor input, Scalar other) -> Tensor
 
 In-place version of gt(): writes the result into self. True where an element of `self` is greater than the number `other`.)doc"});
+  functions.push_back({"log2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log2)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(log2(Tensor input, *, Tensor? out=None) -> Tensor
+
+The base-2 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"log2_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log2_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(log2_(Tensor input) -> Tensor
+
+In-place version of log2(): writes the result into self. The base-2 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
   functions.push_back({"ones_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ones_like)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(ones_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
 Ones with the shape of `self` and its dtype and device unless given.)doc"});
+  functions.push_back({"sigmoid_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sigmoid_backward)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(sigmoid_backward(Tensor grad_output, Tensor output, *, Tensor? out=None) -> Tensor
+
+The gradient of sigmoid from its result: `grad_output * (1 - output) * output`.)doc"});
+  functions.push_back({"sin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sin)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(sin(Tensor input, *, Tensor? out=None) -> Tensor
+
+The sine of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
+  functions.push_back({"sin_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sin_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(sin_(Tensor input) -> Tensor
+
+In-place version of sin(): writes the result into self. The sine of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
   functions.push_back({"softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_softmax)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None) -> Tensor
 
@@ -305,6 +470,22 @@ In-place version of gt(): writes the result into self. True where `self > other`
 gt_(Scalar other) -> Tensor
 
 In-place version of gt(): writes the result into self. True where an element of `self` is greater than the number `other`.)doc"});
+  methods.push_back({"log2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log2)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(log2() -> Tensor
+
+The base-2 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"log2_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log2_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(log2_() -> Tensor
+
+In-place version of log2(): writes the result into self. The base-2 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"sin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sin)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(sin() -> Tensor
+
+The sine of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
+  methods.push_back({"sin_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sin_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(sin_() -> Tensor
+
+In-place version of sin(): writes the result into self. The sine of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
   methods.push_back({"softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_softmax)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(softmax(int dim, ScalarType? dtype=None) -> Tensor
 

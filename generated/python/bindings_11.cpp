@@ -6,6 +6,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/argmin.h"
 #include "generated/ops/exp.h"
+#include "generated/ops/sigmoid.h"
 #include "generated/ops/take.h"
 
 namespace tl::python {
@@ -61,6 +62,39 @@ PyObject* fn_exp_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::exp_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// sigmoid
+PyObject* fn_sigmoid(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sigmoid(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::sigmoid_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::sigmoid(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// sigmoid_
+PyObject* fn_sigmoid_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sigmoid_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::sigmoid_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -129,6 +163,34 @@ PyObject* method_exp_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.sigmoid
+PyObject* method_sigmoid(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sigmoid()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::sigmoid(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.sigmoid_
+PyObject* method_sigmoid_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sigmoid_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::sigmoid_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.take
 PyObject* method_take(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -159,6 +221,14 @@ The exponential of every element of `self`; integer inputs give the default floa
                        METH_FASTCALL | METH_KEYWORDS, R"doc(exp_(Tensor input) -> Tensor
 
 In-place version of exp(): writes the result into self. The exponential of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"sigmoid", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sigmoid)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(sigmoid(Tensor input, *, Tensor? out=None) -> Tensor
+
+The logistic function `1 / (1 + exp(-x))` of every element x of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"sigmoid_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sigmoid_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(sigmoid_(Tensor input) -> Tensor
+
+In-place version of sigmoid(): writes the result into self. The logistic function `1 / (1 + exp(-x))` of every element x of `self`; integer inputs give the default float dtype.)doc"});
   functions.push_back({"take", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_take)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(take(Tensor input, Tensor index, *, Tensor? out=None) -> Tensor
 
@@ -175,6 +245,14 @@ The exponential of every element of `self`; integer inputs give the default floa
                      METH_FASTCALL | METH_KEYWORDS, R"doc(exp_() -> Tensor
 
 In-place version of exp(): writes the result into self. The exponential of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"sigmoid", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sigmoid)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(sigmoid() -> Tensor
+
+The logistic function `1 / (1 + exp(-x))` of every element x of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"sigmoid_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sigmoid_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(sigmoid_() -> Tensor
+
+In-place version of sigmoid(): writes the result into self. The logistic function `1 / (1 + exp(-x))` of every element x of `self`; integer inputs give the default float dtype.)doc"});
   methods.push_back({"take", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_take)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(take(Tensor index) -> Tensor
 

@@ -4,15 +4,50 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/acos.h"
 #include "generated/ops/all.h"
 #include "generated/ops/cummax.h"
 #include "generated/ops/gather.h"
 #include "generated/ops/log_softmax.h"
+#include "generated/ops/logaddexp.h"
 #include "generated/ops/sum.h"
 #include "generated/ops/transpose.h"
 
 namespace tl::python {
 namespace {
+
+// acos
+PyObject* fn_acos(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "acos(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::acos_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::acos(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// acos_
+PyObject* fn_acos_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "acos_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::acos_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // all
 PyObject* fn_all(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -128,6 +163,26 @@ PyObject* fn_log_softmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
+// logaddexp
+PyObject* fn_logaddexp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logaddexp(Tensor input, Tensor other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::logaddexp_out(out, self, other); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::logaddexp(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // sum
 PyObject* fn_sum(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -174,6 +229,34 @@ PyObject* fn_transpose(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   auto dim0 = r.toInt64(1);
   auto dim1 = r.toInt64(2);
   auto result = [&] { GilRelease no_gil; return tl::transpose(self, dim0, dim1); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.acos
+PyObject* method_acos(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "acos()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::acos(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.acos_
+PyObject* method_acos_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "acos_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::acos_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -261,6 +344,21 @@ PyObject* method_log_softmax(PyObject* py_self, PyObject* const* args, Py_ssize_
   TL_PY_CATCH
 }
 
+// Tensor.logaddexp
+PyObject* method_logaddexp(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logaddexp(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::logaddexp(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.sum
 PyObject* method_sum(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -309,6 +407,14 @@ PyObject* method_transpose(PyObject* py_self, PyObject* const* args, Py_ssize_t 
 }  // namespace
 
 void add_bindings_13(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"acos", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_acos)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(acos(Tensor input, *, Tensor? out=None) -> Tensor
+
+The arccosine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
+  functions.push_back({"acos_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_acos_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(acos_(Tensor input) -> Tensor
+
+In-place version of acos(): writes the result into self. The arccosine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
   functions.push_back({"all", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_all)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(all(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -333,6 +439,10 @@ The running maximum of `self` along `dim` and the index where it was (last) reac
                        METH_FASTCALL | METH_KEYWORDS, R"doc(log_softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None) -> Tensor
 
 `log(softmax(self, dim))`, computed stably; with `dtype`, `self` is converted to it first.)doc"});
+  functions.push_back({"logaddexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logaddexp)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+`log(exp(self) + exp(other))` without overflow, with broadcasting; floating dtypes only.)doc"});
   functions.push_back({"sum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sum)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(sum(Tensor input, *, ScalarType? dtype=None) -> Tensor
 
@@ -345,6 +455,14 @@ Sums `self` over the dimensions in `dim` (all of them when None), keeping them a
                        METH_FASTCALL | METH_KEYWORDS, R"doc(transpose(Tensor input, int dim0, int dim1) -> Tensor
 
 A view of `self` with dimensions `dim0` and `dim1` swapped.)doc"});
+  methods.push_back({"acos", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_acos)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(acos() -> Tensor
+
+The arccosine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
+  methods.push_back({"acos_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_acos_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(acos_() -> Tensor
+
+In-place version of acos(): writes the result into self. The arccosine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
   methods.push_back({"all", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_all)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(all() -> Tensor
 
@@ -369,6 +487,10 @@ The running maximum of `self` along `dim` and the index where it was (last) reac
                      METH_FASTCALL | METH_KEYWORDS, R"doc(log_softmax(int dim, ScalarType? dtype=None) -> Tensor
 
 `log(softmax(self, dim))`, computed stably; with `dtype`, `self` is converted to it first.)doc"});
+  methods.push_back({"logaddexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logaddexp)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp(Tensor other) -> Tensor
+
+`log(exp(self) + exp(other))` without overflow, with broadcasting; floating dtypes only.)doc"});
   methods.push_back({"sum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sum)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(sum(*, ScalarType? dtype=None) -> Tensor
 

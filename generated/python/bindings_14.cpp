@@ -4,12 +4,46 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/asinh.h"
 #include "generated/ops/frexp.h"
 #include "generated/ops/sign.h"
 #include "generated/ops/view.h"
 
 namespace tl::python {
 namespace {
+
+// asinh
+PyObject* fn_asinh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "asinh(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::asinh_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::asinh(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// asinh_
+PyObject* fn_asinh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "asinh_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::asinh_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // frexp
 PyObject* fn_frexp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -60,6 +94,34 @@ PyObject* fn_sign_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::sign_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.asinh
+PyObject* method_asinh(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "asinh()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::asinh(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.asinh_
+PyObject* method_asinh_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "asinh_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::asinh_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -124,6 +186,14 @@ PyObject* method_view(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 }  // namespace
 
 void add_bindings_14(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"asinh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_asinh)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(asinh(Tensor input, *, Tensor? out=None) -> Tensor
+
+The inverse hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"asinh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_asinh_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(asinh_(Tensor input) -> Tensor
+
+In-place version of asinh(): writes the result into self. The inverse hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
   functions.push_back({"frexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_frexp)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(frexp(Tensor input, *, Tensor? mantissa=None, Tensor? exponent=None) -> tuple[Tensor, Tensor]
 
@@ -136,6 +206,14 @@ Splits every element of `self` into a mantissa in (-1, -0.5] or [0.5, 1) (0 for 
                        METH_FASTCALL | METH_KEYWORDS, R"doc(sign_(Tensor input) -> Tensor
 
 In-place version of sign(): writes the result into self. -1, 0 or 1 for every element of `self` according to its sign.)doc"});
+  methods.push_back({"asinh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_asinh)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(asinh() -> Tensor
+
+The inverse hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"asinh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_asinh_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(asinh_() -> Tensor
+
+In-place version of asinh(): writes the result into self. The inverse hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
   methods.push_back({"frexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_frexp)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(frexp() -> tuple[Tensor, Tensor]
 

@@ -4,11 +4,115 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/acosh.h"
+#include "generated/ops/atan.h"
+#include "generated/ops/atanh.h"
 #include "generated/ops/count_nonzero.h"
+#include "generated/ops/log10.h"
+#include "generated/ops/log1p.h"
 #include "generated/ops/scatter_add.h"
 
 namespace tl::python {
 namespace {
+
+// acosh
+PyObject* fn_acosh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "acosh(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::acosh_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::acosh(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// acosh_
+PyObject* fn_acosh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "acosh_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::acosh_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// atan
+PyObject* fn_atan(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "atan(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::atan_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::atan(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// atan_
+PyObject* fn_atan_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "atan_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::atan_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// atanh
+PyObject* fn_atanh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "atanh(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::atanh_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::atanh(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// atanh_
+PyObject* fn_atanh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "atanh_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::atanh_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // count_nonzero
 PyObject* fn_count_nonzero(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -44,6 +148,72 @@ PyObject* fn_count_nonzero(PyObject* /*module*/, PyObject* const* args, Py_ssize
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// log10
+PyObject* fn_log10(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log10(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::log10_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::log10(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// log10_
+PyObject* fn_log10_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log10_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::log10_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// log1p
+PyObject* fn_log1p(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log1p(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::log1p_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::log1p(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// log1p_
+PyObject* fn_log1p_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log1p_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::log1p_(self); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -86,6 +256,90 @@ PyObject* fn_scatter_add_(PyObject* /*module*/, PyObject* const* args, Py_ssize_
   TL_PY_CATCH
 }
 
+// Tensor.acosh
+PyObject* method_acosh(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "acosh()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::acosh(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.acosh_
+PyObject* method_acosh_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "acosh_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::acosh_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.atan
+PyObject* method_atan(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "atan()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::atan(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.atan_
+PyObject* method_atan_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "atan_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::atan_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.atanh
+PyObject* method_atanh(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "atanh()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::atanh(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.atanh_
+PyObject* method_atanh_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "atanh_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::atanh_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.count_nonzero
 PyObject* method_count_nonzero(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -110,6 +364,62 @@ PyObject* method_count_nonzero(PyObject* py_self, PyObject* const* args, Py_ssiz
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.log10
+PyObject* method_log10(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log10()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::log10(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.log10_
+PyObject* method_log10_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log10_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::log10_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.log1p
+PyObject* method_log1p(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log1p()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::log1p(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.log1p_
+PyObject* method_log1p_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log1p_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::log1p_(self); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -150,6 +460,30 @@ PyObject* method_scatter_add_(PyObject* py_self, PyObject* const* args, Py_ssize
 }  // namespace
 
 void add_bindings_15(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"acosh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_acosh)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(acosh(Tensor input, *, Tensor? out=None) -> Tensor
+
+The inverse hyperbolic cosine of every element of `self` (nan below 1); integer inputs give the default float dtype.)doc"});
+  functions.push_back({"acosh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_acosh_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(acosh_(Tensor input) -> Tensor
+
+In-place version of acosh(): writes the result into self. The inverse hyperbolic cosine of every element of `self` (nan below 1); integer inputs give the default float dtype.)doc"});
+  functions.push_back({"atan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atan)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(atan(Tensor input, *, Tensor? out=None) -> Tensor
+
+The arctangent of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"atan_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atan_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(atan_(Tensor input) -> Tensor
+
+In-place version of atan(): writes the result into self. The arctangent of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"atanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atanh)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(atanh(Tensor input, *, Tensor? out=None) -> Tensor
+
+The inverse hyperbolic tangent of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
+  functions.push_back({"atanh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atanh_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(atanh_(Tensor input) -> Tensor
+
+In-place version of atanh(): writes the result into self. The inverse hyperbolic tangent of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
   functions.push_back({"count_nonzero", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_count_nonzero)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(count_nonzero(Tensor input, int? dim=None, *, Tensor? out=None) -> Tensor
 
@@ -158,6 +492,22 @@ The number of non-zero elements of `self` along `dim` (of all elements when None
 count_nonzero(Tensor input, int[] dim, *, Tensor? out=None) -> Tensor
 
 The number of non-zero elements of `self` over the dimensions in `dim`, as int64.)doc"});
+  functions.push_back({"log10", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log10)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(log10(Tensor input, *, Tensor? out=None) -> Tensor
+
+The base-10 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"log10_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log10_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(log10_(Tensor input) -> Tensor
+
+In-place version of log10(): writes the result into self. The base-10 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"log1p", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log1p)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(log1p(Tensor input, *, Tensor? out=None) -> Tensor
+
+`log(1 + x)` for every element x of `self`, accurate near zero; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"log1p_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log1p_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(log1p_(Tensor input) -> Tensor
+
+In-place version of log1p(): writes the result into self. `log(1 + x)` for every element x of `self`, accurate near zero; integer inputs give the default float dtype.)doc"});
   functions.push_back({"scatter_add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter_add)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_add(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None) -> Tensor
 
@@ -166,6 +516,30 @@ A copy of `self` with `out[index[i][j]][j] += src[i][j]` for dim 0 (and likewise
                        METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_add_(Tensor input, int dim, Tensor index, Tensor src) -> Tensor
 
 In-place version of scatter_add(): writes the result into self. A copy of `self` with `out[index[i][j]][j] += src[i][j]` for dim 0 (and likewise for other dims), summed in index order.)doc"});
+  methods.push_back({"acosh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_acosh)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(acosh() -> Tensor
+
+The inverse hyperbolic cosine of every element of `self` (nan below 1); integer inputs give the default float dtype.)doc"});
+  methods.push_back({"acosh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_acosh_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(acosh_() -> Tensor
+
+In-place version of acosh(): writes the result into self. The inverse hyperbolic cosine of every element of `self` (nan below 1); integer inputs give the default float dtype.)doc"});
+  methods.push_back({"atan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_atan)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(atan() -> Tensor
+
+The arctangent of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"atan_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_atan_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(atan_() -> Tensor
+
+In-place version of atan(): writes the result into self. The arctangent of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"atanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_atanh)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(atanh() -> Tensor
+
+The inverse hyperbolic tangent of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
+  methods.push_back({"atanh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_atanh_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(atanh_() -> Tensor
+
+In-place version of atanh(): writes the result into self. The inverse hyperbolic tangent of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
   methods.push_back({"count_nonzero", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_count_nonzero)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(count_nonzero(int? dim=None) -> Tensor
 
@@ -174,6 +548,22 @@ The number of non-zero elements of `self` along `dim` (of all elements when None
 count_nonzero(int[] dim) -> Tensor
 
 The number of non-zero elements of `self` over the dimensions in `dim`, as int64.)doc"});
+  methods.push_back({"log10", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log10)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(log10() -> Tensor
+
+The base-10 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"log10_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log10_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(log10_() -> Tensor
+
+In-place version of log10(): writes the result into self. The base-10 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"log1p", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log1p)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(log1p() -> Tensor
+
+`log(1 + x)` for every element x of `self`, accurate near zero; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"log1p_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log1p_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(log1p_() -> Tensor
+
+In-place version of log1p(): writes the result into self. `log(1 + x)` for every element x of `self`, accurate near zero; integer inputs give the default float dtype.)doc"});
   methods.push_back({"scatter_add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_scatter_add)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_add(int dim, Tensor index, Tensor src) -> Tensor
 

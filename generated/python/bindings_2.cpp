@@ -5,12 +5,15 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/argmax.h"
+#include "generated/ops/asin.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/kthvalue.h"
 #include "generated/ops/matmul.h"
 #include "generated/ops/randn.h"
+#include "generated/ops/sinh.h"
 #include "generated/ops/sort.h"
 #include "generated/ops/squeeze.h"
+#include "generated/ops/tanh_backward.h"
 #include "generated/ops/zero.h"
 #include "generated/ops/zeros.h"
 
@@ -34,6 +37,39 @@ PyObject* fn_argmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::argmax(self, dim, keepdim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// asin
+PyObject* fn_asin(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "asin(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::asin_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::asin(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// asin_
+PyObject* fn_asin_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "asin_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::asin_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -115,6 +151,39 @@ PyObject* fn_randn(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// sinh
+PyObject* fn_sinh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sinh(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::sinh_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::sinh(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// sinh_
+PyObject* fn_sinh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sinh_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::sinh_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // sort
 PyObject* fn_sort(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -190,6 +259,26 @@ PyObject* fn_squeeze(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// tanh_backward
+PyObject* fn_tanh_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "tanh_backward(Tensor grad_output, Tensor output, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto output = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::tanh_backward_out(out, grad_output, output); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::tanh_backward(grad_output, output); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // zero_
 PyObject* fn_zero_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -259,6 +348,34 @@ PyObject* method_argmax(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// Tensor.asin
+PyObject* method_asin(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "asin()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::asin(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.asin_
+PyObject* method_asin_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "asin_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::asin_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.copy_
 PyObject* method_copy_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -303,6 +420,34 @@ PyObject* method_matmul(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   const Tensor& self = unpack_tensor(py_self);
   auto other = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::matmul(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.sinh
+PyObject* method_sinh(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sinh()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::sinh(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.sinh_
+PyObject* method_sinh_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sinh_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::sinh_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -391,6 +536,14 @@ void add_bindings_2(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef
                        METH_FASTCALL | METH_KEYWORDS, R"doc(argmax(Tensor input, int? dim=None, bool keepdim=False, *, Tensor? out=None) -> Tensor
 
 The index of the largest value of `self` along `dim` (of the flattened tensor when None); ties give the first, NaN counts as the largest.)doc"});
+  functions.push_back({"asin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_asin)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(asin(Tensor input, *, Tensor? out=None) -> Tensor
+
+The arcsine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
+  functions.push_back({"asin_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_asin_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(asin_(Tensor input) -> Tensor
+
+In-place version of asin(): writes the result into self. The arcsine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
   functions.push_back({"copy_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_copy_)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(copy_(Tensor input, Tensor src, bool non_blocking=False) -> Tensor
 
@@ -407,6 +560,14 @@ Matrix product with NumPy semantics for 1-D to batched N-D operands (batch dimen
                        METH_FASTCALL | METH_KEYWORDS, R"doc(randn(int[] size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
 Standard normal random numbers of shape `size`, from the global generator (see `manual_seed`).)doc"});
+  functions.push_back({"sinh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sinh)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(sinh(Tensor input, *, Tensor? out=None) -> Tensor
+
+The hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"sinh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sinh_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(sinh_(Tensor input) -> Tensor
+
+In-place version of sinh(): writes the result into self. The hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
   functions.push_back({"sort", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sort)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(sort(Tensor input, int dim=-1, bool descending=False, *, Tensor? values=None, Tensor? indices=None) -> tuple[Tensor, Tensor]
 
@@ -427,6 +588,10 @@ A view of `self` without dimension `dim` if it has size 1 (otherwise `self` unch
 squeeze(Tensor input, int[] dim) -> Tensor
 
 A view of `self` without those of the dimensions `dim` that have size 1.)doc"});
+  functions.push_back({"tanh_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tanh_backward)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(tanh_backward(Tensor grad_output, Tensor output, *, Tensor? out=None) -> Tensor
+
+The gradient of tanh from its result: `grad_output * (1 - output**2)`.)doc"});
   functions.push_back({"zero_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_zero_)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(zero_(Tensor input) -> Tensor
 
@@ -443,6 +608,14 @@ Matrix product with NumPy semantics for 1-D to batched N-D operands (batch dimen
                      METH_FASTCALL | METH_KEYWORDS, R"doc(argmax(int? dim=None, bool keepdim=False) -> Tensor
 
 The index of the largest value of `self` along `dim` (of the flattened tensor when None); ties give the first, NaN counts as the largest.)doc"});
+  methods.push_back({"asin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_asin)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(asin() -> Tensor
+
+The arcsine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
+  methods.push_back({"asin_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_asin_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(asin_() -> Tensor
+
+In-place version of asin(): writes the result into self. The arcsine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
   methods.push_back({"copy_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_copy_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(copy_(Tensor src, bool non_blocking=False) -> Tensor
 
@@ -455,6 +628,14 @@ The `k`-th smallest value of `self` along `dim` and its index, the dim removed u
                      METH_FASTCALL | METH_KEYWORDS, R"doc(matmul(Tensor other) -> Tensor
 
 Matrix product with NumPy semantics for 1-D to batched N-D operands (batch dimensions broadcast).)doc"});
+  methods.push_back({"sinh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sinh)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(sinh() -> Tensor
+
+The hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"sinh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sinh_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(sinh_() -> Tensor
+
+In-place version of sinh(): writes the result into self. The hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
   methods.push_back({"sort", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sort)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(sort(int dim=-1, bool descending=False) -> tuple[Tensor, Tensor]
 

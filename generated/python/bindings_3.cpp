@@ -6,7 +6,10 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_log_softmax_backward_data.h"
 #include "generated/ops/bmm.h"
+#include "generated/ops/cosh.h"
 #include "generated/ops/cumprod.h"
+#include "generated/ops/exp2.h"
+#include "generated/ops/expm1.h"
 #include "generated/ops/le.h"
 #include "generated/ops/permute.h"
 #include "generated/ops/tanh.h"
@@ -57,6 +60,39 @@ PyObject* fn_bmm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_CATCH
 }
 
+// cosh
+PyObject* fn_cosh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cosh(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::cosh_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::cosh(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// cosh_
+PyObject* fn_cosh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cosh_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::cosh_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // cumprod
 PyObject* fn_cumprod(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -90,6 +126,72 @@ PyObject* fn_cumprod_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   auto dim = r.toInt64(1);
   auto dtype = r.scalartype_optional(2);
   auto result = [&] { GilRelease no_gil; return tl::cumprod_(self, dim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// exp2
+PyObject* fn_exp2(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "exp2(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::exp2_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::exp2(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// exp2_
+PyObject* fn_exp2_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "exp2_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::exp2_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// expm1
+PyObject* fn_expm1(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "expm1(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::expm1_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::expm1(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// expm1_
+PyObject* fn_expm1_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "expm1_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::expm1_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -265,6 +367,34 @@ PyObject* method_bmm(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// Tensor.cosh
+PyObject* method_cosh(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cosh()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::cosh(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.cosh_
+PyObject* method_cosh_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cosh_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::cosh_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.cumprod
 PyObject* method_cumprod(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -293,6 +423,62 @@ PyObject* method_cumprod_(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   auto dim = r.toInt64(0);
   auto dtype = r.scalartype_optional(1);
   auto result = [&] { GilRelease no_gil; return tl::cumprod_(self, dim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.exp2
+PyObject* method_exp2(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "exp2()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::exp2(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.exp2_
+PyObject* method_exp2_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "exp2_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::exp2_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.expm1
+PyObject* method_expm1(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "expm1()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::expm1(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.expm1_
+PyObject* method_expm1_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "expm1_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::expm1_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -405,6 +591,14 @@ The gradient of log_softmax: `grad_output - exp(output) * sum(grad_output, dim)`
                        METH_FASTCALL | METH_KEYWORDS, R"doc(bmm(Tensor input, Tensor mat2, *, Tensor? out=None) -> Tensor
 
 Batched matrix product of two 3-D tensors with the same batch size.)doc"});
+  functions.push_back({"cosh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cosh)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(cosh(Tensor input, *, Tensor? out=None) -> Tensor
+
+The hyperbolic cosine of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"cosh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cosh_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(cosh_(Tensor input) -> Tensor
+
+In-place version of cosh(): writes the result into self. The hyperbolic cosine of every element of `self`; integer inputs give the default float dtype.)doc"});
   functions.push_back({"cumprod", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cumprod)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(cumprod(Tensor input, int dim, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 
@@ -413,6 +607,22 @@ Cumulative product of `self` along `dim`; integer and bool inputs multiply as in
                        METH_FASTCALL | METH_KEYWORDS, R"doc(cumprod_(Tensor input, int dim, *, ScalarType? dtype=None) -> Tensor
 
 In-place version of cumprod(): writes the result into self. Cumulative product of `self` along `dim`; integer and bool inputs multiply as int64 unless `dtype` says otherwise.)doc"});
+  functions.push_back({"exp2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_exp2)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(exp2(Tensor input, *, Tensor? out=None) -> Tensor
+
+2 raised to the power of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"exp2_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_exp2_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(exp2_(Tensor input) -> Tensor
+
+In-place version of exp2(): writes the result into self. 2 raised to the power of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"expm1", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_expm1)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(expm1(Tensor input, *, Tensor? out=None) -> Tensor
+
+`exp(x) - 1` for every element x of `self`, accurate near zero; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"expm1_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_expm1_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(expm1_(Tensor input) -> Tensor
+
+In-place version of expm1(): writes the result into self. `exp(x) - 1` for every element x of `self`, accurate near zero; integer inputs give the default float dtype.)doc"});
   functions.push_back({"le", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_le)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(le(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -457,6 +667,14 @@ True where an element of `self` is at most the number `other`.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(bmm(Tensor mat2) -> Tensor
 
 Batched matrix product of two 3-D tensors with the same batch size.)doc"});
+  methods.push_back({"cosh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cosh)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(cosh() -> Tensor
+
+The hyperbolic cosine of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"cosh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cosh_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(cosh_() -> Tensor
+
+In-place version of cosh(): writes the result into self. The hyperbolic cosine of every element of `self`; integer inputs give the default float dtype.)doc"});
   methods.push_back({"cumprod", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cumprod)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(cumprod(int dim, *, ScalarType? dtype=None) -> Tensor
 
@@ -465,6 +683,22 @@ Cumulative product of `self` along `dim`; integer and bool inputs multiply as in
                      METH_FASTCALL | METH_KEYWORDS, R"doc(cumprod_(int dim, *, ScalarType? dtype=None) -> Tensor
 
 In-place version of cumprod(): writes the result into self. Cumulative product of `self` along `dim`; integer and bool inputs multiply as int64 unless `dtype` says otherwise.)doc"});
+  methods.push_back({"exp2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_exp2)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(exp2() -> Tensor
+
+2 raised to the power of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"exp2_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_exp2_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(exp2_() -> Tensor
+
+In-place version of exp2(): writes the result into self. 2 raised to the power of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"expm1", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_expm1)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(expm1() -> Tensor
+
+`exp(x) - 1` for every element x of `self`, accurate near zero; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"expm1_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_expm1_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(expm1_() -> Tensor
+
+In-place version of expm1(): writes the result into self. `exp(x) - 1` for every element x of `self`, accurate near zero; integer inputs give the default float dtype.)doc"});
   methods.push_back({"le", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_le)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(le(Tensor other) -> Tensor
 

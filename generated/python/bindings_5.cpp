@@ -4,6 +4,8 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/atan2.h"
+#include "generated/ops/cos.h"
 #include "generated/ops/empty_like.h"
 #include "generated/ops/flip.h"
 #include "generated/ops/log.h"
@@ -14,6 +16,74 @@
 
 namespace tl::python {
 namespace {
+
+// atan2
+PyObject* fn_atan2(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "atan2(Tensor input, Tensor other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::atan2_out(out, self, other); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::atan2(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// atan2_
+PyObject* fn_atan2_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "atan2_(Tensor input, Tensor other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  auto result = [&] { GilRelease no_gil; return tl::atan2_(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// cos
+PyObject* fn_cos(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cos(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::cos_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::cos(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// cos_
+PyObject* fn_cos_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cos_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::cos_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // empty_like
 PyObject* fn_empty_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -310,6 +380,64 @@ PyObject* operator__rsub__(PyObject* py_self, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH_OPERATOR
 }
 
+// Tensor.atan2
+PyObject* method_atan2(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "atan2(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::atan2(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.atan2_
+PyObject* method_atan2_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "atan2_(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::atan2_(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.cos
+PyObject* method_cos(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cos()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::cos(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.cos_
+PyObject* method_cos_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cos_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::cos_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.flip
 PyObject* method_flip(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -444,6 +572,22 @@ PyObject* method_slice(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 }  // namespace
 
 void add_bindings_5(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"atan2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atan2)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(atan2(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+The angle of the point (other, self), that is atan(self / other) in the right quadrant, with broadcasting; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"atan2_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atan2_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(atan2_(Tensor input, Tensor other) -> Tensor
+
+In-place version of atan2(): writes the result into self. The angle of the point (other, self), that is atan(self / other) in the right quadrant, with broadcasting; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"cos", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cos)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(cos(Tensor input, *, Tensor? out=None) -> Tensor
+
+The cosine of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
+  functions.push_back({"cos_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cos_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(cos_(Tensor input) -> Tensor
+
+In-place version of cos(): writes the result into self. The cosine of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
   functions.push_back({"empty_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_empty_like)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(empty_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
@@ -516,6 +660,22 @@ Raises each element of `self` to the number `exponent`.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__rsub__(Scalar other, Scalar alpha=1) -> Tensor
 
 Computes `other - alpha * self` for a number `other`; backs the reflected `number - tensor`.)doc"});
+  methods.push_back({"atan2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_atan2)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(atan2(Tensor other) -> Tensor
+
+The angle of the point (other, self), that is atan(self / other) in the right quadrant, with broadcasting; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"atan2_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_atan2_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(atan2_(Tensor other) -> Tensor
+
+In-place version of atan2(): writes the result into self. The angle of the point (other, self), that is atan(self / other) in the right quadrant, with broadcasting; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"cos", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cos)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(cos() -> Tensor
+
+The cosine of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
+  methods.push_back({"cos_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cos_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(cos_() -> Tensor
+
+In-place version of cos(): writes the result into self. The cosine of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
   methods.push_back({"flip", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_flip)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(flip(int[] dims) -> Tensor
 

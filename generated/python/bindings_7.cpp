@@ -10,6 +10,7 @@
 #include "generated/ops/index_fill.h"
 #include "generated/ops/ones.h"
 #include "generated/ops/prod.h"
+#include "generated/ops/tan.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::python {
@@ -259,6 +260,39 @@ PyObject* fn_prod(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// tan
+PyObject* fn_tan(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "tan(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::tan_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::tan(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// tan_
+PyObject* fn_tan_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "tan_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::tan_(self); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -613,6 +647,34 @@ PyObject* method_prod(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.tan
+PyObject* method_tan(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "tan()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::tan(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.tan_
+PyObject* method_tan_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "tan_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::tan_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_7(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
@@ -676,6 +738,14 @@ The product of all elements of `self` (1 for an empty tensor); integer and bool 
 prod(Tensor input, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 
 The product of `self` along `dim`, keeping it as size 1 if `keepdim`.)doc"});
+  functions.push_back({"tan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tan)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(tan(Tensor input, *, Tensor? out=None) -> Tensor
+
+The tangent of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
+  functions.push_back({"tan_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tan_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(tan_(Tensor input) -> Tensor
+
+In-place version of tan(): writes the result into self. The tangent of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
   functions.push_back({"zeros_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_zeros_like)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(zeros_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
@@ -772,6 +842,14 @@ The product of all elements of `self` (1 for an empty tensor); integer and bool 
 prod(int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
 The product of `self` along `dim`, keeping it as size 1 if `keepdim`.)doc"});
+  methods.push_back({"tan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_tan)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(tan() -> Tensor
+
+The tangent of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
+  methods.push_back({"tan_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_tan_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(tan_() -> Tensor
+
+In-place version of tan(): writes the result into self. The tangent of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
   (void)functions;
   (void)methods;
 }

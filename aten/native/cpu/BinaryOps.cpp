@@ -1,4 +1,7 @@
 // Arithmetic: add, sub, rsub, mul, div (true / trunc / floor), floor_divide, pow.
+//
+// -fno-math-errno for this file: std::sqrt (pow's 0.5 / -0.5 shortcuts) then vectorizes.
+#pragma GCC optimize("no-math-errno")
 #include <atomic>
 #include <cmath>
 #include <optional>
@@ -9,6 +12,8 @@
 #include "aten/native/TensorIterator.h"
 #include "aten/native/TypePromotion.h"
 #include "aten/native/cpu/Loops.h"
+#include "aten/native/cpu/VecMathLoops.h"
+#include "aten/native/cpu/VecMathPow.h"
 
 namespace tl::native {
 namespace {
@@ -343,14 +348,43 @@ void check_pow_dtype(ScalarType t) {
   if (t == ScalarType::Bool) throw NotImplementedError("pow: \"pow\" not implemented for 'Bool'");
 }
 
+// pow for float32 / float16 / bfloat16 results is vectorized in double (VecMathPow.h); blocks
+// holding an infinite or nan base or exponent take libm's pow for its special cases. float64
+// results use libm's pow (the double-based formula is not accurate enough for them).
+template <typename scalar_t>
+TL_ALWAYS_INLINE double pow_arg(scalar_t a) {
+  return static_cast<double>(to_opmath(a));
+}
+
 template <typename scalar_t>
 void pow_tensor_loop(TensorIterator& iter) {
   if constexpr (std::is_integral_v<scalar_t>) {
     cpu_kernel_novec(iter, [](scalar_t a, scalar_t b) -> scalar_t { return powi(a, b); });
+  } else if constexpr (std::is_same_v<scalar_t, double>) {
+    cpu_kernel_novec(iter, [](double a, double b) -> double { return std::pow(a, b); });
   } else {
-    cpu_kernel_novec(iter, [](scalar_t a, scalar_t b) -> scalar_t {
-      return from_opmath<scalar_t>(std::pow(to_opmath(a), to_opmath(b)));
-    });
+    cpu_kernel_guarded(
+        iter,
+        [](scalar_t a, scalar_t b) -> scalar_t {
+          return from_opmath<scalar_t>(vec::pow_finite_f64(pow_arg(a), pow_arg(b)));
+        },
+        [](scalar_t a, scalar_t b) -> bool { return vec::pow_needs_libm(pow_arg(a), pow_arg(b)); },
+        [](scalar_t a, scalar_t b) -> scalar_t { return from_opmath<scalar_t>(std::pow(pow_arg(a), pow_arg(b))); });
+  }
+}
+
+// x ** b for a number b: float32 results vectorized in double, float64 through libm.
+template <typename scalar_t>
+void pow_general_scalar_loop(TensorIterator& iter, double b) {
+  if constexpr (std::is_same_v<scalar_t, double>) {
+    cpu_kernel_novec(iter, [b](double a) -> double { return std::pow(a, b); });
+  } else if (!vec::disfinite(b)) {
+    cpu_kernel_novec(iter, [b](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(std::pow(pow_arg(a), b)); });
+  } else {
+    cpu_kernel_guarded(
+        iter, [b](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(vec::pow_finite_f64(pow_arg(a), b)); },
+        [](scalar_t a) -> bool { return !vec::disfinite(pow_arg(a)); },
+        [b](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(std::pow(pow_arg(a), b)); });
   }
 }
 
@@ -362,52 +396,61 @@ void pow_tensor_scalar_loop(TensorIterator& iter, const Scalar& exponent) {
     cpu_kernel_novec(iter, [b](scalar_t a) -> scalar_t { return powi(a, b); });
   } else if constexpr (std::is_same_v<scalar_t, Half>) {
     // PyTorch: plain pow with the exponent rounded to half, no special cases.
-    const float b = static_cast<float>(checked_scalar_cast<Half>(exponent, "pow"));
-    cpu_kernel_novec(iter, [b](Half a) -> Half { return from_opmath<Half>(std::pow(to_opmath(a), b)); });
+    pow_general_scalar_loop<Half>(iter, static_cast<float>(checked_scalar_cast<Half>(exponent, "pow")));
   } else {
     // float, double and bfloat16: sqrt / rsqrt / reciprocal / square / cube shortcuts like
     // PyTorch. `R` rounds an intermediate to scalar_t (bfloat16 arithmetic rounds every op).
-    const opmath b = is_reduced_float_v<scalar_t> ? to_opmath(checked_scalar_cast<scalar_t>(exponent, "pow"))
-                                                  : to_opmath(scalar_cast<scalar_t>(exponent));
+    // float and double use the exponent as the double it is (pow(tensor(0.), 1e-320) is 0,
+    // not 0 ** 0); bfloat16 rounds it to bfloat16 first, as PyTorch.
+    const double b = is_reduced_float_v<scalar_t> ? to_opmath(checked_scalar_cast<scalar_t>(exponent, "pow"))
+                                                  : exponent.to_double();
     auto R = [](opmath x) -> opmath { return to_opmath(from_opmath<scalar_t>(x)); };
-    if (b == opmath(2)) {
+    if (b == 2.0) {
       cpu_kernel(iter, [](scalar_t a) -> scalar_t {
         const opmath x = to_opmath(a);
         return from_opmath<scalar_t>(x * x);
       });
-    } else if (b == opmath(3)) {
+    } else if (b == 3.0) {
       cpu_kernel(iter, [R](scalar_t a) -> scalar_t {
         const opmath x = to_opmath(a);
         return from_opmath<scalar_t>(R(x * x) * x);
       });
-    } else if (b == opmath(0.5)) {
-      cpu_kernel_novec(iter, [](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(std::sqrt(to_opmath(a))); });
-    } else if (b == opmath(-0.5)) {
-      cpu_kernel_novec(iter, [](scalar_t a) -> scalar_t {
+    } else if (b == 0.5) {
+      cpu_kernel(iter, [](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(std::sqrt(to_opmath(a))); });
+    } else if (b == -0.5) {
+      cpu_kernel(iter, [](scalar_t a) -> scalar_t {
         return from_opmath<scalar_t>(opmath(1) / std::sqrt(to_opmath(a)));
       });
-    } else if (b == opmath(-1)) {
+    } else if (b == -1.0) {
       cpu_kernel(iter, [](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(opmath(1) / to_opmath(a)); });
-    } else if (b == opmath(-2)) {
+    } else if (b == -2.0) {
       cpu_kernel(iter, [R](scalar_t a) -> scalar_t {
         const opmath x = to_opmath(a);
         return from_opmath<scalar_t>(opmath(1) / R(x * x));
       });
     } else {
-      cpu_kernel_novec(iter, [b](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(std::pow(to_opmath(a), b)); });
+      pow_general_scalar_loop<scalar_t>(iter, b);
     }
   }
 }
 
 template <typename scalar_t>
 void pow_scalar_base_loop(TensorIterator& iter, const Scalar& self) {
-  using opmath = opmath_t<scalar_t>;
   const scalar_t base = scalar_cast<scalar_t>(self);
   if constexpr (std::is_integral_v<scalar_t>) {
     cpu_kernel_novec(iter, [base](scalar_t e) -> scalar_t { return powi(base, e); });
+  } else if constexpr (std::is_same_v<scalar_t, double>) {
+    cpu_kernel_novec(iter, [base](double e) -> double { return std::pow(base, e); });
   } else {
-    const opmath b = to_opmath(base);
-    cpu_kernel_novec(iter, [b](scalar_t e) -> scalar_t { return from_opmath<scalar_t>(std::pow(b, to_opmath(e))); });
+    const double b = static_cast<double>(to_opmath(base));
+    if (!vec::disfinite(b)) {
+      cpu_kernel_novec(iter, [b](scalar_t e) -> scalar_t { return from_opmath<scalar_t>(std::pow(b, pow_arg(e))); });
+      return;
+    }
+    cpu_kernel_guarded(
+        iter, [b](scalar_t e) -> scalar_t { return from_opmath<scalar_t>(vec::pow_finite_f64(b, pow_arg(e))); },
+        [](scalar_t e) -> bool { return !vec::disfinite(pow_arg(e)); },
+        [b](scalar_t e) -> scalar_t { return from_opmath<scalar_t>(std::pow(b, pow_arg(e))); });
   }
 }
 

@@ -1,5 +1,5 @@
-// Unary pointwise ops: neg, abs, sign, relu (keep the dtype) and exp, log, sqrt, reciprocal
-// (integer and bool inputs give the default float dtype).
+// Unary pointwise ops: neg, abs, sign, relu (keep the dtype) and reciprocal (integer and bool
+// inputs give the default float dtype). The transcendental ops are in TranscendentalOps.cpp.
 #include <cmath>
 
 #include "aten/core/Exception.h"
@@ -78,15 +78,6 @@ void relu_loop(TensorIterator& iter) {
   }
 }
 
-template <typename scalar_t>
-void exp_loop(TensorIterator& iter) {
-  if constexpr (std::is_same_v<scalar_t, double>) {
-    cpu_kernel(iter, [](double a) -> double { return vec::exp_f64(a); });
-  } else {
-    cpu_kernel(iter, [](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(vec::exp_f32(to_opmath(a))); });
-  }
-}
-
 }  // namespace
 
 void neg_kernel(const Tensor& self, Tensor& out) {
@@ -116,38 +107,11 @@ void relu_kernel(const Tensor& self, Tensor& out) {
   TL_DISPATCH_NUMERIC(iter.common_dtype(), "relu", [&] { relu_loop<scalar_t>(iter); });
 }
 
-void exp_kernel(const Tensor& self, Tensor& out) {
-  auto iter = unary_float_iter(out, self, "exp");
-  TL_DISPATCH_FLOAT(iter.common_dtype(), "exp", [&] { exp_loop<scalar_t>(iter); });
-}
-
-void log_kernel(const Tensor& self, Tensor& out) {
-  auto iter = unary_float_iter(out, self, "log");
-  TL_DISPATCH_FLOAT(iter.common_dtype(), "log", [&] {
-    cpu_kernel_novec(iter, [](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(std::log(to_opmath(a))); });
-  });
-}
-
-void sqrt_kernel(const Tensor& self, Tensor& out) {
-  auto iter = unary_float_iter(out, self, "sqrt");
-  TL_DISPATCH_FLOAT(iter.common_dtype(), "sqrt", [&] {
-    // std::sqrt does not vectorize under the build's -fmath-errno; no per-ISA clones.
-    cpu_kernel_novec(iter, [](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(std::sqrt(to_opmath(a))); });
-  });
-}
-
 void reciprocal_kernel(const Tensor& self, Tensor& out) {
   auto iter = unary_float_iter(out, self, "reciprocal");
   TL_DISPATCH_FLOAT(iter.common_dtype(), "reciprocal", [&] {
     using opmath = opmath_t<scalar_t>;
     cpu_kernel(iter, [](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(opmath(1) / to_opmath(a)); });
-  });
-}
-
-void tanh_kernel(const Tensor& self, Tensor& out) {
-  auto iter = unary_float_iter(out, self, "tanh");
-  TL_DISPATCH_FLOAT(iter.common_dtype(), "tanh", [&] {
-    cpu_kernel_novec(iter, [](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(std::tanh(to_opmath(a))); });
   });
 }
 

@@ -1,0 +1,98 @@
+// Vectorizable hyperbolic functions and their relatives in double: sinh, cosh, tanh, asinh,
+// acosh, atanh, sigmoid, logaddexp, logaddexp2. See VecMathCommon.h for the rules and
+// docs/vecmath.md for the algorithms and measured errors.
+#pragma once
+#include <cmath>
+
+#include "aten/native/cpu/VecMathCommon.h"
+#include "aten/native/cpu/VecMathExpLog.h"
+
+namespace tl::native::vec {
+
+// e^|x| / 2 (finite up to |x| = 710.47, like sinh and cosh) and e^|x| - 1 from one reduction.
+TL_ALWAYS_INLINE void exp_half_and_expm1(double ax, double& half, double& em1_out) {
+  const double xc = dsel(ax > 711.0, 711.0, ax);  // keeps nan
+  double kd, rlo;
+  const double r = reduce_ln2(xc, kd, rlo);
+  const double em1 = expm1_reduced(r, rlo);
+  half = ldexp_k(em1 + 1.0, kd - 1.0);
+  const double s = pow2_k(dsel(kd > 1000.0, 0.0, kd));
+  em1_out = s * em1 + (s - 1.0);  // meaningful for |x| <= 22 only
+}
+
+// |x| <= 22: (E + E / (E + 1)) / 2 with E = e^|x| - 1 (no cancellation near 0); beyond,
+// e^|x| / 2 (e^-|x| is below the rounding).
+TL_ALWAYS_INLINE double sinh_f64(double x) {
+  const double ax = dabs(x);
+  double half, e;
+  exp_half_and_expm1(ax, half, e);
+  const double small = 0.5 * (e + e / (e + 1.0));
+  const double res = dsel(ax <= 22.0, small, half);
+  return dcopysign(res, x);
+}
+
+// h + 1/(4h) with h = e^|x| / 2.
+TL_ALWAYS_INLINE double cosh_f64(double x) {
+  double half, e;
+  exp_half_and_expm1(dabs(x), half, e);
+  return half + 0.25 / half;
+}
+
+// |x| < 1: -t / (t + 2) with t = e^-2|x| - 1; |x| >= 1: 1 - 2 / (t + 2) with t = e^2|x| - 1
+// (fdlibm's choice: no cancellation in either). One expm1 on ±2|x| and one division.
+TL_ALWAYS_INLINE double tanh_f64(double x) {
+  const double ax = dsel(dabs(x) > 22.0, 22.0, dabs(x));  // tanh(22) rounds to 1
+  const bool small = ax < 1.0;
+  const double t = expm1_f64(dsel(small, -2.0 * ax, 2.0 * ax));
+  const double q = dsel(small, -t, 2.0) / (t + 2.0);
+  const double res = dsel(small, q, 1.0 - q);
+  return dsel(x == 0.0, x, dcopysign(res, x));
+}
+
+// 1 / (1 + e^-x) for x >= 0, e^x / (1 + e^x) below: e^-|x| never overflows.
+TL_ALWAYS_INLINE double sigmoid_f64(double x) {
+  const double e = exp_f64(-dabs(x));
+  return dsel(x >= 0.0, 1.0, e) / (1.0 + e);
+}
+
+// asinh(x) = ±log1p(|x| + x^2 / (1 + sqrt(1 + x^2))); ±(log|x| + ln2) beyond 2^28.
+TL_ALWAYS_INLINE double asinh_f64(double x) {
+  const double ax = dabs(x);
+  const double big = log_f64(ax) + kLn2;
+  const double as = dsel(ax > 268435456.0, 1.0, ax);  // keep x^2 finite in the unused lane
+  const double z = as * as;
+  const double small = log1p_f64(as + z / (1.0 + std::sqrt(1.0 + z)));
+  const double res = dsel(ax > 268435456.0, big, small);
+  return dsel(x == 0.0, x, dcopysign(res, x));
+}
+
+// acosh(x) = log1p(t + sqrt(2t + t^2)) with t = x - 1 (exact near 1); log(x) + ln2 beyond 2^28.
+TL_ALWAYS_INLINE double acosh_f64(double x) {
+  const double big = log_f64(x) + kLn2;
+  const double t = dsel(x > 268435456.0, 0.0, x - 1.0);
+  const double small = log1p_f64(t + std::sqrt(2.0 * t + t * t));
+  return dsel(x < 1.0, kNaN, dsel(x > 268435456.0, big, small));
+}
+
+// atanh(x) = ±log1p(2|x| / (1 - |x|)) / 2.
+TL_ALWAYS_INLINE double atanh_f64(double x) {
+  const double ax = dabs(x);
+  const double res = 0.5 * log1p_f64((ax + ax) / (1.0 - ax));
+  return dsel(x == 0.0, x, dcopysign(res, x));
+}
+
+// log(e^a + e^b) = max + log1p(e^-|a - b|); equal arguments (infinities included) give a + ln2.
+TL_ALWAYS_INLINE double logaddexp_f64(double a, double b) {
+  const double m = dsel(a > b, a, b);
+  const double res = m + log1p_f64(exp_f64(-dabs(a - b)));
+  return dsel(a == b, a + kLn2, res);
+}
+
+// log2(2^a + 2^b) = max + log1p(2^-|a - b|) / ln2; equal arguments give a + 1.
+TL_ALWAYS_INLINE double logaddexp2_f64(double a, double b) {
+  const double m = dsel(a > b, a, b);
+  const double res = m + log1p_f64(exp2_f64(-dabs(a - b))) * kInvLn2;
+  return dsel(a == b, a + 1.0, res);
+}
+
+}  // namespace tl::native::vec
