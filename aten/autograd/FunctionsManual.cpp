@@ -505,13 +505,6 @@ Tensor slice_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, std::o
 #include "generated/ops/scatter.h"
 #include "generated/ops/scatter_add.h"
 
-// ---- transcendental math ---------------------------------------------------------------------
-#include "generated/ops/add.h"
-#include "generated/ops/full.h"
-#include "generated/ops/reciprocal.h"
-#include "generated/ops/sigmoid.h"
-#include "generated/ops/to.h"
-
 namespace tl::autograd::generated {
 
 namespace {
@@ -603,7 +596,21 @@ Tensor take_backward(const Tensor& grad, IntArrayRef self_sizes, const Tensor& i
   const Tensor flat = tl::index_add(tl::zeros({numel}, grad.scalar_type(), grad.device()), 0, flat_index,
                                     tl::reshape(grad, {-1}));
   return tl::reshape(flat, self_sizes);
+}
 
+}  // namespace tl::autograd::generated
+
+
+// ---- transcendental math ---------------------------------------------------------------------
+#include "generated/ops/add.h"
+#include "generated/ops/full.h"
+#include "generated/ops/reciprocal.h"
+#include "generated/ops/sigmoid.h"
+#include "generated/ops/to.h"
+
+namespace tl::autograd::generated {
+
+namespace {
 // 1 / (self^2 + other^2), 0 at the origin.
 Tensor atan2_recip(const Tensor& self, const Tensor& other) {
   Tensor denom = tl::add(tl::mul(self, self), tl::mul(other, other), 1);

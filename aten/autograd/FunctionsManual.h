@@ -134,6 +134,9 @@ Tensor index_add_source_backward(const Tensor& grad, int64_t dim, const Tensor& 
 // grad summed into the flat positions `index` (negative ones wrapped), shaped like self.
 Tensor take_backward(const Tensor& grad, IntArrayRef self_sizes, const Tensor& index);
 
+}  // namespace tl::autograd::generated
+
+
 // ---- transcendental math ---------------------------------------------------------------------
 namespace tl::autograd::generated {
 // d atan2(self, other) / d self = other / (self^2 + other^2), and / d other = -self / (...);
