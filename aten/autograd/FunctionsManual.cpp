@@ -230,18 +230,6 @@ Tensor evenly_distribute_backward(const Tensor& grad, const Tensor& self, const 
   return tl::div(tl::mul(tl::expand(grad, self.sizes(), false), mask), count);
 }
 
-Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const Tensor& indices, IntArrayRef sizes,
-                                          bool keepdim) {
-  if (sizes.empty()) return tl::reshape(grad, sizes);
-  const int64_t d = maybe_wrap_dim(dim, static_cast<int64_t>(sizes.size()), "max_backward");
-  Tensor g = keepdim ? grad : tl::unsqueeze(grad, d);
-  Tensor ix = keepdim ? indices : tl::unsqueeze(indices, d);
-  std::vector<int64_t> shape(sizes.size(), 1);
-  shape[d] = sizes[d];
-  Tensor pos = tl::reshape(tl::arange(sizes[d], ScalarType::Int64, grad.device()), shape);
-  return tl::mul(g, tl::eq(pos, ix));  // grad where the position is the selected index, else 0
-}
-
 Tensor aminmax_backward(const Tensor& grad_min, const Tensor& grad_max, const Tensor& self, const Tensor& min,
                         const Tensor& max, std::optional<int64_t> dim, bool keepdim) {
   IntArrayRef dims = dim ? IntArrayRef(*dim) : IntArrayRef();
@@ -568,8 +556,9 @@ Tensor log_softmax_double_backward(const Tensor& grad, const Tensor& grad_output
 
 Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const Tensor& indices, IntArrayRef sizes,
                                          bool keepdim) {
+  if (sizes.empty()) return tl::reshape(grad, sizes);  // 0-d input: the one element was selected
   Tensor g = grad, idx = indices;
-  if (!keepdim && !sizes.empty()) {
+  if (!keepdim) {
     g = tl::unsqueeze(g, dim);
     idx = tl::unsqueeze(idx, dim);
   }

@@ -59,9 +59,6 @@ Tensor amax_amin_backward(const Tensor& grad, const Tensor& self, const Tensor& 
                           bool keepdim);
 // max()/min(): as amax over all dims, NaN results going to the NaN elements.
 Tensor evenly_distribute_backward(const Tensor& grad, const Tensor& self, const Tensor& result);
-// max.dim/min.dim: grad at the selected indices, 0 elsewhere.
-Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const Tensor& indices, IntArrayRef sizes,
-                                          bool keepdim);
 // aminmax: either gradient may be undefined.
 Tensor aminmax_backward(const Tensor& grad_min, const Tensor& grad_max, const Tensor& self, const Tensor& min,
                         const Tensor& max, std::optional<int64_t> dim, bool keepdim);
