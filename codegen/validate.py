@@ -13,11 +13,12 @@ import re
 from typing import Callable, Iterable, Optional
 
 from codegen.model import (
-    BACKENDS, COMPOSITE, INPLACE_DUNDERS, BaseType, FunctionSchema, Location,
+    BACKENDS, COMPOSITE, INPLACE_DUNDERS, BaseType, ListType, FunctionSchema, Location,
     NativeFunction, NativeFunctionsFile, SchemaKind, is_tensor_like,
 )
 
 VARIANTS = ("function", "method")
+_TENSOR_LIST = ListType(BaseType("Tensor"))
 _CPP_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _DUNDER = re.compile(r"__[a-z][a-z0-9_]*[a-z0-9]__\Z")
 
@@ -196,9 +197,9 @@ def _check_view(fn: NativeFunction, tags: set[str]) -> Problems:
             yield "view_of", ("`view_of:` on a composite op: its views come from the ops it calls")
         elif s.argument(fn.view_of) is None:
             yield "view_of", f"`view_of: {fn.view_of}` names no input"
-        elif aliased != [fn.view_of] or ret is None or ret.type != BaseType("Tensor"):
+        elif aliased != [fn.view_of] or ret is None or ret.type not in (BaseType("Tensor"), _TENSOR_LIST):
             yield "view_of", (f"`view_of: {fn.view_of}` needs `Tensor(a) {fn.view_of}` as the only "
-                              "`(a)` argument and a single `Tensor(a)` return")
+                              "`(a)` argument and a single `Tensor(a)` or `Tensor(a)[]` return")
     elif aliased and not fn.is_composite:
         # A composite op may return its input as is (`contiguous`), so it may say `(a)`
         # without being a view; a kernel that returns an alias must declare it.
@@ -206,6 +207,31 @@ def _check_view(fn: NativeFunction, tags: set[str]) -> Problems:
                        f"no `view_of: {aliased[0]}`")
     if ("view" in fn.tags) != (fn.view_of is not None and not fn.is_composite):
         yield "tags", "the `view` tag and `view_of:` go together"
+
+
+# Names a derivative formula gives its own meaning; an argument may not take them.
+_FORMULA_NAMES = ("grad", "grads", "result", "grad_input_mask", "grad_inputs")
+
+
+def _check_argument_names(fn: NativeFunction, tags: set[str]) -> Problems:
+    for a in fn.schema.arguments:
+        if a.name in _FORMULA_NAMES:
+            yield "func", (f"argument `{a.name}` shadows the name derivative formulas use for "
+                           f"{'the incoming gradient' if a.name.startswith('grad') else 'the output'}; "
+                           "rename it (e.g. `grad_output`)")
+
+
+def _check_types(fn: NativeFunction, tags: set[str]) -> Problems:
+    from codegen import cpp  # the C++ type table decides what is bound
+    for a in fn.schema.arguments:
+        try:
+            cpp.argument_type(a.type)
+        except cpp.CppTypeError as e:
+            yield "func", f"argument `{a.name}`: {e}"
+    try:
+        cpp.return_type(fn.schema.returns)
+    except cpp.CppTypeError as e:
+        yield "func", f"returns: {e}"
 
 
 def _check_tags(fn: NativeFunction, tags: set[str]) -> Problems:
@@ -242,7 +268,7 @@ def _check_samples(fn: NativeFunction, tags: set[str]) -> Problems:
 
 
 _CHECKS: tuple[Callable[[NativeFunction, set[str]], Problems], ...] = (
-    _check_doc, _check_variants, _check_dispatch, _check_derivatives, _check_derive,
+    _check_doc, _check_argument_names, _check_types, _check_variants, _check_dispatch, _check_derivatives, _check_derive,
     _check_writes, _check_view, _check_tags, _check_python_operators,
     _check_output_differentiability, _check_samples,
 )

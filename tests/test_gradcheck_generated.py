@@ -120,26 +120,35 @@ def _prepare(f, sample, layout):
     args, kwargs = _parse_sample(sample, tl)
     leaves, builders, slots = [], [], []
     fixed = list(args)
-    for pos, a in enumerate(args):
-        if isinstance(a, Spec):
-            values = _values(a, seed=pos)
-            if a.kind == "B":
+    # A tensor list argument (`[T(2, 3), T(4, 3)]`) has one leaf per element: slot (pos, index).
+    specs = [((pos, None), a) for pos, a in enumerate(args) if isinstance(a, Spec)]
+    specs += [((pos, j), e) for pos, a in enumerate(args) if isinstance(a, list)
+              for j, e in enumerate(a) if isinstance(e, Spec)]
+    for (pos, j), a in specs:
+        values = _values(a, seed=pos if j is None else 100 * pos + j)
+        if a.kind == "B":
+            if j is None:
                 fixed[pos] = tl.from_numpy(values)
-                continue
-            leaf, to_input = _leaf(values, layout)
-            leaves.append(leaf)
-            builders.append(to_input)
-            slots.append(pos)
+            else:
+                fixed[pos] = list(fixed[pos])
+                fixed[pos][j] = tl.from_numpy(values)
+            continue
+        leaf, to_input = _leaf(values, layout)
+        leaves.append(leaf)
+        builders.append(to_input)
+        slots.append((pos, j))
     inplace = f.schema.name.inplace
 
     def func(*xs):
-        call_args = list(fixed)
-        for slot, build, x in zip(slots, builders, xs):
-            call_args[slot] = build(x)
+        call_args = [list(a) if isinstance(a, list) else a for a in fixed]
+        for (pos, j), build, x in zip(slots, builders, xs):
+            if j is None:
+                call_args[pos] = build(x)
+            else:
+                call_args[pos][j] = build(x)
         if inplace:
             call_args[0] = call_args[0].clone()
         return _call(f, call_args, kwargs)
-
     return func, leaves
 
 

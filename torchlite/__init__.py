@@ -56,6 +56,7 @@ from torchlite import _ops as _generated_ops
 globals().update({_name: getattr(_generated_ops, _name) for _name in dir(_generated_ops)
                   if _name.startswith("_") and not _name.startswith("__")})
 
+from torchlite import return_types  # noqa: E402,F401
 from torchlite import autograd  # noqa: E402
 from torchlite.autograd import (  # noqa: E402,F401
     enable_grad, inference_mode, is_anomaly_check_nan_enabled, is_anomaly_enabled, is_grad_enabled,

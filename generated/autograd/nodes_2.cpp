@@ -6,13 +6,48 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_test_scale_optional.h"
 #include "generated/ops/copy.h"
+#include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/reshape.h"
 #include "generated/ops/squeeze.h"
+#include "generated/ops/unbind.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _test_scale_optional(Tensor self, Tensor? weight=None) -> Tensor
+struct TestScaleOptionalBackward0 final : Node {
+  std::string name() const override { return "TestScaleOptionalBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    weight_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + weight_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable weight_;
+};
+
+variable_list TestScaleOptionalBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& weight = unpack_optional(weight_, shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = weight ? mul(grad, *weight) : grad;
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = mul(grad, self);
+  }
+  return grad_inputs;
+}
 
 // Backward of copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
 struct CopyBackward0 final : Node {
@@ -90,12 +125,53 @@ variable_list SqueezeBackward2::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of unbind.int(Tensor(a) self, int dim=0) -> Tensor(a)[]
+struct UnbindBackward0 final : Node {
+  std::string name() const override { return "UnbindBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  int64_t dim_;
+  ScalarType self_scalar_type;
+  DimVector self_sizes;
+};
+
+variable_list UnbindBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = unbind_backward(grads, self_sizes, self_scalar_type, dim);
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// _test_scale_optional(Tensor self, Tensor? weight=None) -> Tensor
+Tensor _test_scale_optional(const Tensor& self, const std::optional<Tensor>& weight) {
+  auto grad_fn = std::make_shared<TestScaleOptionalBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, opt_ptr(weight)}));
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->weight_ = save_optional(weight, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_test_scale_optional::call(self, weight);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
 
 // copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
 const Tensor& copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
@@ -149,6 +225,22 @@ Tensor squeeze_dims(const Tensor& self, IntArrayRef dim) {
     result = ops::squeeze_dims::call(self, dim);
   }
   set_history(result, grad_fn);
+  return result;
+}
+
+// unbind.int(Tensor(a) self, int dim=0) -> Tensor(a)[]
+std::vector<Tensor> unbind_int(const Tensor& self, int64_t dim) {
+  auto grad_fn = std::make_shared<UnbindBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  grad_fn->self_scalar_type = self.scalar_type();
+  grad_fn->self_sizes = self.sizes();
+  std::vector<Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::unbind_int::call(self, dim);
+  }
+  for (const Tensor& output : result) set_history(output, grad_fn);
   return result;
 }
 

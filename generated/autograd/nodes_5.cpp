@@ -6,6 +6,8 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_test_mul_add.h"
+#include "generated/ops/_test_mul_backward.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/div.h"
 #include "generated/ops/log.h"
@@ -15,6 +17,38 @@
 #include "generated/ops/slice.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _test_mul_add(Tensor self, Tensor other) -> (Tensor product, Tensor total)
+struct TestMulAddBackward0 final : Node {
+  std::string name() const override { return "TestMulAddBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    other_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + other_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable other_;
+};
+
+variable_list TestMulAddBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& other = other_.unpack(shared_from_this());
+  if (should_compute_output(0) || should_compute_output(1)) {
+    const std::array<bool, 2> grad_input_mask = {should_compute_output(0), should_compute_output(1)};
+    auto computed = _test_mul_backward(grad, self, other, grad_input_mask);
+    if (should_compute_output(0)) grad_inputs[0] = std::get<0>(std::move(computed));
+    if (should_compute_output(1)) grad_inputs[1] = std::get<1>(std::move(computed));
+  }
+  return grad_inputs;
+}
 
 // Backward of log(Tensor self) -> Tensor
 struct LogBackward0 final : Node {
@@ -211,6 +245,26 @@ variable_list SliceBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// _test_mul_add(Tensor self, Tensor other) -> (Tensor product, Tensor total)
+std::tuple<Tensor, Tensor> _test_mul_add(const Tensor& self, const Tensor& other) {
+  auto grad_fn = std::make_shared<TestMulAddBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->other_ = SavedVariable(other, false);
+  }
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_test_mul_add::call(self, other);
+  }
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // total: not differentiable (output_differentiability)
+  return result;
+}
 
 // log(Tensor self) -> Tensor
 Tensor log(const Tensor& self) {

@@ -6,6 +6,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/cat.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/div.h"
 #include "generated/ops/gt.h"
@@ -16,6 +17,30 @@
 #include "generated/ops/t.h"
 
 namespace tl::autograd::generated {
+
+// Backward of cat(Tensor[] tensors, int dim=0) -> Tensor
+struct CatBackward0 final : Node {
+  std::string name() const override { return "CatBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  size_t tensors_size_ = 0;  // elements of tensors: one next edge each
+  int64_t dim_;
+  std::vector<ScalarType> tensors_scalar_type;
+  std::vector<DimVector> tensors_sizes;
+};
+
+variable_list CatBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  if (should_compute_any(0, tensors_size_)) {
+    std::vector<Tensor> computed = cat_tensors_backward(grad, tensors_sizes, tensors_scalar_type, dim);
+    for (size_t i = 0; i < tensors_size_; ++i) grad_inputs[0 + i] = std::move(computed[i]);
+  }
+  return grad_inputs;
+}
 
 // Backward of clone(Tensor self) -> Tensor
 struct CloneBackward0 final : Node {
@@ -108,6 +133,23 @@ variable_list TBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// cat(Tensor[] tensors, int dim=0) -> Tensor
+Tensor cat(TensorList tensors, int64_t dim) {
+  auto grad_fn = std::make_shared<CatBackward0>();
+  grad_fn->set_next_edges(next_edges_of(tensors));
+  grad_fn->tensors_size_ = tensors.size();
+  grad_fn->dim_ = dim;
+  grad_fn->tensors_scalar_type = list_scalar_types(tensors);
+  grad_fn->tensors_sizes = list_sizes(tensors);
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::cat::call(tensors, dim);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
 
 // clone(Tensor self) -> Tensor
 Tensor clone(const Tensor& self) {

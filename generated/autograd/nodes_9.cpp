@@ -6,11 +6,50 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_test_mul_backward.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/div.h"
 #include "generated/ops/neg.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _test_mul_backward(Tensor grad_output, Tensor self, Tensor other, bool[2] output_mask) -> (Tensor grad_self, Tensor grad_other)
+struct TestMulBackwardBackward0 final : Node {
+  std::string name() const override { return "TestMulBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    grad_output_.reset_data();
+    self_.reset_data();
+    other_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return grad_output_.nbytes() + self_.nbytes() + other_.nbytes();
+  }
+
+  SavedVariable grad_output_;
+  SavedVariable self_;
+  SavedVariable other_;
+};
+
+variable_list TestMulBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& grad_output = grad_output_.unpack(shared_from_this());
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& other = other_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = add_defined(mul_defined(grads[0], other), mul_defined(grads[1], self));
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = mul_defined(grads[1], grad_output);
+  }
+  if (should_compute_output(2)) {
+    grad_inputs[2] = mul_defined(grads[0], grad_output);
+  }
+  return grad_inputs;
+}
 
 // Backward of div.Tensor(Tensor self, Tensor other) -> Tensor
 struct DivBackward0 final : Node {
@@ -129,6 +168,29 @@ variable_list DivBackward3::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// _test_mul_backward(Tensor grad_output, Tensor self, Tensor other, bool[2] output_mask) -> (Tensor grad_self, Tensor grad_other)
+std::tuple<Tensor, Tensor> _test_mul_backward(const Tensor& grad_output, const Tensor& self, const Tensor& other, std::array<bool, 2> output_mask) {
+  auto grad_fn = std::make_shared<TestMulBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self, &other}));
+  if (grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->grad_output_ = SavedVariable(grad_output, false);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->other_ = SavedVariable(other, false);
+  }
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_test_mul_backward::call(grad_output, self, other, output_mask);
+  }
+  set_history(std::get<0>(result), grad_fn);
+  set_history(std::get<1>(result), grad_fn);
+  return result;
+}
 
 // div.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor div_Tensor(const Tensor& self, const Tensor& other) {

@@ -2,17 +2,50 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 1.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
+#include "generated/ops/cat.h"
+#include "generated/ops/concat.h"
 #include "generated/ops/empty_like.h"
 #include "generated/ops/fill.h"
 #include "generated/ops/full_like.h"
+#include "generated/ops/narrow.h"
+#include "generated/ops/split.h"
+#include "generated/ops/split_with_sizes.h"
 
 namespace tl::native {
+
+// concat(Tensor[] tensors, int dim=0) -> Tensor
+Tensor concat_composite(TensorList tensors, int64_t dim) {
+  return cat(tensors, dim);
+}
 
 // full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor full_like_composite(const Tensor& self, const Scalar& fill_value, std::optional<ScalarType> dtype, std::optional<Device> device) {
   Tensor result = empty_like(self, dtype, device);
   native::fill_kernel(result, fill_value);  // a fresh tensor: not an in-place op (no version bump)
   return result;
+}
+
+// split.Tensor(Tensor(a) self, int split_size, int dim=0) -> Tensor(a)[]
+std::vector<Tensor> split_Tensor_composite(const Tensor& self, int64_t split_size, int64_t dim) {
+  TL_CHECK(self.dim() != 0, "split expects at least a 1-dimensional tensor");
+  TL_CHECK(split_size >= 0, "split expects split_size be non-negative, but got split_size=", split_size);
+  const int64_t d = maybe_wrap_dim(dim, self.dim());
+  const int64_t size = self.sizes()[d];
+  TL_CHECK(split_size != 0 || size == 0,
+           "split_size can only be 0 if dimension size is 0, but got dimension size of ", size);
+  const int64_t pieces = split_size == 0 ? 1 : std::max<int64_t>((size + split_size - 1) / split_size, 1);
+  std::vector<Tensor> result;
+  result.reserve(pieces);
+  for (int64_t i = 0; i < pieces; ++i) {
+    const int64_t begin = i * split_size;
+    result.push_back(narrow(self, d, begin, std::min(split_size, size - begin)));
+  }
+  return result;
+}
+
+// split.sizes(Tensor(a) self, int[] split_size, int dim=0) -> Tensor(a)[]
+std::vector<Tensor> split_sizes_composite(const Tensor& self, IntArrayRef split_size, int64_t dim) {
+  return split_with_sizes(self, split_size, dim);
 }
 
 }  // namespace tl::native

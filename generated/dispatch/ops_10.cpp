@@ -3,7 +3,9 @@
 #include "aten/autograd/Node.h"
 #include "generated/ops/as_strided.h"
 #include "generated/ops/gt.h"
+#include "generated/ops/narrow.h"
 #include "generated/ops/ones_like.h"
+#include "generated/ops/stack.h"
 
 namespace tl {
 
@@ -179,11 +181,31 @@ const Tensor& gt_out(const Tensor& out, const Tensor& self, const Scalar& other)
   return ops::gt_Scalar_out::call(self, other, out);
 }
 
+// ============================================================================ narrow
+
+// narrow(Tensor(a) self, int dim, int start, int length) -> Tensor(a)
+Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
+  return native::narrow_composite(self, dim, start, length);
+}
+
 // ============================================================================ ones_like
 
 // ones_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor ones_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
   return native::ones_like_composite(self, dtype, device);
+}
+
+// ============================================================================ stack
+
+// stack(Tensor[] tensors, int dim=0) -> Tensor
+Tensor stack(TensorList tensors, int64_t dim) {
+  return native::stack_composite(tensors, dim);
+}
+
+// stack.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& stack_out(const Tensor& out, TensorList tensors, int64_t dim) {
+  check_out_no_grad("stack.out", {});
+  return copy_to_out(out, stack(tensors, dim), "stack.out", /*exact_dtype=*/true);
 }
 
 }  // namespace tl

@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "generated/ops/_clone_contiguous.h"
 #include "generated/ops/abs.h"
+#include "generated/ops/tensor_split.h"
 #include "generated/ops/where.h"
 
 namespace tl {
@@ -109,6 +110,18 @@ const Tensor& ops::abs_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& abs_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("abs.out", {&self});
   return ops::abs_out::call(self, out);
+}
+
+// ============================================================================ tensor_split
+
+// tensor_split.sections(Tensor(a) self, int sections, int dim=0) -> Tensor(a)[]
+std::vector<Tensor> tensor_split(const Tensor& self, int64_t sections, int64_t dim) {
+  return native::tensor_split_sections_composite(self, sections, dim);
+}
+
+// tensor_split.indices(Tensor(a) self, int[] indices, int dim=0) -> Tensor(a)[]
+std::vector<Tensor> tensor_split(const Tensor& self, IntArrayRef indices, int64_t dim) {
+  return native::tensor_split_indices_composite(self, indices, dim);
 }
 
 // ============================================================================ where

@@ -2,6 +2,7 @@
 // Dispatch for the ops in shard 8: each public function picks autograd or a backend kernel.
 #include "aten/autograd/Node.h"
 #include "generated/ops/arange.h"
+#include "generated/ops/cat.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/floor_divide.h"
@@ -66,6 +67,60 @@ const Tensor& ops::arange_start_out::call(const Scalar& start, const Scalar& end
 const Tensor& arange_out(const Tensor& out, const Scalar& start, const Scalar& end, const Scalar& step, std::optional<ScalarType> dtype, std::optional<Device> device) {
   check_out_no_grad("arange.start_out", {});
   return ops::arange_start_out::call(start, end, step, dtype, device, out);
+}
+
+// ============================================================================ cat
+
+// cat(Tensor[] tensors, int dim=0) -> Tensor
+static Tensor cat_kernel_functional(TensorList tensors, int64_t dim) {
+  Tensor out;
+  native::cat_kernel(tensors, dim, out);
+  return out;
+}
+
+ops::cat::Kernel* ops::cat::kernels[kNumDeviceTypes] = {
+    /* CPU */ cat_kernel_functional,
+    /* Meta */ cat_kernel_functional,
+};
+
+Tensor ops::cat::call(TensorList tensors, int64_t dim) {
+  const Device kernel_device = dispatch_device("cat", tensors);
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("cat", kernel_device);
+  return kernel(tensors, dim);
+}
+
+Tensor cat(TensorList tensors, int64_t dim) {
+  if (autograd::compute_requires_grad(tensors)) {
+    return autograd::wrappers::cat(tensors, dim);
+  }
+  return ops::cat::call(tensors, dim);
+}
+
+// cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& cat_kernel_out(TensorList tensors, int64_t dim, const Tensor& out) {
+  Tensor out_handle = out;
+  native::cat_kernel(tensors, dim, out_handle);
+  return out;
+}
+
+ops::cat_out::Kernel* ops::cat_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ cat_kernel_out,
+    /* Meta */ cat_kernel_out,
+};
+
+const Tensor& ops::cat_out::call(TensorList tensors, int64_t dim, const Tensor& out) {
+  const Device kernel_device = dispatch_device("cat.out", tensors);
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("cat.out", kernel_device);
+  decltype(auto) result = kernel(tensors, dim, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& cat_out(const Tensor& out, TensorList tensors, int64_t dim) {
+  check_out_no_grad("cat.out", {});
+  return ops::cat_out::call(tensors, dim, out);
 }
 
 // ============================================================================ clone

@@ -206,6 +206,10 @@ class TensorBase:
         """Divides every element of `self` by the number `other` (true division)."""
         ...
 
+    def _test_mul_add(self, other: Tensor) -> tuple[Tensor, Tensor]:
+        """Test op: `(self * other, self + other)`, named returns; `total` is declared not differentiable."""
+        ...
+
     def abs(self) -> Tensor:
         """Absolute value of every element of `self`."""
         ...
@@ -238,6 +242,10 @@ class TensorBase:
 
     def bmm(self, mat2: Tensor) -> Tensor:
         """Batched matrix product of two 3-D tensors with the same batch size."""
+        ...
+
+    def chunk(self, chunks: int, dim: int = 0) -> Sequence[Tensor]:
+        """Views of `self` cut along `dim` into at most `chunks` pieces of equal size (the last may be smaller)."""
         ...
 
     def clone(self) -> Tensor:
@@ -457,6 +465,10 @@ class TensorBase:
         """In-place version of mul(): writes the result into self. Multiplies every element of `self` by the number `other`."""
         ...
 
+    def narrow(self, dim: int, start: int, length: int) -> Tensor:
+        """A view of `self` keeping `length` indices of dimension `dim` from `start` (which may be negative)."""
+        ...
+
     @overload
     def ne(self, other: Tensor) -> Tensor:
         """True where `self != other`, element by element, with broadcasting."""
@@ -541,6 +553,19 @@ class TensorBase:
         """A view of `self` taking every `step`-th index in `[start, end)` of dimension `dim`; out-of-range bounds are clamped."""
         ...
 
+    @overload
+    def split(self, split_size: int, dim: int = 0) -> Sequence[Tensor]:
+        """Views of `self` cut along `dim` into pieces of `split_size` (the last may be smaller)."""
+        ...
+    @overload
+    def split(self, split_size: Sequence[int], dim: int = 0) -> Sequence[Tensor]:
+        """Views of `self` cut along `dim` into pieces of the sizes in `split_size`, which must sum to the size of `dim`."""
+        ...
+
+    def split_with_sizes(self, split_sizes: Sequence[int], dim: int = 0) -> Sequence[Tensor]:
+        """Views of `self` cut along `dim` into pieces of the sizes in `split_sizes`, which must sum to the size of `dim`."""
+        ...
+
     def sqrt(self) -> Tensor:
         """The square root of every element of `self`; integer inputs give the default float dtype."""
         ...
@@ -602,6 +627,15 @@ class TensorBase:
         ...
 
     @overload
+    def tensor_split(self, sections: int, dim: int = 0) -> Sequence[Tensor]:
+        """Views of `self` cut along `dim` into `sections` pieces as equal as possible (the first ones one longer)."""
+        ...
+    @overload
+    def tensor_split(self, indices: Sequence[int], dim: int = 0) -> Sequence[Tensor]:
+        """Views of `self` cut along `dim` before each index in `indices` (out-of-range pieces are empty)."""
+        ...
+
+    @overload
     def to(self, dtype: dtype, non_blocking: bool = False, copy: bool = False) -> Tensor:
         """`self` converted to `dtype`: `self` itself when it already has that dtype and `copy` is False."""
         ...
@@ -620,6 +654,10 @@ class TensorBase:
 
     def transpose(self, dim0: int, dim1: int) -> Tensor:
         """A view of `self` with dimensions `dim0` and `dim1` swapped."""
+        ...
+
+    def unbind(self, dim: int = 0) -> Sequence[Tensor]:
+        """Views of every index of dimension `dim` of `self`, with that dimension removed."""
         ...
 
     def unsqueeze(self, dim: int) -> Tensor:

@@ -11,6 +11,18 @@ def _clone_contiguous(input: Tensor) -> Tensor:
     """A copy of `self` in contiguous (row-major) layout, whatever the layout of `self`; what `contiguous()` makes."""
     ...
 
+def _test_mul_add(input: Tensor, other: Tensor, *, out: Optional[tuple[Tensor, ...]] = None) -> tuple[Tensor, Tensor]:
+    """Test op: `(self * other, self + other)`, named returns; `total` is declared not differentiable."""
+    ...
+
+def _test_mul_backward(grad_output: Tensor, input: Tensor, other: Tensor, output_mask: Sequence[bool]) -> tuple[Tensor, Tensor]:
+    """Test op: the gradients of `self * other` for the inputs `output_mask` asks for (undefined otherwise); a backward op with its own derivative."""
+    ...
+
+def _test_scale_optional(input: Tensor, weight: Optional[Tensor] = None) -> Tensor:
+    """Test op: `self * weight`, or a copy of `self` without `weight` (a `Tensor?` input with a formula)."""
+    ...
+
 def _to_copy(input: Tensor, *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None) -> Tensor:
     """A copy of `self` converted to `dtype` and moved to `device` (the current ones when None)."""
     ...
@@ -62,8 +74,24 @@ def bmm(input: Tensor, mat2: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """Batched matrix product of two 3-D tensors with the same batch size."""
     ...
 
+def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Optional[Tensor] = None) -> Tensor:
+    """Joins `tensors` along the existing dimension `dim`, promoting their dtypes; 1-D empty tensors are skipped whatever their shape (PyTorch's legacy rule)."""
+    ...
+
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> Sequence[Tensor]:
+    """Views of `self` cut along `dim` into at most `chunks` pieces of equal size (the last may be smaller)."""
+    ...
+
 def clone(input: Tensor) -> Tensor:
     """A copy of `self` with its own (contiguous) storage."""
+    ...
+
+def concat(tensors: Sequence[Tensor], dim: int = 0, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `cat`."""
+    ...
+
+def concatenate(tensors: Sequence[Tensor], dim: int = 0, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `cat`."""
     ...
 
 def copy_(input: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
@@ -291,6 +319,10 @@ def mul_(input: Tensor, other: Number) -> Tensor:
     """In-place version of mul(): writes the result into self. Multiplies every element of `self` by the number `other`."""
     ...
 
+def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """A view of `self` keeping `length` indices of dimension `dim` from `start` (which may be negative)."""
+    ...
+
 @overload
 def ne(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """True where `self != other`, element by element, with broadcasting."""
@@ -404,6 +436,19 @@ def slice(input: Tensor, dim: int = 0, start: Optional[int] = None, end: Optiona
     """A view of `self` taking every `step`-th index in `[start, end)` of dimension `dim`; out-of-range bounds are clamped."""
     ...
 
+@overload
+def split(input: Tensor, split_size: int, dim: int = 0) -> Sequence[Tensor]:
+    """Views of `self` cut along `dim` into pieces of `split_size` (the last may be smaller)."""
+    ...
+@overload
+def split(input: Tensor, split_size: Sequence[int], dim: int = 0) -> Sequence[Tensor]:
+    """Views of `self` cut along `dim` into pieces of the sizes in `split_size`, which must sum to the size of `dim`."""
+    ...
+
+def split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int = 0) -> Sequence[Tensor]:
+    """Views of `self` cut along `dim` into pieces of the sizes in `split_sizes`, which must sum to the size of `dim`."""
+    ...
+
 def sqrt(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """The square root of every element of `self`; integer inputs give the default float dtype."""
     ...
@@ -423,6 +468,10 @@ def squeeze(input: Tensor, dim: int) -> Tensor:
 @overload
 def squeeze(input: Tensor, dim: Sequence[int]) -> Tensor:
     """A view of `self` without those of the dimensions `dim` that have size 1."""
+    ...
+
+def stack(tensors: Sequence[Tensor], dim: int = 0, *, out: Optional[Tensor] = None) -> Tensor:
+    """Joins `tensors`, which must all have the same shape, along a new dimension `dim`."""
     ...
 
 @overload
@@ -464,8 +513,21 @@ def tanh_(input: Tensor) -> Tensor:
     """In-place version of tanh(): writes the result into self. The hyperbolic tangent of every element of `self`; integer inputs give the default float dtype."""
     ...
 
+@overload
+def tensor_split(input: Tensor, sections: int, dim: int = 0) -> Sequence[Tensor]:
+    """Views of `self` cut along `dim` into `sections` pieces as equal as possible (the first ones one longer)."""
+    ...
+@overload
+def tensor_split(input: Tensor, indices: Sequence[int], dim: int = 0) -> Sequence[Tensor]:
+    """Views of `self` cut along `dim` before each index in `indices` (out-of-range pieces are empty)."""
+    ...
+
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     """A view of `self` with dimensions `dim0` and `dim1` swapped."""
+    ...
+
+def unbind(input: Tensor, dim: int = 0) -> Sequence[Tensor]:
+    """Views of every index of dimension `dim` of `self`, with that dimension removed."""
     ...
 
 def unsqueeze(input: Tensor, dim: int) -> Tensor:

@@ -4,16 +4,38 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/concat.h"
 #include "generated/ops/full_like.h"
 #include "generated/ops/lt.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/ne.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/reciprocal.h"
+#include "generated/ops/split.h"
 #include "generated/ops/unsqueeze.h"
 
 namespace tl::python {
 namespace {
+
+// concat
+PyObject* fn_concat(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "concat(Tensor[] tensors, int dim=0, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto tensors = r.tensorlist(0);
+  auto dim = r.toInt64(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::concat_out(out, tensors, dim); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::concat(tensors, dim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // full_like
 PyObject* fn_full_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -284,6 +306,35 @@ PyObject* fn_reciprocal_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::reciprocal_(self); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// split
+PyObject* fn_split(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "split(Tensor input, int split_size, int dim=0)",
+      "split(Tensor input, int[] split_size, int dim=0)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // split.Tensor
+      auto self = r.tensor(0);
+      auto split_size = r.toInt64(1);
+      auto dim = r.toInt64(2);
+      auto result = [&] { GilRelease no_gil; return tl::split(self, split_size, dim); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // split.sizes
+      auto self = r.tensor(0);
+      auto split_size = r.intlist(1);
+      auto dim = r.toInt64(2);
+      auto result = [&] { GilRelease no_gil; return tl::split(self, split_size, dim); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -669,6 +720,35 @@ PyObject* method_reciprocal_(PyObject* py_self, PyObject* const* args, Py_ssize_
   TL_PY_CATCH
 }
 
+// Tensor.split
+PyObject* method_split(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "split(int split_size, int dim=0)",
+      "split(int[] split_size, int dim=0)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // split.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto split_size = r.toInt64(0);
+      auto dim = r.toInt64(1);
+      auto result = [&] { GilRelease no_gil; return tl::split(self, split_size, dim); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // split.sizes
+      const Tensor& self = unpack_tensor(py_self);
+      auto split_size = r.intlist(0);
+      auto dim = r.toInt64(1);
+      auto result = [&] { GilRelease no_gil; return tl::split(self, split_size, dim); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.unsqueeze
 PyObject* method_unsqueeze(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -687,6 +767,10 @@ PyObject* method_unsqueeze(PyObject* py_self, PyObject* const* args, Py_ssize_t 
 }  // namespace
 
 void add_bindings_1(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"concat", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_concat)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(concat(Tensor[] tensors, int dim=0, *, Tensor? out=None) -> Tensor
+
+Alias of `cat`.)doc"});
   functions.push_back({"full_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_full_like)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(full_like(Tensor input, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
@@ -755,6 +839,14 @@ In-place version of neg(): writes the result into self. Negates every element of
                        METH_FASTCALL | METH_KEYWORDS, R"doc(reciprocal_(Tensor input) -> Tensor
 
 In-place version of reciprocal(): writes the result into self. 1 / x for every element x of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"split", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_split)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(split(Tensor input, int split_size, int dim=0) -> Sequence[Tensor]
+
+Views of `self` cut along `dim` into pieces of `split_size` (the last may be smaller).
+
+split(Tensor input, int[] split_size, int dim=0) -> Sequence[Tensor]
+
+Views of `self` cut along `dim` into pieces of the sizes in `split_size`, which must sum to the size of `dim`.)doc"});
   functions.push_back({"unsqueeze", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_unsqueeze)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(unsqueeze(Tensor input, int dim) -> Tensor
 
@@ -867,6 +959,14 @@ In-place version of neg(): writes the result into self. Negates every element of
                      METH_FASTCALL | METH_KEYWORDS, R"doc(reciprocal_() -> Tensor
 
 In-place version of reciprocal(): writes the result into self. 1 / x for every element x of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"split", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_split)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(split(int split_size, int dim=0) -> Sequence[Tensor]
+
+Views of `self` cut along `dim` into pieces of `split_size` (the last may be smaller).
+
+split(int[] split_size, int dim=0) -> Sequence[Tensor]
+
+Views of `self` cut along `dim` into pieces of the sizes in `split_size`, which must sum to the size of `dim`.)doc"});
   methods.push_back({"unsqueeze", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_unsqueeze)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(unsqueeze(int dim) -> Tensor
 

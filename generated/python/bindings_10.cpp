@@ -6,7 +6,9 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/as_strided.h"
 #include "generated/ops/gt.h"
+#include "generated/ops/narrow.h"
 #include "generated/ops/ones_like.h"
+#include "generated/ops/stack.h"
 
 namespace tl::python {
 namespace {
@@ -92,6 +94,23 @@ PyObject* fn_gt_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_CATCH
 }
 
+// narrow
+PyObject* fn_narrow(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "narrow(Tensor input, int dim, int start, int length)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto start = r.toInt64(2);
+  auto length = r.toInt64(3);
+  auto result = [&] { GilRelease no_gil; return tl::narrow(self, dim, start, length); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // ones_like
 PyObject* fn_ones_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -106,6 +125,26 @@ PyObject* fn_ones_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   bool requires_grad = r.toBool(3);
   auto result = [&] { GilRelease no_gil; return tl::ones_like(self, dtype, device); }();
   if (requires_grad) result.set_requires_grad(true);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// stack
+PyObject* fn_stack(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "stack(Tensor[] tensors, int dim=0, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto tensors = r.tensorlist(0);
+  auto dim = r.toInt64(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::stack_out(out, tensors, dim); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::stack(tensors, dim); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -208,6 +247,23 @@ PyObject* method_gt_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// Tensor.narrow
+PyObject* method_narrow(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "narrow(int dim, int start, int length)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto start = r.toInt64(1);
+  auto length = r.toInt64(2);
+  auto result = [&] { GilRelease no_gil; return tl::narrow(self, dim, start, length); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_10(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
@@ -231,10 +287,18 @@ In-place version of gt(): writes the result into self. True where `self > other`
 gt_(Tensor input, Scalar other) -> Tensor
 
 In-place version of gt(): writes the result into self. True where an element of `self` is greater than the number `other`.)doc"});
+  functions.push_back({"narrow", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_narrow)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(narrow(Tensor input, int dim, int start, int length) -> Tensor
+
+A view of `self` keeping `length` indices of dimension `dim` from `start` (which may be negative).)doc"});
   functions.push_back({"ones_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ones_like)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(ones_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
 Ones with the shape of `self` and its dtype and device unless given.)doc"});
+  functions.push_back({"stack", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_stack)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(stack(Tensor[] tensors, int dim=0, *, Tensor? out=None) -> Tensor
+
+Joins `tensors`, which must all have the same shape, along a new dimension `dim`.)doc"});
   methods.push_back({"__gt__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__gt__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__gt__(Tensor other) -> Tensor
 
@@ -263,6 +327,10 @@ In-place version of gt(): writes the result into self. True where `self > other`
 gt_(Scalar other) -> Tensor
 
 In-place version of gt(): writes the result into self. True where an element of `self` is greater than the number `other`.)doc"});
+  methods.push_back({"narrow", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_narrow)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(narrow(int dim, int start, int length) -> Tensor
+
+A view of `self` keeping `length` indices of dimension `dim` from `start` (which may be negative).)doc"});
   (void)functions;
   (void)methods;
 }

@@ -4,11 +4,28 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/chunk.h"
 #include "generated/ops/sign.h"
 #include "generated/ops/view.h"
 
 namespace tl::python {
 namespace {
+
+// chunk
+PyObject* fn_chunk(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "chunk(Tensor input, int chunks, int dim=0)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto chunks = r.toInt64(1);
+  auto dim = r.toInt64(2);
+  auto result = [&] { GilRelease no_gil; return tl::chunk(self, chunks, dim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // sign
 PyObject* fn_sign(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -39,6 +56,22 @@ PyObject* fn_sign_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::sign_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.chunk
+PyObject* method_chunk(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "chunk(int chunks, int dim=0)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto chunks = r.toInt64(0);
+  auto dim = r.toInt64(1);
+  auto result = [&] { GilRelease no_gil; return tl::chunk(self, chunks, dim); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -89,6 +122,10 @@ PyObject* method_view(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 }  // namespace
 
 void add_bindings_14(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"chunk", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_chunk)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(chunk(Tensor input, int chunks, int dim=0) -> Sequence[Tensor]
+
+Views of `self` cut along `dim` into at most `chunks` pieces of equal size (the last may be smaller).)doc"});
   functions.push_back({"sign", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sign)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(sign(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -97,6 +134,10 @@ void add_bindings_14(std::vector<PyMethodDef>& functions, std::vector<PyMethodDe
                        METH_FASTCALL | METH_KEYWORDS, R"doc(sign_(Tensor input) -> Tensor
 
 In-place version of sign(): writes the result into self. -1, 0 or 1 for every element of `self` according to its sign.)doc"});
+  methods.push_back({"chunk", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_chunk)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(chunk(int chunks, int dim=0) -> Sequence[Tensor]
+
+Views of `self` cut along `dim` into at most `chunks` pieces of equal size (the last may be smaller).)doc"});
   methods.push_back({"sign", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sign)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(sign() -> Tensor
 

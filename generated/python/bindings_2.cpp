@@ -4,15 +4,32 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_test_scale_optional.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/matmul.h"
 #include "generated/ops/randn.h"
 #include "generated/ops/squeeze.h"
+#include "generated/ops/unbind.h"
 #include "generated/ops/zero.h"
 #include "generated/ops/zeros.h"
 
 namespace tl::python {
 namespace {
+
+// _test_scale_optional
+PyObject* fn__test_scale_optional(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_test_scale_optional(Tensor input, Tensor? weight=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto weight = r.optional_tensor(1);
+  auto result = [&] { GilRelease no_gil; return tl::_test_scale_optional(self, weight); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // copy_
 PyObject* fn_copy_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -98,6 +115,21 @@ PyObject* fn_squeeze(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// unbind
+PyObject* fn_unbind(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "unbind(Tensor input, int dim=0)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto result = [&] { GilRelease no_gil; return tl::unbind(self, dim); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -218,6 +250,21 @@ PyObject* method_squeeze(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
+// Tensor.unbind
+PyObject* method_unbind(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "unbind(int dim=0)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto result = [&] { GilRelease no_gil; return tl::unbind(self, dim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.zero_
 PyObject* method_zero_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -235,6 +282,10 @@ PyObject* method_zero_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 }  // namespace
 
 void add_bindings_2(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"_test_scale_optional", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__test_scale_optional)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(_test_scale_optional(Tensor input, Tensor? weight=None) -> Tensor
+
+Test op: `self * weight`, or a copy of `self` without `weight` (a `Tensor?` input with a formula).)doc"});
   functions.push_back({"copy_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_copy_)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(copy_(Tensor input, Tensor src, bool non_blocking=False) -> Tensor
 
@@ -259,6 +310,10 @@ A view of `self` without dimension `dim` if it has size 1 (otherwise `self` unch
 squeeze(Tensor input, int[] dim) -> Tensor
 
 A view of `self` without those of the dimensions `dim` that have size 1.)doc"});
+  functions.push_back({"unbind", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_unbind)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(unbind(Tensor input, int dim=0) -> Sequence[Tensor]
+
+Views of every index of dimension `dim` of `self`, with that dimension removed.)doc"});
   functions.push_back({"zero_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_zero_)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(zero_(Tensor input) -> Tensor
 
@@ -291,6 +346,10 @@ A view of `self` without dimension `dim` if it has size 1 (otherwise `self` unch
 squeeze(int[] dim) -> Tensor
 
 A view of `self` without those of the dimensions `dim` that have size 1.)doc"});
+  methods.push_back({"unbind", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_unbind)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(unbind(int dim=0) -> Sequence[Tensor]
+
+Views of every index of dimension `dim` of `self`, with that dimension removed.)doc"});
   methods.push_back({"zero_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_zero_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(zero_() -> Tensor
 

@@ -3,7 +3,9 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_test_mul_add.h"
 #include "generated/ops/empty_like.h"
 #include "generated/ops/log.h"
 #include "generated/ops/pow.h"
@@ -12,6 +14,33 @@
 
 namespace tl::python {
 namespace {
+
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* _test_mul_add_type = nullptr;
+PyTypeObject* _test_mul_add_out_type = nullptr;
+
+// _test_mul_add
+PyObject* fn__test_mul_add(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_test_mul_add(Tensor input, Tensor other, *, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensorlist(2);
+    check_out_tuple(out, 2);
+    const Tensor& product = out[0];
+    const Tensor& total = out[1];
+    auto result = [&] { GilRelease no_gil; return tl::_test_mul_add_out(product, total, self, other); }();
+    return wrap_named(_test_mul_add_out_type, wrap(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::_test_mul_add(self, other); }();
+  return wrap_named(_test_mul_add_type, wrap(result));
+  TL_PY_CATCH
+}
 
 // empty_like
 PyObject* fn_empty_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -267,6 +296,21 @@ PyObject* operator__rsub__(PyObject* py_self, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH_OPERATOR
 }
 
+// Tensor._test_mul_add
+PyObject* method__test_mul_add(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_test_mul_add(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::_test_mul_add(self, other); }();
+  return wrap_named(_test_mul_add_type, wrap(result));
+  TL_PY_CATCH
+}
+
 // Tensor.log
 PyObject* method_log(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -370,6 +414,12 @@ PyObject* method_slice(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 }  // namespace
 
 void add_bindings_5(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  _test_mul_add_type = return_type("_test_mul_add", {"product", "total"});
+  _test_mul_add_out_type = return_type("_test_mul_add_out", {"product", "total"});
+  functions.push_back({"_test_mul_add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__test_mul_add)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(_test_mul_add(Tensor input, Tensor other, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+Test op: `(self * other, self + other)`, named returns; `total` is declared not differentiable.)doc"});
   functions.push_back({"empty_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_empty_like)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(empty_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
@@ -434,6 +484,10 @@ Raises each element of `self` to the number `exponent`.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__rsub__(Scalar other, Scalar alpha=1) -> Tensor
 
 Computes `other - alpha * self` for a number `other`; backs the reflected `number - tensor`.)doc"});
+  methods.push_back({"_test_mul_add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method__test_mul_add)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(_test_mul_add(Tensor other) -> tuple[Tensor, Tensor]
+
+Test op: `(self * other, self + other)`, named returns; `total` is declared not differentiable.)doc"});
   methods.push_back({"log", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(log() -> Tensor
 

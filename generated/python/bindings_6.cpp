@@ -6,6 +6,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_clone_contiguous.h"
 #include "generated/ops/abs.h"
+#include "generated/ops/tensor_split.h"
 #include "generated/ops/where.h"
 
 namespace tl::python {
@@ -55,6 +56,35 @@ PyObject* fn_abs_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::abs_(self); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// tensor_split
+PyObject* fn_tensor_split(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "tensor_split(Tensor input, int sections, int dim=0)",
+      "tensor_split(Tensor input, int[] indices, int dim=0)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // tensor_split.sections
+      auto self = r.tensor(0);
+      auto sections = r.toInt64(1);
+      auto dim = r.toInt64(2);
+      auto result = [&] { GilRelease no_gil; return tl::tensor_split(self, sections, dim); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // tensor_split.indices
+      auto self = r.tensor(0);
+      auto indices = r.intlist(1);
+      auto dim = r.toInt64(2);
+      auto result = [&] { GilRelease no_gil; return tl::tensor_split(self, indices, dim); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -121,6 +151,35 @@ PyObject* method_abs_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.tensor_split
+PyObject* method_tensor_split(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "tensor_split(int sections, int dim=0)",
+      "tensor_split(int[] indices, int dim=0)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // tensor_split.sections
+      const Tensor& self = unpack_tensor(py_self);
+      auto sections = r.toInt64(0);
+      auto dim = r.toInt64(1);
+      auto result = [&] { GilRelease no_gil; return tl::tensor_split(self, sections, dim); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // tensor_split.indices
+      const Tensor& self = unpack_tensor(py_self);
+      auto indices = r.intlist(0);
+      auto dim = r.toInt64(1);
+      auto result = [&] { GilRelease no_gil; return tl::tensor_split(self, indices, dim); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.where
 PyObject* method_where(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -152,6 +211,14 @@ Absolute value of every element of `self`.)doc"});
                        METH_FASTCALL | METH_KEYWORDS, R"doc(abs_(Tensor input) -> Tensor
 
 In-place version of abs(): writes the result into self. Absolute value of every element of `self`.)doc"});
+  functions.push_back({"tensor_split", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tensor_split)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(tensor_split(Tensor input, int sections, int dim=0) -> Sequence[Tensor]
+
+Views of `self` cut along `dim` into `sections` pieces as equal as possible (the first ones one longer).
+
+tensor_split(Tensor input, int[] indices, int dim=0) -> Sequence[Tensor]
+
+Views of `self` cut along `dim` before each index in `indices` (out-of-range pieces are empty).)doc"});
   functions.push_back({"where", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_where)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(where(Tensor condition, Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -168,6 +235,14 @@ Absolute value of every element of `self`.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(abs_() -> Tensor
 
 In-place version of abs(): writes the result into self. Absolute value of every element of `self`.)doc"});
+  methods.push_back({"tensor_split", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_tensor_split)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(tensor_split(int sections, int dim=0) -> Sequence[Tensor]
+
+Views of `self` cut along `dim` into `sections` pieces as equal as possible (the first ones one longer).
+
+tensor_split(int[] indices, int dim=0) -> Sequence[Tensor]
+
+Views of `self` cut along `dim` before each index in `indices` (out-of-range pieces are empty).)doc"});
   methods.push_back({"where", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_where)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(where(Tensor condition, Tensor other) -> Tensor
 

@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/arange.h"
+#include "generated/ops/cat.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/floor_divide.h"
@@ -54,6 +55,26 @@ PyObject* fn_arange(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// cat
+PyObject* fn_cat(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cat(Tensor[] tensors, int dim=0, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto tensors = r.tensorlist(0);
+  auto dim = r.toInt64(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::cat_out(out, tensors, dim); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::cat(tensors, dim); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -567,6 +588,10 @@ The values 0, 1, ... up to but excluding `end`; int64 when `end` is an integer, 
 arange(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Device? device=None, Tensor? out=None, bool requires_grad=False) -> Tensor
 
 The values from `start` up to but excluding `end` in steps of `step`; int64 if all three are integers, the default float dtype otherwise.)doc"});
+  functions.push_back({"cat", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cat)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(cat(Tensor[] tensors, int dim=0, *, Tensor? out=None) -> Tensor
+
+Joins `tensors` along the existing dimension `dim`, promoting their dtypes; 1-D empty tensors are skipped whatever their shape (PyTorch's legacy rule).)doc"});
   functions.push_back({"clone", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clone)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(clone(Tensor input) -> Tensor
 

@@ -3,11 +3,34 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_test_mul_backward.h"
 #include "generated/ops/div.h"
+#include "generated/ops/split_with_sizes.h"
 
 namespace tl::python {
 namespace {
+
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* _test_mul_backward_type = nullptr;
+
+// _test_mul_backward
+PyObject* fn__test_mul_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_test_mul_backward(Tensor grad_output, Tensor input, Tensor other, bool[2] output_mask)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto other = r.tensor(2);
+  auto output_mask = r.boollist<2>(3);
+  auto result = [&] { GilRelease no_gil; return tl::_test_mul_backward(grad_output, self, other, output_mask); }();
+  return wrap_named(_test_mul_backward_type, wrap(result));
+  TL_PY_CATCH
+}
 
 // div
 PyObject* fn_div(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -102,6 +125,22 @@ PyObject* fn_div_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// split_with_sizes
+PyObject* fn_split_with_sizes(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "split_with_sizes(Tensor input, int[] split_sizes, int dim=0)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto split_sizes = r.intlist(1);
+  auto dim = r.toInt64(2);
+  auto result = [&] { GilRelease no_gil; return tl::split_with_sizes(self, split_sizes, dim); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -245,9 +284,30 @@ PyObject* method_div_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.split_with_sizes
+PyObject* method_split_with_sizes(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "split_with_sizes(int[] split_sizes, int dim=0)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto split_sizes = r.intlist(0);
+  auto dim = r.toInt64(1);
+  auto result = [&] { GilRelease no_gil; return tl::split_with_sizes(self, split_sizes, dim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_9(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  _test_mul_backward_type = return_type("_test_mul_backward", {"grad_self", "grad_other"});
+  functions.push_back({"_test_mul_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__test_mul_backward)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(_test_mul_backward(Tensor grad_output, Tensor input, Tensor other, bool[2] output_mask) -> tuple[Tensor, Tensor]
+
+Test op: the gradients of `self * other` for the inputs `output_mask` asks for (undefined otherwise); a backward op with its own derivative.)doc"});
   functions.push_back({"div", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_div)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(div(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -280,6 +340,10 @@ In-place version of div(): writes the result into self. Divides every element of
 div_(Tensor input, Scalar other, *, str? rounding_mode) -> Tensor
 
 In-place version of div(): writes the result into self. Divides every element of `self` by the number `other`, rounding as `rounding_mode` says.)doc"});
+  functions.push_back({"split_with_sizes", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_split_with_sizes)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(split_with_sizes(Tensor input, int[] split_sizes, int dim=0) -> Sequence[Tensor]
+
+Views of `self` cut along `dim` into pieces of the sizes in `split_sizes`, which must sum to the size of `dim`.)doc"});
   methods.push_back({"__itruediv__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__itruediv__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__itruediv__(Tensor other) -> Tensor
 
@@ -328,6 +392,10 @@ In-place version of div(): writes the result into self. Divides every element of
 div_(Scalar other, *, str? rounding_mode) -> Tensor
 
 In-place version of div(): writes the result into self. Divides every element of `self` by the number `other`, rounding as `rounding_mode` says.)doc"});
+  methods.push_back({"split_with_sizes", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_split_with_sizes)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(split_with_sizes(int[] split_sizes, int dim=0) -> Sequence[Tensor]
+
+Views of `self` cut along `dim` into pieces of the sizes in `split_sizes`, which must sum to the size of `dim`.)doc"});
   (void)functions;
   (void)methods;
 }

@@ -257,7 +257,7 @@ CASES = {
           dispatch: {CPU: f_kernel}
           derivatives: {self: grad}
         """, [err(L + 2, "f", "`view_of: self` needs `Tensor(a) self` as the only `(a)` argument and "
-                              "a single `Tensor(a)` return")]),
+                              "a single `Tensor(a)` or `Tensor(a)[]` return")]),
     "view_of_other_input_than_annotated": ("""
         - func: f(Tensor(a) self, Tensor other) -> Tensor(a)
           doc: F.
@@ -266,7 +266,7 @@ CASES = {
           dispatch: {CPU: f_kernel}
           derivatives: {self: grad, other: grad}
         """, [err(L + 2, "f", "`view_of: other` needs `Tensor(a) other` as the only `(a)` argument and "
-                              "a single `Tensor(a)` return")]),
+                              "a single `Tensor(a)` or `Tensor(a)[]` return")]),
     "view_annotations_without_view_of": ("""
         - func: f(Tensor(a) self) -> Tensor(a)
           doc: F.

@@ -199,6 +199,30 @@ bool FunctionParameter::check(PyObject* obj, bool numbers_as_tensors, int* faile
       // full(2, 1.0) is an error as in PyTorch while zeros(2) and x.view(6) work.
       return size > 0 && is_int_arg(obj);
     }
+    case ParameterType::BoolList: {
+      if (!PyTuple_Check(obj) && !PyList_Check(obj)) return false;
+      Py_ssize_t n = PySequence_Fast_GET_SIZE(obj);
+      PyObject** items = PySequence_Fast_ITEMS(obj);
+      for (Py_ssize_t i = 0; i < n; ++i) {
+        if (!PyBool_Check(items[i]) && !is_numpy_bool(items[i])) {
+          if (failed_idx) *failed_idx = static_cast<int>(i);
+          return false;
+        }
+      }
+      return size == 0 || n == size;
+    }
+    case ParameterType::OptionalTensorList: {
+      if (!PyTuple_Check(obj) && !PyList_Check(obj)) return false;
+      Py_ssize_t n = PySequence_Fast_GET_SIZE(obj);
+      PyObject** items = PySequence_Fast_ITEMS(obj);
+      for (Py_ssize_t i = 0; i < n; ++i) {
+        if (items[i] != Py_None && !is_tensor(items[i])) {
+          if (failed_idx) *failed_idx = static_cast<int>(i);
+          return false;
+        }
+      }
+      return true;
+    }
     case ParameterType::Object:
       return true;
   }
@@ -217,6 +241,8 @@ std::string FunctionParameter::type_name() const {
     case ParameterType::Device: return "torchlite.device";
     case ParameterType::TensorList: return "tuple of Tensors";
     case ParameterType::IntList: return "tuple of ints";
+    case ParameterType::BoolList: return "tuple of bools";
+    case ParameterType::OptionalTensorList: return "tuple of Tensors";
     case ParameterType::Object: return "object";
   }
   return "?";
@@ -310,6 +336,16 @@ void parse_default(FunctionParameter& p, const std::string& raw, const std::stri
     case ParameterType::Device:
       p.default_device = Device::parse(unquote(d));
       break;
+    case ParameterType::BoolList: {
+      TL_CHECK(d.size() >= 2 && d.front() == '[' && d.back() == ']', "PythonArgParser: invalid bool list default '",
+               d, "' in '", sig, "'");
+      std::string inner = trim(d.substr(1, d.size() - 2));
+      if (!inner.empty()) {
+        for (const std::string& item : split_params(inner)) p.default_intlist.push_back(trim(item) == "True");
+      }
+      break;
+    }
+    case ParameterType::OptionalTensorList:
     case ParameterType::TensorList:
       TL_CHECK(d == "[]", "PythonArgParser: a Tensor[] parameter can only default to [] or None, in '", sig, "'");
       break;
@@ -369,6 +405,8 @@ FunctionParameter parse_parameter(const std::string& token, bool keyword_only, c
   if (is_list) {
     if (type == "int" || type == "SymInt") p.type = ParameterType::IntList;
     else if (type == "Tensor") p.type = ParameterType::TensorList;
+    else if (type == "Tensor?") p.type = ParameterType::OptionalTensorList;
+    else if (type == "bool") p.type = ParameterType::BoolList;
     else throw RuntimeError(str("PythonArgParser: unsupported list type '", p.type_str, "' in '", sig, "'"));
   } else if (type == "Tensor") {
     p.type = ParameterType::Tensor;
@@ -742,6 +780,19 @@ Tensor PythonArgs::tensor_slow(int i) const {
   // A Python number accepted for a Tensor parameter (numbers-as-tensors ops).
   Scalar s = unpack_scalar_number(o);
   return scalar_to_tensor(s, s.type(), Device(DeviceType::CPU), /*wrapped_number=*/true);
+}
+
+std::vector<std::optional<Tensor>> PythonArgs::list_of_optional_tensors(int i) const {
+  PyObject* o = args[i];
+  std::vector<std::optional<Tensor>> out;
+  if (!o || o == Py_None) return out;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+  PyObject** items = PySequence_Fast_ITEMS(o);
+  out.reserve(static_cast<size_t>(n));
+  for (Py_ssize_t k = 0; k < n; ++k) {
+    out.push_back(items[k] == Py_None ? std::nullopt : std::optional<Tensor>(unpack_tensor(items[k])));
+  }
+  return out;
 }
 
 std::vector<Tensor> PythonArgs::tensorlist(int i) const {

@@ -32,6 +32,7 @@
 #pragma once
 #include <Python.h>
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -48,6 +49,8 @@ namespace tl::python {
 
 enum class ParameterType : uint8_t {
   Tensor, Scalar, Int64, Double, Bool, String, ScalarType, Device, TensorList, IntList, Object,
+  BoolList,            // bool[N]: a tuple/list of N bools
+  OptionalTensorList,  // Tensor?[]: a tuple/list of tensors and Nones
 };
 
 struct FunctionParameter {
@@ -141,6 +144,21 @@ struct PythonArgs {
     return tensor(i);
   }
   std::vector<Tensor> tensorlist(int i) const;
+  std::vector<std::optional<Tensor>> list_of_optional_tensors(int i) const;
+  // bool[N]: the N bools of the list (the default when omitted).
+  template <size_t N>
+  std::array<bool, N> boollist(int i) const {
+    std::array<bool, N> out{};
+    PyObject* o = args[i];
+    if (!o) {
+      for (size_t k = 0; k < N && k < signature->params[i].default_intlist.size(); ++k)
+        out[k] = signature->params[i].default_intlist[k] != 0;
+      return out;
+    }
+    PyObject** items = PySequence_Fast_ITEMS(o);
+    for (size_t k = 0; k < N; ++k) out[k] = items[k] == Py_True || PyObject_IsTrue(items[k]) == 1;
+    return out;
+  }
 
   Scalar scalar(int i) const {
     PyObject* o = args[i];
