@@ -41,7 +41,7 @@ Tensor stack_composite(TensorList tensors, int64_t dim) {
     TL_CHECK(tensors[i].sizes() == tensors[0].sizes(), "stack expects each tensor to be equal size, but got ",
              tensors[0].sizes(), " at entry 0 and ", tensors[i].sizes(), " at entry ", i);
   }
-  const int64_t d = maybe_wrap_dim(dim, tensors[0].dim() + 1);
+  const int64_t d = maybe_wrap_dim(dim, tensors[0].dim() + 1, "stack");
   std::vector<Tensor> expanded;
   expanded.reserve(tensors.size());
   for (const Tensor& t : tensors) expanded.push_back(unsqueeze(t, d));

@@ -29,7 +29,7 @@ void cat_kernel(TensorList tensors, int64_t dim, Tensor& out) {
       break;
     }
   }
-  int64_t wrapped = maybe_wrap_dim(dim, ref ? ref->dim() : 1);
+  int64_t wrapped = maybe_wrap_dim(dim, ref ? ref->dim() : 1, "cat");
   DimVector shape = ref ? DimVector(ref->sizes()) : DimVector{0};
   if (ref) {
     int64_t total = 0;
