@@ -22,6 +22,7 @@ _BASE_ARG = {
     "str": "std::string_view",
     "ScalarType": "ScalarType",
     "Device": "Device",
+    "Generator": "Generator",
 }
 _BASE_VALUE = {**_BASE_ARG, "Tensor": "Tensor", "Scalar": "Scalar"}
 

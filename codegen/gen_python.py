@@ -20,6 +20,7 @@ _ACCESSORS = {
     "str": "string", "str?": "string_optional",
     "ScalarType": "scalartype", "ScalarType?": "scalartype_optional",
     "Device": "device", "Device?": "device_optional",
+    "Generator?": "generator_optional",
 }
 # Owning values that do not convert implicitly to the API type.
 _NEEDS_AS_ARG = {"intlist_optional", "string_optional"}
@@ -266,7 +267,7 @@ def generate(ctx: Context) -> dict[str, str]:
 
 _PY_TYPES = {
     "Tensor": "Tensor", "Scalar": "Number", "int": "int", "float": "float", "bool": "bool", "str": "str",
-    "ScalarType": "dtype", "Device": "DeviceLike",
+    "ScalarType": "dtype", "Device": "DeviceLike", "Generator": "Generator",
 }
 
 

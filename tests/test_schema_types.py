@@ -225,3 +225,46 @@ def test_optional_tensor_formula():
     x.grad = None
     tl._test_scale_optional(x).sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), np.ones((2, 3)))
+
+
+# ---- Generator? ------------------------------------------------------------------------------
+
+def test_generator_draws_without_touching_the_default():
+    tl.manual_seed(0)
+    expected = tl.rand(5)
+    tl.manual_seed(0)
+    g = tl.Generator().manual_seed(3)
+    a = tl.rand(5, generator=g)
+    np.testing.assert_array_equal(tl.rand(5).numpy(), expected.numpy())  # default stream unchanged
+    b = tl.rand(5, generator=tl.Generator().manual_seed(3))
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
+    assert not np.array_equal(a.numpy(), expected.numpy())
+
+
+def test_generator_state_round_trip():
+    g = tl.Generator()
+    assert g.device == tl.device("cpu") and g.initial_seed() == torch.Generator().initial_seed()
+    state = g.get_state()
+    assert state.dtype == tl.uint8
+    x = tl.randn(7, generator=g, dtype=tl.float64)
+    assert g.set_state(state) is g
+    np.testing.assert_array_equal(tl.randn(7, generator=g, dtype=tl.float64).numpy(), x.numpy())
+    seed = g.seed()
+    assert g.initial_seed() == seed
+
+
+def test_default_generator_is_the_global_one():
+    tl.default_generator.manual_seed(11)
+    assert tl.initial_seed() == 11
+    a = tl.randn(3, generator=tl.default_generator)
+    tl.manual_seed(11)
+    np.testing.assert_array_equal(tl.randn(3).numpy(), a.numpy())
+
+
+def test_generator_errors():
+    with pytest.raises(TypeError, match="generator"):
+        tl.rand(2, generator=1)
+    with pytest.raises(TypeError):
+        tl.rand(2, None)  # generator is keyword-only
+    with pytest.raises(TypeError, match="RNG state must be"):
+        tl.Generator().set_state(tl.zeros(3))

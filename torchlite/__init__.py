@@ -31,7 +31,9 @@ _preload_blas()
 
 from torchlite import _C
 from torchlite._C import (  # noqa: F401
+    Generator,
     can_cast,
+    default_generator,
     device,
     dtype,
     from_numpy,

@@ -73,21 +73,21 @@ const Tensor& matmul_out(const Tensor& out, const Tensor& self, const Tensor& ot
 
 // ============================================================================ randn
 
-// randn(int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+// randn(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor
 ops::randn::Kernel* ops::randn::kernels[kNumDeviceTypes] = {
     /* CPU */ native::randn_kernel,
     /* Meta */ native::randn_kernel,
 };
 
-Tensor ops::randn::call(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
+Tensor ops::randn::call(IntArrayRef size, std::optional<Generator> generator, std::optional<ScalarType> dtype, std::optional<Device> device) {
   const Device kernel_device = dispatch_device("randn", {}, device.value_or(Device(DeviceType::CPU)));
   Kernel* kernel = kernels[device_index(kernel_device)];
   if (!kernel) no_kernel_error("randn", kernel_device);
-  return kernel(size, dtype, device);
+  return kernel(size, generator, dtype, device);
 }
 
-Tensor randn(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  return ops::randn::call(size, dtype, device);
+Tensor randn(IntArrayRef size, std::optional<Generator> generator, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return ops::randn::call(size, generator, dtype, device);
 }
 
 // ============================================================================ squeeze

@@ -96,21 +96,21 @@ const Tensor& fill_(const Tensor& self, const Scalar& value) {
 
 // ============================================================================ rand
 
-// rand(int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+// rand(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor
 ops::rand::Kernel* ops::rand::kernels[kNumDeviceTypes] = {
     /* CPU */ native::rand_kernel,
     /* Meta */ native::rand_kernel,
 };
 
-Tensor ops::rand::call(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
+Tensor ops::rand::call(IntArrayRef size, std::optional<Generator> generator, std::optional<ScalarType> dtype, std::optional<Device> device) {
   const Device kernel_device = dispatch_device("rand", {}, device.value_or(Device(DeviceType::CPU)));
   Kernel* kernel = kernels[device_index(kernel_device)];
   if (!kernel) no_kernel_error("rand", kernel_device);
-  return kernel(size, dtype, device);
+  return kernel(size, generator, dtype, device);
 }
 
-Tensor rand(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  return ops::rand::call(size, dtype, device);
+Tensor rand(IntArrayRef size, std::optional<Generator> generator, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return ops::rand::call(size, generator, dtype, device);
 }
 
 // ============================================================================ to

@@ -2,7 +2,7 @@
 # Type stub for torchlite._C: the op methods of TensorBase (the base of torchlite.Tensor).
 from typing import Any, Optional, Sequence, Union, overload
 
-from torchlite import Tensor, device, dtype
+from torchlite import Generator, Tensor, device, dtype
 
 Number = Union[int, float, bool]
 DeviceLike = Union[device, str, int]

@@ -2,7 +2,7 @@
 # Type stub for the operators in torchlite (torchlite._C._ops, re-exported by torchlite).
 from typing import Any, Optional, Sequence, Union, overload
 
-from torchlite import Tensor, device, dtype
+from torchlite import Generator, Tensor, device, dtype
 
 Number = Union[int, float, bool]
 DeviceLike = Union[device, str, int]
@@ -383,11 +383,11 @@ def pow_(input: Tensor, exponent: Number) -> Tensor:
     """In-place version of pow(): writes the result into self. Raises each element of `self` to the number `exponent`."""
     ...
 
-def rand(size: Sequence[int], *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, requires_grad: bool = False) -> Tensor:
+def rand(size: Sequence[int], *, generator: Optional[Generator] = None, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, requires_grad: bool = False) -> Tensor:
     """Uniform random numbers in [0, 1) of shape `size`, from the global generator (see `manual_seed`)."""
     ...
 
-def randn(size: Sequence[int], *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, requires_grad: bool = False) -> Tensor:
+def randn(size: Sequence[int], *, generator: Optional[Generator] = None, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, requires_grad: bool = False) -> Tensor:
     """Standard normal random numbers of shape `size`, from the global generator (see `manual_seed`)."""
     ...
 

@@ -71,15 +71,16 @@ PyObject* fn_matmul(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
 PyObject* fn_randn(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "randn(int[] size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
+      "randn(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto size = r.intlist(0);
-  auto dtype = r.scalartype_optional(1);
-  auto device = r.device_optional(2);
-  bool requires_grad = r.toBool(3);
-  auto result = [&] { GilRelease no_gil; return tl::randn(size, dtype, device); }();
+  auto generator = r.generator_optional(1);
+  auto dtype = r.scalartype_optional(2);
+  auto device = r.device_optional(3);
+  bool requires_grad = r.toBool(4);
+  auto result = [&] { GilRelease no_gil; return tl::randn(size, generator, dtype, device); }();
   if (requires_grad) result.set_requires_grad(true);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -295,7 +296,7 @@ Copies `src` into `self` in place, broadcasting `src` and converting its dtype t
 
 Matrix product with NumPy semantics for 1-D to batched N-D operands (batch dimensions broadcast).)doc"});
   functions.push_back({"randn", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_randn)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(randn(int[] size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(randn(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
 Standard normal random numbers of shape `size`, from the global generator (see `manual_seed`).)doc"});
   functions.push_back({"squeeze", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_squeeze)),

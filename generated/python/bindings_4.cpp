@@ -84,15 +84,16 @@ PyObject* fn_fill_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
 PyObject* fn_rand(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "rand(int[] size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
+      "rand(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto size = r.intlist(0);
-  auto dtype = r.scalartype_optional(1);
-  auto device = r.device_optional(2);
-  bool requires_grad = r.toBool(3);
-  auto result = [&] { GilRelease no_gil; return tl::rand(size, dtype, device); }();
+  auto generator = r.generator_optional(1);
+  auto dtype = r.scalartype_optional(2);
+  auto device = r.device_optional(3);
+  bool requires_grad = r.toBool(4);
+  auto result = [&] { GilRelease no_gil; return tl::rand(size, generator, dtype, device); }();
   if (requires_grad) result.set_requires_grad(true);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -182,7 +183,7 @@ A tensor of shape `size` and strides `stride` with uninitialised data.)doc"});
 
 Sets every element of `self` to `value`.)doc"});
   functions.push_back({"rand", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rand)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(rand(int[] size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(rand(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
 Uniform random numbers in [0, 1) of shape `size`, from the global generator (see `manual_seed`).)doc"});
   methods.push_back({"fill_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_fill_)),

@@ -10,6 +10,7 @@
 #include "torchlite/csrc/device.h"
 #include "torchlite/csrc/dtype.h"
 #include "torchlite/csrc/errors.h"
+#include "torchlite/csrc/generator.h"
 #include "torchlite/csrc/python_utils.h"
 
 namespace tl::python {
@@ -223,6 +224,8 @@ bool FunctionParameter::check(PyObject* obj, bool numbers_as_tensors, int* faile
       }
       return true;
     }
+    case ParameterType::Generator:
+      return is_generator(obj);
     case ParameterType::Object:
       return true;
   }
@@ -242,6 +245,7 @@ std::string FunctionParameter::type_name() const {
     case ParameterType::TensorList: return "tuple of Tensors";
     case ParameterType::IntList: return "tuple of ints";
     case ParameterType::BoolList: return "tuple of bools";
+    case ParameterType::Generator: return "torchlite.Generator";
     case ParameterType::OptionalTensorList: return "tuple of Tensors";
     case ParameterType::Object: return "object";
   }
@@ -306,6 +310,7 @@ void parse_default(FunctionParameter& p, const std::string& raw, const std::stri
   }
   switch (p.type) {
     case ParameterType::Tensor:
+    case ParameterType::Generator:
     case ParameterType::Object:
       throw RuntimeError(str("PythonArgParser: a ", p.type_str, " parameter can only default to None, in '", sig, "'"));
     case ParameterType::Scalar:
@@ -422,6 +427,8 @@ FunctionParameter parse_parameter(const std::string& token, bool keyword_only, c
     p.type = ParameterType::String;
   } else if (type == "ScalarType" || type == "dtype") {
     p.type = ParameterType::ScalarType;
+  } else if (type == "Generator") {
+    p.type = ParameterType::Generator;
   } else if (type == "Device") {
     p.type = ParameterType::Device;
   } else if (type == "object" || type == "PyObject*") {
@@ -780,6 +787,11 @@ Tensor PythonArgs::tensor_slow(int i) const {
   // A Python number accepted for a Tensor parameter (numbers-as-tensors ops).
   Scalar s = unpack_scalar_number(o);
   return scalar_to_tensor(s, s.type(), Device(DeviceType::CPU), /*wrapped_number=*/true);
+}
+
+std::optional<tl::Generator> PythonArgs::generator_optional(int i) const {
+  if (is_none(i)) return std::nullopt;
+  return unpack_generator(args[i]);
 }
 
 std::vector<std::optional<Tensor>> PythonArgs::list_of_optional_tensors(int i) const {

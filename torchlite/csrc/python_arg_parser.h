@@ -41,6 +41,7 @@
 
 #include "aten/core/ArrayRef.h"
 #include "aten/core/Device.h"
+#include "aten/core/Generator.h"
 #include "aten/core/Scalar.h"
 #include "aten/core/Tensor.h"
 #include "torchlite/csrc/tensor.h"
@@ -51,6 +52,7 @@ enum class ParameterType : uint8_t {
   Tensor, Scalar, Int64, Double, Bool, String, ScalarType, Device, TensorList, IntList, Object,
   BoolList,            // bool[N]: a tuple/list of N bools
   OptionalTensorList,  // Tensor?[]: a tuple/list of tensors and Nones
+  Generator,           // torchlite.Generator
 };
 
 struct FunctionParameter {
@@ -240,6 +242,8 @@ struct PythonArgs {
     if (is_none(i)) return std::nullopt;
     return device(i);
   }
+
+  std::optional<tl::Generator> generator_optional(int i) const;
 
   // Borrowed; Py_None when omitted. For `object` parameters.
   PyObject* pyobject(int i) const { return args[i] ? args[i] : Py_None; }
