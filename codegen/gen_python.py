@@ -21,6 +21,8 @@ _ACCESSORS = {
     "ScalarType": "scalartype", "ScalarType?": "scalartype_optional",
     "Device": "device", "Device?": "device_optional",
     "Generator?": "generator_optional",
+    "Layout?": "layout_optional",
+    "MemoryFormat": "memory_format", "MemoryFormat?": "memory_format_optional",
 }
 # Owning values that do not convert implicitly to the API type.
 _NEEDS_AS_ARG = {"intlist_optional", "string_optional"}
@@ -268,6 +270,7 @@ def generate(ctx: Context) -> dict[str, str]:
 _PY_TYPES = {
     "Tensor": "Tensor", "Scalar": "Number", "int": "int", "float": "float", "bool": "bool", "str": "str",
     "ScalarType": "dtype", "Device": "DeviceLike", "Generator": "Generator",
+    "Layout": "Any", "MemoryFormat": "Any",
 }
 
 

@@ -29,7 +29,7 @@ def _raises_like(fn_tl, fn_torch):
     with pytest.raises(type(theirs.value)) as ours:
         fn_tl()
     # torchlite prefixes some messages with the op name ("cat: Dimension out of range ...").
-    assert str(ours.value).splitlines()[0].endswith(str(theirs.value).splitlines()[0])
+    assert str(ours.value).splitlines()[0].replace("torchlite.", "torch.").endswith(str(theirs.value).splitlines()[0])
 
 
 # ---- cat / stack ------------------------------------------------------------------------------
@@ -268,3 +268,47 @@ def test_generator_errors():
         tl.rand(2, None)  # generator is keyword-only
     with pytest.raises(TypeError, match="RNG state must be"):
         tl.Generator().set_state(tl.zeros(3))
+
+
+# ---- Layout? and MemoryFormat? ----------------------------------------------------------
+
+def test_layout_and_memory_format_objects():
+    assert repr(tl.strided) == "torchlite.strided" and isinstance(tl.strided, tl.layout)
+    for name in ("contiguous_format", "preserve_format", "channels_last", "channels_last_3d"):
+        assert repr(getattr(tl, name)) == f"torchlite.{name}"
+        assert isinstance(getattr(tl, name), tl.memory_format)
+
+
+@pytest.mark.parametrize("shape, fmt", [((2, 3, 4, 5), "channels_last"), ((2, 3, 4, 5, 6), "channels_last_3d"),
+                                        ((2, 3), "contiguous_format"), ((2, 1, 4, 1), "channels_last")])
+def test_memory_formats_like_pytorch(shape, fmt):
+    e = tl.empty(*shape, memory_format=getattr(tl, fmt), layout=tl.strided)
+    assert e.stride() == torch.empty(*shape, memory_format=getattr(torch, fmt)).stride()
+    x, tx = _pair(shape, "float32", 0)
+    c = x.clone(memory_format=getattr(tl, fmt))
+    assert c.stride() == tx.clone(memory_format=getattr(torch, fmt)).stride()
+    _same(c, tx)
+    k = x.contiguous(memory_format=getattr(tl, fmt))
+    assert k.stride() == tx.contiguous(memory_format=getattr(torch, fmt)).stride()
+    _same(k, tx)
+
+
+@pytest.mark.parametrize("case", [
+    lambda m: m.empty(2, memory_format=m.preserve_format),
+    lambda m: m.empty(2, 3, memory_format=m.channels_last),
+    lambda m: m.ones(2, 3).clone(memory_format=m.channels_last),
+    lambda m: m.ones(2, 3).contiguous(memory_format=m.channels_last_3d),
+    lambda m: m.empty(2, layout=m.channels_last),
+])
+def test_memory_format_errors(case):
+    _raises_like(lambda: case(tl), lambda: case(torch))
+
+
+def test_clone_keeps_layout_by_default_and_gradient():
+    x = tl.randn(3, 4, requires_grad=True)
+    c = x.t().clone()
+    assert c.stride() == (1, 4)
+    c = x.t().clone(memory_format=tl.contiguous_format)
+    assert c.stride() == (3, 1)
+    c.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.ones((3, 4)))

@@ -33,6 +33,9 @@ from torchlite import _C
 from torchlite._C import (  # noqa: F401
     Generator,
     can_cast,
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
     default_generator,
     device,
     dtype,
@@ -40,12 +43,16 @@ from torchlite._C import (  # noqa: F401
     get_default_dtype,
     get_num_threads,
     initial_seed,
+    layout,
     manual_seed,
+    memory_format,
+    preserve_format,
     promote_types,
     result_type,
     seed,
     set_default_dtype,
     set_num_threads,
+    strided,
     tensor,
 )
 from torchlite._size import Size

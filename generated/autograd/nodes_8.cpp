@@ -42,7 +42,7 @@ variable_list CatBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
-// Backward of clone(Tensor self) -> Tensor
+// Backward of clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
 struct CloneBackward0 final : Node {
   std::string name() const override { return "CloneBackward0"; }
   variable_list apply(variable_list&& grads) override;
@@ -151,14 +151,14 @@ Tensor cat(TensorList tensors, int64_t dim) {
   return result;
 }
 
-// clone(Tensor self) -> Tensor
-Tensor clone(const Tensor& self) {
+// clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
+Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
   auto grad_fn = std::make_shared<CloneBackward0>();
   grad_fn->set_next_edges(collect_next_edges({&self}));
   Tensor result;
   {
     AutoGradMode below_autograd(false);
-    result = ops::clone::call(self);
+    result = ops::clone::call(self, memory_format);
   }
   set_history(result, grad_fn);
   return result;

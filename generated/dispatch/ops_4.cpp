@@ -34,21 +34,21 @@ Tensor alias(const Tensor& self) {
 
 // ============================================================================ empty
 
-// empty(int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+// empty(int[] size, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, MemoryFormat? memory_format=None) -> Tensor
 ops::empty::Kernel* ops::empty::kernels[kNumDeviceTypes] = {
     /* CPU */ native::empty_kernel,
     /* Meta */ native::empty_kernel,
 };
 
-Tensor ops::empty::call(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
+Tensor ops::empty::call(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device, std::optional<Layout> layout, std::optional<MemoryFormat> memory_format) {
   const Device kernel_device = dispatch_device("empty", {}, device.value_or(Device(DeviceType::CPU)));
   Kernel* kernel = kernels[device_index(kernel_device)];
   if (!kernel) no_kernel_error("empty", kernel_device);
-  return kernel(size, dtype, device);
+  return kernel(size, dtype, device, layout, memory_format);
 }
 
-Tensor empty(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  return ops::empty::call(size, dtype, device);
+Tensor empty(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device, std::optional<Layout> layout, std::optional<MemoryFormat> memory_format) {
+  return ops::empty::call(size, dtype, device, layout, memory_format);
 }
 
 // ============================================================================ empty_strided

@@ -125,31 +125,31 @@ const Tensor& cat_out(const Tensor& out, TensorList tensors, int64_t dim) {
 
 // ============================================================================ clone
 
-// clone(Tensor self) -> Tensor
+// clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
 ops::clone::Kernel* ops::clone::kernels[kNumDeviceTypes] = {
     /* CPU */ native::clone_kernel,
     /* Meta */ native::clone_kernel,
 };
 
-Tensor ops::clone::call(const Tensor& self) {
+Tensor ops::clone::call(const Tensor& self, std::optional<MemoryFormat> memory_format) {
   const Device kernel_device = dispatch_device("clone", {&self});
   Kernel* kernel = kernels[device_index(kernel_device)];
   if (!kernel) no_kernel_error("clone", kernel_device);
-  return kernel(self);
+  return kernel(self, memory_format);
 }
 
-Tensor clone(const Tensor& self) {
+Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::clone(self);
+    return autograd::wrappers::clone(self, memory_format);
   }
-  return ops::clone::call(self);
+  return ops::clone::call(self, memory_format);
 }
 
 // ============================================================================ contiguous
 
-// contiguous(Tensor(a) self) -> Tensor(a)
-Tensor contiguous(const Tensor& self) {
-  return native::contiguous_composite(self);
+// contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)
+Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {
+  return native::contiguous_composite(self, memory_format);
 }
 
 // ============================================================================ floor_divide

@@ -248,11 +248,11 @@ class TensorBase:
         """Views of `self` cut along `dim` into at most `chunks` pieces of equal size (the last may be smaller)."""
         ...
 
-    def clone(self) -> Tensor:
+    def clone(self, *, memory_format: Optional[Any] = None) -> Tensor:
         """A copy of `self` with its own (contiguous) storage."""
         ...
 
-    def contiguous(self) -> Tensor:
+    def contiguous(self, *, memory_format: Any = contiguous_format) -> Tensor:
         """`self` if it is already contiguous (row-major), otherwise a contiguous copy."""
         ...
 

@@ -82,7 +82,7 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> Sequence[Tensor]:
     """Views of `self` cut along `dim` into at most `chunks` pieces of equal size (the last may be smaller)."""
     ...
 
-def clone(input: Tensor) -> Tensor:
+def clone(input: Tensor, *, memory_format: Optional[Any] = None) -> Tensor:
     """A copy of `self` with its own (contiguous) storage."""
     ...
 
@@ -136,7 +136,7 @@ def div_(input: Tensor, other: Number, *, rounding_mode: Optional[str]) -> Tenso
     """In-place version of div(): writes the result into self. Divides every element of `self` by the number `other`, rounding as `rounding_mode` says."""
     ...
 
-def empty(size: Sequence[int], *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, requires_grad: bool = False) -> Tensor:
+def empty(size: Sequence[int], *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, layout: Optional[Any] = None, memory_format: Optional[Any] = None, requires_grad: bool = False) -> Tensor:
     """A tensor of shape `size` with uninitialised data."""
     ...
 

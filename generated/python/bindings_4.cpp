@@ -32,15 +32,17 @@ PyObject* fn_alias(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
 PyObject* fn_empty(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "empty(int[] size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
+      "empty(int[] size, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, MemoryFormat? memory_format=None, bool requires_grad=False)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto size = r.intlist(0);
   auto dtype = r.scalartype_optional(1);
   auto device = r.device_optional(2);
-  bool requires_grad = r.toBool(3);
-  auto result = [&] { GilRelease no_gil; return tl::empty(size, dtype, device); }();
+  auto layout = r.layout_optional(3);
+  auto memory_format = r.memory_format_optional(4);
+  bool requires_grad = r.toBool(5);
+  auto result = [&] { GilRelease no_gil; return tl::empty(size, dtype, device, layout, memory_format); }();
   if (requires_grad) result.set_requires_grad(true);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -171,7 +173,7 @@ void add_bindings_4(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef
 
 A view of `self` with the same geometry (a new tensor object sharing everything).)doc"});
   functions.push_back({"empty", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_empty)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(empty(int[] size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(empty(int[] size, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, MemoryFormat? memory_format=None, bool requires_grad=False) -> Tensor
 
 A tensor of shape `size` with uninitialised data.)doc"});
   functions.push_back({"empty_strided", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_empty_strided)),

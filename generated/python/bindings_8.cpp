@@ -82,12 +82,13 @@ PyObject* fn_cat(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
 PyObject* fn_clone(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "clone(Tensor input)",
+      "clone(Tensor input, *, MemoryFormat? memory_format=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::clone(self); }();
+  auto memory_format = r.memory_format_optional(1);
+  auto result = [&] { GilRelease no_gil; return tl::clone(self, memory_format); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -375,12 +376,13 @@ PyObject* operator__ifloordiv__(PyObject* py_self, PyObject* const* args, Py_ssi
 PyObject* method_clone(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "clone()",
+      "clone(*, MemoryFormat? memory_format=None)",
   }, /*is_method=*/true);
   ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::clone(self); }();
+  auto memory_format = r.memory_format_optional(0);
+  auto result = [&] { GilRelease no_gil; return tl::clone(self, memory_format); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -389,12 +391,13 @@ PyObject* method_clone(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 PyObject* method_contiguous(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "contiguous()",
+      "contiguous(*, MemoryFormat memory_format=contiguous_format)",
   }, /*is_method=*/true);
   ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::contiguous(self); }();
+  auto memory_format = r.memory_format(0);
+  auto result = [&] { GilRelease no_gil; return tl::contiguous(self, memory_format); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -593,7 +596,7 @@ The values from `start` up to but excluding `end` in steps of `step`; int64 if a
 
 Joins `tensors` along the existing dimension `dim`, promoting their dtypes; 1-D empty tensors are skipped whatever their shape (PyTorch's legacy rule).)doc"});
   functions.push_back({"clone", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clone)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(clone(Tensor input) -> Tensor
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(clone(Tensor input, *, MemoryFormat? memory_format=None) -> Tensor
 
 A copy of `self` with its own (contiguous) storage.)doc"});
   functions.push_back({"floor_divide", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_floor_divide)),
@@ -673,11 +676,11 @@ __ifloordiv__(Scalar other) -> Tensor
 
 In-place version of floor_divide(): writes the result into self. Divides every element of `self` by the number `other`, rounding toward negative infinity.)doc"});
   methods.push_back({"clone", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_clone)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(clone() -> Tensor
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(clone(*, MemoryFormat? memory_format=None) -> Tensor
 
 A copy of `self` with its own (contiguous) storage.)doc"});
   methods.push_back({"contiguous", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_contiguous)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(contiguous() -> Tensor
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(contiguous(*, MemoryFormat memory_format=contiguous_format) -> Tensor
 
 `self` if it is already contiguous (row-major), otherwise a contiguous copy.)doc"});
   methods.push_back({"floor_divide", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_floor_divide)),

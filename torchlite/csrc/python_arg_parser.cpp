@@ -11,6 +11,7 @@
 #include "torchlite/csrc/dtype.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/generator.h"
+#include "torchlite/csrc/layout.h"
 #include "torchlite/csrc/python_utils.h"
 
 namespace tl::python {
@@ -226,6 +227,10 @@ bool FunctionParameter::check(PyObject* obj, bool numbers_as_tensors, int* faile
     }
     case ParameterType::Generator:
       return is_generator(obj);
+    case ParameterType::Layout:
+      return is_layout(obj);
+    case ParameterType::MemoryFormat:
+      return is_memory_format(obj);
     case ParameterType::Object:
       return true;
   }
@@ -246,6 +251,8 @@ std::string FunctionParameter::type_name() const {
     case ParameterType::IntList: return "tuple of ints";
     case ParameterType::BoolList: return "tuple of bools";
     case ParameterType::Generator: return "torchlite.Generator";
+    case ParameterType::Layout: return "torchlite.layout";
+    case ParameterType::MemoryFormat: return "torchlite.memory_format";
     case ParameterType::OptionalTensorList: return "tuple of Tensors";
     case ParameterType::Object: return "object";
   }
@@ -311,6 +318,7 @@ void parse_default(FunctionParameter& p, const std::string& raw, const std::stri
   switch (p.type) {
     case ParameterType::Tensor:
     case ParameterType::Generator:
+    case ParameterType::Layout:
     case ParameterType::Object:
       throw RuntimeError(str("PythonArgParser: a ", p.type_str, " parameter can only default to None, in '", sig, "'"));
     case ParameterType::Scalar:
@@ -341,6 +349,19 @@ void parse_default(FunctionParameter& p, const std::string& raw, const std::stri
     case ParameterType::Device:
       p.default_device = Device::parse(unquote(d));
       break;
+    case ParameterType::MemoryFormat: {
+      std::string name = unquote(d);
+      bool found = false;
+      for (MemoryFormat f : {MemoryFormat::Contiguous, MemoryFormat::Preserve, MemoryFormat::ChannelsLast,
+                             MemoryFormat::ChannelsLast3d}) {
+        if (name == memory_format_name(f)) {
+          p.default_memory_format = f;
+          found = true;
+        }
+      }
+      TL_CHECK(found, "PythonArgParser: invalid memory format default '", d, "' in '", sig, "'");
+      break;
+    }
     case ParameterType::BoolList: {
       TL_CHECK(d.size() >= 2 && d.front() == '[' && d.back() == ']', "PythonArgParser: invalid bool list default '",
                d, "' in '", sig, "'");
@@ -429,6 +450,10 @@ FunctionParameter parse_parameter(const std::string& token, bool keyword_only, c
     p.type = ParameterType::ScalarType;
   } else if (type == "Generator") {
     p.type = ParameterType::Generator;
+  } else if (type == "Layout") {
+    p.type = ParameterType::Layout;
+  } else if (type == "MemoryFormat") {
+    p.type = ParameterType::MemoryFormat;
   } else if (type == "Device") {
     p.type = ParameterType::Device;
   } else if (type == "object" || type == "PyObject*") {
@@ -792,6 +817,17 @@ Tensor PythonArgs::tensor_slow(int i) const {
 std::optional<tl::Generator> PythonArgs::generator_optional(int i) const {
   if (is_none(i)) return std::nullopt;
   return unpack_generator(args[i]);
+}
+
+std::optional<tl::Layout> PythonArgs::layout_optional(int i) const {
+  if (is_none(i)) return std::nullopt;
+  return unpack_layout(args[i]);
+}
+
+std::optional<tl::MemoryFormat> PythonArgs::memory_format_optional(int i) const {
+  if (is_none(i)) return std::nullopt;
+  if (!args[i]) return signature->params[i].default_memory_format;
+  return unpack_memory_format(args[i]);
 }
 
 std::vector<std::optional<Tensor>> PythonArgs::list_of_optional_tensors(int i) const {

@@ -42,6 +42,7 @@
 #include "aten/core/ArrayRef.h"
 #include "aten/core/Device.h"
 #include "aten/core/Generator.h"
+#include "aten/core/Layout.h"
 #include "aten/core/Scalar.h"
 #include "aten/core/Tensor.h"
 #include "torchlite/csrc/tensor.h"
@@ -53,6 +54,8 @@ enum class ParameterType : uint8_t {
   BoolList,            // bool[N]: a tuple/list of N bools
   OptionalTensorList,  // Tensor?[]: a tuple/list of tensors and Nones
   Generator,           // torchlite.Generator
+  Layout,              // torchlite.strided
+  MemoryFormat,        // torchlite.contiguous_format, ...
 };
 
 struct FunctionParameter {
@@ -75,6 +78,7 @@ struct FunctionParameter {
   DimVector default_intlist;
   std::string default_string;
   ScalarType default_scalartype = ScalarType::Undefined;
+  MemoryFormat default_memory_format = MemoryFormat::Contiguous;
   Device default_device;
 
   // Whether `obj` (not None) has this parameter's type. For int lists, *failed_idx receives the
@@ -244,6 +248,10 @@ struct PythonArgs {
   }
 
   std::optional<tl::Generator> generator_optional(int i) const;
+  std::optional<tl::Layout> layout_optional(int i) const;
+  // Omitted: the default named in the signature (None for MemoryFormat? gives nullopt).
+  std::optional<tl::MemoryFormat> memory_format_optional(int i) const;
+  tl::MemoryFormat memory_format(int i) const { return *memory_format_optional(i); }
 
   // Borrowed; Py_None when omitted. For `object` parameters.
   PyObject* pyobject(int i) const { return args[i] ? args[i] : Py_None; }

@@ -4,6 +4,7 @@
 #include <limits>
 #include <optional>
 
+#include "aten/core/Layout.h"
 #include "aten/core/Exception.h"
 #include "aten/core/Generator.h"
 #include "aten/core/Parallel.h"
@@ -22,8 +23,13 @@ namespace {
 Device device_or_cpu(std::optional<Device> device) { return device.value_or(Device(DeviceType::CPU)); }
 }  // namespace
 
-Tensor empty_kernel(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
+Tensor empty_kernel(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device,
+                    std::optional<Layout> /*layout: strided is the only one*/, std::optional<MemoryFormat> memory_format) {
   // empty_tensor -> compute_numel raises "Trying to create tensor with negative dimension -1: [-1, 2]".
+  if (memory_format && *memory_format != MemoryFormat::Contiguous) {
+    return empty_strided_tensor(size, strides_for_memory_format(size, *memory_format),
+                                dtype.value_or(default_dtype()), device_or_cpu(device));
+  }
   return empty_tensor(size, dtype.value_or(default_dtype()), device_or_cpu(device));
 }
 
