@@ -234,6 +234,34 @@ def _check_types(fn: NativeFunction, tags: set[str]) -> Problems:
         yield "func", f"returns: {e}"
 
 
+_GRADS_INDEX = re.compile(r"\bgrads\[(\d+)\]")
+_LIST_ATTR = re.compile(r"\b([A-Za-z_]\w*)\.(\w+)\(\)")
+_LIST_ATTRIBUTES = ("sizes", "scalar_type", "dtype")
+
+
+def _check_formulas(fn: NativeFunction, tags: set[str]) -> Problems:
+    """What the generated backward node can evaluate: grads[i] within the outputs, a Tensor[]
+    input's gradient computed on its own (a vector of gradients), its saved attributes."""
+    rets = fn.schema.returns
+    returns_list = len(rets) == 1 and rets[0].type == _TENSOR_LIST
+    for d in fn.derivatives:
+        for m in _GRADS_INDEX.finditer(d.formula):
+            if not returns_list and int(m.group(1)) >= len(rets):
+                yield d.loc, f"`{m.group(0)}` in a formula, but the op has {len(rets)} output(s)"
+        lists = [n for n in d.inputs if fn.schema.argument(n) is not None
+                 and fn.schema.argument(n).type == _TENSOR_LIST]
+        if lists and len(d.inputs) > 1:
+            yield d.loc, (f"the gradient of the Tensor[] input `{lists[0]}` must have a formula of its own "
+                          "(it gives one gradient per element)")
+        for m in _LIST_ATTR.finditer(d.formula):
+            arg = fn.schema.argument(m.group(1))
+            if arg is not None and arg.type == _TENSOR_LIST and m.group(2) not in _LIST_ATTRIBUTES:
+                yield d.loc, (f"`{m.group(0)}`: a Tensor[] input keeps only "
+                              f"{', '.join(a + '()' for a in _LIST_ATTRIBUTES)} per element")
+        if len(rets) > 1 and re.search(r"\bresult\b", d.formula):
+            yield d.loc, "`result` in a formula of an op with several outputs: use the output names"
+
+
 def _check_tags(fn: NativeFunction, tags: set[str]) -> Problems:
     for t in fn.tags:
         if t not in tags:
@@ -270,5 +298,5 @@ def _check_samples(fn: NativeFunction, tags: set[str]) -> Problems:
 _CHECKS: tuple[Callable[[NativeFunction, set[str]], Problems], ...] = (
     _check_doc, _check_argument_names, _check_types, _check_variants, _check_dispatch, _check_derivatives, _check_derive,
     _check_writes, _check_view, _check_tags, _check_python_operators,
-    _check_output_differentiability, _check_samples,
+    _check_output_differentiability, _check_samples, _check_formulas,
 )
