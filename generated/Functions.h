@@ -6,6 +6,7 @@
 #include "generated/ops/_test_mul_add.h"
 #include "generated/ops/_test_mul_backward.h"
 #include "generated/ops/_test_scale_optional.h"
+#include "generated/ops/_test_sum_defined.h"
 #include "generated/ops/_to_copy.h"
 #include "generated/ops/abs.h"
 #include "generated/ops/add.h"

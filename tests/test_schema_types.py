@@ -312,3 +312,18 @@ def test_clone_keeps_layout_by_default_and_gradient():
     assert c.stride() == (3, 1)
     c.sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), np.ones((3, 4)))
+
+
+# ---- Tensor?[] ------------------------------------------------------------------------------
+
+def test_list_of_optional_tensors():
+    a = tl.randn(2, 3, requires_grad=True)
+    b = tl.randn(3)
+    r = tl._test_sum_defined([a, None, b])
+    np.testing.assert_allclose(r.detach().numpy(), (a + b).detach().numpy())
+    r.sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy(), np.ones((2, 3)))
+    with pytest.raises(RuntimeError, match="expected at least one tensor"):
+        tl._test_sum_defined((None,))
+    with pytest.raises(TypeError):
+        tl._test_sum_defined([a, 1])

@@ -23,6 +23,10 @@ def _test_scale_optional(input: Tensor, weight: Optional[Tensor] = None) -> Tens
     """Test op: `self * weight`, or a copy of `self` without `weight` (a `Tensor?` input with a formula)."""
     ...
 
+def _test_sum_defined(tensors: Sequence[Optional[Tensor]]) -> Tensor:
+    """Test op: the sum of the tensors in `tensors` that are not None (a `Tensor?[]` input)."""
+    ...
+
 def _to_copy(input: Tensor, *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None) -> Tensor:
     """A copy of `self` converted to `dtype` and moved to `device` (the current ones when None)."""
     ...

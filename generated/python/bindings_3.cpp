@@ -4,6 +4,7 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_test_sum_defined.h"
 #include "generated/ops/bmm.h"
 #include "generated/ops/le.h"
 #include "generated/ops/permute.h"
@@ -11,6 +12,20 @@
 
 namespace tl::python {
 namespace {
+
+// _test_sum_defined
+PyObject* fn__test_sum_defined(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_test_sum_defined(Tensor?[] tensors)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto tensors = r.list_of_optional_tensors(0);
+  auto result = [&] { GilRelease no_gil; return tl::_test_sum_defined(tensors); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // bmm
 PyObject* fn_bmm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -286,6 +301,10 @@ PyObject* method_tanh_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 }  // namespace
 
 void add_bindings_3(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"_test_sum_defined", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__test_sum_defined)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(_test_sum_defined(Tensor?[] tensors) -> Tensor
+
+Test op: the sum of the tensors in `tensors` that are not None (a `Tensor?[]` input).)doc"});
   functions.push_back({"bmm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bmm)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(bmm(Tensor input, Tensor mat2, *, Tensor? out=None) -> Tensor
 
