@@ -22,6 +22,9 @@ _BASE_ARG = {
     "str": "std::string_view",
     "ScalarType": "ScalarType",
     "Device": "Device",
+    "Generator": "Generator",
+    "Layout": "Layout",
+    "MemoryFormat": "MemoryFormat",
 }
 _BASE_VALUE = {**_BASE_ARG, "Tensor": "Tensor", "Scalar": "Scalar"}
 
@@ -101,6 +104,8 @@ def default_value(arg: Argument) -> str:
         return "std::nullopt" if isinstance(arg.type, OptionalType) else "{}"
     if d in ("True", "False"):
         return d.lower()
+    if arg.type in (BaseType("MemoryFormat"), OptionalType(BaseType("MemoryFormat"))):
+        return "MemoryFormat::" + "".join(p.capitalize() for p in d.split("_")).replace("Format", "")
     m = _LIST_DEFAULT.match(d)
     if m:
         return "{" + m.group(1) + "}"

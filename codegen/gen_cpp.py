@@ -29,7 +29,8 @@ class OpView:
     adapters: list[str]                 # adapter function definitions for out kernels
     device_expr: str
     written: list[str]                  # (a!) arguments: their versions bump
-    grad_inputs: str                    # "{&self, &other}" tensors that decide whether autograd records
+    requires_grad: str                  # C++ condition: autograd records (an input requiring grad, grad mode on)
+    next_edges: str                     # C++ expression: the recorded node's next edges
     has_autograd: bool
     out_check_inputs: str
     out_source_args: str                # composite out=: the functional's arguments, dtype/device from out
@@ -116,13 +117,23 @@ def op_view(ctx: Context, f: NativeFunction, backward: dict[str, BackwardInfo]) 
     written = [a.name for a in s.arguments if a.annotation is not None and a.annotation.is_write]
     info = backward.get(str(src.schema.name))
     has_autograd = info is not None and s.kind() != SchemaKind.out and not f.is_composite
-    grad_inputs = "{" + ", ".join(_tensor_ptrs(f, {a.name for a in info.diff_inputs})) + "}" if has_autograd else ""
+    requires_grad = next_edges = ""
+    if has_autograd:
+        diff = [a.name for a in info.diff_inputs]
+        lists = [e.name for e in info.lists]
+        ptrs = _tensor_ptrs(f, set(diff) - set(lists))
+        conds = ([f"autograd::compute_requires_grad({{{', '.join(ptrs)}}})"] if ptrs else [])
+        conds += [f"autograd::compute_requires_grad({n})" for n in lists]
+        requires_grad = " || ".join(conds)
+        next_edges = (f"next_edges_of({', '.join(diff)})" if lists
+                      else f"collect_next_edges({{{', '.join(ptrs)}}})")
     return OpView(
         f=f, schema=str(s), cpp_id=s.name.cpp_id, name=cpp.api_name(f), ret=cpp.return_type(s.returns),
         params_decl=", ".join(p.decl(True) for p in api), params=", ".join(p.decl(False) for p in api),
         schema_params=", ".join(p.decl(False) for p in sp), schema_args=", ".join(a.name for a in s.arguments),
         kind=s.kind().value, composite=f.is_composite, composite_kernel=composite_kernel, kernels=kernels,
-        adapters=adapters, device_expr=_device_expr(f), written=written, grad_inputs=grad_inputs,
+        adapters=adapters, device_expr=_device_expr(f), written=written, requires_grad=requires_grad,
+        next_edges=next_edges,
         has_autograd=has_autograd,
         out_check_inputs="{" + ", ".join(_tensor_ptrs(f, skip_written=True)) + "}",
         out_source_args=_out_source_args(f),

@@ -20,6 +20,9 @@ _ACCESSORS = {
     "str": "string", "str?": "string_optional",
     "ScalarType": "scalartype", "ScalarType?": "scalartype_optional",
     "Device": "device", "Device?": "device_optional",
+    "Generator?": "generator_optional",
+    "Layout?": "layout_optional",
+    "MemoryFormat": "memory_format", "MemoryFormat?": "memory_format_optional",
 }
 # Owning values that do not convert implicitly to the API type.
 _NEEDS_AS_ARG = {"intlist_optional", "string_optional"}
@@ -30,15 +33,20 @@ def _accessor(t: Type) -> str:
         return "intlist"
     if isinstance(t, OptionalType) and isinstance(t.elem, ListType) and t.elem.elem == BaseType("int"):
         return "intlist_optional"
+    if isinstance(t, ListType) and t.elem == BaseType("bool") and t.size:
+        return f"boollist<{t.size}>"
+    if isinstance(t, ListType) and t.elem == OptionalType(BaseType("Tensor")):
+        return "list_of_optional_tensors"
     return _ACCESSORS[str(t)]
 
 
 @dataclass
 class PyParam:
-    arg: Argument | None     # None for Python-only parameters (requires_grad)
+    arg: Argument | None     # None for Python-only parameters (requires_grad, an out= tuple)
     py_name: str
     sig: str                 # "Tensor input", "Scalar alpha=1"
     kwarg_only: bool
+    out_tuple: bool = False  # `out=(values, indices)` of an op with several outputs
 
 
 @dataclass
@@ -84,8 +92,11 @@ def _py_params(f: NativeFunction, out: NativeFunction | None, method: bool) -> l
         sig = f"{_sig_type(a)} {name}" + (f"={a.default}" if a.default is not None else "")
         params.append(PyParam(a, name, sig, a.kwarg_only))
     if out is not None:
-        for a in out.schema.out_arguments:
-            params.append(PyParam(a, a.name, f"Tensor? {a.name}=None", True))
+        outs = out.schema.out_arguments
+        if len(outs) == 1:
+            params.append(PyParam(outs[0], outs[0].name, f"Tensor? {outs[0].name}=None", True))
+        else:  # several outputs: Python passes them as one tuple, `out=(values, indices)`
+            params.append(PyParam(None, "out", "Tensor[]? out=None", True, out_tuple=True))
     if "factory" in f.tags:
         params.append(PyParam(None, "requires_grad", "bool requires_grad=False", True))
     return params
@@ -140,11 +151,36 @@ def _call(ov: Overload, f: NativeFunction) -> str:
     return f"tl::{cpp.api_name(f)}({', '.join(args)})"
 
 
+def named_return(f: NativeFunction) -> tuple[str, list[str]] | None:
+    """(type name, field names) of the named tuple an overload returns in Python: ops with several
+    named returns give torchlite.return_types.<name> (<name>_out for their out= overloads)."""
+    rets = f.schema.returns
+    if len(rets) < 2 or not all(r.name for r in rets):
+        return None
+    name = f.schema.name.base + ("_out" if f.schema.kind() == SchemaKind.out else "")
+    return name, [r.name for r in rets]
+
+
 def _wrap(f: NativeFunction) -> str:
     rets = f.schema.returns
     if len(rets) == 0:
         return "Py_RETURN_NONE;"
+    named = named_return(f)
+    if named:
+        return f"return wrap_named({named[0]}_type, wrap(result));"
     return "return wrap(std::move(result));"
+
+
+def return_types(bs: list[Binding]) -> list[tuple[str, list[str]]]:
+    """The named-tuple types a shard's bindings return, each once."""
+    found: dict[str, list[str]] = {}
+    for b in bs:
+        for ov in b.overloads:
+            for f in (ov.f, ov.out):
+                named = f and named_return(f)
+                if named:
+                    found.setdefault(*named)
+    return sorted(found.items())
 
 
 def case_body(b: Binding, ov: Overload) -> list[str]:
@@ -171,10 +207,17 @@ def case_body(b: Binding, ov: Overload) -> list[str]:
 
     if ov.out is not None:
         names = [a.name for a in ov.out.schema.out_arguments]
-        idx = ov.index(names[0])
-        lines.append(f"if (!r.is_none({idx})) {{")
-        for n in names:
-            lines.append(f"  auto {n} = r.tensor({ov.index(n)});")
+        if len(names) == 1:
+            idx = ov.index(names[0])
+            lines.append(f"if (!r.is_none({idx})) {{")
+            lines.append(f"  auto {names[0]} = r.tensor({idx});")
+        else:
+            idx = next(i for i, p in enumerate(ov.params) if p.out_tuple)
+            lines.append(f"if (!r.is_none({idx})) {{")
+            lines.append(f"  auto out = r.tensorlist({idx});")
+            lines.append(f"  check_out_tuple(out, {len(names)});")
+            for k, n in enumerate(names):
+                lines.append(f"  const Tensor& {n} = out[{k}];")
         lines += invoke(ov.out, "  ")
         lines.append("}")
     lines += invoke(ov.f, "")
@@ -215,7 +258,7 @@ def generate(ctx: Context) -> dict[str, str]:
         headers = sorted({ov.f.schema.name.base for b in fns + mths for ov in b.overloads})
         files[f"python/bindings_{i}.cpp"] = render("python_shard.cpp.j2", shard=i, functions=fns, methods=mths,
                                                    headers=headers, case_body=case_body, docstring=docstring,
-                                                   uses_args=uses_args)
+                                                   uses_args=uses_args, return_types=return_types(fns + mths))
     files["python/init.cpp"] = render("python_init.cpp.j2", shards=used)
     files["python/_ops.pyi"] = render("ops.pyi.j2", functions=functions, stub=stub_lines)
     files["python/_C.pyi"] = render("C.pyi.j2", methods=methods, stub=stub_lines)
@@ -226,7 +269,8 @@ def generate(ctx: Context) -> dict[str, str]:
 
 _PY_TYPES = {
     "Tensor": "Tensor", "Scalar": "Number", "int": "int", "float": "float", "bool": "bool", "str": "str",
-    "ScalarType": "dtype", "Device": "DeviceLike",
+    "ScalarType": "dtype", "Device": "DeviceLike", "Generator": "Generator",
+    "Layout": "Any", "MemoryFormat": "Any",
 }
 
 
@@ -264,8 +308,12 @@ def stub_lines(b: Binding) -> list[str]:
             if p.kwarg_only and not star:
                 params.append("*")
                 star = True
-            ty = "bool" if p.arg is None else ("Optional[Tensor]" if p.sig.startswith("Tensor? out")
-                                              else _py_type(p.arg.type))
+            if p.out_tuple:
+                ty = "Optional[tuple[Tensor, ...]]"
+            elif p.arg is None:
+                ty = "bool"
+            else:
+                ty = "Optional[Tensor]" if p.sig.startswith("Tensor? out") else _py_type(p.arg.type)
             default = p.sig.split("=", 1)[1] if "=" in p.sig else None
             if default is not None:
                 default = _py_default(default)

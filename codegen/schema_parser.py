@@ -36,7 +36,7 @@ _ARG_FORMS: dict[str, frozenset[str]] = {
     "Device": frozenset({"", "?"}),
     "Generator": frozenset({"?"}),
     "Layout": frozenset({"?"}),
-    "MemoryFormat": frozenset({"?"}),
+    "MemoryFormat": frozenset({"", "?"}),
 }
 _RETURN_FORMS: dict[str, frozenset[str]] = {
     "Tensor": frozenset({"", "[]"}),

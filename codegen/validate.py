@@ -13,11 +13,12 @@ import re
 from typing import Callable, Iterable, Optional
 
 from codegen.model import (
-    BACKENDS, COMPOSITE, INPLACE_DUNDERS, BaseType, FunctionSchema, Location,
+    BACKENDS, COMPOSITE, INPLACE_DUNDERS, BaseType, ListType, FunctionSchema, Location,
     NativeFunction, NativeFunctionsFile, SchemaKind, is_tensor_like,
 )
 
 VARIANTS = ("function", "method")
+_TENSOR_LIST = ListType(BaseType("Tensor"))
 _CPP_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _DUNDER = re.compile(r"__[a-z][a-z0-9_]*[a-z0-9]__\Z")
 
@@ -196,9 +197,9 @@ def _check_view(fn: NativeFunction, tags: set[str]) -> Problems:
             yield "view_of", ("`view_of:` on a composite op: its views come from the ops it calls")
         elif s.argument(fn.view_of) is None:
             yield "view_of", f"`view_of: {fn.view_of}` names no input"
-        elif aliased != [fn.view_of] or ret is None or ret.type != BaseType("Tensor"):
+        elif aliased != [fn.view_of] or ret is None or ret.type not in (BaseType("Tensor"), _TENSOR_LIST):
             yield "view_of", (f"`view_of: {fn.view_of}` needs `Tensor(a) {fn.view_of}` as the only "
-                              "`(a)` argument and a single `Tensor(a)` return")
+                              "`(a)` argument and a single `Tensor(a)` or `Tensor(a)[]` return")
     elif aliased and not fn.is_composite:
         # A composite op may return its input as is (`contiguous`), so it may say `(a)`
         # without being a view; a kernel that returns an alias must declare it.
@@ -206,6 +207,59 @@ def _check_view(fn: NativeFunction, tags: set[str]) -> Problems:
                        f"no `view_of: {aliased[0]}`")
     if ("view" in fn.tags) != (fn.view_of is not None and not fn.is_composite):
         yield "tags", "the `view` tag and `view_of:` go together"
+
+
+# Names a derivative formula gives its own meaning; an argument may not take them.
+_FORMULA_NAMES = ("grad", "grads", "result", "grad_input_mask", "grad_inputs")
+
+
+def _check_argument_names(fn: NativeFunction, tags: set[str]) -> Problems:
+    for a in fn.schema.arguments:
+        if a.name in _FORMULA_NAMES:
+            yield "func", (f"argument `{a.name}` shadows the name derivative formulas use for "
+                           f"{'the incoming gradient' if a.name.startswith('grad') else 'the output'}; "
+                           "rename it (e.g. `grad_output`)")
+
+
+def _check_types(fn: NativeFunction, tags: set[str]) -> Problems:
+    from codegen import cpp  # the C++ type table decides what is bound
+    for a in fn.schema.arguments:
+        try:
+            cpp.argument_type(a.type)
+        except cpp.CppTypeError as e:
+            yield "func", f"argument `{a.name}`: {e}"
+    try:
+        cpp.return_type(fn.schema.returns)
+    except cpp.CppTypeError as e:
+        yield "func", f"returns: {e}"
+
+
+_GRADS_INDEX = re.compile(r"\bgrads\[(\d+)\]")
+_LIST_ATTR = re.compile(r"\b([A-Za-z_]\w*)\.(\w+)\(\)")
+_LIST_ATTRIBUTES = ("sizes", "scalar_type", "dtype")
+
+
+def _check_formulas(fn: NativeFunction, tags: set[str]) -> Problems:
+    """What the generated backward node can evaluate: grads[i] within the outputs, a Tensor[]
+    input's gradient computed on its own (a vector of gradients), its saved attributes."""
+    rets = fn.schema.returns
+    returns_list = len(rets) == 1 and rets[0].type == _TENSOR_LIST
+    for d in fn.derivatives:
+        for m in _GRADS_INDEX.finditer(d.formula):
+            if not returns_list and int(m.group(1)) >= len(rets):
+                yield d.loc, f"`{m.group(0)}` in a formula, but the op has {len(rets)} output(s)"
+        lists = [n for n in d.inputs if fn.schema.argument(n) is not None
+                 and fn.schema.argument(n).type == _TENSOR_LIST]
+        if lists and len(d.inputs) > 1:
+            yield d.loc, (f"the gradient of the Tensor[] input `{lists[0]}` must have a formula of its own "
+                          "(it gives one gradient per element)")
+        for m in _LIST_ATTR.finditer(d.formula):
+            arg = fn.schema.argument(m.group(1))
+            if arg is not None and arg.type == _TENSOR_LIST and m.group(2) not in _LIST_ATTRIBUTES:
+                yield d.loc, (f"`{m.group(0)}`: a Tensor[] input keeps only "
+                              f"{', '.join(a + '()' for a in _LIST_ATTRIBUTES)} per element")
+        if len(rets) > 1 and re.search(r"\bresult\b", d.formula):
+            yield d.loc, "`result` in a formula of an op with several outputs: use the output names"
 
 
 def _check_tags(fn: NativeFunction, tags: set[str]) -> Problems:
@@ -242,7 +296,7 @@ def _check_samples(fn: NativeFunction, tags: set[str]) -> Problems:
 
 
 _CHECKS: tuple[Callable[[NativeFunction, set[str]], Problems], ...] = (
-    _check_doc, _check_variants, _check_dispatch, _check_derivatives, _check_derive,
+    _check_doc, _check_argument_names, _check_types, _check_variants, _check_dispatch, _check_derivatives, _check_derive,
     _check_writes, _check_view, _check_tags, _check_python_operators,
-    _check_output_differentiability, _check_samples,
+    _check_output_differentiability, _check_samples, _check_formulas,
 )

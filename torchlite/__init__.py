@@ -31,19 +31,28 @@ _preload_blas()
 
 from torchlite import _C
 from torchlite._C import (  # noqa: F401
+    Generator,
     can_cast,
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    default_generator,
     device,
     dtype,
     from_numpy,
     get_default_dtype,
     get_num_threads,
     initial_seed,
+    layout,
     manual_seed,
+    memory_format,
+    preserve_format,
     promote_types,
     result_type,
     seed,
     set_default_dtype,
     set_num_threads,
+    strided,
     tensor,
 )
 from torchlite._size import Size
@@ -56,6 +65,7 @@ from torchlite import _ops as _generated_ops
 globals().update({_name: getattr(_generated_ops, _name) for _name in dir(_generated_ops)
                   if _name.startswith("_") and not _name.startswith("__")})
 
+from torchlite import return_types  # noqa: E402,F401
 from torchlite import autograd  # noqa: E402
 from torchlite.autograd import (  # noqa: E402,F401
     enable_grad, inference_mode, is_anomaly_check_nan_enabled, is_anomaly_enabled, is_grad_enabled,

@@ -6,6 +6,7 @@
 #include <functional>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -67,6 +68,12 @@ struct Node : std::enable_shared_from_this<Node> {
   const std::vector<InputMetadata>& input_metadata() const { return input_metadata_; }
   size_t num_inputs() const { return input_metadata_.size(); }
   bool should_compute_output(size_t i) const { return i < next_edges_.size() && next_edges_[i].is_valid(); }
+  // Whether any of the n edges from `begin` needs a gradient (the elements of a Tensor[] input).
+  bool should_compute_any(size_t begin, size_t n) const {
+    for (size_t i = begin; i < begin + n; ++i)
+      if (should_compute_output(i)) return true;
+    return false;
+  }
   // Creation order; the engine runs later-created nodes first among ready ones.
   uint64_t sequence_nr() const { return sequence_nr_; }
 
@@ -156,6 +163,21 @@ inline bool any_requires_grad(const Tensor& t) { return t.defined() && t.require
 Edge gradient_edge(const Tensor& t);
 std::vector<Edge> collect_next_edges(std::initializer_list<const Tensor*> tensors);
 std::vector<Edge> collect_next_edges(TensorList tensors);
+// For ops with Tensor[] inputs: the edges of each argument in order, one per tensor, one per
+// element of a list, one (possibly invalid) per optional tensor.
+inline void append_next_edges(std::vector<Edge>& edges, const Tensor& t) { edges.push_back(gradient_edge(t)); }
+inline void append_next_edges(std::vector<Edge>& edges, const std::optional<Tensor>& t) {
+  edges.push_back(t ? gradient_edge(*t) : Edge{});
+}
+inline void append_next_edges(std::vector<Edge>& edges, TensorList ts) {
+  for (const Tensor& t : ts) edges.push_back(gradient_edge(t));
+}
+template <typename... Args>
+std::vector<Edge> next_edges_of(const Args&... args) {
+  std::vector<Edge> edges;
+  (append_next_edges(edges, args), ...);
+  return edges;
+}
 // Makes `fn` the grad_fn of `result` (output number `output_nr`). An undefined `result` still
 // takes an output slot; a result of a non-floating dtype gets the slot but no history
 // (integer outputs are not differentiable).

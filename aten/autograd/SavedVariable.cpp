@@ -97,4 +97,23 @@ void SavedVariable::reset_data() {
 
 size_t SavedVariable::nbytes() const { return data_.defined() ? data_.nbytes() : 0; }
 
+std::vector<SavedVariable> save_list(TensorList tensors, bool is_output) {
+  std::vector<SavedVariable> saved;
+  saved.reserve(tensors.size());
+  for (const Tensor& t : tensors) saved.emplace_back(t, is_output);
+  return saved;
+}
+
+std::vector<Tensor> unpack_list(const std::vector<SavedVariable>& saved, const std::shared_ptr<Node>& saved_for) {
+  std::vector<Tensor> tensors;
+  tensors.reserve(saved.size());
+  for (const SavedVariable& v : saved) tensors.push_back(v.unpack(saved_for));
+  return tensors;
+}
+
+std::optional<Tensor> unpack_optional(const SavedVariable& saved, const std::shared_ptr<Node>& saved_for) {
+  if (!saved.defined()) return std::nullopt;
+  return saved.unpack(saved_for);
+}
+
 }  // namespace tl::autograd

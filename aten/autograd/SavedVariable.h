@@ -3,6 +3,8 @@
 // their grad_fn (the node holds them, they must not hold the node: no reference cycle).
 #pragma once
 #include <memory>
+#include <optional>
+#include <vector>
 
 #include "aten/core/Tensor.h"
 
@@ -41,5 +43,22 @@ class SavedVariable {
   bool released_ = false;
   bool saved_original_ = false;         // data_ is the tensor itself (no rebuild at unpack)
 };
+
+// Tensor[] and Tensor? arguments kept by a node (generated code).
+std::vector<SavedVariable> save_list(TensorList tensors, bool is_output);
+std::vector<Tensor> unpack_list(const std::vector<SavedVariable>& saved, const std::shared_ptr<Node>& saved_for);
+inline SavedVariable save_optional(const std::optional<Tensor>& t, bool is_output) {
+  return SavedVariable(t ? *t : Tensor(), is_output);
+}
+// nullopt for a tensor that was absent when saved.
+std::optional<Tensor> unpack_optional(const SavedVariable& saved, const std::shared_ptr<Node>& saved_for);
+inline void reset_data(std::vector<SavedVariable>& saved) {
+  for (SavedVariable& v : saved) v.reset_data();
+}
+inline size_t nbytes(const std::vector<SavedVariable>& saved) {
+  size_t n = 0;
+  for (const SavedVariable& v : saved) n += v.nbytes();
+  return n;
+}
 
 }  // namespace tl::autograd

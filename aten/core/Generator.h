@@ -6,7 +6,9 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <mutex>
+#include <optional>
 
 namespace tl {
 
@@ -73,6 +75,16 @@ class CPUGenerator {
 
 // The process-wide generator used by rand/randn.
 CPUGenerator& default_cpu_generator();
+
+// A `Generator?` argument of an op: shared ownership of a generator (torchlite.Generator objects
+// hold one; torchlite.default_generator holds the default generator without owning it).
+using Generator = std::shared_ptr<CPUGenerator>;
+// What a random kernel draws from: `gen` when given, else the default generator.
+inline CPUGenerator& generator_or_default(const std::optional<Generator>& gen) {
+  return gen && *gen ? **gen : default_cpu_generator();
+}
+// A seed from a non-deterministic source (what seed() uses), a non-negative int64.
+uint64_t nondeterministic_seed();
 // Seeds the global generator (torchlite.manual_seed).
 void manual_seed(uint64_t seed);
 // The seed the global generator was last seeded with (kDefaultRngSeed at start).

@@ -6,35 +6,11 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
-#include "generated/ops/_to_copy.h"
 #include "generated/ops/logaddexp2.h"
-#include "generated/ops/mean.h"
-#include "generated/ops/min.h"
-#include "generated/ops/mm.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/select.h"
 
 namespace tl::autograd::generated {
-
-// Backward of _to_copy(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
-struct ToCopyBackward0 final : Node {
-  std::string name() const override { return "ToCopyBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-
-  Device self_device;
-  ScalarType self_scalar_type;
-};
-
-variable_list ToCopyBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  if (should_compute_output(0)) {
-    grad_inputs[0] = _to_copy(grad, self_scalar_type, self_device);
-  }
-  return grad_inputs;
-}
 
 // Backward of logaddexp2(Tensor self, Tensor other) -> Tensor
 struct Logaddexp2Backward0 final : Node {
@@ -68,143 +44,6 @@ variable_list Logaddexp2Backward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
-// Backward of mean(Tensor self, *, ScalarType? dtype=None) -> Tensor
-struct MeanBackward0 final : Node {
-  std::string name() const override { return "MeanBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-
-  int64_t self_numel;
-  DimVector self_sizes;
-};
-
-variable_list MeanBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  if (should_compute_output(0)) {
-    grad_inputs[0] = mean_backward(grad, self_sizes, self_numel);
-  }
-  return grad_inputs;
-}
-
-// Backward of mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
-struct MeanBackward1 final : Node {
-  std::string name() const override { return "MeanBackward1"; }
-  variable_list apply(variable_list&& grads) override;
-
-  std::optional<std::vector<int64_t>> dim_;
-  bool keepdim_;
-  DimVector self_sizes;
-};
-
-variable_list MeanBackward1::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& dim = as_arg(dim_);
-  const auto& keepdim = as_arg(keepdim_);
-  if (should_compute_output(0)) {
-    grad_inputs[0] = mean_dim_backward(grad, self_sizes, dim, keepdim);
-  }
-  return grad_inputs;
-}
-
-// Backward of min(Tensor self) -> Tensor
-struct MinBackward0 final : Node {
-  std::string name() const override { return "MinBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    self_.reset_data();
-    result_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return self_.nbytes() + result_.nbytes();
-  }
-
-  SavedVariable self_;
-  SavedVariable result_;
-};
-
-variable_list MinBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& self = self_.unpack(shared_from_this());
-  const auto& result = result_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = evenly_distribute_backward(grad, self, result);
-  }
-  return grad_inputs;
-}
-
-// Backward of min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
-struct MinBackward1 final : Node {
-  std::string name() const override { return "MinBackward1"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    indices_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return indices_.nbytes();
-  }
-
-  int64_t dim_;
-  bool keepdim_;
-  DimVector self_sizes;
-  SavedVariable indices_;
-};
-
-variable_list MinBackward1::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& dim = as_arg(dim_);
-  const auto& keepdim = as_arg(keepdim_);
-  const auto& indices = indices_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = value_selecting_reduction_backward(grad, dim, indices, self_sizes, keepdim);
-  }
-  return grad_inputs;
-}
-
-// Backward of mm(Tensor self, Tensor mat2) -> Tensor
-struct MmBackward0 final : Node {
-  std::string name() const override { return "MmBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    self_.reset_data();
-    mat2_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return self_.nbytes() + mat2_.nbytes();
-  }
-
-  SavedVariable self_;
-  SavedVariable mat2_;
-  ScalarType mat2_scalar_type;
-  ScalarType self_scalar_type;
-};
-
-variable_list MmBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& self = self_.unpack(shared_from_this());
-  const auto& mat2 = mat2_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = mm_mat1_backward(grad, mat2, self_scalar_type);
-  }
-  if (should_compute_output(1)) {
-    grad_inputs[1] = mm_mat2_backward(grad, self, mat2_scalar_type);
-  }
-  return grad_inputs;
-}
-
 // Backward of select.int(Tensor(a) self, int dim, int index) -> Tensor(a)
 struct SelectBackward0 final : Node {
   std::string name() const override { return "SelectBackward0"; }
@@ -234,21 +73,6 @@ variable_list SelectBackward0::apply(variable_list&& grads) {
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
 
-// _to_copy(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
-Tensor _to_copy(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  auto grad_fn = std::make_shared<ToCopyBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->self_device = self.device();
-  grad_fn->self_scalar_type = self.scalar_type();
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::_to_copy::call(self, dtype, device);
-  }
-  set_history(result, grad_fn);
-  return result;
-}
-
 // logaddexp2(Tensor self, Tensor other) -> Tensor
 Tensor logaddexp2(const Tensor& self, const Tensor& other) {
   auto grad_fn = std::make_shared<Logaddexp2Backward0>();
@@ -263,97 +87,6 @@ Tensor logaddexp2(const Tensor& self, const Tensor& other) {
   {
     AutoGradMode below_autograd(false);
     result = ops::logaddexp2::call(self, other);
-  }
-  set_history(result, grad_fn);
-  return result;
-}
-
-// mean(Tensor self, *, ScalarType? dtype=None) -> Tensor
-Tensor mean(const Tensor& self, std::optional<ScalarType> dtype) {
-  auto grad_fn = std::make_shared<MeanBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->self_numel = self.numel();
-  grad_fn->self_sizes = self.sizes();
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::mean::call(self, dtype);
-  }
-  set_history(result, grad_fn);
-  return result;
-}
-
-// mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
-Tensor mean_dim(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  auto grad_fn = std::make_shared<MeanBackward1>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->dim_ = dim ? std::optional<std::vector<int64_t>>(dim->vec()) : std::nullopt;
-  grad_fn->keepdim_ = keepdim;
-  grad_fn->self_sizes = self.sizes();
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::mean_dim::call(self, dim, keepdim, dtype);
-  }
-  set_history(result, grad_fn);
-  return result;
-}
-
-// min(Tensor self) -> Tensor
-Tensor min(const Tensor& self) {
-  auto grad_fn = std::make_shared<MinBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(self, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::min::call(self);
-  }
-  set_history(result, grad_fn);
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->result_ = SavedVariable(result, true);
-  }
-  return result;
-}
-
-// min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
-std::tuple<Tensor, Tensor> min_dim(const Tensor& self, int64_t dim, bool keepdim) {
-  auto grad_fn = std::make_shared<MinBackward1>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->dim_ = dim;
-  grad_fn->keepdim_ = keepdim;
-  grad_fn->self_sizes = self.sizes();
-  std::tuple<Tensor, Tensor> result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::min_dim::call(self, dim, keepdim);
-  }
-  set_history(std::get<0>(result), grad_fn);
-  set_history(std::get<1>(result), grad_fn);
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->indices_ = SavedVariable(std::get<1>(result), true);
-  }
-  return result;
-}
-
-// mm(Tensor self, Tensor mat2) -> Tensor
-Tensor mm(const Tensor& self, const Tensor& mat2) {
-  auto grad_fn = std::make_shared<MmBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self, &mat2}));
-  grad_fn->mat2_scalar_type = mat2.scalar_type();
-  grad_fn->self_scalar_type = self.scalar_type();
-  if (grad_fn->should_compute_output(1)) {
-    grad_fn->self_ = SavedVariable(self, false);
-  }
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->mat2_ = SavedVariable(mat2, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::mm::call(self, mat2);
   }
   set_history(result, grad_fn);
   return result;

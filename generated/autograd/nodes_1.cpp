@@ -8,13 +8,9 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/amax.h"
 #include "generated/ops/clone.h"
-#include "generated/ops/index_copy.h"
-#include "generated/ops/index_fill.h"
-#include "generated/ops/index_select.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/reciprocal.h"
-#include "generated/ops/reshape.h"
 #include "generated/ops/squeeze.h"
 #include "generated/ops/unsqueeze.h"
 
@@ -49,67 +45,6 @@ variable_list AmaxBackward0::apply(variable_list&& grads) {
   const auto& result = result_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = amax_amin_backward(grad, self, result, dim, keepdim);
-  }
-  return grad_inputs;
-}
-
-// Backward of index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor
-struct IndexCopyBackward0 final : Node {
-  std::string name() const override { return "IndexCopyBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    index_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return index_.nbytes();
-  }
-
-  int64_t dim_;
-  SavedVariable index_;
-  DimVector source_sizes;
-};
-
-variable_list IndexCopyBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& dim = as_arg(dim_);
-  const auto& index = index_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = index_fill(grad, dim, index, 0);
-  }
-  if (should_compute_output(1)) {
-    grad_inputs[1] = reshape(index_select(grad, dim, index), source_sizes);
-  }
-  return grad_inputs;
-}
-
-// Backward of index_select(Tensor self, int dim, Tensor index) -> Tensor
-struct IndexSelectBackward0 final : Node {
-  std::string name() const override { return "IndexSelectBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    index_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return index_.nbytes();
-  }
-
-  int64_t dim_;
-  SavedVariable index_;
-  DimVector self_sizes;
-};
-
-variable_list IndexSelectBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& dim = as_arg(dim_);
-  const auto& index = index_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = index_select_backward(grad, self_sizes, dim, index);
   }
   return grad_inputs;
 }
@@ -255,60 +190,6 @@ Tensor amax(const Tensor& self, IntArrayRef dim, bool keepdim) {
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
   }
-  return result;
-}
-
-// index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor
-Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
-  auto grad_fn = std::make_shared<IndexCopyBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self, &source}));
-  grad_fn->dim_ = dim;
-  grad_fn->source_sizes = source.sizes();
-  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
-    grad_fn->index_ = SavedVariable(index, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::index_copy::call(self, dim, index, source);
-  }
-  set_history(result, grad_fn);
-  return result;
-}
-
-// index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!)
-const Tensor& index_copy_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
-  check_inplace(self, "index_copy_");
-  auto grad_fn = std::make_shared<IndexCopyBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self, &source}));
-  grad_fn->dim_ = dim;
-  grad_fn->source_sizes = source.sizes();
-  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
-    grad_fn->index_ = SavedVariable(index, false);
-  }
-  {
-    AutoGradMode below_autograd(false);
-    ops::index_copy_::call(self, dim, index, source);
-  }
-  rebase_history(self, grad_fn);
-  return self;
-}
-
-// index_select(Tensor self, int dim, Tensor index) -> Tensor
-Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
-  auto grad_fn = std::make_shared<IndexSelectBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->dim_ = dim;
-  grad_fn->self_sizes = self.sizes();
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->index_ = SavedVariable(index, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::index_select::call(self, dim, index);
-  }
-  set_history(result, grad_fn);
   return result;
 }
 

@@ -6,73 +6,15 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
-#include "generated/ops/_softmax_backward_data.h"
-#include "generated/ops/as_strided.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/cos.h"
-#include "generated/ops/div.h"
-#include "generated/ops/log2.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/rsub.h"
 #include "generated/ops/sigmoid_backward.h"
 #include "generated/ops/sin.h"
-#include "generated/ops/softmax.h"
 
 namespace tl::autograd::generated {
-
-// Backward of as_strided(Tensor(a) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a)
-struct AsStridedBackward0 final : Node {
-  std::string name() const override { return "AsStridedBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-
-  std::vector<int64_t> size_;
-  std::vector<int64_t> stride_;
-  std::optional<int64_t> storage_offset_;
-  DimVector self_sizes;
-  int64_t self_storage_offset;
-  DimVector self_strides;
-};
-
-variable_list AsStridedBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& size = as_arg(size_);
-  const auto& stride = as_arg(stride_);
-  const auto& storage_offset = as_arg(storage_offset_);
-  if (should_compute_output(0)) {
-    grad_inputs[0] = as_strided_backward(grad, self_sizes, self_strides, self_storage_offset, size, stride, storage_offset);
-  }
-  return grad_inputs;
-}
-
-// Backward of log2(Tensor self) -> Tensor
-struct Log2Backward0 final : Node {
-  std::string name() const override { return "Log2Backward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    self_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return self_.nbytes();
-  }
-
-  SavedVariable self_;
-};
-
-variable_list Log2Backward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& self = self_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = div(grad, mul(self, 0.6931471805599453));
-  }
-  return grad_inputs;
-}
 
 // Backward of sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
 struct SigmoidBackwardBackward0 final : Node {
@@ -131,92 +73,12 @@ variable_list SinBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
-
-// Backward of softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
-struct SoftmaxBackward0 final : Node {
-  std::string name() const override { return "SoftmaxBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    result_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return result_.nbytes();
-  }
-
-  int64_t dim_;
-  ScalarType self_scalar_type;
-  SavedVariable result_;
-};
-
-variable_list SoftmaxBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& dim = as_arg(dim_);
-  const auto& result = result_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = _softmax_backward_data(grad, result, dim, self_scalar_type);
-  }
-  return grad_inputs;
-}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
-
-// as_strided(Tensor(a) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a)
-Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
-  auto grad_fn = std::make_shared<AsStridedBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->size_ = size.vec();
-  grad_fn->stride_ = stride.vec();
-  grad_fn->storage_offset_ = storage_offset;
-  grad_fn->self_sizes = self.sizes();
-  grad_fn->self_storage_offset = self.storage_offset();
-  grad_fn->self_strides = self.strides();
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::as_strided::call(self, size, stride, storage_offset);
-  }
-  set_history(result, grad_fn);
-  return result;
-}
-
-// log2(Tensor self) -> Tensor
-Tensor log2(const Tensor& self) {
-  auto grad_fn = std::make_shared<Log2Backward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(self, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::log2::call(self);
-  }
-  set_history(result, grad_fn);
-  return result;
-}
-
-// log2_(Tensor(a!) self) -> Tensor(a!)
-const Tensor& log2_(const Tensor& self) {
-  check_inplace(self, "log2_");
-  auto grad_fn = std::make_shared<Log2Backward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
-  }
-  {
-    AutoGradMode below_autograd(false);
-    ops::log2_::call(self);
-  }
-  rebase_history(self, grad_fn);
-  return self;
-}
 
 // sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
 Tensor sigmoid_backward(const Tensor& grad_output, const Tensor& output) {
@@ -267,24 +129,6 @@ const Tensor& sin_(const Tensor& self) {
   }
   rebase_history(self, grad_fn);
   return self;
-}
-
-// softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
-Tensor softmax_int(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  auto grad_fn = std::make_shared<SoftmaxBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->dim_ = dim;
-  grad_fn->self_scalar_type = self.scalar_type();
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::softmax_int::call(self, dim, dtype);
-  }
-  set_history(result, grad_fn);
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->result_ = SavedVariable(result, true);
-  }
-  return result;
 }
 
 }  // namespace tl::autograd::wrappers

@@ -6,40 +6,11 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
-#include "generated/ops/exp.h"
-#include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/sigmoid.h"
 #include "generated/ops/sigmoid_backward.h"
-#include "generated/ops/take.h"
 
 namespace tl::autograd::generated {
-
-// Backward of exp(Tensor self) -> Tensor
-struct ExpBackward0 final : Node {
-  std::string name() const override { return "ExpBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    result_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return result_.nbytes();
-  }
-
-  SavedVariable result_;
-};
-
-variable_list ExpBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& result = result_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = mul(grad, result);
-  }
-  return grad_inputs;
-}
 
 // Backward of sigmoid(Tensor self) -> Tensor
 struct SigmoidBackward0 final : Node {
@@ -66,71 +37,12 @@ variable_list SigmoidBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
-
-// Backward of take(Tensor self, Tensor index) -> Tensor
-struct TakeBackward0 final : Node {
-  std::string name() const override { return "TakeBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    index_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return index_.nbytes();
-  }
-
-  SavedVariable index_;
-  DimVector self_sizes;
-};
-
-variable_list TakeBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& index = index_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = take_backward(grad, self_sizes, index);
-  }
-  return grad_inputs;
-}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
-
-// exp(Tensor self) -> Tensor
-Tensor exp(const Tensor& self) {
-  auto grad_fn = std::make_shared<ExpBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::exp::call(self);
-  }
-  set_history(result, grad_fn);
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->result_ = SavedVariable(result, true);
-  }
-  return result;
-}
-
-// exp_(Tensor(a!) self) -> Tensor(a!)
-const Tensor& exp_(const Tensor& self) {
-  check_inplace(self, "exp_");
-  auto grad_fn = std::make_shared<ExpBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  {
-    AutoGradMode below_autograd(false);
-    ops::exp_::call(self);
-  }
-  rebase_history(self, grad_fn);
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->result_ = SavedVariable(self, true);
-  }
-  return self;
-}
 
 // sigmoid(Tensor self) -> Tensor
 Tensor sigmoid(const Tensor& self) {
@@ -162,23 +74,6 @@ const Tensor& sigmoid_(const Tensor& self) {
     grad_fn->result_ = SavedVariable(self, true);
   }
   return self;
-}
-
-// take(Tensor self, Tensor index) -> Tensor
-Tensor take(const Tensor& self, const Tensor& index) {
-  auto grad_fn = std::make_shared<TakeBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->self_sizes = self.sizes();
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->index_ = SavedVariable(index, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::take::call(self, index);
-  }
-  set_history(result, grad_fn);
-  return result;
 }
 
 }  // namespace tl::autograd::wrappers

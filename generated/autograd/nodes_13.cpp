@@ -11,7 +11,6 @@
 #include "generated/ops/clone.h"
 #include "generated/ops/cummax.h"
 #include "generated/ops/expand.h"
-#include "generated/ops/gather.h"
 #include "generated/ops/log_softmax.h"
 #include "generated/ops/logaddexp.h"
 #include "generated/ops/mul.h"
@@ -19,7 +18,6 @@
 #include "generated/ops/rsqrt.h"
 #include "generated/ops/rsub.h"
 #include "generated/ops/sum.h"
-#include "generated/ops/transpose.h"
 
 namespace tl::autograd::generated {
 
@@ -76,35 +74,6 @@ variable_list CummaxBackward0::apply(variable_list&& grads) {
   const auto& indices = indices_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = cummaxmin_backward(grad, self, indices, dim);
-  }
-  return grad_inputs;
-}
-
-// Backward of gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
-struct GatherBackward0 final : Node {
-  std::string name() const override { return "GatherBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    index_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return index_.nbytes();
-  }
-
-  int64_t dim_;
-  SavedVariable index_;
-  DimVector self_sizes;
-};
-
-variable_list GatherBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& dim = as_arg(dim_);
-  const auto& index = index_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = gather_backward(grad, self_sizes, dim, index);
   }
   return grad_inputs;
 }
@@ -211,28 +180,6 @@ variable_list SumBackward1::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
-
-// Backward of transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
-struct TransposeBackward0 final : Node {
-  std::string name() const override { return "TransposeBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-
-  int64_t dim0_;
-  int64_t dim1_;
-};
-
-variable_list TransposeBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& dim0 = as_arg(dim0_);
-  const auto& dim1 = as_arg(dim1_);
-  if (should_compute_output(0)) {
-    grad_inputs[0] = transpose(grad, dim0, dim1);
-  }
-  return grad_inputs;
-}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
@@ -286,28 +233,10 @@ std::tuple<Tensor, Tensor> cummax(const Tensor& self, int64_t dim) {
     result = ops::cummax::call(self, dim);
   }
   set_history(std::get<0>(result), grad_fn);
-  set_history(std::get<1>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // indices: not differentiable (output_differentiability)
   if (grad_fn->should_compute_output(0)) {
     grad_fn->indices_ = SavedVariable(std::get<1>(result), true);
   }
-  return result;
-}
-
-// gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
-Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad) {
-  auto grad_fn = std::make_shared<GatherBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->dim_ = dim;
-  grad_fn->self_sizes = self.sizes();
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->index_ = SavedVariable(index, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::gather::call(self, dim, index, sparse_grad);
-  }
-  set_history(result, grad_fn);
   return result;
 }
 
@@ -373,21 +302,6 @@ Tensor sum_dim_IntList(const Tensor& self, OptionalIntArrayRef dim, bool keepdim
   {
     AutoGradMode below_autograd(false);
     result = ops::sum_dim_IntList::call(self, dim, keepdim, dtype);
-  }
-  set_history(result, grad_fn);
-  return result;
-}
-
-// transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
-Tensor transpose_int(const Tensor& self, int64_t dim0, int64_t dim1) {
-  auto grad_fn = std::make_shared<TransposeBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->dim0_ = dim0;
-  grad_fn->dim1_ = dim1;
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::transpose_int::call(self, dim0, dim1);
   }
   set_history(result, grad_fn);
   return result;

@@ -9,17 +9,12 @@
 #include "generated/ops/acosh.h"
 #include "generated/ops/add.h"
 #include "generated/ops/atan.h"
-#include "generated/ops/atanh.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/div.h"
-#include "generated/ops/gather.h"
-#include "generated/ops/log10.h"
 #include "generated/ops/log1p.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/rsqrt.h"
-#include "generated/ops/rsub.h"
-#include "generated/ops/scatter_add.h"
 #include "generated/ops/sub.h"
 
 namespace tl::autograd::generated {
@@ -76,58 +71,6 @@ variable_list AtanBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
-// Backward of atanh(Tensor self) -> Tensor
-struct AtanhBackward0 final : Node {
-  std::string name() const override { return "AtanhBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    self_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return self_.nbytes();
-  }
-
-  SavedVariable self_;
-};
-
-variable_list AtanhBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& self = self_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = div(grad, rsub(mul(self, self), 1));
-  }
-  return grad_inputs;
-}
-
-// Backward of log10(Tensor self) -> Tensor
-struct Log10Backward0 final : Node {
-  std::string name() const override { return "Log10Backward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    self_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return self_.nbytes();
-  }
-
-  SavedVariable self_;
-};
-
-variable_list Log10Backward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& self = self_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = div(grad, mul(self, 2.302585092994046));
-  }
-  return grad_inputs;
-}
-
 // Backward of log1p(Tensor self) -> Tensor
 struct Log1pBackward0 final : Node {
   std::string name() const override { return "Log1pBackward0"; }
@@ -150,37 +93,6 @@ variable_list Log1pBackward0::apply(variable_list&& grads) {
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = div(grad, add(self, 1));
-  }
-  return grad_inputs;
-}
-
-// Backward of scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
-struct ScatterAddBackward0 final : Node {
-  std::string name() const override { return "ScatterAddBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    index_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return index_.nbytes();
-  }
-
-  int64_t dim_;
-  SavedVariable index_;
-};
-
-variable_list ScatterAddBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& dim = as_arg(dim_);
-  const auto& index = index_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = grad;
-  }
-  if (should_compute_output(1)) {
-    grad_inputs[1] = gather(grad, dim, index);
   }
   return grad_inputs;
 }
@@ -255,70 +167,6 @@ const Tensor& atan_(const Tensor& self) {
   return self;
 }
 
-// atanh(Tensor self) -> Tensor
-Tensor atanh(const Tensor& self) {
-  auto grad_fn = std::make_shared<AtanhBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(self, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::atanh::call(self);
-  }
-  set_history(result, grad_fn);
-  return result;
-}
-
-// atanh_(Tensor(a!) self) -> Tensor(a!)
-const Tensor& atanh_(const Tensor& self) {
-  check_inplace(self, "atanh_");
-  auto grad_fn = std::make_shared<AtanhBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
-  }
-  {
-    AutoGradMode below_autograd(false);
-    ops::atanh_::call(self);
-  }
-  rebase_history(self, grad_fn);
-  return self;
-}
-
-// log10(Tensor self) -> Tensor
-Tensor log10(const Tensor& self) {
-  auto grad_fn = std::make_shared<Log10Backward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(self, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::log10::call(self);
-  }
-  set_history(result, grad_fn);
-  return result;
-}
-
-// log10_(Tensor(a!) self) -> Tensor(a!)
-const Tensor& log10_(const Tensor& self) {
-  check_inplace(self, "log10_");
-  auto grad_fn = std::make_shared<Log10Backward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
-  }
-  {
-    AutoGradMode below_autograd(false);
-    ops::log10_::call(self);
-  }
-  rebase_history(self, grad_fn);
-  return self;
-}
-
 // log1p(Tensor self) -> Tensor
 Tensor log1p(const Tensor& self) {
   auto grad_fn = std::make_shared<Log1pBackward0>();
@@ -346,40 +194,6 @@ const Tensor& log1p_(const Tensor& self) {
   {
     AutoGradMode below_autograd(false);
     ops::log1p_::call(self);
-  }
-  rebase_history(self, grad_fn);
-  return self;
-}
-
-// scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
-Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  auto grad_fn = std::make_shared<ScatterAddBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self, &src}));
-  grad_fn->dim_ = dim;
-  if (grad_fn->should_compute_output(1)) {
-    grad_fn->index_ = SavedVariable(index, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::scatter_add::call(self, dim, index, src);
-  }
-  set_history(result, grad_fn);
-  return result;
-}
-
-// scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)
-const Tensor& scatter_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  check_inplace(self, "scatter_add_");
-  auto grad_fn = std::make_shared<ScatterAddBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self, &src}));
-  grad_fn->dim_ = dim;
-  if (grad_fn->should_compute_output(1)) {
-    grad_fn->index_ = SavedVariable(index, false);
-  }
-  {
-    AutoGradMode below_autograd(false);
-    ops::scatter_add_::call(self, dim, index, src);
   }
   rebase_history(self, grad_fn);
   return self;

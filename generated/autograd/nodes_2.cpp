@@ -6,6 +6,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_test_scale_optional.h"
 #include "generated/ops/asin.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/copy.h"
@@ -19,10 +20,41 @@
 #include "generated/ops/sinh.h"
 #include "generated/ops/sort.h"
 #include "generated/ops/squeeze.h"
-#include "generated/ops/tanh_backward.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _test_scale_optional(Tensor self, Tensor? weight=None) -> Tensor
+struct TestScaleOptionalBackward0 final : Node {
+  std::string name() const override { return "TestScaleOptionalBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    weight_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + weight_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable weight_;
+};
+
+variable_list TestScaleOptionalBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& weight = unpack_optional(weight_, shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = weight ? mul(grad, *weight) : grad;
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = mul(grad, self);
+  }
+  return grad_inputs;
+}
 
 // Backward of asin(Tensor self) -> Tensor
 struct AsinBackward0 final : Node {
@@ -241,44 +273,31 @@ variable_list SqueezeBackward2::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
-
-// Backward of tanh_backward(Tensor grad_output, Tensor output) -> Tensor
-struct TanhBackwardBackward0 final : Node {
-  std::string name() const override { return "TanhBackwardBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    grad_output_.reset_data();
-    output_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return grad_output_.nbytes() + output_.nbytes();
-  }
-
-  SavedVariable grad_output_;
-  SavedVariable output_;
-};
-
-variable_list TanhBackwardBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& grad_output = grad_output_.unpack(shared_from_this());
-  const auto& output = output_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = tanh_backward(grad, output);
-  }
-  if (should_compute_output(1)) {
-    grad_inputs[1] = mul(grad, mul(mul(output, grad_output), -2));
-  }
-  return grad_inputs;
-}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// _test_scale_optional(Tensor self, Tensor? weight=None) -> Tensor
+Tensor _test_scale_optional(const Tensor& self, const std::optional<Tensor>& weight) {
+  auto grad_fn = std::make_shared<TestScaleOptionalBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, opt_ptr(weight)}));
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->weight_ = save_optional(weight, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_test_scale_optional::call(self, weight);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
 
 // asin(Tensor self) -> Tensor
 Tensor asin(const Tensor& self) {
@@ -338,7 +357,7 @@ std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, 
     result = ops::kthvalue::call(self, k, dim, keepdim);
   }
   set_history(std::get<0>(result), grad_fn);
-  set_history(std::get<1>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // indices: not differentiable (output_differentiability)
   if (grad_fn->should_compute_output(0)) {
     grad_fn->indices_ = SavedVariable(std::get<1>(result), true);
   }
@@ -389,7 +408,7 @@ std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending
     result = ops::sort::call(self, dim, descending);
   }
   set_history(std::get<0>(result), grad_fn);
-  set_history(std::get<1>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // indices: not differentiable (output_differentiability)
   if (grad_fn->should_compute_output(0)) {
     grad_fn->indices_ = SavedVariable(std::get<1>(result), true);
   }
@@ -408,7 +427,7 @@ std::tuple<Tensor, Tensor> sort_stable(const Tensor& self, std::optional<bool> s
     result = ops::sort_stable::call(self, stable, dim, descending);
   }
   set_history(std::get<0>(result), grad_fn);
-  set_history(std::get<1>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // indices: not differentiable (output_differentiability)
   if (grad_fn->should_compute_output(0)) {
     grad_fn->indices_ = SavedVariable(std::get<1>(result), true);
   }
@@ -452,25 +471,6 @@ Tensor squeeze_dims(const Tensor& self, IntArrayRef dim) {
   {
     AutoGradMode below_autograd(false);
     result = ops::squeeze_dims::call(self, dim);
-  }
-  set_history(result, grad_fn);
-  return result;
-}
-
-// tanh_backward(Tensor grad_output, Tensor output) -> Tensor
-Tensor tanh_backward(const Tensor& grad_output, const Tensor& output) {
-  auto grad_fn = std::make_shared<TanhBackwardBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&grad_output, &output}));
-  if (grad_fn->should_compute_output(1)) {
-    grad_fn->grad_output_ = SavedVariable(grad_output, false);
-  }
-  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
-    grad_fn->output_ = SavedVariable(output, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::tanh_backward::call(grad_output, output);
   }
   set_history(result, grad_fn);
   return result;

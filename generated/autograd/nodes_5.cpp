@@ -6,25 +6,24 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
-#include "generated/ops/atan2.h"
+#include "generated/ops/_test_mul_add.h"
+#include "generated/ops/_test_mul_backward.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/cos.h"
 #include "generated/ops/div.h"
-#include "generated/ops/flip.h"
 #include "generated/ops/log.h"
 #include "generated/ops/logsumexp.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
-#include "generated/ops/pow.h"
 #include "generated/ops/rsub.h"
 #include "generated/ops/sin.h"
 #include "generated/ops/slice.h"
 
 namespace tl::autograd::generated {
 
-// Backward of atan2(Tensor self, Tensor other) -> Tensor
-struct Atan2Backward0 final : Node {
-  std::string name() const override { return "Atan2Backward0"; }
+// Backward of _test_mul_add(Tensor self, Tensor other) -> (Tensor product, Tensor total)
+struct TestMulAddBackward0 final : Node {
+  std::string name() const override { return "TestMulAddBackward0"; }
   variable_list apply(variable_list&& grads) override;
   void release_variables() override {
     self_.reset_data();
@@ -38,18 +37,18 @@ struct Atan2Backward0 final : Node {
   SavedVariable other_;
 };
 
-variable_list Atan2Backward0::apply(variable_list&& grads) {
+variable_list TestMulAddBackward0::apply(variable_list&& grads) {
   variable_list grad_inputs(num_outputs());
   if (!any_defined(grads)) return grad_inputs;
   const Tensor& grad = grads[0];
   (void)grad;
   const auto& self = self_.unpack(shared_from_this());
   const auto& other = other_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = atan2_backward_self(grad, self, other);
-  }
-  if (should_compute_output(1)) {
-    grad_inputs[1] = atan2_backward_other(grad, self, other);
+  if (should_compute_output(0) || should_compute_output(1)) {
+    const std::array<bool, 2> grad_input_mask = {should_compute_output(0), should_compute_output(1)};
+    auto computed = _test_mul_backward(grad, self, other, grad_input_mask);
+    if (should_compute_output(0)) grad_inputs[0] = std::get<0>(std::move(computed));
+    if (should_compute_output(1)) grad_inputs[1] = std::get<1>(std::move(computed));
   }
   return grad_inputs;
 }
@@ -76,26 +75,6 @@ variable_list CosBackward0::apply(variable_list&& grads) {
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = mul(grad, neg(sin(self)));
-  }
-  return grad_inputs;
-}
-
-// Backward of flip(Tensor self, int[] dims) -> Tensor
-struct FlipBackward0 final : Node {
-  std::string name() const override { return "FlipBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-
-  std::vector<int64_t> dims_;
-};
-
-variable_list FlipBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& dims = as_arg(dims_);
-  if (should_compute_output(0)) {
-    grad_inputs[0] = flip(grad, dims);
   }
   return grad_inputs;
 }
@@ -155,100 +134,6 @@ variable_list LogsumexpBackward0::apply(variable_list&& grads) {
   const auto& result = result_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = logsumexp_backward(grad, self, result, dim, keepdim);
-  }
-  return grad_inputs;
-}
-
-// Backward of pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
-struct PowBackward0 final : Node {
-  std::string name() const override { return "PowBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    self_.reset_data();
-    exponent_.reset_data();
-    result_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return self_.nbytes() + exponent_.nbytes() + result_.nbytes();
-  }
-
-  SavedVariable self_;
-  SavedVariable exponent_;
-  SavedVariable result_;
-};
-
-variable_list PowBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& self = self_.unpack(shared_from_this());
-  const auto& exponent = exponent_.unpack(shared_from_this());
-  const auto& result = result_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = pow_backward_self(grad, self, exponent);
-  }
-  if (should_compute_output(1)) {
-    grad_inputs[1] = pow_backward_exponent(grad, self, exponent, result);
-  }
-  return grad_inputs;
-}
-
-// Backward of pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
-struct PowBackward1 final : Node {
-  std::string name() const override { return "PowBackward1"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    self_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return self_.nbytes();
-  }
-
-  SavedVariable self_;
-  Scalar exponent_;
-};
-
-variable_list PowBackward1::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& self = self_.unpack(shared_from_this());
-  const auto& exponent = as_arg(exponent_);
-  if (should_compute_output(0)) {
-    grad_inputs[0] = pow_backward(grad, self, exponent);
-  }
-  return grad_inputs;
-}
-
-// Backward of pow.Scalar(Scalar self, Tensor exponent) -> Tensor
-struct PowBackward2 final : Node {
-  std::string name() const override { return "PowBackward2"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    exponent_.reset_data();
-    result_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return exponent_.nbytes() + result_.nbytes();
-  }
-
-  Scalar self_;
-  SavedVariable exponent_;
-  SavedVariable result_;
-};
-
-variable_list PowBackward2::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& self = as_arg(self_);
-  const auto& exponent = exponent_.unpack(shared_from_this());
-  const auto& result = result_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = pow_backward_exponent(grad, self, exponent, result);
   }
   return grad_inputs;
 }
@@ -329,9 +214,9 @@ variable_list SliceBackward0::apply(variable_list&& grads) {
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
 
-// atan2(Tensor self, Tensor other) -> Tensor
-Tensor atan2(const Tensor& self, const Tensor& other) {
-  auto grad_fn = std::make_shared<Atan2Backward0>();
+// _test_mul_add(Tensor self, Tensor other) -> (Tensor product, Tensor total)
+std::tuple<Tensor, Tensor> _test_mul_add(const Tensor& self, const Tensor& other) {
+  auto grad_fn = std::make_shared<TestMulAddBackward0>();
   grad_fn->set_next_edges(collect_next_edges({&self, &other}));
   if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
     grad_fn->self_ = SavedVariable(self, false);
@@ -339,32 +224,14 @@ Tensor atan2(const Tensor& self, const Tensor& other) {
   if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
     grad_fn->other_ = SavedVariable(other, false);
   }
-  Tensor result;
+  std::tuple<Tensor, Tensor> result;
   {
     AutoGradMode below_autograd(false);
-    result = ops::atan2::call(self, other);
+    result = ops::_test_mul_add::call(self, other);
   }
-  set_history(result, grad_fn);
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // total: not differentiable (output_differentiability)
   return result;
-}
-
-// atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)
-const Tensor& atan2_(const Tensor& self, const Tensor& other) {
-  check_inplace(self, "atan2_");
-  auto grad_fn = std::make_shared<Atan2Backward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
-  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
-    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
-  }
-  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
-    grad_fn->other_ = SavedVariable(other, false);
-  }
-  {
-    AutoGradMode below_autograd(false);
-    ops::atan2_::call(self, other);
-  }
-  rebase_history(self, grad_fn);
-  return self;
 }
 
 // cos(Tensor self) -> Tensor
@@ -397,20 +264,6 @@ const Tensor& cos_(const Tensor& self) {
   }
   rebase_history(self, grad_fn);
   return self;
-}
-
-// flip(Tensor self, int[] dims) -> Tensor
-Tensor flip(const Tensor& self, IntArrayRef dims) {
-  auto grad_fn = std::make_shared<FlipBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->dims_ = dims.vec();
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::flip::call(self, dims);
-  }
-  set_history(result, grad_fn);
-  return result;
 }
 
 // log(Tensor self) -> Tensor
@@ -458,104 +311,6 @@ Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
   {
     AutoGradMode below_autograd(false);
     result = ops::logsumexp::call(self, dim, keepdim);
-  }
-  set_history(result, grad_fn);
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->result_ = SavedVariable(result, true);
-  }
-  return result;
-}
-
-// pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
-Tensor pow_Tensor_Tensor(const Tensor& self, const Tensor& exponent) {
-  auto grad_fn = std::make_shared<PowBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self, &exponent}));
-  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
-    grad_fn->self_ = SavedVariable(self, false);
-  }
-  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
-    grad_fn->exponent_ = SavedVariable(exponent, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::pow_Tensor_Tensor::call(self, exponent);
-  }
-  set_history(result, grad_fn);
-  if (grad_fn->should_compute_output(1)) {
-    grad_fn->result_ = SavedVariable(result, true);
-  }
-  return result;
-}
-
-// pow_.Tensor_Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)
-const Tensor& pow__Tensor_Tensor(const Tensor& self, const Tensor& exponent) {
-  check_inplace(self, "pow_.Tensor_Tensor");
-  auto grad_fn = std::make_shared<PowBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self, &exponent}));
-  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
-    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
-  }
-  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
-    grad_fn->exponent_ = SavedVariable(exponent, false);
-  }
-  {
-    AutoGradMode below_autograd(false);
-    ops::pow__Tensor_Tensor::call(self, exponent);
-  }
-  rebase_history(self, grad_fn);
-  if (grad_fn->should_compute_output(1)) {
-    grad_fn->result_ = SavedVariable(self, true);
-  }
-  return self;
-}
-
-// pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
-Tensor pow_Tensor_Scalar(const Tensor& self, const Scalar& exponent) {
-  auto grad_fn = std::make_shared<PowBackward1>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->exponent_ = exponent;
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(self, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::pow_Tensor_Scalar::call(self, exponent);
-  }
-  set_history(result, grad_fn);
-  return result;
-}
-
-// pow_.Tensor_Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)
-const Tensor& pow__Tensor_Scalar(const Tensor& self, const Scalar& exponent) {
-  check_inplace(self, "pow_.Tensor_Scalar");
-  auto grad_fn = std::make_shared<PowBackward1>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->exponent_ = exponent;
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
-  }
-  {
-    AutoGradMode below_autograd(false);
-    ops::pow__Tensor_Scalar::call(self, exponent);
-  }
-  rebase_history(self, grad_fn);
-  return self;
-}
-
-// pow.Scalar(Scalar self, Tensor exponent) -> Tensor
-Tensor pow_Scalar(const Scalar& self, const Tensor& exponent) {
-  auto grad_fn = std::make_shared<PowBackward2>();
-  grad_fn->set_next_edges(collect_next_edges({&exponent}));
-  grad_fn->self_ = self;
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->exponent_ = SavedVariable(exponent, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::pow_Scalar::call(self, exponent);
   }
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0)) {

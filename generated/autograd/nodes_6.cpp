@@ -12,8 +12,6 @@
 #include "generated/ops/logcumsumexp.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
-#include "generated/ops/pow.h"
-#include "generated/ops/rsqrt.h"
 #include "generated/ops/sign.h"
 #include "generated/ops/var.h"
 #include "generated/ops/where.h"
@@ -91,32 +89,6 @@ variable_list LogcumsumexpBackward0::apply(variable_list&& grads) {
   const auto& result = result_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = logcumsumexp_backward(grad, self, result, dim);
-  }
-  return grad_inputs;
-}
-
-// Backward of rsqrt(Tensor self) -> Tensor
-struct RsqrtBackward0 final : Node {
-  std::string name() const override { return "RsqrtBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    result_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return result_.nbytes();
-  }
-
-  SavedVariable result_;
-};
-
-variable_list RsqrtBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& result = result_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = mul(grad, mul(pow(result, 3), -0.5));
   }
   return grad_inputs;
 }
@@ -311,38 +283,6 @@ Tensor logcumsumexp(const Tensor& self, int64_t dim) {
     grad_fn->result_ = SavedVariable(result, true);
   }
   return result;
-}
-
-// rsqrt(Tensor self) -> Tensor
-Tensor rsqrt(const Tensor& self) {
-  auto grad_fn = std::make_shared<RsqrtBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::rsqrt::call(self);
-  }
-  set_history(result, grad_fn);
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->result_ = SavedVariable(result, true);
-  }
-  return result;
-}
-
-// rsqrt_(Tensor(a!) self) -> Tensor(a!)
-const Tensor& rsqrt_(const Tensor& self) {
-  check_inplace(self, "rsqrt_");
-  auto grad_fn = std::make_shared<RsqrtBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  {
-    AutoGradMode below_autograd(false);
-    ops::rsqrt_::call(self);
-  }
-  rebase_history(self, grad_fn);
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->result_ = SavedVariable(self, true);
-  }
-  return self;
 }
 
 // var(Tensor self, bool unbiased=True) -> Tensor

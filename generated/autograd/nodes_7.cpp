@@ -12,7 +12,6 @@
 #include "generated/ops/index_select.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
-#include "generated/ops/prod.h"
 #include "generated/ops/sum.h"
 #include "generated/ops/tan.h"
 
@@ -132,68 +131,6 @@ variable_list IndexFillBackward1::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = sum(index_select(grad, dim, index));
-  }
-  return grad_inputs;
-}
-
-// Backward of prod(Tensor self, *, ScalarType? dtype=None) -> Tensor
-struct ProdBackward0 final : Node {
-  std::string name() const override { return "ProdBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    self_.reset_data();
-    result_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return self_.nbytes() + result_.nbytes();
-  }
-
-  SavedVariable self_;
-  SavedVariable result_;
-};
-
-variable_list ProdBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& self = self_.unpack(shared_from_this());
-  const auto& result = result_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = prod_backward(grad, self, result);
-  }
-  return grad_inputs;
-}
-
-// Backward of prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
-struct ProdBackward1 final : Node {
-  std::string name() const override { return "ProdBackward1"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    self_.reset_data();
-    result_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return self_.nbytes() + result_.nbytes();
-  }
-
-  SavedVariable self_;
-  int64_t dim_;
-  bool keepdim_;
-  SavedVariable result_;
-};
-
-variable_list ProdBackward1::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& self = self_.unpack(shared_from_this());
-  const auto& dim = as_arg(dim_);
-  const auto& keepdim = as_arg(keepdim_);
-  const auto& result = result_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = prod_dim_backward(grad, self, result, dim, keepdim);
   }
   return grad_inputs;
 }
@@ -364,46 +301,6 @@ const Tensor& index_fill__int_Tensor(const Tensor& self, int64_t dim, const Tens
   }
   rebase_history(self, grad_fn);
   return self;
-}
-
-// prod(Tensor self, *, ScalarType? dtype=None) -> Tensor
-Tensor prod(const Tensor& self, std::optional<ScalarType> dtype) {
-  auto grad_fn = std::make_shared<ProdBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(self, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::prod::call(self, dtype);
-  }
-  set_history(result, grad_fn);
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->result_ = SavedVariable(result, true);
-  }
-  return result;
-}
-
-// prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
-Tensor prod_dim_int(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
-  auto grad_fn = std::make_shared<ProdBackward1>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->dim_ = dim;
-  grad_fn->keepdim_ = keepdim;
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(self, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::prod_dim_int::call(self, dim, keepdim, dtype);
-  }
-  set_history(result, grad_fn);
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->result_ = SavedVariable(result, true);
-  }
-  return result;
 }
 
 // tan(Tensor self) -> Tensor

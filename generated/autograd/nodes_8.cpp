@@ -6,67 +6,34 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
-#include "generated/ops/amin.h"
-#include "generated/ops/clone.h"
-#include "generated/ops/div.h"
-#include "generated/ops/gt.h"
+#include "generated/ops/cat.h"
 #include "generated/ops/index_add.h"
-#include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
-#include "generated/ops/relu.h"
-#include "generated/ops/sqrt.h"
 #include "generated/ops/std.h"
-#include "generated/ops/std_mean.h"
 #include "generated/ops/t.h"
 
 namespace tl::autograd::generated {
 
-// Backward of amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
-struct AminBackward0 final : Node {
-  std::string name() const override { return "AminBackward0"; }
+// Backward of cat(Tensor[] tensors, int dim=0) -> Tensor
+struct CatBackward0 final : Node {
+  std::string name() const override { return "CatBackward0"; }
   variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    self_.reset_data();
-    result_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return self_.nbytes() + result_.nbytes();
-  }
 
-  SavedVariable self_;
-  std::vector<int64_t> dim_;
-  bool keepdim_;
-  SavedVariable result_;
+  size_t tensors_size_ = 0;  // elements of tensors: one next edge each
+  int64_t dim_;
+  std::vector<ScalarType> tensors_scalar_type;
+  std::vector<DimVector> tensors_sizes;
 };
 
-variable_list AminBackward0::apply(variable_list&& grads) {
+variable_list CatBackward0::apply(variable_list&& grads) {
   variable_list grad_inputs(num_outputs());
   if (!any_defined(grads)) return grad_inputs;
   const Tensor& grad = grads[0];
   (void)grad;
-  const auto& self = self_.unpack(shared_from_this());
   const auto& dim = as_arg(dim_);
-  const auto& keepdim = as_arg(keepdim_);
-  const auto& result = result_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = amax_amin_backward(grad, self, result, dim, keepdim);
-  }
-  return grad_inputs;
-}
-
-// Backward of clone(Tensor self) -> Tensor
-struct CloneBackward0 final : Node {
-  std::string name() const override { return "CloneBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-};
-
-variable_list CloneBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  if (should_compute_output(0)) {
-    grad_inputs[0] = grad;
+  if (should_compute_any(0, tensors_size_)) {
+    std::vector<Tensor> computed = cat_tensors_backward(grad, tensors_sizes, tensors_scalar_type, dim);
+    for (size_t i = 0; i < tensors_size_; ++i) grad_inputs[0 + i] = std::move(computed[i]);
   }
   return grad_inputs;
 }
@@ -101,58 +68,6 @@ variable_list IndexAddBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = index_add_source_backward(grad, dim, index, source_sizes, alpha);
-  }
-  return grad_inputs;
-}
-
-// Backward of relu(Tensor self) -> Tensor
-struct ReluBackward0 final : Node {
-  std::string name() const override { return "ReluBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    result_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return result_.nbytes();
-  }
-
-  SavedVariable result_;
-};
-
-variable_list ReluBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& result = result_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = mul(grad, gt(result, 0));
-  }
-  return grad_inputs;
-}
-
-// Backward of sqrt(Tensor self) -> Tensor
-struct SqrtBackward0 final : Node {
-  std::string name() const override { return "SqrtBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    result_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return result_.nbytes();
-  }
-
-  SavedVariable result_;
-};
-
-variable_list SqrtBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& result = result_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = div(grad, mul(result, 2));
   }
   return grad_inputs;
 }
@@ -258,41 +173,6 @@ variable_list StdBackward2::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
-// Backward of std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
-struct StdMeanBackward0 final : Node {
-  std::string name() const override { return "StdMeanBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    self_.reset_data();
-    result0_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return self_.nbytes() + result0_.nbytes();
-  }
-
-  SavedVariable self_;
-  std::optional<std::vector<int64_t>> dim_;
-  std::optional<Scalar> correction_;
-  bool keepdim_;
-  SavedVariable result0_;
-};
-
-variable_list StdMeanBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& self = self_.unpack(shared_from_this());
-  const auto& dim = as_arg(dim_);
-  const auto& correction = as_arg(correction_);
-  const auto& keepdim = as_arg(keepdim_);
-  const auto& result0 = result0_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = std_mean_backward(grads[0], grads[1], self, result0, dim, correction_value(correction), keepdim);
-  }
-  return grad_inputs;
-}
-
 // Backward of t(Tensor(a) self) -> Tensor(a)
 struct TBackward0 final : Node {
   std::string name() const override { return "TBackward0"; }
@@ -316,35 +196,18 @@ variable_list TBackward0::apply(variable_list&& grads) {
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
 
-// amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
-Tensor amin(const Tensor& self, IntArrayRef dim, bool keepdim) {
-  auto grad_fn = std::make_shared<AminBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->dim_ = dim.vec();
-  grad_fn->keepdim_ = keepdim;
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(self, false);
-  }
+// cat(Tensor[] tensors, int dim=0) -> Tensor
+Tensor cat(TensorList tensors, int64_t dim) {
+  auto grad_fn = std::make_shared<CatBackward0>();
+  grad_fn->set_next_edges(next_edges_of(tensors));
+  grad_fn->tensors_size_ = tensors.size();
+  grad_fn->dim_ = dim;
+  grad_fn->tensors_scalar_type = list_scalar_types(tensors);
+  grad_fn->tensors_sizes = list_sizes(tensors);
   Tensor result;
   {
     AutoGradMode below_autograd(false);
-    result = ops::amin::call(self, dim, keepdim);
-  }
-  set_history(result, grad_fn);
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->result_ = SavedVariable(result, true);
-  }
-  return result;
-}
-
-// clone(Tensor self) -> Tensor
-Tensor clone(const Tensor& self) {
-  auto grad_fn = std::make_shared<CloneBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::clone::call(self);
+    result = ops::cat::call(tensors, dim);
   }
   set_history(result, grad_fn);
   return result;
@@ -385,70 +248,6 @@ const Tensor& index_add_(const Tensor& self, int64_t dim, const Tensor& index, c
     ops::index_add_::call(self, dim, index, source, alpha);
   }
   rebase_history(self, grad_fn);
-  return self;
-}
-
-// relu(Tensor self) -> Tensor
-Tensor relu(const Tensor& self) {
-  auto grad_fn = std::make_shared<ReluBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::relu::call(self);
-  }
-  set_history(result, grad_fn);
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->result_ = SavedVariable(result, true);
-  }
-  return result;
-}
-
-// relu_(Tensor(a!) self) -> Tensor(a!)
-const Tensor& relu_(const Tensor& self) {
-  check_inplace(self, "relu_");
-  auto grad_fn = std::make_shared<ReluBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  {
-    AutoGradMode below_autograd(false);
-    ops::relu_::call(self);
-  }
-  rebase_history(self, grad_fn);
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->result_ = SavedVariable(self, true);
-  }
-  return self;
-}
-
-// sqrt(Tensor self) -> Tensor
-Tensor sqrt(const Tensor& self) {
-  auto grad_fn = std::make_shared<SqrtBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::sqrt::call(self);
-  }
-  set_history(result, grad_fn);
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->result_ = SavedVariable(result, true);
-  }
-  return result;
-}
-
-// sqrt_(Tensor(a!) self) -> Tensor(a!)
-const Tensor& sqrt_(const Tensor& self) {
-  check_inplace(self, "sqrt_");
-  auto grad_fn = std::make_shared<SqrtBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  {
-    AutoGradMode below_autograd(false);
-    ops::sqrt_::call(self);
-  }
-  rebase_history(self, grad_fn);
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->result_ = SavedVariable(self, true);
-  }
   return self;
 }
 
@@ -512,29 +311,6 @@ Tensor std_correction(const Tensor& self, OptionalIntArrayRef dim, const std::op
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
-  }
-  return result;
-}
-
-// std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
-std::tuple<Tensor, Tensor> std_mean_correction(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
-  auto grad_fn = std::make_shared<StdMeanBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->dim_ = dim ? std::optional<std::vector<int64_t>>(dim->vec()) : std::nullopt;
-  grad_fn->correction_ = correction;
-  grad_fn->keepdim_ = keepdim;
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(self, false);
-  }
-  std::tuple<Tensor, Tensor> result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::std_mean_correction::call(self, dim, correction, keepdim);
-  }
-  set_history(std::get<0>(result), grad_fn);
-  set_history(std::get<1>(result), grad_fn);
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->result0_ = SavedVariable(std::get<0>(result), true);
   }
   return result;
 }

@@ -7,6 +7,7 @@
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/_softmax_backward_data.h"
+#include "generated/ops/_test_mul_backward.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/cumsum.h"
 #include "generated/ops/div.h"
@@ -46,6 +47,44 @@ variable_list SoftmaxBackwardDataBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = softmax_double_backward(grad, grad_output, output, dim);
+  }
+  return grad_inputs;
+}
+
+// Backward of _test_mul_backward(Tensor grad_output, Tensor self, Tensor other, bool[2] output_mask) -> (Tensor grad_self, Tensor grad_other)
+struct TestMulBackwardBackward0 final : Node {
+  std::string name() const override { return "TestMulBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    grad_output_.reset_data();
+    self_.reset_data();
+    other_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return grad_output_.nbytes() + self_.nbytes() + other_.nbytes();
+  }
+
+  SavedVariable grad_output_;
+  SavedVariable self_;
+  SavedVariable other_;
+};
+
+variable_list TestMulBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& grad_output = grad_output_.unpack(shared_from_this());
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& other = other_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = add_defined(mul_defined(grads[0], other), mul_defined(grads[1], self));
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = mul_defined(grads[1], grad_output);
+  }
+  if (should_compute_output(2)) {
+    grad_inputs[2] = mul_defined(grads[0], grad_output);
   }
   return grad_inputs;
 }
@@ -269,6 +308,29 @@ Tensor _softmax_backward_data(const Tensor& grad_output, const Tensor& output, i
   return result;
 }
 
+// _test_mul_backward(Tensor grad_output, Tensor self, Tensor other, bool[2] output_mask) -> (Tensor grad_self, Tensor grad_other)
+std::tuple<Tensor, Tensor> _test_mul_backward(const Tensor& grad_output, const Tensor& self, const Tensor& other, std::array<bool, 2> output_mask) {
+  auto grad_fn = std::make_shared<TestMulBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self, &other}));
+  if (grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->grad_output_ = SavedVariable(grad_output, false);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->other_ = SavedVariable(other, false);
+  }
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_test_mul_backward::call(grad_output, self, other, output_mask);
+  }
+  set_history(std::get<0>(result), grad_fn);
+  set_history(std::get<1>(result), grad_fn);
+  return result;
+}
+
 // cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
   auto grad_fn = std::make_shared<CumsumBackward0>();
@@ -473,7 +535,7 @@ std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim
     result = ops::max_dim::call(self, dim, keepdim);
   }
   set_history(std::get<0>(result), grad_fn);
-  set_history(std::get<1>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // indices: not differentiable (output_differentiability)
   if (grad_fn->should_compute_output(0)) {
     grad_fn->indices_ = SavedVariable(std::get<1>(result), true);
   }

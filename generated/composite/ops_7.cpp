@@ -3,10 +3,8 @@
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/empty.h"
-#include "generated/ops/empty_like.h"
 #include "generated/ops/fill.h"
 #include "generated/ops/ones.h"
-#include "generated/ops/zeros_like.h"
 
 namespace tl::native {
 
@@ -14,13 +12,6 @@ namespace tl::native {
 Tensor ones_composite(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
   Tensor result = empty(size, dtype, device);
   native::fill_kernel(result, 1);  // a fresh tensor: not an in-place op (no version bump)
-  return result;
-}
-
-// zeros_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
-Tensor zeros_like_composite(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  Tensor result = empty_like(self, dtype, device);
-  native::fill_kernel(result, 0);  // a fresh tensor: not an in-place op (no version bump)
   return result;
 }
 

@@ -4,6 +4,7 @@
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/_clone_contiguous.h"
 #include "generated/ops/arange.h"
+#include "generated/ops/clone.h"
 #include "generated/ops/contiguous.h"
 
 namespace tl::native {
@@ -13,9 +14,12 @@ Tensor arange_composite(const Scalar& end, std::optional<ScalarType> dtype, std:
   return arange(0, end, 1, dtype, device);
 }
 
-// contiguous(Tensor(a) self) -> Tensor(a)
-Tensor contiguous_composite(const Tensor& self) {
-  return self.is_contiguous() ? self : _clone_contiguous(self);
+// contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)
+Tensor contiguous_composite(const Tensor& self, MemoryFormat memory_format) {
+  if (memory_format == MemoryFormat::Contiguous || memory_format == MemoryFormat::Preserve) {
+    return self.is_contiguous() ? self : _clone_contiguous(self);
+  }
+  return is_contiguous_in(self.sizes(), self.strides(), memory_format) ? self : clone(self, memory_format);
 }
 
 }  // namespace tl::native

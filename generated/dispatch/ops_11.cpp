@@ -2,9 +2,7 @@
 // Dispatch for the ops in shard 11: each public function picks autograd or a backend kernel.
 #include "aten/autograd/Node.h"
 #include "generated/ops/argmin.h"
-#include "generated/ops/exp.h"
 #include "generated/ops/sigmoid.h"
-#include "generated/ops/take.h"
 
 namespace tl {
 
@@ -57,88 +55,6 @@ const Tensor& ops::argmin_out::call(const Tensor& self, std::optional<int64_t> d
 const Tensor& argmin_out(const Tensor& out, const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
   check_out_no_grad("argmin.out", {&self});
   return ops::argmin_out::call(self, dim, keepdim, out);
-}
-
-// ============================================================================ exp
-
-// exp(Tensor self) -> Tensor
-static Tensor exp_kernel_functional(const Tensor& self) {
-  Tensor out;
-  native::exp_kernel(self, out);
-  return out;
-}
-
-ops::exp::Kernel* ops::exp::kernels[kNumDeviceTypes] = {
-    /* CPU */ exp_kernel_functional,
-    /* Meta */ exp_kernel_functional,
-};
-
-Tensor ops::exp::call(const Tensor& self) {
-  const Device kernel_device = dispatch_device("exp", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("exp", kernel_device);
-  return kernel(self);
-}
-
-Tensor exp(const Tensor& self) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::exp(self);
-  }
-  return ops::exp::call(self);
-}
-
-// exp_(Tensor(a!) self) -> Tensor(a!)
-static const Tensor& exp_kernel_inplace(const Tensor& self) {
-  Tensor out = self;
-  native::exp_kernel(self, out);
-  return self;
-}
-
-ops::exp_::Kernel* ops::exp_::kernels[kNumDeviceTypes] = {
-    /* CPU */ exp_kernel_inplace,
-    /* Meta */ exp_kernel_inplace,
-};
-
-const Tensor& ops::exp_::call(const Tensor& self) {
-  const Device kernel_device = dispatch_device("exp_", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("exp_", kernel_device);
-  decltype(auto) result = kernel(self);
-  self.bump_version();
-  return result;
-}
-
-const Tensor& exp_(const Tensor& self) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::exp_(self);
-  }
-  return ops::exp_::call(self);
-}
-
-// exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& exp_kernel_out(const Tensor& self, const Tensor& out) {
-  Tensor out_handle = out;
-  native::exp_kernel(self, out_handle);
-  return out;
-}
-
-ops::exp_out::Kernel* ops::exp_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ exp_kernel_out,
-    /* Meta */ exp_kernel_out,
-};
-
-const Tensor& ops::exp_out::call(const Tensor& self, const Tensor& out) {
-  const Device kernel_device = dispatch_device("exp.out", {&self, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("exp.out", kernel_device);
-  decltype(auto) result = kernel(self, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& exp_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("exp.out", {&self});
-  return ops::exp_out::call(self, out);
 }
 
 // ============================================================================ sigmoid
@@ -221,60 +137,6 @@ const Tensor& ops::sigmoid_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& sigmoid_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("sigmoid.out", {&self});
   return ops::sigmoid_out::call(self, out);
-}
-
-// ============================================================================ take
-
-// take(Tensor self, Tensor index) -> Tensor
-static Tensor take_kernel_functional(const Tensor& self, const Tensor& index) {
-  Tensor out;
-  native::take_kernel(self, index, out);
-  return out;
-}
-
-ops::take::Kernel* ops::take::kernels[kNumDeviceTypes] = {
-    /* CPU */ take_kernel_functional,
-    /* Meta */ take_kernel_functional,
-};
-
-Tensor ops::take::call(const Tensor& self, const Tensor& index) {
-  const Device kernel_device = dispatch_device("take", {&self, &index});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("take", kernel_device);
-  return kernel(self, index);
-}
-
-Tensor take(const Tensor& self, const Tensor& index) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::take(self, index);
-  }
-  return ops::take::call(self, index);
-}
-
-// take.out(Tensor self, Tensor index, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& take_kernel_out(const Tensor& self, const Tensor& index, const Tensor& out) {
-  Tensor out_handle = out;
-  native::take_kernel(self, index, out_handle);
-  return out;
-}
-
-ops::take_out::Kernel* ops::take_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ take_kernel_out,
-    /* Meta */ take_kernel_out,
-};
-
-const Tensor& ops::take_out::call(const Tensor& self, const Tensor& index, const Tensor& out) {
-  const Device kernel_device = dispatch_device("take.out", {&self, &index, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("take.out", kernel_device);
-  decltype(auto) result = kernel(self, index, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& take_out(const Tensor& out, const Tensor& self, const Tensor& index) {
-  check_out_no_grad("take.out", {&self, &index});
-  return ops::take_out::call(self, index, out);
 }
 
 }  // namespace tl

@@ -2,13 +2,10 @@
 // Dispatch for the ops in shard 13: each public function picks autograd or a backend kernel.
 #include "aten/autograd/Node.h"
 #include "generated/ops/acos.h"
-#include "generated/ops/all.h"
 #include "generated/ops/cummax.h"
-#include "generated/ops/gather.h"
 #include "generated/ops/log_softmax.h"
 #include "generated/ops/logaddexp.h"
 #include "generated/ops/sum.h"
-#include "generated/ops/transpose.h"
 
 namespace tl {
 
@@ -94,155 +91,6 @@ const Tensor& acos_out(const Tensor& out, const Tensor& self) {
   return ops::acos_out::call(self, out);
 }
 
-// ============================================================================ all
-
-// all(Tensor self) -> Tensor
-static Tensor all_kernel_functional(const Tensor& self) {
-  Tensor out;
-  native::all_kernel(self, out);
-  return out;
-}
-
-ops::all::Kernel* ops::all::kernels[kNumDeviceTypes] = {
-    /* CPU */ all_kernel_functional,
-    /* Meta */ all_kernel_functional,
-};
-
-Tensor ops::all::call(const Tensor& self) {
-  const Device kernel_device = dispatch_device("all", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("all", kernel_device);
-  return kernel(self);
-}
-
-Tensor all(const Tensor& self) {
-  return ops::all::call(self);
-}
-
-// all.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& all_kernel_out(const Tensor& self, const Tensor& out) {
-  Tensor out_handle = out;
-  native::all_kernel(self, out_handle);
-  return out;
-}
-
-ops::all_out::Kernel* ops::all_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ all_kernel_out,
-    /* Meta */ all_kernel_out,
-};
-
-const Tensor& ops::all_out::call(const Tensor& self, const Tensor& out) {
-  const Device kernel_device = dispatch_device("all.out", {&self, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("all.out", kernel_device);
-  decltype(auto) result = kernel(self, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& all_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("all.out", {&self});
-  return ops::all_out::call(self, out);
-}
-
-// all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
-static Tensor all_dim_kernel_functional(const Tensor& self, int64_t dim, bool keepdim) {
-  Tensor out;
-  native::all_dim_kernel(self, dim, keepdim, out);
-  return out;
-}
-
-ops::all_dim::Kernel* ops::all_dim::kernels[kNumDeviceTypes] = {
-    /* CPU */ all_dim_kernel_functional,
-    /* Meta */ all_dim_kernel_functional,
-};
-
-Tensor ops::all_dim::call(const Tensor& self, int64_t dim, bool keepdim) {
-  const Device kernel_device = dispatch_device("all.dim", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("all.dim", kernel_device);
-  return kernel(self, dim, keepdim);
-}
-
-Tensor all(const Tensor& self, int64_t dim, bool keepdim) {
-  return ops::all_dim::call(self, dim, keepdim);
-}
-
-// all.dim_out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& all_dim_kernel_out(const Tensor& self, int64_t dim, bool keepdim, const Tensor& out) {
-  Tensor out_handle = out;
-  native::all_dim_kernel(self, dim, keepdim, out_handle);
-  return out;
-}
-
-ops::all_dim_out::Kernel* ops::all_dim_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ all_dim_kernel_out,
-    /* Meta */ all_dim_kernel_out,
-};
-
-const Tensor& ops::all_dim_out::call(const Tensor& self, int64_t dim, bool keepdim, const Tensor& out) {
-  const Device kernel_device = dispatch_device("all.dim_out", {&self, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("all.dim_out", kernel_device);
-  decltype(auto) result = kernel(self, dim, keepdim, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& all_out(const Tensor& out, const Tensor& self, int64_t dim, bool keepdim) {
-  check_out_no_grad("all.dim_out", {&self});
-  return ops::all_dim_out::call(self, dim, keepdim, out);
-}
-
-// all.dims(Tensor self, int[]? dim, bool keepdim=False) -> Tensor
-static Tensor all_dims_kernel_functional(const Tensor& self, OptionalIntArrayRef dim, bool keepdim) {
-  Tensor out;
-  native::all_dims_kernel(self, dim, keepdim, out);
-  return out;
-}
-
-ops::all_dims::Kernel* ops::all_dims::kernels[kNumDeviceTypes] = {
-    /* CPU */ all_dims_kernel_functional,
-    /* Meta */ all_dims_kernel_functional,
-};
-
-Tensor ops::all_dims::call(const Tensor& self, OptionalIntArrayRef dim, bool keepdim) {
-  const Device kernel_device = dispatch_device("all.dims", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("all.dims", kernel_device);
-  return kernel(self, dim, keepdim);
-}
-
-Tensor all(const Tensor& self, OptionalIntArrayRef dim, bool keepdim) {
-  return ops::all_dims::call(self, dim, keepdim);
-}
-
-// all.dims_out(Tensor self, int[]? dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& all_dims_kernel_out(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, const Tensor& out) {
-  Tensor out_handle = out;
-  native::all_dims_kernel(self, dim, keepdim, out_handle);
-  return out;
-}
-
-ops::all_dims_out::Kernel* ops::all_dims_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ all_dims_kernel_out,
-    /* Meta */ all_dims_kernel_out,
-};
-
-const Tensor& ops::all_dims_out::call(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, const Tensor& out) {
-  const Device kernel_device = dispatch_device("all.dims_out", {&self, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("all.dims_out", kernel_device);
-  decltype(auto) result = kernel(self, dim, keepdim, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& all_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim) {
-  check_out_no_grad("all.dims_out", {&self});
-  return ops::all_dims_out::call(self, dim, keepdim, out);
-}
-
 // ============================================================================ cummax
 
 // cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
@@ -298,60 +146,6 @@ std::tuple<const Tensor&, const Tensor&> ops::cummax_out::call(const Tensor& sel
 std::tuple<const Tensor&, const Tensor&> cummax_out(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t dim) {
   check_out_no_grad("cummax.out", {&self});
   return ops::cummax_out::call(self, dim, values, indices);
-}
-
-// ============================================================================ gather
-
-// gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
-static Tensor gather_kernel_functional(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad) {
-  Tensor out;
-  native::gather_kernel(self, dim, index, sparse_grad, out);
-  return out;
-}
-
-ops::gather::Kernel* ops::gather::kernels[kNumDeviceTypes] = {
-    /* CPU */ gather_kernel_functional,
-    /* Meta */ gather_kernel_functional,
-};
-
-Tensor ops::gather::call(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad) {
-  const Device kernel_device = dispatch_device("gather", {&self, &index});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("gather", kernel_device);
-  return kernel(self, dim, index, sparse_grad);
-}
-
-Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::gather(self, dim, index, sparse_grad);
-  }
-  return ops::gather::call(self, dim, index, sparse_grad);
-}
-
-// gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& gather_kernel_out(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad, const Tensor& out) {
-  Tensor out_handle = out;
-  native::gather_kernel(self, dim, index, sparse_grad, out_handle);
-  return out;
-}
-
-ops::gather_out::Kernel* ops::gather_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ gather_kernel_out,
-    /* Meta */ gather_kernel_out,
-};
-
-const Tensor& ops::gather_out::call(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad, const Tensor& out) {
-  const Device kernel_device = dispatch_device("gather.out", {&self, &index, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("gather.out", kernel_device);
-  decltype(auto) result = kernel(self, dim, index, sparse_grad, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& gather_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad) {
-  check_out_no_grad("gather.out", {&self, &index});
-  return ops::gather_out::call(self, dim, index, sparse_grad, out);
 }
 
 // ============================================================================ log_softmax
@@ -534,28 +328,6 @@ const Tensor& ops::sum_dim_IntList_out::call(const Tensor& self, OptionalIntArra
 const Tensor& sum_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
   check_out_no_grad("sum.dim_IntList_out", {&self});
   return ops::sum_dim_IntList_out::call(self, dim, keepdim, dtype, out);
-}
-
-// ============================================================================ transpose
-
-// transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
-ops::transpose_int::Kernel* ops::transpose_int::kernels[kNumDeviceTypes] = {
-    /* CPU */ native::transpose_kernel,
-    /* Meta */ native::transpose_kernel,
-};
-
-Tensor ops::transpose_int::call(const Tensor& self, int64_t dim0, int64_t dim1) {
-  const Device kernel_device = dispatch_device("transpose.int", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("transpose.int", kernel_device);
-  return kernel(self, dim0, dim1);
-}
-
-Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::transpose_int(self, dim0, dim1);
-  }
-  return ops::transpose_int::call(self, dim0, dim1);
 }
 
 }  // namespace tl

@@ -5,7 +5,6 @@
 #include "generated/ops/abs.h"
 #include "generated/ops/argsort.h"
 #include "generated/ops/logcumsumexp.h"
-#include "generated/ops/rsqrt.h"
 #include "generated/ops/var.h"
 #include "generated/ops/where.h"
 
@@ -179,88 +178,6 @@ const Tensor& ops::logcumsumexp_out::call(const Tensor& self, int64_t dim, const
 const Tensor& logcumsumexp_out(const Tensor& out, const Tensor& self, int64_t dim) {
   check_out_no_grad("logcumsumexp.out", {&self});
   return ops::logcumsumexp_out::call(self, dim, out);
-}
-
-// ============================================================================ rsqrt
-
-// rsqrt(Tensor self) -> Tensor
-static Tensor rsqrt_kernel_functional(const Tensor& self) {
-  Tensor out;
-  native::rsqrt_kernel(self, out);
-  return out;
-}
-
-ops::rsqrt::Kernel* ops::rsqrt::kernels[kNumDeviceTypes] = {
-    /* CPU */ rsqrt_kernel_functional,
-    /* Meta */ rsqrt_kernel_functional,
-};
-
-Tensor ops::rsqrt::call(const Tensor& self) {
-  const Device kernel_device = dispatch_device("rsqrt", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("rsqrt", kernel_device);
-  return kernel(self);
-}
-
-Tensor rsqrt(const Tensor& self) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::rsqrt(self);
-  }
-  return ops::rsqrt::call(self);
-}
-
-// rsqrt_(Tensor(a!) self) -> Tensor(a!)
-static const Tensor& rsqrt_kernel_inplace(const Tensor& self) {
-  Tensor out = self;
-  native::rsqrt_kernel(self, out);
-  return self;
-}
-
-ops::rsqrt_::Kernel* ops::rsqrt_::kernels[kNumDeviceTypes] = {
-    /* CPU */ rsqrt_kernel_inplace,
-    /* Meta */ rsqrt_kernel_inplace,
-};
-
-const Tensor& ops::rsqrt_::call(const Tensor& self) {
-  const Device kernel_device = dispatch_device("rsqrt_", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("rsqrt_", kernel_device);
-  decltype(auto) result = kernel(self);
-  self.bump_version();
-  return result;
-}
-
-const Tensor& rsqrt_(const Tensor& self) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::rsqrt_(self);
-  }
-  return ops::rsqrt_::call(self);
-}
-
-// rsqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& rsqrt_kernel_out(const Tensor& self, const Tensor& out) {
-  Tensor out_handle = out;
-  native::rsqrt_kernel(self, out_handle);
-  return out;
-}
-
-ops::rsqrt_out::Kernel* ops::rsqrt_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ rsqrt_kernel_out,
-    /* Meta */ rsqrt_kernel_out,
-};
-
-const Tensor& ops::rsqrt_out::call(const Tensor& self, const Tensor& out) {
-  const Device kernel_device = dispatch_device("rsqrt.out", {&self, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("rsqrt.out", kernel_device);
-  decltype(auto) result = kernel(self, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& rsqrt_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("rsqrt.out", {&self});
-  return ops::rsqrt_out::call(self, out);
 }
 
 // ============================================================================ var

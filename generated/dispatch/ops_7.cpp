@@ -2,13 +2,10 @@
 // Dispatch for the ops in shard 7: each public function picks autograd or a backend kernel.
 #include "aten/autograd/Node.h"
 #include "generated/ops/add.h"
-#include "generated/ops/eq.h"
 #include "generated/ops/expand.h"
 #include "generated/ops/index_fill.h"
 #include "generated/ops/ones.h"
-#include "generated/ops/prod.h"
 #include "generated/ops/tan.h"
-#include "generated/ops/zeros_like.h"
 
 namespace tl {
 
@@ -146,156 +143,6 @@ const Tensor& add_(const Tensor& self, const Scalar& other, const Scalar& alpha)
     return autograd::wrappers::add__Scalar(self, other, alpha);
   }
   return ops::add__Scalar::call(self, other, alpha);
-}
-
-// ============================================================================ eq
-
-// eq.Tensor(Tensor self, Tensor other) -> Tensor
-static Tensor eq_kernel_functional(const Tensor& self, const Tensor& other) {
-  Tensor out;
-  native::eq_kernel(self, other, out);
-  return out;
-}
-
-ops::eq_Tensor::Kernel* ops::eq_Tensor::kernels[kNumDeviceTypes] = {
-    /* CPU */ eq_kernel_functional,
-    /* Meta */ eq_kernel_functional,
-};
-
-Tensor ops::eq_Tensor::call(const Tensor& self, const Tensor& other) {
-  const Device kernel_device = dispatch_device("eq.Tensor", {&self, &other});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("eq.Tensor", kernel_device);
-  return kernel(self, other);
-}
-
-Tensor eq(const Tensor& self, const Tensor& other) {
-  return ops::eq_Tensor::call(self, other);
-}
-
-// eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-static const Tensor& eq_kernel_inplace(const Tensor& self, const Tensor& other) {
-  Tensor out = self;
-  native::eq_kernel(self, other, out);
-  return self;
-}
-
-ops::eq__Tensor::Kernel* ops::eq__Tensor::kernels[kNumDeviceTypes] = {
-    /* CPU */ eq_kernel_inplace,
-    /* Meta */ eq_kernel_inplace,
-};
-
-const Tensor& ops::eq__Tensor::call(const Tensor& self, const Tensor& other) {
-  const Device kernel_device = dispatch_device("eq_.Tensor", {&self, &other});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("eq_.Tensor", kernel_device);
-  decltype(auto) result = kernel(self, other);
-  self.bump_version();
-  return result;
-}
-
-const Tensor& eq_(const Tensor& self, const Tensor& other) {
-  return ops::eq__Tensor::call(self, other);
-}
-
-// eq.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& eq_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
-  Tensor out_handle = out;
-  native::eq_kernel(self, other, out_handle);
-  return out;
-}
-
-ops::eq_Tensor_out::Kernel* ops::eq_Tensor_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ eq_kernel_out,
-    /* Meta */ eq_kernel_out,
-};
-
-const Tensor& ops::eq_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
-  const Device kernel_device = dispatch_device("eq.Tensor_out", {&self, &other, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("eq.Tensor_out", kernel_device);
-  decltype(auto) result = kernel(self, other, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& eq_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  check_out_no_grad("eq.Tensor_out", {&self, &other});
-  return ops::eq_Tensor_out::call(self, other, out);
-}
-
-// eq.Scalar(Tensor self, Scalar other) -> Tensor
-static Tensor eq_scalar_kernel_functional(const Tensor& self, const Scalar& other) {
-  Tensor out;
-  native::eq_scalar_kernel(self, other, out);
-  return out;
-}
-
-ops::eq_Scalar::Kernel* ops::eq_Scalar::kernels[kNumDeviceTypes] = {
-    /* CPU */ eq_scalar_kernel_functional,
-    /* Meta */ eq_scalar_kernel_functional,
-};
-
-Tensor ops::eq_Scalar::call(const Tensor& self, const Scalar& other) {
-  const Device kernel_device = dispatch_device("eq.Scalar", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("eq.Scalar", kernel_device);
-  return kernel(self, other);
-}
-
-Tensor eq(const Tensor& self, const Scalar& other) {
-  return ops::eq_Scalar::call(self, other);
-}
-
-// eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-static const Tensor& eq_scalar_kernel_inplace(const Tensor& self, const Scalar& other) {
-  Tensor out = self;
-  native::eq_scalar_kernel(self, other, out);
-  return self;
-}
-
-ops::eq__Scalar::Kernel* ops::eq__Scalar::kernels[kNumDeviceTypes] = {
-    /* CPU */ eq_scalar_kernel_inplace,
-    /* Meta */ eq_scalar_kernel_inplace,
-};
-
-const Tensor& ops::eq__Scalar::call(const Tensor& self, const Scalar& other) {
-  const Device kernel_device = dispatch_device("eq_.Scalar", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("eq_.Scalar", kernel_device);
-  decltype(auto) result = kernel(self, other);
-  self.bump_version();
-  return result;
-}
-
-const Tensor& eq_(const Tensor& self, const Scalar& other) {
-  return ops::eq__Scalar::call(self, other);
-}
-
-// eq.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& eq_scalar_kernel_out(const Tensor& self, const Scalar& other, const Tensor& out) {
-  Tensor out_handle = out;
-  native::eq_scalar_kernel(self, other, out_handle);
-  return out;
-}
-
-ops::eq_Scalar_out::Kernel* ops::eq_Scalar_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ eq_scalar_kernel_out,
-    /* Meta */ eq_scalar_kernel_out,
-};
-
-const Tensor& ops::eq_Scalar_out::call(const Tensor& self, const Scalar& other, const Tensor& out) {
-  const Device kernel_device = dispatch_device("eq.Scalar_out", {&self, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("eq.Scalar_out", kernel_device);
-  decltype(auto) result = kernel(self, other, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& eq_out(const Tensor& out, const Tensor& self, const Scalar& other) {
-  check_out_no_grad("eq.Scalar_out", {&self});
-  return ops::eq_Scalar_out::call(self, other, out);
 }
 
 // ============================================================================ expand
@@ -443,80 +290,6 @@ const Tensor& ones_out(const Tensor& out, IntArrayRef size, std::optional<Scalar
   return copy_to_out(out, ones(size, dtype ? dtype : std::optional<ScalarType>(out.dtype()), device ? device : std::optional<Device>(out.device())), "ones.out", /*exact_dtype=*/false);
 }
 
-// ============================================================================ prod
-
-// prod(Tensor self, *, ScalarType? dtype=None) -> Tensor
-ops::prod::Kernel* ops::prod::kernels[kNumDeviceTypes] = {
-    /* CPU */ native::prod_kernel,
-    /* Meta */ native::prod_kernel,
-};
-
-Tensor ops::prod::call(const Tensor& self, std::optional<ScalarType> dtype) {
-  const Device kernel_device = dispatch_device("prod", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("prod", kernel_device);
-  return kernel(self, dtype);
-}
-
-Tensor prod(const Tensor& self, std::optional<ScalarType> dtype) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::prod(self, dtype);
-  }
-  return ops::prod::call(self, dtype);
-}
-
-// prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
-static Tensor prod_dim_kernel_functional(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
-  Tensor out;
-  native::prod_dim_kernel(self, dim, keepdim, dtype, out);
-  return out;
-}
-
-ops::prod_dim_int::Kernel* ops::prod_dim_int::kernels[kNumDeviceTypes] = {
-    /* CPU */ prod_dim_kernel_functional,
-    /* Meta */ prod_dim_kernel_functional,
-};
-
-Tensor ops::prod_dim_int::call(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
-  const Device kernel_device = dispatch_device("prod.dim_int", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("prod.dim_int", kernel_device);
-  return kernel(self, dim, keepdim, dtype);
-}
-
-Tensor prod(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::prod_dim_int(self, dim, keepdim, dtype);
-  }
-  return ops::prod_dim_int::call(self, dim, keepdim, dtype);
-}
-
-// prod.dim_int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& prod_dim_kernel_out(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype, const Tensor& out) {
-  Tensor out_handle = out;
-  native::prod_dim_kernel(self, dim, keepdim, dtype, out_handle);
-  return out;
-}
-
-ops::prod_dim_int_out::Kernel* ops::prod_dim_int_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ prod_dim_kernel_out,
-    /* Meta */ prod_dim_kernel_out,
-};
-
-const Tensor& ops::prod_dim_int_out::call(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype, const Tensor& out) {
-  const Device kernel_device = dispatch_device("prod.dim_int_out", {&self, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("prod.dim_int_out", kernel_device);
-  decltype(auto) result = kernel(self, dim, keepdim, dtype, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& prod_out(const Tensor& out, const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
-  check_out_no_grad("prod.dim_int_out", {&self});
-  return ops::prod_dim_int_out::call(self, dim, keepdim, dtype, out);
-}
-
 // ============================================================================ tan
 
 // tan(Tensor self) -> Tensor
@@ -597,13 +370,6 @@ const Tensor& ops::tan_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& tan_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("tan.out", {&self});
   return ops::tan_out::call(self, out);
-}
-
-// ============================================================================ zeros_like
-
-// zeros_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
-Tensor zeros_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  return native::zeros_like_composite(self, dtype, device);
 }
 
 }  // namespace tl

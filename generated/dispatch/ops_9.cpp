@@ -2,9 +2,11 @@
 // Dispatch for the ops in shard 9: each public function picks autograd or a backend kernel.
 #include "aten/autograd/Node.h"
 #include "generated/ops/_softmax_backward_data.h"
+#include "generated/ops/_test_mul_backward.h"
 #include "generated/ops/cumsum.h"
 #include "generated/ops/div.h"
 #include "generated/ops/max.h"
+#include "generated/ops/split_with_sizes.h"
 
 namespace tl {
 
@@ -60,6 +62,28 @@ const Tensor& ops::_softmax_backward_data_out::call(const Tensor& grad_output, c
 const Tensor& _softmax_backward_data_out(const Tensor& out, const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype) {
   check_out_no_grad("_softmax_backward_data.out", {&grad_output, &output});
   return ops::_softmax_backward_data_out::call(grad_output, output, dim, input_dtype, out);
+}
+
+// ============================================================================ _test_mul_backward
+
+// _test_mul_backward(Tensor grad_output, Tensor self, Tensor other, bool[2] output_mask) -> (Tensor grad_self, Tensor grad_other)
+ops::_test_mul_backward::Kernel* ops::_test_mul_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::_test_mul_backward_kernel,
+    /* Meta */ native::_test_mul_backward_kernel,
+};
+
+std::tuple<Tensor, Tensor> ops::_test_mul_backward::call(const Tensor& grad_output, const Tensor& self, const Tensor& other, std::array<bool, 2> output_mask) {
+  const Device kernel_device = dispatch_device("_test_mul_backward", {&grad_output, &self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_test_mul_backward", kernel_device);
+  return kernel(grad_output, self, other, output_mask);
+}
+
+std::tuple<Tensor, Tensor> _test_mul_backward(const Tensor& grad_output, const Tensor& self, const Tensor& other, std::array<bool, 2> output_mask) {
+  if (autograd::compute_requires_grad({&grad_output, &self, &other})) {
+    return autograd::wrappers::_test_mul_backward(grad_output, self, other, output_mask);
+  }
+  return ops::_test_mul_backward::call(grad_output, self, other, output_mask);
 }
 
 // ============================================================================ cumsum
@@ -489,6 +513,13 @@ std::tuple<const Tensor&, const Tensor&> ops::max_dim_out::call(const Tensor& se
 std::tuple<const Tensor&, const Tensor&> max_out(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t dim, bool keepdim) {
   check_out_no_grad("max.dim_out", {&self});
   return ops::max_dim_out::call(self, dim, keepdim, values, indices);
+}
+
+// ============================================================================ split_with_sizes
+
+// split_with_sizes(Tensor(a) self, int[] split_sizes, int dim=0) -> Tensor(a)[]
+std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef split_sizes, int64_t dim) {
+  return native::split_with_sizes_composite(self, split_sizes, dim);
 }
 
 }  // namespace tl

@@ -3,28 +3,29 @@
 // and the handwritten kernels that native_functions.yaml names for it.
 #pragma once
 #include "aten/core/OpSupport.h"
+#include "aten/core/Layout.h"
 
 namespace tl {
 
-// clone(Tensor self) -> Tensor
-Tensor clone(const Tensor& self);
+// clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
+Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format = std::nullopt);
 
 // Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// clone(Tensor self) -> Tensor
+// clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
 struct clone {
-  using Kernel = Tensor(const Tensor& self);
+  using Kernel = Tensor(const Tensor& self, std::optional<MemoryFormat> memory_format);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
-  static Tensor call(const Tensor& self);
+  static Tensor call(const Tensor& self, std::optional<MemoryFormat> memory_format);
 };
 }  // namespace ops
 
 namespace autograd::wrappers {
-Tensor clone(const Tensor& self);  // records clone for backward
+Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format);  // records clone for backward
 }  // namespace autograd::wrappers
 
 namespace native {
-Tensor clone_kernel(const Tensor& self);
+Tensor clone_kernel(const Tensor& self, std::optional<MemoryFormat> memory_format);
 }  // namespace native
 }  // namespace tl

@@ -3,13 +3,14 @@
 // and the handwritten kernels that native_functions.yaml names for it.
 #pragma once
 #include "aten/core/OpSupport.h"
+#include "aten/core/Layout.h"
 
 namespace tl {
 
-// contiguous(Tensor(a) self) -> Tensor(a)
-Tensor contiguous(const Tensor& self);
+// contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)
+Tensor contiguous(const Tensor& self, MemoryFormat memory_format = MemoryFormat::Contiguous);
 
 namespace native {
-Tensor contiguous_composite(const Tensor& self);
+Tensor contiguous_composite(const Tensor& self, MemoryFormat memory_format);
 }  // namespace native
 }  // namespace tl

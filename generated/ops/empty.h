@@ -3,24 +3,25 @@
 // and the handwritten kernels that native_functions.yaml names for it.
 #pragma once
 #include "aten/core/OpSupport.h"
+#include "aten/core/Layout.h"
 
 namespace tl {
 
-// empty(int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor
-Tensor empty(IntArrayRef size, std::optional<ScalarType> dtype = std::nullopt, std::optional<Device> device = std::nullopt);
+// empty(int[] size, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, MemoryFormat? memory_format=None) -> Tensor
+Tensor empty(IntArrayRef size, std::optional<ScalarType> dtype = std::nullopt, std::optional<Device> device = std::nullopt, std::optional<Layout> layout = std::nullopt, std::optional<MemoryFormat> memory_format = std::nullopt);
 
 // Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// empty(int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+// empty(int[] size, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, MemoryFormat? memory_format=None) -> Tensor
 struct empty {
-  using Kernel = Tensor(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device);
+  using Kernel = Tensor(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device, std::optional<Layout> layout, std::optional<MemoryFormat> memory_format);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
-  static Tensor call(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device);
+  static Tensor call(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device, std::optional<Layout> layout, std::optional<MemoryFormat> memory_format);
 };
 }  // namespace ops
 
 namespace native {
-Tensor empty_kernel(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device);
+Tensor empty_kernel(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device, std::optional<Layout> layout, std::optional<MemoryFormat> memory_format);
 }  // namespace native
 }  // namespace tl

@@ -3,24 +3,25 @@
 // and the handwritten kernels that native_functions.yaml names for it.
 #pragma once
 #include "aten/core/OpSupport.h"
+#include "aten/core/Generator.h"
 
 namespace tl {
 
-// rand(int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor
-Tensor rand(IntArrayRef size, std::optional<ScalarType> dtype = std::nullopt, std::optional<Device> device = std::nullopt);
+// rand(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor
+Tensor rand(IntArrayRef size, std::optional<Generator> generator = std::nullopt, std::optional<ScalarType> dtype = std::nullopt, std::optional<Device> device = std::nullopt);
 
 // Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// rand(int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+// rand(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor
 struct rand {
-  using Kernel = Tensor(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device);
+  using Kernel = Tensor(IntArrayRef size, std::optional<Generator> generator, std::optional<ScalarType> dtype, std::optional<Device> device);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
-  static Tensor call(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device);
+  static Tensor call(IntArrayRef size, std::optional<Generator> generator, std::optional<ScalarType> dtype, std::optional<Device> device);
 };
 }  // namespace ops
 
 namespace native {
-Tensor rand_kernel(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device);
+Tensor rand_kernel(IntArrayRef size, std::optional<Generator> generator, std::optional<ScalarType> dtype, std::optional<Device> device);
 }  // namespace native
 }  // namespace tl

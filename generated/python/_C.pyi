@@ -2,7 +2,7 @@
 # Type stub for torchlite._C: the op methods of TensorBase (the base of torchlite.Tensor).
 from typing import Any, Optional, Sequence, Union, overload
 
-from torchlite import Tensor, device, dtype
+from torchlite import Generator, Tensor, device, dtype
 
 Number = Union[int, float, bool]
 DeviceLike = Union[device, str, int]
@@ -206,6 +206,10 @@ class TensorBase:
         """Divides every element of `self` by the number `other` (true division)."""
         ...
 
+    def _test_mul_add(self, other: Tensor) -> tuple[Tensor, Tensor]:
+        """Test op: `(self * other, self + other)`, named returns; `total` is declared not differentiable."""
+        ...
+
     def abs(self) -> Tensor:
         """Absolute value of every element of `self`."""
         ...
@@ -351,11 +355,15 @@ class TensorBase:
         """Batched matrix product of two 3-D tensors with the same batch size."""
         ...
 
-    def clone(self) -> Tensor:
+    def chunk(self, chunks: int, dim: int = 0) -> Sequence[Tensor]:
+        """Views of `self` cut along `dim` into at most `chunks` pieces of equal size (the last may be smaller)."""
+        ...
+
+    def clone(self, *, memory_format: Optional[Any] = None) -> Tensor:
         """A copy of `self` with its own (contiguous) storage."""
         ...
 
-    def contiguous(self) -> Tensor:
+    def contiguous(self, *, memory_format: Any = contiguous_format) -> Tensor:
         """`self` if it is already contiguous (row-major), otherwise a contiguous copy."""
         ...
 
@@ -749,6 +757,10 @@ class TensorBase:
         """In-place version of mul(): writes the result into self. Multiplies every element of `self` by the number `other`."""
         ...
 
+    def narrow(self, dim: int, start: int, length: int) -> Tensor:
+        """A view of `self` keeping `length` indices of dimension `dim` from `start` (which may be negative)."""
+        ...
+
     @overload
     def ne(self, other: Tensor) -> Tensor:
         """True where `self != other`, element by element, with broadcasting."""
@@ -913,6 +925,19 @@ class TensorBase:
         """`sort` with an explicit `stable` flag; the sort is stable either way."""
         ...
 
+    @overload
+    def split(self, split_size: int, dim: int = 0) -> Sequence[Tensor]:
+        """Views of `self` cut along `dim` into pieces of `split_size` (the last may be smaller)."""
+        ...
+    @overload
+    def split(self, split_size: Sequence[int], dim: int = 0) -> Sequence[Tensor]:
+        """Views of `self` cut along `dim` into pieces of the sizes in `split_size`, which must sum to the size of `dim`."""
+        ...
+
+    def split_with_sizes(self, split_sizes: Sequence[int], dim: int = 0) -> Sequence[Tensor]:
+        """Views of `self` cut along `dim` into pieces of the sizes in `split_sizes`, which must sum to the size of `dim`."""
+        ...
+
     def sqrt(self) -> Tensor:
         """The square root of every element of `self`; integer inputs give the default float dtype."""
         ...
@@ -999,6 +1024,15 @@ class TensorBase:
         ...
 
     @overload
+    def tensor_split(self, sections: int, dim: int = 0) -> Sequence[Tensor]:
+        """Views of `self` cut along `dim` into `sections` pieces as equal as possible (the first ones one longer)."""
+        ...
+    @overload
+    def tensor_split(self, indices: Sequence[int], dim: int = 0) -> Sequence[Tensor]:
+        """Views of `self` cut along `dim` before each index in `indices` (out-of-range pieces are empty)."""
+        ...
+
+    @overload
     def to(self, dtype: dtype, non_blocking: bool = False, copy: bool = False) -> Tensor:
         """`self` converted to `dtype`: `self` itself when it already has that dtype and `copy` is False."""
         ...
@@ -1021,6 +1055,10 @@ class TensorBase:
 
     def transpose(self, dim0: int, dim1: int) -> Tensor:
         """A view of `self` with dimensions `dim0` and `dim1` swapped."""
+        ...
+
+    def unbind(self, dim: int = 0) -> Sequence[Tensor]:
+        """Views of every index of dimension `dim` of `self`, with that dimension removed."""
         ...
 
     def unsqueeze(self, dim: int) -> Tensor:

@@ -2,7 +2,7 @@
 # Type stub for the operators in torchlite (torchlite._C._ops, re-exported by torchlite).
 from typing import Any, Optional, Sequence, Union, overload
 
-from torchlite import Tensor, device, dtype
+from torchlite import Generator, Tensor, device, dtype
 
 Number = Union[int, float, bool]
 DeviceLike = Union[device, str, int]
@@ -17,6 +17,22 @@ def _log_softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int, in
 
 def _softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int, input_dtype: dtype, *, out: Optional[Tensor] = None) -> Tensor:
     """The gradient of softmax: `output * (grad_output - sum(grad_output * output, dim))`, as `input_dtype`."""
+    ...
+
+def _test_mul_add(input: Tensor, other: Tensor, *, out: Optional[tuple[Tensor, ...]] = None) -> tuple[Tensor, Tensor]:
+    """Test op: `(self * other, self + other)`, named returns; `total` is declared not differentiable."""
+    ...
+
+def _test_mul_backward(grad_output: Tensor, input: Tensor, other: Tensor, output_mask: Sequence[bool]) -> tuple[Tensor, Tensor]:
+    """Test op: the gradients of `self * other` for the inputs `output_mask` asks for (undefined otherwise); a backward op with its own derivative."""
+    ...
+
+def _test_scale_optional(input: Tensor, weight: Optional[Tensor] = None) -> Tensor:
+    """Test op: `self * weight`, or a copy of `self` without `weight` (a `Tensor?` input with a formula)."""
+    ...
+
+def _test_sum_defined(tensors: Sequence[Optional[Tensor]]) -> Tensor:
+    """Test op: the sum of the tensors in `tensors` that are not None (a `Tensor?[]` input)."""
     ...
 
 def _to_copy(input: Tensor, *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None) -> Tensor:
@@ -90,7 +106,7 @@ def amin(input: Tensor, dim: Union[int, Sequence[int]] = (), keepdim: bool = Fal
     """The smallest value of `self` over the dimensions in `dim` (all of them when empty); NaN propagates. The gradient is shared evenly between tied minima."""
     ...
 
-def aminmax(input: Tensor, *, dim: Optional[int] = None, keepdim: bool = False, min: Tensor = None, max: Tensor = None) -> tuple[Tensor, Tensor]:
+def aminmax(input: Tensor, *, dim: Optional[int] = None, keepdim: bool = False, out: Optional[tuple[Tensor, ...]] = None) -> tuple[Tensor, Tensor]:
     """The smallest and the largest values of `self` along `dim` (over all elements when None), in one pass."""
     ...
 
@@ -181,8 +197,24 @@ def bmm(input: Tensor, mat2: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """Batched matrix product of two 3-D tensors with the same batch size."""
     ...
 
-def clone(input: Tensor) -> Tensor:
+def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Optional[Tensor] = None) -> Tensor:
+    """Joins `tensors` along the existing dimension `dim`, promoting their dtypes; 1-D empty tensors are skipped whatever their shape (PyTorch's legacy rule)."""
+    ...
+
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> Sequence[Tensor]:
+    """Views of `self` cut along `dim` into at most `chunks` pieces of equal size (the last may be smaller)."""
+    ...
+
+def clone(input: Tensor, *, memory_format: Optional[Any] = None) -> Tensor:
     """A copy of `self` with its own (contiguous) storage."""
+    ...
+
+def concat(tensors: Sequence[Tensor], dim: int = 0, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `cat`."""
+    ...
+
+def concatenate(tensors: Sequence[Tensor], dim: int = 0, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `cat`."""
     ...
 
 def copy_(input: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
@@ -214,11 +246,11 @@ def count_nonzero(input: Tensor, dim: Sequence[int], *, out: Optional[Tensor] = 
     """The number of non-zero elements of `self` over the dimensions in `dim`, as int64."""
     ...
 
-def cummax(input: Tensor, dim: int, *, values: Tensor = None, indices: Tensor = None) -> tuple[Tensor, Tensor]:
+def cummax(input: Tensor, dim: int, *, out: Optional[tuple[Tensor, ...]] = None) -> tuple[Tensor, Tensor]:
     """The running maximum of `self` along `dim` and the index where it was (last) reached; NaN propagates."""
     ...
 
-def cummin(input: Tensor, dim: int, *, values: Tensor = None, indices: Tensor = None) -> tuple[Tensor, Tensor]:
+def cummin(input: Tensor, dim: int, *, out: Optional[tuple[Tensor, ...]] = None) -> tuple[Tensor, Tensor]:
     """The running minimum of `self` along `dim` and the index where it was (last) reached; NaN propagates."""
     ...
 
@@ -276,7 +308,7 @@ def div_(input: Tensor, other: Number, *, rounding_mode: Optional[str]) -> Tenso
     """In-place version of div(): writes the result into self. Divides every element of `self` by the number `other`, rounding as `rounding_mode` says."""
     ...
 
-def empty(size: Sequence[int], *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, requires_grad: bool = False) -> Tensor:
+def empty(size: Sequence[int], *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, layout: Optional[Any] = None, memory_format: Optional[Any] = None, requires_grad: bool = False) -> Tensor:
     """A tensor of shape `size` with uninitialised data."""
     ...
 
@@ -356,7 +388,7 @@ def floor_divide_(input: Tensor, other: Number) -> Tensor:
     """In-place version of floor_divide(): writes the result into self. Divides every element of `self` by the number `other`, rounding toward negative infinity."""
     ...
 
-def frexp(input: Tensor, *, mantissa: Tensor = None, exponent: Tensor = None) -> tuple[Tensor, Tensor]:
+def frexp(input: Tensor, *, out: Optional[tuple[Tensor, ...]] = None) -> tuple[Tensor, Tensor]:
     """Splits every element of `self` into a mantissa in (-1, -0.5] or [0.5, 1) (0 for 0) and an int32 exponent, with self = mantissa * 2**exponent; both written in one pass."""
     ...
 
@@ -446,7 +478,7 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out: Optional[Tensor
     """The entries of `self` at the positions of the 1-D `index` along `dim`."""
     ...
 
-def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, values: Tensor = None, indices: Tensor = None) -> tuple[Tensor, Tensor]:
+def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out: Optional[tuple[Tensor, ...]] = None) -> tuple[Tensor, Tensor]:
     """The `k`-th smallest value of `self` along `dim` and its index, the dim removed unless `keepdim`."""
     ...
 
@@ -547,7 +579,7 @@ def max(input: Tensor) -> Tensor:
     """The largest element of `self` as a 0-d tensor (NaN if any element is NaN). The gradient is shared evenly between tied maxima."""
     ...
 @overload
-def max(input: Tensor, dim: int, keepdim: bool = False, *, values: Tensor = None, indices: Tensor = None) -> tuple[Tensor, Tensor]:
+def max(input: Tensor, dim: int, keepdim: bool = False, *, out: Optional[tuple[Tensor, ...]] = None) -> tuple[Tensor, Tensor]:
     """The largest values of `self` along `dim` and their indices (the first of ties; NaN counts as the largest)."""
     ...
 
@@ -565,7 +597,7 @@ def min(input: Tensor) -> Tensor:
     """The smallest element of `self` as a 0-d tensor (NaN if any element is NaN). The gradient is shared evenly between tied minima."""
     ...
 @overload
-def min(input: Tensor, dim: int, keepdim: bool = False, *, values: Tensor = None, indices: Tensor = None) -> tuple[Tensor, Tensor]:
+def min(input: Tensor, dim: int, keepdim: bool = False, *, out: Optional[tuple[Tensor, ...]] = None) -> tuple[Tensor, Tensor]:
     """The smallest values of `self` along `dim` and their indices (the first of ties; NaN counts as the smallest)."""
     ...
 
@@ -589,6 +621,10 @@ def mul_(input: Tensor, other: Tensor) -> Tensor:
 @overload
 def mul_(input: Tensor, other: Number) -> Tensor:
     """In-place version of mul(): writes the result into self. Multiplies every element of `self` by the number `other`."""
+    ...
+
+def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """A view of `self` keeping `length` indices of dimension `dim` from `start` (which may be negative)."""
     ...
 
 @overload
@@ -660,11 +696,11 @@ def prod(input: Tensor, dim: int, keepdim: bool = False, *, dtype: Optional[dtyp
     """The product of `self` along `dim`, keeping it as size 1 if `keepdim`."""
     ...
 
-def rand(size: Sequence[int], *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, requires_grad: bool = False) -> Tensor:
+def rand(size: Sequence[int], *, generator: Optional[Generator] = None, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, requires_grad: bool = False) -> Tensor:
     """Uniform random numbers in [0, 1) of shape `size`, from the global generator (see `manual_seed`)."""
     ...
 
-def randn(size: Sequence[int], *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, requires_grad: bool = False) -> Tensor:
+def randn(size: Sequence[int], *, generator: Optional[Generator] = None, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, requires_grad: bool = False) -> Tensor:
     """Standard normal random numbers of shape `size`, from the global generator (see `manual_seed`)."""
     ...
 
@@ -780,12 +816,25 @@ def softmax(input: Tensor, dim: int, dtype: Optional[dtype] = None, *, out: Opti
     ...
 
 @overload
-def sort(input: Tensor, dim: int = -1, descending: bool = False, *, values: Tensor = None, indices: Tensor = None) -> tuple[Tensor, Tensor]:
+def sort(input: Tensor, dim: int = -1, descending: bool = False, *, out: Optional[tuple[Tensor, ...]] = None) -> tuple[Tensor, Tensor]:
     """The values of `self` sorted along `dim` (ascending unless `descending`; NaN is largest) and their indices in `self`; ties keep their order."""
     ...
 @overload
-def sort(input: Tensor, *, stable: Optional[bool], dim: int = -1, descending: bool = False, values: Tensor = None, indices: Tensor = None) -> tuple[Tensor, Tensor]:
+def sort(input: Tensor, *, stable: Optional[bool], dim: int = -1, descending: bool = False, out: Optional[tuple[Tensor, ...]] = None) -> tuple[Tensor, Tensor]:
     """`sort` with an explicit `stable` flag; the sort is stable either way."""
+    ...
+
+@overload
+def split(input: Tensor, split_size: int, dim: int = 0) -> Sequence[Tensor]:
+    """Views of `self` cut along `dim` into pieces of `split_size` (the last may be smaller)."""
+    ...
+@overload
+def split(input: Tensor, split_size: Sequence[int], dim: int = 0) -> Sequence[Tensor]:
+    """Views of `self` cut along `dim` into pieces of the sizes in `split_size`, which must sum to the size of `dim`."""
+    ...
+
+def split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int = 0) -> Sequence[Tensor]:
+    """Views of `self` cut along `dim` into pieces of the sizes in `split_sizes`, which must sum to the size of `dim`."""
     ...
 
 def sqrt(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
@@ -807,6 +856,10 @@ def squeeze(input: Tensor, dim: int) -> Tensor:
 @overload
 def squeeze(input: Tensor, dim: Sequence[int]) -> Tensor:
     """A view of `self` without those of the dimensions `dim` that have size 1."""
+    ...
+
+def stack(tensors: Sequence[Tensor], dim: int = 0, *, out: Optional[Tensor] = None) -> Tensor:
+    """Joins `tensors`, which must all have the same shape, along a new dimension `dim`."""
     ...
 
 @overload
@@ -881,12 +934,25 @@ def tanh_backward(grad_output: Tensor, output: Tensor, *, out: Optional[Tensor] 
     """The gradient of tanh from its result: `grad_output * (1 - output**2)`."""
     ...
 
-def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True, *, values: Tensor = None, indices: Tensor = None) -> tuple[Tensor, Tensor]:
+@overload
+def tensor_split(input: Tensor, sections: int, dim: int = 0) -> Sequence[Tensor]:
+    """Views of `self` cut along `dim` into `sections` pieces as equal as possible (the first ones one longer)."""
+    ...
+@overload
+def tensor_split(input: Tensor, indices: Sequence[int], dim: int = 0) -> Sequence[Tensor]:
+    """Views of `self` cut along `dim` before each index in `indices` (out-of-range pieces are empty)."""
+    ...
+
+def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True, *, out: Optional[tuple[Tensor, ...]] = None) -> tuple[Tensor, Tensor]:
     """The `k` largest (or smallest, unless `largest`) values of `self` along `dim` and their indices, in order if `sorted`."""
     ...
 
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     """A view of `self` with dimensions `dim0` and `dim1` swapped."""
+    ...
+
+def unbind(input: Tensor, dim: int = 0) -> Sequence[Tensor]:
+    """Views of every index of dimension `dim` of `self`, with that dimension removed."""
     ...
 
 def unsqueeze(input: Tensor, dim: int) -> Tensor:

@@ -4,34 +4,13 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
-#include "generated/ops/_to_copy.h"
 #include "generated/ops/detach.h"
 #include "generated/ops/full.h"
 #include "generated/ops/logaddexp2.h"
-#include "generated/ops/mean.h"
-#include "generated/ops/min.h"
-#include "generated/ops/mm.h"
-#include "generated/ops/reshape.h"
 #include "generated/ops/select.h"
 
 namespace tl::python {
 namespace {
-
-// _to_copy
-PyObject* fn__to_copy(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "_to_copy(Tensor input, *, ScalarType? dtype=None, Device? device=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto dtype = r.scalartype_optional(1);
-  auto device = r.device_optional(2);
-  auto result = [&] { GilRelease no_gil; return tl::_to_copy(self, dtype, device); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
 
 // detach
 PyObject* fn_detach(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -92,113 +71,6 @@ PyObject* fn_logaddexp2(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH
 }
 
-// mean
-PyObject* fn_mean(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "mean(Tensor input, *, ScalarType? dtype=None, Tensor? out=None)",
-      "mean(Tensor input, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // mean
-      auto self = r.tensor(0);
-      auto dtype = r.scalartype_optional(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::mean_out(out, self, dtype); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::mean(self, dtype); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // mean.dim
-      auto self = r.tensor(0);
-      auto dim = r.intlist_optional(1);
-      auto keepdim = r.toBool(2);
-      auto dtype = r.scalartype_optional(3);
-      if (!r.is_none(4)) {
-        auto out = r.tensor(4);
-        auto result = [&] { GilRelease no_gil; return tl::mean_out(out, self, as_arg(dim), keepdim, dtype); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::mean(self, as_arg(dim), keepdim, dtype); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// min
-PyObject* fn_min(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "min(Tensor input)",
-      "min(Tensor input, int dim, bool keepdim=False, *, Tensor? values=None, Tensor? indices=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // min
-      auto self = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::min(self); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // min.dim
-      auto self = r.tensor(0);
-      auto dim = r.toInt64(1);
-      auto keepdim = r.toBool(2);
-      if (!r.is_none(3)) {
-        auto values = r.tensor(3);
-        auto indices = r.tensor(4);
-        auto result = [&] { GilRelease no_gil; return tl::min_out(values, indices, self, dim, keepdim); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::min(self, dim, keepdim); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// mm
-PyObject* fn_mm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "mm(Tensor input, Tensor mat2, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto mat2 = r.tensor(1);
-  if (!r.is_none(2)) {
-    auto out = r.tensor(2);
-    auto result = [&] { GilRelease no_gil; return tl::mm_out(out, self, mat2); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::mm(self, mat2); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// reshape
-PyObject* fn_reshape(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "reshape(Tensor input, int[] shape)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto shape = r.intlist(1);
-  auto result = [&] { GilRelease no_gil; return tl::reshape(self, shape); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // select
 PyObject* fn_select(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -244,92 +116,6 @@ PyObject* method_logaddexp2(PyObject* py_self, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
-// Tensor.mean
-PyObject* method_mean(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "mean(*, ScalarType? dtype=None)",
-      "mean(int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // mean
-      const Tensor& self = unpack_tensor(py_self);
-      auto dtype = r.scalartype_optional(0);
-      auto result = [&] { GilRelease no_gil; return tl::mean(self, dtype); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // mean.dim
-      const Tensor& self = unpack_tensor(py_self);
-      auto dim = r.intlist_optional(0);
-      auto keepdim = r.toBool(1);
-      auto dtype = r.scalartype_optional(2);
-      auto result = [&] { GilRelease no_gil; return tl::mean(self, as_arg(dim), keepdim, dtype); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.min
-PyObject* method_min(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "min()",
-      "min(int dim, bool keepdim=False)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // min
-      const Tensor& self = unpack_tensor(py_self);
-      auto result = [&] { GilRelease no_gil; return tl::min(self); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // min.dim
-      const Tensor& self = unpack_tensor(py_self);
-      auto dim = r.toInt64(0);
-      auto keepdim = r.toBool(1);
-      auto result = [&] { GilRelease no_gil; return tl::min(self, dim, keepdim); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.mm
-PyObject* method_mm(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "mm(Tensor mat2)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto mat2 = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::mm(self, mat2); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.reshape
-PyObject* method_reshape(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "reshape(int[] shape)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto shape = r.intlist(0);
-  auto result = [&] { GilRelease no_gil; return tl::reshape(self, shape); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // Tensor.select
 PyObject* method_select(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -349,10 +135,6 @@ PyObject* method_select(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
 }  // namespace
 
 void add_bindings_0(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"_to_copy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__to_copy)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(_to_copy(Tensor input, *, ScalarType? dtype=None, Device? device=None) -> Tensor
-
-A copy of `self` converted to `dtype` and moved to `device` (the current ones when None).)doc"});
   functions.push_back({"detach", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_detach)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(detach(Tensor input) -> Tensor
 
@@ -365,30 +147,6 @@ A tensor of shape `size` filled with `fill_value`; the dtype is inferred from it
                        METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp2(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 `log2(2**self + 2**other)` without overflow, with broadcasting; floating dtypes only.)doc"});
-  functions.push_back({"mean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mean)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(mean(Tensor input, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
-
-The mean of all elements of `self` (floating-point inputs, or a floating `dtype`).
-
-mean(Tensor input, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
-
-The mean of `self` over the dimensions in `dim` (all of them when None), keeping them as size 1 if `keepdim`.)doc"});
-  functions.push_back({"min", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_min)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(min(Tensor input) -> Tensor
-
-The smallest element of `self` as a 0-d tensor (NaN if any element is NaN). The gradient is shared evenly between tied minima.
-
-min(Tensor input, int dim, bool keepdim=False, *, Tensor? values=None, Tensor? indices=None) -> tuple[Tensor, Tensor]
-
-The smallest values of `self` along `dim` and their indices (the first of ties; NaN counts as the smallest).)doc"});
-  functions.push_back({"mm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mm)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(mm(Tensor input, Tensor mat2, *, Tensor? out=None) -> Tensor
-
-Matrix product of two 2-D tensors.)doc"});
-  functions.push_back({"reshape", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_reshape)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(reshape(Tensor input, int[] shape) -> Tensor
-
-`self` with another shape: a view when the strides allow it, otherwise a copy. One size may be -1.)doc"});
   functions.push_back({"select", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_select)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(select(Tensor input, int dim, int index) -> Tensor
 
@@ -401,30 +159,6 @@ A view of `self` detached from the autograd graph; it never requires grad.)doc"}
                      METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp2(Tensor other) -> Tensor
 
 `log2(2**self + 2**other)` without overflow, with broadcasting; floating dtypes only.)doc"});
-  methods.push_back({"mean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_mean)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(mean(*, ScalarType? dtype=None) -> Tensor
-
-The mean of all elements of `self` (floating-point inputs, or a floating `dtype`).
-
-mean(int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
-
-The mean of `self` over the dimensions in `dim` (all of them when None), keeping them as size 1 if `keepdim`.)doc"});
-  methods.push_back({"min", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_min)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(min() -> Tensor
-
-The smallest element of `self` as a 0-d tensor (NaN if any element is NaN). The gradient is shared evenly between tied minima.
-
-min(int dim, bool keepdim=False) -> tuple[Tensor, Tensor]
-
-The smallest values of `self` along `dim` and their indices (the first of ties; NaN counts as the smallest).)doc"});
-  methods.push_back({"mm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_mm)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(mm(Tensor mat2) -> Tensor
-
-Matrix product of two 2-D tensors.)doc"});
-  methods.push_back({"reshape", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_reshape)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(reshape(int[] shape) -> Tensor
-
-`self` with another shape: a view when the strides allow it, otherwise a copy. One size may be -1.)doc"});
   methods.push_back({"select", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_select)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(select(int dim, int index) -> Tensor
 

@@ -5,10 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/amax.h"
-#include "generated/ops/full_like.h"
-#include "generated/ops/index_copy.h"
-#include "generated/ops/index_select.h"
-#include "generated/ops/lt.h"
+#include "generated/ops/concat.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/ne.h"
 #include "generated/ops/neg.h"
@@ -39,146 +36,23 @@ PyObject* fn_amax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
-// full_like
-PyObject* fn_full_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// concat
+PyObject* fn_concat(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "full_like(Tensor input, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
+      "concat(Tensor[] tensors, int dim=0, *, Tensor? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto fill_value = r.scalar(1);
-  auto dtype = r.scalartype_optional(2);
-  auto device = r.device_optional(3);
-  bool requires_grad = r.toBool(4);
-  auto result = [&] { GilRelease no_gil; return tl::full_like(self, fill_value, dtype, device); }();
-  if (requires_grad) result.set_requires_grad(true);
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// index_copy
-PyObject* fn_index_copy(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "index_copy(Tensor input, int dim, Tensor index, Tensor source, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
+  auto tensors = r.tensorlist(0);
   auto dim = r.toInt64(1);
-  auto index = r.tensor(2);
-  auto source = r.tensor(3);
-  if (!r.is_none(4)) {
-    auto out = r.tensor(4);
-    auto result = [&] { GilRelease no_gil; return tl::index_copy_out(out, self, dim, index, source); }();
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::concat_out(out, tensors, dim); }();
     return wrap(std::move(result));
   }
-  auto result = [&] { GilRelease no_gil; return tl::index_copy(self, dim, index, source); }();
+  auto result = [&] { GilRelease no_gil; return tl::concat(tensors, dim); }();
   return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// index_copy_
-PyObject* fn_index_copy_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "index_copy_(Tensor input, int dim, Tensor index, Tensor source)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto dim = r.toInt64(1);
-  auto index = r.tensor(2);
-  auto source = r.tensor(3);
-  auto result = [&] { GilRelease no_gil; return tl::index_copy_(self, dim, index, source); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// index_select
-PyObject* fn_index_select(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "index_select(Tensor input, int dim, Tensor index, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto dim = r.toInt64(1);
-  auto index = r.tensor(2);
-  if (!r.is_none(3)) {
-    auto out = r.tensor(3);
-    auto result = [&] { GilRelease no_gil; return tl::index_select_out(out, self, dim, index); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::index_select(self, dim, index); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// lt
-PyObject* fn_lt(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "lt(Tensor input, Tensor other, *, Tensor? out=None)",
-      "lt(Tensor input, Scalar other, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // lt.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::lt_out(out, self, other); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::lt(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // lt.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::lt_out(out, self, other); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::lt(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// lt_
-PyObject* fn_lt_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "lt_(Tensor input, Tensor other)",
-      "lt_(Tensor input, Scalar other)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // lt_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::lt_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // lt_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::lt_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -413,33 +287,6 @@ PyObject* operator__imul__(PyObject* py_self, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH_OPERATOR
 }
 
-// Tensor.__lt__
-PyObject* operator__lt__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "__lt__(Tensor other)",
-      "__lt__(Scalar other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // lt.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::lt(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // lt.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::lt(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH_OPERATOR
-}
-
 // Tensor.__mul__
 PyObject* operator__mul__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -548,110 +395,6 @@ PyObject* method_amax(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   auto keepdim = r.toBool(1);
   auto result = [&] { GilRelease no_gil; return tl::amax(self, dim, keepdim); }();
   return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.index_copy
-PyObject* method_index_copy(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "index_copy(int dim, Tensor index, Tensor source)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto dim = r.toInt64(0);
-  auto index = r.tensor(1);
-  auto source = r.tensor(2);
-  auto result = [&] { GilRelease no_gil; return tl::index_copy(self, dim, index, source); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.index_copy_
-PyObject* method_index_copy_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "index_copy_(int dim, Tensor index, Tensor source)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto dim = r.toInt64(0);
-  auto index = r.tensor(1);
-  auto source = r.tensor(2);
-  auto result = [&] { GilRelease no_gil; return tl::index_copy_(self, dim, index, source); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.index_select
-PyObject* method_index_select(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "index_select(int dim, Tensor index)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto dim = r.toInt64(0);
-  auto index = r.tensor(1);
-  auto result = [&] { GilRelease no_gil; return tl::index_select(self, dim, index); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.lt
-PyObject* method_lt(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "lt(Tensor other)",
-      "lt(Scalar other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // lt.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::lt(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // lt.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::lt(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.lt_
-PyObject* method_lt_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "lt_(Tensor other)",
-      "lt_(Scalar other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // lt_.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::lt_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // lt_.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::lt_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -841,38 +584,10 @@ void add_bindings_1(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef
                        METH_FASTCALL | METH_KEYWORDS, R"doc(amax(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor? out=None) -> Tensor
 
 The largest value of `self` over the dimensions in `dim` (all of them when empty); NaN propagates. The gradient is shared evenly between tied maxima.)doc"});
-  functions.push_back({"full_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_full_like)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(full_like(Tensor input, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
+  functions.push_back({"concat", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_concat)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(concat(Tensor[] tensors, int dim=0, *, Tensor? out=None) -> Tensor
 
-A tensor with the shape of `self` filled with `fill_value`; dtype and device of `self` unless given.)doc"});
-  functions.push_back({"index_copy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_copy)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(index_copy(Tensor input, int dim, Tensor index, Tensor source, *, Tensor? out=None) -> Tensor
-
-A copy of `self` with `source[i]` written at position `index[i]` along `dim`.)doc"});
-  functions.push_back({"index_copy_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_copy_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(index_copy_(Tensor input, int dim, Tensor index, Tensor source) -> Tensor
-
-In-place version of index_copy(): writes the result into self. A copy of `self` with `source[i]` written at position `index[i]` along `dim`.)doc"});
-  functions.push_back({"index_select", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_select)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(index_select(Tensor input, int dim, Tensor index, *, Tensor? out=None) -> Tensor
-
-The entries of `self` at the positions of the 1-D `index` along `dim`.)doc"});
-  functions.push_back({"lt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lt)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(lt(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
-
-True where `self < other`, element by element, with broadcasting.
-
-lt(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
-
-True where an element of `self` is less than the number `other`.)doc"});
-  functions.push_back({"lt_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lt_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(lt_(Tensor input, Tensor other) -> Tensor
-
-In-place version of lt(): writes the result into self. True where `self < other`, element by element, with broadcasting.
-
-lt_(Tensor input, Scalar other) -> Tensor
-
-In-place version of lt(): writes the result into self. True where an element of `self` is less than the number `other`.)doc"});
+Alias of `cat`.)doc"});
   functions.push_back({"mul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mul)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(mul(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -933,14 +648,6 @@ In-place version of mul(): writes the result into self. Multiplies `self` by `ot
 __imul__(Scalar other) -> Tensor
 
 In-place version of mul(): writes the result into self. Multiplies every element of `self` by the number `other`.)doc"});
-  methods.push_back({"__lt__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__lt__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__lt__(Tensor other) -> Tensor
-
-True where `self < other`, element by element, with broadcasting.
-
-__lt__(Scalar other) -> Tensor
-
-True where an element of `self` is less than the number `other`.)doc"});
   methods.push_back({"__mul__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__mul__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__mul__(Tensor other) -> Tensor
 
@@ -973,34 +680,6 @@ Multiplies every element of `self` by the number `other`.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(amax(int[1] dim=[], bool keepdim=False) -> Tensor
 
 The largest value of `self` over the dimensions in `dim` (all of them when empty); NaN propagates. The gradient is shared evenly between tied maxima.)doc"});
-  methods.push_back({"index_copy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_index_copy)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(index_copy(int dim, Tensor index, Tensor source) -> Tensor
-
-A copy of `self` with `source[i]` written at position `index[i]` along `dim`.)doc"});
-  methods.push_back({"index_copy_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_index_copy_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(index_copy_(int dim, Tensor index, Tensor source) -> Tensor
-
-In-place version of index_copy(): writes the result into self. A copy of `self` with `source[i]` written at position `index[i]` along `dim`.)doc"});
-  methods.push_back({"index_select", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_index_select)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(index_select(int dim, Tensor index) -> Tensor
-
-The entries of `self` at the positions of the 1-D `index` along `dim`.)doc"});
-  methods.push_back({"lt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_lt)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(lt(Tensor other) -> Tensor
-
-True where `self < other`, element by element, with broadcasting.
-
-lt(Scalar other) -> Tensor
-
-True where an element of `self` is less than the number `other`.)doc"});
-  methods.push_back({"lt_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_lt_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(lt_(Tensor other) -> Tensor
-
-In-place version of lt(): writes the result into self. True where `self < other`, element by element, with broadcasting.
-
-lt_(Scalar other) -> Tensor
-
-In-place version of lt(): writes the result into self. True where an element of `self` is less than the number `other`.)doc"});
   methods.push_back({"mul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_mul)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(mul(Tensor other) -> Tensor
 

@@ -4,127 +4,28 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
-#include "generated/ops/as_strided.h"
-#include "generated/ops/gt.h"
-#include "generated/ops/log2.h"
+#include "generated/ops/narrow.h"
 #include "generated/ops/ones_like.h"
 #include "generated/ops/sigmoid_backward.h"
 #include "generated/ops/sin.h"
-#include "generated/ops/softmax.h"
+#include "generated/ops/stack.h"
 
 namespace tl::python {
 namespace {
 
-// as_strided
-PyObject* fn_as_strided(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// narrow
+PyObject* fn_narrow(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "as_strided(Tensor input, int[] size, int[] stride, int? storage_offset=None)",
+      "narrow(Tensor input, int dim, int start, int length)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
-  auto size = r.intlist(1);
-  auto stride = r.intlist(2);
-  auto storage_offset = r.toInt64_optional(3);
-  auto result = [&] { GilRelease no_gil; return tl::as_strided(self, size, stride, storage_offset); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// gt
-PyObject* fn_gt(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "gt(Tensor input, Tensor other, *, Tensor? out=None)",
-      "gt(Tensor input, Scalar other, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // gt.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::gt_out(out, self, other); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::gt(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // gt.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::gt_out(out, self, other); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::gt(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// gt_
-PyObject* fn_gt_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "gt_(Tensor input, Tensor other)",
-      "gt_(Tensor input, Scalar other)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // gt_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::gt_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // gt_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::gt_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// log2
-PyObject* fn_log2(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "log2(Tensor input, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  if (!r.is_none(1)) {
-    auto out = r.tensor(1);
-    auto result = [&] { GilRelease no_gil; return tl::log2_out(out, self); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::log2(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// log2_
-PyObject* fn_log2_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "log2_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::log2_(self); }();
+  auto dim = r.toInt64(1);
+  auto start = r.toInt64(2);
+  auto length = r.toInt64(3);
+  auto result = [&] { GilRelease no_gil; return tl::narrow(self, dim, start, length); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -200,149 +101,39 @@ PyObject* fn_sin_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
-// softmax
-PyObject* fn_softmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// stack
+PyObject* fn_stack(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None)",
+      "stack(Tensor[] tensors, int dim=0, *, Tensor? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
+  auto tensors = r.tensorlist(0);
   auto dim = r.toInt64(1);
-  auto dtype = r.scalartype_optional(2);
-  if (!r.is_none(3)) {
-    auto out = r.tensor(3);
-    auto result = [&] { GilRelease no_gil; return tl::softmax_out(out, self, dim, dtype); }();
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::stack_out(out, tensors, dim); }();
     return wrap(std::move(result));
   }
-  auto result = [&] { GilRelease no_gil; return tl::softmax(self, dim, dtype); }();
+  auto result = [&] { GilRelease no_gil; return tl::stack(tensors, dim); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
 
-// Tensor.__gt__
-PyObject* operator__gt__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// Tensor.narrow
+PyObject* method_narrow(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "__gt__(Tensor other)",
-      "__gt__(Scalar other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // gt.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::gt(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // gt.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::gt(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH_OPERATOR
-}
-
-// Tensor.as_strided
-PyObject* method_as_strided(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "as_strided(int[] size, int[] stride, int? storage_offset=None)",
+      "narrow(int dim, int start, int length)",
   }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
-  auto size = r.intlist(0);
-  auto stride = r.intlist(1);
-  auto storage_offset = r.toInt64_optional(2);
-  auto result = [&] { GilRelease no_gil; return tl::as_strided(self, size, stride, storage_offset); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.gt
-PyObject* method_gt(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "gt(Tensor other)",
-      "gt(Scalar other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // gt.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::gt(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // gt.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::gt(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.gt_
-PyObject* method_gt_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "gt_(Tensor other)",
-      "gt_(Scalar other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // gt_.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::gt_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // gt_.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::gt_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.log2
-PyObject* method_log2(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "log2()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::log2(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.log2_
-PyObject* method_log2_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "log2_()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::log2_(self); }();
+  auto dim = r.toInt64(0);
+  auto start = r.toInt64(1);
+  auto length = r.toInt64(2);
+  auto result = [&] { GilRelease no_gil; return tl::narrow(self, dim, start, length); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -375,53 +166,13 @@ PyObject* method_sin_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
-// Tensor.softmax
-PyObject* method_softmax(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "softmax(int dim, ScalarType? dtype=None)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto dim = r.toInt64(0);
-  auto dtype = r.scalartype_optional(1);
-  auto result = [&] { GilRelease no_gil; return tl::softmax(self, dim, dtype); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 }  // namespace
 
 void add_bindings_10(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"as_strided", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_as_strided)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(as_strided(Tensor input, int[] size, int[] stride, int? storage_offset=None) -> Tensor
+  functions.push_back({"narrow", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_narrow)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(narrow(Tensor input, int dim, int start, int length) -> Tensor
 
-A view of the storage of `self` with the given sizes, strides and offset (in elements).)doc"});
-  functions.push_back({"gt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_gt)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(gt(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
-
-True where `self > other`, element by element, with broadcasting.
-
-gt(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
-
-True where an element of `self` is greater than the number `other`.)doc"});
-  functions.push_back({"gt_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_gt_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(gt_(Tensor input, Tensor other) -> Tensor
-
-In-place version of gt(): writes the result into self. True where `self > other`, element by element, with broadcasting.
-
-gt_(Tensor input, Scalar other) -> Tensor
-
-In-place version of gt(): writes the result into self. True where an element of `self` is greater than the number `other`.)doc"});
-  functions.push_back({"log2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log2)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(log2(Tensor input, *, Tensor? out=None) -> Tensor
-
-The base-2 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"log2_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log2_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(log2_(Tensor input) -> Tensor
-
-In-place version of log2(): writes the result into self. The base-2 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
+A view of `self` keeping `length` indices of dimension `dim` from `start` (which may be negative).)doc"});
   functions.push_back({"ones_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ones_like)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(ones_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
@@ -438,46 +189,14 @@ The sine of every element of `self` (radians); integer inputs give the default f
                        METH_FASTCALL | METH_KEYWORDS, R"doc(sin_(Tensor input) -> Tensor
 
 In-place version of sin(): writes the result into self. The sine of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
-  functions.push_back({"softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_softmax)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None) -> Tensor
+  functions.push_back({"stack", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_stack)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(stack(Tensor[] tensors, int dim=0, *, Tensor? out=None) -> Tensor
 
-`exp(self) / sum(exp(self), dim)`, computed stably; with `dtype`, `self` is converted to it first.)doc"});
-  methods.push_back({"__gt__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__gt__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__gt__(Tensor other) -> Tensor
+Joins `tensors`, which must all have the same shape, along a new dimension `dim`.)doc"});
+  methods.push_back({"narrow", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_narrow)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(narrow(int dim, int start, int length) -> Tensor
 
-True where `self > other`, element by element, with broadcasting.
-
-__gt__(Scalar other) -> Tensor
-
-True where an element of `self` is greater than the number `other`.)doc"});
-  methods.push_back({"as_strided", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_as_strided)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(as_strided(int[] size, int[] stride, int? storage_offset=None) -> Tensor
-
-A view of the storage of `self` with the given sizes, strides and offset (in elements).)doc"});
-  methods.push_back({"gt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_gt)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(gt(Tensor other) -> Tensor
-
-True where `self > other`, element by element, with broadcasting.
-
-gt(Scalar other) -> Tensor
-
-True where an element of `self` is greater than the number `other`.)doc"});
-  methods.push_back({"gt_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_gt_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(gt_(Tensor other) -> Tensor
-
-In-place version of gt(): writes the result into self. True where `self > other`, element by element, with broadcasting.
-
-gt_(Scalar other) -> Tensor
-
-In-place version of gt(): writes the result into self. True where an element of `self` is greater than the number `other`.)doc"});
-  methods.push_back({"log2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log2)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(log2() -> Tensor
-
-The base-2 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
-  methods.push_back({"log2_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log2_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(log2_() -> Tensor
-
-In-place version of log2(): writes the result into self. The base-2 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
+A view of `self` keeping `length` indices of dimension `dim` from `start` (which may be negative).)doc"});
   methods.push_back({"sin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sin)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(sin() -> Tensor
 
@@ -486,10 +205,6 @@ The sine of every element of `self` (radians); integer inputs give the default f
                      METH_FASTCALL | METH_KEYWORDS, R"doc(sin_() -> Tensor
 
 In-place version of sin(): writes the result into self. The sine of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
-  methods.push_back({"softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_softmax)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(softmax(int dim, ScalarType? dtype=None) -> Tensor
-
-`exp(self) / sum(exp(self), dim)`, computed stably; with `dtype`, `self` is converted to it first.)doc"});
   (void)functions;
   (void)methods;
 }

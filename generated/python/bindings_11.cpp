@@ -5,9 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/argmin.h"
-#include "generated/ops/exp.h"
 #include "generated/ops/sigmoid.h"
-#include "generated/ops/take.h"
 
 namespace tl::python {
 namespace {
@@ -29,39 +27,6 @@ PyObject* fn_argmin(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::argmin(self, dim, keepdim); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// exp
-PyObject* fn_exp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "exp(Tensor input, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  if (!r.is_none(1)) {
-    auto out = r.tensor(1);
-    auto result = [&] { GilRelease no_gil; return tl::exp_out(out, self); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::exp(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// exp_
-PyObject* fn_exp_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "exp_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::exp_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -99,26 +64,6 @@ PyObject* fn_sigmoid_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
-// take
-PyObject* fn_take(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "take(Tensor input, Tensor index, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto index = r.tensor(1);
-  if (!r.is_none(2)) {
-    auto out = r.tensor(2);
-    auto result = [&] { GilRelease no_gil; return tl::take_out(out, self, index); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::take(self, index); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // Tensor.argmin
 PyObject* method_argmin(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -131,34 +76,6 @@ PyObject* method_argmin(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   auto dim = r.toInt64_optional(0);
   auto keepdim = r.toBool(1);
   auto result = [&] { GilRelease no_gil; return tl::argmin(self, dim, keepdim); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.exp
-PyObject* method_exp(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "exp()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::exp(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.exp_
-PyObject* method_exp_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "exp_()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::exp_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -191,21 +108,6 @@ PyObject* method_sigmoid_(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH
 }
 
-// Tensor.take
-PyObject* method_take(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "take(Tensor index)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto index = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::take(self, index); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 }  // namespace
 
 void add_bindings_11(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
@@ -213,14 +115,6 @@ void add_bindings_11(std::vector<PyMethodDef>& functions, std::vector<PyMethodDe
                        METH_FASTCALL | METH_KEYWORDS, R"doc(argmin(Tensor input, int? dim=None, bool keepdim=False, *, Tensor? out=None) -> Tensor
 
 The index of the smallest value of `self` along `dim` (of the flattened tensor when None); ties give the first, NaN counts as the smallest.)doc"});
-  functions.push_back({"exp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_exp)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(exp(Tensor input, *, Tensor? out=None) -> Tensor
-
-The exponential of every element of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"exp_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_exp_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(exp_(Tensor input) -> Tensor
-
-In-place version of exp(): writes the result into self. The exponential of every element of `self`; integer inputs give the default float dtype.)doc"});
   functions.push_back({"sigmoid", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sigmoid)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(sigmoid(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -229,22 +123,10 @@ The logistic function `1 / (1 + exp(-x))` of every element x of `self`; integer 
                        METH_FASTCALL | METH_KEYWORDS, R"doc(sigmoid_(Tensor input) -> Tensor
 
 In-place version of sigmoid(): writes the result into self. The logistic function `1 / (1 + exp(-x))` of every element x of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"take", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_take)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(take(Tensor input, Tensor index, *, Tensor? out=None) -> Tensor
-
-The elements of `self`, read as a flat row-major list, at the positions `index` (negative ones count from the end); shaped like `index`.)doc"});
   methods.push_back({"argmin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_argmin)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(argmin(int? dim=None, bool keepdim=False) -> Tensor
 
 The index of the smallest value of `self` along `dim` (of the flattened tensor when None); ties give the first, NaN counts as the smallest.)doc"});
-  methods.push_back({"exp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_exp)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(exp() -> Tensor
-
-The exponential of every element of `self`; integer inputs give the default float dtype.)doc"});
-  methods.push_back({"exp_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_exp_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(exp_() -> Tensor
-
-In-place version of exp(): writes the result into self. The exponential of every element of `self`; integer inputs give the default float dtype.)doc"});
   methods.push_back({"sigmoid", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sigmoid)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(sigmoid() -> Tensor
 
@@ -253,10 +135,6 @@ The logistic function `1 / (1 + exp(-x))` of every element x of `self`; integer 
                      METH_FASTCALL | METH_KEYWORDS, R"doc(sigmoid_() -> Tensor
 
 In-place version of sigmoid(): writes the result into self. The logistic function `1 / (1 + exp(-x))` of every element x of `self`; integer inputs give the default float dtype.)doc"});
-  methods.push_back({"take", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_take)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(take(Tensor index) -> Tensor
-
-The elements of `self`, read as a flat row-major list, at the positions `index` (negative ones count from the end); shaped like `index`.)doc"});
   (void)functions;
   (void)methods;
 }

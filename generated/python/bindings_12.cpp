@@ -3,104 +3,22 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
-#include "generated/ops/aminmax.h"
-#include "generated/ops/sub.h"
 #include "generated/ops/topk.h"
 
 namespace tl::python {
 namespace {
 
-// aminmax
-PyObject* fn_aminmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "aminmax(Tensor input, *, int? dim=None, bool keepdim=False, Tensor? min=None, Tensor? max=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto dim = r.toInt64_optional(1);
-  auto keepdim = r.toBool(2);
-  if (!r.is_none(3)) {
-    auto min = r.tensor(3);
-    auto max = r.tensor(4);
-    auto result = [&] { GilRelease no_gil; return tl::aminmax_out(min, max, self, dim, keepdim); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::aminmax(self, dim, keepdim); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// sub
-PyObject* fn_sub(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "sub(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None)",
-      "sub(Tensor input, Scalar other, Scalar alpha=1)",
-  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // sub.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto alpha = r.scalar(2);
-      if (!r.is_none(3)) {
-        auto out = r.tensor(3);
-        auto result = [&] { GilRelease no_gil; return tl::sub_out(out, self, other, alpha); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::sub(self, other, alpha); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // sub.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto alpha = r.scalar(2);
-      auto result = [&] { GilRelease no_gil; return tl::sub(self, other, alpha); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// sub_
-PyObject* fn_sub_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "sub_(Tensor input, Tensor other, *, Scalar alpha=1)",
-      "sub_(Tensor input, Scalar other, Scalar alpha=1)",
-  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // sub_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto alpha = r.scalar(2);
-      auto result = [&] { GilRelease no_gil; return tl::sub_(self, other, alpha); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // sub_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto alpha = r.scalar(2);
-      auto result = [&] { GilRelease no_gil; return tl::sub_(self, other, alpha); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* topk_type = nullptr;
+PyTypeObject* topk_out_type = nullptr;
 
 // topk
 PyObject* fn_topk(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "topk(Tensor input, int k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor? values=None, Tensor? indices=None)",
+      "topk(Tensor input, int k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor[]? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -110,145 +28,15 @@ PyObject* fn_topk(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   auto largest = r.toBool(3);
   auto sorted = r.toBool(4);
   if (!r.is_none(5)) {
-    auto values = r.tensor(5);
-    auto indices = r.tensor(6);
+    auto out = r.tensorlist(5);
+    check_out_tuple(out, 2);
+    const Tensor& values = out[0];
+    const Tensor& indices = out[1];
     auto result = [&] { GilRelease no_gil; return tl::topk_out(values, indices, self, k, dim, largest, sorted); }();
-    return wrap(std::move(result));
+    return wrap_named(topk_out_type, wrap(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::topk(self, k, dim, largest, sorted); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.__isub__
-PyObject* operator__isub__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "__isub__(Tensor other, *, Scalar alpha=1)",
-      "__isub__(Scalar other, Scalar alpha=1)",
-  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // sub_.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto alpha = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::sub_(self, other, alpha); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // sub_.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto alpha = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::sub_(self, other, alpha); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH_OPERATOR
-}
-
-// Tensor.__sub__
-PyObject* operator__sub__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "__sub__(Tensor other, *, Scalar alpha=1)",
-      "__sub__(Scalar other, Scalar alpha=1)",
-  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // sub.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto alpha = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::sub(self, other, alpha); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // sub.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto alpha = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::sub(self, other, alpha); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH_OPERATOR
-}
-
-// Tensor.aminmax
-PyObject* method_aminmax(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "aminmax(*, int? dim=None, bool keepdim=False)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto dim = r.toInt64_optional(0);
-  auto keepdim = r.toBool(1);
-  auto result = [&] { GilRelease no_gil; return tl::aminmax(self, dim, keepdim); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.sub
-PyObject* method_sub(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "sub(Tensor other, *, Scalar alpha=1)",
-      "sub(Scalar other, Scalar alpha=1)",
-  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // sub.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto alpha = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::sub(self, other, alpha); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // sub.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto alpha = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::sub(self, other, alpha); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.sub_
-PyObject* method_sub_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "sub_(Tensor other, *, Scalar alpha=1)",
-      "sub_(Scalar other, Scalar alpha=1)",
-  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // sub_.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto alpha = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::sub_(self, other, alpha); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // sub_.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto alpha = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::sub_(self, other, alpha); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  return wrap_named(topk_type, wrap(result));
   TL_PY_CATCH
 }
 
@@ -266,73 +54,19 @@ PyObject* method_topk(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   auto largest = r.toBool(2);
   auto sorted = r.toBool(3);
   auto result = [&] { GilRelease no_gil; return tl::topk(self, k, dim, largest, sorted); }();
-  return wrap(std::move(result));
+  return wrap_named(topk_type, wrap(result));
   TL_PY_CATCH
 }
 
 }  // namespace
 
 void add_bindings_12(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"aminmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_aminmax)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(aminmax(Tensor input, *, int? dim=None, bool keepdim=False, Tensor? min=None, Tensor? max=None) -> tuple[Tensor, Tensor]
-
-The smallest and the largest values of `self` along `dim` (over all elements when None), in one pass.)doc"});
-  functions.push_back({"sub", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sub)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(sub(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None) -> Tensor
-
-Subtracts `other`, scaled by `alpha`, from `self`, with broadcasting and type promotion.
-
-sub(Tensor input, Scalar other, Scalar alpha=1) -> Tensor
-
-Subtracts the number `other`, scaled by `alpha`, from every element of `self`.)doc"});
-  functions.push_back({"sub_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sub_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(sub_(Tensor input, Tensor other, *, Scalar alpha=1) -> Tensor
-
-In-place version of sub(): writes the result into self. Subtracts `other`, scaled by `alpha`, from `self`, with broadcasting and type promotion.
-
-sub_(Tensor input, Scalar other, Scalar alpha=1) -> Tensor
-
-In-place version of sub(): writes the result into self. Subtracts the number `other`, scaled by `alpha`, from every element of `self`.)doc"});
+  topk_type = return_type("topk", {"values", "indices"});
+  topk_out_type = return_type("topk_out", {"values", "indices"});
   functions.push_back({"topk", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_topk)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(topk(Tensor input, int k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor? values=None, Tensor? indices=None) -> tuple[Tensor, Tensor]
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(topk(Tensor input, int k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 The `k` largest (or smallest, unless `largest`) values of `self` along `dim` and their indices, in order if `sorted`.)doc"});
-  methods.push_back({"__isub__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__isub__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__isub__(Tensor other, *, Scalar alpha=1) -> Tensor
-
-In-place version of sub(): writes the result into self. Subtracts `other`, scaled by `alpha`, from `self`, with broadcasting and type promotion.
-
-__isub__(Scalar other, Scalar alpha=1) -> Tensor
-
-In-place version of sub(): writes the result into self. Subtracts the number `other`, scaled by `alpha`, from every element of `self`.)doc"});
-  methods.push_back({"__sub__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__sub__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__sub__(Tensor other, *, Scalar alpha=1) -> Tensor
-
-Subtracts `other`, scaled by `alpha`, from `self`, with broadcasting and type promotion.
-
-__sub__(Scalar other, Scalar alpha=1) -> Tensor
-
-Subtracts the number `other`, scaled by `alpha`, from every element of `self`.)doc"});
-  methods.push_back({"aminmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_aminmax)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(aminmax(*, int? dim=None, bool keepdim=False) -> tuple[Tensor, Tensor]
-
-The smallest and the largest values of `self` along `dim` (over all elements when None), in one pass.)doc"});
-  methods.push_back({"sub", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sub)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(sub(Tensor other, *, Scalar alpha=1) -> Tensor
-
-Subtracts `other`, scaled by `alpha`, from `self`, with broadcasting and type promotion.
-
-sub(Scalar other, Scalar alpha=1) -> Tensor
-
-Subtracts the number `other`, scaled by `alpha`, from every element of `self`.)doc"});
-  methods.push_back({"sub_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sub_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(sub_(Tensor other, *, Scalar alpha=1) -> Tensor
-
-In-place version of sub(): writes the result into self. Subtracts `other`, scaled by `alpha`, from `self`, with broadcasting and type promotion.
-
-sub_(Scalar other, Scalar alpha=1) -> Tensor
-
-In-place version of sub(): writes the result into self. Subtracts the number `other`, scaled by `alpha`, from every element of `self`.)doc"});
   methods.push_back({"topk", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_topk)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(topk(int k, int dim=-1, bool largest=True, bool sorted=True) -> tuple[Tensor, Tensor]
 

@@ -3,18 +3,20 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/acos.h"
-#include "generated/ops/all.h"
 #include "generated/ops/cummax.h"
-#include "generated/ops/gather.h"
 #include "generated/ops/log_softmax.h"
 #include "generated/ops/logaddexp.h"
 #include "generated/ops/sum.h"
-#include "generated/ops/transpose.h"
 
 namespace tl::python {
 namespace {
+
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* cummax_type = nullptr;
+PyTypeObject* cummax_out_type = nullptr;
 
 // acos
 PyObject* fn_acos(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -49,96 +51,26 @@ PyObject* fn_acos_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
-// all
-PyObject* fn_all(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "all(Tensor input, *, Tensor? out=None)",
-      "all(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None)",
-      "all(Tensor input, int[]? dim, bool keepdim=False, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // all
-      auto self = r.tensor(0);
-      if (!r.is_none(1)) {
-        auto out = r.tensor(1);
-        auto result = [&] { GilRelease no_gil; return tl::all_out(out, self); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::all(self); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // all.dim
-      auto self = r.tensor(0);
-      auto dim = r.toInt64(1);
-      auto keepdim = r.toBool(2);
-      if (!r.is_none(3)) {
-        auto out = r.tensor(3);
-        auto result = [&] { GilRelease no_gil; return tl::all_out(out, self, dim, keepdim); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::all(self, dim, keepdim); }();
-      return wrap(std::move(result));
-    }
-    case 2: {  // all.dims
-      auto self = r.tensor(0);
-      auto dim = r.intlist_optional(1);
-      auto keepdim = r.toBool(2);
-      if (!r.is_none(3)) {
-        auto out = r.tensor(3);
-        auto result = [&] { GilRelease no_gil; return tl::all_out(out, self, as_arg(dim), keepdim); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::all(self, as_arg(dim), keepdim); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
 // cummax
 PyObject* fn_cummax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "cummax(Tensor input, int dim, *, Tensor? values=None, Tensor? indices=None)",
+      "cummax(Tensor input, int dim, *, Tensor[]? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto dim = r.toInt64(1);
   if (!r.is_none(2)) {
-    auto values = r.tensor(2);
-    auto indices = r.tensor(3);
+    auto out = r.tensorlist(2);
+    check_out_tuple(out, 2);
+    const Tensor& values = out[0];
+    const Tensor& indices = out[1];
     auto result = [&] { GilRelease no_gil; return tl::cummax_out(values, indices, self, dim); }();
-    return wrap(std::move(result));
+    return wrap_named(cummax_out_type, wrap(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::cummax(self, dim); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// gather
-PyObject* fn_gather(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "gather(Tensor input, int dim, Tensor index, *, bool sparse_grad=False, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto dim = r.toInt64(1);
-  auto index = r.tensor(2);
-  auto sparse_grad = r.toBool(3);
-  if (!r.is_none(4)) {
-    auto out = r.tensor(4);
-    auto result = [&] { GilRelease no_gil; return tl::gather_out(out, self, dim, index, sparse_grad); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::gather(self, dim, index, sparse_grad); }();
-  return wrap(std::move(result));
+  return wrap_named(cummax_type, wrap(result));
   TL_PY_CATCH
 }
 
@@ -217,22 +149,6 @@ PyObject* fn_sum(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_CATCH
 }
 
-// transpose
-PyObject* fn_transpose(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "transpose(Tensor input, int dim0, int dim1)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto dim0 = r.toInt64(1);
-  auto dim1 = r.toInt64(2);
-  auto result = [&] { GilRelease no_gil; return tl::transpose(self, dim0, dim1); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // Tensor.acos
 PyObject* method_acos(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -261,41 +177,6 @@ PyObject* method_acos_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
-// Tensor.all
-PyObject* method_all(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "all()",
-      "all(int dim, bool keepdim=False)",
-      "all(int[]? dim, bool keepdim=False)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // all
-      const Tensor& self = unpack_tensor(py_self);
-      auto result = [&] { GilRelease no_gil; return tl::all(self); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // all.dim
-      const Tensor& self = unpack_tensor(py_self);
-      auto dim = r.toInt64(0);
-      auto keepdim = r.toBool(1);
-      auto result = [&] { GilRelease no_gil; return tl::all(self, dim, keepdim); }();
-      return wrap(std::move(result));
-    }
-    case 2: {  // all.dims
-      const Tensor& self = unpack_tensor(py_self);
-      auto dim = r.intlist_optional(0);
-      auto keepdim = r.toBool(1);
-      auto result = [&] { GilRelease no_gil; return tl::all(self, as_arg(dim), keepdim); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
 // Tensor.cummax
 PyObject* method_cummax(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -307,24 +188,7 @@ PyObject* method_cummax(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   const Tensor& self = unpack_tensor(py_self);
   auto dim = r.toInt64(0);
   auto result = [&] { GilRelease no_gil; return tl::cummax(self, dim); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.gather
-PyObject* method_gather(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "gather(int dim, Tensor index, *, bool sparse_grad=False)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto dim = r.toInt64(0);
-  auto index = r.tensor(1);
-  auto sparse_grad = r.toBool(2);
-  auto result = [&] { GilRelease no_gil; return tl::gather(self, dim, index, sparse_grad); }();
-  return wrap(std::move(result));
+  return wrap_named(cummax_type, wrap(result));
   TL_PY_CATCH
 }
 
@@ -388,25 +252,11 @@ PyObject* method_sum(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
-// Tensor.transpose
-PyObject* method_transpose(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "transpose(int dim0, int dim1)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto dim0 = r.toInt64(0);
-  auto dim1 = r.toInt64(1);
-  auto result = [&] { GilRelease no_gil; return tl::transpose(self, dim0, dim1); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 }  // namespace
 
 void add_bindings_13(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  cummax_type = return_type("cummax", {"values", "indices"});
+  cummax_out_type = return_type("cummax_out", {"values", "indices"});
   functions.push_back({"acos", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_acos)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(acos(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -415,26 +265,10 @@ The arccosine of every element of `self` (nan outside [-1, 1]); integer inputs g
                        METH_FASTCALL | METH_KEYWORDS, R"doc(acos_(Tensor input) -> Tensor
 
 In-place version of acos(): writes the result into self. The arccosine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
-  functions.push_back({"all", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_all)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(all(Tensor input, *, Tensor? out=None) -> Tensor
-
-True if every element of `self` is non-zero (uint8 inputs give uint8).
-
-all(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
-
-Whether every element of `self` along `dim` is non-zero (uint8 inputs give uint8).
-
-all(Tensor input, int[]? dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
-
-Whether every element of `self` over the dimensions in `dim` (all of them when None) is non-zero.)doc"});
   functions.push_back({"cummax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cummax)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(cummax(Tensor input, int dim, *, Tensor? values=None, Tensor? indices=None) -> tuple[Tensor, Tensor]
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(cummax(Tensor input, int dim, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 The running maximum of `self` along `dim` and the index where it was (last) reached; NaN propagates.)doc"});
-  functions.push_back({"gather", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_gather)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(gather(Tensor input, int dim, Tensor index, *, bool sparse_grad=False, Tensor? out=None) -> Tensor
-
-`out[i][j] = self[index[i][j]][j]` for dim 0 (and likewise for other dims); `index` has the rank of `self`.)doc"});
   functions.push_back({"log_softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log_softmax)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(log_softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None) -> Tensor
 
@@ -451,10 +285,6 @@ Sums all elements of `self` into a 0-d tensor; integer and bool inputs sum as in
 sum(Tensor input, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 
 Sums `self` over the dimensions in `dim` (all of them when None), keeping them as size 1 if `keepdim`.)doc"});
-  functions.push_back({"transpose", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_transpose)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(transpose(Tensor input, int dim0, int dim1) -> Tensor
-
-A view of `self` with dimensions `dim0` and `dim1` swapped.)doc"});
   methods.push_back({"acos", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_acos)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(acos() -> Tensor
 
@@ -463,26 +293,10 @@ The arccosine of every element of `self` (nan outside [-1, 1]); integer inputs g
                      METH_FASTCALL | METH_KEYWORDS, R"doc(acos_() -> Tensor
 
 In-place version of acos(): writes the result into self. The arccosine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
-  methods.push_back({"all", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_all)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(all() -> Tensor
-
-True if every element of `self` is non-zero (uint8 inputs give uint8).
-
-all(int dim, bool keepdim=False) -> Tensor
-
-Whether every element of `self` along `dim` is non-zero (uint8 inputs give uint8).
-
-all(int[]? dim, bool keepdim=False) -> Tensor
-
-Whether every element of `self` over the dimensions in `dim` (all of them when None) is non-zero.)doc"});
   methods.push_back({"cummax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cummax)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(cummax(int dim) -> tuple[Tensor, Tensor]
 
 The running maximum of `self` along `dim` and the index where it was (last) reached; NaN propagates.)doc"});
-  methods.push_back({"gather", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_gather)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(gather(int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
-
-`out[i][j] = self[index[i][j]][j]` for dim 0 (and likewise for other dims); `index` has the rank of `self`.)doc"});
   methods.push_back({"log_softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log_softmax)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(log_softmax(int dim, ScalarType? dtype=None) -> Tensor
 
@@ -499,10 +313,6 @@ Sums all elements of `self` into a 0-d tensor; integer and bool inputs sum as in
 sum(int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
 Sums `self` over the dimensions in `dim` (all of them when None), keeping them as size 1 if `keepdim`.)doc"});
-  methods.push_back({"transpose", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_transpose)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(transpose(int dim0, int dim1) -> Tensor
-
-A view of `self` with dimensions `dim0` and `dim1` swapped.)doc"});
   (void)functions;
   (void)methods;
 }

@@ -3,44 +3,31 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
-#include "generated/ops/asinh.h"
+#include "generated/ops/chunk.h"
 #include "generated/ops/frexp.h"
-#include "generated/ops/sign.h"
 #include "generated/ops/view.h"
 
 namespace tl::python {
 namespace {
 
-// asinh
-PyObject* fn_asinh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "asinh(Tensor input, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  if (!r.is_none(1)) {
-    auto out = r.tensor(1);
-    auto result = [&] { GilRelease no_gil; return tl::asinh_out(out, self); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::asinh(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* frexp_type = nullptr;
+PyTypeObject* frexp_out_type = nullptr;
 
-// asinh_
-PyObject* fn_asinh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// chunk
+PyObject* fn_chunk(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "asinh_(Tensor input)",
+      "chunk(Tensor input, int chunks, int dim=0)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::asinh_(self); }();
+  auto chunks = r.toInt64(1);
+  auto dim = r.toInt64(2);
+  auto result = [&] { GilRelease no_gil; return tl::chunk(self, chunks, dim); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -49,79 +36,36 @@ PyObject* fn_asinh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
 PyObject* fn_frexp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "frexp(Tensor input, *, Tensor? mantissa=None, Tensor? exponent=None)",
+      "frexp(Tensor input, *, Tensor[]? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   if (!r.is_none(1)) {
-    auto mantissa = r.tensor(1);
-    auto exponent = r.tensor(2);
+    auto out = r.tensorlist(1);
+    check_out_tuple(out, 2);
+    const Tensor& mantissa = out[0];
+    const Tensor& exponent = out[1];
     auto result = [&] { GilRelease no_gil; return tl::frexp_out(mantissa, exponent, self); }();
-    return wrap(std::move(result));
+    return wrap_named(frexp_out_type, wrap(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::frexp(self); }();
-  return wrap(std::move(result));
+  return wrap_named(frexp_type, wrap(result));
   TL_PY_CATCH
 }
 
-// sign
-PyObject* fn_sign(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// Tensor.chunk
+PyObject* method_chunk(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "sign(Tensor input, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  if (!r.is_none(1)) {
-    auto out = r.tensor(1);
-    auto result = [&] { GilRelease no_gil; return tl::sign_out(out, self); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::sign(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// sign_
-PyObject* fn_sign_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "sign_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::sign_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.asinh
-PyObject* method_asinh(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "asinh()",
+      "chunk(int chunks, int dim=0)",
   }, /*is_method=*/true);
   ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::asinh(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.asinh_
-PyObject* method_asinh_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "asinh_()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::asinh_(self); }();
+  auto chunks = r.toInt64(0);
+  auto dim = r.toInt64(1);
+  auto result = [&] { GilRelease no_gil; return tl::chunk(self, chunks, dim); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -136,35 +80,7 @@ PyObject* method_frexp(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
   auto result = [&] { GilRelease no_gil; return tl::frexp(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.sign
-PyObject* method_sign(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "sign()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::sign(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.sign_
-PyObject* method_sign_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "sign_()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::sign_(self); }();
-  return wrap(std::move(result));
+  return wrap_named(frexp_type, wrap(result));
   TL_PY_CATCH
 }
 
@@ -186,46 +102,24 @@ PyObject* method_view(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 }  // namespace
 
 void add_bindings_14(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"asinh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_asinh)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(asinh(Tensor input, *, Tensor? out=None) -> Tensor
+  frexp_type = return_type("frexp", {"mantissa", "exponent"});
+  frexp_out_type = return_type("frexp_out", {"mantissa", "exponent"});
+  functions.push_back({"chunk", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_chunk)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(chunk(Tensor input, int chunks, int dim=0) -> Sequence[Tensor]
 
-The inverse hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"asinh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_asinh_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(asinh_(Tensor input) -> Tensor
-
-In-place version of asinh(): writes the result into self. The inverse hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
+Views of `self` cut along `dim` into at most `chunks` pieces of equal size (the last may be smaller).)doc"});
   functions.push_back({"frexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_frexp)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(frexp(Tensor input, *, Tensor? mantissa=None, Tensor? exponent=None) -> tuple[Tensor, Tensor]
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(frexp(Tensor input, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 Splits every element of `self` into a mantissa in (-1, -0.5] or [0.5, 1) (0 for 0) and an int32 exponent, with self = mantissa * 2**exponent; both written in one pass.)doc"});
-  functions.push_back({"sign", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sign)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(sign(Tensor input, *, Tensor? out=None) -> Tensor
+  methods.push_back({"chunk", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_chunk)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(chunk(int chunks, int dim=0) -> Sequence[Tensor]
 
--1, 0 or 1 for every element of `self` according to its sign.)doc"});
-  functions.push_back({"sign_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sign_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(sign_(Tensor input) -> Tensor
-
-In-place version of sign(): writes the result into self. -1, 0 or 1 for every element of `self` according to its sign.)doc"});
-  methods.push_back({"asinh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_asinh)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(asinh() -> Tensor
-
-The inverse hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
-  methods.push_back({"asinh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_asinh_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(asinh_() -> Tensor
-
-In-place version of asinh(): writes the result into self. The inverse hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
+Views of `self` cut along `dim` into at most `chunks` pieces of equal size (the last may be smaller).)doc"});
   methods.push_back({"frexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_frexp)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(frexp() -> tuple[Tensor, Tensor]
 
 Splits every element of `self` into a mantissa in (-1, -0.5] or [0.5, 1) (0 for 0) and an int32 exponent, with self = mantissa * 2**exponent; both written in one pass.)doc"});
-  methods.push_back({"sign", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sign)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(sign() -> Tensor
-
--1, 0 or 1 for every element of `self` according to its sign.)doc"});
-  methods.push_back({"sign_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sign_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(sign_() -> Tensor
-
-In-place version of sign(): writes the result into self. -1, 0 or 1 for every element of `self` according to its sign.)doc"});
   methods.push_back({"view", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_view)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(view(int[] size) -> Tensor
 

@@ -6,11 +6,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/acosh.h"
 #include "generated/ops/atan.h"
-#include "generated/ops/atanh.h"
-#include "generated/ops/count_nonzero.h"
-#include "generated/ops/log10.h"
 #include "generated/ops/log1p.h"
-#include "generated/ops/scatter_add.h"
 
 namespace tl::python {
 namespace {
@@ -81,109 +77,6 @@ PyObject* fn_atan_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
-// atanh
-PyObject* fn_atanh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "atanh(Tensor input, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  if (!r.is_none(1)) {
-    auto out = r.tensor(1);
-    auto result = [&] { GilRelease no_gil; return tl::atanh_out(out, self); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::atanh(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// atanh_
-PyObject* fn_atanh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "atanh_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::atanh_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// count_nonzero
-PyObject* fn_count_nonzero(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "count_nonzero(Tensor input, int? dim=None, *, Tensor? out=None)",
-      "count_nonzero(Tensor input, int[] dim, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // count_nonzero
-      auto self = r.tensor(0);
-      auto dim = r.toInt64_optional(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::count_nonzero_out(out, self, dim); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::count_nonzero(self, dim); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // count_nonzero.dim_IntList
-      auto self = r.tensor(0);
-      auto dim = r.intlist(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::count_nonzero_out(out, self, dim); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::count_nonzero(self, dim); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// log10
-PyObject* fn_log10(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "log10(Tensor input, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  if (!r.is_none(1)) {
-    auto out = r.tensor(1);
-    auto result = [&] { GilRelease no_gil; return tl::log10_out(out, self); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::log10(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// log10_
-PyObject* fn_log10_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "log10_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::log10_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // log1p
 PyObject* fn_log1p(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -213,45 +106,6 @@ PyObject* fn_log1p_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::log1p_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// scatter_add
-PyObject* fn_scatter_add(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "scatter_add(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto dim = r.toInt64(1);
-  auto index = r.tensor(2);
-  auto src = r.tensor(3);
-  if (!r.is_none(4)) {
-    auto out = r.tensor(4);
-    auto result = [&] { GilRelease no_gil; return tl::scatter_add_out(out, self, dim, index, src); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::scatter_add(self, dim, index, src); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// scatter_add_
-PyObject* fn_scatter_add_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "scatter_add_(Tensor input, int dim, Tensor index, Tensor src)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto dim = r.toInt64(1);
-  auto index = r.tensor(2);
-  auto src = r.tensor(3);
-  auto result = [&] { GilRelease no_gil; return tl::scatter_add_(self, dim, index, src); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -312,89 +166,6 @@ PyObject* method_atan_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
-// Tensor.atanh
-PyObject* method_atanh(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "atanh()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::atanh(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.atanh_
-PyObject* method_atanh_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "atanh_()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::atanh_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.count_nonzero
-PyObject* method_count_nonzero(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "count_nonzero(int? dim=None)",
-      "count_nonzero(int[] dim)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // count_nonzero
-      const Tensor& self = unpack_tensor(py_self);
-      auto dim = r.toInt64_optional(0);
-      auto result = [&] { GilRelease no_gil; return tl::count_nonzero(self, dim); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // count_nonzero.dim_IntList
-      const Tensor& self = unpack_tensor(py_self);
-      auto dim = r.intlist(0);
-      auto result = [&] { GilRelease no_gil; return tl::count_nonzero(self, dim); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.log10
-PyObject* method_log10(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "log10()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::log10(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.log10_
-PyObject* method_log10_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "log10_()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::log10_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // Tensor.log1p
 PyObject* method_log1p(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -423,40 +194,6 @@ PyObject* method_log1p_(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
-// Tensor.scatter_add
-PyObject* method_scatter_add(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "scatter_add(int dim, Tensor index, Tensor src)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto dim = r.toInt64(0);
-  auto index = r.tensor(1);
-  auto src = r.tensor(2);
-  auto result = [&] { GilRelease no_gil; return tl::scatter_add(self, dim, index, src); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.scatter_add_
-PyObject* method_scatter_add_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "scatter_add_(int dim, Tensor index, Tensor src)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto dim = r.toInt64(0);
-  auto index = r.tensor(1);
-  auto src = r.tensor(2);
-  auto result = [&] { GilRelease no_gil; return tl::scatter_add_(self, dim, index, src); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 }  // namespace
 
 void add_bindings_15(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
@@ -476,30 +213,6 @@ The arctangent of every element of `self`; integer inputs give the default float
                        METH_FASTCALL | METH_KEYWORDS, R"doc(atan_(Tensor input) -> Tensor
 
 In-place version of atan(): writes the result into self. The arctangent of every element of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"atanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atanh)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(atanh(Tensor input, *, Tensor? out=None) -> Tensor
-
-The inverse hyperbolic tangent of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
-  functions.push_back({"atanh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atanh_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(atanh_(Tensor input) -> Tensor
-
-In-place version of atanh(): writes the result into self. The inverse hyperbolic tangent of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
-  functions.push_back({"count_nonzero", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_count_nonzero)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(count_nonzero(Tensor input, int? dim=None, *, Tensor? out=None) -> Tensor
-
-The number of non-zero elements of `self` along `dim` (of all elements when None), as int64.
-
-count_nonzero(Tensor input, int[] dim, *, Tensor? out=None) -> Tensor
-
-The number of non-zero elements of `self` over the dimensions in `dim`, as int64.)doc"});
-  functions.push_back({"log10", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log10)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(log10(Tensor input, *, Tensor? out=None) -> Tensor
-
-The base-10 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"log10_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log10_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(log10_(Tensor input) -> Tensor
-
-In-place version of log10(): writes the result into self. The base-10 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
   functions.push_back({"log1p", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log1p)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(log1p(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -508,14 +221,6 @@ In-place version of log10(): writes the result into self. The base-10 logarithm 
                        METH_FASTCALL | METH_KEYWORDS, R"doc(log1p_(Tensor input) -> Tensor
 
 In-place version of log1p(): writes the result into self. `log(1 + x)` for every element x of `self`, accurate near zero; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"scatter_add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter_add)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_add(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None) -> Tensor
-
-A copy of `self` with `out[index[i][j]][j] += src[i][j]` for dim 0 (and likewise for other dims), summed in index order.)doc"});
-  functions.push_back({"scatter_add_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter_add_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_add_(Tensor input, int dim, Tensor index, Tensor src) -> Tensor
-
-In-place version of scatter_add(): writes the result into self. A copy of `self` with `out[index[i][j]][j] += src[i][j]` for dim 0 (and likewise for other dims), summed in index order.)doc"});
   methods.push_back({"acosh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_acosh)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(acosh() -> Tensor
 
@@ -532,30 +237,6 @@ The arctangent of every element of `self`; integer inputs give the default float
                      METH_FASTCALL | METH_KEYWORDS, R"doc(atan_() -> Tensor
 
 In-place version of atan(): writes the result into self. The arctangent of every element of `self`; integer inputs give the default float dtype.)doc"});
-  methods.push_back({"atanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_atanh)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(atanh() -> Tensor
-
-The inverse hyperbolic tangent of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
-  methods.push_back({"atanh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_atanh_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(atanh_() -> Tensor
-
-In-place version of atanh(): writes the result into self. The inverse hyperbolic tangent of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
-  methods.push_back({"count_nonzero", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_count_nonzero)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(count_nonzero(int? dim=None) -> Tensor
-
-The number of non-zero elements of `self` along `dim` (of all elements when None), as int64.
-
-count_nonzero(int[] dim) -> Tensor
-
-The number of non-zero elements of `self` over the dimensions in `dim`, as int64.)doc"});
-  methods.push_back({"log10", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log10)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(log10() -> Tensor
-
-The base-10 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
-  methods.push_back({"log10_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log10_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(log10_() -> Tensor
-
-In-place version of log10(): writes the result into self. The base-10 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
   methods.push_back({"log1p", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log1p)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(log1p() -> Tensor
 
@@ -564,14 +245,6 @@ In-place version of log10(): writes the result into self. The base-10 logarithm 
                      METH_FASTCALL | METH_KEYWORDS, R"doc(log1p_() -> Tensor
 
 In-place version of log1p(): writes the result into self. `log(1 + x)` for every element x of `self`, accurate near zero; integer inputs give the default float dtype.)doc"});
-  methods.push_back({"scatter_add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_scatter_add)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_add(int dim, Tensor index, Tensor src) -> Tensor
-
-A copy of `self` with `out[index[i][j]][j] += src[i][j]` for dim 0 (and likewise for other dims), summed in index order.)doc"});
-  methods.push_back({"scatter_add_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_scatter_add_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_add_(int dim, Tensor index, Tensor src) -> Tensor
-
-In-place version of scatter_add(): writes the result into self. A copy of `self` with `out[index[i][j]][j] += src[i][j]` for dim 0 (and likewise for other dims), summed in index order.)doc"});
   (void)functions;
   (void)methods;
 }

@@ -3,8 +3,9 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
-#include "generated/ops/argmax.h"
+#include "generated/ops/_test_scale_optional.h"
 #include "generated/ops/asin.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/kthvalue.h"
@@ -13,30 +14,27 @@
 #include "generated/ops/sinh.h"
 #include "generated/ops/sort.h"
 #include "generated/ops/squeeze.h"
-#include "generated/ops/tanh_backward.h"
-#include "generated/ops/zero.h"
-#include "generated/ops/zeros.h"
 
 namespace tl::python {
 namespace {
 
-// argmax
-PyObject* fn_argmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* kthvalue_type = nullptr;
+PyTypeObject* kthvalue_out_type = nullptr;
+PyTypeObject* sort_type = nullptr;
+PyTypeObject* sort_out_type = nullptr;
+
+// _test_scale_optional
+PyObject* fn__test_scale_optional(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "argmax(Tensor input, int? dim=None, bool keepdim=False, *, Tensor? out=None)",
+      "_test_scale_optional(Tensor input, Tensor? weight=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
-  auto dim = r.toInt64_optional(1);
-  auto keepdim = r.toBool(2);
-  if (!r.is_none(3)) {
-    auto out = r.tensor(3);
-    auto result = [&] { GilRelease no_gil; return tl::argmax_out(out, self, dim, keepdim); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::argmax(self, dim, keepdim); }();
+  auto weight = r.optional_tensor(1);
+  auto result = [&] { GilRelease no_gil; return tl::_test_scale_optional(self, weight); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -94,7 +92,7 @@ PyObject* fn_copy_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
 PyObject* fn_kthvalue(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "kthvalue(Tensor input, int k, int dim=-1, bool keepdim=False, *, Tensor? values=None, Tensor? indices=None)",
+      "kthvalue(Tensor input, int k, int dim=-1, bool keepdim=False, *, Tensor[]? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -103,13 +101,15 @@ PyObject* fn_kthvalue(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   auto dim = r.toInt64(2);
   auto keepdim = r.toBool(3);
   if (!r.is_none(4)) {
-    auto values = r.tensor(4);
-    auto indices = r.tensor(5);
+    auto out = r.tensorlist(4);
+    check_out_tuple(out, 2);
+    const Tensor& values = out[0];
+    const Tensor& indices = out[1];
     auto result = [&] { GilRelease no_gil; return tl::kthvalue_out(values, indices, self, k, dim, keepdim); }();
-    return wrap(std::move(result));
+    return wrap_named(kthvalue_out_type, wrap(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::kthvalue(self, k, dim, keepdim); }();
-  return wrap(std::move(result));
+  return wrap_named(kthvalue_type, wrap(result));
   TL_PY_CATCH
 }
 
@@ -137,15 +137,16 @@ PyObject* fn_matmul(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
 PyObject* fn_randn(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "randn(int[] size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
+      "randn(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto size = r.intlist(0);
-  auto dtype = r.scalartype_optional(1);
-  auto device = r.device_optional(2);
-  bool requires_grad = r.toBool(3);
-  auto result = [&] { GilRelease no_gil; return tl::randn(size, dtype, device); }();
+  auto generator = r.generator_optional(1);
+  auto dtype = r.scalartype_optional(2);
+  auto device = r.device_optional(3);
+  bool requires_grad = r.toBool(4);
+  auto result = [&] { GilRelease no_gil; return tl::randn(size, generator, dtype, device); }();
   if (requires_grad) result.set_requires_grad(true);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -188,8 +189,8 @@ PyObject* fn_sinh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
 PyObject* fn_sort(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "sort(Tensor input, int dim=-1, bool descending=False, *, Tensor? values=None, Tensor? indices=None)",
-      "sort(Tensor input, *, bool? stable, int dim=-1, bool descending=False, Tensor? values=None, Tensor? indices=None)",
+      "sort(Tensor input, int dim=-1, bool descending=False, *, Tensor[]? out=None)",
+      "sort(Tensor input, *, bool? stable, int dim=-1, bool descending=False, Tensor[]? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -199,13 +200,15 @@ PyObject* fn_sort(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
       auto dim = r.toInt64(1);
       auto descending = r.toBool(2);
       if (!r.is_none(3)) {
-        auto values = r.tensor(3);
-        auto indices = r.tensor(4);
+        auto out = r.tensorlist(3);
+        check_out_tuple(out, 2);
+        const Tensor& values = out[0];
+        const Tensor& indices = out[1];
         auto result = [&] { GilRelease no_gil; return tl::sort_out(values, indices, self, dim, descending); }();
-        return wrap(std::move(result));
+        return wrap_named(sort_out_type, wrap(result));
       }
       auto result = [&] { GilRelease no_gil; return tl::sort(self, dim, descending); }();
-      return wrap(std::move(result));
+      return wrap_named(sort_type, wrap(result));
     }
     case 1: {  // sort.stable
       auto self = r.tensor(0);
@@ -213,13 +216,15 @@ PyObject* fn_sort(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
       auto dim = r.toInt64(2);
       auto descending = r.toBool(3);
       if (!r.is_none(4)) {
-        auto values = r.tensor(4);
-        auto indices = r.tensor(5);
+        auto out = r.tensorlist(4);
+        check_out_tuple(out, 2);
+        const Tensor& values = out[0];
+        const Tensor& indices = out[1];
         auto result = [&] { GilRelease no_gil; return tl::sort_out(values, indices, self, stable, dim, descending); }();
-        return wrap(std::move(result));
+        return wrap_named(sort_out_type, wrap(result));
       }
       auto result = [&] { GilRelease no_gil; return tl::sort(self, stable, dim, descending); }();
-      return wrap(std::move(result));
+      return wrap_named(sort_type, wrap(result));
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
@@ -259,64 +264,6 @@ PyObject* fn_squeeze(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
-// tanh_backward
-PyObject* fn_tanh_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "tanh_backward(Tensor grad_output, Tensor output, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto grad_output = r.tensor(0);
-  auto output = r.tensor(1);
-  if (!r.is_none(2)) {
-    auto out = r.tensor(2);
-    auto result = [&] { GilRelease no_gil; return tl::tanh_backward_out(out, grad_output, output); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::tanh_backward(grad_output, output); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// zero_
-PyObject* fn_zero_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "zero_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::zero_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// zeros
-PyObject* fn_zeros(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "zeros(int[] size, *, ScalarType? dtype=None, Device? device=None, Tensor? out=None, bool requires_grad=False)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto size = r.intlist(0);
-  auto dtype = r.scalartype_optional(1);
-  auto device = r.device_optional(2);
-  bool requires_grad = r.toBool(4);
-  if (!r.is_none(3)) {
-    auto out = r.tensor(3);
-    auto result = [&] { GilRelease no_gil; return tl::zeros_out(out, size, dtype, device); }();
-    if (requires_grad) result.set_requires_grad(true);
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::zeros(size, dtype, device); }();
-  if (requires_grad) result.set_requires_grad(true);
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // Tensor.__matmul__
 PyObject* operator__matmul__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -330,22 +277,6 @@ PyObject* operator__matmul__(PyObject* py_self, PyObject* const* args, Py_ssize_
   auto result = [&] { GilRelease no_gil; return tl::matmul(self, other); }();
   return wrap(std::move(result));
   TL_PY_CATCH_OPERATOR
-}
-
-// Tensor.argmax
-PyObject* method_argmax(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "argmax(int? dim=None, bool keepdim=False)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto dim = r.toInt64_optional(0);
-  auto keepdim = r.toBool(1);
-  auto result = [&] { GilRelease no_gil; return tl::argmax(self, dim, keepdim); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
 }
 
 // Tensor.asin
@@ -405,7 +336,7 @@ PyObject* method_kthvalue(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   auto dim = r.toInt64(1);
   auto keepdim = r.toBool(2);
   auto result = [&] { GilRelease no_gil; return tl::kthvalue(self, k, dim, keepdim); }();
-  return wrap(std::move(result));
+  return wrap_named(kthvalue_type, wrap(result));
   TL_PY_CATCH
 }
 
@@ -467,7 +398,7 @@ PyObject* method_sort(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
       auto dim = r.toInt64(0);
       auto descending = r.toBool(1);
       auto result = [&] { GilRelease no_gil; return tl::sort(self, dim, descending); }();
-      return wrap(std::move(result));
+      return wrap_named(sort_type, wrap(result));
     }
     case 1: {  // sort.stable
       const Tensor& self = unpack_tensor(py_self);
@@ -475,7 +406,7 @@ PyObject* method_sort(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
       auto dim = r.toInt64(1);
       auto descending = r.toBool(2);
       auto result = [&] { GilRelease no_gil; return tl::sort(self, stable, dim, descending); }();
-      return wrap(std::move(result));
+      return wrap_named(sort_type, wrap(result));
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
@@ -515,27 +446,17 @@ PyObject* method_squeeze(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
-// Tensor.zero_
-PyObject* method_zero_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "zero_()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::zero_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 }  // namespace
 
 void add_bindings_2(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"argmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_argmax)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(argmax(Tensor input, int? dim=None, bool keepdim=False, *, Tensor? out=None) -> Tensor
+  kthvalue_type = return_type("kthvalue", {"values", "indices"});
+  kthvalue_out_type = return_type("kthvalue_out", {"values", "indices"});
+  sort_type = return_type("sort", {"values", "indices"});
+  sort_out_type = return_type("sort_out", {"values", "indices"});
+  functions.push_back({"_test_scale_optional", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__test_scale_optional)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(_test_scale_optional(Tensor input, Tensor? weight=None) -> Tensor
 
-The index of the largest value of `self` along `dim` (of the flattened tensor when None); ties give the first, NaN counts as the largest.)doc"});
+Test op: `self * weight`, or a copy of `self` without `weight` (a `Tensor?` input with a formula).)doc"});
   functions.push_back({"asin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_asin)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(asin(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -549,7 +470,7 @@ In-place version of asin(): writes the result into self. The arcsine of every el
 
 Copies `src` into `self` in place, broadcasting `src` and converting its dtype to that of `self`.)doc"});
   functions.push_back({"kthvalue", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_kthvalue)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(kthvalue(Tensor input, int k, int dim=-1, bool keepdim=False, *, Tensor? values=None, Tensor? indices=None) -> tuple[Tensor, Tensor]
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(kthvalue(Tensor input, int k, int dim=-1, bool keepdim=False, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 The `k`-th smallest value of `self` along `dim` and its index, the dim removed unless `keepdim`.)doc"});
   functions.push_back({"matmul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_matmul)),
@@ -557,7 +478,7 @@ The `k`-th smallest value of `self` along `dim` and its index, the dim removed u
 
 Matrix product with NumPy semantics for 1-D to batched N-D operands (batch dimensions broadcast).)doc"});
   functions.push_back({"randn", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_randn)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(randn(int[] size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(randn(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
 Standard normal random numbers of shape `size`, from the global generator (see `manual_seed`).)doc"});
   functions.push_back({"sinh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sinh)),
@@ -569,11 +490,11 @@ The hyperbolic sine of every element of `self`; integer inputs give the default 
 
 In-place version of sinh(): writes the result into self. The hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
   functions.push_back({"sort", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sort)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(sort(Tensor input, int dim=-1, bool descending=False, *, Tensor? values=None, Tensor? indices=None) -> tuple[Tensor, Tensor]
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(sort(Tensor input, int dim=-1, bool descending=False, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 The values of `self` sorted along `dim` (ascending unless `descending`; NaN is largest) and their indices in `self`; ties keep their order.
 
-sort(Tensor input, *, bool? stable, int dim=-1, bool descending=False, Tensor? values=None, Tensor? indices=None) -> tuple[Tensor, Tensor]
+sort(Tensor input, *, bool? stable, int dim=-1, bool descending=False, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 `sort` with an explicit `stable` flag; the sort is stable either way.)doc"});
   functions.push_back({"squeeze", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_squeeze)),
@@ -588,26 +509,10 @@ A view of `self` without dimension `dim` if it has size 1 (otherwise `self` unch
 squeeze(Tensor input, int[] dim) -> Tensor
 
 A view of `self` without those of the dimensions `dim` that have size 1.)doc"});
-  functions.push_back({"tanh_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tanh_backward)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(tanh_backward(Tensor grad_output, Tensor output, *, Tensor? out=None) -> Tensor
-
-The gradient of tanh from its result: `grad_output * (1 - output**2)`.)doc"});
-  functions.push_back({"zero_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_zero_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(zero_(Tensor input) -> Tensor
-
-Sets every element of `self` to zero.)doc"});
-  functions.push_back({"zeros", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_zeros)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(zeros(int[] size, *, ScalarType? dtype=None, Device? device=None, Tensor? out=None, bool requires_grad=False) -> Tensor
-
-A tensor of shape `size` filled with zeros (default float dtype unless `dtype`).)doc"});
   methods.push_back({"__matmul__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__matmul__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__matmul__(Tensor other) -> Tensor
 
 Matrix product with NumPy semantics for 1-D to batched N-D operands (batch dimensions broadcast).)doc"});
-  methods.push_back({"argmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_argmax)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(argmax(int? dim=None, bool keepdim=False) -> Tensor
-
-The index of the largest value of `self` along `dim` (of the flattened tensor when None); ties give the first, NaN counts as the largest.)doc"});
   methods.push_back({"asin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_asin)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(asin() -> Tensor
 
@@ -656,10 +561,6 @@ A view of `self` without dimension `dim` if it has size 1 (otherwise `self` unch
 squeeze(int[] dim) -> Tensor
 
 A view of `self` without those of the dimensions `dim` that have size 1.)doc"});
-  methods.push_back({"zero_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_zero_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(zero_() -> Tensor
-
-Sets every element of `self` to zero.)doc"});
   (void)functions;
   (void)methods;
 }

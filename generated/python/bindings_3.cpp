@@ -4,91 +4,24 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
-#include "generated/ops/_log_softmax_backward_data.h"
-#include "generated/ops/bmm.h"
-#include "generated/ops/cosh.h"
+#include "generated/ops/_test_sum_defined.h"
 #include "generated/ops/cumprod.h"
-#include "generated/ops/exp2.h"
-#include "generated/ops/expm1.h"
 #include "generated/ops/le.h"
-#include "generated/ops/permute.h"
 #include "generated/ops/tanh.h"
-#include "generated/ops/var_mean.h"
 
 namespace tl::python {
 namespace {
 
-// _log_softmax_backward_data
-PyObject* fn__log_softmax_backward_data(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// _test_sum_defined
+PyObject* fn__test_sum_defined(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor? out=None)",
+      "_test_sum_defined(Tensor?[] tensors)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto grad_output = r.tensor(0);
-  auto output = r.tensor(1);
-  auto dim = r.toInt64(2);
-  auto input_dtype = r.scalartype(3);
-  if (!r.is_none(4)) {
-    auto out = r.tensor(4);
-    auto result = [&] { GilRelease no_gil; return tl::_log_softmax_backward_data_out(out, grad_output, output, dim, input_dtype); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::_log_softmax_backward_data(grad_output, output, dim, input_dtype); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// bmm
-PyObject* fn_bmm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "bmm(Tensor input, Tensor mat2, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto mat2 = r.tensor(1);
-  if (!r.is_none(2)) {
-    auto out = r.tensor(2);
-    auto result = [&] { GilRelease no_gil; return tl::bmm_out(out, self, mat2); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::bmm(self, mat2); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// cosh
-PyObject* fn_cosh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "cosh(Tensor input, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  if (!r.is_none(1)) {
-    auto out = r.tensor(1);
-    auto result = [&] { GilRelease no_gil; return tl::cosh_out(out, self); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::cosh(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// cosh_
-PyObject* fn_cosh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "cosh_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::cosh_(self); }();
+  auto tensors = r.list_of_optional_tensors(0);
+  auto result = [&] { GilRelease no_gil; return tl::_test_sum_defined(tensors); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -126,72 +59,6 @@ PyObject* fn_cumprod_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   auto dim = r.toInt64(1);
   auto dtype = r.scalartype_optional(2);
   auto result = [&] { GilRelease no_gil; return tl::cumprod_(self, dim, dtype); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// exp2
-PyObject* fn_exp2(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "exp2(Tensor input, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  if (!r.is_none(1)) {
-    auto out = r.tensor(1);
-    auto result = [&] { GilRelease no_gil; return tl::exp2_out(out, self); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::exp2(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// exp2_
-PyObject* fn_exp2_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "exp2_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::exp2_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// expm1
-PyObject* fn_expm1(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "expm1(Tensor input, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  if (!r.is_none(1)) {
-    auto out = r.tensor(1);
-    auto result = [&] { GilRelease no_gil; return tl::expm1_out(out, self); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::expm1(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// expm1_
-PyObject* fn_expm1_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "expm1_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::expm1_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -260,21 +127,6 @@ PyObject* fn_le_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_CATCH
 }
 
-// permute
-PyObject* fn_permute(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "permute(Tensor input, int[] dims)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto dims = r.intlist(1);
-  auto result = [&] { GilRelease no_gil; return tl::permute(self, dims); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // tanh
 PyObject* fn_tanh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -308,23 +160,6 @@ PyObject* fn_tanh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
-// var_mean
-PyObject* fn_var_mean(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "var_mean(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto dim = r.intlist_optional(1);
-  auto correction = r.scalar_optional(2);
-  auto keepdim = r.toBool(3);
-  auto result = [&] { GilRelease no_gil; return tl::var_mean(self, as_arg(dim), correction, keepdim); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // Tensor.__le__
 PyObject* operator__le__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -350,49 +185,6 @@ PyObject* operator__le__(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH_OPERATOR
-}
-
-// Tensor.bmm
-PyObject* method_bmm(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "bmm(Tensor mat2)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto mat2 = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::bmm(self, mat2); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.cosh
-PyObject* method_cosh(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "cosh()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::cosh(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.cosh_
-PyObject* method_cosh_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "cosh_()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::cosh_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
 }
 
 // Tensor.cumprod
@@ -423,62 +215,6 @@ PyObject* method_cumprod_(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   auto dim = r.toInt64(0);
   auto dtype = r.scalartype_optional(1);
   auto result = [&] { GilRelease no_gil; return tl::cumprod_(self, dim, dtype); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.exp2
-PyObject* method_exp2(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "exp2()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::exp2(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.exp2_
-PyObject* method_exp2_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "exp2_()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::exp2_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.expm1
-PyObject* method_expm1(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "expm1()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::expm1(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.expm1_
-PyObject* method_expm1_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "expm1_()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::expm1_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -537,21 +273,6 @@ PyObject* method_le_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
-// Tensor.permute
-PyObject* method_permute(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "permute(int[] dims)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto dims = r.intlist(0);
-  auto result = [&] { GilRelease no_gil; return tl::permute(self, dims); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // Tensor.tanh
 PyObject* method_tanh(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -583,22 +304,10 @@ PyObject* method_tanh_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 }  // namespace
 
 void add_bindings_3(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"_log_softmax_backward_data", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__log_softmax_backward_data)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor? out=None) -> Tensor
+  functions.push_back({"_test_sum_defined", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__test_sum_defined)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(_test_sum_defined(Tensor?[] tensors) -> Tensor
 
-The gradient of log_softmax: `grad_output - exp(output) * sum(grad_output, dim)`, as `input_dtype`.)doc"});
-  functions.push_back({"bmm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bmm)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(bmm(Tensor input, Tensor mat2, *, Tensor? out=None) -> Tensor
-
-Batched matrix product of two 3-D tensors with the same batch size.)doc"});
-  functions.push_back({"cosh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cosh)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(cosh(Tensor input, *, Tensor? out=None) -> Tensor
-
-The hyperbolic cosine of every element of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"cosh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cosh_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(cosh_(Tensor input) -> Tensor
-
-In-place version of cosh(): writes the result into self. The hyperbolic cosine of every element of `self`; integer inputs give the default float dtype.)doc"});
+Test op: the sum of the tensors in `tensors` that are not None (a `Tensor?[]` input).)doc"});
   functions.push_back({"cumprod", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cumprod)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(cumprod(Tensor input, int dim, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 
@@ -607,22 +316,6 @@ Cumulative product of `self` along `dim`; integer and bool inputs multiply as in
                        METH_FASTCALL | METH_KEYWORDS, R"doc(cumprod_(Tensor input, int dim, *, ScalarType? dtype=None) -> Tensor
 
 In-place version of cumprod(): writes the result into self. Cumulative product of `self` along `dim`; integer and bool inputs multiply as int64 unless `dtype` says otherwise.)doc"});
-  functions.push_back({"exp2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_exp2)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(exp2(Tensor input, *, Tensor? out=None) -> Tensor
-
-2 raised to the power of every element of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"exp2_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_exp2_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(exp2_(Tensor input) -> Tensor
-
-In-place version of exp2(): writes the result into self. 2 raised to the power of every element of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"expm1", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_expm1)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(expm1(Tensor input, *, Tensor? out=None) -> Tensor
-
-`exp(x) - 1` for every element x of `self`, accurate near zero; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"expm1_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_expm1_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(expm1_(Tensor input) -> Tensor
-
-In-place version of expm1(): writes the result into self. `exp(x) - 1` for every element x of `self`, accurate near zero; integer inputs give the default float dtype.)doc"});
   functions.push_back({"le", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_le)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(le(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -639,10 +332,6 @@ In-place version of le(): writes the result into self. True where `self <= other
 le_(Tensor input, Scalar other) -> Tensor
 
 In-place version of le(): writes the result into self. True where an element of `self` is at most the number `other`.)doc"});
-  functions.push_back({"permute", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_permute)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(permute(Tensor input, int[] dims) -> Tensor
-
-A view of `self` with its dimensions reordered as `dims` says.)doc"});
   functions.push_back({"tanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tanh)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(tanh(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -651,10 +340,6 @@ The hyperbolic tangent of every element of `self`; integer inputs give the defau
                        METH_FASTCALL | METH_KEYWORDS, R"doc(tanh_(Tensor input) -> Tensor
 
 In-place version of tanh(): writes the result into self. The hyperbolic tangent of every element of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"var_mean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_var_mean)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(var_mean(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> tuple[Tensor, Tensor]
-
-The variance and the mean of `self` over the dimensions in `dim` (all when None), from one pass.)doc"});
   methods.push_back({"__le__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__le__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__le__(Tensor other) -> Tensor
 
@@ -663,18 +348,6 @@ True where `self <= other`, element by element, with broadcasting.
 __le__(Scalar other) -> Tensor
 
 True where an element of `self` is at most the number `other`.)doc"});
-  methods.push_back({"bmm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_bmm)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(bmm(Tensor mat2) -> Tensor
-
-Batched matrix product of two 3-D tensors with the same batch size.)doc"});
-  methods.push_back({"cosh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cosh)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(cosh() -> Tensor
-
-The hyperbolic cosine of every element of `self`; integer inputs give the default float dtype.)doc"});
-  methods.push_back({"cosh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cosh_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(cosh_() -> Tensor
-
-In-place version of cosh(): writes the result into self. The hyperbolic cosine of every element of `self`; integer inputs give the default float dtype.)doc"});
   methods.push_back({"cumprod", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cumprod)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(cumprod(int dim, *, ScalarType? dtype=None) -> Tensor
 
@@ -683,22 +356,6 @@ Cumulative product of `self` along `dim`; integer and bool inputs multiply as in
                      METH_FASTCALL | METH_KEYWORDS, R"doc(cumprod_(int dim, *, ScalarType? dtype=None) -> Tensor
 
 In-place version of cumprod(): writes the result into self. Cumulative product of `self` along `dim`; integer and bool inputs multiply as int64 unless `dtype` says otherwise.)doc"});
-  methods.push_back({"exp2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_exp2)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(exp2() -> Tensor
-
-2 raised to the power of every element of `self`; integer inputs give the default float dtype.)doc"});
-  methods.push_back({"exp2_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_exp2_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(exp2_() -> Tensor
-
-In-place version of exp2(): writes the result into self. 2 raised to the power of every element of `self`; integer inputs give the default float dtype.)doc"});
-  methods.push_back({"expm1", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_expm1)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(expm1() -> Tensor
-
-`exp(x) - 1` for every element x of `self`, accurate near zero; integer inputs give the default float dtype.)doc"});
-  methods.push_back({"expm1_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_expm1_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(expm1_() -> Tensor
-
-In-place version of expm1(): writes the result into self. `exp(x) - 1` for every element x of `self`, accurate near zero; integer inputs give the default float dtype.)doc"});
   methods.push_back({"le", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_le)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(le(Tensor other) -> Tensor
 
@@ -715,10 +372,6 @@ In-place version of le(): writes the result into self. True where `self <= other
 le_(Scalar other) -> Tensor
 
 In-place version of le(): writes the result into self. True where an element of `self` is at most the number `other`.)doc"});
-  methods.push_back({"permute", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_permute)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(permute(int[] dims) -> Tensor
-
-A view of `self` with its dimensions reordered as `dims` says.)doc"});
   methods.push_back({"tanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_tanh)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(tanh() -> Tensor
 

@@ -4,117 +4,28 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
-#include "generated/ops/alias.h"
-#include "generated/ops/any.h"
-#include "generated/ops/cummin.h"
 #include "generated/ops/empty.h"
 #include "generated/ops/empty_strided.h"
-#include "generated/ops/fill.h"
-#include "generated/ops/rand.h"
-#include "generated/ops/scatter.h"
 #include "generated/ops/to.h"
 
 namespace tl::python {
 namespace {
 
-// alias
-PyObject* fn_alias(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "alias(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::alias(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// any
-PyObject* fn_any(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "any(Tensor input, *, Tensor? out=None)",
-      "any(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None)",
-      "any(Tensor input, int[]? dim, bool keepdim=False, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // any
-      auto self = r.tensor(0);
-      if (!r.is_none(1)) {
-        auto out = r.tensor(1);
-        auto result = [&] { GilRelease no_gil; return tl::any_out(out, self); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::any(self); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // any.dim
-      auto self = r.tensor(0);
-      auto dim = r.toInt64(1);
-      auto keepdim = r.toBool(2);
-      if (!r.is_none(3)) {
-        auto out = r.tensor(3);
-        auto result = [&] { GilRelease no_gil; return tl::any_out(out, self, dim, keepdim); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::any(self, dim, keepdim); }();
-      return wrap(std::move(result));
-    }
-    case 2: {  // any.dims
-      auto self = r.tensor(0);
-      auto dim = r.intlist_optional(1);
-      auto keepdim = r.toBool(2);
-      if (!r.is_none(3)) {
-        auto out = r.tensor(3);
-        auto result = [&] { GilRelease no_gil; return tl::any_out(out, self, as_arg(dim), keepdim); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::any(self, as_arg(dim), keepdim); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// cummin
-PyObject* fn_cummin(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "cummin(Tensor input, int dim, *, Tensor? values=None, Tensor? indices=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto dim = r.toInt64(1);
-  if (!r.is_none(2)) {
-    auto values = r.tensor(2);
-    auto indices = r.tensor(3);
-    auto result = [&] { GilRelease no_gil; return tl::cummin_out(values, indices, self, dim); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::cummin(self, dim); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // empty
 PyObject* fn_empty(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "empty(int[] size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
+      "empty(int[] size, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, MemoryFormat? memory_format=None, bool requires_grad=False)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto size = r.intlist(0);
   auto dtype = r.scalartype_optional(1);
   auto device = r.device_optional(2);
-  bool requires_grad = r.toBool(3);
-  auto result = [&] { GilRelease no_gil; return tl::empty(size, dtype, device); }();
+  auto layout = r.layout_optional(3);
+  auto memory_format = r.memory_format_optional(4);
+  bool requires_grad = r.toBool(5);
+  auto result = [&] { GilRelease no_gil; return tl::empty(size, dtype, device, layout, memory_format); }();
   if (requires_grad) result.set_requires_grad(true);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -136,238 +47,6 @@ PyObject* fn_empty_strided(PyObject* /*module*/, PyObject* const* args, Py_ssize
   auto result = [&] { GilRelease no_gil; return tl::empty_strided(size, stride, dtype, device); }();
   if (requires_grad) result.set_requires_grad(true);
   return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// fill_
-PyObject* fn_fill_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "fill_(Tensor input, Scalar value)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto value = r.scalar(1);
-  auto result = [&] { GilRelease no_gil; return tl::fill_(self, value); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// rand
-PyObject* fn_rand(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "rand(int[] size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto size = r.intlist(0);
-  auto dtype = r.scalartype_optional(1);
-  auto device = r.device_optional(2);
-  bool requires_grad = r.toBool(3);
-  auto result = [&] { GilRelease no_gil; return tl::rand(size, dtype, device); }();
-  if (requires_grad) result.set_requires_grad(true);
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// scatter
-PyObject* fn_scatter(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "scatter(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None)",
-      "scatter(Tensor input, int dim, Tensor index, Scalar value, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // scatter.src
-      auto self = r.tensor(0);
-      auto dim = r.toInt64(1);
-      auto index = r.tensor(2);
-      auto src = r.tensor(3);
-      if (!r.is_none(4)) {
-        auto out = r.tensor(4);
-        auto result = [&] { GilRelease no_gil; return tl::scatter_out(out, self, dim, index, src); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::scatter(self, dim, index, src); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // scatter.value
-      auto self = r.tensor(0);
-      auto dim = r.toInt64(1);
-      auto index = r.tensor(2);
-      auto value = r.scalar(3);
-      if (!r.is_none(4)) {
-        auto out = r.tensor(4);
-        auto result = [&] { GilRelease no_gil; return tl::scatter_out(out, self, dim, index, value); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::scatter(self, dim, index, value); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// scatter_
-PyObject* fn_scatter_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "scatter_(Tensor input, int dim, Tensor index, Tensor src)",
-      "scatter_(Tensor input, int dim, Tensor index, Scalar value)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // scatter_.src
-      auto self = r.tensor(0);
-      auto dim = r.toInt64(1);
-      auto index = r.tensor(2);
-      auto src = r.tensor(3);
-      auto result = [&] { GilRelease no_gil; return tl::scatter_(self, dim, index, src); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // scatter_.value
-      auto self = r.tensor(0);
-      auto dim = r.toInt64(1);
-      auto index = r.tensor(2);
-      auto value = r.scalar(3);
-      auto result = [&] { GilRelease no_gil; return tl::scatter_(self, dim, index, value); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.any
-PyObject* method_any(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "any()",
-      "any(int dim, bool keepdim=False)",
-      "any(int[]? dim, bool keepdim=False)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // any
-      const Tensor& self = unpack_tensor(py_self);
-      auto result = [&] { GilRelease no_gil; return tl::any(self); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // any.dim
-      const Tensor& self = unpack_tensor(py_self);
-      auto dim = r.toInt64(0);
-      auto keepdim = r.toBool(1);
-      auto result = [&] { GilRelease no_gil; return tl::any(self, dim, keepdim); }();
-      return wrap(std::move(result));
-    }
-    case 2: {  // any.dims
-      const Tensor& self = unpack_tensor(py_self);
-      auto dim = r.intlist_optional(0);
-      auto keepdim = r.toBool(1);
-      auto result = [&] { GilRelease no_gil; return tl::any(self, as_arg(dim), keepdim); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.cummin
-PyObject* method_cummin(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "cummin(int dim)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto dim = r.toInt64(0);
-  auto result = [&] { GilRelease no_gil; return tl::cummin(self, dim); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.fill_
-PyObject* method_fill_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "fill_(Scalar value)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto value = r.scalar(0);
-  auto result = [&] { GilRelease no_gil; return tl::fill_(self, value); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.scatter
-PyObject* method_scatter(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "scatter(int dim, Tensor index, Tensor src)",
-      "scatter(int dim, Tensor index, Scalar value)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // scatter.src
-      const Tensor& self = unpack_tensor(py_self);
-      auto dim = r.toInt64(0);
-      auto index = r.tensor(1);
-      auto src = r.tensor(2);
-      auto result = [&] { GilRelease no_gil; return tl::scatter(self, dim, index, src); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // scatter.value
-      const Tensor& self = unpack_tensor(py_self);
-      auto dim = r.toInt64(0);
-      auto index = r.tensor(1);
-      auto value = r.scalar(2);
-      auto result = [&] { GilRelease no_gil; return tl::scatter(self, dim, index, value); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.scatter_
-PyObject* method_scatter_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "scatter_(int dim, Tensor index, Tensor src)",
-      "scatter_(int dim, Tensor index, Scalar value)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // scatter_.src
-      const Tensor& self = unpack_tensor(py_self);
-      auto dim = r.toInt64(0);
-      auto index = r.tensor(1);
-      auto src = r.tensor(2);
-      auto result = [&] { GilRelease no_gil; return tl::scatter_(self, dim, index, src); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // scatter_.value
-      const Tensor& self = unpack_tensor(py_self);
-      auto dim = r.toInt64(0);
-      auto index = r.tensor(1);
-      auto value = r.scalar(2);
-      auto result = [&] { GilRelease no_gil; return tl::scatter_(self, dim, index, value); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -423,94 +102,14 @@ PyObject* method_to(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, 
 }  // namespace
 
 void add_bindings_4(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"alias", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_alias)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(alias(Tensor input) -> Tensor
-
-A view of `self` with the same geometry (a new tensor object sharing everything).)doc"});
-  functions.push_back({"any", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_any)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(any(Tensor input, *, Tensor? out=None) -> Tensor
-
-True if any element of `self` is non-zero (uint8 inputs give uint8).
-
-any(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
-
-Whether any element of `self` along `dim` is non-zero (uint8 inputs give uint8).
-
-any(Tensor input, int[]? dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
-
-Whether any element of `self` over the dimensions in `dim` (all of them when None) is non-zero.)doc"});
-  functions.push_back({"cummin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cummin)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(cummin(Tensor input, int dim, *, Tensor? values=None, Tensor? indices=None) -> tuple[Tensor, Tensor]
-
-The running minimum of `self` along `dim` and the index where it was (last) reached; NaN propagates.)doc"});
   functions.push_back({"empty", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_empty)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(empty(int[] size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(empty(int[] size, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, MemoryFormat? memory_format=None, bool requires_grad=False) -> Tensor
 
 A tensor of shape `size` with uninitialised data.)doc"});
   functions.push_back({"empty_strided", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_empty_strided)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(empty_strided(int[] size, int[] stride, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
 A tensor of shape `size` and strides `stride` with uninitialised data.)doc"});
-  functions.push_back({"fill_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fill_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(fill_(Tensor input, Scalar value) -> Tensor
-
-Sets every element of `self` to `value`.)doc"});
-  functions.push_back({"rand", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rand)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(rand(int[] size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
-
-Uniform random numbers in [0, 1) of shape `size`, from the global generator (see `manual_seed`).)doc"});
-  functions.push_back({"scatter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(scatter(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None) -> Tensor
-
-A copy of `self` with `out[index[i][j]][j] = src[i][j]` for dim 0 (and likewise for other dims).
-
-scatter(Tensor input, int dim, Tensor index, Scalar value, *, Tensor? out=None) -> Tensor
-
-A copy of `self` with `value` written at the positions `index` gives along `dim`.)doc"});
-  functions.push_back({"scatter_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_(Tensor input, int dim, Tensor index, Tensor src) -> Tensor
-
-In-place version of scatter(): writes the result into self. A copy of `self` with `out[index[i][j]][j] = src[i][j]` for dim 0 (and likewise for other dims).
-
-scatter_(Tensor input, int dim, Tensor index, Scalar value) -> Tensor
-
-In-place version of scatter(): writes the result into self. A copy of `self` with `value` written at the positions `index` gives along `dim`.)doc"});
-  methods.push_back({"any", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_any)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(any() -> Tensor
-
-True if any element of `self` is non-zero (uint8 inputs give uint8).
-
-any(int dim, bool keepdim=False) -> Tensor
-
-Whether any element of `self` along `dim` is non-zero (uint8 inputs give uint8).
-
-any(int[]? dim, bool keepdim=False) -> Tensor
-
-Whether any element of `self` over the dimensions in `dim` (all of them when None) is non-zero.)doc"});
-  methods.push_back({"cummin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cummin)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(cummin(int dim) -> tuple[Tensor, Tensor]
-
-The running minimum of `self` along `dim` and the index where it was (last) reached; NaN propagates.)doc"});
-  methods.push_back({"fill_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_fill_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(fill_(Scalar value) -> Tensor
-
-Sets every element of `self` to `value`.)doc"});
-  methods.push_back({"scatter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_scatter)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(scatter(int dim, Tensor index, Tensor src) -> Tensor
-
-A copy of `self` with `out[index[i][j]][j] = src[i][j]` for dim 0 (and likewise for other dims).
-
-scatter(int dim, Tensor index, Scalar value) -> Tensor
-
-A copy of `self` with `value` written at the positions `index` gives along `dim`.)doc"});
-  methods.push_back({"scatter_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_scatter_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_(int dim, Tensor index, Tensor src) -> Tensor
-
-In-place version of scatter(): writes the result into self. A copy of `self` with `out[index[i][j]][j] = src[i][j]` for dim 0 (and likewise for other dims).
-
-scatter_(int dim, Tensor index, Scalar value) -> Tensor
-
-In-place version of scatter(): writes the result into self. A copy of `self` with `value` written at the positions `index` gives along `dim`.)doc"});
   methods.push_back({"to", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_to)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(to(ScalarType dtype, bool non_blocking=False, bool copy=False) -> Tensor
 

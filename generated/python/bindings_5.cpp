@@ -3,52 +3,43 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
-#include "generated/ops/atan2.h"
+#include "generated/ops/_test_mul_add.h"
 #include "generated/ops/cos.h"
 #include "generated/ops/empty_like.h"
-#include "generated/ops/flip.h"
 #include "generated/ops/log.h"
 #include "generated/ops/logsumexp.h"
-#include "generated/ops/pow.h"
 #include "generated/ops/rsub.h"
 #include "generated/ops/slice.h"
 
 namespace tl::python {
 namespace {
 
-// atan2
-PyObject* fn_atan2(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* _test_mul_add_type = nullptr;
+PyTypeObject* _test_mul_add_out_type = nullptr;
+
+// _test_mul_add
+PyObject* fn__test_mul_add(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "atan2(Tensor input, Tensor other, *, Tensor? out=None)",
+      "_test_mul_add(Tensor input, Tensor other, *, Tensor[]? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto other = r.tensor(1);
   if (!r.is_none(2)) {
-    auto out = r.tensor(2);
-    auto result = [&] { GilRelease no_gil; return tl::atan2_out(out, self, other); }();
-    return wrap(std::move(result));
+    auto out = r.tensorlist(2);
+    check_out_tuple(out, 2);
+    const Tensor& product = out[0];
+    const Tensor& total = out[1];
+    auto result = [&] { GilRelease no_gil; return tl::_test_mul_add_out(product, total, self, other); }();
+    return wrap_named(_test_mul_add_out_type, wrap(result));
   }
-  auto result = [&] { GilRelease no_gil; return tl::atan2(self, other); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// atan2_
-PyObject* fn_atan2_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "atan2_(Tensor input, Tensor other)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto other = r.tensor(1);
-  auto result = [&] { GilRelease no_gil; return tl::atan2_(self, other); }();
-  return wrap(std::move(result));
+  auto result = [&] { GilRelease no_gil; return tl::_test_mul_add(self, other); }();
+  return wrap_named(_test_mul_add_type, wrap(result));
   TL_PY_CATCH
 }
 
@@ -99,26 +90,6 @@ PyObject* fn_empty_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   bool requires_grad = r.toBool(3);
   auto result = [&] { GilRelease no_gil; return tl::empty_like(self, dtype, device); }();
   if (requires_grad) result.set_requires_grad(true);
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// flip
-PyObject* fn_flip(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "flip(Tensor input, int[] dims, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto dims = r.intlist(1);
-  if (!r.is_none(2)) {
-    auto out = r.tensor(2);
-    auto result = [&] { GilRelease no_gil; return tl::flip_out(out, self, dims); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::flip(self, dims); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -174,82 +145,6 @@ PyObject* fn_logsumexp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   }
   auto result = [&] { GilRelease no_gil; return tl::logsumexp(self, dim, keepdim); }();
   return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// pow
-PyObject* fn_pow(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "pow(Tensor input, Tensor exponent, *, Tensor? out=None)",
-      "pow(Tensor input, Scalar exponent, *, Tensor? out=None)",
-      "pow(Scalar self, Tensor exponent, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // pow.Tensor_Tensor
-      auto self = r.tensor(0);
-      auto exponent = r.tensor(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::pow_out(out, self, exponent); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::pow(self, exponent); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // pow.Tensor_Scalar
-      auto self = r.tensor(0);
-      auto exponent = r.scalar(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::pow_out(out, self, exponent); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::pow(self, exponent); }();
-      return wrap(std::move(result));
-    }
-    case 2: {  // pow.Scalar
-      auto self = r.scalar(0);
-      auto exponent = r.tensor(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::pow_out(out, self, exponent); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::pow(self, exponent); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// pow_
-PyObject* fn_pow_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "pow_(Tensor input, Tensor exponent)",
-      "pow_(Tensor input, Scalar exponent)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // pow_.Tensor_Tensor
-      auto self = r.tensor(0);
-      auto exponent = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::pow_(self, exponent); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // pow_.Tensor_Scalar
-      auto self = r.tensor(0);
-      auto exponent = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::pow_(self, exponent); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -310,60 +205,6 @@ PyObject* fn_slice(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
-// Tensor.__ipow__
-PyObject* operator__ipow__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "__ipow__(Tensor exponent)",
-      "__ipow__(Scalar exponent)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // pow_.Tensor_Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto exponent = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::pow_(self, exponent); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // pow_.Tensor_Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto exponent = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::pow_(self, exponent); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH_OPERATOR
-}
-
-// Tensor.__pow__
-PyObject* operator__pow__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "__pow__(Tensor exponent)",
-      "__pow__(Scalar exponent)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // pow.Tensor_Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto exponent = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::pow(self, exponent); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // pow.Tensor_Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto exponent = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::pow(self, exponent); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH_OPERATOR
-}
-
 // Tensor.__rsub__
 PyObject* operator__rsub__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -380,33 +221,18 @@ PyObject* operator__rsub__(PyObject* py_self, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH_OPERATOR
 }
 
-// Tensor.atan2
-PyObject* method_atan2(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// Tensor._test_mul_add
+PyObject* method__test_mul_add(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "atan2(Tensor other)",
+      "_test_mul_add(Tensor other)",
   }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
   auto other = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::atan2(self, other); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.atan2_
-PyObject* method_atan2_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "atan2_(Tensor other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto other = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::atan2_(self, other); }();
-  return wrap(std::move(result));
+  auto result = [&] { GilRelease no_gil; return tl::_test_mul_add(self, other); }();
+  return wrap_named(_test_mul_add_type, wrap(result));
   TL_PY_CATCH
 }
 
@@ -434,21 +260,6 @@ PyObject* method_cos_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
   auto result = [&] { GilRelease no_gil; return tl::cos_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.flip
-PyObject* method_flip(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "flip(int[] dims)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto dims = r.intlist(0);
-  auto result = [&] { GilRelease no_gil; return tl::flip(self, dims); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -497,60 +308,6 @@ PyObject* method_logsumexp(PyObject* py_self, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH
 }
 
-// Tensor.pow
-PyObject* method_pow(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "pow(Tensor exponent)",
-      "pow(Scalar exponent)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // pow.Tensor_Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto exponent = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::pow(self, exponent); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // pow.Tensor_Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto exponent = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::pow(self, exponent); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.pow_
-PyObject* method_pow_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "pow_(Tensor exponent)",
-      "pow_(Scalar exponent)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // pow_.Tensor_Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto exponent = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::pow_(self, exponent); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // pow_.Tensor_Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto exponent = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::pow_(self, exponent); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
 // Tensor.slice
 PyObject* method_slice(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -572,14 +329,12 @@ PyObject* method_slice(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 }  // namespace
 
 void add_bindings_5(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"atan2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atan2)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(atan2(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+  _test_mul_add_type = return_type("_test_mul_add", {"product", "total"});
+  _test_mul_add_out_type = return_type("_test_mul_add_out", {"product", "total"});
+  functions.push_back({"_test_mul_add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__test_mul_add)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(_test_mul_add(Tensor input, Tensor other, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
-The angle of the point (other, self), that is atan(self / other) in the right quadrant, with broadcasting; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"atan2_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atan2_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(atan2_(Tensor input, Tensor other) -> Tensor
-
-In-place version of atan2(): writes the result into self. The angle of the point (other, self), that is atan(self / other) in the right quadrant, with broadcasting; integer inputs give the default float dtype.)doc"});
+Test op: `(self * other, self + other)`, named returns; `total` is declared not differentiable.)doc"});
   functions.push_back({"cos", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cos)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(cos(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -592,10 +347,6 @@ In-place version of cos(): writes the result into self. The cosine of every elem
                        METH_FASTCALL | METH_KEYWORDS, R"doc(empty_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
 An uninitialised tensor with the shape of `self` and its dtype and device unless given.)doc"});
-  functions.push_back({"flip", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_flip)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(flip(Tensor input, int[] dims, *, Tensor? out=None) -> Tensor
-
-A copy of `self` with the order of elements reversed along each dim in `dims`.)doc"});
   functions.push_back({"log", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(log(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -608,26 +359,6 @@ In-place version of log(): writes the result into self. The natural logarithm of
                        METH_FASTCALL | METH_KEYWORDS, R"doc(logsumexp(Tensor input, int[1] dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
 
 log(sum(exp(self))) over the dimensions in `dim`, computed stably (the maximum is subtracted first; +-inf inputs give +-inf); integer inputs give the default float dtype.)doc"});
-  functions.push_back({"pow", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_pow)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(pow(Tensor input, Tensor exponent, *, Tensor? out=None) -> Tensor
-
-Raises each element of `self` to the power in `exponent`, with broadcasting and type promotion.
-
-pow(Tensor input, Scalar exponent, *, Tensor? out=None) -> Tensor
-
-Raises each element of `self` to the number `exponent`.
-
-pow(Scalar self, Tensor exponent, *, Tensor? out=None) -> Tensor
-
-Raises the number `self` to each power in `exponent`; backs the reflected `number ** tensor`.)doc"});
-  functions.push_back({"pow_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_pow_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(pow_(Tensor input, Tensor exponent) -> Tensor
-
-In-place version of pow(): writes the result into self. Raises each element of `self` to the power in `exponent`, with broadcasting and type promotion.
-
-pow_(Tensor input, Scalar exponent) -> Tensor
-
-In-place version of pow(): writes the result into self. Raises each element of `self` to the number `exponent`.)doc"});
   functions.push_back({"rsub", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rsub)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(rsub(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None) -> Tensor
 
@@ -640,34 +371,14 @@ Computes `other - alpha * self` for a number `other`; backs the reflected `numbe
                        METH_FASTCALL | METH_KEYWORDS, R"doc(slice(Tensor input, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor
 
 A view of `self` taking every `step`-th index in `[start, end)` of dimension `dim`; out-of-range bounds are clamped.)doc"});
-  methods.push_back({"__ipow__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__ipow__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__ipow__(Tensor exponent) -> Tensor
-
-In-place version of pow(): writes the result into self. Raises each element of `self` to the power in `exponent`, with broadcasting and type promotion.
-
-__ipow__(Scalar exponent) -> Tensor
-
-In-place version of pow(): writes the result into self. Raises each element of `self` to the number `exponent`.)doc"});
-  methods.push_back({"__pow__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__pow__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__pow__(Tensor exponent) -> Tensor
-
-Raises each element of `self` to the power in `exponent`, with broadcasting and type promotion.
-
-__pow__(Scalar exponent) -> Tensor
-
-Raises each element of `self` to the number `exponent`.)doc"});
   methods.push_back({"__rsub__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__rsub__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__rsub__(Scalar other, Scalar alpha=1) -> Tensor
 
 Computes `other - alpha * self` for a number `other`; backs the reflected `number - tensor`.)doc"});
-  methods.push_back({"atan2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_atan2)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(atan2(Tensor other) -> Tensor
+  methods.push_back({"_test_mul_add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method__test_mul_add)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(_test_mul_add(Tensor other) -> tuple[Tensor, Tensor]
 
-The angle of the point (other, self), that is atan(self / other) in the right quadrant, with broadcasting; integer inputs give the default float dtype.)doc"});
-  methods.push_back({"atan2_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_atan2_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(atan2_(Tensor other) -> Tensor
-
-In-place version of atan2(): writes the result into self. The angle of the point (other, self), that is atan(self / other) in the right quadrant, with broadcasting; integer inputs give the default float dtype.)doc"});
+Test op: `(self * other, self + other)`, named returns; `total` is declared not differentiable.)doc"});
   methods.push_back({"cos", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cos)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(cos() -> Tensor
 
@@ -676,10 +387,6 @@ The cosine of every element of `self` (radians); integer inputs give the default
                      METH_FASTCALL | METH_KEYWORDS, R"doc(cos_() -> Tensor
 
 In-place version of cos(): writes the result into self. The cosine of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
-  methods.push_back({"flip", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_flip)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(flip(int[] dims) -> Tensor
-
-A copy of `self` with the order of elements reversed along each dim in `dims`.)doc"});
   methods.push_back({"log", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(log() -> Tensor
 
@@ -692,22 +399,6 @@ In-place version of log(): writes the result into self. The natural logarithm of
                      METH_FASTCALL | METH_KEYWORDS, R"doc(logsumexp(int[1] dim, bool keepdim=False) -> Tensor
 
 log(sum(exp(self))) over the dimensions in `dim`, computed stably (the maximum is subtracted first; +-inf inputs give +-inf); integer inputs give the default float dtype.)doc"});
-  methods.push_back({"pow", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_pow)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(pow(Tensor exponent) -> Tensor
-
-Raises each element of `self` to the power in `exponent`, with broadcasting and type promotion.
-
-pow(Scalar exponent) -> Tensor
-
-Raises each element of `self` to the number `exponent`.)doc"});
-  methods.push_back({"pow_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_pow_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(pow_(Tensor exponent) -> Tensor
-
-In-place version of pow(): writes the result into self. Raises each element of `self` to the power in `exponent`, with broadcasting and type promotion.
-
-pow_(Scalar exponent) -> Tensor
-
-In-place version of pow(): writes the result into self. Raises each element of `self` to the number `exponent`.)doc"});
   methods.push_back({"slice", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_slice)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(slice(int dim=0, int? start=None, int? end=None, int step=1) -> Tensor
 

@@ -8,7 +8,6 @@
 #include "generated/ops/abs.h"
 #include "generated/ops/argsort.h"
 #include "generated/ops/logcumsumexp.h"
-#include "generated/ops/rsqrt.h"
 #include "generated/ops/var.h"
 #include "generated/ops/where.h"
 
@@ -108,39 +107,6 @@ PyObject* fn_logcumsumexp(PyObject* /*module*/, PyObject* const* args, Py_ssize_
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::logcumsumexp(self, dim); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// rsqrt
-PyObject* fn_rsqrt(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "rsqrt(Tensor input, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  if (!r.is_none(1)) {
-    auto out = r.tensor(1);
-    auto result = [&] { GilRelease no_gil; return tl::rsqrt_out(out, self); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::rsqrt(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// rsqrt_
-PyObject* fn_rsqrt_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "rsqrt_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::rsqrt_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -301,34 +267,6 @@ PyObject* method_logcumsumexp(PyObject* py_self, PyObject* const* args, Py_ssize
   TL_PY_CATCH
 }
 
-// Tensor.rsqrt
-PyObject* method_rsqrt(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "rsqrt()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::rsqrt(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.rsqrt_
-PyObject* method_rsqrt_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "rsqrt_()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::rsqrt_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // Tensor.var
 PyObject* method_var(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -410,14 +348,6 @@ argsort(Tensor input, *, bool stable, int dim=-1, bool descending=False) -> Tens
                        METH_FASTCALL | METH_KEYWORDS, R"doc(logcumsumexp(Tensor input, int dim, *, Tensor? out=None) -> Tensor
 
 `log(cumsum(exp(self), dim))`, computed without overflow.)doc"});
-  functions.push_back({"rsqrt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rsqrt)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(rsqrt(Tensor input, *, Tensor? out=None) -> Tensor
-
-`1 / sqrt(x)` for every element x of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"rsqrt_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rsqrt_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(rsqrt_(Tensor input) -> Tensor
-
-In-place version of rsqrt(): writes the result into self. `1 / sqrt(x)` for every element x of `self`; integer inputs give the default float dtype.)doc"});
   functions.push_back({"var", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_var)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(var(Tensor input, bool unbiased=True) -> Tensor
 
@@ -458,14 +388,6 @@ argsort(*, bool stable, int dim=-1, bool descending=False) -> Tensor
                      METH_FASTCALL | METH_KEYWORDS, R"doc(logcumsumexp(int dim) -> Tensor
 
 `log(cumsum(exp(self), dim))`, computed without overflow.)doc"});
-  methods.push_back({"rsqrt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_rsqrt)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(rsqrt() -> Tensor
-
-`1 / sqrt(x)` for every element x of `self`; integer inputs give the default float dtype.)doc"});
-  methods.push_back({"rsqrt_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_rsqrt_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(rsqrt_() -> Tensor
-
-In-place version of rsqrt(): writes the result into self. `1 / sqrt(x)` for every element x of `self`; integer inputs give the default float dtype.)doc"});
   methods.push_back({"var", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_var)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(var(bool unbiased=True) -> Tensor
 

@@ -5,13 +5,10 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/add.h"
-#include "generated/ops/eq.h"
 #include "generated/ops/expand.h"
 #include "generated/ops/index_fill.h"
 #include "generated/ops/ones.h"
-#include "generated/ops/prod.h"
 #include "generated/ops/tan.h"
-#include "generated/ops/zeros_like.h"
 
 namespace tl::python {
 namespace {
@@ -72,70 +69,6 @@ PyObject* fn_add_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
       auto other = r.scalar(1);
       auto alpha = r.scalar(2);
       auto result = [&] { GilRelease no_gil; return tl::add_(self, other, alpha); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// eq
-PyObject* fn_eq(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "eq(Tensor input, Tensor other, *, Tensor? out=None)",
-      "eq(Tensor input, Scalar other, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // eq.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::eq_out(out, self, other); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::eq(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // eq.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::eq_out(out, self, other); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::eq(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// eq_
-PyObject* fn_eq_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "eq_(Tensor input, Tensor other)",
-      "eq_(Tensor input, Scalar other)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // eq_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::eq_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // eq_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::eq_(self, other); }();
       return wrap(std::move(result));
     }
   }
@@ -229,40 +162,6 @@ PyObject* fn_ones(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
-// prod
-PyObject* fn_prod(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "prod(Tensor input, *, ScalarType? dtype=None)",
-      "prod(Tensor input, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // prod
-      auto self = r.tensor(0);
-      auto dtype = r.scalartype_optional(1);
-      auto result = [&] { GilRelease no_gil; return tl::prod(self, dtype); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // prod.dim_int
-      auto self = r.tensor(0);
-      auto dim = r.toInt64(1);
-      auto keepdim = r.toBool(2);
-      auto dtype = r.scalartype_optional(3);
-      if (!r.is_none(4)) {
-        auto out = r.tensor(4);
-        auto result = [&] { GilRelease no_gil; return tl::prod_out(out, self, dim, keepdim, dtype); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::prod(self, dim, keepdim, dtype); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
 // tan
 PyObject* fn_tan(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -296,24 +195,6 @@ PyObject* fn_tan_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
-// zeros_like
-PyObject* fn_zeros_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "zeros_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto dtype = r.scalartype_optional(1);
-  auto device = r.device_optional(2);
-  bool requires_grad = r.toBool(3);
-  auto result = [&] { GilRelease no_gil; return tl::zeros_like(self, dtype, device); }();
-  if (requires_grad) result.set_requires_grad(true);
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // Tensor.__add__
 PyObject* operator__add__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -336,33 +217,6 @@ PyObject* operator__add__(PyObject* py_self, PyObject* const* args, Py_ssize_t n
       auto other = r.scalar(0);
       auto alpha = r.scalar(1);
       auto result = [&] { GilRelease no_gil; return tl::add(self, other, alpha); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH_OPERATOR
-}
-
-// Tensor.__eq__
-PyObject* operator__eq__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "__eq__(Tensor other)",
-      "__eq__(Scalar other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // eq.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::eq(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // eq.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::eq(self, other); }();
       return wrap(std::move(result));
     }
   }
@@ -486,60 +340,6 @@ PyObject* method_add_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
-// Tensor.eq
-PyObject* method_eq(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "eq(Tensor other)",
-      "eq(Scalar other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // eq.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::eq(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // eq.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::eq(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.eq_
-PyObject* method_eq_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "eq_(Tensor other)",
-      "eq_(Scalar other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // eq_.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::eq_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // eq_.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::eq_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
 // Tensor.expand
 PyObject* method_expand(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -618,35 +418,6 @@ PyObject* method_index_fill_(PyObject* py_self, PyObject* const* args, Py_ssize_
   TL_PY_CATCH
 }
 
-// Tensor.prod
-PyObject* method_prod(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "prod(*, ScalarType? dtype=None)",
-      "prod(int dim, bool keepdim=False, *, ScalarType? dtype=None)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // prod
-      const Tensor& self = unpack_tensor(py_self);
-      auto dtype = r.scalartype_optional(0);
-      auto result = [&] { GilRelease no_gil; return tl::prod(self, dtype); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // prod.dim_int
-      const Tensor& self = unpack_tensor(py_self);
-      auto dim = r.toInt64(0);
-      auto keepdim = r.toBool(1);
-      auto dtype = r.scalartype_optional(2);
-      auto result = [&] { GilRelease no_gil; return tl::prod(self, dim, keepdim, dtype); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
 // Tensor.tan
 PyObject* method_tan(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -694,22 +465,6 @@ In-place version of add(): writes the result into self. Adds `other`, scaled by 
 add_(Tensor input, Scalar other, Scalar alpha=1) -> Tensor
 
 In-place version of add(): writes the result into self. Adds the number `other`, scaled by `alpha`, to every element of `self`.)doc"});
-  functions.push_back({"eq", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_eq)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(eq(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
-
-True where `self == other`, element by element, with broadcasting.
-
-eq(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
-
-True where an element of `self` equals the number `other`.)doc"});
-  functions.push_back({"eq_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_eq_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(eq_(Tensor input, Tensor other) -> Tensor
-
-In-place version of eq(): writes the result into self. True where `self == other`, element by element, with broadcasting.
-
-eq_(Tensor input, Scalar other) -> Tensor
-
-In-place version of eq(): writes the result into self. True where an element of `self` equals the number `other`.)doc"});
   functions.push_back({"index_fill", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_fill)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(index_fill(Tensor input, int dim, Tensor index, Scalar value) -> Tensor
 
@@ -730,14 +485,6 @@ In-place version of index_fill(): writes the result into self. `index_fill` with
                        METH_FASTCALL | METH_KEYWORDS, R"doc(ones(int[] size, *, ScalarType? dtype=None, Device? device=None, Tensor? out=None, bool requires_grad=False) -> Tensor
 
 A tensor of shape `size` filled with ones (default float dtype unless `dtype`).)doc"});
-  functions.push_back({"prod", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_prod)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(prod(Tensor input, *, ScalarType? dtype=None) -> Tensor
-
-The product of all elements of `self` (1 for an empty tensor); integer and bool inputs multiply as int64 unless `dtype` says otherwise.
-
-prod(Tensor input, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
-
-The product of `self` along `dim`, keeping it as size 1 if `keepdim`.)doc"});
   functions.push_back({"tan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tan)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(tan(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -746,10 +493,6 @@ The tangent of every element of `self` (radians); integer inputs give the defaul
                        METH_FASTCALL | METH_KEYWORDS, R"doc(tan_(Tensor input) -> Tensor
 
 In-place version of tan(): writes the result into self. The tangent of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
-  functions.push_back({"zeros_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_zeros_like)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(zeros_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
-
-Zeros with the shape of `self` and its dtype and device unless given.)doc"});
   methods.push_back({"__add__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__add__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__add__(Tensor other, *, Scalar alpha=1) -> Tensor
 
@@ -758,14 +501,6 @@ Adds `other`, scaled by `alpha`, to `self`, broadcasting both and promoting thei
 __add__(Scalar other, Scalar alpha=1) -> Tensor
 
 Adds the number `other`, scaled by `alpha`, to every element of `self`.)doc"});
-  methods.push_back({"__eq__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__eq__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__eq__(Tensor other) -> Tensor
-
-True where `self == other`, element by element, with broadcasting.
-
-__eq__(Scalar other) -> Tensor
-
-True where an element of `self` equals the number `other`.)doc"});
   methods.push_back({"__iadd__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__iadd__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__iadd__(Tensor other, *, Scalar alpha=1) -> Tensor
 
@@ -798,22 +533,6 @@ In-place version of add(): writes the result into self. Adds `other`, scaled by 
 add_(Scalar other, Scalar alpha=1) -> Tensor
 
 In-place version of add(): writes the result into self. Adds the number `other`, scaled by `alpha`, to every element of `self`.)doc"});
-  methods.push_back({"eq", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_eq)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(eq(Tensor other) -> Tensor
-
-True where `self == other`, element by element, with broadcasting.
-
-eq(Scalar other) -> Tensor
-
-True where an element of `self` equals the number `other`.)doc"});
-  methods.push_back({"eq_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_eq_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(eq_(Tensor other) -> Tensor
-
-In-place version of eq(): writes the result into self. True where `self == other`, element by element, with broadcasting.
-
-eq_(Scalar other) -> Tensor
-
-In-place version of eq(): writes the result into self. True where an element of `self` equals the number `other`.)doc"});
   methods.push_back({"expand", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_expand)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(expand(int[] size, *, bool implicit=False) -> Tensor
 
@@ -834,14 +553,6 @@ In-place version of index_fill(): writes the result into self. A copy of `self` 
 index_fill_(int dim, Tensor index, Tensor value) -> Tensor
 
 In-place version of index_fill(): writes the result into self. `index_fill` with the value given as a 0-d tensor.)doc"});
-  methods.push_back({"prod", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_prod)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(prod(*, ScalarType? dtype=None) -> Tensor
-
-The product of all elements of `self` (1 for an empty tensor); integer and bool inputs multiply as int64 unless `dtype` says otherwise.
-
-prod(int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
-
-The product of `self` along `dim`, keeping it as size 1 if `keepdim`.)doc"});
   methods.push_back({"tan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_tan)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(tan() -> Tensor
 

@@ -4,42 +4,17 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
-#include "generated/ops/amin.h"
 #include "generated/ops/arange.h"
-#include "generated/ops/clone.h"
+#include "generated/ops/cat.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/floor_divide.h"
 #include "generated/ops/ge.h"
 #include "generated/ops/index_add.h"
-#include "generated/ops/relu.h"
-#include "generated/ops/sqrt.h"
 #include "generated/ops/std.h"
-#include "generated/ops/std_mean.h"
 #include "generated/ops/t.h"
 
 namespace tl::python {
 namespace {
-
-// amin
-PyObject* fn_amin(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "amin(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto dim = r.intlist(1);
-  auto keepdim = r.toBool(2);
-  if (!r.is_none(3)) {
-    auto out = r.tensor(3);
-    auto result = [&] { GilRelease no_gil; return tl::amin_out(out, self, dim, keepdim); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::amin(self, dim, keepdim); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
 
 // arange
 PyObject* fn_arange(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -82,16 +57,22 @@ PyObject* fn_arange(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
-// clone
-PyObject* fn_clone(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// cat
+PyObject* fn_cat(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "clone(Tensor input)",
+      "cat(Tensor[] tensors, int dim=0, *, Tensor? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::clone(self); }();
+  auto tensors = r.tensorlist(0);
+  auto dim = r.toInt64(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::cat_out(out, tensors, dim); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::cat(tensors, dim); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -260,67 +241,6 @@ PyObject* fn_index_add_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH
 }
 
-// relu
-PyObject* fn_relu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "relu(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::relu(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// relu_
-PyObject* fn_relu_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "relu_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::relu_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// sqrt
-PyObject* fn_sqrt(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "sqrt(Tensor input, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  if (!r.is_none(1)) {
-    auto out = r.tensor(1);
-    auto result = [&] { GilRelease no_gil; return tl::sqrt_out(out, self); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::sqrt(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// sqrt_
-PyObject* fn_sqrt_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "sqrt_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::sqrt_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // std
 PyObject* fn_std(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -366,23 +286,6 @@ PyObject* fn_std(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// std_mean
-PyObject* fn_std_mean(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "std_mean(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto dim = r.intlist_optional(1);
-  auto correction = r.scalar_optional(2);
-  auto keepdim = r.toBool(3);
-  auto result = [&] { GilRelease no_gil; return tl::std_mean(self, as_arg(dim), correction, keepdim); }();
-  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -481,46 +384,17 @@ PyObject* operator__ifloordiv__(PyObject* py_self, PyObject* const* args, Py_ssi
   TL_PY_CATCH_OPERATOR
 }
 
-// Tensor.amin
-PyObject* method_amin(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "amin(int[1] dim=[], bool keepdim=False)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto dim = r.intlist(0);
-  auto keepdim = r.toBool(1);
-  auto result = [&] { GilRelease no_gil; return tl::amin(self, dim, keepdim); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.clone
-PyObject* method_clone(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "clone()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::clone(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // Tensor.contiguous
 PyObject* method_contiguous(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "contiguous()",
+      "contiguous(*, MemoryFormat memory_format=contiguous_format)",
   }, /*is_method=*/true);
   ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::contiguous(self); }();
+  auto memory_format = r.memory_format(0);
+  auto result = [&] { GilRelease no_gil; return tl::contiguous(self, memory_format); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -669,62 +543,6 @@ PyObject* method_index_add_(PyObject* py_self, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
-// Tensor.relu
-PyObject* method_relu(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "relu()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::relu(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.relu_
-PyObject* method_relu_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "relu_()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::relu_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.sqrt
-PyObject* method_sqrt(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "sqrt()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::sqrt(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.sqrt_
-PyObject* method_sqrt_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "sqrt_()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::sqrt_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // Tensor.std
 PyObject* method_std(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -780,10 +598,6 @@ PyObject* method_t(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, P
 }  // namespace
 
 void add_bindings_8(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"amin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_amin)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(amin(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor? out=None) -> Tensor
-
-The smallest value of `self` over the dimensions in `dim` (all of them when empty); NaN propagates. The gradient is shared evenly between tied minima.)doc"});
   functions.push_back({"arange", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arange)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(arange(Scalar end, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
@@ -792,10 +606,10 @@ The values 0, 1, ... up to but excluding `end`; int64 when `end` is an integer, 
 arange(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Device? device=None, Tensor? out=None, bool requires_grad=False) -> Tensor
 
 The values from `start` up to but excluding `end` in steps of `step`; int64 if all three are integers, the default float dtype otherwise.)doc"});
-  functions.push_back({"clone", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clone)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(clone(Tensor input) -> Tensor
+  functions.push_back({"cat", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cat)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(cat(Tensor[] tensors, int dim=0, *, Tensor? out=None) -> Tensor
 
-A copy of `self` with its own (contiguous) storage.)doc"});
+Joins `tensors` along the existing dimension `dim`, promoting their dtypes; 1-D empty tensors are skipped whatever their shape (PyTorch's legacy rule).)doc"});
   functions.push_back({"floor_divide", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_floor_divide)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(floor_divide(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -836,22 +650,6 @@ A copy of `self` with `alpha * source[i]` added at position `index[i]` along `di
                        METH_FASTCALL | METH_KEYWORDS, R"doc(index_add_(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
 
 In-place version of index_add(): writes the result into self. A copy of `self` with `alpha * source[i]` added at position `index[i]` along `dim`, in index order.)doc"});
-  functions.push_back({"relu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_relu)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(relu(Tensor input) -> Tensor
-
-Replaces every negative element of `self` with zero.)doc"});
-  functions.push_back({"relu_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_relu_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(relu_(Tensor input) -> Tensor
-
-In-place version of relu(): writes the result into self. Replaces every negative element of `self` with zero.)doc"});
-  functions.push_back({"sqrt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sqrt)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(sqrt(Tensor input, *, Tensor? out=None) -> Tensor
-
-The square root of every element of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"sqrt_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sqrt_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(sqrt_(Tensor input) -> Tensor
-
-In-place version of sqrt(): writes the result into self. The square root of every element of `self`; integer inputs give the default float dtype.)doc"});
   functions.push_back({"std", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_std)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(std(Tensor input, bool unbiased=True) -> Tensor
 
@@ -864,10 +662,6 @@ The standard deviation of `self` over the dimensions in `dim` (all when None).
 std(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor? out=None) -> Tensor
 
 The standard deviation of `self` over the dimensions in `dim` (all when None), from the variance divided by max(0, N - correction).)doc"});
-  functions.push_back({"std_mean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_std_mean)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(std_mean(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> tuple[Tensor, Tensor]
-
-The standard deviation and the mean of `self` over the dimensions in `dim` (all when None), from one pass.)doc"});
   functions.push_back({"t", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_t)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(t(Tensor input) -> Tensor
 
@@ -896,16 +690,8 @@ In-place version of floor_divide(): writes the result into self. Divides `self` 
 __ifloordiv__(Scalar other) -> Tensor
 
 In-place version of floor_divide(): writes the result into self. Divides every element of `self` by the number `other`, rounding toward negative infinity.)doc"});
-  methods.push_back({"amin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_amin)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(amin(int[1] dim=[], bool keepdim=False) -> Tensor
-
-The smallest value of `self` over the dimensions in `dim` (all of them when empty); NaN propagates. The gradient is shared evenly between tied minima.)doc"});
-  methods.push_back({"clone", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_clone)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(clone() -> Tensor
-
-A copy of `self` with its own (contiguous) storage.)doc"});
   methods.push_back({"contiguous", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_contiguous)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(contiguous() -> Tensor
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(contiguous(*, MemoryFormat memory_format=contiguous_format) -> Tensor
 
 `self` if it is already contiguous (row-major), otherwise a contiguous copy.)doc"});
   methods.push_back({"floor_divide", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_floor_divide)),
@@ -948,22 +734,6 @@ A copy of `self` with `alpha * source[i]` added at position `index[i]` along `di
                      METH_FASTCALL | METH_KEYWORDS, R"doc(index_add_(int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
 
 In-place version of index_add(): writes the result into self. A copy of `self` with `alpha * source[i]` added at position `index[i]` along `dim`, in index order.)doc"});
-  methods.push_back({"relu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_relu)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(relu() -> Tensor
-
-Replaces every negative element of `self` with zero.)doc"});
-  methods.push_back({"relu_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_relu_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(relu_() -> Tensor
-
-In-place version of relu(): writes the result into self. Replaces every negative element of `self` with zero.)doc"});
-  methods.push_back({"sqrt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sqrt)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(sqrt() -> Tensor
-
-The square root of every element of `self`; integer inputs give the default float dtype.)doc"});
-  methods.push_back({"sqrt_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sqrt_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(sqrt_() -> Tensor
-
-In-place version of sqrt(): writes the result into self. The square root of every element of `self`; integer inputs give the default float dtype.)doc"});
   methods.push_back({"std", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_std)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(std(bool unbiased=True) -> Tensor
 

@@ -3,14 +3,22 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_softmax_backward_data.h"
+#include "generated/ops/_test_mul_backward.h"
 #include "generated/ops/cumsum.h"
 #include "generated/ops/div.h"
 #include "generated/ops/max.h"
+#include "generated/ops/split_with_sizes.h"
 
 namespace tl::python {
 namespace {
+
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* _test_mul_backward_type = nullptr;
+PyTypeObject* max_type = nullptr;
+PyTypeObject* max_out_type = nullptr;
 
 // _softmax_backward_data
 PyObject* fn__softmax_backward_data(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -31,6 +39,23 @@ PyObject* fn__softmax_backward_data(PyObject* /*module*/, PyObject* const* args,
   }
   auto result = [&] { GilRelease no_gil; return tl::_softmax_backward_data(grad_output, output, dim, input_dtype); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// _test_mul_backward
+PyObject* fn__test_mul_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_test_mul_backward(Tensor grad_output, Tensor input, Tensor other, bool[2] output_mask)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto other = r.tensor(2);
+  auto output_mask = r.boollist<2>(3);
+  auto result = [&] { GilRelease no_gil; return tl::_test_mul_backward(grad_output, self, other, output_mask); }();
+  return wrap_named(_test_mul_backward_type, wrap(result));
   TL_PY_CATCH
 }
 
@@ -172,7 +197,7 @@ PyObject* fn_max(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_TRY
   static PythonArgParser parser({
       "max(Tensor input)",
-      "max(Tensor input, int dim, bool keepdim=False, *, Tensor? values=None, Tensor? indices=None)",
+      "max(Tensor input, int dim, bool keepdim=False, *, Tensor[]? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -187,16 +212,34 @@ PyObject* fn_max(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
       auto dim = r.toInt64(1);
       auto keepdim = r.toBool(2);
       if (!r.is_none(3)) {
-        auto values = r.tensor(3);
-        auto indices = r.tensor(4);
+        auto out = r.tensorlist(3);
+        check_out_tuple(out, 2);
+        const Tensor& values = out[0];
+        const Tensor& indices = out[1];
         auto result = [&] { GilRelease no_gil; return tl::max_out(values, indices, self, dim, keepdim); }();
-        return wrap(std::move(result));
+        return wrap_named(max_out_type, wrap(result));
       }
       auto result = [&] { GilRelease no_gil; return tl::max(self, dim, keepdim); }();
-      return wrap(std::move(result));
+      return wrap_named(max_type, wrap(result));
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// split_with_sizes
+PyObject* fn_split_with_sizes(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "split_with_sizes(Tensor input, int[] split_sizes, int dim=0)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto split_sizes = r.intlist(1);
+  auto dim = r.toInt64(2);
+  auto result = [&] { GilRelease no_gil; return tl::split_with_sizes(self, split_sizes, dim); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -392,20 +435,43 @@ PyObject* method_max(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
       auto dim = r.toInt64(0);
       auto keepdim = r.toBool(1);
       auto result = [&] { GilRelease no_gil; return tl::max(self, dim, keepdim); }();
-      return wrap(std::move(result));
+      return wrap_named(max_type, wrap(result));
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
+// Tensor.split_with_sizes
+PyObject* method_split_with_sizes(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "split_with_sizes(int[] split_sizes, int dim=0)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto split_sizes = r.intlist(0);
+  auto dim = r.toInt64(1);
+  auto result = [&] { GilRelease no_gil; return tl::split_with_sizes(self, split_sizes, dim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_9(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  _test_mul_backward_type = return_type("_test_mul_backward", {"grad_self", "grad_other"});
+  max_type = return_type("max", {"values", "indices"});
+  max_out_type = return_type("max_out", {"values", "indices"});
   functions.push_back({"_softmax_backward_data", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__softmax_backward_data)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor? out=None) -> Tensor
 
 The gradient of softmax: `output * (grad_output - sum(grad_output * output, dim))`, as `input_dtype`.)doc"});
+  functions.push_back({"_test_mul_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__test_mul_backward)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(_test_mul_backward(Tensor grad_output, Tensor input, Tensor other, bool[2] output_mask) -> tuple[Tensor, Tensor]
+
+Test op: the gradients of `self * other` for the inputs `output_mask` asks for (undefined otherwise); a backward op with its own derivative.)doc"});
   functions.push_back({"cumsum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cumsum)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(cumsum(Tensor input, int dim, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 
@@ -451,9 +517,13 @@ In-place version of div(): writes the result into self. Divides every element of
 
 The largest element of `self` as a 0-d tensor (NaN if any element is NaN). The gradient is shared evenly between tied maxima.
 
-max(Tensor input, int dim, bool keepdim=False, *, Tensor? values=None, Tensor? indices=None) -> tuple[Tensor, Tensor]
+max(Tensor input, int dim, bool keepdim=False, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 The largest values of `self` along `dim` and their indices (the first of ties; NaN counts as the largest).)doc"});
+  functions.push_back({"split_with_sizes", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_split_with_sizes)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(split_with_sizes(Tensor input, int[] split_sizes, int dim=0) -> Sequence[Tensor]
+
+Views of `self` cut along `dim` into pieces of the sizes in `split_sizes`, which must sum to the size of `dim`.)doc"});
   methods.push_back({"__itruediv__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__itruediv__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__itruediv__(Tensor other) -> Tensor
 
@@ -518,6 +588,10 @@ The largest element of `self` as a 0-d tensor (NaN if any element is NaN). The g
 max(int dim, bool keepdim=False) -> tuple[Tensor, Tensor]
 
 The largest values of `self` along `dim` and their indices (the first of ties; NaN counts as the largest).)doc"});
+  methods.push_back({"split_with_sizes", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_split_with_sizes)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(split_with_sizes(int[] split_sizes, int dim=0) -> Sequence[Tensor]
+
+Views of `self` cut along `dim` into pieces of the sizes in `split_sizes`, which must sum to the size of `dim`.)doc"});
   (void)functions;
   (void)methods;
 }

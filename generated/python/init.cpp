@@ -4,6 +4,8 @@
 
 #include <vector>
 
+#include "torchlite/csrc/return_types.h"
+
 namespace tl::python {
 
 void add_bindings_0(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
@@ -22,6 +24,21 @@ void add_bindings_12(std::vector<PyMethodDef>& functions, std::vector<PyMethodDe
 void add_bindings_13(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
 void add_bindings_14(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
 void add_bindings_15(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
+void add_bindings_16(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
+void add_bindings_17(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
+void add_bindings_18(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
+void add_bindings_19(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
+void add_bindings_20(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
+void add_bindings_21(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
+void add_bindings_22(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
+void add_bindings_23(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
+void add_bindings_24(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
+void add_bindings_26(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
+void add_bindings_27(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
+void add_bindings_28(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
+void add_bindings_29(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
+void add_bindings_30(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
+void add_bindings_31(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
 
 void init_generated(PyObject* module, std::vector<PyMethodDef>& tensor_methods) {
   static std::vector<PyMethodDef> functions;
@@ -41,11 +58,28 @@ void init_generated(PyObject* module, std::vector<PyMethodDef>& tensor_methods) 
   add_bindings_13(functions, tensor_methods);
   add_bindings_14(functions, tensor_methods);
   add_bindings_15(functions, tensor_methods);
+  add_bindings_16(functions, tensor_methods);
+  add_bindings_17(functions, tensor_methods);
+  add_bindings_18(functions, tensor_methods);
+  add_bindings_19(functions, tensor_methods);
+  add_bindings_20(functions, tensor_methods);
+  add_bindings_21(functions, tensor_methods);
+  add_bindings_22(functions, tensor_methods);
+  add_bindings_23(functions, tensor_methods);
+  add_bindings_24(functions, tensor_methods);
+  add_bindings_26(functions, tensor_methods);
+  add_bindings_27(functions, tensor_methods);
+  add_bindings_28(functions, tensor_methods);
+  add_bindings_29(functions, tensor_methods);
+  add_bindings_30(functions, tensor_methods);
+  add_bindings_31(functions, tensor_methods);
   functions.push_back({nullptr, nullptr, 0, nullptr});
   static PyModuleDef def = {PyModuleDef_HEAD_INIT, "torchlite._C._ops",
                             "Operators generated from native_functions.yaml.", -1, functions.data()};
   PyObject* ops = PyModule_Create(&def);
   if (ops && PyModule_AddObject(module, "_ops", ops) < 0) Py_DECREF(ops);
+  PyObject* return_types = return_types_module();
+  if (PyModule_AddObject(module, "_return_types", return_types) < 0) Py_DECREF(return_types);
 }
 
 }  // namespace tl::python

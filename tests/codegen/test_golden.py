@@ -12,8 +12,9 @@ from codegen.__main__ import render_all
 
 HERE = Path(__file__).parent
 GOLDEN = HERE / "golden"
-# The files worth reading in review: one of each kind (shards are picked by a stable hash).
-KEEP = ("ops/mul.h", "ops/sum.h", "Functions.h")
+# The whole output for the mini catalog, which has one op of each kind and every schema type
+# (Tensor[], Tensor?, Tensor?[], bool[N], Generator?, Layout?, MemoryFormat, named returns, list
+# returns, grad_input_mask).
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +27,7 @@ def _golden_name(path: str) -> str:
 
 
 def test_golden_files(rendered):
-    chosen = {p: t for p, t in rendered.items() if p in KEEP or "mul_Tensor" in t or "method_mul" in t}
+    chosen = dict(rendered)
     if os.environ.get("TORCHLITE_UPDATE_GOLDEN") == "1":
         for old in GOLDEN.glob("*"):
             old.unlink()
@@ -70,3 +71,36 @@ def test_kernel_declared_with_out_convention(rendered):
     header = rendered["ops/mul.h"]
     assert "void mul_kernel(const Tensor& self, const Tensor& other, Tensor& out);" in header
     assert "const Tensor& mul_out(const Tensor& out, const Tensor& self, const Tensor& other);" in header
+
+
+def test_schema_types_render(rendered):
+    text = "".join(rendered.values())
+    assert "grad_fn->set_next_edges(next_edges_of(tensors));" in text          # an edge per list element
+    assert "std::vector<Tensor> computed = cat_tensors_backward(" in text      # a formula for a list input
+    assert "const std::array<bool, 3> grad_input_mask = {" in text
+    assert "set_history(Tensor(), grad_fn);  // indices: not differentiable" in text
+    assert "for (const Tensor& output : result) set_history(output, grad_fn);" in text
+    assert 'max_type = return_type("max", {"values", "indices"});' in text
+    assert 'max_out_type = return_type("max_out", {"values", "indices"});' in text
+    assert "auto indices = r.list_of_optional_tensors(" in text
+    assert "r.generator_optional(" in text and "r.layout_optional(" in text
+    assert "MemoryFormat memory_format = MemoryFormat::Contiguous" in text
+
+
+def test_adding_an_op_touches_one_shard_of_each_kind(tmp_path):
+    yaml = (HERE / "mini_native_functions.yaml").read_text()
+    extra = tmp_path / "extra.yaml"
+    extra.write_text(yaml + """
+- func: newop(Tensor self) -> Tensor
+  doc: New.
+  variants: function, method
+  dispatch: {CPU: newop_kernel}
+  derivatives:
+    self: mul(grad, self)
+""")
+    before, after = render_all(HERE / "mini_native_functions.yaml"), render_all(extra)
+    changed = {p for p in set(before) | set(after) if before.get(p) != after.get(p)}
+    shards = {p for p in changed if p.endswith(".cpp")}
+    assert len(shards) == 3, shards                                  # dispatch, autograd, python
+    assert len({p.rsplit("_", 1)[1] for p in shards}) == 1            # the same shard number
+    assert changed - shards == {"ops/newop.h", "Functions.h", "ops.md", "python/_ops.pyi", "python/_C.pyi"}

@@ -39,6 +39,43 @@ def err(line: int, op: str, message: str) -> str:
 
 # Each case: (YAML entries, expected errors). Entries start at line L.
 CASES = {
+    "argument_named_like_the_incoming_gradient": ("""
+        - func: f(Tensor grad, Tensor self) -> Tensor
+          doc: F.
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: grad, grad: non_differentiable}
+        """, [err(L, "f", "argument `grad` shadows the name derivative formulas use for the incoming "
+                          "gradient; rename it (e.g. `grad_output`)")]),
+    "grads_index_beyond_outputs": ("""
+        - func: f(Tensor self) -> (Tensor a, Tensor b)
+          doc: F.
+          dispatch: {CPU: f_kernel}
+          derivatives:
+            self: add(grads[0], grads[2])
+        """, [err(L + 4, "f", "`grads[2]` in a formula, but the op has 2 output(s)")]),
+    "result_with_several_outputs": ("""
+        - func: f(Tensor self) -> (Tensor a, Tensor b)
+          doc: F.
+          dispatch: {CPU: f_kernel}
+          derivatives:
+            self: mul(grads[0], result)
+        """, [err(L + 4, "f", "`result` in a formula of an op with several outputs: use the output names")]),
+    "list_input_sharing_a_formula": ("""
+        - func: f(Tensor[] tensors, Tensor other) -> Tensor
+          doc: F.
+          dispatch: {CPU: f_kernel}
+          derivatives:
+            tensors, other: f_backward(grad)
+        """, [err(L + 4, "f", "the gradient of the Tensor[] input `tensors` must have a formula of its own "
+                              "(it gives one gradient per element)")]),
+    "list_input_attribute": ("""
+        - func: f(Tensor[] tensors) -> Tensor
+          doc: F.
+          dispatch: {CPU: f_kernel}
+          derivatives:
+            tensors: f_backward(grad, tensors.numel())
+        """, [err(L + 4, "f", "`tensors.numel()`: a Tensor[] input keeps only sizes(), scalar_type(), dtype() "
+                              "per element")]),
     "duplicate_overload": ("""
         - func: f(Tensor self) -> Tensor
           doc: F.
@@ -257,7 +294,7 @@ CASES = {
           dispatch: {CPU: f_kernel}
           derivatives: {self: grad}
         """, [err(L + 2, "f", "`view_of: self` needs `Tensor(a) self` as the only `(a)` argument and "
-                              "a single `Tensor(a)` return")]),
+                              "a single `Tensor(a)` or `Tensor(a)[]` return")]),
     "view_of_other_input_than_annotated": ("""
         - func: f(Tensor(a) self, Tensor other) -> Tensor(a)
           doc: F.
@@ -266,7 +303,7 @@ CASES = {
           dispatch: {CPU: f_kernel}
           derivatives: {self: grad, other: grad}
         """, [err(L + 2, "f", "`view_of: other` needs `Tensor(a) other` as the only `(a)` argument and "
-                              "a single `Tensor(a)` return")]),
+                              "a single `Tensor(a)` or `Tensor(a)[]` return")]),
     "view_annotations_without_view_of": ("""
         - func: f(Tensor(a) self) -> Tensor(a)
           doc: F.

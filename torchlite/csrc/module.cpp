@@ -13,6 +13,8 @@
 #include "torchlite/csrc/device.h"
 #include "torchlite/csrc/dtype.h"
 #include "torchlite/csrc/errors.h"
+#include "torchlite/csrc/generator.h"
+#include "torchlite/csrc/layout.h"
 #include "torchlite/csrc/generated_api.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_utils.h"
@@ -164,6 +166,8 @@ PyMODINIT_FUNC PyInit__C() {
   try {
     init_dtype(m);
     init_device(m);
+    init_generator(m);
+    init_layout(m);
     std::vector<PyMethodDef> tensor_methods;
     init_generated(m, tensor_methods);
     throw_if_error();

@@ -10,6 +10,8 @@
 #include "torchlite/csrc/device.h"
 #include "torchlite/csrc/dtype.h"
 #include "torchlite/csrc/errors.h"
+#include "torchlite/csrc/generator.h"
+#include "torchlite/csrc/layout.h"
 #include "torchlite/csrc/python_utils.h"
 
 namespace tl::python {
@@ -199,6 +201,36 @@ bool FunctionParameter::check(PyObject* obj, bool numbers_as_tensors, int* faile
       // full(2, 1.0) is an error as in PyTorch while zeros(2) and x.view(6) work.
       return size > 0 && is_int_arg(obj);
     }
+    case ParameterType::BoolList: {
+      if (!PyTuple_Check(obj) && !PyList_Check(obj)) return false;
+      Py_ssize_t n = PySequence_Fast_GET_SIZE(obj);
+      PyObject** items = PySequence_Fast_ITEMS(obj);
+      for (Py_ssize_t i = 0; i < n; ++i) {
+        if (!PyBool_Check(items[i]) && !is_numpy_bool(items[i])) {
+          if (failed_idx) *failed_idx = static_cast<int>(i);
+          return false;
+        }
+      }
+      return size == 0 || n == size;
+    }
+    case ParameterType::OptionalTensorList: {
+      if (!PyTuple_Check(obj) && !PyList_Check(obj)) return false;
+      Py_ssize_t n = PySequence_Fast_GET_SIZE(obj);
+      PyObject** items = PySequence_Fast_ITEMS(obj);
+      for (Py_ssize_t i = 0; i < n; ++i) {
+        if (items[i] != Py_None && !is_tensor(items[i])) {
+          if (failed_idx) *failed_idx = static_cast<int>(i);
+          return false;
+        }
+      }
+      return true;
+    }
+    case ParameterType::Generator:
+      return is_generator(obj);
+    case ParameterType::Layout:
+      return is_layout(obj);
+    case ParameterType::MemoryFormat:
+      return is_memory_format(obj);
     case ParameterType::Object:
       return true;
   }
@@ -217,6 +249,11 @@ std::string FunctionParameter::type_name() const {
     case ParameterType::Device: return "torchlite.device";
     case ParameterType::TensorList: return "tuple of Tensors";
     case ParameterType::IntList: return "tuple of ints";
+    case ParameterType::BoolList: return "tuple of bools";
+    case ParameterType::Generator: return "torchlite.Generator";
+    case ParameterType::Layout: return "torchlite.layout";
+    case ParameterType::MemoryFormat: return "torchlite.memory_format";
+    case ParameterType::OptionalTensorList: return "tuple of Tensors";
     case ParameterType::Object: return "object";
   }
   return "?";
@@ -280,6 +317,8 @@ void parse_default(FunctionParameter& p, const std::string& raw, const std::stri
   }
   switch (p.type) {
     case ParameterType::Tensor:
+    case ParameterType::Generator:
+    case ParameterType::Layout:
     case ParameterType::Object:
       throw RuntimeError(str("PythonArgParser: a ", p.type_str, " parameter can only default to None, in '", sig, "'"));
     case ParameterType::Scalar:
@@ -310,6 +349,29 @@ void parse_default(FunctionParameter& p, const std::string& raw, const std::stri
     case ParameterType::Device:
       p.default_device = Device::parse(unquote(d));
       break;
+    case ParameterType::MemoryFormat: {
+      std::string name = unquote(d);
+      bool found = false;
+      for (MemoryFormat f : {MemoryFormat::Contiguous, MemoryFormat::Preserve, MemoryFormat::ChannelsLast,
+                             MemoryFormat::ChannelsLast3d}) {
+        if (name == memory_format_name(f)) {
+          p.default_memory_format = f;
+          found = true;
+        }
+      }
+      TL_CHECK(found, "PythonArgParser: invalid memory format default '", d, "' in '", sig, "'");
+      break;
+    }
+    case ParameterType::BoolList: {
+      TL_CHECK(d.size() >= 2 && d.front() == '[' && d.back() == ']', "PythonArgParser: invalid bool list default '",
+               d, "' in '", sig, "'");
+      std::string inner = trim(d.substr(1, d.size() - 2));
+      if (!inner.empty()) {
+        for (const std::string& item : split_params(inner)) p.default_intlist.push_back(trim(item) == "True");
+      }
+      break;
+    }
+    case ParameterType::OptionalTensorList:
     case ParameterType::TensorList:
       TL_CHECK(d == "[]", "PythonArgParser: a Tensor[] parameter can only default to [] or None, in '", sig, "'");
       break;
@@ -369,6 +431,8 @@ FunctionParameter parse_parameter(const std::string& token, bool keyword_only, c
   if (is_list) {
     if (type == "int" || type == "SymInt") p.type = ParameterType::IntList;
     else if (type == "Tensor") p.type = ParameterType::TensorList;
+    else if (type == "Tensor?") p.type = ParameterType::OptionalTensorList;
+    else if (type == "bool") p.type = ParameterType::BoolList;
     else throw RuntimeError(str("PythonArgParser: unsupported list type '", p.type_str, "' in '", sig, "'"));
   } else if (type == "Tensor") {
     p.type = ParameterType::Tensor;
@@ -384,6 +448,12 @@ FunctionParameter parse_parameter(const std::string& token, bool keyword_only, c
     p.type = ParameterType::String;
   } else if (type == "ScalarType" || type == "dtype") {
     p.type = ParameterType::ScalarType;
+  } else if (type == "Generator") {
+    p.type = ParameterType::Generator;
+  } else if (type == "Layout") {
+    p.type = ParameterType::Layout;
+  } else if (type == "MemoryFormat") {
+    p.type = ParameterType::MemoryFormat;
   } else if (type == "Device") {
     p.type = ParameterType::Device;
   } else if (type == "object" || type == "PyObject*") {
@@ -742,6 +812,35 @@ Tensor PythonArgs::tensor_slow(int i) const {
   // A Python number accepted for a Tensor parameter (numbers-as-tensors ops).
   Scalar s = unpack_scalar_number(o);
   return scalar_to_tensor(s, s.type(), Device(DeviceType::CPU), /*wrapped_number=*/true);
+}
+
+std::optional<tl::Generator> PythonArgs::generator_optional(int i) const {
+  if (is_none(i)) return std::nullopt;
+  return unpack_generator(args[i]);
+}
+
+std::optional<tl::Layout> PythonArgs::layout_optional(int i) const {
+  if (is_none(i)) return std::nullopt;
+  return unpack_layout(args[i]);
+}
+
+std::optional<tl::MemoryFormat> PythonArgs::memory_format_optional(int i) const {
+  if (is_none(i)) return std::nullopt;
+  if (!args[i]) return signature->params[i].default_memory_format;
+  return unpack_memory_format(args[i]);
+}
+
+std::vector<std::optional<Tensor>> PythonArgs::list_of_optional_tensors(int i) const {
+  PyObject* o = args[i];
+  std::vector<std::optional<Tensor>> out;
+  if (!o || o == Py_None) return out;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+  PyObject** items = PySequence_Fast_ITEMS(o);
+  out.reserve(static_cast<size_t>(n));
+  for (Py_ssize_t k = 0; k < n; ++k) {
+    out.push_back(items[k] == Py_None ? std::nullopt : std::optional<Tensor>(unpack_tensor(items[k])));
+  }
+  return out;
 }
 
 std::vector<Tensor> PythonArgs::tensorlist(int i) const {

@@ -32,6 +32,7 @@
 #pragma once
 #include <Python.h>
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -40,6 +41,8 @@
 
 #include "aten/core/ArrayRef.h"
 #include "aten/core/Device.h"
+#include "aten/core/Generator.h"
+#include "aten/core/Layout.h"
 #include "aten/core/Scalar.h"
 #include "aten/core/Tensor.h"
 #include "torchlite/csrc/tensor.h"
@@ -48,6 +51,11 @@ namespace tl::python {
 
 enum class ParameterType : uint8_t {
   Tensor, Scalar, Int64, Double, Bool, String, ScalarType, Device, TensorList, IntList, Object,
+  BoolList,            // bool[N]: a tuple/list of N bools
+  OptionalTensorList,  // Tensor?[]: a tuple/list of tensors and Nones
+  Generator,           // torchlite.Generator
+  Layout,              // torchlite.strided
+  MemoryFormat,        // torchlite.contiguous_format, ...
 };
 
 struct FunctionParameter {
@@ -70,6 +78,7 @@ struct FunctionParameter {
   DimVector default_intlist;
   std::string default_string;
   ScalarType default_scalartype = ScalarType::Undefined;
+  MemoryFormat default_memory_format = MemoryFormat::Contiguous;
   Device default_device;
 
   // Whether `obj` (not None) has this parameter's type. For int lists, *failed_idx receives the
@@ -141,6 +150,21 @@ struct PythonArgs {
     return tensor(i);
   }
   std::vector<Tensor> tensorlist(int i) const;
+  std::vector<std::optional<Tensor>> list_of_optional_tensors(int i) const;
+  // bool[N]: the N bools of the list (the default when omitted).
+  template <size_t N>
+  std::array<bool, N> boollist(int i) const {
+    std::array<bool, N> out{};
+    PyObject* o = args[i];
+    if (!o) {
+      for (size_t k = 0; k < N && k < signature->params[i].default_intlist.size(); ++k)
+        out[k] = signature->params[i].default_intlist[k] != 0;
+      return out;
+    }
+    PyObject** items = PySequence_Fast_ITEMS(o);
+    for (size_t k = 0; k < N; ++k) out[k] = items[k] == Py_True || PyObject_IsTrue(items[k]) == 1;
+    return out;
+  }
 
   Scalar scalar(int i) const {
     PyObject* o = args[i];
@@ -222,6 +246,12 @@ struct PythonArgs {
     if (is_none(i)) return std::nullopt;
     return device(i);
   }
+
+  std::optional<tl::Generator> generator_optional(int i) const;
+  std::optional<tl::Layout> layout_optional(int i) const;
+  // Omitted: the default named in the signature (None for MemoryFormat? gives nullopt).
+  std::optional<tl::MemoryFormat> memory_format_optional(int i) const;
+  tl::MemoryFormat memory_format(int i) const { return *memory_format_optional(i); }
 
   // Borrowed; Py_None when omitted. For `object` parameters.
   PyObject* pyobject(int i) const { return args[i] ? args[i] : Py_None; }

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <optional>
 
+#include "aten/core/Layout.h"
 #include "aten/core/Exception.h"
 #include "aten/core/Parallel.h"
 #include "aten/core/Tensor.h"
@@ -182,8 +183,11 @@ Tensor to_copy_kernel(const Tensor& self, std::optional<ScalarType> dtype, std::
 // A copy with its own storage, keeping self's layout like PyTorch's clone (preserve_format): a
 // transposed dense input gives a transposed copy. Use copy_ into a contiguous tensor for
 // contiguous().
-Tensor clone_kernel(const Tensor& self) {
-  Tensor result = empty_like_preserve(self, self.dtype(), self.device());
+Tensor clone_kernel(const Tensor& self, std::optional<MemoryFormat> memory_format) {
+  Tensor result = !memory_format || *memory_format == MemoryFormat::Preserve
+                      ? empty_like_preserve(self, self.dtype(), self.device())
+                      : empty_strided_tensor(self.sizes(), strides_for_memory_format(self.sizes(), *memory_format),
+                                             self.dtype(), self.device());
   if (self.is_meta()) return result;
   copy_kernel(result, self, false);
   return result;

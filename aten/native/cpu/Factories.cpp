@@ -4,6 +4,7 @@
 #include <limits>
 #include <optional>
 
+#include "aten/core/Layout.h"
 #include "aten/core/Exception.h"
 #include "aten/core/Generator.h"
 #include "aten/core/Parallel.h"
@@ -22,8 +23,13 @@ namespace {
 Device device_or_cpu(std::optional<Device> device) { return device.value_or(Device(DeviceType::CPU)); }
 }  // namespace
 
-Tensor empty_kernel(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
+Tensor empty_kernel(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device,
+                    std::optional<Layout> /*layout: strided is the only one*/, std::optional<MemoryFormat> memory_format) {
   // empty_tensor -> compute_numel raises "Trying to create tensor with negative dimension -1: [-1, 2]".
+  if (memory_format && *memory_format != MemoryFormat::Contiguous) {
+    return empty_strided_tensor(size, strides_for_memory_format(size, *memory_format),
+                                dtype.value_or(default_dtype()), device_or_cpu(device));
+  }
   return empty_tensor(size, dtype.value_or(default_dtype()), device_or_cpu(device));
 }
 
@@ -166,9 +172,9 @@ inline T uniform_from_bits(uint64_t bits) {
 // Fills `n` contiguous values with `per_block` values computed from each Philox block.
 // fn(block words, out pointer, count) writes up to `per_block` values.
 template <typename T, int per_block, typename Fn>
-void fill_random(T* data, int64_t n, Fn fn) {
+void fill_random(CPUGenerator& gen, T* data, int64_t n, Fn fn) {
   int64_t blocks = (n + per_block - 1) / per_block;
-  auto [key, first] = default_cpu_generator().reserve(static_cast<uint64_t>(blocks));
+  auto [key, first] = gen.reserve(static_cast<uint64_t>(blocks));
   parallel_for(0, blocks, 2048, [&, key = key, first = first](int64_t b, int64_t e) {
     T tmp[per_block];
     for (int64_t blk = b; blk < e; ++blk) {
@@ -183,21 +189,23 @@ void fill_random(T* data, int64_t n, Fn fn) {
 
 }  // namespace
 
-Tensor rand_kernel(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
+Tensor rand_kernel(IntArrayRef size, std::optional<Generator> generator, std::optional<ScalarType> dtype,
+                   std::optional<Device> device) {
   // PyTorch quirk kept: on the meta device rand accepts any dtype (randn does not).
   if (device && device->is_meta()) return empty_tensor(size, dtype.value_or(default_dtype()), *device);
   ScalarType st = random_dtype(dtype, "rand");
   Tensor out = empty_tensor(size, st, device_or_cpu(device));
   if (out.is_meta() || out.numel() == 0) return out;
+  CPUGenerator& gen = generator_or_default(generator);
   TL_DISPATCH_FLOAT(st, "rand", [&] {
     scalar_t* data = out.data_ptr<scalar_t>();
     if constexpr (std::is_same_v<scalar_t, double>) {
-      fill_random<scalar_t, 2>(data, out.numel(), [](const std::array<uint32_t, 4>& w, scalar_t* o) {
+      fill_random<scalar_t, 2>(gen, data, out.numel(), [](const std::array<uint32_t, 4>& w, scalar_t* o) {
         o[0] = uniform_from_bits<double>((uint64_t(w[0]) << 32 | w[1]) >> 11);
         o[1] = uniform_from_bits<double>((uint64_t(w[2]) << 32 | w[3]) >> 11);
       });
     } else {
-      fill_random<scalar_t, 4>(data, out.numel(), [](const std::array<uint32_t, 4>& w, scalar_t* o) {
+      fill_random<scalar_t, 4>(gen, data, out.numel(), [](const std::array<uint32_t, 4>& w, scalar_t* o) {
         constexpr int shift = std::max(0, 32 - uniform_digits<scalar_t>());
         for (int j = 0; j < 4; ++j) o[j] = uniform_from_bits<scalar_t>(w[j] >> shift);
       });
@@ -206,15 +214,17 @@ Tensor rand_kernel(IntArrayRef size, std::optional<ScalarType> dtype, std::optio
   return out;
 }
 
-Tensor randn_kernel(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
+Tensor randn_kernel(IntArrayRef size, std::optional<Generator> generator, std::optional<ScalarType> dtype,
+                    std::optional<Device> device) {
   ScalarType st = random_dtype(dtype, "randn");
   Tensor out = empty_tensor(size, st, device_or_cpu(device));
   if (out.is_meta() || out.numel() == 0) return out;
   // Box-Muller: two uniforms u1 in (0, 1], u2 in [0, 1) give two independent standard normals.
+  CPUGenerator& gen = generator_or_default(generator);
   TL_DISPATCH_FLOAT(st, "randn", [&] {
     scalar_t* data = out.data_ptr<scalar_t>();
     if constexpr (std::is_same_v<scalar_t, double>) {
-      fill_random<scalar_t, 2>(data, out.numel(), [](const std::array<uint32_t, 4>& w, scalar_t* o) {
+      fill_random<scalar_t, 2>(gen, data, out.numel(), [](const std::array<uint32_t, 4>& w, scalar_t* o) {
         constexpr double k2pi = 6.283185307179586476925286766559;
         double u1 = 1.0 - uniform_from_bits<double>((uint64_t(w[0]) << 32 | w[1]) >> 11);
         double u2 = uniform_from_bits<double>((uint64_t(w[2]) << 32 | w[3]) >> 11);
@@ -223,7 +233,7 @@ Tensor randn_kernel(IntArrayRef size, std::optional<ScalarType> dtype, std::opti
         o[1] = r * std::sin(k2pi * u2);
       });
     } else {
-      fill_random<scalar_t, 4>(data, out.numel(), [](const std::array<uint32_t, 4>& w, scalar_t* o) {
+      fill_random<scalar_t, 4>(gen, data, out.numel(), [](const std::array<uint32_t, 4>& w, scalar_t* o) {
         constexpr float k2pi = 6.2831853071795864769f;
         for (int j = 0; j < 4; j += 2) {
           float u1 = 1.0f - uniform_from_bits<float>(w[j] >> 8);

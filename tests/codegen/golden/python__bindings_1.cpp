@@ -4,10 +4,26 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/index.h"
 #include "generated/ops/mul.h"
 
 namespace tl::python {
 namespace {
+
+// index
+PyObject* fn_index(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index(Tensor input, Tensor?[] indices)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto indices = r.list_of_optional_tensors(1);
+  auto result = [&] { GilRelease no_gil; return tl::index(self, indices); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // mul
 PyObject* fn_mul(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -74,6 +90,21 @@ PyObject* operator__mul__(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH_OPERATOR
 }
 
+// Tensor.index
+PyObject* method_index(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index(Tensor?[] indices)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto indices = r.list_of_optional_tensors(0);
+  auto result = [&] { GilRelease no_gil; return tl::index(self, indices); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.mul
 PyObject* method_mul(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -107,6 +138,10 @@ PyObject* method_mul_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 }  // namespace
 
 void add_bindings_1(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"index", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(index(Tensor input, Tensor?[] indices) -> Tensor
+
+Advanced indexing.)doc"});
   functions.push_back({"mul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mul)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(mul(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -123,6 +158,10 @@ In-place version of mul(): writes the result into self. Multiplies.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__mul__(Tensor other) -> Tensor
 
 Multiplies.)doc"});
+  methods.push_back({"index", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_index)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(index(Tensor?[] indices) -> Tensor
+
+Advanced indexing.)doc"});
   methods.push_back({"mul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_mul)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(mul(Tensor other) -> Tensor
 

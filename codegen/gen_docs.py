@@ -1,0 +1,65 @@
+"""Emits generated/ops.md: every op with its signatures, doc, variants, gradient and Meta support,
+read straight from the YAML (so `python -m codegen --check` keeps it current)."""
+from __future__ import annotations
+
+from codegen.context import Context
+from codegen.model import NativeFunction, SchemaKind
+
+
+def _variants(f: NativeFunction, derived: list[NativeFunction]) -> str:
+    names = []
+    if "function" in f.variants:
+        names.append(f"`torchlite.{f.schema.name.name}`")
+    if "method" in f.variants:
+        names.append(f"`Tensor.{f.schema.name.name}`")
+    for d in derived:
+        if d.derived_kind is SchemaKind.inplace:
+            names.append(f"`Tensor.{d.schema.name.name}`")
+        elif d.derived_kind is SchemaKind.out:
+            names.append("`out=`")
+    names += [f"`{op}`" for f2 in [f, *derived] for op in f2.python_operators]
+    return ", ".join(names)
+
+
+def _gradient(f: NativeFunction) -> str:
+    if f.is_composite:
+        return "from the ops it calls"
+    if f.derivatives:
+        return "yes"
+    return "no" if f.non_differentiable else "no tensor inputs"
+
+
+def _meta(f: NativeFunction) -> str:
+    if f.is_composite:
+        return "via the ops it calls"
+    return "yes" if f.kernel_for("Meta") else "no"
+
+
+def _cell(text: str) -> str:
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def generate(ctx: Context) -> dict[str, str]:
+    lines = [
+        "# Operators",
+        "",
+        "Every operator of torchlite, generated from `native_functions.yaml` by `python -m codegen`",
+        "(do not edit: change the YAML). *Variants* are the Python spellings; *out=* means the",
+        "function takes an `out=` keyword. *Gradient*: whether autograd differentiates it (a",
+        "composite op is differentiated through the ops it calls). *Meta*: whether it runs on the",
+        "`meta` device (shapes and dtypes without data). Kernels support every dtype unless the",
+        "doc says otherwise.",
+        "",
+        "| op | signature | variants | gradient | Meta | description |",
+        "|---|---|---|---|---|---|",
+    ]
+    for g in ctx.groups:
+        for f in g.functions:
+            if f.functional is not None:
+                continue
+            derived = [d for d in g.functions if d.functional is f]
+            tags = " ".join(f"`{t}`" for t in f.tags)
+            doc = _cell(f.doc) + (f" Tags: {tags}." if tags else "")
+            lines.append(f"| `{f.schema.name}` | `{_cell(str(f.schema))}` | {_variants(f, derived)} | "
+                         f"{_gradient(f)} | {_meta(f)} | {doc} |")
+    return {"ops.md": "\n".join(lines) + "\n"}
