@@ -20,16 +20,19 @@ def main(argv=None):
     p.add_argument("--ops", nargs="*", help="only these ops (base names such as add, or overloads such as add.Tensor)")
     p.add_argument("--no-avoid-known", dest="avoid_known", action="store_false",
                    help="also generate calls that hit the known bugs of tests/fuzz/known.py")
+    p.add_argument("--compare-torch", action="store_true",
+                   help="also run each call with PyTorch and report disagreements (slower; needs torch)")
     p.add_argument("--progress", type=int, default=0, help="print counts every N calls")
     p.add_argument("--report", help="write the findings as JSON to this file")
     a = p.parse_args(argv)
     summary = run(calls=a.calls, seed=a.seed, workers=a.workers, timeout=a.timeout, avoid_known=a.avoid_known,
-                  ops=a.ops, time_limit=a.time_limit, progress=a.progress or None)
+                  ops=a.ops, time_limit=a.time_limit, progress=a.progress or None,
+                  compare_torch=a.compare_torch)
     print(summary.text())
     if a.report:
         with open(a.report, "w") as fh:
             json.dump({"calls": summary.calls, "classes": dict(summary.classes), "avoided": summary.avoided,
-                       "seconds": summary.seconds, "findings": [vars(f) for f in summary.bad()]}, fh, indent=1)
+                       "seconds": summary.seconds, "findings": [vars(f) for f in summary.bad() + summary.mismatches()]}, fh, indent=1)
     return 1 if summary.bad() else 0
 
 

@@ -20,6 +20,7 @@ from .worker import cap_memory
 
 ROOT = Path(__file__).resolve().parents[2]
 BAD = ("crash", "hang", "unexpected")
+REPORTED = BAD + ("mismatch",)  # a mismatch with PyTorch (--compare-torch) is reported, not a failure
 
 
 @dataclass
@@ -47,10 +48,13 @@ class Summary:
     def bad(self):
         return [f for f in self.findings.values() if f.kind in BAD]
 
+    def mismatches(self):
+        return [f for f in self.findings.values() if f.kind == "mismatch"]
+
     def text(self):
         lines = [f"{self.calls} calls in {self.seconds:.1f}s: " + ", ".join(f"{k} {v}" for k, v in sorted(
             self.classes.items())) + f"; {self.avoided} avoided as known bugs"]
-        lines += [f.report() for f in self.bad()]
+        lines += [f.report() for f in self.bad() + self.mismatches()]
         return "\n".join(lines)
 
 
@@ -90,10 +94,10 @@ class Worker:
         self._restart()
         return "crash", name
 
-    def run(self, call_id, body, timeout):
+    def run(self, call_id, body, timeout, values=True):
         """(class, detail) of one call."""
         try:
-            self.proc.stdin.write(json.dumps({"id": call_id, "body": body}) + "\n")
+            self.proc.stdin.write(json.dumps({"id": call_id, "body": body, "values": values}) + "\n")
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError):
             return self._died()
@@ -134,15 +138,25 @@ def draw(targets, seed, index, avoid_known=True):
     return None
 
 
+def _values_defined(fn):
+    """False for ops whose values are not comparable: random ones, and uninitialised ones (samples marked
+    `# check: shape`)."""
+    return "random" not in fn.tags and not any("check: shape" in s for s in (fn.functional or fn).samples)
+
+
 def run(calls=1000, seed=0, workers=2, timeout=10.0, avoid_known=True, ops=None, time_limit=None,
-        progress=None, env=None):
-    """Fuzzes `calls` calls (or until `time_limit` seconds) and returns the Summary."""
+        progress=None, env=None, compare_torch=False):
+    """Fuzzes `calls` calls (or until `time_limit` seconds) and returns the Summary. With compare_torch,
+    each call also runs with PyTorch, and disagreements are counted as 'mismatch' findings."""
     targets = load_targets()
     if ops:
         targets = [t for t in targets if any(o == t.fn.schema.name.base or o == str(t.fn.schema.name) for o in ops)]
     assert targets, "no op matches"
     env = dict(os.environ if env is None else env)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
+    if compare_torch:
+        env["TORCHLITE_FUZZ_COMPARE"] = "1"
+        env.setdefault("TORCHLITE_FUZZ_MEMORY_MB", "6144")  # PyTorch maps far more address space
     summary = Summary()
     lock = threading.Lock()
     counter = iter(range(calls))
@@ -161,13 +175,13 @@ def run(calls=1000, seed=0, workers=2, timeout=10.0, avoid_known=True, ops=None,
                     with lock:
                         summary.avoided += 1
                     continue
-                kind, detail = worker.run(f"{seed}:{index}", call.body(), timeout)
-                new = kind in BAD and _dedup_key(kind, str(call.target), detail) not in summary.findings
-                source = minimize(call, kind, detail, timeout) if new and kind != "unexpected" else call.source()
+                kind, detail = worker.run(f"{seed}:{index}", call.body(), timeout, _values_defined(call.target.fn))
+                new = kind in REPORTED and _dedup_key(kind, str(call.target), detail) not in summary.findings
+                source = minimize(call, kind, detail, timeout) if new and kind in ("crash", "hang") else call.source()
                 with lock:
                     summary.calls += 1
                     summary.classes[kind] += 1
-                    if kind in BAD:
+                    if kind in REPORTED:
                         key = _dedup_key(kind, str(call.target), detail)
                         if key in summary.findings:
                             summary.findings[key].count += 1

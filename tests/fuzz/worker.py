@@ -43,6 +43,12 @@ def main():
     torchlite.set_num_threads(int(os.environ.get("TORCHLITE_FUZZ_THREADS", "1")))
     from tests.fuzz.generate import PRELUDE
     prelude = compile(PRELUDE, "<prelude>", "exec")
+    compare = os.environ.get("TORCHLITE_FUZZ_COMPARE") == "1"
+    if compare:
+        import torch
+        torch.set_num_threads(1)
+        from tests.fuzz import compare as cmp
+        torch_prelude = compile(PRELUDE.replace("torchlite", "torch"), "<torch prelude>", "exec")
     # The protocol gets its own copy of stdout; whatever the calls print goes to stderr (discarded).
     out = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)
@@ -59,7 +65,15 @@ def main():
         except BaseException as e:  # noqa: BLE001 - classifying every exception is the point
             exc = e
         kind = classify(exc)
-        detail = "" if exc is None else str(exc)[:300]
+        if compare and kind in ("ok", "expected"):
+            try:
+                t_scope, t_exc = cmp.run_torch(job["body"], torch_prelude)
+                differs = cmp.mismatch(scope, exc, t_scope, t_exc, job.get("values", True))
+            except Exception as e:  # noqa: BLE001 - a comparison that fails is itself worth a look
+                differs = f"comparing with PyTorch failed: {e!r}"
+            if differs:
+                kind, exc = "mismatch", RuntimeError(differs)
+        detail = "" if exc is None else str(exc)[:400]
         where = "" if kind != "unexpected" else "".join(traceback.format_exception(exc)[-3:])[-600:]
         out.write("done " + json.dumps([job["id"], kind, type(exc).__name__ if exc else "", detail, where]) + "\n")
         out.flush()
