@@ -195,6 +195,21 @@ def _out_call(f, t_expected, dtype):
     return run
 
 
+@pytest.mark.parametrize("f", ENTRIES, ids=[str(f.schema.name) for f in ENTRIES])
+def test_samples_run_in_torch(f):
+    """Every sample is a valid call for PyTorch in some dtype: one that raises everywhere tests nothing."""
+    for sample in f.samples:
+        errors = []
+        for dtype in ("float64", "float32", "int64", "bool"):
+            (t_args, t_kwargs), _ = _build(sample, "contiguous", dtype)
+            _, err = torch_result(lambda: sample_callables(f, sample)[0](t_args, t_kwargs))
+            if err is None:
+                break
+            errors.append(repr(err))
+        else:
+            pytest.fail(f"{f.schema.name}: PyTorch rejects sample {sample!r} in every dtype: {errors[0]}")
+
+
 @pytest.mark.parametrize("f,index,form,layout,dtype", list(_cases()))
 def test_forward(f, index, form, layout, dtype):
     sample = f.samples[index]
