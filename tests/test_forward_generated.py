@@ -19,8 +19,8 @@ import torch
 import torchlite as tl
 from codegen.loader import load_native_functions
 from codegen.model import SchemaKind
-from conftest import (DTYPES, Spec, assert_same, dtype_name, error_types_like, from_torch, iter_specs, map_specs, parse_sample,
-                      sample_callables, sample_hint, torch_result)
+from conftest import (DTYPES, Spec, assert_same, dtype_name, error_types_like, from_torch, iter_specs, map_specs,
+                      parse_sample, sample_callables, sample_hint, torch_result)
 
 YAML = Path(__file__).resolve().parents[1] / "native_functions.yaml"
 ALL = load_native_functions(YAML).functions
@@ -184,7 +184,10 @@ def _out_call(f, t_expected, dtype):
     """Runs the out= form of a call (fn of (args, kwargs)) with out tensors of the functional result's dtype."""
     out_args = _variant(f, SchemaKind.out).schema.out_arguments
     results = t_expected if isinstance(t_expected, (tuple, list)) else (t_expected,)
-    dtypes = [r.dtype for r in results] if t_expected is not None else [getattr(torch, dtype or "float32")] * len(out_args)
+    if t_expected is not None:
+        dtypes = [r.dtype for r in results]
+    else:
+        dtypes = [getattr(torch, dtype or "float32")] * len(out_args)
 
     def run(lib, call, a, k):
         outs = tuple(lib.empty(0, dtype=getattr(lib, str(dt).split(".")[-1])) for dt in dtypes)

@@ -31,8 +31,9 @@ def main(argv=None):
     print(summary.text())
     if a.report:
         with open(a.report, "w") as fh:
+            findings = [vars(f) for f in summary.bad() + summary.mismatches()]
             json.dump({"calls": summary.calls, "classes": dict(summary.classes), "avoided": summary.avoided,
-                       "seconds": summary.seconds, "findings": [vars(f) for f in summary.bad() + summary.mismatches()]}, fh, indent=1)
+                       "seconds": summary.seconds, "findings": findings}, fh, indent=1)
     return 1 if summary.bad() else 0
 
 

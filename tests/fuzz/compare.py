@@ -85,7 +85,8 @@ def mismatch(scope, exc, t_scope, t_exc, check_values):
         if t_exc is None:
             return f"PyTorch succeeds where torchlite raises {type(exc).__name__}: {str(exc)[:200]}"
         # torch reports "not implemented for 'Bool'" as NotImplementedError, a RuntimeError subclass.
-        if type(exc) is not type(t_exc) and not (isinstance(t_exc, NotImplementedError) and isinstance(exc, RuntimeError)):
+        subclass = isinstance(t_exc, NotImplementedError) and isinstance(exc, RuntimeError)
+        if type(exc) is not type(t_exc) and not subclass:
             return f"{type(exc).__name__} vs PyTorch's {type(t_exc).__name__}: {str(exc)[:150]} | {str(t_exc)[:150]}"
         return None
     names = ["result"] + sorted(k for k in t_scope if k.startswith("t") and k[1:].isdigit())
