@@ -101,15 +101,20 @@ class Worker:
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError):
             return self._died()
-        # The first call also waits for the worker to import torchlite.
-        for wait in (120 if self.fresh else timeout, timeout):
+        # The first call also waits for the worker to import torchlite. With --compare-torch a "torch" line
+        # says PyTorch is running the call: a crash or hang after it is PyTorch's, reported as a mismatch.
+        in_torch = False
+        for wait in (120 if self.fresh else timeout, timeout, timeout):
             try:
                 line = self.lines.get(timeout=wait)
             except queue.Empty:
                 self._restart()
-                return "hang", f"no answer in {wait}s"
+                return ("mismatch", f"PyTorch hangs: no answer in {wait}s") if in_torch else \
+                    ("hang", f"no answer in {wait}s")
             if line is None:
-                return self._died()
+                kind, detail = self._died()
+                return ("mismatch", f"PyTorch crashes: {detail}") if in_torch else (kind, detail)
+            in_torch = line.startswith("torch ")
             if line.startswith("done "):
                 break
         self.fresh = False

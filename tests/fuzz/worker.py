@@ -66,6 +66,8 @@ def main():
             exc = e
         kind = classify(exc)
         if compare and kind in ("ok", "expected"):
+            out.write(f"torch {job['id']}\n")  # a crash from here on is PyTorch's (INT64_MIN // -1 is one)
+            out.flush()
             try:
                 t_scope, t_exc = cmp.run_torch(job["body"], torch_prelude)
                 differs = cmp.mismatch(scope, exc, t_scope, t_exc, job.get("values", True))
