@@ -117,19 +117,18 @@ def _prepare(call, sample, layout, lib=tl, inplace=None):
     """(func, leaves): `func(*leaves)` runs `call` (a callable of (args, kwargs)) on the sample's inputs
     built from the leaves. With `inplace` (a method name), func runs `args[0].clone().<inplace>(...)`."""
     args, kwargs = parse_sample(sample, lib)
-    specs = iter_specs((args, kwargs))
-    leaves, builders, fixed = [], [], []
-    for pos, spec in enumerate(specs):
+    leaves, inputs = [], []  # inputs[i](leaves) is the tensor standing for the i-th Spec
+    for pos, spec in enumerate(iter_specs((args, kwargs))):
         values = _values(spec, seed=pos)
         if spec.kind == "B":
-            fixed.append(lambda xs, v=lib.from_numpy(values): v)
+            inputs.append(lambda xs, v=lib.from_numpy(values): v)
             continue
         leaf, to_input = _leaf(values, layout, lib)
-        fixed.append(lambda xs, k=len(leaves), build=to_input: build(xs[k]))
+        inputs.append(lambda xs, k=len(leaves), build=to_input: build(xs[k]))
         leaves.append(leaf)
 
     def func(*xs):
-        slots = iter(fixed)
+        slots = iter(inputs)
         a, k = map_specs((args, kwargs), lambda s: next(slots)(xs))
         if inplace:
             return getattr(a[0].clone(), inplace)(*a[1:], **k)
