@@ -66,3 +66,11 @@ def test_worker_classifies(body, expected):
         assert worker.run("after", "x = 1\n", timeout=30)[0] == "ok"
     finally:
         worker.close()
+
+
+def test_compare_torch_mode_runs():
+    """--compare-torch (reporting only): agreeing calls are not findings, and it finds no crash of its own."""
+    summary = run(calls=100, seed=5, workers=1, timeout=60.0, ops=["add", "mul", "sum"], compare_torch=True)
+    assert not summary.bad(), summary.text()
+    assert summary.classes["ok"] > 0, summary.text()
+    assert all(f.kind == "mismatch" and f.detail for f in summary.mismatches())
