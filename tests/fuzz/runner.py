@@ -159,6 +159,8 @@ def run(calls=1000, seed=0, workers=2, timeout=10.0, avoid_known=True, ops=None,
     assert targets, "no op matches"
     env = dict(os.environ if env is None else env)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
+    # One BLAS thread: its per-thread buffers would otherwise eat the workers' capped address space.
+    env.setdefault("OPENBLAS_NUM_THREADS", "1")
     if compare_torch:
         env["TORCHLITE_FUZZ_COMPARE"] = "1"
         env.setdefault("TORCHLITE_FUZZ_MEMORY_MB", "6144")  # PyTorch maps far more address space
