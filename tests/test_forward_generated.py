@@ -19,8 +19,8 @@ import torch
 import torchlite as tl
 from codegen.loader import load_native_functions
 from codegen.model import SchemaKind
-from conftest import (DTYPES, Spec, assert_same, dtype_name, error_types_like, from_torch, iter_specs, map_specs, parse_sample,
-                      sample_callables, sample_hint, torch_result)
+from conftest import (DTYPES, Spec, assert_same, dtype_name, error_types_like, from_torch, iter_specs, map_specs,
+                      parse_sample, sample_callables, sample_hint, torch_result)
 
 YAML = Path(__file__).resolve().parents[1] / "native_functions.yaml"
 ALL = load_native_functions(YAML).functions
@@ -189,7 +189,10 @@ def _out_call(f, t_expected, dtype):
     """Runs the out= form of a call (fn of (args, kwargs)) with out tensors of the functional result's dtype."""
     out_args = _variant(f, SchemaKind.out).schema.out_arguments
     results = t_expected if isinstance(t_expected, (tuple, list)) else (t_expected,)
-    dtypes = [r.dtype for r in results] if t_expected is not None else [getattr(torch, dtype or "float32")] * len(out_args)
+    if t_expected is not None:
+        dtypes = [r.dtype for r in results]
+    else:
+        dtypes = [getattr(torch, dtype or "float32")] * len(out_args)
 
     def run(lib, call, a, k):
         outs = tuple(lib.empty(0, dtype=getattr(lib, str(dt).split(".")[-1])) for dt in dtypes)
@@ -198,6 +201,21 @@ def _out_call(f, t_expected, dtype):
             assert r is o or lib is torch, "out= must return its out tensor"
         return res
     return run
+
+
+@pytest.mark.parametrize("f", ENTRIES, ids=[str(f.schema.name) for f in ENTRIES])
+def test_samples_run_in_torch(f):
+    """Every sample is a valid call for PyTorch in some dtype: one that raises everywhere tests nothing."""
+    for sample in f.samples:
+        errors = []
+        for dtype in ("float64", "float32", "int64", "bool"):
+            (t_args, t_kwargs), _ = _build(sample, "contiguous", dtype)
+            _, err = torch_result(lambda: sample_callables(f, sample)[0](t_args, t_kwargs))
+            if err is None:
+                break
+            errors.append(repr(err))
+        else:
+            pytest.fail(f"{f.schema.name}: PyTorch rejects sample {sample!r} in every dtype: {errors[0]}")
 
 
 @pytest.mark.parametrize("f,index,form,layout,dtype", list(_cases()))
