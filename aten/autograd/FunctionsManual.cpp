@@ -401,7 +401,14 @@ Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, con
 
 Tensor logcumsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result, int64_t dim) {
   if (self.dim() == 0 || self.numel() == 0) return grad;
-  const Tensor neg_inf = tl::full_like(grad, -std::numeric_limits<double>::infinity());
+  // Masked-out terms get the lowest finite value rather than -inf, so that nothing computes
+  // inf - inf when this formula is differentiated again.
+  double lowest = std::numeric_limits<double>::lowest();
+  if (grad.scalar_type() == ScalarType::Float32 || grad.scalar_type() == ScalarType::BFloat16)
+    lowest = std::numeric_limits<float>::lowest();
+  else if (grad.scalar_type() == ScalarType::Float16)
+    lowest = -65504.0;
+  const Tensor neg_inf = tl::full_like(grad, lowest);
   const Tensor log_abs = tl::log(tl::where(tl::ne(grad, 0), tl::abs(grad), tl::ones_like(grad)));
   auto part = [&](const Tensor& mask) {  // exp(self_i) * sum_{j >= i} |grad_j| exp(-result_j) over mask
     const Tensor terms = tl::sub(tl::where(mask, log_abs, neg_inf), result);

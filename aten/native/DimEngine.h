@@ -60,6 +60,12 @@ enum class OutDtype {
 void prepare_output(Tensor& out, IntArrayRef shape, ScalarType dtype, const Tensor& like, OutDtype rule,
                     const char* op);
 
+// The C++ element type's name as PyTorch's dtype messages print it ("float", "long int").
+const char* cpp_type_name(ScalarType t);
+
+// Ops with two outputs (values, indices): out= must give both or neither.
+void check_out_pair(const Tensor& values, const Tensor& indices, const char* op);
+
 // `t` converted to `dtype` (itself when it already has it), for kernels that compute in one dtype.
 Tensor cast_to(const Tensor& t, ScalarType dtype);
 

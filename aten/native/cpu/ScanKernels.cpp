@@ -30,12 +30,12 @@ using scan_acc_t = std::conditional_t<std::is_same_v<T, float> || std::is_same_v
 ScalarType cum_result_dtype(const Tensor& self, std::optional<ScalarType> dtype, const Tensor& out, const char* op) {
   if (out.defined() && out.is_same(self)) {
     TL_CHECK(!dtype || *dtype == self.dtype(), op, ": Bad in-place call: input tensor dtype ",
-             legacy_type_name(self.dtype()), " and output tensor dtype ", legacy_type_name(*dtype), " should match");
+             cpp_type_name(self.dtype()), " and output tensor dtype ", cpp_type_name(*dtype), " should match");
     return self.dtype();
   }
   if (out.defined()) {
     TL_CHECK(!dtype || *dtype == out.dtype(), op, ": Expected out tensor to have dtype ",
-             scalar_type_name(*dtype), ", but got ", scalar_type_name(out.dtype()), " instead");
+             cpp_type_name(*dtype), ", but got ", cpp_type_name(out.dtype()), " instead");
     return out.dtype();
   }
   if (dtype) return *dtype;
@@ -78,6 +78,7 @@ inline T log_add_exp(T a, T b) {
 // everything and is kept (later NaNs move the index), as in PyTorch.
 template <bool Max>
 void cum_extreme(const Tensor& self, int64_t dim, Tensor& values, Tensor& indices, const char* op) {
+  check_out_pair(values, indices, op);
   maybe_wrap_dim(dim, self.dim(), op);
   prepare_output(values, self.sizes(), self.dtype(), self, OutDtype::Exact, op);
   prepare_output(indices, self.sizes(), ScalarType::Int64, self, OutDtype::Exact, op);

@@ -53,8 +53,8 @@ TL_TARGET_CLONES void softmax_slice(const T* x, T* y, int64_t n) {
   } else {
     for (int64_t i = 0; i < n; ++i) sum += vexp<acc_t>(ld(x, i) - mx);
     if constexpr (Log) {
-      const acc_t shift = mx + std::log(sum);
-      for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(ld(x, i) - shift);
+      const acc_t log_sum = std::log(sum);  // (x - max) - log_sum keeps precision for huge x
+      for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>((ld(x, i) - mx) - log_sum);
     } else {
       const acc_t inv = acc_t(1) / sum;
       for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(vexp<acc_t>(ld(x, i) - mx) * inv);

@@ -64,6 +64,7 @@ int64_t size_along(const Tensor& t, int64_t dim) { return t.dim() == 0 ? 1 : t.s
 
 void sort_impl(const Tensor& self, int64_t dim, bool descending, Tensor& values, Tensor& indices) {
   const char* op = "sort";
+  check_out_pair(values, indices, op);
   dim = maybe_wrap_dim(dim, self.dim(), op);
   prepare_output(values, self.sizes(), self.dtype(), self, OutDtype::Exact, op);
   prepare_output(indices, self.sizes(), ScalarType::Int64, self, OutDtype::Exact, op);
@@ -92,6 +93,7 @@ void sort_stable_kernel(const Tensor& self, std::optional<bool> stable, int64_t 
 void topk_kernel(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted, Tensor& values,
                  Tensor& indices) {
   const char* op = "topk";
+  check_out_pair(values, indices, op);
   dim = maybe_wrap_dim(dim, self.dim(), op);
   const int64_t n = size_along(self, dim);
   TL_CHECK(k >= 0 && k <= n, op, ": selected index k out of range");
@@ -99,7 +101,8 @@ void topk_kernel(const Tensor& self, int64_t k, int64_t dim, bool largest, bool 
   if (self.dim() > 0) shape[dim] = k;
   prepare_output(values, shape, self.dtype(), self, OutDtype::Exact, op);
   prepare_output(indices, shape, ScalarType::Int64, self, OutDtype::Exact, op);
-  if (self.is_meta() || k == 0) return;
+  if (self.is_meta() || (k == 0 && self.dim() > 0)) return;
+  if (self.dim() == 0) k = 1;  // a 0-d tensor holds one value whatever k is (0 or 1), as in PyTorch
   TL_DISPATCH_ALL(self.dtype(), op, [&] {
     dim_apply({values, indices}, {self}, dim, {false, 4}, [&](const DimSlice* s) {
       auto& items = load_items<scalar_t>(s[2]);
@@ -116,6 +119,7 @@ void topk_kernel(const Tensor& self, int64_t k, int64_t dim, bool largest, bool 
 
 void kthvalue_kernel(const Tensor& self, int64_t k, int64_t dim, bool keepdim, Tensor& values, Tensor& indices) {
   const char* op = "kthvalue";
+  check_out_pair(values, indices, op);
   dim = maybe_wrap_dim(dim, self.dim(), op);
   const int64_t n = size_along(self, dim);
   TL_CHECK(k >= 1 && k <= n, op, ": selected number k out of range for dimension ", dim);
