@@ -3,7 +3,7 @@ topk) and on the index engine (gather, scatter_add, index_select).
 
     python benchmarks/bench_dim_index.py [--quick] [--threads N]
 
-Every figure is the median of several repeats, in milliseconds; ratio = torchlite's time / PyTorch's
+Every figure is the median of several repeats (torchlite and PyTorch timed alternately), in ms; ratio = torchlite's time / PyTorch's
 (below 1.0: torchlite is faster). Both libraries use the same number of threads (default 2).
 """
 from __future__ import annotations
@@ -18,9 +18,14 @@ import torch
 import torchlite as tl
 
 
-def bench(fn, repeat: int) -> float:
-    fn()  # warm up (page faults of the first allocation, lazy initialisation)
-    return statistics.median(timeit.repeat(fn, number=1, repeat=repeat))
+def bench_pair(ours, theirs, repeat: int) -> tuple[float, float]:
+    """Median seconds of each, timed alternately so that load changes hit both alike."""
+    ours(), theirs()  # warm up (page faults of the first allocation, lazy initialisation)
+    a, b = [], []
+    for _ in range(repeat):
+        a.append(timeit.timeit(ours, number=1))
+        b.append(timeit.timeit(theirs, number=1))
+    return statistics.median(a), statistics.median(b)
 
 
 def main() -> int:
@@ -63,8 +68,7 @@ def main() -> int:
     for name, f in cases:
         ours_t = {k: v[0] for k, v in T.items()}
         theirs_t = {k: v[1] for k, v in T.items()}
-        a = bench(lambda: f(tl, ours_t), rep)
-        b = bench(lambda: f(torch, theirs_t), rep)
+        a, b = bench_pair(lambda: f(tl, ours_t), lambda: f(torch, theirs_t), rep)
         print(f"{name:40s} {a * 1e3:8.2f}ms {b * 1e3:8.2f}ms {a / b:6.2f}x", flush=True)
     return 0
 

@@ -306,3 +306,22 @@ def test_results_do_not_depend_on_thread_count():
     tl.set_num_threads(before)
     for a, b in zip(*results):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+@pytest.mark.parametrize("descending", [False, True])
+def test_long_slices_sort_like_torch(dtype, descending):
+    """Long float32/int32 slices take the radix path: ties, NaN of both signs, -0.0, infinities."""
+    rng = np.random.default_rng(8)
+    v = rng.integers(-20, 20, (3, 1000)).astype(dtype)
+    if dtype == np.float32:
+        v[0, ::7] = np.nan
+        v[0, 3::11] = -np.nan
+        v[1, ::5] = -0.0
+        v[2, ::13] = np.inf
+        v[2, 1::13] = -np.inf
+    for d, arr in [(1, v), (0, np.ascontiguousarray(v.T))]:
+        ours = tl.sort(tl.from_numpy(arr.copy()), d, descending)
+        theirs = torch.sort(torch.from_numpy(arr.copy()), dim=d, descending=descending, stable=True)
+        np.testing.assert_array_equal(ours[1].numpy(), theirs[1].numpy())
+        np.testing.assert_array_equal(ours[0].numpy(), theirs[0].numpy())
