@@ -325,3 +325,18 @@ def test_long_slices_sort_like_torch(dtype, descending):
         theirs = torch.sort(torch.from_numpy(arr.copy()), dim=d, descending=descending, stable=True)
         np.testing.assert_array_equal(ours[1].numpy(), theirs[1].numpy())
         np.testing.assert_array_equal(ours[0].numpy(), theirs[0].numpy())
+
+
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_softmax_over_leading_dim_of_wide_tensors(op, dtype):
+    """dim 0 of a contiguous tensor with >= 16 columns takes the column-block path."""
+    ext = np.array([[1.0, -np.inf, 3.0], [np.inf, 1.0, 0.0], [-np.inf] * 3, [np.nan, 1.0, 2.0], [30, 30, 0]]).T
+    rng = np.random.default_rng(4)
+    v = np.concatenate([np.tile(ext, (1, 7)), rng.standard_normal((3, 21)) * 4], axis=1).astype(dtype)
+    v = np.concatenate([v, v[::-1]], axis=0)  # (6, 56)
+    for x in [v, v.reshape(2, 3, 56)]:
+        ours = getattr(tl, op)(tl.from_numpy(x.copy()), 0)
+        theirs = getattr(torch, op)(torch.from_numpy(x.copy()), 0)
+        tol = 2e-3 if dtype == np.float16 else 1e-5
+        close(ours, theirs, rtol=tol, atol=tol)

@@ -173,13 +173,23 @@ void index_select_kernel(const Tensor& self, int64_t dim, const Tensor& index, T
     const char* src = static_cast<const char*>(self.data_ptr());
     char* dst = static_cast<char*>(out.data_ptr());
     const int64_t row = inner * isz;
-    parallel_for(0, outer * n, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(inner, 1)),
-                 [&](int64_t b, int64_t e) {
-                   for (int64_t r = b; r < e; ++r) {
-                     const int64_t o = r / n, j = r % n;
-                     std::memcpy(dst + r * row, src + (o * size + ix[j]) * row, row);
-                   }
-                 });
+    if (inner == 1) {  // single elements: a typed loop per outer row, no memcpy call per element
+      TL_DISPATCH_ALL(self.dtype(), op, [&] {
+        const scalar_t* x = reinterpret_cast<const scalar_t*>(src);
+        scalar_t* y = reinterpret_cast<scalar_t*>(dst);
+        parallel_for(0, outer, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
+          for (int64_t o = b; o < e; ++o)
+            for (int64_t j = 0; j < n; ++j) y[o * n + j] = x[o * size + ix[j]];
+        });
+      });
+      return;
+    }
+    parallel_for(0, outer * n, std::max<int64_t>(1, kGrainSize / inner), [&](int64_t b, int64_t e) {
+      for (int64_t r = b; r < e; ++r) {
+        const int64_t o = r / n, j = r % n;
+        std::memcpy(dst + r * row, src + (o * size + ix[j]) * row, row);
+      }
+    });
     return;
   }
   const Tensor idx = expand_index(index, out.sizes(), dim);

@@ -101,6 +101,48 @@ TL_TARGET_CLONES void softmax_slice(const T* x, T* y, int64_t n) {
   }
 }
 
+// Softmax over a dim that is not the last, of contiguous x: a block of up to kCols neighbouring
+// columns (one cache line per row) is processed row by row, each column with its own max and sum,
+// so the loops run across columns and vectorize, and the block stays in cache between passes.
+constexpr int64_t kCols = 16;
+
+template <typename T, bool Log>
+TL_TARGET_CLONES void softmax_cols(const T* x, T* y, int64_t n, int64_t inner, int64_t w) {
+  using acc_t = opmath_t<T>;
+  acc_t mx[kCols], sum[kCols];
+  for (int64_t j = 0; j < kCols; ++j) mx[j] = -std::numeric_limits<acc_t>::infinity(), sum[j] = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const T* xr = x + i * inner;
+#pragma omp simd
+    for (int64_t j = 0; j < w; ++j) {
+      const acc_t v = ld(xr, j);
+      mx[j] = v > mx[j] ? v : mx[j];
+    }
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    const T* xr = x + i * inner;
+    T* yr = y + i * inner;
+#pragma omp simd
+    for (int64_t j = 0; j < w; ++j) {
+      const acc_t e = vexp<acc_t>(ld(xr, j) - mx[j]);
+      if constexpr (!Log) yr[j] = static_cast<T>(e);
+      sum[j] += e;
+    }
+  }
+  acc_t f[kCols];
+  for (int64_t j = 0; j < w; ++j) f[j] = Log ? std::log(sum[j]) : acc_t(1) / sum[j];
+  for (int64_t i = 0; i < n; ++i) {
+    const T* xr = x + i * inner;
+    T* yr = y + i * inner;
+#pragma omp simd
+    for (int64_t j = 0; j < w; ++j) {
+      if constexpr (Log) yr[j] = static_cast<T>((ld(xr, j) - mx[j]) - f[j]);
+      else if constexpr (is_reduced_v<T>) yr[j] = static_cast<T>(vexp<acc_t>(ld(xr, j) - mx[j]) * f[j]);
+      else yr[j] = static_cast<T>(static_cast<acc_t>(yr[j]) * f[j]);
+    }
+  }
+}
+
 // gI = y * (g - sum(g * y))   (softmax)   or   gI = g - exp(y) * sum(g)   (log_softmax).
 template <typename T, bool Log>
 TL_TARGET_CLONES void softmax_backward_slice(const T* g, const T* y, T* gi, int64_t n) {
@@ -124,6 +166,25 @@ void softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> dty
   prepare_output(out, self.sizes(), st, self, OutDtype::Exact, op);
   if (self.is_meta()) return;
   const Tensor in = cast_to(self, st);
+  if (self.numel() == 0) return;
+  const int64_t d = self.dim() == 0 ? 0 : maybe_wrap_dim(dim, self.dim(), op);
+  int64_t inner = 1;
+  for (int64_t i = d + 1; i < self.dim(); ++i) inner *= self.sizes()[i];
+  if (inner >= kCols && in.is_contiguous() && out.is_contiguous() && !(out.storage() == in.storage())) {
+    const int64_t n = self.sizes()[d], outer = self.numel() / (n * inner);
+    const int64_t nblocks = (inner + kCols - 1) / kCols;
+    TL_DISPATCH_FLOAT(st, op, [&] {
+      const scalar_t* x = in.data_ptr<scalar_t>();
+      scalar_t* y = out.data_ptr<scalar_t>();
+      parallel_for(0, outer * nblocks, std::max<int64_t>(1, kGrainSize / (8 * n * kCols)), [&](int64_t b, int64_t e) {
+        for (int64_t t = b; t < e; ++t) {
+          const int64_t off = (t / nblocks) * n * inner + (t % nblocks) * kCols;
+          softmax_cols<scalar_t, Log>(x + off, y + off, n, inner, std::min(kCols, inner - (t % nblocks) * kCols));
+        }
+      });
+    });
+    return;
+  }
   TL_DISPATCH_FLOAT(st, op, [&] {
     dim_apply({out}, {in}, dim, {/*contiguous=*/true, /*cost_per_element=*/8}, [&](const DimSlice* s) {
       softmax_slice<scalar_t, Log>(s[1].as<scalar_t>(), s[0].as<scalar_t>(), s[1].size);
