@@ -298,3 +298,50 @@ def test_gather_backward_matches_torch():
     (tl.gather(ours, 1, tl.from_numpy(iv)) * 3).sum().backward()
     (torch.gather(theirs, 1, torch.from_numpy(iv)) * 3).sum().backward()
     np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy())
+
+
+def _outcome(fn):
+    try:
+        return fn()
+    except (RuntimeError, IndexError) as e:
+        return type(e)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_indices_match_torch_or_raise_alike(seed):
+    """Random shapes (empty and 0-d included), index values in and out of range, int32/int64:
+    torchlite gives PyTorch's values, or raises where PyTorch raises."""
+    rng = np.random.default_rng(100 + seed)
+    for _ in range(40):
+        nd = int(rng.integers(0, 4))
+        shape = tuple(int(s) for s in rng.integers(0, 4, nd))
+        x = rng.standard_normal(shape).astype(np.float32)
+        a, b = tl.from_numpy(x.copy()), torch.from_numpy(x.copy())
+        dim = int(rng.integers(-max(nd, 1), max(nd, 1)))
+        size = shape[dim] if nd else 1
+        itype = np.int64 if rng.random() < 0.7 else np.int32
+        ishape = tuple(int(rng.integers(0, s + 1)) if i != dim % max(nd, 1) else int(rng.integers(0, 5))
+                       for i, s in enumerate(shape))
+        iv = rng.integers(-size - 1, size + 2, ishape).astype(itype)
+        vec = rng.integers(-size - 1, size + 2, int(rng.integers(0, 5))).astype(itype)
+        cases = [
+            lambda L, A, I, V: L.gather(A, dim, I),
+            lambda L, A, I, V: L.scatter_add(A, dim, I, L.ones(I.shape, dtype=A.dtype)),
+            lambda L, A, I, V: L.scatter(A, dim, I, 1.5),
+            lambda L, A, I, V: L.index_select(A, dim, V),
+            lambda L, A, I, V: L.index_fill(A, dim, V.long(), -1.0),
+            lambda L, A, I, V: L.take(A, I.long()),
+        ]
+        ours_i, theirs_i = tl.from_numpy(iv.copy()), torch.from_numpy(iv.copy())
+        ours_v, theirs_v = tl.from_numpy(vec.copy()), torch.from_numpy(vec.copy())
+        for n, case in enumerate(cases):
+            if n == 4 and x.size == 0:
+                continue  # index_fill of an empty self: PyTorch sometimes fails inside its own view code
+            got = _outcome(lambda: case(tl, a, ours_i, ours_v))
+            want = _outcome(lambda: case(torch, b, theirs_i, theirs_v))
+            if isinstance(want, type) or isinstance(got, type):
+                # Both raise (PyTorch's type varies with internal code paths in degenerate cases:
+                # empty or 0-d self, last dim; the documented cases are checked in the tests above).
+                assert isinstance(got, type) and isinstance(want, type), (case, shape, dim, iv, vec, got, want)
+                continue
+            same(got, want)

@@ -29,6 +29,14 @@ Tensor expand_index(const Tensor& index, IntArrayRef shape, int64_t dim) {
   return make_view(index, s, strides, index.storage_offset());
 }
 
+void check_index_values(const Tensor& index, const IndexRule& rule) {
+  if (index.is_meta() || index.numel() == 0) return;
+  std::vector<int64_t> buf(index.numel());
+  const int64_t stride = index.dim() ? index.strides()[0] : 0;
+  if (index.dtype() == ScalarType::Int64) detail::load_checked(index.data_ptr<int64_t>(), stride, index.numel(), rule, buf.data());
+  else detail::load_checked(index.data_ptr<int32_t>(), stride, index.numel(), rule, buf.data());
+}
+
 namespace detail {
 void throw_out_of_bounds(const IndexRule& rule, int64_t value) {
   std::string msg = str(rule.op, ": ", rule.prefix, "index ", value, " is out of bounds for dimension ",

@@ -60,6 +60,10 @@ void load_checked(const I* src, int64_t stride, int64_t n, const IndexRule& rule
 }
 }  // namespace detail
 
+// Checks every value of a 1-D (or 0-d) index against `rule` (for ops that must raise even when
+// there is nothing to write, as PyTorch does for an empty self).
+void check_index_values(const Tensor& index, const IndexRule& rule);
+
 // Runs f(const DimSlice* s, const int64_t* idx, int64_t n) on every slice along dim of the
 // operands (outputs first, then inputs; `index` is not among them: its slice comes as idx).
 template <typename F>

@@ -152,11 +152,13 @@ void index_select_kernel(const Tensor& self, int64_t dim, const Tensor& index, T
   check_index_vector(index, op);
   TL_CHECK(index.dtype() == ScalarType::Int64 || index.dtype() == ScalarType::Int32, op,
            ": Expected dtype int32 or int64 for index");
-  TL_CHECK_AS(IndexError, self.dim() > 0 || index.numel() == 1, op,
+  TL_CHECK(self.dim() > 0 || index.numel() == 1, op,
               ": Index to scalar can have only 1 value, got ", index.numel(), " value(s)");
   prepare_output(out, with_dim_size(self, dim, index.numel()), self.dtype(), self, OutDtype::Exact, op);
+  // IndexError, except for an empty self, where PyTorch's check raises a RuntimeError.
+  const IndexRule rule{op, size_or_1(self, dim), dim, false, /*index_error=*/self.numel() > 0};
+  if (!self.is_meta() && out.numel() == 0) check_index_values(index, rule);
   if (self.is_meta() || out.numel() == 0) return;
-  const IndexRule rule{op, size_or_1(self, dim), dim, false, /*index_error=*/true};
   const int64_t isz = static_cast<int64_t>(self.itemsize());
   if (self.is_contiguous() && out.is_contiguous() && self.dim() > 0) {
     // Contiguous fast path: whole rows of the dims after `dim` are copied with memcpy.
@@ -218,9 +220,10 @@ void index_add_kernel(const Tensor& self, int64_t dim, const Tensor& index, cons
   const Tensor src = self.dim() == source.dim() ? source : as_dims_of(source, self.dim());
   TL_CHECK(src.dim() == self.dim() && with_dim_size(self, dim, index.numel()) == src.sizes(), op,
            ": source ", source.sizes(), " must have the shape of self ", self.sizes(), " apart from dimension ", dim);
-  init_from_self(self, out, op);
-  if (self.is_meta() || index.numel() == 0) return;
   const IndexRule rule{op, size_or_1(self, dim), dim};
+  check_index_values(index, rule);
+  init_from_self(self, out, op);
+  if (self.is_meta() || index.numel() == 0 || self.numel() == 0) return;
   const Tensor idx = expand_index(index, src.sizes(), dim);
   TL_DISPATCH_ALL(self.dtype(), op, [&] {
     const auto a = alpha.to<scalar_t>();
@@ -249,9 +252,10 @@ void index_copy_kernel(const Tensor& self, int64_t dim, const Tensor& index, con
   TL_CHECK(src.dim() == self.dim() && with_dim_size(self, dim, index.numel()) == src.sizes(), op,
            ": Source/destination tensor must have same slice shapes. Destination slice shape: ", self.sizes(),
            " at dimension ", dim, " and source slice shape: ", source.sizes());
-  init_from_self(self, out, op);
-  if (self.is_meta() || index.numel() == 0) return;
   const IndexRule rule{op, size_or_1(self, dim), dim, false, true};
+  check_index_values(index, rule);
+  init_from_self(self, out, op);
+  if (self.is_meta() || index.numel() == 0 || self.numel() == 0) return;
   const Tensor idx = expand_index(index, src.sizes(), dim);
   TL_DISPATCH_ALL(self.dtype(), op, [&] {
     index_apply({out}, {src}, idx, dim, rule, [&](const DimSlice* s, const int64_t* ix, int64_t n) {
@@ -268,9 +272,10 @@ void index_fill_impl(const Tensor& self, int64_t dim, const Tensor& index, const
   dim = maybe_wrap_dim(dim, self.dim(), op);
   check_index_vector(index, op);
   TL_CHECK(index.dtype() == ScalarType::Int64, op, ": Expected dtype int64 for index.");
+  const IndexRule rule{op, size_or_1(self, dim), dim, /*negative_ok=*/true, true};
+  if (self.numel() > 0) check_index_values(index, rule);  // PyTorch checks nothing for an empty self
   init_from_self(self, out, op);
   if (self.is_meta() || index.numel() == 0 || self.numel() == 0) return;
-  const IndexRule rule{op, size_or_1(self, dim), dim, /*negative_ok=*/true, true};
   const Tensor idx = expand_index(index, with_dim_size(self, dim, index.numel()), dim);
   TL_DISPATCH_ALL(self.dtype(), op, [&] {
     const scalar_t v = value.to<scalar_t>();
