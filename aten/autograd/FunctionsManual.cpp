@@ -390,7 +390,7 @@ Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, con
   // Before the first zero: d result_j / d self_i = result_j / self_i for j >= i.
   const Tensor before = tl::div(reverse_cumsum(tl::mul(grad, result), dim), tl::where(no_zero_yet, self, ones));
   Tensor zeros = tl::zeros_like(before);
-  if (!tensor_item(tl::sum(is_zero)).equal(0)) {
+  if (self.is_meta() || !tensor_item(tl::sum(is_zero)).equal(0)) {
     // At the first zero: the products of the other factors, i.e. cumprod with that zero set to 1.
     const Tensor first_zero = tl::mul(is_zero, tl::eq(tl::cumsum(is_zero, dim), 1));
     const Tensor at_zero = reverse_cumsum(tl::mul(grad, tl::cumprod(tl::where(first_zero, ones, self), dim)), dim);

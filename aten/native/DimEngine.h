@@ -22,6 +22,7 @@
 // every op applies the same rules.
 #pragma once
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 

@@ -1,6 +1,14 @@
 #include "aten/native/IndexEngine.h"
 
+#include "generated/ops/copy.h"
+
 namespace tl::native {
+
+void init_from_self(const Tensor& self, Tensor& out, const char* op) {
+  const bool inplace = out.defined() && out.is_same(self);
+  prepare_output(out, self.sizes(), self.dtype(), self, OutDtype::Exact, op);
+  if (!inplace && !self.is_meta()) copy_kernel(out, self, false);
+}
 
 void check_index_int32_or_int64(const Tensor& index, const char* op, const char* what) {
   TL_CHECK(index.dtype() == ScalarType::Int64 || index.dtype() == ScalarType::Int32, op,

@@ -34,6 +34,11 @@ struct IndexRule {
   const char* prefix = "";   // text before "index 5 is out of bounds..." after "op: "
 };
 
+// For ops that return a modified copy of self (scatter, index_add, ...): allocates out and copies
+// self into it (functional form), or checks, resizes and fills the user's out= tensor; in place
+// (out is self) it does nothing.
+void init_from_self(const Tensor& self, Tensor& out, const char* op);
+
 // Index dtype checks with PyTorch's messages.
 void check_index_int32_or_int64(const Tensor& index, const char* op, const char* what);
 void check_index_int64(const Tensor& index, const char* op, const char* what);

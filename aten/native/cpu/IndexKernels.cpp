@@ -21,13 +21,6 @@ namespace {
 int64_t size_or_1(const Tensor& t, int64_t d) { return t.dim() == 0 ? 1 : t.sizes()[d]; }
 int64_t dim_or_1(const Tensor& t) { return std::max<int64_t>(t.dim(), 1); }
 
-// out = self (functional and out= forms); nothing to do in place.
-void init_from_self(const Tensor& self, Tensor& out, const char* op) {
-  const bool inplace = out.defined() && out.is_same(self);
-  prepare_output(out, self.sizes(), self.dtype(), self, OutDtype::Exact, op);
-  if (!inplace && !self.is_meta()) copy_kernel(out, self, false);
-}
-
 // gather/scatter shape rules: same number of dims; index no larger than self apart from dim
 // (and no larger than src everywhere, for scatter).
 void check_gather_scatter_shapes(const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src,
