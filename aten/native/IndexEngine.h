@@ -71,6 +71,8 @@ void check_index_values(const Tensor& index, const IndexRule& rule);
 
 // Runs f(const DimSlice* s, const int64_t* idx, int64_t n) on every slice along dim of the
 // operands (outputs first, then inputs; `index` is not among them: its slice comes as idx).
+// Strided slices go through the dim engine's scratch buffers (outputs copied in too: kernels
+// may read-modify-write them), so kernels index cache-resident, contiguous slices.
 template <typename F>
 void index_apply(ArrayRef<Tensor> outputs, ArrayRef<Tensor> inputs, const Tensor& index, int64_t dim,
                  const IndexRule& rule, const F& f) {
@@ -78,7 +80,8 @@ void index_apply(ArrayRef<Tensor> outputs, ArrayRef<Tensor> inputs, const Tensor
   ins.push_back(index);
   const int64_t nops = static_cast<int64_t>(outputs.size() + ins.size());
   const bool is64 = index.dtype() == ScalarType::Int64;
-  dim_apply(outputs, ins, dim, {}, [&](const DimSlice* s) {
+  dim_apply(outputs, ins, dim, {/*contiguous=*/true, /*cost_per_element=*/2, /*read_outputs=*/true},
+            [&](const DimSlice* s) {
     const DimSlice& is = s[nops - 1];
     thread_local std::vector<int64_t> idx;
     if (static_cast<int64_t>(idx.size()) < is.size) idx.resize(is.size);
