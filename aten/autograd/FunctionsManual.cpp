@@ -515,7 +515,7 @@ Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, con
   // Before the first zero: d result_j / d self_i = result_j / self_i for j >= i.
   const Tensor before = tl::div(reverse_cumsum(tl::mul(grad, result), dim), tl::where(no_zero_yet, self, ones));
   Tensor zeros = tl::zeros_like(before);
-  if (!tensor_item(tl::sum(is_zero)).equal(0)) {
+  if (self.is_meta() || !tensor_item(tl::sum(is_zero)).equal(0)) {
     // At the first zero: the products of the other factors, i.e. cumprod with that zero set to 1.
     const Tensor first_zero = tl::mul(is_zero, tl::eq(tl::cumsum(is_zero, dim), 1));
     const Tensor at_zero = reverse_cumsum(tl::mul(grad, tl::cumprod(tl::where(first_zero, ones, self), dim)), dim);
@@ -526,7 +526,14 @@ Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, con
 
 Tensor logcumsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result, int64_t dim) {
   if (self.dim() == 0 || self.numel() == 0) return grad;
-  const Tensor neg_inf = tl::full_like(grad, -std::numeric_limits<double>::infinity());
+  // Masked-out terms get the lowest finite value rather than -inf, so that nothing computes
+  // inf - inf when this formula is differentiated again.
+  double lowest = std::numeric_limits<double>::lowest();
+  if (grad.scalar_type() == ScalarType::Float32 || grad.scalar_type() == ScalarType::BFloat16)
+    lowest = std::numeric_limits<float>::lowest();
+  else if (grad.scalar_type() == ScalarType::Float16)
+    lowest = -65504.0;
+  const Tensor neg_inf = tl::full_like(grad, lowest);
   const Tensor log_abs = tl::log(tl::where(tl::ne(grad, 0), tl::abs(grad), tl::ones_like(grad)));
   auto part = [&](const Tensor& mask) {  // exp(self_i) * sum_{j >= i} |grad_j| exp(-result_j) over mask
     const Tensor terms = tl::sub(tl::where(mask, log_abs, neg_inf), result);

@@ -6,6 +6,22 @@
 
 namespace tl::native {
 
+const char* cpp_type_name(ScalarType t) {
+  switch (t) {
+    case ScalarType::Bool: return "bool";
+    case ScalarType::UInt8: return "unsigned char";
+    case ScalarType::Int8: return "signed char";
+    case ScalarType::Int16: return "short int";
+    case ScalarType::Int32: return "int";
+    case ScalarType::Int64: return "long int";
+    case ScalarType::Float16: return "c10::Half";
+    case ScalarType::BFloat16: return "c10::BFloat16";
+    case ScalarType::Float32: return "float";
+    case ScalarType::Float64: return "double";
+    default: return scalar_type_name(t);
+  }
+}
+
 void prepare_output(Tensor& out, IntArrayRef shape, ScalarType dtype, const Tensor& like, OutDtype rule,
                     const char* op) {
   if (!out.defined()) {
@@ -15,9 +31,14 @@ void prepare_output(Tensor& out, IntArrayRef shape, ScalarType dtype, const Tens
   TL_CHECK(out.device().type == like.device().type, op, ": Expected out tensor to be on device ",
            like.device().str(), ", but got ", out.device().str());
   if (rule == OutDtype::Exact)
-    TL_CHECK(out.dtype() == dtype, op, ": Expected out tensor to have dtype ", scalar_type_name(dtype), ", but got ",
-             scalar_type_name(out.dtype()), " instead");
+    TL_CHECK(out.dtype() == dtype, op, ": Expected out tensor to have dtype ", cpp_type_name(dtype), ", but got ",
+             cpp_type_name(out.dtype()), " instead");
   resize_output(out, shape, op);
+}
+
+void check_out_pair(const Tensor& values, const Tensor& indices, const char* op) {
+  TL_CHECK_TYPE(values.defined() == indices.defined(), op,
+                ": out= needs both output tensors (values, indices), or neither");
 }
 
 Tensor cast_to(const Tensor& t, ScalarType dtype) {

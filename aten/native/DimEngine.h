@@ -22,6 +22,7 @@
 // every op applies the same rules.
 #pragma once
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -44,6 +45,7 @@ struct DimSlice {
 struct DimApplyOptions {
   bool contiguous = false;  // give the kernel stride-1 slices (scratch copies of strided ones)
   int64_t cost_per_element = 1;  // rough work per element, for the parallel grain
+  bool read_outputs = false;  // with `contiguous`: outputs are read too (scatter_add), copy them in
 };
 
 // ---- output handling (one place for all ops of both engines) -----------------------------------
@@ -59,6 +61,12 @@ enum class OutDtype {
 // Raises PyTorch's messages, prefixed by `op`.
 void prepare_output(Tensor& out, IntArrayRef shape, ScalarType dtype, const Tensor& like, OutDtype rule,
                     const char* op);
+
+// The C++ element type's name as PyTorch's dtype messages print it ("float", "long int").
+const char* cpp_type_name(ScalarType t);
+
+// Ops with two outputs (values, indices): out= must give both or neither.
+void check_out_pair(const Tensor& values, const Tensor& indices, const char* op);
 
 // `t` converted to `dtype` (itself when it already has it), for kernels that compute in one dtype.
 Tensor cast_to(const Tensor& t, ScalarType dtype);
@@ -156,7 +164,7 @@ void dim_apply(ArrayRef<Tensor> outputs, ArrayRef<Tensor> inputs, int64_t dim, D
     char* buf = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(storage.data()) + 63) & ~uintptr_t(63));
     for (int64_t i = begin; i < end;) {
       const int64_t count = std::min<int64_t>({G, end - i, w.run_left()});
-      for (int64_t k = nout; k < nops; ++k) {  // inputs in
+      for (int64_t k = opts.read_outputs ? 0 : nout; k < nops; ++k) {  // inputs (and outputs read) in
         if (g.dim_strides[k] == 1 && g.dim_sizes[k] > 0) continue;
         detail::gather_slices(buf + bufoff[k], g.bases[k] + w.off[k], count, w.inner_stride(k), g.dim_sizes[k],
                               g.dim_strides[k] * g.itemsizes[k], g.itemsizes[k]);

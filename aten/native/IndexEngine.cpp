@@ -1,6 +1,14 @@
 #include "aten/native/IndexEngine.h"
 
+#include "generated/ops/copy.h"
+
 namespace tl::native {
+
+void init_from_self(const Tensor& self, Tensor& out, const char* op) {
+  const bool inplace = out.defined() && out.is_same(self);
+  prepare_output(out, self.sizes(), self.dtype(), self, OutDtype::Exact, op);
+  if (!inplace && !self.is_meta()) copy_kernel(out, self, false);
+}
 
 void check_index_int32_or_int64(const Tensor& index, const char* op, const char* what) {
   TL_CHECK(index.dtype() == ScalarType::Int64 || index.dtype() == ScalarType::Int32, op,
@@ -27,6 +35,14 @@ Tensor expand_index(const Tensor& index, IntArrayRef shape, int64_t dim) {
   s[dim] = index.numel();
   strides[dim] = index.dim() == 0 ? 0 : index.strides()[0];
   return make_view(index, s, strides, index.storage_offset());
+}
+
+void check_index_values(const Tensor& index, const IndexRule& rule) {
+  if (index.is_meta() || index.numel() == 0) return;
+  std::vector<int64_t> buf(index.numel());
+  const int64_t stride = index.dim() ? index.strides()[0] : 0;
+  if (index.dtype() == ScalarType::Int64) detail::load_checked(index.data_ptr<int64_t>(), stride, index.numel(), rule, buf.data());
+  else detail::load_checked(index.data_ptr<int32_t>(), stride, index.numel(), rule, buf.data());
 }
 
 namespace detail {

@@ -34,6 +34,11 @@ struct IndexRule {
   const char* prefix = "";   // text before "index 5 is out of bounds..." after "op: "
 };
 
+// For ops that return a modified copy of self (scatter, index_add, ...): allocates out and copies
+// self into it (functional form), or checks, resizes and fills the user's out= tensor; in place
+// (out is self) it does nothing.
+void init_from_self(const Tensor& self, Tensor& out, const char* op);
+
 // Index dtype checks with PyTorch's messages.
 void check_index_int32_or_int64(const Tensor& index, const char* op, const char* what);
 void check_index_int64(const Tensor& index, const char* op, const char* what);
@@ -60,8 +65,14 @@ void load_checked(const I* src, int64_t stride, int64_t n, const IndexRule& rule
 }
 }  // namespace detail
 
+// Checks every value of a 1-D (or 0-d) index against `rule` (for ops that must raise even when
+// there is nothing to write, as PyTorch does for an empty self).
+void check_index_values(const Tensor& index, const IndexRule& rule);
+
 // Runs f(const DimSlice* s, const int64_t* idx, int64_t n) on every slice along dim of the
 // operands (outputs first, then inputs; `index` is not among them: its slice comes as idx).
+// Strided slices go through the dim engine's scratch buffers (outputs copied in too: kernels
+// may read-modify-write them), so kernels index cache-resident, contiguous slices.
 template <typename F>
 void index_apply(ArrayRef<Tensor> outputs, ArrayRef<Tensor> inputs, const Tensor& index, int64_t dim,
                  const IndexRule& rule, const F& f) {
@@ -69,7 +80,8 @@ void index_apply(ArrayRef<Tensor> outputs, ArrayRef<Tensor> inputs, const Tensor
   ins.push_back(index);
   const int64_t nops = static_cast<int64_t>(outputs.size() + ins.size());
   const bool is64 = index.dtype() == ScalarType::Int64;
-  dim_apply(outputs, ins, dim, {}, [&](const DimSlice* s) {
+  dim_apply(outputs, ins, dim, {/*contiguous=*/true, /*cost_per_element=*/2, /*read_outputs=*/true},
+            [&](const DimSlice* s) {
     const DimSlice& is = s[nops - 1];
     thread_local std::vector<int64_t> idx;
     if (static_cast<int64_t>(idx.size()) < is.size) idx.resize(is.size);

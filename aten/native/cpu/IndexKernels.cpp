@@ -21,13 +21,6 @@ namespace {
 int64_t size_or_1(const Tensor& t, int64_t d) { return t.dim() == 0 ? 1 : t.sizes()[d]; }
 int64_t dim_or_1(const Tensor& t) { return std::max<int64_t>(t.dim(), 1); }
 
-// out = self (functional and out= forms); nothing to do in place.
-void init_from_self(const Tensor& self, Tensor& out, const char* op) {
-  const bool inplace = out.defined() && out.is_same(self);
-  prepare_output(out, self.sizes(), self.dtype(), self, OutDtype::Exact, op);
-  if (!inplace && !self.is_meta()) copy_kernel(out, self, false);
-}
-
 // gather/scatter shape rules: same number of dims; index no larger than self apart from dim
 // (and no larger than src everywhere, for scatter).
 void check_gather_scatter_shapes(const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src,
@@ -152,11 +145,13 @@ void index_select_kernel(const Tensor& self, int64_t dim, const Tensor& index, T
   check_index_vector(index, op);
   TL_CHECK(index.dtype() == ScalarType::Int64 || index.dtype() == ScalarType::Int32, op,
            ": Expected dtype int32 or int64 for index");
-  TL_CHECK_AS(IndexError, self.dim() > 0 || index.numel() == 1, op,
+  TL_CHECK(self.dim() > 0 || index.numel() == 1, op,
               ": Index to scalar can have only 1 value, got ", index.numel(), " value(s)");
   prepare_output(out, with_dim_size(self, dim, index.numel()), self.dtype(), self, OutDtype::Exact, op);
+  // IndexError, except for an empty self, where PyTorch's check raises a RuntimeError.
+  const IndexRule rule{op, size_or_1(self, dim), dim, false, /*index_error=*/self.numel() > 0};
+  if (!self.is_meta() && out.numel() == 0) check_index_values(index, rule);
   if (self.is_meta() || out.numel() == 0) return;
-  const IndexRule rule{op, size_or_1(self, dim), dim, false, /*index_error=*/true};
   const int64_t isz = static_cast<int64_t>(self.itemsize());
   if (self.is_contiguous() && out.is_contiguous() && self.dim() > 0) {
     // Contiguous fast path: whole rows of the dims after `dim` are copied with memcpy.
@@ -173,13 +168,23 @@ void index_select_kernel(const Tensor& self, int64_t dim, const Tensor& index, T
     const char* src = static_cast<const char*>(self.data_ptr());
     char* dst = static_cast<char*>(out.data_ptr());
     const int64_t row = inner * isz;
-    parallel_for(0, outer * n, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(inner, 1)),
-                 [&](int64_t b, int64_t e) {
-                   for (int64_t r = b; r < e; ++r) {
-                     const int64_t o = r / n, j = r % n;
-                     std::memcpy(dst + r * row, src + (o * size + ix[j]) * row, row);
-                   }
-                 });
+    if (inner == 1) {  // single elements: a typed loop per outer row, no memcpy call per element
+      TL_DISPATCH_ALL(self.dtype(), op, [&] {
+        const scalar_t* x = reinterpret_cast<const scalar_t*>(src);
+        scalar_t* y = reinterpret_cast<scalar_t*>(dst);
+        parallel_for(0, outer, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
+          for (int64_t o = b; o < e; ++o)
+            for (int64_t j = 0; j < n; ++j) y[o * n + j] = x[o * size + ix[j]];
+        });
+      });
+      return;
+    }
+    parallel_for(0, outer * n, std::max<int64_t>(1, kGrainSize / inner), [&](int64_t b, int64_t e) {
+      for (int64_t r = b; r < e; ++r) {
+        const int64_t o = r / n, j = r % n;
+        std::memcpy(dst + r * row, src + (o * size + ix[j]) * row, row);
+      }
+    });
     return;
   }
   const Tensor idx = expand_index(index, out.sizes(), dim);
@@ -208,9 +213,10 @@ void index_add_kernel(const Tensor& self, int64_t dim, const Tensor& index, cons
   const Tensor src = self.dim() == source.dim() ? source : as_dims_of(source, self.dim());
   TL_CHECK(src.dim() == self.dim() && with_dim_size(self, dim, index.numel()) == src.sizes(), op,
            ": source ", source.sizes(), " must have the shape of self ", self.sizes(), " apart from dimension ", dim);
-  init_from_self(self, out, op);
-  if (self.is_meta() || index.numel() == 0) return;
   const IndexRule rule{op, size_or_1(self, dim), dim};
+  check_index_values(index, rule);
+  init_from_self(self, out, op);
+  if (self.is_meta() || index.numel() == 0 || self.numel() == 0) return;
   const Tensor idx = expand_index(index, src.sizes(), dim);
   TL_DISPATCH_ALL(self.dtype(), op, [&] {
     const auto a = alpha.to<scalar_t>();
@@ -239,9 +245,10 @@ void index_copy_kernel(const Tensor& self, int64_t dim, const Tensor& index, con
   TL_CHECK(src.dim() == self.dim() && with_dim_size(self, dim, index.numel()) == src.sizes(), op,
            ": Source/destination tensor must have same slice shapes. Destination slice shape: ", self.sizes(),
            " at dimension ", dim, " and source slice shape: ", source.sizes());
-  init_from_self(self, out, op);
-  if (self.is_meta() || index.numel() == 0) return;
   const IndexRule rule{op, size_or_1(self, dim), dim, false, true};
+  check_index_values(index, rule);
+  init_from_self(self, out, op);
+  if (self.is_meta() || index.numel() == 0 || self.numel() == 0) return;
   const Tensor idx = expand_index(index, src.sizes(), dim);
   TL_DISPATCH_ALL(self.dtype(), op, [&] {
     index_apply({out}, {src}, idx, dim, rule, [&](const DimSlice* s, const int64_t* ix, int64_t n) {
@@ -258,9 +265,10 @@ void index_fill_impl(const Tensor& self, int64_t dim, const Tensor& index, const
   dim = maybe_wrap_dim(dim, self.dim(), op);
   check_index_vector(index, op);
   TL_CHECK(index.dtype() == ScalarType::Int64, op, ": Expected dtype int64 for index.");
+  const IndexRule rule{op, size_or_1(self, dim), dim, /*negative_ok=*/true, true};
+  if (self.numel() > 0) check_index_values(index, rule);  // PyTorch checks nothing for an empty self
   init_from_self(self, out, op);
   if (self.is_meta() || index.numel() == 0 || self.numel() == 0) return;
-  const IndexRule rule{op, size_or_1(self, dim), dim, /*negative_ok=*/true, true};
   const Tensor idx = expand_index(index, with_dim_size(self, dim, index.numel()), dim);
   TL_DISPATCH_ALL(self.dtype(), op, [&] {
     const scalar_t v = value.to<scalar_t>();

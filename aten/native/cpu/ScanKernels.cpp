@@ -30,16 +30,44 @@ using scan_acc_t = std::conditional_t<std::is_same_v<T, float> || std::is_same_v
 ScalarType cum_result_dtype(const Tensor& self, std::optional<ScalarType> dtype, const Tensor& out, const char* op) {
   if (out.defined() && out.is_same(self)) {
     TL_CHECK(!dtype || *dtype == self.dtype(), op, ": Bad in-place call: input tensor dtype ",
-             legacy_type_name(self.dtype()), " and output tensor dtype ", legacy_type_name(*dtype), " should match");
+             cpp_type_name(self.dtype()), " and output tensor dtype ", cpp_type_name(*dtype), " should match");
     return self.dtype();
   }
   if (out.defined()) {
     TL_CHECK(!dtype || *dtype == out.dtype(), op, ": Expected out tensor to have dtype ",
-             scalar_type_name(*dtype), ", but got ", scalar_type_name(out.dtype()), " instead");
+             cpp_type_name(*dtype), ", but got ", cpp_type_name(out.dtype()), " instead");
     return out.dtype();
   }
   if (dtype) return *dtype;
   return is_integral_type(self.dtype(), /*include_bool=*/true) ? ScalarType::Int64 : self.dtype();
+}
+
+// Scan of contiguous x into contiguous y along a dim that is not the last: rows of `inner`
+// elements are folded into a row of accumulators, so the loop runs across columns and
+// vectorizes (a per-slice walk would step down one column at a time). Each column is still
+// accumulated in order, so results equal the per-slice loop's.
+template <typename scalar_t, typename acc_t, typename Step>
+void cum_rows(const scalar_t* x, scalar_t* y, int64_t outer, int64_t n, int64_t inner, acc_t init, Step step) {
+  constexpr int64_t kBlock = 256;  // columns per task: the accumulators stay in L1
+  const int64_t nblocks = (inner + kBlock - 1) / kBlock;
+  parallel_for(0, outer * nblocks, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, n * kBlock)),
+               [&](int64_t b, int64_t e) {
+                 acc_t acc[kBlock];
+                 for (int64_t t = b; t < e; ++t) {
+                   const int64_t o = t / nblocks, j0 = (t % nblocks) * kBlock;
+                   const int64_t w = std::min(kBlock, inner - j0);
+                   const int64_t base = o * n * inner + j0;
+                   for (int64_t j = 0; j < w; ++j) acc[j] = init;
+                   for (int64_t i = 0; i < n; ++i) {
+                     const scalar_t* xr = x + base + i * inner;
+                     scalar_t* yr = y + base + i * inner;
+                     for (int64_t j = 0; j < w; ++j) {
+                       acc[j] = step(acc[j], static_cast<acc_t>(xr[j]));
+                       yr[j] = static_cast<scalar_t>(acc[j]);
+                     }
+                   }
+                 }
+               });
 }
 
 // Shared body of cumsum and cumprod: `step(acc, x)` folds one element into the accumulator.
@@ -51,8 +79,18 @@ void cum_op(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, Te
   prepare_output(out, self.sizes(), st, self, OutDtype::Any, op);
   if (self.is_meta()) return;
   const Tensor in = cast_to(self, st);
+  const int64_t d = self.dim() == 0 ? 0 : maybe_wrap_dim(dim, self.dim(), op);
+  int64_t inner = 1;
+  for (int64_t i = d + 1; i < self.dim(); ++i) inner *= self.sizes()[i];
+  const bool rows = inner >= 16 && in.is_contiguous() && out.is_contiguous();
   TL_DISPATCH_ALL(st, op, [&] {
     using acc_t = scan_acc_t<scalar_t>;
+    if (rows) {
+      const int64_t n = self.sizes()[d];
+      cum_rows(in.data_ptr<scalar_t>(), out.data_ptr<scalar_t>(), self.numel() / std::max<int64_t>(1, n * inner), n,
+               inner, static_cast<acc_t>(init), step);
+      return;
+    }
     dim_apply({out}, {in}, dim, {}, [&](const DimSlice* s) {
       scalar_t* y = s[0].as<scalar_t>();
       const scalar_t* x = s[1].as<scalar_t>();
@@ -78,6 +116,7 @@ inline T log_add_exp(T a, T b) {
 // everything and is kept (later NaNs move the index), as in PyTorch.
 template <bool Max>
 void cum_extreme(const Tensor& self, int64_t dim, Tensor& values, Tensor& indices, const char* op) {
+  check_out_pair(values, indices, op);
   maybe_wrap_dim(dim, self.dim(), op);
   prepare_output(values, self.sizes(), self.dtype(), self, OutDtype::Exact, op);
   prepare_output(indices, self.sizes(), ScalarType::Int64, self, OutDtype::Exact, op);

@@ -30,34 +30,115 @@ TL_ALWAYS_INLINE T vexp(T x) {
 template <typename T>
 TL_ALWAYS_INLINE opmath_t<T> ld(const T* p, int64_t i) { return static_cast<opmath_t<T>>(p[i]); }
 
-// One contiguous slice: y = softmax(x) or log_softmax(x).
+// Sums and maxima over a slice keep kLanes independent accumulators, so the loops vectorize
+// without reassociating float additions behind the compiler's back (no -ffast-math). The
+// elementwise loops carry `omp simd` (as Loops.h does): y is never a shifted view of x, only x
+// itself at worst, element for element, which vector code handles.
+constexpr int64_t kLanes = 16;
+
+template <typename acc_t, typename F>
+TL_ALWAYS_INLINE acc_t lane_sum(int64_t n, const F& f) {
+  acc_t acc[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int64_t j = 0; j < kLanes; ++j) acc[j] += f(i + j);
+  acc_t tail = 0;
+  for (; i < n; ++i) tail += f(i);
+  for (int64_t w = kLanes / 2; w >= 1; w /= 2)
+    for (int64_t j = 0; j < w; ++j) acc[j] += acc[j + w];
+  return acc[0] + tail;
+}
+
+// The largest value, ignoring NaN (a NaN then makes every exp NaN, so the slice's result is NaN
+// as in PyTorch). `v > m ? v : m` is exactly the max instruction, so this vectorizes.
+template <typename T>
+TL_ALWAYS_INLINE opmath_t<T> slice_max(const T* x, int64_t n) {
+  using acc_t = opmath_t<T>;
+  acc_t acc[kLanes];
+  for (int64_t j = 0; j < kLanes; ++j) acc[j] = -std::numeric_limits<acc_t>::infinity();
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int64_t j = 0; j < kLanes; ++j) {
+      const acc_t v = ld(x, i + j);
+      acc[j] = v > acc[j] ? v : acc[j];
+    }
+  for (; i < n; ++i) {
+    const acc_t v = ld(x, i);
+    acc[0] = v > acc[0] ? v : acc[0];
+  }
+  acc_t m = acc[0];
+  for (int64_t j = 1; j < kLanes; ++j) m = acc[j] > m ? acc[j] : m;
+  return m;
+}
+
+// One contiguous slice: y = softmax(x) or log_softmax(x). A slice of -inf, or one holding +inf
+// or NaN, gives NaN (inf - inf), as in PyTorch.
 template <typename T, bool Log>
 TL_TARGET_CLONES void softmax_slice(const T* x, T* y, int64_t n) {
   using acc_t = opmath_t<T>;
   if (n == 0) return;
-  acc_t mx = -std::numeric_limits<acc_t>::infinity();
-  for (int64_t i = 0; i < n; ++i) mx = std::max(mx, ld(x, i));
-  bool has_nan = false;
-  for (int64_t i = 0; i < n; ++i) has_nan |= std::isnan(ld(x, i));
-  if (has_nan) mx = std::numeric_limits<acc_t>::quiet_NaN();
-  // A slice of -inf gives nan (0/0) and an +inf max gives nan, as in PyTorch.
-  acc_t sum = 0;
+  const acc_t mx = slice_max(x, n);
   if constexpr (!Log && !is_reduced_v<T>) {
-    for (int64_t i = 0; i < n; ++i) {
-      const acc_t e = vexp<acc_t>(ld(x, i) - mx);
-      y[i] = static_cast<T>(e);
-      sum += e;
-    }
+    // Keep exp(x - max) in y, sum it, then scale: one exp per element, and three simple loops
+    // that each vectorize (a loop that both stores and accumulates does not).
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(vexp<acc_t>(ld(x, i) - mx));
+    const acc_t sum = lane_sum<acc_t>(n, [&](int64_t i) { return ld(y, i); });
     const acc_t inv = acc_t(1) / sum;
+#pragma omp simd
     for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(static_cast<acc_t>(y[i]) * inv);
   } else {
-    for (int64_t i = 0; i < n; ++i) sum += vexp<acc_t>(ld(x, i) - mx);
+    const acc_t sum = lane_sum<acc_t>(n, [&](int64_t i) { return vexp<acc_t>(ld(x, i) - mx); });
     if constexpr (Log) {
-      const acc_t shift = mx + std::log(sum);
-      for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(ld(x, i) - shift);
+      const acc_t log_sum = std::log(sum);  // (x - max) - log_sum keeps precision for huge x
+#pragma omp simd
+      for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>((ld(x, i) - mx) - log_sum);
     } else {
       const acc_t inv = acc_t(1) / sum;
+#pragma omp simd
       for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(vexp<acc_t>(ld(x, i) - mx) * inv);
+    }
+  }
+}
+
+// Softmax over a dim that is not the last, of contiguous x: a block of up to kCols neighbouring
+// columns (one cache line per row) is processed row by row, each column with its own max and sum,
+// so the loops run across columns and vectorize, and the block stays in cache between passes.
+constexpr int64_t kCols = 16;
+
+template <typename T, bool Log>
+TL_TARGET_CLONES void softmax_cols(const T* x, T* y, int64_t n, int64_t inner, int64_t w) {
+  using acc_t = opmath_t<T>;
+  acc_t mx[kCols], sum[kCols];
+  for (int64_t j = 0; j < kCols; ++j) mx[j] = -std::numeric_limits<acc_t>::infinity(), sum[j] = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const T* xr = x + i * inner;
+#pragma omp simd
+    for (int64_t j = 0; j < w; ++j) {
+      const acc_t v = ld(xr, j);
+      mx[j] = v > mx[j] ? v : mx[j];
+    }
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    const T* xr = x + i * inner;
+    T* yr = y + i * inner;
+#pragma omp simd
+    for (int64_t j = 0; j < w; ++j) {
+      const acc_t e = vexp<acc_t>(ld(xr, j) - mx[j]);
+      if constexpr (!Log) yr[j] = static_cast<T>(e);
+      sum[j] += e;
+    }
+  }
+  acc_t f[kCols];
+  for (int64_t j = 0; j < w; ++j) f[j] = Log ? std::log(sum[j]) : acc_t(1) / sum[j];
+  for (int64_t i = 0; i < n; ++i) {
+    const T* xr = x + i * inner;
+    T* yr = y + i * inner;
+#pragma omp simd
+    for (int64_t j = 0; j < w; ++j) {
+      if constexpr (Log) yr[j] = static_cast<T>((ld(xr, j) - mx[j]) - f[j]);
+      else if constexpr (is_reduced_v<T>) yr[j] = static_cast<T>(vexp<acc_t>(ld(xr, j) - mx[j]) * f[j]);
+      else yr[j] = static_cast<T>(static_cast<acc_t>(yr[j]) * f[j]);
     }
   }
 }
@@ -66,12 +147,13 @@ TL_TARGET_CLONES void softmax_slice(const T* x, T* y, int64_t n) {
 template <typename T, bool Log>
 TL_TARGET_CLONES void softmax_backward_slice(const T* g, const T* y, T* gi, int64_t n) {
   using acc_t = opmath_t<T>;
-  acc_t sum = 0;
   if constexpr (Log) {
-    for (int64_t i = 0; i < n; ++i) sum += ld(g, i);
+    const acc_t sum = lane_sum<acc_t>(n, [&](int64_t i) { return ld(g, i); });
+#pragma omp simd
     for (int64_t i = 0; i < n; ++i) gi[i] = static_cast<T>(ld(g, i) - vexp<acc_t>(ld(y, i)) * sum);
   } else {
-    for (int64_t i = 0; i < n; ++i) sum += ld(g, i) * ld(y, i);
+    const acc_t sum = lane_sum<acc_t>(n, [&](int64_t i) { return ld(g, i) * ld(y, i); });
+#pragma omp simd
     for (int64_t i = 0; i < n; ++i) gi[i] = static_cast<T>(ld(y, i) * (ld(g, i) - sum));
   }
 }
@@ -84,6 +166,25 @@ void softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> dty
   prepare_output(out, self.sizes(), st, self, OutDtype::Exact, op);
   if (self.is_meta()) return;
   const Tensor in = cast_to(self, st);
+  if (self.numel() == 0) return;
+  const int64_t d = self.dim() == 0 ? 0 : maybe_wrap_dim(dim, self.dim(), op);
+  int64_t inner = 1;
+  for (int64_t i = d + 1; i < self.dim(); ++i) inner *= self.sizes()[i];
+  if (inner >= kCols && in.is_contiguous() && out.is_contiguous() && !(out.storage() == in.storage())) {
+    const int64_t n = self.sizes()[d], outer = self.numel() / (n * inner);
+    const int64_t nblocks = (inner + kCols - 1) / kCols;
+    TL_DISPATCH_FLOAT(st, op, [&] {
+      const scalar_t* x = in.data_ptr<scalar_t>();
+      scalar_t* y = out.data_ptr<scalar_t>();
+      parallel_for(0, outer * nblocks, std::max<int64_t>(1, kGrainSize / (8 * n * kCols)), [&](int64_t b, int64_t e) {
+        for (int64_t t = b; t < e; ++t) {
+          const int64_t off = (t / nblocks) * n * inner + (t % nblocks) * kCols;
+          softmax_cols<scalar_t, Log>(x + off, y + off, n, inner, std::min(kCols, inner - (t % nblocks) * kCols));
+        }
+      });
+    });
+    return;
+  }
   TL_DISPATCH_FLOAT(st, op, [&] {
     dim_apply({out}, {in}, dim, {/*contiguous=*/true, /*cost_per_element=*/8}, [&](const DimSlice* s) {
       softmax_slice<scalar_t, Log>(s[1].as<scalar_t>(), s[0].as<scalar_t>(), s[1].size);

@@ -1,0 +1,77 @@
+"""torchlite beside PyTorch in one run: ops on the dim engine (cumsum, softmax, log_softmax, sort,
+topk) and on the index engine (gather, scatter_add, index_select).
+
+    python benchmarks/bench_dim_index.py [--quick] [--threads N]
+
+Every figure is the median of several repeats (torchlite and PyTorch timed alternately), in ms; ratio = torchlite's time / PyTorch's
+(below 1.0: torchlite is faster). Both libraries use the same number of threads (default 2).
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import timeit
+
+import numpy as np
+import torch
+
+import torchlite as tl
+
+
+def bench_pair(ours, theirs, repeat: int) -> tuple[float, float]:
+    """Median seconds of each, timed alternately so that load changes hit both alike."""
+    ours(), theirs()  # warm up (page faults of the first allocation, lazy initialisation)
+    a, b = [], []
+    for _ in range(repeat):
+        a.append(timeit.timeit(ours, number=1))
+        b.append(timeit.timeit(theirs, number=1))
+    return statistics.median(a), statistics.median(b)
+
+
+def main() -> int:
+    p = argparse.ArgumentParser()
+    p.add_argument("--quick", action="store_true", help="fewer repeats (a smoke run)")
+    p.add_argument("--threads", type=int, default=2)
+    args = p.parse_args()
+    rep = 3 if args.quick else 7
+    tl.set_num_threads(args.threads)
+    torch.set_num_threads(args.threads)
+    rng = np.random.default_rng(0)
+
+    big = rng.standard_normal((4096, 4096), dtype=np.float32)
+    rows = rng.standard_normal((4096, 1024), dtype=np.float32)
+    vec = rng.standard_normal(1 << 20, dtype=np.float32)
+    gidx = rng.integers(0, 4096, (4096, 1024))  # gather/scatter_add along dim 0 of `rows`
+    sel = rng.integers(0, 4096, 4096)           # index_select of 4096 rows
+
+    T = {k: (tl.from_numpy(v), torch.from_numpy(v)) for k, v in
+         {"big": big, "rows": rows, "vec": vec, "gidx": gidx, "sel": sel}.items()}
+
+    cases = [
+        ("cumsum 4096x4096 f32, dim -1", lambda L, t: L.cumsum(t["big"], -1)),
+        ("cumsum 4096x4096 f32, dim 0", lambda L, t: L.cumsum(t["big"], 0)),
+        ("softmax 4096x4096 f32, dim -1", lambda L, t: L.softmax(t["big"], -1)),
+        ("softmax 4096x4096 f32, dim 0", lambda L, t: L.softmax(t["big"], 0)),
+        ("log_softmax 4096x4096 f32, dim -1", lambda L, t: L.log_softmax(t["big"], -1)),
+        ("log_softmax 4096x4096 f32, dim 0", lambda L, t: L.log_softmax(t["big"], 0)),
+        ("sort 1M f32", lambda L, t: L.sort(t["vec"])),
+        ("sort 4096x1024 f32 rows", lambda L, t: L.sort(t["rows"], -1)),
+        ("topk k=100 of 1M f32", lambda L, t: L.topk(t["vec"], 100)),
+        ("topk k=10 of 4096x1024 rows", lambda L, t: L.topk(t["rows"], 10, -1)),
+        ("gather 4096x1024 f32, dim 0", lambda L, t: L.gather(t["rows"], 0, t["gidx"])),
+        ("scatter_add 4096x1024 f32, dim 0", lambda L, t: L.scatter_add(t["rows"], 0, t["gidx"], t["rows"])),
+        ("index_select 4096 rows of 4096x1024", lambda L, t: L.index_select(t["rows"], 0, t["sel"])),
+        ("index_select 4096 cols of 4096x4096", lambda L, t: L.index_select(t["big"], 1, t["sel"])),
+    ]
+    print(f"threads: {args.threads}; medians of {rep}")
+    print(f"{'':40s} {'torchlite':>10s} {'torch':>10s} {'ratio':>7s}")
+    for name, f in cases:
+        ours_t = {k: v[0] for k, v in T.items()}
+        theirs_t = {k: v[1] for k, v in T.items()}
+        a, b = bench_pair(lambda: f(tl, ours_t), lambda: f(torch, theirs_t), rep)
+        print(f"{name:40s} {a * 1e3:8.2f}ms {b * 1e3:8.2f}ms {a / b:6.2f}x", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
