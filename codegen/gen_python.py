@@ -81,8 +81,11 @@ def _py_params(f: NativeFunction, out: NativeFunction | None, method: bool) -> l
         sig = f"{_sig_type(a)} {name}" + (f"={a.default}" if a.default is not None else "")
         params.append(PyParam(a, name, sig, a.kwarg_only))
     if out is not None:
-        for a in out.schema.out_arguments:
-            params.append(PyParam(a, a.name, f"Tensor? {a.name}=None", True))
+        outs = out.schema.out_arguments
+        if len(outs) == 1:
+            params.append(PyParam(outs[0], outs[0].name, f"Tensor? {outs[0].name}=None", True))
+        else:  # PyTorch's out=(a, b): one tuple holding every output
+            params.append(PyParam(outs[0], "out", "Tensor[] out=None", True))
     if "factory" in f.tags:
         params.append(PyParam(None, "requires_grad", "bool requires_grad=False", True))
     return params
@@ -170,8 +173,13 @@ def case_body(b: Binding, ov: Overload) -> list[str]:
         names = [a.name for a in ov.out.schema.out_arguments]
         idx = ov.index(names[0])
         lines.append(f"if (!r.is_none({idx})) {{")
-        for n in names:
-            lines.append(f"  auto {n} = r.tensor({ov.index(n)});")
+        if len(names) == 1:
+            lines.append(f"  auto {names[0]} = r.tensor({idx});")
+        else:
+            lines.append(f"  auto outs = r.tensorlist({idx});")
+            lines.append(f"  if (outs.size() != {len(names)}) throw TypeError(str(\"{b.py_name}(): argument 'out' must be "
+                         f"a tuple of {len(names)} Tensors, but got \", outs.size()));")
+            lines += [f"  auto {n} = outs[{i}];" for i, n in enumerate(names)]
         lines += invoke(ov.out, "  ")
         lines.append("}")
     lines += invoke(ov.f, "")
@@ -251,8 +259,8 @@ def stub_lines(b: Binding) -> list[str]:
             if p.kwarg_only and not star:
                 params.append("*")
                 star = True
-            ty = "bool" if p.arg is None else ("Optional[Tensor]" if p.sig.startswith("Tensor? out")
-                                              else _py_type(p.arg.type))
+            ty = ("bool" if p.arg is None else "Optional[Tensor]" if p.sig.startswith("Tensor? out")
+                  else "Optional[tuple[Tensor, ...]]" if p.sig.startswith("Tensor[] out") else _py_type(p.arg.type))
             default = p.sig.split("=", 1)[1] if "=" in p.sig else None
             if default is not None:
                 default = _py_default(default)

@@ -15,6 +15,11 @@
 
 namespace tl::autograd::generated {
 
+// Called by generated autograd wrappers on each differentiable output: RuntimeError "Autograd not
+// support dtype: Int" when an op that records history produced an integer or bool result (sum
+// with an integer dtype= of a float that requires grad), as PyTorch does.
+void check_differentiable_dtype(const Tensor& result);
+
 // t * s, skipping the multiplication when s == 1.
 Tensor maybe_multiply(const Tensor& t, const Scalar& s);
 

@@ -585,6 +585,7 @@ Tensor alias(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::alias::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -603,6 +604,7 @@ Tensor amin(const Tensor& self, IntArrayRef dim, bool keepdim) {
     AutoGradMode below_autograd(false);
     result = ops::amin::call(self, dim, keepdim);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
@@ -624,7 +626,9 @@ std::tuple<Tensor, Tensor> aminmax(const Tensor& self, std::optional<int64_t> di
     AutoGradMode below_autograd(false);
     result = ops::aminmax::call(self, dim, keepdim);
   }
+  check_differentiable_dtype(std::get<0>(result));
   set_history(std::get<0>(result), grad_fn);
+  check_differentiable_dtype(std::get<1>(result));
   set_history(std::get<1>(result), grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->min_ = SavedVariable(std::get<0>(result), true);
@@ -644,6 +648,7 @@ Tensor clone(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::clone::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -672,6 +677,7 @@ Tensor mean(const Tensor& self, std::optional<ScalarType> dtype) {
     AutoGradMode below_autograd(false);
     result = ops::mean::call(self, dtype);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -688,6 +694,7 @@ Tensor mean_dim(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::
     AutoGradMode below_autograd(false);
     result = ops::mean_dim::call(self, dim, keepdim, dtype);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -704,6 +711,7 @@ Tensor min(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::min::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
@@ -723,6 +731,7 @@ std::tuple<Tensor, Tensor> min_dim(const Tensor& self, int64_t dim, bool keepdim
     AutoGradMode below_autograd(false);
     result = ops::min_dim::call(self, dim, keepdim);
   }
+  check_differentiable_dtype(std::get<0>(result));
   set_history(std::get<0>(result), grad_fn);
   set_history(std::get<1>(result), grad_fn);
   if (grad_fn->should_compute_output(0)) {
@@ -748,6 +757,7 @@ Tensor mm(const Tensor& self, const Tensor& mat2) {
     AutoGradMode below_autograd(false);
     result = ops::mm::call(self, mat2);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -761,6 +771,7 @@ Tensor relu(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::relu::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
@@ -796,6 +807,7 @@ Tensor select_int(const Tensor& self, int64_t dim, int64_t index) {
     AutoGradMode below_autograd(false);
     result = ops::select_int::call(self, dim, index);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -809,6 +821,7 @@ Tensor sqrt(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::sqrt::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
@@ -845,6 +858,7 @@ Tensor std_op(const Tensor& self, bool unbiased) {
     AutoGradMode below_autograd(false);
     result = ops::std_op::call(self, unbiased);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
@@ -867,6 +881,7 @@ Tensor std_dim(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool 
     AutoGradMode below_autograd(false);
     result = ops::std_dim::call(self, dim, unbiased, keepdim);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
@@ -889,6 +904,7 @@ Tensor std_correction(const Tensor& self, OptionalIntArrayRef dim, const std::op
     AutoGradMode below_autograd(false);
     result = ops::std_correction::call(self, dim, correction, keepdim);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
@@ -911,7 +927,9 @@ std::tuple<Tensor, Tensor> std_mean_correction(const Tensor& self, OptionalIntAr
     AutoGradMode below_autograd(false);
     result = ops::std_mean_correction::call(self, dim, correction, keepdim);
   }
+  check_differentiable_dtype(std::get<0>(result));
   set_history(std::get<0>(result), grad_fn);
+  check_differentiable_dtype(std::get<1>(result));
   set_history(std::get<1>(result), grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result0_ = SavedVariable(std::get<0>(result), true);
@@ -929,6 +947,7 @@ Tensor sub_Tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) 
     AutoGradMode below_autograd(false);
     result = ops::sub_Tensor::call(self, other, alpha);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -956,6 +975,7 @@ Tensor sub_Scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) 
     AutoGradMode below_autograd(false);
     result = ops::sub_Scalar::call(self, other, alpha);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -982,6 +1002,7 @@ Tensor t(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::t::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }

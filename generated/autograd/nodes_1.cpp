@@ -639,6 +639,7 @@ Tensor amax(const Tensor& self, IntArrayRef dim, bool keepdim) {
     AutoGradMode below_autograd(false);
     result = ops::amax::call(self, dim, keepdim);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
@@ -662,6 +663,7 @@ Tensor div_Tensor(const Tensor& self, const Tensor& other) {
     AutoGradMode below_autograd(false);
     result = ops::div_Tensor::call(self, other);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -703,6 +705,7 @@ Tensor div_Tensor_mode(const Tensor& self, const Tensor& other, std::optional<st
     AutoGradMode below_autograd(false);
     result = ops::div_Tensor_mode::call(self, other, rounding_mode);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -739,6 +742,7 @@ Tensor div_Scalar(const Tensor& self, const Scalar& other) {
     AutoGradMode below_autograd(false);
     result = ops::div_Scalar::call(self, other);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -770,6 +774,7 @@ Tensor div_Scalar_mode(const Tensor& self, const Scalar& other, std::optional<st
     AutoGradMode below_autograd(false);
     result = ops::div_Scalar_mode::call(self, other, rounding_mode);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -802,6 +807,7 @@ Tensor log(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::log::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -836,6 +842,7 @@ Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
     AutoGradMode below_autograd(false);
     result = ops::logsumexp::call(self, dim, keepdim);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
@@ -855,6 +862,7 @@ Tensor max(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::max::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
@@ -874,6 +882,7 @@ std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim
     AutoGradMode below_autograd(false);
     result = ops::max_dim::call(self, dim, keepdim);
   }
+  check_differentiable_dtype(std::get<0>(result));
   set_history(std::get<0>(result), grad_fn);
   set_history(std::get<1>(result), grad_fn);
   if (grad_fn->should_compute_output(0)) {
@@ -899,6 +908,7 @@ Tensor mul_Tensor(const Tensor& self, const Tensor& other) {
     AutoGradMode below_autograd(false);
     result = ops::mul_Tensor::call(self, other);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -934,6 +944,7 @@ Tensor mul_Scalar(const Tensor& self, const Scalar& other) {
     AutoGradMode below_autograd(false);
     result = ops::mul_Scalar::call(self, other);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -961,6 +972,7 @@ Tensor neg(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::neg::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -993,6 +1005,7 @@ Tensor pow_Tensor_Tensor(const Tensor& self, const Tensor& exponent) {
     AutoGradMode below_autograd(false);
     result = ops::pow_Tensor_Tensor::call(self, exponent);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(1)) {
     grad_fn->result_ = SavedVariable(result, true);
@@ -1035,6 +1048,7 @@ Tensor pow_Tensor_Scalar(const Tensor& self, const Scalar& exponent) {
     AutoGradMode below_autograd(false);
     result = ops::pow_Tensor_Scalar::call(self, exponent);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -1069,6 +1083,7 @@ Tensor pow_Scalar(const Scalar& self, const Tensor& exponent) {
     AutoGradMode below_autograd(false);
     result = ops::pow_Scalar::call(self, exponent);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
@@ -1085,6 +1100,7 @@ Tensor reciprocal(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::reciprocal::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
@@ -1118,6 +1134,7 @@ Tensor rsub_Tensor(const Tensor& self, const Tensor& other, const Scalar& alpha)
     AutoGradMode below_autograd(false);
     result = ops::rsub_Tensor::call(self, other, alpha);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -1132,6 +1149,7 @@ Tensor rsub_Scalar(const Tensor& self, const Scalar& other, const Scalar& alpha)
     AutoGradMode below_autograd(false);
     result = ops::rsub_Scalar::call(self, other, alpha);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -1150,6 +1168,7 @@ Tensor slice_Tensor(const Tensor& self, int64_t dim, std::optional<int64_t> star
     AutoGradMode below_autograd(false);
     result = ops::slice_Tensor::call(self, dim, start, end, step);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -1164,6 +1183,7 @@ Tensor sum(const Tensor& self, std::optional<ScalarType> dtype) {
     AutoGradMode below_autograd(false);
     result = ops::sum::call(self, dtype);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -1180,6 +1200,7 @@ Tensor sum_dim_IntList(const Tensor& self, OptionalIntArrayRef dim, bool keepdim
     AutoGradMode below_autograd(false);
     result = ops::sum_dim_IntList::call(self, dim, keepdim, dtype);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -1195,6 +1216,7 @@ Tensor transpose_int(const Tensor& self, int64_t dim0, int64_t dim1) {
     AutoGradMode below_autograd(false);
     result = ops::transpose_int::call(self, dim0, dim1);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -1209,6 +1231,7 @@ Tensor unsqueeze(const Tensor& self, int64_t dim) {
     AutoGradMode below_autograd(false);
     result = ops::unsqueeze::call(self, dim);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }

@@ -355,6 +355,7 @@ Tensor _clone_contiguous(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::_clone_contiguous::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -371,6 +372,7 @@ Tensor abs(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::abs::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -406,6 +408,7 @@ Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std:
     AutoGradMode below_autograd(false);
     result = ops::as_strided::call(self, size, stride, storage_offset);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -432,6 +435,7 @@ std::tuple<Tensor, Tensor> frexp_Tensor(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::frexp_Tensor::call(self);
   }
+  check_differentiable_dtype(std::get<0>(result));
   set_history(std::get<0>(result), grad_fn);
   set_history(std::get<1>(result), grad_fn);
   if (grad_fn->should_compute_output(0)) {
@@ -449,6 +453,7 @@ Tensor sign(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::sign::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -476,6 +481,7 @@ Tensor squeeze(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::squeeze::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -490,6 +496,7 @@ Tensor squeeze_dim(const Tensor& self, int64_t dim) {
     AutoGradMode below_autograd(false);
     result = ops::squeeze_dim::call(self, dim);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -504,6 +511,7 @@ Tensor squeeze_dims(const Tensor& self, IntArrayRef dim) {
     AutoGradMode below_autograd(false);
     result = ops::squeeze_dims::call(self, dim);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -521,6 +529,7 @@ Tensor var(const Tensor& self, bool unbiased) {
     AutoGradMode below_autograd(false);
     result = ops::var::call(self, unbiased);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -540,6 +549,7 @@ Tensor var_dim(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool 
     AutoGradMode below_autograd(false);
     result = ops::var_dim::call(self, dim, unbiased, keepdim);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -559,6 +569,7 @@ Tensor var_correction(const Tensor& self, OptionalIntArrayRef dim, const std::op
     AutoGradMode below_autograd(false);
     result = ops::var_correction::call(self, dim, correction, keepdim);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -573,6 +584,7 @@ Tensor view(const Tensor& self, IntArrayRef size) {
     AutoGradMode below_autograd(false);
     result = ops::view::call(self, size);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -589,6 +601,7 @@ Tensor where_self(const Tensor& condition, const Tensor& self, const Tensor& oth
     AutoGradMode below_autograd(false);
     result = ops::where_self::call(condition, self, other);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }

@@ -283,6 +283,7 @@ Tensor add_Tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) 
     AutoGradMode below_autograd(false);
     result = ops::add_Tensor::call(self, other, alpha);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -310,6 +311,7 @@ Tensor add_Scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) 
     AutoGradMode below_autograd(false);
     result = ops::add_Scalar::call(self, other, alpha);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -342,6 +344,7 @@ Tensor bmm(const Tensor& self, const Tensor& mat2) {
     AutoGradMode below_autograd(false);
     result = ops::bmm::call(self, mat2);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -355,6 +358,7 @@ Tensor exp(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::exp::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
@@ -388,6 +392,7 @@ Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
     AutoGradMode below_autograd(false);
     result = ops::expand::call(self, size, implicit);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -402,6 +407,7 @@ Tensor permute(const Tensor& self, IntArrayRef dims) {
     AutoGradMode below_autograd(false);
     result = ops::permute::call(self, dims);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -418,6 +424,7 @@ Tensor prod(const Tensor& self, std::optional<ScalarType> dtype) {
     AutoGradMode below_autograd(false);
     result = ops::prod::call(self, dtype);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
@@ -439,6 +446,7 @@ Tensor prod_dim_int(const Tensor& self, int64_t dim, bool keepdim, std::optional
     AutoGradMode below_autograd(false);
     result = ops::prod_dim_int::call(self, dim, keepdim, dtype);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
@@ -455,6 +463,7 @@ Tensor tanh(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::tanh::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
@@ -493,7 +502,9 @@ std::tuple<Tensor, Tensor> var_mean_correction(const Tensor& self, OptionalIntAr
     AutoGradMode below_autograd(false);
     result = ops::var_mean_correction::call(self, dim, correction, keepdim);
   }
+  check_differentiable_dtype(std::get<0>(result));
   set_history(std::get<0>(result), grad_fn);
+  check_differentiable_dtype(std::get<1>(result));
   set_history(std::get<1>(result), grad_fn);
   return result;
 }

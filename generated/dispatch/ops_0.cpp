@@ -189,55 +189,6 @@ std::tuple<const Tensor&, const Tensor&> aminmax_out(const Tensor& min, const Te
 
 // ============================================================================ any
 
-// any(Tensor self) -> Tensor
-static Tensor any__any_kernel(const Tensor& self) {
-  Tensor out;
-  native::any_kernel(self, out);
-  return out;
-}
-
-ops::any::Kernel* ops::any::kernels[kNumDeviceTypes] = {
-    /* CPU */ any__any_kernel,
-    /* Meta */ any__any_kernel,
-};
-
-Tensor ops::any::call(const Tensor& self) {
-  const Device kernel_device = dispatch_device("any", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("any", kernel_device);
-  return kernel(self);
-}
-
-Tensor any(const Tensor& self) {
-  return ops::any::call(self);
-}
-
-// any.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& any_out__any_kernel(const Tensor& self, const Tensor& out) {
-  Tensor out_handle = out;
-  native::any_kernel(self, out_handle);
-  return out;
-}
-
-ops::any_out::Kernel* ops::any_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ any_out__any_kernel,
-    /* Meta */ any_out__any_kernel,
-};
-
-const Tensor& ops::any_out::call(const Tensor& self, const Tensor& out) {
-  const Device kernel_device = dispatch_device("any.out", {&self, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("any.out", kernel_device);
-  decltype(auto) result = kernel(self, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& any_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("any.out", {&self});
-  return ops::any_out::call(self, out);
-}
-
 // any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
 static Tensor any_dim__any_dim_kernel(const Tensor& self, int64_t dim, bool keepdim) {
   Tensor out;
@@ -287,7 +238,7 @@ const Tensor& any_out(const Tensor& out, const Tensor& self, int64_t dim, bool k
   return ops::any_dim_out::call(self, dim, keepdim, out);
 }
 
-// any.dims(Tensor self, int[]? dim, bool keepdim=False) -> Tensor
+// any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 static Tensor any_dims__any_dims_kernel(const Tensor& self, OptionalIntArrayRef dim, bool keepdim) {
   Tensor out;
   native::any_dims_kernel(self, dim, keepdim, out);
@@ -310,7 +261,7 @@ Tensor any(const Tensor& self, OptionalIntArrayRef dim, bool keepdim) {
   return ops::any_dims::call(self, dim, keepdim);
 }
 
-// any.dims_out(Tensor self, int[]? dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+// any.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
 static const Tensor& any_dims_out__any_dims_kernel(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, const Tensor& out) {
   Tensor out_handle = out;
   native::any_dims_kernel(self, dim, keepdim, out_handle);

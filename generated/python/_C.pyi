@@ -233,16 +233,12 @@ class TensorBase:
         ...
 
     @overload
-    def all(self) -> Tensor:
-        """True if every element of `self` is non-zero (uint8 inputs give uint8)."""
-        ...
-    @overload
     def all(self, dim: int, keepdim: bool = False) -> Tensor:
         """Whether every element of `self` along `dim` is non-zero (uint8 inputs give uint8)."""
         ...
     @overload
-    def all(self, dim: Optional[Sequence[int]], keepdim: bool = False) -> Tensor:
-        """Whether every element of `self` over the dimensions in `dim` (all of them when None) is non-zero."""
+    def all(self, dim: Optional[Sequence[int]] = None, keepdim: bool = False) -> Tensor:
+        """Whether every element of `self` over the dimensions in `dim` (all of them when None) is non-zero (uint8 inputs give uint8)."""
         ...
 
     def amax(self, dim: Union[int, Sequence[int]] = (), keepdim: bool = False) -> Tensor:
@@ -258,16 +254,12 @@ class TensorBase:
         ...
 
     @overload
-    def any(self) -> Tensor:
-        """True if any element of `self` is non-zero (uint8 inputs give uint8)."""
-        ...
-    @overload
     def any(self, dim: int, keepdim: bool = False) -> Tensor:
         """Whether any element of `self` along `dim` is non-zero (uint8 inputs give uint8)."""
         ...
     @overload
-    def any(self, dim: Optional[Sequence[int]], keepdim: bool = False) -> Tensor:
-        """Whether any element of `self` over the dimensions in `dim` (all of them when None) is non-zero."""
+    def any(self, dim: Optional[Sequence[int]] = None, keepdim: bool = False) -> Tensor:
+        """Whether any element of `self` over the dimensions in `dim` (all of them when None) is non-zero (uint8 inputs give uint8)."""
         ...
 
     def argmax(self, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:

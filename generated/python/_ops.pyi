@@ -46,16 +46,12 @@ def alias(input: Tensor) -> Tensor:
     ...
 
 @overload
-def all(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
-    """True if every element of `self` is non-zero (uint8 inputs give uint8)."""
-    ...
-@overload
 def all(input: Tensor, dim: int, keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
     """Whether every element of `self` along `dim` is non-zero (uint8 inputs give uint8)."""
     ...
 @overload
-def all(input: Tensor, dim: Optional[Sequence[int]], keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
-    """Whether every element of `self` over the dimensions in `dim` (all of them when None) is non-zero."""
+def all(input: Tensor, dim: Optional[Sequence[int]] = None, keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
+    """Whether every element of `self` over the dimensions in `dim` (all of them when None) is non-zero (uint8 inputs give uint8)."""
     ...
 
 def amax(input: Tensor, dim: Union[int, Sequence[int]] = (), keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
@@ -66,21 +62,17 @@ def amin(input: Tensor, dim: Union[int, Sequence[int]] = (), keepdim: bool = Fal
     """The smallest value of `self` over the dimensions in `dim` (all of them when empty); NaN propagates. The gradient is shared evenly between tied minima."""
     ...
 
-def aminmax(input: Tensor, *, dim: Optional[int] = None, keepdim: bool = False, min: Tensor = None, max: Tensor = None) -> tuple[Tensor, Tensor]:
+def aminmax(input: Tensor, *, dim: Optional[int] = None, keepdim: bool = False, out: Optional[tuple[Tensor, ...]] = None) -> tuple[Tensor, Tensor]:
     """The smallest and the largest values of `self` along `dim` (over all elements when None), in one pass."""
     ...
 
-@overload
-def any(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
-    """True if any element of `self` is non-zero (uint8 inputs give uint8)."""
-    ...
 @overload
 def any(input: Tensor, dim: int, keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
     """Whether any element of `self` along `dim` is non-zero (uint8 inputs give uint8)."""
     ...
 @overload
-def any(input: Tensor, dim: Optional[Sequence[int]], keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
-    """Whether any element of `self` over the dimensions in `dim` (all of them when None) is non-zero."""
+def any(input: Tensor, dim: Optional[Sequence[int]] = None, keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
+    """Whether any element of `self` over the dimensions in `dim` (all of them when None) is non-zero (uint8 inputs give uint8)."""
     ...
 
 @overload
@@ -223,7 +215,7 @@ def floor_divide_(input: Tensor, other: Number) -> Tensor:
     """In-place version of floor_divide(): writes the result into self. Divides every element of `self` by the number `other`, rounding toward negative infinity."""
     ...
 
-def frexp(input: Tensor, *, mantissa: Tensor = None, exponent: Tensor = None) -> tuple[Tensor, Tensor]:
+def frexp(input: Tensor, *, out: Optional[tuple[Tensor, ...]] = None) -> tuple[Tensor, Tensor]:
     """Splits every element of `self` into a mantissa in (-1, -0.5] or [0.5, 1) (0 for 0) and an int32 exponent, with self = mantissa * 2**exponent; both written in one pass."""
     ...
 
@@ -328,7 +320,7 @@ def max(input: Tensor) -> Tensor:
     """The largest element of `self` as a 0-d tensor (NaN if any element is NaN). The gradient is shared evenly between tied maxima."""
     ...
 @overload
-def max(input: Tensor, dim: int, keepdim: bool = False, *, values: Tensor = None, indices: Tensor = None) -> tuple[Tensor, Tensor]:
+def max(input: Tensor, dim: int, keepdim: bool = False, *, out: Optional[tuple[Tensor, ...]] = None) -> tuple[Tensor, Tensor]:
     """The largest values of `self` along `dim` and their indices (the first of ties; NaN counts as the largest)."""
     ...
 
@@ -346,7 +338,7 @@ def min(input: Tensor) -> Tensor:
     """The smallest element of `self` as a 0-d tensor (NaN if any element is NaN). The gradient is shared evenly between tied minima."""
     ...
 @overload
-def min(input: Tensor, dim: int, keepdim: bool = False, *, values: Tensor = None, indices: Tensor = None) -> tuple[Tensor, Tensor]:
+def min(input: Tensor, dim: int, keepdim: bool = False, *, out: Optional[tuple[Tensor, ...]] = None) -> tuple[Tensor, Tensor]:
     """The smallest values of `self` along `dim` and their indices (the first of ties; NaN counts as the smallest)."""
     ...
 

@@ -148,7 +148,7 @@ PyObject* fn_amin(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
 PyObject* fn_aminmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "aminmax(Tensor input, *, int? dim=None, bool keepdim=False, Tensor? min=None, Tensor? max=None)",
+      "aminmax(Tensor input, *, int? dim=None, bool keepdim=False, Tensor[] out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -156,8 +156,10 @@ PyObject* fn_aminmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   auto dim = r.toInt64_optional(1);
   auto keepdim = r.toBool(2);
   if (!r.is_none(3)) {
-    auto min = r.tensor(3);
-    auto max = r.tensor(4);
+    auto outs = r.tensorlist(3);
+    if (outs.size() != 2) throw TypeError(str("aminmax(): argument 'out' must be a tuple of 2 Tensors, but got ", outs.size()));
+    auto min = outs[0];
+    auto max = outs[1];
     auto result = [&] { GilRelease no_gil; return tl::aminmax_out(min, max, self, dim, keepdim); }();
     return wrap(std::move(result));
   }
@@ -170,24 +172,13 @@ PyObject* fn_aminmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
 PyObject* fn_any(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "any(Tensor input, *, Tensor? out=None)",
       "any(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None)",
-      "any(Tensor input, int[]? dim, bool keepdim=False, *, Tensor? out=None)",
+      "any(Tensor input, int[]? dim=None, bool keepdim=False, *, Tensor? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   switch (r.idx) {
-    case 0: {  // any
-      auto self = r.tensor(0);
-      if (!r.is_none(1)) {
-        auto out = r.tensor(1);
-        auto result = [&] { GilRelease no_gil; return tl::any_out(out, self); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::any(self); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // any.dim
+    case 0: {  // any.dim
       auto self = r.tensor(0);
       auto dim = r.toInt64(1);
       auto keepdim = r.toBool(2);
@@ -199,7 +190,7 @@ PyObject* fn_any(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
       auto result = [&] { GilRelease no_gil; return tl::any(self, dim, keepdim); }();
       return wrap(std::move(result));
     }
-    case 2: {  // any.dims
+    case 1: {  // any.dims
       auto self = r.tensor(0);
       auto dim = r.intlist_optional(1);
       auto keepdim = r.toBool(2);
@@ -514,7 +505,7 @@ PyObject* fn_min(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_TRY
   static PythonArgParser parser({
       "min(Tensor input)",
-      "min(Tensor input, int dim, bool keepdim=False, *, Tensor? values=None, Tensor? indices=None)",
+      "min(Tensor input, int dim, bool keepdim=False, *, Tensor[] out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -529,8 +520,10 @@ PyObject* fn_min(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
       auto dim = r.toInt64(1);
       auto keepdim = r.toBool(2);
       if (!r.is_none(3)) {
-        auto values = r.tensor(3);
-        auto indices = r.tensor(4);
+        auto outs = r.tensorlist(3);
+        if (outs.size() != 2) throw TypeError(str("min(): argument 'out' must be a tuple of 2 Tensors, but got ", outs.size()));
+        auto values = outs[0];
+        auto indices = outs[1];
         auto result = [&] { GilRelease no_gil; return tl::min_out(values, indices, self, dim, keepdim); }();
         return wrap(std::move(result));
       }
@@ -1379,21 +1372,17 @@ A view of `self` with the same geometry (a new tensor object sharing everything)
 
 The smallest value of `self` over the dimensions in `dim` (all of them when empty); NaN propagates. The gradient is shared evenly between tied minima.)doc"});
   functions.push_back({"aminmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_aminmax)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(aminmax(Tensor input, *, int? dim=None, bool keepdim=False, Tensor? min=None, Tensor? max=None) -> tuple[Tensor, Tensor]
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(aminmax(Tensor input, *, int? dim=None, bool keepdim=False, Tensor[] out=None) -> tuple[Tensor, Tensor]
 
 The smallest and the largest values of `self` along `dim` (over all elements when None), in one pass.)doc"});
   functions.push_back({"any", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_any)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(any(Tensor input, *, Tensor? out=None) -> Tensor
-
-True if any element of `self` is non-zero (uint8 inputs give uint8).
-
-any(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(any(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
 
 Whether any element of `self` along `dim` is non-zero (uint8 inputs give uint8).
 
-any(Tensor input, int[]? dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
+any(Tensor input, int[]? dim=None, bool keepdim=False, *, Tensor? out=None) -> Tensor
 
-Whether any element of `self` over the dimensions in `dim` (all of them when None) is non-zero.)doc"});
+Whether any element of `self` over the dimensions in `dim` (all of them when None) is non-zero (uint8 inputs give uint8).)doc"});
   functions.push_back({"arange", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arange)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(arange(Scalar end, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
@@ -1467,7 +1456,7 @@ The mean of `self` over the dimensions in `dim` (all of them when None), keeping
 
 The smallest element of `self` as a 0-d tensor (NaN if any element is NaN). The gradient is shared evenly between tied minima.
 
-min(Tensor input, int dim, bool keepdim=False, *, Tensor? values=None, Tensor? indices=None) -> tuple[Tensor, Tensor]
+min(Tensor input, int dim, bool keepdim=False, *, Tensor[] out=None) -> tuple[Tensor, Tensor]
 
 The smallest values of `self` along `dim` and their indices (the first of ties; NaN counts as the smallest).)doc"});
   functions.push_back({"mm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mm)),

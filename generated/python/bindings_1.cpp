@@ -49,24 +49,13 @@ namespace {
 PyObject* fn_all(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "all(Tensor input, *, Tensor? out=None)",
       "all(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None)",
-      "all(Tensor input, int[]? dim, bool keepdim=False, *, Tensor? out=None)",
+      "all(Tensor input, int[]? dim=None, bool keepdim=False, *, Tensor? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   switch (r.idx) {
-    case 0: {  // all
-      auto self = r.tensor(0);
-      if (!r.is_none(1)) {
-        auto out = r.tensor(1);
-        auto result = [&] { GilRelease no_gil; return tl::all_out(out, self); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::all(self); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // all.dim
+    case 0: {  // all.dim
       auto self = r.tensor(0);
       auto dim = r.toInt64(1);
       auto keepdim = r.toBool(2);
@@ -78,7 +67,7 @@ PyObject* fn_all(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
       auto result = [&] { GilRelease no_gil; return tl::all(self, dim, keepdim); }();
       return wrap(std::move(result));
     }
-    case 2: {  // all.dims
+    case 1: {  // all.dims
       auto self = r.tensor(0);
       auto dim = r.intlist_optional(1);
       auto keepdim = r.toBool(2);
@@ -342,7 +331,7 @@ PyObject* fn_max(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_TRY
   static PythonArgParser parser({
       "max(Tensor input)",
-      "max(Tensor input, int dim, bool keepdim=False, *, Tensor? values=None, Tensor? indices=None)",
+      "max(Tensor input, int dim, bool keepdim=False, *, Tensor[] out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -357,8 +346,10 @@ PyObject* fn_max(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
       auto dim = r.toInt64(1);
       auto keepdim = r.toBool(2);
       if (!r.is_none(3)) {
-        auto values = r.tensor(3);
-        auto indices = r.tensor(4);
+        auto outs = r.tensorlist(3);
+        if (outs.size() != 2) throw TypeError(str("max(): argument 'out' must be a tuple of 2 Tensors, but got ", outs.size()));
+        auto values = outs[0];
+        auto indices = outs[1];
         auto result = [&] { GilRelease no_gil; return tl::max_out(values, indices, self, dim, keepdim); }();
         return wrap(std::move(result));
       }
@@ -1242,17 +1233,13 @@ PyObject* method_where(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 
 void add_bindings_1(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
   functions.push_back({"all", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_all)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(all(Tensor input, *, Tensor? out=None) -> Tensor
-
-True if every element of `self` is non-zero (uint8 inputs give uint8).
-
-all(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(all(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
 
 Whether every element of `self` along `dim` is non-zero (uint8 inputs give uint8).
 
-all(Tensor input, int[]? dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
+all(Tensor input, int[]? dim=None, bool keepdim=False, *, Tensor? out=None) -> Tensor
 
-Whether every element of `self` over the dimensions in `dim` (all of them when None) is non-zero.)doc"});
+Whether every element of `self` over the dimensions in `dim` (all of them when None) is non-zero (uint8 inputs give uint8).)doc"});
   functions.push_back({"amax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_amax)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(amax(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor? out=None) -> Tensor
 
@@ -1318,7 +1305,7 @@ In-place version of lt(): writes the result into self. True where an element of 
 
 The largest element of `self` as a 0-d tensor (NaN if any element is NaN). The gradient is shared evenly between tied maxima.
 
-max(Tensor input, int dim, bool keepdim=False, *, Tensor? values=None, Tensor? indices=None) -> tuple[Tensor, Tensor]
+max(Tensor input, int dim, bool keepdim=False, *, Tensor[] out=None) -> tuple[Tensor, Tensor]
 
 The largest values of `self` along `dim` and their indices (the first of ties; NaN counts as the largest).)doc"});
   functions.push_back({"mul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mul)),

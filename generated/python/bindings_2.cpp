@@ -181,14 +181,16 @@ PyObject* fn_exp_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
 PyObject* fn_frexp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "frexp(Tensor input, *, Tensor? mantissa=None, Tensor? exponent=None)",
+      "frexp(Tensor input, *, Tensor[] out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   if (!r.is_none(1)) {
-    auto mantissa = r.tensor(1);
-    auto exponent = r.tensor(2);
+    auto outs = r.tensorlist(1);
+    if (outs.size() != 2) throw TypeError(str("frexp(): argument 'out' must be a tuple of 2 Tensors, but got ", outs.size()));
+    auto mantissa = outs[0];
+    auto exponent = outs[1];
     auto result = [&] { GilRelease no_gil; return tl::frexp_out(mantissa, exponent, self); }();
     return wrap(std::move(result));
   }
@@ -549,26 +551,20 @@ PyObject* operator__mul__(PyObject* py_self, PyObject* const* args, Py_ssize_t n
 PyObject* method_all(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "all()",
       "all(int dim, bool keepdim=False)",
-      "all(int[]? dim, bool keepdim=False)",
+      "all(int[]? dim=None, bool keepdim=False)",
   }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
-    case 0: {  // all
-      const Tensor& self = unpack_tensor(py_self);
-      auto result = [&] { GilRelease no_gil; return tl::all(self); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // all.dim
+    case 0: {  // all.dim
       const Tensor& self = unpack_tensor(py_self);
       auto dim = r.toInt64(0);
       auto keepdim = r.toBool(1);
       auto result = [&] { GilRelease no_gil; return tl::all(self, dim, keepdim); }();
       return wrap(std::move(result));
     }
-    case 2: {  // all.dims
+    case 1: {  // all.dims
       const Tensor& self = unpack_tensor(py_self);
       auto dim = r.intlist_optional(0);
       auto keepdim = r.toBool(1);
@@ -1256,7 +1252,7 @@ In-place version of div(): writes the result into self. Divides every element of
 
 In-place version of exp(): writes the result into self. The exponential of every element of `self`; integer inputs give the default float dtype.)doc"});
   functions.push_back({"frexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_frexp)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(frexp(Tensor input, *, Tensor? mantissa=None, Tensor? exponent=None) -> tuple[Tensor, Tensor]
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(frexp(Tensor input, *, Tensor[] out=None) -> tuple[Tensor, Tensor]
 
 Splits every element of `self` into a mantissa in (-1, -0.5] or [0.5, 1) (0 for 0) and an int32 exponent, with self = mantissa * 2**exponent; both written in one pass.)doc"});
   functions.push_back({"gt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_gt)),
@@ -1348,17 +1344,13 @@ __mul__(Scalar other) -> Tensor
 
 Multiplies every element of `self` by the number `other`.)doc"});
   methods.push_back({"all", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_all)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(all() -> Tensor
-
-True if every element of `self` is non-zero (uint8 inputs give uint8).
-
-all(int dim, bool keepdim=False) -> Tensor
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(all(int dim, bool keepdim=False) -> Tensor
 
 Whether every element of `self` along `dim` is non-zero (uint8 inputs give uint8).
 
-all(int[]? dim, bool keepdim=False) -> Tensor
+all(int[]? dim=None, bool keepdim=False) -> Tensor
 
-Whether every element of `self` over the dimensions in `dim` (all of them when None) is non-zero.)doc"});
+Whether every element of `self` over the dimensions in `dim` (all of them when None) is non-zero (uint8 inputs give uint8).)doc"});
   methods.push_back({"count_nonzero", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_count_nonzero)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(count_nonzero(int? dim=None) -> Tensor
 

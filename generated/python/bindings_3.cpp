@@ -667,26 +667,20 @@ PyObject* operator__sub__(PyObject* py_self, PyObject* const* args, Py_ssize_t n
 PyObject* method_any(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "any()",
       "any(int dim, bool keepdim=False)",
-      "any(int[]? dim, bool keepdim=False)",
+      "any(int[]? dim=None, bool keepdim=False)",
   }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
-    case 0: {  // any
-      const Tensor& self = unpack_tensor(py_self);
-      auto result = [&] { GilRelease no_gil; return tl::any(self); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // any.dim
+    case 0: {  // any.dim
       const Tensor& self = unpack_tensor(py_self);
       auto dim = r.toInt64(0);
       auto keepdim = r.toBool(1);
       auto result = [&] { GilRelease no_gil; return tl::any(self, dim, keepdim); }();
       return wrap(std::move(result));
     }
-    case 2: {  // any.dims
+    case 1: {  // any.dims
       const Tensor& self = unpack_tensor(py_self);
       auto dim = r.intlist_optional(0);
       auto keepdim = r.toBool(1);
@@ -1231,17 +1225,13 @@ __sub__(Scalar other, Scalar alpha=1) -> Tensor
 
 Subtracts the number `other`, scaled by `alpha`, from every element of `self`.)doc"});
   methods.push_back({"any", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_any)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(any() -> Tensor
-
-True if any element of `self` is non-zero (uint8 inputs give uint8).
-
-any(int dim, bool keepdim=False) -> Tensor
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(any(int dim, bool keepdim=False) -> Tensor
 
 Whether any element of `self` along `dim` is non-zero (uint8 inputs give uint8).
 
-any(int[]? dim, bool keepdim=False) -> Tensor
+any(int[]? dim=None, bool keepdim=False) -> Tensor
 
-Whether any element of `self` over the dimensions in `dim` (all of them when None) is non-zero.)doc"});
+Whether any element of `self` over the dimensions in `dim` (all of them when None) is non-zero (uint8 inputs give uint8).)doc"});
   methods.push_back({"as_strided", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_as_strided)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(as_strided(int[] size, int[] stride, int? storage_offset=None) -> Tensor
 

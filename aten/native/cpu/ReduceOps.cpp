@@ -290,6 +290,8 @@ void arg_extremum(const Tensor& self, std::optional<int64_t> dim, bool keepdim, 
                   const char* op_paren) {
   uint64_t mask = dim ? one_dim_mask(self, *dim, op) : reduce::reduce_mask(self, std::nullopt, op);
   check_has_elements(self, mask, dim.has_value(), op_paren, true);
+  if (self.dtype() == ScalarType::Bool)
+    throw NotImplementedError(str(op, ": not implemented for dtype ", scalar_type_name(self.dtype())));
   DimVector shape = reduce::reduced_shape(self.sizes(), mask, keepdim);
   prepare_output(out, {op, shape, ScalarType::Int64, self.device(), OutDtype::Exact});
   if (self.is_meta()) return;
@@ -463,17 +465,11 @@ void aminmax_kernel(const Tensor& self, std::optional<int64_t> dim, bool keepdim
   commit_output(max, hi);
 }
 
-void any_kernel(const Tensor& self, Tensor& out) {
-  any_all<true>(self, reduce::reduce_mask(self, std::nullopt, "any"), false, out, "any");
-}
 void any_dim_kernel(const Tensor& self, int64_t dim, bool keepdim, Tensor& out) {
   any_all<true>(self, one_dim_mask(self, dim, "any"), keepdim, out, "any");
 }
 void any_dims_kernel(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, Tensor& out) {
   any_all<true>(self, reduce::reduce_mask(self, dim, "any"), keepdim, out, "any");
-}
-void all_kernel(const Tensor& self, Tensor& out) {
-  any_all<false>(self, reduce::reduce_mask(self, std::nullopt, "all"), false, out, "all");
 }
 void all_dim_kernel(const Tensor& self, int64_t dim, bool keepdim, Tensor& out) {
   any_all<false>(self, one_dim_mask(self, dim, "all"), keepdim, out, "all");

@@ -112,6 +112,7 @@ Tensor mul_Tensor(const Tensor& self, const Tensor& other) {
     AutoGradMode below_autograd(false);
     result = ops::mul_Tensor::call(self, other);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -149,6 +150,7 @@ Tensor sum_dim_IntList(const Tensor& self, OptionalIntArrayRef dim, bool keepdim
     AutoGradMode below_autograd(false);
     result = ops::sum_dim_IntList::call(self, dim, keepdim, dtype);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -164,6 +166,7 @@ Tensor transpose_int(const Tensor& self, int64_t dim0, int64_t dim1) {
     AutoGradMode below_autograd(false);
     result = ops::transpose_int::call(self, dim0, dim1);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
