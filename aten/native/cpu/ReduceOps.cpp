@@ -71,7 +71,7 @@ struct MaxOp {
   using in_t = T;
   using acc_t = opmath_t<T>;
   acc_t identity() const { return lowest<acc_t>(); }
-  acc_t combine(acc_t a, acc_t b) const { return (b > a || is_nan(b)) ? b : a; }
+  acc_t combine(acc_t a, acc_t b) const { return ((b > a) | is_nan(b)) ? b : a; }
   acc_t reduce(acc_t a, in_t x) const { return combine(a, to_opmath(x)); }
 };
 template <typename T>
@@ -79,7 +79,7 @@ struct MinOp {
   using in_t = T;
   using acc_t = opmath_t<T>;
   acc_t identity() const { return highest<acc_t>(); }
-  acc_t combine(acc_t a, acc_t b) const { return (b < a || is_nan(b)) ? b : a; }
+  acc_t combine(acc_t a, acc_t b) const { return ((b < a) | is_nan(b)) ? b : a; }
   acc_t reduce(acc_t a, in_t x) const { return combine(a, to_opmath(x)); }
 };
 
@@ -164,14 +164,14 @@ struct ArgMaxOp {
   using in_t = T;
   using val_t = opmath_t<T>;
   val_t load(in_t x) const { return to_opmath(x); }
-  bool better(val_t x, val_t cur) const { return x > cur || (is_nan(x) && !is_nan(cur)); }
+  bool better(val_t x, val_t cur) const { return (x > cur) | (is_nan(x) & !is_nan(cur)); }
 };
 template <typename T>
 struct ArgMinOp {
   using in_t = T;
   using val_t = opmath_t<T>;
   val_t load(in_t x) const { return to_opmath(x); }
-  bool better(val_t x, val_t cur) const { return x < cur || (is_nan(x) && !is_nan(cur)); }
+  bool better(val_t x, val_t cur) const { return (x < cur) | (is_nan(x) & !is_nan(cur)); }
 };
 
 // ------------------------------------------------------------------------------------ drivers
