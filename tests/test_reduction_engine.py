@@ -312,6 +312,24 @@ def test_out_into_strided_and_aliased():
     assert_same(y[0], torch.prod(a, 0))
 
 
+def test_out_tuples_of_multi_output_ops():
+    a = make((3, 4), "float32", 16)
+    x = from_torch(a)
+    for op, args, kw in [("max", (1,), {}), ("min", (0,), {}), ("aminmax", (), {"dim": 1}), ("frexp", (), {})]:
+        e = getattr(torch, op)(a, *args, **kw)
+        outs = tuple(tl.empty(0, dtype=getattr(tl, str(t.dtype).split(".")[-1])) for t in e)
+        r = getattr(tl, op)(x, *args, **kw, out=outs)
+        for got, o, want in zip(r, outs, e):
+            assert got is o
+            assert_same(o, want)
+        with pytest.raises(TypeError):
+            getattr(tl, op)(x, *args, **kw, out=outs[:1])
+    with pytest.raises(RuntimeError):  # indices must be int64
+        tl.max(x, 1, out=(tl.empty(0), tl.empty(0, dtype=tl.int32)))
+    with pytest.raises(RuntimeError):  # exponent must be int32
+        tl.frexp(x, out=(tl.empty(0), tl.empty(0, dtype=tl.int64)))
+
+
 @pytest.mark.parametrize("op,args", [("prod", (1,)), ("amax", (1,)), ("argmax", ()), ("aminmax", ()),
                                      ("max", (1,)), ("any", (0,)), ("var", (1,)), ("logsumexp", (1,)),
                                      ("count_nonzero", ())])
