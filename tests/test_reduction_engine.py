@@ -475,3 +475,34 @@ def test_sum_bool_and_integer_accumulate_in_int64():
     a = torch.ones(3000, 3000, dtype=torch.bool)
     assert tl.sum(from_torch(a)).item() == 9000000
     assert tl.prod(tl.tensor([True, True])).dtype == tl.int64
+
+
+# ---------------------------------------------------------------- nansum / nanmean
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dim", [None, 0, 1, (0, 1)])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_nansum_nanmean(dtype, dim, keepdim):
+    a = make((4, 5), dtype, 17)
+    if a.is_floating_point():
+        a[0, 1] = a[2, 2] = a[3, 0] = float("nan")
+        a[:, 4] = float("nan")
+    for op in ["nansum", "nanmean"]:
+        both(op, from_torch(a), a, dim, keepdim=keepdim)
+
+
+def test_nansum_dtype_out_and_gradient():
+    a = torch.tensor([[1., float("nan")], [3., 4.]], dtype=torch.float64)
+    x = from_torch(a)
+    assert_same(tl.nansum(x, dtype=tl.float32), torch.nansum(a, dtype=torch.float32))
+    out = tl.empty(0, dtype=tl.float64)
+    assert tl.nansum(x, 1, out=out) is out
+    assert_same(out, torch.nansum(a, 1))
+    xr = x.clone().requires_grad_()
+    tl.nansum(xr).backward()
+    assert xr.grad.tolist() == [[1.0, 0.0], [1.0, 1.0]]
+    xr.grad = None
+    tl.nanmean(xr, 1).sum().backward()
+    ar = a.clone().requires_grad_()
+    torch.nanmean(ar, 1).sum().backward()
+    assert_same(xr.grad, ar.grad)

@@ -300,6 +300,10 @@ Tensor logsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& 
   return tl::mul(sum_backward(grad, self.sizes(), dim, keepdim), tl::exp(tl::sub(self, r)));
 }
 
+Tensor nansum_backward(const Tensor& grad, const Tensor& self, OptionalIntArrayRef dim, bool keepdim) {
+  return tl::mul(sum_backward(grad, self.sizes(), dim, keepdim), tl::eq(self, self));
+}
+
 Tensor frexp_backward(const Tensor& grad, const Tensor& exponent) {
   return tl::div(grad, tl::pow(2.0, tl::_to_copy(exponent, grad.scalar_type(), std::nullopt)));
 }

@@ -79,6 +79,8 @@ Tensor std_mean_backward(const Tensor& grad_std, const Tensor& grad_mean, const 
                          OptionalIntArrayRef dim, double correction, bool keepdim);
 Tensor logsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim,
                           bool keepdim);
+// nansum: grad where self is not NaN, 0 at the NaNs.
+Tensor nansum_backward(const Tensor& grad, const Tensor& self, OptionalIntArrayRef dim, bool keepdim);
 // frexp: grad / 2**exponent (the exponent is piecewise constant).
 Tensor frexp_backward(const Tensor& grad, const Tensor& exponent);
 

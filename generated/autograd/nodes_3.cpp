@@ -127,6 +127,36 @@ variable_list ExpandBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+struct NansumBackward0 final : Node {
+  std::string name() const override { return "NansumBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::optional<std::vector<int64_t>> dim_;
+  bool keepdim_;
+};
+
+variable_list NansumBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& dim = as_arg(dim_);
+  const auto& keepdim = as_arg(keepdim_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = nansum_backward(grad, self, dim, keepdim);
+  }
+  return grad_inputs;
+}
+
 // Backward of permute(Tensor(a) self, int[] dims) -> Tensor(a)
 struct PermuteBackward0 final : Node {
   std::string name() const override { return "PermuteBackward0"; }
@@ -391,6 +421,25 @@ Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
   {
     AutoGradMode below_autograd(false);
     result = ops::expand::call(self, size, implicit);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+Tensor nansum(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  auto grad_fn = std::make_shared<NansumBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim ? std::optional<std::vector<int64_t>>(dim->vec()) : std::nullopt;
+  grad_fn->keepdim_ = keepdim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::nansum::call(self, dim, keepdim, dtype);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);

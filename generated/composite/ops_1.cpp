@@ -19,6 +19,13 @@ Tensor full_like_composite(const Tensor& self, const Scalar& fill_value, std::op
   return result;
 }
 
+// nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+Tensor nanmean_composite(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  TL_CHECK(is_floating_type(self.dtype()), "nanmean(): expected input to have floating point or complex dtype but got ",
+           legacy_type_name(self.dtype()));
+  return div(nansum(self, dim, keepdim, dtype), sum(eq(self, self), dim, keepdim, std::nullopt));
+}
+
 // ones(int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor ones_composite(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
   Tensor result = empty(size, dtype, device);

@@ -11,6 +11,7 @@
 #include "generated/ops/lt.h"
 #include "generated/ops/max.h"
 #include "generated/ops/mul.h"
+#include "generated/ops/nanmean.h"
 #include "generated/ops/ne.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/pow.h"
@@ -958,6 +959,19 @@ const Tensor& mul_(const Tensor& self, const Scalar& other) {
     return autograd::wrappers::mul__Scalar(self, other);
   }
   return ops::mul__Scalar::call(self, other);
+}
+
+// ============================================================================ nanmean
+
+// nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+Tensor nanmean(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return native::nanmean_composite(self, dim, keepdim, dtype);
+}
+
+// nanmean.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+const Tensor& nanmean_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  check_out_no_grad("nanmean.out", {&self});
+  return copy_to_out(out, nanmean(self, dim, keepdim, dtype ? dtype : std::optional<ScalarType>(out.dtype())), "nanmean.out", /*exact_dtype=*/false);
 }
 
 // ============================================================================ ne

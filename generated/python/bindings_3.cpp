@@ -23,6 +23,7 @@
 #include "generated/ops/lt.h"
 #include "generated/ops/min.h"
 #include "generated/ops/mul.h"
+#include "generated/ops/nansum.h"
 #include "generated/ops/ne.h"
 #include "generated/ops/ones.h"
 #include "generated/ops/permute.h"
@@ -365,6 +366,28 @@ PyObject* fn_mul_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// nansum
+PyObject* fn_nansum(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nansum(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.intlist_optional(1);
+  auto keepdim = r.toBool(2);
+  auto dtype = r.scalartype_optional(3);
+  if (!r.is_none(4)) {
+    auto out = r.tensor(4);
+    auto result = [&] { GilRelease no_gil; return tl::nansum_out(out, self, as_arg(dim), keepdim, dtype); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::nansum(self, as_arg(dim), keepdim, dtype); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -1148,6 +1171,10 @@ In-place version of mul(): writes the result into self. Multiplies `self` by `ot
 mul_(Tensor input, Scalar other) -> Tensor
 
 In-place version of mul(): writes the result into self. Multiplies every element of `self` by the number `other`.)doc"});
+  functions.push_back({"nansum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nansum)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(nansum(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
+
+Sums `self` over the dimensions in `dim` (all of them when None) treating NaN as zero, with the accuracy and dtype rules of `sum`.)doc"});
   functions.push_back({"ne_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ne_)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(ne_(Tensor input, Tensor other) -> Tensor
 

@@ -30,6 +30,8 @@
 #include "generated/ops/logsumexp.h"
 #include "generated/ops/max.h"
 #include "generated/ops/min.h"
+#include "generated/ops/nansum.h"
+#include "generated/ops/ne.h"
 #include "generated/ops/prod.h"
 #include "generated/ops/reshape.h"
 #include "generated/ops/std.h"
@@ -39,6 +41,7 @@
 #include "generated/ops/var.h"
 #include "generated/ops/var_mean.h"
 #include "generated/ops/where.h"
+#include "generated/ops/zeros.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::native {
@@ -521,6 +524,16 @@ std::tuple<Tensor, Tensor> std_mean_kernel(const Tensor& self, OptionalIntArrayR
   Tensor s, m;
   var_std(self, dim, correction_of(correction), keepdim, Moments::Std, s, &m, "std_mean");
   return {s, m};
+}
+
+// sum with NaNs replaced by zeros, so that it has sum's cascade accuracy and dtype rules.
+void nansum_kernel(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype,
+                   Tensor& out) {
+  Tensor x = is_floating_type(self.dtype())
+                 ? tl::where(tl::ne(self, self), tl::zeros(IntArrayRef(), self.dtype(), self.device()), self)
+                 : self;
+  if (out.defined()) tl::sum_out(out, x, dim, keepdim, dtype);
+  else out = tl::sum(x, dim, keepdim, dtype);
 }
 
 // max + log(sum(exp(self - max))), with infinite maxima replaced by 0 so that an all -inf slice
