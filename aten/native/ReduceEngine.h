@@ -104,7 +104,7 @@ Geometry make_geometry(IntArrayRef sizes, IntArrayRef strides, uint64_t mask, bo
 // ---------------------------------------------------------------------------------------- plans
 
 constexpr int64_t kLanes = 16;     // independent accumulators along an inner run
-constexpr int64_t kBlock = 2048;   // outputs folded together by an outer reduction (whole rows: prefetch-friendly)
+constexpr int64_t kBlock = 4096;   // outputs folded together by an outer reduction (whole rows: reads stream)
 constexpr int64_t kGrain = 32768;  // elements of work worth a task
 
 // How the work of a geometry is cut into tasks.

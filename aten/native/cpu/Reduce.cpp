@@ -235,7 +235,7 @@ acc_t sum_flat_range(const in_t* p, const std::vector<Dim>& rd, int64_t b, int64
 
 // Vertical reduction: out[j] = sum over reduction rows [rb, re) of p[row_offset + j * sw], j < C.
 // Rows are added four at a time into a cascade of row accumulators (carry every 16 rows).
-constexpr int64_t kChunk = 1024;
+constexpr int64_t kChunk = 4096;
 template <typename acc_t, typename in_t>
 void sum_rows(const in_t* p, int64_t C, int64_t sw, const std::vector<Dim>& rd, int64_t rb, int64_t re,
               acc_t* out) {
