@@ -86,6 +86,8 @@
 #include "generated/ops/min.h"
 #include "generated/ops/mm.h"
 #include "generated/ops/mul.h"
+#include "generated/ops/nanmean.h"
+#include "generated/ops/nansum.h"
 #include "generated/ops/narrow.h"
 #include "generated/ops/ne.h"
 #include "generated/ops/neg.h"

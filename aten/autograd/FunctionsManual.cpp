@@ -171,6 +171,11 @@ Tensor mean_dim_backward(const Tensor& grad, IntArrayRef sizes, OptionalIntArray
   return tl::div(sum_backward(grad, sizes, dim, keepdim), n);
 }
 
+void check_differentiable_dtype(const Tensor& result) {
+  TL_CHECK(!result.defined() || is_floating_type(result.dtype()), "Autograd not support dtype: ",
+           legacy_type_name(result.dtype()));
+}
+
 // ---- reductions on the reduction engine (prod, amax/amin, max/min, var/std, logsumexp) ----------
 
 double correction_value(const std::optional<Scalar>& correction) {
@@ -281,6 +286,10 @@ Tensor logsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& 
                           bool keepdim) {
   Tensor r = sum_backward(result, self.sizes(), dim, keepdim);
   return tl::mul(sum_backward(grad, self.sizes(), dim, keepdim), tl::exp(tl::sub(self, r)));
+}
+
+Tensor nansum_backward(const Tensor& grad, const Tensor& self, OptionalIntArrayRef dim, bool keepdim) {
+  return tl::mul(sum_backward(grad, self.sizes(), dim, keepdim), tl::eq(self, self));
 }
 
 Tensor frexp_backward(const Tensor& grad, const Tensor& exponent) {

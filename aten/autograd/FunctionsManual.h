@@ -16,6 +16,11 @@
 
 namespace tl::autograd::generated {
 
+// Called by generated autograd wrappers on each differentiable output: RuntimeError "Autograd not
+// support dtype: Int" when an op that records history produced an integer or bool result (sum
+// with an integer dtype= of a float that requires grad), as PyTorch does.
+void check_differentiable_dtype(const Tensor& result);
+
 // t * s, skipping the multiplication when s == 1.
 Tensor maybe_multiply(const Tensor& t, const Scalar& s);
 
@@ -72,6 +77,8 @@ Tensor std_mean_backward(const Tensor& grad_std, const Tensor& grad_mean, const 
                          OptionalIntArrayRef dim, double correction, bool keepdim);
 Tensor logsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim,
                           bool keepdim);
+// nansum: grad where self is not NaN, 0 at the NaNs.
+Tensor nansum_backward(const Tensor& grad, const Tensor& self, OptionalIntArrayRef dim, bool keepdim);
 // frexp: grad / 2**exponent (the exponent is piecewise constant).
 Tensor frexp_backward(const Tensor& grad, const Tensor& exponent);
 

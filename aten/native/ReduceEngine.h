@@ -104,7 +104,7 @@ Geometry make_geometry(IntArrayRef sizes, IntArrayRef strides, uint64_t mask, bo
 // ---------------------------------------------------------------------------------------- plans
 
 constexpr int64_t kLanes = 16;     // independent accumulators along an inner run
-constexpr int64_t kBlock = 256;    // outputs folded together by an outer reduction
+constexpr int64_t kBlock = 4096;   // outputs folded together by an outer reduction (whole rows: reads stream)
 constexpr int64_t kGrain = 32768;  // elements of work worth a task
 
 // How the work of a geometry is cut into tasks.
@@ -146,8 +146,10 @@ TL_TARGET_CLONES acc_of<Op> fold_contiguous(const Op& op, const typename Op::in_
   acc_t lane[kLanes];
   for (int64_t j = 0; j < kLanes; ++j) lane[j] = op.identity();
   int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
+  for (; i + kLanes <= n; i += kLanes) {
+#pragma omp simd
     for (int64_t j = 0; j < kLanes; ++j) lane[j] = op.reduce(lane[j], p[i + j]);
+  }
   for (int64_t w = kLanes / 2; w >= 1; w /= 2)
     for (int64_t j = 0; j < w; ++j) lane[j] = op.combine(lane[j], lane[j + w]);
   acc_t r = lane[0];
@@ -187,6 +189,7 @@ acc_of<Op> fold_range(const Op& op, const typename Op::in_t* p, const std::vecto
 template <typename Op>
 TL_TARGET_CLONES void fold_rows_contiguous(const Op& op, const typename Op::in_t* row, int64_t C,
                                            acc_of<Op>* acc) {
+#pragma omp simd
   for (int64_t j = 0; j < C; ++j) acc[j] = op.reduce(acc[j], row[j]);
 }
 
@@ -270,40 +273,64 @@ void reduce_values(const Op& op, const typename Op::in_t* base, const Geometry& 
 template <typename Op>
 using val_of = typename Op::val_t;
 
-// Best of n contiguous elements: values first (branch-free, vectorizes), then its first position.
+// Best of n contiguous elements and its first position, in kLanes lanes that each keep their
+// best value and its position (branch-free, vectorizes); ties between lanes go to the lower
+// position.
 template <typename Op>
-TL_TARGET_CLONES val_of<Op> best_contiguous(const Op& op, const typename Op::in_t* p, int64_t n) {
+TL_TARGET_CLONES void best_contiguous(const Op& op, const typename Op::in_t* p, int64_t n, val_of<Op>& best,
+                                      int64_t& best_i) {
   using val_t = val_of<Op>;
-  val_t lane[kLanes];
   const int64_t bulk = n / kLanes * kLanes;
-  val_t best = op.load(p[0]);
+  int64_t i = 0;
   if (bulk > 0) {
-    for (int64_t j = 0; j < kLanes; ++j) lane[j] = op.load(p[j]);
-    for (int64_t i = kLanes; i < bulk; i += kLanes)
+    val_t lane[kLanes];
+    int64_t li[kLanes];
+    for (int64_t j = 0; j < kLanes; ++j) {
+      lane[j] = op.load(p[j]);
+      li[j] = j;
+    }
+    for (i = kLanes; i < bulk; i += kLanes) {
+#pragma omp simd
       for (int64_t j = 0; j < kLanes; ++j) {
-        val_t x = op.load(p[i + j]);
-        lane[j] = op.better(x, lane[j]) ? x : lane[j];
+        const val_t x = op.load(p[i + j]);
+        const bool b = op.better(x, lane[j]);
+        lane[j] = b ? x : lane[j];
+        li[j] = b ? i + j : li[j];
       }
+    }
     best = lane[0];
-    for (int64_t j = 1; j < kLanes; ++j) best = op.better(lane[j], best) ? lane[j] : best;
+    best_i = li[0];
+    for (int64_t j = 1; j < kLanes; ++j) {
+      if (op.better(lane[j], best) || (!op.better(best, lane[j]) && li[j] < best_i)) {
+        best = lane[j];
+        best_i = li[j];
+      }
+    }
+  } else {
+    best = op.load(p[0]);
+    best_i = 0;
+    i = 1;
   }
-  for (int64_t i = bulk; i < n; ++i) {
-    val_t x = op.load(p[i]);
-    best = op.better(x, best) ? x : best;
+  for (; i < n; ++i) {
+    const val_t x = op.load(p[i]);
+    if (op.better(x, best)) {
+      best = x;
+      best_i = i;
+    }
   }
-  return best;
 }
 
 template <typename Op>
 void best_run(const Op& op, const typename Op::in_t* p, int64_t n, int64_t s, int64_t first, val_of<Op>& v,
               int64_t& ix) {
   if (s == 1) {
-    val_of<Op> b = best_contiguous(op, p, n);
-    if (!op.better(b, v) && ix >= 0) return;
-    int64_t i = 0;
-    while (op.better(b, op.load(p[i]))) ++i;  // the first element b does not beat equals b
-    v = b;
-    ix = first + i;
+    val_of<Op> b;
+    int64_t bi;
+    best_contiguous(op, p, n, b, bi);
+    if (ix < 0 || op.better(b, v)) {
+      v = b;
+      ix = first + bi;
+    }
     return;
   }
   for (int64_t i = 0; i < n; ++i) {
@@ -341,6 +368,7 @@ void best_range(const Op& op, const typename Op::in_t* p, const std::vector<Dim>
 template <typename Op>
 TL_TARGET_CLONES void best_rows_contiguous(const Op& op, const typename Op::in_t* row, int64_t C, int64_t r,
                                            val_of<Op>* v, int64_t* ix) {
+#pragma omp simd
   for (int64_t j = 0; j < C; ++j) {
     val_of<Op> x = op.load(row[j]);
     bool b = op.better(x, v[j]);

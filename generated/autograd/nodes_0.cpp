@@ -88,6 +88,7 @@ Tensor logaddexp2(const Tensor& self, const Tensor& other) {
     AutoGradMode below_autograd(false);
     result = ops::logaddexp2::call(self, other);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -104,6 +105,7 @@ Tensor select_int(const Tensor& self, int64_t dim, int64_t index) {
     AutoGradMode below_autograd(false);
     result = ops::select_int::call(self, dim, index);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }

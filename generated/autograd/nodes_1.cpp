@@ -186,6 +186,7 @@ Tensor amax(const Tensor& self, IntArrayRef dim, bool keepdim) {
     AutoGradMode below_autograd(false);
     result = ops::amax::call(self, dim, keepdim);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
@@ -210,6 +211,7 @@ Tensor mul_Tensor(const Tensor& self, const Tensor& other) {
     AutoGradMode below_autograd(false);
     result = ops::mul_Tensor::call(self, other);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -245,6 +247,7 @@ Tensor mul_Scalar(const Tensor& self, const Scalar& other) {
     AutoGradMode below_autograd(false);
     result = ops::mul_Scalar::call(self, other);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -272,6 +275,7 @@ Tensor neg(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::neg::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -298,6 +302,7 @@ Tensor reciprocal(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::reciprocal::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
@@ -331,6 +336,7 @@ Tensor unsqueeze(const Tensor& self, int64_t dim) {
     AutoGradMode below_autograd(false);
     result = ops::unsqueeze::call(self, dim);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }

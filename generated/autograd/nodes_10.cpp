@@ -95,6 +95,7 @@ Tensor sigmoid_backward(const Tensor& grad_output, const Tensor& output) {
     AutoGradMode below_autograd(false);
     result = ops::sigmoid_backward::call(grad_output, output);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -111,6 +112,7 @@ Tensor sin(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::sin::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }

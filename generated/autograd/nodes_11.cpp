@@ -53,6 +53,7 @@ Tensor sigmoid(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::sigmoid::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);

@@ -57,6 +57,7 @@ std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool
     AutoGradMode below_autograd(false);
     result = ops::topk::call(self, k, dim, largest, sorted);
   }
+  check_differentiable_dtype(std::get<0>(result));
   set_history(std::get<0>(result), grad_fn);
   set_history(Tensor(), grad_fn);  // indices: not differentiable (output_differentiability)
   if (grad_fn->should_compute_output(0)) {

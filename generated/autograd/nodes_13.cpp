@@ -199,6 +199,7 @@ Tensor acos(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::acos::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -232,6 +233,7 @@ std::tuple<Tensor, Tensor> cummax(const Tensor& self, int64_t dim) {
     AutoGradMode below_autograd(false);
     result = ops::cummax::call(self, dim);
   }
+  check_differentiable_dtype(std::get<0>(result));
   set_history(std::get<0>(result), grad_fn);
   set_history(Tensor(), grad_fn);  // indices: not differentiable (output_differentiability)
   if (grad_fn->should_compute_output(0)) {
@@ -251,6 +253,7 @@ Tensor log_softmax_int(const Tensor& self, int64_t dim, std::optional<ScalarType
     AutoGradMode below_autograd(false);
     result = ops::log_softmax_int::call(self, dim, dtype);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
@@ -273,6 +276,7 @@ Tensor logaddexp(const Tensor& self, const Tensor& other) {
     AutoGradMode below_autograd(false);
     result = ops::logaddexp::call(self, other);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -287,6 +291,7 @@ Tensor sum(const Tensor& self, std::optional<ScalarType> dtype) {
     AutoGradMode below_autograd(false);
     result = ops::sum::call(self, dtype);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -303,6 +308,7 @@ Tensor sum_dim_IntList(const Tensor& self, OptionalIntArrayRef dim, bool keepdim
     AutoGradMode below_autograd(false);
     result = ops::sum_dim_IntList::call(self, dim, keepdim, dtype);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }

@@ -73,6 +73,7 @@ std::tuple<Tensor, Tensor> frexp_Tensor(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::frexp_Tensor::call(self);
   }
+  check_differentiable_dtype(std::get<0>(result));
   set_history(std::get<0>(result), grad_fn);
   set_history(Tensor(), grad_fn);  // exponent: not differentiable (output_differentiability)
   if (grad_fn->should_compute_output(0)) {
@@ -91,6 +92,7 @@ Tensor view(const Tensor& self, IntArrayRef size) {
     AutoGradMode below_autograd(false);
     result = ops::view::call(self, size);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }

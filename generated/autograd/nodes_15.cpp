@@ -115,6 +115,7 @@ Tensor acosh(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::acosh::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -147,6 +148,7 @@ Tensor atan(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::atan::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -179,6 +181,7 @@ Tensor log1p(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::log1p::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }

@@ -203,6 +203,7 @@ Tensor mean(const Tensor& self, std::optional<ScalarType> dtype) {
     AutoGradMode below_autograd(false);
     result = ops::mean::call(self, dtype);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -219,6 +220,7 @@ Tensor mean_dim(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::
     AutoGradMode below_autograd(false);
     result = ops::mean_dim::call(self, dim, keepdim, dtype);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -235,6 +237,7 @@ Tensor min(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::min::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
@@ -254,6 +257,7 @@ std::tuple<Tensor, Tensor> min_dim(const Tensor& self, int64_t dim, bool keepdim
     AutoGradMode below_autograd(false);
     result = ops::min_dim::call(self, dim, keepdim);
   }
+  check_differentiable_dtype(std::get<0>(result));
   set_history(std::get<0>(result), grad_fn);
   set_history(Tensor(), grad_fn);  // indices: not differentiable (output_differentiability)
   if (grad_fn->should_compute_output(0)) {
@@ -279,6 +283,7 @@ Tensor mm(const Tensor& self, const Tensor& mat2) {
     AutoGradMode below_autograd(false);
     result = ops::mm::call(self, mat2);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }

@@ -95,6 +95,7 @@ Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Te
     AutoGradMode below_autograd(false);
     result = ops::index_copy::call(self, dim, index, source);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -131,6 +132,7 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
     AutoGradMode below_autograd(false);
     result = ops::index_select::call(self, dim, index);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }

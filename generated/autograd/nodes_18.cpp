@@ -88,6 +88,7 @@ Tensor tanh_backward(const Tensor& grad_output, const Tensor& output) {
     AutoGradMode below_autograd(false);
     result = ops::tanh_backward::call(grad_output, output);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -104,7 +105,10 @@ std::vector<Tensor> unbind_int(const Tensor& self, int64_t dim) {
     AutoGradMode below_autograd(false);
     result = ops::unbind_int::call(self, dim);
   }
-  for (const Tensor& output : result) set_history(output, grad_fn);
+  for (const Tensor& output : result) {
+    check_differentiable_dtype(output);
+    set_history(output, grad_fn);
+  }
   return result;
 }
 

@@ -240,6 +240,7 @@ Tensor _log_softmax_backward_data(const Tensor& grad_output, const Tensor& outpu
     AutoGradMode below_autograd(false);
     result = ops::_log_softmax_backward_data::call(grad_output, output, dim, input_dtype);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -259,6 +260,7 @@ Tensor bmm(const Tensor& self, const Tensor& mat2) {
     AutoGradMode below_autograd(false);
     result = ops::bmm::call(self, mat2);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -275,6 +277,7 @@ Tensor cosh(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::cosh::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -304,6 +307,7 @@ Tensor exp2(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::exp2::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
@@ -336,6 +340,7 @@ Tensor expm1(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::expm1::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
@@ -369,6 +374,7 @@ Tensor permute(const Tensor& self, IntArrayRef dims) {
     AutoGradMode below_autograd(false);
     result = ops::permute::call(self, dims);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -388,7 +394,9 @@ std::tuple<Tensor, Tensor> var_mean_correction(const Tensor& self, OptionalIntAr
     AutoGradMode below_autograd(false);
     result = ops::var_mean_correction::call(self, dim, correction, keepdim);
   }
+  check_differentiable_dtype(std::get<0>(result));
   set_history(std::get<0>(result), grad_fn);
+  check_differentiable_dtype(std::get<1>(result));
   set_history(std::get<1>(result), grad_fn);
   return result;
 }

@@ -295,6 +295,7 @@ Tensor _test_scale_optional(const Tensor& self, const std::optional<Tensor>& wei
     AutoGradMode below_autograd(false);
     result = ops::_test_scale_optional::call(self, weight);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -311,6 +312,7 @@ Tensor asin(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::asin::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -356,6 +358,7 @@ std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, 
     AutoGradMode below_autograd(false);
     result = ops::kthvalue::call(self, k, dim, keepdim);
   }
+  check_differentiable_dtype(std::get<0>(result));
   set_history(std::get<0>(result), grad_fn);
   set_history(Tensor(), grad_fn);  // indices: not differentiable (output_differentiability)
   if (grad_fn->should_compute_output(0)) {
@@ -376,6 +379,7 @@ Tensor sinh(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::sinh::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -407,6 +411,7 @@ std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending
     AutoGradMode below_autograd(false);
     result = ops::sort::call(self, dim, descending);
   }
+  check_differentiable_dtype(std::get<0>(result));
   set_history(std::get<0>(result), grad_fn);
   set_history(Tensor(), grad_fn);  // indices: not differentiable (output_differentiability)
   if (grad_fn->should_compute_output(0)) {
@@ -426,6 +431,7 @@ std::tuple<Tensor, Tensor> sort_stable(const Tensor& self, std::optional<bool> s
     AutoGradMode below_autograd(false);
     result = ops::sort_stable::call(self, stable, dim, descending);
   }
+  check_differentiable_dtype(std::get<0>(result));
   set_history(std::get<0>(result), grad_fn);
   set_history(Tensor(), grad_fn);  // indices: not differentiable (output_differentiability)
   if (grad_fn->should_compute_output(0)) {
@@ -444,6 +450,7 @@ Tensor squeeze(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::squeeze::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -458,6 +465,7 @@ Tensor squeeze_dim(const Tensor& self, int64_t dim) {
     AutoGradMode below_autograd(false);
     result = ops::squeeze_dim::call(self, dim);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -472,6 +480,7 @@ Tensor squeeze_dims(const Tensor& self, IntArrayRef dim) {
     AutoGradMode below_autograd(false);
     result = ops::squeeze_dims::call(self, dim);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }

@@ -155,6 +155,7 @@ Tensor alias(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::alias::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -172,6 +173,7 @@ std::tuple<Tensor, Tensor> cummin(const Tensor& self, int64_t dim) {
     AutoGradMode below_autograd(false);
     result = ops::cummin::call(self, dim);
   }
+  check_differentiable_dtype(std::get<0>(result));
   set_history(std::get<0>(result), grad_fn);
   set_history(Tensor(), grad_fn);  // indices: not differentiable (output_differentiability)
   if (grad_fn->should_compute_output(0)) {
@@ -206,6 +208,7 @@ Tensor scatter_src(const Tensor& self, int64_t dim, const Tensor& index, const T
     AutoGradMode below_autograd(false);
     result = ops::scatter_src::call(self, dim, index, src);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -240,6 +243,7 @@ Tensor scatter_value(const Tensor& self, int64_t dim, const Tensor& index, const
     AutoGradMode below_autograd(false);
     result = ops::scatter_value::call(self, dim, index, value);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }

@@ -181,6 +181,7 @@ Tensor atan2(const Tensor& self, const Tensor& other) {
     AutoGradMode below_autograd(false);
     result = ops::atan2::call(self, other);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -214,6 +215,7 @@ Tensor flip(const Tensor& self, IntArrayRef dims) {
     AutoGradMode below_autograd(false);
     result = ops::flip::call(self, dims);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -233,6 +235,7 @@ Tensor pow_Tensor_Tensor(const Tensor& self, const Tensor& exponent) {
     AutoGradMode below_autograd(false);
     result = ops::pow_Tensor_Tensor::call(self, exponent);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(1)) {
     grad_fn->result_ = SavedVariable(result, true);
@@ -275,6 +278,7 @@ Tensor pow_Tensor_Scalar(const Tensor& self, const Scalar& exponent) {
     AutoGradMode below_autograd(false);
     result = ops::pow_Tensor_Scalar::call(self, exponent);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -309,6 +313,7 @@ Tensor pow_Scalar(const Scalar& self, const Tensor& exponent) {
     AutoGradMode below_autograd(false);
     result = ops::pow_Scalar::call(self, exponent);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);

@@ -54,6 +54,7 @@ Tensor rsqrt(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::rsqrt::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);

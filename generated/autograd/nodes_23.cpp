@@ -91,6 +91,7 @@ Tensor prod(const Tensor& self, std::optional<ScalarType> dtype) {
     AutoGradMode below_autograd(false);
     result = ops::prod::call(self, dtype);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
@@ -112,6 +113,7 @@ Tensor prod_dim_int(const Tensor& self, int64_t dim, bool keepdim, std::optional
     AutoGradMode below_autograd(false);
     result = ops::prod_dim_int::call(self, dim, keepdim, dtype);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);

@@ -175,6 +175,7 @@ Tensor amin(const Tensor& self, IntArrayRef dim, bool keepdim) {
     AutoGradMode below_autograd(false);
     result = ops::amin::call(self, dim, keepdim);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
@@ -191,6 +192,7 @@ Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
     AutoGradMode below_autograd(false);
     result = ops::clone::call(self, memory_format);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -204,6 +206,7 @@ Tensor relu(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::relu::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
@@ -236,6 +239,7 @@ Tensor sqrt(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::sqrt::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
@@ -274,7 +278,9 @@ std::tuple<Tensor, Tensor> std_mean_correction(const Tensor& self, OptionalIntAr
     AutoGradMode below_autograd(false);
     result = ops::std_mean_correction::call(self, dim, correction, keepdim);
   }
+  check_differentiable_dtype(std::get<0>(result));
   set_history(std::get<0>(result), grad_fn);
+  check_differentiable_dtype(std::get<1>(result));
   set_history(std::get<1>(result), grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result0_ = SavedVariable(std::get<0>(result), true);

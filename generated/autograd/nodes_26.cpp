@@ -120,6 +120,7 @@ Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std:
     AutoGradMode below_autograd(false);
     result = ops::as_strided::call(self, size, stride, storage_offset);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -136,6 +137,7 @@ Tensor log2(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::log2::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -167,6 +169,7 @@ Tensor softmax_int(const Tensor& self, int64_t dim, std::optional<ScalarType> dt
     AutoGradMode below_autograd(false);
     result = ops::softmax_int::call(self, dim, dtype);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);

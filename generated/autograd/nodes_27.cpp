@@ -8,6 +8,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/exp.h"
 #include "generated/ops/mul.h"
+#include "generated/ops/nansum.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/take.h"
 
@@ -35,6 +36,36 @@ variable_list ExpBackward0::apply(variable_list&& grads) {
   const auto& result = result_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = mul(grad, result);
+  }
+  return grad_inputs;
+}
+
+// Backward of nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+struct NansumBackward0 final : Node {
+  std::string name() const override { return "NansumBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::optional<std::vector<int64_t>> dim_;
+  bool keepdim_;
+};
+
+variable_list NansumBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& dim = as_arg(dim_);
+  const auto& keepdim = as_arg(keepdim_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = nansum_backward(grad, self, dim, keepdim);
   }
   return grad_inputs;
 }
@@ -81,6 +112,7 @@ Tensor exp(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::exp::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
@@ -104,6 +136,25 @@ const Tensor& exp_(const Tensor& self) {
   return self;
 }
 
+// nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+Tensor nansum(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  auto grad_fn = std::make_shared<NansumBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim ? std::optional<std::vector<int64_t>>(dim->vec()) : std::nullopt;
+  grad_fn->keepdim_ = keepdim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::nansum::call(self, dim, keepdim, dtype);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
 // take(Tensor self, Tensor index) -> Tensor
 Tensor take(const Tensor& self, const Tensor& index) {
   auto grad_fn = std::make_shared<TakeBackward0>();
@@ -117,6 +168,7 @@ Tensor take(const Tensor& self, const Tensor& index) {
     AutoGradMode below_autograd(false);
     result = ops::take::call(self, index);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }

@@ -108,7 +108,9 @@ std::tuple<Tensor, Tensor> aminmax(const Tensor& self, std::optional<int64_t> di
     AutoGradMode below_autograd(false);
     result = ops::aminmax::call(self, dim, keepdim);
   }
+  check_differentiable_dtype(std::get<0>(result));
   set_history(std::get<0>(result), grad_fn);
+  check_differentiable_dtype(std::get<1>(result));
   set_history(std::get<1>(result), grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->min_ = SavedVariable(std::get<0>(result), true);
@@ -129,6 +131,7 @@ Tensor sub_Tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) 
     AutoGradMode below_autograd(false);
     result = ops::sub_Tensor::call(self, other, alpha);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -156,6 +159,7 @@ Tensor sub_Scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) 
     AutoGradMode below_autograd(false);
     result = ops::sub_Scalar::call(self, other, alpha);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }

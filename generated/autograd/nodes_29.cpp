@@ -83,6 +83,7 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_
     AutoGradMode below_autograd(false);
     result = ops::gather::call(self, dim, index, sparse_grad);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -98,6 +99,7 @@ Tensor transpose_int(const Tensor& self, int64_t dim0, int64_t dim1) {
     AutoGradMode below_autograd(false);
     result = ops::transpose_int::call(self, dim0, dim1);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }

@@ -90,6 +90,7 @@ Tensor cumprod(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype)
     AutoGradMode below_autograd(false);
     result = ops::cumprod::call(self, dim, dtype);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
@@ -126,6 +127,7 @@ Tensor tanh(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::tanh::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);

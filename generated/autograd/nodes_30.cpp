@@ -78,6 +78,7 @@ Tensor asinh(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::asinh::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -107,6 +108,7 @@ Tensor sign(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::sign::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }

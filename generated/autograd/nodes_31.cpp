@@ -119,6 +119,7 @@ Tensor atanh(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::atanh::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -151,6 +152,7 @@ Tensor log10(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::log10::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -184,6 +186,7 @@ Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const T
     AutoGradMode below_autograd(false);
     result = ops::scatter_add::call(self, dim, index, src);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }

@@ -229,6 +229,7 @@ std::tuple<Tensor, Tensor> _test_mul_add(const Tensor& self, const Tensor& other
     AutoGradMode below_autograd(false);
     result = ops::_test_mul_add::call(self, other);
   }
+  check_differentiable_dtype(std::get<0>(result));
   set_history(std::get<0>(result), grad_fn);
   set_history(Tensor(), grad_fn);  // total: not differentiable (output_differentiability)
   return result;
@@ -246,6 +247,7 @@ Tensor cos(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::cos::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -278,6 +280,7 @@ Tensor log(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::log::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -312,6 +315,7 @@ Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
     AutoGradMode below_autograd(false);
     result = ops::logsumexp::call(self, dim, keepdim);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
@@ -329,6 +333,7 @@ Tensor rsub_Tensor(const Tensor& self, const Tensor& other, const Scalar& alpha)
     AutoGradMode below_autograd(false);
     result = ops::rsub_Tensor::call(self, other, alpha);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -343,6 +348,7 @@ Tensor rsub_Scalar(const Tensor& self, const Scalar& other, const Scalar& alpha)
     AutoGradMode below_autograd(false);
     result = ops::rsub_Scalar::call(self, other, alpha);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -361,6 +367,7 @@ Tensor slice_Tensor(const Tensor& self, int64_t dim, std::optional<int64_t> star
     AutoGradMode below_autograd(false);
     result = ops::slice_Tensor::call(self, dim, start, end, step);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }

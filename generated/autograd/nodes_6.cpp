@@ -229,6 +229,7 @@ Tensor _clone_contiguous(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::_clone_contiguous::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -245,6 +246,7 @@ Tensor abs(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::abs::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -278,6 +280,7 @@ Tensor logcumsumexp(const Tensor& self, int64_t dim) {
     AutoGradMode below_autograd(false);
     result = ops::logcumsumexp::call(self, dim);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
@@ -298,6 +301,7 @@ Tensor var(const Tensor& self, bool unbiased) {
     AutoGradMode below_autograd(false);
     result = ops::var::call(self, unbiased);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -317,6 +321,7 @@ Tensor var_dim(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool 
     AutoGradMode below_autograd(false);
     result = ops::var_dim::call(self, dim, unbiased, keepdim);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -336,6 +341,7 @@ Tensor var_correction(const Tensor& self, OptionalIntArrayRef dim, const std::op
     AutoGradMode below_autograd(false);
     result = ops::var_correction::call(self, dim, correction, keepdim);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -352,6 +358,7 @@ Tensor where_self(const Tensor& condition, const Tensor& self, const Tensor& oth
     AutoGradMode below_autograd(false);
     result = ops::where_self::call(condition, self, other);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }

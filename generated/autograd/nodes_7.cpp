@@ -177,6 +177,7 @@ Tensor add_Tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) 
     AutoGradMode below_autograd(false);
     result = ops::add_Tensor::call(self, other, alpha);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -204,6 +205,7 @@ Tensor add_Scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) 
     AutoGradMode below_autograd(false);
     result = ops::add_Scalar::call(self, other, alpha);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -231,6 +233,7 @@ Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
     AutoGradMode below_autograd(false);
     result = ops::expand::call(self, size, implicit);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -248,6 +251,7 @@ Tensor index_fill_int_Scalar(const Tensor& self, int64_t dim, const Tensor& inde
     AutoGradMode below_autograd(false);
     result = ops::index_fill_int_Scalar::call(self, dim, index, value);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -282,6 +286,7 @@ Tensor index_fill_int_Tensor(const Tensor& self, int64_t dim, const Tensor& inde
     AutoGradMode below_autograd(false);
     result = ops::index_fill_int_Tensor::call(self, dim, index, value);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -312,6 +317,7 @@ Tensor tan(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::tan::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);

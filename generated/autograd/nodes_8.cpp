@@ -209,6 +209,7 @@ Tensor cat(TensorList tensors, int64_t dim) {
     AutoGradMode below_autograd(false);
     result = ops::cat::call(tensors, dim);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -228,6 +229,7 @@ Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Ten
     AutoGradMode below_autograd(false);
     result = ops::index_add::call(self, dim, index, source, alpha);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -264,6 +266,7 @@ Tensor std_op(const Tensor& self, bool unbiased) {
     AutoGradMode below_autograd(false);
     result = ops::std_op::call(self, unbiased);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
@@ -286,6 +289,7 @@ Tensor std_dim(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool 
     AutoGradMode below_autograd(false);
     result = ops::std_dim::call(self, dim, unbiased, keepdim);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
@@ -308,6 +312,7 @@ Tensor std_correction(const Tensor& self, OptionalIntArrayRef dim, const std::op
     AutoGradMode below_autograd(false);
     result = ops::std_correction::call(self, dim, correction, keepdim);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
@@ -324,6 +329,7 @@ Tensor t(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::t::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }

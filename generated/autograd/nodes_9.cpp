@@ -304,6 +304,7 @@ Tensor _softmax_backward_data(const Tensor& grad_output, const Tensor& output, i
     AutoGradMode below_autograd(false);
     result = ops::_softmax_backward_data::call(grad_output, output, dim, input_dtype);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -326,7 +327,9 @@ std::tuple<Tensor, Tensor> _test_mul_backward(const Tensor& grad_output, const T
     AutoGradMode below_autograd(false);
     result = ops::_test_mul_backward::call(grad_output, self, other, output_mask);
   }
+  check_differentiable_dtype(std::get<0>(result));
   set_history(std::get<0>(result), grad_fn);
+  check_differentiable_dtype(std::get<1>(result));
   set_history(std::get<1>(result), grad_fn);
   return result;
 }
@@ -341,6 +344,7 @@ Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) 
     AutoGradMode below_autograd(false);
     result = ops::cumsum::call(self, dim, dtype);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -375,6 +379,7 @@ Tensor div_Tensor(const Tensor& self, const Tensor& other) {
     AutoGradMode below_autograd(false);
     result = ops::div_Tensor::call(self, other);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -416,6 +421,7 @@ Tensor div_Tensor_mode(const Tensor& self, const Tensor& other, std::optional<st
     AutoGradMode below_autograd(false);
     result = ops::div_Tensor_mode::call(self, other, rounding_mode);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -452,6 +458,7 @@ Tensor div_Scalar(const Tensor& self, const Scalar& other) {
     AutoGradMode below_autograd(false);
     result = ops::div_Scalar::call(self, other);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -483,6 +490,7 @@ Tensor div_Scalar_mode(const Tensor& self, const Scalar& other, std::optional<st
     AutoGradMode below_autograd(false);
     result = ops::div_Scalar_mode::call(self, other, rounding_mode);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -515,6 +523,7 @@ Tensor max(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::max::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
@@ -534,6 +543,7 @@ std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim
     AutoGradMode below_autograd(false);
     result = ops::max_dim::call(self, dim, keepdim);
   }
+  check_differentiable_dtype(std::get<0>(result));
   set_history(std::get<0>(result), grad_fn);
   set_history(Tensor(), grad_fn);  // indices: not differentiable (output_differentiability)
   if (grad_fn->should_compute_output(0)) {

@@ -34,55 +34,6 @@ Tensor alias(const Tensor& self) {
 
 // ============================================================================ any
 
-// any(Tensor self) -> Tensor
-static Tensor any_kernel_functional(const Tensor& self) {
-  Tensor out;
-  native::any_kernel(self, out);
-  return out;
-}
-
-ops::any::Kernel* ops::any::kernels[kNumDeviceTypes] = {
-    /* CPU */ any_kernel_functional,
-    /* Meta */ any_kernel_functional,
-};
-
-Tensor ops::any::call(const Tensor& self) {
-  const Device kernel_device = dispatch_device("any", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("any", kernel_device);
-  return kernel(self);
-}
-
-Tensor any(const Tensor& self) {
-  return ops::any::call(self);
-}
-
-// any.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& any_kernel_out(const Tensor& self, const Tensor& out) {
-  Tensor out_handle = out;
-  native::any_kernel(self, out_handle);
-  return out;
-}
-
-ops::any_out::Kernel* ops::any_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ any_kernel_out,
-    /* Meta */ any_kernel_out,
-};
-
-const Tensor& ops::any_out::call(const Tensor& self, const Tensor& out) {
-  const Device kernel_device = dispatch_device("any.out", {&self, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("any.out", kernel_device);
-  decltype(auto) result = kernel(self, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& any_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("any.out", {&self});
-  return ops::any_out::call(self, out);
-}
-
 // any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
 static Tensor any_dim_kernel_functional(const Tensor& self, int64_t dim, bool keepdim) {
   Tensor out;
@@ -132,7 +83,7 @@ const Tensor& any_out(const Tensor& out, const Tensor& self, int64_t dim, bool k
   return ops::any_dim_out::call(self, dim, keepdim, out);
 }
 
-// any.dims(Tensor self, int[]? dim, bool keepdim=False) -> Tensor
+// any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 static Tensor any_dims_kernel_functional(const Tensor& self, OptionalIntArrayRef dim, bool keepdim) {
   Tensor out;
   native::any_dims_kernel(self, dim, keepdim, out);
@@ -155,7 +106,7 @@ Tensor any(const Tensor& self, OptionalIntArrayRef dim, bool keepdim) {
   return ops::any_dims::call(self, dim, keepdim);
 }
 
-// any.dims_out(Tensor self, int[]? dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+// any.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
 static const Tensor& any_dims_kernel_out(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, const Tensor& out) {
   Tensor out_handle = out;
   native::any_dims_kernel(self, dim, keepdim, out_handle);

@@ -2,6 +2,7 @@
 // Dispatch for the ops in shard 27: each public function picks autograd or a backend kernel.
 #include "aten/autograd/Node.h"
 #include "generated/ops/exp.h"
+#include "generated/ops/nansum.h"
 #include "generated/ops/take.h"
 
 namespace tl {
@@ -86,6 +87,60 @@ const Tensor& ops::exp_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& exp_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("exp.out", {&self});
   return ops::exp_out::call(self, out);
+}
+
+// ============================================================================ nansum
+
+// nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+static Tensor nansum_kernel_functional(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  Tensor out;
+  native::nansum_kernel(self, dim, keepdim, dtype, out);
+  return out;
+}
+
+ops::nansum::Kernel* ops::nansum::kernels[kNumDeviceTypes] = {
+    /* CPU */ nansum_kernel_functional,
+    /* Meta */ nansum_kernel_functional,
+};
+
+Tensor ops::nansum::call(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  const Device kernel_device = dispatch_device("nansum", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("nansum", kernel_device);
+  return kernel(self, dim, keepdim, dtype);
+}
+
+Tensor nansum(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::nansum(self, dim, keepdim, dtype);
+  }
+  return ops::nansum::call(self, dim, keepdim, dtype);
+}
+
+// nansum.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& nansum_kernel_out(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype, const Tensor& out) {
+  Tensor out_handle = out;
+  native::nansum_kernel(self, dim, keepdim, dtype, out_handle);
+  return out;
+}
+
+ops::nansum_out::Kernel* ops::nansum_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ nansum_kernel_out,
+    /* Meta */ nansum_kernel_out,
+};
+
+const Tensor& ops::nansum_out::call(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype, const Tensor& out) {
+  const Device kernel_device = dispatch_device("nansum.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("nansum.out", kernel_device);
+  decltype(auto) result = kernel(self, dim, keepdim, dtype, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& nansum_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  check_out_no_grad("nansum.out", {&self});
+  return ops::nansum_out::call(self, dim, keepdim, dtype, out);
 }
 
 // ============================================================================ take

@@ -9,55 +9,6 @@ namespace tl {
 
 // ============================================================================ all
 
-// all(Tensor self) -> Tensor
-static Tensor all_kernel_functional(const Tensor& self) {
-  Tensor out;
-  native::all_kernel(self, out);
-  return out;
-}
-
-ops::all::Kernel* ops::all::kernels[kNumDeviceTypes] = {
-    /* CPU */ all_kernel_functional,
-    /* Meta */ all_kernel_functional,
-};
-
-Tensor ops::all::call(const Tensor& self) {
-  const Device kernel_device = dispatch_device("all", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("all", kernel_device);
-  return kernel(self);
-}
-
-Tensor all(const Tensor& self) {
-  return ops::all::call(self);
-}
-
-// all.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& all_kernel_out(const Tensor& self, const Tensor& out) {
-  Tensor out_handle = out;
-  native::all_kernel(self, out_handle);
-  return out;
-}
-
-ops::all_out::Kernel* ops::all_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ all_kernel_out,
-    /* Meta */ all_kernel_out,
-};
-
-const Tensor& ops::all_out::call(const Tensor& self, const Tensor& out) {
-  const Device kernel_device = dispatch_device("all.out", {&self, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("all.out", kernel_device);
-  decltype(auto) result = kernel(self, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& all_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("all.out", {&self});
-  return ops::all_out::call(self, out);
-}
-
 // all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
 static Tensor all_dim_kernel_functional(const Tensor& self, int64_t dim, bool keepdim) {
   Tensor out;
@@ -107,7 +58,7 @@ const Tensor& all_out(const Tensor& out, const Tensor& self, int64_t dim, bool k
   return ops::all_dim_out::call(self, dim, keepdim, out);
 }
 
-// all.dims(Tensor self, int[]? dim, bool keepdim=False) -> Tensor
+// all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 static Tensor all_dims_kernel_functional(const Tensor& self, OptionalIntArrayRef dim, bool keepdim) {
   Tensor out;
   native::all_dims_kernel(self, dim, keepdim, out);
@@ -130,7 +81,7 @@ Tensor all(const Tensor& self, OptionalIntArrayRef dim, bool keepdim) {
   return ops::all_dims::call(self, dim, keepdim);
 }
 
-// all.dims_out(Tensor self, int[]? dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+// all.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
 static const Tensor& all_dims_kernel_out(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, const Tensor& out) {
   Tensor out_handle = out;
   native::all_dims_kernel(self, dim, keepdim, out_handle);

@@ -6,40 +6,20 @@
 
 namespace tl {
 
-// all(Tensor self) -> Tensor
-Tensor all(const Tensor& self);
-
-// all.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
-const Tensor& all_out(const Tensor& out, const Tensor& self);
-
 // all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
 Tensor all(const Tensor& self, int64_t dim, bool keepdim = false);
 
 // all.dim_out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& all_out(const Tensor& out, const Tensor& self, int64_t dim, bool keepdim = false);
 
-// all.dims(Tensor self, int[]? dim, bool keepdim=False) -> Tensor
-Tensor all(const Tensor& self, OptionalIntArrayRef dim, bool keepdim = false);
+// all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
+Tensor all(const Tensor& self, OptionalIntArrayRef dim = std::nullopt, bool keepdim = false);
 
-// all.dims_out(Tensor self, int[]? dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
-const Tensor& all_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim = false);
+// all.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& all_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim = std::nullopt, bool keepdim = false);
 
 // Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
-
-// all(Tensor self) -> Tensor
-struct all {
-  using Kernel = Tensor(const Tensor& self);
-  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
-  static Tensor call(const Tensor& self);
-};
-
-// all.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
-struct all_out {
-  using Kernel = const Tensor&(const Tensor& self, const Tensor& out);
-  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
-  static const Tensor& call(const Tensor& self, const Tensor& out);
-};
 
 // all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
 struct all_dim {
@@ -55,14 +35,14 @@ struct all_dim_out {
   static const Tensor& call(const Tensor& self, int64_t dim, bool keepdim, const Tensor& out);
 };
 
-// all.dims(Tensor self, int[]? dim, bool keepdim=False) -> Tensor
+// all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 struct all_dims {
   using Kernel = Tensor(const Tensor& self, OptionalIntArrayRef dim, bool keepdim);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self, OptionalIntArrayRef dim, bool keepdim);
 };
 
-// all.dims_out(Tensor self, int[]? dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+// all.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
 struct all_dims_out {
   using Kernel = const Tensor&(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, const Tensor& out);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
@@ -73,6 +53,5 @@ struct all_dims_out {
 namespace native {
 void all_dim_kernel(const Tensor& self, int64_t dim, bool keepdim, Tensor& out);
 void all_dims_kernel(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, Tensor& out);
-void all_kernel(const Tensor& self, Tensor& out);
 }  // namespace native
 }  // namespace tl

@@ -6,40 +6,20 @@
 
 namespace tl {
 
-// any(Tensor self) -> Tensor
-Tensor any(const Tensor& self);
-
-// any.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
-const Tensor& any_out(const Tensor& out, const Tensor& self);
-
 // any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
 Tensor any(const Tensor& self, int64_t dim, bool keepdim = false);
 
 // any.dim_out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& any_out(const Tensor& out, const Tensor& self, int64_t dim, bool keepdim = false);
 
-// any.dims(Tensor self, int[]? dim, bool keepdim=False) -> Tensor
-Tensor any(const Tensor& self, OptionalIntArrayRef dim, bool keepdim = false);
+// any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
+Tensor any(const Tensor& self, OptionalIntArrayRef dim = std::nullopt, bool keepdim = false);
 
-// any.dims_out(Tensor self, int[]? dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
-const Tensor& any_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim = false);
+// any.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& any_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim = std::nullopt, bool keepdim = false);
 
 // Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
-
-// any(Tensor self) -> Tensor
-struct any {
-  using Kernel = Tensor(const Tensor& self);
-  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
-  static Tensor call(const Tensor& self);
-};
-
-// any.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
-struct any_out {
-  using Kernel = const Tensor&(const Tensor& self, const Tensor& out);
-  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
-  static const Tensor& call(const Tensor& self, const Tensor& out);
-};
 
 // any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
 struct any_dim {
@@ -55,14 +35,14 @@ struct any_dim_out {
   static const Tensor& call(const Tensor& self, int64_t dim, bool keepdim, const Tensor& out);
 };
 
-// any.dims(Tensor self, int[]? dim, bool keepdim=False) -> Tensor
+// any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 struct any_dims {
   using Kernel = Tensor(const Tensor& self, OptionalIntArrayRef dim, bool keepdim);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self, OptionalIntArrayRef dim, bool keepdim);
 };
 
-// any.dims_out(Tensor self, int[]? dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+// any.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
 struct any_dims_out {
   using Kernel = const Tensor&(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, const Tensor& out);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
@@ -73,6 +53,5 @@ struct any_dims_out {
 namespace native {
 void any_dim_kernel(const Tensor& self, int64_t dim, bool keepdim, Tensor& out);
 void any_dims_kernel(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, Tensor& out);
-void any_kernel(const Tensor& self, Tensor& out);
 }  // namespace native
 }  // namespace tl

@@ -253,16 +253,12 @@ class TensorBase:
         ...
 
     @overload
-    def all(self) -> Tensor:
-        """True if every element of `self` is non-zero (uint8 inputs give uint8)."""
-        ...
-    @overload
     def all(self, dim: int, keepdim: bool = False) -> Tensor:
         """Whether every element of `self` along `dim` is non-zero (uint8 inputs give uint8)."""
         ...
     @overload
-    def all(self, dim: Optional[Sequence[int]], keepdim: bool = False) -> Tensor:
-        """Whether every element of `self` over the dimensions in `dim` (all of them when None) is non-zero."""
+    def all(self, dim: Optional[Sequence[int]] = None, keepdim: bool = False) -> Tensor:
+        """Whether every element of `self` over the dimensions in `dim` (all of them when None) is non-zero (uint8 inputs give uint8)."""
         ...
 
     def amax(self, dim: Union[int, Sequence[int]] = (), keepdim: bool = False) -> Tensor:
@@ -278,16 +274,12 @@ class TensorBase:
         ...
 
     @overload
-    def any(self) -> Tensor:
-        """True if any element of `self` is non-zero (uint8 inputs give uint8)."""
-        ...
-    @overload
     def any(self, dim: int, keepdim: bool = False) -> Tensor:
         """Whether any element of `self` along `dim` is non-zero (uint8 inputs give uint8)."""
         ...
     @overload
-    def any(self, dim: Optional[Sequence[int]], keepdim: bool = False) -> Tensor:
-        """Whether any element of `self` over the dimensions in `dim` (all of them when None) is non-zero."""
+    def any(self, dim: Optional[Sequence[int]] = None, keepdim: bool = False) -> Tensor:
+        """Whether any element of `self` over the dimensions in `dim` (all of them when None) is non-zero (uint8 inputs give uint8)."""
         ...
 
     def argmax(self, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
@@ -755,6 +747,14 @@ class TensorBase:
     @overload
     def mul_(self, other: Number) -> Tensor:
         """In-place version of mul(): writes the result into self. Multiplies every element of `self` by the number `other`."""
+        ...
+
+    def nanmean(self, dim: Optional[Union[int, Sequence[int]]] = None, keepdim: bool = False, *, dtype: Optional[dtype] = None) -> Tensor:
+        """The mean of the elements of `self` that are not NaN, over the dimensions in `dim` (all of them when None); floating-point inputs only."""
+        ...
+
+    def nansum(self, dim: Optional[Union[int, Sequence[int]]] = None, keepdim: bool = False, *, dtype: Optional[dtype] = None) -> Tensor:
+        """Sums `self` over the dimensions in `dim` (all of them when None) treating NaN as zero, with the accuracy and dtype rules of `sum`."""
         ...
 
     def narrow(self, dim: int, start: int, length: int) -> Tensor:

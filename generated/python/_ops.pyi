@@ -86,16 +86,12 @@ def alias(input: Tensor) -> Tensor:
     ...
 
 @overload
-def all(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
-    """True if every element of `self` is non-zero (uint8 inputs give uint8)."""
-    ...
-@overload
 def all(input: Tensor, dim: int, keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
     """Whether every element of `self` along `dim` is non-zero (uint8 inputs give uint8)."""
     ...
 @overload
-def all(input: Tensor, dim: Optional[Sequence[int]], keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
-    """Whether every element of `self` over the dimensions in `dim` (all of them when None) is non-zero."""
+def all(input: Tensor, dim: Optional[Sequence[int]] = None, keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
+    """Whether every element of `self` over the dimensions in `dim` (all of them when None) is non-zero (uint8 inputs give uint8)."""
     ...
 
 def amax(input: Tensor, dim: Union[int, Sequence[int]] = (), keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
@@ -111,16 +107,12 @@ def aminmax(input: Tensor, *, dim: Optional[int] = None, keepdim: bool = False, 
     ...
 
 @overload
-def any(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
-    """True if any element of `self` is non-zero (uint8 inputs give uint8)."""
-    ...
-@overload
 def any(input: Tensor, dim: int, keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
     """Whether any element of `self` along `dim` is non-zero (uint8 inputs give uint8)."""
     ...
 @overload
-def any(input: Tensor, dim: Optional[Sequence[int]], keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
-    """Whether any element of `self` over the dimensions in `dim` (all of them when None) is non-zero."""
+def any(input: Tensor, dim: Optional[Sequence[int]] = None, keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
+    """Whether any element of `self` over the dimensions in `dim` (all of them when None) is non-zero (uint8 inputs give uint8)."""
     ...
 
 @overload
@@ -621,6 +613,14 @@ def mul_(input: Tensor, other: Tensor) -> Tensor:
 @overload
 def mul_(input: Tensor, other: Number) -> Tensor:
     """In-place version of mul(): writes the result into self. Multiplies every element of `self` by the number `other`."""
+    ...
+
+def nanmean(input: Tensor, dim: Optional[Union[int, Sequence[int]]] = None, keepdim: bool = False, *, dtype: Optional[dtype] = None, out: Optional[Tensor] = None) -> Tensor:
+    """The mean of the elements of `self` that are not NaN, over the dimensions in `dim` (all of them when None); floating-point inputs only."""
+    ...
+
+def nansum(input: Tensor, dim: Optional[Union[int, Sequence[int]]] = None, keepdim: bool = False, *, dtype: Optional[dtype] = None, out: Optional[Tensor] = None) -> Tensor:
+    """Sums `self` over the dimensions in `dim` (all of them when None) treating NaN as zero, with the accuracy and dtype rules of `sum`."""
     ...
 
 def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:

@@ -37,24 +37,13 @@ PyObject* fn_alias(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
 PyObject* fn_any(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "any(Tensor input, *, Tensor? out=None)",
       "any(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None)",
-      "any(Tensor input, int[]? dim, bool keepdim=False, *, Tensor? out=None)",
+      "any(Tensor input, int[]? dim=None, bool keepdim=False, *, Tensor? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   switch (r.idx) {
-    case 0: {  // any
-      auto self = r.tensor(0);
-      if (!r.is_none(1)) {
-        auto out = r.tensor(1);
-        auto result = [&] { GilRelease no_gil; return tl::any_out(out, self); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::any(self); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // any.dim
+    case 0: {  // any.dim
       auto self = r.tensor(0);
       auto dim = r.toInt64(1);
       auto keepdim = r.toBool(2);
@@ -66,7 +55,7 @@ PyObject* fn_any(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
       auto result = [&] { GilRelease no_gil; return tl::any(self, dim, keepdim); }();
       return wrap(std::move(result));
     }
-    case 2: {  // any.dims
+    case 1: {  // any.dims
       auto self = r.tensor(0);
       auto dim = r.intlist_optional(1);
       auto keepdim = r.toBool(2);
@@ -216,26 +205,20 @@ PyObject* fn_scatter_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
 PyObject* method_any(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "any()",
       "any(int dim, bool keepdim=False)",
-      "any(int[]? dim, bool keepdim=False)",
+      "any(int[]? dim=None, bool keepdim=False)",
   }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
-    case 0: {  // any
-      const Tensor& self = unpack_tensor(py_self);
-      auto result = [&] { GilRelease no_gil; return tl::any(self); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // any.dim
+    case 0: {  // any.dim
       const Tensor& self = unpack_tensor(py_self);
       auto dim = r.toInt64(0);
       auto keepdim = r.toBool(1);
       auto result = [&] { GilRelease no_gil; return tl::any(self, dim, keepdim); }();
       return wrap(std::move(result));
     }
-    case 2: {  // any.dims
+    case 1: {  // any.dims
       const Tensor& self = unpack_tensor(py_self);
       auto dim = r.intlist_optional(0);
       auto keepdim = r.toBool(1);
@@ -349,17 +332,13 @@ void add_bindings_20(std::vector<PyMethodDef>& functions, std::vector<PyMethodDe
 
 A view of `self` with the same geometry (a new tensor object sharing everything).)doc"});
   functions.push_back({"any", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_any)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(any(Tensor input, *, Tensor? out=None) -> Tensor
-
-True if any element of `self` is non-zero (uint8 inputs give uint8).
-
-any(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(any(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
 
 Whether any element of `self` along `dim` is non-zero (uint8 inputs give uint8).
 
-any(Tensor input, int[]? dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
+any(Tensor input, int[]? dim=None, bool keepdim=False, *, Tensor? out=None) -> Tensor
 
-Whether any element of `self` over the dimensions in `dim` (all of them when None) is non-zero.)doc"});
+Whether any element of `self` over the dimensions in `dim` (all of them when None) is non-zero (uint8 inputs give uint8).)doc"});
   functions.push_back({"cummin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cummin)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(cummin(Tensor input, int dim, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
@@ -389,17 +368,13 @@ scatter_(Tensor input, int dim, Tensor index, Scalar value) -> Tensor
 
 In-place version of scatter(): writes the result into self. A copy of `self` with `value` written at the positions `index` gives along `dim`.)doc"});
   methods.push_back({"any", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_any)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(any() -> Tensor
-
-True if any element of `self` is non-zero (uint8 inputs give uint8).
-
-any(int dim, bool keepdim=False) -> Tensor
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(any(int dim, bool keepdim=False) -> Tensor
 
 Whether any element of `self` along `dim` is non-zero (uint8 inputs give uint8).
 
-any(int[]? dim, bool keepdim=False) -> Tensor
+any(int[]? dim=None, bool keepdim=False) -> Tensor
 
-Whether any element of `self` over the dimensions in `dim` (all of them when None) is non-zero.)doc"});
+Whether any element of `self` over the dimensions in `dim` (all of them when None) is non-zero (uint8 inputs give uint8).)doc"});
   methods.push_back({"cummin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cummin)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(cummin(int dim) -> tuple[Tensor, Tensor]
 

@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/exp.h"
+#include "generated/ops/nansum.h"
 #include "generated/ops/take.h"
 
 namespace tl::python {
@@ -39,6 +40,28 @@ PyObject* fn_exp_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::exp_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// nansum
+PyObject* fn_nansum(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nansum(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.intlist_optional(1);
+  auto keepdim = r.toBool(2);
+  auto dtype = r.scalartype_optional(3);
+  if (!r.is_none(4)) {
+    auto out = r.tensor(4);
+    auto result = [&] { GilRelease no_gil; return tl::nansum_out(out, self, as_arg(dim), keepdim, dtype); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::nansum(self, as_arg(dim), keepdim, dtype); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -91,6 +114,23 @@ PyObject* method_exp_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.nansum
+PyObject* method_nansum(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nansum(int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.intlist_optional(0);
+  auto keepdim = r.toBool(1);
+  auto dtype = r.scalartype_optional(2);
+  auto result = [&] { GilRelease no_gil; return tl::nansum(self, as_arg(dim), keepdim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.take
 PyObject* method_take(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -117,6 +157,10 @@ The exponential of every element of `self`; integer inputs give the default floa
                        METH_FASTCALL | METH_KEYWORDS, R"doc(exp_(Tensor input) -> Tensor
 
 In-place version of exp(): writes the result into self. The exponential of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"nansum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nansum)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(nansum(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
+
+Sums `self` over the dimensions in `dim` (all of them when None) treating NaN as zero, with the accuracy and dtype rules of `sum`.)doc"});
   functions.push_back({"take", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_take)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(take(Tensor input, Tensor index, *, Tensor? out=None) -> Tensor
 
@@ -129,6 +173,10 @@ The exponential of every element of `self`; integer inputs give the default floa
                      METH_FASTCALL | METH_KEYWORDS, R"doc(exp_() -> Tensor
 
 In-place version of exp(): writes the result into self. The exponential of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"nansum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_nansum)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(nansum(int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+
+Sums `self` over the dimensions in `dim` (all of them when None) treating NaN as zero, with the accuracy and dtype rules of `sum`.)doc"});
   methods.push_back({"take", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_take)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(take(Tensor index) -> Tensor
 

@@ -15,24 +15,13 @@ namespace {
 PyObject* fn_all(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "all(Tensor input, *, Tensor? out=None)",
       "all(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None)",
-      "all(Tensor input, int[]? dim, bool keepdim=False, *, Tensor? out=None)",
+      "all(Tensor input, int[]? dim=None, bool keepdim=False, *, Tensor? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   switch (r.idx) {
-    case 0: {  // all
-      auto self = r.tensor(0);
-      if (!r.is_none(1)) {
-        auto out = r.tensor(1);
-        auto result = [&] { GilRelease no_gil; return tl::all_out(out, self); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::all(self); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // all.dim
+    case 0: {  // all.dim
       auto self = r.tensor(0);
       auto dim = r.toInt64(1);
       auto keepdim = r.toBool(2);
@@ -44,7 +33,7 @@ PyObject* fn_all(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
       auto result = [&] { GilRelease no_gil; return tl::all(self, dim, keepdim); }();
       return wrap(std::move(result));
     }
-    case 2: {  // all.dims
+    case 1: {  // all.dims
       auto self = r.tensor(0);
       auto dim = r.intlist_optional(1);
       auto keepdim = r.toBool(2);
@@ -103,26 +92,20 @@ PyObject* fn_transpose(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
 PyObject* method_all(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "all()",
       "all(int dim, bool keepdim=False)",
-      "all(int[]? dim, bool keepdim=False)",
+      "all(int[]? dim=None, bool keepdim=False)",
   }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
-    case 0: {  // all
-      const Tensor& self = unpack_tensor(py_self);
-      auto result = [&] { GilRelease no_gil; return tl::all(self); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // all.dim
+    case 0: {  // all.dim
       const Tensor& self = unpack_tensor(py_self);
       auto dim = r.toInt64(0);
       auto keepdim = r.toBool(1);
       auto result = [&] { GilRelease no_gil; return tl::all(self, dim, keepdim); }();
       return wrap(std::move(result));
     }
-    case 2: {  // all.dims
+    case 1: {  // all.dims
       const Tensor& self = unpack_tensor(py_self);
       auto dim = r.intlist_optional(0);
       auto keepdim = r.toBool(1);
@@ -171,17 +154,13 @@ PyObject* method_transpose(PyObject* py_self, PyObject* const* args, Py_ssize_t 
 
 void add_bindings_29(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
   functions.push_back({"all", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_all)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(all(Tensor input, *, Tensor? out=None) -> Tensor
-
-True if every element of `self` is non-zero (uint8 inputs give uint8).
-
-all(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(all(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
 
 Whether every element of `self` along `dim` is non-zero (uint8 inputs give uint8).
 
-all(Tensor input, int[]? dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
+all(Tensor input, int[]? dim=None, bool keepdim=False, *, Tensor? out=None) -> Tensor
 
-Whether every element of `self` over the dimensions in `dim` (all of them when None) is non-zero.)doc"});
+Whether every element of `self` over the dimensions in `dim` (all of them when None) is non-zero (uint8 inputs give uint8).)doc"});
   functions.push_back({"gather", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_gather)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(gather(Tensor input, int dim, Tensor index, *, bool sparse_grad=False, Tensor? out=None) -> Tensor
 
@@ -191,17 +170,13 @@ Whether every element of `self` over the dimensions in `dim` (all of them when N
 
 A view of `self` with dimensions `dim0` and `dim1` swapped.)doc"});
   methods.push_back({"all", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_all)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(all() -> Tensor
-
-True if every element of `self` is non-zero (uint8 inputs give uint8).
-
-all(int dim, bool keepdim=False) -> Tensor
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(all(int dim, bool keepdim=False) -> Tensor
 
 Whether every element of `self` along `dim` is non-zero (uint8 inputs give uint8).
 
-all(int[]? dim, bool keepdim=False) -> Tensor
+all(int[]? dim=None, bool keepdim=False) -> Tensor
 
-Whether every element of `self` over the dimensions in `dim` (all of them when None) is non-zero.)doc"});
+Whether every element of `self` over the dimensions in `dim` (all of them when None) is non-zero (uint8 inputs give uint8).)doc"});
   methods.push_back({"gather", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_gather)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(gather(int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
 

@@ -33,6 +33,7 @@ void add_bindings_21(std::vector<PyMethodDef>& functions, std::vector<PyMethodDe
 void add_bindings_22(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
 void add_bindings_23(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
 void add_bindings_24(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
+void add_bindings_25(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
 void add_bindings_26(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
 void add_bindings_27(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
 void add_bindings_28(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
@@ -67,6 +68,7 @@ void init_generated(PyObject* module, std::vector<PyMethodDef>& tensor_methods) 
   add_bindings_22(functions, tensor_methods);
   add_bindings_23(functions, tensor_methods);
   add_bindings_24(functions, tensor_methods);
+  add_bindings_25(functions, tensor_methods);
   add_bindings_26(functions, tensor_methods);
   add_bindings_27(functions, tensor_methods);
   add_bindings_28(functions, tensor_methods);

@@ -79,7 +79,7 @@ def test_schema_types_render(rendered):
     assert "std::vector<Tensor> computed = cat_tensors_backward(" in text      # a formula for a list input
     assert "const std::array<bool, 3> grad_input_mask = {" in text
     assert "set_history(Tensor(), grad_fn);  // indices: not differentiable" in text
-    assert "for (const Tensor& output : result) set_history(output, grad_fn);" in text
+    assert "for (const Tensor& output : result) {\n    check_differentiable_dtype(output);\n    set_history(output, grad_fn);" in text
     assert 'max_type = return_type("max", {"values", "indices"});' in text
     assert 'max_out_type = return_type("max_out", {"values", "indices"});' in text
     assert "auto indices = r.list_of_optional_tensors(" in text

@@ -30,6 +30,8 @@
 #include "generated/ops/logsumexp.h"
 #include "generated/ops/max.h"
 #include "generated/ops/min.h"
+#include "generated/ops/nansum.h"
+#include "generated/ops/ne.h"
 #include "generated/ops/prod.h"
 #include "generated/ops/reshape.h"
 #include "generated/ops/std.h"
@@ -39,6 +41,7 @@
 #include "generated/ops/var.h"
 #include "generated/ops/var_mean.h"
 #include "generated/ops/where.h"
+#include "generated/ops/zeros.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::native {
@@ -71,7 +74,7 @@ struct MaxOp {
   using in_t = T;
   using acc_t = opmath_t<T>;
   acc_t identity() const { return lowest<acc_t>(); }
-  acc_t combine(acc_t a, acc_t b) const { return (b > a || is_nan(b)) ? b : a; }
+  acc_t combine(acc_t a, acc_t b) const { return ((b > a) | is_nan(b)) ? b : a; }
   acc_t reduce(acc_t a, in_t x) const { return combine(a, to_opmath(x)); }
 };
 template <typename T>
@@ -79,7 +82,7 @@ struct MinOp {
   using in_t = T;
   using acc_t = opmath_t<T>;
   acc_t identity() const { return highest<acc_t>(); }
-  acc_t combine(acc_t a, acc_t b) const { return (b < a || is_nan(b)) ? b : a; }
+  acc_t combine(acc_t a, acc_t b) const { return ((b < a) | is_nan(b)) ? b : a; }
   acc_t reduce(acc_t a, in_t x) const { return combine(a, to_opmath(x)); }
 };
 
@@ -164,14 +167,14 @@ struct ArgMaxOp {
   using in_t = T;
   using val_t = opmath_t<T>;
   val_t load(in_t x) const { return to_opmath(x); }
-  bool better(val_t x, val_t cur) const { return x > cur || (is_nan(x) && !is_nan(cur)); }
+  bool better(val_t x, val_t cur) const { return (x > cur) | (is_nan(x) & !is_nan(cur)); }
 };
 template <typename T>
 struct ArgMinOp {
   using in_t = T;
   using val_t = opmath_t<T>;
   val_t load(in_t x) const { return to_opmath(x); }
-  bool better(val_t x, val_t cur) const { return x < cur || (is_nan(x) && !is_nan(cur)); }
+  bool better(val_t x, val_t cur) const { return (x < cur) | (is_nan(x) & !is_nan(cur)); }
 };
 
 // ------------------------------------------------------------------------------------ drivers
@@ -290,6 +293,8 @@ void arg_extremum(const Tensor& self, std::optional<int64_t> dim, bool keepdim, 
                   const char* op_paren) {
   uint64_t mask = dim ? one_dim_mask(self, *dim, op) : reduce::reduce_mask(self, std::nullopt, op);
   check_has_elements(self, mask, dim.has_value(), op_paren, true);
+  if (self.dtype() == ScalarType::Bool)
+    throw NotImplementedError(str(op, ": not implemented for dtype ", scalar_type_name(self.dtype())));
   DimVector shape = reduce::reduced_shape(self.sizes(), mask, keepdim);
   prepare_output(out, {op, shape, ScalarType::Int64, self.device(), OutDtype::Exact});
   if (self.is_meta()) return;
@@ -463,17 +468,11 @@ void aminmax_kernel(const Tensor& self, std::optional<int64_t> dim, bool keepdim
   commit_output(max, hi);
 }
 
-void any_kernel(const Tensor& self, Tensor& out) {
-  any_all<true>(self, reduce::reduce_mask(self, std::nullopt, "any"), false, out, "any");
-}
 void any_dim_kernel(const Tensor& self, int64_t dim, bool keepdim, Tensor& out) {
   any_all<true>(self, one_dim_mask(self, dim, "any"), keepdim, out, "any");
 }
 void any_dims_kernel(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, Tensor& out) {
   any_all<true>(self, reduce::reduce_mask(self, dim, "any"), keepdim, out, "any");
-}
-void all_kernel(const Tensor& self, Tensor& out) {
-  any_all<false>(self, reduce::reduce_mask(self, std::nullopt, "all"), false, out, "all");
 }
 void all_dim_kernel(const Tensor& self, int64_t dim, bool keepdim, Tensor& out) {
   any_all<false>(self, one_dim_mask(self, dim, "all"), keepdim, out, "all");
@@ -525,6 +524,16 @@ std::tuple<Tensor, Tensor> std_mean_kernel(const Tensor& self, OptionalIntArrayR
   Tensor s, m;
   var_std(self, dim, correction_of(correction), keepdim, Moments::Std, s, &m, "std_mean");
   return {s, m};
+}
+
+// sum with NaNs replaced by zeros, so that it has sum's cascade accuracy and dtype rules.
+void nansum_kernel(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype,
+                   Tensor& out) {
+  Tensor x = is_floating_type(self.dtype())
+                 ? tl::where(tl::ne(self, self), tl::zeros(IntArrayRef(), self.dtype(), self.device()), self)
+                 : self;
+  if (out.defined()) tl::sum_out(out, x, dim, keepdim, dtype);
+  else out = tl::sum(x, dim, keepdim, dtype);
 }
 
 // max + log(sum(exp(self - max))), with infinite maxima replaced by 0 so that an all -inf slice

@@ -67,6 +67,7 @@ Tensor mul_Tensor(const Tensor& self, const Tensor& other) {
     AutoGradMode below_autograd(false);
     result = ops::mul_Tensor::call(self, other);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }

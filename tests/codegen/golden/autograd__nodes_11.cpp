@@ -52,6 +52,7 @@ Tensor exp(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::exp::call(self);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);

@@ -74,6 +74,7 @@ Tensor sum_dim_IntList(const Tensor& self, OptionalIntArrayRef dim, bool keepdim
     AutoGradMode below_autograd(false);
     result = ops::sum_dim_IntList::call(self, dim, keepdim, dtype);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -89,6 +90,7 @@ Tensor transpose_int(const Tensor& self, int64_t dim0, int64_t dim1) {
     AutoGradMode below_autograd(false);
     result = ops::transpose_int::call(self, dim0, dim1);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }

@@ -50,7 +50,10 @@ std::vector<Tensor> unbind_int(const Tensor& self, int64_t dim) {
     AutoGradMode below_autograd(false);
     result = ops::unbind_int::call(self, dim);
   }
-  for (const Tensor& output : result) set_history(output, grad_fn);
+  for (const Tensor& output : result) {
+    check_differentiable_dtype(output);
+    set_history(output, grad_fn);
+  }
   return result;
 }
 

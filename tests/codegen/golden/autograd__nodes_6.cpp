@@ -69,8 +69,11 @@ std::tuple<Tensor, Tensor, Tensor> conv_like_backward(const Tensor& grad_output,
     AutoGradMode below_autograd(false);
     result = ops::conv_like_backward::call(grad_output, input, weight, bias_sizes, output_mask);
   }
+  check_differentiable_dtype(std::get<0>(result));
   set_history(std::get<0>(result), grad_fn);
+  check_differentiable_dtype(std::get<1>(result));
   set_history(std::get<1>(result), grad_fn);
+  check_differentiable_dtype(std::get<2>(result));
   set_history(std::get<2>(result), grad_fn);
   return result;
 }

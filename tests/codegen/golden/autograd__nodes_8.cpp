@@ -53,6 +53,7 @@ Tensor cat(TensorList tensors, int64_t dim) {
     AutoGradMode below_autograd(false);
     result = ops::cat::call(tensors, dim);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }

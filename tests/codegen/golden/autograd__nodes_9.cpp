@@ -99,6 +99,7 @@ Tensor conv_like(const Tensor& input, const Tensor& weight, const std::optional<
     AutoGradMode below_autograd(false);
     result = ops::conv_like::call(input, weight, bias);
   }
+  check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
@@ -115,6 +116,7 @@ std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim
     AutoGradMode below_autograd(false);
     result = ops::max_dim::call(self, dim, keepdim);
   }
+  check_differentiable_dtype(std::get<0>(result));
   set_history(std::get<0>(result), grad_fn);
   set_history(Tensor(), grad_fn);  // indices: not differentiable (output_differentiability)
   if (grad_fn->should_compute_output(0)) {
