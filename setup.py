@@ -49,8 +49,10 @@ class BuildExt(build_ext):
         includes = [str(ROOT), sysconfig.get_paths()["include"], pybind11.get_include(), *blas.get("include_dirs", [])]
         macros = [f"-D{k}" if v is None else f"-D{k}={v}" for k, v in blas.get("define_macros", [])]
         debug = os.environ.get("TORCHLITE_DEBUG") == "1"
+        # -fno-math-errno: torchlite never reads errno, and with it sqrt compiles to the vector
+        # instruction instead of a libm call (GCC's optimize pragma cannot set it per file).
         flags = ["-std=c++17", "-fPIC", "-fopenmp", "-fvisibility=hidden", "-Wall", "-Wno-unused-function",
-                 "-O0" if debug else "-O2", "-g" if debug else "-g0", *macros, *(f"-I{i}" for i in includes)]
+                 "-fno-math-errno", "-O0" if debug else "-O2", "-g" if debug else "-g0", *macros, *(f"-I{i}" for i in includes)]
         cxx = [os.environ.get("CXX", "g++")]
         sources = sorted(p for d in SOURCE_DIRS for p in (ROOT / d).rglob("*.cpp"))
         jobs = int(os.environ.get("TORCHLITE_BUILD_JOBS", os.cpu_count() or 1))
