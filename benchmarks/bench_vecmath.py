@@ -103,7 +103,7 @@ def main() -> int:
             else:
                 tl_in = [tl.from_numpy(a) for a in arrays]
                 th_in = [torch.from_numpy(a) for a in arrays]
-            number = 20000 if config == "one" else 3
+            number = 20000 if config == "one" else 1
             if args.quick:
                 number = 2000 if config == "one" else 1
             t_tl, t_th = median_pair(lambda: call(tl, *tl_in), lambda: call(torch, *th_in), number, rep)
