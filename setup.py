@@ -52,8 +52,10 @@ def native_build(output_name: str) -> Build:
     macros = [f"-D{k}" if v is None else f"-D{k}={v}" for k, v in blas["define_macros"]]
     # Only stable paths here: a changed flag recompiles everything (see blas.py).
     includes = [str(ROOT), sysconfig.get_paths()["include"], *blas["include_dirs"]]
+    # -fno-math-errno: torchlite never reads errno, and with it sqrt compiles to the vector
+    # instruction instead of a libm call (GCC's optimize pragma cannot set it per file).
     cflags = ["-std=c++17", "-fPIC", "-fopenmp", "-fvisibility=hidden", "-Wall", "-Wno-unused-function",
-              *opt, *san, *macros, *(f"-I{i}" for i in includes)]
+              "-fno-math-errno", *opt, *san, *macros, *(f"-I{i}" for i in includes)]
     ldflags = ["-fopenmp", *san, *(f"-L{d}" for d in blas["library_dirs"]),
                *(f"-l{lib}" for lib in blas["libraries"]), *blas["extra_link_args"]]
     sources = sorted(p for d in SOURCE_DIRS for p in (ROOT / d).rglob("*.cpp"))

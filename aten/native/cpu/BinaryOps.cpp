@@ -1,7 +1,4 @@
 // Arithmetic: add, sub, rsub, mul, div (true / trunc / floor), floor_divide, pow.
-//
-// -fno-math-errno for this file: std::sqrt (pow's 0.5 / -0.5 shortcuts) then vectorizes.
-#pragma GCC optimize("no-math-errno")
 #include <atomic>
 #include <cmath>
 #include <optional>
@@ -363,13 +360,9 @@ void pow_tensor_loop(TensorIterator& iter) {
   } else if constexpr (std::is_same_v<scalar_t, double>) {
     cpu_kernel_novec(iter, [](double a, double b) -> double { return std::pow(a, b); });
   } else {
-    cpu_kernel_guarded(
-        iter,
-        [](scalar_t a, scalar_t b) -> scalar_t {
-          return from_opmath<scalar_t>(vec::pow_finite_f64(pow_arg(a), pow_arg(b)));
-        },
-        [](scalar_t a, scalar_t b) -> bool { return vec::pow_needs_libm(pow_arg(a), pow_arg(b)); },
-        [](scalar_t a, scalar_t b) -> scalar_t { return from_opmath<scalar_t>(std::pow(pow_arg(a), pow_arg(b))); });
+    math_kernel<scalar_t>(
+        iter, [](double a, double b) TL_MATH_INLINE { return vec::pow_finite_f64(a, b); },
+        [](double a, double b) { return vec::pow_needs_libm(a, b); }, [](double a, double b) { return std::pow(a, b); });
   }
 }
 
@@ -381,10 +374,9 @@ void pow_general_scalar_loop(TensorIterator& iter, double b) {
   } else if (!vec::disfinite(b)) {
     cpu_kernel_novec(iter, [b](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(std::pow(pow_arg(a), b)); });
   } else {
-    cpu_kernel_guarded(
-        iter, [b](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(vec::pow_finite_f64(pow_arg(a), b)); },
-        [](scalar_t a) -> bool { return !vec::disfinite(pow_arg(a)); },
-        [b](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(std::pow(pow_arg(a), b)); });
+    math_kernel<scalar_t>(
+        iter, [b](double a) TL_MATH_INLINE { return vec::pow_finite_f64(a, b); }, [](double a) { return !vec::disfinite(a); },
+        [b](double a) { return std::pow(a, b); });
   }
 }
 
@@ -447,10 +439,9 @@ void pow_scalar_base_loop(TensorIterator& iter, const Scalar& self) {
       cpu_kernel_novec(iter, [b](scalar_t e) -> scalar_t { return from_opmath<scalar_t>(std::pow(b, pow_arg(e))); });
       return;
     }
-    cpu_kernel_guarded(
-        iter, [b](scalar_t e) -> scalar_t { return from_opmath<scalar_t>(vec::pow_finite_f64(b, pow_arg(e))); },
-        [](scalar_t e) -> bool { return !vec::disfinite(pow_arg(e)); },
-        [b](scalar_t e) -> scalar_t { return from_opmath<scalar_t>(std::pow(b, pow_arg(e))); });
+    math_kernel<scalar_t>(
+        iter, [b](double e) TL_MATH_INLINE { return vec::pow_finite_f64(b, e); }, [](double e) { return !vec::disfinite(e); },
+        [b](double e) { return std::pow(b, e); });
   }
 }
 

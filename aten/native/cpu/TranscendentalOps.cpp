@@ -6,10 +6,6 @@
 // and bfloat16 convert to double and round once), so one implementation serves every dtype.
 // Integer and bool inputs give the default float dtype (except logaddexp/logaddexp2, which
 // PyTorch does not implement for them).
-//
-// -fno-math-errno for this file only: std::sqrt then compiles to the vector instruction
-// instead of a libm call (errno is never read).
-#pragma GCC optimize("no-math-errno")
 #include <cmath>
 
 #include "aten/core/Exception.h"
@@ -43,18 +39,11 @@ TensorIterator binary_float_iter(Tensor& out, const Tensor& a, const Tensor& b, 
       .build();
 }
 
-template <typename scalar_t>
-TL_ALWAYS_INLINE double to_double(scalar_t a) {
-  return static_cast<double>(to_opmath(a));
-}
-
 // out = f(self) for f: double -> double (vectorizable).
 template <typename MathF>
 void unary_math(const Tensor& self, Tensor& out, const char* op, const MathF& f) {
   auto iter = unary_float_iter(out, self, op);
-  TL_DISPATCH_FLOAT(iter.common_dtype(), op, [&] {
-    cpu_kernel(iter, [f](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(f(to_double(a))); });
-  });
+  TL_DISPATCH_FLOAT(iter.common_dtype(), op, [&] { math_kernel<scalar_t>(iter, f); });
 }
 
 // Same for sin/cos/tan: blocks holding |x| > kTrigFastMax, inf or nan go to libm.
@@ -62,10 +51,7 @@ template <typename MathF, typename LibmF>
 void unary_trig(const Tensor& self, Tensor& out, const char* op, const MathF& f, const LibmF& libm) {
   auto iter = unary_float_iter(out, self, op);
   TL_DISPATCH_FLOAT(iter.common_dtype(), op, [&] {
-    cpu_kernel_guarded(
-        iter, [f](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(f(to_double(a))); },
-        [](scalar_t a) -> bool { return !(vec::dabs(to_double(a)) <= vec::kTrigFastMax); },
-        [libm](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(libm(to_double(a))); });
+    math_kernel<scalar_t>(iter, f, [](double x) -> bool { return !(vec::dabs(x) <= vec::kTrigFastMax); }, libm);
   });
 }
 
@@ -78,11 +64,7 @@ void binary_math(const Tensor& a, const Tensor& b, Tensor& out, const char* op, 
   if (!is_floating_type(dt)) {
     throw NotImplementedError(str(op, ": \"", op, "_cpu\" not implemented for '", legacy_type_name(dt), "'"));
   }
-  TL_DISPATCH_FLOAT(dt, op, [&] {
-    cpu_kernel(iter, [f](scalar_t x, scalar_t y) -> scalar_t {
-      return from_opmath<scalar_t>(f(to_double(x), to_double(y)));
-    });
-  });
+  TL_DISPATCH_FLOAT(dt, op, [&] { math_kernel<scalar_t>(iter, f); });
 }
 
 }  // namespace
@@ -99,22 +81,22 @@ void exp_kernel(const Tensor& self, Tensor& out) {
 }
 
 void exp2_kernel(const Tensor& self, Tensor& out) {
-  unary_math(self, out, "exp2", [](double x) { return vec::exp2_f64(x); });
+  unary_math(self, out, "exp2", [](double x) TL_MATH_INLINE { return vec::exp2_f64(x); });
 }
 void expm1_kernel(const Tensor& self, Tensor& out) {
-  unary_math(self, out, "expm1", [](double x) { return vec::expm1_f64(x); });
+  unary_math(self, out, "expm1", [](double x) TL_MATH_INLINE { return vec::expm1_f64(x); });
 }
 void log_kernel(const Tensor& self, Tensor& out) {
-  unary_math(self, out, "log", [](double x) { return vec::log_f64(x); });
+  unary_math(self, out, "log", [](double x) TL_MATH_INLINE { return vec::log_f64(x); });
 }
 void log2_kernel(const Tensor& self, Tensor& out) {
-  unary_math(self, out, "log2", [](double x) { return vec::log2_f64(x); });
+  unary_math(self, out, "log2", [](double x) TL_MATH_INLINE { return vec::log2_f64(x); });
 }
 void log10_kernel(const Tensor& self, Tensor& out) {
-  unary_math(self, out, "log10", [](double x) { return vec::log10_f64(x); });
+  unary_math(self, out, "log10", [](double x) TL_MATH_INLINE { return vec::log10_f64(x); });
 }
 void log1p_kernel(const Tensor& self, Tensor& out) {
-  unary_math(self, out, "log1p", [](double x) { return vec::log1p_f64(x); });
+  unary_math(self, out, "log1p", [](double x) TL_MATH_INLINE { return vec::log1p_f64(x); });
 }
 
 void sqrt_kernel(const Tensor& self, Tensor& out) {
@@ -125,64 +107,61 @@ void sqrt_kernel(const Tensor& self, Tensor& out) {
   });
 }
 
-// 1 / sqrt(x) with both steps rounded, as PyTorch computes it.
+// 1 / sqrt(x) in double: float results round once (correctly rounded but for near-halfway
+// cases); float64 results round twice (< 1.5 ulp), as PyTorch's 1 / sqrt(x).
 void rsqrt_kernel(const Tensor& self, Tensor& out) {
-  auto iter = unary_float_iter(out, self, "rsqrt");
-  TL_DISPATCH_FLOAT(iter.common_dtype(), "rsqrt", [&] {
-    using opmath = opmath_t<scalar_t>;
-    cpu_kernel(iter, [](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(opmath(1) / std::sqrt(to_opmath(a))); });
-  });
+  unary_math(self, out, "rsqrt", [](double x) TL_MATH_INLINE { return 1.0 / std::sqrt(x); });
 }
 
 void sin_kernel(const Tensor& self, Tensor& out) {
-  unary_trig(self, out, "sin", [](double x) { return vec::sin_f64(x); }, [](double x) { return std::sin(x); });
+  unary_trig(self, out, "sin", [](double x) TL_MATH_INLINE { return vec::sin_f64(x); }, [](double x) { return std::sin(x); });
 }
 void cos_kernel(const Tensor& self, Tensor& out) {
-  unary_trig(self, out, "cos", [](double x) { return vec::cos_f64(x); }, [](double x) { return std::cos(x); });
+  unary_trig(self, out, "cos", [](double x) TL_MATH_INLINE { return vec::cos_f64(x); }, [](double x) { return std::cos(x); });
 }
 void tan_kernel(const Tensor& self, Tensor& out) {
-  unary_trig(self, out, "tan", [](double x) { return vec::tan_f64(x); }, [](double x) { return std::tan(x); });
+  unary_trig(self, out, "tan", [](double x) TL_MATH_INLINE { return vec::tan_f64(x); }, [](double x) { return std::tan(x); });
 }
 void asin_kernel(const Tensor& self, Tensor& out) {
-  unary_math(self, out, "asin", [](double x) { return vec::asin_f64(x); });
+  unary_math(self, out, "asin", [](double x) TL_MATH_INLINE { return vec::asin_f64(x); });
 }
 void acos_kernel(const Tensor& self, Tensor& out) {
-  unary_math(self, out, "acos", [](double x) { return vec::acos_f64(x); });
+  unary_math(self, out, "acos", [](double x) TL_MATH_INLINE { return vec::acos_f64(x); });
 }
 void atan_kernel(const Tensor& self, Tensor& out) {
-  unary_math(self, out, "atan", [](double x) { return vec::atan_f64(x); });
+  unary_math(self, out, "atan", [](double x) TL_MATH_INLINE { return vec::atan_f64(x); });
 }
 void atan2_kernel(const Tensor& self, const Tensor& other, Tensor& out) {
-  binary_math(self, other, out, "atan2", true, [](double y, double x) { return vec::atan2_f64(y, x); });
+  binary_math(self, other, out, "atan2", true, [](double y, double x) TL_MATH_INLINE { return vec::atan2_f64(y, x); });
 }
 
 void sinh_kernel(const Tensor& self, Tensor& out) {
-  unary_math(self, out, "sinh", [](double x) { return vec::sinh_f64(x); });
+  unary_math(self, out, "sinh", [](double x) TL_MATH_INLINE { return vec::sinh_f64(x); });
 }
 void cosh_kernel(const Tensor& self, Tensor& out) {
-  unary_math(self, out, "cosh", [](double x) { return vec::cosh_f64(x); });
+  unary_math(self, out, "cosh", [](double x) TL_MATH_INLINE { return vec::cosh_f64(x); });
 }
 void tanh_kernel(const Tensor& self, Tensor& out) {
-  unary_math(self, out, "tanh", [](double x) { return vec::tanh_f64(x); });
+  unary_math(self, out, "tanh", [](double x) TL_MATH_INLINE { return vec::tanh_f64(x); });
 }
 void asinh_kernel(const Tensor& self, Tensor& out) {
-  unary_math(self, out, "asinh", [](double x) { return vec::asinh_f64(x); });
+  unary_math(self, out, "asinh", [](double x) TL_MATH_INLINE { return vec::asinh_f64(x); });
 }
 void acosh_kernel(const Tensor& self, Tensor& out) {
-  unary_math(self, out, "acosh", [](double x) { return vec::acosh_f64(x); });
+  unary_math(self, out, "acosh", [](double x) TL_MATH_INLINE { return vec::acosh_f64(x); });
 }
 void atanh_kernel(const Tensor& self, Tensor& out) {
-  unary_math(self, out, "atanh", [](double x) { return vec::atanh_f64(x); });
+  unary_math(self, out, "atanh", [](double x) TL_MATH_INLINE { return vec::atanh_f64(x); });
 }
 void sigmoid_kernel(const Tensor& self, Tensor& out) {
-  unary_math(self, out, "sigmoid", [](double x) { return vec::sigmoid_f64(x); });
+  unary_math(self, out, "sigmoid", [](double x) TL_MATH_INLINE { return vec::sigmoid_f64(x); });
 }
 
 void logaddexp_kernel(const Tensor& self, const Tensor& other, Tensor& out) {
-  binary_math(self, other, out, "logaddexp", false, [](double a, double b) { return vec::logaddexp_f64(a, b); });
+  binary_math(self, other, out, "logaddexp", false, [](double a, double b) TL_MATH_INLINE { return vec::logaddexp_f64(a, b); });
 }
 void logaddexp2_kernel(const Tensor& self, const Tensor& other, Tensor& out) {
-  binary_math(self, other, out, "logaddexp2", false, [](double a, double b) { return vec::logaddexp2_f64(a, b); });
+  binary_math(self, other, out, "logaddexp2", false, [](double a, double b) TL_MATH_INLINE { return vec::logaddexp2_f64(a, b); });
 }
 
 // grad_output * (1 - output^2), in the op's precision (float for half/bfloat16), as PyTorch.

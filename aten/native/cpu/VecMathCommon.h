@@ -2,11 +2,10 @@
 // VecMathHyperbolic.h, VecMathPow.h).
 //
 // Every function in these headers is a scalar function written so that GCC vectorizes a loop
-// calling it (inside a TL_TARGET_CLONES function, see Loops.h): no branches, no libm calls other
-// than sqrt (which needs -fno-math-errno: the kernel files that use these headers start with
-// `#pragma GCC optimize("no-math-errno")`), and no `?:` on floating-point values (see Vectorize.h):
-// selects go through the integer masks below. Special values (nan, inf, ±0, subnormals) are
-// handled by selects at the end of each function.
+// calling it (inside a TL_TARGET_CLONES function, see VecMathLoops.h): no branches, no libm calls
+// other than sqrt (a vector instruction, since the build passes -fno-math-errno), and no `?:` on
+// floating-point values (see Vectorize.h): selects go through the integer masks below. Special
+// values (nan, inf, ±0, subnormals) are handled by selects at the end of each function.
 //
 // All functions work in double. The float32 / float16 / bfloat16 kernels convert to double,
 // call the double function and round once; the double functions are accurate to 1-2 ulp of

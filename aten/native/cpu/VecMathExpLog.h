@@ -89,13 +89,15 @@ TL_ALWAYS_INLINE double expm1_f64(double x) {
 // log of a positive normal double split as x = 2^k m, m in [sqrt(1/2), sqrt(2)); returns
 // log(m) - f in `c` with f = m - 1, so that log(x) = k ln2 + f + c. log(m) = 2 atanh(s) with
 // s = f / (2 + f), by fdlibm's polynomial in s^2 (error < 2^-58.45).
+// kSubnormals = false skips the subnormal scaling for callers whose x is known to be >= 1.
+template <bool kSubnormals = true>
 TL_ALWAYS_INLINE double log_parts(double x, double& kd, double& f) {
   // Subnormals: scale by 2^54 first.
-  const bool sub = x < 2.2250738585072014e-308;
-  const double xs = dsel(sub, x * 18014398509481984.0, x);
+  const bool sub = kSubnormals && x < 2.2250738585072014e-308;
+  const double xs = kSubnormals ? dsel(sub, x * 18014398509481984.0, x) : x;
   const uint64_t ix = double_to_bits(xs) + (0x3ff0000000000000ULL - 0x3fe6a09e00000000ULL);
   kd = bits_to_double(0x4330000000000000ULL | (ix >> 52)) - (4503599627370496.0 + 1023.0);
-  kd = kd - dsel(sub, 54.0, 0.0);
+  if constexpr (kSubnormals) kd = kd - dsel(sub, 54.0, 0.0);
   const double m = bits_to_double((ix & 0x000fffffffffffffULL) + 0x3fe6a09e00000000ULL);
   f = m - 1.0;
   const double s = f / (2.0 + f);
@@ -158,6 +160,16 @@ TL_ALWAYS_INLINE double log1p_f64(double x) {
   const double res = kd * kLn2Hi + (((c + corr) + kd * kLn2Lo) + f);
   const double special = log_special(u, res);
   return dsel(x == 0.0 || x == kInf, x, special);  // keeps -0; log1p(inf) = inf
+}
+
+// log1p(e) for e in [0, 1] only (logaddexp's e^-|a - b|): no special values to handle.
+TL_ALWAYS_INLINE double log1p_unit(double e) {
+  const double u = 1.0 + e;
+  double kd, f;
+  const double c = log_parts<false>(u, kd, f);
+  const double d = e - (u - 1.0);
+  const double corr = dsel(d == 0.0, 0.0, d / u);
+  return kd * kLn2Hi + (((c + corr) + kd * kLn2Lo) + f);
 }
 
 }  // namespace tl::native::vec

@@ -81,18 +81,19 @@ TL_ALWAYS_INLINE double atanh_f64(double x) {
   return dsel(x == 0.0, x, dcopysign(res, x));
 }
 
-// log(e^a + e^b) = max + log1p(e^-|a - b|); equal arguments (infinities included) give a + ln2.
+// log(e^a + e^b) = max + log1p(e^-|a - b|); equal arguments (infinities included) give a + ln2;
+// a nan argument gives nan.
 TL_ALWAYS_INLINE double logaddexp_f64(double a, double b) {
   const double m = dsel(a > b, a, b);
-  const double res = m + log1p_f64(exp_f64(-dabs(a - b)));
-  return dsel(a == b, a + kLn2, res);
+  const double res = m + log1p_unit(exp_f64(-dabs(a - b)));
+  return dsel(disnan(a) | disnan(b), a + b, dsel(a == b, a + kLn2, res));
 }
 
 // log2(2^a + 2^b) = max + log1p(2^-|a - b|) / ln2; equal arguments give a + 1.
 TL_ALWAYS_INLINE double logaddexp2_f64(double a, double b) {
   const double m = dsel(a > b, a, b);
-  const double res = m + log1p_f64(exp2_f64(-dabs(a - b))) * kInvLn2;
-  return dsel(a == b, a + 1.0, res);
+  const double res = m + log1p_unit(exp2_f64(-dabs(a - b))) * kInvLn2;
+  return dsel(disnan(a) | disnan(b), a + b, dsel(a == b, a + 1.0, res));
 }
 
 }  // namespace tl::native::vec
