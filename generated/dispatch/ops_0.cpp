@@ -122,7 +122,7 @@ const Tensor& ops::arange_start_out::call(const Scalar& start, const Scalar& end
 }
 
 const Tensor& arange_out(const Tensor& out, const Scalar& start, const Scalar& end, const Scalar& step, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  check_out_no_grad("arange.start_out", {});
+  check_out_no_grad("arange.start_out", {}, {&out});
   return ops::arange_start_out::call(start, end, step, dtype, device, out);
 }
 
@@ -283,6 +283,7 @@ const Tensor& ops::floor_divide_::call(const Tensor& self, const Tensor& other) 
 }
 
 const Tensor& floor_divide_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace(self, "floor_divide_");
   return ops::floor_divide_::call(self, other);
 }
 
@@ -308,7 +309,7 @@ const Tensor& ops::floor_divide_out::call(const Tensor& self, const Tensor& othe
 }
 
 const Tensor& floor_divide_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  check_out_no_grad("floor_divide.out", {&self, &other});
+  check_out_no_grad("floor_divide.out", {&self, &other}, {&out});
   return ops::floor_divide_out::call(self, other, out);
 }
 
@@ -357,6 +358,7 @@ const Tensor& ops::floor_divide__Scalar::call(const Tensor& self, const Scalar& 
 }
 
 const Tensor& floor_divide_(const Tensor& self, const Scalar& other) {
+  autograd::check_inplace(self, "floor_divide_.Scalar");
   return ops::floor_divide__Scalar::call(self, other);
 }
 
@@ -369,7 +371,7 @@ Tensor full(IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType
 
 // full.out(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, Tensor(a!) out) -> Tensor(a!)
 const Tensor& full_out(const Tensor& out, IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  check_out_no_grad("full.out", {});
+  check_out_no_grad("full.out", {}, {&out});
   return copy_to_out(out, full(size, fill_value, dtype ? dtype : std::optional<ScalarType>(out.dtype()), device ? device : std::optional<Device>(out.device())), "full.out", /*exact_dtype=*/false);
 }
 
@@ -420,6 +422,7 @@ const Tensor& ops::ge__Tensor::call(const Tensor& self, const Tensor& other) {
 }
 
 const Tensor& ge_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace(self, "ge_.Tensor");
   return ops::ge__Tensor::call(self, other);
 }
 
@@ -445,7 +448,7 @@ const Tensor& ops::ge_Tensor_out::call(const Tensor& self, const Tensor& other, 
 }
 
 const Tensor& ge_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  check_out_no_grad("ge.Tensor_out", {&self, &other});
+  check_out_no_grad("ge.Tensor_out", {&self, &other}, {&out});
   return ops::ge_Tensor_out::call(self, other, out);
 }
 
@@ -494,6 +497,7 @@ const Tensor& ops::ge__Scalar::call(const Tensor& self, const Scalar& other) {
 }
 
 const Tensor& ge_(const Tensor& self, const Scalar& other) {
+  autograd::check_inplace(self, "ge_.Scalar");
   return ops::ge__Scalar::call(self, other);
 }
 
@@ -519,7 +523,7 @@ const Tensor& ops::ge_Scalar_out::call(const Tensor& self, const Scalar& other, 
 }
 
 const Tensor& ge_out(const Tensor& out, const Tensor& self, const Scalar& other) {
-  check_out_no_grad("ge.Scalar_out", {&self});
+  check_out_no_grad("ge.Scalar_out", {&self}, {&out});
   return ops::ge_Scalar_out::call(self, other, out);
 }
 
@@ -573,7 +577,7 @@ const Tensor& ops::mean_out::call(const Tensor& self, std::optional<ScalarType> 
 }
 
 const Tensor& mean_out(const Tensor& out, const Tensor& self, std::optional<ScalarType> dtype) {
-  check_out_no_grad("mean.out", {&self});
+  check_out_no_grad("mean.out", {&self}, {&out});
   return ops::mean_out::call(self, dtype, out);
 }
 
@@ -625,7 +629,7 @@ const Tensor& ops::mean_dim_out::call(const Tensor& self, OptionalIntArrayRef di
 }
 
 const Tensor& mean_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  check_out_no_grad("mean.dim_out", {&self});
+  check_out_no_grad("mean.dim_out", {&self}, {&out});
   return ops::mean_dim_out::call(self, dim, keepdim, dtype, out);
 }
 
@@ -679,7 +683,7 @@ const Tensor& ops::mm_out::call(const Tensor& self, const Tensor& mat2, const Te
 }
 
 const Tensor& mm_out(const Tensor& out, const Tensor& self, const Tensor& mat2) {
-  check_out_no_grad("mm.out", {&self, &mat2});
+  check_out_no_grad("mm.out", {&self, &mat2}, {&out});
   return ops::mm_out::call(self, mat2, out);
 }
 
@@ -865,7 +869,7 @@ const Tensor& ops::sqrt_out::call(const Tensor& self, const Tensor& out) {
 }
 
 const Tensor& sqrt_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("sqrt.out", {&self});
+  check_out_no_grad("sqrt.out", {&self}, {&out});
   return ops::sqrt_out::call(self, out);
 }
 
@@ -947,7 +951,7 @@ const Tensor& ops::sub_Tensor_out::call(const Tensor& self, const Tensor& other,
 }
 
 const Tensor& sub_out(const Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  check_out_no_grad("sub.Tensor_out", {&self, &other});
+  check_out_no_grad("sub.Tensor_out", {&self, &other}, {&out});
   return ops::sub_Tensor_out::call(self, other, alpha, out);
 }
 

@@ -97,7 +97,7 @@ const Tensor& ops::div_Tensor_out::call(const Tensor& self, const Tensor& other,
 }
 
 const Tensor& div_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  check_out_no_grad("div.Tensor_out", {&self, &other});
+  check_out_no_grad("div.Tensor_out", {&self, &other}, {&out});
   return ops::div_Tensor_out::call(self, other, out);
 }
 
@@ -177,7 +177,7 @@ const Tensor& ops::div_Tensor_mode_out::call(const Tensor& self, const Tensor& o
 }
 
 const Tensor& div_out(const Tensor& out, const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) {
-  check_out_no_grad("div.Tensor_mode_out", {&self, &other});
+  check_out_no_grad("div.Tensor_mode_out", {&self, &other}, {&out});
   return ops::div_Tensor_mode_out::call(self, other, rounding_mode, out);
 }
 
@@ -381,7 +381,7 @@ const Tensor& ops::log_out::call(const Tensor& self, const Tensor& out) {
 }
 
 const Tensor& log_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("log.out", {&self});
+  check_out_no_grad("log.out", {&self}, {&out});
   return ops::log_out::call(self, out);
 }
 
@@ -432,6 +432,7 @@ const Tensor& ops::lt__Tensor::call(const Tensor& self, const Tensor& other) {
 }
 
 const Tensor& lt_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace(self, "lt_.Tensor");
   return ops::lt__Tensor::call(self, other);
 }
 
@@ -457,7 +458,7 @@ const Tensor& ops::lt_Tensor_out::call(const Tensor& self, const Tensor& other, 
 }
 
 const Tensor& lt_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  check_out_no_grad("lt.Tensor_out", {&self, &other});
+  check_out_no_grad("lt.Tensor_out", {&self, &other}, {&out});
   return ops::lt_Tensor_out::call(self, other, out);
 }
 
@@ -506,6 +507,7 @@ const Tensor& ops::lt__Scalar::call(const Tensor& self, const Scalar& other) {
 }
 
 const Tensor& lt_(const Tensor& self, const Scalar& other) {
+  autograd::check_inplace(self, "lt_.Scalar");
   return ops::lt__Scalar::call(self, other);
 }
 
@@ -531,7 +533,7 @@ const Tensor& ops::lt_Scalar_out::call(const Tensor& self, const Scalar& other, 
 }
 
 const Tensor& lt_out(const Tensor& out, const Tensor& self, const Scalar& other) {
-  check_out_no_grad("lt.Scalar_out", {&self});
+  check_out_no_grad("lt.Scalar_out", {&self}, {&out});
   return ops::lt_Scalar_out::call(self, other, out);
 }
 
@@ -613,7 +615,7 @@ const Tensor& ops::mul_Tensor_out::call(const Tensor& self, const Tensor& other,
 }
 
 const Tensor& mul_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  check_out_no_grad("mul.Tensor_out", {&self, &other});
+  check_out_no_grad("mul.Tensor_out", {&self, &other}, {&out});
   return ops::mul_Tensor_out::call(self, other, out);
 }
 
@@ -718,6 +720,7 @@ const Tensor& ops::ne__Tensor::call(const Tensor& self, const Tensor& other) {
 }
 
 const Tensor& ne_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace(self, "ne_.Tensor");
   return ops::ne__Tensor::call(self, other);
 }
 
@@ -743,7 +746,7 @@ const Tensor& ops::ne_Tensor_out::call(const Tensor& self, const Tensor& other, 
 }
 
 const Tensor& ne_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  check_out_no_grad("ne.Tensor_out", {&self, &other});
+  check_out_no_grad("ne.Tensor_out", {&self, &other}, {&out});
   return ops::ne_Tensor_out::call(self, other, out);
 }
 
@@ -792,6 +795,7 @@ const Tensor& ops::ne__Scalar::call(const Tensor& self, const Scalar& other) {
 }
 
 const Tensor& ne_(const Tensor& self, const Scalar& other) {
+  autograd::check_inplace(self, "ne_.Scalar");
   return ops::ne__Scalar::call(self, other);
 }
 
@@ -817,7 +821,7 @@ const Tensor& ops::ne_Scalar_out::call(const Tensor& self, const Scalar& other, 
 }
 
 const Tensor& ne_out(const Tensor& out, const Tensor& self, const Scalar& other) {
-  check_out_no_grad("ne.Scalar_out", {&self});
+  check_out_no_grad("ne.Scalar_out", {&self}, {&out});
   return ops::ne_Scalar_out::call(self, other, out);
 }
 
@@ -899,7 +903,7 @@ const Tensor& ops::neg_out::call(const Tensor& self, const Tensor& out) {
 }
 
 const Tensor& neg_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("neg.out", {&self});
+  check_out_no_grad("neg.out", {&self}, {&out});
   return ops::neg_out::call(self, out);
 }
 
@@ -981,7 +985,7 @@ const Tensor& ops::pow_Tensor_Tensor_out::call(const Tensor& self, const Tensor&
 }
 
 const Tensor& pow_out(const Tensor& out, const Tensor& self, const Tensor& exponent) {
-  check_out_no_grad("pow.Tensor_Tensor_out", {&self, &exponent});
+  check_out_no_grad("pow.Tensor_Tensor_out", {&self, &exponent}, {&out});
   return ops::pow_Tensor_Tensor_out::call(self, exponent, out);
 }
 
@@ -1061,7 +1065,7 @@ const Tensor& ops::pow_Tensor_Scalar_out::call(const Tensor& self, const Scalar&
 }
 
 const Tensor& pow_out(const Tensor& out, const Tensor& self, const Scalar& exponent) {
-  check_out_no_grad("pow.Tensor_Scalar_out", {&self});
+  check_out_no_grad("pow.Tensor_Scalar_out", {&self}, {&out});
   return ops::pow_Tensor_Scalar_out::call(self, exponent, out);
 }
 
@@ -1113,7 +1117,7 @@ const Tensor& ops::pow_Scalar_out::call(const Scalar& self, const Tensor& expone
 }
 
 const Tensor& pow_out(const Tensor& out, const Scalar& self, const Tensor& exponent) {
-  check_out_no_grad("pow.Scalar_out", {&exponent});
+  check_out_no_grad("pow.Scalar_out", {&exponent}, {&out});
   return ops::pow_Scalar_out::call(self, exponent, out);
 }
 
@@ -1195,7 +1199,7 @@ const Tensor& ops::reciprocal_out::call(const Tensor& self, const Tensor& out) {
 }
 
 const Tensor& reciprocal_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("reciprocal.out", {&self});
+  check_out_no_grad("reciprocal.out", {&self}, {&out});
   return ops::reciprocal_out::call(self, out);
 }
 
@@ -1249,7 +1253,7 @@ const Tensor& ops::rsub_Tensor_out::call(const Tensor& self, const Tensor& other
 }
 
 const Tensor& rsub_out(const Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  check_out_no_grad("rsub.Tensor_out", {&self, &other});
+  check_out_no_grad("rsub.Tensor_out", {&self, &other}, {&out});
   return ops::rsub_Tensor_out::call(self, other, alpha, out);
 }
 
@@ -1301,7 +1305,7 @@ const Tensor& ops::rsub_Scalar_out::call(const Tensor& self, const Scalar& other
 }
 
 const Tensor& rsub_out(const Tensor& out, const Tensor& self, const Scalar& other, const Scalar& alpha) {
-  check_out_no_grad("rsub.Scalar_out", {&self});
+  check_out_no_grad("rsub.Scalar_out", {&self}, {&out});
   return ops::rsub_Scalar_out::call(self, other, alpha, out);
 }
 
@@ -1397,7 +1401,7 @@ const Tensor& ops::sum_dim_IntList_out::call(const Tensor& self, OptionalIntArra
 }
 
 const Tensor& sum_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  check_out_no_grad("sum.dim_IntList_out", {&self});
+  check_out_no_grad("sum.dim_IntList_out", {&self}, {&out});
   return ops::sum_dim_IntList_out::call(self, dim, keepdim, dtype, out);
 }
 

@@ -118,7 +118,7 @@ const Tensor& ops::abs_out::call(const Tensor& self, const Tensor& out) {
 }
 
 const Tensor& abs_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("abs.out", {&self});
+  check_out_no_grad("abs.out", {&self}, {&out});
   return ops::abs_out::call(self, out);
 }
 
@@ -215,6 +215,7 @@ const Tensor& ops::gt__Tensor::call(const Tensor& self, const Tensor& other) {
 }
 
 const Tensor& gt_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace(self, "gt_.Tensor");
   return ops::gt__Tensor::call(self, other);
 }
 
@@ -240,7 +241,7 @@ const Tensor& ops::gt_Tensor_out::call(const Tensor& self, const Tensor& other, 
 }
 
 const Tensor& gt_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  check_out_no_grad("gt.Tensor_out", {&self, &other});
+  check_out_no_grad("gt.Tensor_out", {&self, &other}, {&out});
   return ops::gt_Tensor_out::call(self, other, out);
 }
 
@@ -289,6 +290,7 @@ const Tensor& ops::gt__Scalar::call(const Tensor& self, const Scalar& other) {
 }
 
 const Tensor& gt_(const Tensor& self, const Scalar& other) {
+  autograd::check_inplace(self, "gt_.Scalar");
   return ops::gt__Scalar::call(self, other);
 }
 
@@ -314,7 +316,7 @@ const Tensor& ops::gt_Scalar_out::call(const Tensor& self, const Scalar& other, 
 }
 
 const Tensor& gt_out(const Tensor& out, const Tensor& self, const Scalar& other) {
-  check_out_no_grad("gt.Scalar_out", {&self});
+  check_out_no_grad("gt.Scalar_out", {&self}, {&out});
   return ops::gt_Scalar_out::call(self, other, out);
 }
 
@@ -327,7 +329,7 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
 
 // matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& matmul_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  check_out_no_grad("matmul.out", {&self, &other});
+  check_out_no_grad("matmul.out", {&self, &other}, {&out});
   return copy_to_out(out, matmul(self, other), "matmul.out", /*exact_dtype=*/true);
 }
 
@@ -435,7 +437,7 @@ const Tensor& ops::sign_out::call(const Tensor& self, const Tensor& out) {
 }
 
 const Tensor& sign_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("sign.out", {&self});
+  check_out_no_grad("sign.out", {&self}, {&out});
   return ops::sign_out::call(self, out);
 }
 
@@ -573,7 +575,7 @@ const Tensor& ops::where_self_out::call(const Tensor& condition, const Tensor& s
 }
 
 const Tensor& where_out(const Tensor& out, const Tensor& condition, const Tensor& self, const Tensor& other) {
-  check_out_no_grad("where.self_out", {&condition, &self, &other});
+  check_out_no_grad("where.self_out", {&condition, &self, &other}, {&out});
   return ops::where_self_out::call(condition, self, other, out);
 }
 
@@ -593,7 +595,7 @@ Tensor zeros(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<De
 
 // zeros.out(int[] size, *, ScalarType? dtype=None, Device? device=None, Tensor(a!) out) -> Tensor(a!)
 const Tensor& zeros_out(const Tensor& out, IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  check_out_no_grad("zeros.out", {});
+  check_out_no_grad("zeros.out", {}, {&out});
   return copy_to_out(out, zeros(size, dtype ? dtype : std::optional<ScalarType>(out.dtype()), device ? device : std::optional<Device>(out.device())), "zeros.out", /*exact_dtype=*/false);
 }
 

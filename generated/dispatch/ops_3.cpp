@@ -92,7 +92,7 @@ const Tensor& ops::add_Tensor_out::call(const Tensor& self, const Tensor& other,
 }
 
 const Tensor& add_out(const Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  check_out_no_grad("add.Tensor_out", {&self, &other});
+  check_out_no_grad("add.Tensor_out", {&self, &other}, {&out});
   return ops::add_Tensor_out::call(self, other, alpha, out);
 }
 
@@ -200,7 +200,7 @@ const Tensor& ops::bmm_out::call(const Tensor& self, const Tensor& mat2, const T
 }
 
 const Tensor& bmm_out(const Tensor& out, const Tensor& self, const Tensor& mat2) {
-  check_out_no_grad("bmm.out", {&self, &mat2});
+  check_out_no_grad("bmm.out", {&self, &mat2}, {&out});
   return ops::bmm_out::call(self, mat2, out);
 }
 
@@ -251,6 +251,7 @@ const Tensor& ops::eq__Tensor::call(const Tensor& self, const Tensor& other) {
 }
 
 const Tensor& eq_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace(self, "eq_.Tensor");
   return ops::eq__Tensor::call(self, other);
 }
 
@@ -276,7 +277,7 @@ const Tensor& ops::eq_Tensor_out::call(const Tensor& self, const Tensor& other, 
 }
 
 const Tensor& eq_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  check_out_no_grad("eq.Tensor_out", {&self, &other});
+  check_out_no_grad("eq.Tensor_out", {&self, &other}, {&out});
   return ops::eq_Tensor_out::call(self, other, out);
 }
 
@@ -325,6 +326,7 @@ const Tensor& ops::eq__Scalar::call(const Tensor& self, const Scalar& other) {
 }
 
 const Tensor& eq_(const Tensor& self, const Scalar& other) {
+  autograd::check_inplace(self, "eq_.Scalar");
   return ops::eq__Scalar::call(self, other);
 }
 
@@ -350,7 +352,7 @@ const Tensor& ops::eq_Scalar_out::call(const Tensor& self, const Scalar& other, 
 }
 
 const Tensor& eq_out(const Tensor& out, const Tensor& self, const Scalar& other) {
-  check_out_no_grad("eq.Scalar_out", {&self});
+  check_out_no_grad("eq.Scalar_out", {&self}, {&out});
   return ops::eq_Scalar_out::call(self, other, out);
 }
 
@@ -432,7 +434,7 @@ const Tensor& ops::exp_out::call(const Tensor& self, const Tensor& out) {
 }
 
 const Tensor& exp_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("exp.out", {&self});
+  check_out_no_grad("exp.out", {&self}, {&out});
   return ops::exp_out::call(self, out);
 }
 
@@ -505,6 +507,7 @@ const Tensor& ops::le__Tensor::call(const Tensor& self, const Tensor& other) {
 }
 
 const Tensor& le_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace(self, "le_.Tensor");
   return ops::le__Tensor::call(self, other);
 }
 
@@ -530,7 +533,7 @@ const Tensor& ops::le_Tensor_out::call(const Tensor& self, const Tensor& other, 
 }
 
 const Tensor& le_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  check_out_no_grad("le.Tensor_out", {&self, &other});
+  check_out_no_grad("le.Tensor_out", {&self, &other}, {&out});
   return ops::le_Tensor_out::call(self, other, out);
 }
 
@@ -579,6 +582,7 @@ const Tensor& ops::le__Scalar::call(const Tensor& self, const Scalar& other) {
 }
 
 const Tensor& le_(const Tensor& self, const Scalar& other) {
+  autograd::check_inplace(self, "le_.Scalar");
   return ops::le__Scalar::call(self, other);
 }
 
@@ -604,7 +608,7 @@ const Tensor& ops::le_Scalar_out::call(const Tensor& self, const Scalar& other, 
 }
 
 const Tensor& le_out(const Tensor& out, const Tensor& self, const Scalar& other) {
-  check_out_no_grad("le.Scalar_out", {&self});
+  check_out_no_grad("le.Scalar_out", {&self}, {&out});
   return ops::le_Scalar_out::call(self, other, out);
 }
 
@@ -617,7 +621,7 @@ Tensor ones(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Dev
 
 // ones.out(int[] size, *, ScalarType? dtype=None, Device? device=None, Tensor(a!) out) -> Tensor(a!)
 const Tensor& ones_out(const Tensor& out, IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  check_out_no_grad("ones.out", {});
+  check_out_no_grad("ones.out", {}, {&out});
   return copy_to_out(out, ones(size, dtype ? dtype : std::optional<ScalarType>(out.dtype()), device ? device : std::optional<Device>(out.device())), "ones.out", /*exact_dtype=*/false);
 }
 
@@ -721,7 +725,7 @@ const Tensor& ops::tanh_out::call(const Tensor& self, const Tensor& out) {
 }
 
 const Tensor& tanh_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("tanh.out", {&self});
+  check_out_no_grad("tanh.out", {&self}, {&out});
   return ops::tanh_out::call(self, out);
 }
 

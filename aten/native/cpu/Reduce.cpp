@@ -496,8 +496,9 @@ enum class Kind { Sum, Mean };
 // Shared body of the four kernels. `mask` has a bit per reduced dim of self (all dims when
 // reducing everything). The result has dtype `out_dtype`; it is written to `out` (allocated
 // when undefined, resized otherwise).
-void reduce_into(const Tensor& self, uint64_t mask, bool keepdim, ScalarType out_dtype, Kind kind,
+void reduce_into(const Tensor& self_arg, uint64_t mask, bool keepdim, ScalarType out_dtype, Kind kind,
                  Tensor& out, const char* op) {
+  const Tensor self = input_unaffected_by_resize(self_arg, out);  // sum(a, 0, out=a)
   const int64_t nd = self.dim();
   DimVector shape;
   int64_t Rn = 1;
