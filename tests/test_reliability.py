@@ -247,6 +247,18 @@ def test_non_differentiable_inplace_on_leaf(call):
         call(x.detach())
 
 
+def test_non_differentiable_inplace_on_views_without_grad():
+    for lib in (torch, tl):
+        with lib.no_grad():
+            v = lib.ones(3)[1:]
+            w = lib.ones(3, requires_grad=True)[1:]
+        assert v.eq_(1).tolist() == [1.0, 1.0]  # nothing requires grad: allowed
+        with pytest.raises(RuntimeError, match="^A view was created in no_grad mode and is being modified inplace"):
+            w.eq_(1)
+        y = lib.ones(3, requires_grad=True) * 2
+        y[1:].eq_(1)  # a view of a non-leaf: allowed
+
+
 def torch_or_tl(x):
     return torch if isinstance(x, torch.Tensor) else tl
 

@@ -283,7 +283,7 @@ const Tensor& ops::floor_divide_::call(const Tensor& self, const Tensor& other) 
 }
 
 const Tensor& floor_divide_(const Tensor& self, const Tensor& other) {
-  autograd::check_inplace(self, "floor_divide_");
+  autograd::check_inplace_unrecorded(self, "floor_divide_");
   return ops::floor_divide_::call(self, other);
 }
 
@@ -358,7 +358,7 @@ const Tensor& ops::floor_divide__Scalar::call(const Tensor& self, const Scalar& 
 }
 
 const Tensor& floor_divide_(const Tensor& self, const Scalar& other) {
-  autograd::check_inplace(self, "floor_divide_.Scalar");
+  autograd::check_inplace_unrecorded(self, "floor_divide_.Scalar");
   return ops::floor_divide__Scalar::call(self, other);
 }
 
@@ -422,7 +422,7 @@ const Tensor& ops::ge__Tensor::call(const Tensor& self, const Tensor& other) {
 }
 
 const Tensor& ge_(const Tensor& self, const Tensor& other) {
-  autograd::check_inplace(self, "ge_.Tensor");
+  autograd::check_inplace_unrecorded(self, "ge_.Tensor");
   return ops::ge__Tensor::call(self, other);
 }
 
@@ -497,7 +497,7 @@ const Tensor& ops::ge__Scalar::call(const Tensor& self, const Scalar& other) {
 }
 
 const Tensor& ge_(const Tensor& self, const Scalar& other) {
-  autograd::check_inplace(self, "ge_.Scalar");
+  autograd::check_inplace_unrecorded(self, "ge_.Scalar");
   return ops::ge__Scalar::call(self, other);
 }
 

@@ -432,7 +432,7 @@ const Tensor& ops::lt__Tensor::call(const Tensor& self, const Tensor& other) {
 }
 
 const Tensor& lt_(const Tensor& self, const Tensor& other) {
-  autograd::check_inplace(self, "lt_.Tensor");
+  autograd::check_inplace_unrecorded(self, "lt_.Tensor");
   return ops::lt__Tensor::call(self, other);
 }
 
@@ -507,7 +507,7 @@ const Tensor& ops::lt__Scalar::call(const Tensor& self, const Scalar& other) {
 }
 
 const Tensor& lt_(const Tensor& self, const Scalar& other) {
-  autograd::check_inplace(self, "lt_.Scalar");
+  autograd::check_inplace_unrecorded(self, "lt_.Scalar");
   return ops::lt__Scalar::call(self, other);
 }
 
@@ -720,7 +720,7 @@ const Tensor& ops::ne__Tensor::call(const Tensor& self, const Tensor& other) {
 }
 
 const Tensor& ne_(const Tensor& self, const Tensor& other) {
-  autograd::check_inplace(self, "ne_.Tensor");
+  autograd::check_inplace_unrecorded(self, "ne_.Tensor");
   return ops::ne__Tensor::call(self, other);
 }
 
@@ -795,7 +795,7 @@ const Tensor& ops::ne__Scalar::call(const Tensor& self, const Scalar& other) {
 }
 
 const Tensor& ne_(const Tensor& self, const Scalar& other) {
-  autograd::check_inplace(self, "ne_.Scalar");
+  autograd::check_inplace_unrecorded(self, "ne_.Scalar");
   return ops::ne__Scalar::call(self, other);
 }
 

@@ -215,7 +215,7 @@ const Tensor& ops::gt__Tensor::call(const Tensor& self, const Tensor& other) {
 }
 
 const Tensor& gt_(const Tensor& self, const Tensor& other) {
-  autograd::check_inplace(self, "gt_.Tensor");
+  autograd::check_inplace_unrecorded(self, "gt_.Tensor");
   return ops::gt__Tensor::call(self, other);
 }
 
@@ -290,7 +290,7 @@ const Tensor& ops::gt__Scalar::call(const Tensor& self, const Scalar& other) {
 }
 
 const Tensor& gt_(const Tensor& self, const Scalar& other) {
-  autograd::check_inplace(self, "gt_.Scalar");
+  autograd::check_inplace_unrecorded(self, "gt_.Scalar");
   return ops::gt__Scalar::call(self, other);
 }
 

@@ -251,7 +251,7 @@ const Tensor& ops::eq__Tensor::call(const Tensor& self, const Tensor& other) {
 }
 
 const Tensor& eq_(const Tensor& self, const Tensor& other) {
-  autograd::check_inplace(self, "eq_.Tensor");
+  autograd::check_inplace_unrecorded(self, "eq_.Tensor");
   return ops::eq__Tensor::call(self, other);
 }
 
@@ -326,7 +326,7 @@ const Tensor& ops::eq__Scalar::call(const Tensor& self, const Scalar& other) {
 }
 
 const Tensor& eq_(const Tensor& self, const Scalar& other) {
-  autograd::check_inplace(self, "eq_.Scalar");
+  autograd::check_inplace_unrecorded(self, "eq_.Scalar");
   return ops::eq__Scalar::call(self, other);
 }
 
@@ -507,7 +507,7 @@ const Tensor& ops::le__Tensor::call(const Tensor& self, const Tensor& other) {
 }
 
 const Tensor& le_(const Tensor& self, const Tensor& other) {
-  autograd::check_inplace(self, "le_.Tensor");
+  autograd::check_inplace_unrecorded(self, "le_.Tensor");
   return ops::le__Tensor::call(self, other);
 }
 
@@ -582,7 +582,7 @@ const Tensor& ops::le__Scalar::call(const Tensor& self, const Scalar& other) {
 }
 
 const Tensor& le_(const Tensor& self, const Scalar& other) {
-  autograd::check_inplace(self, "le_.Scalar");
+  autograd::check_inplace_unrecorded(self, "le_.Scalar");
   return ops::le__Scalar::call(self, other);
 }
 

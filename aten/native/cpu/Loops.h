@@ -104,8 +104,10 @@ TL_ALWAYS_INLINE To cast_value(From v) {
     // A C++ cast of an out-of-range float is undefined behaviour, so the x86 result is built
     // explicitly, branch-free with integer masks on the bits (loops still vectorize): |v| below
     // 2^31 (2^63 for int64) converts, anything else (nan, inf included) gives INT_MIN. Like
-    // PyTorch, uint8 takes the low byte of the int64 conversion, int8/int16 that of the int32 one.
-    using I = std::conditional_t<sizeof(To) == 8 || std::is_same_v<To, uint8_t>, int64_t, int32_t>;
+    // PyTorch, uint8 takes the low byte of the int64 conversion, int8/int16 that of the int32 one
+    // (for a float source both give the same byte: floats of 2^31 and more are multiples of 256).
+    using I = std::conditional_t<sizeof(To) == 8 || (std::is_same_v<To, uint8_t> && sizeof(From) == 8), int64_t,
+                                 int32_t>;
     using UI = std::make_unsigned_t<I>;
     using Bits = std::conditional_t<sizeof(From) == 8, uint64_t, uint32_t>;
     constexpr int kExpBits = sizeof(From) == 8 ? 11 : 8, kMantBits = sizeof(From) == 8 ? 52 : 23;
