@@ -56,6 +56,8 @@ def test_out_of_memory_names_op_and_bytes():
     raises_like(RuntimeError, r"^clone: tried to allocate 17592186044416 bytes \(16\.0 TiB\)",
                 lambda: tl.ones(2**20).expand(2**22, 2**20).clone())
     raises_like(RuntimeError, "Storage size calculation overflowed", lambda: tl.empty(2**62))
+    raises_like(RuntimeError, r"^ones: tried to allocate 4398046511104 bytes \(4\.0 TiB\)",
+                lambda: tl.ones(2**40, device="meta", out=tl.zeros(3)))
 
 
 def test_successful_out_resize_still_works():

@@ -59,6 +59,7 @@ Tensor input_unaffected_by_resize(const Tensor& input, const Tensor& out) {
 bool resize_output(const Tensor& out, IntArrayRef shape, const char* op) {
   TL_CHECK(out.defined(), op, ": out= tensor is undefined");
   if (out.sizes().equals(shape)) return false;
+  set_current_op(op);  // an allocation failure names the op whose out= was being resized
   resize_(out, shape);
   return true;
 }
