@@ -118,6 +118,7 @@ def test_slice_with_huge_step():
     xt = torch.arange(10.0)
     assert_same(x[::2**62], xt[::2**62])
     assert x[::2**62].stride() == xt[::2**62].stride()
+    assert x.as_strided((1,), (2**62,)).tolist() == [0.0] and x.as_strided((1,), (2**62,)).numpy().tolist() == [0.0]
     assert x[::2**63].tolist() == [0.0]  # torch gives [] from an overflow; the first element is right
     assert_same(x[2**63:], xt[2**63:])
     assert_same(x[-2**64:], xt[-2**64:])

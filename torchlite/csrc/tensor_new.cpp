@@ -339,6 +339,12 @@ void store_recursive(char* dst, ScalarType dtype, const DimVector& sizes, const 
   for (Py_ssize_t i = 0; i < n; ++i) store_recursive(dst + i * step, dtype, sizes, strides, dim + 1, items[i]);
 }
 
+// Stride in bytes. Wrapping (unsigned) product: only a dimension of size 0 or 1, whose stride
+// is never used, can have a stride whose byte count exceeds int64 (as_strided((1,), (2**62,))).
+int64_t byte_stride(int64_t stride, size_t itemsize) {
+  return static_cast<int64_t>(static_cast<uint64_t>(stride) * itemsize);
+}
+
 // ---------------------------------------------------------------- tolist
 
 template <typename T>
@@ -417,7 +423,7 @@ Tensor tensor_from_data(PyObject* data, std::optional<ScalarType> dtype, std::op
     TL_CHECK_AS(NotImplementedError, !src.is_meta(), "Cannot copy out of meta tensor; no data!");
     Tensor out = empty_tensor(src.sizes(), st, target);
     DimVector bs;
-    for (int64_t s : src.strides()) bs.push_back(s * static_cast<int64_t>(src.itemsize()));
+    for (int64_t s : src.strides()) bs.push_back(byte_stride(s, src.itemsize()));
     copy_cast(out.data_ptr(), st, static_cast<const char*>(src.data_ptr()), src.dtype(), src.sizes(), bs);
     return out;
   }
@@ -439,7 +445,7 @@ Tensor tensor_from_data(PyObject* data, std::optional<ScalarType> dtype, std::op
 PyObject* tensor_to_list(const Tensor& t) {
   TL_CHECK_AS(NotImplementedError, !t.is_meta(), "Cannot copy out of meta tensor; no data!");
   DimVector byte_strides;
-  for (int64_t s : t.strides()) byte_strides.push_back(s * static_cast<int64_t>(t.itemsize()));
+  for (int64_t s : t.strides()) byte_strides.push_back(byte_stride(s, t.itemsize()));
   const char* p = static_cast<const char*>(t.data_ptr());
   return TL_DISPATCH_ALL(t.dtype(), "tolist",
                          [&]() -> PyObject* { return to_list_recursive<scalar_t>(p, t.sizes(), byte_strides, 0); });
@@ -526,7 +532,7 @@ PyObject* tensor_array_interface(const Tensor& t) {
   for (Py_ssize_t i = 0; i < ndim; ++i) {
     PyTuple_SET_ITEM(shape.get(), i, check(PyLong_FromLongLong(t.sizes()[i])));
     PyTuple_SET_ITEM(strides.get(), i,
-                     check(PyLong_FromLongLong(t.strides()[i] * static_cast<int64_t>(t.itemsize()))));
+                     check(PyLong_FromLongLong(byte_stride(t.strides()[i], t.itemsize()))));
   }
   void* ptr = t.data_ptr();
   static char empty_buffer[16];
