@@ -56,7 +56,7 @@ from torchlite._C import (  # noqa: F401
     tensor,
 )
 from torchlite._size import Size
-from torchlite._tensor import Tensor
+from torchlite._tensor import Tensor, _expect_tensor
 from torchlite._tensor_str import set_printoptions
 from torchlite._ops import *  # noqa: F401,F403  (every generated operator; typed by _ops.pyi)
 from torchlite import _ops as _generated_ops
@@ -89,11 +89,13 @@ def is_tensor(obj) -> bool:
 
 
 def is_floating_point(input) -> bool:
+    _expect_tensor("is_floating_point", "input", 1, input)
     return input.is_floating_point()
 
 
 def numel(input) -> int:
     """The number of elements of `input`."""
+    _expect_tensor("numel", "input", 1, input)
     return input.numel()
 
 

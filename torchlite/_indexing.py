@@ -64,6 +64,13 @@ def _normalize(tensor, index):
     return items, consumed
 
 
+_INT64_MIN, _INT64_MAX = -2**63, 2**63 - 1
+
+
+def _clamp_int64(value: int) -> int:
+    return min(max(value, _INT64_MIN), _INT64_MAX)
+
+
 def getitem(tensor, index):
     items, consumed = _normalize(tensor, index)
     result = tensor
@@ -79,12 +86,19 @@ def getitem(tensor, index):
             step = 1 if item.step is None else operator.index(item.step)
             if step <= 0:
                 raise ValueError("step must be greater than zero")
-            start = None if item.start is None else operator.index(item.start)
-            stop = None if item.stop is None else operator.index(item.stop)
-            result = result.slice(dim, start, stop, step)
+            # Bounds beyond int64 select the same elements as the int64 limits (x[2**63:] is empty), as
+            # in PyTorch; a step beyond it keeps only the first element.
+            start = None if item.start is None else _clamp_int64(operator.index(item.start))
+            stop = None if item.stop is None else _clamp_int64(operator.index(item.stop))
+            result = result.slice(dim, start, stop, _clamp_int64(step))
             dim += 1
         else:
-            result = result.select(dim, _as_int(item))
+            index = _as_int(item)
+            if not _INT64_MIN <= index <= _INT64_MAX:
+                # PyTorch's exception type for an index that does not fit int64.
+                raise ValueError(f"index {index} is out of the range of int64 (indexing a tensor of shape "
+                                 f"{tuple(result.shape)} at dimension {dim})")
+            result = result.select(dim, index)
     if result is tensor:
         # tensor[...] and tensor[()] are views too, not the tensor itself.
         result = _ops.alias(tensor)

@@ -88,7 +88,10 @@ class Tensor(_C.TensorBase):
         if type(index) is builtins.int and self.dim() > 0:
             return self.select(0, index)
         if type(index) is slice and index.step is None and self.dim() > 0:
-            return self.slice(0, index.start, index.stop)
+            try:
+                return self.slice(0, index.start, index.stop)
+            except ValueError:  # bounds beyond int64: _indexing clamps them
+                pass
         return _indexing.getitem(self, index)
 
     def __setitem__(self, index, value):
@@ -162,15 +165,19 @@ class Tensor(_C.TensorBase):
 
     def type_as(self, other):
         """This tensor converted to the dtype (and device) of `other`."""
+        _expect_tensor("type_as", "other", 1, other)
         return self.to(other)
 
     def expand_as(self, other):
+        _expect_tensor("expand_as", "other", 1, other)
         return self.expand(other.shape)
 
     def view_as(self, other):
+        _expect_tensor("view_as", "other", 1, other)
         return self.view(other.shape)
 
     def reshape_as(self, other):
+        _expect_tensor("reshape_as", "other", 1, other)
         return self.reshape(other.shape)
 
     @property
@@ -193,8 +200,9 @@ class Tensor(_C.TensorBase):
         import numpy as np
 
         if force:
-            return np.asarray(self.detach()).copy()
-        return np.asarray(self)
+            return np.asarray(self.detach()._numpy_holder()).copy()
+        # The array's base holds the storage itself, so the memory outlives `x.data = y` and resizes.
+        return np.asarray(self._numpy_holder())
 
     def __array__(self, dtype=None, copy=None):
         arr = self.numpy()
@@ -271,6 +279,13 @@ class Tensor(_C.TensorBase):
     def __reduce_ex__(self, protocol):
         data = None if self.is_meta else self.detach().tolist()
         return (_rebuild_tensor, (data, self.dtype, tuple(self.shape), self.requires_grad, str(self.device)))
+
+
+def _expect_tensor(op: str, name: str, position: int, value) -> None:
+    """PyTorch's TypeError for a non-tensor argument of a Python-level helper."""
+    if not isinstance(value, _C.TensorBase):
+        raise TypeError(f"{op}(): argument '{name}' (position {position}) must be Tensor, not "
+                        f"{type(value).__name__}")
 
 
 def _size_arg(size):

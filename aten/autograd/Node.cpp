@@ -418,6 +418,13 @@ void check_inplace(const Tensor& self, const char* op) {
   }
 }
 
+void check_inplace_unrecorded(const Tensor& self, const char* op) {
+  if (!self.defined() || !GradMode::is_enabled()) return;
+  TensorImpl* impl = self.impl();
+  const AutogradMeta* base_meta = impl->view_base() ? impl->view_base()->autograd_meta() : nullptr;
+  if (self.requires_grad() || (base_meta && base_meta->requires_grad) || impl->is_inference()) check_inplace(self, op);
+}
+
 namespace {
 
 struct Geometry {

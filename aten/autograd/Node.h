@@ -184,6 +184,9 @@ std::vector<Edge> next_edges_of(const Args&... args) {
 void set_history(const Tensor& result, const std::shared_ptr<Node>& fn);
 // For in-place ops: checks `self` may be modified in place, then points it at `fn`.
 void check_inplace(const Tensor& self, const char* op);
+// The same checks for in-place ops that autograd does not record (eq_, floor_divide_, ...; the
+// dispatcher calls it): made when `self` or the base it views requires grad, or is an inference tensor.
+void check_inplace_unrecorded(const Tensor& self, const char* op);
 void rebase_history(const Tensor& self, const std::shared_ptr<Node>& fn);
 // Called by Tensor::grad_fn() for a differentiable view whose base (or a sibling view) was
 // modified in place since its grad_fn was recorded: the view's history becomes "read from the

@@ -1,9 +1,13 @@
 #include "aten/core/Allocator.h"
 
 #include <sys/mman.h>
+#include <sys/sysinfo.h>
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
+#include <limits>
+#include <string>
 #include <new>
 
 #include "aten/core/Exception.h"
@@ -17,6 +21,36 @@ constexpr size_t kAlignment = 64;  // a cache line; also enough for AVX-512 load
 constexpr size_t kHugePage = size_t(2) << 20;
 constexpr size_t kHugeThreshold = size_t(4) << 20;
 std::atomic<size_t> g_cpu_bytes{0};
+
+constexpr size_t kMaxBlock = size_t(1) << 62;  // keeps the rounding below from overflowing
+thread_local const char* t_current_op = nullptr;
+
+// Physical memory plus swap, in bytes (computed once).
+size_t memory_limit() {
+  static const size_t limit = [] {
+    struct sysinfo info {};
+    if (sysinfo(&info) != 0) return std::numeric_limits<size_t>::max();
+    const unsigned __int128 total =
+        (static_cast<unsigned __int128>(info.totalram) + info.totalswap) * info.mem_unit;
+    return total > std::numeric_limits<size_t>::max() ? std::numeric_limits<size_t>::max()
+                                                      : static_cast<size_t>(total);
+  }();
+  return limit;
+}
+
+// "8.0 TiB": one decimal in the largest binary unit below the value.
+std::string human_bytes(size_t nbytes) {
+  static const char* units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double v = static_cast<double>(nbytes);
+  int u = 0;
+  while (v >= 1024.0 && u < 6) {
+    v /= 1024.0;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
+  return buf;
+}
 
 struct CpuBlock {
   size_t nbytes;
@@ -34,12 +68,12 @@ struct CpuAllocator final : Allocator {
     const bool huge = nbytes >= kHugeThreshold;
     const size_t align = huge ? kHugePage : kAlignment;
     // The header sits `align` bytes before the data so the data keeps the block's alignment.
+    // A block larger than RAM + swap could only be backed by overcommitted pages, and touching
+    // them would get the process killed: refuse it up front.
+    if (nbytes > kMaxBlock || nbytes > memory_limit()) out_of_memory_error(nbytes);
     size_t total = align + ((nbytes + align - 1) / align) * align;
     void* base = std::aligned_alloc(align, total);
-    if (!base) {
-      throw RuntimeError(str("DefaultCPUAllocator: can't allocate memory: you tried to allocate ", nbytes,
-                             " bytes"));
-    }
+    if (!base) out_of_memory_error(nbytes);
 #ifdef MADV_HUGEPAGE
     if (huge) madvise(static_cast<char*>(base) + align, total - align, MADV_HUGEPAGE);
 #endif
@@ -66,5 +100,15 @@ void set_allocator(DeviceType type, Allocator* allocator) {
   g_allocators[static_cast<int>(type)] = allocator;
 }
 size_t cpu_allocated_bytes() { return g_cpu_bytes.load(std::memory_order_relaxed); }
+
+const char* current_op() { return t_current_op; }
+void set_current_op(const char* op) { t_current_op = op; }
+
+void out_of_memory_error(size_t nbytes) {
+  // The op's schema name without its overload ("empty.memory_format" -> "empty").
+  std::string op = t_current_op ? t_current_op : "DefaultCPUAllocator";
+  op = op.substr(0, op.find('.'));
+  throw RuntimeError(str(op, ": tried to allocate ", nbytes, " bytes (", human_bytes(nbytes), "): out of memory"));
+}
 
 }  // namespace tl

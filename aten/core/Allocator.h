@@ -57,4 +57,12 @@ void set_allocator(DeviceType type, Allocator* allocator);
 // Bytes currently allocated by the default CPU allocator (for tests and benchmarks).
 size_t cpu_allocated_bytes();
 
+// The op this thread last dispatched (recorded by dispatch_device), named in out-of-memory errors:
+// "empty: tried to allocate 8796093022208 bytes (8.0 TiB): out of memory". Null outside ops.
+const char* current_op();
+void set_current_op(const char* op);
+
+// The RuntimeError for a failed allocation of `nbytes` (PyTorch's type for CPU memory).
+[[noreturn]] void out_of_memory_error(size_t nbytes);
+
 }  // namespace tl

@@ -3,6 +3,8 @@
 #include "aten/autograd/GradMode.h"
 #include "aten/core/Exception.h"
 
+#include <string_view>
+
 namespace tl {
 
 namespace {
@@ -35,10 +37,12 @@ Device common_device(const char* op, It begin, It end, Device fallback) {
 }  // namespace
 
 Device dispatch_device(const char* op, std::initializer_list<const Tensor*> tensors, Device fallback) {
+  set_current_op(op);
   return common_device(op, tensors.begin(), tensors.end(), fallback);
 }
 
 Device dispatch_device(const char* op, TensorList tensors, Device fallback) {
+  set_current_op(op);
   return common_device(op, tensors.begin(), tensors.end(), fallback);
 }
 
@@ -47,13 +51,19 @@ void no_kernel_error(const char* op, Device device) {
                                 "' backend: the op has no kernel for this device."));
 }
 
-void check_out_no_grad(const char* op, std::initializer_list<const Tensor*> inputs) {
+void check_out_no_grad(const char* op, std::initializer_list<const Tensor*> inputs,
+                       std::initializer_list<const Tensor*> outputs) {
   if (!autograd::GradMode::is_enabled()) return;
-  for (const Tensor* t : inputs) {
-    TL_CHECK(!(t && t->defined() && t->requires_grad()), op,
-             "(): functions with out=... arguments don't support automatic differentiation, but one of the "
-             "arguments requires grad.");
-  }
+  auto requires_grad = [](const Tensor* t) { return t && t->defined() && t->requires_grad(); };
+  bool any = false;
+  for (const Tensor* t : inputs) any = any || requires_grad(t);
+  for (const Tensor* t : outputs) any = any || requires_grad(t);
+  if (!any) return;
+  // PyTorch names the op without its overload: "add()", not "add.out()".
+  const std::string_view name(op);
+  throw RuntimeError(str(name.substr(0, name.find('.')),
+                         "(): functions with out=... arguments don't support automatic differentiation, but one of "
+                         "the arguments requires grad."));
 }
 
 }  // namespace tl

@@ -24,8 +24,11 @@ Device dispatch_device(const char* op, TensorList tensors, Device fallback = Dev
 // Raised when an op has no kernel for a device.
 [[noreturn]] void no_kernel_error(const char* op, Device device);
 
-// out= variants do not record autograd history: PyTorch's rule, checked before running them.
-void check_out_no_grad(const char* op, std::initializer_list<const Tensor*> inputs);
+// out= variants do not record autograd history: PyTorch's rule, checked before running them. In
+// grad mode no input and no output may require grad ("add(): functions with out=... arguments
+// don't support automatic differentiation, but one of the arguments requires grad.").
+void check_out_no_grad(const char* op, std::initializer_list<const Tensor*> inputs,
+                       std::initializer_list<const Tensor*> outputs = {});
 
 inline int device_index(Device d) { return static_cast<int>(d.type); }
 inline const Tensor* opt_ptr(const std::optional<Tensor>& t) { return t ? &*t : nullptr; }

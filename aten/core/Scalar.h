@@ -2,6 +2,7 @@
 // Int, Python floats Double; the tag decides type promotion against tensors.
 #pragma once
 #include <cstdint>
+#include <limits>
 #include <ostream>
 #include <type_traits>
 
@@ -28,7 +29,13 @@ class Scalar {
   bool is_floating_point() const { return tag_ == Tag::Double; }
 
   double to_double() const { return tag_ == Tag::Double ? v_.d : static_cast<double>(v_.i); }
-  int64_t to_long() const { return tag_ == Tag::Double ? static_cast<int64_t>(v_.d) : v_.i; }
+  // A double outside int64 (nan, inf included) gives INT64_MIN, as x86's conversion does, with no
+  // undefined behaviour. Ops that must reject such values check them first (checked_scalar_cast).
+  int64_t to_long() const {
+    if (tag_ != Tag::Double) return v_.i;
+    return v_.d >= -9223372036854775808.0 && v_.d < 9223372036854775808.0 ? static_cast<int64_t>(v_.d)
+                                                                          : std::numeric_limits<int64_t>::min();
+  }
   bool to_bool() const { return tag_ == Tag::Double ? v_.d != 0 : v_.i != 0; }
   template <typename T>
   T to() const {

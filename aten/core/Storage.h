@@ -20,6 +20,9 @@ struct StorageImpl : intrusive_target {
   DataPtr data_ptr;
   size_t nbytes;
   Device device;
+  // False once memory outside torchlite points into this storage (a NumPy array from numpy(),
+  // or NumPy's own memory under from_numpy): growing it would move the data under that pointer.
+  bool resizable = true;
 };
 
 using Storage = intrusive_ptr<StorageImpl>;

@@ -78,6 +78,8 @@ Tensor scalar_to_tensor(const Scalar& s, ScalarType dtype, Device device, bool w
 Scalar tensor_item(const Tensor& t) {
   TL_CHECK(t.numel() == 1, "a Tensor with ", t.numel(), " elements cannot be converted to Scalar");
   TL_CHECK(!t.is_meta(), "item: cannot read the value of a meta tensor: it has no data");
+  // A bool element is read as its byte (!= 0): loading a byte other than 0/1 as bool is UB.
+  if (t.dtype() == ScalarType::Bool) return Scalar(*static_cast<const uint8_t*>(t.data_ptr()) != 0);
   return TL_DISPATCH_ALL(t.dtype(), "item", [&]() -> Scalar {
     scalar_t v = *t.data_ptr<scalar_t>();
     if constexpr (std::is_same_v<scalar_t, bool>) return Scalar(v);

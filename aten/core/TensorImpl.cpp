@@ -17,10 +17,12 @@ int64_t compute_numel(IntArrayRef sizes) {
 
 DimVector contiguous_strides(IntArrayRef sizes) {
   DimVector strides(sizes.size());
-  int64_t running = 1;
+  // Unsigned (wrapping) products: with a zero size the others' product may exceed int64 (the
+  // strides of an empty tensor are never used to address memory).
+  uint64_t running = 1;
   for (int64_t i = static_cast<int64_t>(sizes.size()) - 1; i >= 0; --i) {
-    strides[i] = running;
-    running *= std::max<int64_t>(sizes[i], 1);
+    strides[i] = static_cast<int64_t>(running);
+    running *= static_cast<uint64_t>(std::max<int64_t>(sizes[i], 1));
   }
   return strides;
 }

@@ -36,7 +36,7 @@ Tensor full(IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType
 
 // full.out(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, Tensor(a!) out) -> Tensor(a!)
 const Tensor& full_out(const Tensor& out, IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  check_out_no_grad("full.out", {});
+  check_out_no_grad("full.out", {}, {&out});
   return copy_to_out(out, full(size, fill_value, dtype ? dtype : std::optional<ScalarType>(out.dtype()), device ? device : std::optional<Device>(out.device())), "full.out", /*exact_dtype=*/false);
 }
 
@@ -90,7 +90,7 @@ const Tensor& ops::logaddexp2_out::call(const Tensor& self, const Tensor& other,
 }
 
 const Tensor& logaddexp2_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  check_out_no_grad("logaddexp2.out", {&self, &other});
+  check_out_no_grad("logaddexp2.out", {&self, &other}, {&out});
   return ops::logaddexp2_out::call(self, other, out);
 }
 

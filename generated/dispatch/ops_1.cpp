@@ -61,7 +61,7 @@ const Tensor& ops::amax_out::call(const Tensor& self, IntArrayRef dim, bool keep
 }
 
 const Tensor& amax_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
-  check_out_no_grad("amax.out", {&self});
+  check_out_no_grad("amax.out", {&self}, {&out});
   return ops::amax_out::call(self, dim, keepdim, out);
 }
 
@@ -74,7 +74,7 @@ Tensor concat(TensorList tensors, int64_t dim) {
 
 // concat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& concat_out(const Tensor& out, TensorList tensors, int64_t dim) {
-  check_out_no_grad("concat.out", {});
+  check_out_no_grad("concat.out", {}, {&out});
   return copy_to_out(out, concat(tensors, dim), "concat.out", /*exact_dtype=*/true);
 }
 
@@ -156,7 +156,7 @@ const Tensor& ops::mul_Tensor_out::call(const Tensor& self, const Tensor& other,
 }
 
 const Tensor& mul_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  check_out_no_grad("mul.Tensor_out", {&self, &other});
+  check_out_no_grad("mul.Tensor_out", {&self, &other}, {&out});
   return ops::mul_Tensor_out::call(self, other, out);
 }
 
@@ -261,6 +261,7 @@ const Tensor& ops::ne__Tensor::call(const Tensor& self, const Tensor& other) {
 }
 
 const Tensor& ne_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace_unrecorded(self, "ne_.Tensor");
   return ops::ne__Tensor::call(self, other);
 }
 
@@ -286,7 +287,7 @@ const Tensor& ops::ne_Tensor_out::call(const Tensor& self, const Tensor& other, 
 }
 
 const Tensor& ne_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  check_out_no_grad("ne.Tensor_out", {&self, &other});
+  check_out_no_grad("ne.Tensor_out", {&self, &other}, {&out});
   return ops::ne_Tensor_out::call(self, other, out);
 }
 
@@ -335,6 +336,7 @@ const Tensor& ops::ne__Scalar::call(const Tensor& self, const Scalar& other) {
 }
 
 const Tensor& ne_(const Tensor& self, const Scalar& other) {
+  autograd::check_inplace_unrecorded(self, "ne_.Scalar");
   return ops::ne__Scalar::call(self, other);
 }
 
@@ -360,7 +362,7 @@ const Tensor& ops::ne_Scalar_out::call(const Tensor& self, const Scalar& other, 
 }
 
 const Tensor& ne_out(const Tensor& out, const Tensor& self, const Scalar& other) {
-  check_out_no_grad("ne.Scalar_out", {&self});
+  check_out_no_grad("ne.Scalar_out", {&self}, {&out});
   return ops::ne_Scalar_out::call(self, other, out);
 }
 
@@ -442,7 +444,7 @@ const Tensor& ops::neg_out::call(const Tensor& self, const Tensor& out) {
 }
 
 const Tensor& neg_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("neg.out", {&self});
+  check_out_no_grad("neg.out", {&self}, {&out});
   return ops::neg_out::call(self, out);
 }
 
@@ -524,7 +526,7 @@ const Tensor& ops::reciprocal_out::call(const Tensor& self, const Tensor& out) {
 }
 
 const Tensor& reciprocal_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("reciprocal.out", {&self});
+  check_out_no_grad("reciprocal.out", {&self}, {&out});
   return ops::reciprocal_out::call(self, out);
 }
 

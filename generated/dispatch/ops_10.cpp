@@ -73,7 +73,7 @@ const Tensor& ops::sigmoid_backward_out::call(const Tensor& grad_output, const T
 }
 
 const Tensor& sigmoid_backward_out(const Tensor& out, const Tensor& grad_output, const Tensor& output) {
-  check_out_no_grad("sigmoid_backward.out", {&grad_output, &output});
+  check_out_no_grad("sigmoid_backward.out", {&grad_output, &output}, {&out});
   return ops::sigmoid_backward_out::call(grad_output, output, out);
 }
 
@@ -155,7 +155,7 @@ const Tensor& ops::sin_out::call(const Tensor& self, const Tensor& out) {
 }
 
 const Tensor& sin_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("sin.out", {&self});
+  check_out_no_grad("sin.out", {&self}, {&out});
   return ops::sin_out::call(self, out);
 }
 
@@ -168,7 +168,7 @@ Tensor stack(TensorList tensors, int64_t dim) {
 
 // stack.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& stack_out(const Tensor& out, TensorList tensors, int64_t dim) {
-  check_out_no_grad("stack.out", {});
+  check_out_no_grad("stack.out", {}, {&out});
   return copy_to_out(out, stack(tensors, dim), "stack.out", /*exact_dtype=*/true);
 }
 

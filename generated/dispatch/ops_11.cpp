@@ -53,7 +53,7 @@ const Tensor& ops::argmin_out::call(const Tensor& self, std::optional<int64_t> d
 }
 
 const Tensor& argmin_out(const Tensor& out, const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
-  check_out_no_grad("argmin.out", {&self});
+  check_out_no_grad("argmin.out", {&self}, {&out});
   return ops::argmin_out::call(self, dim, keepdim, out);
 }
 
@@ -135,7 +135,7 @@ const Tensor& ops::sigmoid_out::call(const Tensor& self, const Tensor& out) {
 }
 
 const Tensor& sigmoid_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("sigmoid.out", {&self});
+  check_out_no_grad("sigmoid.out", {&self}, {&out});
   return ops::sigmoid_out::call(self, out);
 }
 

@@ -58,7 +58,7 @@ std::tuple<const Tensor&, const Tensor&> ops::topk_out::call(const Tensor& self,
 }
 
 std::tuple<const Tensor&, const Tensor&> topk_out(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
-  check_out_no_grad("topk.out", {&self});
+  check_out_no_grad("topk.out", {&self}, {&values, &indices});
   return ops::topk_out::call(self, k, dim, largest, sorted, values, indices);
 }
 

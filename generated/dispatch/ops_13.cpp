@@ -87,7 +87,7 @@ const Tensor& ops::acos_out::call(const Tensor& self, const Tensor& out) {
 }
 
 const Tensor& acos_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("acos.out", {&self});
+  check_out_no_grad("acos.out", {&self}, {&out});
   return ops::acos_out::call(self, out);
 }
 
@@ -144,7 +144,7 @@ std::tuple<const Tensor&, const Tensor&> ops::cummax_out::call(const Tensor& sel
 }
 
 std::tuple<const Tensor&, const Tensor&> cummax_out(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t dim) {
-  check_out_no_grad("cummax.out", {&self});
+  check_out_no_grad("cummax.out", {&self}, {&values, &indices});
   return ops::cummax_out::call(self, dim, values, indices);
 }
 
@@ -198,7 +198,7 @@ const Tensor& ops::log_softmax_int_out::call(const Tensor& self, int64_t dim, st
 }
 
 const Tensor& log_softmax_out(const Tensor& out, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  check_out_no_grad("log_softmax.int_out", {&self});
+  check_out_no_grad("log_softmax.int_out", {&self}, {&out});
   return ops::log_softmax_int_out::call(self, dim, dtype, out);
 }
 
@@ -252,7 +252,7 @@ const Tensor& ops::logaddexp_out::call(const Tensor& self, const Tensor& other, 
 }
 
 const Tensor& logaddexp_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  check_out_no_grad("logaddexp.out", {&self, &other});
+  check_out_no_grad("logaddexp.out", {&self, &other}, {&out});
   return ops::logaddexp_out::call(self, other, out);
 }
 
@@ -326,7 +326,7 @@ const Tensor& ops::sum_dim_IntList_out::call(const Tensor& self, OptionalIntArra
 }
 
 const Tensor& sum_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  check_out_no_grad("sum.dim_IntList_out", {&self});
+  check_out_no_grad("sum.dim_IntList_out", {&self}, {&out});
   return ops::sum_dim_IntList_out::call(self, dim, keepdim, dtype, out);
 }
 

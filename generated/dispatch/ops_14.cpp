@@ -67,7 +67,7 @@ std::tuple<const Tensor&, const Tensor&> ops::frexp_Tensor_out::call(const Tenso
 }
 
 std::tuple<const Tensor&, const Tensor&> frexp_out(const Tensor& mantissa, const Tensor& exponent, const Tensor& self) {
-  check_out_no_grad("frexp.Tensor_out", {&self});
+  check_out_no_grad("frexp.Tensor_out", {&self}, {&mantissa, &exponent});
   return ops::frexp_Tensor_out::call(self, mantissa, exponent);
 }
 

@@ -85,7 +85,7 @@ const Tensor& ops::acosh_out::call(const Tensor& self, const Tensor& out) {
 }
 
 const Tensor& acosh_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("acosh.out", {&self});
+  check_out_no_grad("acosh.out", {&self}, {&out});
   return ops::acosh_out::call(self, out);
 }
 
@@ -167,7 +167,7 @@ const Tensor& ops::atan_out::call(const Tensor& self, const Tensor& out) {
 }
 
 const Tensor& atan_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("atan.out", {&self});
+  check_out_no_grad("atan.out", {&self}, {&out});
   return ops::atan_out::call(self, out);
 }
 
@@ -249,7 +249,7 @@ const Tensor& ops::log1p_out::call(const Tensor& self, const Tensor& out) {
 }
 
 const Tensor& log1p_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("log1p.out", {&self});
+  check_out_no_grad("log1p.out", {&self}, {&out});
   return ops::log1p_out::call(self, out);
 }
 

@@ -81,7 +81,7 @@ const Tensor& ops::mean_out::call(const Tensor& self, std::optional<ScalarType> 
 }
 
 const Tensor& mean_out(const Tensor& out, const Tensor& self, std::optional<ScalarType> dtype) {
-  check_out_no_grad("mean.out", {&self});
+  check_out_no_grad("mean.out", {&self}, {&out});
   return ops::mean_out::call(self, dtype, out);
 }
 
@@ -133,7 +133,7 @@ const Tensor& ops::mean_dim_out::call(const Tensor& self, OptionalIntArrayRef di
 }
 
 const Tensor& mean_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  check_out_no_grad("mean.dim_out", {&self});
+  check_out_no_grad("mean.dim_out", {&self}, {&out});
   return ops::mean_dim_out::call(self, dim, keepdim, dtype, out);
 }
 
@@ -210,7 +210,7 @@ std::tuple<const Tensor&, const Tensor&> ops::min_dim_out::call(const Tensor& se
 }
 
 std::tuple<const Tensor&, const Tensor&> min_out(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t dim, bool keepdim) {
-  check_out_no_grad("min.dim_out", {&self});
+  check_out_no_grad("min.dim_out", {&self}, {&values, &indices});
   return ops::min_dim_out::call(self, dim, keepdim, values, indices);
 }
 
@@ -264,7 +264,7 @@ const Tensor& ops::mm_out::call(const Tensor& self, const Tensor& mat2, const Te
 }
 
 const Tensor& mm_out(const Tensor& out, const Tensor& self, const Tensor& mat2) {
-  check_out_no_grad("mm.out", {&self, &mat2});
+  check_out_no_grad("mm.out", {&self, &mat2}, {&out});
   return ops::mm_out::call(self, mat2, out);
 }
 

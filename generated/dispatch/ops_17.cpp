@@ -94,7 +94,7 @@ const Tensor& ops::index_copy_out::call(const Tensor& self, int64_t dim, const T
 }
 
 const Tensor& index_copy_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
-  check_out_no_grad("index_copy.out", {&self, &index, &source});
+  check_out_no_grad("index_copy.out", {&self, &index, &source}, {&out});
   return ops::index_copy_out::call(self, dim, index, source, out);
 }
 
@@ -148,7 +148,7 @@ const Tensor& ops::index_select_out::call(const Tensor& self, int64_t dim, const
 }
 
 const Tensor& index_select_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index) {
-  check_out_no_grad("index_select.out", {&self, &index});
+  check_out_no_grad("index_select.out", {&self, &index}, {&out});
   return ops::index_select_out::call(self, dim, index, out);
 }
 
@@ -199,6 +199,7 @@ const Tensor& ops::lt__Tensor::call(const Tensor& self, const Tensor& other) {
 }
 
 const Tensor& lt_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace_unrecorded(self, "lt_.Tensor");
   return ops::lt__Tensor::call(self, other);
 }
 
@@ -224,7 +225,7 @@ const Tensor& ops::lt_Tensor_out::call(const Tensor& self, const Tensor& other, 
 }
 
 const Tensor& lt_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  check_out_no_grad("lt.Tensor_out", {&self, &other});
+  check_out_no_grad("lt.Tensor_out", {&self, &other}, {&out});
   return ops::lt_Tensor_out::call(self, other, out);
 }
 
@@ -273,6 +274,7 @@ const Tensor& ops::lt__Scalar::call(const Tensor& self, const Scalar& other) {
 }
 
 const Tensor& lt_(const Tensor& self, const Scalar& other) {
+  autograd::check_inplace_unrecorded(self, "lt_.Scalar");
   return ops::lt__Scalar::call(self, other);
 }
 
@@ -298,7 +300,7 @@ const Tensor& ops::lt_Scalar_out::call(const Tensor& self, const Scalar& other, 
 }
 
 const Tensor& lt_out(const Tensor& out, const Tensor& self, const Scalar& other) {
-  check_out_no_grad("lt.Scalar_out", {&self});
+  check_out_no_grad("lt.Scalar_out", {&self}, {&out});
   return ops::lt_Scalar_out::call(self, other, out);
 }
 

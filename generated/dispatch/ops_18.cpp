@@ -56,7 +56,7 @@ const Tensor& ops::argmax_out::call(const Tensor& self, std::optional<int64_t> d
 }
 
 const Tensor& argmax_out(const Tensor& out, const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
-  check_out_no_grad("argmax.out", {&self});
+  check_out_no_grad("argmax.out", {&self}, {&out});
   return ops::argmax_out::call(self, dim, keepdim, out);
 }
 
@@ -110,7 +110,7 @@ const Tensor& ops::tanh_backward_out::call(const Tensor& grad_output, const Tens
 }
 
 const Tensor& tanh_backward_out(const Tensor& out, const Tensor& grad_output, const Tensor& output) {
-  check_out_no_grad("tanh_backward.out", {&grad_output, &output});
+  check_out_no_grad("tanh_backward.out", {&grad_output, &output}, {&out});
   return ops::tanh_backward_out::call(grad_output, output, out);
 }
 
@@ -152,7 +152,7 @@ Tensor zeros(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<De
 
 // zeros.out(int[] size, *, ScalarType? dtype=None, Device? device=None, Tensor(a!) out) -> Tensor(a!)
 const Tensor& zeros_out(const Tensor& out, IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  check_out_no_grad("zeros.out", {});
+  check_out_no_grad("zeros.out", {}, {&out});
   return copy_to_out(out, zeros(size, dtype ? dtype : std::optional<ScalarType>(out.dtype()), device ? device : std::optional<Device>(out.device())), "zeros.out", /*exact_dtype=*/false);
 }
 

@@ -61,7 +61,7 @@ const Tensor& ops::_log_softmax_backward_data_out::call(const Tensor& grad_outpu
 }
 
 const Tensor& _log_softmax_backward_data_out(const Tensor& out, const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype) {
-  check_out_no_grad("_log_softmax_backward_data.out", {&grad_output, &output});
+  check_out_no_grad("_log_softmax_backward_data.out", {&grad_output, &output}, {&out});
   return ops::_log_softmax_backward_data_out::call(grad_output, output, dim, input_dtype, out);
 }
 
@@ -115,7 +115,7 @@ const Tensor& ops::bmm_out::call(const Tensor& self, const Tensor& mat2, const T
 }
 
 const Tensor& bmm_out(const Tensor& out, const Tensor& self, const Tensor& mat2) {
-  check_out_no_grad("bmm.out", {&self, &mat2});
+  check_out_no_grad("bmm.out", {&self, &mat2}, {&out});
   return ops::bmm_out::call(self, mat2, out);
 }
 
@@ -197,7 +197,7 @@ const Tensor& ops::cosh_out::call(const Tensor& self, const Tensor& out) {
 }
 
 const Tensor& cosh_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("cosh.out", {&self});
+  check_out_no_grad("cosh.out", {&self}, {&out});
   return ops::cosh_out::call(self, out);
 }
 
@@ -279,7 +279,7 @@ const Tensor& ops::exp2_out::call(const Tensor& self, const Tensor& out) {
 }
 
 const Tensor& exp2_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("exp2.out", {&self});
+  check_out_no_grad("exp2.out", {&self}, {&out});
   return ops::exp2_out::call(self, out);
 }
 
@@ -361,7 +361,7 @@ const Tensor& ops::expm1_out::call(const Tensor& self, const Tensor& out) {
 }
 
 const Tensor& expm1_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("expm1.out", {&self});
+  check_out_no_grad("expm1.out", {&self}, {&out});
   return ops::expm1_out::call(self, out);
 }
 

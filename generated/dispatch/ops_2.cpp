@@ -113,7 +113,7 @@ const Tensor& ops::asin_out::call(const Tensor& self, const Tensor& out) {
 }
 
 const Tensor& asin_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("asin.out", {&self});
+  check_out_no_grad("asin.out", {&self}, {&out});
   return ops::asin_out::call(self, out);
 }
 
@@ -194,7 +194,7 @@ std::tuple<const Tensor&, const Tensor&> ops::kthvalue_out::call(const Tensor& s
 }
 
 std::tuple<const Tensor&, const Tensor&> kthvalue_out(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t k, int64_t dim, bool keepdim) {
-  check_out_no_grad("kthvalue.out", {&self});
+  check_out_no_grad("kthvalue.out", {&self}, {&values, &indices});
   return ops::kthvalue_out::call(self, k, dim, keepdim, values, indices);
 }
 
@@ -207,7 +207,7 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
 
 // matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& matmul_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  check_out_no_grad("matmul.out", {&self, &other});
+  check_out_no_grad("matmul.out", {&self, &other}, {&out});
   return copy_to_out(out, matmul(self, other), "matmul.out", /*exact_dtype=*/true);
 }
 
@@ -308,7 +308,7 @@ const Tensor& ops::sinh_out::call(const Tensor& self, const Tensor& out) {
 }
 
 const Tensor& sinh_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("sinh.out", {&self});
+  check_out_no_grad("sinh.out", {&self}, {&out});
   return ops::sinh_out::call(self, out);
 }
 
@@ -365,7 +365,7 @@ std::tuple<const Tensor&, const Tensor&> ops::sort_out::call(const Tensor& self,
 }
 
 std::tuple<const Tensor&, const Tensor&> sort_out(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t dim, bool descending) {
-  check_out_no_grad("sort.out", {&self});
+  check_out_no_grad("sort.out", {&self}, {&values, &indices});
   return ops::sort_out::call(self, dim, descending, values, indices);
 }
 
@@ -420,7 +420,7 @@ std::tuple<const Tensor&, const Tensor&> ops::sort_stable_out::call(const Tensor
 }
 
 std::tuple<const Tensor&, const Tensor&> sort_out(const Tensor& values, const Tensor& indices, const Tensor& self, std::optional<bool> stable, int64_t dim, bool descending) {
-  check_out_no_grad("sort.stable_out", {&self});
+  check_out_no_grad("sort.stable_out", {&self}, {&values, &indices});
   return ops::sort_stable_out::call(self, stable, dim, descending, values, indices);
 }
 

@@ -79,7 +79,7 @@ const Tensor& ops::any_dim_out::call(const Tensor& self, int64_t dim, bool keepd
 }
 
 const Tensor& any_out(const Tensor& out, const Tensor& self, int64_t dim, bool keepdim) {
-  check_out_no_grad("any.dim_out", {&self});
+  check_out_no_grad("any.dim_out", {&self}, {&out});
   return ops::any_dim_out::call(self, dim, keepdim, out);
 }
 
@@ -128,7 +128,7 @@ const Tensor& ops::any_dims_out::call(const Tensor& self, OptionalIntArrayRef di
 }
 
 const Tensor& any_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim) {
-  check_out_no_grad("any.dims_out", {&self});
+  check_out_no_grad("any.dims_out", {&self}, {&out});
   return ops::any_dims_out::call(self, dim, keepdim, out);
 }
 
@@ -185,7 +185,7 @@ std::tuple<const Tensor&, const Tensor&> ops::cummin_out::call(const Tensor& sel
 }
 
 std::tuple<const Tensor&, const Tensor&> cummin_out(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t dim) {
-  check_out_no_grad("cummin.out", {&self});
+  check_out_no_grad("cummin.out", {&self}, {&values, &indices});
   return ops::cummin_out::call(self, dim, values, indices);
 }
 
@@ -310,7 +310,7 @@ const Tensor& ops::scatter_src_out::call(const Tensor& self, int64_t dim, const 
 }
 
 const Tensor& scatter_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  check_out_no_grad("scatter.src_out", {&self, &index, &src});
+  check_out_no_grad("scatter.src_out", {&self, &index, &src}, {&out});
   return ops::scatter_src_out::call(self, dim, index, src, out);
 }
 
@@ -390,7 +390,7 @@ const Tensor& ops::scatter_value_out::call(const Tensor& self, int64_t dim, cons
 }
 
 const Tensor& scatter_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
-  check_out_no_grad("scatter.value_out", {&self, &index});
+  check_out_no_grad("scatter.value_out", {&self, &index}, {&out});
   return ops::scatter_value_out::call(self, dim, index, value, out);
 }
 

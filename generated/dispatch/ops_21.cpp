@@ -85,7 +85,7 @@ const Tensor& ops::atan2_out::call(const Tensor& self, const Tensor& other, cons
 }
 
 const Tensor& atan2_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  check_out_no_grad("atan2.out", {&self, &other});
+  check_out_no_grad("atan2.out", {&self, &other}, {&out});
   return ops::atan2_out::call(self, other, out);
 }
 
@@ -139,7 +139,7 @@ const Tensor& ops::flip_out::call(const Tensor& self, IntArrayRef dims, const Te
 }
 
 const Tensor& flip_out(const Tensor& out, const Tensor& self, IntArrayRef dims) {
-  check_out_no_grad("flip.out", {&self});
+  check_out_no_grad("flip.out", {&self}, {&out});
   return ops::flip_out::call(self, dims, out);
 }
 
@@ -221,7 +221,7 @@ const Tensor& ops::pow_Tensor_Tensor_out::call(const Tensor& self, const Tensor&
 }
 
 const Tensor& pow_out(const Tensor& out, const Tensor& self, const Tensor& exponent) {
-  check_out_no_grad("pow.Tensor_Tensor_out", {&self, &exponent});
+  check_out_no_grad("pow.Tensor_Tensor_out", {&self, &exponent}, {&out});
   return ops::pow_Tensor_Tensor_out::call(self, exponent, out);
 }
 
@@ -301,7 +301,7 @@ const Tensor& ops::pow_Tensor_Scalar_out::call(const Tensor& self, const Scalar&
 }
 
 const Tensor& pow_out(const Tensor& out, const Tensor& self, const Scalar& exponent) {
-  check_out_no_grad("pow.Tensor_Scalar_out", {&self});
+  check_out_no_grad("pow.Tensor_Scalar_out", {&self}, {&out});
   return ops::pow_Tensor_Scalar_out::call(self, exponent, out);
 }
 
@@ -353,7 +353,7 @@ const Tensor& ops::pow_Scalar_out::call(const Scalar& self, const Tensor& expone
 }
 
 const Tensor& pow_out(const Tensor& out, const Scalar& self, const Tensor& exponent) {
-  check_out_no_grad("pow.Scalar_out", {&exponent});
+  check_out_no_grad("pow.Scalar_out", {&exponent}, {&out});
   return ops::pow_Scalar_out::call(self, exponent, out);
 }
 

@@ -84,7 +84,7 @@ const Tensor& ops::rsqrt_out::call(const Tensor& self, const Tensor& out) {
 }
 
 const Tensor& rsqrt_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("rsqrt.out", {&self});
+  check_out_no_grad("rsqrt.out", {&self}, {&out});
   return ops::rsqrt_out::call(self, out);
 }
 

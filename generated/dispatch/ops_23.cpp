@@ -54,6 +54,7 @@ const Tensor& ops::eq__Tensor::call(const Tensor& self, const Tensor& other) {
 }
 
 const Tensor& eq_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace_unrecorded(self, "eq_.Tensor");
   return ops::eq__Tensor::call(self, other);
 }
 
@@ -79,7 +80,7 @@ const Tensor& ops::eq_Tensor_out::call(const Tensor& self, const Tensor& other, 
 }
 
 const Tensor& eq_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  check_out_no_grad("eq.Tensor_out", {&self, &other});
+  check_out_no_grad("eq.Tensor_out", {&self, &other}, {&out});
   return ops::eq_Tensor_out::call(self, other, out);
 }
 
@@ -128,6 +129,7 @@ const Tensor& ops::eq__Scalar::call(const Tensor& self, const Scalar& other) {
 }
 
 const Tensor& eq_(const Tensor& self, const Scalar& other) {
+  autograd::check_inplace_unrecorded(self, "eq_.Scalar");
   return ops::eq__Scalar::call(self, other);
 }
 
@@ -153,7 +155,7 @@ const Tensor& ops::eq_Scalar_out::call(const Tensor& self, const Scalar& other, 
 }
 
 const Tensor& eq_out(const Tensor& out, const Tensor& self, const Scalar& other) {
-  check_out_no_grad("eq.Scalar_out", {&self});
+  check_out_no_grad("eq.Scalar_out", {&self}, {&out});
   return ops::eq_Scalar_out::call(self, other, out);
 }
 
@@ -227,7 +229,7 @@ const Tensor& ops::prod_dim_int_out::call(const Tensor& self, int64_t dim, bool 
 }
 
 const Tensor& prod_out(const Tensor& out, const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
-  check_out_no_grad("prod.dim_int_out", {&self});
+  check_out_no_grad("prod.dim_int_out", {&self}, {&out});
   return ops::prod_dim_int_out::call(self, dim, keepdim, dtype, out);
 }
 

@@ -59,7 +59,7 @@ const Tensor& ops::amin_out::call(const Tensor& self, IntArrayRef dim, bool keep
 }
 
 const Tensor& amin_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
-  check_out_no_grad("amin.out", {&self});
+  check_out_no_grad("amin.out", {&self}, {&out});
   return ops::amin_out::call(self, dim, keepdim, out);
 }
 
@@ -219,7 +219,7 @@ const Tensor& ops::sqrt_out::call(const Tensor& self, const Tensor& out) {
 }
 
 const Tensor& sqrt_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("sqrt.out", {&self});
+  check_out_no_grad("sqrt.out", {&self}, {&out});
   return ops::sqrt_out::call(self, out);
 }
 

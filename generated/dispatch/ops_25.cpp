@@ -14,7 +14,7 @@ Tensor nanmean(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::o
 
 // nanmean.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
 const Tensor& nanmean_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  check_out_no_grad("nanmean.out", {&self});
+  check_out_no_grad("nanmean.out", {&self}, {&out});
   return copy_to_out(out, nanmean(self, dim, keepdim, dtype ? dtype : std::optional<ScalarType>(out.dtype())), "nanmean.out", /*exact_dtype=*/false);
 }
 

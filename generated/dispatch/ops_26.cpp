@@ -77,6 +77,7 @@ const Tensor& ops::gt__Tensor::call(const Tensor& self, const Tensor& other) {
 }
 
 const Tensor& gt_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace_unrecorded(self, "gt_.Tensor");
   return ops::gt__Tensor::call(self, other);
 }
 
@@ -102,7 +103,7 @@ const Tensor& ops::gt_Tensor_out::call(const Tensor& self, const Tensor& other, 
 }
 
 const Tensor& gt_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  check_out_no_grad("gt.Tensor_out", {&self, &other});
+  check_out_no_grad("gt.Tensor_out", {&self, &other}, {&out});
   return ops::gt_Tensor_out::call(self, other, out);
 }
 
@@ -151,6 +152,7 @@ const Tensor& ops::gt__Scalar::call(const Tensor& self, const Scalar& other) {
 }
 
 const Tensor& gt_(const Tensor& self, const Scalar& other) {
+  autograd::check_inplace_unrecorded(self, "gt_.Scalar");
   return ops::gt__Scalar::call(self, other);
 }
 
@@ -176,7 +178,7 @@ const Tensor& ops::gt_Scalar_out::call(const Tensor& self, const Scalar& other, 
 }
 
 const Tensor& gt_out(const Tensor& out, const Tensor& self, const Scalar& other) {
-  check_out_no_grad("gt.Scalar_out", {&self});
+  check_out_no_grad("gt.Scalar_out", {&self}, {&out});
   return ops::gt_Scalar_out::call(self, other, out);
 }
 
@@ -258,7 +260,7 @@ const Tensor& ops::log2_out::call(const Tensor& self, const Tensor& out) {
 }
 
 const Tensor& log2_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("log2.out", {&self});
+  check_out_no_grad("log2.out", {&self}, {&out});
   return ops::log2_out::call(self, out);
 }
 
@@ -312,7 +314,7 @@ const Tensor& ops::softmax_int_out::call(const Tensor& self, int64_t dim, std::o
 }
 
 const Tensor& softmax_out(const Tensor& out, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  check_out_no_grad("softmax.int_out", {&self});
+  check_out_no_grad("softmax.int_out", {&self}, {&out});
   return ops::softmax_int_out::call(self, dim, dtype, out);
 }
 

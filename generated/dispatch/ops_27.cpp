@@ -85,7 +85,7 @@ const Tensor& ops::exp_out::call(const Tensor& self, const Tensor& out) {
 }
 
 const Tensor& exp_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("exp.out", {&self});
+  check_out_no_grad("exp.out", {&self}, {&out});
   return ops::exp_out::call(self, out);
 }
 
@@ -139,7 +139,7 @@ const Tensor& ops::nansum_out::call(const Tensor& self, OptionalIntArrayRef dim,
 }
 
 const Tensor& nansum_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  check_out_no_grad("nansum.out", {&self});
+  check_out_no_grad("nansum.out", {&self}, {&out});
   return ops::nansum_out::call(self, dim, keepdim, dtype, out);
 }
 
@@ -193,7 +193,7 @@ const Tensor& ops::take_out::call(const Tensor& self, const Tensor& index, const
 }
 
 const Tensor& take_out(const Tensor& out, const Tensor& self, const Tensor& index) {
-  check_out_no_grad("take.out", {&self, &index});
+  check_out_no_grad("take.out", {&self, &index}, {&out});
   return ops::take_out::call(self, index, out);
 }
 

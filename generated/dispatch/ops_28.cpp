@@ -59,7 +59,7 @@ std::tuple<const Tensor&, const Tensor&> ops::aminmax_out::call(const Tensor& se
 }
 
 std::tuple<const Tensor&, const Tensor&> aminmax_out(const Tensor& min, const Tensor& max, const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
-  check_out_no_grad("aminmax.out", {&self});
+  check_out_no_grad("aminmax.out", {&self}, {&min, &max});
   return ops::aminmax_out::call(self, dim, keepdim, min, max);
 }
 
@@ -141,7 +141,7 @@ const Tensor& ops::sub_Tensor_out::call(const Tensor& self, const Tensor& other,
 }
 
 const Tensor& sub_out(const Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  check_out_no_grad("sub.Tensor_out", {&self, &other});
+  check_out_no_grad("sub.Tensor_out", {&self, &other}, {&out});
   return ops::sub_Tensor_out::call(self, other, alpha, out);
 }
 

@@ -54,7 +54,7 @@ const Tensor& ops::all_dim_out::call(const Tensor& self, int64_t dim, bool keepd
 }
 
 const Tensor& all_out(const Tensor& out, const Tensor& self, int64_t dim, bool keepdim) {
-  check_out_no_grad("all.dim_out", {&self});
+  check_out_no_grad("all.dim_out", {&self}, {&out});
   return ops::all_dim_out::call(self, dim, keepdim, out);
 }
 
@@ -103,7 +103,7 @@ const Tensor& ops::all_dims_out::call(const Tensor& self, OptionalIntArrayRef di
 }
 
 const Tensor& all_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim) {
-  check_out_no_grad("all.dims_out", {&self});
+  check_out_no_grad("all.dims_out", {&self}, {&out});
   return ops::all_dims_out::call(self, dim, keepdim, out);
 }
 
@@ -157,7 +157,7 @@ const Tensor& ops::gather_out::call(const Tensor& self, int64_t dim, const Tenso
 }
 
 const Tensor& gather_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad) {
-  check_out_no_grad("gather.out", {&self, &index});
+  check_out_no_grad("gather.out", {&self, &index}, {&out});
   return ops::gather_out::call(self, dim, index, sparse_grad, out);
 }
 

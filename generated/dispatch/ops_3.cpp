@@ -93,7 +93,7 @@ const Tensor& ops::cumprod_out::call(const Tensor& self, int64_t dim, std::optio
 }
 
 const Tensor& cumprod_out(const Tensor& out, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  check_out_no_grad("cumprod.out", {&self});
+  check_out_no_grad("cumprod.out", {&self}, {&out});
   return ops::cumprod_out::call(self, dim, dtype, out);
 }
 
@@ -144,6 +144,7 @@ const Tensor& ops::le__Tensor::call(const Tensor& self, const Tensor& other) {
 }
 
 const Tensor& le_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace_unrecorded(self, "le_.Tensor");
   return ops::le__Tensor::call(self, other);
 }
 
@@ -169,7 +170,7 @@ const Tensor& ops::le_Tensor_out::call(const Tensor& self, const Tensor& other, 
 }
 
 const Tensor& le_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  check_out_no_grad("le.Tensor_out", {&self, &other});
+  check_out_no_grad("le.Tensor_out", {&self, &other}, {&out});
   return ops::le_Tensor_out::call(self, other, out);
 }
 
@@ -218,6 +219,7 @@ const Tensor& ops::le__Scalar::call(const Tensor& self, const Scalar& other) {
 }
 
 const Tensor& le_(const Tensor& self, const Scalar& other) {
+  autograd::check_inplace_unrecorded(self, "le_.Scalar");
   return ops::le__Scalar::call(self, other);
 }
 
@@ -243,7 +245,7 @@ const Tensor& ops::le_Scalar_out::call(const Tensor& self, const Scalar& other, 
 }
 
 const Tensor& le_out(const Tensor& out, const Tensor& self, const Scalar& other) {
-  check_out_no_grad("le.Scalar_out", {&self});
+  check_out_no_grad("le.Scalar_out", {&self}, {&out});
   return ops::le_Scalar_out::call(self, other, out);
 }
 
@@ -325,7 +327,7 @@ const Tensor& ops::tanh_out::call(const Tensor& self, const Tensor& out) {
 }
 
 const Tensor& tanh_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("tanh.out", {&self});
+  check_out_no_grad("tanh.out", {&self}, {&out});
   return ops::tanh_out::call(self, out);
 }
 

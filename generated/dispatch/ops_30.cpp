@@ -84,7 +84,7 @@ const Tensor& ops::asinh_out::call(const Tensor& self, const Tensor& out) {
 }
 
 const Tensor& asinh_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("asinh.out", {&self});
+  check_out_no_grad("asinh.out", {&self}, {&out});
   return ops::asinh_out::call(self, out);
 }
 
@@ -166,7 +166,7 @@ const Tensor& ops::sign_out::call(const Tensor& self, const Tensor& out) {
 }
 
 const Tensor& sign_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("sign.out", {&self});
+  check_out_no_grad("sign.out", {&self}, {&out});
   return ops::sign_out::call(self, out);
 }
 

@@ -87,7 +87,7 @@ const Tensor& ops::atanh_out::call(const Tensor& self, const Tensor& out) {
 }
 
 const Tensor& atanh_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("atanh.out", {&self});
+  check_out_no_grad("atanh.out", {&self}, {&out});
   return ops::atanh_out::call(self, out);
 }
 
@@ -100,7 +100,7 @@ Tensor concatenate(TensorList tensors, int64_t dim) {
 
 // concatenate.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& concatenate_out(const Tensor& out, TensorList tensors, int64_t dim) {
-  check_out_no_grad("concatenate.out", {});
+  check_out_no_grad("concatenate.out", {}, {&out});
   return copy_to_out(out, concatenate(tensors, dim), "concatenate.out", /*exact_dtype=*/true);
 }
 
@@ -151,7 +151,7 @@ const Tensor& ops::count_nonzero_out::call(const Tensor& self, std::optional<int
 }
 
 const Tensor& count_nonzero_out(const Tensor& out, const Tensor& self, std::optional<int64_t> dim) {
-  check_out_no_grad("count_nonzero.out", {&self});
+  check_out_no_grad("count_nonzero.out", {&self}, {&out});
   return ops::count_nonzero_out::call(self, dim, out);
 }
 
@@ -200,7 +200,7 @@ const Tensor& ops::count_nonzero_dim_IntList_out::call(const Tensor& self, IntAr
 }
 
 const Tensor& count_nonzero_out(const Tensor& out, const Tensor& self, IntArrayRef dim) {
-  check_out_no_grad("count_nonzero.dim_IntList_out", {&self});
+  check_out_no_grad("count_nonzero.dim_IntList_out", {&self}, {&out});
   return ops::count_nonzero_dim_IntList_out::call(self, dim, out);
 }
 
@@ -282,7 +282,7 @@ const Tensor& ops::log10_out::call(const Tensor& self, const Tensor& out) {
 }
 
 const Tensor& log10_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("log10.out", {&self});
+  check_out_no_grad("log10.out", {&self}, {&out});
   return ops::log10_out::call(self, out);
 }
 
@@ -364,7 +364,7 @@ const Tensor& ops::scatter_add_out::call(const Tensor& self, int64_t dim, const 
 }
 
 const Tensor& scatter_add_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  check_out_no_grad("scatter_add.out", {&self, &index, &src});
+  check_out_no_grad("scatter_add.out", {&self, &index, &src}, {&out});
   return ops::scatter_add_out::call(self, dim, index, src, out);
 }
 

@@ -64,7 +64,7 @@ std::tuple<const Tensor&, const Tensor&> ops::_test_mul_add_out::call(const Tens
 }
 
 std::tuple<const Tensor&, const Tensor&> _test_mul_add_out(const Tensor& product, const Tensor& total, const Tensor& self, const Tensor& other) {
-  check_out_no_grad("_test_mul_add.out", {&self, &other});
+  check_out_no_grad("_test_mul_add.out", {&self, &other}, {&product, &total});
   return ops::_test_mul_add_out::call(self, other, product, total);
 }
 
@@ -146,7 +146,7 @@ const Tensor& ops::cos_out::call(const Tensor& self, const Tensor& out) {
 }
 
 const Tensor& cos_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("cos.out", {&self});
+  check_out_no_grad("cos.out", {&self}, {&out});
   return ops::cos_out::call(self, out);
 }
 
@@ -235,7 +235,7 @@ const Tensor& ops::log_out::call(const Tensor& self, const Tensor& out) {
 }
 
 const Tensor& log_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("log.out", {&self});
+  check_out_no_grad("log.out", {&self}, {&out});
   return ops::log_out::call(self, out);
 }
 
@@ -289,7 +289,7 @@ const Tensor& ops::logsumexp_out::call(const Tensor& self, IntArrayRef dim, bool
 }
 
 const Tensor& logsumexp_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
-  check_out_no_grad("logsumexp.out", {&self});
+  check_out_no_grad("logsumexp.out", {&self}, {&out});
   return ops::logsumexp_out::call(self, dim, keepdim, out);
 }
 
@@ -343,7 +343,7 @@ const Tensor& ops::rsub_Tensor_out::call(const Tensor& self, const Tensor& other
 }
 
 const Tensor& rsub_out(const Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  check_out_no_grad("rsub.Tensor_out", {&self, &other});
+  check_out_no_grad("rsub.Tensor_out", {&self, &other}, {&out});
   return ops::rsub_Tensor_out::call(self, other, alpha, out);
 }
 
@@ -395,7 +395,7 @@ const Tensor& ops::rsub_Scalar_out::call(const Tensor& self, const Scalar& other
 }
 
 const Tensor& rsub_out(const Tensor& out, const Tensor& self, const Scalar& other, const Scalar& alpha) {
-  check_out_no_grad("rsub.Scalar_out", {&self});
+  check_out_no_grad("rsub.Scalar_out", {&self}, {&out});
   return ops::rsub_Scalar_out::call(self, other, alpha, out);
 }
 

@@ -110,7 +110,7 @@ const Tensor& ops::abs_out::call(const Tensor& self, const Tensor& out) {
 }
 
 const Tensor& abs_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("abs.out", {&self});
+  check_out_no_grad("abs.out", {&self}, {&out});
   return ops::abs_out::call(self, out);
 }
 
@@ -176,7 +176,7 @@ const Tensor& ops::logcumsumexp_out::call(const Tensor& self, int64_t dim, const
 }
 
 const Tensor& logcumsumexp_out(const Tensor& out, const Tensor& self, int64_t dim) {
-  check_out_no_grad("logcumsumexp.out", {&self});
+  check_out_no_grad("logcumsumexp.out", {&self}, {&out});
   return ops::logcumsumexp_out::call(self, dim, out);
 }
 
@@ -250,7 +250,7 @@ const Tensor& ops::var_dim_out::call(const Tensor& self, OptionalIntArrayRef dim
 }
 
 const Tensor& var_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
-  check_out_no_grad("var.dim_out", {&self});
+  check_out_no_grad("var.dim_out", {&self}, {&out});
   return ops::var_dim_out::call(self, dim, unbiased, keepdim, out);
 }
 
@@ -302,7 +302,7 @@ const Tensor& ops::var_correction_out::call(const Tensor& self, OptionalIntArray
 }
 
 const Tensor& var_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
-  check_out_no_grad("var.correction_out", {&self});
+  check_out_no_grad("var.correction_out", {&self}, {&out});
   return ops::var_correction_out::call(self, dim, correction, keepdim, out);
 }
 
@@ -356,7 +356,7 @@ const Tensor& ops::where_self_out::call(const Tensor& condition, const Tensor& s
 }
 
 const Tensor& where_out(const Tensor& out, const Tensor& condition, const Tensor& self, const Tensor& other) {
-  check_out_no_grad("where.self_out", {&condition, &self, &other});
+  check_out_no_grad("where.self_out", {&condition, &self, &other}, {&out});
   return ops::where_self_out::call(condition, self, other, out);
 }
 

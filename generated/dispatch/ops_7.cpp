@@ -87,7 +87,7 @@ const Tensor& ops::add_Tensor_out::call(const Tensor& self, const Tensor& other,
 }
 
 const Tensor& add_out(const Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  check_out_no_grad("add.Tensor_out", {&self, &other});
+  check_out_no_grad("add.Tensor_out", {&self, &other}, {&out});
   return ops::add_Tensor_out::call(self, other, alpha, out);
 }
 
@@ -286,7 +286,7 @@ Tensor ones(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Dev
 
 // ones.out(int[] size, *, ScalarType? dtype=None, Device? device=None, Tensor(a!) out) -> Tensor(a!)
 const Tensor& ones_out(const Tensor& out, IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  check_out_no_grad("ones.out", {});
+  check_out_no_grad("ones.out", {}, {&out});
   return copy_to_out(out, ones(size, dtype ? dtype : std::optional<ScalarType>(out.dtype()), device ? device : std::optional<Device>(out.device())), "ones.out", /*exact_dtype=*/false);
 }
 
@@ -368,7 +368,7 @@ const Tensor& ops::tan_out::call(const Tensor& self, const Tensor& out) {
 }
 
 const Tensor& tan_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("tan.out", {&self});
+  check_out_no_grad("tan.out", {&self}, {&out});
   return ops::tan_out::call(self, out);
 }
 

@@ -64,7 +64,7 @@ const Tensor& ops::arange_start_out::call(const Scalar& start, const Scalar& end
 }
 
 const Tensor& arange_out(const Tensor& out, const Scalar& start, const Scalar& end, const Scalar& step, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  check_out_no_grad("arange.start_out", {});
+  check_out_no_grad("arange.start_out", {}, {&out});
   return ops::arange_start_out::call(start, end, step, dtype, device, out);
 }
 
@@ -118,7 +118,7 @@ const Tensor& ops::cat_out::call(TensorList tensors, int64_t dim, const Tensor& 
 }
 
 const Tensor& cat_out(const Tensor& out, TensorList tensors, int64_t dim) {
-  check_out_no_grad("cat.out", {});
+  check_out_no_grad("cat.out", {}, {&out});
   return ops::cat_out::call(tensors, dim, out);
 }
 
@@ -176,6 +176,7 @@ const Tensor& ops::floor_divide_::call(const Tensor& self, const Tensor& other) 
 }
 
 const Tensor& floor_divide_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace_unrecorded(self, "floor_divide_");
   return ops::floor_divide_::call(self, other);
 }
 
@@ -201,7 +202,7 @@ const Tensor& ops::floor_divide_out::call(const Tensor& self, const Tensor& othe
 }
 
 const Tensor& floor_divide_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  check_out_no_grad("floor_divide.out", {&self, &other});
+  check_out_no_grad("floor_divide.out", {&self, &other}, {&out});
   return ops::floor_divide_out::call(self, other, out);
 }
 
@@ -250,6 +251,7 @@ const Tensor& ops::floor_divide__Scalar::call(const Tensor& self, const Scalar& 
 }
 
 const Tensor& floor_divide_(const Tensor& self, const Scalar& other) {
+  autograd::check_inplace_unrecorded(self, "floor_divide_.Scalar");
   return ops::floor_divide__Scalar::call(self, other);
 }
 
@@ -300,6 +302,7 @@ const Tensor& ops::ge__Tensor::call(const Tensor& self, const Tensor& other) {
 }
 
 const Tensor& ge_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace_unrecorded(self, "ge_.Tensor");
   return ops::ge__Tensor::call(self, other);
 }
 
@@ -325,7 +328,7 @@ const Tensor& ops::ge_Tensor_out::call(const Tensor& self, const Tensor& other, 
 }
 
 const Tensor& ge_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  check_out_no_grad("ge.Tensor_out", {&self, &other});
+  check_out_no_grad("ge.Tensor_out", {&self, &other}, {&out});
   return ops::ge_Tensor_out::call(self, other, out);
 }
 
@@ -374,6 +377,7 @@ const Tensor& ops::ge__Scalar::call(const Tensor& self, const Scalar& other) {
 }
 
 const Tensor& ge_(const Tensor& self, const Scalar& other) {
+  autograd::check_inplace_unrecorded(self, "ge_.Scalar");
   return ops::ge__Scalar::call(self, other);
 }
 
@@ -399,7 +403,7 @@ const Tensor& ops::ge_Scalar_out::call(const Tensor& self, const Scalar& other, 
 }
 
 const Tensor& ge_out(const Tensor& out, const Tensor& self, const Scalar& other) {
-  check_out_no_grad("ge.Scalar_out", {&self});
+  check_out_no_grad("ge.Scalar_out", {&self}, {&out});
   return ops::ge_Scalar_out::call(self, other, out);
 }
 
@@ -481,7 +485,7 @@ const Tensor& ops::index_add_out::call(const Tensor& self, int64_t dim, const Te
 }
 
 const Tensor& index_add_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
-  check_out_no_grad("index_add.out", {&self, &index, &source});
+  check_out_no_grad("index_add.out", {&self, &index, &source}, {&out});
   return ops::index_add_out::call(self, dim, index, source, alpha, out);
 }
 
@@ -555,7 +559,7 @@ const Tensor& ops::std_dim_out::call(const Tensor& self, OptionalIntArrayRef dim
 }
 
 const Tensor& std_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
-  check_out_no_grad("std.dim_out", {&self});
+  check_out_no_grad("std.dim_out", {&self}, {&out});
   return ops::std_dim_out::call(self, dim, unbiased, keepdim, out);
 }
 
@@ -607,7 +611,7 @@ const Tensor& ops::std_correction_out::call(const Tensor& self, OptionalIntArray
 }
 
 const Tensor& std_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
-  check_out_no_grad("std.correction_out", {&self});
+  check_out_no_grad("std.correction_out", {&self}, {&out});
   return ops::std_correction_out::call(self, dim, correction, keepdim, out);
 }
 

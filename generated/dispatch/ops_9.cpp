@@ -60,7 +60,7 @@ const Tensor& ops::_softmax_backward_data_out::call(const Tensor& grad_output, c
 }
 
 const Tensor& _softmax_backward_data_out(const Tensor& out, const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype) {
-  check_out_no_grad("_softmax_backward_data.out", {&grad_output, &output});
+  check_out_no_grad("_softmax_backward_data.out", {&grad_output, &output}, {&out});
   return ops::_softmax_backward_data_out::call(grad_output, output, dim, input_dtype, out);
 }
 
@@ -164,7 +164,7 @@ const Tensor& ops::cumsum_out::call(const Tensor& self, int64_t dim, std::option
 }
 
 const Tensor& cumsum_out(const Tensor& out, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  check_out_no_grad("cumsum.out", {&self});
+  check_out_no_grad("cumsum.out", {&self}, {&out});
   return ops::cumsum_out::call(self, dim, dtype, out);
 }
 
@@ -246,7 +246,7 @@ const Tensor& ops::div_Tensor_out::call(const Tensor& self, const Tensor& other,
 }
 
 const Tensor& div_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  check_out_no_grad("div.Tensor_out", {&self, &other});
+  check_out_no_grad("div.Tensor_out", {&self, &other}, {&out});
   return ops::div_Tensor_out::call(self, other, out);
 }
 
@@ -326,7 +326,7 @@ const Tensor& ops::div_Tensor_mode_out::call(const Tensor& self, const Tensor& o
 }
 
 const Tensor& div_out(const Tensor& out, const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) {
-  check_out_no_grad("div.Tensor_mode_out", {&self, &other});
+  check_out_no_grad("div.Tensor_mode_out", {&self, &other}, {&out});
   return ops::div_Tensor_mode_out::call(self, other, rounding_mode, out);
 }
 
@@ -511,7 +511,7 @@ std::tuple<const Tensor&, const Tensor&> ops::max_dim_out::call(const Tensor& se
 }
 
 std::tuple<const Tensor&, const Tensor&> max_out(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t dim, bool keepdim) {
-  check_out_no_grad("max.dim_out", {&self});
+  check_out_no_grad("max.dim_out", {&self}, {&values, &indices});
   return ops::max_dim_out::call(self, dim, keepdim, values, indices);
 }
 

@@ -113,7 +113,7 @@ PyObject* py_set_num_threads(PyObject*, PyObject* arg) {
   TL_PY_TRY
   TL_CHECK_TYPE(is_py_int(arg), "set_num_threads expected an int, got ", py_typename(arg));
   int64_t n = unpack_int64(arg);
-  TL_CHECK(n > 0 && n <= 1 << 16, "set_num_threads: the number of threads must be positive, got ", n);
+  TL_CHECK(n > 0 && n <= 1 << 16, "set_num_threads: the number of threads must be between 1 and ", 1 << 16, ", got ", n);
   set_num_threads(static_cast<int>(n));
   Py_RETURN_NONE;
   TL_PY_CATCH

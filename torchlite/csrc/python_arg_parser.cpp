@@ -123,8 +123,22 @@ inline bool is_numpy_number(PyObject* obj) {
   return is_numpy_int(obj) || is_numpy_float(obj) || is_numpy_bool(obj);
 }
 
-int64_t elem_to_int64(PyObject* obj) {
+// A Python int (or __index__ object) outside int64: true, with the error to raise left to the caller.
+bool int_overflows(PyObject* obj) {
+  if (!PyLong_Check(obj)) return false;
+  int overflow = 0;
+  PyLong_AsLongLongAndOverflow(obj, &overflow);
+  return overflow != 0;
+}
+
+// Element `pos` (0-based) of the int list argument `param` of `op`; PyTorch's TypeError when an int
+// does not fit int64.
+int64_t elem_to_int64(PyObject* obj, const std::string& op, const FunctionParameter& param, Py_ssize_t pos) {
   if (is_tensor(obj)) return tensor_item(unpack_tensor(obj)).to_long();
+  if (int_overflows(obj)) {
+    throw TypeError(str(op, "(): argument '", param.name, "' failed to unpack the object at pos ", pos + 1,
+                        " with error \"Overflow when unpacking long long\""));
+  }
   return unpack_int64(obj);
 }
 
@@ -806,11 +820,35 @@ void PythonArgParser::raise_error(PyObject* const* args, Py_ssize_t nargs, PyObj
 
 // ---------------------------------------------------------------- PythonArgs conversions
 
+// A Python number as a Scalar. Ints beyond int64 follow PyTorch where it gives values: up to
+// 2**64 - 1 they are taken as floating-point numbers (PyTorch keeps them as uint64, so integer
+// tensors wrap around; torchlite has no uint64 and computes in floating point instead). Larger
+// ones, or below -2**63, raise a RuntimeError naming the op with Python's reason ("int too big to
+// convert"; PyTorch raises OverflowError, which torchlite's error policy maps to RuntimeError).
+namespace {
+Scalar number_to_scalar(PyObject* o, const std::string& op) {
+  if (!PyBool_Check(o) && int_overflows(o)) {
+    const unsigned long long u = PyLong_AsUnsignedLongLong(o);
+    if (!(u == static_cast<unsigned long long>(-1) && PyErr_Occurred())) return Scalar(static_cast<double>(u));
+    PyObject *type, *value, *traceback;
+    PyErr_Fetch(&type, &value, &traceback);
+    PyRef reason(value ? PyObject_Str(value) : nullptr);
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(traceback);
+    const char* text = reason ? PyUnicode_AsUTF8(reason.get()) : nullptr;
+    PyErr_Clear();
+    throw RuntimeError(str(op, "(): ", text ? text : "int too big to convert"));
+  }
+  return unpack_scalar_number(o);
+}
+}  // namespace
+
 Tensor PythonArgs::tensor_slow(int i) const {
   PyObject* o = args[i];
   if (!o || o == Py_None) return Tensor();
   // A Python number accepted for a Tensor parameter (numbers-as-tensors ops).
-  Scalar s = unpack_scalar_number(o);
+  Scalar s = number_to_scalar(o, signature->name);
   return scalar_to_tensor(s, s.type(), Device(DeviceType::CPU), /*wrapped_number=*/true);
 }
 
@@ -857,12 +895,15 @@ std::vector<Tensor> PythonArgs::tensorlist(int i) const {
 Scalar PythonArgs::scalar_slow(PyObject* o, int i) const {
   if (o == Py_None) none_error(signature->params[i]);
   if (is_tensor(o)) return tensor_item(unpack_tensor(o));
-  return unpack_scalar_number(o);
+  return number_to_scalar(o, signature->name);
 }
 
 int64_t PythonArgs::int_slow(PyObject* o, int i) const {
   if (o == Py_None) none_error(signature->params[i]);
   if (is_tensor(o)) return tensor_item(unpack_tensor(o)).to_long();
+  // PyTorch's ValueError, naming the op and the argument.
+  TL_CHECK_VALUE(!int_overflows(o), signature->name, "(): argument '", signature->params[i].name,
+                 "' is out of the range of int64 (Overflow when unpacking long long)");
   return unpack_int64(o);
 }
 
@@ -889,7 +930,8 @@ IntListArg PythonArgs::intlist(int i) const {
   IntListArg out;
   if (parsed->varargs_index == i) {
     out.resize(static_cast<size_t>(parsed->nvarargs));
-    for (Py_ssize_t k = 0; k < parsed->nvarargs; ++k) out[static_cast<size_t>(k)] = elem_to_int64(parsed->varargs[k]);
+    for (Py_ssize_t k = 0; k < parsed->nvarargs; ++k)
+      out[static_cast<size_t>(k)] = elem_to_int64(parsed->varargs[k], signature->name, p, k);
     return out;
   }
   PyObject* o = args[i];
@@ -912,12 +954,14 @@ IntListArg PythonArgs::intlist(int i) const {
           continue;
         }
       }
-      out[static_cast<size_t>(k)] = elem_to_int64(item);
+      out[static_cast<size_t>(k)] = elem_to_int64(item, signature->name, p, k);
     }
     return out;
   }
-  // A single int: [v], or repeated N times for int[N].
-  int64_t v = elem_to_int64(o);
+  // A single int: [v], or repeated N times for int[N]. Beyond int64: ValueError, as for an int argument.
+  TL_CHECK_VALUE(!int_overflows(o), signature->name, "(): argument '", p.name,
+                 "' is out of the range of int64 (Overflow when unpacking long long)");
+  int64_t v = elem_to_int64(o, signature->name, p, 0);
   out.assign(static_cast<size_t>(std::max(p.size, 1)), v);
   return out;
 }

@@ -429,7 +429,6 @@ TL_GETTER(get_requires_grad, return PyBool_FromLong(t.requires_grad());)
 TL_GETTER(get_is_leaf, return PyBool_FromLong(t.is_leaf());)
 TL_GETTER(get_grad, return wrap(t.grad());)
 TL_GETTER(get_grad_fn, return wrap_node(t.grad_fn());)
-TL_GETTER(get_array_interface, return tensor_array_interface(t);)
 TL_GETTER(get_data, return wrap(shallow_copy(t, /*share_version=*/false));)
 
 int set_requires_grad(PyObject* self, PyObject* value, void*) {
@@ -499,8 +498,6 @@ PyGetSetDef tensor_getset[] = {
      nullptr},
     {"grad", get_grad, set_grad, "The gradient accumulated by backward(), or None.", nullptr},
     {"grad_fn", get_grad_fn, nullptr, "The backward node that computed this tensor, or None.", nullptr},
-    {"__array_interface__", get_array_interface, nullptr, "NumPy's array interface (zero-copy np.asarray).",
-     nullptr},
     {"data", get_data, set_data, "A tensor sharing this one's data, outside autograd.", nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr},
 };
@@ -526,6 +523,7 @@ TL_NOARGS(m_is_complex, (void)t; Py_RETURN_FALSE;)
 TL_NOARGS(m_is_signed, return PyBool_FromLong(is_signed_type(t.dtype()));)
 TL_NOARGS(m_item, return wrap_scalar(tensor_item(t));)
 TL_NOARGS(m_tolist, return tensor_to_list(t);)
+TL_NOARGS(m_numpy_holder, return tensor_numpy_holder(t);)
 TL_NOARGS(m_is_view, return PyBool_FromLong(static_cast<bool>(t.impl()->view_base()));)
 TL_NOARGS(m_get_device, (void)t; return PyLong_FromLong(-1);)  // CPU and meta have no device ordinal
 
@@ -603,6 +601,8 @@ PyMethodDef tensor_methods[] = {
     {"is_signed", m_is_signed, METH_NOARGS, "Whether the dtype is signed."},
     {"item", m_item, METH_NOARGS, "The value of a one-element tensor as a Python number."},
     {"tolist", m_tolist, METH_NOARGS, "The data as nested Python lists (a number for a 0-d tensor)."},
+    {"_numpy_holder", m_numpy_holder, METH_NOARGS,
+     "An object with the NumPy array interface that keeps this tensor's storage alive (see Tensor.numpy)."},
     {"_is_view", m_is_view, METH_NOARGS, "Whether this tensor is a view of another."},
     {"get_device", m_get_device, METH_NOARGS, "-1 for CPU tensors."},
     {"size", TL_FASTCALL(m_size), METH_FASTCALL | METH_KEYWORDS,

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <new>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -338,18 +339,23 @@ void store_recursive(char* dst, ScalarType dtype, const DimVector& sizes, const 
   for (Py_ssize_t i = 0; i < n; ++i) store_recursive(dst + i * step, dtype, sizes, strides, dim + 1, items[i]);
 }
 
+// Stride in bytes. Wrapping (unsigned) product: only a dimension of size 0 or 1, whose stride
+// is never used, can have a stride whose byte count exceeds int64 (as_strided((1,), (2**62,))).
+int64_t byte_stride(int64_t stride, size_t itemsize) {
+  return static_cast<int64_t>(static_cast<uint64_t>(stride) * itemsize);
+}
+
 // ---------------------------------------------------------------- tolist
 
 template <typename T>
 PyObject* element_to_py(const char* p) {
-  T v;
-  std::memcpy(&v, p, sizeof(T));
   if constexpr (std::is_same_v<T, bool>) {
-    return PyBool_FromLong(v);
-  } else if constexpr (std::is_integral_v<T>) {
-    return PyLong_FromLongLong(static_cast<long long>(v));
+    return PyBool_FromLong(*reinterpret_cast<const uint8_t*>(p) != 0);  // the byte: reading a non-0/1 bool is UB
   } else {
-    return PyFloat_FromDouble(static_cast<double>(static_cast<opmath_t<T>>(v)));
+    T v;
+    std::memcpy(&v, p, sizeof(T));
+    if constexpr (std::is_integral_v<T>) return PyLong_FromLongLong(static_cast<long long>(v));
+    else return PyFloat_FromDouble(static_cast<double>(static_cast<opmath_t<T>>(v)));
   }
 }
 
@@ -404,6 +410,7 @@ Tensor tensor_from_numpy(PyObject* array) {
   DataPtr data(const_cast<char*>(v.data), array, numpy_deleter);
   auto storage = intrusive_ptr<StorageImpl>::make(static_cast<size_t>(extent * itemsize), Device(DeviceType::CPU),
                                                   std::move(data));
+  storage->resizable = false;  // NumPy owns the memory
   return Tensor(intrusive_ptr<TensorImpl>::make(std::move(storage), v.dtype, v.sizes, strides, 0));
 }
 
@@ -416,7 +423,7 @@ Tensor tensor_from_data(PyObject* data, std::optional<ScalarType> dtype, std::op
     TL_CHECK_AS(NotImplementedError, !src.is_meta(), "Cannot copy out of meta tensor; no data!");
     Tensor out = empty_tensor(src.sizes(), st, target);
     DimVector bs;
-    for (int64_t s : src.strides()) bs.push_back(s * static_cast<int64_t>(src.itemsize()));
+    for (int64_t s : src.strides()) bs.push_back(byte_stride(s, src.itemsize()));
     copy_cast(out.data_ptr(), st, static_cast<const char*>(src.data_ptr()), src.dtype(), src.sizes(), bs);
     return out;
   }
@@ -438,10 +445,68 @@ Tensor tensor_from_data(PyObject* data, std::optional<ScalarType> dtype, std::op
 PyObject* tensor_to_list(const Tensor& t) {
   TL_CHECK_AS(NotImplementedError, !t.is_meta(), "Cannot copy out of meta tensor; no data!");
   DimVector byte_strides;
-  for (int64_t s : t.strides()) byte_strides.push_back(s * static_cast<int64_t>(t.itemsize()));
+  for (int64_t s : t.strides()) byte_strides.push_back(byte_stride(s, t.itemsize()));
   const char* p = static_cast<const char*>(t.data_ptr());
   return TL_DISPATCH_ALL(t.dtype(), "tolist",
                          [&]() -> PyObject* { return to_list_recursive<scalar_t>(p, t.sizes(), byte_strides, 0); });
+}
+
+namespace {
+
+// What a NumPy array made from a tensor points into: NumPy keeps this object as the array's base,
+// and it holds the tensor's storage (not the tensor, whose storage `x.data = y` or a resize may
+// replace), so the memory lives as long as the array. The storage is marked non-resizable.
+struct StorageHolder {
+  PyObject_HEAD
+  Storage storage;
+  PyObject* interface;  // the __array_interface__ dict
+};
+
+void storage_holder_dealloc(PyObject* self) {
+  auto* h = reinterpret_cast<StorageHolder*>(self);
+  Py_XDECREF(h->interface);
+  h->storage.~Storage();
+  Py_TYPE(self)->tp_free(self);
+}
+
+PyObject* storage_holder_interface(PyObject* self, void*) {
+  PyObject* iface = reinterpret_cast<StorageHolder*>(self)->interface;
+  Py_INCREF(iface);
+  return iface;
+}
+
+PyGetSetDef storage_holder_getset[] = {
+    {"__array_interface__", storage_holder_interface, nullptr, "NumPy's array interface.", nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr},
+};
+
+PyTypeObject* storage_holder_type() {
+  static PyTypeObject type = [] {
+    PyTypeObject t = {PyVarObject_HEAD_INIT(nullptr, 0)};
+    t.tp_name = "torchlite._C._StorageHolder";
+    t.tp_basicsize = sizeof(StorageHolder);
+    t.tp_flags = Py_TPFLAGS_DEFAULT;
+    t.tp_doc = "Keeps a tensor's storage alive under the NumPy arrays that point into it.";
+    t.tp_dealloc = storage_holder_dealloc;
+    t.tp_getset = storage_holder_getset;
+    return t;
+  }();
+  static const bool ready = PyType_Ready(&type) == 0;
+  if (!ready) throw python_error();
+  return &type;
+}
+
+}  // namespace
+
+PyObject* tensor_numpy_holder(const Tensor& t) {
+  PyRef iface(tensor_array_interface(t));
+  PyTypeObject* type = storage_holder_type();
+  PyObject* obj = check(type->tp_alloc(type, 0));
+  auto* h = reinterpret_cast<StorageHolder*>(obj);
+  new (&h->storage) Storage(t.storage());
+  h->interface = iface.release();
+  t.storage()->resizable = false;
+  return obj;
 }
 
 PyObject* tensor_array_interface(const Tensor& t) {
@@ -467,7 +532,7 @@ PyObject* tensor_array_interface(const Tensor& t) {
   for (Py_ssize_t i = 0; i < ndim; ++i) {
     PyTuple_SET_ITEM(shape.get(), i, check(PyLong_FromLongLong(t.sizes()[i])));
     PyTuple_SET_ITEM(strides.get(), i,
-                     check(PyLong_FromLongLong(t.strides()[i] * static_cast<int64_t>(t.itemsize()))));
+                     check(PyLong_FromLongLong(byte_stride(t.strides()[i], t.itemsize()))));
   }
   void* ptr = t.data_ptr();
   static char empty_buffer[16];

@@ -22,6 +22,9 @@ PyObject* tensor_to_list(const Tensor& t);
 
 // The NumPy array interface (version 3) dict of a CPU tensor.
 PyObject* tensor_array_interface(const Tensor& t);
+// An object exposing that interface that holds the tensor's storage: np.asarray of it is a
+// zero-copy array whose base keeps the memory alive. Marks the storage non-resizable, as PyTorch does.
+PyObject* tensor_numpy_holder(const Tensor& t);
 
 // Bindings (METH_FASTCALL | METH_KEYWORDS / METH_O) for the _C module.
 // tensor(data, *, dtype=None, device=None, requires_grad=False)

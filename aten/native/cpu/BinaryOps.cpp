@@ -78,13 +78,13 @@ void sub_check(ScalarType a, const Scalar& b, const char* op) {
 // a + alpha * b (sign = +1) or a - alpha * b (sign = -1), with alpha converted (checked) to the
 // compute dtype. Floating types use a fused multiply-add like PyTorch's vectorized kernels.
 template <typename scalar_t>
-void add_sub_loop(TensorIterator& iter, const Scalar& alpha, int sign) {
+void add_sub_loop(TensorIterator& iter, const Scalar& alpha, int sign, const char* op) {
   using opmath = opmath_t<scalar_t>;
   if constexpr (std::is_same_v<scalar_t, bool>) {
     const bool al = alpha.to_bool();
     cpu_kernel(iter, [al](bool a, bool b) -> bool { return a || (al && b); });
   } else if constexpr (std::is_integral_v<scalar_t>) {
-    const scalar_t al = checked_scalar_cast<scalar_t>(alpha, "add");
+    const scalar_t al = checked_scalar_cast<scalar_t>(alpha, op);
     if (al == 1 && sign > 0) {
       cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t { return wrapping_add(a, b); });
     } else if (al == 1) {
@@ -94,7 +94,7 @@ void add_sub_loop(TensorIterator& iter, const Scalar& alpha, int sign) {
       cpu_kernel(iter, [m](scalar_t a, scalar_t b) -> scalar_t { return wrapping_add(a, wrapping_mul(m, b)); });
     }
   } else {
-    const opmath al = to_opmath(checked_scalar_cast<scalar_t>(alpha, "add"));
+    const opmath al = to_opmath(checked_scalar_cast<scalar_t>(alpha, op));
     if (al == opmath(1) && sign > 0) {
       cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t {
         return from_opmath<scalar_t>(to_opmath(a) + to_opmath(b));
@@ -114,18 +114,18 @@ void add_sub_loop(TensorIterator& iter, const Scalar& alpha, int sign) {
 
 // a + alpha * c (sign +1) or a - alpha * c (sign -1) for a number c (already in the compute dtype).
 template <typename scalar_t>
-void add_sub_scalar_loop(TensorIterator& iter, const Scalar& other, const Scalar& alpha, int sign) {
+void add_sub_scalar_loop(TensorIterator& iter, const Scalar& other, const Scalar& alpha, int sign, const char* op) {
   using opmath = opmath_t<scalar_t>;
   if constexpr (std::is_same_v<scalar_t, bool>) {
     const bool c = alpha.to_bool() && scalar_cast<bool>(other);
     cpu_kernel(iter, [c](bool a) -> bool { return a || c; });
   } else if constexpr (std::is_integral_v<scalar_t>) {
-    const scalar_t al = checked_scalar_cast<scalar_t>(alpha, "add");
+    const scalar_t al = checked_scalar_cast<scalar_t>(alpha, op);
     const scalar_t c = wrapping_mul(al, scalar_cast<scalar_t>(other));
     const scalar_t d = sign > 0 ? c : wrapping_neg(c);
     cpu_kernel(iter, [d](scalar_t a) -> scalar_t { return wrapping_add(a, d); });
   } else {
-    const opmath al = to_opmath(checked_scalar_cast<scalar_t>(alpha, "add"));
+    const opmath al = to_opmath(checked_scalar_cast<scalar_t>(alpha, op));
     const opmath c = to_opmath(scalar_cast<scalar_t>(other));
     if (al == opmath(1)) {
       const opmath d = sign > 0 ? c : -c;
@@ -206,15 +206,15 @@ DivMode parse_mode(std::optional<std::string_view> mode) {
 
 const char* mode_kernel_name(DivMode m) { return m == DivMode::Trunc ? "div_trunc_cpu" : "div_floor_cpu"; }
 
-void check_not_bool(ScalarType t, const char* kernel_name) {
-  if (t == ScalarType::Bool) throw NotImplementedError(str("div: \"", kernel_name, "\" not implemented for 'Bool'"));
+void check_not_bool(ScalarType t, const char* kernel_name, const char* op) {
+  if (t == ScalarType::Bool) throw NotImplementedError(str(op, ": \"", kernel_name, "\" not implemented for 'Bool'"));
 }
 
-[[noreturn]] void zero_division() { throw RuntimeError("div: ZeroDivisionError"); }
+[[noreturn]] void zero_division(const char* op) { throw RuntimeError(str(op, ": ZeroDivisionError")); }
 
 // Tensor / tensor with a rounding mode (common dtype not promoted to float for trunc/floor).
 template <typename scalar_t>
-void div_mode_loop(TensorIterator& iter, DivMode mode) {
+void div_mode_loop(TensorIterator& iter, DivMode mode, const char* op) {
   if constexpr (std::is_integral_v<scalar_t>) {
     std::atomic<bool> by_zero{false};
     if (mode == DivMode::Trunc) {
@@ -234,7 +234,7 @@ void div_mode_loop(TensorIterator& iter, DivMode mode) {
         return div_floor_integer(a, b);
       });
     }
-    if (by_zero.load()) zero_division();
+    if (by_zero.load()) zero_division(op);
   } else {
     // Reduced floats round the quotient to scalar_t before truncating (as PyTorch does).
     if (mode == DivMode::Trunc) {
@@ -252,9 +252,9 @@ void div_mode_loop(TensorIterator& iter, DivMode mode) {
 
 // Tensor / number (b in opmath precision; for reduced floats PyTorch uses the number's own value).
 template <typename scalar_t>
-void div_scalar_loop(TensorIterator& iter, DivMode mode, opmath_t<scalar_t> b) {
+void div_scalar_loop(TensorIterator& iter, DivMode mode, opmath_t<scalar_t> b, const char* op) {
   if constexpr (std::is_integral_v<scalar_t>) {
-    if (iter.numel() > 0 && !iter.is_meta() && b == 0) zero_division();
+    if (iter.numel() > 0 && !iter.is_meta() && b == 0) zero_division(op);
     if (mode == DivMode::Trunc) {
       cpu_kernel_novec(iter, [b](scalar_t a) -> scalar_t { return div_trunc_integer(a, b); });
     } else {
@@ -282,37 +282,37 @@ opmath_t<scalar_t> scalar_operand(const Scalar& s) {
   }
 }
 
-void div_scalar_impl(const Tensor& self, const Scalar& other, DivMode mode, Tensor& out) {
-  auto iter = scalar_iter(out, self, other, "div", mode == DivMode::True);
+void div_scalar_impl(const Tensor& self, const Scalar& other, DivMode mode, Tensor& out, const char* op = "div") {
+  auto iter = scalar_iter(out, self, other, op, mode == DivMode::True);
   const ScalarType dt = iter.common_dtype();
-  if (mode != DivMode::True) check_not_bool(dt, mode_kernel_name(mode));
-  TL_DISPATCH_NUMERIC(dt, "div", [&] { div_scalar_loop<scalar_t>(iter, mode, scalar_operand<scalar_t>(other)); });
+  if (mode != DivMode::True) check_not_bool(dt, mode_kernel_name(mode), op);
+  TL_DISPATCH_NUMERIC(dt, op, [&] { div_scalar_loop<scalar_t>(iter, mode, scalar_operand<scalar_t>(other), op); });
 }
 
-void div_impl(const Tensor& self, const Tensor& other, DivMode mode, Tensor& out) {
+void div_impl(const Tensor& self, const Tensor& other, DivMode mode, Tensor& out, const char* op = "div") {
   const ScalarType common0 = result_type(self, other);
   const ScalarType common =
       (mode == DivMode::True && is_integral_type(common0, true)) ? default_dtype() : common0;
   // A 0-d CPU divisor with a reduced-float result: divide by its value in float, as PyTorch does.
   if (is_reduced_float(common) && is_cpu_scalar_tensor(other) && !self.is_meta()) {
     const Scalar b = tensor_item(other);
-    auto iter = unary_iter_as(out, self, common, "div");
-    if (mode != DivMode::True) check_not_bool(common, mode_kernel_name(mode));
-    TL_DISPATCH_FLOAT(common, "div", [&] { div_scalar_loop<scalar_t>(iter, mode, static_cast<opmath_t<scalar_t>>(b.to_double())); });
+    auto iter = unary_iter_as(out, self, common, op);
+    if (mode != DivMode::True) check_not_bool(common, mode_kernel_name(mode), op);
+    TL_DISPATCH_FLOAT(common, op, [&] { div_scalar_loop<scalar_t>(iter, mode, static_cast<opmath_t<scalar_t>>(b.to_double()), op); });
     return;
   }
-  auto iter = binary_iter(out, self, other, "div", mode == DivMode::True);
+  auto iter = binary_iter(out, self, other, op, mode == DivMode::True);
   const ScalarType dt = iter.common_dtype();
   if (mode == DivMode::True) {
-    TL_DISPATCH_FLOAT(dt, "div", [&] {
+    TL_DISPATCH_FLOAT(dt, op, [&] {
       cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t {
         return from_opmath<scalar_t>(to_opmath(a) / to_opmath(b));
       });
     });
     return;
   }
-  check_not_bool(dt, mode_kernel_name(mode));
-  TL_DISPATCH_NUMERIC(dt, "div", [&] { div_mode_loop<scalar_t>(iter, mode); });
+  check_not_bool(dt, mode_kernel_name(mode), op);
+  TL_DISPATCH_NUMERIC(dt, op, [&] { div_mode_loop<scalar_t>(iter, mode, op); });
 }
 
 // ---------------------------------------------------------------- pow helpers
@@ -449,11 +449,11 @@ template <typename scalar_t>
 void rsub_scalar_loop(TensorIterator& iter, const Scalar& other, const Scalar& alpha) {
   using opmath = opmath_t<scalar_t>;
   if constexpr (std::is_integral_v<scalar_t>) {
-    const scalar_t m = wrapping_neg(checked_scalar_cast<scalar_t>(alpha, "add"));
+    const scalar_t m = wrapping_neg(checked_scalar_cast<scalar_t>(alpha, "rsub"));
     const scalar_t c = scalar_cast<scalar_t>(other);
     cpu_kernel(iter, [m, c](scalar_t a) -> scalar_t { return wrapping_add(c, wrapping_mul(m, a)); });
   } else {
-    const opmath al = to_opmath(checked_scalar_cast<scalar_t>(alpha, "add"));
+    const opmath al = to_opmath(checked_scalar_cast<scalar_t>(alpha, "rsub"));
     const opmath c = to_opmath(scalar_cast<scalar_t>(other));
     if (al == opmath(1)) {
       cpu_kernel(iter, [c](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(c - to_opmath(a)); });
@@ -496,34 +496,34 @@ void mul_scalar_loop(TensorIterator& iter, const Scalar& other) {
 void add_kernel(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
   auto iter = binary_iter(out, self, other, "add");
   alpha_check(iter.common_dtype(), alpha, "add");
-  TL_DISPATCH_ALL(iter.common_dtype(), "add", [&] { add_sub_loop<scalar_t>(iter, alpha, +1); });
+  TL_DISPATCH_ALL(iter.common_dtype(), "add", [&] { add_sub_loop<scalar_t>(iter, alpha, +1, "add"); });
 }
 
 void sub_kernel(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
   sub_check(self.dtype(), other.dtype(), "sub");
   auto iter = binary_iter(out, self, other, "sub");
   alpha_check(iter.common_dtype(), alpha, "sub");
-  TL_DISPATCH_NUMERIC(iter.common_dtype(), "sub", [&] { add_sub_loop<scalar_t>(iter, alpha, -1); });
+  TL_DISPATCH_NUMERIC(iter.common_dtype(), "sub", [&] { add_sub_loop<scalar_t>(iter, alpha, -1, "sub"); });
 }
 
 void rsub_kernel(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
   sub_check(other.dtype(), self.dtype(), "rsub");
   auto iter = binary_iter(out, other, self, "rsub");
   alpha_check(iter.common_dtype(), alpha, "rsub");
-  TL_DISPATCH_NUMERIC(iter.common_dtype(), "rsub", [&] { add_sub_loop<scalar_t>(iter, alpha, -1); });
+  TL_DISPATCH_NUMERIC(iter.common_dtype(), "rsub", [&] { add_sub_loop<scalar_t>(iter, alpha, -1, "rsub"); });
 }
 
 void add_scalar_kernel(const Tensor& self, const Scalar& other, const Scalar& alpha, Tensor& out) {
   auto iter = scalar_iter(out, self, other, "add");
   alpha_check(iter.common_dtype(), alpha, "add");
-  TL_DISPATCH_ALL(iter.common_dtype(), "add", [&] { add_sub_scalar_loop<scalar_t>(iter, other, alpha, +1); });
+  TL_DISPATCH_ALL(iter.common_dtype(), "add", [&] { add_sub_scalar_loop<scalar_t>(iter, other, alpha, +1, "add"); });
 }
 
 void sub_scalar_kernel(const Tensor& self, const Scalar& other, const Scalar& alpha, Tensor& out) {
   sub_check(self.dtype(), other, "sub");
   auto iter = scalar_iter(out, self, other, "sub");
   alpha_check(iter.common_dtype(), alpha, "sub");
-  TL_DISPATCH_NUMERIC(iter.common_dtype(), "sub", [&] { add_sub_scalar_loop<scalar_t>(iter, other, alpha, -1); });
+  TL_DISPATCH_NUMERIC(iter.common_dtype(), "sub", [&] { add_sub_scalar_loop<scalar_t>(iter, other, alpha, -1, "sub"); });
 }
 
 // other - alpha * self for a number `other`.
@@ -574,11 +574,11 @@ void div_scalar_mode_kernel(const Tensor& self, const Scalar& other, std::option
 }
 
 void floor_divide_kernel(const Tensor& self, const Tensor& other, Tensor& out) {
-  div_impl(self, other, DivMode::Floor, out);
+  div_impl(self, other, DivMode::Floor, out, "floor_divide");
 }
 
 void floor_divide_scalar_kernel(const Tensor& self, const Scalar& other, Tensor& out) {
-  div_scalar_impl(self, other, DivMode::Floor, out);
+  div_scalar_impl(self, other, DivMode::Floor, out, "floor_divide");
 }
 
 // ---------------------------------------------------------------- pow

@@ -1,6 +1,7 @@
 // Factory kernels: empty, empty_strided, arange, rand, randn (CPU and Meta).
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <optional>
 
@@ -11,6 +12,7 @@
 #include "aten/core/Scalar.h"
 #include "aten/core/Tensor.h"
 #include "aten/native/Resize.h"
+#include "aten/native/cpu/Loops.h"
 #include "generated/ops/arange.h"
 #include "generated/ops/empty.h"
 #include "generated/ops/empty_strided.h"
@@ -23,14 +25,24 @@ namespace {
 Device device_or_cpu(std::optional<Device> device) { return device.value_or(Device(DeviceType::CPU)); }
 }  // namespace
 
+namespace {
+// Uninitialised bool memory is zeroed: reading a byte other than 0/1 as bool is undefined
+// behaviour (empty(3, dtype=bool).tolist() gives [False, False, False]).
+Tensor zero_if_bool(Tensor t) {
+  if (t.dtype() == ScalarType::Bool && !t.is_meta() && t.storage()->nbytes > 0)
+    std::memset(t.storage()->data(), 0, t.storage()->nbytes);
+  return t;
+}
+}  // namespace
+
 Tensor empty_kernel(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device,
                     std::optional<Layout> /*layout: strided is the only one*/, std::optional<MemoryFormat> memory_format) {
   // empty_tensor -> compute_numel raises "Trying to create tensor with negative dimension -1: [-1, 2]".
   if (memory_format && *memory_format != MemoryFormat::Contiguous) {
-    return empty_strided_tensor(size, strides_for_memory_format(size, *memory_format),
-                                dtype.value_or(default_dtype()), device_or_cpu(device));
+    return zero_if_bool(empty_strided_tensor(size, strides_for_memory_format(size, *memory_format),
+                                             dtype.value_or(default_dtype()), device_or_cpu(device)));
   }
-  return empty_tensor(size, dtype.value_or(default_dtype()), device_or_cpu(device));
+  return zero_if_bool(empty_tensor(size, dtype.value_or(default_dtype()), device_or_cpu(device)));
 }
 
 Tensor empty_strided_kernel(IntArrayRef size, IntArrayRef stride, std::optional<ScalarType> dtype,
@@ -41,7 +53,7 @@ Tensor empty_strided_kernel(IntArrayRef size, IntArrayRef stride, std::optional<
   for (int64_t s : stride) {
     TL_CHECK(s >= 0, "empty_strided: negative strides are not supported, got strides ", stride);
   }
-  return empty_strided_tensor(size, stride, dtype.value_or(default_dtype()), device_or_cpu(device));
+  return zero_if_bool(empty_strided_tensor(size, stride, dtype.value_or(default_dtype()), device_or_cpu(device)));
 }
 
 // ---------------------------------------------------------------------------------------- arange
@@ -59,6 +71,13 @@ int64_t arange_size(const Scalar& start, const Scalar& end, const Scalar& step) 
   TL_CHECK((dstep > 0 && dend >= dstart) || (dstep < 0 && dend <= dstart),
            "arange: upper bound and larger bound inconsistent with step sign");
   double size_d;
+  if constexpr (std::is_integral_v<scalar_t>) {
+    // As in PyTorch, integer bounds must fit int64 ("value cannot be converted to type int64_t
+    // without overflow" for arange(1e308, dtype=int64)).
+    checked_scalar_cast<int64_t>(start, "arange");
+    checked_scalar_cast<int64_t>(end, "arange");
+    checked_scalar_cast<int64_t>(step, "arange");
+  }
   if constexpr (std::is_same_v<scalar_t, int64_t>) {
     const int64_t xstart = start.to<int64_t>(), xend = end.to<int64_t>(), xstep = step.to<int64_t>();
     TL_CHECK(xstep != 0, "arange: step must be nonzero");
@@ -67,8 +86,8 @@ int64_t arange_size(const Scalar& start, const Scalar& end, const Scalar& step) 
   } else {
     size_d = std::ceil((dend - dstart) / dstep);
   }
-  TL_CHECK(size_d >= 0 && size_d <= static_cast<double>(std::numeric_limits<int64_t>::max()),
-           "arange: invalid size, possible overflow?");
+  // 2^63 itself is out of range (a double cannot hold INT64_MAX, which rounds up to it).
+  TL_CHECK(size_d >= 0 && size_d < 9223372036854775808.0, "arange: invalid size, possible overflow?");
   return static_cast<int64_t>(size_d);
 }
 
@@ -81,9 +100,11 @@ int64_t arange_size(const Scalar& start, const Scalar& end, const Scalar& step) 
 template <typename T>
 void arange_fill(T* data, int64_t stride, int64_t n, const Scalar& start_s, const Scalar& step_s) {
   if constexpr (std::is_integral_v<T>) {
-    const int64_t start = start_s.to<int64_t>(), step = step_s.to<int64_t>();
+    // Wrapping (unsigned) arithmetic: step * i may exceed int64 even when start + step * i does
+    // not (arange(-2**63, 2**63 - 1, 2**62)); the wrapped sum is then exact.
+    const uint64_t start = static_cast<uint64_t>(start_s.to<int64_t>()), step = static_cast<uint64_t>(step_s.to<int64_t>());
     parallel_for(0, n, kGrainSize, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) data[i * stride] = static_cast<T>(start + step * i);
+      for (int64_t i = b; i < e; ++i) data[i * stride] = static_cast<T>(static_cast<int64_t>(start + step * static_cast<uint64_t>(i)));
     });
   } else {
     using acc_t = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, double>;

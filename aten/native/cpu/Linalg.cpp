@@ -314,7 +314,11 @@ void copy_into(const Tensor& src, const Tensor& dst) {
 }
 
 // Shared by mm (batch = 1, 2-D tensors) and bmm (3-D tensors). Checks are done by the callers.
-void matmul_into(const Tensor& self, const Tensor& mat2, Tensor& out, IntArrayRef out_shape, const char* op) {
+void matmul_into(const Tensor& self_arg, const Tensor& mat2_arg, Tensor& out, IntArrayRef out_shape,
+                 const char* op) {
+  // mm(a, b, out=a): resizing `out` must not change the `a` being read.
+  const Tensor self = input_unaffected_by_resize(self_arg, out);
+  const Tensor mat2 = input_unaffected_by_resize(mat2_arg, out);
   const ScalarType st = self.dtype();
   if (!out.defined()) {
     out = empty_tensor(out_shape, st, self.device());

@@ -85,9 +85,9 @@ TL_ALWAYS_INLINE T from_opmath(U v) {
 }
 
 // Converts one element like PyTorch's casts (what copy_/to() do): to bool is `!= 0`; reduced
-// floats go through float; floating -> 8/16-bit integers goes through int32 (so 300.0 -> int8 is
-// 44 and -1.0 -> uint8 is 255); out-of-range floating -> int32/int64 gives the x86 "integer
-// indefinite" value (INT_MIN), NaN included.
+// floats go through float; floating -> int8/int16 goes through int32 and -> uint8 through int64
+// (so 300.0 -> int8 is 44 and -1.0 -> uint8 is 255); out-of-range floating -> int32/int64 gives
+// the x86 "integer indefinite" value (INT_MIN), NaN included.
 template <typename To, typename From>
 TL_ALWAYS_INLINE To cast_value(From v) {
   if constexpr (std::is_same_v<To, From>) {
@@ -101,8 +101,28 @@ TL_ALWAYS_INLINE To cast_value(From v) {
   } else if constexpr (is_reduced_float_v<From>) {
     return cast_value<To, float>(to_opmath(v));
   } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
-    if constexpr (sizeof(To) < 4) return static_cast<To>(static_cast<int32_t>(v));
-    else return static_cast<To>(v);
+    // A C++ cast of an out-of-range float is undefined behaviour, so the x86 result is built
+    // explicitly, branch-free with integer masks on the bits (loops still vectorize): |v| below
+    // 2^31 (2^63 for int64) converts, anything else (nan, inf included) gives INT_MIN. Like
+    // PyTorch, uint8 takes the low byte of the int64 conversion, int8/int16 that of the int32 one
+    // (for a float source both give the same byte: floats of 2^31 and more are multiples of 256).
+    using I = std::conditional_t<sizeof(To) == 8 || (std::is_same_v<To, uint8_t> && sizeof(From) == 8), int64_t,
+                                 int32_t>;
+    using UI = std::make_unsigned_t<I>;
+    using Bits = std::conditional_t<sizeof(From) == 8, uint64_t, uint32_t>;
+    constexpr int kExpBits = sizeof(From) == 8 ? 11 : 8, kMantBits = sizeof(From) == 8 ? 52 : 23;
+    constexpr Bits kBias = (Bits(1) << (kExpBits - 1)) - 1;
+    constexpr Bits kLimit = (kBias + Bits(sizeof(I) * 8 - 1)) << kMantBits;  // the bits of 2^(bits of I - 1)
+    Bits u;
+    std::memcpy(&u, &v, sizeof u);
+    const bool in_range = (u & (~Bits(0) >> 1)) < kLimit;
+    const Bits safe_bits = u & (Bits(0) - Bits(in_range));  // +0.0 when out of range
+    From safe;
+    std::memcpy(&safe, &safe_bits, sizeof safe);
+    const UI keep = UI(0) - UI(in_range);
+    const I r = static_cast<I>((static_cast<UI>(static_cast<I>(safe)) & keep) |
+                               (static_cast<UI>(std::numeric_limits<I>::min()) & ~keep));
+    return static_cast<To>(r);  // smaller types take the low bits
   } else {
     return static_cast<To>(v);
   }

@@ -446,8 +446,9 @@ enum class Kind { Sum, Mean };
 // Shared body of the four kernels. `mask` has a bit per reduced dim of self (all dims when
 // reducing everything). The result has dtype `out_dtype`; `out` is prepared by OutputUtils
 // (allocated when undefined, resized otherwise).
-void reduce_into(const Tensor& self, uint64_t mask, bool keepdim, ScalarType out_dtype, Kind kind,
+void reduce_into(const Tensor& self_arg, uint64_t mask, bool keepdim, ScalarType out_dtype, Kind kind,
                  Tensor& out, const char* op) {
+  const Tensor self = input_unaffected_by_resize(self_arg, out);  // sum(a, 0, out=a)
   const DimVector shape = reduce::reduced_shape(self.sizes(), mask, keepdim);
   int64_t Rn = 1;
   for (int64_t i = 0; i < self.dim(); ++i)

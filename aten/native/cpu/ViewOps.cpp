@@ -192,7 +192,10 @@ Tensor slice_kernel(const Tensor& self, int64_t dim, std::optional<int64_t> star
   DimVector sizes(self.sizes()), strides(self.strides());
   int64_t offset = self.storage_offset() + s * strides[d];
   sizes[d] = len;
-  strides[d] *= step;
+  // With 2+ elements stride * step is at most the dimension's span; it can only overflow when the
+  // result has one element or none, whose stride is never used: then the old stride stays.
+  int64_t stepped;
+  if (!__builtin_mul_overflow(strides[d], step, &stepped)) strides[d] = stepped;
   return make_view(self, sizes, strides, offset);
 }
 

@@ -103,7 +103,7 @@ const Tensor& ops::mul_Tensor_out::call(const Tensor& self, const Tensor& other,
 }
 
 const Tensor& mul_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  check_out_no_grad("mul.Tensor_out", {&self, &other});
+  check_out_no_grad("mul.Tensor_out", {&self, &other}, {&out});
   return ops::mul_Tensor_out::call(self, other, out);
 }
 

@@ -370,13 +370,14 @@ PyObject* py_detach_(PyObject*, PyObject* t) {
   TL_PY_TRY
   TL_CHECK_TYPE(is_tensor(t), "detach_: expected a Tensor, got ", Py_TYPE(t)->tp_name);
   const Tensor& self = unpack_tensor(t);
+  // Any view, as in PyTorch: also views made in no_grad mode and views of tensors without grad.
+  TL_CHECK(!self.impl()->view_base(),
+           "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) for "
+           "training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, and hence "
+           "detach_() cannot be called on these gradients. To fix this error, please refer to the "
+           "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.");
   autograd::AutogradMeta* meta = self.impl()->autograd_meta();
   if (meta) {
-    TL_CHECK(!(meta->is_differentiable_view && self.impl()->view_base()),
-             "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) for "
-             "training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, and hence "
-             "detach_() cannot be called on these gradients. To fix this error, please refer to the "
-             "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.");
     if (meta->grad_fn && meta->retains_grad) meta->grad_fn->clear_retains_grad(meta->output_nr);
     meta->grad_fn.reset();
     meta->output_nr = 0;

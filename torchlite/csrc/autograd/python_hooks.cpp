@@ -28,25 +28,45 @@ PyObject* tuple_of(const autograd::variable_list& ts) {
   return tuple.release();
 }
 
-// None -> empty list ("keep"); a tuple/list of tensors or None -> that list.
-autograd::variable_list list_from(PyObject* res, size_t expected, const char* what) {
+// The hook's __name__ (or its repr) for error messages.
+std::string hook_name(PyObject* fn);
+
+// PyTorch's name of a tensor type in hook errors: "torchlite.FloatTensor", "MetaFloatType".
+std::string type_string(const Tensor& t) {
+  if (t.is_meta()) return str("Meta", legacy_type_name(t.dtype()), "Type");
+  return str("torchlite.", legacy_type_name(t.dtype()), "Tensor");
+}
+
+// A hook may replace a gradient, but not change its dtype, device or size (PyTorch's checks and
+// messages, in its order).
+void check_hook_result(const Tensor& original, const Tensor& result, PyObject* hook) {
+  if (!result.defined()) return;
+  TL_CHECK(original.defined(), "can't replace a None gradient with a non-None value");
+  TL_CHECK(original.dtype() == result.dtype() && original.device().type == result.device().type, "hook '",
+           hook_name(hook), "' has changed the type of value (was ", type_string(original), " got ",
+           type_string(result), ")");
+  TL_CHECK(original.sizes().equals(result.sizes()), "hook '", hook_name(hook), "' has changed the size of value");
+}
+
+// A node hook's result: None -> empty list ("keep"); a tuple of tensors or None (one per
+// gradient in `originals`, each checked against it) -> that list.
+autograd::variable_list list_from(PyObject* res, const autograd::variable_list& originals, PyObject* hook) {
   if (res == Py_None) return {};
-  TL_CHECK_TYPE(PyTuple_Check(res) || PyList_Check(res), what, " must return None or a tuple of gradients, got ",
-                Py_TYPE(res)->tp_name);
-  PyRef seq(check(PySequence_Fast(res, "expected a sequence")));
-  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq.get());
-  TL_CHECK(static_cast<size_t>(n) == expected, what, " returned ", n, " gradients, expected ", expected);
+  TL_CHECK_TYPE(PyTuple_Check(res), "expected tuple, but hook returned '", Py_TYPE(res)->tp_name, "'");
+  const Py_ssize_t n = PyTuple_GET_SIZE(res);
+  TL_CHECK(static_cast<size_t>(n) == originals.size(), "hook '", hook_name(hook),
+           "' has returned an incorrect number of values (got ", n, ", but expected ", originals.size(), ")");
   autograd::variable_list out(static_cast<size_t>(n));
   for (Py_ssize_t i = 0; i < n; ++i) {
-    PyObject* item = PySequence_Fast_GET_ITEM(seq.get(), i);
+    PyObject* item = PyTuple_GET_ITEM(res, i);
     if (item == Py_None) continue;
-    TL_CHECK_TYPE(is_tensor(item), what, " returned a ", Py_TYPE(item)->tp_name, " where a Tensor or None was expected");
+    TL_CHECK_TYPE(is_tensor(item), "expected Variable (got '", Py_TYPE(item)->tp_name, "')'");
     out[static_cast<size_t>(i)] = unpack_tensor(item);
+    check_hook_result(originals[static_cast<size_t>(i)], out[static_cast<size_t>(i)], hook);
   }
   return out;
 }
 
-// The hook's __name__ (or its repr) for error messages.
 std::string hook_name(PyObject* fn) {
   PyRef name(PyObject_GetAttrString(fn, "__name__"));
   if (!name) {
@@ -70,15 +90,9 @@ autograd::TensorHook make_tensor_hook(PyObject* fn) {
     PyRef arg(check(wrap(grad)));
     PyRef res(check(PyObject_CallOneArg(callable.get(), arg.get())));
     if (res.get() == Py_None) return Tensor();
-    TL_CHECK_TYPE(is_tensor(res.get()), "hook: expected a Tensor or None to be returned, got ",
-                  Py_TYPE(res.get())->tp_name);
+    TL_CHECK_TYPE(is_tensor(res.get()), "expected Variable, but hook returned '", Py_TYPE(res.get())->tp_name, "'");
     const Tensor& r = unpack_tensor(res.get());
-    // As in PyTorch: a hook may replace the gradient, but not change its type or size.
-    TL_CHECK(r.dtype() == grad.dtype(), "hook '", hook_name(callable.get()),
-             "' has changed the type of value (was torchlite.", legacy_type_name(grad.dtype()),
-             "Tensor got torchlite.", legacy_type_name(r.dtype()), "Tensor)");
-    TL_CHECK(r.sizes().equals(grad.sizes()), "hook '", hook_name(callable.get()),
-             "' has changed the size of value");
+    check_hook_result(grad, r, callable.get());
     return r;
   };
 }
@@ -89,7 +103,7 @@ autograd::NodePreHook make_node_pre_hook(PyObject* fn) {
     GilAcquire gil;
     PyRef arg(tuple_of(grad_outputs));
     PyRef res(check(PyObject_CallOneArg(callable.get(), arg.get())));
-    return list_from(res.get(), grad_outputs.size(), "prehook");
+    return list_from(res.get(), grad_outputs, callable.get());
   };
 }
 
@@ -101,7 +115,7 @@ autograd::NodePostHook make_node_post_hook(PyObject* fn) {
     PyRef a(tuple_of(grad_inputs));
     PyRef b(tuple_of(grad_outputs));
     PyRef res(check(PyObject_CallFunctionObjArgs(callable.get(), a.get(), b.get(), nullptr)));
-    return list_from(res.get(), grad_inputs.size(), "hook");
+    return list_from(res.get(), grad_inputs, callable.get());
   };
 }
 
