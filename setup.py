@@ -34,8 +34,8 @@ def sanitizers() -> list[str]:
 
 
 def native_build(output_name: str) -> Build:
-    """The compile and link settings. Each variant (release, debug, sanitized) has its own
-    directory under build/native/, so switching between them never recompiles the others."""
+    """The compile and link settings. Each variant (release, debug, sanitized, without BLAS) has
+    its own directory under build/native/, so switching between them never recompiles the others."""
     blas = blas_build_config(BUILD_ROOT / "blas")
     debug = os.environ.get("TORCHLITE_DEBUG") == "1"
     sanitize = sanitizers()
@@ -49,6 +49,8 @@ def native_build(output_name: str) -> Build:
         san = [f"-fsanitize={','.join(sanitize)}", "-fno-omit-frame-pointer"]
         if "undefined" in sanitize:
             san.append("-fno-sanitize-recover=undefined")
+    if not blas["libraries"]:
+        variant += "-noblas"
     macros = [f"-D{k}" if v is None else f"-D{k}={v}" for k, v in blas["define_macros"]]
     # Only stable paths here: a changed flag recompiles everything (see blas.py).
     includes = [str(ROOT), sysconfig.get_paths()["include"], *blas["include_dirs"]]

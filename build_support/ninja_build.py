@@ -58,9 +58,9 @@ def _command(args: list[str]) -> str:
 
 
 def write_ninja_file(build: Build) -> Path:
-    """Writes build/…/build.ninja, only when its text changes (ninja itself notices that)."""
+    """Writes build/native/<variant>/build.ninja (only when its text changed)."""
     lines = [
-        "# Written by setup.py (build_support/ninja_build.py); rebuilt on every build.",
+        "# Written by setup.py (build_support/ninja_build.py) on every build; do not edit.",
         "ninja_required_version = 1.5",
         f"cxx = {_command(build.cxx)}",
         f"cflags = {_command(build.cflags)}",

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds torchlite with AddressSanitizer and UndefinedBehaviorSanitizer and runs the tests under it:
 #   tools/sanitize.sh [pytest arguments]        (default: the whole suite, tests/)
-# The sanitized objects live in build/native/sanitize-address-undefined/ and the package is put
+# The sanitized objects live in build/native/sanitize-<list>/ and the package is put
 # together in build/sanitize/site/, so the normal build (build/native/release/, torchlite/_C*.so)
 # is never touched. Python itself is not built with ASan, so the sanitizer runtimes are preloaded.
 # Needs Python >= 3.11 (-P keeps the source tree's torchlite off sys.path) and g++.
@@ -26,7 +26,7 @@ export LD_PRELOAD="${preload[*]}"
 export ASAN_OPTIONS="detect_leaks=0:verify_asan_link_order=0:${ASAN_OPTIONS:-}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}"
 export PYTHONPATH="$site:$root"
-"$py" -P -c "import torchlite._C as c, sys; assert c.__file__.startswith('$site'), c.__file__"
+"$py" -P -c "import torchlite._C as c; assert c.__file__.startswith('$site'), c.__file__"
 start=$(date +%s)
 status=0
 "$py" -P -m pytest -q -p no:cacheprovider "${@:-tests}" || status=$?
