@@ -81,7 +81,7 @@ std::tuple<const Tensor&, const Tensor&> ops::max_dim_out::call(const Tensor& se
 }
 
 std::tuple<const Tensor&, const Tensor&> max_out(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t dim, bool keepdim) {
-  check_out_no_grad("max.dim_out", {&self});
+  check_out_no_grad("max.dim_out", {&self}, {&values, &indices});
   return ops::max_dim_out::call(self, dim, keepdim, values, indices);
 }
 
