@@ -19,7 +19,13 @@ class ArrayRef {
   constexpr ArrayRef(const T* data, size_t size) : data_(data), size_(size) {}
   ArrayRef(const T& one) : data_(&one), size_(1) {}  // NOLINT: a single value is a 1-element list
   ArrayRef(const std::vector<T>& v) : data_(v.data()), size_(v.size()) {}
+  // A braced list passed as an argument (`tl::reshape(t, {-1})`) lives until the end of the call's
+  // full expression, which is the intended use; GCC warns on the pattern itself. Keeping such an
+  // ArrayRef in a variable would dangle, as with any ArrayRef of a temporary.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winit-list-lifetime"
   constexpr ArrayRef(std::initializer_list<T> l) : data_(l.begin()), size_(l.size()) {}
+#pragma GCC diagnostic pop
   template <typename C, typename = decltype(std::declval<const C&>().data())>
   ArrayRef(const C& c) : data_(c.data()), size_(c.size()) {}
 
