@@ -6,7 +6,7 @@ import os
 import pytest
 from hypothesis import given, settings
 
-from fuzz.known import KNOWN
+from fuzz.known import FIXED, KNOWN
 from fuzz.runner import ROOT, Worker, reproduce, run
 from fuzz.strategies import calls
 from fuzz.targets import load_targets
@@ -36,12 +36,19 @@ def test_generated_calls_are_valid_python(call):
     assert call.target.name in call.call
 
 
-@pytest.mark.parametrize("known", [pytest.param(k, id=k.name, marks=pytest.mark.xfail(strict=True, reason=k.bug))
-                                   for k in KNOWN])
-def test_known_bug_fixed(known):
-    """Strict xfail while the bug is there; once it is fixed this passes, which fails the suite: then remove
-    the entry from tests/fuzz/known.py, and with it the fuzzer's avoidance of it."""
-    assert reproduce(known.source) == ("exit", "0")
+@pytest.mark.parametrize("name", sorted(FIXED))
+def test_fixed_reproducer_stays_fixed(name):
+    """A crash the fuzzer once found runs cleanly now (a fresh process, so a regression shows as a crash)."""
+    assert reproduce(FIXED[name]) == ("exit", "0")
+
+
+if KNOWN:  # defined only while there are open known bugs (an empty parametrization would show as a skip)
+    @pytest.mark.parametrize("known", [pytest.param(k, id=k.name, marks=pytest.mark.xfail(strict=True, reason=k.bug))
+                                       for k in KNOWN])
+    def test_known_bug_fixed(known):
+        """Strict xfail while the bug is there; once it is fixed this passes, which fails the suite: then remove
+        the entry from tests/fuzz/known.py, and with it the fuzzer's avoidance of it."""
+        assert reproduce(known.source) == ("exit", "0")
 
 
 def _worker():

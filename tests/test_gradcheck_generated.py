@@ -57,6 +57,10 @@ KNOWN_GAPS = {
 KNOWN_OUT_GAPS = {
     "rsub.Tensor": "PyTorch's rsub has no out= (TypeError); torchlite's accepts it",
     "rsub.Scalar": "PyTorch's rsub has no out= (TypeError); torchlite's accepts it",
+    "softmax.int": "PyTorch's softmax out= accepts inputs that require grad (and records history); torchlite "
+                   "refuses them, as for every out= op",
+    "log_softmax.int": "PyTorch's log_softmax out= accepts inputs that require grad (and records history); "
+                       "torchlite refuses them, as for every out= op",
 }
 
 
@@ -64,7 +68,7 @@ def _gradient_samples(f):
     """(index, sample) of the samples of `f` that have a tensor to differentiate and defined values
     (`# check: shape` marks uninitialised results)."""
     return [(i, s) for i, s in enumerate(f.samples) if sample_hint(s, "check") != "shape"
-            and any(spec.kind in "TPV" for spec in iter_specs(parse_sample(s, tl)))]
+            and any(spec.kind in "TPVUG" for spec in iter_specs(parse_sample(s, tl)))]
 
 
 def _cases(forms=("functional", "inplace"), layouts=LAYOUTS):
@@ -229,7 +233,11 @@ def test_gradients_like_torch(f, form, sample, layout):
     if not _forward_or_torch_rejects(case, t_case, what, _strict(form, layout)):
         return
     for order in (1, 2) if layout == "contiguous" else (1,):
-        got, expected = _grads(*case, tl, order), _grads(*t_case, torch, order)
+        try:
+            expected = _grads(*t_case, torch, order)
+        except NotImplementedError:  # PyTorch has no derivative here (asinh_...): gradcheck is the oracle
+            return
+        got = _grads(*case, tl, order)
         assert len(got) == len(expected), what
         for k, (g, e) in enumerate(zip(got, expected)):
             # PyTorch returns None for an input its graph does not reach; torchlite may return zeros.
@@ -249,15 +257,24 @@ def test_out_refuses_inputs_requiring_grad(f, form, sample, layout):
     gives the functional values (the value checks for every dtype are in test_forward_generated.py)."""
     t_call, l_call = sample_callables(f, sample)
     for lib, call in ((torch, t_call), (tl, l_call)):
-        func, leaves = _prepare(lambda a, k, c=call, lib=lib: c(a, {**k, "out": lib.empty(0, dtype=lib.float64)}),
-                                sample, layout, lib)
+        with lib.no_grad():
+            leaves = _prepare(call, sample, layout, lib)[1]
+            expected = _prepare(call, sample, layout, lib)[0](*leaves)
+        expected = expected if isinstance(expected, tuple) else (expected,)
+
+        def outs():  # one empty tensor per output, of the functional result's dtype (several: a tuple)
+            made = tuple(lib.empty(0, dtype=e.dtype) for e in expected)
+            return made[0] if len(made) == 1 else made
+
+        func, leaves = _prepare(lambda a, k, c=call: c(a, {**k, "out": outs()}), sample, layout, lib)
         with pytest.raises(RuntimeError, match="requires grad|require grad|automatic differentiation"):
             func(*leaves)
         with lib.no_grad():
-            expected = _prepare(call, sample, layout, lib)[0](*leaves)
             got = func(*leaves)
-        assert not got.requires_grad
-        np.testing.assert_array_equal(got.numpy(), expected.numpy())
+        got = got if isinstance(got, tuple) else (got,)
+        for g, e in zip(got, expected, strict=True):
+            assert not g.requires_grad
+            np.testing.assert_array_equal(g.numpy(), e.numpy())
 
 
 # ---------------------------------------------------------------- the sample syntax itself
