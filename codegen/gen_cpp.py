@@ -87,7 +87,17 @@ def _kernel_call_adapter(f: NativeFunction, kernel: str, schema_params: str) -> 
     else:
         outs = [a.name for a in f.schema.out_arguments]
         handles = [f"{o}_handle" for o in outs]
-        decls = "".join(f"  Tensor {h} = {o};\n" for h, o in zip(handles, outs))
+        # An input that is an out tensor itself (`amax(a, 0, out=a)`) is read through its own handle,
+        # so resizing the out tensor cannot change the geometry the kernel reads it with.
+        unaliased = []
+        for a in src.schema.arguments:
+            if a.type == BaseType("Tensor"):
+                expr = a.name
+                for o in outs:
+                    expr = f"native::input_unaffected_by_resize({expr}, {o})"
+                unaliased.append(f"  const Tensor {a.name}_in = {expr};\n")
+                src_args = [f"{n}_in" if n == a.name else n for n in src_args]
+        decls = "".join(unaliased) + "".join(f"  Tensor {h} = {o};\n" for h, o in zip(handles, outs))
         back = outs[0] if len(outs) == 1 else "{" + ", ".join(outs) + "}"
         body = decls + f"  native::{kernel}({', '.join(src_args + handles)});\n  return {back};\n"
     return fn, f"{ret} {fn}({schema_params}) {{\n{body}}}\n"

@@ -1,5 +1,7 @@
 // cat: joins tensors along an existing dimension (stack, concat and concatenate are composites
 // over it in native_functions.yaml).
+#include <algorithm>
+
 #include "aten/core/Exception.h"
 #include "aten/core/Tensor.h"
 #include "aten/native/Resize.h"
@@ -17,6 +19,19 @@ bool skipped_by_cat(const Tensor& t) { return t.dim() == 1 && t.numel() == 0; }
 
 void cat_kernel(TensorList tensors, int64_t dim, Tensor& out) {
   TL_CHECK_VALUE(!tensors.empty(), "torch.cat(): expected a non-empty list of Tensors");
+  // out= sharing memory with an input (cat([a, b], out=a)): resizing out would change what is
+  // read (an input that is out itself changes shape), so join into a new tensor and copy it over.
+  if (out.defined() && !out.is_meta() &&
+      std::any_of(tensors.begin(), tensors.end(),
+                  [&](const Tensor& t) { return t.defined() && t.storage().get() == out.storage().get(); })) {
+    Tensor joined;
+    cat_kernel(tensors, dim, joined);
+    TL_CHECK_TYPE(can_cast(joined.dtype(), out.dtype()), "torch.cat(): input types can't be cast to the desired output type ",
+                  legacy_type_name(out.dtype()));
+    resize_output(out, joined.sizes(), "cat");
+    copy_kernel(out, joined, false);
+    return;
+  }
   for (size_t i = 0; i < tensors.size(); ++i) {
     TL_CHECK(tensors[i].dim() > 0, "zero-dimensional tensor (at position ", i, ") cannot be concatenated");
   }
