@@ -2,6 +2,7 @@
 // Dispatch for the ops in shard 10: each public function picks autograd or a backend kernel.
 #include "aten/autograd/Node.h"
 #include "generated/ops/narrow.h"
+#include "generated/ops/native_dropout.h"
 #include "generated/ops/ones_like.h"
 #include "generated/ops/sigmoid_backward.h"
 #include "generated/ops/sin.h"
@@ -14,6 +15,28 @@ namespace tl {
 // narrow(Tensor(a) self, int dim, int start, int length) -> Tensor(a)
 Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
   return native::narrow_composite(self, dim, start, length);
+}
+
+// ============================================================================ native_dropout
+
+// native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)
+ops::native_dropout::Kernel* ops::native_dropout::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::native_dropout_kernel,
+    /* Meta */ native::native_dropout_kernel,
+};
+
+std::tuple<Tensor, Tensor> ops::native_dropout::call(const Tensor& input, double p, std::optional<bool> train) {
+  const Device kernel_device = dispatch_device("native_dropout", {&input});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("native_dropout", kernel_device);
+  return kernel(input, p, train);
+}
+
+std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p, std::optional<bool> train) {
+  if (autograd::compute_requires_grad({&input})) {
+    return autograd::wrappers::native_dropout(input, p, train);
+  }
+  return ops::native_dropout::call(input, p, train);
 }
 
 // ============================================================================ ones_like
