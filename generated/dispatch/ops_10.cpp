@@ -191,7 +191,7 @@ Tensor stack(TensorList tensors, int64_t dim) {
 
 // stack.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& stack_out(const Tensor& out, TensorList tensors, int64_t dim) {
-  check_out_no_grad("stack.out", {}, {&out});
+  check_out_no_grad("stack.out", {}, {&out}, {tensors});
   return copy_to_out(out, stack(tensors, dim), "stack.out", /*exact_dtype=*/true);
 }
 
