@@ -17,26 +17,5 @@ class Known:
     avoid: Callable[[object], bool]  # True for a generated Call (tests/fuzz/generate.py) that may hit it
 
 
-def _factory_out_that_fails(call):
-    """out= of a factory (ones, zeros, full, arange) with a device, or a huge or non-finite number."""
-    t = call.target
-    return (t.variant == "out" and "factory" in t.fn.tags
-            and ("device=" in call.call or {"huge_int", "special_float"} & call.features))
-
-
 KNOWN = [
-    Known(
-        name="factory_out_resized_before_error",
-        bug="A factory's out= (ones/zeros/full/arange) resizes `out` before it fails (result on another device, "
-            "or an allocation too large), leaving a tensor whose sizes exceed its storage: the next use reads "
-            "out of bounds and segfaults (or returns garbage).",
-        source="import torchlite\n"
-               "a = torchlite.zeros(3)\n"
-               "try:\n"
-               "    torchlite.ones(2**40, device='meta', out=a)\n"
-               "except RuntimeError:\n"
-               "    pass\n"
-               "a.sum()\n",
-        avoid=_factory_out_that_fails,
-    ),
 ]

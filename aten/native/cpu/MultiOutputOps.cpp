@@ -48,6 +48,11 @@ void frexp_kernel(const Tensor& self, Tensor& mantissa, Tensor& exponent) {
 std::tuple<Tensor, Tensor> native_dropout_kernel(const Tensor& input, double p, std::optional<bool> train) {
   // PyTorch draws the mask with bernoulli_(1 - p) and reports that probability.
   TL_CHECK(p >= 0 && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", 1 - p);
+  // PyTorch quirk kept: an empty input gives two empty tensors of input's dtype.
+  if (input.numel() == 0) {
+    return {empty_like_preserve(input, input.dtype(), input.device()),
+            empty_like_preserve(input, input.dtype(), input.device())};
+  }
   Tensor mask = empty_like_preserve(input, ScalarType::Bool, input.device());
   if (!train.value_or(true)) {
     if (!mask.is_meta()) fill_(mask, true);
@@ -56,7 +61,7 @@ std::tuple<Tensor, Tensor> native_dropout_kernel(const Tensor& input, double p, 
   TL_CHECK(is_floating_type(input.dtype()), "result type Float can't be cast to the desired output type ",
            legacy_type_name(input.dtype()));
   Tensor output = empty_like_preserve(input, input.dtype(), input.device());
-  if (input.is_meta() || input.numel() == 0) return {output, mask};
+  if (input.is_meta()) return {output, mask};
   auto iter = TensorIteratorConfig()
                   .set_op_name("native_dropout")
                   .add_output(output)
