@@ -21,7 +21,7 @@ def _input(dtype, shape=(3, 4)):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("p", [0.0, 0.5, 1.0])
+@pytest.mark.parametrize("p", [0.0, 0.5, 1.0, 1.5])  # p is only checked in training, as in PyTorch
 def test_eval_mode_is_a_copy(dtype, p):
     x, t = _input(dtype)
     out, mask = tl.native_dropout(x, p, False)
@@ -93,6 +93,7 @@ def test_meta():
 @pytest.mark.parametrize("call", [
     lambda lib, x: lib.native_dropout(x, 1.1, True), lambda lib, x: lib.native_dropout(x, -0.1, True),
     lambda lib, x: lib.native_dropout(x.long(), 0.5, True), lambda lib, x: lib.native_dropout(x.bool(), 0.5, None),
+    lambda lib, x: lib.native_dropout(x.long(), 1.5, True),
 ])
 def test_errors_like_torch(call):
     x, t = _input("float32")

@@ -46,8 +46,6 @@ void frexp_kernel(const Tensor& self, Tensor& mantissa, Tensor& exponent) {
 // position, which cpu_kernel_multiple_outputs' element function does not see, so the loop is its
 // strided loop written out, deriving k from the mask pointer.
 std::tuple<Tensor, Tensor> native_dropout_kernel(const Tensor& input, double p, std::optional<bool> train) {
-  // PyTorch draws the mask with bernoulli_(1 - p) and reports that probability.
-  TL_CHECK(p >= 0 && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", 1 - p);
   // PyTorch quirk kept: an empty input gives two empty tensors of input's dtype.
   if (input.numel() == 0) {
     return {empty_like_preserve(input, input.dtype(), input.device()),
@@ -58,6 +56,8 @@ std::tuple<Tensor, Tensor> native_dropout_kernel(const Tensor& input, double p, 
     if (!mask.is_meta()) fill_(mask, true);
     return {clone(input), mask};
   }
+  // PyTorch draws the mask with bernoulli_(1 - p) and reports that probability (training only).
+  TL_CHECK(p >= 0 && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", 1 - p);
   TL_CHECK(is_floating_type(input.dtype()), "result type Float can't be cast to the desired output type ",
            legacy_type_name(input.dtype()));
   Tensor output = empty_like_preserve(input, input.dtype(), input.device());
