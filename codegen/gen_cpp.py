@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from codegen import cpp
-from codegen.autograd import BackwardInfo, analyze, node_name_base
+from codegen.autograd import NON_DIFFERENTIABLE, BackwardInfo, analyze, node_name_base
 from codegen.context import Context, OpGroup
 from codegen.model import BaseType, ListType, NativeFunction, OptionalType, SchemaKind
 from codegen.templates import render
@@ -35,6 +35,8 @@ class OpView:
     out_check_inputs: str
     out_source_args: str                # composite out=: the functional's arguments, dtype/device from out
     out_exact_dtype: bool               # composite out=: no dtype option, so out's dtype must match
+    out_factory_check: str              # factory out=: call checking dtype/device options against out
+    zero_grad_node: str                 # unrecorded in-place op of a non-differentiable entry: its node name
 
 def _tensor_ptrs(f: NativeFunction, only: set[str] | None = None, skip_written: bool = False) -> list[str]:
     ptrs = []
@@ -103,7 +105,8 @@ def _kernel_call_adapter(f: NativeFunction, kernel: str, schema_params: str) -> 
     return fn, f"{ret} {fn}({schema_params}) {{\n{body}}}\n"
 
 
-def op_view(ctx: Context, f: NativeFunction, backward: dict[str, BackwardInfo]) -> OpView:
+def op_view(ctx: Context, f: NativeFunction, backward: dict[str, BackwardInfo],
+            zero_grad_nodes: dict[str, str]) -> OpView:
     s = f.schema
     api = cpp.api_params(f)
     sp = cpp.schema_params(f)
@@ -145,10 +148,33 @@ def op_view(ctx: Context, f: NativeFunction, backward: dict[str, BackwardInfo]) 
         adapters=adapters, device_expr=_device_expr(f), written=written, requires_grad=requires_grad,
         next_edges=next_edges,
         has_autograd=has_autograd,
-        out_check_inputs="{" + ", ".join(_tensor_ptrs(f, skip_written=True)) + "}",
+        out_check_inputs=_out_check_inputs(f),
+        out_factory_check=_out_factory_check(f),
+        zero_grad_node=zero_grad_nodes.get(str(s.name), ""),
         out_source_args=_out_source_args(f),
         out_exact_dtype=f.functional is not None and f.functional.schema.argument("dtype") is None,
     )
+
+
+def _out_check_inputs(f: NativeFunction) -> str:
+    """check_out_no_grad's inputs: the Tensor and Tensor? arguments, then the Tensor[] lists
+    (cat(tensors, out=o) is refused when a list element requires grad)."""
+    args = "{" + ", ".join(_tensor_ptrs(f, skip_written=True)) + "}"
+    outs = "{&" + ", &".join(a.name for a in f.schema.arguments if a.annotation is not None and a.annotation.is_write) + "}"
+    lists = [a.name for a in f.schema.arguments if a.type == ListType(BaseType("Tensor"))]
+    return f"{args}, {outs}" + (f", {{{', '.join(lists)}}}" if lists else "")
+
+
+def _out_factory_check(f: NativeFunction) -> str:
+    """A factory's out= variant (it has `dtype` and `device` options) refuses options that
+    contradict out: `zeros(3, dtype=bool, out=double_tensor)` raises, as in PyTorch."""
+    if f.schema.kind() != SchemaKind.out:
+        return ""
+    names = {a.name: a.type for a in f.schema.arguments}
+    if (names.get("dtype") != OptionalType(BaseType("ScalarType"))
+            or names.get("device") != OptionalType(BaseType("Device"))):
+        return ""
+    return f"check_factory_out({f.schema.out_arguments[0].name}, dtype, device)"
 
 
 def _out_source_args(f: NativeFunction) -> str:
@@ -166,6 +192,25 @@ def _out_source_args(f: NativeFunction) -> str:
         else:
             args.append(a.name)
     return ", ".join(args)
+
+
+def zero_grad_nodes(ctx: Context) -> dict[str, str]:
+    """In-place variants of entries whose derivatives are all `non_differentiable` (eq_, lt_, ...),
+    keyed by str(schema.name): the name of the zero-gradient node that becomes self's history,
+    numbered per base name like PyTorch's EqBackward0 (Scalar), EqBackward1 (Tensor)."""
+    nodes: dict[str, str] = {}
+    for g in ctx.groups:
+        n = 0
+        for f in g.functions:
+            if f.functional is not None or f.is_composite or not f.non_differentiable:
+                continue
+            if any(d.formula.strip() != NON_DIFFERENTIABLE for d in f.derivatives):
+                continue
+            for v in g.functions:
+                if v.functional is f and v.schema.kind() == SchemaKind.inplace:
+                    nodes[str(v.schema.name)] = f"{node_name_base(g.base)}Backward{n}"
+            n += 1
+    return nodes
 
 
 def backward_infos(ctx: Context) -> dict[str, BackwardInfo]:
@@ -207,7 +252,8 @@ def _with_includes(ctx: Context, template: str, own: list[str], **values) -> str
 def generate(ctx: Context) -> dict[str, str]:
     backward = backward_infos(ctx)
     files: dict[str, str] = {}
-    views = {g.base: [op_view(ctx, f, backward) for f in g.functions] for g in ctx.groups}
+    zero_grad = zero_grad_nodes(ctx)
+    views = {g.base: [op_view(ctx, f, backward, zero_grad) for f in g.functions] for g in ctx.groups}
 
     for g in ctx.groups:
         files[f"ops/{g.base}.h"] = render("op_header.h.j2", group=g, ops=views[g.base],

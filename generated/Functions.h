@@ -89,6 +89,8 @@
 #include "generated/ops/nanmean.h"
 #include "generated/ops/nansum.h"
 #include "generated/ops/narrow.h"
+#include "generated/ops/native_dropout.h"
+#include "generated/ops/native_dropout_backward.h"
 #include "generated/ops/ne.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/ones.h"

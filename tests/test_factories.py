@@ -190,6 +190,36 @@ def test_full_zeros_ones_out(out_dtype):
         assert_same(out, tout)
 
 
+@pytest.mark.parametrize("name, args", [("zeros", (3,)), ("ones", (3,)), ("full", ((3,), 1)), ("arange", (0, 3))])
+@pytest.mark.parametrize("dtype, out_dtype", [("bool", "float64"), ("int64", "int32"), ("float32", "float64"),
+                                              ("float64", "float64"), (None, "int32")])
+def test_factory_out_refuses_a_different_dtype(name, args, dtype, out_dtype):
+    """An explicit dtype must be out's (the options only fill in what out leaves open)."""
+    kw = {} if dtype is None else {"dtype": tl_dtype(dtype)}
+    tkw = {} if dtype is None else {"dtype": torch_dtype(dtype)}
+    expect_like_torch(lambda: getattr(tl, name)(*args, **kw, out=tl.empty(3, dtype=tl_dtype(out_dtype))),
+                      lambda: getattr(torch, name)(*args, **tkw, out=torch.empty(3, dtype=torch_dtype(out_dtype))))
+    if dtype is not None and dtype != out_dtype:
+        with pytest.raises(RuntimeError, match=rf"^dtype \w+ does not match dtype of out parameter \(\w+\)$") as e:
+            getattr(tl, name)(*args, **kw, out=tl.empty(3, dtype=tl_dtype(out_dtype)))
+        _, err = torch_result(lambda: getattr(torch, name)(*args, **tkw,
+                                                          out=torch.empty(3, dtype=torch_dtype(out_dtype))))
+        assert str(e.value) == str(err)
+
+
+@pytest.mark.parametrize("name, args", [("zeros", (3,)), ("ones", (3,)), ("full", ((3,), 1.0)), ("arange", (0, 3))])
+@pytest.mark.parametrize("device, out_device", [("meta", "cpu"), ("cpu", "meta")])
+def test_factory_out_refuses_a_different_device(name, args, device, out_device):
+    messages = []
+    for lib in (torch, tl):
+        with pytest.raises(RuntimeError) as e:
+            getattr(lib, name)(*args, dtype=lib.float32, device=device, out=lib.empty(3, device=out_device))
+        messages.append(str(e.value))
+    assert messages[1] == messages[0] == f"device type {device} does not match device type of out parameter ({out_device})"
+    out = tl.empty(3)
+    assert tl.zeros(3, device="cpu", out=out) is out  # the same device is fine
+
+
 def test_full_meta_and_requires_grad():
     r = tl.full((2, 3), 7, device="meta")
     assert r.device.type == "meta" and r.dtype == tl.int64 and r.shape == (2, 3)

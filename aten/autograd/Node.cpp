@@ -14,6 +14,7 @@
 #include "generated/ops/copy.h"
 #include "generated/ops/empty_strided.h"
 #include "generated/ops/fill.h"
+#include "generated/ops/zeros_like.h"
 
 namespace tl::autograd {
 
@@ -493,7 +494,29 @@ struct ViewOfBaseBackward final : Node {
   Geometry base_, view_;
 };
 
+// The history of a tensor written by an in-place op without a gradient (eq_, lt_, ...): the
+// values it replaced no longer depend on the old history, which gets a zero gradient.
+struct ZeroGradBackward final : Node {
+  explicit ZeroGradBackward(const char* name) : name_(name) {}
+  std::string name() const override { return name_; }
+  variable_list apply(variable_list&& grads) override {
+    variable_list out(num_outputs());
+    if (should_compute_output(0) && grads[0].defined()) out[0] = zeros_like(grads[0]);
+    return out;
+  }
+
+ private:
+  const char* name_;
+};
+
 }  // namespace
+
+void rebase_history_zero_grad(const Tensor& self, const char* node) {
+  if (!GradMode::is_enabled() || !self.requires_grad() || !is_floating_type(self.dtype())) return;
+  auto fn = std::make_shared<ZeroGradBackward>(node);
+  fn->add_next_edge(gradient_edge(self));
+  rebase_history(self, fn);
+}
 
 void rebase_history(const Tensor& self, const std::shared_ptr<Node>& fn) {
   AutogradMeta* meta = self.defined() ? self.impl()->autograd_meta() : nullptr;

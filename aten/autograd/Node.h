@@ -187,6 +187,10 @@ void check_inplace(const Tensor& self, const char* op);
 // The same checks for in-place ops that autograd does not record (eq_, floor_divide_, ...; the
 // dispatcher calls it): made when `self` or the base it views requires grad, or is an inference tensor.
 void check_inplace_unrecorded(const Tensor& self, const char* op);
+// After such an op wrote `self`: when self requires grad, its history becomes a node named
+// `node` (PyTorch's, e.g. "EqBackward0") whose gradient is zero, so the old history no longer
+// sees the gradient of values the op replaced.
+void rebase_history_zero_grad(const Tensor& self, const char* node);
 void rebase_history(const Tensor& self, const std::shared_ptr<Node>& fn);
 // Called by Tensor::grad_fn() for a differentiable view whose base (or a sibling view) was
 // modified in place since its grad_fn was recorded: the view's history becomes "read from the

@@ -52,18 +52,28 @@ void no_kernel_error(const char* op, Device device) {
 }
 
 void check_out_no_grad(const char* op, std::initializer_list<const Tensor*> inputs,
-                       std::initializer_list<const Tensor*> outputs) {
+                       std::initializer_list<const Tensor*> outputs, std::initializer_list<TensorList> lists) {
   if (!autograd::GradMode::is_enabled()) return;
   auto requires_grad = [](const Tensor* t) { return t && t->defined() && t->requires_grad(); };
   bool any = false;
   for (const Tensor* t : inputs) any = any || requires_grad(t);
   for (const Tensor* t : outputs) any = any || requires_grad(t);
+  for (TensorList list : lists) {
+    for (const Tensor& t : list) any = any || requires_grad(&t);
+  }
   if (!any) return;
   // PyTorch names the op without its overload: "add()", not "add.out()".
   const std::string_view name(op);
   throw RuntimeError(str(name.substr(0, name.find('.')),
                          "(): functions with out=... arguments don't support automatic differentiation, but one of "
                          "the arguments requires grad."));
+}
+
+void check_factory_out(const Tensor& out, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  TL_CHECK(!dtype || *dtype == out.dtype(), "dtype ", legacy_type_name(*dtype),
+           " does not match dtype of out parameter (", legacy_type_name(out.dtype()), ")");
+  TL_CHECK(!device || device->type == out.device().type, "device type ", device->str(),
+           " does not match device type of out parameter (", out.device().str(), ")");
 }
 
 }  // namespace tl

@@ -26,9 +26,15 @@ Device dispatch_device(const char* op, TensorList tensors, Device fallback = Dev
 
 // out= variants do not record autograd history: PyTorch's rule, checked before running them. In
 // grad mode no input and no output may require grad ("add(): functions with out=... arguments
-// don't support automatic differentiation, but one of the arguments requires grad.").
+// don't support automatic differentiation, but one of the arguments requires grad."). `lists`
+// holds the op's Tensor[] arguments, whose elements count as inputs.
 void check_out_no_grad(const char* op, std::initializer_list<const Tensor*> inputs,
-                       std::initializer_list<const Tensor*> outputs = {});
+                       std::initializer_list<const Tensor*> outputs = {},
+                       std::initializer_list<TensorList> lists = {});
+
+// The out= variant of a factory (zeros, arange, ...): an explicit dtype or device must be out's
+// ("dtype Bool does not match dtype of out parameter (Double)", PyTorch's check and wording).
+void check_factory_out(const Tensor& out, std::optional<ScalarType> dtype, std::optional<Device> device);
 
 inline int device_index(Device d) { return static_cast<int>(d.type); }
 inline const Tensor* opt_ptr(const std::optional<Tensor>& t) { return t ? &*t : nullptr; }

@@ -9,12 +9,44 @@
 #include "generated/ops/clone.h"
 #include "generated/ops/cos.h"
 #include "generated/ops/mul.h"
+#include "generated/ops/native_dropout.h"
+#include "generated/ops/native_dropout_backward.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/rsub.h"
 #include "generated/ops/sigmoid_backward.h"
 #include "generated/ops/sin.h"
 
 namespace tl::autograd::generated {
+
+// Backward of native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)
+struct NativeDropoutBackward0 final : Node {
+  std::string name() const override { return "NativeDropoutBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    result1_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return result1_.nbytes();
+  }
+
+  double p_;
+  std::optional<bool> train_;
+  SavedVariable result1_;
+};
+
+variable_list NativeDropoutBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& p = as_arg(p_);
+  const auto& train = as_arg(train_);
+  const auto& result1 = result1_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = native_dropout_backward(grad, result1, train.value_or(true) ? (p == 1 ? 0.0 : 1.0 / (1.0 - p)) : 1.0);
+  }
+  return grad_inputs;
+}
 
 // Backward of sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
 struct SigmoidBackwardBackward0 final : Node {
@@ -79,6 +111,26 @@ variable_list SinBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p, std::optional<bool> train) {
+  auto grad_fn = std::make_shared<NativeDropoutBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&input}));
+  grad_fn->p_ = p;
+  grad_fn->train_ = train;
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::native_dropout::call(input, p, train);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // result1: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result1_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
+}
 
 // sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
 Tensor sigmoid_backward(const Tensor& grad_output, const Tensor& output) {

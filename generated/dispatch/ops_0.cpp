@@ -38,6 +38,7 @@ Tensor full(IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType
 // full.out(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, Tensor(a!) out) -> Tensor(a!)
 const Tensor& full_out(const Tensor& out, IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType> dtype, std::optional<Device> device) {
   check_out_no_grad("full.out", {}, {&out});
+  check_factory_out(out, dtype, device);
   return copy_to_out(out, full(size, fill_value, dtype ? dtype : std::optional<ScalarType>(out.dtype()), device ? device : std::optional<Device>(out.device())), "full.out", /*exact_dtype=*/false);
 }
 

@@ -76,7 +76,7 @@ Tensor concat(TensorList tensors, int64_t dim) {
 
 // concat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& concat_out(const Tensor& out, TensorList tensors, int64_t dim) {
-  check_out_no_grad("concat.out", {}, {&out});
+  check_out_no_grad("concat.out", {}, {&out}, {tensors});
   return copy_to_out(out, concat(tensors, dim), "concat.out", /*exact_dtype=*/true);
 }
 
@@ -266,7 +266,9 @@ const Tensor& ops::ne__Tensor::call(const Tensor& self, const Tensor& other) {
 
 const Tensor& ne_(const Tensor& self, const Tensor& other) {
   autograd::check_inplace_unrecorded(self, "ne_.Tensor");
-  return ops::ne__Tensor::call(self, other);
+  ops::ne__Tensor::call(self, other);
+  autograd::rebase_history_zero_grad(self, "NeBackward0");
+  return self;
 }
 
 // ne.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
@@ -343,7 +345,9 @@ const Tensor& ops::ne__Scalar::call(const Tensor& self, const Scalar& other) {
 
 const Tensor& ne_(const Tensor& self, const Scalar& other) {
   autograd::check_inplace_unrecorded(self, "ne_.Scalar");
-  return ops::ne__Scalar::call(self, other);
+  ops::ne__Scalar::call(self, other);
+  autograd::rebase_history_zero_grad(self, "NeBackward1");
+  return self;
 }
 
 // ne.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)

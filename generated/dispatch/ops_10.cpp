@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/narrow.h"
+#include "generated/ops/native_dropout.h"
 #include "generated/ops/ones_like.h"
 #include "generated/ops/sigmoid_backward.h"
 #include "generated/ops/sin.h"
@@ -15,6 +16,28 @@ namespace tl {
 // narrow(Tensor(a) self, int dim, int start, int length) -> Tensor(a)
 Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
   return native::narrow_composite(self, dim, start, length);
+}
+
+// ============================================================================ native_dropout
+
+// native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)
+ops::native_dropout::Kernel* ops::native_dropout::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::native_dropout_kernel,
+    /* Meta */ native::native_dropout_kernel,
+};
+
+std::tuple<Tensor, Tensor> ops::native_dropout::call(const Tensor& input, double p, std::optional<bool> train) {
+  const Device kernel_device = dispatch_device("native_dropout", {&input});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("native_dropout", kernel_device);
+  return kernel(input, p, train);
+}
+
+std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p, std::optional<bool> train) {
+  if (autograd::compute_requires_grad({&input})) {
+    return autograd::wrappers::native_dropout(input, p, train);
+  }
+  return ops::native_dropout::call(input, p, train);
 }
 
 // ============================================================================ ones_like
@@ -172,7 +195,7 @@ Tensor stack(TensorList tensors, int64_t dim) {
 
 // stack.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& stack_out(const Tensor& out, TensorList tensors, int64_t dim) {
-  check_out_no_grad("stack.out", {}, {&out});
+  check_out_no_grad("stack.out", {}, {&out}, {tensors});
   return copy_to_out(out, stack(tensors, dim), "stack.out", /*exact_dtype=*/true);
 }
 

@@ -206,7 +206,9 @@ const Tensor& ops::lt__Tensor::call(const Tensor& self, const Tensor& other) {
 
 const Tensor& lt_(const Tensor& self, const Tensor& other) {
   autograd::check_inplace_unrecorded(self, "lt_.Tensor");
-  return ops::lt__Tensor::call(self, other);
+  ops::lt__Tensor::call(self, other);
+  autograd::rebase_history_zero_grad(self, "LtBackward0");
+  return self;
 }
 
 // lt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
@@ -283,7 +285,9 @@ const Tensor& ops::lt__Scalar::call(const Tensor& self, const Scalar& other) {
 
 const Tensor& lt_(const Tensor& self, const Scalar& other) {
   autograd::check_inplace_unrecorded(self, "lt_.Scalar");
-  return ops::lt__Scalar::call(self, other);
+  ops::lt__Scalar::call(self, other);
+  autograd::rebase_history_zero_grad(self, "LtBackward1");
+  return self;
 }
 
 // lt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)

@@ -157,6 +157,7 @@ Tensor zeros(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<De
 // zeros.out(int[] size, *, ScalarType? dtype=None, Device? device=None, Tensor(a!) out) -> Tensor(a!)
 const Tensor& zeros_out(const Tensor& out, IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
   check_out_no_grad("zeros.out", {}, {&out});
+  check_factory_out(out, dtype, device);
   return copy_to_out(out, zeros(size, dtype ? dtype : std::optional<ScalarType>(out.dtype()), device ? device : std::optional<Device>(out.device())), "zeros.out", /*exact_dtype=*/false);
 }
 

@@ -56,7 +56,9 @@ const Tensor& ops::eq__Tensor::call(const Tensor& self, const Tensor& other) {
 
 const Tensor& eq_(const Tensor& self, const Tensor& other) {
   autograd::check_inplace_unrecorded(self, "eq_.Tensor");
-  return ops::eq__Tensor::call(self, other);
+  ops::eq__Tensor::call(self, other);
+  autograd::rebase_history_zero_grad(self, "EqBackward0");
+  return self;
 }
 
 // eq.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
@@ -133,7 +135,9 @@ const Tensor& ops::eq__Scalar::call(const Tensor& self, const Scalar& other) {
 
 const Tensor& eq_(const Tensor& self, const Scalar& other) {
   autograd::check_inplace_unrecorded(self, "eq_.Scalar");
-  return ops::eq__Scalar::call(self, other);
+  ops::eq__Scalar::call(self, other);
+  autograd::rebase_history_zero_grad(self, "EqBackward1");
+  return self;
 }
 
 // eq.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)

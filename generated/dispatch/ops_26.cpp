@@ -79,7 +79,9 @@ const Tensor& ops::gt__Tensor::call(const Tensor& self, const Tensor& other) {
 
 const Tensor& gt_(const Tensor& self, const Tensor& other) {
   autograd::check_inplace_unrecorded(self, "gt_.Tensor");
-  return ops::gt__Tensor::call(self, other);
+  ops::gt__Tensor::call(self, other);
+  autograd::rebase_history_zero_grad(self, "GtBackward0");
+  return self;
 }
 
 // gt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
@@ -156,7 +158,9 @@ const Tensor& ops::gt__Scalar::call(const Tensor& self, const Scalar& other) {
 
 const Tensor& gt_(const Tensor& self, const Scalar& other) {
   autograd::check_inplace_unrecorded(self, "gt_.Scalar");
-  return ops::gt__Scalar::call(self, other);
+  ops::gt__Scalar::call(self, other);
+  autograd::rebase_history_zero_grad(self, "GtBackward1");
+  return self;
 }
 
 // gt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)

@@ -147,7 +147,9 @@ const Tensor& ops::le__Tensor::call(const Tensor& self, const Tensor& other) {
 
 const Tensor& le_(const Tensor& self, const Tensor& other) {
   autograd::check_inplace_unrecorded(self, "le_.Tensor");
-  return ops::le__Tensor::call(self, other);
+  ops::le__Tensor::call(self, other);
+  autograd::rebase_history_zero_grad(self, "LeBackward0");
+  return self;
 }
 
 // le.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
@@ -224,7 +226,9 @@ const Tensor& ops::le__Scalar::call(const Tensor& self, const Scalar& other) {
 
 const Tensor& le_(const Tensor& self, const Scalar& other) {
   autograd::check_inplace_unrecorded(self, "le_.Scalar");
-  return ops::le__Scalar::call(self, other);
+  ops::le__Scalar::call(self, other);
+  autograd::rebase_history_zero_grad(self, "LeBackward1");
+  return self;
 }
 
 // le.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)

@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/asinh.h"
+#include "generated/ops/native_dropout_backward.h"
 #include "generated/ops/sign.h"
 
 namespace tl {
@@ -88,6 +89,13 @@ const Tensor& ops::asinh_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& asinh_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("asinh.out", {&self}, {&out});
   return ops::asinh_out::call(self, out);
+}
+
+// ============================================================================ native_dropout_backward
+
+// native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor
+Tensor native_dropout_backward(const Tensor& grad_output, const Tensor& mask, double scale) {
+  return native::native_dropout_backward_composite(grad_output, mask, scale);
 }
 
 // ============================================================================ sign

@@ -102,7 +102,7 @@ Tensor concatenate(TensorList tensors, int64_t dim) {
 
 // concatenate.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& concatenate_out(const Tensor& out, TensorList tensors, int64_t dim) {
-  check_out_no_grad("concatenate.out", {}, {&out});
+  check_out_no_grad("concatenate.out", {}, {&out}, {tensors});
   return copy_to_out(out, concatenate(tensors, dim), "concatenate.out", /*exact_dtype=*/true);
 }
 

@@ -290,6 +290,7 @@ Tensor ones(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Dev
 // ones.out(int[] size, *, ScalarType? dtype=None, Device? device=None, Tensor(a!) out) -> Tensor(a!)
 const Tensor& ones_out(const Tensor& out, IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
   check_out_no_grad("ones.out", {}, {&out});
+  check_factory_out(out, dtype, device);
   return copy_to_out(out, ones(size, dtype ? dtype : std::optional<ScalarType>(out.dtype()), device ? device : std::optional<Device>(out.device())), "ones.out", /*exact_dtype=*/false);
 }
 

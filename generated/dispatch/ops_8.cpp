@@ -66,6 +66,7 @@ const Tensor& ops::arange_start_out::call(const Scalar& start, const Scalar& end
 
 const Tensor& arange_out(const Tensor& out, const Scalar& start, const Scalar& end, const Scalar& step, std::optional<ScalarType> dtype, std::optional<Device> device) {
   check_out_no_grad("arange.start_out", {}, {&out});
+  check_factory_out(out, dtype, device);
   return ops::arange_start_out::call(start, end, step, dtype, device, out);
 }
 
@@ -119,7 +120,7 @@ const Tensor& ops::cat_out::call(TensorList tensors, int64_t dim, const Tensor& 
 }
 
 const Tensor& cat_out(const Tensor& out, TensorList tensors, int64_t dim) {
-  check_out_no_grad("cat.out", {}, {&out});
+  check_out_no_grad("cat.out", {}, {&out}, {tensors});
   return ops::cat_out::call(tensors, dim, out);
 }
 
@@ -178,7 +179,9 @@ const Tensor& ops::floor_divide_::call(const Tensor& self, const Tensor& other) 
 
 const Tensor& floor_divide_(const Tensor& self, const Tensor& other) {
   autograd::check_inplace_unrecorded(self, "floor_divide_");
-  return ops::floor_divide_::call(self, other);
+  ops::floor_divide_::call(self, other);
+  autograd::rebase_history_zero_grad(self, "FloorDivideBackward0");
+  return self;
 }
 
 // floor_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
@@ -255,7 +258,9 @@ const Tensor& ops::floor_divide__Scalar::call(const Tensor& self, const Scalar& 
 
 const Tensor& floor_divide_(const Tensor& self, const Scalar& other) {
   autograd::check_inplace_unrecorded(self, "floor_divide_.Scalar");
-  return ops::floor_divide__Scalar::call(self, other);
+  ops::floor_divide__Scalar::call(self, other);
+  autograd::rebase_history_zero_grad(self, "FloorDivideBackward1");
+  return self;
 }
 
 // ============================================================================ ge
@@ -306,7 +311,9 @@ const Tensor& ops::ge__Tensor::call(const Tensor& self, const Tensor& other) {
 
 const Tensor& ge_(const Tensor& self, const Tensor& other) {
   autograd::check_inplace_unrecorded(self, "ge_.Tensor");
-  return ops::ge__Tensor::call(self, other);
+  ops::ge__Tensor::call(self, other);
+  autograd::rebase_history_zero_grad(self, "GeBackward0");
+  return self;
 }
 
 // ge.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
@@ -383,7 +390,9 @@ const Tensor& ops::ge__Scalar::call(const Tensor& self, const Scalar& other) {
 
 const Tensor& ge_(const Tensor& self, const Scalar& other) {
   autograd::check_inplace_unrecorded(self, "ge_.Scalar");
-  return ops::ge__Scalar::call(self, other);
+  ops::ge__Scalar::call(self, other);
+  autograd::rebase_history_zero_grad(self, "GeBackward1");
+  return self;
 }
 
 // ge.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)

@@ -627,6 +627,14 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     """A view of `self` keeping `length` indices of dimension `dim` from `start` (which may be negative)."""
     ...
 
+def native_dropout(input: Tensor, p: float, train: Optional[bool]) -> tuple[Tensor, Tensor]:
+    """Dropout with its mask, in one pass drawing from the generator. In training (`train` True or None) each element is kept with probability 1-p and scaled by 1/(1-p), the bool mask says which were kept (p=1 gives zeros); with `train` False, a copy of `input` and an all-True mask."""
+    ...
+
+def native_dropout_backward(grad_output: Tensor, mask: Tensor, scale: float) -> Tensor:
+    """The gradient of `native_dropout`, (grad_output * mask) * scale with the usual type promotion."""
+    ...
+
 @overload
 def ne(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """True where `self != other`, element by element, with broadcasting."""

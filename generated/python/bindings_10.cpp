@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/narrow.h"
+#include "generated/ops/native_dropout.h"
 #include "generated/ops/ones_like.h"
 #include "generated/ops/sigmoid_backward.h"
 #include "generated/ops/sin.h"
@@ -26,6 +27,22 @@ PyObject* fn_narrow(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   auto start = r.toInt64(2);
   auto length = r.toInt64(3);
   auto result = [&] { GilRelease no_gil; return tl::narrow(self, dim, start, length); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// native_dropout
+PyObject* fn_native_dropout(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "native_dropout(Tensor input, float p, bool? train)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto p = r.toDouble(1);
+  auto train = r.toBool_optional(2);
+  auto result = [&] { GilRelease no_gil; return tl::native_dropout(input, p, train); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -173,6 +190,10 @@ void add_bindings_10(std::vector<PyMethodDef>& functions, std::vector<PyMethodDe
                        METH_FASTCALL | METH_KEYWORDS, R"doc(narrow(Tensor input, int dim, int start, int length) -> Tensor
 
 A view of `self` keeping `length` indices of dimension `dim` from `start` (which may be negative).)doc"});
+  functions.push_back({"native_dropout", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_native_dropout)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(native_dropout(Tensor input, float p, bool? train) -> tuple[Tensor, Tensor]
+
+Dropout with its mask, in one pass drawing from the generator. In training (`train` True or None) each element is kept with probability 1-p and scaled by 1/(1-p), the bool mask says which were kept (p=1 gives zeros); with `train` False, a copy of `input` and an all-True mask.)doc"});
   functions.push_back({"ones_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ones_like)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(ones_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 

@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/asinh.h"
+#include "generated/ops/native_dropout_backward.h"
 #include "generated/ops/sign.h"
 
 namespace tl::python {
@@ -39,6 +40,22 @@ PyObject* fn_asinh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::asinh_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// native_dropout_backward
+PyObject* fn_native_dropout_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "native_dropout_backward(Tensor grad_output, Tensor mask, float scale)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto mask = r.tensor(1);
+  auto scale = r.toDouble(2);
+  auto result = [&] { GilRelease no_gil; return tl::native_dropout_backward(grad_output, mask, scale); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -143,6 +160,10 @@ The inverse hyperbolic sine of every element of `self`; integer inputs give the 
                        METH_FASTCALL | METH_KEYWORDS, R"doc(asinh_(Tensor input) -> Tensor
 
 In-place version of asinh(): writes the result into self. The inverse hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"native_dropout_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_native_dropout_backward)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor
+
+The gradient of `native_dropout`, (grad_output * mask) * scale with the usual type promotion.)doc"});
   functions.push_back({"sign", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sign)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(sign(Tensor input, *, Tensor? out=None) -> Tensor
 

@@ -57,7 +57,7 @@ const Tensor& ops::cat_out::call(TensorList tensors, int64_t dim, const Tensor& 
 }
 
 const Tensor& cat_out(const Tensor& out, TensorList tensors, int64_t dim) {
-  check_out_no_grad("cat.out", {}, {&out});
+  check_out_no_grad("cat.out", {}, {&out}, {tensors});
   return ops::cat_out::call(tensors, dim, out);
 }
 
