@@ -64,6 +64,58 @@ variable_list CloneBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of erf(Tensor self) -> Tensor
+struct ErfBackward0 final : Node {
+  std::string name() const override { return "ErfBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list ErfBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, mul(exp(neg(mul(self, self))), 1.1283791670955126));
+  }
+  return grad_inputs;
+}
+
+// Backward of erfc(Tensor self) -> Tensor
+struct ErfcBackward0 final : Node {
+  std::string name() const override { return "ErfcBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list ErfcBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, mul(exp(neg(mul(self, self))), -1.1283791670955126));
+  }
+  return grad_inputs;
+}
+
 // Backward of fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
 struct FillBackward0 final : Node {
   std::string name() const override { return "FillBackward0"; }
@@ -367,6 +419,70 @@ Tensor clone(const Tensor& self) {
   }
   set_history(result, grad_fn);
   return result;
+}
+
+// erf(Tensor self) -> Tensor
+Tensor erf(const Tensor& self) {
+  auto grad_fn = std::make_shared<ErfBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::erf::call(self);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// erf_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& erf_(const Tensor& self) {
+  check_inplace(self, "erf_");
+  auto grad_fn = std::make_shared<ErfBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::erf_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// erfc(Tensor self) -> Tensor
+Tensor erfc(const Tensor& self) {
+  auto grad_fn = std::make_shared<ErfcBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::erfc::call(self);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// erfc_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& erfc_(const Tensor& self) {
+  check_inplace(self, "erfc_");
+  auto grad_fn = std::make_shared<ErfcBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::erfc_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
 }
 
 // fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)

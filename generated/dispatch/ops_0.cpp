@@ -9,6 +9,8 @@
 #include "generated/ops/detach.h"
 #include "generated/ops/empty.h"
 #include "generated/ops/empty_strided.h"
+#include "generated/ops/erf.h"
+#include "generated/ops/erfc.h"
 #include "generated/ops/fill.h"
 #include "generated/ops/floor_divide.h"
 #include "generated/ops/full.h"
@@ -211,6 +213,170 @@ Tensor ops::empty_strided::call(IntArrayRef size, IntArrayRef stride, std::optio
 
 Tensor empty_strided(IntArrayRef size, IntArrayRef stride, std::optional<ScalarType> dtype, std::optional<Device> device) {
   return ops::empty_strided::call(size, stride, dtype, device);
+}
+
+// ============================================================================ erf
+
+// erf(Tensor self) -> Tensor
+static Tensor erf__erf_kernel(const Tensor& self) {
+  Tensor out;
+  native::erf_kernel(self, out);
+  return out;
+}
+
+ops::erf::Kernel* ops::erf::kernels[kNumDeviceTypes] = {
+    /* CPU */ erf__erf_kernel,
+    /* Meta */ erf__erf_kernel,
+};
+
+Tensor ops::erf::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("erf", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("erf", kernel_device);
+  return kernel(self);
+}
+
+Tensor erf(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::erf(self);
+  }
+  return ops::erf::call(self);
+}
+
+// erf_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& erf___erf_kernel(const Tensor& self) {
+  Tensor out = self;
+  native::erf_kernel(self, out);
+  return self;
+}
+
+ops::erf_::Kernel* ops::erf_::kernels[kNumDeviceTypes] = {
+    /* CPU */ erf___erf_kernel,
+    /* Meta */ erf___erf_kernel,
+};
+
+const Tensor& ops::erf_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("erf_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("erf_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& erf_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::erf_(self);
+  }
+  return ops::erf_::call(self);
+}
+
+// erf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& erf_out__erf_kernel(const Tensor& self, const Tensor& out) {
+  Tensor out_handle = out;
+  native::erf_kernel(self, out_handle);
+  return out;
+}
+
+ops::erf_out::Kernel* ops::erf_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ erf_out__erf_kernel,
+    /* Meta */ erf_out__erf_kernel,
+};
+
+const Tensor& ops::erf_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("erf.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("erf.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& erf_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("erf.out", {&self});
+  return ops::erf_out::call(self, out);
+}
+
+// ============================================================================ erfc
+
+// erfc(Tensor self) -> Tensor
+static Tensor erfc__erfc_kernel(const Tensor& self) {
+  Tensor out;
+  native::erfc_kernel(self, out);
+  return out;
+}
+
+ops::erfc::Kernel* ops::erfc::kernels[kNumDeviceTypes] = {
+    /* CPU */ erfc__erfc_kernel,
+    /* Meta */ erfc__erfc_kernel,
+};
+
+Tensor ops::erfc::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("erfc", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("erfc", kernel_device);
+  return kernel(self);
+}
+
+Tensor erfc(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::erfc(self);
+  }
+  return ops::erfc::call(self);
+}
+
+// erfc_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& erfc___erfc_kernel(const Tensor& self) {
+  Tensor out = self;
+  native::erfc_kernel(self, out);
+  return self;
+}
+
+ops::erfc_::Kernel* ops::erfc_::kernels[kNumDeviceTypes] = {
+    /* CPU */ erfc___erfc_kernel,
+    /* Meta */ erfc___erfc_kernel,
+};
+
+const Tensor& ops::erfc_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("erfc_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("erfc_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& erfc_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::erfc_(self);
+  }
+  return ops::erfc_::call(self);
+}
+
+// erfc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& erfc_out__erfc_kernel(const Tensor& self, const Tensor& out) {
+  Tensor out_handle = out;
+  native::erfc_kernel(self, out_handle);
+  return out;
+}
+
+ops::erfc_out::Kernel* ops::erfc_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ erfc_out__erfc_kernel,
+    /* Meta */ erfc_out__erfc_kernel,
+};
+
+const Tensor& ops::erfc_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("erfc.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("erfc.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& erfc_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("erfc.out", {&self});
+  return ops::erfc_out::call(self, out);
 }
 
 // ============================================================================ fill

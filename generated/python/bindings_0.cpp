@@ -23,6 +23,8 @@
 #include "generated/ops/empty.h"
 #include "generated/ops/empty_strided.h"
 #include "generated/ops/eq.h"
+#include "generated/ops/erf.h"
+#include "generated/ops/erfc.h"
 #include "generated/ops/exp.h"
 #include "generated/ops/exp2.h"
 #include "generated/ops/expm1.h"
@@ -274,6 +276,58 @@ PyObject* fn_empty_strided(PyObject* /*module*/, PyObject* const* args, Py_ssize
   bool requires_grad = r.toBool(4);
   auto result = [&] { GilRelease no_gil; return tl::empty_strided(size, stride, dtype, device); }();
   if (requires_grad) result.set_requires_grad(true);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// erf
+PyObject* fn_erf(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "erf(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::erf_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::erf(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// erfc
+PyObject* fn_erfc(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "erfc(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::erfc_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::erfc(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// erfc_
+PyObject* fn_erfc_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "erfc_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::erfc_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -1067,6 +1121,20 @@ PyObject* method_eq_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// Tensor.erfc
+PyObject* method_erfc(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "erfc()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::erfc(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.exp
 PyObject* method_exp(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -1450,6 +1518,18 @@ A tensor of shape `size` with uninitialised data.)doc"});
                        METH_FASTCALL | METH_KEYWORDS, R"doc(empty_strided(int[] size, int[] stride, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
 A tensor of shape `size` and strides `stride` with uninitialised data.)doc"});
+  functions.push_back({"erf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_erf)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(erf(Tensor input, *, Tensor? out=None) -> Tensor
+
+The error function `2/sqrt(pi) * integral(exp(-t^2), 0, x)` of every element x of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"erfc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_erfc)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(erfc(Tensor input, *, Tensor? out=None) -> Tensor
+
+The complementary error function `1 - erf(x)` of every element x of `self`, accurate where erf(x) is close to 1; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"erfc_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_erfc_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(erfc_(Tensor input) -> Tensor
+
+In-place version of erfc(): writes the result into self. The complementary error function `1 - erf(x)` of every element x of `self`, accurate where erf(x) is close to 1; integer inputs give the default float dtype.)doc"});
   functions.push_back({"expm1_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_expm1_)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(expm1_(Tensor input) -> Tensor
 
@@ -1658,6 +1738,10 @@ In-place version of eq(): writes the result into self. True where `self == other
 eq_(Scalar other) -> Tensor
 
 In-place version of eq(): writes the result into self. True where an element of `self` equals the number `other`.)doc"});
+  methods.push_back({"erfc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_erfc)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(erfc() -> Tensor
+
+The complementary error function `1 - erf(x)` of every element x of `self`, accurate where erf(x) is close to 1; integer inputs give the default float dtype.)doc"});
   methods.push_back({"exp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_exp)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(exp() -> Tensor
 

@@ -16,6 +16,8 @@
 #include "generated/ops/copy.h"
 #include "generated/ops/cosh.h"
 #include "generated/ops/eq.h"
+#include "generated/ops/erf.h"
+#include "generated/ops/erfc.h"
 #include "generated/ops/exp.h"
 #include "generated/ops/exp2.h"
 #include "generated/ops/expm1.h"
@@ -279,6 +281,20 @@ PyObject* fn_eq_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// erf_
+PyObject* fn_erf_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "erf_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::erf_(self); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -908,6 +924,48 @@ PyObject* method_cosh(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.erf
+PyObject* method_erf(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "erf()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::erf(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.erf_
+PyObject* method_erf_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "erf_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::erf_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.erfc_
+PyObject* method_erfc_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "erfc_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::erfc_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.exp2
 PyObject* method_exp2(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -1257,6 +1315,10 @@ In-place version of eq(): writes the result into self. True where `self == other
 eq_(Tensor input, Scalar other) -> Tensor
 
 In-place version of eq(): writes the result into self. True where an element of `self` equals the number `other`.)doc"});
+  functions.push_back({"erf_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_erf_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(erf_(Tensor input) -> Tensor
+
+In-place version of erf(): writes the result into self. The error function `2/sqrt(pi) * integral(exp(-t^2), 0, x)` of every element x of `self`; integer inputs give the default float dtype.)doc"});
   functions.push_back({"exp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_exp)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(exp(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -1417,6 +1479,18 @@ A copy of `self` with its own (contiguous) storage.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(cosh() -> Tensor
 
 The hyperbolic cosine of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"erf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_erf)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(erf() -> Tensor
+
+The error function `2/sqrt(pi) * integral(exp(-t^2), 0, x)` of every element x of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"erf_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_erf_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(erf_() -> Tensor
+
+In-place version of erf(): writes the result into self. The error function `2/sqrt(pi) * integral(exp(-t^2), 0, x)` of every element x of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"erfc_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_erfc_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(erfc_() -> Tensor
+
+In-place version of erfc(): writes the result into self. The complementary error function `1 - erf(x)` of every element x of `self`, accurate where erf(x) is close to 1; integer inputs give the default float dtype.)doc"});
   methods.push_back({"exp2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_exp2)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(exp2() -> Tensor
 

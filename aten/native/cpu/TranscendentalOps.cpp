@@ -1,5 +1,5 @@
 // Transcendental pointwise ops: exp, exp2, expm1, log, log2, log10, log1p, sqrt, rsqrt, sin, cos,
-// tan, asin, acos, atan, atan2, sinh, cosh, tanh, asinh, acosh, atanh, sigmoid, logaddexp,
+// tan, asin, acos, atan, atan2, sinh, cosh, tanh, asinh, acosh, atanh, sigmoid, erf, erfc, logaddexp,
 // logaddexp2, and the tanh / sigmoid backward kernels.
 //
 // Every op computes in double with the vectorizable functions of VecMath*.h (float32, float16
@@ -12,6 +12,7 @@
 #include "aten/core/Tensor.h"
 #include "aten/native/TensorIterator.h"
 #include "aten/native/cpu/Loops.h"
+#include "aten/native/cpu/VecMathErf.h"
 #include "aten/native/cpu/VecMathExpLog.h"
 #include "aten/native/cpu/VecMathHyperbolic.h"
 #include "aten/native/cpu/VecMathLoops.h"
@@ -155,6 +156,13 @@ void atanh_kernel(const Tensor& self, Tensor& out) {
 }
 void sigmoid_kernel(const Tensor& self, Tensor& out) {
   unary_math(self, out, "sigmoid", [](double x) TL_MATH_INLINE { return vec::sigmoid_f64(x); });
+}
+
+void erf_kernel(const Tensor& self, Tensor& out) {
+  unary_math(self, out, "erf", [](double x) TL_MATH_INLINE { return vec::erf_f64(x); });
+}
+void erfc_kernel(const Tensor& self, Tensor& out) {
+  unary_math(self, out, "erfc", [](double x) TL_MATH_INLINE { return vec::erfc_f64(x); });
 }
 
 void logaddexp_kernel(const Tensor& self, const Tensor& other, Tensor& out) {
