@@ -58,14 +58,23 @@ void unary_trig(const Tensor& self, Tensor& out, const char* op, const MathF& f,
 
 // out = f(a, b); `int_to_float` promotes integer inputs (atan2), otherwise they are refused
 // with PyTorch's message (logaddexp).
-template <typename MathF>
-void binary_math(const Tensor& a, const Tensor& b, Tensor& out, const char* op, bool int_to_float, const MathF& f) {
+// `f_float` computes float32 / float16 / bfloat16 results (in double, only as accurately as they
+// need), `f` float64 ones.
+template <typename MathF, typename MathFloatF>
+void binary_math(const Tensor& a, const Tensor& b, Tensor& out, const char* op, bool int_to_float, const MathF& f,
+                 const MathFloatF& f_float) {
   auto iter = binary_float_iter(out, a, b, op, int_to_float);
   const ScalarType dt = iter.common_dtype();
   if (!is_floating_type(dt)) {
     throw NotImplementedError(str(op, ": \"", op, "_cpu\" not implemented for '", legacy_type_name(dt), "'"));
   }
-  TL_DISPATCH_FLOAT(dt, op, [&] { math_kernel<scalar_t>(iter, f); });
+  TL_DISPATCH_FLOAT(dt, op, [&] {
+    if constexpr (std::is_same_v<scalar_t, double>) {
+      math_kernel<scalar_t>(iter, f);
+    } else {
+      math_kernel<scalar_t>(iter, f_float);
+    }
+  });
 }
 
 }  // namespace
@@ -133,7 +142,9 @@ void atan_kernel(const Tensor& self, Tensor& out) {
   unary_math(self, out, "atan", [](double x) TL_MATH_INLINE { return vec::atan_f64(x); });
 }
 void atan2_kernel(const Tensor& self, const Tensor& other, Tensor& out) {
-  binary_math(self, other, out, "atan2", true, [](double y, double x) TL_MATH_INLINE { return vec::atan2_f64(y, x); });
+  binary_math(
+      self, other, out, "atan2", true, [](double y, double x) TL_MATH_INLINE { return vec::atan2_f64(y, x); },
+      [](double y, double x) TL_MATH_INLINE { return vec::atan2_for_float(y, x); });
 }
 
 void sinh_kernel(const Tensor& self, Tensor& out) {
@@ -166,10 +177,14 @@ void erfc_kernel(const Tensor& self, Tensor& out) {
 }
 
 void logaddexp_kernel(const Tensor& self, const Tensor& other, Tensor& out) {
-  binary_math(self, other, out, "logaddexp", false, [](double a, double b) TL_MATH_INLINE { return vec::logaddexp_f64(a, b); });
+  binary_math(
+      self, other, out, "logaddexp", false, [](double a, double b) TL_MATH_INLINE { return vec::logaddexp_f64(a, b); },
+      [](double a, double b) TL_MATH_INLINE { return vec::logaddexp_for_float(a, b); });
 }
 void logaddexp2_kernel(const Tensor& self, const Tensor& other, Tensor& out) {
-  binary_math(self, other, out, "logaddexp2", false, [](double a, double b) TL_MATH_INLINE { return vec::logaddexp2_f64(a, b); });
+  binary_math(
+      self, other, out, "logaddexp2", false, [](double a, double b) TL_MATH_INLINE { return vec::logaddexp2_f64(a, b); },
+      [](double a, double b) TL_MATH_INLINE { return vec::logaddexp2_for_float(a, b); });
 }
 
 // grad_output * (1 - output^2), in the op's precision (float for half/bfloat16), as PyTorch.
