@@ -47,6 +47,19 @@ void unary_math(const Tensor& self, Tensor& out, const char* op, const MathF& f)
   TL_DISPATCH_FLOAT(iter.common_dtype(), op, [&] { math_kernel<scalar_t>(iter, f); });
 }
 
+// Same with `f_float` for float32 / float16 / bfloat16 results (see binary_math).
+template <typename MathF, typename MathFloatF>
+void unary_math(const Tensor& self, Tensor& out, const char* op, const MathF& f, const MathFloatF& f_float) {
+  auto iter = unary_float_iter(out, self, op);
+  TL_DISPATCH_FLOAT(iter.common_dtype(), op, [&] {
+    if constexpr (std::is_same_v<scalar_t, double>) {
+      math_kernel<scalar_t>(iter, f);
+    } else {
+      math_kernel<scalar_t>(iter, f_float);
+    }
+  });
+}
+
 // Same for sin/cos/tan: blocks holding |x| > kTrigFastMax, inf or nan go to libm.
 template <typename MathF, typename LibmF>
 void unary_trig(const Tensor& self, Tensor& out, const char* op, const MathF& f, const LibmF& libm) {
@@ -170,10 +183,14 @@ void sigmoid_kernel(const Tensor& self, Tensor& out) {
 }
 
 void erf_kernel(const Tensor& self, Tensor& out) {
-  unary_math(self, out, "erf", [](double x) TL_MATH_INLINE { return vec::erf_f64(x); });
+  unary_math(
+      self, out, "erf", [](double x) TL_MATH_INLINE { return vec::erf_f64(x); },
+      [](double x) TL_MATH_INLINE { return vec::erf_for_float(x); });
 }
 void erfc_kernel(const Tensor& self, Tensor& out) {
-  unary_math(self, out, "erfc", [](double x) TL_MATH_INLINE { return vec::erfc_f64(x); });
+  unary_math(
+      self, out, "erfc", [](double x) TL_MATH_INLINE { return vec::erfc_f64(x); },
+      [](double x) TL_MATH_INLINE { return vec::erfc_for_float(x); });
 }
 
 void logaddexp_kernel(const Tensor& self, const Tensor& other, Tensor& out) {
