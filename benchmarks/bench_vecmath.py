@@ -24,7 +24,7 @@ SIDE = 3162  # 3162^2 ~ 10M elements
 
 # name -> (input domain, call); the domain keeps results finite and meaningful.
 UNARY = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "sin", "cos", "tan", "asin",
-         "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "sigmoid"]
+         "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "sigmoid", "erf", "erfc"]
 DOMAIN = {"log": "pos", "log2": "pos", "log10": "pos", "log1p": "pos", "sqrt": "pos", "rsqrt": "pos",
           "asin": "unit", "acos": "unit", "atanh": "unit", "acosh": "above1"}
 BINARY = ["atan2", "logaddexp", "logaddexp2", "pow"]

@@ -51,6 +51,8 @@
 #include "generated/ops/empty_like.h"
 #include "generated/ops/empty_strided.h"
 #include "generated/ops/eq.h"
+#include "generated/ops/erf.h"
+#include "generated/ops/erfc.h"
 #include "generated/ops/exp.h"
 #include "generated/ops/exp2.h"
 #include "generated/ops/expand.h"

@@ -6,11 +6,41 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/clone.h"
+#include "generated/ops/erf.h"
+#include "generated/ops/exp.h"
 #include "generated/ops/logaddexp2.h"
+#include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/select.h"
 
 namespace tl::autograd::generated {
+
+// Backward of erf(Tensor self) -> Tensor
+struct ErfBackward0 final : Node {
+  std::string name() const override { return "ErfBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list ErfBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, mul(exp(neg(mul(self, self))), 1.1283791670955126));
+  }
+  return grad_inputs;
+}
 
 // Backward of logaddexp2(Tensor self, Tensor other) -> Tensor
 struct Logaddexp2Backward0 final : Node {
@@ -72,6 +102,39 @@ variable_list SelectBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// erf(Tensor self) -> Tensor
+Tensor erf(const Tensor& self) {
+  auto grad_fn = std::make_shared<ErfBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::erf::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// erf_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& erf_(const Tensor& self) {
+  check_inplace(self, "erf_");
+  auto grad_fn = std::make_shared<ErfBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::erf_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
 
 // logaddexp2(Tensor self, Tensor other) -> Tensor
 Tensor logaddexp2(const Tensor& self, const Tensor& other) {

@@ -7,9 +7,13 @@
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/_to_copy.h"
+#include "generated/ops/clone.h"
+#include "generated/ops/erfc.h"
+#include "generated/ops/exp.h"
 #include "generated/ops/mean.h"
 #include "generated/ops/min.h"
 #include "generated/ops/mm.h"
+#include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 
 namespace tl::autograd::generated {
@@ -30,6 +34,32 @@ variable_list ToCopyBackward0::apply(variable_list&& grads) {
   (void)grad;
   if (should_compute_output(0)) {
     grad_inputs[0] = _to_copy(grad, self_scalar_type, self_device);
+  }
+  return grad_inputs;
+}
+
+// Backward of erfc(Tensor self) -> Tensor
+struct ErfcBackward0 final : Node {
+  std::string name() const override { return "ErfcBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list ErfcBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, mul(exp(neg(mul(self, self))), -1.1283791670955126));
   }
   return grad_inputs;
 }
@@ -190,6 +220,39 @@ Tensor _to_copy(const Tensor& self, std::optional<ScalarType> dtype, std::option
   }
   set_history(result, grad_fn);
   return result;
+}
+
+// erfc(Tensor self) -> Tensor
+Tensor erfc(const Tensor& self) {
+  auto grad_fn = std::make_shared<ErfcBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::erfc::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// erfc_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& erfc_(const Tensor& self) {
+  check_inplace(self, "erfc_");
+  auto grad_fn = std::make_shared<ErfcBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::erfc_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
 }
 
 // mean(Tensor self, *, ScalarType? dtype=None) -> Tensor

@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/detach.h"
+#include "generated/ops/erf.h"
 #include "generated/ops/full.h"
 #include "generated/ops/logaddexp2.h"
 #include "generated/ops/select.h"
@@ -26,6 +27,89 @@ Tensor ops::detach::call(const Tensor& self) {
 
 Tensor detach(const Tensor& self) {
   return ops::detach::call(self);
+}
+
+// ============================================================================ erf
+
+// erf(Tensor self) -> Tensor
+static Tensor erf_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::erf_kernel(self, out);
+  return out;
+}
+
+ops::erf::Kernel* ops::erf::kernels[kNumDeviceTypes] = {
+    /* CPU */ erf_kernel_functional,
+    /* Meta */ erf_kernel_functional,
+};
+
+Tensor ops::erf::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("erf", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("erf", kernel_device);
+  return kernel(self);
+}
+
+Tensor erf(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::erf(self);
+  }
+  return ops::erf::call(self);
+}
+
+// erf_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& erf_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::erf_kernel(self, out);
+  return self;
+}
+
+ops::erf_::Kernel* ops::erf_::kernels[kNumDeviceTypes] = {
+    /* CPU */ erf_kernel_inplace,
+    /* Meta */ erf_kernel_inplace,
+};
+
+const Tensor& ops::erf_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("erf_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("erf_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& erf_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::erf_(self);
+  }
+  return ops::erf_::call(self);
+}
+
+// erf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& erf_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::erf_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::erf_out::Kernel* ops::erf_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ erf_kernel_out,
+    /* Meta */ erf_kernel_out,
+};
+
+const Tensor& ops::erf_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("erf.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("erf.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& erf_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("erf.out", {&self}, {&out});
+  return ops::erf_out::call(self, out);
 }
 
 // ============================================================================ full

@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/_to_copy.h"
+#include "generated/ops/erfc.h"
 #include "generated/ops/mean.h"
 #include "generated/ops/min.h"
 #include "generated/ops/mm.h"
@@ -30,6 +31,89 @@ Tensor _to_copy(const Tensor& self, std::optional<ScalarType> dtype, std::option
     return autograd::wrappers::_to_copy(self, dtype, device);
   }
   return ops::_to_copy::call(self, dtype, device);
+}
+
+// ============================================================================ erfc
+
+// erfc(Tensor self) -> Tensor
+static Tensor erfc_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::erfc_kernel(self, out);
+  return out;
+}
+
+ops::erfc::Kernel* ops::erfc::kernels[kNumDeviceTypes] = {
+    /* CPU */ erfc_kernel_functional,
+    /* Meta */ erfc_kernel_functional,
+};
+
+Tensor ops::erfc::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("erfc", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("erfc", kernel_device);
+  return kernel(self);
+}
+
+Tensor erfc(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::erfc(self);
+  }
+  return ops::erfc::call(self);
+}
+
+// erfc_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& erfc_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::erfc_kernel(self, out);
+  return self;
+}
+
+ops::erfc_::Kernel* ops::erfc_::kernels[kNumDeviceTypes] = {
+    /* CPU */ erfc_kernel_inplace,
+    /* Meta */ erfc_kernel_inplace,
+};
+
+const Tensor& ops::erfc_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("erfc_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("erfc_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& erfc_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::erfc_(self);
+  }
+  return ops::erfc_::call(self);
+}
+
+// erfc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& erfc_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::erfc_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::erfc_out::Kernel* ops::erfc_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ erfc_kernel_out,
+    /* Meta */ erfc_kernel_out,
+};
+
+const Tensor& ops::erfc_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("erfc.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("erfc.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& erfc_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("erfc.out", {&self}, {&out});
+  return ops::erfc_out::call(self, out);
 }
 
 // ============================================================================ mean

@@ -468,6 +468,22 @@ class TensorBase:
         """In-place version of eq(): writes the result into self. True where an element of `self` equals the number `other`."""
         ...
 
+    def erf(self) -> Tensor:
+        """The error function `2/sqrt(pi) * integral(exp(-t^2), 0, x)` of every element x of `self`; integer inputs give the default float dtype."""
+        ...
+
+    def erf_(self) -> Tensor:
+        """In-place version of erf(): writes the result into self. The error function `2/sqrt(pi) * integral(exp(-t^2), 0, x)` of every element x of `self`; integer inputs give the default float dtype."""
+        ...
+
+    def erfc(self) -> Tensor:
+        """The complementary error function `1 - erf(x)` of every element x of `self`, accurate where erf(x) is close to 1; integer inputs give the default float dtype."""
+        ...
+
+    def erfc_(self) -> Tensor:
+        """In-place version of erfc(): writes the result into self. The complementary error function `1 - erf(x)` of every element x of `self`, accurate where erf(x) is close to 1; integer inputs give the default float dtype."""
+        ...
+
     def exp(self) -> Tensor:
         """The exponential of every element of `self`; integer inputs give the default float dtype."""
         ...

@@ -330,6 +330,22 @@ def eq_(input: Tensor, other: Number) -> Tensor:
     """In-place version of eq(): writes the result into self. True where an element of `self` equals the number `other`."""
     ...
 
+def erf(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The error function `2/sqrt(pi) * integral(exp(-t^2), 0, x)` of every element x of `self`; integer inputs give the default float dtype."""
+    ...
+
+def erf_(input: Tensor) -> Tensor:
+    """In-place version of erf(): writes the result into self. The error function `2/sqrt(pi) * integral(exp(-t^2), 0, x)` of every element x of `self`; integer inputs give the default float dtype."""
+    ...
+
+def erfc(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The complementary error function `1 - erf(x)` of every element x of `self`, accurate where erf(x) is close to 1; integer inputs give the default float dtype."""
+    ...
+
+def erfc_(input: Tensor) -> Tensor:
+    """In-place version of erfc(): writes the result into self. The complementary error function `1 - erf(x)` of every element x of `self`, accurate where erf(x) is close to 1; integer inputs give the default float dtype."""
+    ...
+
 def exp(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """The exponential of every element of `self`; integer inputs give the default float dtype."""
     ...

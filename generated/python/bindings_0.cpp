@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/detach.h"
+#include "generated/ops/erf.h"
 #include "generated/ops/full.h"
 #include "generated/ops/logaddexp2.h"
 #include "generated/ops/select.h"
@@ -22,6 +23,39 @@ PyObject* fn_detach(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::detach(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// erf
+PyObject* fn_erf(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "erf(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::erf_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::erf(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// erf_
+PyObject* fn_erf_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "erf_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::erf_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -101,6 +135,34 @@ PyObject* method_detach(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// Tensor.erf
+PyObject* method_erf(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "erf()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::erf(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.erf_
+PyObject* method_erf_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "erf_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::erf_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.logaddexp2
 PyObject* method_logaddexp2(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -139,6 +201,14 @@ void add_bindings_0(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef
                        METH_FASTCALL | METH_KEYWORDS, R"doc(detach(Tensor input) -> Tensor
 
 A view of `self` detached from the autograd graph; it never requires grad.)doc"});
+  functions.push_back({"erf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_erf)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(erf(Tensor input, *, Tensor? out=None) -> Tensor
+
+The error function `2/sqrt(pi) * integral(exp(-t^2), 0, x)` of every element x of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"erf_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_erf_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(erf_(Tensor input) -> Tensor
+
+In-place version of erf(): writes the result into self. The error function `2/sqrt(pi) * integral(exp(-t^2), 0, x)` of every element x of `self`; integer inputs give the default float dtype.)doc"});
   functions.push_back({"full", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_full)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(full(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, Tensor? out=None, bool requires_grad=False) -> Tensor
 
@@ -155,6 +225,14 @@ A view of `self` at position `index` of dimension `dim`, which is removed.)doc"}
                      METH_FASTCALL | METH_KEYWORDS, R"doc(detach() -> Tensor
 
 A view of `self` detached from the autograd graph; it never requires grad.)doc"});
+  methods.push_back({"erf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_erf)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(erf() -> Tensor
+
+The error function `2/sqrt(pi) * integral(exp(-t^2), 0, x)` of every element x of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"erf_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_erf_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(erf_() -> Tensor
+
+In-place version of erf(): writes the result into self. The error function `2/sqrt(pi) * integral(exp(-t^2), 0, x)` of every element x of `self`; integer inputs give the default float dtype.)doc"});
   methods.push_back({"logaddexp2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logaddexp2)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp2(Tensor other) -> Tensor
 

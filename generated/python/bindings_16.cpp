@@ -6,6 +6,7 @@
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_to_copy.h"
+#include "generated/ops/erfc.h"
 #include "generated/ops/mean.h"
 #include "generated/ops/min.h"
 #include "generated/ops/mm.h"
@@ -30,6 +31,39 @@ PyObject* fn__to_copy(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   auto dtype = r.scalartype_optional(1);
   auto device = r.device_optional(2);
   auto result = [&] { GilRelease no_gil; return tl::_to_copy(self, dtype, device); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// erfc
+PyObject* fn_erfc(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "erfc(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::erfc_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::erfc(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// erfc_
+PyObject* fn_erfc_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "erfc_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::erfc_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -143,6 +177,34 @@ PyObject* fn_reshape(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// Tensor.erfc
+PyObject* method_erfc(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "erfc()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::erfc(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.erfc_
+PyObject* method_erfc_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "erfc_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::erfc_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.mean
 PyObject* method_mean(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -238,6 +300,14 @@ void add_bindings_16(std::vector<PyMethodDef>& functions, std::vector<PyMethodDe
                        METH_FASTCALL | METH_KEYWORDS, R"doc(_to_copy(Tensor input, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 
 A copy of `self` converted to `dtype` and moved to `device` (the current ones when None).)doc"});
+  functions.push_back({"erfc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_erfc)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(erfc(Tensor input, *, Tensor? out=None) -> Tensor
+
+The complementary error function `1 - erf(x)` of every element x of `self`, accurate where erf(x) is close to 1; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"erfc_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_erfc_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(erfc_(Tensor input) -> Tensor
+
+In-place version of erfc(): writes the result into self. The complementary error function `1 - erf(x)` of every element x of `self`, accurate where erf(x) is close to 1; integer inputs give the default float dtype.)doc"});
   functions.push_back({"mean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mean)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(mean(Tensor input, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 
@@ -262,6 +332,14 @@ Matrix product of two 2-D tensors.)doc"});
                        METH_FASTCALL | METH_KEYWORDS, R"doc(reshape(Tensor input, int[] shape) -> Tensor
 
 `self` with another shape: a view when the strides allow it, otherwise a copy. One size may be -1.)doc"});
+  methods.push_back({"erfc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_erfc)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(erfc() -> Tensor
+
+The complementary error function `1 - erf(x)` of every element x of `self`, accurate where erf(x) is close to 1; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"erfc_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_erfc_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(erfc_() -> Tensor
+
+In-place version of erfc(): writes the result into self. The complementary error function `1 - erf(x)` of every element x of `self`, accurate where erf(x) is close to 1; integer inputs give the default float dtype.)doc"});
   methods.push_back({"mean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_mean)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(mean(*, ScalarType? dtype=None) -> Tensor
 

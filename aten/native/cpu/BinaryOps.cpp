@@ -361,7 +361,7 @@ void pow_tensor_loop(TensorIterator& iter) {
     cpu_kernel_novec(iter, [](double a, double b) -> double { return std::pow(a, b); });
   } else {
     math_kernel<scalar_t>(
-        iter, [](double a, double b) TL_MATH_INLINE { return vec::pow_finite_f64(a, b); },
+        iter, [](double a, double b) TL_MATH_INLINE { return vec::pow_finite_for_float(a, b); },
         [](double a, double b) { return vec::pow_needs_libm(a, b); }, [](double a, double b) { return std::pow(a, b); });
   }
 }
@@ -375,7 +375,7 @@ void pow_general_scalar_loop(TensorIterator& iter, double b) {
     cpu_kernel_novec(iter, [b](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(std::pow(pow_arg(a), b)); });
   } else {
     math_kernel<scalar_t>(
-        iter, [b](double a) TL_MATH_INLINE { return vec::pow_finite_f64(a, b); }, [](double a) { return !vec::disfinite(a); },
+        iter, [b](double a) TL_MATH_INLINE { return vec::pow_finite_for_float(a, b); }, [](double a) { return !vec::disfinite(a); },
         [b](double a) { return std::pow(a, b); });
   }
 }
@@ -440,7 +440,7 @@ void pow_scalar_base_loop(TensorIterator& iter, const Scalar& self) {
       return;
     }
     math_kernel<scalar_t>(
-        iter, [b](double e) TL_MATH_INLINE { return vec::pow_finite_f64(b, e); }, [](double e) { return !vec::disfinite(e); },
+        iter, [b](double e) TL_MATH_INLINE { return vec::pow_finite_for_float(b, e); }, [](double e) { return !vec::disfinite(e); },
         [b](double e) { return std::pow(b, e); });
   }
 }

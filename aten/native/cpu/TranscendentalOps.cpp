@@ -1,5 +1,5 @@
 // Transcendental pointwise ops: exp, exp2, expm1, log, log2, log10, log1p, sqrt, rsqrt, sin, cos,
-// tan, asin, acos, atan, atan2, sinh, cosh, tanh, asinh, acosh, atanh, sigmoid, logaddexp,
+// tan, asin, acos, atan, atan2, sinh, cosh, tanh, asinh, acosh, atanh, sigmoid, erf, erfc, logaddexp,
 // logaddexp2, and the tanh / sigmoid backward kernels.
 //
 // Every op computes in double with the vectorizable functions of VecMath*.h (float32, float16
@@ -12,6 +12,7 @@
 #include "aten/core/Tensor.h"
 #include "aten/native/TensorIterator.h"
 #include "aten/native/cpu/Loops.h"
+#include "aten/native/cpu/VecMathErf.h"
 #include "aten/native/cpu/VecMathExpLog.h"
 #include "aten/native/cpu/VecMathHyperbolic.h"
 #include "aten/native/cpu/VecMathLoops.h"
@@ -46,6 +47,19 @@ void unary_math(const Tensor& self, Tensor& out, const char* op, const MathF& f)
   TL_DISPATCH_FLOAT(iter.common_dtype(), op, [&] { math_kernel<scalar_t>(iter, f); });
 }
 
+// Same with `f_float` for float32 / float16 / bfloat16 results (see binary_math).
+template <typename MathF, typename MathFloatF>
+void unary_math(const Tensor& self, Tensor& out, const char* op, const MathF& f, const MathFloatF& f_float) {
+  auto iter = unary_float_iter(out, self, op);
+  TL_DISPATCH_FLOAT(iter.common_dtype(), op, [&] {
+    if constexpr (std::is_same_v<scalar_t, double>) {
+      math_kernel<scalar_t>(iter, f);
+    } else {
+      math_kernel<scalar_t>(iter, f_float);
+    }
+  });
+}
+
 // Same for sin/cos/tan: blocks holding |x| > kTrigFastMax, inf or nan go to libm.
 template <typename MathF, typename LibmF>
 void unary_trig(const Tensor& self, Tensor& out, const char* op, const MathF& f, const LibmF& libm) {
@@ -57,14 +71,23 @@ void unary_trig(const Tensor& self, Tensor& out, const char* op, const MathF& f,
 
 // out = f(a, b); `int_to_float` promotes integer inputs (atan2), otherwise they are refused
 // with PyTorch's message (logaddexp).
-template <typename MathF>
-void binary_math(const Tensor& a, const Tensor& b, Tensor& out, const char* op, bool int_to_float, const MathF& f) {
+// `f_float` computes float32 / float16 / bfloat16 results (in double, only as accurately as they
+// need), `f` float64 ones.
+template <typename MathF, typename MathFloatF>
+void binary_math(const Tensor& a, const Tensor& b, Tensor& out, const char* op, bool int_to_float, const MathF& f,
+                 const MathFloatF& f_float) {
   auto iter = binary_float_iter(out, a, b, op, int_to_float);
   const ScalarType dt = iter.common_dtype();
   if (!is_floating_type(dt)) {
     throw NotImplementedError(str(op, ": \"", op, "_cpu\" not implemented for '", legacy_type_name(dt), "'"));
   }
-  TL_DISPATCH_FLOAT(dt, op, [&] { math_kernel<scalar_t>(iter, f); });
+  TL_DISPATCH_FLOAT(dt, op, [&] {
+    if constexpr (std::is_same_v<scalar_t, double>) {
+      math_kernel<scalar_t>(iter, f);
+    } else {
+      math_kernel<scalar_t>(iter, f_float);
+    }
+  });
 }
 
 }  // namespace
@@ -132,7 +155,9 @@ void atan_kernel(const Tensor& self, Tensor& out) {
   unary_math(self, out, "atan", [](double x) TL_MATH_INLINE { return vec::atan_f64(x); });
 }
 void atan2_kernel(const Tensor& self, const Tensor& other, Tensor& out) {
-  binary_math(self, other, out, "atan2", true, [](double y, double x) TL_MATH_INLINE { return vec::atan2_f64(y, x); });
+  binary_math(
+      self, other, out, "atan2", true, [](double y, double x) TL_MATH_INLINE { return vec::atan2_f64(y, x); },
+      [](double y, double x) TL_MATH_INLINE { return vec::atan2_for_float(y, x); });
 }
 
 void sinh_kernel(const Tensor& self, Tensor& out) {
@@ -157,11 +182,26 @@ void sigmoid_kernel(const Tensor& self, Tensor& out) {
   unary_math(self, out, "sigmoid", [](double x) TL_MATH_INLINE { return vec::sigmoid_f64(x); });
 }
 
+void erf_kernel(const Tensor& self, Tensor& out) {
+  unary_math(
+      self, out, "erf", [](double x) TL_MATH_INLINE { return vec::erf_f64(x); },
+      [](double x) TL_MATH_INLINE { return vec::erf_for_float(x); });
+}
+void erfc_kernel(const Tensor& self, Tensor& out) {
+  unary_math(
+      self, out, "erfc", [](double x) TL_MATH_INLINE { return vec::erfc_f64(x); },
+      [](double x) TL_MATH_INLINE { return vec::erfc_for_float(x); });
+}
+
 void logaddexp_kernel(const Tensor& self, const Tensor& other, Tensor& out) {
-  binary_math(self, other, out, "logaddexp", false, [](double a, double b) TL_MATH_INLINE { return vec::logaddexp_f64(a, b); });
+  binary_math(
+      self, other, out, "logaddexp", false, [](double a, double b) TL_MATH_INLINE { return vec::logaddexp_f64(a, b); },
+      [](double a, double b) TL_MATH_INLINE { return vec::logaddexp_for_float(a, b); });
 }
 void logaddexp2_kernel(const Tensor& self, const Tensor& other, Tensor& out) {
-  binary_math(self, other, out, "logaddexp2", false, [](double a, double b) TL_MATH_INLINE { return vec::logaddexp2_f64(a, b); });
+  binary_math(
+      self, other, out, "logaddexp2", false, [](double a, double b) TL_MATH_INLINE { return vec::logaddexp2_f64(a, b); },
+      [](double a, double b) TL_MATH_INLINE { return vec::logaddexp2_for_float(a, b); });
 }
 
 // grad_output * (1 - output^2), in the op's precision (float for half/bfloat16), as PyTorch.

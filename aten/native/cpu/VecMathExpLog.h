@@ -172,4 +172,36 @@ TL_ALWAYS_INLINE double log1p_unit(double e) {
   return kd * kLn2Hi + (((c + corr) + kd * kLn2Lo) + f);
 }
 
+// The "for float" variants below compute in double but only to ~2^-40 relative, enough for a
+// float32 / float16 / bfloat16 result (the double result is rounded once, so the float result is
+// within 0.5 + 2^-16 ulp): lower polynomial degrees and no subnormal or correction steps.
+
+// e^x to 2^-40 relative for results that round to float: Taylor to degree 10 on |r| <= ln2/2
+// (truncation < 2^-41), one-step 2^k scaling (x clamped to [-110, 100]: beyond, the float
+// result is 0 or inf, and every 2^k is a normal double).
+TL_ALWAYS_INLINE double exp_for_float(double x) {
+  const double xc = dsel(x > 100.0, 100.0, dsel(x < -110.0, -110.0, x));  // keeps nan
+  const double kd = round_to_int(xc * kInvLn2);
+  const double r = (xc - kd * kLn2Hi) - kd * kLn2Lo;
+  double p = 1.0 / 3628800.0;
+  p = p * r + 1.0 / 362880.0;
+  p = p * r + 1.0 / 40320.0;
+  p = p * r + 1.0 / 5040.0;
+  p = p * r + 1.0 / 720.0;
+  p = p * r + 1.0 / 120.0;
+  p = p * r + 1.0 / 24.0;
+  p = p * r + 1.0 / 6.0;
+  p = p * r + 0.5;
+  p = p * (r * r) + r + 1.0;
+  return p * pow2_k(kd);
+}
+
+// log1p(e) for e in [0, 1], for results that round to float: log of u = 1 + e without the
+// first-order correction of u's rounding (2^-53, far below float's precision).
+TL_ALWAYS_INLINE double log1p_unit_for_float(double e) {
+  double kd, f;
+  const double c = log_parts<false>(1.0 + e, kd, f);
+  return kd * kLn2 + (c + f);
+}
+
 }  // namespace tl::native::vec

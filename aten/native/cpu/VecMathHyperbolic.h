@@ -96,4 +96,18 @@ TL_ALWAYS_INLINE double logaddexp2_f64(double a, double b) {
   return dsel(disnan(a) | disnan(b), a + b, dsel(a == b, a + 1.0, res));
 }
 
+// logaddexp and logaddexp2 for float results (see exp_for_float): e^-|a - b| is below 2^-158 where
+// it is clamped, and adds nothing to a float result.
+TL_ALWAYS_INLINE double logaddexp_for_float(double a, double b) {
+  const double m = dsel(a > b, a, b);
+  const double res = m + log1p_unit_for_float(exp_for_float(-dabs(a - b)));
+  return dsel(disnan(a) | disnan(b), a + b, dsel(a == b, a + kLn2, res));
+}
+
+TL_ALWAYS_INLINE double logaddexp2_for_float(double a, double b) {
+  const double m = dsel(a > b, a, b);
+  const double res = m + log1p_unit_for_float(exp_for_float(-dabs(a - b) * kLn2)) * kInvLn2;
+  return dsel(disnan(a) | disnan(b), a + b, dsel(a == b, a + 1.0, res));
+}
+
 }  // namespace tl::native::vec

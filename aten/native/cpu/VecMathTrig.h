@@ -94,11 +94,12 @@ TL_ALWAYS_INLINE double tan_f64(double x) {
   return dsel(x == 0.0, x, res);
 }
 
-// atan(t) for t >= 0 (inf included): reduced to |t'| <= 7/16 around the breakpoints 0, 1/2,
-// 1, 3/2, inf (t' = (t - c) / (1 + c t), or -1/t), then fdlibm's polynomial;
-// atan(t) = atan(c) + atan(t'). Max error 1 ulp.
-TL_ALWAYS_INLINE double atan_nonneg(double t) {
-  const bool i1 = t >= 0.4375, i2 = t >= 0.6875, i3 = t >= 1.1875, i4 = t >= 2.4375;
+// atan(n / d) for n, d >= 0 with one division: t = n / d is reduced to |t'| <= 7/16 around the
+// breakpoints 0, 1/2, 1, 3/2, inf (t' = (n - c d) / (d + c n), or -d / n), then fdlibm's
+// polynomial; atan(t) = atan(c) + atan(t'). Needs c d and c n exact and finite: d = 1
+// (atan_nonneg), or float inputs held in double (atan2_for_float).
+TL_ALWAYS_INLINE double atan_ratio(double n, double d) {
+  const bool i1 = n >= 0.4375 * d, i2 = n >= 0.6875 * d, i3 = n >= 1.1875 * d, i4 = n >= 2.4375 * d;
   const double c = dsel(i3, 1.5, dsel(i2, 1.0, dsel(i1, 0.5, 0.0)));
   const double hi = dsel(i4, 1.57079632679489655800e+00,
                          dsel(i3, 9.82793723247329054082e-01,
@@ -106,8 +107,8 @@ TL_ALWAYS_INLINE double atan_nonneg(double t) {
   const double lo = dsel(i4, 6.12323399573676603587e-17,
                          dsel(i3, 1.39033110312309984516e-17,
                               dsel(i2, 3.06161699786838301793e-17, dsel(i1, 2.26987774529616870924e-17, 0.0))));
-  const double num = dsel(i4, -1.0, t - c);
-  const double den = dsel(i4, t, 1.0 + c * t);
+  const double num = dsel(i4, -d, n - c * d);
+  const double den = dsel(i4, n, d + c * n);
   const double x = num / den;
   const double z = x * x;
   const double w = z * z;
@@ -123,6 +124,9 @@ TL_ALWAYS_INLINE double atan_nonneg(double t) {
   return hi - ((x * (s1 + s2) - lo) - x);
 }
 
+// atan(t) for t >= 0 (inf included). Max error 1 ulp.
+TL_ALWAYS_INLINE double atan_nonneg(double t) { return atan_ratio(t, 1.0); }
+
 TL_ALWAYS_INLINE double atan_f64(double x) {
   const double res = dcopysign(atan_nonneg(dabs(x)), x);
   return dsel(disnan(x), x, res);
@@ -135,6 +139,20 @@ TL_ALWAYS_INLINE double atan2_f64(double y, double x) {
   const bool both_inf = (ax == kInf) & (ay == kInf);
   const double ratio = dsel(ay == 0.0, 0.0, dsel(both_inf, 1.0, ay / ax));
   const double z = atan_nonneg(ratio);
+  double zq = dsel(dsign(x) != 0, 3.141592653589793 - (z - 1.2246467991473532e-16), z);
+  zq = dsel(((ax == 0.0) & (ay != 0.0)) | ((ay == kInf) & (ax != kInf)), 1.5707963267948966, zq);
+  const double res = dcopysign(zq, y);
+  return dsel(disnan(x) | disnan(y), x + y, res);
+}
+
+// atan2 for float inputs (held in double) and results: the quotient |y / x| is not formed, atan_ratio
+// divides once (one division fewer than atan2_f64); special cases as there.
+TL_ALWAYS_INLINE double atan2_for_float(double y, double x) {
+  const double ax = dabs(x), ay = dabs(y);
+  const bool both_inf = (ax == kInf) & (ay == kInf);
+  const bool zero = (ay == 0.0) | ((ax == kInf) & (ay != kInf));
+  const bool unit = zero | both_inf;
+  const double z = atan_ratio(dsel(unit, dsel(both_inf, 1.0, 0.0), ay), dsel(unit, 1.0, ax));
   double zq = dsel(dsign(x) != 0, 3.141592653589793 - (z - 1.2246467991473532e-16), z);
   zq = dsel(((ax == 0.0) & (ay != 0.0)) | ((ay == kInf) & (ax != kInf)), 1.5707963267948966, zq);
   const double res = dcopysign(zq, y);
