@@ -36,6 +36,14 @@ void prepare_output(Tensor& out, IntArrayRef shape, ScalarType dtype, const Tens
   resize_output(out, shape, op);
 }
 
+void check_no_internal_overlap(const Tensor& out, const char* op) {
+  if (out.numel() <= 1) return;
+  for (int64_t d = 0; d < out.dim(); ++d)
+    TL_CHECK(out.sizes()[d] <= 1 || out.strides()[d] != 0, op,
+             ": unsupported operation: more than one element of the written-to tensor refers to a single memory "
+             "location. Please clone() the tensor before performing the operation.");
+}
+
 void check_out_pair(const Tensor& values, const Tensor& indices, const char* op) {
   TL_CHECK_TYPE(values.defined() == indices.defined(), op,
                 ": out= needs both output tensors (values, indices), or neither");

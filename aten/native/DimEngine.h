@@ -65,6 +65,10 @@ void prepare_output(Tensor& out, IntArrayRef shape, ScalarType dtype, const Tens
 // The C++ element type's name as PyTorch's dtype messages print it ("float", "long int").
 const char* cpp_type_name(ScalarType t);
 
+// Refuses an output whose elements share memory (an expanded self written in place), with
+// PyTorch's RuntimeError; an empty tensor has no shared elements.
+void check_no_internal_overlap(const Tensor& out, const char* op);
+
 // Ops with two outputs (values, indices): out= must give both or neither.
 void check_out_pair(const Tensor& values, const Tensor& indices, const char* op);
 

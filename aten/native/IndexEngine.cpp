@@ -4,8 +4,9 @@
 
 namespace tl::native {
 
-void init_from_self(const Tensor& self, Tensor& out, const char* op) {
+void init_from_self(const Tensor& self, Tensor& out, const char* op, bool allow_overlap) {
   const bool inplace = out.defined() && out.is_same(self);
+  if (inplace && !allow_overlap) check_no_internal_overlap(self, op);
   prepare_output(out, self.sizes(), self.dtype(), self, OutDtype::Exact, op);
   if (!inplace && !self.is_meta()) copy_kernel(out, self, false);
 }

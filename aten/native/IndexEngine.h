@@ -36,8 +36,9 @@ struct IndexRule {
 
 // For ops that return a modified copy of self (scatter, index_add, ...): allocates out and copies
 // self into it (functional form), or checks, resizes and fills the user's out= tensor; in place
-// (out is self) it does nothing.
-void init_from_self(const Tensor& self, Tensor& out, const char* op);
+// (out is self) it only refuses a self whose elements share memory (expanded), as PyTorch does,
+// unless `allow_overlap` (index_fill_, which PyTorch merely warns about).
+void init_from_self(const Tensor& self, Tensor& out, const char* op, bool allow_overlap = false);
 
 // Index dtype checks with PyTorch's messages.
 void check_index_int32_or_int64(const Tensor& index, const char* op, const char* what);

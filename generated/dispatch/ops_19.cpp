@@ -15,15 +15,9 @@ namespace tl {
 // ============================================================================ _log_softmax_backward_data
 
 // _log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
-static Tensor log_softmax_backward_data_kernel_functional(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype) {
-  Tensor out;
-  native::log_softmax_backward_data_kernel(grad_output, output, dim, input_dtype, out);
-  return out;
-}
-
 ops::_log_softmax_backward_data::Kernel* ops::_log_softmax_backward_data::kernels[kNumDeviceTypes] = {
-    /* CPU */ log_softmax_backward_data_kernel_functional,
-    /* Meta */ log_softmax_backward_data_kernel_functional,
+    /* CPU */ native::log_softmax_backward_data_kernel,
+    /* Meta */ native::log_softmax_backward_data_kernel,
 };
 
 Tensor ops::_log_softmax_backward_data::call(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype) {
@@ -38,34 +32,6 @@ Tensor _log_softmax_backward_data(const Tensor& grad_output, const Tensor& outpu
     return autograd::wrappers::_log_softmax_backward_data(grad_output, output, dim, input_dtype);
   }
   return ops::_log_softmax_backward_data::call(grad_output, output, dim, input_dtype);
-}
-
-// _log_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& log_softmax_backward_data_kernel_out(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype, const Tensor& out) {
-  const Tensor grad_output_in = native::input_unaffected_by_resize(grad_output, out);
-  const Tensor output_in = native::input_unaffected_by_resize(output, out);
-  Tensor out_handle = out;
-  native::log_softmax_backward_data_kernel(grad_output_in, output_in, dim, input_dtype, out_handle);
-  return out;
-}
-
-ops::_log_softmax_backward_data_out::Kernel* ops::_log_softmax_backward_data_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ log_softmax_backward_data_kernel_out,
-    /* Meta */ log_softmax_backward_data_kernel_out,
-};
-
-const Tensor& ops::_log_softmax_backward_data_out::call(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype, const Tensor& out) {
-  const Device kernel_device = dispatch_device("_log_softmax_backward_data.out", {&grad_output, &output, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("_log_softmax_backward_data.out", kernel_device);
-  decltype(auto) result = kernel(grad_output, output, dim, input_dtype, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& _log_softmax_backward_data_out(const Tensor& out, const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype) {
-  check_out_no_grad("_log_softmax_backward_data.out", {&grad_output, &output}, {&out});
-  return ops::_log_softmax_backward_data_out::call(grad_output, output, dim, input_dtype, out);
 }
 
 // ============================================================================ bmm

@@ -95,15 +95,9 @@ const Tensor& atan2_out(const Tensor& out, const Tensor& self, const Tensor& oth
 // ============================================================================ flip
 
 // flip(Tensor self, int[] dims) -> Tensor
-static Tensor flip_kernel_functional(const Tensor& self, IntArrayRef dims) {
-  Tensor out;
-  native::flip_kernel(self, dims, out);
-  return out;
-}
-
 ops::flip::Kernel* ops::flip::kernels[kNumDeviceTypes] = {
-    /* CPU */ flip_kernel_functional,
-    /* Meta */ flip_kernel_functional,
+    /* CPU */ native::flip_kernel,
+    /* Meta */ native::flip_kernel,
 };
 
 Tensor ops::flip::call(const Tensor& self, IntArrayRef dims) {
@@ -118,33 +112,6 @@ Tensor flip(const Tensor& self, IntArrayRef dims) {
     return autograd::wrappers::flip(self, dims);
   }
   return ops::flip::call(self, dims);
-}
-
-// flip.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& flip_kernel_out(const Tensor& self, IntArrayRef dims, const Tensor& out) {
-  const Tensor self_in = native::input_unaffected_by_resize(self, out);
-  Tensor out_handle = out;
-  native::flip_kernel(self_in, dims, out_handle);
-  return out;
-}
-
-ops::flip_out::Kernel* ops::flip_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ flip_kernel_out,
-    /* Meta */ flip_kernel_out,
-};
-
-const Tensor& ops::flip_out::call(const Tensor& self, IntArrayRef dims, const Tensor& out) {
-  const Device kernel_device = dispatch_device("flip.out", {&self, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("flip.out", kernel_device);
-  decltype(auto) result = kernel(self, dims, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& flip_out(const Tensor& out, const Tensor& self, IntArrayRef dims) {
-  check_out_no_grad("flip.out", {&self}, {&out});
-  return ops::flip_out::call(self, dims, out);
 }
 
 // ============================================================================ pow

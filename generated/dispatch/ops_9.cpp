@@ -14,15 +14,9 @@ namespace tl {
 // ============================================================================ _softmax_backward_data
 
 // _softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
-static Tensor softmax_backward_data_kernel_functional(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype) {
-  Tensor out;
-  native::softmax_backward_data_kernel(grad_output, output, dim, input_dtype, out);
-  return out;
-}
-
 ops::_softmax_backward_data::Kernel* ops::_softmax_backward_data::kernels[kNumDeviceTypes] = {
-    /* CPU */ softmax_backward_data_kernel_functional,
-    /* Meta */ softmax_backward_data_kernel_functional,
+    /* CPU */ native::softmax_backward_data_kernel,
+    /* Meta */ native::softmax_backward_data_kernel,
 };
 
 Tensor ops::_softmax_backward_data::call(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype) {
@@ -37,34 +31,6 @@ Tensor _softmax_backward_data(const Tensor& grad_output, const Tensor& output, i
     return autograd::wrappers::_softmax_backward_data(grad_output, output, dim, input_dtype);
   }
   return ops::_softmax_backward_data::call(grad_output, output, dim, input_dtype);
-}
-
-// _softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& softmax_backward_data_kernel_out(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype, const Tensor& out) {
-  const Tensor grad_output_in = native::input_unaffected_by_resize(grad_output, out);
-  const Tensor output_in = native::input_unaffected_by_resize(output, out);
-  Tensor out_handle = out;
-  native::softmax_backward_data_kernel(grad_output_in, output_in, dim, input_dtype, out_handle);
-  return out;
-}
-
-ops::_softmax_backward_data_out::Kernel* ops::_softmax_backward_data_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ softmax_backward_data_kernel_out,
-    /* Meta */ softmax_backward_data_kernel_out,
-};
-
-const Tensor& ops::_softmax_backward_data_out::call(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype, const Tensor& out) {
-  const Device kernel_device = dispatch_device("_softmax_backward_data.out", {&grad_output, &output, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("_softmax_backward_data.out", kernel_device);
-  decltype(auto) result = kernel(grad_output, output, dim, input_dtype, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& _softmax_backward_data_out(const Tensor& out, const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype) {
-  check_out_no_grad("_softmax_backward_data.out", {&grad_output, &output}, {&out});
-  return ops::_softmax_backward_data_out::call(grad_output, output, dim, input_dtype, out);
 }
 
 // ============================================================================ _test_mul_backward

@@ -9,9 +9,6 @@ namespace tl {
 // _softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
 Tensor _softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype);
 
-// _softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) out) -> Tensor(a!)
-const Tensor& _softmax_backward_data_out(const Tensor& out, const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype);
-
 // Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
@@ -21,13 +18,6 @@ struct _softmax_backward_data {
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype);
 };
-
-// _softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) out) -> Tensor(a!)
-struct _softmax_backward_data_out {
-  using Kernel = const Tensor&(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype, const Tensor& out);
-  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
-  static const Tensor& call(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype, const Tensor& out);
-};
 }  // namespace ops
 
 namespace autograd::wrappers {
@@ -35,6 +25,6 @@ Tensor _softmax_backward_data(const Tensor& grad_output, const Tensor& output, i
 }  // namespace autograd::wrappers
 
 namespace native {
-void softmax_backward_data_kernel(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype, Tensor& out);
+Tensor softmax_backward_data_kernel(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype);
 }  // namespace native
 }  // namespace tl

@@ -9,9 +9,6 @@ namespace tl {
 // flip(Tensor self, int[] dims) -> Tensor
 Tensor flip(const Tensor& self, IntArrayRef dims);
 
-// flip.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)
-const Tensor& flip_out(const Tensor& out, const Tensor& self, IntArrayRef dims);
-
 // Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
@@ -21,13 +18,6 @@ struct flip {
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self, IntArrayRef dims);
 };
-
-// flip.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)
-struct flip_out {
-  using Kernel = const Tensor&(const Tensor& self, IntArrayRef dims, const Tensor& out);
-  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
-  static const Tensor& call(const Tensor& self, IntArrayRef dims, const Tensor& out);
-};
 }  // namespace ops
 
 namespace autograd::wrappers {
@@ -35,6 +25,6 @@ Tensor flip(const Tensor& self, IntArrayRef dims);  // records flip for backward
 }  // namespace autograd::wrappers
 
 namespace native {
-void flip_kernel(const Tensor& self, IntArrayRef dims, Tensor& out);
+Tensor flip_kernel(const Tensor& self, IntArrayRef dims);
 }  // namespace native
 }  // namespace tl

@@ -11,12 +11,12 @@ def _clone_contiguous(input: Tensor) -> Tensor:
     """A copy of `self` in contiguous (row-major) layout, whatever the layout of `self`; what `contiguous()` makes."""
     ...
 
-def _log_softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int, input_dtype: dtype, *, out: Optional[Tensor] = None) -> Tensor:
-    """The gradient of log_softmax: `grad_output - exp(output) * sum(grad_output, dim)`, as `input_dtype`."""
+def _log_softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int, input_dtype: dtype) -> Tensor:
+    """The gradient of log_softmax: `grad_output - exp(output) * sum(grad_output, dim)`, in grad_output's dtype (PyTorch's CPU rule)."""
     ...
 
-def _softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int, input_dtype: dtype, *, out: Optional[Tensor] = None) -> Tensor:
-    """The gradient of softmax: `output * (grad_output - sum(grad_output * output, dim))`, as `input_dtype`."""
+def _softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int, input_dtype: dtype) -> Tensor:
+    """The gradient of softmax: `output * (grad_output - sum(grad_output * output, dim))`, in grad_output's dtype (PyTorch's CPU rule)."""
     ...
 
 def _test_mul_add(input: Tensor, other: Tensor, *, out: Optional[tuple[Tensor, ...]] = None) -> tuple[Tensor, Tensor]:
@@ -374,7 +374,7 @@ def fill_(input: Tensor, value: Number) -> Tensor:
     """Sets every element of `self` to `value`."""
     ...
 
-def flip(input: Tensor, dims: Sequence[int], *, out: Optional[Tensor] = None) -> Tensor:
+def flip(input: Tensor, dims: Sequence[int]) -> Tensor:
     """A copy of `self` with the order of elements reversed along each dim in `dims`."""
     ...
 

@@ -19,7 +19,7 @@ namespace {
 PyObject* fn__log_softmax_backward_data(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor? out=None)",
+      "_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -27,11 +27,6 @@ PyObject* fn__log_softmax_backward_data(PyObject* /*module*/, PyObject* const* a
   auto output = r.tensor(1);
   auto dim = r.toInt64(2);
   auto input_dtype = r.scalartype(3);
-  if (!r.is_none(4)) {
-    auto out = r.tensor(4);
-    auto result = [&] { GilRelease no_gil; return tl::_log_softmax_backward_data_out(out, grad_output, output, dim, input_dtype); }();
-    return wrap(std::move(result));
-  }
   auto result = [&] { GilRelease no_gil; return tl::_log_softmax_backward_data(grad_output, output, dim, input_dtype); }();
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -306,9 +301,9 @@ PyObject* method_permute(PyObject* py_self, PyObject* const* args, Py_ssize_t na
 
 void add_bindings_19(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
   functions.push_back({"_log_softmax_backward_data", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__log_softmax_backward_data)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor? out=None) -> Tensor
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
 
-The gradient of log_softmax: `grad_output - exp(output) * sum(grad_output, dim)`, as `input_dtype`.)doc"});
+The gradient of log_softmax: `grad_output - exp(output) * sum(grad_output, dim)`, in grad_output's dtype (PyTorch's CPU rule).)doc"});
   functions.push_back({"bmm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bmm)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(bmm(Tensor input, Tensor mat2, *, Tensor? out=None) -> Tensor
 

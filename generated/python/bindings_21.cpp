@@ -50,17 +50,12 @@ PyObject* fn_atan2_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
 PyObject* fn_flip(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "flip(Tensor input, int[] dims, *, Tensor? out=None)",
+      "flip(Tensor input, int[] dims)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto dims = r.intlist(1);
-  if (!r.is_none(2)) {
-    auto out = r.tensor(2);
-    auto result = [&] { GilRelease no_gil; return tl::flip_out(out, self, dims); }();
-    return wrap(std::move(result));
-  }
   auto result = [&] { GilRelease no_gil; return tl::flip(self, dims); }();
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -307,7 +302,7 @@ The angle of the point (other, self), that is atan(self / other) in the right qu
 
 In-place version of atan2(): writes the result into self. The angle of the point (other, self), that is atan(self / other) in the right quadrant, with broadcasting; integer inputs give the default float dtype.)doc"});
   functions.push_back({"flip", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_flip)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(flip(Tensor input, int[] dims, *, Tensor? out=None) -> Tensor
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(flip(Tensor input, int[] dims) -> Tensor
 
 A copy of `self` with the order of elements reversed along each dim in `dims`.)doc"});
   functions.push_back({"pow", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_pow)),

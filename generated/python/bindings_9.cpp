@@ -24,7 +24,7 @@ PyTypeObject* max_out_type = nullptr;
 PyObject* fn__softmax_backward_data(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor? out=None)",
+      "_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -32,11 +32,6 @@ PyObject* fn__softmax_backward_data(PyObject* /*module*/, PyObject* const* args,
   auto output = r.tensor(1);
   auto dim = r.toInt64(2);
   auto input_dtype = r.scalartype(3);
-  if (!r.is_none(4)) {
-    auto out = r.tensor(4);
-    auto result = [&] { GilRelease no_gil; return tl::_softmax_backward_data_out(out, grad_output, output, dim, input_dtype); }();
-    return wrap(std::move(result));
-  }
   auto result = [&] { GilRelease no_gil; return tl::_softmax_backward_data(grad_output, output, dim, input_dtype); }();
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -465,9 +460,9 @@ void add_bindings_9(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef
   max_type = return_type("max", {"values", "indices"});
   max_out_type = return_type("max_out", {"values", "indices"});
   functions.push_back({"_softmax_backward_data", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__softmax_backward_data)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor? out=None) -> Tensor
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
 
-The gradient of softmax: `output * (grad_output - sum(grad_output * output, dim))`, as `input_dtype`.)doc"});
+The gradient of softmax: `output * (grad_output - sum(grad_output * output, dim))`, in grad_output's dtype (PyTorch's CPU rule).)doc"});
   functions.push_back({"_test_mul_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__test_mul_backward)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(_test_mul_backward(Tensor grad_output, Tensor input, Tensor other, bool[2] output_mask) -> tuple[Tensor, Tensor]
 

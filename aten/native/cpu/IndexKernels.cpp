@@ -207,6 +207,8 @@ void index_add_kernel(const Tensor& self, int64_t dim, const Tensor& index, cons
            legacy_type_name(source.dtype()), ") must have the same scalar type");
   TL_CHECK(dim == 0 || dim < source.dim(), op, ": Indexing dim ", dim, " is out of bounds of the source tensor with dim ",
            source.dim());
+  // PyTorch reads source.size(dim) of a 0-d source unless the index has one element.
+  TL_CHECK_INDEX(source.dim() > 0 || index.numel() == 1, op, ": Dimension specified as 0 but tensor has no dimensions");
   TL_CHECK(index.numel() == (source.dim() > 0 ? source.sizes()[dim] : 1), op, ": Number of indices (",
            index.numel(), ") should be equal to source.size(dim): (", (source.dim() > 0 ? source.sizes()[dim] : 1),
            "), for dim: ", dim);
@@ -214,7 +216,7 @@ void index_add_kernel(const Tensor& self, int64_t dim, const Tensor& index, cons
   TL_CHECK(src.dim() == self.dim() && with_dim_size(self, dim, index.numel()) == src.sizes(), op,
            ": source ", source.sizes(), " must have the shape of self ", self.sizes(), " apart from dimension ", dim);
   const IndexRule rule{op, size_or_1(self, dim), dim};
-  check_index_values(index, rule);
+  if (self.numel() > 0) check_index_values(index, rule);  // PyTorch checks nothing for an empty self
   init_from_self(self, out, op);
   if (self.is_meta() || index.numel() == 0 || self.numel() == 0) return;
   const Tensor idx = expand_index(index, src.sizes(), dim);
@@ -239,13 +241,16 @@ void index_copy_kernel(const Tensor& self, int64_t dim, const Tensor& index, con
   check_index_int64(index, op, "index");
   TL_CHECK(self.dtype() == source.dtype(), op, ": self and source expected to have the same dtype, but got (self) ",
            scalar_type_name(self.dtype()), " and (source) ", scalar_type_name(source.dtype()));
+  TL_CHECK_INDEX(source.dim() > 0 || index.numel() == 1, op,
+                 ": When source is scalar, index should have one element (got ", index.numel(), ")");
   TL_CHECK(index.numel() == (source.dim() > 0 ? source.sizes()[dim] : 1), op, ": Number of indices (",
            index.numel(), ") should be equal to source.size(dim) (", (source.dim() > 0 ? source.sizes()[dim] : 1), ")");
   const Tensor src = self.dim() == source.dim() ? source : as_dims_of(source, self.dim());
   TL_CHECK(src.dim() == self.dim() && with_dim_size(self, dim, index.numel()) == src.sizes(), op,
            ": Source/destination tensor must have same slice shapes. Destination slice shape: ", self.sizes(),
            " at dimension ", dim, " and source slice shape: ", source.sizes());
-  const IndexRule rule{op, size_or_1(self, dim), dim, false, true};
+  // An index into a dim of size 0 is a RuntimeError in PyTorch, an IndexError otherwise.
+  const IndexRule rule{op, size_or_1(self, dim), dim, false, size_or_1(self, dim) > 0};
   check_index_values(index, rule);
   init_from_self(self, out, op);
   if (self.is_meta() || index.numel() == 0 || self.numel() == 0) return;
@@ -265,11 +270,29 @@ void index_fill_impl(const Tensor& self, int64_t dim, const Tensor& index, const
   dim = maybe_wrap_dim(dim, self.dim(), op);
   check_index_vector(index, op);
   TL_CHECK(index.dtype() == ScalarType::Int64, op, ": Expected dtype int64 for index.");
-  const IndexRule rule{op, size_or_1(self, dim), dim, /*negative_ok=*/true, true};
-  if (self.numel() > 0) check_index_values(index, rule);  // PyTorch checks nothing for an empty self
-  init_from_self(self, out, op);
+  // PyTorch checks nothing for an empty self, except that any index into a dim of size 0 is a
+  // RuntimeError (an IndexError otherwise).
+  const int64_t bound = size_or_1(self, dim);
+  const IndexRule rule{op, bound, dim, /*negative_ok=*/true, bound > 0};
+  if (self.numel() > 0 || bound == 0) check_index_values(index, rule);
+  init_from_self(self, out, op, /*allow_overlap=*/true);
   if (self.is_meta() || index.numel() == 0 || self.numel() == 0) return;
   const Tensor idx = expand_index(index, with_dim_size(self, dim, index.numel()), dim);
+  bool overlapping = false;  // an expanded self, in place: PyTorch writes through (shared elements too)
+  for (int64_t d = 0; d < out.dim(); ++d) overlapping |= out.sizes()[d] > 1 && out.strides()[d] == 0;
+  if (overlapping) {  // no scratch copies (they would write stale shared elements back): direct writes
+    TL_DISPATCH_ALL(self.dtype(), op, [&] {
+      const scalar_t v = value.to<scalar_t>();
+      dim_apply({out}, {idx}, dim, {}, [&](const DimSlice* s) {
+        const int64_t* ix = s[1].as<int64_t>();
+        for (int64_t i = 0; i < s[1].size; ++i) {
+          const int64_t j = ix[i * s[1].stride];  // checked above
+          s[0].as<scalar_t>()[(j < 0 ? j + rule.bound : j) * s[0].stride] = v;
+        }
+      });
+    });
+    return;
+  }
   TL_DISPATCH_ALL(self.dtype(), op, [&] {
     const scalar_t v = value.to<scalar_t>();
     index_apply({out}, {}, idx, dim, rule, [&](const DimSlice* s, const int64_t* ix, int64_t n) {

@@ -539,6 +539,11 @@ void nansum_kernel(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, st
 // max + log(sum(exp(self - max))), with infinite maxima replaced by 0 so that an all -inf slice
 // gives -inf and a +inf gives +inf (not NaN). Built from vectorized ops, as PyTorch does.
 void logsumexp_kernel(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out) {
+  // PyTorch's order: out's dtype, then the dims (named for logsumexp, not for the ops below).
+  TL_CHECK(!out.defined() || is_floating_type(out.dtype()),
+           "logsumexp: Expected floating point type for result tensor, but got: ",
+           out.defined() ? scalar_type_name(out.dtype()) : "");
+  for (int64_t d : dim) maybe_wrap_dim(d, self.dim(), "logsumexp");
   Tensor x = is_integral_type(self.dtype(), true) ? tl::_to_copy(self, default_dtype(), std::nullopt) : self;
   Tensor result;
   if (x.numel() == 0) {

@@ -12,7 +12,6 @@
 #include "generated/ops/cummax.h"
 #include "generated/ops/cummin.h"
 #include "generated/ops/cumprod.h"
-#include "generated/ops/copy.h"
 #include "generated/ops/cumsum.h"
 #include "generated/ops/flip.h"
 #include "generated/ops/logcumsumexp.h"
@@ -76,7 +75,11 @@ void cum_op(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, Te
             double init, Step step) {
   maybe_wrap_dim(dim, self.dim(), op);
   const ScalarType st = cum_result_dtype(self, dtype, out, op);
+  if (out.defined() && out.is_same(self)) check_no_internal_overlap(out, op);
   prepare_output(out, self.sizes(), st, self, OutDtype::Any, op);
+  // PyTorch's scan loops have no bool instance; 0-d and empty inputs never reach them.
+  TL_CHECK_AS(NotImplementedError, st != ScalarType::Bool || self.dim() == 0 || self.numel() == 0, op,
+              ": not implemented for 'Bool'");
   if (self.is_meta()) return;
   const Tensor in = cast_to(self, st);
   const int64_t d = self.dim() == 0 ? 0 : maybe_wrap_dim(dim, self.dim(), op);
@@ -117,6 +120,9 @@ inline T log_add_exp(T a, T b) {
 template <bool Max>
 void cum_extreme(const Tensor& self, int64_t dim, Tensor& values, Tensor& indices, const char* op) {
   check_out_pair(values, indices, op);
+  // PyTorch checks out's index dtype before the dim.
+  TL_CHECK(!indices.defined() || indices.dtype() == ScalarType::Int64, op, ": expected scalar_type Long but found ",
+           scalar_type_name(indices.dtype()));
   maybe_wrap_dim(dim, self.dim(), op);
   prepare_output(values, self.sizes(), self.dtype(), self, OutDtype::Exact, op);
   prepare_output(indices, self.sizes(), ScalarType::Int64, self, OutDtype::Exact, op);
@@ -188,10 +194,11 @@ void cummin_kernel(const Tensor& self, int64_t dim, Tensor& values, Tensor& indi
   cum_extreme<false>(self, dim, values, indices, "cummin");
 }
 
-// flip: a copy reading each flipped dim backwards. Written as a walk over the output with the
+// flip: a new tensor reading each flipped dim backwards. Written as a walk over the output with the
 // source pointer stepping by negated strides (any number of dims, any input layout).
-void flip_kernel(const Tensor& self, IntArrayRef dims, Tensor& out) {
+Tensor flip_kernel(const Tensor& self, IntArrayRef dims) {
   const char* op = "flip";
+  Tensor out;
   const int64_t nd = self.dim();
   uint64_t mask = 0;
   for (int64_t d : dims) {
@@ -201,7 +208,7 @@ void flip_kernel(const Tensor& self, IntArrayRef dims, Tensor& out) {
     mask |= uint64_t(1) << w;
   }
   prepare_output(out, self.sizes(), self.dtype(), self, OutDtype::Exact, op);
-  if (self.is_meta() || self.numel() == 0) return;
+  if (self.is_meta() || self.numel() == 0) return out;
   const int64_t isz = static_cast<int64_t>(self.itemsize());
   const char* src0 = static_cast<const char*>(self.data_ptr());
   std::vector<int64_t> stride(nd);  // bytes, negated for flipped dims
@@ -212,9 +219,7 @@ void flip_kernel(const Tensor& self, IntArrayRef dims, Tensor& out) {
       stride[i] = -stride[i];
     }
   }
-  const Tensor res = out.is_contiguous() && !(out.storage() == self.storage()) ? out
-                                                                            : empty_tensor(self.sizes(), self.dtype());
-  char* dst = static_cast<char*>(res.data_ptr());
+  char* dst = static_cast<char*>(out.data_ptr());
   const int64_t n = self.numel();
   parallel_for(0, n, kGrainSize, [&](int64_t b, int64_t e) {
     std::vector<int64_t> idx(nd);
@@ -235,7 +240,7 @@ void flip_kernel(const Tensor& self, IntArrayRef dims, Tensor& out) {
       }
     }
   });
-  if (!res.is_same(out)) copy_kernel(out, res, false);
+  return out;
 }
 
 }  // namespace tl::native

@@ -10,7 +10,6 @@
 #include "aten/native/cpu/Vectorize.h"
 #include "generated/ops/_log_softmax_backward_data.h"
 #include "generated/ops/_softmax_backward_data.h"
-#include "generated/ops/copy.h"
 #include "generated/ops/log_softmax.h"
 #include "generated/ops/softmax.h"
 
@@ -162,7 +161,9 @@ template <bool Log>
 void softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, Tensor& out, const char* op) {
   maybe_wrap_dim(dim, self.dim(), op);
   const ScalarType st = dtype.value_or(self.dtype());
-  TL_CHECK_AS(NotImplementedError, is_floating_type(st), op, ": not implemented for '", scalar_type_name(st), "'");
+  // As in PyTorch, an empty input never reaches the typed loop, so any dtype passes.
+  TL_CHECK_AS(NotImplementedError, is_floating_type(st) || self.numel() == 0, op, ": not implemented for '",
+              scalar_type_name(st), "'");
   prepare_output(out, self.sizes(), st, self, OutDtype::Exact, op);
   if (self.is_meta()) return;
   const Tensor in = cast_to(self, st);
@@ -199,17 +200,23 @@ void softmax_backward_impl(const Tensor& grad_output, const Tensor& output, int6
   TL_CHECK(grad_output.sizes() == output.sizes(), op, ": grad_output and output must have the same shape, got ",
            grad_output.sizes(), " and ", output.sizes());
   const ScalarType st = grad_output.dtype();
-  TL_CHECK_AS(NotImplementedError, is_floating_type(st), op, ": not implemented for '", scalar_type_name(st), "'");
-  prepare_output(out, grad_output.sizes(), input_dtype, grad_output, OutDtype::Exact, op);
-  if (grad_output.is_meta()) return;
+  // PyTorch's CPU rule: the result has grad_output's dtype (the autograd engine casts it to the
+  // input's), except that float grads of a half input give half, which its CPU loop then rejects.
+  const ScalarType result_dtype =
+      st == ScalarType::Float32 && input_dtype == ScalarType::Float16 ? ScalarType::Float16 : st;
+  const bool empty = grad_output.numel() == 0;  // never reaches the typed loop: any dtype passes
+  TL_CHECK_AS(NotImplementedError, is_floating_type(st) || empty, op, ": not implemented for '",
+              scalar_type_name(st), "'");
+  TL_CHECK(result_dtype == st || empty, op, ": expected scalar type ", scalar_type_name(st), " but found ",
+           scalar_type_name(result_dtype));
+  prepare_output(out, grad_output.sizes(), result_dtype, grad_output, OutDtype::Exact, op);
+  if (grad_output.is_meta() || empty) return;
   const Tensor y = cast_to(output, st);
-  Tensor res = input_dtype == st ? out : empty_tensor(grad_output.sizes(), st, grad_output.device());
   TL_DISPATCH_FLOAT(st, op, [&] {
-    dim_apply({res}, {grad_output, y}, dim, {true, 4}, [&](const DimSlice* s) {
+    dim_apply({out}, {grad_output, y}, dim, {true, 4}, [&](const DimSlice* s) {
       softmax_backward_slice<scalar_t, Log>(s[1].as<scalar_t>(), s[2].as<scalar_t>(), s[0].as<scalar_t>(), s[0].size);
     });
   });
-  if (!res.is_same(out)) copy_kernel(out, res, false);
 }
 
 }  // namespace
@@ -222,14 +229,18 @@ void log_softmax_kernel(const Tensor& self, int64_t dim, std::optional<ScalarTyp
   softmax_impl<true>(self, dim, dtype, out, "log_softmax");
 }
 
-void softmax_backward_data_kernel(const Tensor& grad_output, const Tensor& output, int64_t dim,
-                                  ScalarType input_dtype, Tensor& out) {
+Tensor softmax_backward_data_kernel(const Tensor& grad_output, const Tensor& output, int64_t dim,
+                                    ScalarType input_dtype) {
+  Tensor out;
   softmax_backward_impl<false>(grad_output, output, dim, input_dtype, out, "_softmax_backward_data");
+  return out;
 }
 
-void log_softmax_backward_data_kernel(const Tensor& grad_output, const Tensor& output, int64_t dim,
-                                      ScalarType input_dtype, Tensor& out) {
+Tensor log_softmax_backward_data_kernel(const Tensor& grad_output, const Tensor& output, int64_t dim,
+                                        ScalarType input_dtype) {
+  Tensor out;
   softmax_backward_impl<true>(grad_output, output, dim, input_dtype, out, "_log_softmax_backward_data");
+  return out;
 }
 
 }  // namespace tl::native

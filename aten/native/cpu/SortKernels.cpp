@@ -124,6 +124,36 @@ void radix_sort_slice(const DimSlice& in, const DimSlice& values, const DimSlice
   }
 }
 
+// Moves the k-th smallest item (NaN largest) to a[k] by PyTorch's CPU selection: Sedgewick's
+// partitioning with a median-of-three pivot. The same steps give the same index among ties.
+template <typename T>
+void select_kth(std::vector<Item<T>>& a, int64_t k) {
+  const Before<T> lt{false};
+  auto gt = [&](const Item<T>& x, const Item<T>& y) { return lt(y, x); };
+  int64_t lo = 0, hi = static_cast<int64_t>(a.size()) - 1;
+  while (hi > lo) {
+    if (hi == lo + 1) {
+      if (gt(a[lo], a[hi])) std::swap(a[lo], a[hi]);
+      return;
+    }
+    std::swap(a[(lo + hi) >> 1], a[lo + 1]);
+    if (gt(a[lo + 1], a[hi])) std::swap(a[lo + 1], a[hi]);
+    if (gt(a[lo], a[hi])) std::swap(a[lo], a[hi]);
+    if (gt(a[lo + 1], a[lo])) std::swap(a[lo + 1], a[lo]);
+    const Item<T> pivot = a[lo];  // a[lo + 1] <= pivot <= a[hi]: the scans below stop in range
+    int64_t i = lo + 1, j = hi;
+    for (;;) {
+      do ++i; while (gt(pivot, a[i]));
+      do --j; while (gt(a[j], pivot));
+      if (j < i) break;
+      std::swap(a[i], a[j]);
+    }
+    std::swap(a[lo], a[j]);
+    if (j <= k) lo = i;
+    if (j >= k) hi = j - 1;
+  }
+}
+
 template <typename T>
 constexpr bool has_radix_v = std::is_same_v<T, float> || std::is_same_v<T, int32_t>;
 
@@ -167,6 +197,7 @@ void topk_kernel(const Tensor& self, int64_t k, int64_t dim, bool largest, bool 
   dim = maybe_wrap_dim(dim, self.dim(), op);
   const int64_t n = size_along(self, dim);
   TL_CHECK(k >= 0 && k <= n, op, ": selected index k out of range");
+  TL_CHECK(self.dtype() != ScalarType::Bool, op, ": does not support bool dtypes on CPU");
   DimVector shape(self.sizes());
   if (self.dim() > 0) shape[dim] = k;
   prepare_output(values, shape, self.dtype(), self, OutDtype::Exact, op);
@@ -176,11 +207,14 @@ void topk_kernel(const Tensor& self, int64_t k, int64_t dim, bool largest, bool 
   TL_DISPATCH_ALL(self.dtype(), op, [&] {
     dim_apply({values, indices}, {self}, dim, {false, 4}, [&](const DimSlice* s) {
       auto& items = load_items<scalar_t>(s[2]);
+      // PyTorch's CPU strategy, so that ties come out in its order: a partial sort when k is
+      // small next to the slice, else a selection of the k-th, then (sorted) a sort of those before it.
       const Before<scalar_t> before{largest};
-      if (sorted) {
+      if (k * 64 <= s[2].size) {
         std::partial_sort(items.begin(), items.begin() + k, items.end(), before);
       } else {
         std::nth_element(items.begin(), items.begin() + (k - 1), items.end(), before);
+        if (sorted) std::sort(items.begin(), items.begin() + (k - 1), before);
       }
       store_items(items, k, s[0], s[1]);
     });
@@ -192,7 +226,9 @@ void kthvalue_kernel(const Tensor& self, int64_t k, int64_t dim, bool keepdim, T
   check_out_pair(values, indices, op);
   dim = maybe_wrap_dim(dim, self.dim(), op);
   const int64_t n = size_along(self, dim);
+  TL_CHECK_INDEX(n > 0, op, ": Expected reduction dim ", dim, " to have non-zero size.");
   TL_CHECK(k >= 1 && k <= n, op, ": selected number k out of range for dimension ", dim);
+  TL_CHECK_AS(NotImplementedError, self.dtype() != ScalarType::Bool, op, ": not implemented for 'Bool'");
   DimVector shape(self.sizes());
   if (self.dim() > 0) {
     if (keepdim) shape[dim] = 1;
@@ -214,7 +250,7 @@ void kthvalue_kernel(const Tensor& self, int64_t k, int64_t dim, bool keepdim, T
   TL_DISPATCH_ALL(self.dtype(), op, [&] {
     dim_apply({v, ix}, {self}, dim, {false, 4}, [&](const DimSlice* s) {
       auto& items = load_items<scalar_t>(s[2]);
-      std::nth_element(items.begin(), items.begin() + (k - 1), items.end(), Before<scalar_t>{false});
+      select_kth(items, k - 1);
       s[0].as<scalar_t>()[0] = items[k - 1].v;
       s[1].as<int64_t>()[0] = items[k - 1].i;
     });

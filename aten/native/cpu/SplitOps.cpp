@@ -7,8 +7,8 @@
 namespace tl::native {
 
 std::vector<Tensor> unbind_kernel(const Tensor& self, int64_t dim) {
-  TL_CHECK(self.dim() > 0, "Dimension specified as 0 but tensor has no dimensions");
-  const int64_t d = maybe_wrap_dim(dim, self.dim(), "unbind");
+  const int64_t d = maybe_wrap_dim(dim, self.dim(), "unbind");  // range first, as PyTorch
+  TL_CHECK_INDEX(self.dim() > 0, "unbind: Dimension specified as 0 but tensor has no dimensions");
   DimVector sizes(self.sizes()), strides(self.strides());
   const int64_t n = sizes[d], step = strides[d];
   sizes.erase(d);
