@@ -114,7 +114,8 @@ def _leaf(values, layout, lib):
         small = np.ascontiguousarray(values[:1])
         shape = values.shape
         return lib.from_numpy(small).requires_grad_(), lambda x: x.expand(*shape)
-    return lib.from_numpy(np.ascontiguousarray(values)).requires_grad_(), lambda x: x
+    # np.array, not np.ascontiguousarray: the latter makes a 0-d array 1-d.
+    return lib.from_numpy(np.array(values, order="C")).requires_grad_(), lambda x: x
 
 
 def _prepare(call, sample, layout, lib=tl, inplace=None):

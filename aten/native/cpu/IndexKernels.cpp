@@ -161,9 +161,9 @@ void index_select_kernel(const Tensor& self, int64_t dim, const Tensor& index, T
     const int64_t n = index.numel(), size = self.sizes()[dim];
     std::vector<int64_t> ix(n);
     TL_DISPATCH_SWITCH(index.dtype(), op, TL_DISPATCH_CASE(Int64, int64_t, [&] {
-      detail::load_checked(index.data_ptr<int64_t>(), index.dim() ? index.strides()[0] : 0, n, rule, ix.data());
+      detail::load_checked(index.data_ptr<scalar_t>(), index.dim() ? index.strides()[0] : 0, n, rule, ix.data());
     }) TL_DISPATCH_CASE(Int32, int32_t, [&] {
-      detail::load_checked(index.data_ptr<int32_t>(), index.dim() ? index.strides()[0] : 0, n, rule, ix.data());
+      detail::load_checked(index.data_ptr<scalar_t>(), index.dim() ? index.strides()[0] : 0, n, rule, ix.data());
     }));
     const char* src = static_cast<const char*>(self.data_ptr());
     char* dst = static_cast<char*>(out.data_ptr());
