@@ -14,8 +14,10 @@ std::vector<Tensor> chunk_composite(const Tensor& self, int64_t chunks, int64_t 
   TL_CHECK(chunks > 0, "chunk expects `chunks` to be greater than 0, got: ", chunks);
   const int64_t d = maybe_wrap_dim(dim, self.dim());
   const int64_t size = self.sizes()[d];
-  const int64_t split_size = (size + chunks - 1) / chunks;
+  const int64_t split_size = size == 0 ? 0 : (size - 1) / chunks + 1;  // ceil, without overflow
   if (split_size == 0 && size == 0) {
+    TL_CHECK(static_cast<uint64_t>(chunks) <= std::vector<int64_t>().max_size(), "chunk: cannot make ", chunks,
+             " chunks: more than a list can hold");
     return split_with_sizes(self, std::vector<int64_t>(chunks, 0), d);
   }
   return split(self, split_size, d);

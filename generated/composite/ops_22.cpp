@@ -14,6 +14,8 @@ std::vector<Tensor> tensor_split_sections_composite(const Tensor& self, int64_t 
   const int64_t d = maybe_wrap_dim(dim, self.dim());
   const int64_t size = self.sizes()[d];
   const int64_t base = size / sections, extra = size % sections;
+  TL_CHECK(static_cast<uint64_t>(sections) <= std::vector<Tensor>().max_size(), "tensor_split: cannot make ",
+           sections, " sections: more than a list can hold");
   std::vector<Tensor> result;
   result.reserve(sections);
   int64_t begin = 0;
