@@ -27,7 +27,7 @@ std::vector<Tensor> split_Tensor_composite(const Tensor& self, int64_t split_siz
   const int64_t size = self.sizes()[d];
   TL_CHECK(split_size != 0 || size == 0,
            "split_size can only be 0 if dimension size is 0, but got dimension size of ", size);
-  const int64_t pieces = split_size == 0 ? 1 : std::max<int64_t>((size + split_size - 1) / split_size, 1);
+  const int64_t pieces = split_size == 0 || size == 0 ? 1 : (size - 1) / split_size + 1;  // ceil, no overflow
   std::vector<Tensor> result;
   result.reserve(pieces);
   for (int64_t i = 0; i < pieces; ++i) {

@@ -16,6 +16,10 @@ std::vector<Tensor> split_with_sizes_composite(const Tensor& self, IntArrayRef s
   for (int64_t s : split_sizes) {
     TL_CHECK(s >= 0, "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes=",
              split_sizes);
+    if (s > size - total) {  // the sum already exceeds the size (checked before adding: no overflow)
+      total = -1;
+      break;
+    }
     total += s;
   }
   TL_CHECK(total == size, "split_with_sizes expects split_sizes to sum exactly to ", size,
