@@ -13,16 +13,14 @@ std::vector<Tensor> split_with_sizes_composite(const Tensor& self, IntArrayRef s
   const int64_t d = maybe_wrap_dim(dim, self.dim());
   const int64_t size = self.sizes()[d];
   int64_t total = 0;
+  bool too_large = false;  // the sum passed the size (checked before adding, so it cannot overflow)
   for (int64_t s : split_sizes) {
     TL_CHECK(s >= 0, "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes=",
              split_sizes);
-    if (s > size - total) {  // the sum already exceeds the size (checked before adding: no overflow)
-      total = -1;
-      break;
-    }
-    total += s;
+    too_large = too_large || s > size - total;
+    if (!too_large) total += s;
   }
-  TL_CHECK(total == size, "split_with_sizes expects split_sizes to sum exactly to ", size,
+  TL_CHECK(!too_large && total == size, "split_with_sizes expects split_sizes to sum exactly to ", size,
            " (input tensor's size at dimension ", d, "), but got split_sizes=", split_sizes);
   std::vector<Tensor> result;
   result.reserve(split_sizes.size());
