@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <numeric>
 #include <vector>
@@ -10,32 +11,49 @@
 #include "aten/autograd/Node.h"
 #include "aten/core/Exception.h"
 #include "generated/ops/_to_copy.h"
+#include "generated/ops/abs.h"
 #include "generated/ops/add.h"
 #include "generated/ops/arange.h"
 #include "generated/ops/as_strided.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/copy.h"
+#include "generated/ops/cumprod.h"
+#include "generated/ops/cumsum.h"
 #include "generated/ops/div.h"
 #include "generated/ops/eq.h"
 #include "generated/ops/exp.h"
 #include "generated/ops/expand.h"
+#include "generated/ops/flip.h"
+#include "generated/ops/full.h"
+#include "generated/ops/full_like.h"
 #include "generated/ops/ge.h"
+#include "generated/ops/gt.h"
+#include "generated/ops/index_add.h"
+#include "generated/ops/index_select.h"
 #include "generated/ops/log.h"
+#include "generated/ops/logcumsumexp.h"
+#include "generated/ops/lt.h"
 #include "generated/ops/mean.h"
 #include "generated/ops/mm.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/ne.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/ones.h"
+#include "generated/ops/ones_like.h"
 #include "generated/ops/permute.h"
 #include "generated/ops/pow.h"
 #include "generated/ops/prod.h"
+#include "generated/ops/reciprocal.h"
 #include "generated/ops/reshape.h"
+#include "generated/ops/scatter.h"
+#include "generated/ops/scatter_add.h"
 #include "generated/ops/select.h"
+#include "generated/ops/sigmoid.h"
 #include "generated/ops/slice.h"
 #include "generated/ops/sub.h"
 #include "generated/ops/sum.h"
 #include "generated/ops/t.h"
+#include "generated/ops/to.h"
 #include "generated/ops/unsqueeze.h"
 #include "generated/ops/where.h"
 #include "generated/ops/zeros.h"
@@ -483,24 +501,6 @@ Tensor slice_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, std::o
 }  // namespace tl::autograd::generated
 
 // ================================================================ dim engine and index engine ops
-#include <limits>
-
-#include "generated/ops/abs.h"
-#include "generated/ops/add.h"
-#include "generated/ops/cumprod.h"
-#include "generated/ops/cumsum.h"
-#include "generated/ops/exp.h"
-#include "generated/ops/flip.h"
-#include "generated/ops/full_like.h"
-#include "generated/ops/gt.h"
-#include "generated/ops/index_add.h"
-#include "generated/ops/index_select.h"
-#include "generated/ops/logcumsumexp.h"
-#include "generated/ops/lt.h"
-#include "generated/ops/ne.h"
-#include "generated/ops/ones_like.h"
-#include "generated/ops/scatter.h"
-#include "generated/ops/scatter_add.h"
 
 namespace tl::autograd::generated {
 
@@ -605,13 +605,7 @@ Tensor take_backward(const Tensor& grad, IntArrayRef self_sizes, const Tensor& i
 
 }  // namespace tl::autograd::generated
 
-
 // ---- transcendental math ---------------------------------------------------------------------
-#include "generated/ops/add.h"
-#include "generated/ops/full.h"
-#include "generated/ops/reciprocal.h"
-#include "generated/ops/sigmoid.h"
-#include "generated/ops/to.h"
 
 namespace tl::autograd::generated {
 
