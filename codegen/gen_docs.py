@@ -3,7 +3,7 @@ read straight from the YAML (so `python -m codegen --check` keeps it current).""
 from __future__ import annotations
 
 from codegen.context import Context
-from codegen.model import NativeFunction, SchemaKind
+from codegen.model import NativeFunction, SchemaKind, describe_dtypes
 
 
 def _variants(f: NativeFunction, derived: list[NativeFunction]) -> str:
@@ -29,6 +29,10 @@ def _gradient(f: NativeFunction) -> str:
     return "no" if f.non_differentiable else "no tensor inputs"
 
 
+def _dtypes(f: NativeFunction) -> str:
+    return describe_dtypes(f.dtypes) if f.dtypes is not None else "see description"
+
+
 def _meta(f: NativeFunction) -> str:
     if f.is_composite:
         return "via the ops it calls"
@@ -47,11 +51,13 @@ def generate(ctx: Context) -> dict[str, str]:
         "(do not edit: change the YAML). *Variants* are the Python spellings; *out=* means the",
         "function takes an `out=` keyword. *Gradient*: whether autograd differentiates it (a",
         "composite op is differentiated through the ops it calls). *Meta*: whether it runs on the",
-        "`meta` device (shapes and dtypes without data). Kernels support every dtype unless the",
-        "doc says otherwise.",
+        "`meta` device (shapes and dtypes without data). *dtypes*: the dtypes of the tensor inputs",
+        "the op computes for (`all` is bool, the integral types uint8 to int64 and the floating",
+        "types float16, bfloat16, float32, float64); others raise as in PyTorch. The generated",
+        "forward tests check each declaration against PyTorch.",
         "",
-        "| op | signature | variants | gradient | Meta | description |",
-        "|---|---|---|---|---|---|",
+        "| op | signature | variants | dtypes | gradient | Meta | description |",
+        "|---|---|---|---|---|---|---|",
     ]
     for g in ctx.groups:
         for f in g.functions:
@@ -61,5 +67,5 @@ def generate(ctx: Context) -> dict[str, str]:
             tags = " ".join(f"`{t}`" for t in f.tags)
             doc = _cell(f.doc) + (f" Tags: {tags}." if tags else "")
             lines.append(f"| `{f.schema.name}` | `{_cell(str(f.schema))}` | {_variants(f, derived)} | "
-                         f"{_gradient(f)} | {_meta(f)} | {doc} |")
+                         f"{_dtypes(f)} | {_gradient(f)} | {_meta(f)} | {doc} |")
     return {"ops.md": "\n".join(lines) + "\n"}

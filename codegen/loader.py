@@ -16,7 +16,7 @@ from typing import Any, Optional
 import yaml
 
 from codegen.model import (
-    COMPOSITE, INPLACE_DUNDERS, Annotation, Argument, BaseType, Derivative,
+    COMPOSITE, DTYPE_GROUPS, DTYPE_NAMES, INPLACE_DUNDERS, Annotation, Argument, BaseType, Derivative,
     FunctionSchema, Location, NativeFunction, NativeFunctionsFile, OperatorName,
     Return, SchemaKind, Tag,
 )
@@ -36,7 +36,7 @@ class CodegenError(Exception):
 
 
 ENTRY_KEYS = ("func", "doc", "variants", "inplace", "out", "dispatch", "impl", "derivatives",
-              "output_differentiability", "tags", "python_operators", "view_of", "samples")
+              "output_differentiability", "tags", "python_operators", "view_of", "samples", "dtypes")
 TOP_KEYS = ("tags", "functions")
 
 
@@ -202,6 +202,7 @@ class _EntryReader:
         python_operators = self._list("python_operators", str)
         view_of = self._get("view_of", str)
         samples = self._list("samples", str)
+        dtypes = self._dtypes()
         if not self.ok or schema is None:
             return []
         source = NativeFunction(
@@ -210,7 +211,7 @@ class _EntryReader:
             non_differentiable=non_differentiable,
             output_differentiability=None if out_diff is None else tuple(out_diff),
             tags=tuple(tags or ()), python_operators=tuple(python_operators or ()),
-            view_of=view_of, samples=tuple(samples or ()), derive=derive, key_lines=self._key_lines(),
+            view_of=view_of, samples=tuple(samples or ()), dtypes=dtypes, derive=derive, key_lines=self._key_lines(),
         )
         return _with_derived(source)
 
@@ -256,6 +257,21 @@ class _EntryReader:
             self.error(key, f"`{key}:` must be a list of {elem.__name__}, not {_kind(value)}")
             return None
         return value
+
+    def _dtypes(self) -> Optional[tuple[str, ...]]:
+        names = self._list("dtypes", str)
+        if names is None:
+            return None
+        chosen: set[str] = set()
+        for name in names:
+            members = DTYPE_GROUPS.get(name, (name,) if name in DTYPE_NAMES else None)
+            if members is None:
+                close = difflib.get_close_matches(name, [*DTYPE_GROUPS, *DTYPE_NAMES], n=1)
+                hint = f"; did you mean `{close[0]}`?" if close else ""
+                self.error("dtypes", f"unknown dtype or dtype group `{name}` in `dtypes:`{hint}")
+                continue
+            chosen.update(members)
+        return tuple(d for d in DTYPE_NAMES if d in chosen)
 
     def _variants(self) -> frozenset[str]:
         value = self.raw.get("variants", "function")

@@ -187,6 +187,25 @@ class FunctionSchema:
 # ---- entries -------------------------------------------------------------------------
 
 BACKENDS = ("CPU", "Meta")
+
+# The dtypes an entry's `dtypes:` may name, in the order docs list them, and the groups it may use.
+DTYPE_NAMES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64")
+DTYPE_GROUPS = {
+    "all": DTYPE_NAMES,
+    "integral": ("uint8", "int8", "int16", "int32", "int64"),
+    "floating": ("float16", "bfloat16", "float32", "float64"),
+}
+
+
+def describe_dtypes(dtypes: tuple[str, ...]) -> str:
+    """The shortest spelling of a dtype set with the group names: `bool, integral`, `float32, float64`."""
+    if set(DTYPE_NAMES) <= set(dtypes):
+        return "all"
+    parts = ["bool"] if "bool" in dtypes else []
+    for group in ("integral", "floating"):
+        members = DTYPE_GROUPS[group]
+        parts += [group] if set(members) <= set(dtypes) else [m for m in members if m in dtypes]
+    return ", ".join(parts)
 COMPOSITE = "Composite"
 
 # Python's augmented-assignment dunders: a `python_operators` name in this set binds the
@@ -235,6 +254,10 @@ class NativeFunction:
     # Sample calls for the YAML-driven gradient tests: each is the argument list of a Python call,
     # e.g. "T(3, 4), T(4), alpha=2" (see tests/test_gradcheck_generated.py for the helpers).
     samples: tuple[str, ...] = ()
+    # The dtypes of the tensor inputs the op computes for (`dtypes:`, group names expanded, in
+    # DTYPE_NAMES order); None when the entry does not say. tests/test_forward_generated.py checks
+    # the declaration against PyTorch and the op against both.
+    dtypes: Optional[tuple[str, ...]] = None
     # Line of each YAML key of the entry ("func", "doc", ...; "non_differentiable:self" for an
     # input declared so), so errors point at the key. Not part of equality.
     key_lines: tuple[tuple[str, int], ...] = field(default=(), compare=False, repr=False)

@@ -18,7 +18,7 @@ import torch
 
 import torchlite as tl
 from codegen.loader import load_native_functions
-from codegen.model import SchemaKind
+from codegen.model import DTYPE_NAMES, SchemaKind, describe_dtypes
 from conftest import (DTYPES, Spec, assert_same, dtype_name, error_types_like, from_torch, iter_specs, map_specs,
                       parse_sample, sample_callables, sample_hint, torch_result)
 
@@ -216,6 +216,33 @@ def test_samples_run_in_torch(f):
             errors.append(repr(err))
         else:
             pytest.fail(f"{f.schema.name}: PyTorch rejects sample {sample!r} in every dtype: {errors[0]}")
+
+
+def torch_dtypes(f):
+    """The dtypes for which PyTorch runs at least one of `f`'s dtype-dependent samples; None if it has none."""
+    samples = [s for s in f.samples if not _dtype_free(s)]
+    if not samples:
+        return None
+    accepted = []
+    for dtype in DTYPE_NAMES:
+        for sample in samples:
+            (t_args, t_kwargs), _ = _build(sample, "contiguous", dtype)
+            if torch_result(lambda: sample_callables(f, sample)[0](t_args, t_kwargs))[1] is None:
+                accepted.append(dtype)
+                break
+    return tuple(accepted)
+
+
+@pytest.mark.parametrize("f", ENTRIES, ids=[str(f.schema.name) for f in ENTRIES])
+def test_declared_dtypes(f):
+    """`dtypes:` states what PyTorch accepts (test_forward then holds torchlite to the same, dtype by dtype)."""
+    expected = torch_dtypes(f)
+    if expected is None:
+        assert f.dtypes is None, f"{f.schema.name}: no sample depends on the dtype, so `dtypes:` cannot be checked"
+        return
+    line = f"dtypes: [{describe_dtypes(expected)}]"
+    assert f.dtypes is not None, f"{f.schema.name} ({f.loc}): declare the dtypes PyTorch accepts: `{line}`"
+    assert f.dtypes == expected, f"{f.schema.name} ({f.loc_of('dtypes')}): PyTorch accepts `{line}`"
 
 
 @pytest.mark.parametrize("f,index,form,layout,dtype", list(_cases()))

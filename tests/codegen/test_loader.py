@@ -269,6 +269,33 @@ def test_errors_carry_line_and_op(tmp_path):
     assert f"native_functions.yaml:{FIRST_LINE + 3}: neg: unknown key `derivative`; did you mean `derivatives`?" in errors
 
 
+def test_dtypes_expand_groups_and_reject_unknown_names(tmp_path):
+    f = load(tmp_path, """\
+        - func: neg(Tensor self) -> Tensor
+          doc: Negates.
+          dispatch: {CPU: neg_kernel}
+          derivatives: {self: neg(grad)}
+          dtypes: [floating, int8, integral]
+        """)
+    assert f.functions[0].dtypes == ("uint8", "int8", "int16", "int32", "int64",
+                                     "float16", "bfloat16", "float32", "float64")
+    errors = errors_of(tmp_path, """\
+        - func: neg(Tensor self) -> Tensor
+          doc: Negates.
+          dispatch: {CPU: neg_kernel}
+          dtypes: [integer, bool]
+        """)
+    assert errors == [f"native_functions.yaml:{FIRST_LINE + 3}: neg: unknown dtype or dtype group `integer` in "
+                      "`dtypes:`; did you mean `integral`?"]
+
+
+def test_describe_dtypes_uses_the_group_names():
+    from codegen.model import DTYPE_NAMES, describe_dtypes
+    assert describe_dtypes(DTYPE_NAMES) == "all"
+    assert describe_dtypes(("bool", "uint8", "int8", "int16", "int32", "int64")) == "bool, integral"
+    assert describe_dtypes(("float32", "float64")) == "float32, float64"
+
+
 def test_several_errors_are_reported_at_once(tmp_path):
     with pytest.raises(CodegenError) as e:
         load(tmp_path, """\
