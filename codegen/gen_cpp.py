@@ -37,6 +37,7 @@ class OpView:
     out_exact_dtype: bool               # composite out=: no dtype option, so out's dtype must match
     out_factory_check: str              # factory out=: call checking dtype/device options against out
     zero_grad_node: str                 # unrecorded in-place op of a non-differentiable entry: its node name
+    multi_output_view: bool             # returns several views (split, unbind): they are marked so
 
 def _tensor_ptrs(f: NativeFunction, only: set[str] | None = None, skip_written: bool = False) -> list[str]:
     ptrs = []
@@ -153,6 +154,8 @@ def op_view(ctx: Context, f: NativeFunction, backward: dict[str, BackwardInfo],
         zero_grad_node=zero_grad_nodes.get(str(s.name), ""),
         out_source_args=_out_source_args(f),
         out_exact_dtype=f.functional is not None and f.functional.schema.argument("dtype") is None,
+        multi_output_view=(not f.is_composite and f.view_of is not None
+                           and [r.type for r in s.returns] == [ListType(BaseType("Tensor"))]),
     )
 
 

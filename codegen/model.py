@@ -229,6 +229,9 @@ class NativeFunction:
     view_of: Optional[str]                   # name of the input this op returns a view of
     functional: Optional["NativeFunction"] = None  # for a derived in-place/out variant: its source entry
     derived_kind: Optional[SchemaKind] = None     # which variant this is, when derived
+    # For an out= overload written in the YAML (`max.unary_out`): the functional overload it is the
+    # out= form of (`max`), paired by the loader; Python reaches it as that overload's `out=`.
+    out_of: Optional["NativeFunction"] = None
     # What the entry asked the generator to derive (`inplace: true` -> SchemaKind.inplace,
     # `out: true` -> SchemaKind.out), kept so validation can explain a variant it could not derive.
     derive: tuple[SchemaKind, ...] = ()

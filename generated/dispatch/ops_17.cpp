@@ -320,8 +320,23 @@ const Tensor& lt_out(const Tensor& out, const Tensor& self, const Scalar& other)
 // ============================================================================ split
 
 // split.Tensor(Tensor(a) self, int split_size, int dim=0) -> Tensor(a)[]
+ops::split_Tensor::Kernel* ops::split_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::split_kernel,
+    /* Meta */ native::split_kernel,
+};
+
+std::vector<Tensor> ops::split_Tensor::call(const Tensor& self, int64_t split_size, int64_t dim) {
+  const Device kernel_device = dispatch_device("split.Tensor", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("split.Tensor", kernel_device);
+  return kernel(self, split_size, dim);
+}
+
 std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim) {
-  return native::split_Tensor_composite(self, split_size, dim);
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::mark_multi_output_views(autograd::wrappers::split_Tensor(self, split_size, dim));
+  }
+  return autograd::mark_multi_output_views(ops::split_Tensor::call(self, split_size, dim));
 }
 
 // split.sizes(Tensor(a) self, int[] split_size, int dim=0) -> Tensor(a)[]
