@@ -36,7 +36,7 @@ class CodegenError(Exception):
 
 
 ENTRY_KEYS = ("func", "doc", "variants", "inplace", "out", "dispatch", "impl", "derivatives",
-              "output_differentiability", "tags", "python_operators", "view_of", "samples")
+              "output_differentiability", "tags", "python_operators", "view_of", "samples", "node_index")
 TOP_KEYS = ("tags", "functions")
 
 
@@ -203,6 +203,9 @@ class _EntryReader:
         python_operators = self._list("python_operators", str)
         view_of = self._get("view_of", str)
         samples = self._list("samples", str)
+        node_index = self._get("node_index", int)
+        if isinstance(node_index, bool) or (node_index is not None and node_index < 0):
+            self.error("node_index", f"`node_index:` must be a number >= 0, not {_kind(node_index)}")
         if not self.ok or schema is None:
             return []
         source = NativeFunction(
@@ -211,7 +214,8 @@ class _EntryReader:
             non_differentiable=non_differentiable,
             output_differentiability=None if out_diff is None else tuple(out_diff),
             tags=tuple(tags or ()), python_operators=tuple(python_operators or ()),
-            view_of=view_of, samples=tuple(samples or ()), derive=derive, key_lines=self._key_lines(),
+            view_of=view_of, samples=tuple(samples or ()), derive=derive, node_index=node_index,
+            key_lines=self._key_lines(),
         )
         return _with_derived(source)
 

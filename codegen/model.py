@@ -238,6 +238,9 @@ class NativeFunction:
     # Sample calls for the YAML-driven gradient tests: each is the argument list of a Python call,
     # e.g. "T(3, 4), T(4), alpha=2" (see tests/test_gradcheck_generated.py for the helpers).
     samples: tuple[str, ...] = ()
+    # The number in the name of this entry's autograd node (`EqBackward1`), when PyTorch's differs
+    # from the file order: PyTorch numbers the nodes of one op name in derivatives.yaml's order.
+    node_index: Optional[int] = None
     # Line of each YAML key of the entry ("func", "doc", ...; "non_differentiable:self" for an
     # input declared so), so errors point at the key. Not part of equality.
     key_lines: tuple[tuple[str, int], ...] = field(default=(), compare=False, repr=False)

@@ -45,6 +45,28 @@ def validate(f: NativeFunctionsFile) -> list[str]:
                 for where, message in check(fn, tags):
                     loc = where if isinstance(where, Location) else fn.loc_of(where)
                     errors.append(located(loc, op, message))
+    return errors + _check_node_indices(f.functions)
+
+
+def _check_node_indices(functions: tuple[NativeFunction, ...]) -> list[str]:
+    """`node_index:` names an autograd node, so it needs one, and no two entries of a name share one."""
+    errors: list[str] = []
+    seen: dict[tuple[str, int], NativeFunction] = {}
+    for fn in functions:
+        if fn.node_index is None or fn.derived_kind is not None:
+            continue
+        op = str(fn.schema.name)
+        if fn.is_composite or not (fn.derivatives or fn.non_differentiable):
+            errors.append(located(fn.loc_of("node_index"), op, "`node_index:` on an entry without an autograd "
+                                  "node (a composite op, or one with no tensor input)"))
+            continue
+        key = (fn.schema.name.base, fn.node_index)
+        if key in seen:
+            errors.append(located(fn.loc_of("node_index"), op, (
+                f"`node_index: {fn.node_index}` is also given to `{seen[key].schema.name}` (line "
+                f"{seen[key].loc_of('node_index').line})")))
+        else:
+            seen[key] = fn
     return errors
 
 

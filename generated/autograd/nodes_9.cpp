@@ -224,8 +224,8 @@ variable_list DivBackward3::apply(variable_list&& grads) {
 }
 
 // Backward of max(Tensor self) -> Tensor
-struct MaxBackward0 final : Node {
-  std::string name() const override { return "MaxBackward0"; }
+struct MaxBackward1 final : Node {
+  std::string name() const override { return "MaxBackward1"; }
   variable_list apply(variable_list&& grads) override;
   void release_variables() override {
     self_.reset_data();
@@ -239,7 +239,7 @@ struct MaxBackward0 final : Node {
   SavedVariable result_;
 };
 
-variable_list MaxBackward0::apply(variable_list&& grads) {
+variable_list MaxBackward1::apply(variable_list&& grads) {
   variable_list grad_inputs(num_outputs());
   if (!any_defined(grads)) return grad_inputs;
   const Tensor& grad = grads[0];
@@ -253,8 +253,8 @@ variable_list MaxBackward0::apply(variable_list&& grads) {
 }
 
 // Backward of max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
-struct MaxBackward1 final : Node {
-  std::string name() const override { return "MaxBackward1"; }
+struct MaxBackward0 final : Node {
+  std::string name() const override { return "MaxBackward0"; }
   variable_list apply(variable_list&& grads) override;
   void release_variables() override {
     indices_.reset_data();
@@ -269,7 +269,7 @@ struct MaxBackward1 final : Node {
   SavedVariable indices_;
 };
 
-variable_list MaxBackward1::apply(variable_list&& grads) {
+variable_list MaxBackward0::apply(variable_list&& grads) {
   variable_list grad_inputs(num_outputs());
   if (!any_defined(grads)) return grad_inputs;
   const Tensor& grad = grads[0];
@@ -535,7 +535,7 @@ const Tensor& div__Scalar_mode(const Tensor& self, const Scalar& other, std::opt
 
 // max(Tensor self) -> Tensor
 Tensor max(const Tensor& self) {
-  auto grad_fn = std::make_shared<MaxBackward0>();
+  auto grad_fn = std::make_shared<MaxBackward1>();
   grad_fn->set_next_edges(collect_next_edges({&self}));
   if (grad_fn->should_compute_output(0)) {
     grad_fn->self_ = SavedVariable(self, false);
@@ -555,7 +555,7 @@ Tensor max(const Tensor& self) {
 
 // max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim) {
-  auto grad_fn = std::make_shared<MaxBackward1>();
+  auto grad_fn = std::make_shared<MaxBackward0>();
   grad_fn->set_next_edges(collect_next_edges({&self}));
   grad_fn->dim_ = dim;
   grad_fn->keepdim_ = keepdim;

@@ -269,6 +269,30 @@ CASES = {
                               "without the outputs (Tensor self); functional overloads: none"),
               err(L + 4, "f.out", "an out= overload has no `derivatives:`: out= never records autograd (it "
                                   "refuses inputs that require grad, as PyTorch does)")]),
+    "node_index_shared": ("""
+        - func: f.a(Tensor self) -> Tensor
+          doc: F.
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: grad}
+          node_index: 1
+        - func: f.b(Tensor self, int n) -> Tensor
+          doc: F.
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: grad}
+          node_index: 1
+        """, [err(L + 9, "f.b", "`node_index: 1` is also given to `f.a` (line 10)")]),
+    "node_index_without_node": ("""
+        - func: f(Tensor self) -> Tensor
+          doc: F.
+          impl: return self;
+          node_index: -1
+        - func: g(int n) -> Tensor
+          doc: G.
+          dispatch: {CPU: g_kernel}
+          node_index: 0
+        """, [err(L + 3, "f", "`node_index:` must be a number >= 0, not `-1` (int)"),
+              err(L + 7, "g", "`node_index:` on an entry without an autograd node (a composite op, or one "
+                              "with no tensor input)")]),
     "explicit_out_without_functional": ("""
         - func: f(Tensor self, int dim) -> Tensor
           doc: F.
