@@ -49,6 +49,13 @@ def test_like_torch(case):
         assert got[1] == expected[1]
 
 
+def test_reduce_checked_after_dim_and_shapes():
+    """As PyTorch: a bad dim is an IndexError even when reduce= is bad too."""
+    for lib in (tl, torch):
+        with pytest.raises(IndexError):
+            lib.ones(2).scatter(5, lib.tensor([0]), lib.ones(1), reduce="mean")
+
+
 def test_messages_name_the_op():
     with pytest.raises(RuntimeError, match=r"^scatter\(\): reduce argument must be either add or multiply\.$"):
         tl.ones(2).scatter(0, tl.tensor([0]), tl.ones(1), reduce="mean")

@@ -2,6 +2,7 @@
 // index_copy and take, on the index engine (aten/native/IndexEngine.h): each kernel checks its
 // op's shape rules, then is only its per-slice loop over already checked indices.
 #include <cstring>
+#include <string_view>
 #include <type_traits>
 
 #include "aten/native/IndexEngine.h"
@@ -58,14 +59,22 @@ T combine(ScatterMode mode, T t, T x) {
   else return static_cast<T>(mode == ScatterMode::Add ? t + x : t * x);
 }
 
+// scatter's `reduce=` argument: how a scattered value combines with the one it lands on.
+ScatterMode scatter_reduce_mode(std::string_view reduce) {
+  if (reduce == "add") return ScatterMode::Add;
+  TL_CHECK(reduce == "multiply", "scatter(): reduce argument must be either add or multiply.");
+  return ScatterMode::Multiply;
+}
+
 // Shared body of scatter and scatter_add: out[index[i]] (op)= src[i] along dim,
-// src either a tensor or a scalar value.
+// src either a tensor or a scalar value; `reduce` (scatter's reduce=) picks the mode.
 void scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src, const Scalar* value,
-                  ScatterMode mode, Tensor& out, const char* op) {
+                  ScatterMode mode, Tensor& out, const char* op, const std::string_view* reduce = nullptr) {
   dim = maybe_wrap_dim(dim, self.dim(), op);
   check_index_int32_or_int64(index, op, "index");
   if (src) TL_CHECK(src->dtype() == self.dtype(), op, ": Expected self.dtype to be equal to src.dtype");
   check_gather_scatter_shapes(self, dim, index, src, op);
+  if (reduce) mode = scatter_reduce_mode(*reduce);  // checked after dim and shapes, as PyTorch does
   init_from_self(self, out, op);
   if (self.is_meta() || index.numel() == 0) return;
   const int64_t nd = self.dim();
@@ -141,25 +150,14 @@ void scatter_value_kernel(const Tensor& self, int64_t dim, const Tensor& index, 
   scatter_impl(self, dim, index, nullptr, &value, ScatterMode::Set, out, "scatter");
 }
 
-namespace {
-
-// scatter's `reduce=` argument: how a scattered value combines with the one it lands on.
-ScatterMode scatter_reduce_mode(std::string_view reduce) {
-  if (reduce == "add") return ScatterMode::Add;
-  TL_CHECK(reduce == "multiply", "scatter(): reduce argument must be either add or multiply.");
-  return ScatterMode::Multiply;
-}
-
-}  // namespace
-
 void scatter_reduce_kernel(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                            std::string_view reduce, Tensor& out) {
-  scatter_impl(self, dim, index, &src, nullptr, scatter_reduce_mode(reduce), out, "scatter");
+  scatter_impl(self, dim, index, &src, nullptr, ScatterMode::Add, out, "scatter", &reduce);
 }
 
 void scatter_value_reduce_kernel(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value,
                                  std::string_view reduce, Tensor& out) {
-  scatter_impl(self, dim, index, nullptr, &value, scatter_reduce_mode(reduce), out, "scatter");
+  scatter_impl(self, dim, index, nullptr, &value, ScatterMode::Add, out, "scatter", &reduce);
 }
 
 void scatter_add_kernel(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, Tensor& out) {
