@@ -28,8 +28,9 @@ NON_DIFFERENTIABLE = "non_differentiable"
 
 
 def node_name_base(base: str) -> str:
-    """add -> Add, floor_divide -> FloorDivide, _to_copy -> ToCopy."""
-    return "".join(part.capitalize() for part in base.split("_") if part)
+    """add -> Add, floor_divide -> FloorDivide, _to_copy -> ToCopy, log1p -> Log1P (as PyTorch's
+    names: a letter after a digit is capitalized too)."""
+    return "".join(part.title() for part in base.split("_") if part)
 
 
 def _mentions(formula: str, name: str) -> bool:

@@ -37,6 +37,7 @@ class OpView:
     out_exact_dtype: bool               # composite out=: no dtype option, so out's dtype must match
     out_factory_check: str              # factory out=: call checking dtype/device options against out
     zero_grad_node: str                 # unrecorded in-place op of a non-differentiable entry: its node name
+    multi_output_view: bool             # returns several views (split, unbind): they are marked so
 
 def _tensor_ptrs(f: NativeFunction, only: set[str] | None = None, skip_written: bool = False) -> list[str]:
     ptrs = []
@@ -153,6 +154,8 @@ def op_view(ctx: Context, f: NativeFunction, backward: dict[str, BackwardInfo],
         zero_grad_node=zero_grad_nodes.get(str(s.name), ""),
         out_source_args=_out_source_args(f),
         out_exact_dtype=f.functional is not None and f.functional.schema.argument("dtype") is None,
+        multi_output_view=(not f.is_composite and f.view_of is not None
+                           and [r.type for r in s.returns] == [ListType(BaseType("Tensor"))]),
     )
 
 
@@ -194,22 +197,43 @@ def _out_source_args(f: NativeFunction) -> str:
     return ", ".join(args)
 
 
+def _numbered(entries: list[NativeFunction]) -> dict[int, int]:
+    """The number of each entry's node (keyed by id()): its `node_index:` when it has one, else the
+    next number in file order that no entry claims, so unnumbered entries keep PyTorch's file order."""
+    taken = {f.node_index for f in entries if f.node_index is not None}
+    numbers: dict[int, int] = {}
+    n = 0
+    for f in entries:
+        if f.node_index is not None:
+            numbers[id(f)] = f.node_index
+            continue
+        while n in taken:
+            n += 1
+        numbers[id(f)] = n
+        n += 1
+    return numbers
+
+
+def _zero_grad_entries(g: OpGroup) -> list[NativeFunction]:
+    """Entries whose derivatives are all `non_differentiable` and that have an in-place variant
+    (eq, lt, ...): the in-place variant gets a zero-gradient node."""
+    return [f for f in g.functions
+            if f.functional is None and not f.is_composite and f.non_differentiable
+            and all(d.formula.strip() == NON_DIFFERENTIABLE for d in f.derivatives)]
+
+
 def zero_grad_nodes(ctx: Context) -> dict[str, str]:
     """In-place variants of entries whose derivatives are all `non_differentiable` (eq_, lt_, ...),
     keyed by str(schema.name): the name of the zero-gradient node that becomes self's history,
     numbered per base name like PyTorch's EqBackward0 (Scalar), EqBackward1 (Tensor)."""
     nodes: dict[str, str] = {}
     for g in ctx.groups:
-        n = 0
-        for f in g.functions:
-            if f.functional is not None or f.is_composite or not f.non_differentiable:
-                continue
-            if any(d.formula.strip() != NON_DIFFERENTIABLE for d in f.derivatives):
-                continue
+        entries = _zero_grad_entries(g)
+        numbers = _numbered(entries)
+        for f in entries:
             for v in g.functions:
                 if v.functional is f and v.schema.kind() == SchemaKind.inplace:
-                    nodes[str(v.schema.name)] = f"{node_name_base(g.base)}Backward{n}"
-            n += 1
+                    nodes[str(v.schema.name)] = f"{node_name_base(g.base)}Backward{numbers[id(f)]}"
     return nodes
 
 
@@ -217,14 +241,11 @@ def backward_infos(ctx: Context) -> dict[str, BackwardInfo]:
     """Backward node per differentiable source entry, keyed by str(schema.name); numbered per base name."""
     infos: dict[str, BackwardInfo] = {}
     for g in ctx.groups:
-        n = 0
-        for f in g.functions:
-            if f.functional is not None or f.is_composite:
-                continue
-            info = analyze(f, f"{node_name_base(g.base)}Backward{n}")
-            if info is not None:
-                infos[str(f.schema.name)] = info
-                n += 1
+        entries = [f for f in g.functions if f.functional is None and not f.is_composite
+                   and any(d.formula.strip() != NON_DIFFERENTIABLE for d in f.derivatives)]
+        numbers = _numbered(entries)
+        for f in entries:
+            infos[str(f.schema.name)] = analyze(f, f"{node_name_base(g.base)}Backward{numbers[id(f)]}")
     return infos
 
 

@@ -3,10 +3,15 @@ read straight from the YAML (so `python -m codegen --check` keeps it current).""
 from __future__ import annotations
 
 from codegen.context import Context
+from codegen.gen_python import PYTHON_HIDDEN_TAG
 from codegen.model import NativeFunction, SchemaKind, describe_dtypes
 
 
 def _variants(f: NativeFunction, derived: list[NativeFunction]) -> str:
+    if f.out_of is not None:  # an out= overload written in the YAML
+        if PYTHON_HIDDEN_TAG in f.tags:
+            return "C++ only, as in PyTorch"
+        return f"`out=` of `{f.out_of.schema.name}`"
     names = []
     if "function" in f.variants:
         names.append(f"`torchlite.{f.schema.name.name}`")
@@ -15,15 +20,19 @@ def _variants(f: NativeFunction, derived: list[NativeFunction]) -> str:
     for d in derived:
         if d.derived_kind is SchemaKind.inplace:
             names.append(f"`Tensor.{d.schema.name.name}`")
-        elif d.derived_kind is SchemaKind.out:
+        elif d.derived_kind is SchemaKind.out or (d.out_of is not None and PYTHON_HIDDEN_TAG not in d.tags):
             names.append("`out=`")
     names += [f"`{op}`" for f2 in [f, *derived] for op in f2.python_operators]
     return ", ".join(names)
 
 
 def _gradient(f: NativeFunction) -> str:
+    if f.schema.kind() is SchemaKind.out:
+        return "no (out= records no history)"
     if f.is_composite:
         return "from the ops it calls"
+    if f.derivatives and all(d.formula.startswith("not_implemented(") for d in f.derivatives):
+        return "no (recorded; backward raises, as in PyTorch)"
     if f.derivatives:
         return "yes"
     return "no" if f.non_differentiable else "no tensor inputs"
@@ -63,7 +72,7 @@ def generate(ctx: Context) -> dict[str, str]:
         for f in g.functions:
             if f.functional is not None:
                 continue
-            derived = [d for d in g.functions if d.functional is f]
+            derived = [d for d in g.functions if d.functional is f or d.out_of is f]
             tags = " ".join(f"`{t}`" for t in f.tags)
             doc = _cell(f.doc) + (f" Tags: {tags}." if tags else "")
             lines.append(f"| `{f.schema.name}` | `{_cell(str(f.schema))}` | {_variants(f, derived)} | "

@@ -24,6 +24,9 @@ _ACCESSORS = {
     "Layout?": "layout_optional",
     "MemoryFormat": "memory_format", "MemoryFormat?": "memory_format_optional",
 }
+# Overloads with this tag are generated in C++ only: PyTorch generates them (`autogen:`) and gives
+# them no Python binding.
+PYTHON_HIDDEN_TAG = "generated"
 # Owning values that do not convert implicitly to the API type.
 _NEEDS_AS_ARG = {"intlist_optional", "string_optional"}
 
@@ -122,11 +125,14 @@ def bindings(ctx: Context) -> tuple[list[Binding], list[Binding]]:
     """(module functions, Tensor methods including Python operators), each sorted by name."""
     outs = {str(f.functional.schema.name): f for f in ctx.file.functions
             if f.derived_kind == SchemaKind.out}
+    # out= overloads written in the YAML, paired with their functional overload by the loader
+    outs.update({str(f.out_of.schema.name): f for f in ctx.file.functions
+                 if f.out_of is not None and PYTHON_HIDDEN_TAG not in f.tags})
     functions: dict[str, Binding] = {}
     methods: dict[str, Binding] = {}
     for f in ctx.file.functions:
-        if f.schema.kind() == SchemaKind.out:
-            continue  # reached through the out= keyword of its functional overload
+        if f.schema.kind() == SchemaKind.out or PYTHON_HIDDEN_TAG in f.tags:
+            continue  # out=: reached through the out= keyword of its functional overload
         name = f.schema.name.name
         out = outs.get(str(f.schema.name))
         if "function" in f.variants:

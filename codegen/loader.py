@@ -21,7 +21,7 @@ from codegen.model import (
     Return, SchemaKind, Tag,
 )
 from codegen.schema_parser import SchemaError, parse_schema
-from codegen.validate import derive_problem, located, validate
+from codegen.validate import derive_problem, is_out_overload, located, validate
 
 
 class CodegenError(Exception):
@@ -36,7 +36,8 @@ class CodegenError(Exception):
 
 
 ENTRY_KEYS = ("func", "doc", "variants", "inplace", "out", "dispatch", "impl", "derivatives",
-              "output_differentiability", "tags", "python_operators", "view_of", "samples", "dtypes")
+              "output_differentiability", "tags", "python_operators", "view_of", "samples", "dtypes",
+              "node_index")
 TOP_KEYS = ("tags", "functions")
 
 
@@ -134,6 +135,7 @@ def load_native_functions(path: str | os.PathLike) -> NativeFunctionsFile:
         else:
             top_error(entries.item_lines[i], "an entry of `functions:` must be a mapping with `func:`")
 
+    functions = _pair_out_overloads(functions, errors)
     result = NativeFunctionsFile(functions=tuple(functions), tags=tags)
     errors += validate(result)
     if errors:
@@ -203,6 +205,9 @@ class _EntryReader:
         view_of = self._get("view_of", str)
         samples = self._list("samples", str)
         dtypes = self._dtypes()
+        node_index = self._get("node_index", int)
+        if isinstance(node_index, bool) or (node_index is not None and node_index < 0):
+            self.error("node_index", f"`node_index:` must be a number >= 0, not {_kind(node_index)}")
         if not self.ok or schema is None:
             return []
         source = NativeFunction(
@@ -211,7 +216,8 @@ class _EntryReader:
             non_differentiable=non_differentiable,
             output_differentiability=None if out_diff is None else tuple(out_diff),
             tags=tuple(tags or ()), python_operators=tuple(python_operators or ()),
-            view_of=view_of, samples=tuple(samples or ()), dtypes=dtypes, derive=derive, key_lines=self._key_lines(),
+            view_of=view_of, samples=tuple(samples or ()), dtypes=dtypes, derive=derive, node_index=node_index,
+            key_lines=self._key_lines(),
         )
         return _with_derived(source)
 
@@ -360,6 +366,51 @@ def _kind(value: Any) -> str:
     if isinstance(value, (dict, list)):
         return "a mapping" if isinstance(value, dict) else "a list"
     return f"`{value}` ({type(value).__name__})"
+
+
+# ---- out= overloads written in the YAML ------------------------------------------------------
+
+def _pair_out_overloads(functions: list[NativeFunction], errors: list[str]) -> list[NativeFunction]:
+    """Pairs each out= overload written in the YAML (`max.unary_out(Tensor self, *, Tensor(a!) out)`)
+    with the functional overload of its name that takes the same arguments without the outputs
+    (`max(Tensor self)`), as PyTorch's Python bindings do: Python reaches it as that overload's
+    `out=` keyword, and the generated tests treat it as that overload's out= form."""
+    result = []
+    paired: dict[str, NativeFunction] = {}
+    for f in functions:
+        s = f.schema
+        if (f.derived_kind is not None or s.kind() is not SchemaKind.out or s.name.inplace
+                or not is_out_overload(s)):  # validate.py reports outputs on an overload not named so
+            result.append(f)
+            continue
+        outs = s.out_arguments
+        inputs = tuple(a for a in s.arguments if a not in outs)
+        same_name = [g for g in functions if g.schema.name.base == s.name.base and g.derived_kind is None
+                     and g.schema.kind() is SchemaKind.functional]
+        match = next((g for g in same_name if g.schema.arguments == inputs), None)
+        op, loc = str(s.name), f.loc_of("func")
+        if match is None:
+            known = "; ".join(f"`{g.schema}`" for g in same_name) or "none"
+            errors.append(located(loc, op, (
+                f"out= overload pairs with no functional overload of `{s.name.base}` taking its arguments "
+                f"without the outputs ({', '.join(str(a) for a in inputs) or 'none'}); functional overloads: {known}")))
+        elif len(match.schema.returns) != len(outs):
+            errors.append(located(loc, op, (
+                f"out= overload has {len(outs)} output(s) but its functional overload `{match.schema.name}` "
+                f"returns {len(match.schema.returns)}")))
+        elif SchemaKind.out in match.derive:
+            errors.append(located(loc, op, (
+                f"`{match.schema.name}` already derives its out= form (`out: true` at line "
+                f"{match.loc_of('out').line}); remove one of the two")))
+        elif str(match.schema.name) in paired:
+            errors.append(located(loc, op, (
+                f"`{match.schema.name}` already has the out= overload "
+                f"`{paired[str(match.schema.name)].schema.name}` (line {paired[str(match.schema.name)].loc.line})")))
+        else:
+            paired[str(match.schema.name)] = f
+            f = replace(f, out_of=match)
+        result.append(f)
+    return result
 
 
 # ---- derived variants ----------------------------------------------------------------------

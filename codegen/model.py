@@ -248,6 +248,9 @@ class NativeFunction:
     view_of: Optional[str]                   # name of the input this op returns a view of
     functional: Optional["NativeFunction"] = None  # for a derived in-place/out variant: its source entry
     derived_kind: Optional[SchemaKind] = None     # which variant this is, when derived
+    # For an out= overload written in the YAML (`max.unary_out`): the functional overload it is the
+    # out= form of (`max`), paired by the loader; Python reaches it as that overload's `out=`.
+    out_of: Optional["NativeFunction"] = None
     # What the entry asked the generator to derive (`inplace: true` -> SchemaKind.inplace,
     # `out: true` -> SchemaKind.out), kept so validation can explain a variant it could not derive.
     derive: tuple[SchemaKind, ...] = ()
@@ -258,6 +261,9 @@ class NativeFunction:
     # DTYPE_NAMES order); None when the entry does not say. tests/test_forward_generated.py checks
     # the declaration against PyTorch and the op against both.
     dtypes: Optional[tuple[str, ...]] = None
+    # The number in the name of this entry's autograd node (`EqBackward1`), when PyTorch's differs
+    # from the file order: PyTorch numbers the nodes of one op name in derivatives.yaml's order.
+    node_index: Optional[int] = None
     # Line of each YAML key of the entry ("func", "doc", ...; "non_differentiable:self" for an
     # input declared so), so errors point at the key. Not part of equality.
     key_lines: tuple[tuple[str, int], ...] = field(default=(), compare=False, repr=False)

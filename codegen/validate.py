@@ -45,6 +45,28 @@ def validate(f: NativeFunctionsFile) -> list[str]:
                 for where, message in check(fn, tags):
                     loc = where if isinstance(where, Location) else fn.loc_of(where)
                     errors.append(located(loc, op, message))
+    return errors + _check_node_indices(f.functions)
+
+
+def _check_node_indices(functions: tuple[NativeFunction, ...]) -> list[str]:
+    """`node_index:` names an autograd node, so it needs one, and no two entries of a name share one."""
+    errors: list[str] = []
+    seen: dict[tuple[str, int], NativeFunction] = {}
+    for fn in functions:
+        if fn.node_index is None or fn.derived_kind is not None:
+            continue
+        op = str(fn.schema.name)
+        if fn.is_composite or not (fn.derivatives or fn.non_differentiable):
+            errors.append(located(fn.loc_of("node_index"), op, "`node_index:` on an entry without an autograd "
+                                  "node (a composite op, or one with no tensor input)"))
+            continue
+        key = (fn.schema.name.base, fn.node_index)
+        if key in seen:
+            errors.append(located(fn.loc_of("node_index"), op, (
+                f"`node_index: {fn.node_index}` is also given to `{seen[key].schema.name}` (line "
+                f"{seen[key].loc_of('node_index').line})")))
+        else:
+            seen[key] = fn
     return errors
 
 
@@ -64,7 +86,7 @@ def derive_problem(s: FunctionSchema, kind: SchemaKind) -> Optional[str]:
     key = "inplace" if kind is SchemaKind.inplace else "out"
     if s.name.inplace:
         return f"`{key}: true` on `{s.name.name}`, whose name already ends in `_`"
-    if kind is SchemaKind.out and _is_out_overload(s):
+    if kind is SchemaKind.out and is_out_overload(s):
         return f"`out: true` on `{s.name}`, which is already an out= overload"
     if any(a.annotation for a in s.arguments) or any(r.annotation for r in s.returns):
         return f"`{key}: true` on an entry with alias annotations (a view or an in-place op)"
@@ -83,7 +105,7 @@ def derive_problem(s: FunctionSchema, kind: SchemaKind) -> Optional[str]:
     return None
 
 
-def _is_out_overload(s: FunctionSchema) -> bool:
+def is_out_overload(s: FunctionSchema) -> bool:
     return s.name.overload == "out" or s.name.overload.endswith("_out")
 
 
@@ -107,6 +129,9 @@ def _check_variants(fn: NativeFunction, tags: set[str]) -> Problems:
     if not fn.variants:
         yield "variants", "`variants:` lists nothing (expected function and/or method)"
     self_arg = fn.schema.argument("self")
+    if is_out_overload(fn.schema) and fn.schema.out_arguments and "method" in fn.variants:
+        yield "variants", ("an out= overload is a function only: Python reaches it as the `out=` keyword "
+                           "of its functional overload")
     if "method" in fn.variants and (self_arg is None or not is_tensor_like(self_arg.type)
                                     or self_arg.kwarg_only):
         yield "variants", "a method needs a positional `Tensor self` argument"
@@ -132,6 +157,11 @@ def _check_dispatch(fn: NativeFunction, tags: set[str]) -> Problems:
 
 def _check_derivatives(fn: NativeFunction, tags: set[str]) -> Problems:
     has_key = bool(fn.derivatives or fn.non_differentiable)
+    if is_out_overload(fn.schema) and fn.schema.out_arguments:
+        if has_key:
+            yield "derivatives", ("an out= overload has no `derivatives:`: out= never records autograd "
+                                  "(it refuses inputs that require grad, as PyTorch does)")
+        return
     if fn.is_composite:
         if has_key:
             yield "derivatives", ("a composite op must not have `derivatives:`: its gradient "
@@ -178,11 +208,11 @@ def _check_writes(fn: NativeFunction, tags: set[str]) -> Problems:
         yield "func", f"`{s.name.name}` ends in `_` (in-place) but has no `Tensor(a!) self` argument"
     if writes_self and not s.name.inplace:
         yield "func", "writes `self` (`Tensor(a!) self`) but its name does not end in `_`"
-    if s.out_arguments and not _is_out_overload(s):
+    if s.out_arguments and not is_out_overload(s):
         names = ", ".join(f"`{a}`" for a in s.out_arguments)
         yield "func", (f"keyword-only output {names} on an overload not named `out` or `*_out` "
                        "(use `out: true` to derive the out= variant)")
-    elif _is_out_overload(s) and not s.out_arguments:
+    elif is_out_overload(s) and not s.out_arguments:
         yield "func", f"overload `{s.name.overload}` has no keyword-only `Tensor(a!)` output"
 
 
@@ -290,6 +320,9 @@ def _check_output_differentiability(fn: NativeFunction, tags: set[str]) -> Probl
 
 def _check_samples(fn: NativeFunction, tags: set[str]) -> Problems:
     # Coverage (every formula has samples) is enforced by tests/test_gradcheck_generated.py.
+    if fn.samples and is_out_overload(fn.schema) and fn.schema.out_arguments:
+        yield "samples", ("an out= overload has no `samples:`: the generated tests run the out= form "
+                          "on the samples of its functional overload")
     for s in fn.samples:
         if not s.strip():
             yield "samples", "a sample call is empty"

@@ -190,9 +190,13 @@ def _str(self) -> str:
             suffixes.append(f"dtype={self.dtype}")
         # detach(): reading the values must not record autograd history.
         tensor_str = _tensor_str(self.detach() if self.requires_grad else self, indent)
-    grad_fn = self.grad_fn
-    if grad_fn is not None:
-        suffixes.append(f"grad_fn=<{type(grad_fn).__name__}>")
+    try:
+        grad_fn_name = type(self.grad_fn).__name__ if self.grad_fn is not None else None
+    except RuntimeError:
+        # A split/unbind output whose base changed in place has no valid history (as PyTorch prints).
+        grad_fn_name = "Invalid"
+    if grad_fn_name is not None:
+        suffixes.append(f"grad_fn=<{grad_fn_name}>")
     elif self.requires_grad:
         suffixes.append("requires_grad=True")
     return _add_suffixes(prefix + tensor_str, suffixes, indent)

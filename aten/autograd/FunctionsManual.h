@@ -12,6 +12,7 @@
 #include "aten/core/Scalar.h"
 #include "aten/core/ScalarType.h"
 #include "aten/core/Tensor.h"
+#include "aten/autograd/FunctionsManualIndex.h"  // gather/scatter
 #include "aten/autograd/FunctionsManualJoin.h"  // helpers for tensor lists
 
 namespace tl::autograd::generated {

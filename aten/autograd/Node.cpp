@@ -5,6 +5,7 @@
 #include <limits>
 #include <mutex>
 
+#include "aten/autograd/CreationMeta.h"
 #include "aten/autograd/FunctionsManual.h"
 #include "aten/autograd/GradMode.h"
 #include "aten/core/Exception.h"
@@ -364,8 +365,12 @@ void set_history_impl(const Tensor& result, const std::shared_ptr<Node>& fn, boo
   AutogradMeta& meta = result.impl()->ensure_autograd_meta();
   std::shared_ptr<Node> old = meta.grad_fn;
   uint32_t old_nr = meta.output_nr;
-  // A fresh output that shares its storage with a base is the result of a view op.
-  if (!is_rebase && result.impl()->view_base()) meta.is_differentiable_view = true;
+  // A fresh output that shares its storage with a base is the result of a view op, recorded in grad
+  // mode (its kernel made it below autograd, with grad mode off).
+  if (!is_rebase && result.impl()->view_base()) {
+    meta.is_differentiable_view = true;
+    result.impl()->set_made_creation_meta(CreationMeta::Default);
+  }
   meta.grad_fn = fn;
   meta.output_nr = nr;
   meta.view_version = result.version();
@@ -401,21 +406,16 @@ void check_inplace(const Tensor& self, const char* op) {
            "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
            "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.");
   AutogradMeta* meta = impl->autograd_meta();
+  const auto& base = impl->view_base();
+  // Views whose history autograd cannot rewrite (made in no_grad mode, outputs of split/unbind...)
+  // are refused first, as PyTorch does.
+  if (base) handle_view_on_rebase(self, /*indirect=*/false);
   TL_CHECK(!meta || meta->grad_fn || !meta->requires_grad,
            "a leaf Variable that requires grad is being used in an in-place operation.");
-  const auto& base = impl->view_base();
-  if (!base) return;
-  if (is_differentiable_view(self, meta)) {
+  if (base && is_differentiable_view(self, meta)) {
     const AutogradMeta* base_meta = base->autograd_meta();
     TL_CHECK(!(base_meta && base_meta->requires_grad && !base_meta->grad_fn),
              "a view of a leaf Variable that requires grad is being used in an in-place operation.");
-  } else if (!(meta && meta->grad_fn)) {
-    // A view made in no_grad mode, now changed in place by a recorded op (PyTorch refuses too).
-    TL_CHECK(false,
-             "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that "
-             "this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both "
-             "the view and the inplace either both inside the no_grad block (if you don't want the inplace to be "
-             "tracked) or both outside (if you want the inplace to be tracked).");
   }
 }
 
@@ -545,6 +545,7 @@ void rebase_history(const Tensor& self, const std::shared_ptr<Node>& fn) {
 }
 
 std::shared_ptr<Node> regenerate_view_grad_fn(const Tensor& view) {
+  handle_view_on_rebase(view, /*indirect=*/true);  // split/unbind outputs have no history to regenerate
   AutogradMeta* meta = &view.impl()->ensure_autograd_meta();
   meta->is_differentiable_view = true;
   const auto& base_impl = view.impl()->view_base();

@@ -187,6 +187,10 @@ void check_inplace(const Tensor& self, const char* op);
 // The same checks for in-place ops that autograd does not record (eq_, floor_divide_, ...; the
 // dispatcher calls it): made when `self` or the base it views requires grad, or is an inference tensor.
 void check_inplace_unrecorded(const Tensor& self, const char* op);
+// Marks the outputs of an op returning several views of one input (split, unbind; the dispatcher
+// calls it, recording or not): in-place changes of them, or of views of them, are then refused
+// while grad mode is on, as in PyTorch (CreationMeta.h).
+std::vector<Tensor> mark_multi_output_views(std::vector<Tensor> views);
 // After such an op wrote `self`: when self requires grad, its history becomes a node named
 // `node` (PyTorch's, e.g. "EqBackward0") whose gradient is zero, so the old history no longer
 // sees the gradient of values the op replaced.

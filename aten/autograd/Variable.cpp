@@ -2,6 +2,7 @@
 #include <memory>
 
 #include "aten/autograd/AutogradMeta.h"
+#include "aten/autograd/CreationMeta.h"
 #include "aten/autograd/GradMode.h"
 #include "aten/autograd/Node.h"
 #include "aten/core/Exception.h"
@@ -89,6 +90,7 @@ const std::shared_ptr<autograd::Node>& Tensor::grad_fn() const {
     if (base_meta && base_meta->grad_fn) {
       autograd::regenerate_view_grad_fn(*this);
     } else {
+      autograd::handle_view_on_rebase(*this, /*indirect=*/true);  // a split/unbind output of a leaf
       meta->view_version = version();
     }
   }

@@ -62,7 +62,12 @@ Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int
   impl->share_version_counter(base.impl()->version_counter());
   // Views of views point at the root base, as PyTorch does.
   impl->set_view_base(base.impl()->view_base() ? base.impl()->view_base() : base.impl_ptr());
-  impl->set_view_made_in_grad_mode(autograd::GradMode::is_enabled());
+  // PyTorch's propagate_creation_meta: a view keeps the restriction of the view it was made from
+  // (a view of a split output is refused in-place changes too).
+  const CreationMeta made = autograd::InferenceMode::is_enabled() ? CreationMeta::InferenceMode
+                            : autograd::GradMode::is_enabled()    ? CreationMeta::Default
+                                                                  : CreationMeta::NoGradMode;
+  impl->set_creation_meta(made, base.impl()->view_base() ? base.impl()->creation_meta() : CreationMeta::Default);
   impl->set_inference(base.impl()->is_inference());
   return Tensor(std::move(impl));
 }

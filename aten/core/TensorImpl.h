@@ -21,6 +21,11 @@ struct VersionCounter : intrusive_target {
   std::atomic<uint32_t> version{0};
 };
 
+// How a view was made, as PyTorch's CreationMeta: in grad mode (Default); as one of several views
+// a single op returns (MultiOutputNode: split, unbind; autograd refuses in-place changes of them);
+// in no_grad mode; in inference mode.
+enum class CreationMeta : uint8_t { Default, MultiOutputNode, NoGradMode, InferenceMode };
+
 class TensorImpl : public intrusive_target {
  public:
   TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
@@ -72,11 +77,25 @@ class TensorImpl : public intrusive_target {
   // Base tensor if this is a view (autograd uses it for in-place on views).
   const intrusive_ptr<TensorImpl>& view_base() const { return view_base_; }
   void set_view_base(intrusive_ptr<TensorImpl> base) { view_base_ = std::move(base); }
-  // For views: whether grad mode was on when make_view made it. A view made in no_grad or
-  // inference mode is not a differentiable view of its base (autograd refuses in-place changes of
-  // it that it would have to record).
-  bool view_made_in_grad_mode() const { return view_made_in_grad_mode_; }
-  void set_view_made_in_grad_mode(bool v) { view_made_in_grad_mode_ = v; }
+  // For views: how the view was made (PyTorch's CreationMeta), which decides whether autograd
+  // may record an in-place change of it (aten/autograd/CreationMeta.cpp): the mode it was made in
+  // (set by make_view; Default for views autograd recorded, MultiOutputNode for the outputs of
+  // split/unbind), combined with the restriction inherited from the view it was made from.
+  CreationMeta creation_meta() const {
+    if (made_ == CreationMeta::Default || inherited_ == CreationMeta::InferenceMode) return inherited_;
+    return made_;
+  }
+  CreationMeta inherited_creation_meta() const { return inherited_; }
+  void set_creation_meta(CreationMeta made, CreationMeta inherited) {
+    made_ = made;
+    inherited_ = inherited;
+  }
+  void set_made_creation_meta(CreationMeta made) { made_ = made; }
+  // Made in grad mode (or recorded): a view made in no_grad or inference mode is not a
+  // differentiable view of its base.
+  bool view_made_in_grad_mode() const {
+    return made_ == CreationMeta::Default || made_ == CreationMeta::MultiOutputNode;
+  }
   // Made in inference mode (set by the constructor, inherited by views): autograd refuses to
   // save it for backward.
   bool is_inference() const { return is_inference_; }
@@ -93,7 +112,8 @@ class TensorImpl : public intrusive_target {
   ScalarType dtype_;
   bool is_contiguous_ = true;
   bool is_wrapped_number_ = false;
-  bool view_made_in_grad_mode_ = false;
+  CreationMeta made_ = CreationMeta::NoGradMode;
+  CreationMeta inherited_ = CreationMeta::Default;
   bool is_inference_ = false;
   intrusive_ptr<VersionCounter> version_;
   std::unique_ptr<autograd::AutogradMeta> autograd_meta_;

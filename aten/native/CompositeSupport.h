@@ -1,3 +1,4 @@
 // Helpers that inline composite bodies (`impl:` in native_functions.yaml) may call besides ops.
 #pragma once
+#include "aten/native/Resize.h"          // resize_output (out= overloads written with impl:)
 #include "aten/native/TensorIterator.h"  // empty_like_preserve

@@ -72,8 +72,8 @@ variable_list AtanBackward0::apply(variable_list&& grads) {
 }
 
 // Backward of log1p(Tensor self) -> Tensor
-struct Log1pBackward0 final : Node {
-  std::string name() const override { return "Log1pBackward0"; }
+struct Log1PBackward0 final : Node {
+  std::string name() const override { return "Log1PBackward0"; }
   variable_list apply(variable_list&& grads) override;
   void release_variables() override {
     self_.reset_data();
@@ -85,7 +85,7 @@ struct Log1pBackward0 final : Node {
   SavedVariable self_;
 };
 
-variable_list Log1pBackward0::apply(variable_list&& grads) {
+variable_list Log1PBackward0::apply(variable_list&& grads) {
   variable_list grad_inputs(num_outputs());
   if (!any_defined(grads)) return grad_inputs;
   const Tensor& grad = grads[0];
@@ -171,7 +171,7 @@ const Tensor& atan_(const Tensor& self) {
 
 // log1p(Tensor self) -> Tensor
 Tensor log1p(const Tensor& self) {
-  auto grad_fn = std::make_shared<Log1pBackward0>();
+  auto grad_fn = std::make_shared<Log1PBackward0>();
   grad_fn->set_next_edges(collect_next_edges({&self}));
   if (grad_fn->should_compute_output(0)) {
     grad_fn->self_ = SavedVariable(self, false);
@@ -189,7 +189,7 @@ Tensor log1p(const Tensor& self) {
 // log1p_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& log1p_(const Tensor& self) {
   check_inplace(self, "log1p_");
-  auto grad_fn = std::make_shared<Log1pBackward0>();
+  auto grad_fn = std::make_shared<Log1PBackward0>();
   grad_fn->set_next_edges(collect_next_edges({&self}));
   if (grad_fn->should_compute_output(0)) {
     grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)

@@ -108,8 +108,8 @@ variable_list MeanBackward1::apply(variable_list&& grads) {
 }
 
 // Backward of min(Tensor self) -> Tensor
-struct MinBackward0 final : Node {
-  std::string name() const override { return "MinBackward0"; }
+struct MinBackward1 final : Node {
+  std::string name() const override { return "MinBackward1"; }
   variable_list apply(variable_list&& grads) override;
   void release_variables() override {
     self_.reset_data();
@@ -123,7 +123,7 @@ struct MinBackward0 final : Node {
   SavedVariable result_;
 };
 
-variable_list MinBackward0::apply(variable_list&& grads) {
+variable_list MinBackward1::apply(variable_list&& grads) {
   variable_list grad_inputs(num_outputs());
   if (!any_defined(grads)) return grad_inputs;
   const Tensor& grad = grads[0];
@@ -137,8 +137,8 @@ variable_list MinBackward0::apply(variable_list&& grads) {
 }
 
 // Backward of min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
-struct MinBackward1 final : Node {
-  std::string name() const override { return "MinBackward1"; }
+struct MinBackward0 final : Node {
+  std::string name() const override { return "MinBackward0"; }
   variable_list apply(variable_list&& grads) override;
   void release_variables() override {
     indices_.reset_data();
@@ -153,7 +153,7 @@ struct MinBackward1 final : Node {
   SavedVariable indices_;
 };
 
-variable_list MinBackward1::apply(variable_list&& grads) {
+variable_list MinBackward0::apply(variable_list&& grads) {
   variable_list grad_inputs(num_outputs());
   if (!any_defined(grads)) return grad_inputs;
   const Tensor& grad = grads[0];
@@ -290,7 +290,7 @@ Tensor mean_dim(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::
 
 // min(Tensor self) -> Tensor
 Tensor min(const Tensor& self) {
-  auto grad_fn = std::make_shared<MinBackward0>();
+  auto grad_fn = std::make_shared<MinBackward1>();
   grad_fn->set_next_edges(collect_next_edges({&self}));
   if (grad_fn->should_compute_output(0)) {
     grad_fn->self_ = SavedVariable(self, false);
@@ -310,7 +310,7 @@ Tensor min(const Tensor& self) {
 
 // min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 std::tuple<Tensor, Tensor> min_dim(const Tensor& self, int64_t dim, bool keepdim) {
-  auto grad_fn = std::make_shared<MinBackward1>();
+  auto grad_fn = std::make_shared<MinBackward0>();
   grad_fn->set_next_edges(collect_next_edges({&self}));
   grad_fn->dim_ = dim;
   grad_fn->keepdim_ = keepdim;

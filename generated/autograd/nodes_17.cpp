@@ -6,11 +6,13 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/cat.h"
 #include "generated/ops/index_copy.h"
 #include "generated/ops/index_fill.h"
 #include "generated/ops/index_select.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/reshape.h"
+#include "generated/ops/split.h"
 
 namespace tl::autograd::generated {
 
@@ -74,6 +76,26 @@ variable_list IndexSelectBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of split.Tensor(Tensor(a) self, int split_size, int dim=0) -> Tensor(a)[]
+struct SplitBackward0 final : Node {
+  std::string name() const override { return "SplitBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  int64_t dim_;
+};
+
+variable_list SplitBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = cat(grads, dim);
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
@@ -134,6 +156,23 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
+  return result;
+}
+
+// split.Tensor(Tensor(a) self, int split_size, int dim=0) -> Tensor(a)[]
+std::vector<Tensor> split_Tensor(const Tensor& self, int64_t split_size, int64_t dim) {
+  auto grad_fn = std::make_shared<SplitBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  std::vector<Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::split_Tensor::call(self, split_size, dim);
+  }
+  for (const Tensor& output : result) {
+    check_differentiable_dtype(output);
+    set_history(output, grad_fn);
+  }
   return result;
 }
 

@@ -139,6 +139,43 @@ variable_list ScatterBackward1::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor
+struct ScatterBackward2 final : Node {
+  std::string name() const override { return "ScatterBackward2"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list ScatterBackward2::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::scatter");
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("aten::scatter");
+  }
+  return grad_inputs;
+}
+
+// Backward of scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
+struct ScatterBackward3 final : Node {
+  std::string name() const override { return "ScatterBackward3"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list ScatterBackward3::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::scatter");
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
@@ -260,6 +297,60 @@ const Tensor& scatter__value(const Tensor& self, int64_t dim, const Tensor& inde
   {
     AutoGradMode below_autograd(false);
     ops::scatter__value::call(self, dim, index, value);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor
+Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) {
+  auto grad_fn = std::make_shared<ScatterBackward2>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &src}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::scatter_reduce::call(self, dim, index, src, reduce);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// scatter_.reduce(Tensor(a!) self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor(a!)
+const Tensor& scatter__reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) {
+  check_inplace(self, "scatter_.reduce");
+  auto grad_fn = std::make_shared<ScatterBackward2>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &src}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::scatter__reduce::call(self, dim, index, src, reduce);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
+Tensor scatter_value_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce) {
+  auto grad_fn = std::make_shared<ScatterBackward3>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::scatter_value_reduce::call(self, dim, index, value, reduce);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// scatter_.value_reduce(Tensor(a!) self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor(a!)
+const Tensor& scatter__value_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce) {
+  check_inplace(self, "scatter_.value_reduce");
+  auto grad_fn = std::make_shared<ScatterBackward3>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::scatter__value_reduce::call(self, dim, index, value, reduce);
   }
   rebase_history(self, grad_fn);
   return self;

@@ -8,11 +8,13 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/_softmax_backward_data.h"
 #include "generated/ops/_test_mul_backward.h"
+#include "generated/ops/cat.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/cumsum.h"
 #include "generated/ops/div.h"
 #include "generated/ops/max.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/split_with_sizes.h"
 
 namespace tl::autograd::generated {
 
@@ -222,8 +224,8 @@ variable_list DivBackward3::apply(variable_list&& grads) {
 }
 
 // Backward of max(Tensor self) -> Tensor
-struct MaxBackward0 final : Node {
-  std::string name() const override { return "MaxBackward0"; }
+struct MaxBackward1 final : Node {
+  std::string name() const override { return "MaxBackward1"; }
   variable_list apply(variable_list&& grads) override;
   void release_variables() override {
     self_.reset_data();
@@ -237,7 +239,7 @@ struct MaxBackward0 final : Node {
   SavedVariable result_;
 };
 
-variable_list MaxBackward0::apply(variable_list&& grads) {
+variable_list MaxBackward1::apply(variable_list&& grads) {
   variable_list grad_inputs(num_outputs());
   if (!any_defined(grads)) return grad_inputs;
   const Tensor& grad = grads[0];
@@ -251,8 +253,8 @@ variable_list MaxBackward0::apply(variable_list&& grads) {
 }
 
 // Backward of max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
-struct MaxBackward1 final : Node {
-  std::string name() const override { return "MaxBackward1"; }
+struct MaxBackward0 final : Node {
+  std::string name() const override { return "MaxBackward0"; }
   variable_list apply(variable_list&& grads) override;
   void release_variables() override {
     indices_.reset_data();
@@ -267,7 +269,7 @@ struct MaxBackward1 final : Node {
   SavedVariable indices_;
 };
 
-variable_list MaxBackward1::apply(variable_list&& grads) {
+variable_list MaxBackward0::apply(variable_list&& grads) {
   variable_list grad_inputs(num_outputs());
   if (!any_defined(grads)) return grad_inputs;
   const Tensor& grad = grads[0];
@@ -277,6 +279,26 @@ variable_list MaxBackward1::apply(variable_list&& grads) {
   const auto& indices = indices_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = value_selecting_reduction_backward(grad, dim, indices, self_sizes, keepdim);
+  }
+  return grad_inputs;
+}
+
+// Backward of split_with_sizes(Tensor(a) self, int[] split_sizes, int dim=0) -> Tensor(a)[]
+struct SplitWithSizesBackward0 final : Node {
+  std::string name() const override { return "SplitWithSizesBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  int64_t dim_;
+};
+
+variable_list SplitWithSizesBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = cat(grads, dim);
   }
   return grad_inputs;
 }
@@ -513,7 +535,7 @@ const Tensor& div__Scalar_mode(const Tensor& self, const Scalar& other, std::opt
 
 // max(Tensor self) -> Tensor
 Tensor max(const Tensor& self) {
-  auto grad_fn = std::make_shared<MaxBackward0>();
+  auto grad_fn = std::make_shared<MaxBackward1>();
   grad_fn->set_next_edges(collect_next_edges({&self}));
   if (grad_fn->should_compute_output(0)) {
     grad_fn->self_ = SavedVariable(self, false);
@@ -533,7 +555,7 @@ Tensor max(const Tensor& self) {
 
 // max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim) {
-  auto grad_fn = std::make_shared<MaxBackward1>();
+  auto grad_fn = std::make_shared<MaxBackward0>();
   grad_fn->set_next_edges(collect_next_edges({&self}));
   grad_fn->dim_ = dim;
   grad_fn->keepdim_ = keepdim;
@@ -548,6 +570,23 @@ std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim
   set_history(Tensor(), grad_fn);  // indices: not differentiable (output_differentiability)
   if (grad_fn->should_compute_output(0)) {
     grad_fn->indices_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
+}
+
+// split_with_sizes(Tensor(a) self, int[] split_sizes, int dim=0) -> Tensor(a)[]
+std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef split_sizes, int64_t dim) {
+  auto grad_fn = std::make_shared<SplitWithSizesBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  std::vector<Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::split_with_sizes::call(self, split_sizes, dim);
+  }
+  for (const Tensor& output : result) {
+    check_differentiable_dtype(output);
+    set_history(output, grad_fn);
   }
   return result;
 }

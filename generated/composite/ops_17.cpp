@@ -5,8 +5,6 @@
 #include "generated/ops/empty_like.h"
 #include "generated/ops/fill.h"
 #include "generated/ops/full_like.h"
-#include "generated/ops/min.h"
-#include "generated/ops/narrow.h"
 #include "generated/ops/split.h"
 #include "generated/ops/split_with_sizes.h"
 
@@ -16,24 +14,6 @@ namespace tl::native {
 Tensor full_like_composite(const Tensor& self, const Scalar& fill_value, std::optional<ScalarType> dtype, std::optional<Device> device) {
   Tensor result = empty_like(self, dtype, device);
   native::fill_kernel(result, fill_value);  // a fresh tensor: not an in-place op (no version bump)
-  return result;
-}
-
-// split.Tensor(Tensor(a) self, int split_size, int dim=0) -> Tensor(a)[]
-std::vector<Tensor> split_Tensor_composite(const Tensor& self, int64_t split_size, int64_t dim) {
-  TL_CHECK(self.dim() != 0, "split expects at least a 1-dimensional tensor");
-  TL_CHECK(split_size >= 0, "split expects split_size be non-negative, but got split_size=", split_size);
-  const int64_t d = maybe_wrap_dim(dim, self.dim());
-  const int64_t size = self.sizes()[d];
-  TL_CHECK(split_size != 0 || size == 0,
-           "split_size can only be 0 if dimension size is 0, but got dimension size of ", size);
-  const int64_t pieces = split_size == 0 || size == 0 ? 1 : (size - 1) / split_size + 1;  // ceil, no overflow
-  std::vector<Tensor> result;
-  result.reserve(pieces);
-  for (int64_t i = 0; i < pieces; ++i) {
-    const int64_t begin = i * split_size;
-    result.push_back(narrow(self, d, begin, std::min(split_size, size - begin)));
-  }
   return result;
 }
 

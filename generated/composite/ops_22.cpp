@@ -42,4 +42,20 @@ std::vector<Tensor> tensor_split_indices_composite(const Tensor& self, IntArrayR
   return result;
 }
 
+// tensor_split.tensor_indices_or_sections(Tensor(a) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]
+std::vector<Tensor> tensor_split_tensor_indices_or_sections_composite(const Tensor& self, const Tensor& tensor_indices_or_sections, int64_t dim) {
+  const Tensor& t = tensor_indices_or_sections;
+  TL_CHECK(t.device().is_cpu(), "tensor_split expected tensor_indices_or_sections to be on cpu, but it's on ",
+           t.device().str());
+  TL_CHECK(t.dtype() == ScalarType::Int64,
+           "tensor_split expected tensor_indices_or_sections to have dtype of long, but got ", legacy_type_name(t.dtype()));
+  TL_CHECK(t.dim() <= 1, "tensor_split expected tensor_indices_or_sections to be a zero-dimensional or one-dimensional ",
+           "tensor, but got a tensor with ", t.dim(), " dims");
+  const int64_t* data = t.data_ptr<int64_t>();
+  if (t.dim() == 0) return tensor_split(self, data[0], dim);
+  std::vector<int64_t> indices(static_cast<size_t>(t.numel()));
+  for (size_t i = 0; i < indices.size(); ++i) indices[i] = data[static_cast<int64_t>(i) * t.strides()[0]];
+  return tensor_split(self, IntArrayRef(indices), dim);
+}
+
 }  // namespace tl::native

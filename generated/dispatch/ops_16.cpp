@@ -302,6 +302,26 @@ std::tuple<const Tensor&, const Tensor&> min_out(const Tensor& values, const Ten
   return ops::min_dim_out::call(self, dim, keepdim, values, indices);
 }
 
+// min.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+ops::min_unary_out::Kernel* ops::min_unary_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::min_unary_out_kernel,
+    /* Meta */ native::min_unary_out_kernel,
+};
+
+const Tensor& ops::min_unary_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("min.unary_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("min.unary_out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& min_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("min.unary_out", {&self}, {&out});
+  return ops::min_unary_out::call(self, out);
+}
+
 // ============================================================================ mm
 
 // mm(Tensor self, Tensor mat2) -> Tensor

@@ -207,7 +207,7 @@ const Tensor& ops::lt__Tensor::call(const Tensor& self, const Tensor& other) {
 const Tensor& lt_(const Tensor& self, const Tensor& other) {
   autograd::check_inplace_unrecorded(self, "lt_.Tensor");
   ops::lt__Tensor::call(self, other);
-  autograd::rebase_history_zero_grad(self, "LtBackward0");
+  autograd::rebase_history_zero_grad(self, "LtBackward1");
   return self;
 }
 
@@ -286,7 +286,7 @@ const Tensor& ops::lt__Scalar::call(const Tensor& self, const Scalar& other) {
 const Tensor& lt_(const Tensor& self, const Scalar& other) {
   autograd::check_inplace_unrecorded(self, "lt_.Scalar");
   ops::lt__Scalar::call(self, other);
-  autograd::rebase_history_zero_grad(self, "LtBackward1");
+  autograd::rebase_history_zero_grad(self, "LtBackward0");
   return self;
 }
 
@@ -320,8 +320,23 @@ const Tensor& lt_out(const Tensor& out, const Tensor& self, const Scalar& other)
 // ============================================================================ split
 
 // split.Tensor(Tensor(a) self, int split_size, int dim=0) -> Tensor(a)[]
+ops::split_Tensor::Kernel* ops::split_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::split_kernel,
+    /* Meta */ native::split_kernel,
+};
+
+std::vector<Tensor> ops::split_Tensor::call(const Tensor& self, int64_t split_size, int64_t dim) {
+  const Device kernel_device = dispatch_device("split.Tensor", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("split.Tensor", kernel_device);
+  return kernel(self, split_size, dim);
+}
+
 std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim) {
-  return native::split_Tensor_composite(self, split_size, dim);
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::mark_multi_output_views(autograd::wrappers::split_Tensor(self, split_size, dim));
+  }
+  return autograd::mark_multi_output_views(ops::split_Tensor::call(self, split_size, dim));
 }
 
 // split.sizes(Tensor(a) self, int[] split_size, int dim=0) -> Tensor(a)[]

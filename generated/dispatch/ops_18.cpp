@@ -135,9 +135,9 @@ std::vector<Tensor> ops::unbind_int::call(const Tensor& self, int64_t dim) {
 
 std::vector<Tensor> unbind(const Tensor& self, int64_t dim) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::unbind_int(self, dim);
+    return autograd::mark_multi_output_views(autograd::wrappers::unbind_int(self, dim));
   }
-  return ops::unbind_int::call(self, dim);
+  return autograd::mark_multi_output_views(ops::unbind_int::call(self, dim));
 }
 
 // ============================================================================ zero

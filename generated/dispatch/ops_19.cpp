@@ -383,4 +383,10 @@ std::tuple<Tensor, Tensor> var_mean(const Tensor& self, OptionalIntArrayRef dim,
   return ops::var_mean_correction::call(self, dim, correction, keepdim);
 }
 
+// var_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))
+std::tuple<const Tensor&, const Tensor&> var_mean_out(const Tensor& out0, const Tensor& out1, const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
+  check_out_no_grad("var_mean.correction_out", {&self}, {&out0, &out1});
+  return native::var_mean_correction_out_composite(self, dim, correction, keepdim, out0, out1);
+}
+
 }  // namespace tl

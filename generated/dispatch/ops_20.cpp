@@ -403,4 +403,169 @@ const Tensor& scatter_out(const Tensor& out, const Tensor& self, int64_t dim, co
   return ops::scatter_value_out::call(self, dim, index, value, out);
 }
 
+// scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor
+static Tensor scatter_reduce_kernel_functional(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) {
+  Tensor out;
+  native::scatter_reduce_kernel(self, dim, index, src, reduce, out);
+  return out;
+}
+
+ops::scatter_reduce::Kernel* ops::scatter_reduce::kernels[kNumDeviceTypes] = {
+    /* CPU */ scatter_reduce_kernel_functional,
+    /* Meta */ scatter_reduce_kernel_functional,
+};
+
+Tensor ops::scatter_reduce::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) {
+  const Device kernel_device = dispatch_device("scatter.reduce", {&self, &index, &src});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("scatter.reduce", kernel_device);
+  return kernel(self, dim, index, src, reduce);
+}
+
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) {
+  if (autograd::compute_requires_grad({&self, &src})) {
+    return autograd::wrappers::scatter_reduce(self, dim, index, src, reduce);
+  }
+  return ops::scatter_reduce::call(self, dim, index, src, reduce);
+}
+
+// scatter_.reduce(Tensor(a!) self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor(a!)
+static const Tensor& scatter_reduce_kernel_inplace(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) {
+  Tensor out = self;
+  native::scatter_reduce_kernel(self, dim, index, src, reduce, out);
+  return self;
+}
+
+ops::scatter__reduce::Kernel* ops::scatter__reduce::kernels[kNumDeviceTypes] = {
+    /* CPU */ scatter_reduce_kernel_inplace,
+    /* Meta */ scatter_reduce_kernel_inplace,
+};
+
+const Tensor& ops::scatter__reduce::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) {
+  const Device kernel_device = dispatch_device("scatter_.reduce", {&self, &index, &src});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("scatter_.reduce", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, src, reduce);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) {
+  if (autograd::compute_requires_grad({&self, &src})) {
+    return autograd::wrappers::scatter__reduce(self, dim, index, src, reduce);
+  }
+  return ops::scatter__reduce::call(self, dim, index, src, reduce);
+}
+
+// scatter.reduce_out(Tensor self, int dim, Tensor index, Tensor src, *, str reduce, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& scatter_reduce_kernel_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor index_in = native::input_unaffected_by_resize(index, out);
+  const Tensor src_in = native::input_unaffected_by_resize(src, out);
+  Tensor out_handle = out;
+  native::scatter_reduce_kernel(self_in, dim, index_in, src_in, reduce, out_handle);
+  return out;
+}
+
+ops::scatter_reduce_out::Kernel* ops::scatter_reduce_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ scatter_reduce_kernel_out,
+    /* Meta */ scatter_reduce_kernel_out,
+};
+
+const Tensor& ops::scatter_reduce_out::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce, const Tensor& out) {
+  const Device kernel_device = dispatch_device("scatter.reduce_out", {&self, &index, &src, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("scatter.reduce_out", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, src, reduce, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& scatter_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) {
+  check_out_no_grad("scatter.reduce_out", {&self, &index, &src}, {&out});
+  return ops::scatter_reduce_out::call(self, dim, index, src, reduce, out);
+}
+
+// scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
+static Tensor scatter_value_reduce_kernel_functional(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce) {
+  Tensor out;
+  native::scatter_value_reduce_kernel(self, dim, index, value, reduce, out);
+  return out;
+}
+
+ops::scatter_value_reduce::Kernel* ops::scatter_value_reduce::kernels[kNumDeviceTypes] = {
+    /* CPU */ scatter_value_reduce_kernel_functional,
+    /* Meta */ scatter_value_reduce_kernel_functional,
+};
+
+Tensor ops::scatter_value_reduce::call(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce) {
+  const Device kernel_device = dispatch_device("scatter.value_reduce", {&self, &index});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("scatter.value_reduce", kernel_device);
+  return kernel(self, dim, index, value, reduce);
+}
+
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::scatter_value_reduce(self, dim, index, value, reduce);
+  }
+  return ops::scatter_value_reduce::call(self, dim, index, value, reduce);
+}
+
+// scatter_.value_reduce(Tensor(a!) self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor(a!)
+static const Tensor& scatter_value_reduce_kernel_inplace(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce) {
+  Tensor out = self;
+  native::scatter_value_reduce_kernel(self, dim, index, value, reduce, out);
+  return self;
+}
+
+ops::scatter__value_reduce::Kernel* ops::scatter__value_reduce::kernels[kNumDeviceTypes] = {
+    /* CPU */ scatter_value_reduce_kernel_inplace,
+    /* Meta */ scatter_value_reduce_kernel_inplace,
+};
+
+const Tensor& ops::scatter__value_reduce::call(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce) {
+  const Device kernel_device = dispatch_device("scatter_.value_reduce", {&self, &index});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("scatter_.value_reduce", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, value, reduce);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::scatter__value_reduce(self, dim, index, value, reduce);
+  }
+  return ops::scatter__value_reduce::call(self, dim, index, value, reduce);
+}
+
+// scatter.value_reduce_out(Tensor self, int dim, Tensor index, Scalar value, *, str reduce, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& scatter_value_reduce_kernel_out(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor index_in = native::input_unaffected_by_resize(index, out);
+  Tensor out_handle = out;
+  native::scatter_value_reduce_kernel(self_in, dim, index_in, value, reduce, out_handle);
+  return out;
+}
+
+ops::scatter_value_reduce_out::Kernel* ops::scatter_value_reduce_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ scatter_value_reduce_kernel_out,
+    /* Meta */ scatter_value_reduce_kernel_out,
+};
+
+const Tensor& ops::scatter_value_reduce_out::call(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce, const Tensor& out) {
+  const Device kernel_device = dispatch_device("scatter.value_reduce_out", {&self, &index, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("scatter.value_reduce_out", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, value, reduce, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& scatter_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce) {
+  check_out_no_grad("scatter.value_reduce_out", {&self, &index}, {&out});
+  return ops::scatter_value_reduce_out::call(self, dim, index, value, reduce, out);
+}
+
 }  // namespace tl

@@ -102,4 +102,9 @@ std::vector<Tensor> tensor_split(const Tensor& self, IntArrayRef indices, int64_
   return native::tensor_split_indices_composite(self, indices, dim);
 }
 
+// tensor_split.tensor_indices_or_sections(Tensor(a) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]
+std::vector<Tensor> tensor_split(const Tensor& self, const Tensor& tensor_indices_or_sections, int64_t dim) {
+  return native::tensor_split_tensor_indices_or_sections_composite(self, tensor_indices_or_sections, dim);
+}
+
 }  // namespace tl

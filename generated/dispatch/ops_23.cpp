@@ -57,7 +57,7 @@ const Tensor& ops::eq__Tensor::call(const Tensor& self, const Tensor& other) {
 const Tensor& eq_(const Tensor& self, const Tensor& other) {
   autograd::check_inplace_unrecorded(self, "eq_.Tensor");
   ops::eq__Tensor::call(self, other);
-  autograd::rebase_history_zero_grad(self, "EqBackward0");
+  autograd::rebase_history_zero_grad(self, "EqBackward1");
   return self;
 }
 
@@ -136,7 +136,7 @@ const Tensor& ops::eq__Scalar::call(const Tensor& self, const Scalar& other) {
 const Tensor& eq_(const Tensor& self, const Scalar& other) {
   autograd::check_inplace_unrecorded(self, "eq_.Scalar");
   ops::eq__Scalar::call(self, other);
-  autograd::rebase_history_zero_grad(self, "EqBackward1");
+  autograd::rebase_history_zero_grad(self, "EqBackward0");
   return self;
 }
 

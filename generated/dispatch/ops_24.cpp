@@ -248,4 +248,10 @@ std::tuple<Tensor, Tensor> std_mean(const Tensor& self, OptionalIntArrayRef dim,
   return ops::std_mean_correction::call(self, dim, correction, keepdim);
 }
 
+// std_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))
+std::tuple<const Tensor&, const Tensor&> std_mean_out(const Tensor& out0, const Tensor& out1, const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
+  check_out_no_grad("std_mean.correction_out", {&self}, {&out0, &out1});
+  return native::std_mean_correction_out_composite(self, dim, correction, keepdim, out0, out1);
+}
+
 }  // namespace tl

@@ -80,7 +80,7 @@ const Tensor& ops::gt__Tensor::call(const Tensor& self, const Tensor& other) {
 const Tensor& gt_(const Tensor& self, const Tensor& other) {
   autograd::check_inplace_unrecorded(self, "gt_.Tensor");
   ops::gt__Tensor::call(self, other);
-  autograd::rebase_history_zero_grad(self, "GtBackward0");
+  autograd::rebase_history_zero_grad(self, "GtBackward1");
   return self;
 }
 
@@ -159,7 +159,7 @@ const Tensor& ops::gt__Scalar::call(const Tensor& self, const Scalar& other) {
 const Tensor& gt_(const Tensor& self, const Scalar& other) {
   autograd::check_inplace_unrecorded(self, "gt_.Scalar");
   ops::gt__Scalar::call(self, other);
-  autograd::rebase_history_zero_grad(self, "GtBackward1");
+  autograd::rebase_history_zero_grad(self, "GtBackward0");
   return self;
 }
 

@@ -148,7 +148,7 @@ const Tensor& ops::le__Tensor::call(const Tensor& self, const Tensor& other) {
 const Tensor& le_(const Tensor& self, const Tensor& other) {
   autograd::check_inplace_unrecorded(self, "le_.Tensor");
   ops::le__Tensor::call(self, other);
-  autograd::rebase_history_zero_grad(self, "LeBackward0");
+  autograd::rebase_history_zero_grad(self, "LeBackward1");
   return self;
 }
 
@@ -227,7 +227,7 @@ const Tensor& ops::le__Scalar::call(const Tensor& self, const Scalar& other) {
 const Tensor& le_(const Tensor& self, const Scalar& other) {
   autograd::check_inplace_unrecorded(self, "le_.Scalar");
   ops::le__Scalar::call(self, other);
-  autograd::rebase_history_zero_grad(self, "LeBackward1");
+  autograd::rebase_history_zero_grad(self, "LeBackward0");
   return self;
 }
 

@@ -312,7 +312,7 @@ const Tensor& ops::ge__Tensor::call(const Tensor& self, const Tensor& other) {
 const Tensor& ge_(const Tensor& self, const Tensor& other) {
   autograd::check_inplace_unrecorded(self, "ge_.Tensor");
   ops::ge__Tensor::call(self, other);
-  autograd::rebase_history_zero_grad(self, "GeBackward0");
+  autograd::rebase_history_zero_grad(self, "GeBackward1");
   return self;
 }
 
@@ -391,7 +391,7 @@ const Tensor& ops::ge__Scalar::call(const Tensor& self, const Scalar& other) {
 const Tensor& ge_(const Tensor& self, const Scalar& other) {
   autograd::check_inplace_unrecorded(self, "ge_.Scalar");
   ops::ge__Scalar::call(self, other);
-  autograd::rebase_history_zero_grad(self, "GeBackward1");
+  autograd::rebase_history_zero_grad(self, "GeBackward0");
   return self;
 }
 

@@ -490,11 +490,46 @@ std::tuple<const Tensor&, const Tensor&> max_out(const Tensor& values, const Ten
   return ops::max_dim_out::call(self, dim, keepdim, values, indices);
 }
 
+// max.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+ops::max_unary_out::Kernel* ops::max_unary_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::max_unary_out_kernel,
+    /* Meta */ native::max_unary_out_kernel,
+};
+
+const Tensor& ops::max_unary_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("max.unary_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("max.unary_out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& max_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("max.unary_out", {&self}, {&out});
+  return ops::max_unary_out::call(self, out);
+}
+
 // ============================================================================ split_with_sizes
 
 // split_with_sizes(Tensor(a) self, int[] split_sizes, int dim=0) -> Tensor(a)[]
+ops::split_with_sizes::Kernel* ops::split_with_sizes::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::split_with_sizes_kernel,
+    /* Meta */ native::split_with_sizes_kernel,
+};
+
+std::vector<Tensor> ops::split_with_sizes::call(const Tensor& self, IntArrayRef split_sizes, int64_t dim) {
+  const Device kernel_device = dispatch_device("split_with_sizes", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("split_with_sizes", kernel_device);
+  return kernel(self, split_sizes, dim);
+}
+
 std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef split_sizes, int64_t dim) {
-  return native::split_with_sizes_composite(self, split_sizes, dim);
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::mark_multi_output_views(autograd::wrappers::split_with_sizes(self, split_sizes, dim));
+  }
+  return autograd::mark_multi_output_views(ops::split_with_sizes::call(self, split_sizes, dim));
 }
 
 }  // namespace tl

@@ -15,6 +15,9 @@ std::tuple<Tensor, Tensor> min(const Tensor& self, int64_t dim, bool keepdim = f
 // min.dim_out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
 std::tuple<const Tensor&, const Tensor&> min_out(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t dim, bool keepdim = false);
 
+// min.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& min_out(const Tensor& out, const Tensor& self);
+
 // Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
@@ -38,6 +41,13 @@ struct min_dim_out {
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static std::tuple<const Tensor&, const Tensor&> call(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values, const Tensor& indices);
 };
+
+// min.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+struct min_unary_out {
+  using Kernel = const Tensor&(const Tensor& self, const Tensor& out);
+  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
+  static const Tensor& call(const Tensor& self, const Tensor& out);
+};
 }  // namespace ops
 
 namespace autograd::wrappers {
@@ -48,5 +58,6 @@ std::tuple<Tensor, Tensor> min_dim(const Tensor& self, int64_t dim, bool keepdim
 namespace native {
 Tensor min_all_kernel(const Tensor& self);
 void min_dim_kernel(const Tensor& self, int64_t dim, bool keepdim, Tensor& values, Tensor& indices);
+const Tensor& min_unary_out_kernel(const Tensor& self, const Tensor& out);
 }  // namespace native
 }  // namespace tl

@@ -24,6 +24,24 @@ const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, con
 // scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& scatter_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value);
 
+// scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce);
+
+// scatter_.reduce(Tensor(a!) self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor(a!)
+const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce);
+
+// scatter.reduce_out(Tensor self, int dim, Tensor index, Tensor src, *, str reduce, Tensor(a!) out) -> Tensor(a!)
+const Tensor& scatter_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce);
+
+// scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce);
+
+// scatter_.value_reduce(Tensor(a!) self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor(a!)
+const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce);
+
+// scatter.value_reduce_out(Tensor self, int dim, Tensor index, Scalar value, *, str reduce, Tensor(a!) out) -> Tensor(a!)
+const Tensor& scatter_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce);
+
 // Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
@@ -68,6 +86,48 @@ struct scatter_value_out {
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static const Tensor& call(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, const Tensor& out);
 };
+
+// scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor
+struct scatter_reduce {
+  using Kernel = Tensor(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce);
+  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
+  static Tensor call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce);
+};
+
+// scatter_.reduce(Tensor(a!) self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor(a!)
+struct scatter__reduce {
+  using Kernel = const Tensor&(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce);
+  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
+  static const Tensor& call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce);
+};
+
+// scatter.reduce_out(Tensor self, int dim, Tensor index, Tensor src, *, str reduce, Tensor(a!) out) -> Tensor(a!)
+struct scatter_reduce_out {
+  using Kernel = const Tensor&(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce, const Tensor& out);
+  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
+  static const Tensor& call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce, const Tensor& out);
+};
+
+// scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
+struct scatter_value_reduce {
+  using Kernel = Tensor(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce);
+  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
+  static Tensor call(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce);
+};
+
+// scatter_.value_reduce(Tensor(a!) self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor(a!)
+struct scatter__value_reduce {
+  using Kernel = const Tensor&(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce);
+  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
+  static const Tensor& call(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce);
+};
+
+// scatter.value_reduce_out(Tensor self, int dim, Tensor index, Scalar value, *, str reduce, Tensor(a!) out) -> Tensor(a!)
+struct scatter_value_reduce_out {
+  using Kernel = const Tensor&(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce, const Tensor& out);
+  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
+  static const Tensor& call(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce, const Tensor& out);
+};
 }  // namespace ops
 
 namespace autograd::wrappers {
@@ -75,10 +135,16 @@ Tensor scatter_src(const Tensor& self, int64_t dim, const Tensor& index, const T
 const Tensor& scatter__src(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);  // records scatter_.src for backward
 Tensor scatter_value(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value);  // records scatter.value for backward
 const Tensor& scatter__value(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value);  // records scatter_.value for backward
+Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce);  // records scatter.reduce for backward
+const Tensor& scatter__reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce);  // records scatter_.reduce for backward
+Tensor scatter_value_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce);  // records scatter.value_reduce for backward
+const Tensor& scatter__value_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce);  // records scatter_.value_reduce for backward
 }  // namespace autograd::wrappers
 
 namespace native {
+void scatter_reduce_kernel(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce, Tensor& out);
 void scatter_src_kernel(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, Tensor& out);
 void scatter_value_kernel(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, Tensor& out);
+void scatter_value_reduce_kernel(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce, Tensor& out);
 }  // namespace native
 }  // namespace tl

@@ -12,8 +12,23 @@ std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim = 
 // split.sizes(Tensor(a) self, int[] split_size, int dim=0) -> Tensor(a)[]
 std::vector<Tensor> split(const Tensor& self, IntArrayRef split_size, int64_t dim = 0);
 
+// Entry points below autograd: each runs the kernel for its arguments' device.
+namespace ops {
+
+// split.Tensor(Tensor(a) self, int split_size, int dim=0) -> Tensor(a)[]
+struct split_Tensor {
+  using Kernel = std::vector<Tensor>(const Tensor& self, int64_t split_size, int64_t dim);
+  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
+  static std::vector<Tensor> call(const Tensor& self, int64_t split_size, int64_t dim);
+};
+}  // namespace ops
+
+namespace autograd::wrappers {
+std::vector<Tensor> split_Tensor(const Tensor& self, int64_t split_size, int64_t dim);  // records split.Tensor for backward
+}  // namespace autograd::wrappers
+
 namespace native {
-std::vector<Tensor> split_Tensor_composite(const Tensor& self, int64_t split_size, int64_t dim);
+std::vector<Tensor> split_kernel(const Tensor& self, int64_t split_size, int64_t dim);
 std::vector<Tensor> split_sizes_composite(const Tensor& self, IntArrayRef split_size, int64_t dim);
 }  // namespace native
 }  // namespace tl

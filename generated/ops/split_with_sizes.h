@@ -9,7 +9,22 @@ namespace tl {
 // split_with_sizes(Tensor(a) self, int[] split_sizes, int dim=0) -> Tensor(a)[]
 std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef split_sizes, int64_t dim = 0);
 
+// Entry points below autograd: each runs the kernel for its arguments' device.
+namespace ops {
+
+// split_with_sizes(Tensor(a) self, int[] split_sizes, int dim=0) -> Tensor(a)[]
+struct split_with_sizes {
+  using Kernel = std::vector<Tensor>(const Tensor& self, IntArrayRef split_sizes, int64_t dim);
+  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
+  static std::vector<Tensor> call(const Tensor& self, IntArrayRef split_sizes, int64_t dim);
+};
+}  // namespace ops
+
+namespace autograd::wrappers {
+std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef split_sizes, int64_t dim);  // records split_with_sizes for backward
+}  // namespace autograd::wrappers
+
 namespace native {
-std::vector<Tensor> split_with_sizes_composite(const Tensor& self, IntArrayRef split_sizes, int64_t dim);
+std::vector<Tensor> split_with_sizes_kernel(const Tensor& self, IntArrayRef split_sizes, int64_t dim);
 }  // namespace native
 }  // namespace tl

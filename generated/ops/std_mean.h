@@ -9,6 +9,9 @@ namespace tl {
 // std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
 std::tuple<Tensor, Tensor> std_mean(const Tensor& self, OptionalIntArrayRef dim = std::nullopt, const std::optional<Scalar>& correction = std::nullopt, bool keepdim = false);
 
+// std_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))
+std::tuple<const Tensor&, const Tensor&> std_mean_out(const Tensor& out0, const Tensor& out1, const Tensor& self, OptionalIntArrayRef dim = std::nullopt, const std::optional<Scalar>& correction = std::nullopt, bool keepdim = false);
+
 // Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
@@ -25,6 +28,7 @@ std::tuple<Tensor, Tensor> std_mean_correction(const Tensor& self, OptionalIntAr
 }  // namespace autograd::wrappers
 
 namespace native {
+std::tuple<const Tensor&, const Tensor&> std_mean_correction_out_composite(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim, const Tensor& out0, const Tensor& out1);
 std::tuple<Tensor, Tensor> std_mean_kernel(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim);
 }  // namespace native
 }  // namespace tl

@@ -12,8 +12,12 @@ std::vector<Tensor> tensor_split(const Tensor& self, int64_t sections, int64_t d
 // tensor_split.indices(Tensor(a) self, int[] indices, int dim=0) -> Tensor(a)[]
 std::vector<Tensor> tensor_split(const Tensor& self, IntArrayRef indices, int64_t dim = 0);
 
+// tensor_split.tensor_indices_or_sections(Tensor(a) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]
+std::vector<Tensor> tensor_split(const Tensor& self, const Tensor& tensor_indices_or_sections, int64_t dim = 0);
+
 namespace native {
 std::vector<Tensor> tensor_split_indices_composite(const Tensor& self, IntArrayRef indices, int64_t dim);
 std::vector<Tensor> tensor_split_sections_composite(const Tensor& self, int64_t sections, int64_t dim);
+std::vector<Tensor> tensor_split_tensor_indices_or_sections_composite(const Tensor& self, const Tensor& tensor_indices_or_sections, int64_t dim);
 }  // namespace native
 }  // namespace tl

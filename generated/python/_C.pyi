@@ -870,6 +870,14 @@ class TensorBase:
     def scatter(self, dim: int, index: Tensor, value: Number) -> Tensor:
         """A copy of `self` with `value` written at the positions `index` gives along `dim`."""
         ...
+    @overload
+    def scatter(self, dim: int, index: Tensor, src: Tensor, *, reduce: str) -> Tensor:
+        """A copy of `self` where each `src[i][j]` is added to (`reduce='add'`) or multiplies (`'multiply'`) `out[index[i][j]][j]` for dim 0 (and likewise for other dims), in index order. Like PyTorch, it has no derivative (backward raises)."""
+        ...
+    @overload
+    def scatter(self, dim: int, index: Tensor, value: Number, *, reduce: str) -> Tensor:
+        """A copy of `self` where `value` is added to (`reduce='add'`) or multiplies (`'multiply'`) the elements at the positions `index` gives along `dim`, once per occurrence. Like PyTorch, it has no derivative (backward raises)."""
+        ...
 
     @overload
     def scatter_(self, dim: int, index: Tensor, src: Tensor) -> Tensor:
@@ -878,6 +886,14 @@ class TensorBase:
     @overload
     def scatter_(self, dim: int, index: Tensor, value: Number) -> Tensor:
         """In-place version of scatter(): writes the result into self. A copy of `self` with `value` written at the positions `index` gives along `dim`."""
+        ...
+    @overload
+    def scatter_(self, dim: int, index: Tensor, src: Tensor, *, reduce: str) -> Tensor:
+        """In-place version of scatter(): writes the result into self. A copy of `self` where each `src[i][j]` is added to (`reduce='add'`) or multiplies (`'multiply'`) `out[index[i][j]][j]` for dim 0 (and likewise for other dims), in index order. Like PyTorch, it has no derivative (backward raises)."""
+        ...
+    @overload
+    def scatter_(self, dim: int, index: Tensor, value: Number, *, reduce: str) -> Tensor:
+        """In-place version of scatter(): writes the result into self. A copy of `self` where `value` is added to (`reduce='add'`) or multiplies (`'multiply'`) the elements at the positions `index` gives along `dim`, once per occurrence. Like PyTorch, it has no derivative (backward raises)."""
         ...
 
     def scatter_add(self, dim: int, index: Tensor, src: Tensor) -> Tensor:
@@ -943,7 +959,7 @@ class TensorBase:
 
     @overload
     def split(self, split_size: int, dim: int = 0) -> Sequence[Tensor]:
-        """Views of `self` cut along `dim` into pieces of `split_size` (the last may be smaller)."""
+        """Views of `self` cut along `dim` into pieces of `split_size` (the last may be smaller); in-place changes of them are refused while autograd records, as in PyTorch."""
         ...
     @overload
     def split(self, split_size: Sequence[int], dim: int = 0) -> Sequence[Tensor]:
@@ -951,7 +967,7 @@ class TensorBase:
         ...
 
     def split_with_sizes(self, split_sizes: Sequence[int], dim: int = 0) -> Sequence[Tensor]:
-        """Views of `self` cut along `dim` into pieces of the sizes in `split_sizes`, which must sum to the size of `dim`."""
+        """Views of `self` cut along `dim` into pieces of the sizes in `split_sizes`, which must sum to the size of `dim`; in-place changes of them are refused while autograd records, as in PyTorch."""
         ...
 
     def sqrt(self) -> Tensor:
@@ -1046,6 +1062,10 @@ class TensorBase:
     @overload
     def tensor_split(self, indices: Sequence[int], dim: int = 0) -> Sequence[Tensor]:
         """Views of `self` cut along `dim` before each index in `indices` (out-of-range pieces are empty)."""
+        ...
+    @overload
+    def tensor_split(self, tensor_indices_or_sections: Tensor, dim: int = 0) -> Sequence[Tensor]:
+        """`tensor_split` by an int64 tensor on the CPU: a 0-d one is the number of sections, a 1-D one the indices to cut before."""
         ...
 
     @overload

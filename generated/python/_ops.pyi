@@ -583,7 +583,7 @@ def matmul(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Ten
     ...
 
 @overload
-def max(input: Tensor) -> Tensor:
+def max(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """The largest element of `self` as a 0-d tensor (NaN if any element is NaN). The gradient is shared evenly between tied maxima."""
     ...
 @overload
@@ -601,7 +601,7 @@ def mean(input: Tensor, dim: Optional[Union[int, Sequence[int]]], keepdim: bool 
     ...
 
 @overload
-def min(input: Tensor) -> Tensor:
+def min(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """The smallest element of `self` as a 0-d tensor (NaN if any element is NaN). The gradient is shared evenly between tied minima."""
     ...
 @overload
@@ -773,6 +773,14 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Tensor, *, out: Optiona
 def scatter(input: Tensor, dim: int, index: Tensor, value: Number, *, out: Optional[Tensor] = None) -> Tensor:
     """A copy of `self` with `value` written at the positions `index` gives along `dim`."""
     ...
+@overload
+def scatter(input: Tensor, dim: int, index: Tensor, src: Tensor, *, reduce: str, out: Optional[Tensor] = None) -> Tensor:
+    """A copy of `self` where each `src[i][j]` is added to (`reduce='add'`) or multiplies (`'multiply'`) `out[index[i][j]][j]` for dim 0 (and likewise for other dims), in index order. Like PyTorch, it has no derivative (backward raises)."""
+    ...
+@overload
+def scatter(input: Tensor, dim: int, index: Tensor, value: Number, *, reduce: str, out: Optional[Tensor] = None) -> Tensor:
+    """A copy of `self` where `value` is added to (`reduce='add'`) or multiplies (`'multiply'`) the elements at the positions `index` gives along `dim`, once per occurrence. Like PyTorch, it has no derivative (backward raises)."""
+    ...
 
 @overload
 def scatter_(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
@@ -781,6 +789,14 @@ def scatter_(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
 @overload
 def scatter_(input: Tensor, dim: int, index: Tensor, value: Number) -> Tensor:
     """In-place version of scatter(): writes the result into self. A copy of `self` with `value` written at the positions `index` gives along `dim`."""
+    ...
+@overload
+def scatter_(input: Tensor, dim: int, index: Tensor, src: Tensor, *, reduce: str) -> Tensor:
+    """In-place version of scatter(): writes the result into self. A copy of `self` where each `src[i][j]` is added to (`reduce='add'`) or multiplies (`'multiply'`) `out[index[i][j]][j]` for dim 0 (and likewise for other dims), in index order. Like PyTorch, it has no derivative (backward raises)."""
+    ...
+@overload
+def scatter_(input: Tensor, dim: int, index: Tensor, value: Number, *, reduce: str) -> Tensor:
+    """In-place version of scatter(): writes the result into self. A copy of `self` where `value` is added to (`reduce='add'`) or multiplies (`'multiply'`) the elements at the positions `index` gives along `dim`, once per occurrence. Like PyTorch, it has no derivative (backward raises)."""
     ...
 
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
@@ -850,7 +866,7 @@ def sort(input: Tensor, *, stable: Optional[bool], dim: int = -1, descending: bo
 
 @overload
 def split(input: Tensor, split_size: int, dim: int = 0) -> Sequence[Tensor]:
-    """Views of `self` cut along `dim` into pieces of `split_size` (the last may be smaller)."""
+    """Views of `self` cut along `dim` into pieces of `split_size` (the last may be smaller); in-place changes of them are refused while autograd records, as in PyTorch."""
     ...
 @overload
 def split(input: Tensor, split_size: Sequence[int], dim: int = 0) -> Sequence[Tensor]:
@@ -858,7 +874,7 @@ def split(input: Tensor, split_size: Sequence[int], dim: int = 0) -> Sequence[Te
     ...
 
 def split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int = 0) -> Sequence[Tensor]:
-    """Views of `self` cut along `dim` into pieces of the sizes in `split_sizes`, which must sum to the size of `dim`."""
+    """Views of `self` cut along `dim` into pieces of the sizes in `split_sizes`, which must sum to the size of `dim`; in-place changes of them are refused while autograd records, as in PyTorch."""
     ...
 
 def sqrt(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
@@ -965,6 +981,10 @@ def tensor_split(input: Tensor, sections: int, dim: int = 0) -> Sequence[Tensor]
 @overload
 def tensor_split(input: Tensor, indices: Sequence[int], dim: int = 0) -> Sequence[Tensor]:
     """Views of `self` cut along `dim` before each index in `indices` (out-of-range pieces are empty)."""
+    ...
+@overload
+def tensor_split(input: Tensor, tensor_indices_or_sections: Tensor, dim: int = 0) -> Sequence[Tensor]:
+    """`tensor_split` by an int64 tensor on the CPU: a 0-d one is the number of sections, a 1-D one the indices to cut before."""
     ...
 
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True, *, out: Optional[tuple[Tensor, ...]] = None) -> tuple[Tensor, Tensor]:

@@ -111,7 +111,7 @@ PyObject* fn_mean(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
 PyObject* fn_min(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "min(Tensor input)",
+      "min(Tensor input, *, Tensor? out=None)",
       "min(Tensor input, int dim, bool keepdim=False, *, Tensor[]? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
@@ -119,6 +119,11 @@ PyObject* fn_min(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   switch (r.idx) {
     case 0: {  // min
       auto self = r.tensor(0);
+      if (!r.is_none(1)) {
+        auto out = r.tensor(1);
+        auto result = [&] { GilRelease no_gil; return tl::min_out(out, self); }();
+        return wrap(std::move(result));
+      }
       auto result = [&] { GilRelease no_gil; return tl::min(self); }();
       return wrap(std::move(result));
     }
@@ -317,7 +322,7 @@ mean(Tensor input, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, T
 
 The mean of `self` over the dimensions in `dim` (all of them when None), keeping them as size 1 if `keepdim`.)doc"});
   functions.push_back({"min", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_min)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(min(Tensor input) -> Tensor
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(min(Tensor input, *, Tensor? out=None) -> Tensor
 
 The smallest element of `self` as a 0-d tensor (NaN if any element is NaN). The gradient is shared evenly between tied minima.
 

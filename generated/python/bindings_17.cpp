@@ -383,7 +383,7 @@ In-place version of lt(): writes the result into self. True where an element of 
   functions.push_back({"split", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_split)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(split(Tensor input, int split_size, int dim=0) -> Sequence[Tensor]
 
-Views of `self` cut along `dim` into pieces of `split_size` (the last may be smaller).
+Views of `self` cut along `dim` into pieces of `split_size` (the last may be smaller); in-place changes of them are refused while autograd records, as in PyTorch.
 
 split(Tensor input, int[] split_size, int dim=0) -> Sequence[Tensor]
 
@@ -427,7 +427,7 @@ In-place version of lt(): writes the result into self. True where an element of 
   methods.push_back({"split", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_split)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(split(int split_size, int dim=0) -> Sequence[Tensor]
 
-Views of `self` cut along `dim` into pieces of `split_size` (the last may be smaller).
+Views of `self` cut along `dim` into pieces of `split_size` (the last may be smaller); in-place changes of them are refused while autograd records, as in PyTorch.
 
 split(int[] split_size, int dim=0) -> Sequence[Tensor]
 

@@ -135,6 +135,8 @@ PyObject* fn_scatter(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   static PythonArgParser parser({
       "scatter(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None)",
       "scatter(Tensor input, int dim, Tensor index, Scalar value, *, Tensor? out=None)",
+      "scatter(Tensor input, int dim, Tensor index, Tensor src, *, str reduce, Tensor? out=None)",
+      "scatter(Tensor input, int dim, Tensor index, Scalar value, *, str reduce, Tensor? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -165,6 +167,34 @@ PyObject* fn_scatter(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
       auto result = [&] { GilRelease no_gil; return tl::scatter(self, dim, index, value); }();
       return wrap(std::move(result));
     }
+    case 2: {  // scatter.reduce
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto index = r.tensor(2);
+      auto src = r.tensor(3);
+      auto reduce = r.string(4);
+      if (!r.is_none(5)) {
+        auto out = r.tensor(5);
+        auto result = [&] { GilRelease no_gil; return tl::scatter_out(out, self, dim, index, src, reduce); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::scatter(self, dim, index, src, reduce); }();
+      return wrap(std::move(result));
+    }
+    case 3: {  // scatter.value_reduce
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto index = r.tensor(2);
+      auto value = r.scalar(3);
+      auto reduce = r.string(4);
+      if (!r.is_none(5)) {
+        auto out = r.tensor(5);
+        auto result = [&] { GilRelease no_gil; return tl::scatter_out(out, self, dim, index, value, reduce); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::scatter(self, dim, index, value, reduce); }();
+      return wrap(std::move(result));
+    }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
@@ -176,6 +206,8 @@ PyObject* fn_scatter_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   static PythonArgParser parser({
       "scatter_(Tensor input, int dim, Tensor index, Tensor src)",
       "scatter_(Tensor input, int dim, Tensor index, Scalar value)",
+      "scatter_(Tensor input, int dim, Tensor index, Tensor src, *, str reduce)",
+      "scatter_(Tensor input, int dim, Tensor index, Scalar value, *, str reduce)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -194,6 +226,24 @@ PyObject* fn_scatter_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
       auto index = r.tensor(2);
       auto value = r.scalar(3);
       auto result = [&] { GilRelease no_gil; return tl::scatter_(self, dim, index, value); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // scatter_.reduce
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto index = r.tensor(2);
+      auto src = r.tensor(3);
+      auto reduce = r.string(4);
+      auto result = [&] { GilRelease no_gil; return tl::scatter_(self, dim, index, src, reduce); }();
+      return wrap(std::move(result));
+    }
+    case 3: {  // scatter_.value_reduce
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto index = r.tensor(2);
+      auto value = r.scalar(3);
+      auto reduce = r.string(4);
+      auto result = [&] { GilRelease no_gil; return tl::scatter_(self, dim, index, value, reduce); }();
       return wrap(std::move(result));
     }
   }
@@ -266,6 +316,8 @@ PyObject* method_scatter(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   static PythonArgParser parser({
       "scatter(int dim, Tensor index, Tensor src)",
       "scatter(int dim, Tensor index, Scalar value)",
+      "scatter(int dim, Tensor index, Tensor src, *, str reduce)",
+      "scatter(int dim, Tensor index, Scalar value, *, str reduce)",
   }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
@@ -286,6 +338,24 @@ PyObject* method_scatter(PyObject* py_self, PyObject* const* args, Py_ssize_t na
       auto result = [&] { GilRelease no_gil; return tl::scatter(self, dim, index, value); }();
       return wrap(std::move(result));
     }
+    case 2: {  // scatter.reduce
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto index = r.tensor(1);
+      auto src = r.tensor(2);
+      auto reduce = r.string(3);
+      auto result = [&] { GilRelease no_gil; return tl::scatter(self, dim, index, src, reduce); }();
+      return wrap(std::move(result));
+    }
+    case 3: {  // scatter.value_reduce
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto index = r.tensor(1);
+      auto value = r.scalar(2);
+      auto reduce = r.string(3);
+      auto result = [&] { GilRelease no_gil; return tl::scatter(self, dim, index, value, reduce); }();
+      return wrap(std::move(result));
+    }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
@@ -297,6 +367,8 @@ PyObject* method_scatter_(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   static PythonArgParser parser({
       "scatter_(int dim, Tensor index, Tensor src)",
       "scatter_(int dim, Tensor index, Scalar value)",
+      "scatter_(int dim, Tensor index, Tensor src, *, str reduce)",
+      "scatter_(int dim, Tensor index, Scalar value, *, str reduce)",
   }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
@@ -315,6 +387,24 @@ PyObject* method_scatter_(PyObject* py_self, PyObject* const* args, Py_ssize_t n
       auto index = r.tensor(1);
       auto value = r.scalar(2);
       auto result = [&] { GilRelease no_gil; return tl::scatter_(self, dim, index, value); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // scatter_.reduce
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto index = r.tensor(1);
+      auto src = r.tensor(2);
+      auto reduce = r.string(3);
+      auto result = [&] { GilRelease no_gil; return tl::scatter_(self, dim, index, src, reduce); }();
+      return wrap(std::move(result));
+    }
+    case 3: {  // scatter_.value_reduce
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto index = r.tensor(1);
+      auto value = r.scalar(2);
+      auto reduce = r.string(3);
+      auto result = [&] { GilRelease no_gil; return tl::scatter_(self, dim, index, value, reduce); }();
       return wrap(std::move(result));
     }
   }
@@ -358,7 +448,15 @@ A copy of `self` with `out[index[i][j]][j] = src[i][j]` for dim 0 (and likewise 
 
 scatter(Tensor input, int dim, Tensor index, Scalar value, *, Tensor? out=None) -> Tensor
 
-A copy of `self` with `value` written at the positions `index` gives along `dim`.)doc"});
+A copy of `self` with `value` written at the positions `index` gives along `dim`.
+
+scatter(Tensor input, int dim, Tensor index, Tensor src, *, str reduce, Tensor? out=None) -> Tensor
+
+A copy of `self` where each `src[i][j]` is added to (`reduce='add'`) or multiplies (`'multiply'`) `out[index[i][j]][j]` for dim 0 (and likewise for other dims), in index order. Like PyTorch, it has no derivative (backward raises).
+
+scatter(Tensor input, int dim, Tensor index, Scalar value, *, str reduce, Tensor? out=None) -> Tensor
+
+A copy of `self` where `value` is added to (`reduce='add'`) or multiplies (`'multiply'`) the elements at the positions `index` gives along `dim`, once per occurrence. Like PyTorch, it has no derivative (backward raises).)doc"});
   functions.push_back({"scatter_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter_)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_(Tensor input, int dim, Tensor index, Tensor src) -> Tensor
 
@@ -366,7 +464,15 @@ In-place version of scatter(): writes the result into self. A copy of `self` wit
 
 scatter_(Tensor input, int dim, Tensor index, Scalar value) -> Tensor
 
-In-place version of scatter(): writes the result into self. A copy of `self` with `value` written at the positions `index` gives along `dim`.)doc"});
+In-place version of scatter(): writes the result into self. A copy of `self` with `value` written at the positions `index` gives along `dim`.
+
+scatter_(Tensor input, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor
+
+In-place version of scatter(): writes the result into self. A copy of `self` where each `src[i][j]` is added to (`reduce='add'`) or multiplies (`'multiply'`) `out[index[i][j]][j]` for dim 0 (and likewise for other dims), in index order. Like PyTorch, it has no derivative (backward raises).
+
+scatter_(Tensor input, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
+
+In-place version of scatter(): writes the result into self. A copy of `self` where `value` is added to (`reduce='add'`) or multiplies (`'multiply'`) the elements at the positions `index` gives along `dim`, once per occurrence. Like PyTorch, it has no derivative (backward raises).)doc"});
   methods.push_back({"any", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_any)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(any(int dim, bool keepdim=False) -> Tensor
 
@@ -390,7 +496,15 @@ A copy of `self` with `out[index[i][j]][j] = src[i][j]` for dim 0 (and likewise 
 
 scatter(int dim, Tensor index, Scalar value) -> Tensor
 
-A copy of `self` with `value` written at the positions `index` gives along `dim`.)doc"});
+A copy of `self` with `value` written at the positions `index` gives along `dim`.
+
+scatter(int dim, Tensor index, Tensor src, *, str reduce) -> Tensor
+
+A copy of `self` where each `src[i][j]` is added to (`reduce='add'`) or multiplies (`'multiply'`) `out[index[i][j]][j]` for dim 0 (and likewise for other dims), in index order. Like PyTorch, it has no derivative (backward raises).
+
+scatter(int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
+
+A copy of `self` where `value` is added to (`reduce='add'`) or multiplies (`'multiply'`) the elements at the positions `index` gives along `dim`, once per occurrence. Like PyTorch, it has no derivative (backward raises).)doc"});
   methods.push_back({"scatter_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_scatter_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_(int dim, Tensor index, Tensor src) -> Tensor
 
@@ -398,7 +512,15 @@ In-place version of scatter(): writes the result into self. A copy of `self` wit
 
 scatter_(int dim, Tensor index, Scalar value) -> Tensor
 
-In-place version of scatter(): writes the result into self. A copy of `self` with `value` written at the positions `index` gives along `dim`.)doc"});
+In-place version of scatter(): writes the result into self. A copy of `self` with `value` written at the positions `index` gives along `dim`.
+
+scatter_(int dim, Tensor index, Tensor src, *, str reduce) -> Tensor
+
+In-place version of scatter(): writes the result into self. A copy of `self` where each `src[i][j]` is added to (`reduce='add'`) or multiplies (`'multiply'`) `out[index[i][j]][j]` for dim 0 (and likewise for other dims), in index order. Like PyTorch, it has no derivative (backward raises).
+
+scatter_(int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
+
+In-place version of scatter(): writes the result into self. A copy of `self` where `value` is added to (`reduce='add'`) or multiplies (`'multiply'`) the elements at the positions `index` gives along `dim`, once per occurrence. Like PyTorch, it has no derivative (backward raises).)doc"});
   (void)functions;
   (void)methods;
 }

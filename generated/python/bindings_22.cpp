@@ -49,6 +49,7 @@ PyObject* fn_tensor_split(PyObject* /*module*/, PyObject* const* args, Py_ssize_
   static PythonArgParser parser({
       "tensor_split(Tensor input, int sections, int dim=0)",
       "tensor_split(Tensor input, int[] indices, int dim=0)",
+      "tensor_split(Tensor input, Tensor tensor_indices_or_sections, int dim=0)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -65,6 +66,13 @@ PyObject* fn_tensor_split(PyObject* /*module*/, PyObject* const* args, Py_ssize_
       auto indices = r.intlist(1);
       auto dim = r.toInt64(2);
       auto result = [&] { GilRelease no_gil; return tl::tensor_split(self, indices, dim); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // tensor_split.tensor_indices_or_sections
+      auto self = r.tensor(0);
+      auto tensor_indices_or_sections = r.tensor(1);
+      auto dim = r.toInt64(2);
+      auto result = [&] { GilRelease no_gil; return tl::tensor_split(self, tensor_indices_or_sections, dim); }();
       return wrap(std::move(result));
     }
   }
@@ -106,6 +114,7 @@ PyObject* method_tensor_split(PyObject* py_self, PyObject* const* args, Py_ssize
   static PythonArgParser parser({
       "tensor_split(int sections, int dim=0)",
       "tensor_split(int[] indices, int dim=0)",
+      "tensor_split(Tensor tensor_indices_or_sections, int dim=0)",
   }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
@@ -122,6 +131,13 @@ PyObject* method_tensor_split(PyObject* py_self, PyObject* const* args, Py_ssize
       auto indices = r.intlist(0);
       auto dim = r.toInt64(1);
       auto result = [&] { GilRelease no_gil; return tl::tensor_split(self, indices, dim); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // tensor_split.tensor_indices_or_sections
+      const Tensor& self = unpack_tensor(py_self);
+      auto tensor_indices_or_sections = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto result = [&] { GilRelease no_gil; return tl::tensor_split(self, tensor_indices_or_sections, dim); }();
       return wrap(std::move(result));
     }
   }
@@ -147,7 +163,11 @@ Views of `self` cut along `dim` into `sections` pieces as equal as possible (the
 
 tensor_split(Tensor input, int[] indices, int dim=0) -> Sequence[Tensor]
 
-Views of `self` cut along `dim` before each index in `indices` (out-of-range pieces are empty).)doc"});
+Views of `self` cut along `dim` before each index in `indices` (out-of-range pieces are empty).
+
+tensor_split(Tensor input, Tensor tensor_indices_or_sections, int dim=0) -> Sequence[Tensor]
+
+`tensor_split` by an int64 tensor on the CPU: a 0-d one is the number of sections, a 1-D one the indices to cut before.)doc"});
   methods.push_back({"rsqrt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_rsqrt)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(rsqrt() -> Tensor
 
@@ -163,7 +183,11 @@ Views of `self` cut along `dim` into `sections` pieces as equal as possible (the
 
 tensor_split(int[] indices, int dim=0) -> Sequence[Tensor]
 
-Views of `self` cut along `dim` before each index in `indices` (out-of-range pieces are empty).)doc"});
+Views of `self` cut along `dim` before each index in `indices` (out-of-range pieces are empty).
+
+tensor_split(Tensor tensor_indices_or_sections, int dim=0) -> Sequence[Tensor]
+
+`tensor_split` by an int64 tensor on the CPU: a 0-d one is the number of sections, a 1-D one the indices to cut before.)doc"});
   (void)functions;
   (void)methods;
 }

@@ -191,7 +191,7 @@ PyObject* fn_div_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
 PyObject* fn_max(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "max(Tensor input)",
+      "max(Tensor input, *, Tensor? out=None)",
       "max(Tensor input, int dim, bool keepdim=False, *, Tensor[]? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
@@ -199,6 +199,11 @@ PyObject* fn_max(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   switch (r.idx) {
     case 0: {  // max
       auto self = r.tensor(0);
+      if (!r.is_none(1)) {
+        auto out = r.tensor(1);
+        auto result = [&] { GilRelease no_gil; return tl::max_out(out, self); }();
+        return wrap(std::move(result));
+      }
       auto result = [&] { GilRelease no_gil; return tl::max(self); }();
       return wrap(std::move(result));
     }
@@ -508,7 +513,7 @@ div_(Tensor input, Scalar other, *, str? rounding_mode) -> Tensor
 
 In-place version of div(): writes the result into self. Divides every element of `self` by the number `other`, rounding as `rounding_mode` says.)doc"});
   functions.push_back({"max", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_max)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(max(Tensor input) -> Tensor
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(max(Tensor input, *, Tensor? out=None) -> Tensor
 
 The largest element of `self` as a 0-d tensor (NaN if any element is NaN). The gradient is shared evenly between tied maxima.
 
@@ -518,7 +523,7 @@ The largest values of `self` along `dim` and their indices (the first of ties; N
   functions.push_back({"split_with_sizes", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_split_with_sizes)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(split_with_sizes(Tensor input, int[] split_sizes, int dim=0) -> Sequence[Tensor]
 
-Views of `self` cut along `dim` into pieces of the sizes in `split_sizes`, which must sum to the size of `dim`.)doc"});
+Views of `self` cut along `dim` into pieces of the sizes in `split_sizes`, which must sum to the size of `dim`; in-place changes of them are refused while autograd records, as in PyTorch.)doc"});
   methods.push_back({"__itruediv__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__itruediv__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__itruediv__(Tensor other) -> Tensor
 
@@ -586,7 +591,7 @@ The largest values of `self` along `dim` and their indices (the first of ties; N
   methods.push_back({"split_with_sizes", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_split_with_sizes)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(split_with_sizes(int[] split_sizes, int dim=0) -> Sequence[Tensor]
 
-Views of `self` cut along `dim` into pieces of the sizes in `split_sizes`, which must sum to the size of `dim`.)doc"});
+Views of `self` cut along `dim` into pieces of the sizes in `split_sizes`, which must sum to the size of `dim`; in-place changes of them are refused while autograd records, as in PyTorch.)doc"});
   (void)functions;
   (void)methods;
 }

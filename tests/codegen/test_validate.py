@@ -264,7 +264,93 @@ CASES = {
           out: true
           dispatch: {CPU: f_kernel}
           derivatives: {self: grad}
-        """, [err(L + 2, "f.out", "`out: true` on `f.out`, which is already an out= overload")]),
+        """, [err(L + 2, "f.out", "`out: true` on `f.out`, which is already an out= overload"),
+              err(L, "f.out", "out= overload pairs with no functional overload of `f` taking its arguments "
+                              "without the outputs (Tensor self); functional overloads: none"),
+              err(L + 4, "f.out", "an out= overload has no `derivatives:`: out= never records autograd (it "
+                                  "refuses inputs that require grad, as PyTorch does)")]),
+    "node_index_shared": ("""
+        - func: f.a(Tensor self) -> Tensor
+          doc: F.
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: grad}
+          node_index: 1
+        - func: f.b(Tensor self, int n) -> Tensor
+          doc: F.
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: grad}
+          node_index: 1
+        """, [err(L + 9, "f.b", "`node_index: 1` is also given to `f.a` (line 10)")]),
+    "node_index_without_node": ("""
+        - func: f(Tensor self) -> Tensor
+          doc: F.
+          impl: return self;
+          node_index: -1
+        - func: g(int n) -> Tensor
+          doc: G.
+          dispatch: {CPU: g_kernel}
+          node_index: 0
+        """, [err(L + 3, "f", "`node_index:` must be a number >= 0, not `-1` (int)"),
+              err(L + 7, "g", "`node_index:` on an entry without an autograd node (a composite op, or one "
+                              "with no tensor input)")]),
+    "explicit_out_without_functional": ("""
+        - func: f(Tensor self, int dim) -> Tensor
+          doc: F.
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: grad}
+        - func: f.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+          doc: F.
+          dispatch: {CPU: f_out_kernel}
+        """, [err(L + 4, "f.out", "out= overload pairs with no functional overload of `f` taking its arguments "
+                                  "without the outputs (Tensor self); functional overloads: "
+                                  "`f(Tensor self, int dim) -> Tensor`")]),
+    "explicit_out_output_count": ("""
+        - func: f(Tensor self) -> (Tensor a, Tensor b)
+          doc: F.
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: "grads[0]"}
+        - func: f.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+          doc: F.
+          dispatch: {CPU: f_out_kernel}
+        """, [err(L + 4, "f.out", "out= overload has 1 output(s) but its functional overload `f` returns 2")]),
+    "explicit_out_and_out_true": ("""
+        - func: f(Tensor self) -> Tensor
+          doc: F.
+          out: true
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: grad}
+        - func: f.other_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+          doc: F.
+          dispatch: {CPU: f_out_kernel}
+        """, [err(L + 5, "f.other_out", "`f` already derives its out= form (`out: true` at line 8); remove one "
+                                        "of the two")]),
+    "two_explicit_outs": ("""
+        - func: f(Tensor self) -> Tensor
+          doc: F.
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: grad}
+        - func: f.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+          doc: F.
+          dispatch: {CPU: f_out_kernel}
+        - func: f.other_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+          doc: F.
+          dispatch: {CPU: f_out_kernel}
+        """, [err(L + 7, "f.other_out", "`f` already has the out= overload `f.out` (line 10)")]),
+    "explicit_out_method_and_samples": ("""
+        - func: f(Tensor self) -> Tensor
+          doc: F.
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: grad}
+          samples: ["T(2)"]
+        - func: f.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+          doc: F.
+          variants: function, method
+          dispatch: {CPU: f_out_kernel}
+          samples: ["T(2)"]
+        """, [err(L + 7, "f.out", "an out= overload is a function only: Python reaches it as the `out=` "
+                                  "keyword of its functional overload"),
+              err(L + 9, "f.out", "an out= overload has no `samples:`: the generated tests run the out= form "
+                                  "on the samples of its functional overload")]),
     "written_kwarg_on_a_non_out_entry": ("""
         - func: f(Tensor self, *, Tensor(a!) buffer) -> Tensor(a!)
           doc: F.
@@ -440,10 +526,13 @@ def test_valid_entries_pass(tmp_path):
           derivatives:
             self: zeros_like(grad)
             src: grad
-        - func: max.dim_out(Tensor self, int dim, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
-          doc: An out= overload written by hand; its outputs need no derivative.
+        - func: max.dim(Tensor self, int dim) -> (Tensor values, Tensor indices)
+          doc: Its out= overload is written by hand below.
           dispatch: {CPU: max_kernel}
           derivatives: {self: non_differentiable}
+        - func: max.dim_out(Tensor self, int dim, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+          doc: An out= overload written by hand; it records no history, so has no derivatives.
+          dispatch: {CPU: max_out_kernel}
         - func: empty(int[] size, *, ScalarType? dtype=None) -> Tensor
           doc: A factory has no tensor input, so needs no derivatives.
           tags: [factory]
@@ -453,8 +542,10 @@ def test_valid_entries_pass(tmp_path):
           python_operators: [__matmul__, __rmatmul__]
           dispatch: {Composite: matmul_composite}
         """)
-    assert len(f.functions) == 9
+    assert len(f.functions) == 10
     assert validate(f) == []
+    by_name = {str(fn.schema.name): fn for fn in f.functions}
+    assert by_name["max.dim_out"].out_of is by_name["max.dim"]  # paired for Python's out=
 
 
 def test_validate_returns_formatted_strings():

@@ -2,6 +2,8 @@
 // index_copy and take, on the index engine (aten/native/IndexEngine.h): each kernel checks its
 // op's shape rules, then is only its per-slice loop over already checked indices.
 #include <cstring>
+#include <string_view>
+#include <type_traits>
 
 #include "aten/native/IndexEngine.h"
 #include "generated/ops/copy.h"
@@ -48,16 +50,31 @@ Tensor as_dims_of(const Tensor& t, int64_t ndim) {
   return make_view(t, {}, {}, t.storage_offset());  // a 1-element 1-d tensor seen as 0-d
 }
 
-enum class ScatterMode { Set, Add };
+enum class ScatterMode { Set, Add, Multiply };
+
+// A scattered value `x` landing on `t` (Add or Multiply; for bool: or / and, as PyTorch computes them).
+template <typename T>
+T combine(ScatterMode mode, T t, T x) {
+  if constexpr (std::is_same_v<T, bool>) return mode == ScatterMode::Add ? (t || x) : (t && x);
+  else return static_cast<T>(mode == ScatterMode::Add ? t + x : t * x);
+}
+
+// scatter's `reduce=` argument: how a scattered value combines with the one it lands on.
+ScatterMode scatter_reduce_mode(std::string_view reduce) {
+  if (reduce == "add") return ScatterMode::Add;
+  TL_CHECK(reduce == "multiply", "scatter(): reduce argument must be either add or multiply.");
+  return ScatterMode::Multiply;
+}
 
 // Shared body of scatter and scatter_add: out[index[i]] (op)= src[i] along dim,
-// src either a tensor or a scalar value.
+// src either a tensor or a scalar value; `reduce` (scatter's reduce=) picks the mode.
 void scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src, const Scalar* value,
-                  ScatterMode mode, Tensor& out, const char* op) {
+                  ScatterMode mode, Tensor& out, const char* op, const std::string_view* reduce = nullptr) {
   dim = maybe_wrap_dim(dim, self.dim(), op);
   check_index_int32_or_int64(index, op, "index");
   if (src) TL_CHECK(src->dtype() == self.dtype(), op, ": Expected self.dtype to be equal to src.dtype");
   check_gather_scatter_shapes(self, dim, index, src, op);
+  if (reduce) mode = scatter_reduce_mode(*reduce);  // checked after dim and shapes, as PyTorch does
   init_from_self(self, out, op);
   if (self.is_meta() || index.numel() == 0) return;
   const int64_t nd = self.dim();
@@ -73,8 +90,7 @@ void scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const Te
         const int64_t os = sl[0].stride, xs = sl[1].stride;
         for (int64_t i = 0; i < n; ++i) {
           scalar_t& t = o[ix[i] * os];
-          if (mode == ScatterMode::Set) t = x[i * xs];
-          else t = static_cast<scalar_t>(t + x[i * xs]);
+          t = mode == ScatterMode::Set ? x[i * xs] : combine(mode, t, x[i * xs]);
         }
       });
     } else {
@@ -83,8 +99,7 @@ void scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const Te
         scalar_t* o = sl[0].as<scalar_t>();
         for (int64_t i = 0; i < n; ++i) {
           scalar_t& t = o[ix[i] * sl[0].stride];
-          if (mode == ScatterMode::Set) t = v;
-          else t = static_cast<scalar_t>(t + v);
+          t = mode == ScatterMode::Set ? v : combine(mode, t, v);
         }
       });
     }
@@ -133,6 +148,16 @@ void scatter_src_kernel(const Tensor& self, int64_t dim, const Tensor& index, co
 
 void scatter_value_kernel(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, Tensor& out) {
   scatter_impl(self, dim, index, nullptr, &value, ScatterMode::Set, out, "scatter");
+}
+
+void scatter_reduce_kernel(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                           std::string_view reduce, Tensor& out) {
+  scatter_impl(self, dim, index, &src, nullptr, ScatterMode::Add, out, "scatter", &reduce);
+}
+
+void scatter_value_reduce_kernel(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value,
+                                 std::string_view reduce, Tensor& out) {
+  scatter_impl(self, dim, index, nullptr, &value, ScatterMode::Add, out, "scatter", &reduce);
 }
 
 void scatter_add_kernel(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, Tensor& out) {

@@ -28,4 +28,24 @@ Tensor exp(const Tensor& self) {
   return ops::exp::call(self);
 }
 
+// exp.explicit_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+ops::exp_explicit_out::Kernel* ops::exp_explicit_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::exp_out_kernel,
+    /* Meta */ native::exp_out_kernel,
+};
+
+const Tensor& ops::exp_explicit_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("exp.explicit_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("exp.explicit_out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& exp_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("exp.explicit_out", {&self}, {&out});
+  return ops::exp_explicit_out::call(self, out);
+}
+
 }  // namespace tl

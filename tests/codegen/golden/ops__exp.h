@@ -9,6 +9,9 @@ namespace tl {
 // exp(Tensor self) -> Tensor
 Tensor exp(const Tensor& self);
 
+// exp.explicit_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& exp_out(const Tensor& out, const Tensor& self);
+
 // Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
@@ -18,6 +21,13 @@ struct exp {
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self);
 };
+
+// exp.explicit_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+struct exp_explicit_out {
+  using Kernel = const Tensor&(const Tensor& self, const Tensor& out);
+  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
+  static const Tensor& call(const Tensor& self, const Tensor& out);
+};
 }  // namespace ops
 
 namespace autograd::wrappers {
@@ -26,5 +36,6 @@ Tensor exp(const Tensor& self);  // records exp for backward
 
 namespace native {
 Tensor exp_kernel(const Tensor& self);
+const Tensor& exp_out_kernel(const Tensor& self, const Tensor& out);
 }  // namespace native
 }  // namespace tl

@@ -19,7 +19,7 @@ def conv_like_backward(grad_output: Tensor, input: Tensor, weight: Tensor, bias_
     """A backward op with its own derivative."""
     ...
 
-def exp(input: Tensor) -> Tensor:
+def exp(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """Exponential."""
     ...
 

@@ -13,11 +13,16 @@ namespace {
 PyObject* fn_exp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "exp(Tensor input)",
+      "exp(Tensor input, *, Tensor? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::exp_out(out, self); }();
+    return wrap(std::move(result));
+  }
   auto result = [&] { GilRelease no_gil; return tl::exp(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -41,7 +46,7 @@ PyObject* method_exp(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
 
 void add_bindings_11(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
   functions.push_back({"exp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_exp)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(exp(Tensor input) -> Tensor
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(exp(Tensor input, *, Tensor? out=None) -> Tensor
 
 Exponential.)doc"});
   methods.push_back({"exp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_exp)),
