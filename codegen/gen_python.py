@@ -3,6 +3,8 @@
 wraps the result; plus the type stubs."""
 from __future__ import annotations
 
+import keyword
+
 from dataclasses import dataclass, field
 
 from codegen import cpp
@@ -323,7 +325,9 @@ def stub_lines(b: Binding) -> list[str]:
             default = p.sig.split("=", 1)[1] if "=" in p.sig else None
             if default is not None:
                 default = _py_default(default)
-            params.append(f"{p.py_name}: {ty}" + (f" = {default}" if default is not None else ""))
+            # A Python keyword (`from` of random_) is a keyword argument only through **kwargs; the stub spells it `from_`.
+            name = p.py_name + "_" if keyword.iskeyword(p.py_name) else p.py_name
+            params.append(f"{name}: {ty}" + (f" = {default}" if default is not None else ""))
         if many:
             lines.append("@overload")
         lines.append(f"def {b.py_name}({', '.join(params)}) -> {_py_return(ov.f)}:")

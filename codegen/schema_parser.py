@@ -10,6 +10,17 @@ that names the offending piece; the loader adds the file and line.
 from __future__ import annotations
 
 import keyword
+
+# Python keywords PyTorch's schemas use as argument names (`random_.from`): fine in C++, passed by
+# keyword from Python only through **kwargs, as in PyTorch.
+_PY_ONLY_KEYWORDS = frozenset({"from"})
+_CPP_KEYWORDS = frozenset({"and", "auto", "bool", "break", "case", "catch", "char", "class", "const", "continue",
+                           "default", "delete", "do", "double", "else", "enum", "explicit", "export", "extern",
+                           "false", "float", "for", "friend", "goto", "if", "inline", "int", "long", "namespace",
+                           "new", "not", "operator", "or", "private", "protected", "public", "register", "return",
+                           "short", "signed", "sizeof", "static", "struct", "switch", "template", "this", "throw",
+                           "true", "try", "typedef", "union", "unsigned", "using", "virtual", "void", "volatile",
+                           "while", "xor"})
 import re
 from typing import Optional
 
@@ -207,7 +218,7 @@ def _parse_arguments(text: str) -> tuple[Argument, ...]:
         ty, annotation = _parse_type(type_text, _ARG_FORMS, where)
         name, eq, default = rest.partition("=")
         name = name.strip()
-        if not _IDENT.match(name) or keyword.iskeyword(name):
+        if not _IDENT.match(name) or name in _CPP_KEYWORDS or (keyword.iskeyword(name) and name not in _PY_ONLY_KEYWORDS):
             raise SchemaError(f"{where}: bad argument name `{name}`")
         if any(a.name == name for a in args):
             raise SchemaError(f"{where}: duplicate argument name `{name}`")

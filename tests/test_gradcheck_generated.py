@@ -77,9 +77,11 @@ def _gradient_samples(f):
             and any(spec.kind in "TPVUG" for spec in iter_specs(parse_sample(s, tl)))]
 
 
-def _cases(forms=("functional", "inplace"), layouts=LAYOUTS):
+def _cases(forms=("functional", "inplace"), layouts=LAYOUTS, finite_differences=False):
     for f in ENTRIES:
         if not _differentiable(f):
+            continue
+        if finite_differences and "random" in f.tags:  # each call draws anew: compared with PyTorch's only
             continue
         for form in forms:
             if form != "functional" and _variant(f, SchemaKind(form)) is None:
@@ -124,7 +126,7 @@ def _leaf(values, layout, lib):
     return lib.from_numpy(np.array(values, order="C")).requires_grad_(), lambda x: x
 
 
-def _prepare(call, sample, layout, lib=tl, inplace=None):
+def _prepare(call, sample, layout, lib=tl, inplace=None, random=False):
     """(func, leaves): `func(*leaves)` runs `call` (a callable of (args, kwargs)) on the sample's inputs
     built from the leaves. With `inplace` (a method name), func runs `args[0].clone().<inplace>(...)`."""
     args, kwargs = parse_sample(sample, lib)
@@ -139,6 +141,8 @@ def _prepare(call, sample, layout, lib=tl, inplace=None):
         leaves.append(leaf)
 
     def func(*xs):
+        if random:
+            lib.manual_seed(0)
         slots = iter(inputs)
         a, k = map_specs((args, kwargs), lambda s: next(slots)(xs))
         if inplace:
@@ -154,7 +158,9 @@ def _both(f, form, sample, layout):
     name = _variant(f, SchemaKind.inplace).schema.name.name if form == "inplace" else \
         f.schema.name.name if f.schema.name.inplace else None
     t_call, l_call = sample_callables(f, sample)
-    return _prepare(l_call, sample, layout, tl, name), _prepare(t_call, sample, layout, torch, name)
+    random = "random" in f.tags
+    return (_prepare(l_call, sample, layout, tl, name, random),
+            _prepare(t_call, sample, layout, torch, name, random))
 
 
 def _forward_or_torch_rejects(case, t_case, what, strict):
@@ -182,7 +188,7 @@ def _what(f, form, sample, layout):
     return f"{f.schema.name} {form} on {layout} inputs, sample {sample!r}"
 
 
-@pytest.mark.parametrize("f,form,sample,layout", list(_cases()))
+@pytest.mark.parametrize("f,form,sample,layout", list(_cases(finite_differences=True)))
 def test_gradcheck(f, form, sample, layout):
     case, t_case = _both(f, form, sample, layout)
     assert case[1], f"sample {sample!r} of {f.schema.name} has no differentiable tensor"
@@ -192,7 +198,7 @@ def test_gradcheck(f, form, sample, layout):
         assert gradcheck(*case, eps=1e-6, atol=1e-5, rtol=1e-3), _what(f, form, sample, layout)
 
 
-@pytest.mark.parametrize("f,form,sample,layout", list(_cases(layouts=("contiguous", "transposed"))))
+@pytest.mark.parametrize("f,form,sample,layout", list(_cases(layouts=("contiguous", "transposed"), finite_differences=True)))
 def test_gradgradcheck(f, form, sample, layout):
     case, t_case = _both(f, form, sample, layout)
     if sample_hint(sample, "finite_differences") == "no":
@@ -263,17 +269,18 @@ def test_out_refuses_inputs_requiring_grad(f, form, sample, layout):
     """Like PyTorch: an out= call records no graph, so it refuses inputs that require grad; without them it
     gives the functional values (the value checks for every dtype are in test_forward_generated.py)."""
     t_call, l_call = sample_callables(f, sample)
+    random = "random" in f.tags  # each call seeded alike, so the out= values equal the functional ones
     for lib, call in ((torch, t_call), (tl, l_call)):
         with lib.no_grad():
             leaves = _prepare(call, sample, layout, lib)[1]
-            expected = _prepare(call, sample, layout, lib)[0](*leaves)
+            expected = _prepare(call, sample, layout, lib, random=random)[0](*leaves)
         expected = expected if isinstance(expected, tuple) else (expected,)
 
-        def outs():  # one empty tensor per output, of the functional result's dtype (several: a tuple)
-            made = tuple(lib.empty(0, dtype=e.dtype) for e in expected)
+        def outs():  # one tensor per output, of the functional result's shape and dtype (several: a tuple)
+            made = tuple(lib.empty(tuple(e.shape), dtype=e.dtype) for e in expected)
             return made[0] if len(made) == 1 else made
 
-        func, leaves = _prepare(lambda a, k, c=call: c(a, {**k, "out": outs()}), sample, layout, lib)
+        func, leaves = _prepare(lambda a, k, c=call: c(a, {**k, "out": outs()}), sample, layout, lib, random=random)
         with pytest.raises(RuntimeError, match="requires grad|require grad|automatic differentiation"):
             func(*leaves)
         with lib.no_grad():

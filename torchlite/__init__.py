@@ -42,20 +42,20 @@ from torchlite._C import (  # noqa: F401
     from_numpy,
     get_default_dtype,
     get_num_threads,
-    initial_seed,
     layout,
-    manual_seed,
     memory_format,
     preserve_format,
     promote_types,
     result_type,
-    seed,
     set_default_dtype,
     set_num_threads,
     strided,
     tensor,
 )
 from torchlite._size import Size
+from torchlite import random  # noqa: E402
+from torchlite.random import (  # noqa: E402,F401
+    fork_rng, get_rng_state, initial_seed, manual_seed, seed, set_rng_state)
 from torchlite._tensor import Tensor, _expect_tensor
 from torchlite._tensor_str import set_printoptions
 from torchlite._ops import *  # noqa: F401,F403  (every generated operator; typed by _ops.pyi)

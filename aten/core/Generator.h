@@ -1,79 +1,85 @@
-// The global CPU random generator: Philox4x32-10, a counter-based generator. Its state is a
-// 64-bit seed (the key) and a 64-bit offset (how many 128-bit blocks were drawn so far).
-// A kernel reserves the blocks it needs under the mutex, then computes block `offset + i`
-// from its position alone, so results depend only on the seed and the call sequence, never on
-// the number of threads.
+// The CPU random generator: PyTorch's, so that a seed gives PyTorch's numbers bit for bit.
+// The engine is the 32-bit Mersenne Twister MT19937 (Matsumoto & Nishimura), seeded with the
+// low 32 bits of the seed by the standard init_genrand recurrence; `random64()` joins two draws
+// (first << 32 | second). Besides the engine the generator caches the second normal sample of a
+// Box-Muller pair (one for double, one for float), as PyTorch's does, and that cache is part of
+// the state. Draws are sequential: a kernel holds `lock()` for its whole fill, so the numbers
+// depend only on the seed and the order of calls (docs/random.md).
 #pragma once
 #include <array>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <vector>
 
 namespace tl {
 
-// PyTorch's default seed, used until manual_seed is called.
+// The seed of a new Generator() (PyTorch's default_rng_seed_val).
 constexpr uint64_t kDefaultRngSeed = 67280421310721ULL;
 
-// One Philox4x32-10 block: 4 uniformly distributed 32-bit words for (key, counter).
-inline std::array<uint32_t, 4> philox4x32(uint64_t key, uint64_t counter_lo, uint64_t counter_hi = 0) {
-  constexpr uint32_t kM0 = 0xD2511F53u, kM1 = 0xCD9E8D57u, kW0 = 0x9E3779B9u, kW1 = 0xBB67AE85u;
-  uint32_t c0 = static_cast<uint32_t>(counter_lo), c1 = static_cast<uint32_t>(counter_lo >> 32);
-  uint32_t c2 = static_cast<uint32_t>(counter_hi), c3 = static_cast<uint32_t>(counter_hi >> 32);
-  uint32_t k0 = static_cast<uint32_t>(key), k1 = static_cast<uint32_t>(key >> 32);
-  for (int round = 0; round < 10; ++round) {
-    uint64_t p0 = static_cast<uint64_t>(kM0) * c0;
-    uint64_t p1 = static_cast<uint64_t>(kM1) * c2;
-    uint32_t n0 = static_cast<uint32_t>(p1 >> 32) ^ c1 ^ k0;
-    uint32_t n1 = static_cast<uint32_t>(p1);
-    uint32_t n2 = static_cast<uint32_t>(p0 >> 32) ^ c3 ^ k1;
-    uint32_t n3 = static_cast<uint32_t>(p0);
-    c0 = n0; c1 = n1; c2 = n2; c3 = n3;
-    k0 += kW0;
-    k1 += kW1;
+class MT19937 {
+ public:
+  static constexpr int kN = 624;
+  explicit MT19937(uint64_t seed = 5489) { seed_with(seed); }
+
+  uint32_t operator()() {
+    if (--left_ == 0) twist();
+    uint32_t y = state_[next_++];
+    y ^= y >> 11;
+    y ^= (y << 7) & 0x9d2c5680u;
+    y ^= (y << 15) & 0xefc60000u;
+    y ^= y >> 18;
+    return y;
   }
-  return {c0, c1, c2, c3};
-}
+
+  uint64_t seed() const { return seed_; }
+  // The fields PyTorch's get_rng_state() exposes.
+  int left() const { return left_; }
+  uint32_t next() const { return next_; }
+  const std::array<uint32_t, kN>& words() const { return state_; }
+  // Restores exposed fields; false (nothing changed) when they cannot come from a real engine.
+  bool restore(uint64_t seed, int left, bool seeded, uint64_t next, const std::array<uint32_t, kN>& words);
+
+ private:
+  void seed_with(uint64_t seed);
+  void twist();
+
+  uint64_t seed_ = 0;
+  int left_ = 1;
+  uint32_t next_ = 0;
+  std::array<uint32_t, kN> state_{};
+};
 
 class CPUGenerator {
  public:
-  explicit CPUGenerator(uint64_t seed = kDefaultRngSeed) : seed_(seed) {}
+  explicit CPUGenerator(uint64_t seed = kDefaultRngSeed) : engine_(seed) {}
 
-  // Sets the seed and restarts the stream (offset 0).
-  void manual_seed(uint64_t seed) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    seed_ = seed;
-    offset_ = 0;
+  // Held by a kernel for all of its draws (random(), random64() and the normal caches).
+  [[nodiscard]] std::unique_lock<std::mutex> lock() const { return std::unique_lock<std::mutex>(mutex_); }
+  uint32_t random() { return engine_(); }
+  uint64_t random64() {
+    uint64_t hi = engine_();
+    return (hi << 32) | engine_();
   }
-  uint64_t initial_seed() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return seed_;
-  }
-  // Reserves `blocks` consecutive Philox blocks; returns (seed, first block index).
-  std::pair<uint64_t, uint64_t> reserve(uint64_t blocks) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    uint64_t start = offset_;
-    offset_ += blocks;
-    return {seed_, start};
-  }
-  // The whole state, for get_rng_state/set_rng_state.
-  std::pair<uint64_t, uint64_t> state() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return {seed_, offset_};
-  }
-  void set_state(uint64_t seed, uint64_t offset) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    seed_ = seed;
-    offset_ = offset;
-  }
+  std::optional<double> next_double_normal;  // the cached second sample of a double Box-Muller pair
+  std::optional<float> next_float_normal;
+
+  // Seeds the engine and empties the normal caches (locks).
+  void manual_seed(uint64_t seed);
+  uint64_t initial_seed() const;
+  // PyTorch's CPUGeneratorImplState as bytes (5056), so states move between the libraries.
+  std::vector<uint8_t> get_state() const;
+  // Throws (RuntimeError naming the problem) on a wrong size or an impossible engine state.
+  void set_state(const uint8_t* bytes, int64_t size);
+  static constexpr int64_t kStateBytes = 5056;
 
  private:
   mutable std::mutex mutex_;
-  uint64_t seed_;
-  uint64_t offset_ = 0;
+  MT19937 engine_;
 };
 
-// The process-wide generator used by rand/randn.
+// The process-wide generator, seeded non-deterministically at start as PyTorch's.
 CPUGenerator& default_cpu_generator();
 
 // A `Generator?` argument of an op: shared ownership of a generator (torchlite.Generator objects
@@ -83,11 +89,11 @@ using Generator = std::shared_ptr<CPUGenerator>;
 inline CPUGenerator& generator_or_default(const std::optional<Generator>& gen) {
   return gen && *gen ? **gen : default_cpu_generator();
 }
-// A seed from a non-deterministic source (what seed() uses), a non-negative int64.
+// A seed from a non-deterministic source (what seed() uses).
 uint64_t nondeterministic_seed();
 // Seeds the global generator (torchlite.manual_seed).
 void manual_seed(uint64_t seed);
-// The seed the global generator was last seeded with (kDefaultRngSeed at start).
+// The seed the global generator was last seeded with.
 uint64_t initial_seed();
 // Seeds the global generator from a non-deterministic source and returns that seed (torchlite.seed).
 uint64_t seed();

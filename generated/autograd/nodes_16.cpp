@@ -10,11 +10,13 @@
 #include "generated/ops/clone.h"
 #include "generated/ops/erfc.h"
 #include "generated/ops/exp.h"
+#include "generated/ops/geometric.h"
 #include "generated/ops/mean.h"
 #include "generated/ops/min.h"
 #include "generated/ops/mm.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
 
@@ -60,6 +62,23 @@ variable_list ErfcBackward0::apply(variable_list&& grads) {
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = mul(grad, mul(exp(neg(mul(self, self))), -1.1283791670955126));
+  }
+  return grad_inputs;
+}
+
+// Backward of geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!)
+struct GeometricBackward0 final : Node {
+  std::string name() const override { return "GeometricBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list GeometricBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = zeros_like(grad);
   }
   return grad_inputs;
 }
@@ -250,6 +269,19 @@ const Tensor& erfc_(const Tensor& self) {
   {
     AutoGradMode below_autograd(false);
     ops::erfc_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!)
+const Tensor& geometric_(const Tensor& self, double p, std::optional<Generator> generator) {
+  check_inplace(self, "geometric_");
+  auto grad_fn = std::make_shared<GeometricBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::geometric_::call(self, p, generator);
   }
   rebase_history(self, grad_fn);
   return self;

@@ -8,6 +8,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/alias.h"
 #include "generated/ops/cummin.h"
+#include "generated/ops/exponential.h"
 #include "generated/ops/fill.h"
 #include "generated/ops/gather.h"
 #include "generated/ops/neg.h"
@@ -60,6 +61,23 @@ variable_list CumminBackward0::apply(variable_list&& grads) {
   const auto& indices = indices_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = cummaxmin_backward(grad, self, indices, dim);
+  }
+  return grad_inputs;
+}
+
+// Backward of exponential_(Tensor(a!) self, float lambd=1, *, Generator? generator=None) -> Tensor(a!)
+struct ExponentialBackward0 final : Node {
+  std::string name() const override { return "ExponentialBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list ExponentialBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = zeros_like(grad);
   }
   return grad_inputs;
 }
@@ -217,6 +235,19 @@ std::tuple<Tensor, Tensor> cummin(const Tensor& self, int64_t dim) {
     grad_fn->indices_ = SavedVariable(std::get<1>(result), true);
   }
   return result;
+}
+
+// exponential_(Tensor(a!) self, float lambd=1, *, Generator? generator=None) -> Tensor(a!)
+const Tensor& exponential_(const Tensor& self, double lambd, std::optional<Generator> generator) {
+  check_inplace(self, "exponential_");
+  auto grad_fn = std::make_shared<ExponentialBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::exponential_::call(self, lambd, generator);
+  }
+  rebase_history(self, grad_fn);
+  return self;
 }
 
 // fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)

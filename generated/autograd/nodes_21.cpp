@@ -11,6 +11,8 @@
 #include "generated/ops/flip.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/pow.h"
+#include "generated/ops/random.h"
+#include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
 
@@ -156,6 +158,57 @@ variable_list PowBackward2::apply(variable_list&& grads) {
   const auto& result = result_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = pow_backward_exponent(grad, self, exponent, result);
+  }
+  return grad_inputs;
+}
+
+// Backward of random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)
+struct RandomBackward0 final : Node {
+  std::string name() const override { return "RandomBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list RandomBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)
+struct RandomBackward1 final : Node {
+  std::string name() const override { return "RandomBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list RandomBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)
+struct RandomBackward2 final : Node {
+  std::string name() const override { return "RandomBackward2"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list RandomBackward2::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = zeros_like(grad);
   }
   return grad_inputs;
 }
@@ -319,6 +372,45 @@ Tensor pow_Scalar(const Scalar& self, const Tensor& exponent) {
     grad_fn->result_ = SavedVariable(result, true);
   }
   return result;
+}
+
+// random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)
+const Tensor& random__from(const Tensor& self, int64_t from, std::optional<int64_t> to, std::optional<Generator> generator) {
+  check_inplace(self, "random_.from");
+  auto grad_fn = std::make_shared<RandomBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::random__from::call(self, from, to, generator);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)
+const Tensor& random__to(const Tensor& self, int64_t to, std::optional<Generator> generator) {
+  check_inplace(self, "random_.to");
+  auto grad_fn = std::make_shared<RandomBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::random__to::call(self, to, generator);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)
+const Tensor& random_(const Tensor& self, std::optional<Generator> generator) {
+  check_inplace(self, "random_");
+  auto grad_fn = std::make_shared<RandomBackward2>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::random_::call(self, generator);
+  }
+  rebase_history(self, grad_fn);
+  return self;
 }
 
 }  // namespace tl::autograd::wrappers

@@ -8,12 +8,14 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/_softmax_backward_data.h"
 #include "generated/ops/as_strided.h"
+#include "generated/ops/bernoulli.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/div.h"
 #include "generated/ops/log2.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/softmax.h"
+#include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
 
@@ -40,6 +42,86 @@ variable_list AsStridedBackward0::apply(variable_list&& grads) {
   const auto& storage_offset = as_arg(storage_offset_);
   if (should_compute_output(0)) {
     grad_inputs[0] = as_strided_backward(grad, self_sizes, self_strides, self_storage_offset, size, stride, storage_offset);
+  }
+  return grad_inputs;
+}
+
+// Backward of bernoulli(Tensor self, *, Generator? generator=None) -> Tensor
+struct BernoulliBackward0 final : Node {
+  std::string name() const override { return "BernoulliBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list BernoulliBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)
+struct BernoulliBackward1 final : Node {
+  std::string name() const override { return "BernoulliBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    p_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return p_.nbytes();
+  }
+
+  SavedVariable p_;
+};
+
+variable_list BernoulliBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& p = p_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = zeros_like(grad);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = zeros_like(p);
+  }
+  return grad_inputs;
+}
+
+// Backward of bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)
+struct BernoulliBackward2 final : Node {
+  std::string name() const override { return "BernoulliBackward2"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list BernoulliBackward2::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor
+struct BernoulliBackward3 final : Node {
+  std::string name() const override { return "BernoulliBackward3"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list BernoulliBackward3::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::bernoulli");
   }
   return grad_inputs;
 }
@@ -119,6 +201,63 @@ Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std:
   {
     AutoGradMode below_autograd(false);
     result = ops::as_strided::call(self, size, stride, storage_offset);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// bernoulli(Tensor self, *, Generator? generator=None) -> Tensor
+Tensor bernoulli(const Tensor& self, std::optional<Generator> generator) {
+  auto grad_fn = std::make_shared<BernoulliBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::bernoulli::call(self, generator);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)
+const Tensor& bernoulli__Tensor(const Tensor& self, const Tensor& p, std::optional<Generator> generator) {
+  check_inplace(self, "bernoulli_.Tensor");
+  auto grad_fn = std::make_shared<BernoulliBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &p}));
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->p_ = SavedVariable(p, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::bernoulli__Tensor::call(self, p, generator);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)
+const Tensor& bernoulli__float(const Tensor& self, double p, std::optional<Generator> generator) {
+  check_inplace(self, "bernoulli_.float");
+  auto grad_fn = std::make_shared<BernoulliBackward2>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::bernoulli__float::call(self, p, generator);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor
+Tensor bernoulli_p(const Tensor& self, double p, std::optional<Generator> generator) {
+  auto grad_fn = std::make_shared<BernoulliBackward3>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::bernoulli_p::call(self, p, generator);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);

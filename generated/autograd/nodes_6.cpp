@@ -9,6 +9,7 @@
 #include "generated/ops/_clone_contiguous.h"
 #include "generated/ops/abs.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/log_normal.h"
 #include "generated/ops/logcumsumexp.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
@@ -58,6 +59,23 @@ variable_list AbsBackward0::apply(variable_list&& grads) {
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = mul(grad, sign(self));
+  }
+  return grad_inputs;
+}
+
+// Backward of log_normal_(Tensor(a!) self, float mean=1, float std=2, *, Generator? generator=None) -> Tensor(a!)
+struct LogNormalBackward0 final : Node {
+  std::string name() const override { return "LogNormalBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list LogNormalBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = zeros_like(grad);
   }
   return grad_inputs;
 }
@@ -262,6 +280,19 @@ const Tensor& abs_(const Tensor& self) {
   {
     AutoGradMode below_autograd(false);
     ops::abs_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// log_normal_(Tensor(a!) self, float mean=1, float std=2, *, Generator? generator=None) -> Tensor(a!)
+const Tensor& log_normal_(const Tensor& self, double mean, double std, std::optional<Generator> generator) {
+  check_inplace(self, "log_normal_");
+  auto grad_fn = std::make_shared<LogNormalBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::log_normal_::call(self, mean, std, generator);
   }
   rebase_history(self, grad_fn);
   return self;

@@ -3,9 +3,24 @@
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/copy.h"
+#include "generated/ops/empty.h"
+#include "generated/ops/randint.h"
+#include "generated/ops/random.h"
 #include "generated/ops/std_mean.h"
 
 namespace tl::native {
+
+// randint(int high, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor
+Tensor randint_composite(int64_t high, IntArrayRef size, std::optional<Generator> generator, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return randint(0, high, size, generator, dtype, device);
+}
+
+// randint.low(int low, int high, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor
+Tensor randint_low_composite(int64_t low, int64_t high, IntArrayRef size, std::optional<Generator> generator, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  Tensor result = empty(size, dtype.value_or(ScalarType::Int64), device);
+  native::random_from_kernel(result, low, high, generator);  // a fresh tensor: not an in-place op
+  return result;
+}
 
 // std_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))
 std::tuple<const Tensor&, const Tensor&> std_mean_correction_out_composite(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim, const Tensor& out0, const Tensor& out1) {

@@ -3,10 +3,13 @@
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/div.h"
+#include "generated/ops/empty_like.h"
 #include "generated/ops/eq.h"
 #include "generated/ops/nanmean.h"
 #include "generated/ops/nansum.h"
+#include "generated/ops/rand_like.h"
 #include "generated/ops/sum.h"
+#include "generated/ops/uniform.h"
 
 namespace tl::native {
 
@@ -15,6 +18,13 @@ Tensor nanmean_composite(const Tensor& self, OptionalIntArrayRef dim, bool keepd
   TL_CHECK(is_floating_type(self.dtype()), "nanmean(): expected input to have floating point or complex dtype but got ",
            legacy_type_name(self.dtype()));
   return div(nansum(self, dim, keepdim, dtype), sum(eq(self, self), dim, keepdim, std::nullopt));
+}
+
+// rand_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+Tensor rand_like_composite(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  Tensor result = empty_like(self, dtype, device);
+  native::uniform_kernel(result, 0.0, 1.0, std::nullopt);
+  return result;
 }
 
 }  // namespace tl::native

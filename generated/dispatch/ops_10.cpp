@@ -2,6 +2,7 @@
 // Dispatch for the ops in shard 10: each public function picks autograd or a backend kernel.
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/cauchy.h"
 #include "generated/ops/narrow.h"
 #include "generated/ops/native_dropout.h"
 #include "generated/ops/ones_like.h"
@@ -10,6 +11,30 @@
 #include "generated/ops/stack.h"
 
 namespace tl {
+
+// ============================================================================ cauchy
+
+// cauchy_(Tensor(a!) self, float median=0, float sigma=1, *, Generator? generator=None) -> Tensor(a!)
+ops::cauchy_::Kernel* ops::cauchy_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::cauchy_kernel,
+    /* Meta */ native::cauchy_kernel,
+};
+
+const Tensor& ops::cauchy_::call(const Tensor& self, double median, double sigma, std::optional<Generator> generator) {
+  const Device kernel_device = dispatch_device("cauchy_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("cauchy_", kernel_device);
+  decltype(auto) result = kernel(self, median, sigma, generator);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& cauchy_(const Tensor& self, double median, double sigma, std::optional<Generator> generator) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::cauchy_(self, median, sigma, generator);
+  }
+  return ops::cauchy_::call(self, median, sigma, generator);
+}
 
 // ============================================================================ narrow
 

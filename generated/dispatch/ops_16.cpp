@@ -4,6 +4,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/_to_copy.h"
 #include "generated/ops/erfc.h"
+#include "generated/ops/geometric.h"
 #include "generated/ops/mean.h"
 #include "generated/ops/min.h"
 #include "generated/ops/mm.h"
@@ -114,6 +115,30 @@ const Tensor& ops::erfc_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& erfc_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("erfc.out", {&self}, {&out});
   return ops::erfc_out::call(self, out);
+}
+
+// ============================================================================ geometric
+
+// geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!)
+ops::geometric_::Kernel* ops::geometric_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::geometric_kernel,
+    /* Meta */ native::geometric_kernel,
+};
+
+const Tensor& ops::geometric_::call(const Tensor& self, double p, std::optional<Generator> generator) {
+  const Device kernel_device = dispatch_device("geometric_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("geometric_", kernel_device);
+  decltype(auto) result = kernel(self, p, generator);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& geometric_(const Tensor& self, double p, std::optional<Generator> generator) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::geometric_(self, p, generator);
+  }
+  return ops::geometric_::call(self, p, generator);
 }
 
 // ============================================================================ mean

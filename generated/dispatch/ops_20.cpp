@@ -5,8 +5,11 @@
 #include "generated/ops/alias.h"
 #include "generated/ops/any.h"
 #include "generated/ops/cummin.h"
+#include "generated/ops/exponential.h"
 #include "generated/ops/fill.h"
 #include "generated/ops/rand.h"
+#include "generated/ops/randn_like.h"
+#include "generated/ops/randperm.h"
 #include "generated/ops/scatter.h"
 
 namespace tl {
@@ -193,6 +196,30 @@ std::tuple<const Tensor&, const Tensor&> cummin_out(const Tensor& values, const 
   return ops::cummin_out::call(self, dim, values, indices);
 }
 
+// ============================================================================ exponential
+
+// exponential_(Tensor(a!) self, float lambd=1, *, Generator? generator=None) -> Tensor(a!)
+ops::exponential_::Kernel* ops::exponential_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::exponential_kernel,
+    /* Meta */ native::exponential_kernel,
+};
+
+const Tensor& ops::exponential_::call(const Tensor& self, double lambd, std::optional<Generator> generator) {
+  const Device kernel_device = dispatch_device("exponential_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("exponential_", kernel_device);
+  decltype(auto) result = kernel(self, lambd, generator);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& exponential_(const Tensor& self, double lambd, std::optional<Generator> generator) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::exponential_(self, lambd, generator);
+  }
+  return ops::exponential_::call(self, lambd, generator);
+}
+
 // ============================================================================ fill
 
 // fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
@@ -234,6 +261,32 @@ Tensor ops::rand::call(IntArrayRef size, std::optional<Generator> generator, std
 
 Tensor rand(IntArrayRef size, std::optional<Generator> generator, std::optional<ScalarType> dtype, std::optional<Device> device) {
   return ops::rand::call(size, generator, dtype, device);
+}
+
+// ============================================================================ randn_like
+
+// randn_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+Tensor randn_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return native::randn_like_composite(self, dtype, device);
+}
+
+// ============================================================================ randperm
+
+// randperm(int n, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor
+ops::randperm::Kernel* ops::randperm::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::randperm_kernel,
+    /* Meta */ native::randperm_kernel,
+};
+
+Tensor ops::randperm::call(int64_t n, std::optional<Generator> generator, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  const Device kernel_device = dispatch_device("randperm", {}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("randperm", kernel_device);
+  return kernel(n, generator, dtype, device);
+}
+
+Tensor randperm(int64_t n, std::optional<Generator> generator, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return ops::randperm::call(n, generator, dtype, device);
 }
 
 // ============================================================================ scatter

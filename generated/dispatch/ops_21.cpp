@@ -5,6 +5,7 @@
 #include "generated/ops/atan2.h"
 #include "generated/ops/flip.h"
 #include "generated/ops/pow.h"
+#include "generated/ops/random.h"
 
 namespace tl {
 
@@ -330,6 +331,74 @@ const Tensor& ops::pow_Scalar_out::call(const Scalar& self, const Tensor& expone
 const Tensor& pow_out(const Tensor& out, const Scalar& self, const Tensor& exponent) {
   check_out_no_grad("pow.Scalar_out", {&exponent}, {&out});
   return ops::pow_Scalar_out::call(self, exponent, out);
+}
+
+// ============================================================================ random
+
+// random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)
+ops::random__from::Kernel* ops::random__from::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::random_from_kernel,
+    /* Meta */ native::random_from_kernel,
+};
+
+const Tensor& ops::random__from::call(const Tensor& self, int64_t from, std::optional<int64_t> to, std::optional<Generator> generator) {
+  const Device kernel_device = dispatch_device("random_.from", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("random_.from", kernel_device);
+  decltype(auto) result = kernel(self, from, to, generator);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& random_(const Tensor& self, int64_t from, std::optional<int64_t> to, std::optional<Generator> generator) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::random__from(self, from, to, generator);
+  }
+  return ops::random__from::call(self, from, to, generator);
+}
+
+// random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)
+ops::random__to::Kernel* ops::random__to::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::random_to_kernel,
+    /* Meta */ native::random_to_kernel,
+};
+
+const Tensor& ops::random__to::call(const Tensor& self, int64_t to, std::optional<Generator> generator) {
+  const Device kernel_device = dispatch_device("random_.to", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("random_.to", kernel_device);
+  decltype(auto) result = kernel(self, to, generator);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& random_(const Tensor& self, int64_t to, std::optional<Generator> generator) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::random__to(self, to, generator);
+  }
+  return ops::random__to::call(self, to, generator);
+}
+
+// random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)
+ops::random_::Kernel* ops::random_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::random_kernel,
+    /* Meta */ native::random_kernel,
+};
+
+const Tensor& ops::random_::call(const Tensor& self, std::optional<Generator> generator) {
+  const Device kernel_device = dispatch_device("random_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("random_", kernel_device);
+  decltype(auto) result = kernel(self, generator);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& random_(const Tensor& self, std::optional<Generator> generator) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::random_(self, generator);
+  }
+  return ops::random_::call(self, generator);
 }
 
 }  // namespace tl

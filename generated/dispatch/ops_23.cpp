@@ -4,6 +4,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/eq.h"
 #include "generated/ops/prod.h"
+#include "generated/ops/uniform.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl {
@@ -240,6 +241,30 @@ const Tensor& ops::prod_dim_int_out::call(const Tensor& self, int64_t dim, bool 
 const Tensor& prod_out(const Tensor& out, const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
   check_out_no_grad("prod.dim_int_out", {&self}, {&out});
   return ops::prod_dim_int_out::call(self, dim, keepdim, dtype, out);
+}
+
+// ============================================================================ uniform
+
+// uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)
+ops::uniform_::Kernel* ops::uniform_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::uniform_kernel,
+    /* Meta */ native::uniform_kernel,
+};
+
+const Tensor& ops::uniform_::call(const Tensor& self, double from, double to, std::optional<Generator> generator) {
+  const Device kernel_device = dispatch_device("uniform_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("uniform_", kernel_device);
+  decltype(auto) result = kernel(self, from, to, generator);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& uniform_(const Tensor& self, double from, double to, std::optional<Generator> generator) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::uniform_(self, from, to, generator);
+  }
+  return ops::uniform_::call(self, from, to, generator);
 }
 
 // ============================================================================ zeros_like

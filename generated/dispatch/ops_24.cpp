@@ -4,6 +4,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/amin.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/randint.h"
 #include "generated/ops/relu.h"
 #include "generated/ops/sqrt.h"
 #include "generated/ops/std_mean.h"
@@ -85,6 +86,18 @@ Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
     return autograd::wrappers::clone(self, memory_format);
   }
   return ops::clone::call(self, memory_format);
+}
+
+// ============================================================================ randint
+
+// randint(int high, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor
+Tensor randint(int64_t high, IntArrayRef size, std::optional<Generator> generator, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return native::randint_composite(high, size, generator, dtype, device);
+}
+
+// randint.low(int low, int high, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor
+Tensor randint(int64_t low, int64_t high, IntArrayRef size, std::optional<Generator> generator, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return native::randint_low_composite(low, high, size, generator, dtype, device);
 }
 
 // ============================================================================ relu

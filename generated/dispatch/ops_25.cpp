@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/nanmean.h"
+#include "generated/ops/rand_like.h"
 
 namespace tl {
 
@@ -17,6 +18,13 @@ Tensor nanmean(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::o
 const Tensor& nanmean_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
   check_out_no_grad("nanmean.out", {&self}, {&out});
   return copy_to_out(out, nanmean(self, dim, keepdim, dtype ? dtype : std::optional<ScalarType>(out.dtype())), "nanmean.out", /*exact_dtype=*/false);
+}
+
+// ============================================================================ rand_like
+
+// rand_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+Tensor rand_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return native::rand_like_composite(self, dtype, device);
 }
 
 }  // namespace tl

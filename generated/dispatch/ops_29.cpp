@@ -4,6 +4,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/all.h"
 #include "generated/ops/gather.h"
+#include "generated/ops/randint_like.h"
 #include "generated/ops/transpose.h"
 
 namespace tl {
@@ -164,6 +165,18 @@ const Tensor& ops::gather_out::call(const Tensor& self, int64_t dim, const Tenso
 const Tensor& gather_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad) {
   check_out_no_grad("gather.out", {&self, &index}, {&out});
   return ops::gather_out::call(self, dim, index, sparse_grad, out);
+}
+
+// ============================================================================ randint_like
+
+// randint_like(Tensor self, int high, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+Tensor randint_like(const Tensor& self, int64_t high, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return native::randint_like_composite(self, high, dtype, device);
+}
+
+// randint_like.low_dtype(Tensor self, int low, int high, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+Tensor randint_like(const Tensor& self, int64_t low, int64_t high, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return native::randint_like_low_dtype_composite(self, low, high, dtype, device);
 }
 
 // ============================================================================ transpose

@@ -4,6 +4,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/empty.h"
 #include "generated/ops/empty_strided.h"
+#include "generated/ops/normal.h"
 #include "generated/ops/to.h"
 
 namespace tl {
@@ -44,6 +45,207 @@ Tensor ops::empty_strided::call(IntArrayRef size, IntArrayRef stride, std::optio
 
 Tensor empty_strided(IntArrayRef size, IntArrayRef stride, std::optional<ScalarType> dtype, std::optional<Device> device) {
   return ops::empty_strided::call(size, stride, dtype, device);
+}
+
+// ============================================================================ normal
+
+// normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!)
+ops::normal_::Kernel* ops::normal_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::normal_kernel,
+    /* Meta */ native::normal_kernel,
+};
+
+const Tensor& ops::normal_::call(const Tensor& self, double mean, double std, std::optional<Generator> generator) {
+  const Device kernel_device = dispatch_device("normal_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("normal_", kernel_device);
+  decltype(auto) result = kernel(self, mean, std, generator);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& normal_(const Tensor& self, double mean, double std, std::optional<Generator> generator) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::normal_(self, mean, std, generator);
+  }
+  return ops::normal_::call(self, mean, std, generator);
+}
+
+// normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor
+static Tensor normal_tensor_tensor_kernel_functional(const Tensor& mean, const Tensor& std, std::optional<Generator> generator) {
+  Tensor out;
+  native::normal_tensor_tensor_kernel(mean, std, generator, out);
+  return out;
+}
+
+ops::normal_Tensor_Tensor::Kernel* ops::normal_Tensor_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ normal_tensor_tensor_kernel_functional,
+    /* Meta */ normal_tensor_tensor_kernel_functional,
+};
+
+Tensor ops::normal_Tensor_Tensor::call(const Tensor& mean, const Tensor& std, std::optional<Generator> generator) {
+  const Device kernel_device = dispatch_device("normal.Tensor_Tensor", {&mean, &std});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("normal.Tensor_Tensor", kernel_device);
+  return kernel(mean, std, generator);
+}
+
+Tensor normal(const Tensor& mean, const Tensor& std, std::optional<Generator> generator) {
+  if (autograd::compute_requires_grad({&mean, &std})) {
+    return autograd::wrappers::normal_Tensor_Tensor(mean, std, generator);
+  }
+  return ops::normal_Tensor_Tensor::call(mean, std, generator);
+}
+
+// normal.Tensor_Tensor_out(Tensor mean, Tensor std, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& normal_tensor_tensor_kernel_out(const Tensor& mean, const Tensor& std, std::optional<Generator> generator, const Tensor& out) {
+  const Tensor mean_in = native::input_unaffected_by_resize(mean, out);
+  const Tensor std_in = native::input_unaffected_by_resize(std, out);
+  Tensor out_handle = out;
+  native::normal_tensor_tensor_kernel(mean_in, std_in, generator, out_handle);
+  return out;
+}
+
+ops::normal_Tensor_Tensor_out::Kernel* ops::normal_Tensor_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ normal_tensor_tensor_kernel_out,
+    /* Meta */ normal_tensor_tensor_kernel_out,
+};
+
+const Tensor& ops::normal_Tensor_Tensor_out::call(const Tensor& mean, const Tensor& std, std::optional<Generator> generator, const Tensor& out) {
+  const Device kernel_device = dispatch_device("normal.Tensor_Tensor_out", {&mean, &std, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("normal.Tensor_Tensor_out", kernel_device);
+  decltype(auto) result = kernel(mean, std, generator, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& normal_out(const Tensor& out, const Tensor& mean, const Tensor& std, std::optional<Generator> generator) {
+  check_out_no_grad("normal.Tensor_Tensor_out", {&mean, &std}, {&out});
+  return ops::normal_Tensor_Tensor_out::call(mean, std, generator, out);
+}
+
+// normal.Tensor_float(Tensor mean, float std=1, *, Generator? generator=None) -> Tensor
+static Tensor normal_tensor_float_kernel_functional(const Tensor& mean, double std, std::optional<Generator> generator) {
+  Tensor out;
+  native::normal_tensor_float_kernel(mean, std, generator, out);
+  return out;
+}
+
+ops::normal_Tensor_float::Kernel* ops::normal_Tensor_float::kernels[kNumDeviceTypes] = {
+    /* CPU */ normal_tensor_float_kernel_functional,
+    /* Meta */ normal_tensor_float_kernel_functional,
+};
+
+Tensor ops::normal_Tensor_float::call(const Tensor& mean, double std, std::optional<Generator> generator) {
+  const Device kernel_device = dispatch_device("normal.Tensor_float", {&mean});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("normal.Tensor_float", kernel_device);
+  return kernel(mean, std, generator);
+}
+
+Tensor normal(const Tensor& mean, double std, std::optional<Generator> generator) {
+  if (autograd::compute_requires_grad({&mean})) {
+    return autograd::wrappers::normal_Tensor_float(mean, std, generator);
+  }
+  return ops::normal_Tensor_float::call(mean, std, generator);
+}
+
+// normal.Tensor_float_out(Tensor mean, float std=1, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& normal_tensor_float_kernel_out(const Tensor& mean, double std, std::optional<Generator> generator, const Tensor& out) {
+  const Tensor mean_in = native::input_unaffected_by_resize(mean, out);
+  Tensor out_handle = out;
+  native::normal_tensor_float_kernel(mean_in, std, generator, out_handle);
+  return out;
+}
+
+ops::normal_Tensor_float_out::Kernel* ops::normal_Tensor_float_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ normal_tensor_float_kernel_out,
+    /* Meta */ normal_tensor_float_kernel_out,
+};
+
+const Tensor& ops::normal_Tensor_float_out::call(const Tensor& mean, double std, std::optional<Generator> generator, const Tensor& out) {
+  const Device kernel_device = dispatch_device("normal.Tensor_float_out", {&mean, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("normal.Tensor_float_out", kernel_device);
+  decltype(auto) result = kernel(mean, std, generator, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& normal_out(const Tensor& out, const Tensor& mean, double std, std::optional<Generator> generator) {
+  check_out_no_grad("normal.Tensor_float_out", {&mean}, {&out});
+  return ops::normal_Tensor_float_out::call(mean, std, generator, out);
+}
+
+// normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor
+static Tensor normal_float_tensor_kernel_functional(double mean, const Tensor& std, std::optional<Generator> generator) {
+  Tensor out;
+  native::normal_float_tensor_kernel(mean, std, generator, out);
+  return out;
+}
+
+ops::normal_float_Tensor::Kernel* ops::normal_float_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ normal_float_tensor_kernel_functional,
+    /* Meta */ normal_float_tensor_kernel_functional,
+};
+
+Tensor ops::normal_float_Tensor::call(double mean, const Tensor& std, std::optional<Generator> generator) {
+  const Device kernel_device = dispatch_device("normal.float_Tensor", {&std});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("normal.float_Tensor", kernel_device);
+  return kernel(mean, std, generator);
+}
+
+Tensor normal(double mean, const Tensor& std, std::optional<Generator> generator) {
+  if (autograd::compute_requires_grad({&std})) {
+    return autograd::wrappers::normal_float_Tensor(mean, std, generator);
+  }
+  return ops::normal_float_Tensor::call(mean, std, generator);
+}
+
+// normal.float_Tensor_out(float mean, Tensor std, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& normal_float_tensor_kernel_out(double mean, const Tensor& std, std::optional<Generator> generator, const Tensor& out) {
+  const Tensor std_in = native::input_unaffected_by_resize(std, out);
+  Tensor out_handle = out;
+  native::normal_float_tensor_kernel(mean, std_in, generator, out_handle);
+  return out;
+}
+
+ops::normal_float_Tensor_out::Kernel* ops::normal_float_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ normal_float_tensor_kernel_out,
+    /* Meta */ normal_float_tensor_kernel_out,
+};
+
+const Tensor& ops::normal_float_Tensor_out::call(double mean, const Tensor& std, std::optional<Generator> generator, const Tensor& out) {
+  const Device kernel_device = dispatch_device("normal.float_Tensor_out", {&std, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("normal.float_Tensor_out", kernel_device);
+  decltype(auto) result = kernel(mean, std, generator, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& normal_out(const Tensor& out, double mean, const Tensor& std, std::optional<Generator> generator) {
+  check_out_no_grad("normal.float_Tensor_out", {&std}, {&out});
+  return ops::normal_float_Tensor_out::call(mean, std, generator, out);
+}
+
+// normal.float_float(float mean, float std, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor
+ops::normal_float_float::Kernel* ops::normal_float_float::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::normal_float_float_kernel,
+    /* Meta */ native::normal_float_float_kernel,
+};
+
+Tensor ops::normal_float_float::call(double mean, double std, IntArrayRef size, std::optional<Generator> generator, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  const Device kernel_device = dispatch_device("normal.float_float", {}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("normal.float_float", kernel_device);
+  return kernel(mean, std, size, generator, dtype, device);
+}
+
+Tensor normal(double mean, double std, IntArrayRef size, std::optional<Generator> generator, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return ops::normal_float_float::call(mean, std, size, generator, dtype, device);
 }
 
 // ============================================================================ to

@@ -5,6 +5,7 @@
 #include "generated/ops/_clone_contiguous.h"
 #include "generated/ops/abs.h"
 #include "generated/ops/argsort.h"
+#include "generated/ops/log_normal.h"
 #include "generated/ops/logcumsumexp.h"
 #include "generated/ops/var.h"
 #include "generated/ops/where.h"
@@ -126,6 +127,30 @@ Tensor argsort(const Tensor& self, int64_t dim, bool descending) {
 // argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor
 Tensor argsort(const Tensor& self, bool stable, int64_t dim, bool descending) {
   return native::argsort_stable_composite(self, stable, dim, descending);
+}
+
+// ============================================================================ log_normal
+
+// log_normal_(Tensor(a!) self, float mean=1, float std=2, *, Generator? generator=None) -> Tensor(a!)
+ops::log_normal_::Kernel* ops::log_normal_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::log_normal_kernel,
+    /* Meta */ native::log_normal_kernel,
+};
+
+const Tensor& ops::log_normal_::call(const Tensor& self, double mean, double std, std::optional<Generator> generator) {
+  const Device kernel_device = dispatch_device("log_normal_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("log_normal_", kernel_device);
+  decltype(auto) result = kernel(self, mean, std, generator);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& log_normal_(const Tensor& self, double mean, double std, std::optional<Generator> generator) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::log_normal_(self, mean, std, generator);
+  }
+  return ops::log_normal_::call(self, mean, std, generator);
 }
 
 // ============================================================================ logcumsumexp

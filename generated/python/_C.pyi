@@ -343,8 +343,30 @@ class TensorBase:
         """In-place version of atanh(): writes the result into self. The inverse hyperbolic tangent of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype."""
         ...
 
+    @overload
+    def bernoulli(self, *, generator: Optional[Generator] = None) -> Tensor:
+        """1 with probability `self` (each element a probability in [0, 1]), else 0, in the dtype of `self`."""
+        ...
+    @overload
+    def bernoulli(self, p: float, *, generator: Optional[Generator] = None) -> Tensor:
+        """A tensor shaped like `self` holding 1 with probability `p`, else 0."""
+        ...
+
+    @overload
+    def bernoulli_(self, p: Tensor, *, generator: Optional[Generator] = None) -> Tensor:
+        """Fills `self` with 1 with probability `p` (broadcast to `self`), else 0."""
+        ...
+    @overload
+    def bernoulli_(self, p: float = 0.5, *, generator: Optional[Generator] = None) -> Tensor:
+        """Fills `self` with 1 with probability `p`, else 0."""
+        ...
+
     def bmm(self, mat2: Tensor) -> Tensor:
         """Batched matrix product of two 3-D tensors with the same batch size."""
+        ...
+
+    def cauchy_(self, median: float = 0, sigma: float = 1, *, generator: Optional[Generator] = None) -> Tensor:
+        """Fills `self` with samples of the Cauchy distribution of location `median` and scale `sigma`."""
         ...
 
     def chunk(self, chunks: int, dim: int = 0) -> Sequence[Tensor]:
@@ -512,6 +534,10 @@ class TensorBase:
         """In-place version of expm1(): writes the result into self. `exp(x) - 1` for every element x of `self`, accurate near zero; integer inputs give the default float dtype."""
         ...
 
+    def exponential_(self, lambd: float = 1, *, generator: Optional[Generator] = None) -> Tensor:
+        """Fills `self` with samples of the exponential distribution of rate `lambd`."""
+        ...
+
     def fill_(self, value: Number) -> Tensor:
         """Sets every element of `self` to `value`."""
         ...
@@ -562,6 +588,10 @@ class TensorBase:
     @overload
     def ge_(self, other: Number) -> Tensor:
         """In-place version of ge(): writes the result into self. True where an element of `self` is at least the number `other`."""
+        ...
+
+    def geometric_(self, p: float, *, generator: Optional[Generator] = None) -> Tensor:
+        """Fills `self` with samples of the geometric distribution (trials up to the first success of probability `p`)."""
         ...
 
     @overload
@@ -672,6 +702,10 @@ class TensorBase:
 
     def log_(self) -> Tensor:
         """In-place version of log(): writes the result into self. The natural logarithm of every element of `self`; integer inputs give the default float dtype."""
+        ...
+
+    def log_normal_(self, mean: float = 1, std: float = 2, *, generator: Optional[Generator] = None) -> Tensor:
+        """Fills `self` with exp of normal samples of mean `mean` and standard deviation `std`."""
         ...
 
     def log_softmax(self, dim: int, dtype: Optional[dtype] = None) -> Tensor:
@@ -803,6 +837,10 @@ class TensorBase:
         """In-place version of neg(): writes the result into self. Negates every element of `self`."""
         ...
 
+    def normal_(self, mean: float = 0, std: float = 1, *, generator: Optional[Generator] = None) -> Tensor:
+        """Fills `self` with normal random numbers of mean `mean` and standard deviation `std`."""
+        ...
+
     def permute(self, dims: Sequence[int]) -> Tensor:
         """A view of `self` with its dimensions reordered as `dims` says."""
         ...
@@ -832,6 +870,19 @@ class TensorBase:
     @overload
     def prod(self, dim: int, keepdim: bool = False, *, dtype: Optional[dtype] = None) -> Tensor:
         """The product of `self` along `dim`, keeping it as size 1 if `keepdim`."""
+        ...
+
+    @overload
+    def random_(self, from_: int, to: Optional[int], *, generator: Optional[Generator] = None) -> Tensor:
+        """Fills `self` with random integers in [from, to), or [from, the dtype's largest integer] when `to` is None."""
+        ...
+    @overload
+    def random_(self, to: int, *, generator: Optional[Generator] = None) -> Tensor:
+        """Fills `self` with random integers in [0, to)."""
+        ...
+    @overload
+    def random_(self, *, generator: Optional[Generator] = None) -> Tensor:
+        """Fills `self` with random integers in [0, the dtype's largest integer] ([0, 2^mantissa bits] for floating dtypes)."""
         ...
 
     def reciprocal(self) -> Tensor:
@@ -1095,6 +1146,10 @@ class TensorBase:
 
     def unbind(self, dim: int = 0) -> Sequence[Tensor]:
         """Views of every index of dimension `dim` of `self`, with that dimension removed."""
+        ...
+
+    def uniform_(self, from_: float = 0, to: float = 1, *, generator: Optional[Generator] = None) -> Tensor:
+        """Fills `self` with uniform random numbers in [from, to) (`from` and `to` rounded to its dtype first)."""
         ...
 
     def unsqueeze(self, dim: int) -> Tensor:

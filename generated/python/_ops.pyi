@@ -185,6 +185,15 @@ def atanh_(input: Tensor) -> Tensor:
     """In-place version of atanh(): writes the result into self. The inverse hyperbolic tangent of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype."""
     ...
 
+@overload
+def bernoulli(input: Tensor, *, generator: Optional[Generator] = None, out: Optional[Tensor] = None) -> Tensor:
+    """1 with probability `self` (each element a probability in [0, 1]), else 0, in the dtype of `self`."""
+    ...
+@overload
+def bernoulli(input: Tensor, p: float, *, generator: Optional[Generator] = None) -> Tensor:
+    """A tensor shaped like `self` holding 1 with probability `p`, else 0."""
+    ...
+
 def bmm(input: Tensor, mat2: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """Batched matrix product of two 3-D tensors with the same batch size."""
     ...
@@ -677,6 +686,23 @@ def neg_(input: Tensor) -> Tensor:
     """In-place version of neg(): writes the result into self. Negates every element of `self`."""
     ...
 
+@overload
+def normal(mean: Tensor, std: Tensor, *, generator: Optional[Generator] = None, out: Optional[Tensor] = None) -> Tensor:
+    """Normal samples with element-wise means `mean` and standard deviations `std` (broadcast together)."""
+    ...
+@overload
+def normal(mean: Tensor, std: float = 1, *, generator: Optional[Generator] = None, out: Optional[Tensor] = None) -> Tensor:
+    """Normal samples with element-wise means `mean` and standard deviation `std`."""
+    ...
+@overload
+def normal(mean: float, std: Tensor, *, generator: Optional[Generator] = None, out: Optional[Tensor] = None) -> Tensor:
+    """Normal samples with mean `mean` and element-wise standard deviations `std`."""
+    ...
+@overload
+def normal(mean: float, std: float, size: Sequence[int], *, generator: Optional[Generator] = None, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, requires_grad: bool = False) -> Tensor:
+    """Normal samples of shape `size` with mean `mean` and standard deviation `std`."""
+    ...
+
 def ones(size: Sequence[int], *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, out: Optional[Tensor] = None, requires_grad: bool = False) -> Tensor:
     """A tensor of shape `size` filled with ones (default float dtype unless `dtype`)."""
     ...
@@ -721,11 +747,41 @@ def prod(input: Tensor, dim: int, keepdim: bool = False, *, dtype: Optional[dtyp
     ...
 
 def rand(size: Sequence[int], *, generator: Optional[Generator] = None, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, requires_grad: bool = False) -> Tensor:
-    """Uniform random numbers in [0, 1) of shape `size`, from the global generator (see `manual_seed`)."""
+    """Uniform random numbers in [0, 1) of shape `size` (PyTorch's numbers for the same seed; see `manual_seed`)."""
+    ...
+
+def rand_like(input: Tensor, *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, requires_grad: bool = False) -> Tensor:
+    """Uniform random numbers in [0, 1) with the shape of `self` and its dtype and device unless given."""
+    ...
+
+@overload
+def randint(high: int, size: Sequence[int], *, generator: Optional[Generator] = None, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, requires_grad: bool = False) -> Tensor:
+    """Random integers in [0, high) of shape `size` (int64 unless `dtype` says otherwise)."""
+    ...
+@overload
+def randint(low: int, high: int, size: Sequence[int], *, generator: Optional[Generator] = None, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, requires_grad: bool = False) -> Tensor:
+    """Random integers in [low, high) of shape `size` (int64 unless `dtype` says otherwise)."""
+    ...
+
+@overload
+def randint_like(input: Tensor, high: int, *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, requires_grad: bool = False) -> Tensor:
+    """Random integers in [0, high) with the shape of `self` and its dtype and device unless given."""
+    ...
+@overload
+def randint_like(input: Tensor, low: int, high: int, *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, requires_grad: bool = False) -> Tensor:
+    """Random integers in [low, high) with the shape of `self` and its dtype and device unless given."""
     ...
 
 def randn(size: Sequence[int], *, generator: Optional[Generator] = None, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, requires_grad: bool = False) -> Tensor:
-    """Standard normal random numbers of shape `size`, from the global generator (see `manual_seed`)."""
+    """Standard normal random numbers of shape `size` (PyTorch's numbers for the same seed; see `manual_seed`)."""
+    ...
+
+def randn_like(input: Tensor, *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, requires_grad: bool = False) -> Tensor:
+    """Standard normal random numbers with the shape of `self` and its dtype and device unless given."""
+    ...
+
+def randperm(n: int, *, generator: Optional[Generator] = None, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, requires_grad: bool = False) -> Tensor:
+    """A random permutation of 0 .. n-1 (int64 unless `dtype` says otherwise)."""
     ...
 
 def reciprocal(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:

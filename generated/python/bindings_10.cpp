@@ -4,6 +4,7 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/cauchy.h"
 #include "generated/ops/narrow.h"
 #include "generated/ops/native_dropout.h"
 #include "generated/ops/ones_like.h"
@@ -138,6 +139,23 @@ PyObject* fn_stack(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.cauchy_
+PyObject* method_cauchy_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cauchy_(float median=0, float sigma=1, *, Generator? generator=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto median = r.toDouble(0);
+  auto sigma = r.toDouble(1);
+  auto generator = r.generator_optional(2);
+  auto result = [&] { GilRelease no_gil; return tl::cauchy_(self, median, sigma, generator); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.narrow
 PyObject* method_narrow(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -214,6 +232,10 @@ In-place version of sin(): writes the result into self. The sine of every elemen
                        METH_FASTCALL | METH_KEYWORDS, R"doc(stack(Tensor[] tensors, int dim=0, *, Tensor? out=None) -> Tensor
 
 Joins `tensors`, which must all have the same shape, along a new dimension `dim`.)doc"});
+  methods.push_back({"cauchy_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cauchy_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(cauchy_(float median=0, float sigma=1, *, Generator? generator=None) -> Tensor
+
+Fills `self` with samples of the Cauchy distribution of location `median` and scale `sigma`.)doc"});
   methods.push_back({"narrow", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_narrow)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(narrow(int dim, int start, int length) -> Tensor
 

@@ -7,6 +7,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_to_copy.h"
 #include "generated/ops/erfc.h"
+#include "generated/ops/geometric.h"
 #include "generated/ops/mean.h"
 #include "generated/ops/min.h"
 #include "generated/ops/mm.h"
@@ -210,6 +211,22 @@ PyObject* method_erfc_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// Tensor.geometric_
+PyObject* method_geometric_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "geometric_(float p, *, Generator? generator=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto p = r.toDouble(0);
+  auto generator = r.generator_optional(1);
+  auto result = [&] { GilRelease no_gil; return tl::geometric_(self, p, generator); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.mean
 PyObject* method_mean(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -345,6 +362,10 @@ The complementary error function `1 - erf(x)` of every element x of `self`, accu
                      METH_FASTCALL | METH_KEYWORDS, R"doc(erfc_() -> Tensor
 
 In-place version of erfc(): writes the result into self. The complementary error function `1 - erf(x)` of every element x of `self`, accurate where erf(x) is close to 1; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"geometric_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_geometric_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(geometric_(float p, *, Generator? generator=None) -> Tensor
+
+Fills `self` with samples of the geometric distribution (trials up to the first success of probability `p`).)doc"});
   methods.push_back({"mean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_mean)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(mean(*, ScalarType? dtype=None) -> Tensor
 

@@ -480,7 +480,7 @@ Matrix product with NumPy semantics for 1-D to batched N-D operands (batch dimen
   functions.push_back({"randn", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_randn)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(randn(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
-Standard normal random numbers of shape `size`, from the global generator (see `manual_seed`).)doc"});
+Standard normal random numbers of shape `size` (PyTorch's numbers for the same seed; see `manual_seed`).)doc"});
   functions.push_back({"sinh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sinh)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(sinh(Tensor input, *, Tensor? out=None) -> Tensor
 

@@ -8,8 +8,11 @@
 #include "generated/ops/alias.h"
 #include "generated/ops/any.h"
 #include "generated/ops/cummin.h"
+#include "generated/ops/exponential.h"
 #include "generated/ops/fill.h"
 #include "generated/ops/rand.h"
+#include "generated/ops/randn_like.h"
+#include "generated/ops/randperm.h"
 #include "generated/ops/scatter.h"
 
 namespace tl::python {
@@ -124,6 +127,43 @@ PyObject* fn_rand(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   auto device = r.device_optional(3);
   bool requires_grad = r.toBool(4);
   auto result = [&] { GilRelease no_gil; return tl::rand(size, generator, dtype, device); }();
+  if (requires_grad) result.set_requires_grad(true);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// randn_like
+PyObject* fn_randn_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "randn_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dtype = r.scalartype_optional(1);
+  auto device = r.device_optional(2);
+  bool requires_grad = r.toBool(3);
+  auto result = [&] { GilRelease no_gil; return tl::randn_like(self, dtype, device); }();
+  if (requires_grad) result.set_requires_grad(true);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// randperm
+PyObject* fn_randperm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "randperm(int n, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto n = r.toInt64(0);
+  auto generator = r.generator_optional(1);
+  auto dtype = r.scalartype_optional(2);
+  auto device = r.device_optional(3);
+  bool requires_grad = r.toBool(4);
+  auto result = [&] { GilRelease no_gil; return tl::randperm(n, generator, dtype, device); }();
   if (requires_grad) result.set_requires_grad(true);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -295,6 +335,22 @@ PyObject* method_cummin(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// Tensor.exponential_
+PyObject* method_exponential_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "exponential_(float lambd=1, *, Generator? generator=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto lambd = r.toDouble(0);
+  auto generator = r.generator_optional(1);
+  auto result = [&] { GilRelease no_gil; return tl::exponential_(self, lambd, generator); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.fill_
 PyObject* method_fill_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -440,7 +496,15 @@ Sets every element of `self` to `value`.)doc"});
   functions.push_back({"rand", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rand)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(rand(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
-Uniform random numbers in [0, 1) of shape `size`, from the global generator (see `manual_seed`).)doc"});
+Uniform random numbers in [0, 1) of shape `size` (PyTorch's numbers for the same seed; see `manual_seed`).)doc"});
+  functions.push_back({"randn_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_randn_like)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(randn_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
+
+Standard normal random numbers with the shape of `self` and its dtype and device unless given.)doc"});
+  functions.push_back({"randperm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_randperm)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(randperm(int n, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
+
+A random permutation of 0 .. n-1 (int64 unless `dtype` says otherwise).)doc"});
   functions.push_back({"scatter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(scatter(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None) -> Tensor
 
@@ -485,6 +549,10 @@ Whether any element of `self` over the dimensions in `dim` (all of them when Non
                      METH_FASTCALL | METH_KEYWORDS, R"doc(cummin(int dim) -> tuple[Tensor, Tensor]
 
 The running minimum of `self` along `dim` and the index where it was (last) reached; NaN propagates.)doc"});
+  methods.push_back({"exponential_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_exponential_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(exponential_(float lambd=1, *, Generator? generator=None) -> Tensor
+
+Fills `self` with samples of the exponential distribution of rate `lambd`.)doc"});
   methods.push_back({"fill_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_fill_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(fill_(Scalar value) -> Tensor
 

@@ -7,6 +7,7 @@
 #include "generated/ops/atan2.h"
 #include "generated/ops/flip.h"
 #include "generated/ops/pow.h"
+#include "generated/ops/random.h"
 
 namespace tl::python {
 namespace {
@@ -290,6 +291,43 @@ PyObject* method_pow_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.random_
+PyObject* method_random_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "random_(int from, int? to, *, Generator? generator=None)",
+      "random_(int to, *, Generator? generator=None)",
+      "random_(*, Generator? generator=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // random_.from
+      const Tensor& self = unpack_tensor(py_self);
+      auto from = r.toInt64(0);
+      auto to = r.toInt64_optional(1);
+      auto generator = r.generator_optional(2);
+      auto result = [&] { GilRelease no_gil; return tl::random_(self, from, to, generator); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // random_.to
+      const Tensor& self = unpack_tensor(py_self);
+      auto to = r.toInt64(0);
+      auto generator = r.generator_optional(1);
+      auto result = [&] { GilRelease no_gil; return tl::random_(self, to, generator); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // random_
+      const Tensor& self = unpack_tensor(py_self);
+      auto generator = r.generator_optional(0);
+      auto result = [&] { GilRelease no_gil; return tl::random_(self, generator); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_21(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
@@ -369,6 +407,18 @@ In-place version of pow(): writes the result into self. Raises each element of `
 pow_(Scalar exponent) -> Tensor
 
 In-place version of pow(): writes the result into self. Raises each element of `self` to the number `exponent`.)doc"});
+  methods.push_back({"random_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_random_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(random_(int from, int? to, *, Generator? generator=None) -> Tensor
+
+Fills `self` with random integers in [from, to), or [from, the dtype's largest integer] when `to` is None.
+
+random_(int to, *, Generator? generator=None) -> Tensor
+
+Fills `self` with random integers in [0, to).
+
+random_(*, Generator? generator=None) -> Tensor
+
+Fills `self` with random integers in [0, the dtype's largest integer] ([0, 2^mantissa bits] for floating dtypes).)doc"});
   (void)functions;
   (void)methods;
 }

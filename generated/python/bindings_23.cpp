@@ -6,6 +6,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/eq.h"
 #include "generated/ops/prod.h"
+#include "generated/ops/uniform.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::python {
@@ -237,6 +238,23 @@ PyObject* method_prod(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.uniform_
+PyObject* method_uniform_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "uniform_(float from=0, float to=1, *, Generator? generator=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto from = r.toDouble(0);
+  auto to = r.toDouble(1);
+  auto generator = r.generator_optional(2);
+  auto result = [&] { GilRelease no_gil; return tl::uniform_(self, from, to, generator); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_23(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
@@ -300,6 +318,10 @@ The product of all elements of `self` (1 for an empty tensor); integer and bool 
 prod(int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
 The product of `self` along `dim`, keeping it as size 1 if `keepdim`.)doc"});
+  methods.push_back({"uniform_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_uniform_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(uniform_(float from=0, float to=1, *, Generator? generator=None) -> Tensor
+
+Fills `self` with uniform random numbers in [from, to) (`from` and `to` rounded to its dtype first).)doc"});
   (void)functions;
   (void)methods;
 }

@@ -6,6 +6,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/amin.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/randint.h"
 #include "generated/ops/relu.h"
 #include "generated/ops/sqrt.h"
 #include "generated/ops/std_mean.h"
@@ -46,6 +47,44 @@ PyObject* fn_clone(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto memory_format = r.memory_format_optional(1);
   auto result = [&] { GilRelease no_gil; return tl::clone(self, memory_format); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// randint
+PyObject* fn_randint(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "randint(int high, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
+      "randint(int low, int high, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // randint
+      auto high = r.toInt64(0);
+      auto size = r.intlist(1);
+      auto generator = r.generator_optional(2);
+      auto dtype = r.scalartype_optional(3);
+      auto device = r.device_optional(4);
+      bool requires_grad = r.toBool(5);
+      auto result = [&] { GilRelease no_gil; return tl::randint(high, size, generator, dtype, device); }();
+      if (requires_grad) result.set_requires_grad(true);
+      return wrap(std::move(result));
+    }
+    case 1: {  // randint.low
+      auto low = r.toInt64(0);
+      auto high = r.toInt64(1);
+      auto size = r.intlist(2);
+      auto generator = r.generator_optional(3);
+      auto dtype = r.scalartype_optional(4);
+      auto device = r.device_optional(5);
+      bool requires_grad = r.toBool(6);
+      auto result = [&] { GilRelease no_gil; return tl::randint(low, high, size, generator, dtype, device); }();
+      if (requires_grad) result.set_requires_grad(true);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -225,6 +264,14 @@ The smallest value of `self` over the dimensions in `dim` (all of them when empt
                        METH_FASTCALL | METH_KEYWORDS, R"doc(clone(Tensor input, *, MemoryFormat? memory_format=None) -> Tensor
 
 A copy of `self` with its own (contiguous) storage.)doc"});
+  functions.push_back({"randint", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_randint)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(randint(int high, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
+
+Random integers in [0, high) of shape `size` (int64 unless `dtype` says otherwise).
+
+randint(int low, int high, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
+
+Random integers in [low, high) of shape `size` (int64 unless `dtype` says otherwise).)doc"});
   functions.push_back({"relu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_relu)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(relu(Tensor input) -> Tensor
 

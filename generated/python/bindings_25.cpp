@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/nanmean.h"
+#include "generated/ops/rand_like.h"
 
 namespace tl::python {
 namespace {
@@ -27,6 +28,24 @@ PyObject* fn_nanmean(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::nanmean(self, as_arg(dim), keepdim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// rand_like
+PyObject* fn_rand_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "rand_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dtype = r.scalartype_optional(1);
+  auto device = r.device_optional(2);
+  bool requires_grad = r.toBool(3);
+  auto result = [&] { GilRelease no_gil; return tl::rand_like(self, dtype, device); }();
+  if (requires_grad) result.set_requires_grad(true);
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -55,6 +74,10 @@ void add_bindings_25(std::vector<PyMethodDef>& functions, std::vector<PyMethodDe
                        METH_FASTCALL | METH_KEYWORDS, R"doc(nanmean(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 
 The mean of the elements of `self` that are not NaN, over the dimensions in `dim` (all of them when None); floating-point inputs only.)doc"});
+  functions.push_back({"rand_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rand_like)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(rand_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
+
+Uniform random numbers in [0, 1) with the shape of `self` and its dtype and device unless given.)doc"});
   methods.push_back({"nanmean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_nanmean)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(nanmean(int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 

@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/as_strided.h"
+#include "generated/ops/bernoulli.h"
 #include "generated/ops/gt.h"
 #include "generated/ops/log2.h"
 #include "generated/ops/softmax.h"
@@ -26,6 +27,39 @@ PyObject* fn_as_strided(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   auto storage_offset = r.toInt64_optional(3);
   auto result = [&] { GilRelease no_gil; return tl::as_strided(self, size, stride, storage_offset); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// bernoulli
+PyObject* fn_bernoulli(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bernoulli(Tensor input, *, Generator? generator=None, Tensor? out=None)",
+      "bernoulli(Tensor input, float p, *, Generator? generator=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bernoulli
+      auto self = r.tensor(0);
+      auto generator = r.generator_optional(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::bernoulli_out(out, self, generator); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::bernoulli(self, generator); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bernoulli.p
+      auto self = r.tensor(0);
+      auto p = r.toDouble(1);
+      auto generator = r.generator_optional(2);
+      auto result = [&] { GilRelease no_gil; return tl::bernoulli(self, p, generator); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -191,6 +225,63 @@ PyObject* method_as_strided(PyObject* py_self, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
+// Tensor.bernoulli
+PyObject* method_bernoulli(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bernoulli(*, Generator? generator=None)",
+      "bernoulli(float p, *, Generator? generator=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bernoulli
+      const Tensor& self = unpack_tensor(py_self);
+      auto generator = r.generator_optional(0);
+      auto result = [&] { GilRelease no_gil; return tl::bernoulli(self, generator); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bernoulli.p
+      const Tensor& self = unpack_tensor(py_self);
+      auto p = r.toDouble(0);
+      auto generator = r.generator_optional(1);
+      auto result = [&] { GilRelease no_gil; return tl::bernoulli(self, p, generator); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.bernoulli_
+PyObject* method_bernoulli_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bernoulli_(Tensor p, *, Generator? generator=None)",
+      "bernoulli_(float p=0.5, *, Generator? generator=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bernoulli_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto p = r.tensor(0);
+      auto generator = r.generator_optional(1);
+      auto result = [&] { GilRelease no_gil; return tl::bernoulli_(self, p, generator); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bernoulli_.float
+      const Tensor& self = unpack_tensor(py_self);
+      auto p = r.toDouble(0);
+      auto generator = r.generator_optional(1);
+      auto result = [&] { GilRelease no_gil; return tl::bernoulli_(self, p, generator); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.gt
 PyObject* method_gt(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -296,6 +387,14 @@ void add_bindings_26(std::vector<PyMethodDef>& functions, std::vector<PyMethodDe
                        METH_FASTCALL | METH_KEYWORDS, R"doc(as_strided(Tensor input, int[] size, int[] stride, int? storage_offset=None) -> Tensor
 
 A view of the storage of `self` with the given sizes, strides and offset (in elements).)doc"});
+  functions.push_back({"bernoulli", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bernoulli)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(bernoulli(Tensor input, *, Generator? generator=None, Tensor? out=None) -> Tensor
+
+1 with probability `self` (each element a probability in [0, 1]), else 0, in the dtype of `self`.
+
+bernoulli(Tensor input, float p, *, Generator? generator=None) -> Tensor
+
+A tensor shaped like `self` holding 1 with probability `p`, else 0.)doc"});
   functions.push_back({"gt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_gt)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(gt(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -336,6 +435,22 @@ True where an element of `self` is greater than the number `other`.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(as_strided(int[] size, int[] stride, int? storage_offset=None) -> Tensor
 
 A view of the storage of `self` with the given sizes, strides and offset (in elements).)doc"});
+  methods.push_back({"bernoulli", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_bernoulli)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(bernoulli(*, Generator? generator=None) -> Tensor
+
+1 with probability `self` (each element a probability in [0, 1]), else 0, in the dtype of `self`.
+
+bernoulli(float p, *, Generator? generator=None) -> Tensor
+
+A tensor shaped like `self` holding 1 with probability `p`, else 0.)doc"});
+  methods.push_back({"bernoulli_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_bernoulli_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(bernoulli_(Tensor p, *, Generator? generator=None) -> Tensor
+
+Fills `self` with 1 with probability `p` (broadcast to `self`), else 0.
+
+bernoulli_(float p=0.5, *, Generator? generator=None) -> Tensor
+
+Fills `self` with 1 with probability `p`, else 0.)doc"});
   methods.push_back({"gt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_gt)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(gt(Tensor other) -> Tensor
 

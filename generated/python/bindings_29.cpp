@@ -6,6 +6,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/all.h"
 #include "generated/ops/gather.h"
+#include "generated/ops/randint_like.h"
 #include "generated/ops/transpose.h"
 
 namespace tl::python {
@@ -69,6 +70,42 @@ PyObject* fn_gather(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   }
   auto result = [&] { GilRelease no_gil; return tl::gather(self, dim, index, sparse_grad); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// randint_like
+PyObject* fn_randint_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "randint_like(Tensor input, int high, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
+      "randint_like(Tensor input, int low, int high, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // randint_like
+      auto self = r.tensor(0);
+      auto high = r.toInt64(1);
+      auto dtype = r.scalartype_optional(2);
+      auto device = r.device_optional(3);
+      bool requires_grad = r.toBool(4);
+      auto result = [&] { GilRelease no_gil; return tl::randint_like(self, high, dtype, device); }();
+      if (requires_grad) result.set_requires_grad(true);
+      return wrap(std::move(result));
+    }
+    case 1: {  // randint_like.low_dtype
+      auto self = r.tensor(0);
+      auto low = r.toInt64(1);
+      auto high = r.toInt64(2);
+      auto dtype = r.scalartype_optional(3);
+      auto device = r.device_optional(4);
+      bool requires_grad = r.toBool(5);
+      auto result = [&] { GilRelease no_gil; return tl::randint_like(self, low, high, dtype, device); }();
+      if (requires_grad) result.set_requires_grad(true);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -165,6 +202,14 @@ Whether every element of `self` over the dimensions in `dim` (all of them when N
                        METH_FASTCALL | METH_KEYWORDS, R"doc(gather(Tensor input, int dim, Tensor index, *, bool sparse_grad=False, Tensor? out=None) -> Tensor
 
 `out[i][j] = self[index[i][j]][j]` for dim 0 (and likewise for other dims); `index` has the rank of `self`.)doc"});
+  functions.push_back({"randint_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_randint_like)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(randint_like(Tensor input, int high, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
+
+Random integers in [0, high) with the shape of `self` and its dtype and device unless given.
+
+randint_like(Tensor input, int low, int high, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
+
+Random integers in [low, high) with the shape of `self` and its dtype and device unless given.)doc"});
   functions.push_back({"transpose", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_transpose)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(transpose(Tensor input, int dim0, int dim1) -> Tensor
 

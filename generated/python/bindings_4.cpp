@@ -6,6 +6,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/empty.h"
 #include "generated/ops/empty_strided.h"
+#include "generated/ops/normal.h"
 #include "generated/ops/to.h"
 
 namespace tl::python {
@@ -46,6 +47,88 @@ PyObject* fn_empty_strided(PyObject* /*module*/, PyObject* const* args, Py_ssize
   bool requires_grad = r.toBool(4);
   auto result = [&] { GilRelease no_gil; return tl::empty_strided(size, stride, dtype, device); }();
   if (requires_grad) result.set_requires_grad(true);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// normal
+PyObject* fn_normal(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "normal(Tensor mean, Tensor std, *, Generator? generator=None, Tensor? out=None)",
+      "normal(Tensor mean, float std=1, *, Generator? generator=None, Tensor? out=None)",
+      "normal(float mean, Tensor std, *, Generator? generator=None, Tensor? out=None)",
+      "normal(float mean, float std, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // normal.Tensor_Tensor
+      auto mean = r.tensor(0);
+      auto std = r.tensor(1);
+      auto generator = r.generator_optional(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        auto result = [&] { GilRelease no_gil; return tl::normal_out(out, mean, std, generator); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::normal(mean, std, generator); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // normal.Tensor_float
+      auto mean = r.tensor(0);
+      auto std = r.toDouble(1);
+      auto generator = r.generator_optional(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        auto result = [&] { GilRelease no_gil; return tl::normal_out(out, mean, std, generator); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::normal(mean, std, generator); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // normal.float_Tensor
+      auto mean = r.toDouble(0);
+      auto std = r.tensor(1);
+      auto generator = r.generator_optional(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        auto result = [&] { GilRelease no_gil; return tl::normal_out(out, mean, std, generator); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::normal(mean, std, generator); }();
+      return wrap(std::move(result));
+    }
+    case 3: {  // normal.float_float
+      auto mean = r.toDouble(0);
+      auto std = r.toDouble(1);
+      auto size = r.intlist(2);
+      auto generator = r.generator_optional(3);
+      auto dtype = r.scalartype_optional(4);
+      auto device = r.device_optional(5);
+      bool requires_grad = r.toBool(6);
+      auto result = [&] { GilRelease no_gil; return tl::normal(mean, std, size, generator, dtype, device); }();
+      if (requires_grad) result.set_requires_grad(true);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.normal_
+PyObject* method_normal_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "normal_(float mean=0, float std=1, *, Generator? generator=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto mean = r.toDouble(0);
+  auto std = r.toDouble(1);
+  auto generator = r.generator_optional(2);
+  auto result = [&] { GilRelease no_gil; return tl::normal_(self, mean, std, generator); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -110,6 +193,26 @@ A tensor of shape `size` with uninitialised data.)doc"});
                        METH_FASTCALL | METH_KEYWORDS, R"doc(empty_strided(int[] size, int[] stride, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
 A tensor of shape `size` and strides `stride` with uninitialised data.)doc"});
+  functions.push_back({"normal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_normal)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(normal(Tensor mean, Tensor std, *, Generator? generator=None, Tensor? out=None) -> Tensor
+
+Normal samples with element-wise means `mean` and standard deviations `std` (broadcast together).
+
+normal(Tensor mean, float std=1, *, Generator? generator=None, Tensor? out=None) -> Tensor
+
+Normal samples with element-wise means `mean` and standard deviation `std`.
+
+normal(float mean, Tensor std, *, Generator? generator=None, Tensor? out=None) -> Tensor
+
+Normal samples with mean `mean` and element-wise standard deviations `std`.
+
+normal(float mean, float std, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
+
+Normal samples of shape `size` with mean `mean` and standard deviation `std`.)doc"});
+  methods.push_back({"normal_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_normal_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(normal_(float mean=0, float std=1, *, Generator? generator=None) -> Tensor
+
+Fills `self` with normal random numbers of mean `mean` and standard deviation `std`.)doc"});
   methods.push_back({"to", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_to)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(to(ScalarType dtype, bool non_blocking=False, bool copy=False) -> Tensor
 

@@ -7,6 +7,7 @@
 #include "generated/ops/_clone_contiguous.h"
 #include "generated/ops/abs.h"
 #include "generated/ops/argsort.h"
+#include "generated/ops/log_normal.h"
 #include "generated/ops/logcumsumexp.h"
 #include "generated/ops/var.h"
 #include "generated/ops/where.h"
@@ -252,6 +253,23 @@ PyObject* method_argsort(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
+// Tensor.log_normal_
+PyObject* method_log_normal_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log_normal_(float mean=1, float std=2, *, Generator? generator=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto mean = r.toDouble(0);
+  auto std = r.toDouble(1);
+  auto generator = r.generator_optional(2);
+  auto result = [&] { GilRelease no_gil; return tl::log_normal_(self, mean, std, generator); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.logcumsumexp
 PyObject* method_logcumsumexp(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -384,6 +402,10 @@ The indices that sort `self` along `dim` (the `indices` of `sort`).
 argsort(*, bool stable, int dim=-1, bool descending=False) -> Tensor
 
 `argsort` with an explicit `stable` flag; the sort is stable either way.)doc"});
+  methods.push_back({"log_normal_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log_normal_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(log_normal_(float mean=1, float std=2, *, Generator? generator=None) -> Tensor
+
+Fills `self` with exp of normal samples of mean `mean` and standard deviation `std`.)doc"});
   methods.push_back({"logcumsumexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logcumsumexp)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(logcumsumexp(int dim) -> Tensor
 

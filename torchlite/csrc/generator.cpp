@@ -5,6 +5,7 @@
 
 #include "aten/core/Exception.h"
 #include "aten/core/Tensor.h"
+#include "generated/ops/contiguous.h"
 #include "torchlite/csrc/device.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_utils.h"
@@ -12,9 +13,6 @@
 
 namespace tl::python {
 namespace {
-
-// get_state(): the Philox seed and offset as 16 little-endian bytes in a uint8 tensor.
-constexpr int64_t kStateBytes = 16;
 
 PyObject* wrap_generator(Generator gen) {
   auto* self = reinterpret_cast<GeneratorObject*>(GeneratorType.tp_alloc(&GeneratorType, 0));
@@ -71,14 +69,10 @@ PyObject* generator_initial_seed(PyObject* self, PyObject*) {
 
 PyObject* generator_get_state(PyObject* self, PyObject*) {
   TL_PY_TRY
-  auto [seed, offset] = gen_of(self).state();
-  const int64_t shape[] = {kStateBytes};
+  std::vector<uint8_t> bytes = gen_of(self).get_state();
+  const int64_t shape[] = {static_cast<int64_t>(bytes.size())};
   Tensor state = empty_tensor(IntArrayRef(shape, 1), ScalarType::UInt8);
-  auto* bytes = static_cast<unsigned char*>(state.data_ptr());
-  for (int i = 0; i < 8; ++i) {
-    bytes[i] = static_cast<unsigned char>(seed >> (8 * i));
-    bytes[8 + i] = static_cast<unsigned char>(offset >> (8 * i));
-  }
+  std::memcpy(state.data_ptr(), bytes.data(), bytes.size());
   return wrap(std::move(state));
   TL_PY_CATCH
 }
@@ -87,17 +81,10 @@ PyObject* generator_set_state(PyObject* self, PyObject* arg) {
   TL_PY_TRY
   TL_CHECK_TYPE(is_tensor(arg) && unpack_tensor(arg).dtype() == ScalarType::UInt8,
                 "RNG state must be a torchlite.ByteTensor");
-  const Tensor& state = unpack_tensor(arg);
-  TL_CHECK(state.numel() == kStateBytes && state.is_contiguous() && !state.is_meta(),
-           "Expected a CPUGenerator state of size ", kStateBytes, " but found the input RNG state size to be ",
-           state.numel());
-  const auto* bytes = static_cast<const unsigned char*>(state.data_ptr());
-  uint64_t seed = 0, offset = 0;
-  for (int i = 0; i < 8; ++i) {
-    seed |= uint64_t(bytes[i]) << (8 * i);
-    offset |= uint64_t(bytes[8 + i]) << (8 * i);
-  }
-  gen_of(self).set_state(seed, offset);
+  Tensor state = unpack_tensor(arg);
+  TL_CHECK(!state.is_meta(), "set_state: the RNG state must be a cpu tensor, not a meta one");
+  state = contiguous(state);
+  gen_of(self).set_state(static_cast<const uint8_t*>(state.data_ptr()), state.numel());
   Py_INCREF(self);
   return self;
   TL_PY_CATCH
@@ -131,7 +118,7 @@ PyTypeObject GeneratorType = [] {
   t.tp_basicsize = sizeof(GeneratorObject);
   t.tp_dealloc = generator_dealloc;
   t.tp_flags = Py_TPFLAGS_DEFAULT;
-  t.tp_doc = "Generator(device='cpu'): a random number generator (Philox) for the `generator=` of random ops.";
+  t.tp_doc = "Generator(device='cpu'): a random number generator (MT19937, PyTorch's streams) for the `generator=` of random ops.";
   t.tp_methods = generator_methods;
   t.tp_getset = generator_getset;
   t.tp_new = generator_new;

@@ -79,30 +79,6 @@ PyObject* py_set_default_dtype(PyObject*, PyObject* arg) {
   TL_PY_CATCH
 }
 
-PyObject* py_manual_seed(PyObject*, PyObject* arg) {
-  TL_PY_TRY
-  TL_CHECK_TYPE(is_py_int(arg) || is_numpy_int(arg), "manual_seed expected an int, got ", py_typename(arg));
-  PyRef index(check(PyNumber_Index(arg)));
-  // Negative seeds wrap around modulo 2**64, as in PyTorch.
-  unsigned long long seed = PyLong_AsUnsignedLongLongMask(index.get());
-  throw_if_error();
-  manual_seed(static_cast<uint64_t>(seed));
-  Py_RETURN_NONE;
-  TL_PY_CATCH
-}
-
-PyObject* py_initial_seed(PyObject*, PyObject*) {
-  TL_PY_TRY
-  return PyLong_FromUnsignedLongLong(initial_seed());
-  TL_PY_CATCH
-}
-
-PyObject* py_seed(PyObject*, PyObject*) {
-  TL_PY_TRY
-  return PyLong_FromUnsignedLongLong(seed());
-  TL_PY_CATCH
-}
-
 PyObject* py_get_num_threads(PyObject*, PyObject*) {
   TL_PY_TRY
   return PyLong_FromLong(get_num_threads());
@@ -137,9 +113,6 @@ PyMethodDef module_methods[] = {
      "(nested lists/tuples of numbers, NumPy arrays and scalars, tensors)."},
     {"from_numpy", py_from_numpy, METH_O,
      "from_numpy(ndarray) -> Tensor: a tensor sharing the array's memory (writes show on both sides)."},
-    {"manual_seed", py_manual_seed, METH_O, "Seeds the global random generator."},
-    {"initial_seed", py_initial_seed, METH_NOARGS, "The seed of the global random generator."},
-    {"seed", py_seed, METH_NOARGS, "Seeds the global random generator non-deterministically; returns the seed."},
     {"get_num_threads", py_get_num_threads, METH_NOARGS, "Threads used by parallel kernels."},
     {"set_num_threads", py_set_num_threads, METH_O, "Sets the number of threads used by parallel kernels."},
     {nullptr, nullptr, 0, nullptr},

@@ -1,4 +1,4 @@
-// Factory kernels: empty, empty_strided, arange, rand, randn (CPU and Meta).
+// Factory kernels: empty, empty_strided, arange (CPU and Meta); the random ones are in RandomKernels.cpp.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -7,7 +7,6 @@
 
 #include "aten/core/Layout.h"
 #include "aten/core/Exception.h"
-#include "aten/core/Generator.h"
 #include "aten/core/Parallel.h"
 #include "aten/core/Scalar.h"
 #include "aten/core/Tensor.h"
@@ -16,8 +15,6 @@
 #include "generated/ops/arange.h"
 #include "generated/ops/empty.h"
 #include "generated/ops/empty_strided.h"
-#include "generated/ops/rand.h"
-#include "generated/ops/randn.h"
 
 namespace tl::native {
 
@@ -163,110 +160,6 @@ void arange_kernel(const Scalar& start, const Scalar& end, const Scalar& step, s
   if (out.is_meta() || n == 0) return;
   const int64_t stride = out.dim() == 1 ? out.strides()[0] : 1;
   TL_DISPATCH_NUMERIC(st, "arange", [&] { arange_fill<scalar_t>(out.data_ptr<scalar_t>(), stride, n, start, step); });
-}
-
-// ---------------------------------------------------------------------------------------- rand / randn
-
-namespace {
-
-ScalarType random_dtype(std::optional<ScalarType> dtype, const char* op) {
-  ScalarType st = dtype.value_or(default_dtype());
-  TL_CHECK_AS(NotImplementedError, is_floating_type(st), op, ": not implemented for dtype ", scalar_type_name(st),
-              " (expected a floating-point dtype)");
-  return st;
-}
-
-// Bits of randomness a uniform [0, 1) value of T uses: every value k * 2^-digits is exactly
-// representable in T, so the result is never rounded up to 1.
-template <typename T> constexpr int uniform_digits() { return std::numeric_limits<T>::digits; }
-template <> constexpr int uniform_digits<Half>() { return 11; }
-template <> constexpr int uniform_digits<BFloat16>() { return 8; }
-
-template <typename T>
-inline T uniform_from_bits(uint64_t bits) {
-  constexpr int d = uniform_digits<T>();
-  using acc_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
-  constexpr acc_t scale = acc_t(1) / static_cast<acc_t>(uint64_t(1) << d);
-  return static_cast<T>(static_cast<acc_t>(bits & ((uint64_t(1) << d) - 1)) * scale);
-}
-
-// Fills `n` contiguous values with `per_block` values computed from each Philox block.
-// fn(block words, out pointer, count) writes up to `per_block` values.
-template <typename T, int per_block, typename Fn>
-void fill_random(CPUGenerator& gen, T* data, int64_t n, Fn fn) {
-  int64_t blocks = (n + per_block - 1) / per_block;
-  auto [key, first] = gen.reserve(static_cast<uint64_t>(blocks));
-  parallel_for(0, blocks, 2048, [&, key = key, first = first](int64_t b, int64_t e) {
-    T tmp[per_block];
-    for (int64_t blk = b; blk < e; ++blk) {
-      auto words = philox4x32(key, first + static_cast<uint64_t>(blk));
-      int64_t base = blk * per_block;
-      int64_t count = std::min<int64_t>(per_block, n - base);
-      fn(words, tmp);
-      for (int64_t j = 0; j < count; ++j) data[base + j] = tmp[j];
-    }
-  });
-}
-
-}  // namespace
-
-Tensor rand_kernel(IntArrayRef size, std::optional<Generator> generator, std::optional<ScalarType> dtype,
-                   std::optional<Device> device) {
-  // PyTorch quirk kept: on the meta device rand accepts any dtype (randn does not).
-  if (device && device->is_meta()) return empty_tensor(size, dtype.value_or(default_dtype()), *device);
-  ScalarType st = random_dtype(dtype, "rand");
-  Tensor out = empty_tensor(size, st, device_or_cpu(device));
-  if (out.is_meta() || out.numel() == 0) return out;
-  CPUGenerator& gen = generator_or_default(generator);
-  TL_DISPATCH_FLOAT(st, "rand", [&] {
-    scalar_t* data = out.data_ptr<scalar_t>();
-    if constexpr (std::is_same_v<scalar_t, double>) {
-      fill_random<scalar_t, 2>(gen, data, out.numel(), [](const std::array<uint32_t, 4>& w, scalar_t* o) {
-        o[0] = uniform_from_bits<double>((uint64_t(w[0]) << 32 | w[1]) >> 11);
-        o[1] = uniform_from_bits<double>((uint64_t(w[2]) << 32 | w[3]) >> 11);
-      });
-    } else {
-      fill_random<scalar_t, 4>(gen, data, out.numel(), [](const std::array<uint32_t, 4>& w, scalar_t* o) {
-        constexpr int shift = std::max(0, 32 - uniform_digits<scalar_t>());
-        for (int j = 0; j < 4; ++j) o[j] = uniform_from_bits<scalar_t>(w[j] >> shift);
-      });
-    }
-  });
-  return out;
-}
-
-Tensor randn_kernel(IntArrayRef size, std::optional<Generator> generator, std::optional<ScalarType> dtype,
-                    std::optional<Device> device) {
-  ScalarType st = random_dtype(dtype, "randn");
-  Tensor out = empty_tensor(size, st, device_or_cpu(device));
-  if (out.is_meta() || out.numel() == 0) return out;
-  // Box-Muller: two uniforms u1 in (0, 1], u2 in [0, 1) give two independent standard normals.
-  CPUGenerator& gen = generator_or_default(generator);
-  TL_DISPATCH_FLOAT(st, "randn", [&] {
-    scalar_t* data = out.data_ptr<scalar_t>();
-    if constexpr (std::is_same_v<scalar_t, double>) {
-      fill_random<scalar_t, 2>(gen, data, out.numel(), [](const std::array<uint32_t, 4>& w, scalar_t* o) {
-        constexpr double k2pi = 6.283185307179586476925286766559;
-        double u1 = 1.0 - uniform_from_bits<double>((uint64_t(w[0]) << 32 | w[1]) >> 11);
-        double u2 = uniform_from_bits<double>((uint64_t(w[2]) << 32 | w[3]) >> 11);
-        double r = std::sqrt(-2.0 * std::log(u1));
-        o[0] = r * std::cos(k2pi * u2);
-        o[1] = r * std::sin(k2pi * u2);
-      });
-    } else {
-      fill_random<scalar_t, 4>(gen, data, out.numel(), [](const std::array<uint32_t, 4>& w, scalar_t* o) {
-        constexpr float k2pi = 6.2831853071795864769f;
-        for (int j = 0; j < 4; j += 2) {
-          float u1 = 1.0f - uniform_from_bits<float>(w[j] >> 8);
-          float u2 = uniform_from_bits<float>(w[j + 1] >> 8);
-          float r = std::sqrt(-2.0f * std::log(u1));
-          o[j] = static_cast<scalar_t>(r * std::cos(k2pi * u2));
-          o[j + 1] = static_cast<scalar_t>(r * std::sin(k2pi * u2));
-        }
-      });
-    }
-  });
-  return out;
 }
 
 }  // namespace tl::native
