@@ -19,9 +19,10 @@ constexpr double kInvLn10Lo = 4.798111141615973e-09;
 constexpr double kLog10Of2Hi = 3.01029995663611771306e-01;  // 33 bits: k * hi exact
 constexpr double kLog10Of2Lo = 3.69423907715893078616e-13;
 
-// e^(r + rlo) - 1 for |r| <= ln2/2, rlo a tiny correction of r: Taylor polynomial to degree 13
-// (truncation error < 2^-58 relative).
-TL_ALWAYS_INLINE double expm1_reduced(double r, double rlo = 0.0) {
+// e^(r + rlo) - 1 - r for |r| <= ln2/2, rlo a tiny correction of r: Taylor polynomial to
+// degree 13 (truncation error < 2^-58 relative). Kept apart from r so that callers can add r
+// and 1 exactly (pow_f64).
+TL_ALWAYS_INLINE double expm1_reduced_tail(double r, double rlo) {
   double p = 1.0 / 6227020800.0;  // 1/13!
   p = p * r + 1.0 / 479001600.0;
   p = p * r + 1.0 / 39916800.0;
@@ -34,8 +35,11 @@ TL_ALWAYS_INLINE double expm1_reduced(double r, double rlo = 0.0) {
   p = p * r + 1.0 / 24.0;
   p = p * r + 1.0 / 6.0;
   p = p * r + 0.5;
-  return r + ((r * r) * p + rlo * (1.0 + r));
+  return (r * r) * p + rlo * (1.0 + r);
 }
+
+// e^(r + rlo) - 1 for |r| <= ln2/2.
+TL_ALWAYS_INLINE double expm1_reduced(double r, double rlo = 0.0) { return r + expm1_reduced_tail(r, rlo); }
 
 // x = k ln2 + r + rlo with |r| <= ln2/2 (Cody-Waite; x - k kLn2Hi is exact) and rlo the
 // rounding error of r; k returned as an integral double.
