@@ -30,38 +30,14 @@ TL_ALWAYS_INLINE double pow_apply_sign(double x, double y, double mag) {
   return dsel(y == 0.0, 1.0, res);
 }
 
-// log(ax) to 2^-48 relative for ax a positive normal double or 0 (a float converted: never
-// subnormal in double), without a division: ax = 2^k m, m in [sqrt(3)/2, sqrt(3)), m = c (1 + g)
-// with c = 1 or 1.5 and g in [-0.184, 0.225]; log(1 + g) = g - g^2 / 2 + g^3 P(g), P a Chebyshev
-// fit of degree 12 (error < 2^-50.5 relative; k = -1 loses up to 2 bits to cancellation).
-TL_ALWAYS_INLINE double log_for_float(double ax) {
-  const uint64_t ix = double_to_bits(ax) + (0x3ff0000000000000ULL - 0x3febb67a00000000ULL);
-  const double kd = bits_to_double(0x4330000000000000ULL | (ix >> 52)) - (4503599627370496.0 + 1023.0);
-  const double m = bits_to_double((ix & 0x000fffffffffffffULL) + 0x3febb67a00000000ULL);
-  const bool upper = m > 1.224744871391589;  // sqrt(3/2)
-  const double g = (m - dsel(upper, 1.5, 1.0)) * dsel(upper, 1.0 / 1.5, 1.0);
-  double p = 0x1.de5cd4f5dc9a2p-5;
-  p = p * g - 0x1.4074193573bf4p-4;
-  p = p * g + 0x1.405a6d6aabb9cp-4;
-  p = p * g - 0x1.543763dd9086dp-4;
-  p = p * g + 0x1.7422048fcbc88p-4;
-  p = p * g - 0x1.999f0a1e90fb8p-4;
-  p = p * g + 0x1.c71d92ce6370ap-4;
-  p = p * g - 0x1.fffff30f1ba6ap-4;
-  p = p * g + 0x1.249247ead9b4ep-3;
-  p = p * g - 0x1.5555555c1acbbp-3;
-  p = p * g + 0x1.9999999a9053ep-3;
-  p = p * g - 0x1.fffffffffddb1p-3;
-  p = p * g + 0x1.555555555545dp-2;
-  const double g2 = g * g;
-  const double l = (kd * kLn2 + dsel(upper, 0.4054651081081644, 0.0)) + (g + g2 * (g * p - 0.5));
-  return dsel(ax == 0.0, -kInf, l);
-}
-
 // pow(x, y) for finite x, y, for results that round to float. Zero bases come out right
 // through log(0) = -inf.
 TL_ALWAYS_INLINE double pow_finite_for_float(double x, double y) {
-  const double l = log_for_float(dabs(x));
+  // log|x| without log_f64's special values and subnormal scaling: x is a float held in double
+  // (never subnormal), and finite.
+  double kd, f;
+  const double c = log_parts<false>(dabs(x), kd, f);
+  const double l = dsel(x == 0.0, -kInf, kd * kLn2 + (c + f));
   const double e = exp_for_float(y * l);  // |y l| error < 2^-46 where it matters
   return pow_apply_sign(x, y, e);
 }
