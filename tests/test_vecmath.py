@@ -63,7 +63,7 @@ UNARY = {
     "asinh": ("wide", 2.0, np.arcsinh),
     "acosh": ("above1", 2.0, np.arccosh),
     "atanh": ("unit", 2.0, np.arctanh),
-    "sigmoid": ("hyp", 2.5, lambda x: 1 / (1 + np.exp(-x))),
+    "sigmoid": ("hyp", 1.0, lambda x: 1 / (1 + np.exp(-x))),
     "erf": ("erf", 1.0, _mp_ref(mpmath.erf, math.erf)),
     "erfc": ("erf", 3.5, _mp_ref(mpmath.erfc, math.erfc)),
 }

@@ -49,8 +49,30 @@ TL_ALWAYS_INLINE double tanh_f64(double x) {
   return dsel(x == 0.0, x, dcopysign(res, x));
 }
 
-// 1 / (1 + e^-x) for x >= 0, e^x / (1 + e^x) below: e^-|x| never overflows.
+// 1 / (1 + e^-x) for x >= 0, e^x / (1 + e^x) below: e^-|x| never overflows. Within 1 ulp:
+// e^-|x| = eh + el and 1 + e^-|x| = s + sl as double-doubles (1 + r + (e^r - 1 - r) summed with
+// its rounding error kept), the quotient q = n / s corrected by its remainder (fma) and the low
+// parts: (n + nl) / (s + sl) = q + ((n - q s) + nl - q sl) / s to first order.
 TL_ALWAYS_INLINE double sigmoid_f64(double x) {
+  const double ax = dabs(x);
+  const double xc = dsel(ax > 746.0, -746.0, -ax);  // keeps nan
+  double kd, rlo;
+  const double r = reduce_ln2(xc, kd, rlo);
+  const double one_r = 1.0 + r;
+  const double low = ((1.0 - one_r) + r) + expm1_reduced_tail(r, rlo);  // 1 + r's rounding error kept
+  const double p = one_r + low;
+  const double pl = (one_r - p) + low;
+  const double eh = ldexp_k(p, kd), el = ldexp_k(pl, kd);
+  const double s = 1.0 + eh;
+  const double sl = ((1.0 - s) + eh) + el;  // exact but for el's own rounding: 1 >= eh
+  const bool pos = x >= 0.0;
+  const double n = dsel(pos, 1.0, eh);
+  const double q = n / s;
+  return q + ((dsel(pos, 0.0, el) - mul_err(q, s, n)) - q * sl) / s;
+}
+
+// The plain quotient for float results (the double result is within 2.5 ulp of double).
+TL_ALWAYS_INLINE double sigmoid_for_float(double x) {
   const double e = exp_f64(-dabs(x));
   return dsel(x >= 0.0, 1.0, e) / (1.0 + e);
 }

@@ -42,10 +42,6 @@ TL_ALWAYS_INLINE double pow_finite_for_float(double x, double y) {
   return pow_apply_sign(x, y, e);
 }
 
-// a * b - p exactly, for p = a * b rounded (one fused multiply-add; the default x86-64 clone
-// calls libm's fma, which is exact too).
-TL_ALWAYS_INLINE double mul_err(double a, double b, double p) { return __builtin_fma(a, b, -p); }
-
 // log(ax) = hi + lo for a positive finite ax (subnormals included) to ~2^-68 relative.
 // ax = 2^k m with m in [sqrt(3)/2, sqrt(3)) and m = c (1 + ...) around c = 1 or 1.5, so that
 // s = (m - c) / (m + c) stays within ±0.101; log m = log c + 2 atanh(s) with s as a double-double
