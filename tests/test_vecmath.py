@@ -59,7 +59,7 @@ UNARY = {
     "atan": ("wide", 1.0, np.arctan),
     "sinh": ("hyp", 2.5, np.sinh),
     "cosh": ("hyp", 1.5, np.cosh),
-    "tanh": ("hyp", 2.5, np.tanh),
+    "tanh": ("hyp", 1.0, np.tanh),
     "asinh": ("wide", 2.0, np.arcsinh),
     "acosh": ("above1", 2.0, np.arccosh),
     "atanh": ("unit", 2.0, np.arctanh),

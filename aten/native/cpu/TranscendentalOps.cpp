@@ -167,7 +167,9 @@ void cosh_kernel(const Tensor& self, Tensor& out) {
   unary_math(self, out, "cosh", [](double x) TL_MATH_INLINE { return vec::cosh_f64(x); });
 }
 void tanh_kernel(const Tensor& self, Tensor& out) {
-  unary_math(self, out, "tanh", [](double x) TL_MATH_INLINE { return vec::tanh_f64(x); });
+  unary_math(
+      self, out, "tanh", [](double x) TL_MATH_INLINE { return vec::tanh_f64(x); },
+      [](double x) TL_MATH_INLINE { return vec::tanh_for_float(x); });
 }
 void asinh_kernel(const Tensor& self, Tensor& out) {
   unary_math(self, out, "asinh", [](double x) TL_MATH_INLINE { return vec::asinh_f64(x); });

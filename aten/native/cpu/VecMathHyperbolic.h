@@ -39,8 +39,35 @@ TL_ALWAYS_INLINE double cosh_f64(double x) {
 }
 
 // |x| < 1: -t / (t + 2) with t = e^-2|x| - 1; |x| >= 1: 1 - 2 / (t + 2) with t = e^2|x| - 1
-// (fdlibm's choice: no cancellation in either). One expm1 on ±2|x| and one division.
+// (fdlibm's choice: no cancellation in either). Within 1 ulp: t = 2^k (e^r - 1) + (2^k - 1) as a
+// double-double (e^r - 1 = r + tail with its rounding error; 2^k - 1 exact for these k), the
+// quotient n / (t + 2) corrected by its remainder (fma) and the low parts, and 1 - q with its
+// rounding error.
 TL_ALWAYS_INLINE double tanh_f64(double x) {
+  const double ax = dsel(dabs(x) > 22.0, 22.0, dabs(x));  // tanh(22) rounds to 1
+  const bool small = ax < 1.0;
+  double kd, rlo;
+  const double r = reduce_ln2(dsel(small, -2.0 * ax, 2.0 * ax), kd, rlo);
+  const double tail = expm1_reduced_tail(r, rlo);
+  const double em1 = r + tail;
+  const double em1_lo = (r - em1) + tail;  // |r| >= |tail|
+  const double s = pow2_k(kd);             // k in [-2, 64]
+  double e;
+  const double th = two_sum(s * em1, s - 1.0, e);
+  const double tl = e + s * em1_lo;  // t = th + tl
+  const double dh = 2.0 + th;        // t + 2 = dh + dl (2 >= |th| where it matters)
+  const double dl = ((2.0 - dh) + th) + tl;
+  const double n = dsel(small, -th, 2.0), nl = dsel(small, -tl, 0.0);
+  const double q = n / dh;
+  const double qc = ((nl - mul_err(q, dh, n)) - q * dl) / dh;  // (n + nl) / (dh + dl) = q + qc
+  const double h = 1.0 - q;
+  const double hl = (1.0 - h) - q;  // exact: q <= 0.24 in that branch
+  const double res = dsel(small, q, h) + dsel(small, qc, hl - qc);
+  return dsel(x == 0.0, x, dcopysign(res, x));
+}
+
+// The plain expm1 and quotient for float results (the double result is within 2.5 ulp).
+TL_ALWAYS_INLINE double tanh_for_float(double x) {
   const double ax = dsel(dabs(x) > 22.0, 22.0, dabs(x));  // tanh(22) rounds to 1
   const bool small = ax < 1.0;
   const double t = expm1_f64(dsel(small, -2.0 * ax, 2.0 * ax));
