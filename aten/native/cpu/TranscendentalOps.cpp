@@ -161,7 +161,9 @@ void atan2_kernel(const Tensor& self, const Tensor& other, Tensor& out) {
 }
 
 void sinh_kernel(const Tensor& self, Tensor& out) {
-  unary_math(self, out, "sinh", [](double x) TL_MATH_INLINE { return vec::sinh_f64(x); });
+  unary_math(
+      self, out, "sinh", [](double x) TL_MATH_INLINE { return vec::sinh_f64(x); },
+      [](double x) TL_MATH_INLINE { return vec::sinh_for_float(x); });
 }
 void cosh_kernel(const Tensor& self, Tensor& out) {
   unary_math(self, out, "cosh", [](double x) TL_MATH_INLINE { return vec::cosh_f64(x); });

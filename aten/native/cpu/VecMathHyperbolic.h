@@ -21,8 +21,38 @@ TL_ALWAYS_INLINE void exp_half_and_expm1(double ax, double& half, double& em1_ou
 }
 
 // |x| <= 22: (E + E / (E + 1)) / 2 with E = e^|x| - 1 (no cancellation near 0); beyond,
-// e^|x| / 2 (e^-|x| is below the rounding).
+// e^|x| / 2 (e^-|x| is below the rounding). Within 1 ulp: E = 2^k (e^r - 1) + (2^k - 1) and
+// e^r = 1 + r + tail as double-doubles, the quotient corrected by its remainder (fma) and the low
+// parts, E + q summed with its rounding error; one rounding at the end (the halving is exact).
 TL_ALWAYS_INLINE double sinh_f64(double x) {
+  const double ax = dabs(x);
+  const double xc = dsel(ax > 711.0, 711.0, ax);  // keeps nan
+  double kd, rlo;
+  const double r = reduce_ln2(xc, kd, rlo);
+  const double tail = expm1_reduced_tail(r, rlo);
+  const double em1 = r + tail;
+  const double em1_lo = (r - em1) + tail;  // |r| >= |tail|
+  // |x| <= 22: E = eh + el (k in [0, 32]: 2^k - 1 exact).
+  const double s = pow2_k(dsel(kd > 40.0, 0.0, kd));
+  double e;
+  const double eh = two_sum(s * em1, s - 1.0, e);
+  const double el = e + s * em1_lo;
+  double f;
+  const double dh = two_sum(eh, 1.0, f);  // E + 1 = dh + dl
+  const double dl = f + el;
+  const double q = eh / dh;
+  const double qc = ((el - mul_err(q, dh, eh)) - q * dl) / dh;
+  double g;
+  const double sh = two_sum(eh, q, g);
+  const double small = 0.5 * (sh + ((g + el) + qc));
+  // beyond: e^|x| / 2 = 2^(k-1) (1 + r + tail), 1 + r rounded exactly.
+  const double one_r = 1.0 + r;
+  const double big = ldexp_k(one_r + (((1.0 - one_r) + r) + tail), kd - 1.0);
+  return dcopysign(dsel(ax <= 22.0, small, big), x);
+}
+
+// The plain formula for float results (the double result is within 2.5 ulp).
+TL_ALWAYS_INLINE double sinh_for_float(double x) {
   const double ax = dabs(x);
   double half, e;
   exp_half_and_expm1(ax, half, e);
