@@ -364,7 +364,7 @@ void pow_tensor_loop(TensorIterator& iter) {
         [](double a, double b) { return vec::pow_f64_needs_libm(a, b); }, [](double a, double b) { return std::pow(a, b); });
   } else {
     math_kernel<scalar_t>(
-        iter, [](double a, double b) TL_MATH_INLINE { return vec::pow_finite_for_float(a, b); },
+        iter, [](double a, double b) TL_MATH_INLINE { return vec::pow_finite_for_float<true>(a, b); },
         [](double a, double b) { return vec::pow_needs_libm(a, b); }, [](double a, double b) { return std::pow(a, b); });
   }
 }
@@ -452,7 +452,7 @@ void pow_scalar_base_loop(TensorIterator& iter, const Scalar& self) {
       return;
     }
     math_kernel<scalar_t>(
-        iter, [b](double e) TL_MATH_INLINE { return vec::pow_finite_for_float(b, e); }, [](double e) { return !vec::disfinite(e); },
+        iter, [b](double e) TL_MATH_INLINE { return vec::pow_finite_for_float<true>(b, e); }, [](double e) { return !vec::disfinite(e); },
         [b](double e) { return std::pow(b, e); });
   }
 }
