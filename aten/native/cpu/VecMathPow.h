@@ -42,31 +42,13 @@ TL_ALWAYS_INLINE double pow_apply_sign(double x, double y, double mag) {
   return dsel(y == 0.0, 1.0, res);
 }
 
-// log(ax) for a positive normal double ax or 0 (a float held in double: never subnormal), to
-// 2^-49 relative, for pow's float results: ax = 2^k m, m in [sqrt(1/2), sqrt(2)), log m =
-// 2 atanh(s) = 2s (1 + s^2 P(s^2)) with s = (m - 1) / (m + 1), P a Chebyshev fit of degree 5
-// (error < 2^-50 relative); log 0 = -inf.
-TL_ALWAYS_INLINE double log_pow_for_float(double ax) {
-  const uint64_t ix = double_to_bits(ax) + (0x3ff0000000000000ULL - 0x3fe6a09e00000000ULL);
-  const double kd = bits_to_double(0x4330000000000000ULL | (ix >> 52)) - (4503599627370496.0 + 1023.0);
-  const double f = bits_to_double((ix & 0x000fffffffffffffULL) + 0x3fe6a09e00000000ULL) - 1.0;
-  const double s = f / (2.0 + f);
-  const double z = s * s;
-  double p = 0x1.546a7e4aa710ap-4;
-  p = p * z + 0x1.7382d85ab5b51p-4;
-  p = p * z + 0x1.c71fcce33262dp-4;
-  p = p * z + 0x1.2492462aff872p-3;
-  p = p * z + 0x1.9999999b865a1p-3;
-  p = p * z + 0x1.55555555553bbp-2;
-  const double s2 = s + s;
-  return dsel(ax == 0.0, -kInf, kd * kLn2 + (s2 + (s2 * z) * p));
-}
-
 // pow(x, y) for finite x, y, for results that round to float (relative error < 2^-40 before
 // the rounding). Zero bases come out right through log(0) = -inf. kFloatY: see pow_apply_sign.
 template <bool kFloatY = false>
 TL_ALWAYS_INLINE double pow_finite_for_float(double x, double y) {
-  return pow_apply_sign<kFloatY>(x, y, exp_for_float(y * log_pow_for_float(dabs(x))));
+  // x is a float held in double: never subnormal; log 0 = -inf.
+  const double l = dsel(x == 0.0, -kInf, log_normal_for_float(dabs(x)));
+  return pow_apply_sign<kFloatY>(x, y, exp_for_float(y * l));
 }
 
 // log(ax) = hi + lo for a positive finite ax (subnormals included) to ~2^-68 relative.
