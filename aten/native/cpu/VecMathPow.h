@@ -1,6 +1,6 @@
 // Vectorizable pow in double: pow_f64 for float64 results (< 1 ulp, log|x| and y log|x| carried
 // as double-doubles) and pow_finite_for_float for float32 / float16 / bfloat16 results (to
-// 2^-39 relative before the rounding to float). Both cover finite bases and exponents;
+// 2^-40 relative before the rounding to float). Both cover finite bases and exponents;
 // pow_needs_libm selects the inputs left to libm (see BinaryOps.cpp, the pow section).
 #pragma once
 #include "aten/native/cpu/VecMathCommon.h"
@@ -115,8 +115,8 @@ TL_ALWAYS_INLINE double pow_f64(double x, double y) {
   const double tlc = dsel(out, 0.0, tl);
   double kd, rlo;
   const double r = reduce_ln2(tc, kd, rlo);
-  // e^(r + d) = e^r + d e^r: d = rlo + tl reaches ulp(t) ~ 2^-43, so first order in d is not
-  // enough; e^r - 1 - r is tail0.
+  // e^(r + d) = e^r + d e^r to first order. d = rlo + tl reaches ulp(t) ~ 2^-43, so d's factor
+  // must be e^r itself (expm1_reduced_tail's 1 + r would leave d r^2 / 2); e^r - 1 - r is tail0.
   const double d = rlo + tlc;
   const double tail0 = expm1_reduced_tail(r, 0.0);
   const double tail = tail0 + d * ((1.0 + r) + tail0);
