@@ -345,9 +345,10 @@ void check_pow_dtype(ScalarType t) {
   if (t == ScalarType::Bool) throw NotImplementedError("pow: \"pow\" not implemented for 'Bool'");
 }
 
-// pow for float32 / float16 / bfloat16 results is vectorized in double (VecMathPow.h); blocks
-// holding an infinite or nan base or exponent take libm's pow for its special cases. float64
-// results use libm's pow (the double-based formula is not accurate enough for them).
+// pow for floating results is vectorized in double (VecMathPow.h): pow_f64 (double-double log,
+// < 1 ulp) for float64, pow_finite_for_float for float32 / float16 / bfloat16. Blocks holding an
+// infinite or nan base or exponent (or, for float64, a zero base) take libm's pow for its
+// special cases.
 template <typename scalar_t>
 TL_ALWAYS_INLINE double pow_arg(scalar_t a) {
   return static_cast<double>(to_opmath(a));
@@ -358,21 +359,26 @@ void pow_tensor_loop(TensorIterator& iter) {
   if constexpr (std::is_integral_v<scalar_t>) {
     cpu_kernel_novec(iter, [](scalar_t a, scalar_t b) -> scalar_t { return powi(a, b); });
   } else if constexpr (std::is_same_v<scalar_t, double>) {
-    cpu_kernel_novec(iter, [](double a, double b) -> double { return std::pow(a, b); });
+    math_kernel<double>(
+        iter, [](double a, double b) TL_MATH_INLINE { return vec::pow_f64(a, b); },
+        [](double a, double b) { return vec::pow_f64_needs_libm(a, b); }, [](double a, double b) { return std::pow(a, b); });
   } else {
     math_kernel<scalar_t>(
-        iter, [](double a, double b) TL_MATH_INLINE { return vec::pow_finite_for_float(a, b); },
+        iter, [](double a, double b) TL_MATH_INLINE { return vec::pow_finite_for_float<true>(a, b); },
         [](double a, double b) { return vec::pow_needs_libm(a, b); }, [](double a, double b) { return std::pow(a, b); });
   }
 }
 
-// x ** b for a number b: float32 results vectorized in double, float64 through libm.
+// x ** b for a number b, vectorized in double; a non-finite b (float64: also a zero or
+// non-finite x, per block) goes to libm.
 template <typename scalar_t>
 void pow_general_scalar_loop(TensorIterator& iter, double b) {
-  if constexpr (std::is_same_v<scalar_t, double>) {
-    cpu_kernel_novec(iter, [b](double a) -> double { return std::pow(a, b); });
-  } else if (!vec::disfinite(b)) {
+  if (!vec::disfinite(b)) {
     cpu_kernel_novec(iter, [b](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(std::pow(pow_arg(a), b)); });
+  } else if constexpr (std::is_same_v<scalar_t, double>) {
+    math_kernel<double>(
+        iter, [b](double a) TL_MATH_INLINE { return vec::pow_f64(a, b); }, [b](double a) { return vec::pow_f64_needs_libm(a, b); },
+        [b](double a) { return std::pow(a, b); });
   } else {
     math_kernel<scalar_t>(
         iter, [b](double a) TL_MATH_INLINE { return vec::pow_finite_for_float(a, b); }, [](double a) { return !vec::disfinite(a); },
@@ -432,7 +438,13 @@ void pow_scalar_base_loop(TensorIterator& iter, const Scalar& self) {
   if constexpr (std::is_integral_v<scalar_t>) {
     cpu_kernel_novec(iter, [base](scalar_t e) -> scalar_t { return powi(base, e); });
   } else if constexpr (std::is_same_v<scalar_t, double>) {
-    cpu_kernel_novec(iter, [base](double e) -> double { return std::pow(base, e); });
+    if (vec::pow_f64_needs_libm(base, 0.0)) {
+      cpu_kernel_novec(iter, [base](double e) -> double { return std::pow(base, e); });
+      return;
+    }
+    math_kernel<double>(
+        iter, [base](double e) TL_MATH_INLINE { return vec::pow_f64(base, e); }, [](double e) { return !vec::disfinite(e); },
+        [base](double e) { return std::pow(base, e); });
   } else {
     const double b = static_cast<double>(to_opmath(base));
     if (!vec::disfinite(b)) {
@@ -440,7 +452,7 @@ void pow_scalar_base_loop(TensorIterator& iter, const Scalar& self) {
       return;
     }
     math_kernel<scalar_t>(
-        iter, [b](double e) TL_MATH_INLINE { return vec::pow_finite_for_float(b, e); }, [](double e) { return !vec::disfinite(e); },
+        iter, [b](double e) TL_MATH_INLINE { return vec::pow_finite_for_float<true>(b, e); }, [](double e) { return !vec::disfinite(e); },
         [b](double e) { return std::pow(b, e); });
   }
 }

@@ -161,13 +161,17 @@ void atan2_kernel(const Tensor& self, const Tensor& other, Tensor& out) {
 }
 
 void sinh_kernel(const Tensor& self, Tensor& out) {
-  unary_math(self, out, "sinh", [](double x) TL_MATH_INLINE { return vec::sinh_f64(x); });
+  unary_math(
+      self, out, "sinh", [](double x) TL_MATH_INLINE { return vec::sinh_f64(x); },
+      [](double x) TL_MATH_INLINE { return vec::sinh_for_float(x); });
 }
 void cosh_kernel(const Tensor& self, Tensor& out) {
   unary_math(self, out, "cosh", [](double x) TL_MATH_INLINE { return vec::cosh_f64(x); });
 }
 void tanh_kernel(const Tensor& self, Tensor& out) {
-  unary_math(self, out, "tanh", [](double x) TL_MATH_INLINE { return vec::tanh_f64(x); });
+  unary_math(
+      self, out, "tanh", [](double x) TL_MATH_INLINE { return vec::tanh_f64(x); },
+      [](double x) TL_MATH_INLINE { return vec::tanh_for_float(x); });
 }
 void asinh_kernel(const Tensor& self, Tensor& out) {
   unary_math(self, out, "asinh", [](double x) TL_MATH_INLINE { return vec::asinh_f64(x); });
@@ -179,7 +183,9 @@ void atanh_kernel(const Tensor& self, Tensor& out) {
   unary_math(self, out, "atanh", [](double x) TL_MATH_INLINE { return vec::atanh_f64(x); });
 }
 void sigmoid_kernel(const Tensor& self, Tensor& out) {
-  unary_math(self, out, "sigmoid", [](double x) TL_MATH_INLINE { return vec::sigmoid_f64(x); });
+  unary_math(
+      self, out, "sigmoid", [](double x) TL_MATH_INLINE { return vec::sigmoid_f64(x); },
+      [](double x) TL_MATH_INLINE { return vec::sigmoid_for_float(x); });
 }
 
 void erf_kernel(const Tensor& self, Tensor& out) {

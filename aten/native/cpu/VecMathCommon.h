@@ -73,4 +73,9 @@ TL_ALWAYS_INLINE double two_sum(double a, double b, double& e) {
   return s;
 }
 
+// a * b - p exactly, for p = a * b rounded (one fused multiply-add: exact whenever the error is
+// representable, as for a product's rounding error or a quotient's remainder). The default
+// x86-64 clone calls libm's fma, which is exact too but not vectorized.
+TL_ALWAYS_INLINE double mul_err(double a, double b, double p) { return __builtin_fma(a, b, -p); }
+
 }  // namespace tl::native::vec

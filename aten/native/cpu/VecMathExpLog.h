@@ -19,9 +19,10 @@ constexpr double kInvLn10Lo = 4.798111141615973e-09;
 constexpr double kLog10Of2Hi = 3.01029995663611771306e-01;  // 33 bits: k * hi exact
 constexpr double kLog10Of2Lo = 3.69423907715893078616e-13;
 
-// e^(r + rlo) - 1 for |r| <= ln2/2, rlo a tiny correction of r: Taylor polynomial to degree 13
-// (truncation error < 2^-58 relative).
-TL_ALWAYS_INLINE double expm1_reduced(double r, double rlo = 0.0) {
+// e^(r + rlo) - 1 - r for |r| <= ln2/2, rlo a tiny correction of r: Taylor polynomial to
+// degree 13 (truncation error < 2^-58 relative). Kept apart from r so that callers can add r
+// and 1 exactly (pow_f64).
+TL_ALWAYS_INLINE double expm1_reduced_tail(double r, double rlo) {
   double p = 1.0 / 6227020800.0;  // 1/13!
   p = p * r + 1.0 / 479001600.0;
   p = p * r + 1.0 / 39916800.0;
@@ -34,8 +35,11 @@ TL_ALWAYS_INLINE double expm1_reduced(double r, double rlo = 0.0) {
   p = p * r + 1.0 / 24.0;
   p = p * r + 1.0 / 6.0;
   p = p * r + 0.5;
-  return r + ((r * r) * p + rlo * (1.0 + r));
+  return (r * r) * p + rlo * (1.0 + r);
 }
+
+// e^(r + rlo) - 1 for |r| <= ln2/2.
+TL_ALWAYS_INLINE double expm1_reduced(double r, double rlo = 0.0) { return r + expm1_reduced_tail(r, rlo); }
 
 // x = k ln2 + r + rlo with |r| <= ln2/2 (Cody-Waite; x - k kLn2Hi is exact) and rlo the
 // rounding error of r; k returned as an integral double.
@@ -196,12 +200,27 @@ TL_ALWAYS_INLINE double exp_for_float(double x) {
   return p * pow2_k(kd);
 }
 
+// log(ax) for a positive normal double ax, to 2^-49 relative, for results that round to float: ax = 2^k m, m in [sqrt(1/2), sqrt(2)), log m =
+// 2 atanh(s) = 2s (1 + s^2 P(s^2)) with s = (m - 1) / (m + 1), P a Chebyshev fit of degree 5
+// (error < 2^-50 relative).
+TL_ALWAYS_INLINE double log_normal_for_float(double ax) {
+  const uint64_t ix = double_to_bits(ax) + (0x3ff0000000000000ULL - 0x3fe6a09e00000000ULL);
+  const double kd = bits_to_double(0x4330000000000000ULL | (ix >> 52)) - (4503599627370496.0 + 1023.0);
+  const double f = bits_to_double((ix & 0x000fffffffffffffULL) + 0x3fe6a09e00000000ULL) - 1.0;
+  const double s = f / (2.0 + f);
+  const double z = s * s;
+  double p = 0x1.546a7e4aa710ap-4;
+  p = p * z + 0x1.7382d85ab5b51p-4;
+  p = p * z + 0x1.c71fcce33262dp-4;
+  p = p * z + 0x1.2492462aff872p-3;
+  p = p * z + 0x1.9999999b865a1p-3;
+  p = p * z + 0x1.55555555553bbp-2;
+  const double s2 = s + s;
+  return kd * kLn2 + (s2 + (s2 * z) * p);
+}
+
 // log1p(e) for e in [0, 1], for results that round to float: log of u = 1 + e without the
 // first-order correction of u's rounding (2^-53, far below float's precision).
-TL_ALWAYS_INLINE double log1p_unit_for_float(double e) {
-  double kd, f;
-  const double c = log_parts<false>(1.0 + e, kd, f);
-  return kd * kLn2 + (c + f);
-}
+TL_ALWAYS_INLINE double log1p_unit_for_float(double e) { return log_normal_for_float(1.0 + e); }
 
 }  // namespace tl::native::vec

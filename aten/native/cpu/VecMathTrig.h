@@ -145,18 +145,35 @@ TL_ALWAYS_INLINE double atan2_f64(double y, double x) {
   return dsel(disnan(x) | disnan(y), x + y, res);
 }
 
-// atan2 for float inputs (held in double) and results: the quotient |y / x| is not formed, atan_ratio
-// divides once (one division fewer than atan2_f64); special cases as there.
+// atan2 for float inputs (held in double) and results: a = atan(n / d) with n = min(|y|, |x|),
+// d = max(|y|, |x|) (so n / d <= 1: only the breakpoints 0, 1/2 and 1), reduced to |t'| <= 7/16
+// (t' = (n - c d) / (d + c n), one division, atan(c) as one double) and atan(t') = t' +
+// t'^3 P(t'^2), P a Chebyshev fit of degree 8 (error < 2^-46 relative); then pi/2 - a where
+// |y| > |x|, pi - a where x has its sign bit set, and y's sign. Both zero: a = 0 (so atan2(±0,
+// -0) = ±pi); both infinite: a = pi/4; one infinite: n / d = 0 on its own (c = 0 there).
 TL_ALWAYS_INLINE double atan2_for_float(double y, double x) {
   const double ax = dabs(x), ay = dabs(y);
-  const bool both_inf = (ax == kInf) & (ay == kInf);
-  const bool zero = (ay == 0.0) | ((ax == kInf) & (ay != kInf));
-  const bool unit = zero | both_inf;
-  const double z = atan_ratio(dsel(unit, dsel(both_inf, 1.0, 0.0), ay), dsel(unit, 1.0, ax));
-  double zq = dsel(dsign(x) != 0, 3.141592653589793 - (z - 1.2246467991473532e-16), z);
-  zq = dsel(((ax == 0.0) & (ay != 0.0)) | ((ay == kInf) & (ax != kInf)), 1.5707963267948966, zq);
-  const double res = dcopysign(zq, y);
-  return dsel(disnan(x) | disnan(y), x + y, res);
+  const bool swap = ay > ax;
+  const double n = dsel(swap, ax, ay), d = dsel(swap, ay, ax);
+  const bool i1 = n >= 0.4375 * d, i2 = n >= 0.6875 * d;
+  const double c = dsel(i2, 1.0, dsel(i1, 0.5, 0.0));
+  const double hi = dsel(i2, 0.7853981633974483, dsel(i1, 0.4636476090008061, 0.0));
+  const double t = dsel(i1, n - c * d, n) / dsel(i1, d + c * n, d);  // c = 0: no 0 * inf
+  const double z = t * t;
+  double p = -0x1.9f63bf24c3bfep-6;
+  p = p * z + 0x1.9ceef8dc50421p-5;
+  p = p * z - 0x1.0ae038a31e40bp-4;
+  p = p * z + 0x1.3a68722a503c2p-4;
+  p = p * z - 0x1.74520ae6f1e79p-4;
+  p = p * z + 0x1.c71c0a46e6709p-4;
+  p = p * z - 0x1.24924830230a0p-3;
+  p = p * z + 0x1.99999997dae1bp-3;
+  p = p * z - 0x1.555555555511ep-2;
+  double a = hi + (t + t * z * p);
+  a = dsel(ay == 0.0, 0.0, dsel((ax == kInf) & (ay == kInf), 0.7853981633974483, a));
+  a = dsel(swap, 1.5707963267948966 - a, a);
+  a = dsel(dsign(x) != 0, 3.141592653589793 - a, a);
+  return dsel(disnan(x) | disnan(y), x + y, dcopysign(a, y));
 }
 
 // asin(x) = atan(x / sqrt((1 - x)(1 + x))); |x| > 1 gives nan through the sqrt.
