@@ -23,6 +23,9 @@ echo "== sanitizer build ($sanitize) took $(( $(date +%s) - start ))s"
 preload=()
 [[ ",$sanitize," == *",address,"* ]] && preload+=("$(g++ -print-file-name=libasan.so)")
 [[ ",$sanitize," == *",undefined,"* ]] && preload+=("$(g++ -print-file-name=libubsan.so)")
+# libstdc++ from the start too: ASan's __cxa_throw interceptor needs the real one loaded when it starts
+# (Python does not link it), or the first C++ exception fails an ASan CHECK (libubsan happens to pull it in).
+preload+=("$(g++ -print-file-name=libstdc++.so)")
 export LD_PRELOAD="${preload[*]}"
 # Every report is fatal: the process aborts (SIGABRT) at the first one, so a report fails the test
 # run, and kills a fuzz worker, which the fuzzer reports as a crash with its reproducer (the
