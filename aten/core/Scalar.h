@@ -1,5 +1,6 @@
 // A number passed to an op: bool, integer or floating point. Python ints become
-// Int, Python floats Double; the tag decides type promotion against tensors.
+// Int (UInt64 for those in [2**63, 2**64), as in PyTorch), Python floats Double; the tag decides
+// type promotion against tensors.
 #pragma once
 #include <cstdint>
 #include <limits>
@@ -12,7 +13,7 @@ namespace tl {
 
 class Scalar {
  public:
-  enum class Tag : uint8_t { Bool, Int, Double };
+  enum class Tag : uint8_t { Bool, Int, Double, UInt64 };
 
   Scalar() : Scalar(int64_t(0)) {}
   Scalar(bool v) : tag_(Tag::Bool) { v_.i = v; }
@@ -23,12 +24,25 @@ class Scalar {
   template <typename T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
   Scalar(T v) : tag_(Tag::Int) { v_.i = static_cast<int64_t>(v); }
 
+  // An integer above INT64_MAX (a Python int in [2**63, 2**64)): integral; as int64 it wraps, as a
+  // double it is exact (rounded), and checked conversions to any integer dtype refuse it.
+  static Scalar from_uint64(uint64_t v) {
+    Scalar s(static_cast<int64_t>(v));
+    if (v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) s.tag_ = Tag::UInt64;
+    return s;
+  }
+
   Tag tag() const { return tag_; }
   bool is_bool() const { return tag_ == Tag::Bool; }
-  bool is_integral() const { return tag_ == Tag::Int; }  // not bool
+  bool is_integral() const { return tag_ == Tag::Int || tag_ == Tag::UInt64; }  // not bool
   bool is_floating_point() const { return tag_ == Tag::Double; }
+  bool is_uint64() const { return tag_ == Tag::UInt64; }  // above INT64_MAX
+  uint64_t to_uint64_bits() const { return static_cast<uint64_t>(v_.i); }
 
-  double to_double() const { return tag_ == Tag::Double ? v_.d : static_cast<double>(v_.i); }
+  double to_double() const {
+    if (tag_ == Tag::Double) return v_.d;
+    return tag_ == Tag::UInt64 ? static_cast<double>(to_uint64_bits()) : static_cast<double>(v_.i);
+  }
   // A double outside int64 (nan, inf included) gives INT64_MIN, as x86's conversion does, with no
   // undefined behaviour. Ops that must reject such values check them first (checked_scalar_cast).
   int64_t to_long() const {
@@ -64,6 +78,7 @@ class Scalar {
 
 inline std::ostream& operator<<(std::ostream& os, const Scalar& s) {
   if (s.is_bool()) return os << (s.to_bool() ? "True" : "False");
+  if (s.is_uint64()) return os << s.to_uint64_bits();
   if (s.is_integral()) return os << s.to_long();
   return os << s.to_double();
 }

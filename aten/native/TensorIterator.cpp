@@ -347,7 +347,13 @@ void TensorIterator::compute_types(const TensorIteratorConfig& cfg) {
       const OperandInfo& op = ops_[noutputs_ + i];
       if (!op.keep_dtype) state = update_result_type_state(op.original, state);
     }
-    for (int i = 0; i < cfg.nscalars_; ++i) state = update_result_type_state(cfg.scalars_[i], state);
+    // PyTorch promotes an int in [2**63, 2**64) as uint64, which no bool operand promotes with.
+    const bool tensors_bool = result_type(state) == ScalarType::Bool;
+    for (int i = 0; i < cfg.nscalars_; ++i) {
+      TL_CHECK(!(tensors_bool && cfg.scalars_[i].is_uint64()), op_name(),
+               ": Promotion for uint16, uint32, uint64 types is not supported, attempted to promote Bool and UInt64");
+      state = update_result_type_state(cfg.scalars_[i], state);
+    }
     common = result_type(state);
   } else {
     for (int i = 0; i < ninputs_ && common == ScalarType::Undefined; ++i)

@@ -10,7 +10,10 @@ namespace tl::native {
 
 // full(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor full_composite(IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  ScalarType st = dtype.value_or(fill_value.is_floating_point() ? default_dtype() : fill_value.type());
+  // An int above INT64_MAX infers int64 too, whose fill refuses it, as in PyTorch.
+  ScalarType st = dtype.value_or(fill_value.is_floating_point() ? default_dtype()
+                                 : fill_value.is_bool()         ? ScalarType::Bool
+                                                                : ScalarType::Int64);
   Tensor result = empty(size, st, device);
   native::fill_kernel(result, fill_value);  // a fresh tensor: not an in-place op (no version bump)
   return result;

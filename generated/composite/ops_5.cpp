@@ -3,13 +3,17 @@
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/empty_like.h"
+#include "generated/ops/fill.h"
 
 namespace tl::native {
 
 // empty_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor empty_like_composite(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
   // Keeps the layout of a dense input (a transposed input gives a transposed result), like PyTorch.
-  return native::empty_like_preserve(self, dtype.value_or(self.dtype()), device.value_or(self.device()));
+  Tensor result = native::empty_like_preserve(self, dtype.value_or(self.dtype()), device.value_or(self.device()));
+  // Uninitialised bools are zeroed, as by empty: a byte other than 0/1 read as bool is undefined behaviour.
+  if (result.dtype() == ScalarType::Bool) native::fill_kernel(result, false);
+  return result;
 }
 
 }  // namespace tl::native

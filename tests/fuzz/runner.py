@@ -16,9 +16,12 @@ from pathlib import Path
 from .generate import PRELUDE, generate
 from .known import KNOWN
 from .targets import load_targets
-from .worker import cap_memory
+from .worker import asan_preloaded, cap_memory
 
 ROOT = Path(__file__).resolve().parents[2]
+# -P: the interpreter does not put its working directory (ROOT) first on sys.path, so the torchlite
+# on PYTHONPATH is the one tested (tools/sanitize.sh puts its sanitized build there). Python >= 3.11.
+SAFE_PATH = ["-P"] if sys.version_info >= (3, 11) else []
 BAD = ("crash", "hang", "unexpected")
 REPORTED = BAD + ("mismatch",)  # a mismatch with PyTorch (--compare-torch) is reported, not a failure
 
@@ -66,7 +69,7 @@ class Worker:
         self._start()
 
     def _start(self):
-        self.proc = subprocess.Popen([sys.executable, "-m", "tests.fuzz.worker"], cwd=ROOT, env=self.env,
+        self.proc = subprocess.Popen([sys.executable, *SAFE_PATH, "-m", "tests.fuzz.worker"], cwd=ROOT, env=self.env,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                      text=True, bufsize=1, start_new_session=True)
         self.lines = queue.Queue()
@@ -125,6 +128,22 @@ class Worker:
         return kind, detail + (f"\n{where}" if kind == "unexpected" else "")
 
 
+def worker_env(env=None):
+    """The environment of worker and reproducer processes: `env` (default: this process's) with ROOT
+    on PYTHONPATH after the paths already there (tests.fuzz is importable; a torchlite put first, such
+    as the sanitized build, stays first), and under AddressSanitizer the memory cap as its options."""
+    env = dict(os.environ if env is None else env)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (env.get("PYTHONPATH", ""), str(ROOT)) if p)
+    if asan_preloaded(env):
+        # ASan reserves terabytes of address space for its shadow memory, so the workers cannot cap
+        # theirs (cap_memory); ASan caps each allocation instead, and a refused one returns null
+        # (torchlite's out-of-memory error) rather than aborting.
+        mb = env.get("TORCHLITE_FUZZ_MEMORY_MB", "1024")
+        env["ASAN_OPTIONS"] = ":".join(o for o in (env.get("ASAN_OPTIONS", ""), "allocator_may_return_null=1",
+                                                   f"max_allocation_size_mb={mb}") if o)
+    return env
+
+
 def _dedup_key(kind, target, detail):
     first = detail.splitlines()[0] if detail else ""
     # Messages differ by the numbers in them; one bug is one finding.
@@ -157,8 +176,7 @@ def run(calls=1000, seed=0, workers=2, timeout=10.0, avoid_known=True, ops=None,
     if ops:
         targets = [t for t in targets if any(o == t.fn.schema.name.base or o == str(t.fn.schema.name) for o in ops)]
     assert targets, "no op matches"
-    env = dict(os.environ if env is None else env)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
+    env = worker_env(env)
     # One BLAS thread: its per-thread buffers would otherwise eat the workers' capped address space.
     env.setdefault("OPENBLAS_NUM_THREADS", "1")
     if compare_torch:
@@ -221,10 +239,8 @@ def minimize(call, kind, detail, timeout):
 
 def reproduce(source, timeout=60):
     """Runs a reproducer in a fresh interpreter: ('crash', signal) / ('hang', '') / ('exit', code)."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
     try:
-        proc = subprocess.run([sys.executable, "-c", source], cwd=ROOT, env=env, timeout=timeout,
+        proc = subprocess.run([sys.executable, *SAFE_PATH, "-c", source], cwd=ROOT, env=worker_env(), timeout=timeout,
                               capture_output=True, text=True, preexec_fn=cap_memory)
     except subprocess.TimeoutExpired:
         return "hang", ""
@@ -233,4 +249,4 @@ def reproduce(source, timeout=60):
     return "exit", str(proc.returncode)
 
 
-__all__ = ["run", "draw", "reproduce", "Summary", "Finding", "PRELUDE"]
+__all__ = ["run", "draw", "reproduce", "worker_env", "Summary", "Finding", "PRELUDE"]

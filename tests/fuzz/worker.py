@@ -30,9 +30,18 @@ def classify(exc):
     return "expected" if isinstance(exc, EXPECTED) else "unexpected"
 
 
+def asan_preloaded(env=None):
+    """Whether processes with this environment run under AddressSanitizer (tools/sanitize.sh preloads it)."""
+    return "libasan" in (os.environ if env is None else env).get("LD_PRELOAD", "")
+
+
 def cap_memory():
     """Caps this process's address space (TORCHLITE_FUZZ_MEMORY_MB, default 1024): a call asking for
-    gigabytes fails as it would on a full machine, quickly, instead of taking the machine."""
+    gigabytes fails as it would on a full machine, quickly, instead of taking the machine. Not under
+    AddressSanitizer, whose shadow memory needs terabytes of address space: there ASan's own
+    per-allocation cap does this (runner.worker_env)."""
+    if asan_preloaded():
+        return
     limit = int(os.environ.get("TORCHLITE_FUZZ_MEMORY_MB", "1024")) << 20
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 

@@ -670,8 +670,9 @@ PythonArgParser::PythonArgParser(std::vector<std::string> signatures, bool is_me
   name_ = signatures_[0].name;
 }
 
-PythonArgs PythonArgParser::parse(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames,
+PythonArgs PythonArgParser::parse(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames,
                                   ParsedArgs& dst) {
+  dst.self = self;
   for (const FunctionSignature& sig : signatures_) {
     if (sig.match(args, nargs, kwnames, dst, false, nullptr)) return PythonArgs(sig.index, &sig, &dst);
   }
@@ -827,9 +828,12 @@ void PythonArgParser::raise_error(PyObject* const* args, Py_ssize_t nargs, PyObj
 // convert"; PyTorch raises OverflowError, which torchlite's error policy maps to RuntimeError).
 namespace {
 Scalar number_to_scalar(PyObject* o, const std::string& op) {
+  // As PyTorch: an int in [2**63, 2**64) is an unsigned 64-bit Scalar; beyond that Python's
+  // OverflowError ("int too big to convert", "can't convert negative int to unsigned"), here
+  // naming the op.
   if (!PyBool_Check(o) && int_overflows(o)) {
     const unsigned long long u = PyLong_AsUnsignedLongLong(o);
-    if (!(u == static_cast<unsigned long long>(-1) && PyErr_Occurred())) return Scalar(static_cast<double>(u));
+    if (!(u == static_cast<unsigned long long>(-1) && PyErr_Occurred())) return Scalar::from_uint64(u);
     PyObject *type, *value, *traceback;
     PyErr_Fetch(&type, &value, &traceback);
     PyRef reason(value ? PyObject_Str(value) : nullptr);
@@ -838,7 +842,8 @@ Scalar number_to_scalar(PyObject* o, const std::string& op) {
     Py_XDECREF(traceback);
     const char* text = reason ? PyUnicode_AsUTF8(reason.get()) : nullptr;
     PyErr_Clear();
-    throw RuntimeError(str(op, "(): ", text ? text : "int too big to convert"));
+    PyErr_Format(PyExc_OverflowError, "%s(): %s", op.c_str(), text ? text : "int too big to convert");
+    throw python_error();
   }
   return unpack_scalar_number(o);
 }
@@ -849,7 +854,30 @@ Tensor PythonArgs::tensor_slow(int i) const {
   if (!o || o == Py_None) return Tensor();
   // A Python number accepted for a Tensor parameter (numbers-as-tensors ops).
   Scalar s = number_to_scalar(o, signature->name);
+  if (s.is_uint64()) return uint64_wrapped_number(s);
   return scalar_to_tensor(s, s.type(), Device(DeviceType::CPU), /*wrapped_number=*/true);
+}
+
+Tensor PythonArgs::uint64_wrapped_number(const Scalar& s) const {
+  // PyTorch wraps an int above INT64_MAX as a uint64 0-d tensor, which promotes like any wrapped
+  // int: an integer result takes its low bits (int64 + 2**63 wraps), a floating one its value, and
+  // a bool tensor cannot be promoted with uint64. There is no uint64 dtype here, so the other
+  // tensor arguments pick the equivalent wrapped number: int64 bits, or the float64 value.
+  bool floating = false, integral = false, any = false;
+  for (size_t k = 0; k <= signature->params.size(); ++k) {
+    PyObject* o = k < signature->params.size() ? args[k] : parsed->self;
+    if (!o || !is_tensor(o) || (k < signature->params.size() && signature->params[k].type != ParameterType::Tensor)) {
+      continue;
+    }
+    const ScalarType t = unpack_tensor(o).dtype();
+    any = true;
+    floating = floating || !is_integral_type(t, /*include_bool=*/true);
+    integral = integral || is_integral_type(t, /*include_bool=*/false);
+  }
+  TL_CHECK(floating || integral || !any, signature->name,
+           "(): Promotion for uint16, uint32, uint64 types is not supported, attempted to promote Bool and UInt64");
+  if (floating) return scalar_to_tensor(Scalar(s.to_double()), ScalarType::Float64, Device(DeviceType::CPU), true);
+  return scalar_to_tensor(Scalar(s.to_long()), ScalarType::Int64, Device(DeviceType::CPU), true);
 }
 
 std::optional<tl::Generator> PythonArgs::generator_optional(int i) const {

@@ -90,6 +90,7 @@ struct FunctionParameter {
 struct ParsedArgs {
   static constexpr int kMaxArgs = 32;
   PyObject* args[kMaxArgs];  // borrowed; nullptr = omitted (use the default)
+  PyObject* self;            // borrowed: the tensor of a method call, nullptr for a function
   // x.view(2, 3): the int list parameter `varargs_index` is args[0..nvarargs) of the call.
   PyObject* const* varargs;
   Py_ssize_t nvarargs;
@@ -258,6 +259,7 @@ struct PythonArgs {
 
  private:
   Tensor tensor_slow(int i) const;
+  Tensor uint64_wrapped_number(const Scalar& s) const;
   Scalar scalar_slow(PyObject* o, int i) const;
   int64_t int_slow(PyObject* o, int i) const;
   double double_slow(PyObject* o, int i) const;

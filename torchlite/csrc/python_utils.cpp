@@ -104,6 +104,7 @@ Scalar unpack_scalar_number(PyObject* obj) {
 
 PyObject* wrap_scalar(const Scalar& s) {
   if (s.is_bool()) return PyBool_FromLong(s.to_bool());
+  if (s.is_uint64()) return PyLong_FromUnsignedLongLong(s.to_uint64_bits());
   if (s.is_integral()) return PyLong_FromLongLong(s.to_long());
   return PyFloat_FromDouble(s.to_double());
 }

@@ -134,6 +134,8 @@ template <typename T>
 TL_ALWAYS_INLINE T scalar_cast(const Scalar& s) {
   if (s.is_floating_point()) return cast_value<T, double>(s.to_double());
   if (s.is_bool()) return cast_value<T, bool>(s.to_bool());
+  // Above INT64_MAX: integers take the low bits, floating types the value.
+  if (s.is_uint64() && !std::is_integral_v<T>) return cast_value<T, double>(s.to_double());
   return cast_value<T, int64_t>(s.to_long());
 }
 
@@ -168,6 +170,8 @@ T checked_scalar_cast(const Scalar& s, const char* op = nullptr) {
       if constexpr (std::is_same_v<T, int64_t>) overflow = overflow || d >= 9223372036854775808.0;
     } else if (s.is_bool()) {
       overflow = false;
+    } else if (s.is_uint64()) {
+      overflow = true;  // above INT64_MAX: no integer dtype holds it
     } else {
       const int64_t v = s.to_long();
       if constexpr (std::is_unsigned_v<T>) {

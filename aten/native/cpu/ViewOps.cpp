@@ -188,10 +188,17 @@ Tensor slice_kernel(const Tensor& self, int64_t dim, std::optional<int64_t> star
   if (e < 0) e += size;
   s = std::clamp<int64_t>(s, 0, size);
   e = std::clamp<int64_t>(e, s, size);
-  int64_t len = e == s ? 0 : (e - s - 1) / step + 1;
+  // PyTorch's count, (e - s + step - 1) / step, wraps in int64 for steps near INT64_MAX (x[::2**63]
+  // of 6 elements is empty, of 3 an error); the same results here, in defined arithmetic.
+  const int64_t len = static_cast<int64_t>(static_cast<uint64_t>(e - s) + static_cast<uint64_t>(step - 1)) / step;
   DimVector sizes(self.sizes()), strides(self.strides());
   int64_t offset = self.storage_offset() + s * strides[d];
   sizes[d] = len;
+  if (len < 0) {
+    strides[d] = static_cast<int64_t>(static_cast<uint64_t>(strides[d]) * static_cast<uint64_t>(step));
+    TL_CHECK(false, "Storage size calculation overflowed with sizes=", IntArrayRef(sizes), " and strides=",
+             IntArrayRef(strides));
+  }
   // With 2+ elements stride * step is at most the dimension's span; it can only overflow when the
   // result has one element or none, whose stride is never used: then the old stride stays.
   int64_t stepped;
