@@ -200,31 +200,48 @@ def zero_grad_nodes(ctx: Context) -> dict[str, str]:
     numbered per base name like PyTorch's EqBackward0 (Scalar), EqBackward1 (Tensor)."""
     nodes: dict[str, str] = {}
     for g in ctx.groups:
-        n = 0
+        names = _NodeNames(g)
         for f in g.functions:
             if f.functional is not None or f.is_composite or not f.non_differentiable:
                 continue
             if any(d.formula.strip() != NON_DIFFERENTIABLE for d in f.derivatives):
                 continue
+            name = names.next(f)
             for v in g.functions:
                 if v.functional is f and v.schema.kind() == SchemaKind.inplace:
-                    nodes[str(v.schema.name)] = f"{node_name_base(g.base)}Backward{n}"
-            n += 1
+                    nodes[str(v.schema.name)] = name
     return nodes
+
+
+class _NodeNames:
+    """Node names of one op group: an entry's `backward_node:` if it has one, otherwise
+    `<Base>Backward<n>` with the next n in file order that no entry of the group claims."""
+
+    def __init__(self, g: OpGroup):
+        self.base = node_name_base(g.base)
+        self.taken = {f.backward_node for f in g.functions if f.backward_node}
+        self.n = 0
+
+    def next(self, f: NativeFunction) -> str:
+        if f.backward_node:
+            return f.backward_node
+        while f"{self.base}Backward{self.n}" in self.taken:
+            self.n += 1
+        self.n += 1
+        return f"{self.base}Backward{self.n - 1}"
 
 
 def backward_infos(ctx: Context) -> dict[str, BackwardInfo]:
     """Backward node per differentiable source entry, keyed by str(schema.name); numbered per base name."""
     infos: dict[str, BackwardInfo] = {}
     for g in ctx.groups:
-        n = 0
+        names = _NodeNames(g)
         for f in g.functions:
             if f.functional is not None or f.is_composite:
                 continue
-            info = analyze(f, f"{node_name_base(g.base)}Backward{n}")
-            if info is not None:
-                infos[str(f.schema.name)] = info
-                n += 1
+            if all(d.formula.strip() == NON_DIFFERENTIABLE for d in f.derivatives):
+                continue  # analyze() would give no node
+            infos[str(f.schema.name)] = analyze(f, names.next(f))
     return infos
 
 
@@ -239,6 +256,14 @@ def kernel_decls(ctx: Context, g: OpGroup) -> list[str]:
             params = ", ".join(p.decl(False) for p in cpp.kernel_params(f, out))
             seen.setdefault(kernel, f"{cpp.kernel_return(f, out)} {kernel}({params});")
     return [seen[k] for k in sorted(seen)]
+
+
+def _drop_repeated_adapters(ops: list[OpView]) -> None:
+    """Entries of several names may share a kernel (an alias: `greater` runs gt_kernel), so the
+    same adapter can come up twice in one shard: keep the first."""
+    seen: set[str] = set()
+    for op in ops:
+        op.adapters = [a for a in op.adapters if a not in seen and not seen.add(a)]
 
 
 def _with_includes(ctx: Context, template: str, own: list[str], **values) -> str:
@@ -274,6 +299,7 @@ def generate(ctx: Context) -> dict[str, str]:
 
     for i, groups in enumerate(dispatch_shards):
         if groups:
+            _drop_repeated_adapters([op for g in groups for op in views[g.base]])
             files[f"dispatch/ops_{i}.cpp"] = _with_includes(
                 ctx, "dispatch_shard.cpp.j2", [g.base for g in groups], shard=i, groups=groups, views=views)
     for i, groups in enumerate(composite_shards):

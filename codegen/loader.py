@@ -36,7 +36,8 @@ class CodegenError(Exception):
 
 
 ENTRY_KEYS = ("func", "doc", "variants", "inplace", "out", "dispatch", "impl", "derivatives",
-              "output_differentiability", "tags", "python_operators", "view_of", "samples", "dtypes")
+              "output_differentiability", "tags", "python_operators", "view_of", "samples", "dtypes",
+              "backward_node")
 TOP_KEYS = ("tags", "functions")
 
 
@@ -203,6 +204,7 @@ class _EntryReader:
         view_of = self._get("view_of", str)
         samples = self._list("samples", str)
         dtypes = self._dtypes()
+        backward_node = self._get("backward_node", str)
         if not self.ok or schema is None:
             return []
         source = NativeFunction(
@@ -212,6 +214,7 @@ class _EntryReader:
             output_differentiability=None if out_diff is None else tuple(out_diff),
             tags=tuple(tags or ()), python_operators=tuple(python_operators or ()),
             view_of=view_of, samples=tuple(samples or ()), dtypes=dtypes, derive=derive, key_lines=self._key_lines(),
+            backward_node=backward_node,
         )
         return _with_derived(source)
 

@@ -295,8 +295,20 @@ def _check_samples(fn: NativeFunction, tags: set[str]) -> Problems:
             yield "samples", "a sample call is empty"
 
 
+_NODE_NAME = re.compile(r"^[A-Z][A-Za-z0-9]*Backward[0-9]+$")
+
+
+def _check_backward_node(fn: NativeFunction, tags: set[str]) -> Problems:
+    if fn.backward_node is None or fn.functional is not None:
+        return
+    if not _NODE_NAME.match(fn.backward_node):
+        yield "backward_node", f"`{fn.backward_node}` is not a node name like `PowBackward0`"
+    elif fn.is_composite or not (fn.derivatives or fn.non_differentiable):
+        yield "backward_node", "only an entry with `derivatives:` records a node"
+
+
 _CHECKS: tuple[Callable[[NativeFunction, set[str]], Problems], ...] = (
     _check_doc, _check_argument_names, _check_types, _check_variants, _check_dispatch, _check_derivatives, _check_derive,
     _check_writes, _check_view, _check_tags, _check_python_operators,
-    _check_output_differentiability, _check_samples, _check_formulas,
+    _check_output_differentiability, _check_samples, _check_formulas, _check_backward_node,
 )

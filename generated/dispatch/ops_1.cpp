@@ -267,7 +267,7 @@ const Tensor& ops::ne__Tensor::call(const Tensor& self, const Tensor& other) {
 const Tensor& ne_(const Tensor& self, const Tensor& other) {
   autograd::check_inplace_unrecorded(self, "ne_.Tensor");
   ops::ne__Tensor::call(self, other);
-  autograd::rebase_history_zero_grad(self, "NeBackward0");
+  autograd::rebase_history_zero_grad(self, "NeBackward1");
   return self;
 }
 
@@ -346,7 +346,7 @@ const Tensor& ops::ne__Scalar::call(const Tensor& self, const Scalar& other) {
 const Tensor& ne_(const Tensor& self, const Scalar& other) {
   autograd::check_inplace_unrecorded(self, "ne_.Scalar");
   ops::ne__Scalar::call(self, other);
-  autograd::rebase_history_zero_grad(self, "NeBackward1");
+  autograd::rebase_history_zero_grad(self, "NeBackward0");
   return self;
 }
 

@@ -207,7 +207,7 @@ const Tensor& ops::lt__Tensor::call(const Tensor& self, const Tensor& other) {
 const Tensor& lt_(const Tensor& self, const Tensor& other) {
   autograd::check_inplace_unrecorded(self, "lt_.Tensor");
   ops::lt__Tensor::call(self, other);
-  autograd::rebase_history_zero_grad(self, "LtBackward0");
+  autograd::rebase_history_zero_grad(self, "LtBackward1");
   return self;
 }
 
@@ -286,7 +286,7 @@ const Tensor& ops::lt__Scalar::call(const Tensor& self, const Scalar& other) {
 const Tensor& lt_(const Tensor& self, const Scalar& other) {
   autograd::check_inplace_unrecorded(self, "lt_.Scalar");
   ops::lt__Scalar::call(self, other);
-  autograd::rebase_history_zero_grad(self, "LtBackward1");
+  autograd::rebase_history_zero_grad(self, "LtBackward0");
   return self;
 }
 

@@ -4,6 +4,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/_test_sum_defined.h"
 #include "generated/ops/cumprod.h"
+#include "generated/ops/is_nonzero.h"
 #include "generated/ops/le.h"
 #include "generated/ops/tanh.h"
 
@@ -99,6 +100,13 @@ const Tensor& cumprod_out(const Tensor& out, const Tensor& self, int64_t dim, st
   return ops::cumprod_out::call(self, dim, dtype, out);
 }
 
+// ============================================================================ is_nonzero
+
+// is_nonzero(Tensor self) -> bool
+bool is_nonzero(const Tensor& self) {
+  return native::is_nonzero_composite(self);
+}
+
 // ============================================================================ le
 
 // le.Tensor(Tensor self, Tensor other) -> Tensor
@@ -148,7 +156,7 @@ const Tensor& ops::le__Tensor::call(const Tensor& self, const Tensor& other) {
 const Tensor& le_(const Tensor& self, const Tensor& other) {
   autograd::check_inplace_unrecorded(self, "le_.Tensor");
   ops::le__Tensor::call(self, other);
-  autograd::rebase_history_zero_grad(self, "LeBackward0");
+  autograd::rebase_history_zero_grad(self, "LeBackward1");
   return self;
 }
 
@@ -227,7 +235,7 @@ const Tensor& ops::le__Scalar::call(const Tensor& self, const Scalar& other) {
 const Tensor& le_(const Tensor& self, const Scalar& other) {
   autograd::check_inplace_unrecorded(self, "le_.Scalar");
   ops::le__Scalar::call(self, other);
-  autograd::rebase_history_zero_grad(self, "LeBackward1");
+  autograd::rebase_history_zero_grad(self, "LeBackward0");
   return self;
 }
 

@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/as_strided.h"
+#include "generated/ops/greater.h"
 #include "generated/ops/gt.h"
 #include "generated/ops/log2.h"
 #include "generated/ops/softmax.h"
@@ -26,6 +27,70 @@ PyObject* fn_as_strided(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   auto storage_offset = r.toInt64_optional(3);
   auto result = [&] { GilRelease no_gil; return tl::as_strided(self, size, stride, storage_offset); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// greater
+PyObject* fn_greater(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "greater(Tensor input, Tensor other, *, Tensor? out=None)",
+      "greater(Tensor input, Scalar other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // greater.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::greater_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::greater(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // greater.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::greater_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::greater(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// greater_
+PyObject* fn_greater_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "greater_(Tensor input, Tensor other)",
+      "greater_(Tensor input, Scalar other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // greater_.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::greater_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // greater_.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::greater_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -191,6 +256,60 @@ PyObject* method_as_strided(PyObject* py_self, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
+// Tensor.greater
+PyObject* method_greater(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "greater(Tensor other)",
+      "greater(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // greater.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::greater(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // greater.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::greater(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.greater_
+PyObject* method_greater_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "greater_(Tensor other)",
+      "greater_(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // greater_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::greater_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // greater_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::greater_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.gt
 PyObject* method_gt(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -296,6 +415,22 @@ void add_bindings_26(std::vector<PyMethodDef>& functions, std::vector<PyMethodDe
                        METH_FASTCALL | METH_KEYWORDS, R"doc(as_strided(Tensor input, int[] size, int[] stride, int? storage_offset=None) -> Tensor
 
 A view of the storage of `self` with the given sizes, strides and offset (in elements).)doc"});
+  functions.push_back({"greater", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_greater)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(greater(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+Alias of `gt`.
+
+greater(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
+
+Alias of `gt`.)doc"});
+  functions.push_back({"greater_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_greater_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(greater_(Tensor input, Tensor other) -> Tensor
+
+In-place version of greater(): writes the result into self. Alias of `gt`.
+
+greater_(Tensor input, Scalar other) -> Tensor
+
+In-place version of greater(): writes the result into self. Alias of `gt`.)doc"});
   functions.push_back({"gt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_gt)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(gt(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -336,6 +471,22 @@ True where an element of `self` is greater than the number `other`.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(as_strided(int[] size, int[] stride, int? storage_offset=None) -> Tensor
 
 A view of the storage of `self` with the given sizes, strides and offset (in elements).)doc"});
+  methods.push_back({"greater", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_greater)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(greater(Tensor other) -> Tensor
+
+Alias of `gt`.
+
+greater(Scalar other) -> Tensor
+
+Alias of `gt`.)doc"});
+  methods.push_back({"greater_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_greater_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(greater_(Tensor other) -> Tensor
+
+In-place version of greater(): writes the result into self. Alias of `gt`.
+
+greater_(Scalar other) -> Tensor
+
+In-place version of greater(): writes the result into self. Alias of `gt`.)doc"});
   methods.push_back({"gt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_gt)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(gt(Tensor other) -> Tensor
 
