@@ -194,15 +194,9 @@ const Tensor& bitwise_and_out(const Tensor& out, const Tensor& self, const Scala
 }
 
 // bitwise_and.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
-static Tensor bitwise_and_scalar_tensor_kernel_functional(const Scalar& self, const Tensor& other) {
-  Tensor out;
-  native::bitwise_and_scalar_tensor_kernel(self, other, out);
-  return out;
-}
-
 ops::bitwise_and_Scalar_Tensor::Kernel* ops::bitwise_and_Scalar_Tensor::kernels[kNumDeviceTypes] = {
-    /* CPU */ bitwise_and_scalar_tensor_kernel_functional,
-    /* Meta */ bitwise_and_scalar_tensor_kernel_functional,
+    /* CPU */ native::bitwise_and_scalar_tensor_kernel,
+    /* Meta */ native::bitwise_and_scalar_tensor_kernel,
 };
 
 Tensor ops::bitwise_and_Scalar_Tensor::call(const Scalar& self, const Tensor& other) {
@@ -214,33 +208,6 @@ Tensor ops::bitwise_and_Scalar_Tensor::call(const Scalar& self, const Tensor& ot
 
 Tensor bitwise_and(const Scalar& self, const Tensor& other) {
   return ops::bitwise_and_Scalar_Tensor::call(self, other);
-}
-
-// bitwise_and.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& bitwise_and_scalar_tensor_kernel_out(const Scalar& self, const Tensor& other, const Tensor& out) {
-  const Tensor other_in = native::input_unaffected_by_resize(other, out);
-  Tensor out_handle = out;
-  native::bitwise_and_scalar_tensor_kernel(self, other_in, out_handle);
-  return out;
-}
-
-ops::bitwise_and_Scalar_Tensor_out::Kernel* ops::bitwise_and_Scalar_Tensor_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ bitwise_and_scalar_tensor_kernel_out,
-    /* Meta */ bitwise_and_scalar_tensor_kernel_out,
-};
-
-const Tensor& ops::bitwise_and_Scalar_Tensor_out::call(const Scalar& self, const Tensor& other, const Tensor& out) {
-  const Device kernel_device = dispatch_device("bitwise_and.Scalar_Tensor_out", {&other, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("bitwise_and.Scalar_Tensor_out", kernel_device);
-  decltype(auto) result = kernel(self, other, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& bitwise_and_out(const Tensor& out, const Scalar& self, const Tensor& other) {
-  check_out_no_grad("bitwise_and.Scalar_Tensor_out", {&other}, {&out});
-  return ops::bitwise_and_Scalar_Tensor_out::call(self, other, out);
 }
 
 // ============================================================================ erfc

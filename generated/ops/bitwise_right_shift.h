@@ -27,9 +27,6 @@ const Tensor& bitwise_right_shift_out(const Tensor& out, const Tensor& self, con
 // bitwise_right_shift.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
 Tensor bitwise_right_shift(const Scalar& self, const Tensor& other);
 
-// bitwise_right_shift.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
-const Tensor& bitwise_right_shift_out(const Tensor& out, const Scalar& self, const Tensor& other);
-
 // Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
@@ -81,18 +78,11 @@ struct bitwise_right_shift_Scalar_Tensor {
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Scalar& self, const Tensor& other);
 };
-
-// bitwise_right_shift.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
-struct bitwise_right_shift_Scalar_Tensor_out {
-  using Kernel = const Tensor&(const Scalar& self, const Tensor& other, const Tensor& out);
-  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
-  static const Tensor& call(const Scalar& self, const Tensor& other, const Tensor& out);
-};
 }  // namespace ops
 
 namespace native {
 void bitwise_right_shift_kernel(const Tensor& self, const Tensor& other, Tensor& out);
 void bitwise_right_shift_scalar_kernel(const Tensor& self, const Scalar& other, Tensor& out);
-void bitwise_right_shift_scalar_tensor_kernel(const Scalar& self, const Tensor& other, Tensor& out);
+Tensor bitwise_right_shift_scalar_tensor_kernel(const Scalar& self, const Tensor& other);
 }  // namespace native
 }  // namespace tl

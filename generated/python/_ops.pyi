@@ -198,7 +198,7 @@ def bitwise_and(input: Tensor, other: Number, *, out: Optional[Tensor] = None) -
     """The bitwise AND of `self` and the number `other`."""
     ...
 @overload
-def bitwise_and(self: Number, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+def bitwise_and(self: Number, other: Tensor) -> Tensor:
     """The bitwise AND of the number `self` and `other`."""
     ...
 
@@ -220,7 +220,7 @@ def bitwise_left_shift(input: Tensor, other: Number, *, out: Optional[Tensor] = 
     """Shifts the bits of `self` left by the number `other`."""
     ...
 @overload
-def bitwise_left_shift(self: Number, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+def bitwise_left_shift(self: Number, other: Tensor) -> Tensor:
     """Shifts the bits of the number `self` left by `other`; backs the reflected `number << tensor`."""
     ...
 
@@ -250,7 +250,7 @@ def bitwise_or(input: Tensor, other: Number, *, out: Optional[Tensor] = None) ->
     """The bitwise OR of `self` and the number `other`."""
     ...
 @overload
-def bitwise_or(self: Number, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+def bitwise_or(self: Number, other: Tensor) -> Tensor:
     """The bitwise OR of the number `self` and `other`."""
     ...
 
@@ -272,7 +272,7 @@ def bitwise_right_shift(input: Tensor, other: Number, *, out: Optional[Tensor] =
     """Shifts the bits of `self` right by the number `other`."""
     ...
 @overload
-def bitwise_right_shift(self: Number, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+def bitwise_right_shift(self: Number, other: Tensor) -> Tensor:
     """Shifts the bits of the number `self` right by `other`; backs the reflected `number >> tensor`."""
     ...
 
@@ -294,7 +294,7 @@ def bitwise_xor(input: Tensor, other: Number, *, out: Optional[Tensor] = None) -
     """The bitwise XOR of `self` and the number `other`."""
     ...
 @overload
-def bitwise_xor(self: Number, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+def bitwise_xor(self: Number, other: Tensor) -> Tensor:
     """The bitwise XOR of the number `self` and `other`."""
     ...
 

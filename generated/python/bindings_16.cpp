@@ -42,7 +42,7 @@ PyObject* fn_bitwise_and(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
   static PythonArgParser parser({
       "bitwise_and(Tensor input, Tensor other, *, Tensor? out=None)",
       "bitwise_and(Tensor input, Scalar other, *, Tensor? out=None)",
-      "bitwise_and(Scalar self, Tensor other, *, Tensor? out=None)",
+      "bitwise_and(Scalar self, Tensor other)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -72,11 +72,6 @@ PyObject* fn_bitwise_and(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
     case 2: {  // bitwise_and.Scalar_Tensor
       auto self = r.scalar(0);
       auto other = r.tensor(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::bitwise_and_out(out, self, other); }();
-        return wrap(std::move(result));
-      }
       auto result = [&] { GilRelease no_gil; return tl::bitwise_and(self, other); }();
       return wrap(std::move(result));
     }
@@ -521,7 +516,7 @@ bitwise_and(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
 
 The bitwise AND of `self` and the number `other`.
 
-bitwise_and(Scalar self, Tensor other, *, Tensor? out=None) -> Tensor
+bitwise_and(Scalar self, Tensor other) -> Tensor
 
 The bitwise AND of the number `self` and `other`.)doc"});
   functions.push_back({"bitwise_and_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_and_)),

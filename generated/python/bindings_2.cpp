@@ -79,7 +79,7 @@ PyObject* fn_bitwise_or(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   static PythonArgParser parser({
       "bitwise_or(Tensor input, Tensor other, *, Tensor? out=None)",
       "bitwise_or(Tensor input, Scalar other, *, Tensor? out=None)",
-      "bitwise_or(Scalar self, Tensor other, *, Tensor? out=None)",
+      "bitwise_or(Scalar self, Tensor other)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -109,11 +109,6 @@ PyObject* fn_bitwise_or(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
     case 2: {  // bitwise_or.Scalar_Tensor
       auto self = r.scalar(0);
       auto other = r.tensor(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::bitwise_or_out(out, self, other); }();
-        return wrap(std::move(result));
-      }
       auto result = [&] { GilRelease no_gil; return tl::bitwise_or(self, other); }();
       return wrap(std::move(result));
     }
@@ -686,7 +681,7 @@ bitwise_or(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
 
 The bitwise OR of `self` and the number `other`.
 
-bitwise_or(Scalar self, Tensor other, *, Tensor? out=None) -> Tensor
+bitwise_or(Scalar self, Tensor other) -> Tensor
 
 The bitwise OR of the number `self` and `other`.)doc"});
   functions.push_back({"bitwise_or_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_or_)),

@@ -20,7 +20,7 @@ PyObject* fn_bitwise_left_shift(PyObject* /*module*/, PyObject* const* args, Py_
   static PythonArgParser parser({
       "bitwise_left_shift(Tensor input, Tensor other, *, Tensor? out=None)",
       "bitwise_left_shift(Tensor input, Scalar other, *, Tensor? out=None)",
-      "bitwise_left_shift(Scalar self, Tensor other, *, Tensor? out=None)",
+      "bitwise_left_shift(Scalar self, Tensor other)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -50,11 +50,6 @@ PyObject* fn_bitwise_left_shift(PyObject* /*module*/, PyObject* const* args, Py_
     case 2: {  // bitwise_left_shift.Scalar_Tensor
       auto self = r.scalar(0);
       auto other = r.tensor(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::bitwise_left_shift_out(out, self, other); }();
-        return wrap(std::move(result));
-      }
       auto result = [&] { GilRelease no_gil; return tl::bitwise_left_shift(self, other); }();
       return wrap(std::move(result));
     }
@@ -584,7 +579,7 @@ bitwise_left_shift(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
 
 Shifts the bits of `self` left by the number `other`.
 
-bitwise_left_shift(Scalar self, Tensor other, *, Tensor? out=None) -> Tensor
+bitwise_left_shift(Scalar self, Tensor other) -> Tensor
 
 Shifts the bits of the number `self` left by `other`; backs the reflected `number << tensor`.)doc"});
   functions.push_back({"bitwise_left_shift_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_left_shift_)),

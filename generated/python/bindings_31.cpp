@@ -55,7 +55,7 @@ PyObject* fn_bitwise_xor(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
   static PythonArgParser parser({
       "bitwise_xor(Tensor input, Tensor other, *, Tensor? out=None)",
       "bitwise_xor(Tensor input, Scalar other, *, Tensor? out=None)",
-      "bitwise_xor(Scalar self, Tensor other, *, Tensor? out=None)",
+      "bitwise_xor(Scalar self, Tensor other)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -85,11 +85,6 @@ PyObject* fn_bitwise_xor(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
     case 2: {  // bitwise_xor.Scalar_Tensor
       auto self = r.scalar(0);
       auto other = r.tensor(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::bitwise_xor_out(out, self, other); }();
-        return wrap(std::move(result));
-      }
       auto result = [&] { GilRelease no_gil; return tl::bitwise_xor(self, other); }();
       return wrap(std::move(result));
     }
@@ -762,7 +757,7 @@ bitwise_xor(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
 
 The bitwise XOR of `self` and the number `other`.
 
-bitwise_xor(Scalar self, Tensor other, *, Tensor? out=None) -> Tensor
+bitwise_xor(Scalar self, Tensor other) -> Tensor
 
 The bitwise XOR of the number `self` and `other`.)doc"});
   functions.push_back({"bitwise_xor_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_xor_)),

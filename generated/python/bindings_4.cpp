@@ -18,7 +18,7 @@ PyObject* fn_bitwise_right_shift(PyObject* /*module*/, PyObject* const* args, Py
   static PythonArgParser parser({
       "bitwise_right_shift(Tensor input, Tensor other, *, Tensor? out=None)",
       "bitwise_right_shift(Tensor input, Scalar other, *, Tensor? out=None)",
-      "bitwise_right_shift(Scalar self, Tensor other, *, Tensor? out=None)",
+      "bitwise_right_shift(Scalar self, Tensor other)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -48,11 +48,6 @@ PyObject* fn_bitwise_right_shift(PyObject* /*module*/, PyObject* const* args, Py
     case 2: {  // bitwise_right_shift.Scalar_Tensor
       auto self = r.scalar(0);
       auto other = r.tensor(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::bitwise_right_shift_out(out, self, other); }();
-        return wrap(std::move(result));
-      }
       auto result = [&] { GilRelease no_gil; return tl::bitwise_right_shift(self, other); }();
       return wrap(std::move(result));
     }
@@ -296,7 +291,7 @@ bitwise_right_shift(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
 
 Shifts the bits of `self` right by the number `other`.
 
-bitwise_right_shift(Scalar self, Tensor other, *, Tensor? out=None) -> Tensor
+bitwise_right_shift(Scalar self, Tensor other) -> Tensor
 
 Shifts the bits of the number `self` right by `other`; backs the reflected `number >> tensor`.)doc"});
   functions.push_back({"bitwise_right_shift_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_right_shift_)),

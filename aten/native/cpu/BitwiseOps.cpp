@@ -77,14 +77,17 @@ void bitwise_tensor_scalar(const Tensor& self, const Scalar& other, Tensor& out,
   });
 }
 
+// The number on the left (`1 << t`); PyTorch has no in-place or out= form of it in Python.
 template <Bit K>
-void bitwise_scalar_tensor(const Scalar& self, const Tensor& other, Tensor& out, const char* op) {
+Tensor bitwise_scalar_tensor(const Scalar& self, const Tensor& other, const char* op) {
+  Tensor out;
   auto iter = TensorIteratorConfig().set_op_name(op).add_output(out).add_scalar(self).add_input(other).build();
   dispatch<K>(iter.common_dtype(), op, [&](auto tag) {
     using scalar_t = decltype(tag);
     const scalar_t a = scalar_cast<scalar_t>(self);
     cpu_kernel(iter, [a](scalar_t b) -> scalar_t { return apply<K>(a, b); });
   });
+  return out;
 }
 
 }  // namespace
@@ -96,8 +99,8 @@ void bitwise_scalar_tensor(const Scalar& self, const Tensor& other, Tensor& out,
   void name##_scalar_kernel(const Tensor& self, const Scalar& other, Tensor& out) {        \
     bitwise_tensor_scalar<kind>(self, other, out, #name);                                  \
   }                                                                                        \
-  void name##_scalar_tensor_kernel(const Scalar& self, const Tensor& other, Tensor& out) { \
-    bitwise_scalar_tensor<kind>(self, other, out, #name);                                  \
+  Tensor name##_scalar_tensor_kernel(const Scalar& self, const Tensor& other) {             \
+    return bitwise_scalar_tensor<kind>(self, other, #name);                                \
   }
 
 TL_BITWISE_KERNELS(bitwise_and, Bit::AND)

@@ -30,6 +30,7 @@ void classify_kernel(const Tensor& self, Tensor& out, const char* op) {
                   .add_output(out)
                   .add_input(self)
                   .declare_static_output_dtype(ScalarType::Bool)
+                  .enforce_safe_casting_to_output(false)  // out= is checked to be bool
                   .build();
   const ScalarType t = iter.common_dtype();
   if (!is_floating_type(t)) {
