@@ -83,12 +83,14 @@ Tensor isclose_kernel(const Tensor& self, const Tensor& other, double rtol, doub
 
 bool equal_kernel(const Tensor& self, const Tensor& other) {
   if (self.sizes() != other.sizes()) return false;
-  if (self.dtype() == other.dtype() && self.is_contiguous() && other.is_contiguous()) {
+  // One dtype and the same dense layout (both contiguous, both transposed...): the elements pair
+  // up in memory order, so compare the two blocks flat.
+  if (self.dtype() == other.dtype() && self.strides() == other.strides() && is_non_overlapping_and_dense(self)) {
     return TL_DISPATCH_ALL(self.dtype(), "equal", [&] {
       return equal_contiguous(self.data_ptr<scalar_t>(), other.data_ptr<scalar_t>(), self.numel());
     });
   }
-  // Mixed dtypes or strided layouts: compare after promotion, as eq does.
+  // Mixed dtypes or layouts: compare after promotion, as eq does.
   return tensor_item(all(eq(self, other), std::nullopt, false)).to<bool>();
 }
 
