@@ -166,6 +166,10 @@ def test_meta_tensors():
     m = tl.empty(3, device="meta")
     assert tl.isclose(m, m).shape == (3,) and tl.isclose(m, m).dtype == tl.bool
     assert (tl.empty(3, dtype=tl.int32, device="meta") << 2).device.type == "meta"
+    # As PyTorch's meta functions, the bitwise ops accept any dtype on meta (no kernel runs)
+    assert tl.bitwise_and(m, m).dtype == tl.float32 and (m << 1).shape == (3,)
+    with pytest.raises(RuntimeError):
+        tl.bitwise_and(tl.empty(0), tl.empty(0))  # but not on CPU, even empty
     with pytest.raises(RuntimeError):
         tl.is_nonzero(tl.empty(1, device="meta"))
     with pytest.raises(NotImplementedError):

@@ -48,8 +48,11 @@ TL_ALWAYS_INLINE T apply(T a, T b) {
 
 // Calls body(scalar_t{}) for the dtype: and/or/xor/not take bool too, the shifts integers only.
 // Other dtypes raise NotImplementedError.
+// Meta iterators stop after the shape work: like PyTorch's meta functions, they accept every dtype.
 template <Bit K, typename F>
-void dispatch(ScalarType t, const char* op, const F& body) {
+void dispatch(const TensorIterator& iter, const char* op, const F& body) {
+  if (iter.is_meta()) return;
+  const ScalarType t = iter.common_dtype();
   if constexpr (K == Bit::LSHIFT || K == Bit::RSHIFT) {
     TL_DISPATCH_SWITCH(t, op, TL_CASES_INTEGRAL([&] { body(scalar_t{}); }));
   } else {
@@ -60,7 +63,7 @@ void dispatch(ScalarType t, const char* op, const F& body) {
 template <Bit K>
 void bitwise_tensor(const Tensor& self, const Tensor& other, Tensor& out, const char* op) {
   auto iter = TensorIteratorConfig().set_op_name(op).add_output(out).add_input(self).add_input(other).build();
-  dispatch<K>(iter.common_dtype(), op, [&](auto tag) {
+  dispatch<K>(iter, op, [&](auto tag) {
     using scalar_t = decltype(tag);
     cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t { return apply<K>(a, b); });
   });
@@ -70,7 +73,7 @@ void bitwise_tensor(const Tensor& self, const Tensor& other, Tensor& out, const 
 template <Bit K>
 void bitwise_tensor_scalar(const Tensor& self, const Scalar& other, Tensor& out, const char* op) {
   auto iter = TensorIteratorConfig().set_op_name(op).add_output(out).add_input(self).add_scalar(other).build();
-  dispatch<K>(iter.common_dtype(), op, [&](auto tag) {
+  dispatch<K>(iter, op, [&](auto tag) {
     using scalar_t = decltype(tag);
     const scalar_t b = scalar_cast<scalar_t>(other);
     cpu_kernel(iter, [b](scalar_t a) -> scalar_t { return apply<K>(a, b); });
@@ -82,7 +85,7 @@ template <Bit K>
 Tensor bitwise_scalar_tensor(const Scalar& self, const Tensor& other, const char* op) {
   Tensor out;
   auto iter = TensorIteratorConfig().set_op_name(op).add_output(out).add_scalar(self).add_input(other).build();
-  dispatch<K>(iter.common_dtype(), op, [&](auto tag) {
+  dispatch<K>(iter, op, [&](auto tag) {
     using scalar_t = decltype(tag);
     const scalar_t a = scalar_cast<scalar_t>(self);
     cpu_kernel(iter, [a](scalar_t b) -> scalar_t { return apply<K>(a, b); });
@@ -112,7 +115,7 @@ TL_BITWISE_KERNELS(bitwise_right_shift, Bit::RSHIFT)
 
 void bitwise_not_kernel(const Tensor& self, Tensor& out) {
   auto iter = TensorIteratorConfig().set_op_name("bitwise_not").add_output(out).add_input(self).build();
-  dispatch<Bit::AND>(iter.common_dtype(), "bitwise_not", [&](auto tag) {
+  dispatch<Bit::AND>(iter, "bitwise_not", [&](auto tag) {
     using scalar_t = decltype(tag);
     cpu_kernel(iter, [](scalar_t a) -> scalar_t {
       if constexpr (std::is_same_v<scalar_t, bool>) return !a;
