@@ -197,55 +197,54 @@ def _out_source_args(f: NativeFunction) -> str:
     return ", ".join(args)
 
 
-def _numbered(entries: list[NativeFunction]) -> dict[int, int]:
-    """The number of each entry's node (keyed by id()): its `node_index:` when it has one, else the
-    next number in file order that no entry claims, so unnumbered entries keep PyTorch's file order."""
-    taken = {f.node_index for f in entries if f.node_index is not None}
-    numbers: dict[int, int] = {}
-    n = 0
-    for f in entries:
-        if f.node_index is not None:
-            numbers[id(f)] = f.node_index
-            continue
-        while n in taken:
-            n += 1
-        numbers[id(f)] = n
-        n += 1
-    return numbers
-
-
-def _zero_grad_entries(g: OpGroup) -> list[NativeFunction]:
-    """Entries whose derivatives are all `non_differentiable` and that have an in-place variant
-    (eq, lt, ...): the in-place variant gets a zero-gradient node."""
-    return [f for f in g.functions
-            if f.functional is None and not f.is_composite and f.non_differentiable
-            and all(d.formula.strip() == NON_DIFFERENTIABLE for d in f.derivatives)]
-
-
 def zero_grad_nodes(ctx: Context) -> dict[str, str]:
     """In-place variants of entries whose derivatives are all `non_differentiable` (eq_, lt_, ...),
     keyed by str(schema.name): the name of the zero-gradient node that becomes self's history,
     numbered per base name like PyTorch's EqBackward0 (Scalar), EqBackward1 (Tensor)."""
     nodes: dict[str, str] = {}
     for g in ctx.groups:
-        entries = _zero_grad_entries(g)
-        numbers = _numbered(entries)
-        for f in entries:
+        names = _NodeNames(g)
+        for f in g.functions:
+            if f.functional is not None or f.is_composite or not f.non_differentiable:
+                continue
+            if any(d.formula.strip() != NON_DIFFERENTIABLE for d in f.derivatives):
+                continue
+            name = names.next(f)
             for v in g.functions:
                 if v.functional is f and v.schema.kind() == SchemaKind.inplace:
-                    nodes[str(v.schema.name)] = f"{node_name_base(g.base)}Backward{numbers[id(f)]}"
+                    nodes[str(v.schema.name)] = name
     return nodes
+
+
+class _NodeNames:
+    """Node names of one op group: an entry's `backward_node:` if it has one, otherwise
+    `<Base>Backward<n>` with the next n in file order that no entry of the group claims."""
+
+    def __init__(self, g: OpGroup):
+        self.base = node_name_base(g.base)
+        self.taken = {f.backward_node for f in g.functions if f.backward_node}
+        self.n = 0
+
+    def next(self, f: NativeFunction) -> str:
+        if f.backward_node:
+            return f.backward_node
+        while f"{self.base}Backward{self.n}" in self.taken:
+            self.n += 1
+        self.n += 1
+        return f"{self.base}Backward{self.n - 1}"
 
 
 def backward_infos(ctx: Context) -> dict[str, BackwardInfo]:
     """Backward node per differentiable source entry, keyed by str(schema.name); numbered per base name."""
     infos: dict[str, BackwardInfo] = {}
     for g in ctx.groups:
-        entries = [f for f in g.functions if f.functional is None and not f.is_composite
-                   and any(d.formula.strip() != NON_DIFFERENTIABLE for d in f.derivatives)]
-        numbers = _numbered(entries)
-        for f in entries:
-            infos[str(f.schema.name)] = analyze(f, f"{node_name_base(g.base)}Backward{numbers[id(f)]}")
+        names = _NodeNames(g)
+        for f in g.functions:
+            if f.functional is not None or f.is_composite:
+                continue
+            if all(d.formula.strip() == NON_DIFFERENTIABLE for d in f.derivatives):
+                continue  # analyze() would give no node
+            infos[str(f.schema.name)] = analyze(f, names.next(f))
     return infos
 
 
@@ -260,6 +259,14 @@ def kernel_decls(ctx: Context, g: OpGroup) -> list[str]:
             params = ", ".join(p.decl(False) for p in cpp.kernel_params(f, out))
             seen.setdefault(kernel, f"{cpp.kernel_return(f, out)} {kernel}({params});")
     return [seen[k] for k in sorted(seen)]
+
+
+def _drop_repeated_adapters(ops: list[OpView]) -> None:
+    """Entries of several names may share a kernel (an alias: `greater` runs gt_kernel), so the
+    same adapter can come up twice in one shard: keep the first."""
+    seen: set[str] = set()
+    for op in ops:
+        op.adapters = [a for a in op.adapters if a not in seen and not seen.add(a)]
 
 
 def _with_includes(ctx: Context, template: str, own: list[str], **values) -> str:
@@ -295,6 +302,7 @@ def generate(ctx: Context) -> dict[str, str]:
 
     for i, groups in enumerate(dispatch_shards):
         if groups:
+            _drop_repeated_adapters([op for g in groups for op in views[g.base]])
             files[f"dispatch/ops_{i}.cpp"] = _with_includes(
                 ctx, "dispatch_shard.cpp.j2", [g.base for g in groups], shard=i, groups=groups, views=views)
     for i, groups in enumerate(composite_shards):

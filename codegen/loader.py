@@ -37,7 +37,7 @@ class CodegenError(Exception):
 
 ENTRY_KEYS = ("func", "doc", "variants", "inplace", "out", "dispatch", "impl", "derivatives",
               "output_differentiability", "tags", "python_operators", "view_of", "samples", "dtypes",
-              "node_index")
+              "backward_node")
 TOP_KEYS = ("tags", "functions")
 
 
@@ -205,9 +205,7 @@ class _EntryReader:
         view_of = self._get("view_of", str)
         samples = self._list("samples", str)
         dtypes = self._dtypes()
-        node_index = self._get("node_index", int)
-        if isinstance(node_index, bool) or (node_index is not None and node_index < 0):
-            self.error("node_index", f"`node_index:` must be a number >= 0, not {_kind(node_index)}")
+        backward_node = self._get("backward_node", str)
         if not self.ok or schema is None:
             return []
         source = NativeFunction(
@@ -216,8 +214,8 @@ class _EntryReader:
             non_differentiable=non_differentiable,
             output_differentiability=None if out_diff is None else tuple(out_diff),
             tags=tuple(tags or ()), python_operators=tuple(python_operators or ()),
-            view_of=view_of, samples=tuple(samples or ()), dtypes=dtypes, derive=derive, node_index=node_index,
-            key_lines=self._key_lines(),
+            view_of=view_of, samples=tuple(samples or ()), dtypes=dtypes, derive=derive, key_lines=self._key_lines(),
+            backward_node=backward_node,
         )
         return _with_derived(source)
 

@@ -261,9 +261,10 @@ class NativeFunction:
     # DTYPE_NAMES order); None when the entry does not say. tests/test_forward_generated.py checks
     # the declaration against PyTorch and the op against both.
     dtypes: Optional[tuple[str, ...]] = None
-    # The number in the name of this entry's autograd node (`EqBackward1`), when PyTorch's differs
-    # from the file order: PyTorch numbers the nodes of one op name in derivatives.yaml's order.
-    node_index: Optional[int] = None
+    # The autograd node's name when it is not the next `<Base>Backward<n>` in file order
+    # (`backward_node:`): PyTorch numbers overloads in its own order (PowBackward0 is
+    # pow.Tensor_Scalar), and an alias's in-place variant records its target's node (GtBackward0).
+    backward_node: Optional[str] = None
     # Line of each YAML key of the entry ("func", "doc", ...; "non_differentiable:self" for an
     # input declared so), so errors point at the key. Not part of equality.
     key_lines: tuple[tuple[str, int], ...] = field(default=(), compare=False, repr=False)

@@ -45,28 +45,6 @@ def validate(f: NativeFunctionsFile) -> list[str]:
                 for where, message in check(fn, tags):
                     loc = where if isinstance(where, Location) else fn.loc_of(where)
                     errors.append(located(loc, op, message))
-    return errors + _check_node_indices(f.functions)
-
-
-def _check_node_indices(functions: tuple[NativeFunction, ...]) -> list[str]:
-    """`node_index:` names an autograd node, so it needs one, and no two entries of a name share one."""
-    errors: list[str] = []
-    seen: dict[tuple[str, int], NativeFunction] = {}
-    for fn in functions:
-        if fn.node_index is None or fn.derived_kind is not None:
-            continue
-        op = str(fn.schema.name)
-        if fn.is_composite or not (fn.derivatives or fn.non_differentiable):
-            errors.append(located(fn.loc_of("node_index"), op, "`node_index:` on an entry without an autograd "
-                                  "node (a composite op, or one with no tensor input)"))
-            continue
-        key = (fn.schema.name.base, fn.node_index)
-        if key in seen:
-            errors.append(located(fn.loc_of("node_index"), op, (
-                f"`node_index: {fn.node_index}` is also given to `{seen[key].schema.name}` (line "
-                f"{seen[key].loc_of('node_index').line})")))
-        else:
-            seen[key] = fn
     return errors
 
 
@@ -328,8 +306,20 @@ def _check_samples(fn: NativeFunction, tags: set[str]) -> Problems:
             yield "samples", "a sample call is empty"
 
 
+_NODE_NAME = re.compile(r"^[A-Z][A-Za-z0-9]*Backward[0-9]+$")
+
+
+def _check_backward_node(fn: NativeFunction, tags: set[str]) -> Problems:
+    if fn.backward_node is None or fn.functional is not None:
+        return
+    if not _NODE_NAME.match(fn.backward_node):
+        yield "backward_node", f"`{fn.backward_node}` is not a node name like `PowBackward0`"
+    elif fn.is_composite or not (fn.derivatives or fn.non_differentiable):
+        yield "backward_node", "only an entry with `derivatives:` records a node"
+
+
 _CHECKS: tuple[Callable[[NativeFunction, set[str]], Problems], ...] = (
     _check_doc, _check_argument_names, _check_types, _check_variants, _check_dispatch, _check_derivatives, _check_derive,
     _check_writes, _check_view, _check_tags, _check_python_operators,
-    _check_output_differentiability, _check_samples, _check_formulas,
+    _check_output_differentiability, _check_samples, _check_formulas, _check_backward_node,
 )

@@ -187,7 +187,8 @@ def parse_sample(sample, lib, dtype=None):
     names = {"T": lambda *s: Spec("T", s), "P": lambda *s: Spec("P", s), "B": lambda *s: Spec("B", s),
              "U": lambda *s: Spec("U", s), "G": lambda *s: Spec("G", s),
              "V": lambda v: Spec("V", np.shape(v), np.asarray(v, dtype=np.float64)),
-             "torchlite": lib, "collect": collect, "D": getattr(lib, dtype or "float64")}
+             "torchlite": lib, "collect": collect, "D": getattr(lib, dtype or "float64"),
+             "nan": float("nan"), "inf": float("inf")}
     return eval(f"collect({sample}\n)", names)  # noqa: S307 - samples come from our own YAML
 
 

@@ -40,6 +40,8 @@ def _has_formula(f):
 
 
 def _differentiable(f):
+    if not any(str(r.type).startswith("Tensor") for r in f.schema.returns):
+        return False  # a bool or number result (allclose, is_nonzero) has no gradient
     return _has_formula(f) or any(backend == COMPOSITE for backend, _ in f.dispatch) or f.composite_body is not None
 
 

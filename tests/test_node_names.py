@@ -1,5 +1,5 @@
 """Autograd node names as PyTorch prints them: numbered per op name in PyTorch's derivatives.yaml
-order (`node_index:` in native_functions.yaml where it differs from the file's order), and named
+order (`backward_node:` in native_functions.yaml where it differs from the file's order), and named
 with PyTorch's capitalization (Log1PBackward0)."""
 import pytest
 import torch

@@ -123,6 +123,14 @@ class Tensor(_C.TensorBase):
         return _ops.pow(other, self)
 
     @_wrap_type_error_to_not_implemented
+    def __rlshift__(self, other):
+        return _ops.bitwise_left_shift(other, self)
+
+    @_wrap_type_error_to_not_implemented
+    def __rrshift__(self, other):
+        return _ops.bitwise_right_shift(other, self)
+
+    @_wrap_type_error_to_not_implemented
     def __rmatmul__(self, other):
         return _ops.matmul(other, self)
 

@@ -69,8 +69,8 @@ variable_list FlipBackward0::apply(variable_list&& grads) {
 }
 
 // Backward of pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
-struct PowBackward0 final : Node {
-  std::string name() const override { return "PowBackward0"; }
+struct PowBackward1 final : Node {
+  std::string name() const override { return "PowBackward1"; }
   variable_list apply(variable_list&& grads) override;
   void release_variables() override {
     self_.reset_data();
@@ -86,7 +86,7 @@ struct PowBackward0 final : Node {
   SavedVariable result_;
 };
 
-variable_list PowBackward0::apply(variable_list&& grads) {
+variable_list PowBackward1::apply(variable_list&& grads) {
   variable_list grad_inputs(num_outputs());
   if (!any_defined(grads)) return grad_inputs;
   const Tensor& grad = grads[0];
@@ -104,8 +104,8 @@ variable_list PowBackward0::apply(variable_list&& grads) {
 }
 
 // Backward of pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
-struct PowBackward1 final : Node {
-  std::string name() const override { return "PowBackward1"; }
+struct PowBackward0 final : Node {
+  std::string name() const override { return "PowBackward0"; }
   variable_list apply(variable_list&& grads) override;
   void release_variables() override {
     self_.reset_data();
@@ -118,7 +118,7 @@ struct PowBackward1 final : Node {
   Scalar exponent_;
 };
 
-variable_list PowBackward1::apply(variable_list&& grads) {
+variable_list PowBackward0::apply(variable_list&& grads) {
   variable_list grad_inputs(num_outputs());
   if (!any_defined(grads)) return grad_inputs;
   const Tensor& grad = grads[0];
@@ -275,7 +275,7 @@ Tensor flip(const Tensor& self, IntArrayRef dims) {
 
 // pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
 Tensor pow_Tensor_Tensor(const Tensor& self, const Tensor& exponent) {
-  auto grad_fn = std::make_shared<PowBackward0>();
+  auto grad_fn = std::make_shared<PowBackward1>();
   grad_fn->set_next_edges(collect_next_edges({&self, &exponent}));
   if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
     grad_fn->self_ = SavedVariable(self, false);
@@ -299,7 +299,7 @@ Tensor pow_Tensor_Tensor(const Tensor& self, const Tensor& exponent) {
 // pow_.Tensor_Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)
 const Tensor& pow__Tensor_Tensor(const Tensor& self, const Tensor& exponent) {
   check_inplace(self, "pow_.Tensor_Tensor");
-  auto grad_fn = std::make_shared<PowBackward0>();
+  auto grad_fn = std::make_shared<PowBackward1>();
   grad_fn->set_next_edges(collect_next_edges({&self, &exponent}));
   if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
     grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
@@ -320,7 +320,7 @@ const Tensor& pow__Tensor_Tensor(const Tensor& self, const Tensor& exponent) {
 
 // pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
 Tensor pow_Tensor_Scalar(const Tensor& self, const Scalar& exponent) {
-  auto grad_fn = std::make_shared<PowBackward1>();
+  auto grad_fn = std::make_shared<PowBackward0>();
   grad_fn->set_next_edges(collect_next_edges({&self}));
   grad_fn->exponent_ = exponent;
   if (grad_fn->should_compute_output(0)) {
@@ -339,7 +339,7 @@ Tensor pow_Tensor_Scalar(const Tensor& self, const Scalar& exponent) {
 // pow_.Tensor_Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)
 const Tensor& pow__Tensor_Scalar(const Tensor& self, const Scalar& exponent) {
   check_inplace(self, "pow_.Tensor_Scalar");
-  auto grad_fn = std::make_shared<PowBackward1>();
+  auto grad_fn = std::make_shared<PowBackward0>();
   grad_fn->set_next_edges(collect_next_edges({&self}));
   grad_fn->exponent_ = exponent;
   if (grad_fn->should_compute_output(0)) {

@@ -145,8 +145,8 @@ variable_list DivBackward0::apply(variable_list&& grads) {
 }
 
 // Backward of div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
-struct DivBackward1 final : Node {
-  std::string name() const override { return "DivBackward1"; }
+struct DivBackward2 final : Node {
+  std::string name() const override { return "DivBackward2"; }
   variable_list apply(variable_list&& grads) override;
   void release_variables() override {
     self_.reset_data();
@@ -162,7 +162,7 @@ struct DivBackward1 final : Node {
   ScalarType self_scalar_type;
 };
 
-variable_list DivBackward1::apply(variable_list&& grads) {
+variable_list DivBackward2::apply(variable_list&& grads) {
   variable_list grad_inputs(num_outputs());
   if (!any_defined(grads)) return grad_inputs;
   const Tensor& grad = grads[0];
@@ -180,15 +180,15 @@ variable_list DivBackward1::apply(variable_list&& grads) {
 }
 
 // Backward of div.Scalar(Tensor self, Scalar other) -> Tensor
-struct DivBackward2 final : Node {
-  std::string name() const override { return "DivBackward2"; }
+struct DivBackward1 final : Node {
+  std::string name() const override { return "DivBackward1"; }
   variable_list apply(variable_list&& grads) override;
 
   Scalar other_;
   ScalarType self_scalar_type;
 };
 
-variable_list DivBackward2::apply(variable_list&& grads) {
+variable_list DivBackward1::apply(variable_list&& grads) {
   variable_list grad_inputs(num_outputs());
   if (!any_defined(grads)) return grad_inputs;
   const Tensor& grad = grads[0];
@@ -428,7 +428,7 @@ const Tensor& div__Tensor(const Tensor& self, const Tensor& other) {
 
 // div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
 Tensor div_Tensor_mode(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) {
-  auto grad_fn = std::make_shared<DivBackward1>();
+  auto grad_fn = std::make_shared<DivBackward2>();
   grad_fn->set_next_edges(collect_next_edges({&self, &other}));
   grad_fn->rounding_mode_ = rounding_mode ? std::optional<std::string>(std::string(*rounding_mode)) : std::nullopt;
   grad_fn->self_scalar_type = self.scalar_type();
@@ -451,7 +451,7 @@ Tensor div_Tensor_mode(const Tensor& self, const Tensor& other, std::optional<st
 // div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)
 const Tensor& div__Tensor_mode(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) {
   check_inplace(self, "div_.Tensor_mode");
-  auto grad_fn = std::make_shared<DivBackward1>();
+  auto grad_fn = std::make_shared<DivBackward2>();
   grad_fn->set_next_edges(collect_next_edges({&self, &other}));
   grad_fn->rounding_mode_ = rounding_mode ? std::optional<std::string>(std::string(*rounding_mode)) : std::nullopt;
   grad_fn->self_scalar_type = self.scalar_type();
@@ -471,7 +471,7 @@ const Tensor& div__Tensor_mode(const Tensor& self, const Tensor& other, std::opt
 
 // div.Scalar(Tensor self, Scalar other) -> Tensor
 Tensor div_Scalar(const Tensor& self, const Scalar& other) {
-  auto grad_fn = std::make_shared<DivBackward2>();
+  auto grad_fn = std::make_shared<DivBackward1>();
   grad_fn->set_next_edges(collect_next_edges({&self}));
   grad_fn->other_ = other;
   grad_fn->self_scalar_type = self.scalar_type();
@@ -488,7 +488,7 @@ Tensor div_Scalar(const Tensor& self, const Scalar& other) {
 // div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 const Tensor& div__Scalar(const Tensor& self, const Scalar& other) {
   check_inplace(self, "div_.Scalar");
-  auto grad_fn = std::make_shared<DivBackward2>();
+  auto grad_fn = std::make_shared<DivBackward1>();
   grad_fn->set_next_edges(collect_next_edges({&self}));
   grad_fn->other_ = other;
   grad_fn->self_scalar_type = self.scalar_type();

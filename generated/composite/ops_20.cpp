@@ -3,10 +3,16 @@
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/empty_like.h"
+#include "generated/ops/is_same_size.h"
 #include "generated/ops/normal.h"
 #include "generated/ops/randn_like.h"
 
 namespace tl::native {
+
+// is_same_size(Tensor self, Tensor other) -> bool
+bool is_same_size_composite(const Tensor& self, const Tensor& other) {
+  return self.sizes() == other.sizes();
+}
 
 // randn_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor randn_like_composite(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {

@@ -4,6 +4,7 @@
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/_test_sum_defined.h"
 #include "generated/ops/add.h"
+#include "generated/ops/is_nonzero.h"
 
 namespace tl::native {
 
@@ -15,6 +16,14 @@ Tensor _test_sum_defined_composite(const std::vector<std::optional<Tensor>>& ten
   }
   TL_CHECK(total.defined(), "_test_sum_defined: expected at least one tensor");
   return total;
+}
+
+// is_nonzero(Tensor self) -> bool
+bool is_nonzero_composite(const Tensor& self) {
+  const int64_t n = self.numel();
+  TL_CHECK(n != 0, "Boolean value of Tensor with no values is ambiguous");
+  TL_CHECK(n == 1, "Boolean value of Tensor with more than one value is ambiguous");
+  return tensor_item(self).to<bool>();
 }
 
 }  // namespace tl::native

@@ -2,10 +2,18 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 5.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
+#include "generated/ops/all.h"
+#include "generated/ops/allclose.h"
 #include "generated/ops/empty_like.h"
 #include "generated/ops/fill.h"
+#include "generated/ops/isclose.h"
 
 namespace tl::native {
+
+// allclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> bool
+bool allclose_composite(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
+  return tensor_item(all(isclose(self, other, rtol, atol, equal_nan), std::nullopt, false)).to<bool>();
+}
 
 // empty_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor empty_like_composite(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {

@@ -4,9 +4,16 @@
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/empty.h"
 #include "generated/ops/fill.h"
+#include "generated/ops/isreal.h"
 #include "generated/ops/ones.h"
+#include "generated/ops/ones_like.h"
 
 namespace tl::native {
+
+// isreal(Tensor self) -> Tensor
+Tensor isreal_composite(const Tensor& self) {
+  return ones_like(self, ScalarType::Bool);
+}
 
 // ones(int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor ones_composite(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {

@@ -5,6 +5,7 @@
 #include "generated/ops/detach.h"
 #include "generated/ops/erf.h"
 #include "generated/ops/full.h"
+#include "generated/ops/isnan.h"
 #include "generated/ops/logaddexp2.h"
 #include "generated/ops/select.h"
 
@@ -124,6 +125,25 @@ const Tensor& full_out(const Tensor& out, IntArrayRef size, const Scalar& fill_v
   check_out_no_grad("full.out", {}, {&out});
   check_factory_out(out, dtype, device);
   return copy_to_out(out, full(size, fill_value, dtype ? dtype : std::optional<ScalarType>(out.dtype()), device ? device : std::optional<Device>(out.device())), "full.out", /*exact_dtype=*/false);
+}
+
+// ============================================================================ isnan
+
+// isnan(Tensor self) -> Tensor
+ops::isnan::Kernel* ops::isnan::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::isnan_kernel,
+    /* Meta */ native::isnan_kernel,
+};
+
+Tensor ops::isnan::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("isnan", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("isnan", kernel_device);
+  return kernel(self);
+}
+
+Tensor isnan(const Tensor& self) {
+  return ops::isnan::call(self);
 }
 
 // ============================================================================ logaddexp2

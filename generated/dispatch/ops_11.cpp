@@ -3,6 +3,8 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/argmin.h"
+#include "generated/ops/isposinf.h"
+#include "generated/ops/logical_not.h"
 #include "generated/ops/sigmoid.h"
 
 namespace tl {
@@ -57,6 +59,138 @@ const Tensor& ops::argmin_out::call(const Tensor& self, std::optional<int64_t> d
 const Tensor& argmin_out(const Tensor& out, const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
   check_out_no_grad("argmin.out", {&self}, {&out});
   return ops::argmin_out::call(self, dim, keepdim, out);
+}
+
+// ============================================================================ isposinf
+
+// isposinf(Tensor self) -> Tensor
+static Tensor isposinf_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::isposinf_kernel(self, out);
+  return out;
+}
+
+ops::isposinf::Kernel* ops::isposinf::kernels[kNumDeviceTypes] = {
+    /* CPU */ isposinf_kernel_functional,
+    /* Meta */ isposinf_kernel_functional,
+};
+
+Tensor ops::isposinf::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("isposinf", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("isposinf", kernel_device);
+  return kernel(self);
+}
+
+Tensor isposinf(const Tensor& self) {
+  return ops::isposinf::call(self);
+}
+
+// isposinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& isposinf_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::isposinf_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::isposinf_out::Kernel* ops::isposinf_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ isposinf_kernel_out,
+    /* Meta */ isposinf_kernel_out,
+};
+
+const Tensor& ops::isposinf_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("isposinf.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("isposinf.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& isposinf_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("isposinf.out", {&self}, {&out});
+  return ops::isposinf_out::call(self, out);
+}
+
+// ============================================================================ logical_not
+
+// logical_not(Tensor self) -> Tensor
+static Tensor logical_not_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::logical_not_kernel(self, out);
+  return out;
+}
+
+ops::logical_not::Kernel* ops::logical_not::kernels[kNumDeviceTypes] = {
+    /* CPU */ logical_not_kernel_functional,
+    /* Meta */ logical_not_kernel_functional,
+};
+
+Tensor ops::logical_not::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("logical_not", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logical_not", kernel_device);
+  return kernel(self);
+}
+
+Tensor logical_not(const Tensor& self) {
+  return ops::logical_not::call(self);
+}
+
+// logical_not_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& logical_not_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::logical_not_kernel(self, out);
+  return self;
+}
+
+ops::logical_not_::Kernel* ops::logical_not_::kernels[kNumDeviceTypes] = {
+    /* CPU */ logical_not_kernel_inplace,
+    /* Meta */ logical_not_kernel_inplace,
+};
+
+const Tensor& ops::logical_not_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("logical_not_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logical_not_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& logical_not_(const Tensor& self) {
+  autograd::check_inplace_unrecorded(self, "logical_not_");
+  ops::logical_not_::call(self);
+  autograd::rebase_history_zero_grad(self, "LogicalNotBackward0");
+  return self;
+}
+
+// logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& logical_not_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::logical_not_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::logical_not_out::Kernel* ops::logical_not_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ logical_not_kernel_out,
+    /* Meta */ logical_not_kernel_out,
+};
+
+const Tensor& ops::logical_not_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("logical_not.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logical_not.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& logical_not_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("logical_not.out", {&self}, {&out});
+  return ops::logical_not_out::call(self, out);
 }
 
 // ============================================================================ sigmoid

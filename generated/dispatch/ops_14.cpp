@@ -4,6 +4,10 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/chunk.h"
 #include "generated/ops/frexp.h"
+#include "generated/ops/isfinite.h"
+#include "generated/ops/le.h"
+#include "generated/ops/less_equal.h"
+#include "generated/ops/logical_or.h"
 #include "generated/ops/view.h"
 
 namespace tl {
@@ -71,6 +75,265 @@ std::tuple<const Tensor&, const Tensor&> ops::frexp_Tensor_out::call(const Tenso
 std::tuple<const Tensor&, const Tensor&> frexp_out(const Tensor& mantissa, const Tensor& exponent, const Tensor& self) {
   check_out_no_grad("frexp.Tensor_out", {&self}, {&mantissa, &exponent});
   return ops::frexp_Tensor_out::call(self, mantissa, exponent);
+}
+
+// ============================================================================ isfinite
+
+// isfinite(Tensor self) -> Tensor
+ops::isfinite::Kernel* ops::isfinite::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::isfinite_kernel,
+    /* Meta */ native::isfinite_kernel,
+};
+
+Tensor ops::isfinite::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("isfinite", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("isfinite", kernel_device);
+  return kernel(self);
+}
+
+Tensor isfinite(const Tensor& self) {
+  return ops::isfinite::call(self);
+}
+
+// ============================================================================ less_equal
+
+// less_equal.Tensor(Tensor self, Tensor other) -> Tensor
+static Tensor le_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::le_kernel(self, other, out);
+  return out;
+}
+
+ops::less_equal_Tensor::Kernel* ops::less_equal_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ le_kernel_functional,
+    /* Meta */ le_kernel_functional,
+};
+
+Tensor ops::less_equal_Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("less_equal.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("less_equal.Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor less_equal(const Tensor& self, const Tensor& other) {
+  return ops::less_equal_Tensor::call(self, other);
+}
+
+// less_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const Tensor& le_kernel_inplace(const Tensor& self, const Tensor& other) {
+  Tensor out = self;
+  native::le_kernel(self, other, out);
+  return self;
+}
+
+ops::less_equal__Tensor::Kernel* ops::less_equal__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ le_kernel_inplace,
+    /* Meta */ le_kernel_inplace,
+};
+
+const Tensor& ops::less_equal__Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("less_equal_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("less_equal_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& less_equal_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace_unrecorded(self, "less_equal_.Tensor");
+  ops::less_equal__Tensor::call(self, other);
+  autograd::rebase_history_zero_grad(self, "LeBackward1");
+  return self;
+}
+
+// less_equal.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& le_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::le_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::less_equal_Tensor_out::Kernel* ops::less_equal_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ le_kernel_out,
+    /* Meta */ le_kernel_out,
+};
+
+const Tensor& ops::less_equal_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("less_equal.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("less_equal.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& less_equal_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("less_equal.Tensor_out", {&self, &other}, {&out});
+  return ops::less_equal_Tensor_out::call(self, other, out);
+}
+
+// less_equal.Scalar(Tensor self, Scalar other) -> Tensor
+static Tensor le_scalar_kernel_functional(const Tensor& self, const Scalar& other) {
+  Tensor out;
+  native::le_scalar_kernel(self, other, out);
+  return out;
+}
+
+ops::less_equal_Scalar::Kernel* ops::less_equal_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ le_scalar_kernel_functional,
+    /* Meta */ le_scalar_kernel_functional,
+};
+
+Tensor ops::less_equal_Scalar::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("less_equal.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("less_equal.Scalar", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor less_equal(const Tensor& self, const Scalar& other) {
+  return ops::less_equal_Scalar::call(self, other);
+}
+
+// less_equal_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+static const Tensor& le_scalar_kernel_inplace(const Tensor& self, const Scalar& other) {
+  Tensor out = self;
+  native::le_scalar_kernel(self, other, out);
+  return self;
+}
+
+ops::less_equal__Scalar::Kernel* ops::less_equal__Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ le_scalar_kernel_inplace,
+    /* Meta */ le_scalar_kernel_inplace,
+};
+
+const Tensor& ops::less_equal__Scalar::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("less_equal_.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("less_equal_.Scalar", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& less_equal_(const Tensor& self, const Scalar& other) {
+  autograd::check_inplace_unrecorded(self, "less_equal_.Scalar");
+  ops::less_equal__Scalar::call(self, other);
+  autograd::rebase_history_zero_grad(self, "LeBackward0");
+  return self;
+}
+
+// less_equal.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& le_scalar_kernel_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::le_scalar_kernel(self_in, other, out_handle);
+  return out;
+}
+
+ops::less_equal_Scalar_out::Kernel* ops::less_equal_Scalar_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ le_scalar_kernel_out,
+    /* Meta */ le_scalar_kernel_out,
+};
+
+const Tensor& ops::less_equal_Scalar_out::call(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("less_equal.Scalar_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("less_equal.Scalar_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& less_equal_out(const Tensor& out, const Tensor& self, const Scalar& other) {
+  check_out_no_grad("less_equal.Scalar_out", {&self}, {&out});
+  return ops::less_equal_Scalar_out::call(self, other, out);
+}
+
+// ============================================================================ logical_or
+
+// logical_or(Tensor self, Tensor other) -> Tensor
+static Tensor logical_or_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::logical_or_kernel(self, other, out);
+  return out;
+}
+
+ops::logical_or::Kernel* ops::logical_or::kernels[kNumDeviceTypes] = {
+    /* CPU */ logical_or_kernel_functional,
+    /* Meta */ logical_or_kernel_functional,
+};
+
+Tensor ops::logical_or::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("logical_or", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logical_or", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor logical_or(const Tensor& self, const Tensor& other) {
+  return ops::logical_or::call(self, other);
+}
+
+// logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const Tensor& logical_or_kernel_inplace(const Tensor& self, const Tensor& other) {
+  Tensor out = self;
+  native::logical_or_kernel(self, other, out);
+  return self;
+}
+
+ops::logical_or_::Kernel* ops::logical_or_::kernels[kNumDeviceTypes] = {
+    /* CPU */ logical_or_kernel_inplace,
+    /* Meta */ logical_or_kernel_inplace,
+};
+
+const Tensor& ops::logical_or_::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("logical_or_", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logical_or_", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& logical_or_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace_unrecorded(self, "logical_or_");
+  ops::logical_or_::call(self, other);
+  autograd::rebase_history_zero_grad(self, "LogicalOrBackward0");
+  return self;
+}
+
+// logical_or.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& logical_or_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::logical_or_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::logical_or_out::Kernel* ops::logical_or_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ logical_or_kernel_out,
+    /* Meta */ logical_or_kernel_out,
+};
+
+const Tensor& ops::logical_or_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("logical_or.out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logical_or.out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& logical_or_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("logical_or.out", {&self, &other}, {&out});
+  return ops::logical_or_out::call(self, other, out);
 }
 
 // ============================================================================ view

@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/_to_copy.h"
+#include "generated/ops/bitwise_and.h"
 #include "generated/ops/erfc.h"
 #include "generated/ops/geometric.h"
 #include "generated/ops/mean.h"
@@ -32,6 +33,182 @@ Tensor _to_copy(const Tensor& self, std::optional<ScalarType> dtype, std::option
     return autograd::wrappers::_to_copy(self, dtype, device);
   }
   return ops::_to_copy::call(self, dtype, device);
+}
+
+// ============================================================================ bitwise_and
+
+// bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
+static Tensor bitwise_and_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::bitwise_and_kernel(self, other, out);
+  return out;
+}
+
+ops::bitwise_and_Tensor::Kernel* ops::bitwise_and_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_and_kernel_functional,
+    /* Meta */ bitwise_and_kernel_functional,
+};
+
+Tensor ops::bitwise_and_Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("bitwise_and.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_and.Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor bitwise_and(const Tensor& self, const Tensor& other) {
+  return ops::bitwise_and_Tensor::call(self, other);
+}
+
+// bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const Tensor& bitwise_and_kernel_inplace(const Tensor& self, const Tensor& other) {
+  Tensor out = self;
+  native::bitwise_and_kernel(self, other, out);
+  return self;
+}
+
+ops::bitwise_and__Tensor::Kernel* ops::bitwise_and__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_and_kernel_inplace,
+    /* Meta */ bitwise_and_kernel_inplace,
+};
+
+const Tensor& ops::bitwise_and__Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("bitwise_and_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_and_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& bitwise_and_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace_unrecorded(self, "bitwise_and_.Tensor");
+  ops::bitwise_and__Tensor::call(self, other);
+  autograd::rebase_history_zero_grad(self, "BitwiseAndBackward0");
+  return self;
+}
+
+// bitwise_and.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& bitwise_and_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::bitwise_and_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::bitwise_and_Tensor_out::Kernel* ops::bitwise_and_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_and_kernel_out,
+    /* Meta */ bitwise_and_kernel_out,
+};
+
+const Tensor& ops::bitwise_and_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("bitwise_and.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_and.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& bitwise_and_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("bitwise_and.Tensor_out", {&self, &other}, {&out});
+  return ops::bitwise_and_Tensor_out::call(self, other, out);
+}
+
+// bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor
+static Tensor bitwise_and_scalar_kernel_functional(const Tensor& self, const Scalar& other) {
+  Tensor out;
+  native::bitwise_and_scalar_kernel(self, other, out);
+  return out;
+}
+
+ops::bitwise_and_Scalar::Kernel* ops::bitwise_and_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_and_scalar_kernel_functional,
+    /* Meta */ bitwise_and_scalar_kernel_functional,
+};
+
+Tensor ops::bitwise_and_Scalar::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("bitwise_and.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_and.Scalar", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor bitwise_and(const Tensor& self, const Scalar& other) {
+  return ops::bitwise_and_Scalar::call(self, other);
+}
+
+// bitwise_and_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+static const Tensor& bitwise_and_scalar_kernel_inplace(const Tensor& self, const Scalar& other) {
+  Tensor out = self;
+  native::bitwise_and_scalar_kernel(self, other, out);
+  return self;
+}
+
+ops::bitwise_and__Scalar::Kernel* ops::bitwise_and__Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_and_scalar_kernel_inplace,
+    /* Meta */ bitwise_and_scalar_kernel_inplace,
+};
+
+const Tensor& ops::bitwise_and__Scalar::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("bitwise_and_.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_and_.Scalar", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& bitwise_and_(const Tensor& self, const Scalar& other) {
+  autograd::check_inplace_unrecorded(self, "bitwise_and_.Scalar");
+  ops::bitwise_and__Scalar::call(self, other);
+  autograd::rebase_history_zero_grad(self, "BitwiseAndBackward1");
+  return self;
+}
+
+// bitwise_and.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& bitwise_and_scalar_kernel_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::bitwise_and_scalar_kernel(self_in, other, out_handle);
+  return out;
+}
+
+ops::bitwise_and_Scalar_out::Kernel* ops::bitwise_and_Scalar_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_and_scalar_kernel_out,
+    /* Meta */ bitwise_and_scalar_kernel_out,
+};
+
+const Tensor& ops::bitwise_and_Scalar_out::call(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("bitwise_and.Scalar_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_and.Scalar_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& bitwise_and_out(const Tensor& out, const Tensor& self, const Scalar& other) {
+  check_out_no_grad("bitwise_and.Scalar_out", {&self}, {&out});
+  return ops::bitwise_and_Scalar_out::call(self, other, out);
+}
+
+// bitwise_and.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+ops::bitwise_and_Scalar_Tensor::Kernel* ops::bitwise_and_Scalar_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::bitwise_and_scalar_tensor_kernel,
+    /* Meta */ native::bitwise_and_scalar_tensor_kernel,
+};
+
+Tensor ops::bitwise_and_Scalar_Tensor::call(const Scalar& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("bitwise_and.Scalar_Tensor", {&other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_and.Scalar_Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor bitwise_and(const Scalar& self, const Tensor& other) {
+  return ops::bitwise_and_Scalar_Tensor::call(self, other);
 }
 
 // ============================================================================ erfc

@@ -7,6 +7,7 @@
 #include "generated/ops/cosh.h"
 #include "generated/ops/exp2.h"
 #include "generated/ops/expm1.h"
+#include "generated/ops/logical_and.h"
 #include "generated/ops/permute.h"
 #include "generated/ops/var_mean.h"
 
@@ -337,6 +338,87 @@ const Tensor& ops::expm1_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& expm1_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("expm1.out", {&self}, {&out});
   return ops::expm1_out::call(self, out);
+}
+
+// ============================================================================ logical_and
+
+// logical_and(Tensor self, Tensor other) -> Tensor
+static Tensor logical_and_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::logical_and_kernel(self, other, out);
+  return out;
+}
+
+ops::logical_and::Kernel* ops::logical_and::kernels[kNumDeviceTypes] = {
+    /* CPU */ logical_and_kernel_functional,
+    /* Meta */ logical_and_kernel_functional,
+};
+
+Tensor ops::logical_and::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("logical_and", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logical_and", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor logical_and(const Tensor& self, const Tensor& other) {
+  return ops::logical_and::call(self, other);
+}
+
+// logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const Tensor& logical_and_kernel_inplace(const Tensor& self, const Tensor& other) {
+  Tensor out = self;
+  native::logical_and_kernel(self, other, out);
+  return self;
+}
+
+ops::logical_and_::Kernel* ops::logical_and_::kernels[kNumDeviceTypes] = {
+    /* CPU */ logical_and_kernel_inplace,
+    /* Meta */ logical_and_kernel_inplace,
+};
+
+const Tensor& ops::logical_and_::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("logical_and_", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logical_and_", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& logical_and_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace_unrecorded(self, "logical_and_");
+  ops::logical_and_::call(self, other);
+  autograd::rebase_history_zero_grad(self, "LogicalAndBackward0");
+  return self;
+}
+
+// logical_and.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& logical_and_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::logical_and_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::logical_and_out::Kernel* ops::logical_and_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ logical_and_kernel_out,
+    /* Meta */ logical_and_kernel_out,
+};
+
+const Tensor& ops::logical_and_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("logical_and.out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logical_and.out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& logical_and_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("logical_and.out", {&self, &other}, {&out});
+  return ops::logical_and_out::call(self, other, out);
 }
 
 // ============================================================================ permute

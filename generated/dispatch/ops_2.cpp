@@ -4,6 +4,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/_test_scale_optional.h"
 #include "generated/ops/asin.h"
+#include "generated/ops/bitwise_or.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/kthvalue.h"
 #include "generated/ops/matmul.h"
@@ -117,6 +118,182 @@ const Tensor& ops::asin_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& asin_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("asin.out", {&self}, {&out});
   return ops::asin_out::call(self, out);
+}
+
+// ============================================================================ bitwise_or
+
+// bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
+static Tensor bitwise_or_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::bitwise_or_kernel(self, other, out);
+  return out;
+}
+
+ops::bitwise_or_Tensor::Kernel* ops::bitwise_or_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_or_kernel_functional,
+    /* Meta */ bitwise_or_kernel_functional,
+};
+
+Tensor ops::bitwise_or_Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("bitwise_or.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_or.Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor bitwise_or(const Tensor& self, const Tensor& other) {
+  return ops::bitwise_or_Tensor::call(self, other);
+}
+
+// bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const Tensor& bitwise_or_kernel_inplace(const Tensor& self, const Tensor& other) {
+  Tensor out = self;
+  native::bitwise_or_kernel(self, other, out);
+  return self;
+}
+
+ops::bitwise_or__Tensor::Kernel* ops::bitwise_or__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_or_kernel_inplace,
+    /* Meta */ bitwise_or_kernel_inplace,
+};
+
+const Tensor& ops::bitwise_or__Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("bitwise_or_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_or_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& bitwise_or_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace_unrecorded(self, "bitwise_or_.Tensor");
+  ops::bitwise_or__Tensor::call(self, other);
+  autograd::rebase_history_zero_grad(self, "BitwiseOrBackward0");
+  return self;
+}
+
+// bitwise_or.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& bitwise_or_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::bitwise_or_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::bitwise_or_Tensor_out::Kernel* ops::bitwise_or_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_or_kernel_out,
+    /* Meta */ bitwise_or_kernel_out,
+};
+
+const Tensor& ops::bitwise_or_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("bitwise_or.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_or.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& bitwise_or_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("bitwise_or.Tensor_out", {&self, &other}, {&out});
+  return ops::bitwise_or_Tensor_out::call(self, other, out);
+}
+
+// bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor
+static Tensor bitwise_or_scalar_kernel_functional(const Tensor& self, const Scalar& other) {
+  Tensor out;
+  native::bitwise_or_scalar_kernel(self, other, out);
+  return out;
+}
+
+ops::bitwise_or_Scalar::Kernel* ops::bitwise_or_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_or_scalar_kernel_functional,
+    /* Meta */ bitwise_or_scalar_kernel_functional,
+};
+
+Tensor ops::bitwise_or_Scalar::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("bitwise_or.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_or.Scalar", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor bitwise_or(const Tensor& self, const Scalar& other) {
+  return ops::bitwise_or_Scalar::call(self, other);
+}
+
+// bitwise_or_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+static const Tensor& bitwise_or_scalar_kernel_inplace(const Tensor& self, const Scalar& other) {
+  Tensor out = self;
+  native::bitwise_or_scalar_kernel(self, other, out);
+  return self;
+}
+
+ops::bitwise_or__Scalar::Kernel* ops::bitwise_or__Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_or_scalar_kernel_inplace,
+    /* Meta */ bitwise_or_scalar_kernel_inplace,
+};
+
+const Tensor& ops::bitwise_or__Scalar::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("bitwise_or_.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_or_.Scalar", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& bitwise_or_(const Tensor& self, const Scalar& other) {
+  autograd::check_inplace_unrecorded(self, "bitwise_or_.Scalar");
+  ops::bitwise_or__Scalar::call(self, other);
+  autograd::rebase_history_zero_grad(self, "BitwiseOrBackward1");
+  return self;
+}
+
+// bitwise_or.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& bitwise_or_scalar_kernel_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::bitwise_or_scalar_kernel(self_in, other, out_handle);
+  return out;
+}
+
+ops::bitwise_or_Scalar_out::Kernel* ops::bitwise_or_Scalar_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_or_scalar_kernel_out,
+    /* Meta */ bitwise_or_scalar_kernel_out,
+};
+
+const Tensor& ops::bitwise_or_Scalar_out::call(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("bitwise_or.Scalar_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_or.Scalar_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& bitwise_or_out(const Tensor& out, const Tensor& self, const Scalar& other) {
+  check_out_no_grad("bitwise_or.Scalar_out", {&self}, {&out});
+  return ops::bitwise_or_Scalar_out::call(self, other, out);
+}
+
+// bitwise_or.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+ops::bitwise_or_Scalar_Tensor::Kernel* ops::bitwise_or_Scalar_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::bitwise_or_scalar_tensor_kernel,
+    /* Meta */ native::bitwise_or_scalar_tensor_kernel,
+};
+
+Tensor ops::bitwise_or_Scalar_Tensor::call(const Scalar& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("bitwise_or.Scalar_Tensor", {&other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_or.Scalar_Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor bitwise_or(const Scalar& self, const Tensor& other) {
+  return ops::bitwise_or_Scalar_Tensor::call(self, other);
 }
 
 // ============================================================================ copy

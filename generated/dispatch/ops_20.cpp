@@ -7,6 +7,7 @@
 #include "generated/ops/cummin.h"
 #include "generated/ops/exponential.h"
 #include "generated/ops/fill.h"
+#include "generated/ops/is_same_size.h"
 #include "generated/ops/rand.h"
 #include "generated/ops/randn_like.h"
 #include "generated/ops/randperm.h"
@@ -242,6 +243,13 @@ const Tensor& fill_(const Tensor& self, const Scalar& value) {
     return autograd::wrappers::fill__Scalar(self, value);
   }
   return ops::fill__Scalar::call(self, value);
+}
+
+// ============================================================================ is_same_size
+
+// is_same_size(Tensor self, Tensor other) -> bool
+bool is_same_size(const Tensor& self, const Tensor& other) {
+  return native::is_same_size_composite(self, other);
 }
 
 // ============================================================================ rand

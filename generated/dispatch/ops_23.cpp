@@ -2,12 +2,192 @@
 // Dispatch for the ops in shard 23: each public function picks autograd or a backend kernel.
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/bitwise_left_shift.h"
 #include "generated/ops/eq.h"
+#include "generated/ops/equal.h"
+#include "generated/ops/ge.h"
+#include "generated/ops/greater_equal.h"
 #include "generated/ops/prod.h"
 #include "generated/ops/uniform.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl {
+
+// ============================================================================ bitwise_left_shift
+
+// bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor
+static Tensor bitwise_left_shift_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::bitwise_left_shift_kernel(self, other, out);
+  return out;
+}
+
+ops::bitwise_left_shift_Tensor::Kernel* ops::bitwise_left_shift_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_left_shift_kernel_functional,
+    /* Meta */ bitwise_left_shift_kernel_functional,
+};
+
+Tensor ops::bitwise_left_shift_Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("bitwise_left_shift.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_left_shift.Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor bitwise_left_shift(const Tensor& self, const Tensor& other) {
+  return ops::bitwise_left_shift_Tensor::call(self, other);
+}
+
+// bitwise_left_shift_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const Tensor& bitwise_left_shift_kernel_inplace(const Tensor& self, const Tensor& other) {
+  Tensor out = self;
+  native::bitwise_left_shift_kernel(self, other, out);
+  return self;
+}
+
+ops::bitwise_left_shift__Tensor::Kernel* ops::bitwise_left_shift__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_left_shift_kernel_inplace,
+    /* Meta */ bitwise_left_shift_kernel_inplace,
+};
+
+const Tensor& ops::bitwise_left_shift__Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("bitwise_left_shift_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_left_shift_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& bitwise_left_shift_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace_unrecorded(self, "bitwise_left_shift_.Tensor");
+  ops::bitwise_left_shift__Tensor::call(self, other);
+  autograd::rebase_history_zero_grad(self, "BitwiseLeftShiftBackward0");
+  return self;
+}
+
+// bitwise_left_shift.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& bitwise_left_shift_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::bitwise_left_shift_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::bitwise_left_shift_Tensor_out::Kernel* ops::bitwise_left_shift_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_left_shift_kernel_out,
+    /* Meta */ bitwise_left_shift_kernel_out,
+};
+
+const Tensor& ops::bitwise_left_shift_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("bitwise_left_shift.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_left_shift.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& bitwise_left_shift_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("bitwise_left_shift.Tensor_out", {&self, &other}, {&out});
+  return ops::bitwise_left_shift_Tensor_out::call(self, other, out);
+}
+
+// bitwise_left_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+static Tensor bitwise_left_shift_scalar_kernel_functional(const Tensor& self, const Scalar& other) {
+  Tensor out;
+  native::bitwise_left_shift_scalar_kernel(self, other, out);
+  return out;
+}
+
+ops::bitwise_left_shift_Tensor_Scalar::Kernel* ops::bitwise_left_shift_Tensor_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_left_shift_scalar_kernel_functional,
+    /* Meta */ bitwise_left_shift_scalar_kernel_functional,
+};
+
+Tensor ops::bitwise_left_shift_Tensor_Scalar::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("bitwise_left_shift.Tensor_Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_left_shift.Tensor_Scalar", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor bitwise_left_shift(const Tensor& self, const Scalar& other) {
+  return ops::bitwise_left_shift_Tensor_Scalar::call(self, other);
+}
+
+// bitwise_left_shift_.Tensor_Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+static const Tensor& bitwise_left_shift_scalar_kernel_inplace(const Tensor& self, const Scalar& other) {
+  Tensor out = self;
+  native::bitwise_left_shift_scalar_kernel(self, other, out);
+  return self;
+}
+
+ops::bitwise_left_shift__Tensor_Scalar::Kernel* ops::bitwise_left_shift__Tensor_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_left_shift_scalar_kernel_inplace,
+    /* Meta */ bitwise_left_shift_scalar_kernel_inplace,
+};
+
+const Tensor& ops::bitwise_left_shift__Tensor_Scalar::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("bitwise_left_shift_.Tensor_Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_left_shift_.Tensor_Scalar", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& bitwise_left_shift_(const Tensor& self, const Scalar& other) {
+  autograd::check_inplace_unrecorded(self, "bitwise_left_shift_.Tensor_Scalar");
+  ops::bitwise_left_shift__Tensor_Scalar::call(self, other);
+  autograd::rebase_history_zero_grad(self, "BitwiseLeftShiftBackward1");
+  return self;
+}
+
+// bitwise_left_shift.Tensor_Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& bitwise_left_shift_scalar_kernel_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::bitwise_left_shift_scalar_kernel(self_in, other, out_handle);
+  return out;
+}
+
+ops::bitwise_left_shift_Tensor_Scalar_out::Kernel* ops::bitwise_left_shift_Tensor_Scalar_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_left_shift_scalar_kernel_out,
+    /* Meta */ bitwise_left_shift_scalar_kernel_out,
+};
+
+const Tensor& ops::bitwise_left_shift_Tensor_Scalar_out::call(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("bitwise_left_shift.Tensor_Scalar_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_left_shift.Tensor_Scalar_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& bitwise_left_shift_out(const Tensor& out, const Tensor& self, const Scalar& other) {
+  check_out_no_grad("bitwise_left_shift.Tensor_Scalar_out", {&self}, {&out});
+  return ops::bitwise_left_shift_Tensor_Scalar_out::call(self, other, out);
+}
+
+// bitwise_left_shift.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+ops::bitwise_left_shift_Scalar_Tensor::Kernel* ops::bitwise_left_shift_Scalar_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::bitwise_left_shift_scalar_tensor_kernel,
+    /* Meta */ native::bitwise_left_shift_scalar_tensor_kernel,
+};
+
+Tensor ops::bitwise_left_shift_Scalar_Tensor::call(const Scalar& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("bitwise_left_shift.Scalar_Tensor", {&other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_left_shift.Scalar_Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor bitwise_left_shift(const Scalar& self, const Tensor& other) {
+  return ops::bitwise_left_shift_Scalar_Tensor::call(self, other);
+}
 
 // ============================================================================ eq
 
@@ -166,6 +346,184 @@ const Tensor& ops::eq_Scalar_out::call(const Tensor& self, const Scalar& other, 
 const Tensor& eq_out(const Tensor& out, const Tensor& self, const Scalar& other) {
   check_out_no_grad("eq.Scalar_out", {&self}, {&out});
   return ops::eq_Scalar_out::call(self, other, out);
+}
+
+// ============================================================================ equal
+
+// equal(Tensor self, Tensor other) -> bool
+ops::equal::Kernel* ops::equal::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::equal_kernel,
+    /* Meta */ nullptr,
+};
+
+bool ops::equal::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("equal", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("equal", kernel_device);
+  return kernel(self, other);
+}
+
+bool equal(const Tensor& self, const Tensor& other) {
+  return ops::equal::call(self, other);
+}
+
+// ============================================================================ greater_equal
+
+// greater_equal.Tensor(Tensor self, Tensor other) -> Tensor
+static Tensor ge_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::ge_kernel(self, other, out);
+  return out;
+}
+
+ops::greater_equal_Tensor::Kernel* ops::greater_equal_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ ge_kernel_functional,
+    /* Meta */ ge_kernel_functional,
+};
+
+Tensor ops::greater_equal_Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("greater_equal.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("greater_equal.Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor greater_equal(const Tensor& self, const Tensor& other) {
+  return ops::greater_equal_Tensor::call(self, other);
+}
+
+// greater_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const Tensor& ge_kernel_inplace(const Tensor& self, const Tensor& other) {
+  Tensor out = self;
+  native::ge_kernel(self, other, out);
+  return self;
+}
+
+ops::greater_equal__Tensor::Kernel* ops::greater_equal__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ ge_kernel_inplace,
+    /* Meta */ ge_kernel_inplace,
+};
+
+const Tensor& ops::greater_equal__Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("greater_equal_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("greater_equal_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& greater_equal_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace_unrecorded(self, "greater_equal_.Tensor");
+  ops::greater_equal__Tensor::call(self, other);
+  autograd::rebase_history_zero_grad(self, "GeBackward1");
+  return self;
+}
+
+// greater_equal.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& ge_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::ge_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::greater_equal_Tensor_out::Kernel* ops::greater_equal_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ ge_kernel_out,
+    /* Meta */ ge_kernel_out,
+};
+
+const Tensor& ops::greater_equal_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("greater_equal.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("greater_equal.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& greater_equal_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("greater_equal.Tensor_out", {&self, &other}, {&out});
+  return ops::greater_equal_Tensor_out::call(self, other, out);
+}
+
+// greater_equal.Scalar(Tensor self, Scalar other) -> Tensor
+static Tensor ge_scalar_kernel_functional(const Tensor& self, const Scalar& other) {
+  Tensor out;
+  native::ge_scalar_kernel(self, other, out);
+  return out;
+}
+
+ops::greater_equal_Scalar::Kernel* ops::greater_equal_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ ge_scalar_kernel_functional,
+    /* Meta */ ge_scalar_kernel_functional,
+};
+
+Tensor ops::greater_equal_Scalar::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("greater_equal.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("greater_equal.Scalar", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor greater_equal(const Tensor& self, const Scalar& other) {
+  return ops::greater_equal_Scalar::call(self, other);
+}
+
+// greater_equal_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+static const Tensor& ge_scalar_kernel_inplace(const Tensor& self, const Scalar& other) {
+  Tensor out = self;
+  native::ge_scalar_kernel(self, other, out);
+  return self;
+}
+
+ops::greater_equal__Scalar::Kernel* ops::greater_equal__Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ ge_scalar_kernel_inplace,
+    /* Meta */ ge_scalar_kernel_inplace,
+};
+
+const Tensor& ops::greater_equal__Scalar::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("greater_equal_.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("greater_equal_.Scalar", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& greater_equal_(const Tensor& self, const Scalar& other) {
+  autograd::check_inplace_unrecorded(self, "greater_equal_.Scalar");
+  ops::greater_equal__Scalar::call(self, other);
+  autograd::rebase_history_zero_grad(self, "GeBackward0");
+  return self;
+}
+
+// greater_equal.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& ge_scalar_kernel_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::ge_scalar_kernel(self_in, other, out_handle);
+  return out;
+}
+
+ops::greater_equal_Scalar_out::Kernel* ops::greater_equal_Scalar_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ ge_scalar_kernel_out,
+    /* Meta */ ge_scalar_kernel_out,
+};
+
+const Tensor& ops::greater_equal_Scalar_out::call(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("greater_equal.Scalar_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("greater_equal.Scalar_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& greater_equal_out(const Tensor& out, const Tensor& self, const Scalar& other) {
+  check_out_no_grad("greater_equal.Scalar_out", {&self}, {&out});
+  return ops::greater_equal_Scalar_out::call(self, other, out);
 }
 
 // ============================================================================ prod

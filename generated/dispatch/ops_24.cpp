@@ -4,6 +4,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/amin.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/isinf.h"
 #include "generated/ops/randint.h"
 #include "generated/ops/relu.h"
 #include "generated/ops/sqrt.h"
@@ -86,6 +87,25 @@ Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
     return autograd::wrappers::clone(self, memory_format);
   }
   return ops::clone::call(self, memory_format);
+}
+
+// ============================================================================ isinf
+
+// isinf(Tensor self) -> Tensor
+ops::isinf::Kernel* ops::isinf::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::isinf_kernel,
+    /* Meta */ native::isinf_kernel,
+};
+
+Tensor ops::isinf::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("isinf", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("isinf", kernel_device);
+  return kernel(self);
+}
+
+Tensor isinf(const Tensor& self) {
+  return ops::isinf::call(self);
 }
 
 // ============================================================================ randint

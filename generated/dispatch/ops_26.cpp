@@ -4,6 +4,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/as_strided.h"
 #include "generated/ops/bernoulli.h"
+#include "generated/ops/greater.h"
 #include "generated/ops/gt.h"
 #include "generated/ops/log2.h"
 #include "generated/ops/softmax.h"
@@ -151,15 +152,168 @@ Tensor bernoulli(const Tensor& self, double p, std::optional<Generator> generato
   return ops::bernoulli_p::call(self, p, generator);
 }
 
-// ============================================================================ gt
+// ============================================================================ greater
 
-// gt.Tensor(Tensor self, Tensor other) -> Tensor
+// greater.Tensor(Tensor self, Tensor other) -> Tensor
 static Tensor gt_kernel_functional(const Tensor& self, const Tensor& other) {
   Tensor out;
   native::gt_kernel(self, other, out);
   return out;
 }
 
+ops::greater_Tensor::Kernel* ops::greater_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ gt_kernel_functional,
+    /* Meta */ gt_kernel_functional,
+};
+
+Tensor ops::greater_Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("greater.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("greater.Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor greater(const Tensor& self, const Tensor& other) {
+  return ops::greater_Tensor::call(self, other);
+}
+
+// greater_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const Tensor& gt_kernel_inplace(const Tensor& self, const Tensor& other) {
+  Tensor out = self;
+  native::gt_kernel(self, other, out);
+  return self;
+}
+
+ops::greater__Tensor::Kernel* ops::greater__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ gt_kernel_inplace,
+    /* Meta */ gt_kernel_inplace,
+};
+
+const Tensor& ops::greater__Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("greater_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("greater_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& greater_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace_unrecorded(self, "greater_.Tensor");
+  ops::greater__Tensor::call(self, other);
+  autograd::rebase_history_zero_grad(self, "GtBackward1");
+  return self;
+}
+
+// greater.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& gt_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::gt_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::greater_Tensor_out::Kernel* ops::greater_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ gt_kernel_out,
+    /* Meta */ gt_kernel_out,
+};
+
+const Tensor& ops::greater_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("greater.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("greater.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& greater_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("greater.Tensor_out", {&self, &other}, {&out});
+  return ops::greater_Tensor_out::call(self, other, out);
+}
+
+// greater.Scalar(Tensor self, Scalar other) -> Tensor
+static Tensor gt_scalar_kernel_functional(const Tensor& self, const Scalar& other) {
+  Tensor out;
+  native::gt_scalar_kernel(self, other, out);
+  return out;
+}
+
+ops::greater_Scalar::Kernel* ops::greater_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ gt_scalar_kernel_functional,
+    /* Meta */ gt_scalar_kernel_functional,
+};
+
+Tensor ops::greater_Scalar::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("greater.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("greater.Scalar", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor greater(const Tensor& self, const Scalar& other) {
+  return ops::greater_Scalar::call(self, other);
+}
+
+// greater_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+static const Tensor& gt_scalar_kernel_inplace(const Tensor& self, const Scalar& other) {
+  Tensor out = self;
+  native::gt_scalar_kernel(self, other, out);
+  return self;
+}
+
+ops::greater__Scalar::Kernel* ops::greater__Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ gt_scalar_kernel_inplace,
+    /* Meta */ gt_scalar_kernel_inplace,
+};
+
+const Tensor& ops::greater__Scalar::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("greater_.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("greater_.Scalar", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& greater_(const Tensor& self, const Scalar& other) {
+  autograd::check_inplace_unrecorded(self, "greater_.Scalar");
+  ops::greater__Scalar::call(self, other);
+  autograd::rebase_history_zero_grad(self, "GtBackward0");
+  return self;
+}
+
+// greater.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& gt_scalar_kernel_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::gt_scalar_kernel(self_in, other, out_handle);
+  return out;
+}
+
+ops::greater_Scalar_out::Kernel* ops::greater_Scalar_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ gt_scalar_kernel_out,
+    /* Meta */ gt_scalar_kernel_out,
+};
+
+const Tensor& ops::greater_Scalar_out::call(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("greater.Scalar_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("greater.Scalar_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& greater_out(const Tensor& out, const Tensor& self, const Scalar& other) {
+  check_out_no_grad("greater.Scalar_out", {&self}, {&out});
+  return ops::greater_Scalar_out::call(self, other, out);
+}
+
+// ============================================================================ gt
+
+// gt.Tensor(Tensor self, Tensor other) -> Tensor
 ops::gt_Tensor::Kernel* ops::gt_Tensor::kernels[kNumDeviceTypes] = {
     /* CPU */ gt_kernel_functional,
     /* Meta */ gt_kernel_functional,
@@ -177,12 +331,6 @@ Tensor gt(const Tensor& self, const Tensor& other) {
 }
 
 // gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-static const Tensor& gt_kernel_inplace(const Tensor& self, const Tensor& other) {
-  Tensor out = self;
-  native::gt_kernel(self, other, out);
-  return self;
-}
-
 ops::gt__Tensor::Kernel* ops::gt__Tensor::kernels[kNumDeviceTypes] = {
     /* CPU */ gt_kernel_inplace,
     /* Meta */ gt_kernel_inplace,
@@ -205,14 +353,6 @@ const Tensor& gt_(const Tensor& self, const Tensor& other) {
 }
 
 // gt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& gt_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
-  const Tensor self_in = native::input_unaffected_by_resize(self, out);
-  const Tensor other_in = native::input_unaffected_by_resize(other, out);
-  Tensor out_handle = out;
-  native::gt_kernel(self_in, other_in, out_handle);
-  return out;
-}
-
 ops::gt_Tensor_out::Kernel* ops::gt_Tensor_out::kernels[kNumDeviceTypes] = {
     /* CPU */ gt_kernel_out,
     /* Meta */ gt_kernel_out,
@@ -233,12 +373,6 @@ const Tensor& gt_out(const Tensor& out, const Tensor& self, const Tensor& other)
 }
 
 // gt.Scalar(Tensor self, Scalar other) -> Tensor
-static Tensor gt_scalar_kernel_functional(const Tensor& self, const Scalar& other) {
-  Tensor out;
-  native::gt_scalar_kernel(self, other, out);
-  return out;
-}
-
 ops::gt_Scalar::Kernel* ops::gt_Scalar::kernels[kNumDeviceTypes] = {
     /* CPU */ gt_scalar_kernel_functional,
     /* Meta */ gt_scalar_kernel_functional,
@@ -256,12 +390,6 @@ Tensor gt(const Tensor& self, const Scalar& other) {
 }
 
 // gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-static const Tensor& gt_scalar_kernel_inplace(const Tensor& self, const Scalar& other) {
-  Tensor out = self;
-  native::gt_scalar_kernel(self, other, out);
-  return self;
-}
-
 ops::gt__Scalar::Kernel* ops::gt__Scalar::kernels[kNumDeviceTypes] = {
     /* CPU */ gt_scalar_kernel_inplace,
     /* Meta */ gt_scalar_kernel_inplace,
@@ -284,13 +412,6 @@ const Tensor& gt_(const Tensor& self, const Scalar& other) {
 }
 
 // gt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& gt_scalar_kernel_out(const Tensor& self, const Scalar& other, const Tensor& out) {
-  const Tensor self_in = native::input_unaffected_by_resize(self, out);
-  Tensor out_handle = out;
-  native::gt_scalar_kernel(self_in, other, out_handle);
-  return out;
-}
-
 ops::gt_Scalar_out::Kernel* ops::gt_Scalar_out::kernels[kNumDeviceTypes] = {
     /* CPU */ gt_scalar_kernel_out,
     /* Meta */ gt_scalar_kernel_out,

@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/aminmax.h"
+#include "generated/ops/logical_xor.h"
 #include "generated/ops/sub.h"
 
 namespace tl {
@@ -63,6 +64,87 @@ std::tuple<const Tensor&, const Tensor&> ops::aminmax_out::call(const Tensor& se
 std::tuple<const Tensor&, const Tensor&> aminmax_out(const Tensor& min, const Tensor& max, const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
   check_out_no_grad("aminmax.out", {&self}, {&min, &max});
   return ops::aminmax_out::call(self, dim, keepdim, min, max);
+}
+
+// ============================================================================ logical_xor
+
+// logical_xor(Tensor self, Tensor other) -> Tensor
+static Tensor logical_xor_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::logical_xor_kernel(self, other, out);
+  return out;
+}
+
+ops::logical_xor::Kernel* ops::logical_xor::kernels[kNumDeviceTypes] = {
+    /* CPU */ logical_xor_kernel_functional,
+    /* Meta */ logical_xor_kernel_functional,
+};
+
+Tensor ops::logical_xor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("logical_xor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logical_xor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor logical_xor(const Tensor& self, const Tensor& other) {
+  return ops::logical_xor::call(self, other);
+}
+
+// logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const Tensor& logical_xor_kernel_inplace(const Tensor& self, const Tensor& other) {
+  Tensor out = self;
+  native::logical_xor_kernel(self, other, out);
+  return self;
+}
+
+ops::logical_xor_::Kernel* ops::logical_xor_::kernels[kNumDeviceTypes] = {
+    /* CPU */ logical_xor_kernel_inplace,
+    /* Meta */ logical_xor_kernel_inplace,
+};
+
+const Tensor& ops::logical_xor_::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("logical_xor_", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logical_xor_", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& logical_xor_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace_unrecorded(self, "logical_xor_");
+  ops::logical_xor_::call(self, other);
+  autograd::rebase_history_zero_grad(self, "LogicalXorBackward0");
+  return self;
+}
+
+// logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& logical_xor_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::logical_xor_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::logical_xor_out::Kernel* ops::logical_xor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ logical_xor_kernel_out,
+    /* Meta */ logical_xor_kernel_out,
+};
+
+const Tensor& ops::logical_xor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("logical_xor.out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logical_xor.out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& logical_xor_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("logical_xor.out", {&self, &other}, {&out});
+  return ops::logical_xor_out::call(self, other, out);
 }
 
 // ============================================================================ sub

@@ -4,6 +4,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/_test_sum_defined.h"
 #include "generated/ops/cumprod.h"
+#include "generated/ops/is_nonzero.h"
 #include "generated/ops/le.h"
 #include "generated/ops/tanh.h"
 
@@ -97,6 +98,13 @@ const Tensor& ops::cumprod_out::call(const Tensor& self, int64_t dim, std::optio
 const Tensor& cumprod_out(const Tensor& out, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
   check_out_no_grad("cumprod.out", {&self}, {&out});
   return ops::cumprod_out::call(self, dim, dtype, out);
+}
+
+// ============================================================================ is_nonzero
+
+// is_nonzero(Tensor self) -> bool
+bool is_nonzero(const Tensor& self) {
+  return native::is_nonzero_composite(self);
 }
 
 // ============================================================================ le

@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/asinh.h"
+#include "generated/ops/isclose.h"
 #include "generated/ops/native_dropout_backward.h"
 #include "generated/ops/sign.h"
 
@@ -89,6 +90,25 @@ const Tensor& ops::asinh_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& asinh_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("asinh.out", {&self}, {&out});
   return ops::asinh_out::call(self, out);
+}
+
+// ============================================================================ isclose
+
+// isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor
+ops::isclose::Kernel* ops::isclose::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::isclose_kernel,
+    /* Meta */ native::isclose_kernel,
+};
+
+Tensor ops::isclose::call(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
+  const Device kernel_device = dispatch_device("isclose", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("isclose", kernel_device);
+  return kernel(self, other, rtol, atol, equal_nan);
+}
+
+Tensor isclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
+  return ops::isclose::call(self, other, rtol, atol, equal_nan);
 }
 
 // ============================================================================ native_dropout_backward

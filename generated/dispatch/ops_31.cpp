@@ -3,9 +3,14 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/atanh.h"
+#include "generated/ops/bitwise_xor.h"
 #include "generated/ops/concatenate.h"
 #include "generated/ops/count_nonzero.h"
+#include "generated/ops/less.h"
 #include "generated/ops/log10.h"
+#include "generated/ops/lt.h"
+#include "generated/ops/ne.h"
+#include "generated/ops/not_equal.h"
 #include "generated/ops/scatter_add.h"
 
 namespace tl {
@@ -91,6 +96,182 @@ const Tensor& ops::atanh_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& atanh_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("atanh.out", {&self}, {&out});
   return ops::atanh_out::call(self, out);
+}
+
+// ============================================================================ bitwise_xor
+
+// bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
+static Tensor bitwise_xor_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::bitwise_xor_kernel(self, other, out);
+  return out;
+}
+
+ops::bitwise_xor_Tensor::Kernel* ops::bitwise_xor_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_xor_kernel_functional,
+    /* Meta */ bitwise_xor_kernel_functional,
+};
+
+Tensor ops::bitwise_xor_Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("bitwise_xor.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_xor.Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor bitwise_xor(const Tensor& self, const Tensor& other) {
+  return ops::bitwise_xor_Tensor::call(self, other);
+}
+
+// bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const Tensor& bitwise_xor_kernel_inplace(const Tensor& self, const Tensor& other) {
+  Tensor out = self;
+  native::bitwise_xor_kernel(self, other, out);
+  return self;
+}
+
+ops::bitwise_xor__Tensor::Kernel* ops::bitwise_xor__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_xor_kernel_inplace,
+    /* Meta */ bitwise_xor_kernel_inplace,
+};
+
+const Tensor& ops::bitwise_xor__Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("bitwise_xor_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_xor_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& bitwise_xor_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace_unrecorded(self, "bitwise_xor_.Tensor");
+  ops::bitwise_xor__Tensor::call(self, other);
+  autograd::rebase_history_zero_grad(self, "BitwiseXorBackward0");
+  return self;
+}
+
+// bitwise_xor.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& bitwise_xor_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::bitwise_xor_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::bitwise_xor_Tensor_out::Kernel* ops::bitwise_xor_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_xor_kernel_out,
+    /* Meta */ bitwise_xor_kernel_out,
+};
+
+const Tensor& ops::bitwise_xor_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("bitwise_xor.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_xor.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& bitwise_xor_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("bitwise_xor.Tensor_out", {&self, &other}, {&out});
+  return ops::bitwise_xor_Tensor_out::call(self, other, out);
+}
+
+// bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor
+static Tensor bitwise_xor_scalar_kernel_functional(const Tensor& self, const Scalar& other) {
+  Tensor out;
+  native::bitwise_xor_scalar_kernel(self, other, out);
+  return out;
+}
+
+ops::bitwise_xor_Scalar::Kernel* ops::bitwise_xor_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_xor_scalar_kernel_functional,
+    /* Meta */ bitwise_xor_scalar_kernel_functional,
+};
+
+Tensor ops::bitwise_xor_Scalar::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("bitwise_xor.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_xor.Scalar", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor bitwise_xor(const Tensor& self, const Scalar& other) {
+  return ops::bitwise_xor_Scalar::call(self, other);
+}
+
+// bitwise_xor_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+static const Tensor& bitwise_xor_scalar_kernel_inplace(const Tensor& self, const Scalar& other) {
+  Tensor out = self;
+  native::bitwise_xor_scalar_kernel(self, other, out);
+  return self;
+}
+
+ops::bitwise_xor__Scalar::Kernel* ops::bitwise_xor__Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_xor_scalar_kernel_inplace,
+    /* Meta */ bitwise_xor_scalar_kernel_inplace,
+};
+
+const Tensor& ops::bitwise_xor__Scalar::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("bitwise_xor_.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_xor_.Scalar", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& bitwise_xor_(const Tensor& self, const Scalar& other) {
+  autograd::check_inplace_unrecorded(self, "bitwise_xor_.Scalar");
+  ops::bitwise_xor__Scalar::call(self, other);
+  autograd::rebase_history_zero_grad(self, "BitwiseXorBackward1");
+  return self;
+}
+
+// bitwise_xor.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& bitwise_xor_scalar_kernel_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::bitwise_xor_scalar_kernel(self_in, other, out_handle);
+  return out;
+}
+
+ops::bitwise_xor_Scalar_out::Kernel* ops::bitwise_xor_Scalar_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_xor_scalar_kernel_out,
+    /* Meta */ bitwise_xor_scalar_kernel_out,
+};
+
+const Tensor& ops::bitwise_xor_Scalar_out::call(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("bitwise_xor.Scalar_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_xor.Scalar_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& bitwise_xor_out(const Tensor& out, const Tensor& self, const Scalar& other) {
+  check_out_no_grad("bitwise_xor.Scalar_out", {&self}, {&out});
+  return ops::bitwise_xor_Scalar_out::call(self, other, out);
+}
+
+// bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+ops::bitwise_xor_Scalar_Tensor::Kernel* ops::bitwise_xor_Scalar_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::bitwise_xor_scalar_tensor_kernel,
+    /* Meta */ native::bitwise_xor_scalar_tensor_kernel,
+};
+
+Tensor ops::bitwise_xor_Scalar_Tensor::call(const Scalar& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("bitwise_xor.Scalar_Tensor", {&other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_xor.Scalar_Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor bitwise_xor(const Scalar& self, const Tensor& other) {
+  return ops::bitwise_xor_Scalar_Tensor::call(self, other);
 }
 
 // ============================================================================ concatenate
@@ -208,6 +389,165 @@ const Tensor& count_nonzero_out(const Tensor& out, const Tensor& self, IntArrayR
   return ops::count_nonzero_dim_IntList_out::call(self, dim, out);
 }
 
+// ============================================================================ less
+
+// less.Tensor(Tensor self, Tensor other) -> Tensor
+static Tensor lt_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::lt_kernel(self, other, out);
+  return out;
+}
+
+ops::less_Tensor::Kernel* ops::less_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ lt_kernel_functional,
+    /* Meta */ lt_kernel_functional,
+};
+
+Tensor ops::less_Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("less.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("less.Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor less(const Tensor& self, const Tensor& other) {
+  return ops::less_Tensor::call(self, other);
+}
+
+// less_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const Tensor& lt_kernel_inplace(const Tensor& self, const Tensor& other) {
+  Tensor out = self;
+  native::lt_kernel(self, other, out);
+  return self;
+}
+
+ops::less__Tensor::Kernel* ops::less__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ lt_kernel_inplace,
+    /* Meta */ lt_kernel_inplace,
+};
+
+const Tensor& ops::less__Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("less_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("less_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& less_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace_unrecorded(self, "less_.Tensor");
+  ops::less__Tensor::call(self, other);
+  autograd::rebase_history_zero_grad(self, "LtBackward1");
+  return self;
+}
+
+// less.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& lt_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::lt_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::less_Tensor_out::Kernel* ops::less_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ lt_kernel_out,
+    /* Meta */ lt_kernel_out,
+};
+
+const Tensor& ops::less_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("less.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("less.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& less_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("less.Tensor_out", {&self, &other}, {&out});
+  return ops::less_Tensor_out::call(self, other, out);
+}
+
+// less.Scalar(Tensor self, Scalar other) -> Tensor
+static Tensor lt_scalar_kernel_functional(const Tensor& self, const Scalar& other) {
+  Tensor out;
+  native::lt_scalar_kernel(self, other, out);
+  return out;
+}
+
+ops::less_Scalar::Kernel* ops::less_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ lt_scalar_kernel_functional,
+    /* Meta */ lt_scalar_kernel_functional,
+};
+
+Tensor ops::less_Scalar::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("less.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("less.Scalar", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor less(const Tensor& self, const Scalar& other) {
+  return ops::less_Scalar::call(self, other);
+}
+
+// less_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+static const Tensor& lt_scalar_kernel_inplace(const Tensor& self, const Scalar& other) {
+  Tensor out = self;
+  native::lt_scalar_kernel(self, other, out);
+  return self;
+}
+
+ops::less__Scalar::Kernel* ops::less__Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ lt_scalar_kernel_inplace,
+    /* Meta */ lt_scalar_kernel_inplace,
+};
+
+const Tensor& ops::less__Scalar::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("less_.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("less_.Scalar", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& less_(const Tensor& self, const Scalar& other) {
+  autograd::check_inplace_unrecorded(self, "less_.Scalar");
+  ops::less__Scalar::call(self, other);
+  autograd::rebase_history_zero_grad(self, "LtBackward0");
+  return self;
+}
+
+// less.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& lt_scalar_kernel_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::lt_scalar_kernel(self_in, other, out_handle);
+  return out;
+}
+
+ops::less_Scalar_out::Kernel* ops::less_Scalar_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ lt_scalar_kernel_out,
+    /* Meta */ lt_scalar_kernel_out,
+};
+
+const Tensor& ops::less_Scalar_out::call(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("less.Scalar_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("less.Scalar_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& less_out(const Tensor& out, const Tensor& self, const Scalar& other) {
+  check_out_no_grad("less.Scalar_out", {&self}, {&out});
+  return ops::less_Scalar_out::call(self, other, out);
+}
+
 // ============================================================================ log10
 
 // log10(Tensor self) -> Tensor
@@ -289,6 +629,165 @@ const Tensor& ops::log10_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& log10_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("log10.out", {&self}, {&out});
   return ops::log10_out::call(self, out);
+}
+
+// ============================================================================ not_equal
+
+// not_equal.Tensor(Tensor self, Tensor other) -> Tensor
+static Tensor ne_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::ne_kernel(self, other, out);
+  return out;
+}
+
+ops::not_equal_Tensor::Kernel* ops::not_equal_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ ne_kernel_functional,
+    /* Meta */ ne_kernel_functional,
+};
+
+Tensor ops::not_equal_Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("not_equal.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("not_equal.Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor not_equal(const Tensor& self, const Tensor& other) {
+  return ops::not_equal_Tensor::call(self, other);
+}
+
+// not_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const Tensor& ne_kernel_inplace(const Tensor& self, const Tensor& other) {
+  Tensor out = self;
+  native::ne_kernel(self, other, out);
+  return self;
+}
+
+ops::not_equal__Tensor::Kernel* ops::not_equal__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ ne_kernel_inplace,
+    /* Meta */ ne_kernel_inplace,
+};
+
+const Tensor& ops::not_equal__Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("not_equal_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("not_equal_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& not_equal_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace_unrecorded(self, "not_equal_.Tensor");
+  ops::not_equal__Tensor::call(self, other);
+  autograd::rebase_history_zero_grad(self, "NeBackward1");
+  return self;
+}
+
+// not_equal.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& ne_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::ne_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::not_equal_Tensor_out::Kernel* ops::not_equal_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ ne_kernel_out,
+    /* Meta */ ne_kernel_out,
+};
+
+const Tensor& ops::not_equal_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("not_equal.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("not_equal.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& not_equal_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("not_equal.Tensor_out", {&self, &other}, {&out});
+  return ops::not_equal_Tensor_out::call(self, other, out);
+}
+
+// not_equal.Scalar(Tensor self, Scalar other) -> Tensor
+static Tensor ne_scalar_kernel_functional(const Tensor& self, const Scalar& other) {
+  Tensor out;
+  native::ne_scalar_kernel(self, other, out);
+  return out;
+}
+
+ops::not_equal_Scalar::Kernel* ops::not_equal_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ ne_scalar_kernel_functional,
+    /* Meta */ ne_scalar_kernel_functional,
+};
+
+Tensor ops::not_equal_Scalar::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("not_equal.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("not_equal.Scalar", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor not_equal(const Tensor& self, const Scalar& other) {
+  return ops::not_equal_Scalar::call(self, other);
+}
+
+// not_equal_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+static const Tensor& ne_scalar_kernel_inplace(const Tensor& self, const Scalar& other) {
+  Tensor out = self;
+  native::ne_scalar_kernel(self, other, out);
+  return self;
+}
+
+ops::not_equal__Scalar::Kernel* ops::not_equal__Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ ne_scalar_kernel_inplace,
+    /* Meta */ ne_scalar_kernel_inplace,
+};
+
+const Tensor& ops::not_equal__Scalar::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("not_equal_.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("not_equal_.Scalar", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& not_equal_(const Tensor& self, const Scalar& other) {
+  autograd::check_inplace_unrecorded(self, "not_equal_.Scalar");
+  ops::not_equal__Scalar::call(self, other);
+  autograd::rebase_history_zero_grad(self, "NeBackward0");
+  return self;
+}
+
+// not_equal.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& ne_scalar_kernel_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::ne_scalar_kernel(self_in, other, out_handle);
+  return out;
+}
+
+ops::not_equal_Scalar_out::Kernel* ops::not_equal_Scalar_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ ne_scalar_kernel_out,
+    /* Meta */ ne_scalar_kernel_out,
+};
+
+const Tensor& ops::not_equal_Scalar_out::call(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("not_equal.Scalar_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("not_equal.Scalar_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& not_equal_out(const Tensor& out, const Tensor& self, const Scalar& other) {
+  check_out_no_grad("not_equal.Scalar_out", {&self}, {&out});
+  return ops::not_equal_Scalar_out::call(self, other, out);
 }
 
 // ============================================================================ scatter_add

@@ -2,12 +2,189 @@
 // Dispatch for the ops in shard 4: each public function picks autograd or a backend kernel.
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/bitwise_right_shift.h"
 #include "generated/ops/empty.h"
 #include "generated/ops/empty_strided.h"
 #include "generated/ops/normal.h"
 #include "generated/ops/to.h"
 
 namespace tl {
+
+// ============================================================================ bitwise_right_shift
+
+// bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor
+static Tensor bitwise_right_shift_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::bitwise_right_shift_kernel(self, other, out);
+  return out;
+}
+
+ops::bitwise_right_shift_Tensor::Kernel* ops::bitwise_right_shift_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_right_shift_kernel_functional,
+    /* Meta */ bitwise_right_shift_kernel_functional,
+};
+
+Tensor ops::bitwise_right_shift_Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("bitwise_right_shift.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_right_shift.Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor bitwise_right_shift(const Tensor& self, const Tensor& other) {
+  return ops::bitwise_right_shift_Tensor::call(self, other);
+}
+
+// bitwise_right_shift_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const Tensor& bitwise_right_shift_kernel_inplace(const Tensor& self, const Tensor& other) {
+  Tensor out = self;
+  native::bitwise_right_shift_kernel(self, other, out);
+  return self;
+}
+
+ops::bitwise_right_shift__Tensor::Kernel* ops::bitwise_right_shift__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_right_shift_kernel_inplace,
+    /* Meta */ bitwise_right_shift_kernel_inplace,
+};
+
+const Tensor& ops::bitwise_right_shift__Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("bitwise_right_shift_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_right_shift_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& bitwise_right_shift_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace_unrecorded(self, "bitwise_right_shift_.Tensor");
+  ops::bitwise_right_shift__Tensor::call(self, other);
+  autograd::rebase_history_zero_grad(self, "BitwiseRightShiftBackward0");
+  return self;
+}
+
+// bitwise_right_shift.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& bitwise_right_shift_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::bitwise_right_shift_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::bitwise_right_shift_Tensor_out::Kernel* ops::bitwise_right_shift_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_right_shift_kernel_out,
+    /* Meta */ bitwise_right_shift_kernel_out,
+};
+
+const Tensor& ops::bitwise_right_shift_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("bitwise_right_shift.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_right_shift.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& bitwise_right_shift_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("bitwise_right_shift.Tensor_out", {&self, &other}, {&out});
+  return ops::bitwise_right_shift_Tensor_out::call(self, other, out);
+}
+
+// bitwise_right_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+static Tensor bitwise_right_shift_scalar_kernel_functional(const Tensor& self, const Scalar& other) {
+  Tensor out;
+  native::bitwise_right_shift_scalar_kernel(self, other, out);
+  return out;
+}
+
+ops::bitwise_right_shift_Tensor_Scalar::Kernel* ops::bitwise_right_shift_Tensor_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_right_shift_scalar_kernel_functional,
+    /* Meta */ bitwise_right_shift_scalar_kernel_functional,
+};
+
+Tensor ops::bitwise_right_shift_Tensor_Scalar::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("bitwise_right_shift.Tensor_Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_right_shift.Tensor_Scalar", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor bitwise_right_shift(const Tensor& self, const Scalar& other) {
+  return ops::bitwise_right_shift_Tensor_Scalar::call(self, other);
+}
+
+// bitwise_right_shift_.Tensor_Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+static const Tensor& bitwise_right_shift_scalar_kernel_inplace(const Tensor& self, const Scalar& other) {
+  Tensor out = self;
+  native::bitwise_right_shift_scalar_kernel(self, other, out);
+  return self;
+}
+
+ops::bitwise_right_shift__Tensor_Scalar::Kernel* ops::bitwise_right_shift__Tensor_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_right_shift_scalar_kernel_inplace,
+    /* Meta */ bitwise_right_shift_scalar_kernel_inplace,
+};
+
+const Tensor& ops::bitwise_right_shift__Tensor_Scalar::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("bitwise_right_shift_.Tensor_Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_right_shift_.Tensor_Scalar", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& bitwise_right_shift_(const Tensor& self, const Scalar& other) {
+  autograd::check_inplace_unrecorded(self, "bitwise_right_shift_.Tensor_Scalar");
+  ops::bitwise_right_shift__Tensor_Scalar::call(self, other);
+  autograd::rebase_history_zero_grad(self, "BitwiseRightShiftBackward1");
+  return self;
+}
+
+// bitwise_right_shift.Tensor_Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& bitwise_right_shift_scalar_kernel_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::bitwise_right_shift_scalar_kernel(self_in, other, out_handle);
+  return out;
+}
+
+ops::bitwise_right_shift_Tensor_Scalar_out::Kernel* ops::bitwise_right_shift_Tensor_Scalar_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_right_shift_scalar_kernel_out,
+    /* Meta */ bitwise_right_shift_scalar_kernel_out,
+};
+
+const Tensor& ops::bitwise_right_shift_Tensor_Scalar_out::call(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("bitwise_right_shift.Tensor_Scalar_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_right_shift.Tensor_Scalar_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& bitwise_right_shift_out(const Tensor& out, const Tensor& self, const Scalar& other) {
+  check_out_no_grad("bitwise_right_shift.Tensor_Scalar_out", {&self}, {&out});
+  return ops::bitwise_right_shift_Tensor_Scalar_out::call(self, other, out);
+}
+
+// bitwise_right_shift.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+ops::bitwise_right_shift_Scalar_Tensor::Kernel* ops::bitwise_right_shift_Scalar_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::bitwise_right_shift_scalar_tensor_kernel,
+    /* Meta */ native::bitwise_right_shift_scalar_tensor_kernel,
+};
+
+Tensor ops::bitwise_right_shift_Scalar_Tensor::call(const Scalar& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("bitwise_right_shift.Scalar_Tensor", {&other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_right_shift.Scalar_Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor bitwise_right_shift(const Scalar& self, const Tensor& other) {
+  return ops::bitwise_right_shift_Scalar_Tensor::call(self, other);
+}
 
 // ============================================================================ empty
 

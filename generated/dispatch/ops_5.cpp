@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/_test_mul_add.h"
+#include "generated/ops/allclose.h"
 #include "generated/ops/cos.h"
 #include "generated/ops/empty_like.h"
 #include "generated/ops/log.h"
@@ -69,6 +70,13 @@ std::tuple<const Tensor&, const Tensor&> ops::_test_mul_add_out::call(const Tens
 std::tuple<const Tensor&, const Tensor&> _test_mul_add_out(const Tensor& product, const Tensor& total, const Tensor& self, const Tensor& other) {
   check_out_no_grad("_test_mul_add.out", {&self, &other}, {&product, &total});
   return ops::_test_mul_add_out::call(self, other, product, total);
+}
+
+// ============================================================================ allclose
+
+// allclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> bool
+bool allclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
+  return native::allclose_composite(self, other, rtol, atol, equal_nan);
 }
 
 // ============================================================================ cos

@@ -5,6 +5,7 @@
 #include "generated/ops/add.h"
 #include "generated/ops/expand.h"
 #include "generated/ops/index_fill.h"
+#include "generated/ops/isreal.h"
 #include "generated/ops/ones.h"
 #include "generated/ops/tan.h"
 
@@ -278,6 +279,13 @@ const Tensor& index_fill_(const Tensor& self, int64_t dim, const Tensor& index, 
     return autograd::wrappers::index_fill__int_Tensor(self, dim, index, value);
   }
   return ops::index_fill__int_Tensor::call(self, dim, index, value);
+}
+
+// ============================================================================ isreal
+
+// isreal(Tensor self) -> Tensor
+Tensor isreal(const Tensor& self) {
+  return native::isreal_composite(self);
 }
 
 // ============================================================================ ones

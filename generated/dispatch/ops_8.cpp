@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/arange.h"
+#include "generated/ops/bitwise_not.h"
 #include "generated/ops/cat.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/floor_divide.h"
@@ -68,6 +69,86 @@ const Tensor& arange_out(const Tensor& out, const Scalar& start, const Scalar& e
   check_out_no_grad("arange.start_out", {}, {&out});
   check_factory_out(out, dtype, device);
   return ops::arange_start_out::call(start, end, step, dtype, device, out);
+}
+
+// ============================================================================ bitwise_not
+
+// bitwise_not(Tensor self) -> Tensor
+static Tensor bitwise_not_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::bitwise_not_kernel(self, out);
+  return out;
+}
+
+ops::bitwise_not::Kernel* ops::bitwise_not::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_not_kernel_functional,
+    /* Meta */ bitwise_not_kernel_functional,
+};
+
+Tensor ops::bitwise_not::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("bitwise_not", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_not", kernel_device);
+  return kernel(self);
+}
+
+Tensor bitwise_not(const Tensor& self) {
+  return ops::bitwise_not::call(self);
+}
+
+// bitwise_not_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& bitwise_not_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::bitwise_not_kernel(self, out);
+  return self;
+}
+
+ops::bitwise_not_::Kernel* ops::bitwise_not_::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_not_kernel_inplace,
+    /* Meta */ bitwise_not_kernel_inplace,
+};
+
+const Tensor& ops::bitwise_not_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("bitwise_not_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_not_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& bitwise_not_(const Tensor& self) {
+  autograd::check_inplace_unrecorded(self, "bitwise_not_");
+  ops::bitwise_not_::call(self);
+  autograd::rebase_history_zero_grad(self, "BitwiseNotBackward0");
+  return self;
+}
+
+// bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& bitwise_not_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::bitwise_not_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::bitwise_not_out::Kernel* ops::bitwise_not_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_not_kernel_out,
+    /* Meta */ bitwise_not_kernel_out,
+};
+
+const Tensor& ops::bitwise_not_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("bitwise_not.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_not.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& bitwise_not_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("bitwise_not.out", {&self}, {&out});
+  return ops::bitwise_not_out::call(self, out);
 }
 
 // ============================================================================ cat

@@ -6,6 +6,7 @@
 #include "generated/ops/_test_mul_backward.h"
 #include "generated/ops/cumsum.h"
 #include "generated/ops/div.h"
+#include "generated/ops/isneginf.h"
 #include "generated/ops/max.h"
 #include "generated/ops/split_with_sizes.h"
 
@@ -410,6 +411,58 @@ const Tensor& div_(const Tensor& self, const Scalar& other, std::optional<std::s
     return autograd::wrappers::div__Scalar_mode(self, other, rounding_mode);
   }
   return ops::div__Scalar_mode::call(self, other, rounding_mode);
+}
+
+// ============================================================================ isneginf
+
+// isneginf(Tensor self) -> Tensor
+static Tensor isneginf_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::isneginf_kernel(self, out);
+  return out;
+}
+
+ops::isneginf::Kernel* ops::isneginf::kernels[kNumDeviceTypes] = {
+    /* CPU */ isneginf_kernel_functional,
+    /* Meta */ isneginf_kernel_functional,
+};
+
+Tensor ops::isneginf::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("isneginf", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("isneginf", kernel_device);
+  return kernel(self);
+}
+
+Tensor isneginf(const Tensor& self) {
+  return ops::isneginf::call(self);
+}
+
+// isneginf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& isneginf_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::isneginf_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::isneginf_out::Kernel* ops::isneginf_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ isneginf_kernel_out,
+    /* Meta */ isneginf_kernel_out,
+};
+
+const Tensor& ops::isneginf_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("isneginf.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("isneginf.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& isneginf_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("isneginf.out", {&self}, {&out});
+  return ops::isneginf_out::call(self, out);
 }
 
 // ============================================================================ max

@@ -24,6 +24,15 @@ class TensorBase:
         ...
 
     @overload
+    def __and__(self, other: Tensor) -> Tensor:
+        """The bitwise AND of `self` and `other` (logical AND for bool), with broadcasting and type promotion; integer and bool dtypes only."""
+        ...
+    @overload
+    def __and__(self, other: Number) -> Tensor:
+        """The bitwise AND of `self` and the number `other`."""
+        ...
+
+    @overload
     def __eq__(self, other: Tensor) -> Tensor:
         """True where `self == other`, element by element, with broadcasting."""
         ...
@@ -69,12 +78,30 @@ class TensorBase:
         ...
 
     @overload
+    def __iand__(self, other: Tensor) -> Tensor:
+        """In-place version of bitwise_and(): writes the result into self. The bitwise AND of `self` and `other` (logical AND for bool), with broadcasting and type promotion; integer and bool dtypes only."""
+        ...
+    @overload
+    def __iand__(self, other: Number) -> Tensor:
+        """In-place version of bitwise_and(): writes the result into self. The bitwise AND of `self` and the number `other`."""
+        ...
+
+    @overload
     def __ifloordiv__(self, other: Tensor) -> Tensor:
         """In-place version of floor_divide(): writes the result into self. Divides `self` by `other` and rounds the quotient toward negative infinity (Python's `//`)."""
         ...
     @overload
     def __ifloordiv__(self, other: Number) -> Tensor:
         """In-place version of floor_divide(): writes the result into self. Divides every element of `self` by the number `other`, rounding toward negative infinity."""
+        ...
+
+    @overload
+    def __ilshift__(self, other: Tensor) -> Tensor:
+        """In-place version of bitwise_left_shift(): writes the result into self. Shifts the bits of `self` left by `other`, with broadcasting and type promotion; shifts outside [0, bit width) give 0. Integer dtypes only."""
+        ...
+    @overload
+    def __ilshift__(self, other: Number) -> Tensor:
+        """In-place version of bitwise_left_shift(): writes the result into self. Shifts the bits of `self` left by the number `other`."""
         ...
 
     @overload
@@ -86,6 +113,19 @@ class TensorBase:
         """In-place version of mul(): writes the result into self. Multiplies every element of `self` by the number `other`."""
         ...
 
+    def __invert__(self) -> Tensor:
+        """The bitwise NOT of every element of `self` (logical NOT for bool); integer and bool dtypes only."""
+        ...
+
+    @overload
+    def __ior__(self, other: Tensor) -> Tensor:
+        """In-place version of bitwise_or(): writes the result into self. The bitwise OR of `self` and `other` (logical OR for bool), with broadcasting and type promotion; integer and bool dtypes only."""
+        ...
+    @overload
+    def __ior__(self, other: Number) -> Tensor:
+        """In-place version of bitwise_or(): writes the result into self. The bitwise OR of `self` and the number `other`."""
+        ...
+
     @overload
     def __ipow__(self, exponent: Tensor) -> Tensor:
         """In-place version of pow(): writes the result into self. Raises each element of `self` to the power in `exponent`, with broadcasting and type promotion."""
@@ -93,6 +133,15 @@ class TensorBase:
     @overload
     def __ipow__(self, exponent: Number) -> Tensor:
         """In-place version of pow(): writes the result into self. Raises each element of `self` to the number `exponent`."""
+        ...
+
+    @overload
+    def __irshift__(self, other: Tensor) -> Tensor:
+        """In-place version of bitwise_right_shift(): writes the result into self. Shifts the bits of `self` right by `other` (arithmetic shift for signed dtypes), with broadcasting and type promotion; shifts outside [0, bit width) give 0, or -1 for negative signed values. Integer dtypes only."""
+        ...
+    @overload
+    def __irshift__(self, other: Number) -> Tensor:
+        """In-place version of bitwise_right_shift(): writes the result into self. Shifts the bits of `self` right by the number `other`."""
         ...
 
     @overload
@@ -114,12 +163,30 @@ class TensorBase:
         ...
 
     @overload
+    def __ixor__(self, other: Tensor) -> Tensor:
+        """In-place version of bitwise_xor(): writes the result into self. The bitwise XOR of `self` and `other` (logical XOR for bool), with broadcasting and type promotion; integer and bool dtypes only."""
+        ...
+    @overload
+    def __ixor__(self, other: Number) -> Tensor:
+        """In-place version of bitwise_xor(): writes the result into self. The bitwise XOR of `self` and the number `other`."""
+        ...
+
+    @overload
     def __le__(self, other: Tensor) -> Tensor:
         """True where `self <= other`, element by element, with broadcasting."""
         ...
     @overload
     def __le__(self, other: Number) -> Tensor:
         """True where an element of `self` is at most the number `other`."""
+        ...
+
+    @overload
+    def __lshift__(self, other: Tensor) -> Tensor:
+        """Shifts the bits of `self` left by `other`, with broadcasting and type promotion; shifts outside [0, bit width) give 0. Integer dtypes only."""
+        ...
+    @overload
+    def __lshift__(self, other: Number) -> Tensor:
+        """Shifts the bits of `self` left by the number `other`."""
         ...
 
     @overload
@@ -158,6 +225,15 @@ class TensorBase:
         ...
 
     @overload
+    def __or__(self, other: Tensor) -> Tensor:
+        """The bitwise OR of `self` and `other` (logical OR for bool), with broadcasting and type promotion; integer and bool dtypes only."""
+        ...
+    @overload
+    def __or__(self, other: Number) -> Tensor:
+        """The bitwise OR of `self` and the number `other`."""
+        ...
+
+    @overload
     def __pow__(self, exponent: Tensor) -> Tensor:
         """Raises each element of `self` to the power in `exponent`, with broadcasting and type promotion."""
         ...
@@ -176,6 +252,15 @@ class TensorBase:
         ...
 
     @overload
+    def __rand__(self, other: Tensor) -> Tensor:
+        """The bitwise AND of `self` and `other` (logical AND for bool), with broadcasting and type promotion; integer and bool dtypes only."""
+        ...
+    @overload
+    def __rand__(self, other: Number) -> Tensor:
+        """The bitwise AND of `self` and the number `other`."""
+        ...
+
+    @overload
     def __rmul__(self, other: Tensor) -> Tensor:
         """Multiplies `self` by `other` element by element, with broadcasting and type promotion."""
         ...
@@ -184,8 +269,35 @@ class TensorBase:
         """Multiplies every element of `self` by the number `other`."""
         ...
 
+    @overload
+    def __ror__(self, other: Tensor) -> Tensor:
+        """The bitwise OR of `self` and `other` (logical OR for bool), with broadcasting and type promotion; integer and bool dtypes only."""
+        ...
+    @overload
+    def __ror__(self, other: Number) -> Tensor:
+        """The bitwise OR of `self` and the number `other`."""
+        ...
+
+    @overload
+    def __rshift__(self, other: Tensor) -> Tensor:
+        """Shifts the bits of `self` right by `other` (arithmetic shift for signed dtypes), with broadcasting and type promotion; shifts outside [0, bit width) give 0, or -1 for negative signed values. Integer dtypes only."""
+        ...
+    @overload
+    def __rshift__(self, other: Number) -> Tensor:
+        """Shifts the bits of `self` right by the number `other`."""
+        ...
+
     def __rsub__(self, other: Number, alpha: Number = 1) -> Tensor:
         """Computes `other - alpha * self` for a number `other`; backs the reflected `number - tensor`."""
+        ...
+
+    @overload
+    def __rxor__(self, other: Tensor) -> Tensor:
+        """The bitwise XOR of `self` and `other` (logical XOR for bool), with broadcasting and type promotion; integer and bool dtypes only."""
+        ...
+    @overload
+    def __rxor__(self, other: Number) -> Tensor:
+        """The bitwise XOR of `self` and the number `other`."""
         ...
 
     @overload
@@ -204,6 +316,15 @@ class TensorBase:
     @overload
     def __truediv__(self, other: Number) -> Tensor:
         """Divides every element of `self` by the number `other` (true division)."""
+        ...
+
+    @overload
+    def __xor__(self, other: Tensor) -> Tensor:
+        """The bitwise XOR of `self` and `other` (logical XOR for bool), with broadcasting and type promotion; integer and bool dtypes only."""
+        ...
+    @overload
+    def __xor__(self, other: Number) -> Tensor:
+        """The bitwise XOR of `self` and the number `other`."""
         ...
 
     def _test_mul_add(self, other: Tensor) -> tuple[Tensor, Tensor]:
@@ -259,6 +380,10 @@ class TensorBase:
     @overload
     def all(self, dim: Optional[Sequence[int]] = None, keepdim: bool = False) -> Tensor:
         """Whether every element of `self` over the dimensions in `dim` (all of them when None) is non-zero (uint8 inputs give uint8)."""
+        ...
+
+    def allclose(self, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+        """Whether `isclose(self, other, rtol, atol, equal_nan)` holds for every element."""
         ...
 
     def amax(self, dim: Union[int, Sequence[int]] = (), keepdim: bool = False) -> Tensor:
@@ -359,6 +484,104 @@ class TensorBase:
     @overload
     def bernoulli_(self, p: float = 0.5, *, generator: Optional[Generator] = None) -> Tensor:
         """Fills `self` with 1 with probability `p`, else 0."""
+        ...
+
+    @overload
+    def bitwise_and(self, other: Tensor) -> Tensor:
+        """The bitwise AND of `self` and `other` (logical AND for bool), with broadcasting and type promotion; integer and bool dtypes only."""
+        ...
+    @overload
+    def bitwise_and(self, other: Number) -> Tensor:
+        """The bitwise AND of `self` and the number `other`."""
+        ...
+
+    @overload
+    def bitwise_and_(self, other: Tensor) -> Tensor:
+        """In-place version of bitwise_and(): writes the result into self. The bitwise AND of `self` and `other` (logical AND for bool), with broadcasting and type promotion; integer and bool dtypes only."""
+        ...
+    @overload
+    def bitwise_and_(self, other: Number) -> Tensor:
+        """In-place version of bitwise_and(): writes the result into self. The bitwise AND of `self` and the number `other`."""
+        ...
+
+    @overload
+    def bitwise_left_shift(self, other: Tensor) -> Tensor:
+        """Shifts the bits of `self` left by `other`, with broadcasting and type promotion; shifts outside [0, bit width) give 0. Integer dtypes only."""
+        ...
+    @overload
+    def bitwise_left_shift(self, other: Number) -> Tensor:
+        """Shifts the bits of `self` left by the number `other`."""
+        ...
+
+    @overload
+    def bitwise_left_shift_(self, other: Tensor) -> Tensor:
+        """In-place version of bitwise_left_shift(): writes the result into self. Shifts the bits of `self` left by `other`, with broadcasting and type promotion; shifts outside [0, bit width) give 0. Integer dtypes only."""
+        ...
+    @overload
+    def bitwise_left_shift_(self, other: Number) -> Tensor:
+        """In-place version of bitwise_left_shift(): writes the result into self. Shifts the bits of `self` left by the number `other`."""
+        ...
+
+    def bitwise_not(self) -> Tensor:
+        """The bitwise NOT of every element of `self` (logical NOT for bool); integer and bool dtypes only."""
+        ...
+
+    def bitwise_not_(self) -> Tensor:
+        """In-place version of bitwise_not(): writes the result into self. The bitwise NOT of every element of `self` (logical NOT for bool); integer and bool dtypes only."""
+        ...
+
+    @overload
+    def bitwise_or(self, other: Tensor) -> Tensor:
+        """The bitwise OR of `self` and `other` (logical OR for bool), with broadcasting and type promotion; integer and bool dtypes only."""
+        ...
+    @overload
+    def bitwise_or(self, other: Number) -> Tensor:
+        """The bitwise OR of `self` and the number `other`."""
+        ...
+
+    @overload
+    def bitwise_or_(self, other: Tensor) -> Tensor:
+        """In-place version of bitwise_or(): writes the result into self. The bitwise OR of `self` and `other` (logical OR for bool), with broadcasting and type promotion; integer and bool dtypes only."""
+        ...
+    @overload
+    def bitwise_or_(self, other: Number) -> Tensor:
+        """In-place version of bitwise_or(): writes the result into self. The bitwise OR of `self` and the number `other`."""
+        ...
+
+    @overload
+    def bitwise_right_shift(self, other: Tensor) -> Tensor:
+        """Shifts the bits of `self` right by `other` (arithmetic shift for signed dtypes), with broadcasting and type promotion; shifts outside [0, bit width) give 0, or -1 for negative signed values. Integer dtypes only."""
+        ...
+    @overload
+    def bitwise_right_shift(self, other: Number) -> Tensor:
+        """Shifts the bits of `self` right by the number `other`."""
+        ...
+
+    @overload
+    def bitwise_right_shift_(self, other: Tensor) -> Tensor:
+        """In-place version of bitwise_right_shift(): writes the result into self. Shifts the bits of `self` right by `other` (arithmetic shift for signed dtypes), with broadcasting and type promotion; shifts outside [0, bit width) give 0, or -1 for negative signed values. Integer dtypes only."""
+        ...
+    @overload
+    def bitwise_right_shift_(self, other: Number) -> Tensor:
+        """In-place version of bitwise_right_shift(): writes the result into self. Shifts the bits of `self` right by the number `other`."""
+        ...
+
+    @overload
+    def bitwise_xor(self, other: Tensor) -> Tensor:
+        """The bitwise XOR of `self` and `other` (logical XOR for bool), with broadcasting and type promotion; integer and bool dtypes only."""
+        ...
+    @overload
+    def bitwise_xor(self, other: Number) -> Tensor:
+        """The bitwise XOR of `self` and the number `other`."""
+        ...
+
+    @overload
+    def bitwise_xor_(self, other: Tensor) -> Tensor:
+        """In-place version of bitwise_xor(): writes the result into self. The bitwise XOR of `self` and `other` (logical XOR for bool), with broadcasting and type promotion; integer and bool dtypes only."""
+        ...
+    @overload
+    def bitwise_xor_(self, other: Number) -> Tensor:
+        """In-place version of bitwise_xor(): writes the result into self. The bitwise XOR of `self` and the number `other`."""
         ...
 
     def bmm(self, mat2: Tensor) -> Tensor:
@@ -490,6 +713,10 @@ class TensorBase:
         """In-place version of eq(): writes the result into self. True where an element of `self` equals the number `other`."""
         ...
 
+    def equal(self, other: Tensor) -> bool:
+        """Whether `self` and `other` have the same size and equal elements (compared after type promotion; NaN never equals)."""
+        ...
+
     def erf(self) -> Tensor:
         """The error function `2/sqrt(pi) * integral(exp(-t^2), 0, x)` of every element x of `self`; integer inputs give the default float dtype."""
         ...
@@ -595,6 +822,42 @@ class TensorBase:
         ...
 
     @overload
+    def greater(self, other: Tensor) -> Tensor:
+        """Alias of `gt`."""
+        ...
+    @overload
+    def greater(self, other: Number) -> Tensor:
+        """Alias of `gt`."""
+        ...
+
+    @overload
+    def greater_(self, other: Tensor) -> Tensor:
+        """In-place version of greater(): writes the result into self. Alias of `gt`."""
+        ...
+    @overload
+    def greater_(self, other: Number) -> Tensor:
+        """In-place version of greater(): writes the result into self. Alias of `gt`."""
+        ...
+
+    @overload
+    def greater_equal(self, other: Tensor) -> Tensor:
+        """Alias of `ge`."""
+        ...
+    @overload
+    def greater_equal(self, other: Number) -> Tensor:
+        """Alias of `ge`."""
+        ...
+
+    @overload
+    def greater_equal_(self, other: Tensor) -> Tensor:
+        """In-place version of greater_equal(): writes the result into self. Alias of `ge`."""
+        ...
+    @overload
+    def greater_equal_(self, other: Number) -> Tensor:
+        """In-place version of greater_equal(): writes the result into self. Alias of `ge`."""
+        ...
+
+    @overload
     def gt(self, other: Tensor) -> Tensor:
         """True where `self > other`, element by element, with broadcasting."""
         ...
@@ -650,6 +913,42 @@ class TensorBase:
         """The entries of `self` at the positions of the 1-D `index` along `dim`."""
         ...
 
+    def is_nonzero(self) -> bool:
+        """Whether the single element of `self` is nonzero (RuntimeError for no or several elements, as `bool(tensor)`)."""
+        ...
+
+    def is_same_size(self, other: Tensor) -> bool:
+        """Whether `self` and `other` have the same shape."""
+        ...
+
+    def isclose(self, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
+        """True where `|self - other| <= atol + rtol * |other|` (or both are equal, or both NaN when `equal_nan`), element by element with broadcasting; `self` and `other` must have the same dtype."""
+        ...
+
+    def isfinite(self) -> Tensor:
+        """True where an element of `self` is neither infinite nor NaN."""
+        ...
+
+    def isinf(self) -> Tensor:
+        """True where an element of `self` is positive or negative infinity."""
+        ...
+
+    def isnan(self) -> Tensor:
+        """True where an element of `self` is NaN."""
+        ...
+
+    def isneginf(self) -> Tensor:
+        """True where an element of `self` is negative infinity."""
+        ...
+
+    def isposinf(self) -> Tensor:
+        """True where an element of `self` is positive infinity."""
+        ...
+
+    def isreal(self) -> Tensor:
+        """True where an element of `self` has no imaginary part, which is every element of a real tensor."""
+        ...
+
     def kthvalue(self, k: int, dim: int = -1, keepdim: bool = False) -> tuple[Tensor, Tensor]:
         """The `k`-th smallest value of `self` along `dim` and its index, the dim removed unless `keepdim`."""
         ...
@@ -670,6 +969,42 @@ class TensorBase:
     @overload
     def le_(self, other: Number) -> Tensor:
         """In-place version of le(): writes the result into self. True where an element of `self` is at most the number `other`."""
+        ...
+
+    @overload
+    def less(self, other: Tensor) -> Tensor:
+        """Alias of `lt`."""
+        ...
+    @overload
+    def less(self, other: Number) -> Tensor:
+        """Alias of `lt`."""
+        ...
+
+    @overload
+    def less_(self, other: Tensor) -> Tensor:
+        """In-place version of less(): writes the result into self. Alias of `lt`."""
+        ...
+    @overload
+    def less_(self, other: Number) -> Tensor:
+        """In-place version of less(): writes the result into self. Alias of `lt`."""
+        ...
+
+    @overload
+    def less_equal(self, other: Tensor) -> Tensor:
+        """Alias of `le`."""
+        ...
+    @overload
+    def less_equal(self, other: Number) -> Tensor:
+        """Alias of `le`."""
+        ...
+
+    @overload
+    def less_equal_(self, other: Tensor) -> Tensor:
+        """In-place version of less_equal(): writes the result into self. Alias of `le`."""
+        ...
+    @overload
+    def less_equal_(self, other: Number) -> Tensor:
+        """In-place version of less_equal(): writes the result into self. Alias of `le`."""
         ...
 
     def log(self) -> Tensor:
@@ -722,6 +1057,38 @@ class TensorBase:
 
     def logcumsumexp(self, dim: int) -> Tensor:
         """`log(cumsum(exp(self), dim))`, computed without overflow."""
+        ...
+
+    def logical_and(self, other: Tensor) -> Tensor:
+        """True where both `self` and `other` are nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype."""
+        ...
+
+    def logical_and_(self, other: Tensor) -> Tensor:
+        """In-place version of logical_and(): writes the result into self. True where both `self` and `other` are nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype."""
+        ...
+
+    def logical_not(self) -> Tensor:
+        """True where an element of `self` is zero; in-place and out= write 1/0 in their own dtype."""
+        ...
+
+    def logical_not_(self) -> Tensor:
+        """In-place version of logical_not(): writes the result into self. True where an element of `self` is zero; in-place and out= write 1/0 in their own dtype."""
+        ...
+
+    def logical_or(self, other: Tensor) -> Tensor:
+        """True where `self` or `other` is nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype."""
+        ...
+
+    def logical_or_(self, other: Tensor) -> Tensor:
+        """In-place version of logical_or(): writes the result into self. True where `self` or `other` is nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype."""
+        ...
+
+    def logical_xor(self, other: Tensor) -> Tensor:
+        """True where exactly one of `self` and `other` is nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype."""
+        ...
+
+    def logical_xor_(self, other: Tensor) -> Tensor:
+        """In-place version of logical_xor(): writes the result into self. True where exactly one of `self` and `other` is nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype."""
         ...
 
     def logsumexp(self, dim: Union[int, Sequence[int]], keepdim: bool = False) -> Tensor:
@@ -839,6 +1206,24 @@ class TensorBase:
 
     def normal_(self, mean: float = 0, std: float = 1, *, generator: Optional[Generator] = None) -> Tensor:
         """Fills `self` with normal random numbers of mean `mean` and standard deviation `std`."""
+        ...
+
+    @overload
+    def not_equal(self, other: Tensor) -> Tensor:
+        """Alias of `ne`."""
+        ...
+    @overload
+    def not_equal(self, other: Number) -> Tensor:
+        """Alias of `ne`."""
+        ...
+
+    @overload
+    def not_equal_(self, other: Tensor) -> Tensor:
+        """In-place version of not_equal(): writes the result into self. Alias of `ne`."""
+        ...
+    @overload
+    def not_equal_(self, other: Number) -> Tensor:
+        """In-place version of not_equal(): writes the result into self. Alias of `ne`."""
         ...
 
     def permute(self, dims: Sequence[int]) -> Tensor:

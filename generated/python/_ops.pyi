@@ -94,6 +94,10 @@ def all(input: Tensor, dim: Optional[Sequence[int]] = None, keepdim: bool = Fals
     """Whether every element of `self` over the dimensions in `dim` (all of them when None) is non-zero (uint8 inputs give uint8)."""
     ...
 
+def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+    """Whether `isclose(self, other, rtol, atol, equal_nan)` holds for every element."""
+    ...
+
 def amax(input: Tensor, dim: Union[int, Sequence[int]] = (), keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
     """The largest value of `self` over the dimensions in `dim` (all of them when empty); NaN propagates. The gradient is shared evenly between tied maxima."""
     ...
@@ -192,6 +196,124 @@ def bernoulli(input: Tensor, *, generator: Optional[Generator] = None, out: Opti
 @overload
 def bernoulli(input: Tensor, p: float, *, generator: Optional[Generator] = None) -> Tensor:
     """A tensor shaped like `self` holding 1 with probability `p`, else 0."""
+    ...
+
+@overload
+def bitwise_and(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The bitwise AND of `self` and `other` (logical AND for bool), with broadcasting and type promotion; integer and bool dtypes only."""
+    ...
+@overload
+def bitwise_and(input: Tensor, other: Number, *, out: Optional[Tensor] = None) -> Tensor:
+    """The bitwise AND of `self` and the number `other`."""
+    ...
+@overload
+def bitwise_and(self: Number, other: Tensor) -> Tensor:
+    """The bitwise AND of the number `self` and `other`."""
+    ...
+
+@overload
+def bitwise_and_(input: Tensor, other: Tensor) -> Tensor:
+    """In-place version of bitwise_and(): writes the result into self. The bitwise AND of `self` and `other` (logical AND for bool), with broadcasting and type promotion; integer and bool dtypes only."""
+    ...
+@overload
+def bitwise_and_(input: Tensor, other: Number) -> Tensor:
+    """In-place version of bitwise_and(): writes the result into self. The bitwise AND of `self` and the number `other`."""
+    ...
+
+@overload
+def bitwise_left_shift(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """Shifts the bits of `self` left by `other`, with broadcasting and type promotion; shifts outside [0, bit width) give 0. Integer dtypes only."""
+    ...
+@overload
+def bitwise_left_shift(input: Tensor, other: Number, *, out: Optional[Tensor] = None) -> Tensor:
+    """Shifts the bits of `self` left by the number `other`."""
+    ...
+@overload
+def bitwise_left_shift(self: Number, other: Tensor) -> Tensor:
+    """Shifts the bits of the number `self` left by `other`; backs the reflected `number << tensor`."""
+    ...
+
+@overload
+def bitwise_left_shift_(input: Tensor, other: Tensor) -> Tensor:
+    """In-place version of bitwise_left_shift(): writes the result into self. Shifts the bits of `self` left by `other`, with broadcasting and type promotion; shifts outside [0, bit width) give 0. Integer dtypes only."""
+    ...
+@overload
+def bitwise_left_shift_(input: Tensor, other: Number) -> Tensor:
+    """In-place version of bitwise_left_shift(): writes the result into self. Shifts the bits of `self` left by the number `other`."""
+    ...
+
+def bitwise_not(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The bitwise NOT of every element of `self` (logical NOT for bool); integer and bool dtypes only."""
+    ...
+
+def bitwise_not_(input: Tensor) -> Tensor:
+    """In-place version of bitwise_not(): writes the result into self. The bitwise NOT of every element of `self` (logical NOT for bool); integer and bool dtypes only."""
+    ...
+
+@overload
+def bitwise_or(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The bitwise OR of `self` and `other` (logical OR for bool), with broadcasting and type promotion; integer and bool dtypes only."""
+    ...
+@overload
+def bitwise_or(input: Tensor, other: Number, *, out: Optional[Tensor] = None) -> Tensor:
+    """The bitwise OR of `self` and the number `other`."""
+    ...
+@overload
+def bitwise_or(self: Number, other: Tensor) -> Tensor:
+    """The bitwise OR of the number `self` and `other`."""
+    ...
+
+@overload
+def bitwise_or_(input: Tensor, other: Tensor) -> Tensor:
+    """In-place version of bitwise_or(): writes the result into self. The bitwise OR of `self` and `other` (logical OR for bool), with broadcasting and type promotion; integer and bool dtypes only."""
+    ...
+@overload
+def bitwise_or_(input: Tensor, other: Number) -> Tensor:
+    """In-place version of bitwise_or(): writes the result into self. The bitwise OR of `self` and the number `other`."""
+    ...
+
+@overload
+def bitwise_right_shift(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """Shifts the bits of `self` right by `other` (arithmetic shift for signed dtypes), with broadcasting and type promotion; shifts outside [0, bit width) give 0, or -1 for negative signed values. Integer dtypes only."""
+    ...
+@overload
+def bitwise_right_shift(input: Tensor, other: Number, *, out: Optional[Tensor] = None) -> Tensor:
+    """Shifts the bits of `self` right by the number `other`."""
+    ...
+@overload
+def bitwise_right_shift(self: Number, other: Tensor) -> Tensor:
+    """Shifts the bits of the number `self` right by `other`; backs the reflected `number >> tensor`."""
+    ...
+
+@overload
+def bitwise_right_shift_(input: Tensor, other: Tensor) -> Tensor:
+    """In-place version of bitwise_right_shift(): writes the result into self. Shifts the bits of `self` right by `other` (arithmetic shift for signed dtypes), with broadcasting and type promotion; shifts outside [0, bit width) give 0, or -1 for negative signed values. Integer dtypes only."""
+    ...
+@overload
+def bitwise_right_shift_(input: Tensor, other: Number) -> Tensor:
+    """In-place version of bitwise_right_shift(): writes the result into self. Shifts the bits of `self` right by the number `other`."""
+    ...
+
+@overload
+def bitwise_xor(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The bitwise XOR of `self` and `other` (logical XOR for bool), with broadcasting and type promotion; integer and bool dtypes only."""
+    ...
+@overload
+def bitwise_xor(input: Tensor, other: Number, *, out: Optional[Tensor] = None) -> Tensor:
+    """The bitwise XOR of `self` and the number `other`."""
+    ...
+@overload
+def bitwise_xor(self: Number, other: Tensor) -> Tensor:
+    """The bitwise XOR of the number `self` and `other`."""
+    ...
+
+@overload
+def bitwise_xor_(input: Tensor, other: Tensor) -> Tensor:
+    """In-place version of bitwise_xor(): writes the result into self. The bitwise XOR of `self` and `other` (logical XOR for bool), with broadcasting and type promotion; integer and bool dtypes only."""
+    ...
+@overload
+def bitwise_xor_(input: Tensor, other: Number) -> Tensor:
+    """In-place version of bitwise_xor(): writes the result into self. The bitwise XOR of `self` and the number `other`."""
     ...
 
 def bmm(input: Tensor, mat2: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
@@ -339,6 +461,10 @@ def eq_(input: Tensor, other: Number) -> Tensor:
     """In-place version of eq(): writes the result into self. True where an element of `self` equals the number `other`."""
     ...
 
+def equal(input: Tensor, other: Tensor) -> bool:
+    """Whether `self` and `other` have the same size and equal elements (compared after type promotion; NaN never equals)."""
+    ...
+
 def erf(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """The error function `2/sqrt(pi) * integral(exp(-t^2), 0, x)` of every element x of `self`; integer inputs give the default float dtype."""
     ...
@@ -440,6 +566,42 @@ def ge_(input: Tensor, other: Number) -> Tensor:
     ...
 
 @overload
+def greater(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `gt`."""
+    ...
+@overload
+def greater(input: Tensor, other: Number, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `gt`."""
+    ...
+
+@overload
+def greater_(input: Tensor, other: Tensor) -> Tensor:
+    """In-place version of greater(): writes the result into self. Alias of `gt`."""
+    ...
+@overload
+def greater_(input: Tensor, other: Number) -> Tensor:
+    """In-place version of greater(): writes the result into self. Alias of `gt`."""
+    ...
+
+@overload
+def greater_equal(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `ge`."""
+    ...
+@overload
+def greater_equal(input: Tensor, other: Number, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `ge`."""
+    ...
+
+@overload
+def greater_equal_(input: Tensor, other: Tensor) -> Tensor:
+    """In-place version of greater_equal(): writes the result into self. Alias of `ge`."""
+    ...
+@overload
+def greater_equal_(input: Tensor, other: Number) -> Tensor:
+    """In-place version of greater_equal(): writes the result into self. Alias of `ge`."""
+    ...
+
+@overload
 def gt(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """True where `self > other`, element by element, with broadcasting."""
     ...
@@ -495,6 +657,42 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out: Optional[Tensor
     """The entries of `self` at the positions of the 1-D `index` along `dim`."""
     ...
 
+def is_nonzero(input: Tensor) -> bool:
+    """Whether the single element of `self` is nonzero (RuntimeError for no or several elements, as `bool(tensor)`)."""
+    ...
+
+def is_same_size(input: Tensor, other: Tensor) -> bool:
+    """Whether `self` and `other` have the same shape."""
+    ...
+
+def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
+    """True where `|self - other| <= atol + rtol * |other|` (or both are equal, or both NaN when `equal_nan`), element by element with broadcasting; `self` and `other` must have the same dtype."""
+    ...
+
+def isfinite(input: Tensor) -> Tensor:
+    """True where an element of `self` is neither infinite nor NaN."""
+    ...
+
+def isinf(input: Tensor) -> Tensor:
+    """True where an element of `self` is positive or negative infinity."""
+    ...
+
+def isnan(input: Tensor) -> Tensor:
+    """True where an element of `self` is NaN."""
+    ...
+
+def isneginf(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """True where an element of `self` is negative infinity."""
+    ...
+
+def isposinf(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """True where an element of `self` is positive infinity."""
+    ...
+
+def isreal(input: Tensor) -> Tensor:
+    """True where an element of `self` has no imaginary part, which is every element of a real tensor."""
+    ...
+
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out: Optional[tuple[Tensor, ...]] = None) -> tuple[Tensor, Tensor]:
     """The `k`-th smallest value of `self` along `dim` and its index, the dim removed unless `keepdim`."""
     ...
@@ -515,6 +713,42 @@ def le_(input: Tensor, other: Tensor) -> Tensor:
 @overload
 def le_(input: Tensor, other: Number) -> Tensor:
     """In-place version of le(): writes the result into self. True where an element of `self` is at most the number `other`."""
+    ...
+
+@overload
+def less(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `lt`."""
+    ...
+@overload
+def less(input: Tensor, other: Number, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `lt`."""
+    ...
+
+@overload
+def less_(input: Tensor, other: Tensor) -> Tensor:
+    """In-place version of less(): writes the result into self. Alias of `lt`."""
+    ...
+@overload
+def less_(input: Tensor, other: Number) -> Tensor:
+    """In-place version of less(): writes the result into self. Alias of `lt`."""
+    ...
+
+@overload
+def less_equal(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `le`."""
+    ...
+@overload
+def less_equal(input: Tensor, other: Number, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `le`."""
+    ...
+
+@overload
+def less_equal_(input: Tensor, other: Tensor) -> Tensor:
+    """In-place version of less_equal(): writes the result into self. Alias of `le`."""
+    ...
+@overload
+def less_equal_(input: Tensor, other: Number) -> Tensor:
+    """In-place version of less_equal(): writes the result into self. Alias of `le`."""
     ...
 
 def log(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
@@ -563,6 +797,38 @@ def logaddexp2(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) ->
 
 def logcumsumexp(input: Tensor, dim: int, *, out: Optional[Tensor] = None) -> Tensor:
     """`log(cumsum(exp(self), dim))`, computed without overflow."""
+    ...
+
+def logical_and(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """True where both `self` and `other` are nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype."""
+    ...
+
+def logical_and_(input: Tensor, other: Tensor) -> Tensor:
+    """In-place version of logical_and(): writes the result into self. True where both `self` and `other` are nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype."""
+    ...
+
+def logical_not(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """True where an element of `self` is zero; in-place and out= write 1/0 in their own dtype."""
+    ...
+
+def logical_not_(input: Tensor) -> Tensor:
+    """In-place version of logical_not(): writes the result into self. True where an element of `self` is zero; in-place and out= write 1/0 in their own dtype."""
+    ...
+
+def logical_or(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """True where `self` or `other` is nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype."""
+    ...
+
+def logical_or_(input: Tensor, other: Tensor) -> Tensor:
+    """In-place version of logical_or(): writes the result into self. True where `self` or `other` is nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype."""
+    ...
+
+def logical_xor(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """True where exactly one of `self` and `other` is nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype."""
+    ...
+
+def logical_xor_(input: Tensor, other: Tensor) -> Tensor:
+    """In-place version of logical_xor(): writes the result into self. True where exactly one of `self` and `other` is nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype."""
     ...
 
 def logsumexp(input: Tensor, dim: Union[int, Sequence[int]], keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
@@ -701,6 +967,24 @@ def normal(mean: float, std: Tensor, *, generator: Optional[Generator] = None, o
 @overload
 def normal(mean: float, std: float, size: Sequence[int], *, generator: Optional[Generator] = None, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, requires_grad: bool = False) -> Tensor:
     """Normal samples of shape `size` with mean `mean` and standard deviation `std`."""
+    ...
+
+@overload
+def not_equal(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `ne`."""
+    ...
+@overload
+def not_equal(input: Tensor, other: Number, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `ne`."""
+    ...
+
+@overload
+def not_equal_(input: Tensor, other: Tensor) -> Tensor:
+    """In-place version of not_equal(): writes the result into self. Alias of `ne`."""
+    ...
+@overload
+def not_equal_(input: Tensor, other: Number) -> Tensor:
+    """In-place version of not_equal(): writes the result into self. Alias of `ne`."""
     ...
 
 def ones(size: Sequence[int], *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, out: Optional[Tensor] = None, requires_grad: bool = False) -> Tensor:

@@ -7,6 +7,7 @@
 #include "generated/ops/detach.h"
 #include "generated/ops/erf.h"
 #include "generated/ops/full.h"
+#include "generated/ops/isnan.h"
 #include "generated/ops/logaddexp2.h"
 #include "generated/ops/select.h"
 
@@ -81,6 +82,20 @@ PyObject* fn_full(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   }
   auto result = [&] { GilRelease no_gil; return tl::full(size, fill_value, dtype, device); }();
   if (requires_grad) result.set_requires_grad(true);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// isnan
+PyObject* fn_isnan(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "isnan(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::isnan(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -163,6 +178,20 @@ PyObject* method_erf_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.isnan
+PyObject* method_isnan(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "isnan()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::isnan(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.logaddexp2
 PyObject* method_logaddexp2(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -213,6 +242,10 @@ In-place version of erf(): writes the result into self. The error function `2/sq
                        METH_FASTCALL | METH_KEYWORDS, R"doc(full(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, Tensor? out=None, bool requires_grad=False) -> Tensor
 
 A tensor of shape `size` filled with `fill_value`; the dtype is inferred from it (bool, int64 or the default float) when not given.)doc"});
+  functions.push_back({"isnan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isnan)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(isnan(Tensor input) -> Tensor
+
+True where an element of `self` is NaN.)doc"});
   functions.push_back({"logaddexp2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logaddexp2)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp2(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -233,6 +266,10 @@ The error function `2/sqrt(pi) * integral(exp(-t^2), 0, x)` of every element x o
                      METH_FASTCALL | METH_KEYWORDS, R"doc(erf_() -> Tensor
 
 In-place version of erf(): writes the result into self. The error function `2/sqrt(pi) * integral(exp(-t^2), 0, x)` of every element x of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"isnan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_isnan)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(isnan() -> Tensor
+
+True where an element of `self` is NaN.)doc"});
   methods.push_back({"logaddexp2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logaddexp2)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp2(Tensor other) -> Tensor
 

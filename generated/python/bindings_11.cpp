@@ -5,6 +5,8 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/argmin.h"
+#include "generated/ops/isposinf.h"
+#include "generated/ops/logical_not.h"
 #include "generated/ops/sigmoid.h"
 
 namespace tl::python {
@@ -27,6 +29,58 @@ PyObject* fn_argmin(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::argmin(self, dim, keepdim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// isposinf
+PyObject* fn_isposinf(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "isposinf(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::isposinf_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::isposinf(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// logical_not
+PyObject* fn_logical_not(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logical_not(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::logical_not_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::logical_not(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// logical_not_
+PyObject* fn_logical_not_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logical_not_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::logical_not_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -80,6 +134,48 @@ PyObject* method_argmin(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// Tensor.isposinf
+PyObject* method_isposinf(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "isposinf()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::isposinf(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.logical_not
+PyObject* method_logical_not(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logical_not()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::logical_not(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.logical_not_
+PyObject* method_logical_not_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logical_not_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::logical_not_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.sigmoid
 PyObject* method_sigmoid(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -115,6 +211,18 @@ void add_bindings_11(std::vector<PyMethodDef>& functions, std::vector<PyMethodDe
                        METH_FASTCALL | METH_KEYWORDS, R"doc(argmin(Tensor input, int? dim=None, bool keepdim=False, *, Tensor? out=None) -> Tensor
 
 The index of the smallest value of `self` along `dim` (of the flattened tensor when None); ties give the first, NaN counts as the smallest.)doc"});
+  functions.push_back({"isposinf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isposinf)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(isposinf(Tensor input, *, Tensor? out=None) -> Tensor
+
+True where an element of `self` is positive infinity.)doc"});
+  functions.push_back({"logical_not", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logical_not)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(logical_not(Tensor input, *, Tensor? out=None) -> Tensor
+
+True where an element of `self` is zero; in-place and out= write 1/0 in their own dtype.)doc"});
+  functions.push_back({"logical_not_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logical_not_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(logical_not_(Tensor input) -> Tensor
+
+In-place version of logical_not(): writes the result into self. True where an element of `self` is zero; in-place and out= write 1/0 in their own dtype.)doc"});
   functions.push_back({"sigmoid", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sigmoid)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(sigmoid(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -127,6 +235,18 @@ In-place version of sigmoid(): writes the result into self. The logistic functio
                      METH_FASTCALL | METH_KEYWORDS, R"doc(argmin(int? dim=None, bool keepdim=False) -> Tensor
 
 The index of the smallest value of `self` along `dim` (of the flattened tensor when None); ties give the first, NaN counts as the smallest.)doc"});
+  methods.push_back({"isposinf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_isposinf)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(isposinf() -> Tensor
+
+True where an element of `self` is positive infinity.)doc"});
+  methods.push_back({"logical_not", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logical_not)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(logical_not() -> Tensor
+
+True where an element of `self` is zero; in-place and out= write 1/0 in their own dtype.)doc"});
+  methods.push_back({"logical_not_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logical_not_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(logical_not_() -> Tensor
+
+In-place version of logical_not(): writes the result into self. True where an element of `self` is zero; in-place and out= write 1/0 in their own dtype.)doc"});
   methods.push_back({"sigmoid", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sigmoid)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(sigmoid() -> Tensor
 

@@ -7,6 +7,9 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/chunk.h"
 #include "generated/ops/frexp.h"
+#include "generated/ops/isfinite.h"
+#include "generated/ops/less_equal.h"
+#include "generated/ops/logical_or.h"
 #include "generated/ops/view.h"
 
 namespace tl::python {
@@ -54,6 +57,119 @@ PyObject* fn_frexp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// isfinite
+PyObject* fn_isfinite(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "isfinite(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::isfinite(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// less_equal
+PyObject* fn_less_equal(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "less_equal(Tensor input, Tensor other, *, Tensor? out=None)",
+      "less_equal(Tensor input, Scalar other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // less_equal.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::less_equal_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::less_equal(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // less_equal.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::less_equal_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::less_equal(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// less_equal_
+PyObject* fn_less_equal_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "less_equal_(Tensor input, Tensor other)",
+      "less_equal_(Tensor input, Scalar other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // less_equal_.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::less_equal_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // less_equal_.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::less_equal_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// logical_or
+PyObject* fn_logical_or(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logical_or(Tensor input, Tensor other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::logical_or_out(out, self, other); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::logical_or(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// logical_or_
+PyObject* fn_logical_or_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logical_or_(Tensor input, Tensor other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  auto result = [&] { GilRelease no_gil; return tl::logical_or_(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.chunk
 PyObject* method_chunk(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -81,6 +197,104 @@ PyObject* method_frexp(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   const Tensor& self = unpack_tensor(py_self);
   auto result = [&] { GilRelease no_gil; return tl::frexp(self); }();
   return wrap_named(frexp_type, wrap(result));
+  TL_PY_CATCH
+}
+
+// Tensor.isfinite
+PyObject* method_isfinite(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "isfinite()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::isfinite(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.less_equal
+PyObject* method_less_equal(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "less_equal(Tensor other)",
+      "less_equal(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // less_equal.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::less_equal(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // less_equal.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::less_equal(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.less_equal_
+PyObject* method_less_equal_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "less_equal_(Tensor other)",
+      "less_equal_(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // less_equal_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::less_equal_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // less_equal_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::less_equal_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.logical_or
+PyObject* method_logical_or(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logical_or(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::logical_or(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.logical_or_
+PyObject* method_logical_or_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logical_or_(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::logical_or_(self, other); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -112,6 +326,34 @@ Views of `self` cut along `dim` into at most `chunks` pieces of equal size (the 
                        METH_FASTCALL | METH_KEYWORDS, R"doc(frexp(Tensor input, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 Splits every element of `self` into a mantissa in (-1, -0.5] or [0.5, 1) (0 for 0) and an int32 exponent, with self = mantissa * 2**exponent; both written in one pass.)doc"});
+  functions.push_back({"isfinite", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isfinite)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(isfinite(Tensor input) -> Tensor
+
+True where an element of `self` is neither infinite nor NaN.)doc"});
+  functions.push_back({"less_equal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_less_equal)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(less_equal(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+Alias of `le`.
+
+less_equal(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
+
+Alias of `le`.)doc"});
+  functions.push_back({"less_equal_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_less_equal_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(less_equal_(Tensor input, Tensor other) -> Tensor
+
+In-place version of less_equal(): writes the result into self. Alias of `le`.
+
+less_equal_(Tensor input, Scalar other) -> Tensor
+
+In-place version of less_equal(): writes the result into self. Alias of `le`.)doc"});
+  functions.push_back({"logical_or", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logical_or)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(logical_or(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+True where `self` or `other` is nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype.)doc"});
+  functions.push_back({"logical_or_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logical_or_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(logical_or_(Tensor input, Tensor other) -> Tensor
+
+In-place version of logical_or(): writes the result into self. True where `self` or `other` is nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype.)doc"});
   methods.push_back({"chunk", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_chunk)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(chunk(int chunks, int dim=0) -> Sequence[Tensor]
 
@@ -120,6 +362,34 @@ Views of `self` cut along `dim` into at most `chunks` pieces of equal size (the 
                      METH_FASTCALL | METH_KEYWORDS, R"doc(frexp() -> tuple[Tensor, Tensor]
 
 Splits every element of `self` into a mantissa in (-1, -0.5] or [0.5, 1) (0 for 0) and an int32 exponent, with self = mantissa * 2**exponent; both written in one pass.)doc"});
+  methods.push_back({"isfinite", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_isfinite)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(isfinite() -> Tensor
+
+True where an element of `self` is neither infinite nor NaN.)doc"});
+  methods.push_back({"less_equal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_less_equal)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(less_equal(Tensor other) -> Tensor
+
+Alias of `le`.
+
+less_equal(Scalar other) -> Tensor
+
+Alias of `le`.)doc"});
+  methods.push_back({"less_equal_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_less_equal_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(less_equal_(Tensor other) -> Tensor
+
+In-place version of less_equal(): writes the result into self. Alias of `le`.
+
+less_equal_(Scalar other) -> Tensor
+
+In-place version of less_equal(): writes the result into self. Alias of `le`.)doc"});
+  methods.push_back({"logical_or", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logical_or)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(logical_or(Tensor other) -> Tensor
+
+True where `self` or `other` is nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype.)doc"});
+  methods.push_back({"logical_or_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logical_or_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(logical_or_(Tensor other) -> Tensor
+
+In-place version of logical_or(): writes the result into self. True where `self` or `other` is nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype.)doc"});
   methods.push_back({"view", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_view)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(view(int[] size) -> Tensor
 

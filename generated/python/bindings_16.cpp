@@ -6,6 +6,7 @@
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_to_copy.h"
+#include "generated/ops/bitwise_and.h"
 #include "generated/ops/erfc.h"
 #include "generated/ops/geometric.h"
 #include "generated/ops/mean.h"
@@ -33,6 +34,77 @@ PyObject* fn__to_copy(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   auto device = r.device_optional(2);
   auto result = [&] { GilRelease no_gil; return tl::_to_copy(self, dtype, device); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// bitwise_and
+PyObject* fn_bitwise_and(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bitwise_and(Tensor input, Tensor other, *, Tensor? out=None)",
+      "bitwise_and(Tensor input, Scalar other, *, Tensor? out=None)",
+      "bitwise_and(Scalar self, Tensor other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_and.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::bitwise_and_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_and(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_and.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::bitwise_and_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_and(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // bitwise_and.Scalar_Tensor
+      auto self = r.scalar(0);
+      auto other = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_and(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// bitwise_and_
+PyObject* fn_bitwise_and_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bitwise_and_(Tensor input, Tensor other)",
+      "bitwise_and_(Tensor input, Scalar other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_and_.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_and_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_and_.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_and_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -183,6 +255,141 @@ PyObject* fn_reshape(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// Tensor.__and__
+PyObject* operator__and__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__and__(Tensor other)",
+      "__and__(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_and.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_and(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_and.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_and(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.__iand__
+PyObject* operator__iand__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__iand__(Tensor other)",
+      "__iand__(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_and_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_and_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_and_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_and_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.__rand__
+PyObject* operator__rand__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__rand__(Tensor other)",
+      "__rand__(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_and.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_and(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_and.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_and(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.bitwise_and
+PyObject* method_bitwise_and(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bitwise_and(Tensor other)",
+      "bitwise_and(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_and.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_and(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_and.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_and(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.bitwise_and_
+PyObject* method_bitwise_and_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bitwise_and_(Tensor other)",
+      "bitwise_and_(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_and_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_and_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_and_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_and_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.erfc
 PyObject* method_erfc(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -322,6 +529,26 @@ void add_bindings_16(std::vector<PyMethodDef>& functions, std::vector<PyMethodDe
                        METH_FASTCALL | METH_KEYWORDS, R"doc(_to_copy(Tensor input, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 
 A copy of `self` converted to `dtype` and moved to `device` (the current ones when None).)doc"});
+  functions.push_back({"bitwise_and", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_and)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_and(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+The bitwise AND of `self` and `other` (logical AND for bool), with broadcasting and type promotion; integer and bool dtypes only.
+
+bitwise_and(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
+
+The bitwise AND of `self` and the number `other`.
+
+bitwise_and(Scalar self, Tensor other) -> Tensor
+
+The bitwise AND of the number `self` and `other`.)doc"});
+  functions.push_back({"bitwise_and_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_and_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_and_(Tensor input, Tensor other) -> Tensor
+
+In-place version of bitwise_and(): writes the result into self. The bitwise AND of `self` and `other` (logical AND for bool), with broadcasting and type promotion; integer and bool dtypes only.
+
+bitwise_and_(Tensor input, Scalar other) -> Tensor
+
+In-place version of bitwise_and(): writes the result into self. The bitwise AND of `self` and the number `other`.)doc"});
   functions.push_back({"erfc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_erfc)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(erfc(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -354,6 +581,46 @@ Matrix product of two 2-D tensors.)doc"});
                        METH_FASTCALL | METH_KEYWORDS, R"doc(reshape(Tensor input, int[] shape) -> Tensor
 
 `self` with another shape: a view when the strides allow it, otherwise a copy. One size may be -1.)doc"});
+  methods.push_back({"__and__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__and__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__and__(Tensor other) -> Tensor
+
+The bitwise AND of `self` and `other` (logical AND for bool), with broadcasting and type promotion; integer and bool dtypes only.
+
+__and__(Scalar other) -> Tensor
+
+The bitwise AND of `self` and the number `other`.)doc"});
+  methods.push_back({"__iand__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__iand__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__iand__(Tensor other) -> Tensor
+
+In-place version of bitwise_and(): writes the result into self. The bitwise AND of `self` and `other` (logical AND for bool), with broadcasting and type promotion; integer and bool dtypes only.
+
+__iand__(Scalar other) -> Tensor
+
+In-place version of bitwise_and(): writes the result into self. The bitwise AND of `self` and the number `other`.)doc"});
+  methods.push_back({"__rand__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__rand__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__rand__(Tensor other) -> Tensor
+
+The bitwise AND of `self` and `other` (logical AND for bool), with broadcasting and type promotion; integer and bool dtypes only.
+
+__rand__(Scalar other) -> Tensor
+
+The bitwise AND of `self` and the number `other`.)doc"});
+  methods.push_back({"bitwise_and", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_bitwise_and)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_and(Tensor other) -> Tensor
+
+The bitwise AND of `self` and `other` (logical AND for bool), with broadcasting and type promotion; integer and bool dtypes only.
+
+bitwise_and(Scalar other) -> Tensor
+
+The bitwise AND of `self` and the number `other`.)doc"});
+  methods.push_back({"bitwise_and_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_bitwise_and_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_and_(Tensor other) -> Tensor
+
+In-place version of bitwise_and(): writes the result into self. The bitwise AND of `self` and `other` (logical AND for bool), with broadcasting and type promotion; integer and bool dtypes only.
+
+bitwise_and_(Scalar other) -> Tensor
+
+In-place version of bitwise_and(): writes the result into self. The bitwise AND of `self` and the number `other`.)doc"});
   methods.push_back({"erfc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_erfc)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(erfc() -> Tensor
 

@@ -9,6 +9,7 @@
 #include "generated/ops/cosh.h"
 #include "generated/ops/exp2.h"
 #include "generated/ops/expm1.h"
+#include "generated/ops/logical_and.h"
 #include "generated/ops/permute.h"
 #include "generated/ops/var_mean.h"
 
@@ -151,6 +152,41 @@ PyObject* fn_expm1_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// logical_and
+PyObject* fn_logical_and(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logical_and(Tensor input, Tensor other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::logical_and_out(out, self, other); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::logical_and(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// logical_and_
+PyObject* fn_logical_and_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logical_and_(Tensor input, Tensor other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  auto result = [&] { GilRelease no_gil; return tl::logical_and_(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // permute
 PyObject* fn_permute(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -282,6 +318,36 @@ PyObject* method_expm1_(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// Tensor.logical_and
+PyObject* method_logical_and(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logical_and(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::logical_and(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.logical_and_
+PyObject* method_logical_and_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logical_and_(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::logical_and_(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.permute
 PyObject* method_permute(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -332,6 +398,14 @@ In-place version of exp2(): writes the result into self. 2 raised to the power o
                        METH_FASTCALL | METH_KEYWORDS, R"doc(expm1_(Tensor input) -> Tensor
 
 In-place version of expm1(): writes the result into self. `exp(x) - 1` for every element x of `self`, accurate near zero; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"logical_and", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logical_and)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(logical_and(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+True where both `self` and `other` are nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype.)doc"});
+  functions.push_back({"logical_and_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logical_and_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(logical_and_(Tensor input, Tensor other) -> Tensor
+
+In-place version of logical_and(): writes the result into self. True where both `self` and `other` are nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype.)doc"});
   functions.push_back({"permute", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_permute)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(permute(Tensor input, int[] dims) -> Tensor
 
@@ -368,6 +442,14 @@ In-place version of exp2(): writes the result into self. 2 raised to the power o
                      METH_FASTCALL | METH_KEYWORDS, R"doc(expm1_() -> Tensor
 
 In-place version of expm1(): writes the result into self. `exp(x) - 1` for every element x of `self`, accurate near zero; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"logical_and", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logical_and)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(logical_and(Tensor other) -> Tensor
+
+True where both `self` and `other` are nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype.)doc"});
+  methods.push_back({"logical_and_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logical_and_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(logical_and_(Tensor other) -> Tensor
+
+In-place version of logical_and(): writes the result into self. True where both `self` and `other` are nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype.)doc"});
   methods.push_back({"permute", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_permute)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(permute(int[] dims) -> Tensor
 

@@ -7,6 +7,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_test_scale_optional.h"
 #include "generated/ops/asin.h"
+#include "generated/ops/bitwise_or.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/kthvalue.h"
 #include "generated/ops/matmul.h"
@@ -69,6 +70,77 @@ PyObject* fn_asin_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::asin_(self); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// bitwise_or
+PyObject* fn_bitwise_or(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bitwise_or(Tensor input, Tensor other, *, Tensor? out=None)",
+      "bitwise_or(Tensor input, Scalar other, *, Tensor? out=None)",
+      "bitwise_or(Scalar self, Tensor other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_or.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::bitwise_or_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_or(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_or.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::bitwise_or_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_or(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // bitwise_or.Scalar_Tensor
+      auto self = r.scalar(0);
+      auto other = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_or(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// bitwise_or_
+PyObject* fn_bitwise_or_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bitwise_or_(Tensor input, Tensor other)",
+      "bitwise_or_(Tensor input, Scalar other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_or_.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_or_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_or_.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_or_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -264,6 +336,33 @@ PyObject* fn_squeeze(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// Tensor.__ior__
+PyObject* operator__ior__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__ior__(Tensor other)",
+      "__ior__(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_or_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_or_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_or_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_or_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
+}
+
 // Tensor.__matmul__
 PyObject* operator__matmul__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -276,6 +375,60 @@ PyObject* operator__matmul__(PyObject* py_self, PyObject* const* args, Py_ssize_
   auto other = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::matmul(self, other); }();
   return wrap(std::move(result));
+  TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.__or__
+PyObject* operator__or__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__or__(Tensor other)",
+      "__or__(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_or.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_or(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_or.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_or(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.__ror__
+PyObject* operator__ror__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__ror__(Tensor other)",
+      "__ror__(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_or.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_or(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_or.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_or(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH_OPERATOR
 }
 
@@ -304,6 +457,60 @@ PyObject* method_asin_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   const Tensor& self = unpack_tensor(py_self);
   auto result = [&] { GilRelease no_gil; return tl::asin_(self); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.bitwise_or
+PyObject* method_bitwise_or(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bitwise_or(Tensor other)",
+      "bitwise_or(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_or.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_or(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_or.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_or(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.bitwise_or_
+PyObject* method_bitwise_or_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bitwise_or_(Tensor other)",
+      "bitwise_or_(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_or_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_or_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_or_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_or_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -465,6 +672,26 @@ The arcsine of every element of `self` (nan outside [-1, 1]); integer inputs giv
                        METH_FASTCALL | METH_KEYWORDS, R"doc(asin_(Tensor input) -> Tensor
 
 In-place version of asin(): writes the result into self. The arcsine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
+  functions.push_back({"bitwise_or", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_or)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_or(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+The bitwise OR of `self` and `other` (logical OR for bool), with broadcasting and type promotion; integer and bool dtypes only.
+
+bitwise_or(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
+
+The bitwise OR of `self` and the number `other`.
+
+bitwise_or(Scalar self, Tensor other) -> Tensor
+
+The bitwise OR of the number `self` and `other`.)doc"});
+  functions.push_back({"bitwise_or_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_or_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_or_(Tensor input, Tensor other) -> Tensor
+
+In-place version of bitwise_or(): writes the result into self. The bitwise OR of `self` and `other` (logical OR for bool), with broadcasting and type promotion; integer and bool dtypes only.
+
+bitwise_or_(Tensor input, Scalar other) -> Tensor
+
+In-place version of bitwise_or(): writes the result into self. The bitwise OR of `self` and the number `other`.)doc"});
   functions.push_back({"copy_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_copy_)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(copy_(Tensor input, Tensor src, bool non_blocking=False) -> Tensor
 
@@ -509,10 +736,34 @@ A view of `self` without dimension `dim` if it has size 1 (otherwise `self` unch
 squeeze(Tensor input, int[] dim) -> Tensor
 
 A view of `self` without those of the dimensions `dim` that have size 1.)doc"});
+  methods.push_back({"__ior__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__ior__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__ior__(Tensor other) -> Tensor
+
+In-place version of bitwise_or(): writes the result into self. The bitwise OR of `self` and `other` (logical OR for bool), with broadcasting and type promotion; integer and bool dtypes only.
+
+__ior__(Scalar other) -> Tensor
+
+In-place version of bitwise_or(): writes the result into self. The bitwise OR of `self` and the number `other`.)doc"});
   methods.push_back({"__matmul__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__matmul__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__matmul__(Tensor other) -> Tensor
 
 Matrix product with NumPy semantics for 1-D to batched N-D operands (batch dimensions broadcast).)doc"});
+  methods.push_back({"__or__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__or__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__or__(Tensor other) -> Tensor
+
+The bitwise OR of `self` and `other` (logical OR for bool), with broadcasting and type promotion; integer and bool dtypes only.
+
+__or__(Scalar other) -> Tensor
+
+The bitwise OR of `self` and the number `other`.)doc"});
+  methods.push_back({"__ror__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__ror__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__ror__(Tensor other) -> Tensor
+
+The bitwise OR of `self` and `other` (logical OR for bool), with broadcasting and type promotion; integer and bool dtypes only.
+
+__ror__(Scalar other) -> Tensor
+
+The bitwise OR of `self` and the number `other`.)doc"});
   methods.push_back({"asin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_asin)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(asin() -> Tensor
 
@@ -521,6 +772,22 @@ The arcsine of every element of `self` (nan outside [-1, 1]); integer inputs giv
                      METH_FASTCALL | METH_KEYWORDS, R"doc(asin_() -> Tensor
 
 In-place version of asin(): writes the result into self. The arcsine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
+  methods.push_back({"bitwise_or", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_bitwise_or)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_or(Tensor other) -> Tensor
+
+The bitwise OR of `self` and `other` (logical OR for bool), with broadcasting and type promotion; integer and bool dtypes only.
+
+bitwise_or(Scalar other) -> Tensor
+
+The bitwise OR of `self` and the number `other`.)doc"});
+  methods.push_back({"bitwise_or_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_bitwise_or_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_or_(Tensor other) -> Tensor
+
+In-place version of bitwise_or(): writes the result into self. The bitwise OR of `self` and `other` (logical OR for bool), with broadcasting and type promotion; integer and bool dtypes only.
+
+bitwise_or_(Scalar other) -> Tensor
+
+In-place version of bitwise_or(): writes the result into self. The bitwise OR of `self` and the number `other`.)doc"});
   methods.push_back({"copy_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_copy_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(copy_(Tensor src, bool non_blocking=False) -> Tensor
 

@@ -10,6 +10,7 @@
 #include "generated/ops/cummin.h"
 #include "generated/ops/exponential.h"
 #include "generated/ops/fill.h"
+#include "generated/ops/is_same_size.h"
 #include "generated/ops/rand.h"
 #include "generated/ops/randn_like.h"
 #include "generated/ops/randperm.h"
@@ -109,6 +110,21 @@ PyObject* fn_fill_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto self = r.tensor(0);
   auto value = r.scalar(1);
   auto result = [&] { GilRelease no_gil; return tl::fill_(self, value); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// is_same_size
+PyObject* fn_is_same_size(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "is_same_size(Tensor input, Tensor other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  auto result = [&] { GilRelease no_gil; return tl::is_same_size(self, other); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -366,6 +382,21 @@ PyObject* method_fill_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// Tensor.is_same_size
+PyObject* method_is_same_size(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "is_same_size(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::is_same_size(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.scatter
 PyObject* method_scatter(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -493,6 +524,10 @@ The running minimum of `self` along `dim` and the index where it was (last) reac
                        METH_FASTCALL | METH_KEYWORDS, R"doc(fill_(Tensor input, Scalar value) -> Tensor
 
 Sets every element of `self` to `value`.)doc"});
+  functions.push_back({"is_same_size", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_is_same_size)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(is_same_size(Tensor input, Tensor other) -> bool
+
+Whether `self` and `other` have the same shape.)doc"});
   functions.push_back({"rand", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rand)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(rand(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
@@ -557,6 +592,10 @@ Fills `self` with samples of the exponential distribution of rate `lambd`.)doc"}
                      METH_FASTCALL | METH_KEYWORDS, R"doc(fill_(Scalar value) -> Tensor
 
 Sets every element of `self` to `value`.)doc"});
+  methods.push_back({"is_same_size", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_is_same_size)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(is_same_size(Tensor other) -> bool
+
+Whether `self` and `other` have the same shape.)doc"});
   methods.push_back({"scatter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_scatter)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(scatter(int dim, Tensor index, Tensor src) -> Tensor
 

@@ -4,13 +4,87 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/bitwise_left_shift.h"
 #include "generated/ops/eq.h"
+#include "generated/ops/equal.h"
+#include "generated/ops/greater_equal.h"
 #include "generated/ops/prod.h"
 #include "generated/ops/uniform.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::python {
 namespace {
+
+// bitwise_left_shift
+PyObject* fn_bitwise_left_shift(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bitwise_left_shift(Tensor input, Tensor other, *, Tensor? out=None)",
+      "bitwise_left_shift(Tensor input, Scalar other, *, Tensor? out=None)",
+      "bitwise_left_shift(Scalar self, Tensor other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_left_shift.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::bitwise_left_shift_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_left_shift(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_left_shift.Tensor_Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::bitwise_left_shift_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_left_shift(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // bitwise_left_shift.Scalar_Tensor
+      auto self = r.scalar(0);
+      auto other = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_left_shift(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// bitwise_left_shift_
+PyObject* fn_bitwise_left_shift_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bitwise_left_shift_(Tensor input, Tensor other)",
+      "bitwise_left_shift_(Tensor input, Scalar other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_left_shift_.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_left_shift_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_left_shift_.Tensor_Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_left_shift_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
 
 // eq
 PyObject* fn_eq(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -69,6 +143,85 @@ PyObject* fn_eq_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
       auto self = r.tensor(0);
       auto other = r.scalar(1);
       auto result = [&] { GilRelease no_gil; return tl::eq_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// equal
+PyObject* fn_equal(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "equal(Tensor input, Tensor other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  auto result = [&] { GilRelease no_gil; return tl::equal(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// greater_equal
+PyObject* fn_greater_equal(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "greater_equal(Tensor input, Tensor other, *, Tensor? out=None)",
+      "greater_equal(Tensor input, Scalar other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // greater_equal.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::greater_equal_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::greater_equal(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // greater_equal.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::greater_equal_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::greater_equal(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// greater_equal_
+PyObject* fn_greater_equal_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "greater_equal_(Tensor input, Tensor other)",
+      "greater_equal_(Tensor input, Scalar other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // greater_equal_.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::greater_equal_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // greater_equal_.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::greater_equal_(self, other); }();
       return wrap(std::move(result));
     }
   }
@@ -155,6 +308,114 @@ PyObject* operator__eq__(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH_OPERATOR
 }
 
+// Tensor.__ilshift__
+PyObject* operator__ilshift__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__ilshift__(Tensor other)",
+      "__ilshift__(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_left_shift_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_left_shift_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_left_shift_.Tensor_Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_left_shift_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.__lshift__
+PyObject* operator__lshift__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__lshift__(Tensor other)",
+      "__lshift__(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_left_shift.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_left_shift(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_left_shift.Tensor_Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_left_shift(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.bitwise_left_shift
+PyObject* method_bitwise_left_shift(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bitwise_left_shift(Tensor other)",
+      "bitwise_left_shift(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_left_shift.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_left_shift(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_left_shift.Tensor_Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_left_shift(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.bitwise_left_shift_
+PyObject* method_bitwise_left_shift_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bitwise_left_shift_(Tensor other)",
+      "bitwise_left_shift_(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_left_shift_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_left_shift_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_left_shift_.Tensor_Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_left_shift_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.eq
 PyObject* method_eq(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -202,6 +463,75 @@ PyObject* method_eq_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
       const Tensor& self = unpack_tensor(py_self);
       auto other = r.scalar(0);
       auto result = [&] { GilRelease no_gil; return tl::eq_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.equal
+PyObject* method_equal(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "equal(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::equal(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.greater_equal
+PyObject* method_greater_equal(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "greater_equal(Tensor other)",
+      "greater_equal(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // greater_equal.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::greater_equal(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // greater_equal.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::greater_equal(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.greater_equal_
+PyObject* method_greater_equal_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "greater_equal_(Tensor other)",
+      "greater_equal_(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // greater_equal_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::greater_equal_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // greater_equal_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::greater_equal_(self, other); }();
       return wrap(std::move(result));
     }
   }
@@ -258,6 +588,26 @@ PyObject* method_uniform_(PyObject* py_self, PyObject* const* args, Py_ssize_t n
 }  // namespace
 
 void add_bindings_23(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"bitwise_left_shift", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_left_shift)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_left_shift(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+Shifts the bits of `self` left by `other`, with broadcasting and type promotion; shifts outside [0, bit width) give 0. Integer dtypes only.
+
+bitwise_left_shift(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
+
+Shifts the bits of `self` left by the number `other`.
+
+bitwise_left_shift(Scalar self, Tensor other) -> Tensor
+
+Shifts the bits of the number `self` left by `other`; backs the reflected `number << tensor`.)doc"});
+  functions.push_back({"bitwise_left_shift_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_left_shift_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_left_shift_(Tensor input, Tensor other) -> Tensor
+
+In-place version of bitwise_left_shift(): writes the result into self. Shifts the bits of `self` left by `other`, with broadcasting and type promotion; shifts outside [0, bit width) give 0. Integer dtypes only.
+
+bitwise_left_shift_(Tensor input, Scalar other) -> Tensor
+
+In-place version of bitwise_left_shift(): writes the result into self. Shifts the bits of `self` left by the number `other`.)doc"});
   functions.push_back({"eq", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_eq)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(eq(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -274,6 +624,26 @@ In-place version of eq(): writes the result into self. True where `self == other
 eq_(Tensor input, Scalar other) -> Tensor
 
 In-place version of eq(): writes the result into self. True where an element of `self` equals the number `other`.)doc"});
+  functions.push_back({"equal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_equal)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(equal(Tensor input, Tensor other) -> bool
+
+Whether `self` and `other` have the same size and equal elements (compared after type promotion; NaN never equals).)doc"});
+  functions.push_back({"greater_equal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_greater_equal)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(greater_equal(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+Alias of `ge`.
+
+greater_equal(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
+
+Alias of `ge`.)doc"});
+  functions.push_back({"greater_equal_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_greater_equal_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(greater_equal_(Tensor input, Tensor other) -> Tensor
+
+In-place version of greater_equal(): writes the result into self. Alias of `ge`.
+
+greater_equal_(Tensor input, Scalar other) -> Tensor
+
+In-place version of greater_equal(): writes the result into self. Alias of `ge`.)doc"});
   functions.push_back({"prod", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_prod)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(prod(Tensor input, *, ScalarType? dtype=None) -> Tensor
 
@@ -294,6 +664,38 @@ True where `self == other`, element by element, with broadcasting.
 __eq__(Scalar other) -> Tensor
 
 True where an element of `self` equals the number `other`.)doc"});
+  methods.push_back({"__ilshift__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__ilshift__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__ilshift__(Tensor other) -> Tensor
+
+In-place version of bitwise_left_shift(): writes the result into self. Shifts the bits of `self` left by `other`, with broadcasting and type promotion; shifts outside [0, bit width) give 0. Integer dtypes only.
+
+__ilshift__(Scalar other) -> Tensor
+
+In-place version of bitwise_left_shift(): writes the result into self. Shifts the bits of `self` left by the number `other`.)doc"});
+  methods.push_back({"__lshift__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__lshift__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__lshift__(Tensor other) -> Tensor
+
+Shifts the bits of `self` left by `other`, with broadcasting and type promotion; shifts outside [0, bit width) give 0. Integer dtypes only.
+
+__lshift__(Scalar other) -> Tensor
+
+Shifts the bits of `self` left by the number `other`.)doc"});
+  methods.push_back({"bitwise_left_shift", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_bitwise_left_shift)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_left_shift(Tensor other) -> Tensor
+
+Shifts the bits of `self` left by `other`, with broadcasting and type promotion; shifts outside [0, bit width) give 0. Integer dtypes only.
+
+bitwise_left_shift(Scalar other) -> Tensor
+
+Shifts the bits of `self` left by the number `other`.)doc"});
+  methods.push_back({"bitwise_left_shift_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_bitwise_left_shift_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_left_shift_(Tensor other) -> Tensor
+
+In-place version of bitwise_left_shift(): writes the result into self. Shifts the bits of `self` left by `other`, with broadcasting and type promotion; shifts outside [0, bit width) give 0. Integer dtypes only.
+
+bitwise_left_shift_(Scalar other) -> Tensor
+
+In-place version of bitwise_left_shift(): writes the result into self. Shifts the bits of `self` left by the number `other`.)doc"});
   methods.push_back({"eq", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_eq)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(eq(Tensor other) -> Tensor
 
@@ -310,6 +712,26 @@ In-place version of eq(): writes the result into self. True where `self == other
 eq_(Scalar other) -> Tensor
 
 In-place version of eq(): writes the result into self. True where an element of `self` equals the number `other`.)doc"});
+  methods.push_back({"equal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_equal)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(equal(Tensor other) -> bool
+
+Whether `self` and `other` have the same size and equal elements (compared after type promotion; NaN never equals).)doc"});
+  methods.push_back({"greater_equal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_greater_equal)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(greater_equal(Tensor other) -> Tensor
+
+Alias of `ge`.
+
+greater_equal(Scalar other) -> Tensor
+
+Alias of `ge`.)doc"});
+  methods.push_back({"greater_equal_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_greater_equal_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(greater_equal_(Tensor other) -> Tensor
+
+In-place version of greater_equal(): writes the result into self. Alias of `ge`.
+
+greater_equal_(Scalar other) -> Tensor
+
+In-place version of greater_equal(): writes the result into self. Alias of `ge`.)doc"});
   methods.push_back({"prod", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_prod)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(prod(*, ScalarType? dtype=None) -> Tensor
 

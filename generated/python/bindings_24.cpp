@@ -6,6 +6,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/amin.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/isinf.h"
 #include "generated/ops/randint.h"
 #include "generated/ops/relu.h"
 #include "generated/ops/sqrt.h"
@@ -46,6 +47,20 @@ PyObject* fn_clone(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto self = r.tensor(0);
   auto memory_format = r.memory_format_optional(1);
   auto result = [&] { GilRelease no_gil; return tl::clone(self, memory_format); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// isinf
+PyObject* fn_isinf(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "isinf(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::isinf(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -197,6 +212,20 @@ PyObject* method_clone(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// Tensor.isinf
+PyObject* method_isinf(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "isinf()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::isinf(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.relu
 PyObject* method_relu(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -264,6 +293,10 @@ The smallest value of `self` over the dimensions in `dim` (all of them when empt
                        METH_FASTCALL | METH_KEYWORDS, R"doc(clone(Tensor input, *, MemoryFormat? memory_format=None) -> Tensor
 
 A copy of `self` with its own (contiguous) storage.)doc"});
+  functions.push_back({"isinf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isinf)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(isinf(Tensor input) -> Tensor
+
+True where an element of `self` is positive or negative infinity.)doc"});
   functions.push_back({"randint", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_randint)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(randint(int high, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
@@ -300,6 +333,10 @@ The smallest value of `self` over the dimensions in `dim` (all of them when empt
                      METH_FASTCALL | METH_KEYWORDS, R"doc(clone(*, MemoryFormat? memory_format=None) -> Tensor
 
 A copy of `self` with its own (contiguous) storage.)doc"});
+  methods.push_back({"isinf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_isinf)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(isinf() -> Tensor
+
+True where an element of `self` is positive or negative infinity.)doc"});
   methods.push_back({"relu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_relu)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(relu() -> Tensor
 

@@ -6,6 +6,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/as_strided.h"
 #include "generated/ops/bernoulli.h"
+#include "generated/ops/greater.h"
 #include "generated/ops/gt.h"
 #include "generated/ops/log2.h"
 #include "generated/ops/softmax.h"
@@ -56,6 +57,70 @@ PyObject* fn_bernoulli(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
       auto p = r.toDouble(1);
       auto generator = r.generator_optional(2);
       auto result = [&] { GilRelease no_gil; return tl::bernoulli(self, p, generator); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// greater
+PyObject* fn_greater(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "greater(Tensor input, Tensor other, *, Tensor? out=None)",
+      "greater(Tensor input, Scalar other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // greater.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::greater_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::greater(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // greater.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::greater_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::greater(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// greater_
+PyObject* fn_greater_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "greater_(Tensor input, Tensor other)",
+      "greater_(Tensor input, Scalar other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // greater_.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::greater_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // greater_.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::greater_(self, other); }();
       return wrap(std::move(result));
     }
   }
@@ -282,6 +347,60 @@ PyObject* method_bernoulli_(PyObject* py_self, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
+// Tensor.greater
+PyObject* method_greater(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "greater(Tensor other)",
+      "greater(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // greater.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::greater(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // greater.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::greater(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.greater_
+PyObject* method_greater_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "greater_(Tensor other)",
+      "greater_(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // greater_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::greater_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // greater_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::greater_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.gt
 PyObject* method_gt(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -395,6 +514,22 @@ A view of the storage of `self` with the given sizes, strides and offset (in ele
 bernoulli(Tensor input, float p, *, Generator? generator=None) -> Tensor
 
 A tensor shaped like `self` holding 1 with probability `p`, else 0.)doc"});
+  functions.push_back({"greater", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_greater)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(greater(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+Alias of `gt`.
+
+greater(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
+
+Alias of `gt`.)doc"});
+  functions.push_back({"greater_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_greater_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(greater_(Tensor input, Tensor other) -> Tensor
+
+In-place version of greater(): writes the result into self. Alias of `gt`.
+
+greater_(Tensor input, Scalar other) -> Tensor
+
+In-place version of greater(): writes the result into self. Alias of `gt`.)doc"});
   functions.push_back({"gt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_gt)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(gt(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -451,6 +586,22 @@ Fills `self` with 1 with probability `p` (broadcast to `self`), else 0.
 bernoulli_(float p=0.5, *, Generator? generator=None) -> Tensor
 
 Fills `self` with 1 with probability `p`, else 0.)doc"});
+  methods.push_back({"greater", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_greater)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(greater(Tensor other) -> Tensor
+
+Alias of `gt`.
+
+greater(Scalar other) -> Tensor
+
+Alias of `gt`.)doc"});
+  methods.push_back({"greater_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_greater_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(greater_(Tensor other) -> Tensor
+
+In-place version of greater(): writes the result into self. Alias of `gt`.
+
+greater_(Scalar other) -> Tensor
+
+In-place version of greater(): writes the result into self. Alias of `gt`.)doc"});
   methods.push_back({"gt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_gt)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(gt(Tensor other) -> Tensor
 

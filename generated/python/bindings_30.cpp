@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/asinh.h"
+#include "generated/ops/isclose.h"
 #include "generated/ops/native_dropout_backward.h"
 #include "generated/ops/sign.h"
 
@@ -40,6 +41,24 @@ PyObject* fn_asinh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::asinh_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// isclose
+PyObject* fn_isclose(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "isclose(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  auto rtol = r.toDouble(2);
+  auto atol = r.toDouble(3);
+  auto equal_nan = r.toBool(4);
+  auto result = [&] { GilRelease no_gil; return tl::isclose(self, other, rtol, atol, equal_nan); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -121,6 +140,24 @@ PyObject* method_asinh_(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// Tensor.isclose
+PyObject* method_isclose(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "isclose(Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto rtol = r.toDouble(1);
+  auto atol = r.toDouble(2);
+  auto equal_nan = r.toBool(3);
+  auto result = [&] { GilRelease no_gil; return tl::isclose(self, other, rtol, atol, equal_nan); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.sign
 PyObject* method_sign(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -160,6 +197,10 @@ The inverse hyperbolic sine of every element of `self`; integer inputs give the 
                        METH_FASTCALL | METH_KEYWORDS, R"doc(asinh_(Tensor input) -> Tensor
 
 In-place version of asinh(): writes the result into self. The inverse hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"isclose", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isclose)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(isclose(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor
+
+True where `|self - other| <= atol + rtol * |other|` (or both are equal, or both NaN when `equal_nan`), element by element with broadcasting; `self` and `other` must have the same dtype.)doc"});
   functions.push_back({"native_dropout_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_native_dropout_backward)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor
 
@@ -180,6 +221,10 @@ The inverse hyperbolic sine of every element of `self`; integer inputs give the 
                      METH_FASTCALL | METH_KEYWORDS, R"doc(asinh_() -> Tensor
 
 In-place version of asinh(): writes the result into self. The inverse hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"isclose", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_isclose)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(isclose(Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor
+
+True where `|self - other| <= atol + rtol * |other|` (or both are equal, or both NaN when `equal_nan`), element by element with broadcasting; `self` and `other` must have the same dtype.)doc"});
   methods.push_back({"sign", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sign)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(sign() -> Tensor
 

@@ -5,9 +5,12 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/atanh.h"
+#include "generated/ops/bitwise_xor.h"
 #include "generated/ops/concatenate.h"
 #include "generated/ops/count_nonzero.h"
+#include "generated/ops/less.h"
 #include "generated/ops/log10.h"
+#include "generated/ops/not_equal.h"
 #include "generated/ops/scatter_add.h"
 
 namespace tl::python {
@@ -43,6 +46,77 @@ PyObject* fn_atanh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::atanh_(self); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// bitwise_xor
+PyObject* fn_bitwise_xor(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bitwise_xor(Tensor input, Tensor other, *, Tensor? out=None)",
+      "bitwise_xor(Tensor input, Scalar other, *, Tensor? out=None)",
+      "bitwise_xor(Scalar self, Tensor other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_xor.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::bitwise_xor_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_xor.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::bitwise_xor_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // bitwise_xor.Scalar_Tensor
+      auto self = r.scalar(0);
+      auto other = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// bitwise_xor_
+PyObject* fn_bitwise_xor_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bitwise_xor_(Tensor input, Tensor other)",
+      "bitwise_xor_(Tensor input, Scalar other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_xor_.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_xor_.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -103,6 +177,70 @@ PyObject* fn_count_nonzero(PyObject* /*module*/, PyObject* const* args, Py_ssize
   TL_PY_CATCH
 }
 
+// less
+PyObject* fn_less(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "less(Tensor input, Tensor other, *, Tensor? out=None)",
+      "less(Tensor input, Scalar other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // less.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::less_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::less(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // less.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::less_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::less(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// less_
+PyObject* fn_less_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "less_(Tensor input, Tensor other)",
+      "less_(Tensor input, Scalar other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // less_.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::less_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // less_.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::less_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // log10
 PyObject* fn_log10(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -133,6 +271,70 @@ PyObject* fn_log10_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::log10_(self); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// not_equal
+PyObject* fn_not_equal(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "not_equal(Tensor input, Tensor other, *, Tensor? out=None)",
+      "not_equal(Tensor input, Scalar other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // not_equal.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::not_equal_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::not_equal(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // not_equal.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::not_equal_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::not_equal(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// not_equal_
+PyObject* fn_not_equal_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "not_equal_(Tensor input, Tensor other)",
+      "not_equal_(Tensor input, Scalar other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // not_equal_.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::not_equal_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // not_equal_.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::not_equal_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -175,6 +377,87 @@ PyObject* fn_scatter_add_(PyObject* /*module*/, PyObject* const* args, Py_ssize_
   TL_PY_CATCH
 }
 
+// Tensor.__ixor__
+PyObject* operator__ixor__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__ixor__(Tensor other)",
+      "__ixor__(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_xor_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_xor_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.__rxor__
+PyObject* operator__rxor__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__rxor__(Tensor other)",
+      "__rxor__(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_xor.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_xor.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.__xor__
+PyObject* operator__xor__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__xor__(Tensor other)",
+      "__xor__(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_xor.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_xor.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
+}
+
 // Tensor.atanh
 PyObject* method_atanh(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -203,6 +486,60 @@ PyObject* method_atanh_(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// Tensor.bitwise_xor
+PyObject* method_bitwise_xor(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bitwise_xor(Tensor other)",
+      "bitwise_xor(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_xor.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_xor.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.bitwise_xor_
+PyObject* method_bitwise_xor_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bitwise_xor_(Tensor other)",
+      "bitwise_xor_(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_xor_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_xor_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.count_nonzero
 PyObject* method_count_nonzero(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -223,6 +560,60 @@ PyObject* method_count_nonzero(PyObject* py_self, PyObject* const* args, Py_ssiz
       const Tensor& self = unpack_tensor(py_self);
       auto dim = r.intlist(0);
       auto result = [&] { GilRelease no_gil; return tl::count_nonzero(self, dim); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.less
+PyObject* method_less(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "less(Tensor other)",
+      "less(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // less.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::less(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // less.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::less(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.less_
+PyObject* method_less_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "less_(Tensor other)",
+      "less_(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // less_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::less_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // less_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::less_(self, other); }();
       return wrap(std::move(result));
     }
   }
@@ -255,6 +646,60 @@ PyObject* method_log10_(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   const Tensor& self = unpack_tensor(py_self);
   auto result = [&] { GilRelease no_gil; return tl::log10_(self); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.not_equal
+PyObject* method_not_equal(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "not_equal(Tensor other)",
+      "not_equal(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // not_equal.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::not_equal(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // not_equal.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::not_equal(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.not_equal_
+PyObject* method_not_equal_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "not_equal_(Tensor other)",
+      "not_equal_(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // not_equal_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::not_equal_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // not_equal_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::not_equal_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -303,6 +748,26 @@ The inverse hyperbolic tangent of every element of `self` (nan outside [-1, 1]);
                        METH_FASTCALL | METH_KEYWORDS, R"doc(atanh_(Tensor input) -> Tensor
 
 In-place version of atanh(): writes the result into self. The inverse hyperbolic tangent of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
+  functions.push_back({"bitwise_xor", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_xor)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_xor(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+The bitwise XOR of `self` and `other` (logical XOR for bool), with broadcasting and type promotion; integer and bool dtypes only.
+
+bitwise_xor(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
+
+The bitwise XOR of `self` and the number `other`.
+
+bitwise_xor(Scalar self, Tensor other) -> Tensor
+
+The bitwise XOR of the number `self` and `other`.)doc"});
+  functions.push_back({"bitwise_xor_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_xor_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_xor_(Tensor input, Tensor other) -> Tensor
+
+In-place version of bitwise_xor(): writes the result into self. The bitwise XOR of `self` and `other` (logical XOR for bool), with broadcasting and type promotion; integer and bool dtypes only.
+
+bitwise_xor_(Tensor input, Scalar other) -> Tensor
+
+In-place version of bitwise_xor(): writes the result into self. The bitwise XOR of `self` and the number `other`.)doc"});
   functions.push_back({"concatenate", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_concatenate)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(concatenate(Tensor[] tensors, int dim=0, *, Tensor? out=None) -> Tensor
 
@@ -315,6 +780,22 @@ The number of non-zero elements of `self` along `dim` (of all elements when None
 count_nonzero(Tensor input, int[] dim, *, Tensor? out=None) -> Tensor
 
 The number of non-zero elements of `self` over the dimensions in `dim`, as int64.)doc"});
+  functions.push_back({"less", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_less)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(less(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+Alias of `lt`.
+
+less(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
+
+Alias of `lt`.)doc"});
+  functions.push_back({"less_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_less_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(less_(Tensor input, Tensor other) -> Tensor
+
+In-place version of less(): writes the result into self. Alias of `lt`.
+
+less_(Tensor input, Scalar other) -> Tensor
+
+In-place version of less(): writes the result into self. Alias of `lt`.)doc"});
   functions.push_back({"log10", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log10)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(log10(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -323,6 +804,22 @@ The base-10 logarithm of every element of `self`; integer inputs give the defaul
                        METH_FASTCALL | METH_KEYWORDS, R"doc(log10_(Tensor input) -> Tensor
 
 In-place version of log10(): writes the result into self. The base-10 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"not_equal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_not_equal)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(not_equal(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+Alias of `ne`.
+
+not_equal(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
+
+Alias of `ne`.)doc"});
+  functions.push_back({"not_equal_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_not_equal_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(not_equal_(Tensor input, Tensor other) -> Tensor
+
+In-place version of not_equal(): writes the result into self. Alias of `ne`.
+
+not_equal_(Tensor input, Scalar other) -> Tensor
+
+In-place version of not_equal(): writes the result into self. Alias of `ne`.)doc"});
   functions.push_back({"scatter_add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter_add)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_add(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None) -> Tensor
 
@@ -331,6 +828,30 @@ A copy of `self` with `out[index[i][j]][j] += src[i][j]` for dim 0 (and likewise
                        METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_add_(Tensor input, int dim, Tensor index, Tensor src) -> Tensor
 
 In-place version of scatter_add(): writes the result into self. A copy of `self` with `out[index[i][j]][j] += src[i][j]` for dim 0 (and likewise for other dims), summed in index order.)doc"});
+  methods.push_back({"__ixor__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__ixor__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__ixor__(Tensor other) -> Tensor
+
+In-place version of bitwise_xor(): writes the result into self. The bitwise XOR of `self` and `other` (logical XOR for bool), with broadcasting and type promotion; integer and bool dtypes only.
+
+__ixor__(Scalar other) -> Tensor
+
+In-place version of bitwise_xor(): writes the result into self. The bitwise XOR of `self` and the number `other`.)doc"});
+  methods.push_back({"__rxor__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__rxor__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__rxor__(Tensor other) -> Tensor
+
+The bitwise XOR of `self` and `other` (logical XOR for bool), with broadcasting and type promotion; integer and bool dtypes only.
+
+__rxor__(Scalar other) -> Tensor
+
+The bitwise XOR of `self` and the number `other`.)doc"});
+  methods.push_back({"__xor__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__xor__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__xor__(Tensor other) -> Tensor
+
+The bitwise XOR of `self` and `other` (logical XOR for bool), with broadcasting and type promotion; integer and bool dtypes only.
+
+__xor__(Scalar other) -> Tensor
+
+The bitwise XOR of `self` and the number `other`.)doc"});
   methods.push_back({"atanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_atanh)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(atanh() -> Tensor
 
@@ -339,6 +860,22 @@ The inverse hyperbolic tangent of every element of `self` (nan outside [-1, 1]);
                      METH_FASTCALL | METH_KEYWORDS, R"doc(atanh_() -> Tensor
 
 In-place version of atanh(): writes the result into self. The inverse hyperbolic tangent of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
+  methods.push_back({"bitwise_xor", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_bitwise_xor)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_xor(Tensor other) -> Tensor
+
+The bitwise XOR of `self` and `other` (logical XOR for bool), with broadcasting and type promotion; integer and bool dtypes only.
+
+bitwise_xor(Scalar other) -> Tensor
+
+The bitwise XOR of `self` and the number `other`.)doc"});
+  methods.push_back({"bitwise_xor_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_bitwise_xor_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_xor_(Tensor other) -> Tensor
+
+In-place version of bitwise_xor(): writes the result into self. The bitwise XOR of `self` and `other` (logical XOR for bool), with broadcasting and type promotion; integer and bool dtypes only.
+
+bitwise_xor_(Scalar other) -> Tensor
+
+In-place version of bitwise_xor(): writes the result into self. The bitwise XOR of `self` and the number `other`.)doc"});
   methods.push_back({"count_nonzero", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_count_nonzero)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(count_nonzero(int? dim=None) -> Tensor
 
@@ -347,6 +884,22 @@ The number of non-zero elements of `self` along `dim` (of all elements when None
 count_nonzero(int[] dim) -> Tensor
 
 The number of non-zero elements of `self` over the dimensions in `dim`, as int64.)doc"});
+  methods.push_back({"less", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_less)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(less(Tensor other) -> Tensor
+
+Alias of `lt`.
+
+less(Scalar other) -> Tensor
+
+Alias of `lt`.)doc"});
+  methods.push_back({"less_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_less_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(less_(Tensor other) -> Tensor
+
+In-place version of less(): writes the result into self. Alias of `lt`.
+
+less_(Scalar other) -> Tensor
+
+In-place version of less(): writes the result into self. Alias of `lt`.)doc"});
   methods.push_back({"log10", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log10)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(log10() -> Tensor
 
@@ -355,6 +908,22 @@ The base-10 logarithm of every element of `self`; integer inputs give the defaul
                      METH_FASTCALL | METH_KEYWORDS, R"doc(log10_() -> Tensor
 
 In-place version of log10(): writes the result into self. The base-10 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"not_equal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_not_equal)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(not_equal(Tensor other) -> Tensor
+
+Alias of `ne`.
+
+not_equal(Scalar other) -> Tensor
+
+Alias of `ne`.)doc"});
+  methods.push_back({"not_equal_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_not_equal_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(not_equal_(Tensor other) -> Tensor
+
+In-place version of not_equal(): writes the result into self. Alias of `ne`.
+
+not_equal_(Scalar other) -> Tensor
+
+In-place version of not_equal(): writes the result into self. Alias of `ne`.)doc"});
   methods.push_back({"scatter_add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_scatter_add)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_add(int dim, Tensor index, Tensor src) -> Tensor
 

@@ -4,6 +4,7 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/bitwise_right_shift.h"
 #include "generated/ops/empty.h"
 #include "generated/ops/empty_strided.h"
 #include "generated/ops/normal.h"
@@ -11,6 +12,77 @@
 
 namespace tl::python {
 namespace {
+
+// bitwise_right_shift
+PyObject* fn_bitwise_right_shift(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bitwise_right_shift(Tensor input, Tensor other, *, Tensor? out=None)",
+      "bitwise_right_shift(Tensor input, Scalar other, *, Tensor? out=None)",
+      "bitwise_right_shift(Scalar self, Tensor other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_right_shift.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::bitwise_right_shift_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_right_shift(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_right_shift.Tensor_Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::bitwise_right_shift_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_right_shift(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // bitwise_right_shift.Scalar_Tensor
+      auto self = r.scalar(0);
+      auto other = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_right_shift(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// bitwise_right_shift_
+PyObject* fn_bitwise_right_shift_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bitwise_right_shift_(Tensor input, Tensor other)",
+      "bitwise_right_shift_(Tensor input, Scalar other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_right_shift_.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_right_shift_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_right_shift_.Tensor_Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_right_shift_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
 
 // empty
 PyObject* fn_empty(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -116,6 +188,114 @@ PyObject* fn_normal(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// Tensor.__irshift__
+PyObject* operator__irshift__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__irshift__(Tensor other)",
+      "__irshift__(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_right_shift_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_right_shift_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_right_shift_.Tensor_Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_right_shift_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.__rshift__
+PyObject* operator__rshift__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__rshift__(Tensor other)",
+      "__rshift__(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_right_shift.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_right_shift(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_right_shift.Tensor_Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_right_shift(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.bitwise_right_shift
+PyObject* method_bitwise_right_shift(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bitwise_right_shift(Tensor other)",
+      "bitwise_right_shift(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_right_shift.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_right_shift(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_right_shift.Tensor_Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_right_shift(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.bitwise_right_shift_
+PyObject* method_bitwise_right_shift_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bitwise_right_shift_(Tensor other)",
+      "bitwise_right_shift_(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_right_shift_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_right_shift_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_right_shift_.Tensor_Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_right_shift_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.normal_
 PyObject* method_normal_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -185,6 +365,26 @@ PyObject* method_to(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, 
 }  // namespace
 
 void add_bindings_4(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"bitwise_right_shift", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_right_shift)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_right_shift(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+Shifts the bits of `self` right by `other` (arithmetic shift for signed dtypes), with broadcasting and type promotion; shifts outside [0, bit width) give 0, or -1 for negative signed values. Integer dtypes only.
+
+bitwise_right_shift(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
+
+Shifts the bits of `self` right by the number `other`.
+
+bitwise_right_shift(Scalar self, Tensor other) -> Tensor
+
+Shifts the bits of the number `self` right by `other`; backs the reflected `number >> tensor`.)doc"});
+  functions.push_back({"bitwise_right_shift_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_right_shift_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_right_shift_(Tensor input, Tensor other) -> Tensor
+
+In-place version of bitwise_right_shift(): writes the result into self. Shifts the bits of `self` right by `other` (arithmetic shift for signed dtypes), with broadcasting and type promotion; shifts outside [0, bit width) give 0, or -1 for negative signed values. Integer dtypes only.
+
+bitwise_right_shift_(Tensor input, Scalar other) -> Tensor
+
+In-place version of bitwise_right_shift(): writes the result into self. Shifts the bits of `self` right by the number `other`.)doc"});
   functions.push_back({"empty", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_empty)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(empty(int[] size, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, MemoryFormat? memory_format=None, bool requires_grad=False) -> Tensor
 
@@ -209,6 +409,38 @@ Normal samples with mean `mean` and element-wise standard deviations `std`.
 normal(float mean, float std, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
 Normal samples of shape `size` with mean `mean` and standard deviation `std`.)doc"});
+  methods.push_back({"__irshift__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__irshift__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__irshift__(Tensor other) -> Tensor
+
+In-place version of bitwise_right_shift(): writes the result into self. Shifts the bits of `self` right by `other` (arithmetic shift for signed dtypes), with broadcasting and type promotion; shifts outside [0, bit width) give 0, or -1 for negative signed values. Integer dtypes only.
+
+__irshift__(Scalar other) -> Tensor
+
+In-place version of bitwise_right_shift(): writes the result into self. Shifts the bits of `self` right by the number `other`.)doc"});
+  methods.push_back({"__rshift__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__rshift__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__rshift__(Tensor other) -> Tensor
+
+Shifts the bits of `self` right by `other` (arithmetic shift for signed dtypes), with broadcasting and type promotion; shifts outside [0, bit width) give 0, or -1 for negative signed values. Integer dtypes only.
+
+__rshift__(Scalar other) -> Tensor
+
+Shifts the bits of `self` right by the number `other`.)doc"});
+  methods.push_back({"bitwise_right_shift", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_bitwise_right_shift)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_right_shift(Tensor other) -> Tensor
+
+Shifts the bits of `self` right by `other` (arithmetic shift for signed dtypes), with broadcasting and type promotion; shifts outside [0, bit width) give 0, or -1 for negative signed values. Integer dtypes only.
+
+bitwise_right_shift(Scalar other) -> Tensor
+
+Shifts the bits of `self` right by the number `other`.)doc"});
+  methods.push_back({"bitwise_right_shift_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_bitwise_right_shift_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_right_shift_(Tensor other) -> Tensor
+
+In-place version of bitwise_right_shift(): writes the result into self. Shifts the bits of `self` right by `other` (arithmetic shift for signed dtypes), with broadcasting and type promotion; shifts outside [0, bit width) give 0, or -1 for negative signed values. Integer dtypes only.
+
+bitwise_right_shift_(Scalar other) -> Tensor
+
+In-place version of bitwise_right_shift(): writes the result into self. Shifts the bits of `self` right by the number `other`.)doc"});
   methods.push_back({"normal_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_normal_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(normal_(float mean=0, float std=1, *, Generator? generator=None) -> Tensor
 

@@ -6,6 +6,7 @@
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_test_mul_add.h"
+#include "generated/ops/allclose.h"
 #include "generated/ops/cos.h"
 #include "generated/ops/empty_like.h"
 #include "generated/ops/log.h"
@@ -40,6 +41,24 @@ PyObject* fn__test_mul_add(PyObject* /*module*/, PyObject* const* args, Py_ssize
   }
   auto result = [&] { GilRelease no_gil; return tl::_test_mul_add(self, other); }();
   return wrap_named(_test_mul_add_type, wrap(result));
+  TL_PY_CATCH
+}
+
+// allclose
+PyObject* fn_allclose(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "allclose(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  auto rtol = r.toDouble(2);
+  auto atol = r.toDouble(3);
+  auto equal_nan = r.toBool(4);
+  auto result = [&] { GilRelease no_gil; return tl::allclose(self, other, rtol, atol, equal_nan); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -236,6 +255,24 @@ PyObject* method__test_mul_add(PyObject* py_self, PyObject* const* args, Py_ssiz
   TL_PY_CATCH
 }
 
+// Tensor.allclose
+PyObject* method_allclose(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "allclose(Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto rtol = r.toDouble(1);
+  auto atol = r.toDouble(2);
+  auto equal_nan = r.toBool(3);
+  auto result = [&] { GilRelease no_gil; return tl::allclose(self, other, rtol, atol, equal_nan); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.cos
 PyObject* method_cos(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -335,6 +372,10 @@ void add_bindings_5(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef
                        METH_FASTCALL | METH_KEYWORDS, R"doc(_test_mul_add(Tensor input, Tensor other, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 Test op: `(self * other, self + other)`, named returns; `total` is declared not differentiable.)doc"});
+  functions.push_back({"allclose", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_allclose)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(allclose(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> bool
+
+Whether `isclose(self, other, rtol, atol, equal_nan)` holds for every element.)doc"});
   functions.push_back({"cos", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cos)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(cos(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -379,6 +420,10 @@ Computes `other - alpha * self` for a number `other`; backs the reflected `numbe
                      METH_FASTCALL | METH_KEYWORDS, R"doc(_test_mul_add(Tensor other) -> tuple[Tensor, Tensor]
 
 Test op: `(self * other, self + other)`, named returns; `total` is declared not differentiable.)doc"});
+  methods.push_back({"allclose", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_allclose)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(allclose(Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> bool
+
+Whether `isclose(self, other, rtol, atol, equal_nan)` holds for every element.)doc"});
   methods.push_back({"cos", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cos)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(cos() -> Tensor
 

@@ -7,6 +7,7 @@
 #include "generated/ops/add.h"
 #include "generated/ops/expand.h"
 #include "generated/ops/index_fill.h"
+#include "generated/ops/isreal.h"
 #include "generated/ops/ones.h"
 #include "generated/ops/tan.h"
 
@@ -135,6 +136,20 @@ PyObject* fn_index_fill_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// isreal
+PyObject* fn_isreal(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "isreal(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::isreal(self); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -418,6 +433,20 @@ PyObject* method_index_fill_(PyObject* py_self, PyObject* const* args, Py_ssize_
   TL_PY_CATCH
 }
 
+// Tensor.isreal
+PyObject* method_isreal(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "isreal()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::isreal(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.tan
 PyObject* method_tan(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -481,6 +510,10 @@ In-place version of index_fill(): writes the result into self. A copy of `self` 
 index_fill_(Tensor input, int dim, Tensor index, Tensor value) -> Tensor
 
 In-place version of index_fill(): writes the result into self. `index_fill` with the value given as a 0-d tensor.)doc"});
+  functions.push_back({"isreal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isreal)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(isreal(Tensor input) -> Tensor
+
+True where an element of `self` has no imaginary part, which is every element of a real tensor.)doc"});
   functions.push_back({"ones", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ones)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(ones(int[] size, *, ScalarType? dtype=None, Device? device=None, Tensor? out=None, bool requires_grad=False) -> Tensor
 
@@ -553,6 +586,10 @@ In-place version of index_fill(): writes the result into self. A copy of `self` 
 index_fill_(int dim, Tensor index, Tensor value) -> Tensor
 
 In-place version of index_fill(): writes the result into self. `index_fill` with the value given as a 0-d tensor.)doc"});
+  methods.push_back({"isreal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_isreal)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(isreal() -> Tensor
+
+True where an element of `self` has no imaginary part, which is every element of a real tensor.)doc"});
   methods.push_back({"tan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_tan)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(tan() -> Tensor
 

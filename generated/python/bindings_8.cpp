@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/arange.h"
+#include "generated/ops/bitwise_not.h"
 #include "generated/ops/cat.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/floor_divide.h"
@@ -54,6 +55,39 @@ PyObject* fn_arange(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// bitwise_not
+PyObject* fn_bitwise_not(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bitwise_not(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::bitwise_not_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::bitwise_not(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// bitwise_not_
+PyObject* fn_bitwise_not_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bitwise_not_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::bitwise_not_(self); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -384,6 +418,48 @@ PyObject* operator__ifloordiv__(PyObject* py_self, PyObject* const* args, Py_ssi
   TL_PY_CATCH_OPERATOR
 }
 
+// Tensor.__invert__
+PyObject* operator__invert__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__invert__()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::bitwise_not(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.bitwise_not
+PyObject* method_bitwise_not(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bitwise_not()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::bitwise_not(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.bitwise_not_
+PyObject* method_bitwise_not_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bitwise_not_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::bitwise_not_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.contiguous
 PyObject* method_contiguous(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -606,6 +682,14 @@ The values 0, 1, ... up to but excluding `end`; int64 when `end` is an integer, 
 arange(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Device? device=None, Tensor? out=None, bool requires_grad=False) -> Tensor
 
 The values from `start` up to but excluding `end` in steps of `step`; int64 if all three are integers, the default float dtype otherwise.)doc"});
+  functions.push_back({"bitwise_not", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_not)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_not(Tensor input, *, Tensor? out=None) -> Tensor
+
+The bitwise NOT of every element of `self` (logical NOT for bool); integer and bool dtypes only.)doc"});
+  functions.push_back({"bitwise_not_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_not_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_not_(Tensor input) -> Tensor
+
+In-place version of bitwise_not(): writes the result into self. The bitwise NOT of every element of `self` (logical NOT for bool); integer and bool dtypes only.)doc"});
   functions.push_back({"cat", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cat)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(cat(Tensor[] tensors, int dim=0, *, Tensor? out=None) -> Tensor
 
@@ -690,6 +774,18 @@ In-place version of floor_divide(): writes the result into self. Divides `self` 
 __ifloordiv__(Scalar other) -> Tensor
 
 In-place version of floor_divide(): writes the result into self. Divides every element of `self` by the number `other`, rounding toward negative infinity.)doc"});
+  methods.push_back({"__invert__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__invert__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__invert__() -> Tensor
+
+The bitwise NOT of every element of `self` (logical NOT for bool); integer and bool dtypes only.)doc"});
+  methods.push_back({"bitwise_not", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_bitwise_not)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_not() -> Tensor
+
+The bitwise NOT of every element of `self` (logical NOT for bool); integer and bool dtypes only.)doc"});
+  methods.push_back({"bitwise_not_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_bitwise_not_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_not_() -> Tensor
+
+In-place version of bitwise_not(): writes the result into self. The bitwise NOT of every element of `self` (logical NOT for bool); integer and bool dtypes only.)doc"});
   methods.push_back({"contiguous", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_contiguous)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(contiguous(*, MemoryFormat memory_format=contiguous_format) -> Tensor
 

@@ -9,6 +9,7 @@
 #include "generated/ops/_test_mul_backward.h"
 #include "generated/ops/cumsum.h"
 #include "generated/ops/div.h"
+#include "generated/ops/isneginf.h"
 #include "generated/ops/max.h"
 #include "generated/ops/split_with_sizes.h"
 
@@ -184,6 +185,25 @@ PyObject* fn_div_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// isneginf
+PyObject* fn_isneginf(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "isneginf(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::isneginf_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::isneginf(self); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -415,6 +435,20 @@ PyObject* method_div_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.isneginf
+PyObject* method_isneginf(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "isneginf()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::isneginf(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.max
 PyObject* method_max(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -512,6 +546,10 @@ In-place version of div(): writes the result into self. Divides every element of
 div_(Tensor input, Scalar other, *, str? rounding_mode) -> Tensor
 
 In-place version of div(): writes the result into self. Divides every element of `self` by the number `other`, rounding as `rounding_mode` says.)doc"});
+  functions.push_back({"isneginf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isneginf)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(isneginf(Tensor input, *, Tensor? out=None) -> Tensor
+
+True where an element of `self` is negative infinity.)doc"});
   functions.push_back({"max", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_max)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(max(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -580,6 +618,10 @@ In-place version of div(): writes the result into self. Divides every element of
 div_(Scalar other, *, str? rounding_mode) -> Tensor
 
 In-place version of div(): writes the result into self. Divides every element of `self` by the number `other`, rounding as `rounding_mode` says.)doc"});
+  methods.push_back({"isneginf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_isneginf)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(isneginf() -> Tensor
+
+True where an element of `self` is negative infinity.)doc"});
   methods.push_back({"max", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_max)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(max() -> Tensor
 

@@ -269,30 +269,6 @@ CASES = {
                               "without the outputs (Tensor self); functional overloads: none"),
               err(L + 4, "f.out", "an out= overload has no `derivatives:`: out= never records autograd (it "
                                   "refuses inputs that require grad, as PyTorch does)")]),
-    "node_index_shared": ("""
-        - func: f.a(Tensor self) -> Tensor
-          doc: F.
-          dispatch: {CPU: f_kernel}
-          derivatives: {self: grad}
-          node_index: 1
-        - func: f.b(Tensor self, int n) -> Tensor
-          doc: F.
-          dispatch: {CPU: f_kernel}
-          derivatives: {self: grad}
-          node_index: 1
-        """, [err(L + 9, "f.b", "`node_index: 1` is also given to `f.a` (line 10)")]),
-    "node_index_without_node": ("""
-        - func: f(Tensor self) -> Tensor
-          doc: F.
-          impl: return self;
-          node_index: -1
-        - func: g(int n) -> Tensor
-          doc: G.
-          dispatch: {CPU: g_kernel}
-          node_index: 0
-        """, [err(L + 3, "f", "`node_index:` must be a number >= 0, not `-1` (int)"),
-              err(L + 7, "g", "`node_index:` on an entry without an autograd node (a composite op, or one "
-                              "with no tensor input)")]),
     "explicit_out_without_functional": ("""
         - func: f(Tensor self, int dim) -> Tensor
           doc: F.
@@ -485,6 +461,19 @@ CASES = {
           dispatch: {CPU: f_kernel}
           derivatives: {self: grad}
         """, [err(L + 1, "f", "`doc:` is empty")]),
+    "backward_node_not_a_node_name": ("""
+        - func: f(Tensor self) -> Tensor
+          doc: F.
+          dispatch: {CPU: f_kernel}
+          backward_node: f_backward
+          derivatives: {self: grad}
+        """, [err(L + 3, "f", "`f_backward` is not a node name like `PowBackward0`")]),
+    "backward_node_on_a_composite": ("""
+        - func: f(Tensor self) -> Tensor
+          doc: F.
+          impl: return self;
+          backward_node: FBackward1
+        """, [err(L + 3, "f", "only an entry with `derivatives:` records a node")]),
 }
 
 
@@ -564,3 +553,42 @@ def test_derive_problem():
     assert derive_problem(s, SchemaKind.inplace) is None
     assert derive_problem(s, SchemaKind.out) is None
     assert "returning Tensors only" in derive_problem(parse_schema("f(Tensor self) -> int"), SchemaKind.out)
+
+
+def test_backward_node_numbering(tmp_path):
+    """`backward_node:` names an entry's node; the other overloads take the numbers left free, in
+    file order (PyTorch's PowBackward0 is pow.Tensor_Scalar although pow.Tensor_Tensor comes first)."""
+    from codegen.context import build_context
+    from codegen.gen_cpp import backward_infos, zero_grad_nodes
+    f = load(tmp_path, """\
+        - func: pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+          doc: P.
+          dispatch: {CPU: p_kernel}
+          derivatives: {self: grad, exponent: grad}
+        - func: pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
+          doc: P.
+          dispatch: {CPU: ps_kernel}
+          backward_node: PowBackward0
+          derivatives: {self: grad}
+        - func: pow.Scalar(Scalar self, Tensor exponent) -> Tensor
+          doc: P.
+          dispatch: {CPU: sp_kernel}
+          derivatives: {exponent: grad}
+        - func: gt.Tensor(Tensor self, Tensor other) -> Tensor
+          doc: G.
+          inplace: true
+          dispatch: {CPU: gt_kernel}
+          derivatives: {"self, other": non_differentiable}
+        - func: greater.Tensor(Tensor self, Tensor other) -> Tensor
+          doc: Alias of gt.
+          inplace: true
+          dispatch: {CPU: gt_kernel}
+          backward_node: GtBackward0
+          derivatives: {"self, other": non_differentiable}
+        """)
+    assert validate(f) == []
+    ctx = build_context(f)
+    nodes = {name: info.node for name, info in backward_infos(ctx).items()}
+    assert nodes == {"pow.Tensor_Tensor": "PowBackward1", "pow.Tensor_Scalar": "PowBackward0",
+                     "pow.Scalar": "PowBackward2"}
+    assert zero_grad_nodes(ctx) == {"gt_.Tensor": "GtBackward0", "greater_.Tensor": "GtBackward0"}

@@ -665,7 +665,6 @@ PythonArgParser::PythonArgParser(std::vector<std::string> signatures, bool is_me
   for (size_t i = 0; i < signatures.size(); ++i) {
     signatures_.emplace_back(signatures[i], is_method, static_cast<int>(i));
     signatures_.back().allow_numbers_as_tensors = numbers_as_tensors;
-    any_numbers_as_tensors_ = any_numbers_as_tensors_ || signatures_.back().allow_numbers_as_tensors;
   }
   name_ = signatures_[0].name;
 }
@@ -673,14 +672,11 @@ PythonArgParser::PythonArgParser(std::vector<std::string> signatures, bool is_me
 PythonArgs PythonArgParser::parse(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames,
                                   ParsedArgs& dst) {
   dst.self = self;
+  // As in PyTorch, a number binds to a Tensor parameter of a numbers-as-tensors signature in
+  // signature order, so `x * 2` is mul.Tensor with a wrapped number (MulBackward0), not mul.Scalar.
   for (const FunctionSignature& sig : signatures_) {
-    if (sig.match(args, nargs, kwnames, dst, false, nullptr)) return PythonArgs(sig.index, &sig, &dst);
-  }
-  if (any_numbers_as_tensors_) {
-    for (const FunctionSignature& sig : signatures_) {
-      if (sig.allow_numbers_as_tensors && sig.match(args, nargs, kwnames, dst, true, nullptr)) {
-        return PythonArgs(sig.index, &sig, &dst);
-      }
+    if (sig.match(args, nargs, kwnames, dst, sig.allow_numbers_as_tensors, nullptr)) {
+      return PythonArgs(sig.index, &sig, &dst);
     }
   }
   raise_error(args, nargs, kwnames);

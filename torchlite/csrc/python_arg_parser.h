@@ -27,8 +27,8 @@
 // zeros((2,)) (but, as in PyTorch, full(2, 1.0) and reshape(x, 6) are errors). ScalarType: a
 // torchlite.dtype (or the Python types float/int/bool). Device: torchlite.device, str or int.
 // For a few arithmetic functions (add, sub, mul, div, true_divide, floor_divide, copy_ and their
-// _/_out forms) a Python number is accepted for a Tensor parameter as a second resort, converted
-// to a 0-d "wrapped number" tensor: torchlite.add(2, t).
+// _/_out forms) a Python number is accepted for a Tensor parameter, converted to a 0-d "wrapped
+// number" tensor: torchlite.add(2, t), and `t * 2` is mul.Tensor as in PyTorch (MulBackward0).
 #pragma once
 #include <Python.h>
 
@@ -268,9 +268,8 @@ struct PythonArgs {
 
 class PythonArgParser {
  public:
-  // numbers_as_tensors: after every signature fails, retry letting Python numbers stand for
-  // Tensor arguments (the `numbers_as_tensors` tag in native_functions.yaml, as PyTorch does for
-  // basic arithmetic: torchlite.add(2, t)).
+  // numbers_as_tensors: Python numbers may stand for Tensor arguments (the `numbers_as_tensors`
+  // tag in native_functions.yaml, as PyTorch does for basic arithmetic: torchlite.add(2, t)).
   PythonArgParser(std::vector<std::string> signatures, bool is_method, bool numbers_as_tensors = false);
   PythonArgParser(const PythonArgParser&) = delete;
   PythonArgParser& operator=(const PythonArgParser&) = delete;
@@ -288,7 +287,6 @@ class PythonArgParser {
   std::vector<FunctionSignature> signatures_;
   std::string name_;
   bool is_method_;
-  bool any_numbers_as_tensors_ = false;
 };
 
 }  // namespace tl::python

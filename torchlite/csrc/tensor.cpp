@@ -290,6 +290,13 @@ PyObject* nb_inplace_power(PyObject* a, PyObject* b, PyObject* mod) {
 
 template <int K>
 PyObject* nb_unary(PyObject* a) {
+  if constexpr (K == U_INVERT) {
+    // As PyTorch: `~` of a floating tensor is a TypeError (bitwise_not itself raises NotImplementedError).
+    if (is_tensor(a) && is_floating_type(unpack_tensor(a).dtype())) {
+      PyErr_SetString(PyExc_TypeError, "~ (operator.invert) is only implemented on integer and Boolean-type tensors");
+      return nullptr;
+    }
+  }
   return call_op(g_unary[K], a, nullptr, 0);
 }
 
