@@ -4,12 +4,78 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/clamp_min.h"
 #include "generated/ops/eq.h"
+#include "generated/ops/lcm.h"
 #include "generated/ops/prod.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::python {
 namespace {
+
+// clamp_min
+PyObject* fn_clamp_min(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "clamp_min(Tensor input, Scalar min, *, Tensor? out=None)",
+      "clamp_min(Tensor input, Tensor min, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // clamp_min
+      auto self = r.tensor(0);
+      auto min = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::clamp_min_out(out, self, min); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::clamp_min(self, min); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // clamp_min.Tensor
+      auto self = r.tensor(0);
+      auto min = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::clamp_min_out(out, self, min); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::clamp_min(self, min); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// clamp_min_
+PyObject* fn_clamp_min_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "clamp_min_(Tensor input, Scalar min)",
+      "clamp_min_(Tensor input, Tensor min)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // clamp_min_
+      auto self = r.tensor(0);
+      auto min = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::clamp_min_(self, min); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // clamp_min_.Tensor
+      auto self = r.tensor(0);
+      auto min = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::clamp_min_(self, min); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
 
 // eq
 PyObject* fn_eq(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -72,6 +138,41 @@ PyObject* fn_eq_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// lcm
+PyObject* fn_lcm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "lcm(Tensor input, Tensor other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::lcm_out(out, self, other); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::lcm(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// lcm_
+PyObject* fn_lcm_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "lcm_(Tensor input, Tensor other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  auto result = [&] { GilRelease no_gil; return tl::lcm_(self, other); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -154,6 +255,60 @@ PyObject* operator__eq__(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH_OPERATOR
 }
 
+// Tensor.clamp_min
+PyObject* method_clamp_min(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "clamp_min(Scalar min)",
+      "clamp_min(Tensor min)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // clamp_min
+      const Tensor& self = unpack_tensor(py_self);
+      auto min = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::clamp_min(self, min); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // clamp_min.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto min = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::clamp_min(self, min); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.clamp_min_
+PyObject* method_clamp_min_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "clamp_min_(Scalar min)",
+      "clamp_min_(Tensor min)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // clamp_min_
+      const Tensor& self = unpack_tensor(py_self);
+      auto min = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::clamp_min_(self, min); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // clamp_min_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto min = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::clamp_min_(self, min); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.eq
 PyObject* method_eq(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -208,6 +363,36 @@ PyObject* method_eq_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// Tensor.lcm
+PyObject* method_lcm(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "lcm(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::lcm(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.lcm_
+PyObject* method_lcm_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "lcm_(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::lcm_(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.prod
 PyObject* method_prod(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -240,6 +425,22 @@ PyObject* method_prod(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 }  // namespace
 
 void add_bindings_23(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"clamp_min", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clamp_min)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_min(Tensor input, Scalar min, *, Tensor? out=None) -> Tensor
+
+Limits every element of `self` to at least the number `min` (NaN propagates).
+
+clamp_min(Tensor input, Tensor min, *, Tensor? out=None) -> Tensor
+
+Limits every element of `self` to at least the matching element of `min` (broadcast).)doc"});
+  functions.push_back({"clamp_min_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clamp_min_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_min_(Tensor input, Scalar min) -> Tensor
+
+In-place version of clamp_min(): writes the result into self. Limits every element of `self` to at least the number `min` (NaN propagates).
+
+clamp_min_(Tensor input, Tensor min) -> Tensor
+
+In-place version of clamp_min(): writes the result into self. Limits every element of `self` to at least the matching element of `min` (broadcast).)doc"});
   functions.push_back({"eq", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_eq)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(eq(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -256,6 +457,14 @@ In-place version of eq(): writes the result into self. True where `self == other
 eq_(Tensor input, Scalar other) -> Tensor
 
 In-place version of eq(): writes the result into self. True where an element of `self` equals the number `other`.)doc"});
+  functions.push_back({"lcm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lcm)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(lcm(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+The least common multiple of `self` and `other` (non-negative; 0 when either is 0), with broadcasting; integer dtypes only.)doc"});
+  functions.push_back({"lcm_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lcm_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(lcm_(Tensor input, Tensor other) -> Tensor
+
+In-place version of lcm(): writes the result into self. The least common multiple of `self` and `other` (non-negative; 0 when either is 0), with broadcasting; integer dtypes only.)doc"});
   functions.push_back({"prod", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_prod)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(prod(Tensor input, *, ScalarType? dtype=None) -> Tensor
 
@@ -276,6 +485,22 @@ True where `self == other`, element by element, with broadcasting.
 __eq__(Scalar other) -> Tensor
 
 True where an element of `self` equals the number `other`.)doc"});
+  methods.push_back({"clamp_min", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_clamp_min)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_min(Scalar min) -> Tensor
+
+Limits every element of `self` to at least the number `min` (NaN propagates).
+
+clamp_min(Tensor min) -> Tensor
+
+Limits every element of `self` to at least the matching element of `min` (broadcast).)doc"});
+  methods.push_back({"clamp_min_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_clamp_min_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_min_(Scalar min) -> Tensor
+
+In-place version of clamp_min(): writes the result into self. Limits every element of `self` to at least the number `min` (NaN propagates).
+
+clamp_min_(Tensor min) -> Tensor
+
+In-place version of clamp_min(): writes the result into self. Limits every element of `self` to at least the matching element of `min` (broadcast).)doc"});
   methods.push_back({"eq", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_eq)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(eq(Tensor other) -> Tensor
 
@@ -292,6 +517,14 @@ In-place version of eq(): writes the result into self. True where `self == other
 eq_(Scalar other) -> Tensor
 
 In-place version of eq(): writes the result into self. True where an element of `self` equals the number `other`.)doc"});
+  methods.push_back({"lcm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_lcm)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(lcm(Tensor other) -> Tensor
+
+The least common multiple of `self` and `other` (non-negative; 0 when either is 0), with broadcasting; integer dtypes only.)doc"});
+  methods.push_back({"lcm_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_lcm_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(lcm_(Tensor other) -> Tensor
+
+In-place version of lcm(): writes the result into self. The least common multiple of `self` and `other` (non-negative; 0 when either is 0), with broadcasting; integer dtypes only.)doc"});
   methods.push_back({"prod", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_prod)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(prod(*, ScalarType? dtype=None) -> Tensor
 

@@ -5,8 +5,11 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/as_strided.h"
+#include "generated/ops/clamp.h"
 #include "generated/ops/gt.h"
+#include "generated/ops/hypot.h"
 #include "generated/ops/log2.h"
+#include "generated/ops/remainder.h"
 #include "generated/ops/softmax.h"
 
 namespace tl::python {
@@ -26,6 +29,74 @@ PyObject* fn_as_strided(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   auto storage_offset = r.toInt64_optional(3);
   auto result = [&] { GilRelease no_gil; return tl::as_strided(self, size, stride, storage_offset); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// clamp
+PyObject* fn_clamp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "clamp(Tensor input, Scalar? min=None, Scalar? max=None, *, Tensor? out=None)",
+      "clamp(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // clamp
+      auto self = r.tensor(0);
+      auto min = r.scalar_optional(1);
+      auto max = r.scalar_optional(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        auto result = [&] { GilRelease no_gil; return tl::clamp_out(out, self, min, max); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::clamp(self, min, max); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // clamp.Tensor
+      auto self = r.tensor(0);
+      auto min = r.optional_tensor(1);
+      auto max = r.optional_tensor(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        auto result = [&] { GilRelease no_gil; return tl::clamp_out(out, self, min, max); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::clamp(self, min, max); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// clamp_
+PyObject* fn_clamp_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "clamp_(Tensor input, Scalar? min=None, Scalar? max=None)",
+      "clamp_(Tensor input, Tensor? min=None, Tensor? max=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // clamp_
+      auto self = r.tensor(0);
+      auto min = r.scalar_optional(1);
+      auto max = r.scalar_optional(2);
+      auto result = [&] { GilRelease no_gil; return tl::clamp_(self, min, max); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // clamp_.Tensor
+      auto self = r.tensor(0);
+      auto min = r.optional_tensor(1);
+      auto max = r.optional_tensor(2);
+      auto result = [&] { GilRelease no_gil; return tl::clamp_(self, min, max); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -93,6 +164,41 @@ PyObject* fn_gt_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_CATCH
 }
 
+// hypot
+PyObject* fn_hypot(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "hypot(Tensor input, Tensor other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::hypot_out(out, self, other); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::hypot(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// hypot_
+PyObject* fn_hypot_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "hypot_(Tensor input, Tensor other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  auto result = [&] { GilRelease no_gil; return tl::hypot_(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // log2
 PyObject* fn_log2(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -123,6 +229,77 @@ PyObject* fn_log2_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::log2_(self); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// remainder
+PyObject* fn_remainder(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "remainder(Tensor input, Tensor other, *, Tensor? out=None)",
+      "remainder(Tensor input, Scalar other, *, Tensor? out=None)",
+      "remainder(Scalar self, Tensor other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // remainder.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::remainder_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::remainder(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // remainder.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::remainder_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::remainder(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // remainder.Scalar_Tensor
+      auto self = r.scalar(0);
+      auto other = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::remainder(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// remainder_
+PyObject* fn_remainder_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "remainder_(Tensor input, Tensor other)",
+      "remainder_(Tensor input, Scalar other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // remainder_.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::remainder_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // remainder_.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::remainder_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -174,6 +351,60 @@ PyObject* operator__gt__(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH_OPERATOR
 }
 
+// Tensor.__imod__
+PyObject* operator__imod__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__imod__(Tensor other)",
+      "__imod__(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // remainder_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::remainder_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // remainder_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::remainder_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.__mod__
+PyObject* operator__mod__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__mod__(Tensor other)",
+      "__mod__(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // remainder.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::remainder(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // remainder.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::remainder(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
+}
+
 // Tensor.as_strided
 PyObject* method_as_strided(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -188,6 +419,64 @@ PyObject* method_as_strided(PyObject* py_self, PyObject* const* args, Py_ssize_t
   auto storage_offset = r.toInt64_optional(2);
   auto result = [&] { GilRelease no_gil; return tl::as_strided(self, size, stride, storage_offset); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.clamp
+PyObject* method_clamp(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "clamp(Scalar? min=None, Scalar? max=None)",
+      "clamp(Tensor? min=None, Tensor? max=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // clamp
+      const Tensor& self = unpack_tensor(py_self);
+      auto min = r.scalar_optional(0);
+      auto max = r.scalar_optional(1);
+      auto result = [&] { GilRelease no_gil; return tl::clamp(self, min, max); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // clamp.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto min = r.optional_tensor(0);
+      auto max = r.optional_tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::clamp(self, min, max); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.clamp_
+PyObject* method_clamp_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "clamp_(Scalar? min=None, Scalar? max=None)",
+      "clamp_(Tensor? min=None, Tensor? max=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // clamp_
+      const Tensor& self = unpack_tensor(py_self);
+      auto min = r.scalar_optional(0);
+      auto max = r.scalar_optional(1);
+      auto result = [&] { GilRelease no_gil; return tl::clamp_(self, min, max); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // clamp_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto min = r.optional_tensor(0);
+      auto max = r.optional_tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::clamp_(self, min, max); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -245,6 +534,36 @@ PyObject* method_gt_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// Tensor.hypot
+PyObject* method_hypot(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "hypot(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::hypot(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.hypot_
+PyObject* method_hypot_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "hypot_(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::hypot_(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.log2
 PyObject* method_log2(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -273,6 +592,60 @@ PyObject* method_log2_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// Tensor.remainder
+PyObject* method_remainder(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "remainder(Tensor other)",
+      "remainder(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // remainder.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::remainder(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // remainder.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::remainder(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.remainder_
+PyObject* method_remainder_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "remainder_(Tensor other)",
+      "remainder_(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // remainder_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::remainder_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // remainder_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::remainder_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.softmax
 PyObject* method_softmax(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -296,6 +669,22 @@ void add_bindings_26(std::vector<PyMethodDef>& functions, std::vector<PyMethodDe
                        METH_FASTCALL | METH_KEYWORDS, R"doc(as_strided(Tensor input, int[] size, int[] stride, int? storage_offset=None) -> Tensor
 
 A view of the storage of `self` with the given sizes, strides and offset (in elements).)doc"});
+  functions.push_back({"clamp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clamp)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(clamp(Tensor input, Scalar? min=None, Scalar? max=None, *, Tensor? out=None) -> Tensor
+
+Limits every element of `self` to [min, max] (either bound may be None, not both; max wins when min > max; NaN propagates).
+
+clamp(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor? out=None) -> Tensor
+
+Limits every element of `self` to [min, max] with tensor bounds (broadcast; either may be None, not both).)doc"});
+  functions.push_back({"clamp_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clamp_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_(Tensor input, Scalar? min=None, Scalar? max=None) -> Tensor
+
+In-place version of clamp(): writes the result into self. Limits every element of `self` to [min, max] (either bound may be None, not both; max wins when min > max; NaN propagates).
+
+clamp_(Tensor input, Tensor? min=None, Tensor? max=None) -> Tensor
+
+In-place version of clamp(): writes the result into self. Limits every element of `self` to [min, max] with tensor bounds (broadcast; either may be None, not both).)doc"});
   functions.push_back({"gt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_gt)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(gt(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -312,6 +701,14 @@ In-place version of gt(): writes the result into self. True where `self > other`
 gt_(Tensor input, Scalar other) -> Tensor
 
 In-place version of gt(): writes the result into self. True where an element of `self` is greater than the number `other`.)doc"});
+  functions.push_back({"hypot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_hypot)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(hypot(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+`sqrt(self**2 + other**2)` without intermediate overflow, with broadcasting; floating dtypes only.)doc"});
+  functions.push_back({"hypot_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_hypot_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(hypot_(Tensor input, Tensor other) -> Tensor
+
+In-place version of hypot(): writes the result into self. `sqrt(self**2 + other**2)` without intermediate overflow, with broadcasting; floating dtypes only.)doc"});
   functions.push_back({"log2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log2)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(log2(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -320,6 +717,26 @@ The base-2 logarithm of every element of `self`; integer inputs give the default
                        METH_FASTCALL | METH_KEYWORDS, R"doc(log2_(Tensor input) -> Tensor
 
 In-place version of log2(): writes the result into self. The base-2 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"remainder", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_remainder)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(remainder(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+The remainder of `self / other` with the sign of `other` (Python's `%`), with broadcasting and type promotion; integer division by zero raises.
+
+remainder(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
+
+The remainder of dividing every element of `self` by the number `other`, with the sign of `other`.
+
+remainder(Scalar self, Tensor other) -> Tensor
+
+The remainder of dividing the number `self` by each element of `other`, with the sign of `other`; backs the reflected `number % tensor`.)doc"});
+  functions.push_back({"remainder_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_remainder_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(remainder_(Tensor input, Tensor other) -> Tensor
+
+In-place version of remainder(): writes the result into self. The remainder of `self / other` with the sign of `other` (Python's `%`), with broadcasting and type promotion; integer division by zero raises.
+
+remainder_(Tensor input, Scalar other) -> Tensor
+
+In-place version of remainder(): writes the result into self. The remainder of dividing every element of `self` by the number `other`, with the sign of `other`.)doc"});
   functions.push_back({"softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_softmax)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None) -> Tensor
 
@@ -332,10 +749,42 @@ True where `self > other`, element by element, with broadcasting.
 __gt__(Scalar other) -> Tensor
 
 True where an element of `self` is greater than the number `other`.)doc"});
+  methods.push_back({"__imod__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__imod__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__imod__(Tensor other) -> Tensor
+
+In-place version of remainder(): writes the result into self. The remainder of `self / other` with the sign of `other` (Python's `%`), with broadcasting and type promotion; integer division by zero raises.
+
+__imod__(Scalar other) -> Tensor
+
+In-place version of remainder(): writes the result into self. The remainder of dividing every element of `self` by the number `other`, with the sign of `other`.)doc"});
+  methods.push_back({"__mod__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__mod__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__mod__(Tensor other) -> Tensor
+
+The remainder of `self / other` with the sign of `other` (Python's `%`), with broadcasting and type promotion; integer division by zero raises.
+
+__mod__(Scalar other) -> Tensor
+
+The remainder of dividing every element of `self` by the number `other`, with the sign of `other`.)doc"});
   methods.push_back({"as_strided", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_as_strided)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(as_strided(int[] size, int[] stride, int? storage_offset=None) -> Tensor
 
 A view of the storage of `self` with the given sizes, strides and offset (in elements).)doc"});
+  methods.push_back({"clamp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_clamp)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(clamp(Scalar? min=None, Scalar? max=None) -> Tensor
+
+Limits every element of `self` to [min, max] (either bound may be None, not both; max wins when min > max; NaN propagates).
+
+clamp(Tensor? min=None, Tensor? max=None) -> Tensor
+
+Limits every element of `self` to [min, max] with tensor bounds (broadcast; either may be None, not both).)doc"});
+  methods.push_back({"clamp_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_clamp_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_(Scalar? min=None, Scalar? max=None) -> Tensor
+
+In-place version of clamp(): writes the result into self. Limits every element of `self` to [min, max] (either bound may be None, not both; max wins when min > max; NaN propagates).
+
+clamp_(Tensor? min=None, Tensor? max=None) -> Tensor
+
+In-place version of clamp(): writes the result into self. Limits every element of `self` to [min, max] with tensor bounds (broadcast; either may be None, not both).)doc"});
   methods.push_back({"gt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_gt)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(gt(Tensor other) -> Tensor
 
@@ -352,6 +801,14 @@ In-place version of gt(): writes the result into self. True where `self > other`
 gt_(Scalar other) -> Tensor
 
 In-place version of gt(): writes the result into self. True where an element of `self` is greater than the number `other`.)doc"});
+  methods.push_back({"hypot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_hypot)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(hypot(Tensor other) -> Tensor
+
+`sqrt(self**2 + other**2)` without intermediate overflow, with broadcasting; floating dtypes only.)doc"});
+  methods.push_back({"hypot_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_hypot_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(hypot_(Tensor other) -> Tensor
+
+In-place version of hypot(): writes the result into self. `sqrt(self**2 + other**2)` without intermediate overflow, with broadcasting; floating dtypes only.)doc"});
   methods.push_back({"log2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log2)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(log2() -> Tensor
 
@@ -360,6 +817,22 @@ The base-2 logarithm of every element of `self`; integer inputs give the default
                      METH_FASTCALL | METH_KEYWORDS, R"doc(log2_() -> Tensor
 
 In-place version of log2(): writes the result into self. The base-2 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"remainder", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_remainder)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(remainder(Tensor other) -> Tensor
+
+The remainder of `self / other` with the sign of `other` (Python's `%`), with broadcasting and type promotion; integer division by zero raises.
+
+remainder(Scalar other) -> Tensor
+
+The remainder of dividing every element of `self` by the number `other`, with the sign of `other`.)doc"});
+  methods.push_back({"remainder_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_remainder_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(remainder_(Tensor other) -> Tensor
+
+In-place version of remainder(): writes the result into self. The remainder of `self / other` with the sign of `other` (Python's `%`), with broadcasting and type promotion; integer division by zero raises.
+
+remainder_(Scalar other) -> Tensor
+
+In-place version of remainder(): writes the result into self. The remainder of dividing every element of `self` by the number `other`, with the sign of `other`.)doc"});
   methods.push_back({"softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_softmax)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(softmax(int dim, ScalarType? dtype=None) -> Tensor
 

@@ -506,11 +506,14 @@ void sub_kernel(const Tensor& self, const Tensor& other, const Scalar& alpha, Te
   TL_DISPATCH_NUMERIC(iter.common_dtype(), "sub", [&] { add_sub_loop<scalar_t>(iter, alpha, -1, "sub"); });
 }
 
-void rsub_kernel(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
+// rsub has no in-place or out= form (PyTorch has none): the kernels return a new tensor.
+Tensor rsub_kernel(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  Tensor out;
   sub_check(other.dtype(), self.dtype(), "rsub");
   auto iter = binary_iter(out, other, self, "rsub");
   alpha_check(iter.common_dtype(), alpha, "rsub");
   TL_DISPATCH_NUMERIC(iter.common_dtype(), "rsub", [&] { add_sub_loop<scalar_t>(iter, alpha, -1, "rsub"); });
+  return out;
 }
 
 void add_scalar_kernel(const Tensor& self, const Scalar& other, const Scalar& alpha, Tensor& out) {
@@ -527,11 +530,13 @@ void sub_scalar_kernel(const Tensor& self, const Scalar& other, const Scalar& al
 }
 
 // other - alpha * self for a number `other`.
-void rsub_scalar_kernel(const Tensor& self, const Scalar& other, const Scalar& alpha, Tensor& out) {
+Tensor rsub_scalar_kernel(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  Tensor out;
   sub_check(self.dtype(), other, "rsub");
   auto iter = scalar_iter(out, self, other, "rsub");
   alpha_check(iter.common_dtype(), alpha, "rsub");
   TL_DISPATCH_NUMERIC(iter.common_dtype(), "rsub", [&] { rsub_scalar_loop<scalar_t>(iter, other, alpha); });
+  return out;
 }
 
 // ---------------------------------------------------------------- mul
