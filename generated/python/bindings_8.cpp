@@ -310,7 +310,7 @@ PyObject* fn_true_divide(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
   static PythonArgParser parser({
       "true_divide(Tensor input, Tensor other, *, Tensor? out=None)",
       "true_divide(Tensor input, Scalar other)",
-  }, /*is_method=*/false);
+  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -342,7 +342,7 @@ PyObject* fn_true_divide_(PyObject* /*module*/, PyObject* const* args, Py_ssize_
   static PythonArgParser parser({
       "true_divide_(Tensor input, Tensor other)",
       "true_divide_(Tensor input, Scalar other)",
-  }, /*is_method=*/false);
+  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -661,7 +661,7 @@ PyObject* method_true_divide(PyObject* py_self, PyObject* const* args, Py_ssize_
   static PythonArgParser parser({
       "true_divide(Tensor other)",
       "true_divide(Scalar other)",
-  }, /*is_method=*/true);
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
@@ -688,7 +688,7 @@ PyObject* method_true_divide_(PyObject* py_self, PyObject* const* args, Py_ssize
   static PythonArgParser parser({
       "true_divide_(Tensor other)",
       "true_divide_(Scalar other)",
-  }, /*is_method=*/true);
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {

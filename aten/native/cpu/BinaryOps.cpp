@@ -9,6 +9,7 @@
 #include "aten/native/TensorIterator.h"
 #include "aten/native/TypePromotion.h"
 #include "aten/native/cpu/Loops.h"
+#include "aten/native/cpu/RemainderMath.h"
 #include "aten/native/cpu/VecMathLoops.h"
 #include "aten/native/cpu/VecMathPow.h"
 
@@ -244,6 +245,12 @@ void div_mode_loop(TensorIterator& iter, DivMode mode, const char* op) {
       });
     } else if constexpr (is_reduced_float_v<scalar_t>) {
       cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t { return div_floor_reduced(a, b); });
+    } else if constexpr (std::is_same_v<scalar_t, float>) {
+      // Vectorized in double where exact (RemainderMath.h), the float formula elsewhere.
+      math_kernel<float>(
+          iter, [](double a, double b) TL_MATH_INLINE { return floor_divide_small_quotient(a, b); },
+          [](double a, double b) { return floor_divide_needs_scalar(a, b); },
+          [](double a, double b) { return static_cast<double>(div_floor_floating(static_cast<float>(a), static_cast<float>(b))); });
     } else {
       cpu_kernel_novec(iter, [](scalar_t a, scalar_t b) -> scalar_t { return div_floor_floating(a, b); });
     }
@@ -265,6 +272,12 @@ void div_scalar_loop(TensorIterator& iter, DivMode mode, opmath_t<scalar_t> b, c
       cpu_kernel(iter, [b](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(to_opmath(a) / b); });
     } else if (mode == DivMode::Trunc) {
       cpu_kernel_novec(iter, [b](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(std::trunc(to_opmath(a) / b)); });
+    } else if constexpr (std::is_same_v<scalar_t, float>) {
+      const double bd = b;
+      math_kernel<float>(
+          iter, [bd](double a) TL_MATH_INLINE { return floor_divide_small_quotient(a, bd); },
+          [bd](double a) { return floor_divide_needs_scalar(a, bd); },
+          [b](double a) { return static_cast<double>(div_floor_floating(static_cast<float>(a), b)); });
     } else {
       cpu_kernel_novec(iter, [b](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(div_floor_floating(to_opmath(a), b)); });
     }

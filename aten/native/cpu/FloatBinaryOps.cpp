@@ -2,6 +2,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 
 #include "aten/core/Exception.h"
@@ -38,6 +39,40 @@ T nextafter_reduced(T from, T to) {
   // Away from zero when moving toward a larger magnitude of the same sign, else toward zero.
   const bool toward_zero = abs_from > abs_to || ((from.x ^ to.x) & kSign);
   return T(static_cast<uint16_t>(toward_zero ? from.x - 1 : from.x + 1), typename T::from_bits_t{});
+}
+
+// nextafter for float / double on the bits, branch-free so the loop vectorizes: one step of the
+// sign-magnitude integer away from zero when moving toward a larger magnitude, else toward it;
+// from a zero, the smallest subnormal with the sign of `to`; equal inputs give `to`, NaN NaN.
+template <typename T>
+TL_ALWAYS_INLINE T nextafter_bits(T from, T to) {
+  using I = std::conditional_t<sizeof(T) == 8, int64_t, int32_t>;
+  I f, t;
+  std::memcpy(&f, &from, sizeof f);
+  std::memcpy(&t, &to, sizeof t);
+  const I away = static_cast<I>((to > from) == (from > T(0)));
+  I r = f + away + away - 1;
+  const I from_zero = -static_cast<I>(from == T(0));
+  r = (r & ~from_zero) | (((t & std::numeric_limits<I>::min()) | 1) & from_zero);
+  const I equal = -static_cast<I>(from == to);
+  r = (r & ~equal) | (t & equal);
+  const T sum = from + to;  // NaN when either is
+  I s;
+  std::memcpy(&s, &sum, sizeof s);
+  const I nan = -static_cast<I>((from != from) | (to != to));
+  r = (r & ~nan) | (s & nan);
+  T out;
+  std::memcpy(&out, &r, sizeof out);
+  return out;
+}
+
+template <typename scalar_t>
+void nextafter_loop(TensorIterator& iter) {
+  if constexpr (is_reduced_float_v<scalar_t>) {
+    cpu_kernel_novec(iter, [](scalar_t a, scalar_t b) -> scalar_t { return nextafter_reduced(a, b); });
+  } else {
+    cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t { return nextafter_bits(a, b); });
+  }
 }
 
 }  // namespace
@@ -94,13 +129,7 @@ void nextafter_kernel(const Tensor& self, const Tensor& other, Tensor& out) {
   if (!is_floating_type(dt))
     throw NotImplementedError(str("nextafter: \"nextafter_cpu\" not implemented for '", scalar_type_name(dt), "'"));
   TL_DISPATCH_FLOAT(dt, "nextafter", [&] {
-    cpu_kernel_novec(iter, [](scalar_t a, scalar_t b) -> scalar_t {
-      if constexpr (is_reduced_float_v<scalar_t>) {
-        return nextafter_reduced(a, b);
-      } else {
-        return std::nextafter(a, b);
-      }
-    });
+    nextafter_loop<scalar_t>(iter);
   });
 }
 

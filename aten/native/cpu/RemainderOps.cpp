@@ -11,6 +11,8 @@
 #include "aten/core/Tensor.h"
 #include "aten/native/TensorIterator.h"
 #include "aten/native/cpu/Loops.h"
+#include "aten/native/cpu/RemainderMath.h"
+#include "aten/native/cpu/VecMathLoops.h"
 
 namespace tl::native {
 namespace {
@@ -78,10 +80,16 @@ void rem_tensor_loop(TensorIterator& iter, const char* op) {
       return rem_integer<kind>(a, b);
     });
     if (by_zero.load()) zero_division(op);
+  } else if constexpr (std::is_same_v<scalar_t, double>) {
+    cpu_kernel_novec(iter, [](double a, double b) -> double { return rem_floating<kind>(a, b); });
   } else {
-    cpu_kernel_novec(iter, [](scalar_t a, scalar_t b) -> scalar_t {
-      return from_opmath<scalar_t>(rem_floating<kind>(to_opmath(a), to_opmath(b)));
-    });
+    math_kernel<scalar_t>(
+        iter,
+        [](double a, double b) TL_MATH_INLINE {
+          return kind == Rem::Fmod ? fmod_small_quotient(a, b) : remainder_small_quotient(a, b);
+        },
+        [](double a, double b) { return fmod_needs_libm(a, b); },
+        [](double a, double b) { return static_cast<double>(rem_floating<kind>(static_cast<float>(a), static_cast<float>(b))); });
   }
 }
 
@@ -93,11 +101,18 @@ void rem_scalar_loop(TensorIterator& iter, const Scalar& other, const char* op) 
     if (b == 0 && iter.numel() > 0 && !iter.is_meta()) zero_division(op);
     if (b == 0) return;
     cpu_kernel_novec(iter, [b](scalar_t a) -> scalar_t { return rem_integer<kind>(a, b); });
+  } else if constexpr (std::is_same_v<scalar_t, double>) {
+    cpu_kernel_novec(iter, [b](double a) -> double { return rem_floating<kind>(a, b); });
   } else {
-    const opmath_t<scalar_t> bf = to_opmath(b);
-    cpu_kernel_novec(iter, [bf](scalar_t a) -> scalar_t {
-      return from_opmath<scalar_t>(rem_floating<kind>(to_opmath(a), bf));
-    });
+    const float bf = to_opmath(b);
+    const double bd = bf;
+    math_kernel<scalar_t>(
+        iter,
+        [bd](double a) TL_MATH_INLINE {
+          return kind == Rem::Fmod ? fmod_small_quotient(a, bd) : remainder_small_quotient(a, bd);
+        },
+        [bd](double a) { return fmod_needs_libm(a, bd); },
+        [bf](double a) { return static_cast<double>(rem_floating<kind>(static_cast<float>(a), bf)); });
   }
 }
 
