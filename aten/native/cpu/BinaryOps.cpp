@@ -239,9 +239,9 @@ void div_mode_loop(TensorIterator& iter, DivMode mode, const char* op) {
   } else {
     // Reduced floats round the quotient to scalar_t before truncating (as PyTorch does).
     if (mode == DivMode::Trunc) {
-      cpu_kernel_novec(iter, [](scalar_t a, scalar_t b) -> scalar_t {
+      cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t {
         const scalar_t q = from_opmath<scalar_t>(to_opmath(a) / to_opmath(b));
-        return from_opmath<scalar_t>(std::trunc(to_opmath(q)));
+        return from_opmath<scalar_t>(trunc_vectorizable(static_cast<double>(to_opmath(q))));
       });
     } else if constexpr (is_reduced_float_v<scalar_t>) {
       cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t { return div_floor_reduced(a, b); });
@@ -271,7 +271,9 @@ void div_scalar_loop(TensorIterator& iter, DivMode mode, opmath_t<scalar_t> b, c
     if (mode == DivMode::True) {
       cpu_kernel(iter, [b](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(to_opmath(a) / b); });
     } else if (mode == DivMode::Trunc) {
-      cpu_kernel_novec(iter, [b](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(std::trunc(to_opmath(a) / b)); });
+      cpu_kernel(iter, [b](scalar_t a) -> scalar_t {
+        return from_opmath<scalar_t>(trunc_vectorizable(static_cast<double>(to_opmath(a) / b)));
+      });
     } else if constexpr (std::is_same_v<scalar_t, float>) {
       const double bd = b;
       math_kernel<float>(

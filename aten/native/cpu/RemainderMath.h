@@ -20,10 +20,6 @@ TL_ALWAYS_INLINE bool fmod_needs_libm(double a, double b) {
   return !(std::fabs(a) < 16777216.0 * std::fabs(b)) || !(std::fabs(b) <= DBL_MAX);
 }
 
-TL_ALWAYS_INLINE double fmod_small_quotient(double a, double b) {
-  return std::copysign(a - std::trunc(a / b) * b, a);  // the sign of a, zeros included
-}
-
 // `adjusted` where `take`, else `value`, on the bits (a select GCC vectorizes).
 TL_ALWAYS_INLINE double select_bits(bool take, double adjusted, double value) {
   uint64_t vb, ab;
@@ -34,6 +30,20 @@ TL_ALWAYS_INLINE double select_bits(bool take, double adjusted, double value) {
   double out;
   std::memcpy(&out, &bits, sizeof out);
   return out;
+}
+
+// trunc(x) that vectorizes (GCC leaves std::trunc scalar under -ftrapping-math): adding and
+// subtracting 2^52 rounds |x| to an integer, one less if that went up; |x| >= 2^52, inf and nan
+// are integers (or nan) already and come back as they are.
+TL_ALWAYS_INLINE double trunc_vectorizable(double x) {
+  const double ax = std::fabs(x);
+  double r = (ax + 4503599627370496.0) - 4503599627370496.0;
+  r -= static_cast<double>(r > ax);
+  return select_bits(ax < 4503599627370496.0, std::copysign(r, x), x);
+}
+
+TL_ALWAYS_INLINE double fmod_small_quotient(double a, double b) {
+  return std::copysign(a - trunc_vectorizable(a / b) * b, a);  // the sign of a, zeros included
 }
 
 // fmod + b where the signs differ (a zero remainder keeps its sign); r + b is exact then.
@@ -50,7 +60,7 @@ TL_ALWAYS_INLINE bool floor_divide_needs_scalar(double a, double b) {
   return !(std::fabs(a) < 2097152.0 * std::fabs(b)) || !(std::fabs(b) <= DBL_MAX);
 }
 TL_ALWAYS_INLINE double floor_divide_small_quotient(double a, double b) {
-  const double q = std::trunc(a / b);
+  const double q = trunc_vectorizable(a / b);
   const double r = a - q * b;
   const double floored = q - static_cast<double>((r != 0.0) & ((r < 0.0) != (b < 0.0)));
   return select_bits(floored == 0.0, std::copysign(0.0, a / b), floored);
