@@ -260,6 +260,15 @@ def test_lerp_dtype_rules():
     assert_same(tl.lerp(from_torch(a6), from_torch(b6), from_torch(w)), torch.lerp(a6, b6, w), atol=0, rtol=0)
 
 
+def test_number_weights_and_values_overflow_like_torch():
+    x = torch.ones(2)
+    tx = from_torch(x)
+    expect_like_torch(lambda: tl.lerp(tx, tx, 1e300), lambda: torch.lerp(x, x, 1e300))
+    expect_like_torch(lambda: tl.addcmul(tx, tx, tx, value=1e300), lambda: torch.addcmul(x, x, x, value=1e300))
+    expect_like_torch(lambda: tl.clamp(tx, 1e300), lambda: torch.clamp(x, 1e300))
+    expect_like_torch(lambda: tl.lerp(tx.double(), tx.double(), 1e300), lambda: torch.lerp(x.double(), x.double(), 1e300))
+
+
 def test_addcdiv_refuses_integer_division():
     for lib in (tl, torch):
         with pytest.raises(RuntimeError, match="Integer division with addcdiv is no longer supported"):

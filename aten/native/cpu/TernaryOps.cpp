@@ -23,11 +23,12 @@ void check_same_dtype(const Tensor& self, const Tensor& other, const char* name)
            "` but got dtype ", scalar_type_name(other.dtype()));
 }
 
-void lerp_scalar_impl(const Tensor& self, const Tensor& end, double weight, Tensor& out) {
+// The weight in the compute precision, with PyTorch's overflow check (1e300 for float32 raises).
+void lerp_scalar_impl(const Tensor& self, const Tensor& end, const Scalar& weight, Tensor& out) {
   auto iter = TensorIteratorConfig().set_op_name("lerp").add_output(out).add_input(self).add_input(end).build();
   TL_DISPATCH_FLOAT(iter.common_dtype(), "lerp", [&] {
     using opmath = opmath_t<scalar_t>;
-    const opmath w = static_cast<opmath>(weight);
+    const opmath w = checked_scalar_cast<opmath>(weight, "lerp");
     cpu_kernel(iter, [w](scalar_t a, scalar_t b) -> scalar_t {
       return from_opmath<scalar_t>(lerp_value(to_opmath(a), to_opmath(b), w));
     });
@@ -63,7 +64,7 @@ void lerp_scalar_kernel(const Tensor& self, const Tensor& end, const Scalar& wei
   check_same_dtype(self, end, "end");
   if (!is_floating_type(self.dtype()))
     throw NotImplementedError(str("lerp: \"lerp_kernel_scalar\" not implemented for '", scalar_type_name(self.dtype()), "'"));
-  lerp_scalar_impl(self, end, weight.to_double(), out);
+  lerp_scalar_impl(self, end, weight, out);
 }
 
 // A 0-d weight may have any dtype: it acts as a number, as in PyTorch.
@@ -73,7 +74,7 @@ void lerp_tensor_kernel(const Tensor& self, const Tensor& end, const Tensor& wei
   if (!is_floating_type(self.dtype()))
     throw NotImplementedError(str("lerp: \"lerp_kernel_tensor\" not implemented for '", scalar_type_name(self.dtype()), "'"));
   if (weight.dim() == 0 && weight.is_cpu() && !self.is_meta() && !end.is_meta()) {
-    lerp_scalar_impl(self, end, tensor_item(weight).to_double(), out);
+    lerp_scalar_impl(self, end, tensor_item(weight), out);
     return;
   }
   auto iter = TensorIteratorConfig()
