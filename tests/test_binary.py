@@ -189,6 +189,23 @@ def test_ipow_and_out(dtype, exponent):
     expect_like_torch(lambda: tl.pow(tx, te, out=out_tl), lambda: torch.pow(x, e, out=out_t))
 
 
+# ---------------------------------------------------------------- ldexp
+
+@pytest.mark.parametrize("dtypes", [("float16", "int8"), ("bfloat16", "int64"), ("int32", "int64"), ("float64", "float16"),
+                                    ("float32", "int32"), ("float16", "float16"), ("bool", "bool"), ("float32", "float64")])
+def test_ldexp_dtypes_and_exponents(dtypes):
+    x, tx = pair([1e-4, 1.5, -3.0, 0.0, 2.0, 1e-30 if dtypes[0] in ("float32", "float64") else 0.5], dtypes[0])
+    e, te = pair([20, 3, -2, 5, 200 if dtypes[1] in ("int32", "int64", "float64") else 7, 100 if dtypes[1] != "int8" else 90],
+                 dtypes[1])
+    expect_like_torch(lambda: tl.ldexp(tx, te), lambda: torch.ldexp(x, e))
+
+
+def test_ldexp_integer_exponent_is_converted_to_int_as_torch():
+    x, tx = pair([1.0, 1.0, -0.75], "float64")
+    e, te = pair([2**32 + 1, -2**63, 3], "int64")
+    expect_like_torch(lambda: tl.ldexp(tx, te), lambda: torch.ldexp(x, e))
+
+
 # ---------------------------------------------------------------- float_power
 
 def test_float_power_result_dtype_and_errors():

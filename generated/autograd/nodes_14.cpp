@@ -17,37 +17,9 @@
 
 namespace tl::autograd::generated {
 
-// Backward of clamp_max(Tensor self, Scalar max) -> Tensor
+// Backward of clamp_max.Tensor(Tensor self, Tensor max) -> Tensor
 struct ClampMaxBackward0 final : Node {
   std::string name() const override { return "ClampMaxBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    self_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return self_.nbytes();
-  }
-
-  SavedVariable self_;
-  Scalar max_;
-};
-
-variable_list ClampMaxBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& self = self_.unpack(shared_from_this());
-  const auto& max = as_arg(max_);
-  if (should_compute_output(0)) {
-    grad_inputs[0] = grad_where(le(self, max), grad);
-  }
-  return grad_inputs;
-}
-
-// Backward of clamp_max.Tensor(Tensor self, Tensor max) -> Tensor
-struct ClampMaxBackward1 final : Node {
-  std::string name() const override { return "ClampMaxBackward1"; }
   variable_list apply(variable_list&& grads) override;
   void release_variables() override {
     self_.reset_data();
@@ -61,7 +33,7 @@ struct ClampMaxBackward1 final : Node {
   SavedVariable max_;
 };
 
-variable_list ClampMaxBackward1::apply(variable_list&& grads) {
+variable_list ClampMaxBackward0::apply(variable_list&& grads) {
   variable_list grad_inputs(num_outputs());
   if (!any_defined(grads)) return grad_inputs;
   const Tensor& grad = grads[0];
@@ -73,6 +45,34 @@ variable_list ClampMaxBackward1::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = grad_where(gt(self, max), grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of clamp_max(Tensor self, Scalar max) -> Tensor
+struct ClampMaxBackward1 final : Node {
+  std::string name() const override { return "ClampMaxBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  Scalar max_;
+};
+
+variable_list ClampMaxBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& max = as_arg(max_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = grad_where(le(self, max), grad);
   }
   return grad_inputs;
 }
@@ -128,44 +128,9 @@ variable_list ViewBackward0::apply(variable_list&& grads) {
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
 
-// clamp_max(Tensor self, Scalar max) -> Tensor
-Tensor clamp_max(const Tensor& self, const Scalar& max) {
-  auto grad_fn = std::make_shared<ClampMaxBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->max_ = max;
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(self, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::clamp_max::call(self, max);
-  }
-  check_differentiable_dtype(result);
-  set_history(result, grad_fn);
-  return result;
-}
-
-// clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)
-const Tensor& clamp_max_(const Tensor& self, const Scalar& max) {
-  check_inplace(self, "clamp_max_");
-  auto grad_fn = std::make_shared<ClampMaxBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->max_ = max;
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
-  }
-  {
-    AutoGradMode below_autograd(false);
-    ops::clamp_max_::call(self, max);
-  }
-  rebase_history(self, grad_fn);
-  return self;
-}
-
 // clamp_max.Tensor(Tensor self, Tensor max) -> Tensor
 Tensor clamp_max_Tensor(const Tensor& self, const Tensor& max) {
-  auto grad_fn = std::make_shared<ClampMaxBackward1>();
+  auto grad_fn = std::make_shared<ClampMaxBackward0>();
   grad_fn->set_next_edges(collect_next_edges({&self, &max}));
   if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
     grad_fn->self_ = SavedVariable(self, false);
@@ -186,7 +151,7 @@ Tensor clamp_max_Tensor(const Tensor& self, const Tensor& max) {
 // clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)
 const Tensor& clamp_max__Tensor(const Tensor& self, const Tensor& max) {
   check_inplace(self, "clamp_max_.Tensor");
-  auto grad_fn = std::make_shared<ClampMaxBackward1>();
+  auto grad_fn = std::make_shared<ClampMaxBackward0>();
   grad_fn->set_next_edges(collect_next_edges({&self, &max}));
   if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
     grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
@@ -197,6 +162,41 @@ const Tensor& clamp_max__Tensor(const Tensor& self, const Tensor& max) {
   {
     AutoGradMode below_autograd(false);
     ops::clamp_max__Tensor::call(self, max);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// clamp_max(Tensor self, Scalar max) -> Tensor
+Tensor clamp_max(const Tensor& self, const Scalar& max) {
+  auto grad_fn = std::make_shared<ClampMaxBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->max_ = max;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::clamp_max::call(self, max);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)
+const Tensor& clamp_max_(const Tensor& self, const Scalar& max) {
+  check_inplace(self, "clamp_max_");
+  auto grad_fn = std::make_shared<ClampMaxBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->max_ = max;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::clamp_max_::call(self, max);
   }
   rebase_history(self, grad_fn);
   return self;

@@ -15,37 +15,9 @@
 
 namespace tl::autograd::generated {
 
-// Backward of clamp_min(Tensor self, Scalar min) -> Tensor
+// Backward of clamp_min.Tensor(Tensor self, Tensor min) -> Tensor
 struct ClampMinBackward0 final : Node {
   std::string name() const override { return "ClampMinBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    self_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return self_.nbytes();
-  }
-
-  SavedVariable self_;
-  Scalar min_;
-};
-
-variable_list ClampMinBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& self = self_.unpack(shared_from_this());
-  const auto& min = as_arg(min_);
-  if (should_compute_output(0)) {
-    grad_inputs[0] = grad_where(ge(self, min), grad);
-  }
-  return grad_inputs;
-}
-
-// Backward of clamp_min.Tensor(Tensor self, Tensor min) -> Tensor
-struct ClampMinBackward1 final : Node {
-  std::string name() const override { return "ClampMinBackward1"; }
   variable_list apply(variable_list&& grads) override;
   void release_variables() override {
     self_.reset_data();
@@ -59,7 +31,7 @@ struct ClampMinBackward1 final : Node {
   SavedVariable min_;
 };
 
-variable_list ClampMinBackward1::apply(variable_list&& grads) {
+variable_list ClampMinBackward0::apply(variable_list&& grads) {
   variable_list grad_inputs(num_outputs());
   if (!any_defined(grads)) return grad_inputs;
   const Tensor& grad = grads[0];
@@ -71,6 +43,34 @@ variable_list ClampMinBackward1::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = grad_where(lt(self, min), grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of clamp_min(Tensor self, Scalar min) -> Tensor
+struct ClampMinBackward1 final : Node {
+  std::string name() const override { return "ClampMinBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  Scalar min_;
+};
+
+variable_list ClampMinBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& min = as_arg(min_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = grad_where(ge(self, min), grad);
   }
   return grad_inputs;
 }
@@ -143,44 +143,9 @@ variable_list ProdBackward1::apply(variable_list&& grads) {
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
 
-// clamp_min(Tensor self, Scalar min) -> Tensor
-Tensor clamp_min(const Tensor& self, const Scalar& min) {
-  auto grad_fn = std::make_shared<ClampMinBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->min_ = min;
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(self, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::clamp_min::call(self, min);
-  }
-  check_differentiable_dtype(result);
-  set_history(result, grad_fn);
-  return result;
-}
-
-// clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)
-const Tensor& clamp_min_(const Tensor& self, const Scalar& min) {
-  check_inplace(self, "clamp_min_");
-  auto grad_fn = std::make_shared<ClampMinBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->min_ = min;
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
-  }
-  {
-    AutoGradMode below_autograd(false);
-    ops::clamp_min_::call(self, min);
-  }
-  rebase_history(self, grad_fn);
-  return self;
-}
-
 // clamp_min.Tensor(Tensor self, Tensor min) -> Tensor
 Tensor clamp_min_Tensor(const Tensor& self, const Tensor& min) {
-  auto grad_fn = std::make_shared<ClampMinBackward1>();
+  auto grad_fn = std::make_shared<ClampMinBackward0>();
   grad_fn->set_next_edges(collect_next_edges({&self, &min}));
   if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
     grad_fn->self_ = SavedVariable(self, false);
@@ -201,7 +166,7 @@ Tensor clamp_min_Tensor(const Tensor& self, const Tensor& min) {
 // clamp_min_.Tensor(Tensor(a!) self, Tensor min) -> Tensor(a!)
 const Tensor& clamp_min__Tensor(const Tensor& self, const Tensor& min) {
   check_inplace(self, "clamp_min_.Tensor");
-  auto grad_fn = std::make_shared<ClampMinBackward1>();
+  auto grad_fn = std::make_shared<ClampMinBackward0>();
   grad_fn->set_next_edges(collect_next_edges({&self, &min}));
   if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
     grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
@@ -212,6 +177,41 @@ const Tensor& clamp_min__Tensor(const Tensor& self, const Tensor& min) {
   {
     AutoGradMode below_autograd(false);
     ops::clamp_min__Tensor::call(self, min);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// clamp_min(Tensor self, Scalar min) -> Tensor
+Tensor clamp_min(const Tensor& self, const Scalar& min) {
+  auto grad_fn = std::make_shared<ClampMinBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->min_ = min;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::clamp_min::call(self, min);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)
+const Tensor& clamp_min_(const Tensor& self, const Scalar& min) {
+  check_inplace(self, "clamp_min_");
+  auto grad_fn = std::make_shared<ClampMinBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->min_ = min;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::clamp_min_::call(self, min);
   }
   rebase_history(self, grad_fn);
   return self;

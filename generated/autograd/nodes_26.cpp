@@ -47,39 +47,9 @@ variable_list AsStridedBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
-// Backward of clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+// Backward of clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 struct ClampBackward0 final : Node {
   std::string name() const override { return "ClampBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    self_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return self_.nbytes();
-  }
-
-  SavedVariable self_;
-  std::optional<Scalar> min_;
-  std::optional<Scalar> max_;
-};
-
-variable_list ClampBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& self = self_.unpack(shared_from_this());
-  const auto& min = as_arg(min_);
-  const auto& max = as_arg(max_);
-  if (should_compute_output(0)) {
-    grad_inputs[0] = clamp_backward(grad, self, min, max);
-  }
-  return grad_inputs;
-}
-
-// Backward of clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
-struct ClampBackward1 final : Node {
-  std::string name() const override { return "ClampBackward1"; }
   variable_list apply(variable_list&& grads) override;
   void release_variables() override {
     self_.reset_data();
@@ -95,7 +65,7 @@ struct ClampBackward1 final : Node {
   SavedVariable max_;
 };
 
-variable_list ClampBackward1::apply(variable_list&& grads) {
+variable_list ClampBackward0::apply(variable_list&& grads) {
   variable_list grad_inputs(num_outputs());
   if (!any_defined(grads)) return grad_inputs;
   const Tensor& grad = grads[0];
@@ -111,6 +81,36 @@ variable_list ClampBackward1::apply(variable_list&& grads) {
     auto computed = clamp_backward_min_max(grad, self, min, max, grad_input_mask);
     if (should_compute_output(1)) grad_inputs[1] = std::get<0>(std::move(computed));
     if (should_compute_output(2)) grad_inputs[2] = std::get<1>(std::move(computed));
+  }
+  return grad_inputs;
+}
+
+// Backward of clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+struct ClampBackward1 final : Node {
+  std::string name() const override { return "ClampBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::optional<Scalar> min_;
+  std::optional<Scalar> max_;
+};
+
+variable_list ClampBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& min = as_arg(min_);
+  const auto& max = as_arg(max_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = clamp_backward(grad, self, min, max);
   }
   return grad_inputs;
 }
@@ -280,46 +280,9 @@ Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std:
   return result;
 }
 
-// clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
-Tensor clamp(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
-  auto grad_fn = std::make_shared<ClampBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->min_ = min;
-  grad_fn->max_ = max;
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(self, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::clamp::call(self, min, max);
-  }
-  check_differentiable_dtype(result);
-  set_history(result, grad_fn);
-  return result;
-}
-
-// clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
-const Tensor& clamp_(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
-  check_inplace(self, "clamp_");
-  auto grad_fn = std::make_shared<ClampBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->min_ = min;
-  grad_fn->max_ = max;
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
-  }
-  {
-    AutoGradMode below_autograd(false);
-    ops::clamp_::call(self, min, max);
-  }
-  rebase_history(self, grad_fn);
-  return self;
-}
-
 // clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 Tensor clamp_Tensor(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
-  auto grad_fn = std::make_shared<ClampBackward1>();
+  auto grad_fn = std::make_shared<ClampBackward0>();
   grad_fn->set_next_edges(collect_next_edges({&self, opt_ptr(min), opt_ptr(max)}));
   if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
     grad_fn->self_ = SavedVariable(self, false);
@@ -343,7 +306,7 @@ Tensor clamp_Tensor(const Tensor& self, const std::optional<Tensor>& min, const 
 // clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)
 const Tensor& clamp__Tensor(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
   check_inplace(self, "clamp_.Tensor");
-  auto grad_fn = std::make_shared<ClampBackward1>();
+  auto grad_fn = std::make_shared<ClampBackward0>();
   grad_fn->set_next_edges(collect_next_edges({&self, opt_ptr(min), opt_ptr(max)}));
   if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
     grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
@@ -357,6 +320,43 @@ const Tensor& clamp__Tensor(const Tensor& self, const std::optional<Tensor>& min
   {
     AutoGradMode below_autograd(false);
     ops::clamp__Tensor::call(self, min, max);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+Tensor clamp(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  auto grad_fn = std::make_shared<ClampBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->min_ = min;
+  grad_fn->max_ = max;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::clamp::call(self, min, max);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
+const Tensor& clamp_(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  check_inplace(self, "clamp_");
+  auto grad_fn = std::make_shared<ClampBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->min_ = min;
+  grad_fn->max_ = max;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::clamp_::call(self, min, max);
   }
   rebase_history(self, grad_fn);
   return self;

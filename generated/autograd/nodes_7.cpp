@@ -59,39 +59,9 @@ variable_list AddBackward1::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
-// Backward of clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+// Backward of clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 struct ClipBackward0 final : Node {
   std::string name() const override { return "ClipBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    self_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return self_.nbytes();
-  }
-
-  SavedVariable self_;
-  std::optional<Scalar> min_;
-  std::optional<Scalar> max_;
-};
-
-variable_list ClipBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& self = self_.unpack(shared_from_this());
-  const auto& min = as_arg(min_);
-  const auto& max = as_arg(max_);
-  if (should_compute_output(0)) {
-    grad_inputs[0] = clamp_backward(grad, self, min, max);
-  }
-  return grad_inputs;
-}
-
-// Backward of clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
-struct ClipBackward1 final : Node {
-  std::string name() const override { return "ClipBackward1"; }
   variable_list apply(variable_list&& grads) override;
   void release_variables() override {
     self_.reset_data();
@@ -107,7 +77,7 @@ struct ClipBackward1 final : Node {
   SavedVariable max_;
 };
 
-variable_list ClipBackward1::apply(variable_list&& grads) {
+variable_list ClipBackward0::apply(variable_list&& grads) {
   variable_list grad_inputs(num_outputs());
   if (!any_defined(grads)) return grad_inputs;
   const Tensor& grad = grads[0];
@@ -123,6 +93,36 @@ variable_list ClipBackward1::apply(variable_list&& grads) {
     auto computed = clamp_backward_min_max(grad, self, min, max, grad_input_mask);
     if (should_compute_output(1)) grad_inputs[1] = std::get<0>(std::move(computed));
     if (should_compute_output(2)) grad_inputs[2] = std::get<1>(std::move(computed));
+  }
+  return grad_inputs;
+}
+
+// Backward of clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+struct ClipBackward1 final : Node {
+  std::string name() const override { return "ClipBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::optional<Scalar> min_;
+  std::optional<Scalar> max_;
+};
+
+variable_list ClipBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& min = as_arg(min_);
+  const auto& max = as_arg(max_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = clamp_backward(grad, self, min, max);
   }
   return grad_inputs;
 }
@@ -293,46 +293,9 @@ const Tensor& add__Scalar(const Tensor& self, const Scalar& other, const Scalar&
   return self;
 }
 
-// clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
-Tensor clip(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
-  auto grad_fn = std::make_shared<ClipBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->min_ = min;
-  grad_fn->max_ = max;
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(self, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::clip::call(self, min, max);
-  }
-  check_differentiable_dtype(result);
-  set_history(result, grad_fn);
-  return result;
-}
-
-// clip_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
-const Tensor& clip_(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
-  check_inplace(self, "clip_");
-  auto grad_fn = std::make_shared<ClipBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->min_ = min;
-  grad_fn->max_ = max;
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
-  }
-  {
-    AutoGradMode below_autograd(false);
-    ops::clip_::call(self, min, max);
-  }
-  rebase_history(self, grad_fn);
-  return self;
-}
-
 // clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 Tensor clip_Tensor(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
-  auto grad_fn = std::make_shared<ClipBackward1>();
+  auto grad_fn = std::make_shared<ClipBackward0>();
   grad_fn->set_next_edges(collect_next_edges({&self, opt_ptr(min), opt_ptr(max)}));
   if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
     grad_fn->self_ = SavedVariable(self, false);
@@ -356,7 +319,7 @@ Tensor clip_Tensor(const Tensor& self, const std::optional<Tensor>& min, const s
 // clip_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)
 const Tensor& clip__Tensor(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
   check_inplace(self, "clip_.Tensor");
-  auto grad_fn = std::make_shared<ClipBackward1>();
+  auto grad_fn = std::make_shared<ClipBackward0>();
   grad_fn->set_next_edges(collect_next_edges({&self, opt_ptr(min), opt_ptr(max)}));
   if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
     grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
@@ -370,6 +333,43 @@ const Tensor& clip__Tensor(const Tensor& self, const std::optional<Tensor>& min,
   {
     AutoGradMode below_autograd(false);
     ops::clip__Tensor::call(self, min, max);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+Tensor clip(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  auto grad_fn = std::make_shared<ClipBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->min_ = min;
+  grad_fn->max_ = max;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::clip::call(self, min, max);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// clip_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
+const Tensor& clip_(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  check_inplace(self, "clip_");
+  auto grad_fn = std::make_shared<ClipBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->min_ = min;
+  grad_fn->max_ = max;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::clip_::call(self, min, max);
   }
   rebase_history(self, grad_fn);
   return self;

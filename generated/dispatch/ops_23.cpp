@@ -12,87 +12,6 @@ namespace tl {
 
 // ============================================================================ clamp_min
 
-// clamp_min(Tensor self, Scalar min) -> Tensor
-static Tensor clamp_min_kernel_functional(const Tensor& self, const Scalar& min) {
-  Tensor out;
-  native::clamp_min_kernel(self, min, out);
-  return out;
-}
-
-ops::clamp_min::Kernel* ops::clamp_min::kernels[kNumDeviceTypes] = {
-    /* CPU */ clamp_min_kernel_functional,
-    /* Meta */ clamp_min_kernel_functional,
-};
-
-Tensor ops::clamp_min::call(const Tensor& self, const Scalar& min) {
-  const Device kernel_device = dispatch_device("clamp_min", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("clamp_min", kernel_device);
-  return kernel(self, min);
-}
-
-Tensor clamp_min(const Tensor& self, const Scalar& min) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::clamp_min(self, min);
-  }
-  return ops::clamp_min::call(self, min);
-}
-
-// clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)
-static const Tensor& clamp_min_kernel_inplace(const Tensor& self, const Scalar& min) {
-  Tensor out = self;
-  native::clamp_min_kernel(self, min, out);
-  return self;
-}
-
-ops::clamp_min_::Kernel* ops::clamp_min_::kernels[kNumDeviceTypes] = {
-    /* CPU */ clamp_min_kernel_inplace,
-    /* Meta */ clamp_min_kernel_inplace,
-};
-
-const Tensor& ops::clamp_min_::call(const Tensor& self, const Scalar& min) {
-  const Device kernel_device = dispatch_device("clamp_min_", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("clamp_min_", kernel_device);
-  decltype(auto) result = kernel(self, min);
-  self.bump_version();
-  return result;
-}
-
-const Tensor& clamp_min_(const Tensor& self, const Scalar& min) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::clamp_min_(self, min);
-  }
-  return ops::clamp_min_::call(self, min);
-}
-
-// clamp_min.out(Tensor self, Scalar min, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& clamp_min_kernel_out(const Tensor& self, const Scalar& min, const Tensor& out) {
-  const Tensor self_in = native::input_unaffected_by_resize(self, out);
-  Tensor out_handle = out;
-  native::clamp_min_kernel(self_in, min, out_handle);
-  return out;
-}
-
-ops::clamp_min_out::Kernel* ops::clamp_min_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ clamp_min_kernel_out,
-    /* Meta */ clamp_min_kernel_out,
-};
-
-const Tensor& ops::clamp_min_out::call(const Tensor& self, const Scalar& min, const Tensor& out) {
-  const Device kernel_device = dispatch_device("clamp_min.out", {&self, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("clamp_min.out", kernel_device);
-  decltype(auto) result = kernel(self, min, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& clamp_min_out(const Tensor& out, const Tensor& self, const Scalar& min) {
-  check_out_no_grad("clamp_min.out", {&self}, {&out});
-  return ops::clamp_min_out::call(self, min, out);
-}
-
 // clamp_min.Tensor(Tensor self, Tensor min) -> Tensor
 static Tensor clamp_min_tensor_kernel_functional(const Tensor& self, const Tensor& min) {
   Tensor out;
@@ -173,6 +92,87 @@ const Tensor& ops::clamp_min_Tensor_out::call(const Tensor& self, const Tensor& 
 const Tensor& clamp_min_out(const Tensor& out, const Tensor& self, const Tensor& min) {
   check_out_no_grad("clamp_min.Tensor_out", {&self, &min}, {&out});
   return ops::clamp_min_Tensor_out::call(self, min, out);
+}
+
+// clamp_min(Tensor self, Scalar min) -> Tensor
+static Tensor clamp_min_kernel_functional(const Tensor& self, const Scalar& min) {
+  Tensor out;
+  native::clamp_min_kernel(self, min, out);
+  return out;
+}
+
+ops::clamp_min::Kernel* ops::clamp_min::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_min_kernel_functional,
+    /* Meta */ clamp_min_kernel_functional,
+};
+
+Tensor ops::clamp_min::call(const Tensor& self, const Scalar& min) {
+  const Device kernel_device = dispatch_device("clamp_min", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clamp_min", kernel_device);
+  return kernel(self, min);
+}
+
+Tensor clamp_min(const Tensor& self, const Scalar& min) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::clamp_min(self, min);
+  }
+  return ops::clamp_min::call(self, min);
+}
+
+// clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)
+static const Tensor& clamp_min_kernel_inplace(const Tensor& self, const Scalar& min) {
+  Tensor out = self;
+  native::clamp_min_kernel(self, min, out);
+  return self;
+}
+
+ops::clamp_min_::Kernel* ops::clamp_min_::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_min_kernel_inplace,
+    /* Meta */ clamp_min_kernel_inplace,
+};
+
+const Tensor& ops::clamp_min_::call(const Tensor& self, const Scalar& min) {
+  const Device kernel_device = dispatch_device("clamp_min_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clamp_min_", kernel_device);
+  decltype(auto) result = kernel(self, min);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& clamp_min_(const Tensor& self, const Scalar& min) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::clamp_min_(self, min);
+  }
+  return ops::clamp_min_::call(self, min);
+}
+
+// clamp_min.out(Tensor self, Scalar min, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& clamp_min_kernel_out(const Tensor& self, const Scalar& min, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::clamp_min_kernel(self_in, min, out_handle);
+  return out;
+}
+
+ops::clamp_min_out::Kernel* ops::clamp_min_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_min_kernel_out,
+    /* Meta */ clamp_min_kernel_out,
+};
+
+const Tensor& ops::clamp_min_out::call(const Tensor& self, const Scalar& min, const Tensor& out) {
+  const Device kernel_device = dispatch_device("clamp_min.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clamp_min.out", kernel_device);
+  decltype(auto) result = kernel(self, min, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& clamp_min_out(const Tensor& out, const Tensor& self, const Scalar& min) {
+  check_out_no_grad("clamp_min.out", {&self}, {&out});
+  return ops::clamp_min_out::call(self, min, out);
 }
 
 // ============================================================================ eq

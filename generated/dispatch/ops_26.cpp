@@ -36,87 +36,6 @@ Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std:
 
 // ============================================================================ clamp
 
-// clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
-static Tensor clamp_kernel_functional(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
-  Tensor out;
-  native::clamp_kernel(self, min, max, out);
-  return out;
-}
-
-ops::clamp::Kernel* ops::clamp::kernels[kNumDeviceTypes] = {
-    /* CPU */ clamp_kernel_functional,
-    /* Meta */ clamp_kernel_functional,
-};
-
-Tensor ops::clamp::call(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
-  const Device kernel_device = dispatch_device("clamp", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("clamp", kernel_device);
-  return kernel(self, min, max);
-}
-
-Tensor clamp(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::clamp(self, min, max);
-  }
-  return ops::clamp::call(self, min, max);
-}
-
-// clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
-static const Tensor& clamp_kernel_inplace(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
-  Tensor out = self;
-  native::clamp_kernel(self, min, max, out);
-  return self;
-}
-
-ops::clamp_::Kernel* ops::clamp_::kernels[kNumDeviceTypes] = {
-    /* CPU */ clamp_kernel_inplace,
-    /* Meta */ clamp_kernel_inplace,
-};
-
-const Tensor& ops::clamp_::call(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
-  const Device kernel_device = dispatch_device("clamp_", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("clamp_", kernel_device);
-  decltype(auto) result = kernel(self, min, max);
-  self.bump_version();
-  return result;
-}
-
-const Tensor& clamp_(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::clamp_(self, min, max);
-  }
-  return ops::clamp_::call(self, min, max);
-}
-
-// clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& clamp_kernel_out(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max, const Tensor& out) {
-  const Tensor self_in = native::input_unaffected_by_resize(self, out);
-  Tensor out_handle = out;
-  native::clamp_kernel(self_in, min, max, out_handle);
-  return out;
-}
-
-ops::clamp_out::Kernel* ops::clamp_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ clamp_kernel_out,
-    /* Meta */ clamp_kernel_out,
-};
-
-const Tensor& ops::clamp_out::call(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max, const Tensor& out) {
-  const Device kernel_device = dispatch_device("clamp.out", {&self, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("clamp.out", kernel_device);
-  decltype(auto) result = kernel(self, min, max, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& clamp_out(const Tensor& out, const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
-  check_out_no_grad("clamp.out", {&self}, {&out});
-  return ops::clamp_out::call(self, min, max, out);
-}
-
 // clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 static Tensor clamp_tensor_kernel_functional(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
   Tensor out;
@@ -196,6 +115,87 @@ const Tensor& ops::clamp_Tensor_out::call(const Tensor& self, const std::optiona
 const Tensor& clamp_out(const Tensor& out, const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
   check_out_no_grad("clamp.Tensor_out", {&self, opt_ptr(min), opt_ptr(max)}, {&out});
   return ops::clamp_Tensor_out::call(self, min, max, out);
+}
+
+// clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+static Tensor clamp_kernel_functional(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  Tensor out;
+  native::clamp_kernel(self, min, max, out);
+  return out;
+}
+
+ops::clamp::Kernel* ops::clamp::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_kernel_functional,
+    /* Meta */ clamp_kernel_functional,
+};
+
+Tensor ops::clamp::call(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  const Device kernel_device = dispatch_device("clamp", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clamp", kernel_device);
+  return kernel(self, min, max);
+}
+
+Tensor clamp(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::clamp(self, min, max);
+  }
+  return ops::clamp::call(self, min, max);
+}
+
+// clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
+static const Tensor& clamp_kernel_inplace(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  Tensor out = self;
+  native::clamp_kernel(self, min, max, out);
+  return self;
+}
+
+ops::clamp_::Kernel* ops::clamp_::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_kernel_inplace,
+    /* Meta */ clamp_kernel_inplace,
+};
+
+const Tensor& ops::clamp_::call(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  const Device kernel_device = dispatch_device("clamp_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clamp_", kernel_device);
+  decltype(auto) result = kernel(self, min, max);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& clamp_(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::clamp_(self, min, max);
+  }
+  return ops::clamp_::call(self, min, max);
+}
+
+// clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& clamp_kernel_out(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::clamp_kernel(self_in, min, max, out_handle);
+  return out;
+}
+
+ops::clamp_out::Kernel* ops::clamp_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_kernel_out,
+    /* Meta */ clamp_kernel_out,
+};
+
+const Tensor& ops::clamp_out::call(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max, const Tensor& out) {
+  const Device kernel_device = dispatch_device("clamp.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clamp.out", kernel_device);
+  decltype(auto) result = kernel(self, min, max, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& clamp_out(const Tensor& out, const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  check_out_no_grad("clamp.out", {&self}, {&out});
+  return ops::clamp_out::call(self, min, max, out);
 }
 
 // ============================================================================ gt

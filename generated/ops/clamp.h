@@ -6,15 +6,6 @@
 
 namespace tl {
 
-// clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
-Tensor clamp(const Tensor& self, const std::optional<Scalar>& min = std::nullopt, const std::optional<Scalar>& max = std::nullopt);
-
-// clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
-const Tensor& clamp_(const Tensor& self, const std::optional<Scalar>& min = std::nullopt, const std::optional<Scalar>& max = std::nullopt);
-
-// clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)
-const Tensor& clamp_out(const Tensor& out, const Tensor& self, const std::optional<Scalar>& min = std::nullopt, const std::optional<Scalar>& max = std::nullopt);
-
 // clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 Tensor clamp(const Tensor& self, const std::optional<Tensor>& min = std::nullopt, const std::optional<Tensor>& max = std::nullopt);
 
@@ -24,29 +15,17 @@ const Tensor& clamp_(const Tensor& self, const std::optional<Tensor>& min = std:
 // clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& clamp_out(const Tensor& out, const Tensor& self, const std::optional<Tensor>& min = std::nullopt, const std::optional<Tensor>& max = std::nullopt);
 
-// Entry points below autograd: each runs the kernel for its arguments' device.
-namespace ops {
-
 // clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
-struct clamp {
-  using Kernel = Tensor(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max);
-  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
-  static Tensor call(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max);
-};
+Tensor clamp(const Tensor& self, const std::optional<Scalar>& min = std::nullopt, const std::optional<Scalar>& max = std::nullopt);
 
 // clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
-struct clamp_ {
-  using Kernel = const Tensor&(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max);
-  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
-  static const Tensor& call(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max);
-};
+const Tensor& clamp_(const Tensor& self, const std::optional<Scalar>& min = std::nullopt, const std::optional<Scalar>& max = std::nullopt);
 
 // clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)
-struct clamp_out {
-  using Kernel = const Tensor&(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max, const Tensor& out);
-  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
-  static const Tensor& call(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max, const Tensor& out);
-};
+const Tensor& clamp_out(const Tensor& out, const Tensor& self, const std::optional<Scalar>& min = std::nullopt, const std::optional<Scalar>& max = std::nullopt);
+
+// Entry points below autograd: each runs the kernel for its arguments' device.
+namespace ops {
 
 // clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 struct clamp_Tensor {
@@ -68,13 +47,34 @@ struct clamp_Tensor_out {
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static const Tensor& call(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max, const Tensor& out);
 };
+
+// clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+struct clamp {
+  using Kernel = Tensor(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max);
+  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
+  static Tensor call(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max);
+};
+
+// clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
+struct clamp_ {
+  using Kernel = const Tensor&(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max);
+  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
+  static const Tensor& call(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max);
+};
+
+// clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)
+struct clamp_out {
+  using Kernel = const Tensor&(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max, const Tensor& out);
+  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
+  static const Tensor& call(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max, const Tensor& out);
+};
 }  // namespace ops
 
 namespace autograd::wrappers {
-Tensor clamp(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max);  // records clamp for backward
-const Tensor& clamp_(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max);  // records clamp_ for backward
 Tensor clamp_Tensor(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max);  // records clamp.Tensor for backward
 const Tensor& clamp__Tensor(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max);  // records clamp_.Tensor for backward
+Tensor clamp(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max);  // records clamp for backward
+const Tensor& clamp_(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max);  // records clamp_ for backward
 }  // namespace autograd::wrappers
 
 namespace native {

@@ -6,15 +6,6 @@
 
 namespace tl {
 
-// clamp_max(Tensor self, Scalar max) -> Tensor
-Tensor clamp_max(const Tensor& self, const Scalar& max);
-
-// clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)
-const Tensor& clamp_max_(const Tensor& self, const Scalar& max);
-
-// clamp_max.out(Tensor self, Scalar max, *, Tensor(a!) out) -> Tensor(a!)
-const Tensor& clamp_max_out(const Tensor& out, const Tensor& self, const Scalar& max);
-
 // clamp_max.Tensor(Tensor self, Tensor max) -> Tensor
 Tensor clamp_max(const Tensor& self, const Tensor& max);
 
@@ -24,29 +15,17 @@ const Tensor& clamp_max_(const Tensor& self, const Tensor& max);
 // clamp_max.Tensor_out(Tensor self, Tensor max, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& clamp_max_out(const Tensor& out, const Tensor& self, const Tensor& max);
 
-// Entry points below autograd: each runs the kernel for its arguments' device.
-namespace ops {
-
 // clamp_max(Tensor self, Scalar max) -> Tensor
-struct clamp_max {
-  using Kernel = Tensor(const Tensor& self, const Scalar& max);
-  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
-  static Tensor call(const Tensor& self, const Scalar& max);
-};
+Tensor clamp_max(const Tensor& self, const Scalar& max);
 
 // clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)
-struct clamp_max_ {
-  using Kernel = const Tensor&(const Tensor& self, const Scalar& max);
-  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
-  static const Tensor& call(const Tensor& self, const Scalar& max);
-};
+const Tensor& clamp_max_(const Tensor& self, const Scalar& max);
 
 // clamp_max.out(Tensor self, Scalar max, *, Tensor(a!) out) -> Tensor(a!)
-struct clamp_max_out {
-  using Kernel = const Tensor&(const Tensor& self, const Scalar& max, const Tensor& out);
-  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
-  static const Tensor& call(const Tensor& self, const Scalar& max, const Tensor& out);
-};
+const Tensor& clamp_max_out(const Tensor& out, const Tensor& self, const Scalar& max);
+
+// Entry points below autograd: each runs the kernel for its arguments' device.
+namespace ops {
 
 // clamp_max.Tensor(Tensor self, Tensor max) -> Tensor
 struct clamp_max_Tensor {
@@ -68,13 +47,34 @@ struct clamp_max_Tensor_out {
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static const Tensor& call(const Tensor& self, const Tensor& max, const Tensor& out);
 };
+
+// clamp_max(Tensor self, Scalar max) -> Tensor
+struct clamp_max {
+  using Kernel = Tensor(const Tensor& self, const Scalar& max);
+  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
+  static Tensor call(const Tensor& self, const Scalar& max);
+};
+
+// clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)
+struct clamp_max_ {
+  using Kernel = const Tensor&(const Tensor& self, const Scalar& max);
+  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
+  static const Tensor& call(const Tensor& self, const Scalar& max);
+};
+
+// clamp_max.out(Tensor self, Scalar max, *, Tensor(a!) out) -> Tensor(a!)
+struct clamp_max_out {
+  using Kernel = const Tensor&(const Tensor& self, const Scalar& max, const Tensor& out);
+  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
+  static const Tensor& call(const Tensor& self, const Scalar& max, const Tensor& out);
+};
 }  // namespace ops
 
 namespace autograd::wrappers {
-Tensor clamp_max(const Tensor& self, const Scalar& max);  // records clamp_max for backward
-const Tensor& clamp_max_(const Tensor& self, const Scalar& max);  // records clamp_max_ for backward
 Tensor clamp_max_Tensor(const Tensor& self, const Tensor& max);  // records clamp_max.Tensor for backward
 const Tensor& clamp_max__Tensor(const Tensor& self, const Tensor& max);  // records clamp_max_.Tensor for backward
+Tensor clamp_max(const Tensor& self, const Scalar& max);  // records clamp_max for backward
+const Tensor& clamp_max_(const Tensor& self, const Scalar& max);  // records clamp_max_ for backward
 }  // namespace autograd::wrappers
 
 namespace native {

@@ -6,15 +6,6 @@
 
 namespace tl {
 
-// clamp_min(Tensor self, Scalar min) -> Tensor
-Tensor clamp_min(const Tensor& self, const Scalar& min);
-
-// clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)
-const Tensor& clamp_min_(const Tensor& self, const Scalar& min);
-
-// clamp_min.out(Tensor self, Scalar min, *, Tensor(a!) out) -> Tensor(a!)
-const Tensor& clamp_min_out(const Tensor& out, const Tensor& self, const Scalar& min);
-
 // clamp_min.Tensor(Tensor self, Tensor min) -> Tensor
 Tensor clamp_min(const Tensor& self, const Tensor& min);
 
@@ -24,29 +15,17 @@ const Tensor& clamp_min_(const Tensor& self, const Tensor& min);
 // clamp_min.Tensor_out(Tensor self, Tensor min, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& clamp_min_out(const Tensor& out, const Tensor& self, const Tensor& min);
 
-// Entry points below autograd: each runs the kernel for its arguments' device.
-namespace ops {
-
 // clamp_min(Tensor self, Scalar min) -> Tensor
-struct clamp_min {
-  using Kernel = Tensor(const Tensor& self, const Scalar& min);
-  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
-  static Tensor call(const Tensor& self, const Scalar& min);
-};
+Tensor clamp_min(const Tensor& self, const Scalar& min);
 
 // clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)
-struct clamp_min_ {
-  using Kernel = const Tensor&(const Tensor& self, const Scalar& min);
-  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
-  static const Tensor& call(const Tensor& self, const Scalar& min);
-};
+const Tensor& clamp_min_(const Tensor& self, const Scalar& min);
 
 // clamp_min.out(Tensor self, Scalar min, *, Tensor(a!) out) -> Tensor(a!)
-struct clamp_min_out {
-  using Kernel = const Tensor&(const Tensor& self, const Scalar& min, const Tensor& out);
-  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
-  static const Tensor& call(const Tensor& self, const Scalar& min, const Tensor& out);
-};
+const Tensor& clamp_min_out(const Tensor& out, const Tensor& self, const Scalar& min);
+
+// Entry points below autograd: each runs the kernel for its arguments' device.
+namespace ops {
 
 // clamp_min.Tensor(Tensor self, Tensor min) -> Tensor
 struct clamp_min_Tensor {
@@ -68,13 +47,34 @@ struct clamp_min_Tensor_out {
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static const Tensor& call(const Tensor& self, const Tensor& min, const Tensor& out);
 };
+
+// clamp_min(Tensor self, Scalar min) -> Tensor
+struct clamp_min {
+  using Kernel = Tensor(const Tensor& self, const Scalar& min);
+  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
+  static Tensor call(const Tensor& self, const Scalar& min);
+};
+
+// clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)
+struct clamp_min_ {
+  using Kernel = const Tensor&(const Tensor& self, const Scalar& min);
+  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
+  static const Tensor& call(const Tensor& self, const Scalar& min);
+};
+
+// clamp_min.out(Tensor self, Scalar min, *, Tensor(a!) out) -> Tensor(a!)
+struct clamp_min_out {
+  using Kernel = const Tensor&(const Tensor& self, const Scalar& min, const Tensor& out);
+  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
+  static const Tensor& call(const Tensor& self, const Scalar& min, const Tensor& out);
+};
 }  // namespace ops
 
 namespace autograd::wrappers {
-Tensor clamp_min(const Tensor& self, const Scalar& min);  // records clamp_min for backward
-const Tensor& clamp_min_(const Tensor& self, const Scalar& min);  // records clamp_min_ for backward
 Tensor clamp_min_Tensor(const Tensor& self, const Tensor& min);  // records clamp_min.Tensor for backward
 const Tensor& clamp_min__Tensor(const Tensor& self, const Tensor& min);  // records clamp_min_.Tensor for backward
+Tensor clamp_min(const Tensor& self, const Scalar& min);  // records clamp_min for backward
+const Tensor& clamp_min_(const Tensor& self, const Scalar& min);  // records clamp_min_ for backward
 }  // namespace autograd::wrappers
 
 namespace native {

@@ -6,15 +6,6 @@
 
 namespace tl {
 
-// clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
-Tensor clip(const Tensor& self, const std::optional<Scalar>& min = std::nullopt, const std::optional<Scalar>& max = std::nullopt);
-
-// clip_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
-const Tensor& clip_(const Tensor& self, const std::optional<Scalar>& min = std::nullopt, const std::optional<Scalar>& max = std::nullopt);
-
-// clip.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)
-const Tensor& clip_out(const Tensor& out, const Tensor& self, const std::optional<Scalar>& min = std::nullopt, const std::optional<Scalar>& max = std::nullopt);
-
 // clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 Tensor clip(const Tensor& self, const std::optional<Tensor>& min = std::nullopt, const std::optional<Tensor>& max = std::nullopt);
 
@@ -24,29 +15,17 @@ const Tensor& clip_(const Tensor& self, const std::optional<Tensor>& min = std::
 // clip.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& clip_out(const Tensor& out, const Tensor& self, const std::optional<Tensor>& min = std::nullopt, const std::optional<Tensor>& max = std::nullopt);
 
-// Entry points below autograd: each runs the kernel for its arguments' device.
-namespace ops {
-
 // clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
-struct clip {
-  using Kernel = Tensor(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max);
-  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
-  static Tensor call(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max);
-};
+Tensor clip(const Tensor& self, const std::optional<Scalar>& min = std::nullopt, const std::optional<Scalar>& max = std::nullopt);
 
 // clip_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
-struct clip_ {
-  using Kernel = const Tensor&(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max);
-  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
-  static const Tensor& call(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max);
-};
+const Tensor& clip_(const Tensor& self, const std::optional<Scalar>& min = std::nullopt, const std::optional<Scalar>& max = std::nullopt);
 
 // clip.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)
-struct clip_out {
-  using Kernel = const Tensor&(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max, const Tensor& out);
-  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
-  static const Tensor& call(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max, const Tensor& out);
-};
+const Tensor& clip_out(const Tensor& out, const Tensor& self, const std::optional<Scalar>& min = std::nullopt, const std::optional<Scalar>& max = std::nullopt);
+
+// Entry points below autograd: each runs the kernel for its arguments' device.
+namespace ops {
 
 // clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 struct clip_Tensor {
@@ -68,13 +47,34 @@ struct clip_Tensor_out {
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static const Tensor& call(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max, const Tensor& out);
 };
+
+// clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+struct clip {
+  using Kernel = Tensor(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max);
+  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
+  static Tensor call(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max);
+};
+
+// clip_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
+struct clip_ {
+  using Kernel = const Tensor&(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max);
+  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
+  static const Tensor& call(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max);
+};
+
+// clip.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)
+struct clip_out {
+  using Kernel = const Tensor&(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max, const Tensor& out);
+  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
+  static const Tensor& call(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max, const Tensor& out);
+};
 }  // namespace ops
 
 namespace autograd::wrappers {
-Tensor clip(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max);  // records clip for backward
-const Tensor& clip_(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max);  // records clip_ for backward
 Tensor clip_Tensor(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max);  // records clip.Tensor for backward
 const Tensor& clip__Tensor(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max);  // records clip_.Tensor for backward
+Tensor clip(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max);  // records clip for backward
+const Tensor& clip_(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max);  // records clip_ for backward
 }  // namespace autograd::wrappers
 
 namespace native {

@@ -386,75 +386,75 @@ class TensorBase:
         ...
 
     @overload
-    def clamp(self, min: Optional[Number] = None, max: Optional[Number] = None) -> Tensor:
-        """Limits every element of `self` to [min, max] (either bound may be None, not both; max wins when min > max; NaN propagates)."""
-        ...
-    @overload
     def clamp(self, min: Optional[Tensor] = None, max: Optional[Tensor] = None) -> Tensor:
         """Limits every element of `self` to [min, max] with tensor bounds (broadcast; either may be None, not both)."""
         ...
-
     @overload
-    def clamp_(self, min: Optional[Number] = None, max: Optional[Number] = None) -> Tensor:
-        """In-place version of clamp(): writes the result into self. Limits every element of `self` to [min, max] (either bound may be None, not both; max wins when min > max; NaN propagates)."""
+    def clamp(self, min: Optional[Number] = None, max: Optional[Number] = None) -> Tensor:
+        """Limits every element of `self` to [min, max] (either bound may be None, not both; max wins when min > max; NaN propagates)."""
         ...
+
     @overload
     def clamp_(self, min: Optional[Tensor] = None, max: Optional[Tensor] = None) -> Tensor:
         """In-place version of clamp(): writes the result into self. Limits every element of `self` to [min, max] with tensor bounds (broadcast; either may be None, not both)."""
         ...
-
     @overload
-    def clamp_max(self, max: Number) -> Tensor:
-        """Limits every element of `self` to at most the number `max` (NaN propagates)."""
+    def clamp_(self, min: Optional[Number] = None, max: Optional[Number] = None) -> Tensor:
+        """In-place version of clamp(): writes the result into self. Limits every element of `self` to [min, max] (either bound may be None, not both; max wins when min > max; NaN propagates)."""
         ...
+
     @overload
     def clamp_max(self, max: Tensor) -> Tensor:
         """Limits every element of `self` to at most the matching element of `max` (broadcast)."""
         ...
-
     @overload
-    def clamp_max_(self, max: Number) -> Tensor:
-        """In-place version of clamp_max(): writes the result into self. Limits every element of `self` to at most the number `max` (NaN propagates)."""
+    def clamp_max(self, max: Number) -> Tensor:
+        """Limits every element of `self` to at most the number `max` (NaN propagates)."""
         ...
+
     @overload
     def clamp_max_(self, max: Tensor) -> Tensor:
         """In-place version of clamp_max(): writes the result into self. Limits every element of `self` to at most the matching element of `max` (broadcast)."""
         ...
-
     @overload
-    def clamp_min(self, min: Number) -> Tensor:
-        """Limits every element of `self` to at least the number `min` (NaN propagates)."""
+    def clamp_max_(self, max: Number) -> Tensor:
+        """In-place version of clamp_max(): writes the result into self. Limits every element of `self` to at most the number `max` (NaN propagates)."""
         ...
+
     @overload
     def clamp_min(self, min: Tensor) -> Tensor:
         """Limits every element of `self` to at least the matching element of `min` (broadcast)."""
         ...
-
     @overload
-    def clamp_min_(self, min: Number) -> Tensor:
-        """In-place version of clamp_min(): writes the result into self. Limits every element of `self` to at least the number `min` (NaN propagates)."""
+    def clamp_min(self, min: Number) -> Tensor:
+        """Limits every element of `self` to at least the number `min` (NaN propagates)."""
         ...
+
     @overload
     def clamp_min_(self, min: Tensor) -> Tensor:
         """In-place version of clamp_min(): writes the result into self. Limits every element of `self` to at least the matching element of `min` (broadcast)."""
         ...
-
     @overload
-    def clip(self, min: Optional[Number] = None, max: Optional[Number] = None) -> Tensor:
-        """Alias of `clamp`."""
+    def clamp_min_(self, min: Number) -> Tensor:
+        """In-place version of clamp_min(): writes the result into self. Limits every element of `self` to at least the number `min` (NaN propagates)."""
         ...
+
     @overload
     def clip(self, min: Optional[Tensor] = None, max: Optional[Tensor] = None) -> Tensor:
         """Alias of `clamp.Tensor`."""
         ...
-
     @overload
-    def clip_(self, min: Optional[Number] = None, max: Optional[Number] = None) -> Tensor:
-        """In-place version of clip(): writes the result into self. Alias of `clamp`."""
+    def clip(self, min: Optional[Number] = None, max: Optional[Number] = None) -> Tensor:
+        """Alias of `clamp`."""
         ...
+
     @overload
     def clip_(self, min: Optional[Tensor] = None, max: Optional[Tensor] = None) -> Tensor:
         """In-place version of clip(): writes the result into self. Alias of `clamp.Tensor`."""
+        ...
+    @overload
+    def clip_(self, min: Optional[Number] = None, max: Optional[Number] = None) -> Tensor:
+        """In-place version of clip(): writes the result into self. Alias of `clamp`."""
         ...
 
     def clone(self, *, memory_format: Optional[Any] = None) -> Tensor:

@@ -214,75 +214,75 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> Sequence[Tensor]:
     ...
 
 @overload
-def clamp(input: Tensor, min: Optional[Number] = None, max: Optional[Number] = None, *, out: Optional[Tensor] = None) -> Tensor:
-    """Limits every element of `self` to [min, max] (either bound may be None, not both; max wins when min > max; NaN propagates)."""
-    ...
-@overload
 def clamp(input: Tensor, min: Optional[Tensor] = None, max: Optional[Tensor] = None, *, out: Optional[Tensor] = None) -> Tensor:
     """Limits every element of `self` to [min, max] with tensor bounds (broadcast; either may be None, not both)."""
     ...
-
 @overload
-def clamp_(input: Tensor, min: Optional[Number] = None, max: Optional[Number] = None) -> Tensor:
-    """In-place version of clamp(): writes the result into self. Limits every element of `self` to [min, max] (either bound may be None, not both; max wins when min > max; NaN propagates)."""
+def clamp(input: Tensor, min: Optional[Number] = None, max: Optional[Number] = None, *, out: Optional[Tensor] = None) -> Tensor:
+    """Limits every element of `self` to [min, max] (either bound may be None, not both; max wins when min > max; NaN propagates)."""
     ...
+
 @overload
 def clamp_(input: Tensor, min: Optional[Tensor] = None, max: Optional[Tensor] = None) -> Tensor:
     """In-place version of clamp(): writes the result into self. Limits every element of `self` to [min, max] with tensor bounds (broadcast; either may be None, not both)."""
     ...
-
 @overload
-def clamp_max(input: Tensor, max: Number, *, out: Optional[Tensor] = None) -> Tensor:
-    """Limits every element of `self` to at most the number `max` (NaN propagates)."""
+def clamp_(input: Tensor, min: Optional[Number] = None, max: Optional[Number] = None) -> Tensor:
+    """In-place version of clamp(): writes the result into self. Limits every element of `self` to [min, max] (either bound may be None, not both; max wins when min > max; NaN propagates)."""
     ...
+
 @overload
 def clamp_max(input: Tensor, max: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """Limits every element of `self` to at most the matching element of `max` (broadcast)."""
     ...
-
 @overload
-def clamp_max_(input: Tensor, max: Number) -> Tensor:
-    """In-place version of clamp_max(): writes the result into self. Limits every element of `self` to at most the number `max` (NaN propagates)."""
+def clamp_max(input: Tensor, max: Number, *, out: Optional[Tensor] = None) -> Tensor:
+    """Limits every element of `self` to at most the number `max` (NaN propagates)."""
     ...
+
 @overload
 def clamp_max_(input: Tensor, max: Tensor) -> Tensor:
     """In-place version of clamp_max(): writes the result into self. Limits every element of `self` to at most the matching element of `max` (broadcast)."""
     ...
-
 @overload
-def clamp_min(input: Tensor, min: Number, *, out: Optional[Tensor] = None) -> Tensor:
-    """Limits every element of `self` to at least the number `min` (NaN propagates)."""
+def clamp_max_(input: Tensor, max: Number) -> Tensor:
+    """In-place version of clamp_max(): writes the result into self. Limits every element of `self` to at most the number `max` (NaN propagates)."""
     ...
+
 @overload
 def clamp_min(input: Tensor, min: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """Limits every element of `self` to at least the matching element of `min` (broadcast)."""
     ...
-
 @overload
-def clamp_min_(input: Tensor, min: Number) -> Tensor:
-    """In-place version of clamp_min(): writes the result into self. Limits every element of `self` to at least the number `min` (NaN propagates)."""
+def clamp_min(input: Tensor, min: Number, *, out: Optional[Tensor] = None) -> Tensor:
+    """Limits every element of `self` to at least the number `min` (NaN propagates)."""
     ...
+
 @overload
 def clamp_min_(input: Tensor, min: Tensor) -> Tensor:
     """In-place version of clamp_min(): writes the result into self. Limits every element of `self` to at least the matching element of `min` (broadcast)."""
     ...
-
 @overload
-def clip(input: Tensor, min: Optional[Number] = None, max: Optional[Number] = None, *, out: Optional[Tensor] = None) -> Tensor:
-    """Alias of `clamp`."""
+def clamp_min_(input: Tensor, min: Number) -> Tensor:
+    """In-place version of clamp_min(): writes the result into self. Limits every element of `self` to at least the number `min` (NaN propagates)."""
     ...
+
 @overload
 def clip(input: Tensor, min: Optional[Tensor] = None, max: Optional[Tensor] = None, *, out: Optional[Tensor] = None) -> Tensor:
     """Alias of `clamp.Tensor`."""
     ...
-
 @overload
-def clip_(input: Tensor, min: Optional[Number] = None, max: Optional[Number] = None) -> Tensor:
-    """In-place version of clip(): writes the result into self. Alias of `clamp`."""
+def clip(input: Tensor, min: Optional[Number] = None, max: Optional[Number] = None, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `clamp`."""
     ...
+
 @overload
 def clip_(input: Tensor, min: Optional[Tensor] = None, max: Optional[Tensor] = None) -> Tensor:
     """In-place version of clip(): writes the result into self. Alias of `clamp.Tensor`."""
+    ...
+@overload
+def clip_(input: Tensor, min: Optional[Number] = None, max: Optional[Number] = None) -> Tensor:
+    """In-place version of clip(): writes the result into self. Alias of `clamp`."""
     ...
 
 def clone(input: Tensor, *, memory_format: Optional[Any] = None) -> Tensor:

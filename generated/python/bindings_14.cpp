@@ -37,15 +37,15 @@ PyObject* fn_chunk(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
 PyObject* fn_clamp_max(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "clamp_max(Tensor input, Scalar max, *, Tensor? out=None)",
       "clamp_max(Tensor input, Tensor max, *, Tensor? out=None)",
+      "clamp_max(Tensor input, Scalar max, *, Tensor? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   switch (r.idx) {
-    case 0: {  // clamp_max
+    case 0: {  // clamp_max.Tensor
       auto self = r.tensor(0);
-      auto max = r.scalar(1);
+      auto max = r.tensor(1);
       if (!r.is_none(2)) {
         auto out = r.tensor(2);
         auto result = [&] { GilRelease no_gil; return tl::clamp_max_out(out, self, max); }();
@@ -54,9 +54,9 @@ PyObject* fn_clamp_max(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
       auto result = [&] { GilRelease no_gil; return tl::clamp_max(self, max); }();
       return wrap(std::move(result));
     }
-    case 1: {  // clamp_max.Tensor
+    case 1: {  // clamp_max
       auto self = r.tensor(0);
-      auto max = r.tensor(1);
+      auto max = r.scalar(1);
       if (!r.is_none(2)) {
         auto out = r.tensor(2);
         auto result = [&] { GilRelease no_gil; return tl::clamp_max_out(out, self, max); }();
@@ -74,21 +74,21 @@ PyObject* fn_clamp_max(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
 PyObject* fn_clamp_max_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "clamp_max_(Tensor input, Scalar max)",
       "clamp_max_(Tensor input, Tensor max)",
+      "clamp_max_(Tensor input, Scalar max)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   switch (r.idx) {
-    case 0: {  // clamp_max_
+    case 0: {  // clamp_max_.Tensor
       auto self = r.tensor(0);
-      auto max = r.scalar(1);
+      auto max = r.tensor(1);
       auto result = [&] { GilRelease no_gil; return tl::clamp_max_(self, max); }();
       return wrap(std::move(result));
     }
-    case 1: {  // clamp_max_.Tensor
+    case 1: {  // clamp_max_
       auto self = r.tensor(0);
-      auto max = r.tensor(1);
+      auto max = r.scalar(1);
       auto result = [&] { GilRelease no_gil; return tl::clamp_max_(self, max); }();
       return wrap(std::move(result));
     }
@@ -139,21 +139,21 @@ PyObject* method_chunk(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 PyObject* method_clamp_max(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "clamp_max(Scalar max)",
       "clamp_max(Tensor max)",
+      "clamp_max(Scalar max)",
   }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
-    case 0: {  // clamp_max
+    case 0: {  // clamp_max.Tensor
       const Tensor& self = unpack_tensor(py_self);
-      auto max = r.scalar(0);
+      auto max = r.tensor(0);
       auto result = [&] { GilRelease no_gil; return tl::clamp_max(self, max); }();
       return wrap(std::move(result));
     }
-    case 1: {  // clamp_max.Tensor
+    case 1: {  // clamp_max
       const Tensor& self = unpack_tensor(py_self);
-      auto max = r.tensor(0);
+      auto max = r.scalar(0);
       auto result = [&] { GilRelease no_gil; return tl::clamp_max(self, max); }();
       return wrap(std::move(result));
     }
@@ -166,21 +166,21 @@ PyObject* method_clamp_max(PyObject* py_self, PyObject* const* args, Py_ssize_t 
 PyObject* method_clamp_max_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "clamp_max_(Scalar max)",
       "clamp_max_(Tensor max)",
+      "clamp_max_(Scalar max)",
   }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
-    case 0: {  // clamp_max_
+    case 0: {  // clamp_max_.Tensor
       const Tensor& self = unpack_tensor(py_self);
-      auto max = r.scalar(0);
+      auto max = r.tensor(0);
       auto result = [&] { GilRelease no_gil; return tl::clamp_max_(self, max); }();
       return wrap(std::move(result));
     }
-    case 1: {  // clamp_max_.Tensor
+    case 1: {  // clamp_max_
       const Tensor& self = unpack_tensor(py_self);
-      auto max = r.tensor(0);
+      auto max = r.scalar(0);
       auto result = [&] { GilRelease no_gil; return tl::clamp_max_(self, max); }();
       return wrap(std::move(result));
     }
@@ -228,21 +228,21 @@ void add_bindings_14(std::vector<PyMethodDef>& functions, std::vector<PyMethodDe
 
 Views of `self` cut along `dim` into at most `chunks` pieces of equal size (the last may be smaller).)doc"});
   functions.push_back({"clamp_max", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clamp_max)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_max(Tensor input, Scalar max, *, Tensor? out=None) -> Tensor
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_max(Tensor input, Tensor max, *, Tensor? out=None) -> Tensor
 
-Limits every element of `self` to at most the number `max` (NaN propagates).
+Limits every element of `self` to at most the matching element of `max` (broadcast).
 
-clamp_max(Tensor input, Tensor max, *, Tensor? out=None) -> Tensor
+clamp_max(Tensor input, Scalar max, *, Tensor? out=None) -> Tensor
 
-Limits every element of `self` to at most the matching element of `max` (broadcast).)doc"});
+Limits every element of `self` to at most the number `max` (NaN propagates).)doc"});
   functions.push_back({"clamp_max_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clamp_max_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_max_(Tensor input, Scalar max) -> Tensor
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_max_(Tensor input, Tensor max) -> Tensor
 
-In-place version of clamp_max(): writes the result into self. Limits every element of `self` to at most the number `max` (NaN propagates).
+In-place version of clamp_max(): writes the result into self. Limits every element of `self` to at most the matching element of `max` (broadcast).
 
-clamp_max_(Tensor input, Tensor max) -> Tensor
+clamp_max_(Tensor input, Scalar max) -> Tensor
 
-In-place version of clamp_max(): writes the result into self. Limits every element of `self` to at most the matching element of `max` (broadcast).)doc"});
+In-place version of clamp_max(): writes the result into self. Limits every element of `self` to at most the number `max` (NaN propagates).)doc"});
   functions.push_back({"frexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_frexp)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(frexp(Tensor input, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
@@ -252,21 +252,21 @@ Splits every element of `self` into a mantissa in (-1, -0.5] or [0.5, 1) (0 for 
 
 Views of `self` cut along `dim` into at most `chunks` pieces of equal size (the last may be smaller).)doc"});
   methods.push_back({"clamp_max", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_clamp_max)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_max(Scalar max) -> Tensor
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_max(Tensor max) -> Tensor
 
-Limits every element of `self` to at most the number `max` (NaN propagates).
+Limits every element of `self` to at most the matching element of `max` (broadcast).
 
-clamp_max(Tensor max) -> Tensor
+clamp_max(Scalar max) -> Tensor
 
-Limits every element of `self` to at most the matching element of `max` (broadcast).)doc"});
+Limits every element of `self` to at most the number `max` (NaN propagates).)doc"});
   methods.push_back({"clamp_max_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_clamp_max_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_max_(Scalar max) -> Tensor
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_max_(Tensor max) -> Tensor
 
-In-place version of clamp_max(): writes the result into self. Limits every element of `self` to at most the number `max` (NaN propagates).
+In-place version of clamp_max(): writes the result into self. Limits every element of `self` to at most the matching element of `max` (broadcast).
 
-clamp_max_(Tensor max) -> Tensor
+clamp_max_(Scalar max) -> Tensor
 
-In-place version of clamp_max(): writes the result into self. Limits every element of `self` to at most the matching element of `max` (broadcast).)doc"});
+In-place version of clamp_max(): writes the result into self. Limits every element of `self` to at most the number `max` (NaN propagates).)doc"});
   methods.push_back({"frexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_frexp)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(frexp() -> tuple[Tensor, Tensor]
 

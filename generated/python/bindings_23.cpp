@@ -17,15 +17,15 @@ namespace {
 PyObject* fn_clamp_min(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "clamp_min(Tensor input, Scalar min, *, Tensor? out=None)",
       "clamp_min(Tensor input, Tensor min, *, Tensor? out=None)",
+      "clamp_min(Tensor input, Scalar min, *, Tensor? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   switch (r.idx) {
-    case 0: {  // clamp_min
+    case 0: {  // clamp_min.Tensor
       auto self = r.tensor(0);
-      auto min = r.scalar(1);
+      auto min = r.tensor(1);
       if (!r.is_none(2)) {
         auto out = r.tensor(2);
         auto result = [&] { GilRelease no_gil; return tl::clamp_min_out(out, self, min); }();
@@ -34,9 +34,9 @@ PyObject* fn_clamp_min(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
       auto result = [&] { GilRelease no_gil; return tl::clamp_min(self, min); }();
       return wrap(std::move(result));
     }
-    case 1: {  // clamp_min.Tensor
+    case 1: {  // clamp_min
       auto self = r.tensor(0);
-      auto min = r.tensor(1);
+      auto min = r.scalar(1);
       if (!r.is_none(2)) {
         auto out = r.tensor(2);
         auto result = [&] { GilRelease no_gil; return tl::clamp_min_out(out, self, min); }();
@@ -54,21 +54,21 @@ PyObject* fn_clamp_min(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
 PyObject* fn_clamp_min_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "clamp_min_(Tensor input, Scalar min)",
       "clamp_min_(Tensor input, Tensor min)",
+      "clamp_min_(Tensor input, Scalar min)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   switch (r.idx) {
-    case 0: {  // clamp_min_
+    case 0: {  // clamp_min_.Tensor
       auto self = r.tensor(0);
-      auto min = r.scalar(1);
+      auto min = r.tensor(1);
       auto result = [&] { GilRelease no_gil; return tl::clamp_min_(self, min); }();
       return wrap(std::move(result));
     }
-    case 1: {  // clamp_min_.Tensor
+    case 1: {  // clamp_min_
       auto self = r.tensor(0);
-      auto min = r.tensor(1);
+      auto min = r.scalar(1);
       auto result = [&] { GilRelease no_gil; return tl::clamp_min_(self, min); }();
       return wrap(std::move(result));
     }
@@ -259,21 +259,21 @@ PyObject* operator__eq__(PyObject* py_self, PyObject* const* args, Py_ssize_t na
 PyObject* method_clamp_min(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "clamp_min(Scalar min)",
       "clamp_min(Tensor min)",
+      "clamp_min(Scalar min)",
   }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
-    case 0: {  // clamp_min
+    case 0: {  // clamp_min.Tensor
       const Tensor& self = unpack_tensor(py_self);
-      auto min = r.scalar(0);
+      auto min = r.tensor(0);
       auto result = [&] { GilRelease no_gil; return tl::clamp_min(self, min); }();
       return wrap(std::move(result));
     }
-    case 1: {  // clamp_min.Tensor
+    case 1: {  // clamp_min
       const Tensor& self = unpack_tensor(py_self);
-      auto min = r.tensor(0);
+      auto min = r.scalar(0);
       auto result = [&] { GilRelease no_gil; return tl::clamp_min(self, min); }();
       return wrap(std::move(result));
     }
@@ -286,21 +286,21 @@ PyObject* method_clamp_min(PyObject* py_self, PyObject* const* args, Py_ssize_t 
 PyObject* method_clamp_min_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "clamp_min_(Scalar min)",
       "clamp_min_(Tensor min)",
+      "clamp_min_(Scalar min)",
   }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
-    case 0: {  // clamp_min_
+    case 0: {  // clamp_min_.Tensor
       const Tensor& self = unpack_tensor(py_self);
-      auto min = r.scalar(0);
+      auto min = r.tensor(0);
       auto result = [&] { GilRelease no_gil; return tl::clamp_min_(self, min); }();
       return wrap(std::move(result));
     }
-    case 1: {  // clamp_min_.Tensor
+    case 1: {  // clamp_min_
       const Tensor& self = unpack_tensor(py_self);
-      auto min = r.tensor(0);
+      auto min = r.scalar(0);
       auto result = [&] { GilRelease no_gil; return tl::clamp_min_(self, min); }();
       return wrap(std::move(result));
     }
@@ -426,21 +426,21 @@ PyObject* method_prod(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 
 void add_bindings_23(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
   functions.push_back({"clamp_min", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clamp_min)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_min(Tensor input, Scalar min, *, Tensor? out=None) -> Tensor
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_min(Tensor input, Tensor min, *, Tensor? out=None) -> Tensor
 
-Limits every element of `self` to at least the number `min` (NaN propagates).
+Limits every element of `self` to at least the matching element of `min` (broadcast).
 
-clamp_min(Tensor input, Tensor min, *, Tensor? out=None) -> Tensor
+clamp_min(Tensor input, Scalar min, *, Tensor? out=None) -> Tensor
 
-Limits every element of `self` to at least the matching element of `min` (broadcast).)doc"});
+Limits every element of `self` to at least the number `min` (NaN propagates).)doc"});
   functions.push_back({"clamp_min_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clamp_min_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_min_(Tensor input, Scalar min) -> Tensor
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_min_(Tensor input, Tensor min) -> Tensor
 
-In-place version of clamp_min(): writes the result into self. Limits every element of `self` to at least the number `min` (NaN propagates).
+In-place version of clamp_min(): writes the result into self. Limits every element of `self` to at least the matching element of `min` (broadcast).
 
-clamp_min_(Tensor input, Tensor min) -> Tensor
+clamp_min_(Tensor input, Scalar min) -> Tensor
 
-In-place version of clamp_min(): writes the result into self. Limits every element of `self` to at least the matching element of `min` (broadcast).)doc"});
+In-place version of clamp_min(): writes the result into self. Limits every element of `self` to at least the number `min` (NaN propagates).)doc"});
   functions.push_back({"eq", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_eq)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(eq(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -486,21 +486,21 @@ __eq__(Scalar other) -> Tensor
 
 True where an element of `self` equals the number `other`.)doc"});
   methods.push_back({"clamp_min", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_clamp_min)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_min(Scalar min) -> Tensor
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_min(Tensor min) -> Tensor
 
-Limits every element of `self` to at least the number `min` (NaN propagates).
+Limits every element of `self` to at least the matching element of `min` (broadcast).
 
-clamp_min(Tensor min) -> Tensor
+clamp_min(Scalar min) -> Tensor
 
-Limits every element of `self` to at least the matching element of `min` (broadcast).)doc"});
+Limits every element of `self` to at least the number `min` (NaN propagates).)doc"});
   methods.push_back({"clamp_min_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_clamp_min_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_min_(Scalar min) -> Tensor
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_min_(Tensor min) -> Tensor
 
-In-place version of clamp_min(): writes the result into self. Limits every element of `self` to at least the number `min` (NaN propagates).
+In-place version of clamp_min(): writes the result into self. Limits every element of `self` to at least the matching element of `min` (broadcast).
 
-clamp_min_(Tensor min) -> Tensor
+clamp_min_(Scalar min) -> Tensor
 
-In-place version of clamp_min(): writes the result into self. Limits every element of `self` to at least the matching element of `min` (broadcast).)doc"});
+In-place version of clamp_min(): writes the result into self. Limits every element of `self` to at least the number `min` (NaN propagates).)doc"});
   methods.push_back({"eq", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_eq)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(eq(Tensor other) -> Tensor
 

@@ -36,16 +36,16 @@ PyObject* fn_as_strided(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
 PyObject* fn_clamp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "clamp(Tensor input, Scalar? min=None, Scalar? max=None, *, Tensor? out=None)",
       "clamp(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor? out=None)",
+      "clamp(Tensor input, Scalar? min=None, Scalar? max=None, *, Tensor? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   switch (r.idx) {
-    case 0: {  // clamp
+    case 0: {  // clamp.Tensor
       auto self = r.tensor(0);
-      auto min = r.scalar_optional(1);
-      auto max = r.scalar_optional(2);
+      auto min = r.optional_tensor(1);
+      auto max = r.optional_tensor(2);
       if (!r.is_none(3)) {
         auto out = r.tensor(3);
         auto result = [&] { GilRelease no_gil; return tl::clamp_out(out, self, min, max); }();
@@ -54,10 +54,10 @@ PyObject* fn_clamp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
       auto result = [&] { GilRelease no_gil; return tl::clamp(self, min, max); }();
       return wrap(std::move(result));
     }
-    case 1: {  // clamp.Tensor
+    case 1: {  // clamp
       auto self = r.tensor(0);
-      auto min = r.optional_tensor(1);
-      auto max = r.optional_tensor(2);
+      auto min = r.scalar_optional(1);
+      auto max = r.scalar_optional(2);
       if (!r.is_none(3)) {
         auto out = r.tensor(3);
         auto result = [&] { GilRelease no_gil; return tl::clamp_out(out, self, min, max); }();
@@ -75,23 +75,23 @@ PyObject* fn_clamp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
 PyObject* fn_clamp_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "clamp_(Tensor input, Scalar? min=None, Scalar? max=None)",
       "clamp_(Tensor input, Tensor? min=None, Tensor? max=None)",
+      "clamp_(Tensor input, Scalar? min=None, Scalar? max=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   switch (r.idx) {
-    case 0: {  // clamp_
-      auto self = r.tensor(0);
-      auto min = r.scalar_optional(1);
-      auto max = r.scalar_optional(2);
-      auto result = [&] { GilRelease no_gil; return tl::clamp_(self, min, max); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // clamp_.Tensor
+    case 0: {  // clamp_.Tensor
       auto self = r.tensor(0);
       auto min = r.optional_tensor(1);
       auto max = r.optional_tensor(2);
+      auto result = [&] { GilRelease no_gil; return tl::clamp_(self, min, max); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // clamp_
+      auto self = r.tensor(0);
+      auto min = r.scalar_optional(1);
+      auto max = r.scalar_optional(2);
       auto result = [&] { GilRelease no_gil; return tl::clamp_(self, min, max); }();
       return wrap(std::move(result));
     }
@@ -426,23 +426,23 @@ PyObject* method_as_strided(PyObject* py_self, PyObject* const* args, Py_ssize_t
 PyObject* method_clamp(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "clamp(Scalar? min=None, Scalar? max=None)",
       "clamp(Tensor? min=None, Tensor? max=None)",
+      "clamp(Scalar? min=None, Scalar? max=None)",
   }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
-    case 0: {  // clamp
-      const Tensor& self = unpack_tensor(py_self);
-      auto min = r.scalar_optional(0);
-      auto max = r.scalar_optional(1);
-      auto result = [&] { GilRelease no_gil; return tl::clamp(self, min, max); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // clamp.Tensor
+    case 0: {  // clamp.Tensor
       const Tensor& self = unpack_tensor(py_self);
       auto min = r.optional_tensor(0);
       auto max = r.optional_tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::clamp(self, min, max); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // clamp
+      const Tensor& self = unpack_tensor(py_self);
+      auto min = r.scalar_optional(0);
+      auto max = r.scalar_optional(1);
       auto result = [&] { GilRelease no_gil; return tl::clamp(self, min, max); }();
       return wrap(std::move(result));
     }
@@ -455,23 +455,23 @@ PyObject* method_clamp(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 PyObject* method_clamp_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "clamp_(Scalar? min=None, Scalar? max=None)",
       "clamp_(Tensor? min=None, Tensor? max=None)",
+      "clamp_(Scalar? min=None, Scalar? max=None)",
   }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
-    case 0: {  // clamp_
-      const Tensor& self = unpack_tensor(py_self);
-      auto min = r.scalar_optional(0);
-      auto max = r.scalar_optional(1);
-      auto result = [&] { GilRelease no_gil; return tl::clamp_(self, min, max); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // clamp_.Tensor
+    case 0: {  // clamp_.Tensor
       const Tensor& self = unpack_tensor(py_self);
       auto min = r.optional_tensor(0);
       auto max = r.optional_tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::clamp_(self, min, max); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // clamp_
+      const Tensor& self = unpack_tensor(py_self);
+      auto min = r.scalar_optional(0);
+      auto max = r.scalar_optional(1);
       auto result = [&] { GilRelease no_gil; return tl::clamp_(self, min, max); }();
       return wrap(std::move(result));
     }
@@ -670,21 +670,21 @@ void add_bindings_26(std::vector<PyMethodDef>& functions, std::vector<PyMethodDe
 
 A view of the storage of `self` with the given sizes, strides and offset (in elements).)doc"});
   functions.push_back({"clamp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clamp)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(clamp(Tensor input, Scalar? min=None, Scalar? max=None, *, Tensor? out=None) -> Tensor
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(clamp(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor? out=None) -> Tensor
 
-Limits every element of `self` to [min, max] (either bound may be None, not both; max wins when min > max; NaN propagates).
+Limits every element of `self` to [min, max] with tensor bounds (broadcast; either may be None, not both).
 
-clamp(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor? out=None) -> Tensor
+clamp(Tensor input, Scalar? min=None, Scalar? max=None, *, Tensor? out=None) -> Tensor
 
-Limits every element of `self` to [min, max] with tensor bounds (broadcast; either may be None, not both).)doc"});
+Limits every element of `self` to [min, max] (either bound may be None, not both; max wins when min > max; NaN propagates).)doc"});
   functions.push_back({"clamp_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clamp_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_(Tensor input, Scalar? min=None, Scalar? max=None) -> Tensor
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_(Tensor input, Tensor? min=None, Tensor? max=None) -> Tensor
 
-In-place version of clamp(): writes the result into self. Limits every element of `self` to [min, max] (either bound may be None, not both; max wins when min > max; NaN propagates).
+In-place version of clamp(): writes the result into self. Limits every element of `self` to [min, max] with tensor bounds (broadcast; either may be None, not both).
 
-clamp_(Tensor input, Tensor? min=None, Tensor? max=None) -> Tensor
+clamp_(Tensor input, Scalar? min=None, Scalar? max=None) -> Tensor
 
-In-place version of clamp(): writes the result into self. Limits every element of `self` to [min, max] with tensor bounds (broadcast; either may be None, not both).)doc"});
+In-place version of clamp(): writes the result into self. Limits every element of `self` to [min, max] (either bound may be None, not both; max wins when min > max; NaN propagates).)doc"});
   functions.push_back({"gt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_gt)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(gt(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -770,21 +770,21 @@ The remainder of dividing every element of `self` by the number `other`, with th
 
 A view of the storage of `self` with the given sizes, strides and offset (in elements).)doc"});
   methods.push_back({"clamp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_clamp)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(clamp(Scalar? min=None, Scalar? max=None) -> Tensor
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(clamp(Tensor? min=None, Tensor? max=None) -> Tensor
 
-Limits every element of `self` to [min, max] (either bound may be None, not both; max wins when min > max; NaN propagates).
+Limits every element of `self` to [min, max] with tensor bounds (broadcast; either may be None, not both).
 
-clamp(Tensor? min=None, Tensor? max=None) -> Tensor
+clamp(Scalar? min=None, Scalar? max=None) -> Tensor
 
-Limits every element of `self` to [min, max] with tensor bounds (broadcast; either may be None, not both).)doc"});
+Limits every element of `self` to [min, max] (either bound may be None, not both; max wins when min > max; NaN propagates).)doc"});
   methods.push_back({"clamp_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_clamp_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_(Scalar? min=None, Scalar? max=None) -> Tensor
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_(Tensor? min=None, Tensor? max=None) -> Tensor
 
-In-place version of clamp(): writes the result into self. Limits every element of `self` to [min, max] (either bound may be None, not both; max wins when min > max; NaN propagates).
+In-place version of clamp(): writes the result into self. Limits every element of `self` to [min, max] with tensor bounds (broadcast; either may be None, not both).
 
-clamp_(Tensor? min=None, Tensor? max=None) -> Tensor
+clamp_(Scalar? min=None, Scalar? max=None) -> Tensor
 
-In-place version of clamp(): writes the result into self. Limits every element of `self` to [min, max] with tensor bounds (broadcast; either may be None, not both).)doc"});
+In-place version of clamp(): writes the result into self. Limits every element of `self` to [min, max] (either bound may be None, not both; max wins when min > max; NaN propagates).)doc"});
   methods.push_back({"gt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_gt)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(gt(Tensor other) -> Tensor
 

@@ -81,16 +81,16 @@ PyObject* fn_add_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
 PyObject* fn_clip(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "clip(Tensor input, Scalar? min=None, Scalar? max=None, *, Tensor? out=None)",
       "clip(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor? out=None)",
+      "clip(Tensor input, Scalar? min=None, Scalar? max=None, *, Tensor? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   switch (r.idx) {
-    case 0: {  // clip
+    case 0: {  // clip.Tensor
       auto self = r.tensor(0);
-      auto min = r.scalar_optional(1);
-      auto max = r.scalar_optional(2);
+      auto min = r.optional_tensor(1);
+      auto max = r.optional_tensor(2);
       if (!r.is_none(3)) {
         auto out = r.tensor(3);
         auto result = [&] { GilRelease no_gil; return tl::clip_out(out, self, min, max); }();
@@ -99,10 +99,10 @@ PyObject* fn_clip(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
       auto result = [&] { GilRelease no_gil; return tl::clip(self, min, max); }();
       return wrap(std::move(result));
     }
-    case 1: {  // clip.Tensor
+    case 1: {  // clip
       auto self = r.tensor(0);
-      auto min = r.optional_tensor(1);
-      auto max = r.optional_tensor(2);
+      auto min = r.scalar_optional(1);
+      auto max = r.scalar_optional(2);
       if (!r.is_none(3)) {
         auto out = r.tensor(3);
         auto result = [&] { GilRelease no_gil; return tl::clip_out(out, self, min, max); }();
@@ -120,23 +120,23 @@ PyObject* fn_clip(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
 PyObject* fn_clip_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "clip_(Tensor input, Scalar? min=None, Scalar? max=None)",
       "clip_(Tensor input, Tensor? min=None, Tensor? max=None)",
+      "clip_(Tensor input, Scalar? min=None, Scalar? max=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   switch (r.idx) {
-    case 0: {  // clip_
-      auto self = r.tensor(0);
-      auto min = r.scalar_optional(1);
-      auto max = r.scalar_optional(2);
-      auto result = [&] { GilRelease no_gil; return tl::clip_(self, min, max); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // clip_.Tensor
+    case 0: {  // clip_.Tensor
       auto self = r.tensor(0);
       auto min = r.optional_tensor(1);
       auto max = r.optional_tensor(2);
+      auto result = [&] { GilRelease no_gil; return tl::clip_(self, min, max); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // clip_
+      auto self = r.tensor(0);
+      auto min = r.scalar_optional(1);
+      auto max = r.scalar_optional(2);
       auto result = [&] { GilRelease no_gil; return tl::clip_(self, min, max); }();
       return wrap(std::move(result));
     }
@@ -413,23 +413,23 @@ PyObject* method_add_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 PyObject* method_clip(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "clip(Scalar? min=None, Scalar? max=None)",
       "clip(Tensor? min=None, Tensor? max=None)",
+      "clip(Scalar? min=None, Scalar? max=None)",
   }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
-    case 0: {  // clip
-      const Tensor& self = unpack_tensor(py_self);
-      auto min = r.scalar_optional(0);
-      auto max = r.scalar_optional(1);
-      auto result = [&] { GilRelease no_gil; return tl::clip(self, min, max); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // clip.Tensor
+    case 0: {  // clip.Tensor
       const Tensor& self = unpack_tensor(py_self);
       auto min = r.optional_tensor(0);
       auto max = r.optional_tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::clip(self, min, max); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // clip
+      const Tensor& self = unpack_tensor(py_self);
+      auto min = r.scalar_optional(0);
+      auto max = r.scalar_optional(1);
       auto result = [&] { GilRelease no_gil; return tl::clip(self, min, max); }();
       return wrap(std::move(result));
     }
@@ -442,23 +442,23 @@ PyObject* method_clip(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 PyObject* method_clip_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "clip_(Scalar? min=None, Scalar? max=None)",
       "clip_(Tensor? min=None, Tensor? max=None)",
+      "clip_(Scalar? min=None, Scalar? max=None)",
   }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   switch (r.idx) {
-    case 0: {  // clip_
-      const Tensor& self = unpack_tensor(py_self);
-      auto min = r.scalar_optional(0);
-      auto max = r.scalar_optional(1);
-      auto result = [&] { GilRelease no_gil; return tl::clip_(self, min, max); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // clip_.Tensor
+    case 0: {  // clip_.Tensor
       const Tensor& self = unpack_tensor(py_self);
       auto min = r.optional_tensor(0);
       auto max = r.optional_tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::clip_(self, min, max); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // clip_
+      const Tensor& self = unpack_tensor(py_self);
+      auto min = r.scalar_optional(0);
+      auto max = r.scalar_optional(1);
       auto result = [&] { GilRelease no_gil; return tl::clip_(self, min, max); }();
       return wrap(std::move(result));
     }
@@ -593,21 +593,21 @@ add_(Tensor input, Scalar other, Scalar alpha=1) -> Tensor
 
 In-place version of add(): writes the result into self. Adds the number `other`, scaled by `alpha`, to every element of `self`.)doc"});
   functions.push_back({"clip", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clip)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(clip(Tensor input, Scalar? min=None, Scalar? max=None, *, Tensor? out=None) -> Tensor
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(clip(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor? out=None) -> Tensor
 
-Alias of `clamp`.
+Alias of `clamp.Tensor`.
 
-clip(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor? out=None) -> Tensor
+clip(Tensor input, Scalar? min=None, Scalar? max=None, *, Tensor? out=None) -> Tensor
 
-Alias of `clamp.Tensor`.)doc"});
+Alias of `clamp`.)doc"});
   functions.push_back({"clip_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clip_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(clip_(Tensor input, Scalar? min=None, Scalar? max=None) -> Tensor
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(clip_(Tensor input, Tensor? min=None, Tensor? max=None) -> Tensor
 
-In-place version of clip(): writes the result into self. Alias of `clamp`.
+In-place version of clip(): writes the result into self. Alias of `clamp.Tensor`.
 
-clip_(Tensor input, Tensor? min=None, Tensor? max=None) -> Tensor
+clip_(Tensor input, Scalar? min=None, Scalar? max=None) -> Tensor
 
-In-place version of clip(): writes the result into self. Alias of `clamp.Tensor`.)doc"});
+In-place version of clip(): writes the result into self. Alias of `clamp`.)doc"});
   functions.push_back({"index_fill", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_fill)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(index_fill(Tensor input, int dim, Tensor index, Scalar value) -> Tensor
 
@@ -677,21 +677,21 @@ add_(Scalar other, Scalar alpha=1) -> Tensor
 
 In-place version of add(): writes the result into self. Adds the number `other`, scaled by `alpha`, to every element of `self`.)doc"});
   methods.push_back({"clip", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_clip)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(clip(Scalar? min=None, Scalar? max=None) -> Tensor
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(clip(Tensor? min=None, Tensor? max=None) -> Tensor
 
-Alias of `clamp`.
+Alias of `clamp.Tensor`.
 
-clip(Tensor? min=None, Tensor? max=None) -> Tensor
+clip(Scalar? min=None, Scalar? max=None) -> Tensor
 
-Alias of `clamp.Tensor`.)doc"});
+Alias of `clamp`.)doc"});
   methods.push_back({"clip_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_clip_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(clip_(Scalar? min=None, Scalar? max=None) -> Tensor
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(clip_(Tensor? min=None, Tensor? max=None) -> Tensor
 
-In-place version of clip(): writes the result into self. Alias of `clamp`.
+In-place version of clip(): writes the result into self. Alias of `clamp.Tensor`.
 
-clip_(Tensor? min=None, Tensor? max=None) -> Tensor
+clip_(Scalar? min=None, Scalar? max=None) -> Tensor
 
-In-place version of clip(): writes the result into self. Alias of `clamp.Tensor`.)doc"});
+In-place version of clip(): writes the result into self. Alias of `clamp`.)doc"});
   methods.push_back({"expand", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_expand)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(expand(int[] size, *, bool implicit=False) -> Tensor
 

@@ -1,8 +1,13 @@
 // Ops built on pow: float_power (pow computed in float64) and ldexp (self * 2 ** other).
-// They reuse the pow and mul kernels on converted inputs rather than a loop of their own.
+// They reuse the pow and mul kernels on converted inputs (ldexp's integer exponents excepted).
+#include <cmath>
+
 #include "aten/autograd/GradMode.h"
 #include "aten/core/Exception.h"
 #include "aten/core/Tensor.h"
+#include "aten/native/TensorIterator.h"
+#include "aten/native/TypePromotion.h"
+#include "aten/native/cpu/Loops.h"
 #include "generated/ops/_to_copy.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/pow.h"
@@ -29,6 +34,26 @@ Tensor as_double(const Tensor& t) {
   return tl::_to_copy(t, ScalarType::Float64);
 }
 
+template <typename T, typename E>
+void ldexp_int_loop(TensorIterator& iter) {
+  cpu_kernel_novec(iter, [](T x, E e) -> T { return from_opmath<T>(std::ldexp(to_opmath(x), static_cast<int>(e))); });
+}
+
+// x * 2**e for an integer (or bool) exponent tensor of its own dtype.
+template <typename T>
+void ldexp_int_exponent(TensorIterator& iter, ScalarType exp_dtype) {
+  switch (exp_dtype) {
+    case ScalarType::Bool: return ldexp_int_loop<T, bool>(iter);
+    case ScalarType::UInt8: return ldexp_int_loop<T, uint8_t>(iter);
+    case ScalarType::Int8: return ldexp_int_loop<T, int8_t>(iter);
+    case ScalarType::Int16: return ldexp_int_loop<T, int16_t>(iter);
+    case ScalarType::Int32: return ldexp_int_loop<T, int32_t>(iter);
+    case ScalarType::Int64: return ldexp_int_loop<T, int64_t>(iter);
+    default:
+      throw NotImplementedError(str("ldexp: not implemented for dtype ", scalar_type_name(exp_dtype)));
+  }
+}
+
 }  // namespace
 
 void float_power_kernel(const Tensor& self, const Tensor& exponent, Tensor& out) {
@@ -46,8 +71,24 @@ void float_power_scalar_kernel(const Scalar& self, const Tensor& exponent, Tenso
   pow_scalar_kernel(Scalar(self.to_double()), as_double(exponent), out);
 }
 
-// self * 2 ** other, the two steps PyTorch takes (so results and dtypes are the same).
+// self * 2 ** other, as PyTorch: an integer exponent scales exactly with std::ldexp (converted to
+// int, as PyTorch's kernel does) in result_type(self, other) (integers give the default float
+// dtype); a floating one takes pow(2, other) in other's dtype (float16 overflows at 2**16), then mul.
 void ldexp_kernel(const Tensor& self, const Tensor& other, Tensor& out) {
+  ScalarType common = result_type(self, other);
+  if (is_integral_type(common, true)) common = default_dtype();
+  if (is_integral_type(other.dtype(), true)) {
+    auto iter = TensorIteratorConfig()
+                    .set_op_name("ldexp")
+                    .add_output(out)
+                    .add_input(self)
+                    .add_input_keep_dtype(other)
+                    .declare_static_common_dtype(common)
+                    .build();
+    const ScalarType exp_dtype = other.dtype();
+    TL_DISPATCH_FLOAT(common, "ldexp", [&] { ldexp_int_exponent<scalar_t>(iter, exp_dtype); });
+    return;
+  }
   Tensor scale;
   pow_scalar_kernel(Scalar(2.0), other, scale);
   mul_kernel(self, scale, out);
