@@ -33,8 +33,6 @@ LAYOUTS = ["transposed", "sliced", "expanded", "zero_d", "empty"]
 # Mismatches with PyTorch found by this suite and not fixed yet, each a strict xfail (the entry must go once the
 # bug is fixed): the cases whose (op, sample index, form, layout, dtype) match a pattern (None matches anything).
 KNOWN_MISMATCHES = [
-    (("rsub.Tensor", None, "out", None, None), "PyTorch's rsub has no out= (TypeError); torchlite's accepts it"),
-    (("rsub.Scalar", None, "out", None, None), "PyTorch's rsub has no out= (TypeError); torchlite's accepts it"),
 ]
 
 

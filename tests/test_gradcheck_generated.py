@@ -63,8 +63,6 @@ KNOWN_GAPS = {
 }
 # Known out= mismatches, by op: strict xfails of test_out_refuses_inputs_requiring_grad.
 KNOWN_OUT_GAPS = {
-    "rsub.Tensor": "PyTorch's rsub has no out= (TypeError); torchlite's accepts it",
-    "rsub.Scalar": "PyTorch's rsub has no out= (TypeError); torchlite's accepts it",
     "softmax.int": "PyTorch's softmax out= accepts inputs that require grad (and records history); torchlite "
                    "refuses them, as for every out= op",
     "log_softmax.int": "PyTorch's log_softmax out= accepts inputs that require grad (and records history); "

@@ -131,6 +131,10 @@ class Tensor(_C.TensorBase):
         return _ops.bitwise_right_shift(other, self)
 
     @_wrap_type_error_to_not_implemented
+    def __rmod__(self, other):
+        return _ops.remainder(other, self)
+
+    @_wrap_type_error_to_not_implemented
     def __rmatmul__(self, other):
         return _ops.matmul(other, self)
 

@@ -14,6 +14,7 @@
 #include "aten/core/Tensor.h"
 #include "aten/autograd/FunctionsManualIndex.h"  // gather/scatter
 #include "aten/autograd/FunctionsManualJoin.h"  // helpers for tensor lists
+#include "aten/autograd/FunctionsManualBinary.h"  // helpers for binary/ternary arithmetic
 
 namespace tl::autograd::generated {
 

@@ -6,10 +6,45 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/ldexp.h"
+#include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/pow.h"
 #include "generated/ops/topk.h"
 
 namespace tl::autograd::generated {
+
+// Backward of ldexp.Tensor(Tensor self, Tensor other) -> Tensor
+struct LdexpBackward0 final : Node {
+  std::string name() const override { return "LdexpBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    other_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return other_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable other_;
+  SavedVariable result_;
+};
+
+variable_list LdexpBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& other = other_.unpack(shared_from_this());
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, pow(2.0, other));
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = mul(grad, mul(result, 0.6931471805599453));
+  }
+  return grad_inputs;
+}
 
 // Backward of topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
 struct TopkBackward0 final : Node {
@@ -45,6 +80,45 @@ variable_list TopkBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// ldexp.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor ldexp_Tensor(const Tensor& self, const Tensor& other) {
+  auto grad_fn = std::make_shared<LdexpBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->other_ = SavedVariable(other, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::ldexp_Tensor::call(self, other);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// ldexp_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+const Tensor& ldexp__Tensor(const Tensor& self, const Tensor& other) {
+  check_inplace(self, "ldexp_.Tensor");
+  auto grad_fn = std::make_shared<LdexpBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->other_ = SavedVariable(other, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::ldexp__Tensor::call(self, other);
+  }
+  rebase_history(self, grad_fn);
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->result_ = SavedVariable(self, true);
+  }
+  return self;
+}
 
 // topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
 std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {

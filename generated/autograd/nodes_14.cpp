@@ -6,12 +6,76 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/clamp_max.h"
+#include "generated/ops/clone.h"
 #include "generated/ops/frexp.h"
+#include "generated/ops/gt.h"
+#include "generated/ops/le.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/reshape.h"
 #include "generated/ops/view.h"
 
 namespace tl::autograd::generated {
+
+// Backward of clamp_max.Tensor(Tensor self, Tensor max) -> Tensor
+struct ClampMaxBackward0 final : Node {
+  std::string name() const override { return "ClampMaxBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    max_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + max_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable max_;
+};
+
+variable_list ClampMaxBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& max = max_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = grad_where(le(self, max), grad);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = grad_where(gt(self, max), grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of clamp_max(Tensor self, Scalar max) -> Tensor
+struct ClampMaxBackward1 final : Node {
+  std::string name() const override { return "ClampMaxBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  Scalar max_;
+};
+
+variable_list ClampMaxBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& max = as_arg(max_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = grad_where(le(self, max), grad);
+  }
+  return grad_inputs;
+}
 
 // Backward of frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)
 struct FrexpBackward0 final : Node {
@@ -63,6 +127,80 @@ variable_list ViewBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// clamp_max.Tensor(Tensor self, Tensor max) -> Tensor
+Tensor clamp_max_Tensor(const Tensor& self, const Tensor& max) {
+  auto grad_fn = std::make_shared<ClampMaxBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &max}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->max_ = SavedVariable(max, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::clamp_max_Tensor::call(self, max);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)
+const Tensor& clamp_max__Tensor(const Tensor& self, const Tensor& max) {
+  check_inplace(self, "clamp_max_.Tensor");
+  auto grad_fn = std::make_shared<ClampMaxBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &max}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->max_ = SavedVariable(max, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::clamp_max__Tensor::call(self, max);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// clamp_max(Tensor self, Scalar max) -> Tensor
+Tensor clamp_max(const Tensor& self, const Scalar& max) {
+  auto grad_fn = std::make_shared<ClampMaxBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->max_ = max;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::clamp_max::call(self, max);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)
+const Tensor& clamp_max_(const Tensor& self, const Scalar& max) {
+  check_inplace(self, "clamp_max_");
+  auto grad_fn = std::make_shared<ClampMaxBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->max_ = max;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::clamp_max_::call(self, max);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
 
 // frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)
 std::tuple<Tensor, Tensor> frexp_Tensor(const Tensor& self) {

@@ -7,6 +7,7 @@
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/_to_copy.h"
+#include "generated/ops/addcmul.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/erfc.h"
 #include "generated/ops/exp.h"
@@ -36,6 +37,43 @@ variable_list ToCopyBackward0::apply(variable_list&& grads) {
   (void)grad;
   if (should_compute_output(0)) {
     grad_inputs[0] = _to_copy(grad, self_scalar_type, self_device);
+  }
+  return grad_inputs;
+}
+
+// Backward of addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+struct AddcmulBackward0 final : Node {
+  std::string name() const override { return "AddcmulBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    tensor1_.reset_data();
+    tensor2_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return tensor1_.nbytes() + tensor2_.nbytes();
+  }
+
+  SavedVariable tensor1_;
+  SavedVariable tensor2_;
+  Scalar value_;
+};
+
+variable_list AddcmulBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& tensor1 = tensor1_.unpack(shared_from_this());
+  const auto& tensor2 = tensor2_.unpack(shared_from_this());
+  const auto& value = as_arg(value_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = grad;
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = mul(grad, maybe_multiply(tensor2, value));
+  }
+  if (should_compute_output(2)) {
+    grad_inputs[2] = mul(grad, maybe_multiply(tensor1, value));
   }
   return grad_inputs;
 }
@@ -239,6 +277,47 @@ Tensor _to_copy(const Tensor& self, std::optional<ScalarType> dtype, std::option
   }
   set_history(result, grad_fn);
   return result;
+}
+
+// addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  auto grad_fn = std::make_shared<AddcmulBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &tensor1, &tensor2}));
+  grad_fn->value_ = value;
+  if (grad_fn->should_compute_output(2)) {
+    grad_fn->tensor1_ = SavedVariable(tensor1, false);
+  }
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->tensor2_ = SavedVariable(tensor2, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::addcmul::call(self, tensor1, tensor2, value);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
+const Tensor& addcmul_(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  check_inplace(self, "addcmul_");
+  auto grad_fn = std::make_shared<AddcmulBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &tensor1, &tensor2}));
+  grad_fn->value_ = value;
+  if (grad_fn->should_compute_output(2)) {
+    grad_fn->tensor1_ = SavedVariable(tensor1, false);
+  }
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->tensor2_ = SavedVariable(tensor2, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::addcmul_::call(self, tensor1, tensor2, value);
+  }
+  rebase_history(self, grad_fn);
+  return self;
 }
 
 // erfc(Tensor self) -> Tensor

@@ -6,12 +6,76 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/clamp_min.h"
+#include "generated/ops/clone.h"
+#include "generated/ops/ge.h"
+#include "generated/ops/lt.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/prod.h"
 #include "generated/ops/uniform.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of clamp_min.Tensor(Tensor self, Tensor min) -> Tensor
+struct ClampMinBackward0 final : Node {
+  std::string name() const override { return "ClampMinBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    min_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + min_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable min_;
+};
+
+variable_list ClampMinBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& min = min_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = grad_where(ge(self, min), grad);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = grad_where(lt(self, min), grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of clamp_min(Tensor self, Scalar min) -> Tensor
+struct ClampMinBackward1 final : Node {
+  std::string name() const override { return "ClampMinBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  Scalar min_;
+};
+
+variable_list ClampMinBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& min = as_arg(min_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = grad_where(ge(self, min), grad);
+  }
+  return grad_inputs;
+}
 
 // Backward of prod(Tensor self, *, ScalarType? dtype=None) -> Tensor
 struct ProdBackward0 final : Node {
@@ -97,6 +161,80 @@ variable_list UniformBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// clamp_min.Tensor(Tensor self, Tensor min) -> Tensor
+Tensor clamp_min_Tensor(const Tensor& self, const Tensor& min) {
+  auto grad_fn = std::make_shared<ClampMinBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &min}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->min_ = SavedVariable(min, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::clamp_min_Tensor::call(self, min);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// clamp_min_.Tensor(Tensor(a!) self, Tensor min) -> Tensor(a!)
+const Tensor& clamp_min__Tensor(const Tensor& self, const Tensor& min) {
+  check_inplace(self, "clamp_min_.Tensor");
+  auto grad_fn = std::make_shared<ClampMinBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &min}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->min_ = SavedVariable(min, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::clamp_min__Tensor::call(self, min);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// clamp_min(Tensor self, Scalar min) -> Tensor
+Tensor clamp_min(const Tensor& self, const Scalar& min) {
+  auto grad_fn = std::make_shared<ClampMinBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->min_ = min;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::clamp_min::call(self, min);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)
+const Tensor& clamp_min_(const Tensor& self, const Scalar& min) {
+  check_inplace(self, "clamp_min_");
+  auto grad_fn = std::make_shared<ClampMinBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->min_ = min;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::clamp_min_::call(self, min);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
 
 // prod(Tensor self, *, ScalarType? dtype=None) -> Tensor
 Tensor prod(const Tensor& self, std::optional<ScalarType> dtype) {

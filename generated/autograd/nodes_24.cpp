@@ -6,9 +6,11 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/addcdiv.h"
 #include "generated/ops/amin.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/div.h"
+#include "generated/ops/fmax.h"
 #include "generated/ops/gt.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
@@ -17,6 +19,43 @@
 #include "generated/ops/std_mean.h"
 
 namespace tl::autograd::generated {
+
+// Backward of addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+struct AddcdivBackward0 final : Node {
+  std::string name() const override { return "AddcdivBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    tensor1_.reset_data();
+    tensor2_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return tensor1_.nbytes() + tensor2_.nbytes();
+  }
+
+  SavedVariable tensor1_;
+  SavedVariable tensor2_;
+  Scalar value_;
+};
+
+variable_list AddcdivBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& tensor1 = tensor1_.unpack(shared_from_this());
+  const auto& tensor2 = tensor2_.unpack(shared_from_this());
+  const auto& value = as_arg(value_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = grad;
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = div(maybe_multiply(grad, value), tensor2);
+  }
+  if (should_compute_output(2)) {
+    grad_inputs[2] = div(mul(neg(grad), maybe_multiply(tensor1, value)), mul(tensor2, tensor2));
+  }
+  return grad_inputs;
+}
 
 // Backward of amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
 struct AminBackward0 final : Node {
@@ -64,6 +103,38 @@ variable_list CloneBackward0::apply(variable_list&& grads) {
   (void)grad;
   if (should_compute_output(0)) {
     grad_inputs[0] = grad;
+  }
+  return grad_inputs;
+}
+
+// Backward of fmax(Tensor self, Tensor other) -> Tensor
+struct FmaxBackward0 final : Node {
+  std::string name() const override { return "FmaxBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    other_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + other_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable other_;
+};
+
+variable_list FmaxBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& other = other_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = fmax_fmin_backward(grad, self, other, true, true);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = fmax_fmin_backward(grad, self, other, false, true);
   }
   return grad_inputs;
 }
@@ -161,6 +232,47 @@ variable_list StdMeanBackward0::apply(variable_list&& grads) {
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
 
+// addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+Tensor addcdiv(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  auto grad_fn = std::make_shared<AddcdivBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &tensor1, &tensor2}));
+  grad_fn->value_ = value;
+  if (grad_fn->should_compute_output(2)) {
+    grad_fn->tensor1_ = SavedVariable(tensor1, false);
+  }
+  if (grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->tensor2_ = SavedVariable(tensor2, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::addcdiv::call(self, tensor1, tensor2, value);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
+const Tensor& addcdiv_(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  check_inplace(self, "addcdiv_");
+  auto grad_fn = std::make_shared<AddcdivBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &tensor1, &tensor2}));
+  grad_fn->value_ = value;
+  if (grad_fn->should_compute_output(2)) {
+    grad_fn->tensor1_ = SavedVariable(tensor1, false);
+  }
+  if (grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->tensor2_ = SavedVariable(tensor2, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::addcdiv_::call(self, tensor1, tensor2, value);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
 // amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
 Tensor amin(const Tensor& self, IntArrayRef dim, bool keepdim) {
   auto grad_fn = std::make_shared<AminBackward0>();
@@ -191,6 +303,26 @@ Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
   {
     AutoGradMode below_autograd(false);
     result = ops::clone::call(self, memory_format);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// fmax(Tensor self, Tensor other) -> Tensor
+Tensor fmax(const Tensor& self, const Tensor& other) {
+  auto grad_fn = std::make_shared<FmaxBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->other_ = SavedVariable(other, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::fmax::call(self, other);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);

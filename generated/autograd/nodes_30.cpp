@@ -9,6 +9,7 @@
 #include "generated/ops/add.h"
 #include "generated/ops/asinh.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/float_power.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/rsqrt.h"
@@ -39,6 +40,100 @@ variable_list AsinhBackward0::apply(variable_list&& grads) {
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = mul(grad, rsqrt(add(mul(self, self), 1)));
+  }
+  return grad_inputs;
+}
+
+// Backward of float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+struct FloatPowerBackward0 final : Node {
+  std::string name() const override { return "FloatPowerBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    exponent_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + exponent_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable exponent_;
+  SavedVariable result_;
+};
+
+variable_list FloatPowerBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& exponent = exponent_.unpack(shared_from_this());
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = pow_backward_self(grad, self, exponent);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = pow_backward_exponent(grad, self, exponent, result);
+  }
+  return grad_inputs;
+}
+
+// Backward of float_power.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
+struct FloatPowerBackward1 final : Node {
+  std::string name() const override { return "FloatPowerBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  Scalar exponent_;
+};
+
+variable_list FloatPowerBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& exponent = as_arg(exponent_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = pow_backward(grad, self, exponent);
+  }
+  return grad_inputs;
+}
+
+// Backward of float_power.Scalar(Scalar self, Tensor exponent) -> Tensor
+struct FloatPowerBackward2 final : Node {
+  std::string name() const override { return "FloatPowerBackward2"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    exponent_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return exponent_.nbytes() + result_.nbytes();
+  }
+
+  Scalar self_;
+  SavedVariable exponent_;
+  SavedVariable result_;
+};
+
+variable_list FloatPowerBackward2::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = as_arg(self_);
+  const auto& exponent = exponent_.unpack(shared_from_this());
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = pow_backward_exponent(grad, self, exponent, result);
   }
   return grad_inputs;
 }
@@ -97,6 +192,107 @@ const Tensor& asinh_(const Tensor& self) {
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+Tensor float_power_Tensor_Tensor(const Tensor& self, const Tensor& exponent) {
+  auto grad_fn = std::make_shared<FloatPowerBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &exponent}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->exponent_ = SavedVariable(exponent, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::float_power_Tensor_Tensor::call(self, exponent);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// float_power_.Tensor_Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)
+const Tensor& float_power__Tensor_Tensor(const Tensor& self, const Tensor& exponent) {
+  check_inplace(self, "float_power_.Tensor_Tensor");
+  auto grad_fn = std::make_shared<FloatPowerBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &exponent}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->exponent_ = SavedVariable(exponent, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::float_power__Tensor_Tensor::call(self, exponent);
+  }
+  rebase_history(self, grad_fn);
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->result_ = SavedVariable(self, true);
+  }
+  return self;
+}
+
+// float_power.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
+Tensor float_power_Tensor_Scalar(const Tensor& self, const Scalar& exponent) {
+  auto grad_fn = std::make_shared<FloatPowerBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->exponent_ = exponent;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::float_power_Tensor_Scalar::call(self, exponent);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// float_power_.Tensor_Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)
+const Tensor& float_power__Tensor_Scalar(const Tensor& self, const Scalar& exponent) {
+  check_inplace(self, "float_power_.Tensor_Scalar");
+  auto grad_fn = std::make_shared<FloatPowerBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->exponent_ = exponent;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::float_power__Tensor_Scalar::call(self, exponent);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// float_power.Scalar(Scalar self, Tensor exponent) -> Tensor
+Tensor float_power_Scalar(const Scalar& self, const Tensor& exponent) {
+  auto grad_fn = std::make_shared<FloatPowerBackward2>();
+  grad_fn->set_next_edges(collect_next_edges({&exponent}));
+  grad_fn->self_ = self;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->exponent_ = SavedVariable(exponent, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::float_power_Scalar::call(self, exponent);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
 }
 
 // sign(Tensor self) -> Tensor

@@ -6,11 +6,77 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/clone.h"
+#include "generated/ops/lerp.h"
+#include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/normal.h"
+#include "generated/ops/rsub.h"
+#include "generated/ops/sub.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
+struct LerpBackward0 final : Node {
+  std::string name() const override { return "LerpBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  Scalar weight_;
+};
+
+variable_list LerpBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& weight = as_arg(weight_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, 1.0 - weight.to_double());
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = mul(grad, weight);
+  }
+  return grad_inputs;
+}
+
+// Backward of lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
+struct LerpBackward1 final : Node {
+  std::string name() const override { return "LerpBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    end_.reset_data();
+    weight_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + end_.nbytes() + weight_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable end_;
+  SavedVariable weight_;
+};
+
+variable_list LerpBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& end = end_.unpack(shared_from_this());
+  const auto& weight = weight_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, rsub(weight, 1));
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = mul(grad, weight);
+  }
+  if (should_compute_output(2)) {
+    grad_inputs[2] = mul(grad, sub(end, self));
+  }
+  return grad_inputs;
+}
 
 // Backward of normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!)
 struct NormalBackward0 final : Node {
@@ -118,6 +184,80 @@ variable_list NormalBackward3::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
+Tensor lerp_Scalar(const Tensor& self, const Tensor& end, const Scalar& weight) {
+  auto grad_fn = std::make_shared<LerpBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &end}));
+  grad_fn->weight_ = weight;
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::lerp_Scalar::call(self, end, weight);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)
+const Tensor& lerp__Scalar(const Tensor& self, const Tensor& end, const Scalar& weight) {
+  check_inplace(self, "lerp_.Scalar");
+  auto grad_fn = std::make_shared<LerpBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &end}));
+  grad_fn->weight_ = weight;
+  {
+    AutoGradMode below_autograd(false);
+    ops::lerp__Scalar::call(self, end, weight);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
+Tensor lerp_Tensor(const Tensor& self, const Tensor& end, const Tensor& weight) {
+  auto grad_fn = std::make_shared<LerpBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &end, &weight}));
+  if (grad_fn->should_compute_output(2)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(2)) {
+    grad_fn->end_ = SavedVariable(end, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->weight_ = SavedVariable(weight, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::lerp_Tensor::call(self, end, weight);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)
+const Tensor& lerp__Tensor(const Tensor& self, const Tensor& end, const Tensor& weight) {
+  check_inplace(self, "lerp_.Tensor");
+  auto grad_fn = std::make_shared<LerpBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &end, &weight}));
+  if (grad_fn->should_compute_output(2)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  if (grad_fn->should_compute_output(2)) {
+    grad_fn->end_ = SavedVariable(end, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->weight_ = SavedVariable(weight, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::lerp__Tensor::call(self, end, weight);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
 
 // normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!)
 const Tensor& normal_(const Tensor& self, double mean, double std, std::optional<Generator> generator) {

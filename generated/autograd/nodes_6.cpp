@@ -11,6 +11,7 @@
 #include "generated/ops/clone.h"
 #include "generated/ops/log_normal.h"
 #include "generated/ops/logcumsumexp.h"
+#include "generated/ops/maximum.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/sign.h"
@@ -107,6 +108,38 @@ variable_list LogcumsumexpBackward0::apply(variable_list&& grads) {
   const auto& result = result_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = logcumsumexp_backward(grad, self, result, dim);
+  }
+  return grad_inputs;
+}
+
+// Backward of maximum(Tensor self, Tensor other) -> Tensor
+struct MaximumBackward0 final : Node {
+  std::string name() const override { return "MaximumBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    other_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + other_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable other_;
+};
+
+variable_list MaximumBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& other = other_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = max_min_backward(grad, self, other, true, true);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = max_min_backward(grad, self, other, false, true);
   }
   return grad_inputs;
 }
@@ -316,6 +349,26 @@ Tensor logcumsumexp(const Tensor& self, int64_t dim) {
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
   }
+  return result;
+}
+
+// maximum(Tensor self, Tensor other) -> Tensor
+Tensor maximum(const Tensor& self, const Tensor& other) {
+  auto grad_fn = std::make_shared<MaximumBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->other_ = SavedVariable(other, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::maximum::call(self, other);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
   return result;
 }
 

@@ -7,6 +7,8 @@
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/add.h"
+#include "generated/ops/clip.h"
+#include "generated/ops/clone.h"
 #include "generated/ops/expand.h"
 #include "generated/ops/index_fill.h"
 #include "generated/ops/index_select.h"
@@ -53,6 +55,74 @@ variable_list AddBackward1::apply(variable_list&& grads) {
   (void)grad;
   if (should_compute_output(0)) {
     grad_inputs[0] = grad;
+  }
+  return grad_inputs;
+}
+
+// Backward of clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
+struct ClipBackward0 final : Node {
+  std::string name() const override { return "ClipBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    min_.reset_data();
+    max_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + min_.nbytes() + max_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable min_;
+  SavedVariable max_;
+};
+
+variable_list ClipBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& min = unpack_optional(min_, shared_from_this());
+  const auto& max = unpack_optional(max_, shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = clamp_backward(grad, self, min, max);
+  }
+  if (should_compute_output(1) || should_compute_output(2)) {
+    const std::array<bool, 2> grad_input_mask = {should_compute_output(1), should_compute_output(2)};
+    auto computed = clamp_backward_min_max(grad, self, min, max, grad_input_mask);
+    if (should_compute_output(1)) grad_inputs[1] = std::get<0>(std::move(computed));
+    if (should_compute_output(2)) grad_inputs[2] = std::get<1>(std::move(computed));
+  }
+  return grad_inputs;
+}
+
+// Backward of clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+struct ClipBackward1 final : Node {
+  std::string name() const override { return "ClipBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::optional<Scalar> min_;
+  std::optional<Scalar> max_;
+};
+
+variable_list ClipBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& min = as_arg(min_);
+  const auto& max = as_arg(max_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = clamp_backward(grad, self, min, max);
   }
   return grad_inputs;
 }
@@ -218,6 +288,88 @@ const Tensor& add__Scalar(const Tensor& self, const Scalar& other, const Scalar&
   {
     AutoGradMode below_autograd(false);
     ops::add__Scalar::call(self, other, alpha);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
+Tensor clip_Tensor(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  auto grad_fn = std::make_shared<ClipBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, opt_ptr(min), opt_ptr(max)}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->min_ = save_optional(min, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->max_ = save_optional(max, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::clip_Tensor::call(self, min, max);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// clip_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)
+const Tensor& clip__Tensor(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  check_inplace(self, "clip_.Tensor");
+  auto grad_fn = std::make_shared<ClipBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, opt_ptr(min), opt_ptr(max)}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->min_ = save_optional(min, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->max_ = save_optional(max, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::clip__Tensor::call(self, min, max);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+Tensor clip(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  auto grad_fn = std::make_shared<ClipBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->min_ = min;
+  grad_fn->max_ = max;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::clip::call(self, min, max);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// clip_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
+const Tensor& clip_(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  check_inplace(self, "clip_");
+  auto grad_fn = std::make_shared<ClipBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->min_ = min;
+  grad_fn->max_ = max;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::clip_::call(self, min, max);
   }
   rebase_history(self, grad_fn);
   return self;

@@ -7,10 +7,12 @@
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/cat.h"
+#include "generated/ops/clone.h"
 #include "generated/ops/index_add.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/std.h"
 #include "generated/ops/t.h"
+#include "generated/ops/true_divide.h"
 
 namespace tl::autograd::generated {
 
@@ -189,6 +191,60 @@ variable_list TBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of true_divide.Tensor(Tensor self, Tensor other) -> Tensor
+struct TrueDivideBackward0 final : Node {
+  std::string name() const override { return "TrueDivideBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    other_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + other_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable other_;
+  ScalarType self_scalar_type;
+};
+
+variable_list TrueDivideBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& other = other_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = div_tensor_self_backward(grad, other, self_scalar_type);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = div_tensor_other_backward(grad, self, other);
+  }
+  return grad_inputs;
+}
+
+// Backward of true_divide.Scalar(Tensor self, Scalar other) -> Tensor
+struct TrueDivideBackward1 final : Node {
+  std::string name() const override { return "TrueDivideBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+
+  Scalar other_;
+  ScalarType self_scalar_type;
+};
+
+variable_list TrueDivideBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& other = as_arg(other_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = div_scalar_self_backward(grad, other, self_scalar_type);
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
@@ -332,6 +388,78 @@ Tensor t(const Tensor& self) {
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
+}
+
+// true_divide.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor true_divide_Tensor(const Tensor& self, const Tensor& other) {
+  auto grad_fn = std::make_shared<TrueDivideBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
+  grad_fn->self_scalar_type = self.scalar_type();
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->other_ = SavedVariable(other, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::true_divide_Tensor::call(self, other);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// true_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+const Tensor& true_divide__Tensor(const Tensor& self, const Tensor& other) {
+  check_inplace(self, "true_divide_.Tensor");
+  auto grad_fn = std::make_shared<TrueDivideBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
+  grad_fn->self_scalar_type = self.scalar_type();
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->other_ = SavedVariable(other, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::true_divide__Tensor::call(self, other);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// true_divide.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor true_divide_Scalar(const Tensor& self, const Scalar& other) {
+  auto grad_fn = std::make_shared<TrueDivideBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->other_ = other;
+  grad_fn->self_scalar_type = self.scalar_type();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::true_divide_Scalar::call(self, other);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// true_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+const Tensor& true_divide__Scalar(const Tensor& self, const Scalar& other) {
+  check_inplace(self, "true_divide_.Scalar");
+  auto grad_fn = std::make_shared<TrueDivideBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->other_ = other;
+  grad_fn->self_scalar_type = self.scalar_type();
+  {
+    AutoGradMode below_autograd(false);
+    ops::true_divide__Scalar::call(self, other);
+  }
+  rebase_history(self, grad_fn);
+  return self;
 }
 
 }  // namespace tl::autograd::wrappers

@@ -2,14 +2,181 @@
 // Dispatch for the ops in shard 0: each public function picks autograd or a backend kernel.
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/copysign.h"
 #include "generated/ops/detach.h"
 #include "generated/ops/erf.h"
 #include "generated/ops/full.h"
 #include "generated/ops/isnan.h"
 #include "generated/ops/logaddexp2.h"
+#include "generated/ops/nextafter.h"
 #include "generated/ops/select.h"
 
 namespace tl {
+
+// ============================================================================ copysign
+
+// copysign.Tensor(Tensor self, Tensor other) -> Tensor
+static Tensor copysign_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::copysign_kernel(self, other, out);
+  return out;
+}
+
+ops::copysign_Tensor::Kernel* ops::copysign_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ copysign_kernel_functional,
+    /* Meta */ copysign_kernel_functional,
+};
+
+Tensor ops::copysign_Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("copysign.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("copysign.Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor copysign(const Tensor& self, const Tensor& other) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::copysign_Tensor(self, other);
+  }
+  return ops::copysign_Tensor::call(self, other);
+}
+
+// copysign_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const Tensor& copysign_kernel_inplace(const Tensor& self, const Tensor& other) {
+  Tensor out = self;
+  native::copysign_kernel(self, other, out);
+  return self;
+}
+
+ops::copysign__Tensor::Kernel* ops::copysign__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ copysign_kernel_inplace,
+    /* Meta */ copysign_kernel_inplace,
+};
+
+const Tensor& ops::copysign__Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("copysign_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("copysign_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& copysign_(const Tensor& self, const Tensor& other) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::copysign__Tensor(self, other);
+  }
+  return ops::copysign__Tensor::call(self, other);
+}
+
+// copysign.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& copysign_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::copysign_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::copysign_Tensor_out::Kernel* ops::copysign_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ copysign_kernel_out,
+    /* Meta */ copysign_kernel_out,
+};
+
+const Tensor& ops::copysign_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("copysign.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("copysign.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& copysign_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("copysign.Tensor_out", {&self, &other}, {&out});
+  return ops::copysign_Tensor_out::call(self, other, out);
+}
+
+// copysign.Scalar(Tensor self, Scalar other) -> Tensor
+static Tensor copysign_scalar_kernel_functional(const Tensor& self, const Scalar& other) {
+  Tensor out;
+  native::copysign_scalar_kernel(self, other, out);
+  return out;
+}
+
+ops::copysign_Scalar::Kernel* ops::copysign_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ copysign_scalar_kernel_functional,
+    /* Meta */ copysign_scalar_kernel_functional,
+};
+
+Tensor ops::copysign_Scalar::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("copysign.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("copysign.Scalar", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor copysign(const Tensor& self, const Scalar& other) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::copysign_Scalar(self, other);
+  }
+  return ops::copysign_Scalar::call(self, other);
+}
+
+// copysign_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+static const Tensor& copysign_scalar_kernel_inplace(const Tensor& self, const Scalar& other) {
+  Tensor out = self;
+  native::copysign_scalar_kernel(self, other, out);
+  return self;
+}
+
+ops::copysign__Scalar::Kernel* ops::copysign__Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ copysign_scalar_kernel_inplace,
+    /* Meta */ copysign_scalar_kernel_inplace,
+};
+
+const Tensor& ops::copysign__Scalar::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("copysign_.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("copysign_.Scalar", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& copysign_(const Tensor& self, const Scalar& other) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::copysign__Scalar(self, other);
+  }
+  return ops::copysign__Scalar::call(self, other);
+}
+
+// copysign.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& copysign_scalar_kernel_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::copysign_scalar_kernel(self_in, other, out_handle);
+  return out;
+}
+
+ops::copysign_Scalar_out::Kernel* ops::copysign_Scalar_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ copysign_scalar_kernel_out,
+    /* Meta */ copysign_scalar_kernel_out,
+};
+
+const Tensor& ops::copysign_Scalar_out::call(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("copysign.Scalar_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("copysign.Scalar_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& copysign_out(const Tensor& out, const Tensor& self, const Scalar& other) {
+  check_out_no_grad("copysign.Scalar_out", {&self}, {&out});
+  return ops::copysign_Scalar_out::call(self, other, out);
+}
 
 // ============================================================================ detach
 
@@ -200,6 +367,90 @@ const Tensor& ops::logaddexp2_out::call(const Tensor& self, const Tensor& other,
 const Tensor& logaddexp2_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   check_out_no_grad("logaddexp2.out", {&self, &other}, {&out});
   return ops::logaddexp2_out::call(self, other, out);
+}
+
+// ============================================================================ nextafter
+
+// nextafter(Tensor self, Tensor other) -> Tensor
+static Tensor nextafter_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::nextafter_kernel(self, other, out);
+  return out;
+}
+
+ops::nextafter::Kernel* ops::nextafter::kernels[kNumDeviceTypes] = {
+    /* CPU */ nextafter_kernel_functional,
+    /* Meta */ nextafter_kernel_functional,
+};
+
+Tensor ops::nextafter::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("nextafter", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("nextafter", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor nextafter(const Tensor& self, const Tensor& other) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::nextafter(self, other);
+  }
+  return ops::nextafter::call(self, other);
+}
+
+// nextafter_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const Tensor& nextafter_kernel_inplace(const Tensor& self, const Tensor& other) {
+  Tensor out = self;
+  native::nextafter_kernel(self, other, out);
+  return self;
+}
+
+ops::nextafter_::Kernel* ops::nextafter_::kernels[kNumDeviceTypes] = {
+    /* CPU */ nextafter_kernel_inplace,
+    /* Meta */ nextafter_kernel_inplace,
+};
+
+const Tensor& ops::nextafter_::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("nextafter_", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("nextafter_", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& nextafter_(const Tensor& self, const Tensor& other) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::nextafter_(self, other);
+  }
+  return ops::nextafter_::call(self, other);
+}
+
+// nextafter.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& nextafter_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::nextafter_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::nextafter_out::Kernel* ops::nextafter_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ nextafter_kernel_out,
+    /* Meta */ nextafter_kernel_out,
+};
+
+const Tensor& ops::nextafter_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("nextafter.out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("nextafter.out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& nextafter_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("nextafter.out", {&self, &other}, {&out});
+  return ops::nextafter_out::call(self, other, out);
 }
 
 // ============================================================================ select

@@ -4,6 +4,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/amax.h"
 #include "generated/ops/concat.h"
+#include "generated/ops/fmin.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/ne.h"
 #include "generated/ops/neg.h"
@@ -78,6 +79,62 @@ Tensor concat(TensorList tensors, int64_t dim) {
 const Tensor& concat_out(const Tensor& out, TensorList tensors, int64_t dim) {
   check_out_no_grad("concat.out", {}, {&out}, {tensors});
   return copy_to_out(out, concat(tensors, dim), "concat.out", /*exact_dtype=*/true);
+}
+
+// ============================================================================ fmin
+
+// fmin(Tensor self, Tensor other) -> Tensor
+static Tensor fmin_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::fmin_kernel(self, other, out);
+  return out;
+}
+
+ops::fmin::Kernel* ops::fmin::kernels[kNumDeviceTypes] = {
+    /* CPU */ fmin_kernel_functional,
+    /* Meta */ fmin_kernel_functional,
+};
+
+Tensor ops::fmin::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("fmin", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("fmin", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor fmin(const Tensor& self, const Tensor& other) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::fmin(self, other);
+  }
+  return ops::fmin::call(self, other);
+}
+
+// fmin.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& fmin_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::fmin_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::fmin_out::Kernel* ops::fmin_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ fmin_kernel_out,
+    /* Meta */ fmin_kernel_out,
+};
+
+const Tensor& ops::fmin_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("fmin.out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("fmin.out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& fmin_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("fmin.out", {&self, &other}, {&out});
+  return ops::fmin_out::call(self, other, out);
 }
 
 // ============================================================================ mul

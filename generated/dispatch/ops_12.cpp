@@ -2,9 +2,94 @@
 // Dispatch for the ops in shard 12: each public function picks autograd or a backend kernel.
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/ldexp.h"
 #include "generated/ops/topk.h"
 
 namespace tl {
+
+// ============================================================================ ldexp
+
+// ldexp.Tensor(Tensor self, Tensor other) -> Tensor
+static Tensor ldexp_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::ldexp_kernel(self, other, out);
+  return out;
+}
+
+ops::ldexp_Tensor::Kernel* ops::ldexp_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ ldexp_kernel_functional,
+    /* Meta */ ldexp_kernel_functional,
+};
+
+Tensor ops::ldexp_Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("ldexp.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("ldexp.Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor ldexp(const Tensor& self, const Tensor& other) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::ldexp_Tensor(self, other);
+  }
+  return ops::ldexp_Tensor::call(self, other);
+}
+
+// ldexp_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const Tensor& ldexp_kernel_inplace(const Tensor& self, const Tensor& other) {
+  Tensor out = self;
+  native::ldexp_kernel(self, other, out);
+  return self;
+}
+
+ops::ldexp__Tensor::Kernel* ops::ldexp__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ ldexp_kernel_inplace,
+    /* Meta */ ldexp_kernel_inplace,
+};
+
+const Tensor& ops::ldexp__Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("ldexp_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("ldexp_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& ldexp_(const Tensor& self, const Tensor& other) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::ldexp__Tensor(self, other);
+  }
+  return ops::ldexp__Tensor::call(self, other);
+}
+
+// ldexp.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& ldexp_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::ldexp_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::ldexp_Tensor_out::Kernel* ops::ldexp_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ ldexp_kernel_out,
+    /* Meta */ ldexp_kernel_out,
+};
+
+const Tensor& ops::ldexp_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("ldexp.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("ldexp.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& ldexp_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("ldexp.Tensor_out", {&self, &other}, {&out});
+  return ops::ldexp_Tensor_out::call(self, other, out);
+}
 
 // ============================================================================ topk
 

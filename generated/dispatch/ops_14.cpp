@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/chunk.h"
+#include "generated/ops/clamp_max.h"
 #include "generated/ops/frexp.h"
 #include "generated/ops/isfinite.h"
 #include "generated/ops/le.h"
@@ -17,6 +18,171 @@ namespace tl {
 // chunk(Tensor(a) self, int chunks, int dim=0) -> Tensor(a)[]
 std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
   return native::chunk_composite(self, chunks, dim);
+}
+
+// ============================================================================ clamp_max
+
+// clamp_max.Tensor(Tensor self, Tensor max) -> Tensor
+static Tensor clamp_max_tensor_kernel_functional(const Tensor& self, const Tensor& max) {
+  Tensor out;
+  native::clamp_max_tensor_kernel(self, max, out);
+  return out;
+}
+
+ops::clamp_max_Tensor::Kernel* ops::clamp_max_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_max_tensor_kernel_functional,
+    /* Meta */ clamp_max_tensor_kernel_functional,
+};
+
+Tensor ops::clamp_max_Tensor::call(const Tensor& self, const Tensor& max) {
+  const Device kernel_device = dispatch_device("clamp_max.Tensor", {&self, &max});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clamp_max.Tensor", kernel_device);
+  return kernel(self, max);
+}
+
+Tensor clamp_max(const Tensor& self, const Tensor& max) {
+  if (autograd::compute_requires_grad({&self, &max})) {
+    return autograd::wrappers::clamp_max_Tensor(self, max);
+  }
+  return ops::clamp_max_Tensor::call(self, max);
+}
+
+// clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)
+static const Tensor& clamp_max_tensor_kernel_inplace(const Tensor& self, const Tensor& max) {
+  Tensor out = self;
+  native::clamp_max_tensor_kernel(self, max, out);
+  return self;
+}
+
+ops::clamp_max__Tensor::Kernel* ops::clamp_max__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_max_tensor_kernel_inplace,
+    /* Meta */ clamp_max_tensor_kernel_inplace,
+};
+
+const Tensor& ops::clamp_max__Tensor::call(const Tensor& self, const Tensor& max) {
+  const Device kernel_device = dispatch_device("clamp_max_.Tensor", {&self, &max});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clamp_max_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, max);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& clamp_max_(const Tensor& self, const Tensor& max) {
+  if (autograd::compute_requires_grad({&self, &max})) {
+    return autograd::wrappers::clamp_max__Tensor(self, max);
+  }
+  return ops::clamp_max__Tensor::call(self, max);
+}
+
+// clamp_max.Tensor_out(Tensor self, Tensor max, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& clamp_max_tensor_kernel_out(const Tensor& self, const Tensor& max, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor max_in = native::input_unaffected_by_resize(max, out);
+  Tensor out_handle = out;
+  native::clamp_max_tensor_kernel(self_in, max_in, out_handle);
+  return out;
+}
+
+ops::clamp_max_Tensor_out::Kernel* ops::clamp_max_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_max_tensor_kernel_out,
+    /* Meta */ clamp_max_tensor_kernel_out,
+};
+
+const Tensor& ops::clamp_max_Tensor_out::call(const Tensor& self, const Tensor& max, const Tensor& out) {
+  const Device kernel_device = dispatch_device("clamp_max.Tensor_out", {&self, &max, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clamp_max.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, max, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& clamp_max_out(const Tensor& out, const Tensor& self, const Tensor& max) {
+  check_out_no_grad("clamp_max.Tensor_out", {&self, &max}, {&out});
+  return ops::clamp_max_Tensor_out::call(self, max, out);
+}
+
+// clamp_max(Tensor self, Scalar max) -> Tensor
+static Tensor clamp_max_kernel_functional(const Tensor& self, const Scalar& max) {
+  Tensor out;
+  native::clamp_max_kernel(self, max, out);
+  return out;
+}
+
+ops::clamp_max::Kernel* ops::clamp_max::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_max_kernel_functional,
+    /* Meta */ clamp_max_kernel_functional,
+};
+
+Tensor ops::clamp_max::call(const Tensor& self, const Scalar& max) {
+  const Device kernel_device = dispatch_device("clamp_max", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clamp_max", kernel_device);
+  return kernel(self, max);
+}
+
+Tensor clamp_max(const Tensor& self, const Scalar& max) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::clamp_max(self, max);
+  }
+  return ops::clamp_max::call(self, max);
+}
+
+// clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)
+static const Tensor& clamp_max_kernel_inplace(const Tensor& self, const Scalar& max) {
+  Tensor out = self;
+  native::clamp_max_kernel(self, max, out);
+  return self;
+}
+
+ops::clamp_max_::Kernel* ops::clamp_max_::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_max_kernel_inplace,
+    /* Meta */ clamp_max_kernel_inplace,
+};
+
+const Tensor& ops::clamp_max_::call(const Tensor& self, const Scalar& max) {
+  const Device kernel_device = dispatch_device("clamp_max_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clamp_max_", kernel_device);
+  decltype(auto) result = kernel(self, max);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& clamp_max_(const Tensor& self, const Scalar& max) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::clamp_max_(self, max);
+  }
+  return ops::clamp_max_::call(self, max);
+}
+
+// clamp_max.out(Tensor self, Scalar max, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& clamp_max_kernel_out(const Tensor& self, const Scalar& max, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::clamp_max_kernel(self_in, max, out_handle);
+  return out;
+}
+
+ops::clamp_max_out::Kernel* ops::clamp_max_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_max_kernel_out,
+    /* Meta */ clamp_max_kernel_out,
+};
+
+const Tensor& ops::clamp_max_out::call(const Tensor& self, const Scalar& max, const Tensor& out) {
+  const Device kernel_device = dispatch_device("clamp_max.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clamp_max.out", kernel_device);
+  decltype(auto) result = kernel(self, max, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& clamp_max_out(const Tensor& out, const Tensor& self, const Scalar& max) {
+  check_out_no_grad("clamp_max.out", {&self}, {&out});
+  return ops::clamp_max_out::call(self, max, out);
 }
 
 // ============================================================================ frexp

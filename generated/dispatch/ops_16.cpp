@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/_to_copy.h"
+#include "generated/ops/addcmul.h"
 #include "generated/ops/bitwise_and.h"
 #include "generated/ops/erfc.h"
 #include "generated/ops/geometric.h"
@@ -33,6 +34,91 @@ Tensor _to_copy(const Tensor& self, std::optional<ScalarType> dtype, std::option
     return autograd::wrappers::_to_copy(self, dtype, device);
   }
   return ops::_to_copy::call(self, dtype, device);
+}
+
+// ============================================================================ addcmul
+
+// addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+static Tensor addcmul_kernel_functional(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  Tensor out;
+  native::addcmul_kernel(self, tensor1, tensor2, value, out);
+  return out;
+}
+
+ops::addcmul::Kernel* ops::addcmul::kernels[kNumDeviceTypes] = {
+    /* CPU */ addcmul_kernel_functional,
+    /* Meta */ addcmul_kernel_functional,
+};
+
+Tensor ops::addcmul::call(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  const Device kernel_device = dispatch_device("addcmul", {&self, &tensor1, &tensor2});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("addcmul", kernel_device);
+  return kernel(self, tensor1, tensor2, value);
+}
+
+Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  if (autograd::compute_requires_grad({&self, &tensor1, &tensor2})) {
+    return autograd::wrappers::addcmul(self, tensor1, tensor2, value);
+  }
+  return ops::addcmul::call(self, tensor1, tensor2, value);
+}
+
+// addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
+static const Tensor& addcmul_kernel_inplace(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  Tensor out = self;
+  native::addcmul_kernel(self, tensor1, tensor2, value, out);
+  return self;
+}
+
+ops::addcmul_::Kernel* ops::addcmul_::kernels[kNumDeviceTypes] = {
+    /* CPU */ addcmul_kernel_inplace,
+    /* Meta */ addcmul_kernel_inplace,
+};
+
+const Tensor& ops::addcmul_::call(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  const Device kernel_device = dispatch_device("addcmul_", {&self, &tensor1, &tensor2});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("addcmul_", kernel_device);
+  decltype(auto) result = kernel(self, tensor1, tensor2, value);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& addcmul_(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  if (autograd::compute_requires_grad({&self, &tensor1, &tensor2})) {
+    return autograd::wrappers::addcmul_(self, tensor1, tensor2, value);
+  }
+  return ops::addcmul_::call(self, tensor1, tensor2, value);
+}
+
+// addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& addcmul_kernel_out(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor tensor1_in = native::input_unaffected_by_resize(tensor1, out);
+  const Tensor tensor2_in = native::input_unaffected_by_resize(tensor2, out);
+  Tensor out_handle = out;
+  native::addcmul_kernel(self_in, tensor1_in, tensor2_in, value, out_handle);
+  return out;
+}
+
+ops::addcmul_out::Kernel* ops::addcmul_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ addcmul_kernel_out,
+    /* Meta */ addcmul_kernel_out,
+};
+
+const Tensor& ops::addcmul_out::call(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value, const Tensor& out) {
+  const Device kernel_device = dispatch_device("addcmul.out", {&self, &tensor1, &tensor2, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("addcmul.out", kernel_device);
+  decltype(auto) result = kernel(self, tensor1, tensor2, value, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& addcmul_out(const Tensor& out, const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  check_out_no_grad("addcmul.out", {&self, &tensor1, &tensor2}, {&out});
+  return ops::addcmul_out::call(self, tensor1, tensor2, value, out);
 }
 
 // ============================================================================ bitwise_and

@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/argmax.h"
+#include "generated/ops/gcd.h"
 #include "generated/ops/tanh_backward.h"
 #include "generated/ops/unbind.h"
 #include "generated/ops/zero.h"
@@ -60,6 +61,87 @@ const Tensor& ops::argmax_out::call(const Tensor& self, std::optional<int64_t> d
 const Tensor& argmax_out(const Tensor& out, const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
   check_out_no_grad("argmax.out", {&self}, {&out});
   return ops::argmax_out::call(self, dim, keepdim, out);
+}
+
+// ============================================================================ gcd
+
+// gcd(Tensor self, Tensor other) -> Tensor
+static Tensor gcd_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::gcd_kernel(self, other, out);
+  return out;
+}
+
+ops::gcd::Kernel* ops::gcd::kernels[kNumDeviceTypes] = {
+    /* CPU */ gcd_kernel_functional,
+    /* Meta */ gcd_kernel_functional,
+};
+
+Tensor ops::gcd::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("gcd", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("gcd", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor gcd(const Tensor& self, const Tensor& other) {
+  return ops::gcd::call(self, other);
+}
+
+// gcd_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const Tensor& gcd_kernel_inplace(const Tensor& self, const Tensor& other) {
+  Tensor out = self;
+  native::gcd_kernel(self, other, out);
+  return self;
+}
+
+ops::gcd_::Kernel* ops::gcd_::kernels[kNumDeviceTypes] = {
+    /* CPU */ gcd_kernel_inplace,
+    /* Meta */ gcd_kernel_inplace,
+};
+
+const Tensor& ops::gcd_::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("gcd_", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("gcd_", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& gcd_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace_unrecorded(self, "gcd_");
+  ops::gcd_::call(self, other);
+  autograd::rebase_history_zero_grad(self, "GcdBackward0");
+  return self;
+}
+
+// gcd.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& gcd_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::gcd_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::gcd_out::Kernel* ops::gcd_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ gcd_kernel_out,
+    /* Meta */ gcd_kernel_out,
+};
+
+const Tensor& ops::gcd_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("gcd.out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("gcd.out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& gcd_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("gcd.out", {&self, &other}, {&out});
+  return ops::gcd_out::call(self, other, out);
 }
 
 // ============================================================================ tanh_backward

@@ -4,6 +4,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/atan2.h"
 #include "generated/ops/flip.h"
+#include "generated/ops/heaviside.h"
 #include "generated/ops/pow.h"
 #include "generated/ops/random.h"
 
@@ -113,6 +114,87 @@ Tensor flip(const Tensor& self, IntArrayRef dims) {
     return autograd::wrappers::flip(self, dims);
   }
   return ops::flip::call(self, dims);
+}
+
+// ============================================================================ heaviside
+
+// heaviside(Tensor self, Tensor values) -> Tensor
+static Tensor heaviside_kernel_functional(const Tensor& self, const Tensor& values) {
+  Tensor out;
+  native::heaviside_kernel(self, values, out);
+  return out;
+}
+
+ops::heaviside::Kernel* ops::heaviside::kernels[kNumDeviceTypes] = {
+    /* CPU */ heaviside_kernel_functional,
+    /* Meta */ heaviside_kernel_functional,
+};
+
+Tensor ops::heaviside::call(const Tensor& self, const Tensor& values) {
+  const Device kernel_device = dispatch_device("heaviside", {&self, &values});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("heaviside", kernel_device);
+  return kernel(self, values);
+}
+
+Tensor heaviside(const Tensor& self, const Tensor& values) {
+  return ops::heaviside::call(self, values);
+}
+
+// heaviside_(Tensor(a!) self, Tensor values) -> Tensor(a!)
+static const Tensor& heaviside_kernel_inplace(const Tensor& self, const Tensor& values) {
+  Tensor out = self;
+  native::heaviside_kernel(self, values, out);
+  return self;
+}
+
+ops::heaviside_::Kernel* ops::heaviside_::kernels[kNumDeviceTypes] = {
+    /* CPU */ heaviside_kernel_inplace,
+    /* Meta */ heaviside_kernel_inplace,
+};
+
+const Tensor& ops::heaviside_::call(const Tensor& self, const Tensor& values) {
+  const Device kernel_device = dispatch_device("heaviside_", {&self, &values});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("heaviside_", kernel_device);
+  decltype(auto) result = kernel(self, values);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& heaviside_(const Tensor& self, const Tensor& values) {
+  autograd::check_inplace_unrecorded(self, "heaviside_");
+  ops::heaviside_::call(self, values);
+  autograd::rebase_history_zero_grad(self, "HeavisideBackward0");
+  return self;
+}
+
+// heaviside.out(Tensor self, Tensor values, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& heaviside_kernel_out(const Tensor& self, const Tensor& values, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor values_in = native::input_unaffected_by_resize(values, out);
+  Tensor out_handle = out;
+  native::heaviside_kernel(self_in, values_in, out_handle);
+  return out;
+}
+
+ops::heaviside_out::Kernel* ops::heaviside_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ heaviside_kernel_out,
+    /* Meta */ heaviside_kernel_out,
+};
+
+const Tensor& ops::heaviside_out::call(const Tensor& self, const Tensor& values, const Tensor& out) {
+  const Device kernel_device = dispatch_device("heaviside.out", {&self, &values, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("heaviside.out", kernel_device);
+  decltype(auto) result = kernel(self, values, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& heaviside_out(const Tensor& out, const Tensor& self, const Tensor& values) {
+  check_out_no_grad("heaviside.out", {&self, &values}, {&out});
+  return ops::heaviside_out::call(self, values, out);
 }
 
 // ============================================================================ pow

@@ -3,10 +3,12 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/bitwise_left_shift.h"
+#include "generated/ops/clamp_min.h"
 #include "generated/ops/eq.h"
 #include "generated/ops/equal.h"
 #include "generated/ops/ge.h"
 #include "generated/ops/greater_equal.h"
+#include "generated/ops/lcm.h"
 #include "generated/ops/prod.h"
 #include "generated/ops/uniform.h"
 #include "generated/ops/zeros_like.h"
@@ -187,6 +189,171 @@ Tensor ops::bitwise_left_shift_Scalar_Tensor::call(const Scalar& self, const Ten
 
 Tensor bitwise_left_shift(const Scalar& self, const Tensor& other) {
   return ops::bitwise_left_shift_Scalar_Tensor::call(self, other);
+}
+
+// ============================================================================ clamp_min
+
+// clamp_min.Tensor(Tensor self, Tensor min) -> Tensor
+static Tensor clamp_min_tensor_kernel_functional(const Tensor& self, const Tensor& min) {
+  Tensor out;
+  native::clamp_min_tensor_kernel(self, min, out);
+  return out;
+}
+
+ops::clamp_min_Tensor::Kernel* ops::clamp_min_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_min_tensor_kernel_functional,
+    /* Meta */ clamp_min_tensor_kernel_functional,
+};
+
+Tensor ops::clamp_min_Tensor::call(const Tensor& self, const Tensor& min) {
+  const Device kernel_device = dispatch_device("clamp_min.Tensor", {&self, &min});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clamp_min.Tensor", kernel_device);
+  return kernel(self, min);
+}
+
+Tensor clamp_min(const Tensor& self, const Tensor& min) {
+  if (autograd::compute_requires_grad({&self, &min})) {
+    return autograd::wrappers::clamp_min_Tensor(self, min);
+  }
+  return ops::clamp_min_Tensor::call(self, min);
+}
+
+// clamp_min_.Tensor(Tensor(a!) self, Tensor min) -> Tensor(a!)
+static const Tensor& clamp_min_tensor_kernel_inplace(const Tensor& self, const Tensor& min) {
+  Tensor out = self;
+  native::clamp_min_tensor_kernel(self, min, out);
+  return self;
+}
+
+ops::clamp_min__Tensor::Kernel* ops::clamp_min__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_min_tensor_kernel_inplace,
+    /* Meta */ clamp_min_tensor_kernel_inplace,
+};
+
+const Tensor& ops::clamp_min__Tensor::call(const Tensor& self, const Tensor& min) {
+  const Device kernel_device = dispatch_device("clamp_min_.Tensor", {&self, &min});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clamp_min_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, min);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& clamp_min_(const Tensor& self, const Tensor& min) {
+  if (autograd::compute_requires_grad({&self, &min})) {
+    return autograd::wrappers::clamp_min__Tensor(self, min);
+  }
+  return ops::clamp_min__Tensor::call(self, min);
+}
+
+// clamp_min.Tensor_out(Tensor self, Tensor min, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& clamp_min_tensor_kernel_out(const Tensor& self, const Tensor& min, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor min_in = native::input_unaffected_by_resize(min, out);
+  Tensor out_handle = out;
+  native::clamp_min_tensor_kernel(self_in, min_in, out_handle);
+  return out;
+}
+
+ops::clamp_min_Tensor_out::Kernel* ops::clamp_min_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_min_tensor_kernel_out,
+    /* Meta */ clamp_min_tensor_kernel_out,
+};
+
+const Tensor& ops::clamp_min_Tensor_out::call(const Tensor& self, const Tensor& min, const Tensor& out) {
+  const Device kernel_device = dispatch_device("clamp_min.Tensor_out", {&self, &min, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clamp_min.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, min, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& clamp_min_out(const Tensor& out, const Tensor& self, const Tensor& min) {
+  check_out_no_grad("clamp_min.Tensor_out", {&self, &min}, {&out});
+  return ops::clamp_min_Tensor_out::call(self, min, out);
+}
+
+// clamp_min(Tensor self, Scalar min) -> Tensor
+static Tensor clamp_min_kernel_functional(const Tensor& self, const Scalar& min) {
+  Tensor out;
+  native::clamp_min_kernel(self, min, out);
+  return out;
+}
+
+ops::clamp_min::Kernel* ops::clamp_min::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_min_kernel_functional,
+    /* Meta */ clamp_min_kernel_functional,
+};
+
+Tensor ops::clamp_min::call(const Tensor& self, const Scalar& min) {
+  const Device kernel_device = dispatch_device("clamp_min", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clamp_min", kernel_device);
+  return kernel(self, min);
+}
+
+Tensor clamp_min(const Tensor& self, const Scalar& min) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::clamp_min(self, min);
+  }
+  return ops::clamp_min::call(self, min);
+}
+
+// clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)
+static const Tensor& clamp_min_kernel_inplace(const Tensor& self, const Scalar& min) {
+  Tensor out = self;
+  native::clamp_min_kernel(self, min, out);
+  return self;
+}
+
+ops::clamp_min_::Kernel* ops::clamp_min_::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_min_kernel_inplace,
+    /* Meta */ clamp_min_kernel_inplace,
+};
+
+const Tensor& ops::clamp_min_::call(const Tensor& self, const Scalar& min) {
+  const Device kernel_device = dispatch_device("clamp_min_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clamp_min_", kernel_device);
+  decltype(auto) result = kernel(self, min);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& clamp_min_(const Tensor& self, const Scalar& min) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::clamp_min_(self, min);
+  }
+  return ops::clamp_min_::call(self, min);
+}
+
+// clamp_min.out(Tensor self, Scalar min, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& clamp_min_kernel_out(const Tensor& self, const Scalar& min, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::clamp_min_kernel(self_in, min, out_handle);
+  return out;
+}
+
+ops::clamp_min_out::Kernel* ops::clamp_min_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_min_kernel_out,
+    /* Meta */ clamp_min_kernel_out,
+};
+
+const Tensor& ops::clamp_min_out::call(const Tensor& self, const Scalar& min, const Tensor& out) {
+  const Device kernel_device = dispatch_device("clamp_min.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clamp_min.out", kernel_device);
+  decltype(auto) result = kernel(self, min, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& clamp_min_out(const Tensor& out, const Tensor& self, const Scalar& min) {
+  check_out_no_grad("clamp_min.out", {&self}, {&out});
+  return ops::clamp_min_out::call(self, min, out);
 }
 
 // ============================================================================ eq
@@ -524,6 +691,87 @@ const Tensor& ops::greater_equal_Scalar_out::call(const Tensor& self, const Scal
 const Tensor& greater_equal_out(const Tensor& out, const Tensor& self, const Scalar& other) {
   check_out_no_grad("greater_equal.Scalar_out", {&self}, {&out});
   return ops::greater_equal_Scalar_out::call(self, other, out);
+}
+
+// ============================================================================ lcm
+
+// lcm(Tensor self, Tensor other) -> Tensor
+static Tensor lcm_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::lcm_kernel(self, other, out);
+  return out;
+}
+
+ops::lcm::Kernel* ops::lcm::kernels[kNumDeviceTypes] = {
+    /* CPU */ lcm_kernel_functional,
+    /* Meta */ lcm_kernel_functional,
+};
+
+Tensor ops::lcm::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("lcm", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("lcm", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor lcm(const Tensor& self, const Tensor& other) {
+  return ops::lcm::call(self, other);
+}
+
+// lcm_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const Tensor& lcm_kernel_inplace(const Tensor& self, const Tensor& other) {
+  Tensor out = self;
+  native::lcm_kernel(self, other, out);
+  return self;
+}
+
+ops::lcm_::Kernel* ops::lcm_::kernels[kNumDeviceTypes] = {
+    /* CPU */ lcm_kernel_inplace,
+    /* Meta */ lcm_kernel_inplace,
+};
+
+const Tensor& ops::lcm_::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("lcm_", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("lcm_", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& lcm_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace_unrecorded(self, "lcm_");
+  ops::lcm_::call(self, other);
+  autograd::rebase_history_zero_grad(self, "LcmBackward0");
+  return self;
+}
+
+// lcm.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& lcm_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::lcm_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::lcm_out::Kernel* ops::lcm_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ lcm_kernel_out,
+    /* Meta */ lcm_kernel_out,
+};
+
+const Tensor& ops::lcm_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("lcm.out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("lcm.out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& lcm_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("lcm.out", {&self, &other}, {&out});
+  return ops::lcm_out::call(self, other, out);
 }
 
 // ============================================================================ prod

@@ -2,8 +2,10 @@
 // Dispatch for the ops in shard 24: each public function picks autograd or a backend kernel.
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/addcdiv.h"
 #include "generated/ops/amin.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/fmax.h"
 #include "generated/ops/isinf.h"
 #include "generated/ops/randint.h"
 #include "generated/ops/relu.h"
@@ -11,6 +13,91 @@
 #include "generated/ops/std_mean.h"
 
 namespace tl {
+
+// ============================================================================ addcdiv
+
+// addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+static Tensor addcdiv_kernel_functional(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  Tensor out;
+  native::addcdiv_kernel(self, tensor1, tensor2, value, out);
+  return out;
+}
+
+ops::addcdiv::Kernel* ops::addcdiv::kernels[kNumDeviceTypes] = {
+    /* CPU */ addcdiv_kernel_functional,
+    /* Meta */ addcdiv_kernel_functional,
+};
+
+Tensor ops::addcdiv::call(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  const Device kernel_device = dispatch_device("addcdiv", {&self, &tensor1, &tensor2});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("addcdiv", kernel_device);
+  return kernel(self, tensor1, tensor2, value);
+}
+
+Tensor addcdiv(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  if (autograd::compute_requires_grad({&self, &tensor1, &tensor2})) {
+    return autograd::wrappers::addcdiv(self, tensor1, tensor2, value);
+  }
+  return ops::addcdiv::call(self, tensor1, tensor2, value);
+}
+
+// addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
+static const Tensor& addcdiv_kernel_inplace(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  Tensor out = self;
+  native::addcdiv_kernel(self, tensor1, tensor2, value, out);
+  return self;
+}
+
+ops::addcdiv_::Kernel* ops::addcdiv_::kernels[kNumDeviceTypes] = {
+    /* CPU */ addcdiv_kernel_inplace,
+    /* Meta */ addcdiv_kernel_inplace,
+};
+
+const Tensor& ops::addcdiv_::call(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  const Device kernel_device = dispatch_device("addcdiv_", {&self, &tensor1, &tensor2});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("addcdiv_", kernel_device);
+  decltype(auto) result = kernel(self, tensor1, tensor2, value);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& addcdiv_(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  if (autograd::compute_requires_grad({&self, &tensor1, &tensor2})) {
+    return autograd::wrappers::addcdiv_(self, tensor1, tensor2, value);
+  }
+  return ops::addcdiv_::call(self, tensor1, tensor2, value);
+}
+
+// addcdiv.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& addcdiv_kernel_out(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor tensor1_in = native::input_unaffected_by_resize(tensor1, out);
+  const Tensor tensor2_in = native::input_unaffected_by_resize(tensor2, out);
+  Tensor out_handle = out;
+  native::addcdiv_kernel(self_in, tensor1_in, tensor2_in, value, out_handle);
+  return out;
+}
+
+ops::addcdiv_out::Kernel* ops::addcdiv_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ addcdiv_kernel_out,
+    /* Meta */ addcdiv_kernel_out,
+};
+
+const Tensor& ops::addcdiv_out::call(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value, const Tensor& out) {
+  const Device kernel_device = dispatch_device("addcdiv.out", {&self, &tensor1, &tensor2, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("addcdiv.out", kernel_device);
+  decltype(auto) result = kernel(self, tensor1, tensor2, value, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& addcdiv_out(const Tensor& out, const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  check_out_no_grad("addcdiv.out", {&self, &tensor1, &tensor2}, {&out});
+  return ops::addcdiv_out::call(self, tensor1, tensor2, value, out);
+}
 
 // ============================================================================ amin
 
@@ -87,6 +174,62 @@ Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
     return autograd::wrappers::clone(self, memory_format);
   }
   return ops::clone::call(self, memory_format);
+}
+
+// ============================================================================ fmax
+
+// fmax(Tensor self, Tensor other) -> Tensor
+static Tensor fmax_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::fmax_kernel(self, other, out);
+  return out;
+}
+
+ops::fmax::Kernel* ops::fmax::kernels[kNumDeviceTypes] = {
+    /* CPU */ fmax_kernel_functional,
+    /* Meta */ fmax_kernel_functional,
+};
+
+Tensor ops::fmax::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("fmax", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("fmax", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor fmax(const Tensor& self, const Tensor& other) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::fmax(self, other);
+  }
+  return ops::fmax::call(self, other);
+}
+
+// fmax.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& fmax_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::fmax_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::fmax_out::Kernel* ops::fmax_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ fmax_kernel_out,
+    /* Meta */ fmax_kernel_out,
+};
+
+const Tensor& ops::fmax_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("fmax.out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("fmax.out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& fmax_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("fmax.out", {&self, &other}, {&out});
+  return ops::fmax_out::call(self, other, out);
 }
 
 // ============================================================================ isinf

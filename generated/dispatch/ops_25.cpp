@@ -2,10 +2,176 @@
 // Dispatch for the ops in shard 25: each public function picks autograd or a backend kernel.
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/fmod.h"
 #include "generated/ops/nanmean.h"
 #include "generated/ops/rand_like.h"
 
 namespace tl {
+
+// ============================================================================ fmod
+
+// fmod.Tensor(Tensor self, Tensor other) -> Tensor
+static Tensor fmod_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::fmod_kernel(self, other, out);
+  return out;
+}
+
+ops::fmod_Tensor::Kernel* ops::fmod_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ fmod_kernel_functional,
+    /* Meta */ fmod_kernel_functional,
+};
+
+Tensor ops::fmod_Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("fmod.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("fmod.Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor fmod(const Tensor& self, const Tensor& other) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::fmod_Tensor(self, other);
+  }
+  return ops::fmod_Tensor::call(self, other);
+}
+
+// fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const Tensor& fmod_kernel_inplace(const Tensor& self, const Tensor& other) {
+  Tensor out = self;
+  native::fmod_kernel(self, other, out);
+  return self;
+}
+
+ops::fmod__Tensor::Kernel* ops::fmod__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ fmod_kernel_inplace,
+    /* Meta */ fmod_kernel_inplace,
+};
+
+const Tensor& ops::fmod__Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("fmod_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("fmod_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& fmod_(const Tensor& self, const Tensor& other) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::fmod__Tensor(self, other);
+  }
+  return ops::fmod__Tensor::call(self, other);
+}
+
+// fmod.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& fmod_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::fmod_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::fmod_Tensor_out::Kernel* ops::fmod_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ fmod_kernel_out,
+    /* Meta */ fmod_kernel_out,
+};
+
+const Tensor& ops::fmod_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("fmod.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("fmod.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& fmod_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("fmod.Tensor_out", {&self, &other}, {&out});
+  return ops::fmod_Tensor_out::call(self, other, out);
+}
+
+// fmod.Scalar(Tensor self, Scalar other) -> Tensor
+static Tensor fmod_scalar_kernel_functional(const Tensor& self, const Scalar& other) {
+  Tensor out;
+  native::fmod_scalar_kernel(self, other, out);
+  return out;
+}
+
+ops::fmod_Scalar::Kernel* ops::fmod_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ fmod_scalar_kernel_functional,
+    /* Meta */ fmod_scalar_kernel_functional,
+};
+
+Tensor ops::fmod_Scalar::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("fmod.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("fmod.Scalar", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor fmod(const Tensor& self, const Scalar& other) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::fmod_Scalar(self, other);
+  }
+  return ops::fmod_Scalar::call(self, other);
+}
+
+// fmod_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+static const Tensor& fmod_scalar_kernel_inplace(const Tensor& self, const Scalar& other) {
+  Tensor out = self;
+  native::fmod_scalar_kernel(self, other, out);
+  return self;
+}
+
+ops::fmod__Scalar::Kernel* ops::fmod__Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ fmod_scalar_kernel_inplace,
+    /* Meta */ fmod_scalar_kernel_inplace,
+};
+
+const Tensor& ops::fmod__Scalar::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("fmod_.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("fmod_.Scalar", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& fmod_(const Tensor& self, const Scalar& other) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::fmod__Scalar(self, other);
+  }
+  return ops::fmod__Scalar::call(self, other);
+}
+
+// fmod.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& fmod_scalar_kernel_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::fmod_scalar_kernel(self_in, other, out_handle);
+  return out;
+}
+
+ops::fmod_Scalar_out::Kernel* ops::fmod_Scalar_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ fmod_scalar_kernel_out,
+    /* Meta */ fmod_scalar_kernel_out,
+};
+
+const Tensor& ops::fmod_Scalar_out::call(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("fmod.Scalar_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("fmod.Scalar_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& fmod_out(const Tensor& out, const Tensor& self, const Scalar& other) {
+  check_out_no_grad("fmod.Scalar_out", {&self}, {&out});
+  return ops::fmod_Scalar_out::call(self, other, out);
+}
 
 // ============================================================================ nanmean
 

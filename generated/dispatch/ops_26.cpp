@@ -4,9 +4,12 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/as_strided.h"
 #include "generated/ops/bernoulli.h"
+#include "generated/ops/clamp.h"
 #include "generated/ops/greater.h"
 #include "generated/ops/gt.h"
+#include "generated/ops/hypot.h"
 #include "generated/ops/log2.h"
+#include "generated/ops/remainder.h"
 #include "generated/ops/softmax.h"
 
 namespace tl {
@@ -150,6 +153,170 @@ Tensor bernoulli(const Tensor& self, double p, std::optional<Generator> generato
     return autograd::wrappers::bernoulli_p(self, p, generator);
   }
   return ops::bernoulli_p::call(self, p, generator);
+}
+
+// ============================================================================ clamp
+
+// clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
+static Tensor clamp_tensor_kernel_functional(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  Tensor out;
+  native::clamp_tensor_kernel(self, min, max, out);
+  return out;
+}
+
+ops::clamp_Tensor::Kernel* ops::clamp_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_tensor_kernel_functional,
+    /* Meta */ clamp_tensor_kernel_functional,
+};
+
+Tensor ops::clamp_Tensor::call(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  const Device kernel_device = dispatch_device("clamp.Tensor", {&self, opt_ptr(min), opt_ptr(max)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clamp.Tensor", kernel_device);
+  return kernel(self, min, max);
+}
+
+Tensor clamp(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  if (autograd::compute_requires_grad({&self, opt_ptr(min), opt_ptr(max)})) {
+    return autograd::wrappers::clamp_Tensor(self, min, max);
+  }
+  return ops::clamp_Tensor::call(self, min, max);
+}
+
+// clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)
+static const Tensor& clamp_tensor_kernel_inplace(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  Tensor out = self;
+  native::clamp_tensor_kernel(self, min, max, out);
+  return self;
+}
+
+ops::clamp__Tensor::Kernel* ops::clamp__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_tensor_kernel_inplace,
+    /* Meta */ clamp_tensor_kernel_inplace,
+};
+
+const Tensor& ops::clamp__Tensor::call(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  const Device kernel_device = dispatch_device("clamp_.Tensor", {&self, opt_ptr(min), opt_ptr(max)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clamp_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, min, max);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& clamp_(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  if (autograd::compute_requires_grad({&self, opt_ptr(min), opt_ptr(max)})) {
+    return autograd::wrappers::clamp__Tensor(self, min, max);
+  }
+  return ops::clamp__Tensor::call(self, min, max);
+}
+
+// clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& clamp_tensor_kernel_out(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::clamp_tensor_kernel(self_in, min, max, out_handle);
+  return out;
+}
+
+ops::clamp_Tensor_out::Kernel* ops::clamp_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_tensor_kernel_out,
+    /* Meta */ clamp_tensor_kernel_out,
+};
+
+const Tensor& ops::clamp_Tensor_out::call(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max, const Tensor& out) {
+  const Device kernel_device = dispatch_device("clamp.Tensor_out", {&self, opt_ptr(min), opt_ptr(max), &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clamp.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, min, max, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& clamp_out(const Tensor& out, const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  check_out_no_grad("clamp.Tensor_out", {&self, opt_ptr(min), opt_ptr(max)}, {&out});
+  return ops::clamp_Tensor_out::call(self, min, max, out);
+}
+
+// clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+static Tensor clamp_kernel_functional(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  Tensor out;
+  native::clamp_kernel(self, min, max, out);
+  return out;
+}
+
+ops::clamp::Kernel* ops::clamp::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_kernel_functional,
+    /* Meta */ clamp_kernel_functional,
+};
+
+Tensor ops::clamp::call(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  const Device kernel_device = dispatch_device("clamp", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clamp", kernel_device);
+  return kernel(self, min, max);
+}
+
+Tensor clamp(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::clamp(self, min, max);
+  }
+  return ops::clamp::call(self, min, max);
+}
+
+// clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
+static const Tensor& clamp_kernel_inplace(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  Tensor out = self;
+  native::clamp_kernel(self, min, max, out);
+  return self;
+}
+
+ops::clamp_::Kernel* ops::clamp_::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_kernel_inplace,
+    /* Meta */ clamp_kernel_inplace,
+};
+
+const Tensor& ops::clamp_::call(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  const Device kernel_device = dispatch_device("clamp_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clamp_", kernel_device);
+  decltype(auto) result = kernel(self, min, max);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& clamp_(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::clamp_(self, min, max);
+  }
+  return ops::clamp_::call(self, min, max);
+}
+
+// clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& clamp_kernel_out(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::clamp_kernel(self_in, min, max, out_handle);
+  return out;
+}
+
+ops::clamp_out::Kernel* ops::clamp_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_kernel_out,
+    /* Meta */ clamp_kernel_out,
+};
+
+const Tensor& ops::clamp_out::call(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max, const Tensor& out) {
+  const Device kernel_device = dispatch_device("clamp.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clamp.out", kernel_device);
+  decltype(auto) result = kernel(self, min, max, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& clamp_out(const Tensor& out, const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  check_out_no_grad("clamp.out", {&self}, {&out});
+  return ops::clamp_out::call(self, min, max, out);
 }
 
 // ============================================================================ greater
@@ -431,6 +598,90 @@ const Tensor& gt_out(const Tensor& out, const Tensor& self, const Scalar& other)
   return ops::gt_Scalar_out::call(self, other, out);
 }
 
+// ============================================================================ hypot
+
+// hypot(Tensor self, Tensor other) -> Tensor
+static Tensor hypot_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::hypot_kernel(self, other, out);
+  return out;
+}
+
+ops::hypot::Kernel* ops::hypot::kernels[kNumDeviceTypes] = {
+    /* CPU */ hypot_kernel_functional,
+    /* Meta */ hypot_kernel_functional,
+};
+
+Tensor ops::hypot::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("hypot", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("hypot", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor hypot(const Tensor& self, const Tensor& other) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::hypot(self, other);
+  }
+  return ops::hypot::call(self, other);
+}
+
+// hypot_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const Tensor& hypot_kernel_inplace(const Tensor& self, const Tensor& other) {
+  Tensor out = self;
+  native::hypot_kernel(self, other, out);
+  return self;
+}
+
+ops::hypot_::Kernel* ops::hypot_::kernels[kNumDeviceTypes] = {
+    /* CPU */ hypot_kernel_inplace,
+    /* Meta */ hypot_kernel_inplace,
+};
+
+const Tensor& ops::hypot_::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("hypot_", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("hypot_", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& hypot_(const Tensor& self, const Tensor& other) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::hypot_(self, other);
+  }
+  return ops::hypot_::call(self, other);
+}
+
+// hypot.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& hypot_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::hypot_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::hypot_out::Kernel* ops::hypot_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ hypot_kernel_out,
+    /* Meta */ hypot_kernel_out,
+};
+
+const Tensor& ops::hypot_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("hypot.out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("hypot.out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& hypot_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("hypot.out", {&self, &other}, {&out});
+  return ops::hypot_out::call(self, other, out);
+}
+
 // ============================================================================ log2
 
 // log2(Tensor self) -> Tensor
@@ -512,6 +763,188 @@ const Tensor& ops::log2_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& log2_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("log2.out", {&self}, {&out});
   return ops::log2_out::call(self, out);
+}
+
+// ============================================================================ remainder
+
+// remainder.Tensor(Tensor self, Tensor other) -> Tensor
+static Tensor remainder_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::remainder_kernel(self, other, out);
+  return out;
+}
+
+ops::remainder_Tensor::Kernel* ops::remainder_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ remainder_kernel_functional,
+    /* Meta */ remainder_kernel_functional,
+};
+
+Tensor ops::remainder_Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("remainder.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("remainder.Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor remainder(const Tensor& self, const Tensor& other) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::remainder_Tensor(self, other);
+  }
+  return ops::remainder_Tensor::call(self, other);
+}
+
+// remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const Tensor& remainder_kernel_inplace(const Tensor& self, const Tensor& other) {
+  Tensor out = self;
+  native::remainder_kernel(self, other, out);
+  return self;
+}
+
+ops::remainder__Tensor::Kernel* ops::remainder__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ remainder_kernel_inplace,
+    /* Meta */ remainder_kernel_inplace,
+};
+
+const Tensor& ops::remainder__Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("remainder_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("remainder_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& remainder_(const Tensor& self, const Tensor& other) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::remainder__Tensor(self, other);
+  }
+  return ops::remainder__Tensor::call(self, other);
+}
+
+// remainder.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& remainder_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::remainder_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::remainder_Tensor_out::Kernel* ops::remainder_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ remainder_kernel_out,
+    /* Meta */ remainder_kernel_out,
+};
+
+const Tensor& ops::remainder_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("remainder.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("remainder.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& remainder_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("remainder.Tensor_out", {&self, &other}, {&out});
+  return ops::remainder_Tensor_out::call(self, other, out);
+}
+
+// remainder.Scalar(Tensor self, Scalar other) -> Tensor
+static Tensor remainder_scalar_kernel_functional(const Tensor& self, const Scalar& other) {
+  Tensor out;
+  native::remainder_scalar_kernel(self, other, out);
+  return out;
+}
+
+ops::remainder_Scalar::Kernel* ops::remainder_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ remainder_scalar_kernel_functional,
+    /* Meta */ remainder_scalar_kernel_functional,
+};
+
+Tensor ops::remainder_Scalar::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("remainder.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("remainder.Scalar", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor remainder(const Tensor& self, const Scalar& other) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::remainder_Scalar(self, other);
+  }
+  return ops::remainder_Scalar::call(self, other);
+}
+
+// remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+static const Tensor& remainder_scalar_kernel_inplace(const Tensor& self, const Scalar& other) {
+  Tensor out = self;
+  native::remainder_scalar_kernel(self, other, out);
+  return self;
+}
+
+ops::remainder__Scalar::Kernel* ops::remainder__Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ remainder_scalar_kernel_inplace,
+    /* Meta */ remainder_scalar_kernel_inplace,
+};
+
+const Tensor& ops::remainder__Scalar::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("remainder_.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("remainder_.Scalar", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& remainder_(const Tensor& self, const Scalar& other) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::remainder__Scalar(self, other);
+  }
+  return ops::remainder__Scalar::call(self, other);
+}
+
+// remainder.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& remainder_scalar_kernel_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::remainder_scalar_kernel(self_in, other, out_handle);
+  return out;
+}
+
+ops::remainder_Scalar_out::Kernel* ops::remainder_Scalar_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ remainder_scalar_kernel_out,
+    /* Meta */ remainder_scalar_kernel_out,
+};
+
+const Tensor& ops::remainder_Scalar_out::call(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("remainder.Scalar_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("remainder.Scalar_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& remainder_out(const Tensor& out, const Tensor& self, const Scalar& other) {
+  check_out_no_grad("remainder.Scalar_out", {&self}, {&out});
+  return ops::remainder_Scalar_out::call(self, other, out);
+}
+
+// remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+ops::remainder_Scalar_Tensor::Kernel* ops::remainder_Scalar_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::remainder_scalar_tensor_kernel,
+    /* Meta */ native::remainder_scalar_tensor_kernel,
+};
+
+Tensor ops::remainder_Scalar_Tensor::call(const Scalar& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("remainder.Scalar_Tensor", {&other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("remainder.Scalar_Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor remainder(const Scalar& self, const Tensor& other) {
+  return ops::remainder_Scalar_Tensor::call(self, other);
 }
 
 // ============================================================================ softmax

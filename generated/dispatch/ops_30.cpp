@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/asinh.h"
+#include "generated/ops/float_power.h"
 #include "generated/ops/isclose.h"
 #include "generated/ops/native_dropout_backward.h"
 #include "generated/ops/sign.h"
@@ -90,6 +91,224 @@ const Tensor& ops::asinh_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& asinh_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("asinh.out", {&self}, {&out});
   return ops::asinh_out::call(self, out);
+}
+
+// ============================================================================ float_power
+
+// float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+static Tensor float_power_kernel_functional(const Tensor& self, const Tensor& exponent) {
+  Tensor out;
+  native::float_power_kernel(self, exponent, out);
+  return out;
+}
+
+ops::float_power_Tensor_Tensor::Kernel* ops::float_power_Tensor_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ float_power_kernel_functional,
+    /* Meta */ float_power_kernel_functional,
+};
+
+Tensor ops::float_power_Tensor_Tensor::call(const Tensor& self, const Tensor& exponent) {
+  const Device kernel_device = dispatch_device("float_power.Tensor_Tensor", {&self, &exponent});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("float_power.Tensor_Tensor", kernel_device);
+  return kernel(self, exponent);
+}
+
+Tensor float_power(const Tensor& self, const Tensor& exponent) {
+  if (autograd::compute_requires_grad({&self, &exponent})) {
+    return autograd::wrappers::float_power_Tensor_Tensor(self, exponent);
+  }
+  return ops::float_power_Tensor_Tensor::call(self, exponent);
+}
+
+// float_power_.Tensor_Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)
+static const Tensor& float_power_kernel_inplace(const Tensor& self, const Tensor& exponent) {
+  Tensor out = self;
+  native::float_power_kernel(self, exponent, out);
+  return self;
+}
+
+ops::float_power__Tensor_Tensor::Kernel* ops::float_power__Tensor_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ float_power_kernel_inplace,
+    /* Meta */ float_power_kernel_inplace,
+};
+
+const Tensor& ops::float_power__Tensor_Tensor::call(const Tensor& self, const Tensor& exponent) {
+  const Device kernel_device = dispatch_device("float_power_.Tensor_Tensor", {&self, &exponent});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("float_power_.Tensor_Tensor", kernel_device);
+  decltype(auto) result = kernel(self, exponent);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& float_power_(const Tensor& self, const Tensor& exponent) {
+  if (autograd::compute_requires_grad({&self, &exponent})) {
+    return autograd::wrappers::float_power__Tensor_Tensor(self, exponent);
+  }
+  return ops::float_power__Tensor_Tensor::call(self, exponent);
+}
+
+// float_power.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& float_power_kernel_out(const Tensor& self, const Tensor& exponent, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor exponent_in = native::input_unaffected_by_resize(exponent, out);
+  Tensor out_handle = out;
+  native::float_power_kernel(self_in, exponent_in, out_handle);
+  return out;
+}
+
+ops::float_power_Tensor_Tensor_out::Kernel* ops::float_power_Tensor_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ float_power_kernel_out,
+    /* Meta */ float_power_kernel_out,
+};
+
+const Tensor& ops::float_power_Tensor_Tensor_out::call(const Tensor& self, const Tensor& exponent, const Tensor& out) {
+  const Device kernel_device = dispatch_device("float_power.Tensor_Tensor_out", {&self, &exponent, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("float_power.Tensor_Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, exponent, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& float_power_out(const Tensor& out, const Tensor& self, const Tensor& exponent) {
+  check_out_no_grad("float_power.Tensor_Tensor_out", {&self, &exponent}, {&out});
+  return ops::float_power_Tensor_Tensor_out::call(self, exponent, out);
+}
+
+// float_power.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
+static Tensor float_power_tensor_scalar_kernel_functional(const Tensor& self, const Scalar& exponent) {
+  Tensor out;
+  native::float_power_tensor_scalar_kernel(self, exponent, out);
+  return out;
+}
+
+ops::float_power_Tensor_Scalar::Kernel* ops::float_power_Tensor_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ float_power_tensor_scalar_kernel_functional,
+    /* Meta */ float_power_tensor_scalar_kernel_functional,
+};
+
+Tensor ops::float_power_Tensor_Scalar::call(const Tensor& self, const Scalar& exponent) {
+  const Device kernel_device = dispatch_device("float_power.Tensor_Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("float_power.Tensor_Scalar", kernel_device);
+  return kernel(self, exponent);
+}
+
+Tensor float_power(const Tensor& self, const Scalar& exponent) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::float_power_Tensor_Scalar(self, exponent);
+  }
+  return ops::float_power_Tensor_Scalar::call(self, exponent);
+}
+
+// float_power_.Tensor_Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)
+static const Tensor& float_power_tensor_scalar_kernel_inplace(const Tensor& self, const Scalar& exponent) {
+  Tensor out = self;
+  native::float_power_tensor_scalar_kernel(self, exponent, out);
+  return self;
+}
+
+ops::float_power__Tensor_Scalar::Kernel* ops::float_power__Tensor_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ float_power_tensor_scalar_kernel_inplace,
+    /* Meta */ float_power_tensor_scalar_kernel_inplace,
+};
+
+const Tensor& ops::float_power__Tensor_Scalar::call(const Tensor& self, const Scalar& exponent) {
+  const Device kernel_device = dispatch_device("float_power_.Tensor_Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("float_power_.Tensor_Scalar", kernel_device);
+  decltype(auto) result = kernel(self, exponent);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& float_power_(const Tensor& self, const Scalar& exponent) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::float_power__Tensor_Scalar(self, exponent);
+  }
+  return ops::float_power__Tensor_Scalar::call(self, exponent);
+}
+
+// float_power.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& float_power_tensor_scalar_kernel_out(const Tensor& self, const Scalar& exponent, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::float_power_tensor_scalar_kernel(self_in, exponent, out_handle);
+  return out;
+}
+
+ops::float_power_Tensor_Scalar_out::Kernel* ops::float_power_Tensor_Scalar_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ float_power_tensor_scalar_kernel_out,
+    /* Meta */ float_power_tensor_scalar_kernel_out,
+};
+
+const Tensor& ops::float_power_Tensor_Scalar_out::call(const Tensor& self, const Scalar& exponent, const Tensor& out) {
+  const Device kernel_device = dispatch_device("float_power.Tensor_Scalar_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("float_power.Tensor_Scalar_out", kernel_device);
+  decltype(auto) result = kernel(self, exponent, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& float_power_out(const Tensor& out, const Tensor& self, const Scalar& exponent) {
+  check_out_no_grad("float_power.Tensor_Scalar_out", {&self}, {&out});
+  return ops::float_power_Tensor_Scalar_out::call(self, exponent, out);
+}
+
+// float_power.Scalar(Scalar self, Tensor exponent) -> Tensor
+static Tensor float_power_scalar_kernel_functional(const Scalar& self, const Tensor& exponent) {
+  Tensor out;
+  native::float_power_scalar_kernel(self, exponent, out);
+  return out;
+}
+
+ops::float_power_Scalar::Kernel* ops::float_power_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ float_power_scalar_kernel_functional,
+    /* Meta */ float_power_scalar_kernel_functional,
+};
+
+Tensor ops::float_power_Scalar::call(const Scalar& self, const Tensor& exponent) {
+  const Device kernel_device = dispatch_device("float_power.Scalar", {&exponent});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("float_power.Scalar", kernel_device);
+  return kernel(self, exponent);
+}
+
+Tensor float_power(const Scalar& self, const Tensor& exponent) {
+  if (autograd::compute_requires_grad({&exponent})) {
+    return autograd::wrappers::float_power_Scalar(self, exponent);
+  }
+  return ops::float_power_Scalar::call(self, exponent);
+}
+
+// float_power.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& float_power_scalar_kernel_out(const Scalar& self, const Tensor& exponent, const Tensor& out) {
+  const Tensor exponent_in = native::input_unaffected_by_resize(exponent, out);
+  Tensor out_handle = out;
+  native::float_power_scalar_kernel(self, exponent_in, out_handle);
+  return out;
+}
+
+ops::float_power_Scalar_out::Kernel* ops::float_power_Scalar_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ float_power_scalar_kernel_out,
+    /* Meta */ float_power_scalar_kernel_out,
+};
+
+const Tensor& ops::float_power_Scalar_out::call(const Scalar& self, const Tensor& exponent, const Tensor& out) {
+  const Device kernel_device = dispatch_device("float_power.Scalar_out", {&exponent, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("float_power.Scalar_out", kernel_device);
+  decltype(auto) result = kernel(self, exponent, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& float_power_out(const Tensor& out, const Scalar& self, const Tensor& exponent) {
+  check_out_no_grad("float_power.Scalar_out", {&exponent}, {&out});
+  return ops::float_power_Scalar_out::call(self, exponent, out);
 }
 
 // ============================================================================ isclose

@@ -5,6 +5,7 @@
 #include "generated/ops/bitwise_right_shift.h"
 #include "generated/ops/empty.h"
 #include "generated/ops/empty_strided.h"
+#include "generated/ops/lerp.h"
 #include "generated/ops/normal.h"
 #include "generated/ops/to.h"
 
@@ -222,6 +223,173 @@ Tensor ops::empty_strided::call(IntArrayRef size, IntArrayRef stride, std::optio
 
 Tensor empty_strided(IntArrayRef size, IntArrayRef stride, std::optional<ScalarType> dtype, std::optional<Device> device) {
   return ops::empty_strided::call(size, stride, dtype, device);
+}
+
+// ============================================================================ lerp
+
+// lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
+static Tensor lerp_scalar_kernel_functional(const Tensor& self, const Tensor& end, const Scalar& weight) {
+  Tensor out;
+  native::lerp_scalar_kernel(self, end, weight, out);
+  return out;
+}
+
+ops::lerp_Scalar::Kernel* ops::lerp_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ lerp_scalar_kernel_functional,
+    /* Meta */ lerp_scalar_kernel_functional,
+};
+
+Tensor ops::lerp_Scalar::call(const Tensor& self, const Tensor& end, const Scalar& weight) {
+  const Device kernel_device = dispatch_device("lerp.Scalar", {&self, &end});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("lerp.Scalar", kernel_device);
+  return kernel(self, end, weight);
+}
+
+Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight) {
+  if (autograd::compute_requires_grad({&self, &end})) {
+    return autograd::wrappers::lerp_Scalar(self, end, weight);
+  }
+  return ops::lerp_Scalar::call(self, end, weight);
+}
+
+// lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)
+static const Tensor& lerp_scalar_kernel_inplace(const Tensor& self, const Tensor& end, const Scalar& weight) {
+  Tensor out = self;
+  native::lerp_scalar_kernel(self, end, weight, out);
+  return self;
+}
+
+ops::lerp__Scalar::Kernel* ops::lerp__Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ lerp_scalar_kernel_inplace,
+    /* Meta */ lerp_scalar_kernel_inplace,
+};
+
+const Tensor& ops::lerp__Scalar::call(const Tensor& self, const Tensor& end, const Scalar& weight) {
+  const Device kernel_device = dispatch_device("lerp_.Scalar", {&self, &end});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("lerp_.Scalar", kernel_device);
+  decltype(auto) result = kernel(self, end, weight);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& lerp_(const Tensor& self, const Tensor& end, const Scalar& weight) {
+  if (autograd::compute_requires_grad({&self, &end})) {
+    return autograd::wrappers::lerp__Scalar(self, end, weight);
+  }
+  return ops::lerp__Scalar::call(self, end, weight);
+}
+
+// lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& lerp_scalar_kernel_out(const Tensor& self, const Tensor& end, const Scalar& weight, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor end_in = native::input_unaffected_by_resize(end, out);
+  Tensor out_handle = out;
+  native::lerp_scalar_kernel(self_in, end_in, weight, out_handle);
+  return out;
+}
+
+ops::lerp_Scalar_out::Kernel* ops::lerp_Scalar_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ lerp_scalar_kernel_out,
+    /* Meta */ lerp_scalar_kernel_out,
+};
+
+const Tensor& ops::lerp_Scalar_out::call(const Tensor& self, const Tensor& end, const Scalar& weight, const Tensor& out) {
+  const Device kernel_device = dispatch_device("lerp.Scalar_out", {&self, &end, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("lerp.Scalar_out", kernel_device);
+  decltype(auto) result = kernel(self, end, weight, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& lerp_out(const Tensor& out, const Tensor& self, const Tensor& end, const Scalar& weight) {
+  check_out_no_grad("lerp.Scalar_out", {&self, &end}, {&out});
+  return ops::lerp_Scalar_out::call(self, end, weight, out);
+}
+
+// lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
+static Tensor lerp_tensor_kernel_functional(const Tensor& self, const Tensor& end, const Tensor& weight) {
+  Tensor out;
+  native::lerp_tensor_kernel(self, end, weight, out);
+  return out;
+}
+
+ops::lerp_Tensor::Kernel* ops::lerp_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ lerp_tensor_kernel_functional,
+    /* Meta */ lerp_tensor_kernel_functional,
+};
+
+Tensor ops::lerp_Tensor::call(const Tensor& self, const Tensor& end, const Tensor& weight) {
+  const Device kernel_device = dispatch_device("lerp.Tensor", {&self, &end, &weight});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("lerp.Tensor", kernel_device);
+  return kernel(self, end, weight);
+}
+
+Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight) {
+  if (autograd::compute_requires_grad({&self, &end, &weight})) {
+    return autograd::wrappers::lerp_Tensor(self, end, weight);
+  }
+  return ops::lerp_Tensor::call(self, end, weight);
+}
+
+// lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)
+static const Tensor& lerp_tensor_kernel_inplace(const Tensor& self, const Tensor& end, const Tensor& weight) {
+  Tensor out = self;
+  native::lerp_tensor_kernel(self, end, weight, out);
+  return self;
+}
+
+ops::lerp__Tensor::Kernel* ops::lerp__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ lerp_tensor_kernel_inplace,
+    /* Meta */ lerp_tensor_kernel_inplace,
+};
+
+const Tensor& ops::lerp__Tensor::call(const Tensor& self, const Tensor& end, const Tensor& weight) {
+  const Device kernel_device = dispatch_device("lerp_.Tensor", {&self, &end, &weight});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("lerp_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, end, weight);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& lerp_(const Tensor& self, const Tensor& end, const Tensor& weight) {
+  if (autograd::compute_requires_grad({&self, &end, &weight})) {
+    return autograd::wrappers::lerp__Tensor(self, end, weight);
+  }
+  return ops::lerp__Tensor::call(self, end, weight);
+}
+
+// lerp.Tensor_out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& lerp_tensor_kernel_out(const Tensor& self, const Tensor& end, const Tensor& weight, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor end_in = native::input_unaffected_by_resize(end, out);
+  const Tensor weight_in = native::input_unaffected_by_resize(weight, out);
+  Tensor out_handle = out;
+  native::lerp_tensor_kernel(self_in, end_in, weight_in, out_handle);
+  return out;
+}
+
+ops::lerp_Tensor_out::Kernel* ops::lerp_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ lerp_tensor_kernel_out,
+    /* Meta */ lerp_tensor_kernel_out,
+};
+
+const Tensor& ops::lerp_Tensor_out::call(const Tensor& self, const Tensor& end, const Tensor& weight, const Tensor& out) {
+  const Device kernel_device = dispatch_device("lerp.Tensor_out", {&self, &end, &weight, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("lerp.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, end, weight, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& lerp_out(const Tensor& out, const Tensor& self, const Tensor& end, const Tensor& weight) {
+  check_out_no_grad("lerp.Tensor_out", {&self, &end, &weight}, {&out});
+  return ops::lerp_Tensor_out::call(self, end, weight, out);
 }
 
 // ============================================================================ normal

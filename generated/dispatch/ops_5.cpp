@@ -310,15 +310,9 @@ const Tensor& logsumexp_out(const Tensor& out, const Tensor& self, IntArrayRef d
 // ============================================================================ rsub
 
 // rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
-static Tensor rsub_kernel_functional(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  Tensor out;
-  native::rsub_kernel(self, other, alpha, out);
-  return out;
-}
-
 ops::rsub_Tensor::Kernel* ops::rsub_Tensor::kernels[kNumDeviceTypes] = {
-    /* CPU */ rsub_kernel_functional,
-    /* Meta */ rsub_kernel_functional,
+    /* CPU */ native::rsub_kernel,
+    /* Meta */ native::rsub_kernel,
 };
 
 Tensor ops::rsub_Tensor::call(const Tensor& self, const Tensor& other, const Scalar& alpha) {
@@ -335,44 +329,10 @@ Tensor rsub(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   return ops::rsub_Tensor::call(self, other, alpha);
 }
 
-// rsub.Tensor_out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& rsub_kernel_out(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out) {
-  const Tensor self_in = native::input_unaffected_by_resize(self, out);
-  const Tensor other_in = native::input_unaffected_by_resize(other, out);
-  Tensor out_handle = out;
-  native::rsub_kernel(self_in, other_in, alpha, out_handle);
-  return out;
-}
-
-ops::rsub_Tensor_out::Kernel* ops::rsub_Tensor_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ rsub_kernel_out,
-    /* Meta */ rsub_kernel_out,
-};
-
-const Tensor& ops::rsub_Tensor_out::call(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out) {
-  const Device kernel_device = dispatch_device("rsub.Tensor_out", {&self, &other, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("rsub.Tensor_out", kernel_device);
-  decltype(auto) result = kernel(self, other, alpha, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& rsub_out(const Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  check_out_no_grad("rsub.Tensor_out", {&self, &other}, {&out});
-  return ops::rsub_Tensor_out::call(self, other, alpha, out);
-}
-
 // rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
-static Tensor rsub_scalar_kernel_functional(const Tensor& self, const Scalar& other, const Scalar& alpha) {
-  Tensor out;
-  native::rsub_scalar_kernel(self, other, alpha, out);
-  return out;
-}
-
 ops::rsub_Scalar::Kernel* ops::rsub_Scalar::kernels[kNumDeviceTypes] = {
-    /* CPU */ rsub_scalar_kernel_functional,
-    /* Meta */ rsub_scalar_kernel_functional,
+    /* CPU */ native::rsub_scalar_kernel,
+    /* Meta */ native::rsub_scalar_kernel,
 };
 
 Tensor ops::rsub_Scalar::call(const Tensor& self, const Scalar& other, const Scalar& alpha) {
@@ -387,33 +347,6 @@ Tensor rsub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
     return autograd::wrappers::rsub_Scalar(self, other, alpha);
   }
   return ops::rsub_Scalar::call(self, other, alpha);
-}
-
-// rsub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& rsub_scalar_kernel_out(const Tensor& self, const Scalar& other, const Scalar& alpha, const Tensor& out) {
-  const Tensor self_in = native::input_unaffected_by_resize(self, out);
-  Tensor out_handle = out;
-  native::rsub_scalar_kernel(self_in, other, alpha, out_handle);
-  return out;
-}
-
-ops::rsub_Scalar_out::Kernel* ops::rsub_Scalar_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ rsub_scalar_kernel_out,
-    /* Meta */ rsub_scalar_kernel_out,
-};
-
-const Tensor& ops::rsub_Scalar_out::call(const Tensor& self, const Scalar& other, const Scalar& alpha, const Tensor& out) {
-  const Device kernel_device = dispatch_device("rsub.Scalar_out", {&self, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("rsub.Scalar_out", kernel_device);
-  decltype(auto) result = kernel(self, other, alpha, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& rsub_out(const Tensor& out, const Tensor& self, const Scalar& other, const Scalar& alpha) {
-  check_out_no_grad("rsub.Scalar_out", {&self}, {&out});
-  return ops::rsub_Scalar_out::call(self, other, alpha, out);
 }
 
 // ============================================================================ slice

@@ -7,6 +7,7 @@
 #include "generated/ops/argsort.h"
 #include "generated/ops/log_normal.h"
 #include "generated/ops/logcumsumexp.h"
+#include "generated/ops/maximum.h"
 #include "generated/ops/var.h"
 #include "generated/ops/where.h"
 
@@ -206,6 +207,62 @@ const Tensor& ops::logcumsumexp_out::call(const Tensor& self, int64_t dim, const
 const Tensor& logcumsumexp_out(const Tensor& out, const Tensor& self, int64_t dim) {
   check_out_no_grad("logcumsumexp.out", {&self}, {&out});
   return ops::logcumsumexp_out::call(self, dim, out);
+}
+
+// ============================================================================ maximum
+
+// maximum(Tensor self, Tensor other) -> Tensor
+static Tensor maximum_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::maximum_kernel(self, other, out);
+  return out;
+}
+
+ops::maximum::Kernel* ops::maximum::kernels[kNumDeviceTypes] = {
+    /* CPU */ maximum_kernel_functional,
+    /* Meta */ maximum_kernel_functional,
+};
+
+Tensor ops::maximum::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("maximum", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("maximum", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor maximum(const Tensor& self, const Tensor& other) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::maximum(self, other);
+  }
+  return ops::maximum::call(self, other);
+}
+
+// maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& maximum_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::maximum_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::maximum_out::Kernel* ops::maximum_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ maximum_kernel_out,
+    /* Meta */ maximum_kernel_out,
+};
+
+const Tensor& ops::maximum_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("maximum.out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("maximum.out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& maximum_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("maximum.out", {&self, &other}, {&out});
+  return ops::maximum_out::call(self, other, out);
 }
 
 // ============================================================================ var

@@ -3,6 +3,8 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/add.h"
+#include "generated/ops/clamp.h"
+#include "generated/ops/clip.h"
 #include "generated/ops/expand.h"
 #include "generated/ops/index_fill.h"
 #include "generated/ops/isreal.h"
@@ -147,6 +149,170 @@ const Tensor& add_(const Tensor& self, const Scalar& other, const Scalar& alpha)
     return autograd::wrappers::add__Scalar(self, other, alpha);
   }
   return ops::add__Scalar::call(self, other, alpha);
+}
+
+// ============================================================================ clip
+
+// clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
+static Tensor clamp_tensor_kernel_functional(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  Tensor out;
+  native::clamp_tensor_kernel(self, min, max, out);
+  return out;
+}
+
+ops::clip_Tensor::Kernel* ops::clip_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_tensor_kernel_functional,
+    /* Meta */ clamp_tensor_kernel_functional,
+};
+
+Tensor ops::clip_Tensor::call(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  const Device kernel_device = dispatch_device("clip.Tensor", {&self, opt_ptr(min), opt_ptr(max)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clip.Tensor", kernel_device);
+  return kernel(self, min, max);
+}
+
+Tensor clip(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  if (autograd::compute_requires_grad({&self, opt_ptr(min), opt_ptr(max)})) {
+    return autograd::wrappers::clip_Tensor(self, min, max);
+  }
+  return ops::clip_Tensor::call(self, min, max);
+}
+
+// clip_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)
+static const Tensor& clamp_tensor_kernel_inplace(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  Tensor out = self;
+  native::clamp_tensor_kernel(self, min, max, out);
+  return self;
+}
+
+ops::clip__Tensor::Kernel* ops::clip__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_tensor_kernel_inplace,
+    /* Meta */ clamp_tensor_kernel_inplace,
+};
+
+const Tensor& ops::clip__Tensor::call(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  const Device kernel_device = dispatch_device("clip_.Tensor", {&self, opt_ptr(min), opt_ptr(max)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clip_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, min, max);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& clip_(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  if (autograd::compute_requires_grad({&self, opt_ptr(min), opt_ptr(max)})) {
+    return autograd::wrappers::clip__Tensor(self, min, max);
+  }
+  return ops::clip__Tensor::call(self, min, max);
+}
+
+// clip.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& clamp_tensor_kernel_out(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::clamp_tensor_kernel(self_in, min, max, out_handle);
+  return out;
+}
+
+ops::clip_Tensor_out::Kernel* ops::clip_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_tensor_kernel_out,
+    /* Meta */ clamp_tensor_kernel_out,
+};
+
+const Tensor& ops::clip_Tensor_out::call(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max, const Tensor& out) {
+  const Device kernel_device = dispatch_device("clip.Tensor_out", {&self, opt_ptr(min), opt_ptr(max), &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clip.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, min, max, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& clip_out(const Tensor& out, const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  check_out_no_grad("clip.Tensor_out", {&self, opt_ptr(min), opt_ptr(max)}, {&out});
+  return ops::clip_Tensor_out::call(self, min, max, out);
+}
+
+// clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+static Tensor clamp_kernel_functional(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  Tensor out;
+  native::clamp_kernel(self, min, max, out);
+  return out;
+}
+
+ops::clip::Kernel* ops::clip::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_kernel_functional,
+    /* Meta */ clamp_kernel_functional,
+};
+
+Tensor ops::clip::call(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  const Device kernel_device = dispatch_device("clip", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clip", kernel_device);
+  return kernel(self, min, max);
+}
+
+Tensor clip(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::clip(self, min, max);
+  }
+  return ops::clip::call(self, min, max);
+}
+
+// clip_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
+static const Tensor& clamp_kernel_inplace(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  Tensor out = self;
+  native::clamp_kernel(self, min, max, out);
+  return self;
+}
+
+ops::clip_::Kernel* ops::clip_::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_kernel_inplace,
+    /* Meta */ clamp_kernel_inplace,
+};
+
+const Tensor& ops::clip_::call(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  const Device kernel_device = dispatch_device("clip_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clip_", kernel_device);
+  decltype(auto) result = kernel(self, min, max);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& clip_(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::clip_(self, min, max);
+  }
+  return ops::clip_::call(self, min, max);
+}
+
+// clip.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& clamp_kernel_out(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::clamp_kernel(self_in, min, max, out_handle);
+  return out;
+}
+
+ops::clip_out::Kernel* ops::clip_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_kernel_out,
+    /* Meta */ clamp_kernel_out,
+};
+
+const Tensor& ops::clip_out::call(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max, const Tensor& out) {
+  const Device kernel_device = dispatch_device("clip.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clip.out", kernel_device);
+  decltype(auto) result = kernel(self, min, max, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& clip_out(const Tensor& out, const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  check_out_no_grad("clip.out", {&self}, {&out});
+  return ops::clip_out::call(self, min, max, out);
 }
 
 // ============================================================================ expand

@@ -6,11 +6,13 @@
 #include "generated/ops/bitwise_not.h"
 #include "generated/ops/cat.h"
 #include "generated/ops/contiguous.h"
+#include "generated/ops/div.h"
 #include "generated/ops/floor_divide.h"
 #include "generated/ops/ge.h"
 #include "generated/ops/index_add.h"
 #include "generated/ops/std.h"
 #include "generated/ops/t.h"
+#include "generated/ops/true_divide.h"
 
 namespace tl {
 
@@ -736,6 +738,144 @@ Tensor t(const Tensor& self) {
     return autograd::wrappers::t(self);
   }
   return ops::t::call(self);
+}
+
+// ============================================================================ true_divide
+
+// true_divide.Tensor(Tensor self, Tensor other) -> Tensor
+static Tensor div_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::div_kernel(self, other, out);
+  return out;
+}
+
+ops::true_divide_Tensor::Kernel* ops::true_divide_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ div_kernel_functional,
+    /* Meta */ div_kernel_functional,
+};
+
+Tensor ops::true_divide_Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("true_divide.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("true_divide.Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor true_divide(const Tensor& self, const Tensor& other) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::true_divide_Tensor(self, other);
+  }
+  return ops::true_divide_Tensor::call(self, other);
+}
+
+// true_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const Tensor& div_kernel_inplace(const Tensor& self, const Tensor& other) {
+  Tensor out = self;
+  native::div_kernel(self, other, out);
+  return self;
+}
+
+ops::true_divide__Tensor::Kernel* ops::true_divide__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ div_kernel_inplace,
+    /* Meta */ div_kernel_inplace,
+};
+
+const Tensor& ops::true_divide__Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("true_divide_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("true_divide_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& true_divide_(const Tensor& self, const Tensor& other) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::true_divide__Tensor(self, other);
+  }
+  return ops::true_divide__Tensor::call(self, other);
+}
+
+// true_divide.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& div_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::div_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::true_divide_Tensor_out::Kernel* ops::true_divide_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ div_kernel_out,
+    /* Meta */ div_kernel_out,
+};
+
+const Tensor& ops::true_divide_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("true_divide.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("true_divide.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& true_divide_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("true_divide.Tensor_out", {&self, &other}, {&out});
+  return ops::true_divide_Tensor_out::call(self, other, out);
+}
+
+// true_divide.Scalar(Tensor self, Scalar other) -> Tensor
+static Tensor div_scalar_kernel_functional(const Tensor& self, const Scalar& other) {
+  Tensor out;
+  native::div_scalar_kernel(self, other, out);
+  return out;
+}
+
+ops::true_divide_Scalar::Kernel* ops::true_divide_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ div_scalar_kernel_functional,
+    /* Meta */ div_scalar_kernel_functional,
+};
+
+Tensor ops::true_divide_Scalar::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("true_divide.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("true_divide.Scalar", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor true_divide(const Tensor& self, const Scalar& other) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::true_divide_Scalar(self, other);
+  }
+  return ops::true_divide_Scalar::call(self, other);
+}
+
+// true_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+static const Tensor& div_scalar_kernel_inplace(const Tensor& self, const Scalar& other) {
+  Tensor out = self;
+  native::div_scalar_kernel(self, other, out);
+  return self;
+}
+
+ops::true_divide__Scalar::Kernel* ops::true_divide__Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ div_scalar_kernel_inplace,
+    /* Meta */ div_scalar_kernel_inplace,
+};
+
+const Tensor& ops::true_divide__Scalar::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("true_divide_.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("true_divide_.Scalar", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& true_divide_(const Tensor& self, const Scalar& other) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::true_divide__Scalar(self, other);
+  }
+  return ops::true_divide__Scalar::call(self, other);
 }
 
 }  // namespace tl

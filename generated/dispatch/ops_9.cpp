@@ -8,6 +8,7 @@
 #include "generated/ops/div.h"
 #include "generated/ops/isneginf.h"
 #include "generated/ops/max.h"
+#include "generated/ops/minimum.h"
 #include "generated/ops/split_with_sizes.h"
 
 namespace tl {
@@ -561,6 +562,62 @@ const Tensor& ops::max_unary_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& max_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("max.unary_out", {&self}, {&out});
   return ops::max_unary_out::call(self, out);
+}
+
+// ============================================================================ minimum
+
+// minimum(Tensor self, Tensor other) -> Tensor
+static Tensor minimum_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::minimum_kernel(self, other, out);
+  return out;
+}
+
+ops::minimum::Kernel* ops::minimum::kernels[kNumDeviceTypes] = {
+    /* CPU */ minimum_kernel_functional,
+    /* Meta */ minimum_kernel_functional,
+};
+
+Tensor ops::minimum::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("minimum", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("minimum", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor minimum(const Tensor& self, const Tensor& other) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::minimum(self, other);
+  }
+  return ops::minimum::call(self, other);
+}
+
+// minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& minimum_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::minimum_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::minimum_out::Kernel* ops::minimum_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ minimum_kernel_out,
+    /* Meta */ minimum_kernel_out,
+};
+
+const Tensor& ops::minimum_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("minimum.out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("minimum.out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& minimum_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("minimum.out", {&self, &other}, {&out});
+  return ops::minimum_out::call(self, other, out);
 }
 
 // ============================================================================ split_with_sizes

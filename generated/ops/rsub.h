@@ -9,14 +9,8 @@ namespace tl {
 // rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 Tensor rsub(const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
 
-// rsub.Tensor_out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
-const Tensor& rsub_out(const Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
-
 // rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 Tensor rsub(const Tensor& self, const Scalar& other, const Scalar& alpha = 1);
-
-// rsub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)
-const Tensor& rsub_out(const Tensor& out, const Tensor& self, const Scalar& other, const Scalar& alpha = 1);
 
 // Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
@@ -28,25 +22,11 @@ struct rsub_Tensor {
   static Tensor call(const Tensor& self, const Tensor& other, const Scalar& alpha);
 };
 
-// rsub.Tensor_out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
-struct rsub_Tensor_out {
-  using Kernel = const Tensor&(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out);
-  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
-  static const Tensor& call(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out);
-};
-
 // rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 struct rsub_Scalar {
   using Kernel = Tensor(const Tensor& self, const Scalar& other, const Scalar& alpha);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self, const Scalar& other, const Scalar& alpha);
-};
-
-// rsub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)
-struct rsub_Scalar_out {
-  using Kernel = const Tensor&(const Tensor& self, const Scalar& other, const Scalar& alpha, const Tensor& out);
-  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
-  static const Tensor& call(const Tensor& self, const Scalar& other, const Scalar& alpha, const Tensor& out);
 };
 }  // namespace ops
 
@@ -56,7 +36,7 @@ Tensor rsub_Scalar(const Tensor& self, const Scalar& other, const Scalar& alpha)
 }  // namespace autograd::wrappers
 
 namespace native {
-void rsub_kernel(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out);
-void rsub_scalar_kernel(const Tensor& self, const Scalar& other, const Scalar& alpha, Tensor& out);
+Tensor rsub_kernel(const Tensor& self, const Tensor& other, const Scalar& alpha);
+Tensor rsub_scalar_kernel(const Tensor& self, const Scalar& other, const Scalar& alpha);
 }  // namespace native
 }  // namespace tl

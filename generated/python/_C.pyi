@@ -105,6 +105,15 @@ class TensorBase:
         ...
 
     @overload
+    def __imod__(self, other: Tensor) -> Tensor:
+        """In-place version of remainder(): writes the result into self. The remainder of `self / other` with the sign of `other` (Python's `%`), with broadcasting and type promotion; integer division by zero raises."""
+        ...
+    @overload
+    def __imod__(self, other: Number) -> Tensor:
+        """In-place version of remainder(): writes the result into self. The remainder of dividing every element of `self` by the number `other`, with the sign of `other`."""
+        ...
+
+    @overload
     def __imul__(self, other: Tensor) -> Tensor:
         """In-place version of mul(): writes the result into self. Multiplies `self` by `other` element by element, with broadcasting and type promotion."""
         ...
@@ -200,6 +209,15 @@ class TensorBase:
 
     def __matmul__(self, other: Tensor) -> Tensor:
         """Matrix product with NumPy semantics for 1-D to batched N-D operands (batch dimensions broadcast)."""
+        ...
+
+    @overload
+    def __mod__(self, other: Tensor) -> Tensor:
+        """The remainder of `self / other` with the sign of `other` (Python's `%`), with broadcasting and type promotion; integer division by zero raises."""
+        ...
+    @overload
+    def __mod__(self, other: Number) -> Tensor:
+        """The remainder of dividing every element of `self` by the number `other`, with the sign of `other`."""
         ...
 
     @overload
@@ -371,6 +389,22 @@ class TensorBase:
     @overload
     def add_(self, other: Number, alpha: Number = 1) -> Tensor:
         """In-place version of add(): writes the result into self. Adds the number `other`, scaled by `alpha`, to every element of `self`."""
+        ...
+
+    def addcdiv(self, tensor1: Tensor, tensor2: Tensor, *, value: Number = 1) -> Tensor:
+        """`self + value * tensor1 / tensor2`, with broadcasting and type promotion; integer `tensor1` and `tensor2` are refused."""
+        ...
+
+    def addcdiv_(self, tensor1: Tensor, tensor2: Tensor, *, value: Number = 1) -> Tensor:
+        """In-place version of addcdiv(): writes the result into self. `self + value * tensor1 / tensor2`, with broadcasting and type promotion; integer `tensor1` and `tensor2` are refused."""
+        ...
+
+    def addcmul(self, tensor1: Tensor, tensor2: Tensor, *, value: Number = 1) -> Tensor:
+        """`self + value * tensor1 * tensor2`, with broadcasting and type promotion across the three."""
+        ...
+
+    def addcmul_(self, tensor1: Tensor, tensor2: Tensor, *, value: Number = 1) -> Tensor:
+        """In-place version of addcmul(): writes the result into self. `self + value * tensor1 * tensor2`, with broadcasting and type promotion across the three."""
         ...
 
     @overload
@@ -596,6 +630,78 @@ class TensorBase:
         """Views of `self` cut along `dim` into at most `chunks` pieces of equal size (the last may be smaller)."""
         ...
 
+    @overload
+    def clamp(self, min: Optional[Tensor] = None, max: Optional[Tensor] = None) -> Tensor:
+        """Limits every element of `self` to [min, max] with tensor bounds (broadcast; either may be None, not both)."""
+        ...
+    @overload
+    def clamp(self, min: Optional[Number] = None, max: Optional[Number] = None) -> Tensor:
+        """Limits every element of `self` to [min, max] (either bound may be None, not both; max wins when min > max; NaN propagates)."""
+        ...
+
+    @overload
+    def clamp_(self, min: Optional[Tensor] = None, max: Optional[Tensor] = None) -> Tensor:
+        """In-place version of clamp(): writes the result into self. Limits every element of `self` to [min, max] with tensor bounds (broadcast; either may be None, not both)."""
+        ...
+    @overload
+    def clamp_(self, min: Optional[Number] = None, max: Optional[Number] = None) -> Tensor:
+        """In-place version of clamp(): writes the result into self. Limits every element of `self` to [min, max] (either bound may be None, not both; max wins when min > max; NaN propagates)."""
+        ...
+
+    @overload
+    def clamp_max(self, max: Tensor) -> Tensor:
+        """Limits every element of `self` to at most the matching element of `max` (broadcast)."""
+        ...
+    @overload
+    def clamp_max(self, max: Number) -> Tensor:
+        """Limits every element of `self` to at most the number `max` (NaN propagates)."""
+        ...
+
+    @overload
+    def clamp_max_(self, max: Tensor) -> Tensor:
+        """In-place version of clamp_max(): writes the result into self. Limits every element of `self` to at most the matching element of `max` (broadcast)."""
+        ...
+    @overload
+    def clamp_max_(self, max: Number) -> Tensor:
+        """In-place version of clamp_max(): writes the result into self. Limits every element of `self` to at most the number `max` (NaN propagates)."""
+        ...
+
+    @overload
+    def clamp_min(self, min: Tensor) -> Tensor:
+        """Limits every element of `self` to at least the matching element of `min` (broadcast)."""
+        ...
+    @overload
+    def clamp_min(self, min: Number) -> Tensor:
+        """Limits every element of `self` to at least the number `min` (NaN propagates)."""
+        ...
+
+    @overload
+    def clamp_min_(self, min: Tensor) -> Tensor:
+        """In-place version of clamp_min(): writes the result into self. Limits every element of `self` to at least the matching element of `min` (broadcast)."""
+        ...
+    @overload
+    def clamp_min_(self, min: Number) -> Tensor:
+        """In-place version of clamp_min(): writes the result into self. Limits every element of `self` to at least the number `min` (NaN propagates)."""
+        ...
+
+    @overload
+    def clip(self, min: Optional[Tensor] = None, max: Optional[Tensor] = None) -> Tensor:
+        """Alias of `clamp.Tensor`."""
+        ...
+    @overload
+    def clip(self, min: Optional[Number] = None, max: Optional[Number] = None) -> Tensor:
+        """Alias of `clamp`."""
+        ...
+
+    @overload
+    def clip_(self, min: Optional[Tensor] = None, max: Optional[Tensor] = None) -> Tensor:
+        """In-place version of clip(): writes the result into self. Alias of `clamp.Tensor`."""
+        ...
+    @overload
+    def clip_(self, min: Optional[Number] = None, max: Optional[Number] = None) -> Tensor:
+        """In-place version of clip(): writes the result into self. Alias of `clamp`."""
+        ...
+
     def clone(self, *, memory_format: Optional[Any] = None) -> Tensor:
         """A copy of `self` with its own (contiguous) storage."""
         ...
@@ -606,6 +712,24 @@ class TensorBase:
 
     def copy_(self, src: Tensor, non_blocking: bool = False) -> Tensor:
         """Copies `src` into `self` in place, broadcasting `src` and converting its dtype to that of `self`."""
+        ...
+
+    @overload
+    def copysign(self, other: Tensor) -> Tensor:
+        """The magnitude of `self` with the sign of `other` (signed zeros included), with broadcasting; integer inputs give the default float dtype."""
+        ...
+    @overload
+    def copysign(self, other: Number) -> Tensor:
+        """The magnitude of each element of `self` with the sign of the number `other`."""
+        ...
+
+    @overload
+    def copysign_(self, other: Tensor) -> Tensor:
+        """In-place version of copysign(): writes the result into self. The magnitude of `self` with the sign of `other` (signed zeros included), with broadcasting; integer inputs give the default float dtype."""
+        ...
+    @overload
+    def copysign_(self, other: Number) -> Tensor:
+        """In-place version of copysign(): writes the result into self. The magnitude of each element of `self` with the sign of the number `other`."""
         ...
 
     def cos(self) -> Tensor:
@@ -774,6 +898,24 @@ class TensorBase:
         ...
 
     @overload
+    def float_power(self, exponent: Tensor) -> Tensor:
+        """`self ** exponent` computed in float64 (the result is always float64), with broadcasting."""
+        ...
+    @overload
+    def float_power(self, exponent: Number) -> Tensor:
+        """`self ** exponent` for a number `exponent`, computed in float64 (the result is always float64)."""
+        ...
+
+    @overload
+    def float_power_(self, exponent: Tensor) -> Tensor:
+        """In-place version of float_power(): writes the result into self. `self ** exponent` computed in float64 (the result is always float64), with broadcasting."""
+        ...
+    @overload
+    def float_power_(self, exponent: Number) -> Tensor:
+        """In-place version of float_power(): writes the result into self. `self ** exponent` for a number `exponent`, computed in float64 (the result is always float64)."""
+        ...
+
+    @overload
     def floor_divide(self, other: Tensor) -> Tensor:
         """Divides `self` by `other` and rounds the quotient toward negative infinity (Python's `//`)."""
         ...
@@ -791,12 +933,46 @@ class TensorBase:
         """In-place version of floor_divide(): writes the result into self. Divides every element of `self` by the number `other`, rounding toward negative infinity."""
         ...
 
+    def fmax(self, other: Tensor) -> Tensor:
+        """The larger of `self` and `other` element by element, ignoring a NaN on one side, with broadcasting and type promotion."""
+        ...
+
+    def fmin(self, other: Tensor) -> Tensor:
+        """The smaller of `self` and `other` element by element, ignoring a NaN on one side, with broadcasting and type promotion."""
+        ...
+
+    @overload
+    def fmod(self, other: Tensor) -> Tensor:
+        """The remainder of `self / other` with the sign of `self` (C's fmod), with broadcasting and type promotion; integer division by zero raises."""
+        ...
+    @overload
+    def fmod(self, other: Number) -> Tensor:
+        """The remainder of dividing every element of `self` by the number `other`, with the sign of `self`."""
+        ...
+
+    @overload
+    def fmod_(self, other: Tensor) -> Tensor:
+        """In-place version of fmod(): writes the result into self. The remainder of `self / other` with the sign of `self` (C's fmod), with broadcasting and type promotion; integer division by zero raises."""
+        ...
+    @overload
+    def fmod_(self, other: Number) -> Tensor:
+        """In-place version of fmod(): writes the result into self. The remainder of dividing every element of `self` by the number `other`, with the sign of `self`."""
+        ...
+
     def frexp(self) -> tuple[Tensor, Tensor]:
         """Splits every element of `self` into a mantissa in (-1, -0.5] or [0.5, 1) (0 for 0) and an int32 exponent, with self = mantissa * 2**exponent; both written in one pass."""
         ...
 
     def gather(self, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
         """`out[i][j] = self[index[i][j]][j]` for dim 0 (and likewise for other dims); `index` has the rank of `self`."""
+        ...
+
+    def gcd(self, other: Tensor) -> Tensor:
+        """The greatest common divisor of `self` and `other` (non-negative; gcd(0, 0) = 0), with broadcasting; integer dtypes only."""
+        ...
+
+    def gcd_(self, other: Tensor) -> Tensor:
+        """In-place version of gcd(): writes the result into self. The greatest common divisor of `self` and `other` (non-negative; gcd(0, 0) = 0), with broadcasting; integer dtypes only."""
         ...
 
     @overload
@@ -873,6 +1049,22 @@ class TensorBase:
     @overload
     def gt_(self, other: Number) -> Tensor:
         """In-place version of gt(): writes the result into self. True where an element of `self` is greater than the number `other`."""
+        ...
+
+    def heaviside(self, values: Tensor) -> Tensor:
+        """The Heaviside step: 0 where `self` < 0 (or NaN), 1 where > 0, and `values` where it is 0; both must have the same dtype."""
+        ...
+
+    def heaviside_(self, values: Tensor) -> Tensor:
+        """In-place version of heaviside(): writes the result into self. The Heaviside step: 0 where `self` < 0 (or NaN), 1 where > 0, and `values` where it is 0; both must have the same dtype."""
+        ...
+
+    def hypot(self, other: Tensor) -> Tensor:
+        """`sqrt(self**2 + other**2)` without intermediate overflow, with broadcasting; floating dtypes only."""
+        ...
+
+    def hypot_(self, other: Tensor) -> Tensor:
+        """In-place version of hypot(): writes the result into self. `sqrt(self**2 + other**2)` without intermediate overflow, with broadcasting; floating dtypes only."""
         ...
 
     def index_add(self, dim: int, index: Tensor, source: Tensor, *, alpha: Number = 1) -> Tensor:
@@ -953,6 +1145,22 @@ class TensorBase:
         """The `k`-th smallest value of `self` along `dim` and its index, the dim removed unless `keepdim`."""
         ...
 
+    def lcm(self, other: Tensor) -> Tensor:
+        """The least common multiple of `self` and `other` (non-negative; 0 when either is 0), with broadcasting; integer dtypes only."""
+        ...
+
+    def lcm_(self, other: Tensor) -> Tensor:
+        """In-place version of lcm(): writes the result into self. The least common multiple of `self` and `other` (non-negative; 0 when either is 0), with broadcasting; integer dtypes only."""
+        ...
+
+    def ldexp(self, other: Tensor) -> Tensor:
+        """`self * 2**other`, with broadcasting and type promotion (integer inputs give the default float dtype)."""
+        ...
+
+    def ldexp_(self, other: Tensor) -> Tensor:
+        """In-place version of ldexp(): writes the result into self. `self * 2**other`, with broadcasting and type promotion (integer inputs give the default float dtype)."""
+        ...
+
     @overload
     def le(self, other: Tensor) -> Tensor:
         """True where `self <= other`, element by element, with broadcasting."""
@@ -969,6 +1177,24 @@ class TensorBase:
     @overload
     def le_(self, other: Number) -> Tensor:
         """In-place version of le(): writes the result into self. True where an element of `self` is at most the number `other`."""
+        ...
+
+    @overload
+    def lerp(self, end: Tensor, weight: Number) -> Tensor:
+        """`self + weight * (end - self)` for a number `weight`, with broadcasting; `self` and `end` must have the same floating dtype."""
+        ...
+    @overload
+    def lerp(self, end: Tensor, weight: Tensor) -> Tensor:
+        """`self + weight * (end - self)` with a tensor `weight`, with broadcasting; the three must have the same floating dtype (a 0-d weight may have any)."""
+        ...
+
+    @overload
+    def lerp_(self, end: Tensor, weight: Number) -> Tensor:
+        """In-place version of lerp(): writes the result into self. `self + weight * (end - self)` for a number `weight`, with broadcasting; `self` and `end` must have the same floating dtype."""
+        ...
+    @overload
+    def lerp_(self, end: Tensor, weight: Tensor) -> Tensor:
+        """In-place version of lerp(): writes the result into self. `self + weight * (end - self)` with a tensor `weight`, with broadcasting; the three must have the same floating dtype (a 0-d weight may have any)."""
         ...
 
     @overload
@@ -1126,6 +1352,10 @@ class TensorBase:
         """The largest values of `self` along `dim` and their indices (the first of ties; NaN counts as the largest)."""
         ...
 
+    def maximum(self, other: Tensor) -> Tensor:
+        """The larger of `self` and `other` element by element (NaN if either is NaN), with broadcasting and type promotion."""
+        ...
+
     @overload
     def mean(self, *, dtype: Optional[dtype] = None) -> Tensor:
         """The mean of all elements of `self` (floating-point inputs, or a floating `dtype`)."""
@@ -1142,6 +1372,10 @@ class TensorBase:
     @overload
     def min(self, dim: int, keepdim: bool = False) -> tuple[Tensor, Tensor]:
         """The smallest values of `self` along `dim` and their indices (the first of ties; NaN counts as the smallest)."""
+        ...
+
+    def minimum(self, other: Tensor) -> Tensor:
+        """The smaller of `self` and `other` element by element (NaN if either is NaN), with broadcasting and type promotion."""
         ...
 
     def mm(self, mat2: Tensor) -> Tensor:
@@ -1202,6 +1436,14 @@ class TensorBase:
 
     def neg_(self) -> Tensor:
         """In-place version of neg(): writes the result into self. Negates every element of `self`."""
+        ...
+
+    def nextafter(self, other: Tensor) -> Tensor:
+        """The next floating-point value after `self` in the direction of `other`, with broadcasting; floating dtypes only."""
+        ...
+
+    def nextafter_(self, other: Tensor) -> Tensor:
+        """In-place version of nextafter(): writes the result into self. The next floating-point value after `self` in the direction of `other`, with broadcasting; floating dtypes only."""
         ...
 
     def normal_(self, mean: float = 0, std: float = 1, *, generator: Optional[Generator] = None) -> Tensor:
@@ -1284,6 +1526,24 @@ class TensorBase:
 
     def relu_(self) -> Tensor:
         """In-place version of relu(): writes the result into self. Replaces every negative element of `self` with zero."""
+        ...
+
+    @overload
+    def remainder(self, other: Tensor) -> Tensor:
+        """The remainder of `self / other` with the sign of `other` (Python's `%`), with broadcasting and type promotion; integer division by zero raises."""
+        ...
+    @overload
+    def remainder(self, other: Number) -> Tensor:
+        """The remainder of dividing every element of `self` by the number `other`, with the sign of `other`."""
+        ...
+
+    @overload
+    def remainder_(self, other: Tensor) -> Tensor:
+        """In-place version of remainder(): writes the result into self. The remainder of `self / other` with the sign of `other` (Python's `%`), with broadcasting and type promotion; integer division by zero raises."""
+        ...
+    @overload
+    def remainder_(self, other: Number) -> Tensor:
+        """In-place version of remainder(): writes the result into self. The remainder of dividing every element of `self` by the number `other`, with the sign of `other`."""
         ...
 
     def reshape(self, shape: Sequence[int]) -> Tensor:
@@ -1527,6 +1787,24 @@ class TensorBase:
 
     def transpose(self, dim0: int, dim1: int) -> Tensor:
         """A view of `self` with dimensions `dim0` and `dim1` swapped."""
+        ...
+
+    @overload
+    def true_divide(self, other: Tensor) -> Tensor:
+        """Alias of `div` (true division)."""
+        ...
+    @overload
+    def true_divide(self, other: Number) -> Tensor:
+        """Alias of `div` by a number (true division)."""
+        ...
+
+    @overload
+    def true_divide_(self, other: Tensor) -> Tensor:
+        """In-place version of true_divide(): writes the result into self. Alias of `div` (true division)."""
+        ...
+    @overload
+    def true_divide_(self, other: Number) -> Tensor:
+        """In-place version of true_divide(): writes the result into self. Alias of `div` by a number (true division)."""
         ...
 
     def unbind(self, dim: int = 0) -> Sequence[Tensor]:

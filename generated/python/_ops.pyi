@@ -81,6 +81,22 @@ def add_(input: Tensor, other: Number, alpha: Number = 1) -> Tensor:
     """In-place version of add(): writes the result into self. Adds the number `other`, scaled by `alpha`, to every element of `self`."""
     ...
 
+def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Number = 1, out: Optional[Tensor] = None) -> Tensor:
+    """`self + value * tensor1 / tensor2`, with broadcasting and type promotion; integer `tensor1` and `tensor2` are refused."""
+    ...
+
+def addcdiv_(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Number = 1) -> Tensor:
+    """In-place version of addcdiv(): writes the result into self. `self + value * tensor1 / tensor2`, with broadcasting and type promotion; integer `tensor1` and `tensor2` are refused."""
+    ...
+
+def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Number = 1, out: Optional[Tensor] = None) -> Tensor:
+    """`self + value * tensor1 * tensor2`, with broadcasting and type promotion across the three."""
+    ...
+
+def addcmul_(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Number = 1) -> Tensor:
+    """In-place version of addcmul(): writes the result into self. `self + value * tensor1 * tensor2`, with broadcasting and type promotion across the three."""
+    ...
+
 def alias(input: Tensor) -> Tensor:
     """A view of `self` with the same geometry (a new tensor object sharing everything)."""
     ...
@@ -328,6 +344,78 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> Sequence[Tensor]:
     """Views of `self` cut along `dim` into at most `chunks` pieces of equal size (the last may be smaller)."""
     ...
 
+@overload
+def clamp(input: Tensor, min: Optional[Tensor] = None, max: Optional[Tensor] = None, *, out: Optional[Tensor] = None) -> Tensor:
+    """Limits every element of `self` to [min, max] with tensor bounds (broadcast; either may be None, not both)."""
+    ...
+@overload
+def clamp(input: Tensor, min: Optional[Number] = None, max: Optional[Number] = None, *, out: Optional[Tensor] = None) -> Tensor:
+    """Limits every element of `self` to [min, max] (either bound may be None, not both; max wins when min > max; NaN propagates)."""
+    ...
+
+@overload
+def clamp_(input: Tensor, min: Optional[Tensor] = None, max: Optional[Tensor] = None) -> Tensor:
+    """In-place version of clamp(): writes the result into self. Limits every element of `self` to [min, max] with tensor bounds (broadcast; either may be None, not both)."""
+    ...
+@overload
+def clamp_(input: Tensor, min: Optional[Number] = None, max: Optional[Number] = None) -> Tensor:
+    """In-place version of clamp(): writes the result into self. Limits every element of `self` to [min, max] (either bound may be None, not both; max wins when min > max; NaN propagates)."""
+    ...
+
+@overload
+def clamp_max(input: Tensor, max: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """Limits every element of `self` to at most the matching element of `max` (broadcast)."""
+    ...
+@overload
+def clamp_max(input: Tensor, max: Number, *, out: Optional[Tensor] = None) -> Tensor:
+    """Limits every element of `self` to at most the number `max` (NaN propagates)."""
+    ...
+
+@overload
+def clamp_max_(input: Tensor, max: Tensor) -> Tensor:
+    """In-place version of clamp_max(): writes the result into self. Limits every element of `self` to at most the matching element of `max` (broadcast)."""
+    ...
+@overload
+def clamp_max_(input: Tensor, max: Number) -> Tensor:
+    """In-place version of clamp_max(): writes the result into self. Limits every element of `self` to at most the number `max` (NaN propagates)."""
+    ...
+
+@overload
+def clamp_min(input: Tensor, min: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """Limits every element of `self` to at least the matching element of `min` (broadcast)."""
+    ...
+@overload
+def clamp_min(input: Tensor, min: Number, *, out: Optional[Tensor] = None) -> Tensor:
+    """Limits every element of `self` to at least the number `min` (NaN propagates)."""
+    ...
+
+@overload
+def clamp_min_(input: Tensor, min: Tensor) -> Tensor:
+    """In-place version of clamp_min(): writes the result into self. Limits every element of `self` to at least the matching element of `min` (broadcast)."""
+    ...
+@overload
+def clamp_min_(input: Tensor, min: Number) -> Tensor:
+    """In-place version of clamp_min(): writes the result into self. Limits every element of `self` to at least the number `min` (NaN propagates)."""
+    ...
+
+@overload
+def clip(input: Tensor, min: Optional[Tensor] = None, max: Optional[Tensor] = None, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `clamp.Tensor`."""
+    ...
+@overload
+def clip(input: Tensor, min: Optional[Number] = None, max: Optional[Number] = None, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `clamp`."""
+    ...
+
+@overload
+def clip_(input: Tensor, min: Optional[Tensor] = None, max: Optional[Tensor] = None) -> Tensor:
+    """In-place version of clip(): writes the result into self. Alias of `clamp.Tensor`."""
+    ...
+@overload
+def clip_(input: Tensor, min: Optional[Number] = None, max: Optional[Number] = None) -> Tensor:
+    """In-place version of clip(): writes the result into self. Alias of `clamp`."""
+    ...
+
 def clone(input: Tensor, *, memory_format: Optional[Any] = None) -> Tensor:
     """A copy of `self` with its own (contiguous) storage."""
     ...
@@ -342,6 +430,24 @@ def concatenate(tensors: Sequence[Tensor], dim: int = 0, *, out: Optional[Tensor
 
 def copy_(input: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
     """Copies `src` into `self` in place, broadcasting `src` and converting its dtype to that of `self`."""
+    ...
+
+@overload
+def copysign(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The magnitude of `self` with the sign of `other` (signed zeros included), with broadcasting; integer inputs give the default float dtype."""
+    ...
+@overload
+def copysign(input: Tensor, other: Number, *, out: Optional[Tensor] = None) -> Tensor:
+    """The magnitude of each element of `self` with the sign of the number `other`."""
+    ...
+
+@overload
+def copysign_(input: Tensor, other: Tensor) -> Tensor:
+    """In-place version of copysign(): writes the result into self. The magnitude of `self` with the sign of `other` (signed zeros included), with broadcasting; integer inputs give the default float dtype."""
+    ...
+@overload
+def copysign_(input: Tensor, other: Number) -> Tensor:
+    """In-place version of copysign(): writes the result into self. The magnitude of each element of `self` with the sign of the number `other`."""
     ...
 
 def cos(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
@@ -514,6 +620,28 @@ def flip(input: Tensor, dims: Sequence[int]) -> Tensor:
     ...
 
 @overload
+def float_power(input: Tensor, exponent: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """`self ** exponent` computed in float64 (the result is always float64), with broadcasting."""
+    ...
+@overload
+def float_power(input: Tensor, exponent: Number, *, out: Optional[Tensor] = None) -> Tensor:
+    """`self ** exponent` for a number `exponent`, computed in float64 (the result is always float64)."""
+    ...
+@overload
+def float_power(self: Number, exponent: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The number `self` raised to each power in `exponent`, computed in float64 (the result is always float64)."""
+    ...
+
+@overload
+def float_power_(input: Tensor, exponent: Tensor) -> Tensor:
+    """In-place version of float_power(): writes the result into self. `self ** exponent` computed in float64 (the result is always float64), with broadcasting."""
+    ...
+@overload
+def float_power_(input: Tensor, exponent: Number) -> Tensor:
+    """In-place version of float_power(): writes the result into self. `self ** exponent` for a number `exponent`, computed in float64 (the result is always float64)."""
+    ...
+
+@overload
 def floor_divide(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """Divides `self` by `other` and rounds the quotient toward negative infinity (Python's `//`)."""
     ...
@@ -531,6 +659,32 @@ def floor_divide_(input: Tensor, other: Number) -> Tensor:
     """In-place version of floor_divide(): writes the result into self. Divides every element of `self` by the number `other`, rounding toward negative infinity."""
     ...
 
+def fmax(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The larger of `self` and `other` element by element, ignoring a NaN on one side, with broadcasting and type promotion."""
+    ...
+
+def fmin(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The smaller of `self` and `other` element by element, ignoring a NaN on one side, with broadcasting and type promotion."""
+    ...
+
+@overload
+def fmod(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The remainder of `self / other` with the sign of `self` (C's fmod), with broadcasting and type promotion; integer division by zero raises."""
+    ...
+@overload
+def fmod(input: Tensor, other: Number, *, out: Optional[Tensor] = None) -> Tensor:
+    """The remainder of dividing every element of `self` by the number `other`, with the sign of `self`."""
+    ...
+
+@overload
+def fmod_(input: Tensor, other: Tensor) -> Tensor:
+    """In-place version of fmod(): writes the result into self. The remainder of `self / other` with the sign of `self` (C's fmod), with broadcasting and type promotion; integer division by zero raises."""
+    ...
+@overload
+def fmod_(input: Tensor, other: Number) -> Tensor:
+    """In-place version of fmod(): writes the result into self. The remainder of dividing every element of `self` by the number `other`, with the sign of `self`."""
+    ...
+
 def frexp(input: Tensor, *, out: Optional[tuple[Tensor, ...]] = None) -> tuple[Tensor, Tensor]:
     """Splits every element of `self` into a mantissa in (-1, -0.5] or [0.5, 1) (0 for 0) and an int32 exponent, with self = mantissa * 2**exponent; both written in one pass."""
     ...
@@ -545,6 +699,14 @@ def full_like(input: Tensor, fill_value: Number, *, dtype: Optional[dtype] = Non
 
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False, out: Optional[Tensor] = None) -> Tensor:
     """`out[i][j] = self[index[i][j]][j]` for dim 0 (and likewise for other dims); `index` has the rank of `self`."""
+    ...
+
+def gcd(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The greatest common divisor of `self` and `other` (non-negative; gcd(0, 0) = 0), with broadcasting; integer dtypes only."""
+    ...
+
+def gcd_(input: Tensor, other: Tensor) -> Tensor:
+    """In-place version of gcd(): writes the result into self. The greatest common divisor of `self` and `other` (non-negative; gcd(0, 0) = 0), with broadcasting; integer dtypes only."""
     ...
 
 @overload
@@ -617,6 +779,22 @@ def gt_(input: Tensor, other: Tensor) -> Tensor:
 @overload
 def gt_(input: Tensor, other: Number) -> Tensor:
     """In-place version of gt(): writes the result into self. True where an element of `self` is greater than the number `other`."""
+    ...
+
+def heaviside(input: Tensor, values: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The Heaviside step: 0 where `self` < 0 (or NaN), 1 where > 0, and `values` where it is 0; both must have the same dtype."""
+    ...
+
+def heaviside_(input: Tensor, values: Tensor) -> Tensor:
+    """In-place version of heaviside(): writes the result into self. The Heaviside step: 0 where `self` < 0 (or NaN), 1 where > 0, and `values` where it is 0; both must have the same dtype."""
+    ...
+
+def hypot(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """`sqrt(self**2 + other**2)` without intermediate overflow, with broadcasting; floating dtypes only."""
+    ...
+
+def hypot_(input: Tensor, other: Tensor) -> Tensor:
+    """In-place version of hypot(): writes the result into self. `sqrt(self**2 + other**2)` without intermediate overflow, with broadcasting; floating dtypes only."""
     ...
 
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Number = 1, out: Optional[Tensor] = None) -> Tensor:
@@ -697,6 +875,22 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out
     """The `k`-th smallest value of `self` along `dim` and its index, the dim removed unless `keepdim`."""
     ...
 
+def lcm(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The least common multiple of `self` and `other` (non-negative; 0 when either is 0), with broadcasting; integer dtypes only."""
+    ...
+
+def lcm_(input: Tensor, other: Tensor) -> Tensor:
+    """In-place version of lcm(): writes the result into self. The least common multiple of `self` and `other` (non-negative; 0 when either is 0), with broadcasting; integer dtypes only."""
+    ...
+
+def ldexp(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """`self * 2**other`, with broadcasting and type promotion (integer inputs give the default float dtype)."""
+    ...
+
+def ldexp_(input: Tensor, other: Tensor) -> Tensor:
+    """In-place version of ldexp(): writes the result into self. `self * 2**other`, with broadcasting and type promotion (integer inputs give the default float dtype)."""
+    ...
+
 @overload
 def le(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """True where `self <= other`, element by element, with broadcasting."""
@@ -713,6 +907,24 @@ def le_(input: Tensor, other: Tensor) -> Tensor:
 @overload
 def le_(input: Tensor, other: Number) -> Tensor:
     """In-place version of le(): writes the result into self. True where an element of `self` is at most the number `other`."""
+    ...
+
+@overload
+def lerp(input: Tensor, end: Tensor, weight: Number, *, out: Optional[Tensor] = None) -> Tensor:
+    """`self + weight * (end - self)` for a number `weight`, with broadcasting; `self` and `end` must have the same floating dtype."""
+    ...
+@overload
+def lerp(input: Tensor, end: Tensor, weight: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """`self + weight * (end - self)` with a tensor `weight`, with broadcasting; the three must have the same floating dtype (a 0-d weight may have any)."""
+    ...
+
+@overload
+def lerp_(input: Tensor, end: Tensor, weight: Number) -> Tensor:
+    """In-place version of lerp(): writes the result into self. `self + weight * (end - self)` for a number `weight`, with broadcasting; `self` and `end` must have the same floating dtype."""
+    ...
+@overload
+def lerp_(input: Tensor, end: Tensor, weight: Tensor) -> Tensor:
+    """In-place version of lerp(): writes the result into self. `self + weight * (end - self)` with a tensor `weight`, with broadcasting; the three must have the same floating dtype (a 0-d weight may have any)."""
     ...
 
 @overload
@@ -866,6 +1078,10 @@ def max(input: Tensor, dim: int, keepdim: bool = False, *, out: Optional[tuple[T
     """The largest values of `self` along `dim` and their indices (the first of ties; NaN counts as the largest)."""
     ...
 
+def maximum(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The larger of `self` and `other` element by element (NaN if either is NaN), with broadcasting and type promotion."""
+    ...
+
 @overload
 def mean(input: Tensor, *, dtype: Optional[dtype] = None, out: Optional[Tensor] = None) -> Tensor:
     """The mean of all elements of `self` (floating-point inputs, or a floating `dtype`)."""
@@ -882,6 +1098,10 @@ def min(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
 @overload
 def min(input: Tensor, dim: int, keepdim: bool = False, *, out: Optional[tuple[Tensor, ...]] = None) -> tuple[Tensor, Tensor]:
     """The smallest values of `self` along `dim` and their indices (the first of ties; NaN counts as the smallest)."""
+    ...
+
+def minimum(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The smaller of `self` and `other` element by element (NaN if either is NaN), with broadcasting and type promotion."""
     ...
 
 def mm(input: Tensor, mat2: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
@@ -950,6 +1170,14 @@ def neg(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
 
 def neg_(input: Tensor) -> Tensor:
     """In-place version of neg(): writes the result into self. Negates every element of `self`."""
+    ...
+
+def nextafter(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The next floating-point value after `self` in the direction of `other`, with broadcasting; floating dtypes only."""
+    ...
+
+def nextafter_(input: Tensor, other: Tensor) -> Tensor:
+    """In-place version of nextafter(): writes the result into self. The next floating-point value after `self` in the direction of `other`, with broadcasting; floating dtypes only."""
     ...
 
 @overload
@@ -1084,6 +1312,28 @@ def relu_(input: Tensor) -> Tensor:
     """In-place version of relu(): writes the result into self. Replaces every negative element of `self` with zero."""
     ...
 
+@overload
+def remainder(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The remainder of `self / other` with the sign of `other` (Python's `%`), with broadcasting and type promotion; integer division by zero raises."""
+    ...
+@overload
+def remainder(input: Tensor, other: Number, *, out: Optional[Tensor] = None) -> Tensor:
+    """The remainder of dividing every element of `self` by the number `other`, with the sign of `other`."""
+    ...
+@overload
+def remainder(self: Number, other: Tensor) -> Tensor:
+    """The remainder of dividing the number `self` by each element of `other`, with the sign of `other`; backs the reflected `number % tensor`."""
+    ...
+
+@overload
+def remainder_(input: Tensor, other: Tensor) -> Tensor:
+    """In-place version of remainder(): writes the result into self. The remainder of `self / other` with the sign of `other` (Python's `%`), with broadcasting and type promotion; integer division by zero raises."""
+    ...
+@overload
+def remainder_(input: Tensor, other: Number) -> Tensor:
+    """In-place version of remainder(): writes the result into self. The remainder of dividing every element of `self` by the number `other`, with the sign of `other`."""
+    ...
+
 def reshape(input: Tensor, shape: Sequence[int]) -> Tensor:
     """`self` with another shape: a view when the strides allow it, otherwise a copy. One size may be -1."""
     ...
@@ -1097,11 +1347,11 @@ def rsqrt_(input: Tensor) -> Tensor:
     ...
 
 @overload
-def rsub(input: Tensor, other: Tensor, *, alpha: Number = 1, out: Optional[Tensor] = None) -> Tensor:
+def rsub(input: Tensor, other: Tensor, *, alpha: Number = 1) -> Tensor:
     """Computes `other - alpha * self` (subtraction with the operands reversed)."""
     ...
 @overload
-def rsub(input: Tensor, other: Number, alpha: Number = 1, *, out: Optional[Tensor] = None) -> Tensor:
+def rsub(input: Tensor, other: Number, alpha: Number = 1) -> Tensor:
     """Computes `other - alpha * self` for a number `other`; backs the reflected `number - tensor`."""
     ...
 
@@ -1333,6 +1583,24 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
 
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     """A view of `self` with dimensions `dim0` and `dim1` swapped."""
+    ...
+
+@overload
+def true_divide(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `div` (true division)."""
+    ...
+@overload
+def true_divide(input: Tensor, other: Number) -> Tensor:
+    """Alias of `div` by a number (true division)."""
+    ...
+
+@overload
+def true_divide_(input: Tensor, other: Tensor) -> Tensor:
+    """In-place version of true_divide(): writes the result into self. Alias of `div` (true division)."""
+    ...
+@overload
+def true_divide_(input: Tensor, other: Number) -> Tensor:
+    """In-place version of true_divide(): writes the result into self. Alias of `div` by a number (true division)."""
     ...
 
 def unbind(input: Tensor, dim: int = 0) -> Sequence[Tensor]:

@@ -4,15 +4,81 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/copysign.h"
 #include "generated/ops/detach.h"
 #include "generated/ops/erf.h"
 #include "generated/ops/full.h"
 #include "generated/ops/isnan.h"
 #include "generated/ops/logaddexp2.h"
+#include "generated/ops/nextafter.h"
 #include "generated/ops/select.h"
 
 namespace tl::python {
 namespace {
+
+// copysign
+PyObject* fn_copysign(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "copysign(Tensor input, Tensor other, *, Tensor? out=None)",
+      "copysign(Tensor input, Scalar other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // copysign.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::copysign_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::copysign(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // copysign.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::copysign_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::copysign(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// copysign_
+PyObject* fn_copysign_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "copysign_(Tensor input, Tensor other)",
+      "copysign_(Tensor input, Scalar other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // copysign_.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::copysign_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // copysign_.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::copysign_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
 
 // detach
 PyObject* fn_detach(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -120,6 +186,41 @@ PyObject* fn_logaddexp2(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH
 }
 
+// nextafter
+PyObject* fn_nextafter(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nextafter(Tensor input, Tensor other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::nextafter_out(out, self, other); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::nextafter(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// nextafter_
+PyObject* fn_nextafter_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nextafter_(Tensor input, Tensor other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  auto result = [&] { GilRelease no_gil; return tl::nextafter_(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // select
 PyObject* fn_select(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -133,6 +234,60 @@ PyObject* fn_select(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   auto index = r.toInt64(2);
   auto result = [&] { GilRelease no_gil; return tl::select(self, dim, index); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.copysign
+PyObject* method_copysign(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "copysign(Tensor other)",
+      "copysign(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // copysign.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::copysign(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // copysign.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::copysign(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.copysign_
+PyObject* method_copysign_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "copysign_(Tensor other)",
+      "copysign_(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // copysign_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::copysign_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // copysign_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::copysign_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -207,6 +362,36 @@ PyObject* method_logaddexp2(PyObject* py_self, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
+// Tensor.nextafter
+PyObject* method_nextafter(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nextafter(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::nextafter(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.nextafter_
+PyObject* method_nextafter_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nextafter_(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::nextafter_(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.select
 PyObject* method_select(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -226,6 +411,22 @@ PyObject* method_select(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
 }  // namespace
 
 void add_bindings_0(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"copysign", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_copysign)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(copysign(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+The magnitude of `self` with the sign of `other` (signed zeros included), with broadcasting; integer inputs give the default float dtype.
+
+copysign(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
+
+The magnitude of each element of `self` with the sign of the number `other`.)doc"});
+  functions.push_back({"copysign_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_copysign_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(copysign_(Tensor input, Tensor other) -> Tensor
+
+In-place version of copysign(): writes the result into self. The magnitude of `self` with the sign of `other` (signed zeros included), with broadcasting; integer inputs give the default float dtype.
+
+copysign_(Tensor input, Scalar other) -> Tensor
+
+In-place version of copysign(): writes the result into self. The magnitude of each element of `self` with the sign of the number `other`.)doc"});
   functions.push_back({"detach", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_detach)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(detach(Tensor input) -> Tensor
 
@@ -250,10 +451,34 @@ True where an element of `self` is NaN.)doc"});
                        METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp2(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 `log2(2**self + 2**other)` without overflow, with broadcasting; floating dtypes only.)doc"});
+  functions.push_back({"nextafter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nextafter)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(nextafter(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+The next floating-point value after `self` in the direction of `other`, with broadcasting; floating dtypes only.)doc"});
+  functions.push_back({"nextafter_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nextafter_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(nextafter_(Tensor input, Tensor other) -> Tensor
+
+In-place version of nextafter(): writes the result into self. The next floating-point value after `self` in the direction of `other`, with broadcasting; floating dtypes only.)doc"});
   functions.push_back({"select", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_select)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(select(Tensor input, int dim, int index) -> Tensor
 
 A view of `self` at position `index` of dimension `dim`, which is removed.)doc"});
+  methods.push_back({"copysign", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_copysign)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(copysign(Tensor other) -> Tensor
+
+The magnitude of `self` with the sign of `other` (signed zeros included), with broadcasting; integer inputs give the default float dtype.
+
+copysign(Scalar other) -> Tensor
+
+The magnitude of each element of `self` with the sign of the number `other`.)doc"});
+  methods.push_back({"copysign_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_copysign_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(copysign_(Tensor other) -> Tensor
+
+In-place version of copysign(): writes the result into self. The magnitude of `self` with the sign of `other` (signed zeros included), with broadcasting; integer inputs give the default float dtype.
+
+copysign_(Scalar other) -> Tensor
+
+In-place version of copysign(): writes the result into self. The magnitude of each element of `self` with the sign of the number `other`.)doc"});
   methods.push_back({"detach", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_detach)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(detach() -> Tensor
 
@@ -274,6 +499,14 @@ True where an element of `self` is NaN.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp2(Tensor other) -> Tensor
 
 `log2(2**self + 2**other)` without overflow, with broadcasting; floating dtypes only.)doc"});
+  methods.push_back({"nextafter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_nextafter)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(nextafter(Tensor other) -> Tensor
+
+The next floating-point value after `self` in the direction of `other`, with broadcasting; floating dtypes only.)doc"});
+  methods.push_back({"nextafter_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_nextafter_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(nextafter_(Tensor other) -> Tensor
+
+In-place version of nextafter(): writes the result into self. The next floating-point value after `self` in the direction of `other`, with broadcasting; floating dtypes only.)doc"});
   methods.push_back({"select", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_select)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(select(int dim, int index) -> Tensor
 

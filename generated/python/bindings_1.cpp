@@ -6,6 +6,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/amax.h"
 #include "generated/ops/concat.h"
+#include "generated/ops/fmin.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/ne.h"
 #include "generated/ops/neg.h"
@@ -52,6 +53,26 @@ PyObject* fn_concat(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::concat(tensors, dim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// fmin
+PyObject* fn_fmin(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "fmin(Tensor input, Tensor other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::fmin_out(out, self, other); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::fmin(self, other); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -398,6 +419,21 @@ PyObject* method_amax(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.fmin
+PyObject* method_fmin(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "fmin(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::fmin(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.mul
 PyObject* method_mul(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -588,6 +624,10 @@ The largest value of `self` over the dimensions in `dim` (all of them when empty
                        METH_FASTCALL | METH_KEYWORDS, R"doc(concat(Tensor[] tensors, int dim=0, *, Tensor? out=None) -> Tensor
 
 Alias of `cat`.)doc"});
+  functions.push_back({"fmin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fmin)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(fmin(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+The smaller of `self` and `other` element by element, ignoring a NaN on one side, with broadcasting and type promotion.)doc"});
   functions.push_back({"mul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mul)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(mul(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -680,6 +720,10 @@ Multiplies every element of `self` by the number `other`.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(amax(int[1] dim=[], bool keepdim=False) -> Tensor
 
 The largest value of `self` over the dimensions in `dim` (all of them when empty); NaN propagates. The gradient is shared evenly between tied maxima.)doc"});
+  methods.push_back({"fmin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_fmin)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(fmin(Tensor other) -> Tensor
+
+The smaller of `self` and `other` element by element, ignoring a NaN on one side, with broadcasting and type promotion.)doc"});
   methods.push_back({"mul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_mul)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(mul(Tensor other) -> Tensor
 

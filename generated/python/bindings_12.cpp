@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/ldexp.h"
 #include "generated/ops/topk.h"
 
 namespace tl::python {
@@ -13,6 +14,41 @@ namespace {
 // Named tuples (torchlite.return_types), made when the module is imported.
 PyTypeObject* topk_type = nullptr;
 PyTypeObject* topk_out_type = nullptr;
+
+// ldexp
+PyObject* fn_ldexp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "ldexp(Tensor input, Tensor other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::ldexp_out(out, self, other); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::ldexp(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// ldexp_
+PyObject* fn_ldexp_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "ldexp_(Tensor input, Tensor other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  auto result = [&] { GilRelease no_gil; return tl::ldexp_(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // topk
 PyObject* fn_topk(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -40,6 +76,36 @@ PyObject* fn_topk(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// Tensor.ldexp
+PyObject* method_ldexp(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "ldexp(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::ldexp(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.ldexp_
+PyObject* method_ldexp_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "ldexp_(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::ldexp_(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.topk
 PyObject* method_topk(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -63,10 +129,26 @@ PyObject* method_topk(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 void add_bindings_12(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
   topk_type = return_type("topk", {"values", "indices"});
   topk_out_type = return_type("topk_out", {"values", "indices"});
+  functions.push_back({"ldexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ldexp)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(ldexp(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+`self * 2**other`, with broadcasting and type promotion (integer inputs give the default float dtype).)doc"});
+  functions.push_back({"ldexp_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ldexp_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(ldexp_(Tensor input, Tensor other) -> Tensor
+
+In-place version of ldexp(): writes the result into self. `self * 2**other`, with broadcasting and type promotion (integer inputs give the default float dtype).)doc"});
   functions.push_back({"topk", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_topk)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(topk(Tensor input, int k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 The `k` largest (or smallest, unless `largest`) values of `self` along `dim` and their indices, in order if `sorted`.)doc"});
+  methods.push_back({"ldexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_ldexp)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(ldexp(Tensor other) -> Tensor
+
+`self * 2**other`, with broadcasting and type promotion (integer inputs give the default float dtype).)doc"});
+  methods.push_back({"ldexp_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_ldexp_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(ldexp_(Tensor other) -> Tensor
+
+In-place version of ldexp(): writes the result into self. `self * 2**other`, with broadcasting and type promotion (integer inputs give the default float dtype).)doc"});
   methods.push_back({"topk", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_topk)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(topk(int k, int dim=-1, bool largest=True, bool sorted=True) -> tuple[Tensor, Tensor]
 

@@ -6,6 +6,7 @@
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/chunk.h"
+#include "generated/ops/clamp_max.h"
 #include "generated/ops/frexp.h"
 #include "generated/ops/isfinite.h"
 #include "generated/ops/less_equal.h"
@@ -32,6 +33,70 @@ PyObject* fn_chunk(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto dim = r.toInt64(2);
   auto result = [&] { GilRelease no_gil; return tl::chunk(self, chunks, dim); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// clamp_max
+PyObject* fn_clamp_max(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "clamp_max(Tensor input, Tensor max, *, Tensor? out=None)",
+      "clamp_max(Tensor input, Scalar max, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // clamp_max.Tensor
+      auto self = r.tensor(0);
+      auto max = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::clamp_max_out(out, self, max); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::clamp_max(self, max); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // clamp_max
+      auto self = r.tensor(0);
+      auto max = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::clamp_max_out(out, self, max); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::clamp_max(self, max); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// clamp_max_
+PyObject* fn_clamp_max_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "clamp_max_(Tensor input, Tensor max)",
+      "clamp_max_(Tensor input, Scalar max)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // clamp_max_.Tensor
+      auto self = r.tensor(0);
+      auto max = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::clamp_max_(self, max); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // clamp_max_
+      auto self = r.tensor(0);
+      auto max = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::clamp_max_(self, max); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -186,6 +251,60 @@ PyObject* method_chunk(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// Tensor.clamp_max
+PyObject* method_clamp_max(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "clamp_max(Tensor max)",
+      "clamp_max(Scalar max)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // clamp_max.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto max = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::clamp_max(self, max); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // clamp_max
+      const Tensor& self = unpack_tensor(py_self);
+      auto max = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::clamp_max(self, max); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.clamp_max_
+PyObject* method_clamp_max_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "clamp_max_(Tensor max)",
+      "clamp_max_(Scalar max)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // clamp_max_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto max = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::clamp_max_(self, max); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // clamp_max_
+      const Tensor& self = unpack_tensor(py_self);
+      auto max = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::clamp_max_(self, max); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.frexp
 PyObject* method_frexp(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -322,6 +441,22 @@ void add_bindings_14(std::vector<PyMethodDef>& functions, std::vector<PyMethodDe
                        METH_FASTCALL | METH_KEYWORDS, R"doc(chunk(Tensor input, int chunks, int dim=0) -> Sequence[Tensor]
 
 Views of `self` cut along `dim` into at most `chunks` pieces of equal size (the last may be smaller).)doc"});
+  functions.push_back({"clamp_max", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clamp_max)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_max(Tensor input, Tensor max, *, Tensor? out=None) -> Tensor
+
+Limits every element of `self` to at most the matching element of `max` (broadcast).
+
+clamp_max(Tensor input, Scalar max, *, Tensor? out=None) -> Tensor
+
+Limits every element of `self` to at most the number `max` (NaN propagates).)doc"});
+  functions.push_back({"clamp_max_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clamp_max_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_max_(Tensor input, Tensor max) -> Tensor
+
+In-place version of clamp_max(): writes the result into self. Limits every element of `self` to at most the matching element of `max` (broadcast).
+
+clamp_max_(Tensor input, Scalar max) -> Tensor
+
+In-place version of clamp_max(): writes the result into self. Limits every element of `self` to at most the number `max` (NaN propagates).)doc"});
   functions.push_back({"frexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_frexp)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(frexp(Tensor input, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
@@ -358,6 +493,22 @@ In-place version of logical_or(): writes the result into self. True where `self`
                      METH_FASTCALL | METH_KEYWORDS, R"doc(chunk(int chunks, int dim=0) -> Sequence[Tensor]
 
 Views of `self` cut along `dim` into at most `chunks` pieces of equal size (the last may be smaller).)doc"});
+  methods.push_back({"clamp_max", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_clamp_max)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_max(Tensor max) -> Tensor
+
+Limits every element of `self` to at most the matching element of `max` (broadcast).
+
+clamp_max(Scalar max) -> Tensor
+
+Limits every element of `self` to at most the number `max` (NaN propagates).)doc"});
+  methods.push_back({"clamp_max_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_clamp_max_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_max_(Tensor max) -> Tensor
+
+In-place version of clamp_max(): writes the result into self. Limits every element of `self` to at most the matching element of `max` (broadcast).
+
+clamp_max_(Scalar max) -> Tensor
+
+In-place version of clamp_max(): writes the result into self. Limits every element of `self` to at most the number `max` (NaN propagates).)doc"});
   methods.push_back({"frexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_frexp)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(frexp() -> tuple[Tensor, Tensor]
 

@@ -6,6 +6,7 @@
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_to_copy.h"
+#include "generated/ops/addcmul.h"
 #include "generated/ops/bitwise_and.h"
 #include "generated/ops/erfc.h"
 #include "generated/ops/geometric.h"
@@ -33,6 +34,45 @@ PyObject* fn__to_copy(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   auto dtype = r.scalartype_optional(1);
   auto device = r.device_optional(2);
   auto result = [&] { GilRelease no_gil; return tl::_to_copy(self, dtype, device); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// addcmul
+PyObject* fn_addcmul(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "addcmul(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto tensor1 = r.tensor(1);
+  auto tensor2 = r.tensor(2);
+  auto value = r.scalar(3);
+  if (!r.is_none(4)) {
+    auto out = r.tensor(4);
+    auto result = [&] { GilRelease no_gil; return tl::addcmul_out(out, self, tensor1, tensor2, value); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::addcmul(self, tensor1, tensor2, value); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// addcmul_
+PyObject* fn_addcmul_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "addcmul_(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto tensor1 = r.tensor(1);
+  auto tensor2 = r.tensor(2);
+  auto value = r.scalar(3);
+  auto result = [&] { GilRelease no_gil; return tl::addcmul_(self, tensor1, tensor2, value); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -336,6 +376,40 @@ PyObject* operator__rand__(PyObject* py_self, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH_OPERATOR
 }
 
+// Tensor.addcmul
+PyObject* method_addcmul(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "addcmul(Tensor tensor1, Tensor tensor2, *, Scalar value=1)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto tensor1 = r.tensor(0);
+  auto tensor2 = r.tensor(1);
+  auto value = r.scalar(2);
+  auto result = [&] { GilRelease no_gil; return tl::addcmul(self, tensor1, tensor2, value); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.addcmul_
+PyObject* method_addcmul_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "addcmul_(Tensor tensor1, Tensor tensor2, *, Scalar value=1)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto tensor1 = r.tensor(0);
+  auto tensor2 = r.tensor(1);
+  auto value = r.scalar(2);
+  auto result = [&] { GilRelease no_gil; return tl::addcmul_(self, tensor1, tensor2, value); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.bitwise_and
 PyObject* method_bitwise_and(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -529,6 +603,14 @@ void add_bindings_16(std::vector<PyMethodDef>& functions, std::vector<PyMethodDe
                        METH_FASTCALL | METH_KEYWORDS, R"doc(_to_copy(Tensor input, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 
 A copy of `self` converted to `dtype` and moved to `device` (the current ones when None).)doc"});
+  functions.push_back({"addcmul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_addcmul)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(addcmul(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor? out=None) -> Tensor
+
+`self + value * tensor1 * tensor2`, with broadcasting and type promotion across the three.)doc"});
+  functions.push_back({"addcmul_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_addcmul_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(addcmul_(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+
+In-place version of addcmul(): writes the result into self. `self + value * tensor1 * tensor2`, with broadcasting and type promotion across the three.)doc"});
   functions.push_back({"bitwise_and", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_and)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_and(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -605,6 +687,14 @@ The bitwise AND of `self` and `other` (logical AND for bool), with broadcasting 
 __rand__(Scalar other) -> Tensor
 
 The bitwise AND of `self` and the number `other`.)doc"});
+  methods.push_back({"addcmul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_addcmul)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(addcmul(Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+
+`self + value * tensor1 * tensor2`, with broadcasting and type promotion across the three.)doc"});
+  methods.push_back({"addcmul_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_addcmul_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(addcmul_(Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+
+In-place version of addcmul(): writes the result into self. `self + value * tensor1 * tensor2`, with broadcasting and type promotion across the three.)doc"});
   methods.push_back({"bitwise_and", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_bitwise_and)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_and(Tensor other) -> Tensor
 

@@ -6,6 +6,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/atan2.h"
 #include "generated/ops/flip.h"
+#include "generated/ops/heaviside.h"
 #include "generated/ops/pow.h"
 #include "generated/ops/random.h"
 
@@ -58,6 +59,41 @@ PyObject* fn_flip(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   auto self = r.tensor(0);
   auto dims = r.intlist(1);
   auto result = [&] { GilRelease no_gil; return tl::flip(self, dims); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// heaviside
+PyObject* fn_heaviside(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "heaviside(Tensor input, Tensor values, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto values = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::heaviside_out(out, self, values); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::heaviside(self, values); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// heaviside_
+PyObject* fn_heaviside_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "heaviside_(Tensor input, Tensor values)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto values = r.tensor(1);
+  auto result = [&] { GilRelease no_gil; return tl::heaviside_(self, values); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -237,6 +273,36 @@ PyObject* method_flip(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.heaviside
+PyObject* method_heaviside(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "heaviside(Tensor values)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto values = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::heaviside(self, values); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.heaviside_
+PyObject* method_heaviside_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "heaviside_(Tensor values)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto values = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::heaviside_(self, values); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.pow
 PyObject* method_pow(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -343,6 +409,14 @@ In-place version of atan2(): writes the result into self. The angle of the point
                        METH_FASTCALL | METH_KEYWORDS, R"doc(flip(Tensor input, int[] dims) -> Tensor
 
 A copy of `self` with the order of elements reversed along each dim in `dims`.)doc"});
+  functions.push_back({"heaviside", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_heaviside)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(heaviside(Tensor input, Tensor values, *, Tensor? out=None) -> Tensor
+
+The Heaviside step: 0 where `self` < 0 (or NaN), 1 where > 0, and `values` where it is 0; both must have the same dtype.)doc"});
+  functions.push_back({"heaviside_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_heaviside_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(heaviside_(Tensor input, Tensor values) -> Tensor
+
+In-place version of heaviside(): writes the result into self. The Heaviside step: 0 where `self` < 0 (or NaN), 1 where > 0, and `values` where it is 0; both must have the same dtype.)doc"});
   functions.push_back({"pow", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_pow)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(pow(Tensor input, Tensor exponent, *, Tensor? out=None) -> Tensor
 
@@ -391,6 +465,14 @@ In-place version of atan2(): writes the result into self. The angle of the point
                      METH_FASTCALL | METH_KEYWORDS, R"doc(flip(int[] dims) -> Tensor
 
 A copy of `self` with the order of elements reversed along each dim in `dims`.)doc"});
+  methods.push_back({"heaviside", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_heaviside)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(heaviside(Tensor values) -> Tensor
+
+The Heaviside step: 0 where `self` < 0 (or NaN), 1 where > 0, and `values` where it is 0; both must have the same dtype.)doc"});
+  methods.push_back({"heaviside_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_heaviside_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(heaviside_(Tensor values) -> Tensor
+
+In-place version of heaviside(): writes the result into self. The Heaviside step: 0 where `self` < 0 (or NaN), 1 where > 0, and `values` where it is 0; both must have the same dtype.)doc"});
   methods.push_back({"pow", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_pow)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(pow(Tensor exponent) -> Tensor
 

@@ -5,9 +5,11 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/bitwise_left_shift.h"
+#include "generated/ops/clamp_min.h"
 #include "generated/ops/eq.h"
 #include "generated/ops/equal.h"
 #include "generated/ops/greater_equal.h"
+#include "generated/ops/lcm.h"
 #include "generated/ops/prod.h"
 #include "generated/ops/uniform.h"
 #include "generated/ops/zeros_like.h"
@@ -79,6 +81,70 @@ PyObject* fn_bitwise_left_shift_(PyObject* /*module*/, PyObject* const* args, Py
       auto self = r.tensor(0);
       auto other = r.scalar(1);
       auto result = [&] { GilRelease no_gil; return tl::bitwise_left_shift_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// clamp_min
+PyObject* fn_clamp_min(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "clamp_min(Tensor input, Tensor min, *, Tensor? out=None)",
+      "clamp_min(Tensor input, Scalar min, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // clamp_min.Tensor
+      auto self = r.tensor(0);
+      auto min = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::clamp_min_out(out, self, min); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::clamp_min(self, min); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // clamp_min
+      auto self = r.tensor(0);
+      auto min = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::clamp_min_out(out, self, min); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::clamp_min(self, min); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// clamp_min_
+PyObject* fn_clamp_min_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "clamp_min_(Tensor input, Tensor min)",
+      "clamp_min_(Tensor input, Scalar min)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // clamp_min_.Tensor
+      auto self = r.tensor(0);
+      auto min = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::clamp_min_(self, min); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // clamp_min_
+      auto self = r.tensor(0);
+      auto min = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::clamp_min_(self, min); }();
       return wrap(std::move(result));
     }
   }
@@ -226,6 +292,41 @@ PyObject* fn_greater_equal_(PyObject* /*module*/, PyObject* const* args, Py_ssiz
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// lcm
+PyObject* fn_lcm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "lcm(Tensor input, Tensor other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::lcm_out(out, self, other); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::lcm(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// lcm_
+PyObject* fn_lcm_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "lcm_(Tensor input, Tensor other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  auto result = [&] { GilRelease no_gil; return tl::lcm_(self, other); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -416,6 +517,60 @@ PyObject* method_bitwise_left_shift_(PyObject* py_self, PyObject* const* args, P
   TL_PY_CATCH
 }
 
+// Tensor.clamp_min
+PyObject* method_clamp_min(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "clamp_min(Tensor min)",
+      "clamp_min(Scalar min)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // clamp_min.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto min = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::clamp_min(self, min); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // clamp_min
+      const Tensor& self = unpack_tensor(py_self);
+      auto min = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::clamp_min(self, min); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.clamp_min_
+PyObject* method_clamp_min_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "clamp_min_(Tensor min)",
+      "clamp_min_(Scalar min)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // clamp_min_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto min = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::clamp_min_(self, min); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // clamp_min_
+      const Tensor& self = unpack_tensor(py_self);
+      auto min = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::clamp_min_(self, min); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.eq
 PyObject* method_eq(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -539,6 +694,36 @@ PyObject* method_greater_equal_(PyObject* py_self, PyObject* const* args, Py_ssi
   TL_PY_CATCH
 }
 
+// Tensor.lcm
+PyObject* method_lcm(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "lcm(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::lcm(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.lcm_
+PyObject* method_lcm_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "lcm_(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::lcm_(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.prod
 PyObject* method_prod(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -608,6 +793,22 @@ In-place version of bitwise_left_shift(): writes the result into self. Shifts th
 bitwise_left_shift_(Tensor input, Scalar other) -> Tensor
 
 In-place version of bitwise_left_shift(): writes the result into self. Shifts the bits of `self` left by the number `other`.)doc"});
+  functions.push_back({"clamp_min", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clamp_min)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_min(Tensor input, Tensor min, *, Tensor? out=None) -> Tensor
+
+Limits every element of `self` to at least the matching element of `min` (broadcast).
+
+clamp_min(Tensor input, Scalar min, *, Tensor? out=None) -> Tensor
+
+Limits every element of `self` to at least the number `min` (NaN propagates).)doc"});
+  functions.push_back({"clamp_min_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clamp_min_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_min_(Tensor input, Tensor min) -> Tensor
+
+In-place version of clamp_min(): writes the result into self. Limits every element of `self` to at least the matching element of `min` (broadcast).
+
+clamp_min_(Tensor input, Scalar min) -> Tensor
+
+In-place version of clamp_min(): writes the result into self. Limits every element of `self` to at least the number `min` (NaN propagates).)doc"});
   functions.push_back({"eq", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_eq)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(eq(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -644,6 +845,14 @@ In-place version of greater_equal(): writes the result into self. Alias of `ge`.
 greater_equal_(Tensor input, Scalar other) -> Tensor
 
 In-place version of greater_equal(): writes the result into self. Alias of `ge`.)doc"});
+  functions.push_back({"lcm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lcm)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(lcm(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+The least common multiple of `self` and `other` (non-negative; 0 when either is 0), with broadcasting; integer dtypes only.)doc"});
+  functions.push_back({"lcm_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lcm_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(lcm_(Tensor input, Tensor other) -> Tensor
+
+In-place version of lcm(): writes the result into self. The least common multiple of `self` and `other` (non-negative; 0 when either is 0), with broadcasting; integer dtypes only.)doc"});
   functions.push_back({"prod", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_prod)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(prod(Tensor input, *, ScalarType? dtype=None) -> Tensor
 
@@ -696,6 +905,22 @@ In-place version of bitwise_left_shift(): writes the result into self. Shifts th
 bitwise_left_shift_(Scalar other) -> Tensor
 
 In-place version of bitwise_left_shift(): writes the result into self. Shifts the bits of `self` left by the number `other`.)doc"});
+  methods.push_back({"clamp_min", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_clamp_min)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_min(Tensor min) -> Tensor
+
+Limits every element of `self` to at least the matching element of `min` (broadcast).
+
+clamp_min(Scalar min) -> Tensor
+
+Limits every element of `self` to at least the number `min` (NaN propagates).)doc"});
+  methods.push_back({"clamp_min_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_clamp_min_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_min_(Tensor min) -> Tensor
+
+In-place version of clamp_min(): writes the result into self. Limits every element of `self` to at least the matching element of `min` (broadcast).
+
+clamp_min_(Scalar min) -> Tensor
+
+In-place version of clamp_min(): writes the result into self. Limits every element of `self` to at least the number `min` (NaN propagates).)doc"});
   methods.push_back({"eq", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_eq)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(eq(Tensor other) -> Tensor
 
@@ -732,6 +957,14 @@ In-place version of greater_equal(): writes the result into self. Alias of `ge`.
 greater_equal_(Scalar other) -> Tensor
 
 In-place version of greater_equal(): writes the result into self. Alias of `ge`.)doc"});
+  methods.push_back({"lcm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_lcm)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(lcm(Tensor other) -> Tensor
+
+The least common multiple of `self` and `other` (non-negative; 0 when either is 0), with broadcasting; integer dtypes only.)doc"});
+  methods.push_back({"lcm_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_lcm_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(lcm_(Tensor other) -> Tensor
+
+In-place version of lcm(): writes the result into self. The least common multiple of `self` and `other` (non-negative; 0 when either is 0), with broadcasting; integer dtypes only.)doc"});
   methods.push_back({"prod", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_prod)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(prod(*, ScalarType? dtype=None) -> Tensor
 

@@ -4,8 +4,10 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/addcdiv.h"
 #include "generated/ops/amin.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/fmax.h"
 #include "generated/ops/isinf.h"
 #include "generated/ops/randint.h"
 #include "generated/ops/relu.h"
@@ -14,6 +16,45 @@
 
 namespace tl::python {
 namespace {
+
+// addcdiv
+PyObject* fn_addcdiv(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "addcdiv(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto tensor1 = r.tensor(1);
+  auto tensor2 = r.tensor(2);
+  auto value = r.scalar(3);
+  if (!r.is_none(4)) {
+    auto out = r.tensor(4);
+    auto result = [&] { GilRelease no_gil; return tl::addcdiv_out(out, self, tensor1, tensor2, value); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::addcdiv(self, tensor1, tensor2, value); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// addcdiv_
+PyObject* fn_addcdiv_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "addcdiv_(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto tensor1 = r.tensor(1);
+  auto tensor2 = r.tensor(2);
+  auto value = r.scalar(3);
+  auto result = [&] { GilRelease no_gil; return tl::addcdiv_(self, tensor1, tensor2, value); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // amin
 PyObject* fn_amin(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -47,6 +88,26 @@ PyObject* fn_clone(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto self = r.tensor(0);
   auto memory_format = r.memory_format_optional(1);
   auto result = [&] { GilRelease no_gil; return tl::clone(self, memory_format); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// fmax
+PyObject* fn_fmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "fmax(Tensor input, Tensor other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::fmax_out(out, self, other); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::fmax(self, other); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -181,6 +242,40 @@ PyObject* fn_std_mean(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
+// Tensor.addcdiv
+PyObject* method_addcdiv(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "addcdiv(Tensor tensor1, Tensor tensor2, *, Scalar value=1)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto tensor1 = r.tensor(0);
+  auto tensor2 = r.tensor(1);
+  auto value = r.scalar(2);
+  auto result = [&] { GilRelease no_gil; return tl::addcdiv(self, tensor1, tensor2, value); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.addcdiv_
+PyObject* method_addcdiv_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "addcdiv_(Tensor tensor1, Tensor tensor2, *, Scalar value=1)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto tensor1 = r.tensor(0);
+  auto tensor2 = r.tensor(1);
+  auto value = r.scalar(2);
+  auto result = [&] { GilRelease no_gil; return tl::addcdiv_(self, tensor1, tensor2, value); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.amin
 PyObject* method_amin(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -208,6 +303,21 @@ PyObject* method_clone(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   const Tensor& self = unpack_tensor(py_self);
   auto memory_format = r.memory_format_optional(0);
   auto result = [&] { GilRelease no_gil; return tl::clone(self, memory_format); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.fmax
+PyObject* method_fmax(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "fmax(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::fmax(self, other); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -285,6 +395,14 @@ PyObject* method_sqrt_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 }  // namespace
 
 void add_bindings_24(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"addcdiv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_addcdiv)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(addcdiv(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor? out=None) -> Tensor
+
+`self + value * tensor1 / tensor2`, with broadcasting and type promotion; integer `tensor1` and `tensor2` are refused.)doc"});
+  functions.push_back({"addcdiv_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_addcdiv_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(addcdiv_(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+
+In-place version of addcdiv(): writes the result into self. `self + value * tensor1 / tensor2`, with broadcasting and type promotion; integer `tensor1` and `tensor2` are refused.)doc"});
   functions.push_back({"amin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_amin)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(amin(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor? out=None) -> Tensor
 
@@ -293,6 +411,10 @@ The smallest value of `self` over the dimensions in `dim` (all of them when empt
                        METH_FASTCALL | METH_KEYWORDS, R"doc(clone(Tensor input, *, MemoryFormat? memory_format=None) -> Tensor
 
 A copy of `self` with its own (contiguous) storage.)doc"});
+  functions.push_back({"fmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fmax)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(fmax(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+The larger of `self` and `other` element by element, ignoring a NaN on one side, with broadcasting and type promotion.)doc"});
   functions.push_back({"isinf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isinf)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(isinf(Tensor input) -> Tensor
 
@@ -325,6 +447,14 @@ In-place version of sqrt(): writes the result into self. The square root of ever
                        METH_FASTCALL | METH_KEYWORDS, R"doc(std_mean(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> tuple[Tensor, Tensor]
 
 The standard deviation and the mean of `self` over the dimensions in `dim` (all when None), from one pass.)doc"});
+  methods.push_back({"addcdiv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_addcdiv)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(addcdiv(Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+
+`self + value * tensor1 / tensor2`, with broadcasting and type promotion; integer `tensor1` and `tensor2` are refused.)doc"});
+  methods.push_back({"addcdiv_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_addcdiv_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(addcdiv_(Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+
+In-place version of addcdiv(): writes the result into self. `self + value * tensor1 / tensor2`, with broadcasting and type promotion; integer `tensor1` and `tensor2` are refused.)doc"});
   methods.push_back({"amin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_amin)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(amin(int[1] dim=[], bool keepdim=False) -> Tensor
 
@@ -333,6 +463,10 @@ The smallest value of `self` over the dimensions in `dim` (all of them when empt
                      METH_FASTCALL | METH_KEYWORDS, R"doc(clone(*, MemoryFormat? memory_format=None) -> Tensor
 
 A copy of `self` with its own (contiguous) storage.)doc"});
+  methods.push_back({"fmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_fmax)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(fmax(Tensor other) -> Tensor
+
+The larger of `self` and `other` element by element, ignoring a NaN on one side, with broadcasting and type promotion.)doc"});
   methods.push_back({"isinf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_isinf)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(isinf() -> Tensor
 

@@ -4,11 +4,76 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/fmod.h"
 #include "generated/ops/nanmean.h"
 #include "generated/ops/rand_like.h"
 
 namespace tl::python {
 namespace {
+
+// fmod
+PyObject* fn_fmod(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "fmod(Tensor input, Tensor other, *, Tensor? out=None)",
+      "fmod(Tensor input, Scalar other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // fmod.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::fmod_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::fmod(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // fmod.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::fmod_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::fmod(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// fmod_
+PyObject* fn_fmod_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "fmod_(Tensor input, Tensor other)",
+      "fmod_(Tensor input, Scalar other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // fmod_.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::fmod_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // fmod_.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::fmod_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
 
 // nanmean
 PyObject* fn_nanmean(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -50,6 +115,60 @@ PyObject* fn_rand_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH
 }
 
+// Tensor.fmod
+PyObject* method_fmod(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "fmod(Tensor other)",
+      "fmod(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // fmod.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::fmod(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // fmod.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::fmod(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.fmod_
+PyObject* method_fmod_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "fmod_(Tensor other)",
+      "fmod_(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // fmod_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::fmod_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // fmod_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::fmod_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.nanmean
 PyObject* method_nanmean(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -70,6 +189,22 @@ PyObject* method_nanmean(PyObject* py_self, PyObject* const* args, Py_ssize_t na
 }  // namespace
 
 void add_bindings_25(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"fmod", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fmod)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(fmod(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+The remainder of `self / other` with the sign of `self` (C's fmod), with broadcasting and type promotion; integer division by zero raises.
+
+fmod(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
+
+The remainder of dividing every element of `self` by the number `other`, with the sign of `self`.)doc"});
+  functions.push_back({"fmod_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fmod_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(fmod_(Tensor input, Tensor other) -> Tensor
+
+In-place version of fmod(): writes the result into self. The remainder of `self / other` with the sign of `self` (C's fmod), with broadcasting and type promotion; integer division by zero raises.
+
+fmod_(Tensor input, Scalar other) -> Tensor
+
+In-place version of fmod(): writes the result into self. The remainder of dividing every element of `self` by the number `other`, with the sign of `self`.)doc"});
   functions.push_back({"nanmean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nanmean)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(nanmean(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 
@@ -78,6 +213,22 @@ The mean of the elements of `self` that are not NaN, over the dimensions in `dim
                        METH_FASTCALL | METH_KEYWORDS, R"doc(rand_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
 Uniform random numbers in [0, 1) with the shape of `self` and its dtype and device unless given.)doc"});
+  methods.push_back({"fmod", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_fmod)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(fmod(Tensor other) -> Tensor
+
+The remainder of `self / other` with the sign of `self` (C's fmod), with broadcasting and type promotion; integer division by zero raises.
+
+fmod(Scalar other) -> Tensor
+
+The remainder of dividing every element of `self` by the number `other`, with the sign of `self`.)doc"});
+  methods.push_back({"fmod_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_fmod_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(fmod_(Tensor other) -> Tensor
+
+In-place version of fmod(): writes the result into self. The remainder of `self / other` with the sign of `self` (C's fmod), with broadcasting and type promotion; integer division by zero raises.
+
+fmod_(Scalar other) -> Tensor
+
+In-place version of fmod(): writes the result into self. The remainder of dividing every element of `self` by the number `other`, with the sign of `self`.)doc"});
   methods.push_back({"nanmean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_nanmean)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(nanmean(int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 

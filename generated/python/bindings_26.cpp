@@ -6,9 +6,12 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/as_strided.h"
 #include "generated/ops/bernoulli.h"
+#include "generated/ops/clamp.h"
 #include "generated/ops/greater.h"
 #include "generated/ops/gt.h"
+#include "generated/ops/hypot.h"
 #include "generated/ops/log2.h"
+#include "generated/ops/remainder.h"
 #include "generated/ops/softmax.h"
 
 namespace tl::python {
@@ -57,6 +60,74 @@ PyObject* fn_bernoulli(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
       auto p = r.toDouble(1);
       auto generator = r.generator_optional(2);
       auto result = [&] { GilRelease no_gil; return tl::bernoulli(self, p, generator); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// clamp
+PyObject* fn_clamp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "clamp(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor? out=None)",
+      "clamp(Tensor input, Scalar? min=None, Scalar? max=None, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // clamp.Tensor
+      auto self = r.tensor(0);
+      auto min = r.optional_tensor(1);
+      auto max = r.optional_tensor(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        auto result = [&] { GilRelease no_gil; return tl::clamp_out(out, self, min, max); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::clamp(self, min, max); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // clamp
+      auto self = r.tensor(0);
+      auto min = r.scalar_optional(1);
+      auto max = r.scalar_optional(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        auto result = [&] { GilRelease no_gil; return tl::clamp_out(out, self, min, max); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::clamp(self, min, max); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// clamp_
+PyObject* fn_clamp_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "clamp_(Tensor input, Tensor? min=None, Tensor? max=None)",
+      "clamp_(Tensor input, Scalar? min=None, Scalar? max=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // clamp_.Tensor
+      auto self = r.tensor(0);
+      auto min = r.optional_tensor(1);
+      auto max = r.optional_tensor(2);
+      auto result = [&] { GilRelease no_gil; return tl::clamp_(self, min, max); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // clamp_
+      auto self = r.tensor(0);
+      auto min = r.scalar_optional(1);
+      auto max = r.scalar_optional(2);
+      auto result = [&] { GilRelease no_gil; return tl::clamp_(self, min, max); }();
       return wrap(std::move(result));
     }
   }
@@ -192,6 +263,41 @@ PyObject* fn_gt_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_CATCH
 }
 
+// hypot
+PyObject* fn_hypot(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "hypot(Tensor input, Tensor other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::hypot_out(out, self, other); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::hypot(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// hypot_
+PyObject* fn_hypot_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "hypot_(Tensor input, Tensor other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  auto result = [&] { GilRelease no_gil; return tl::hypot_(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // log2
 PyObject* fn_log2(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -222,6 +328,77 @@ PyObject* fn_log2_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::log2_(self); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// remainder
+PyObject* fn_remainder(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "remainder(Tensor input, Tensor other, *, Tensor? out=None)",
+      "remainder(Tensor input, Scalar other, *, Tensor? out=None)",
+      "remainder(Scalar self, Tensor other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // remainder.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::remainder_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::remainder(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // remainder.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::remainder_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::remainder(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // remainder.Scalar_Tensor
+      auto self = r.scalar(0);
+      auto other = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::remainder(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// remainder_
+PyObject* fn_remainder_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "remainder_(Tensor input, Tensor other)",
+      "remainder_(Tensor input, Scalar other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // remainder_.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::remainder_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // remainder_.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::remainder_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -266,6 +443,60 @@ PyObject* operator__gt__(PyObject* py_self, PyObject* const* args, Py_ssize_t na
       const Tensor& self = unpack_tensor(py_self);
       auto other = r.scalar(0);
       auto result = [&] { GilRelease no_gil; return tl::gt(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.__imod__
+PyObject* operator__imod__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__imod__(Tensor other)",
+      "__imod__(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // remainder_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::remainder_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // remainder_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::remainder_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.__mod__
+PyObject* operator__mod__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__mod__(Tensor other)",
+      "__mod__(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // remainder.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::remainder(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // remainder.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::remainder(self, other); }();
       return wrap(std::move(result));
     }
   }
@@ -340,6 +571,64 @@ PyObject* method_bernoulli_(PyObject* py_self, PyObject* const* args, Py_ssize_t
       auto p = r.toDouble(0);
       auto generator = r.generator_optional(1);
       auto result = [&] { GilRelease no_gil; return tl::bernoulli_(self, p, generator); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.clamp
+PyObject* method_clamp(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "clamp(Tensor? min=None, Tensor? max=None)",
+      "clamp(Scalar? min=None, Scalar? max=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // clamp.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto min = r.optional_tensor(0);
+      auto max = r.optional_tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::clamp(self, min, max); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // clamp
+      const Tensor& self = unpack_tensor(py_self);
+      auto min = r.scalar_optional(0);
+      auto max = r.scalar_optional(1);
+      auto result = [&] { GilRelease no_gil; return tl::clamp(self, min, max); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.clamp_
+PyObject* method_clamp_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "clamp_(Tensor? min=None, Tensor? max=None)",
+      "clamp_(Scalar? min=None, Scalar? max=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // clamp_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto min = r.optional_tensor(0);
+      auto max = r.optional_tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::clamp_(self, min, max); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // clamp_
+      const Tensor& self = unpack_tensor(py_self);
+      auto min = r.scalar_optional(0);
+      auto max = r.scalar_optional(1);
+      auto result = [&] { GilRelease no_gil; return tl::clamp_(self, min, max); }();
       return wrap(std::move(result));
     }
   }
@@ -455,6 +744,36 @@ PyObject* method_gt_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// Tensor.hypot
+PyObject* method_hypot(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "hypot(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::hypot(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.hypot_
+PyObject* method_hypot_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "hypot_(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::hypot_(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.log2
 PyObject* method_log2(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -480,6 +799,60 @@ PyObject* method_log2_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   const Tensor& self = unpack_tensor(py_self);
   auto result = [&] { GilRelease no_gil; return tl::log2_(self); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.remainder
+PyObject* method_remainder(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "remainder(Tensor other)",
+      "remainder(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // remainder.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::remainder(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // remainder.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::remainder(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.remainder_
+PyObject* method_remainder_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "remainder_(Tensor other)",
+      "remainder_(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // remainder_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::remainder_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // remainder_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::remainder_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -514,6 +887,22 @@ A view of the storage of `self` with the given sizes, strides and offset (in ele
 bernoulli(Tensor input, float p, *, Generator? generator=None) -> Tensor
 
 A tensor shaped like `self` holding 1 with probability `p`, else 0.)doc"});
+  functions.push_back({"clamp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clamp)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(clamp(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor? out=None) -> Tensor
+
+Limits every element of `self` to [min, max] with tensor bounds (broadcast; either may be None, not both).
+
+clamp(Tensor input, Scalar? min=None, Scalar? max=None, *, Tensor? out=None) -> Tensor
+
+Limits every element of `self` to [min, max] (either bound may be None, not both; max wins when min > max; NaN propagates).)doc"});
+  functions.push_back({"clamp_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clamp_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_(Tensor input, Tensor? min=None, Tensor? max=None) -> Tensor
+
+In-place version of clamp(): writes the result into self. Limits every element of `self` to [min, max] with tensor bounds (broadcast; either may be None, not both).
+
+clamp_(Tensor input, Scalar? min=None, Scalar? max=None) -> Tensor
+
+In-place version of clamp(): writes the result into self. Limits every element of `self` to [min, max] (either bound may be None, not both; max wins when min > max; NaN propagates).)doc"});
   functions.push_back({"greater", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_greater)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(greater(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -546,6 +935,14 @@ In-place version of gt(): writes the result into self. True where `self > other`
 gt_(Tensor input, Scalar other) -> Tensor
 
 In-place version of gt(): writes the result into self. True where an element of `self` is greater than the number `other`.)doc"});
+  functions.push_back({"hypot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_hypot)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(hypot(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+`sqrt(self**2 + other**2)` without intermediate overflow, with broadcasting; floating dtypes only.)doc"});
+  functions.push_back({"hypot_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_hypot_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(hypot_(Tensor input, Tensor other) -> Tensor
+
+In-place version of hypot(): writes the result into self. `sqrt(self**2 + other**2)` without intermediate overflow, with broadcasting; floating dtypes only.)doc"});
   functions.push_back({"log2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log2)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(log2(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -554,6 +951,26 @@ The base-2 logarithm of every element of `self`; integer inputs give the default
                        METH_FASTCALL | METH_KEYWORDS, R"doc(log2_(Tensor input) -> Tensor
 
 In-place version of log2(): writes the result into self. The base-2 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"remainder", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_remainder)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(remainder(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+The remainder of `self / other` with the sign of `other` (Python's `%`), with broadcasting and type promotion; integer division by zero raises.
+
+remainder(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
+
+The remainder of dividing every element of `self` by the number `other`, with the sign of `other`.
+
+remainder(Scalar self, Tensor other) -> Tensor
+
+The remainder of dividing the number `self` by each element of `other`, with the sign of `other`; backs the reflected `number % tensor`.)doc"});
+  functions.push_back({"remainder_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_remainder_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(remainder_(Tensor input, Tensor other) -> Tensor
+
+In-place version of remainder(): writes the result into self. The remainder of `self / other` with the sign of `other` (Python's `%`), with broadcasting and type promotion; integer division by zero raises.
+
+remainder_(Tensor input, Scalar other) -> Tensor
+
+In-place version of remainder(): writes the result into self. The remainder of dividing every element of `self` by the number `other`, with the sign of `other`.)doc"});
   functions.push_back({"softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_softmax)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None) -> Tensor
 
@@ -566,6 +983,22 @@ True where `self > other`, element by element, with broadcasting.
 __gt__(Scalar other) -> Tensor
 
 True where an element of `self` is greater than the number `other`.)doc"});
+  methods.push_back({"__imod__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__imod__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__imod__(Tensor other) -> Tensor
+
+In-place version of remainder(): writes the result into self. The remainder of `self / other` with the sign of `other` (Python's `%`), with broadcasting and type promotion; integer division by zero raises.
+
+__imod__(Scalar other) -> Tensor
+
+In-place version of remainder(): writes the result into self. The remainder of dividing every element of `self` by the number `other`, with the sign of `other`.)doc"});
+  methods.push_back({"__mod__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__mod__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__mod__(Tensor other) -> Tensor
+
+The remainder of `self / other` with the sign of `other` (Python's `%`), with broadcasting and type promotion; integer division by zero raises.
+
+__mod__(Scalar other) -> Tensor
+
+The remainder of dividing every element of `self` by the number `other`, with the sign of `other`.)doc"});
   methods.push_back({"as_strided", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_as_strided)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(as_strided(int[] size, int[] stride, int? storage_offset=None) -> Tensor
 
@@ -586,6 +1019,22 @@ Fills `self` with 1 with probability `p` (broadcast to `self`), else 0.
 bernoulli_(float p=0.5, *, Generator? generator=None) -> Tensor
 
 Fills `self` with 1 with probability `p`, else 0.)doc"});
+  methods.push_back({"clamp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_clamp)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(clamp(Tensor? min=None, Tensor? max=None) -> Tensor
+
+Limits every element of `self` to [min, max] with tensor bounds (broadcast; either may be None, not both).
+
+clamp(Scalar? min=None, Scalar? max=None) -> Tensor
+
+Limits every element of `self` to [min, max] (either bound may be None, not both; max wins when min > max; NaN propagates).)doc"});
+  methods.push_back({"clamp_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_clamp_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_(Tensor? min=None, Tensor? max=None) -> Tensor
+
+In-place version of clamp(): writes the result into self. Limits every element of `self` to [min, max] with tensor bounds (broadcast; either may be None, not both).
+
+clamp_(Scalar? min=None, Scalar? max=None) -> Tensor
+
+In-place version of clamp(): writes the result into self. Limits every element of `self` to [min, max] (either bound may be None, not both; max wins when min > max; NaN propagates).)doc"});
   methods.push_back({"greater", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_greater)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(greater(Tensor other) -> Tensor
 
@@ -618,6 +1067,14 @@ In-place version of gt(): writes the result into self. True where `self > other`
 gt_(Scalar other) -> Tensor
 
 In-place version of gt(): writes the result into self. True where an element of `self` is greater than the number `other`.)doc"});
+  methods.push_back({"hypot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_hypot)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(hypot(Tensor other) -> Tensor
+
+`sqrt(self**2 + other**2)` without intermediate overflow, with broadcasting; floating dtypes only.)doc"});
+  methods.push_back({"hypot_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_hypot_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(hypot_(Tensor other) -> Tensor
+
+In-place version of hypot(): writes the result into self. `sqrt(self**2 + other**2)` without intermediate overflow, with broadcasting; floating dtypes only.)doc"});
   methods.push_back({"log2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log2)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(log2() -> Tensor
 
@@ -626,6 +1083,22 @@ The base-2 logarithm of every element of `self`; integer inputs give the default
                      METH_FASTCALL | METH_KEYWORDS, R"doc(log2_() -> Tensor
 
 In-place version of log2(): writes the result into self. The base-2 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"remainder", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_remainder)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(remainder(Tensor other) -> Tensor
+
+The remainder of `self / other` with the sign of `other` (Python's `%`), with broadcasting and type promotion; integer division by zero raises.
+
+remainder(Scalar other) -> Tensor
+
+The remainder of dividing every element of `self` by the number `other`, with the sign of `other`.)doc"});
+  methods.push_back({"remainder_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_remainder_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(remainder_(Tensor other) -> Tensor
+
+In-place version of remainder(): writes the result into self. The remainder of `self / other` with the sign of `other` (Python's `%`), with broadcasting and type promotion; integer division by zero raises.
+
+remainder_(Scalar other) -> Tensor
+
+In-place version of remainder(): writes the result into self. The remainder of dividing every element of `self` by the number `other`, with the sign of `other`.)doc"});
   methods.push_back({"softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_softmax)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(softmax(int dim, ScalarType? dtype=None) -> Tensor
 

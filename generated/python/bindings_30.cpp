@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/asinh.h"
+#include "generated/ops/float_power.h"
 #include "generated/ops/isclose.h"
 #include "generated/ops/native_dropout_backward.h"
 #include "generated/ops/sign.h"
@@ -42,6 +43,82 @@ PyObject* fn_asinh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::asinh_(self); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// float_power
+PyObject* fn_float_power(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "float_power(Tensor input, Tensor exponent, *, Tensor? out=None)",
+      "float_power(Tensor input, Scalar exponent, *, Tensor? out=None)",
+      "float_power(Scalar self, Tensor exponent, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // float_power.Tensor_Tensor
+      auto self = r.tensor(0);
+      auto exponent = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::float_power_out(out, self, exponent); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::float_power(self, exponent); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // float_power.Tensor_Scalar
+      auto self = r.tensor(0);
+      auto exponent = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::float_power_out(out, self, exponent); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::float_power(self, exponent); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // float_power.Scalar
+      auto self = r.scalar(0);
+      auto exponent = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::float_power_out(out, self, exponent); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::float_power(self, exponent); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// float_power_
+PyObject* fn_float_power_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "float_power_(Tensor input, Tensor exponent)",
+      "float_power_(Tensor input, Scalar exponent)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // float_power_.Tensor_Tensor
+      auto self = r.tensor(0);
+      auto exponent = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::float_power_(self, exponent); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // float_power_.Tensor_Scalar
+      auto self = r.tensor(0);
+      auto exponent = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::float_power_(self, exponent); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -140,6 +217,60 @@ PyObject* method_asinh_(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// Tensor.float_power
+PyObject* method_float_power(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "float_power(Tensor exponent)",
+      "float_power(Scalar exponent)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // float_power.Tensor_Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto exponent = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::float_power(self, exponent); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // float_power.Tensor_Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto exponent = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::float_power(self, exponent); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.float_power_
+PyObject* method_float_power_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "float_power_(Tensor exponent)",
+      "float_power_(Scalar exponent)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // float_power_.Tensor_Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto exponent = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::float_power_(self, exponent); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // float_power_.Tensor_Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto exponent = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::float_power_(self, exponent); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.isclose
 PyObject* method_isclose(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -197,6 +328,26 @@ The inverse hyperbolic sine of every element of `self`; integer inputs give the 
                        METH_FASTCALL | METH_KEYWORDS, R"doc(asinh_(Tensor input) -> Tensor
 
 In-place version of asinh(): writes the result into self. The inverse hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"float_power", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_float_power)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(float_power(Tensor input, Tensor exponent, *, Tensor? out=None) -> Tensor
+
+`self ** exponent` computed in float64 (the result is always float64), with broadcasting.
+
+float_power(Tensor input, Scalar exponent, *, Tensor? out=None) -> Tensor
+
+`self ** exponent` for a number `exponent`, computed in float64 (the result is always float64).
+
+float_power(Scalar self, Tensor exponent, *, Tensor? out=None) -> Tensor
+
+The number `self` raised to each power in `exponent`, computed in float64 (the result is always float64).)doc"});
+  functions.push_back({"float_power_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_float_power_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(float_power_(Tensor input, Tensor exponent) -> Tensor
+
+In-place version of float_power(): writes the result into self. `self ** exponent` computed in float64 (the result is always float64), with broadcasting.
+
+float_power_(Tensor input, Scalar exponent) -> Tensor
+
+In-place version of float_power(): writes the result into self. `self ** exponent` for a number `exponent`, computed in float64 (the result is always float64).)doc"});
   functions.push_back({"isclose", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isclose)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(isclose(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor
 
@@ -221,6 +372,22 @@ The inverse hyperbolic sine of every element of `self`; integer inputs give the 
                      METH_FASTCALL | METH_KEYWORDS, R"doc(asinh_() -> Tensor
 
 In-place version of asinh(): writes the result into self. The inverse hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"float_power", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_float_power)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(float_power(Tensor exponent) -> Tensor
+
+`self ** exponent` computed in float64 (the result is always float64), with broadcasting.
+
+float_power(Scalar exponent) -> Tensor
+
+`self ** exponent` for a number `exponent`, computed in float64 (the result is always float64).)doc"});
+  methods.push_back({"float_power_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_float_power_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(float_power_(Tensor exponent) -> Tensor
+
+In-place version of float_power(): writes the result into self. `self ** exponent` computed in float64 (the result is always float64), with broadcasting.
+
+float_power_(Scalar exponent) -> Tensor
+
+In-place version of float_power(): writes the result into self. `self ** exponent` for a number `exponent`, computed in float64 (the result is always float64).)doc"});
   methods.push_back({"isclose", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_isclose)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(isclose(Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor
 

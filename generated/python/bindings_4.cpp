@@ -7,6 +7,7 @@
 #include "generated/ops/bitwise_right_shift.h"
 #include "generated/ops/empty.h"
 #include "generated/ops/empty_strided.h"
+#include "generated/ops/lerp.h"
 #include "generated/ops/normal.h"
 #include "generated/ops/to.h"
 
@@ -120,6 +121,74 @@ PyObject* fn_empty_strided(PyObject* /*module*/, PyObject* const* args, Py_ssize
   auto result = [&] { GilRelease no_gil; return tl::empty_strided(size, stride, dtype, device); }();
   if (requires_grad) result.set_requires_grad(true);
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// lerp
+PyObject* fn_lerp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "lerp(Tensor input, Tensor end, Scalar weight, *, Tensor? out=None)",
+      "lerp(Tensor input, Tensor end, Tensor weight, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // lerp.Scalar
+      auto self = r.tensor(0);
+      auto end = r.tensor(1);
+      auto weight = r.scalar(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        auto result = [&] { GilRelease no_gil; return tl::lerp_out(out, self, end, weight); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::lerp(self, end, weight); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // lerp.Tensor
+      auto self = r.tensor(0);
+      auto end = r.tensor(1);
+      auto weight = r.tensor(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        auto result = [&] { GilRelease no_gil; return tl::lerp_out(out, self, end, weight); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::lerp(self, end, weight); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// lerp_
+PyObject* fn_lerp_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "lerp_(Tensor input, Tensor end, Scalar weight)",
+      "lerp_(Tensor input, Tensor end, Tensor weight)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // lerp_.Scalar
+      auto self = r.tensor(0);
+      auto end = r.tensor(1);
+      auto weight = r.scalar(2);
+      auto result = [&] { GilRelease no_gil; return tl::lerp_(self, end, weight); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // lerp_.Tensor
+      auto self = r.tensor(0);
+      auto end = r.tensor(1);
+      auto weight = r.tensor(2);
+      auto result = [&] { GilRelease no_gil; return tl::lerp_(self, end, weight); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -296,6 +365,64 @@ PyObject* method_bitwise_right_shift_(PyObject* py_self, PyObject* const* args, 
   TL_PY_CATCH
 }
 
+// Tensor.lerp
+PyObject* method_lerp(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "lerp(Tensor end, Scalar weight)",
+      "lerp(Tensor end, Tensor weight)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // lerp.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto end = r.tensor(0);
+      auto weight = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::lerp(self, end, weight); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // lerp.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto end = r.tensor(0);
+      auto weight = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::lerp(self, end, weight); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.lerp_
+PyObject* method_lerp_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "lerp_(Tensor end, Scalar weight)",
+      "lerp_(Tensor end, Tensor weight)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // lerp_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto end = r.tensor(0);
+      auto weight = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::lerp_(self, end, weight); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // lerp_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto end = r.tensor(0);
+      auto weight = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::lerp_(self, end, weight); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.normal_
 PyObject* method_normal_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -393,6 +520,22 @@ A tensor of shape `size` with uninitialised data.)doc"});
                        METH_FASTCALL | METH_KEYWORDS, R"doc(empty_strided(int[] size, int[] stride, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
 A tensor of shape `size` and strides `stride` with uninitialised data.)doc"});
+  functions.push_back({"lerp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lerp)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(lerp(Tensor input, Tensor end, Scalar weight, *, Tensor? out=None) -> Tensor
+
+`self + weight * (end - self)` for a number `weight`, with broadcasting; `self` and `end` must have the same floating dtype.
+
+lerp(Tensor input, Tensor end, Tensor weight, *, Tensor? out=None) -> Tensor
+
+`self + weight * (end - self)` with a tensor `weight`, with broadcasting; the three must have the same floating dtype (a 0-d weight may have any).)doc"});
+  functions.push_back({"lerp_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lerp_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(lerp_(Tensor input, Tensor end, Scalar weight) -> Tensor
+
+In-place version of lerp(): writes the result into self. `self + weight * (end - self)` for a number `weight`, with broadcasting; `self` and `end` must have the same floating dtype.
+
+lerp_(Tensor input, Tensor end, Tensor weight) -> Tensor
+
+In-place version of lerp(): writes the result into self. `self + weight * (end - self)` with a tensor `weight`, with broadcasting; the three must have the same floating dtype (a 0-d weight may have any).)doc"});
   functions.push_back({"normal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_normal)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(normal(Tensor mean, Tensor std, *, Generator? generator=None, Tensor? out=None) -> Tensor
 
@@ -441,6 +584,22 @@ In-place version of bitwise_right_shift(): writes the result into self. Shifts t
 bitwise_right_shift_(Scalar other) -> Tensor
 
 In-place version of bitwise_right_shift(): writes the result into self. Shifts the bits of `self` right by the number `other`.)doc"});
+  methods.push_back({"lerp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_lerp)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(lerp(Tensor end, Scalar weight) -> Tensor
+
+`self + weight * (end - self)` for a number `weight`, with broadcasting; `self` and `end` must have the same floating dtype.
+
+lerp(Tensor end, Tensor weight) -> Tensor
+
+`self + weight * (end - self)` with a tensor `weight`, with broadcasting; the three must have the same floating dtype (a 0-d weight may have any).)doc"});
+  methods.push_back({"lerp_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_lerp_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(lerp_(Tensor end, Scalar weight) -> Tensor
+
+In-place version of lerp(): writes the result into self. `self + weight * (end - self)` for a number `weight`, with broadcasting; `self` and `end` must have the same floating dtype.
+
+lerp_(Tensor end, Tensor weight) -> Tensor
+
+In-place version of lerp(): writes the result into self. `self + weight * (end - self)` with a tensor `weight`, with broadcasting; the three must have the same floating dtype (a 0-d weight may have any).)doc"});
   methods.push_back({"normal_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_normal_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(normal_(float mean=0, float std=1, *, Generator? generator=None) -> Tensor
 

@@ -171,8 +171,8 @@ PyObject* fn_logsumexp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
 PyObject* fn_rsub(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "rsub(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None)",
-      "rsub(Tensor input, Scalar other, Scalar alpha=1, *, Tensor? out=None)",
+      "rsub(Tensor input, Tensor other, *, Scalar alpha=1)",
+      "rsub(Tensor input, Scalar other, Scalar alpha=1)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -181,11 +181,6 @@ PyObject* fn_rsub(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
       auto self = r.tensor(0);
       auto other = r.tensor(1);
       auto alpha = r.scalar(2);
-      if (!r.is_none(3)) {
-        auto out = r.tensor(3);
-        auto result = [&] { GilRelease no_gil; return tl::rsub_out(out, self, other, alpha); }();
-        return wrap(std::move(result));
-      }
       auto result = [&] { GilRelease no_gil; return tl::rsub(self, other, alpha); }();
       return wrap(std::move(result));
     }
@@ -193,11 +188,6 @@ PyObject* fn_rsub(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
       auto self = r.tensor(0);
       auto other = r.scalar(1);
       auto alpha = r.scalar(2);
-      if (!r.is_none(3)) {
-        auto out = r.tensor(3);
-        auto result = [&] { GilRelease no_gil; return tl::rsub_out(out, self, other, alpha); }();
-        return wrap(std::move(result));
-      }
       auto result = [&] { GilRelease no_gil; return tl::rsub(self, other, alpha); }();
       return wrap(std::move(result));
     }
@@ -401,11 +391,11 @@ In-place version of log(): writes the result into self. The natural logarithm of
 
 log(sum(exp(self))) over the dimensions in `dim`, computed stably (the maximum is subtracted first; +-inf inputs give +-inf); integer inputs give the default float dtype.)doc"});
   functions.push_back({"rsub", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rsub)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(rsub(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None) -> Tensor
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(rsub(Tensor input, Tensor other, *, Scalar alpha=1) -> Tensor
 
 Computes `other - alpha * self` (subtraction with the operands reversed).
 
-rsub(Tensor input, Scalar other, Scalar alpha=1, *, Tensor? out=None) -> Tensor
+rsub(Tensor input, Scalar other, Scalar alpha=1) -> Tensor
 
 Computes `other - alpha * self` for a number `other`; backs the reflected `number - tensor`.)doc"});
   functions.push_back({"slice", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_slice)),

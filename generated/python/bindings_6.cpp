@@ -9,6 +9,7 @@
 #include "generated/ops/argsort.h"
 #include "generated/ops/log_normal.h"
 #include "generated/ops/logcumsumexp.h"
+#include "generated/ops/maximum.h"
 #include "generated/ops/var.h"
 #include "generated/ops/where.h"
 
@@ -108,6 +109,26 @@ PyObject* fn_logcumsumexp(PyObject* /*module*/, PyObject* const* args, Py_ssize_
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::logcumsumexp(self, dim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// maximum
+PyObject* fn_maximum(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "maximum(Tensor input, Tensor other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::maximum_out(out, self, other); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::maximum(self, other); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -285,6 +306,21 @@ PyObject* method_logcumsumexp(PyObject* py_self, PyObject* const* args, Py_ssize
   TL_PY_CATCH
 }
 
+// Tensor.maximum
+PyObject* method_maximum(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "maximum(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::maximum(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.var
 PyObject* method_var(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -366,6 +402,10 @@ argsort(Tensor input, *, bool stable, int dim=-1, bool descending=False) -> Tens
                        METH_FASTCALL | METH_KEYWORDS, R"doc(logcumsumexp(Tensor input, int dim, *, Tensor? out=None) -> Tensor
 
 `log(cumsum(exp(self), dim))`, computed without overflow.)doc"});
+  functions.push_back({"maximum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_maximum)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(maximum(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+The larger of `self` and `other` element by element (NaN if either is NaN), with broadcasting and type promotion.)doc"});
   functions.push_back({"var", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_var)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(var(Tensor input, bool unbiased=True) -> Tensor
 
@@ -410,6 +450,10 @@ Fills `self` with exp of normal samples of mean `mean` and standard deviation `s
                      METH_FASTCALL | METH_KEYWORDS, R"doc(logcumsumexp(int dim) -> Tensor
 
 `log(cumsum(exp(self), dim))`, computed without overflow.)doc"});
+  methods.push_back({"maximum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_maximum)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(maximum(Tensor other) -> Tensor
+
+The larger of `self` and `other` element by element (NaN if either is NaN), with broadcasting and type promotion.)doc"});
   methods.push_back({"var", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_var)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(var(bool unbiased=True) -> Tensor
 

@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/add.h"
+#include "generated/ops/clip.h"
 #include "generated/ops/expand.h"
 #include "generated/ops/index_fill.h"
 #include "generated/ops/isreal.h"
@@ -70,6 +71,74 @@ PyObject* fn_add_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
       auto other = r.scalar(1);
       auto alpha = r.scalar(2);
       auto result = [&] { GilRelease no_gil; return tl::add_(self, other, alpha); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// clip
+PyObject* fn_clip(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "clip(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor? out=None)",
+      "clip(Tensor input, Scalar? min=None, Scalar? max=None, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // clip.Tensor
+      auto self = r.tensor(0);
+      auto min = r.optional_tensor(1);
+      auto max = r.optional_tensor(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        auto result = [&] { GilRelease no_gil; return tl::clip_out(out, self, min, max); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::clip(self, min, max); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // clip
+      auto self = r.tensor(0);
+      auto min = r.scalar_optional(1);
+      auto max = r.scalar_optional(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        auto result = [&] { GilRelease no_gil; return tl::clip_out(out, self, min, max); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::clip(self, min, max); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// clip_
+PyObject* fn_clip_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "clip_(Tensor input, Tensor? min=None, Tensor? max=None)",
+      "clip_(Tensor input, Scalar? min=None, Scalar? max=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // clip_.Tensor
+      auto self = r.tensor(0);
+      auto min = r.optional_tensor(1);
+      auto max = r.optional_tensor(2);
+      auto result = [&] { GilRelease no_gil; return tl::clip_(self, min, max); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // clip_
+      auto self = r.tensor(0);
+      auto min = r.scalar_optional(1);
+      auto max = r.scalar_optional(2);
+      auto result = [&] { GilRelease no_gil; return tl::clip_(self, min, max); }();
       return wrap(std::move(result));
     }
   }
@@ -355,6 +424,64 @@ PyObject* method_add_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.clip
+PyObject* method_clip(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "clip(Tensor? min=None, Tensor? max=None)",
+      "clip(Scalar? min=None, Scalar? max=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // clip.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto min = r.optional_tensor(0);
+      auto max = r.optional_tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::clip(self, min, max); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // clip
+      const Tensor& self = unpack_tensor(py_self);
+      auto min = r.scalar_optional(0);
+      auto max = r.scalar_optional(1);
+      auto result = [&] { GilRelease no_gil; return tl::clip(self, min, max); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.clip_
+PyObject* method_clip_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "clip_(Tensor? min=None, Tensor? max=None)",
+      "clip_(Scalar? min=None, Scalar? max=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // clip_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto min = r.optional_tensor(0);
+      auto max = r.optional_tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::clip_(self, min, max); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // clip_
+      const Tensor& self = unpack_tensor(py_self);
+      auto min = r.scalar_optional(0);
+      auto max = r.scalar_optional(1);
+      auto result = [&] { GilRelease no_gil; return tl::clip_(self, min, max); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.expand
 PyObject* method_expand(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -494,6 +621,22 @@ In-place version of add(): writes the result into self. Adds `other`, scaled by 
 add_(Tensor input, Scalar other, Scalar alpha=1) -> Tensor
 
 In-place version of add(): writes the result into self. Adds the number `other`, scaled by `alpha`, to every element of `self`.)doc"});
+  functions.push_back({"clip", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clip)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(clip(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor? out=None) -> Tensor
+
+Alias of `clamp.Tensor`.
+
+clip(Tensor input, Scalar? min=None, Scalar? max=None, *, Tensor? out=None) -> Tensor
+
+Alias of `clamp`.)doc"});
+  functions.push_back({"clip_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clip_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(clip_(Tensor input, Tensor? min=None, Tensor? max=None) -> Tensor
+
+In-place version of clip(): writes the result into self. Alias of `clamp.Tensor`.
+
+clip_(Tensor input, Scalar? min=None, Scalar? max=None) -> Tensor
+
+In-place version of clip(): writes the result into self. Alias of `clamp`.)doc"});
   functions.push_back({"index_fill", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_fill)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(index_fill(Tensor input, int dim, Tensor index, Scalar value) -> Tensor
 
@@ -566,6 +709,22 @@ In-place version of add(): writes the result into self. Adds `other`, scaled by 
 add_(Scalar other, Scalar alpha=1) -> Tensor
 
 In-place version of add(): writes the result into self. Adds the number `other`, scaled by `alpha`, to every element of `self`.)doc"});
+  methods.push_back({"clip", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_clip)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(clip(Tensor? min=None, Tensor? max=None) -> Tensor
+
+Alias of `clamp.Tensor`.
+
+clip(Scalar? min=None, Scalar? max=None) -> Tensor
+
+Alias of `clamp`.)doc"});
+  methods.push_back({"clip_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_clip_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(clip_(Tensor? min=None, Tensor? max=None) -> Tensor
+
+In-place version of clip(): writes the result into self. Alias of `clamp.Tensor`.
+
+clip_(Scalar? min=None, Scalar? max=None) -> Tensor
+
+In-place version of clip(): writes the result into self. Alias of `clamp`.)doc"});
   methods.push_back({"expand", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_expand)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(expand(int[] size, *, bool implicit=False) -> Tensor
 

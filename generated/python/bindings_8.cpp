@@ -13,6 +13,7 @@
 #include "generated/ops/index_add.h"
 #include "generated/ops/std.h"
 #include "generated/ops/t.h"
+#include "generated/ops/true_divide.h"
 
 namespace tl::python {
 namespace {
@@ -334,6 +335,65 @@ PyObject* fn_t(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, Py
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::t(self); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// true_divide
+PyObject* fn_true_divide(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "true_divide(Tensor input, Tensor other, *, Tensor? out=None)",
+      "true_divide(Tensor input, Scalar other)",
+  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // true_divide.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::true_divide_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::true_divide(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // true_divide.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::true_divide(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// true_divide_
+PyObject* fn_true_divide_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "true_divide_(Tensor input, Tensor other)",
+      "true_divide_(Tensor input, Scalar other)",
+  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // true_divide_.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::true_divide_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // true_divide_.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::true_divide_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -671,6 +731,60 @@ PyObject* method_t(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, P
   TL_PY_CATCH
 }
 
+// Tensor.true_divide
+PyObject* method_true_divide(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "true_divide(Tensor other)",
+      "true_divide(Scalar other)",
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // true_divide.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::true_divide(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // true_divide.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::true_divide(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.true_divide_
+PyObject* method_true_divide_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "true_divide_(Tensor other)",
+      "true_divide_(Scalar other)",
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // true_divide_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::true_divide_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // true_divide_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::true_divide_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_8(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
@@ -750,6 +864,22 @@ The standard deviation of `self` over the dimensions in `dim` (all when None), f
                        METH_FASTCALL | METH_KEYWORDS, R"doc(t(Tensor input) -> Tensor
 
 Transposes a tensor of at most 2 dimensions (0-d and 1-D tensors are returned as they are).)doc"});
+  functions.push_back({"true_divide", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_true_divide)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(true_divide(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+Alias of `div` (true division).
+
+true_divide(Tensor input, Scalar other) -> Tensor
+
+Alias of `div` by a number (true division).)doc"});
+  functions.push_back({"true_divide_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_true_divide_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(true_divide_(Tensor input, Tensor other) -> Tensor
+
+In-place version of true_divide(): writes the result into self. Alias of `div` (true division).
+
+true_divide_(Tensor input, Scalar other) -> Tensor
+
+In-place version of true_divide(): writes the result into self. Alias of `div` by a number (true division).)doc"});
   methods.push_back({"__floordiv__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__floordiv__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__floordiv__(Tensor other) -> Tensor
 
@@ -846,6 +976,22 @@ The standard deviation of `self` over the dimensions in `dim` (all when None), f
                      METH_FASTCALL | METH_KEYWORDS, R"doc(t() -> Tensor
 
 Transposes a tensor of at most 2 dimensions (0-d and 1-D tensors are returned as they are).)doc"});
+  methods.push_back({"true_divide", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_true_divide)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(true_divide(Tensor other) -> Tensor
+
+Alias of `div` (true division).
+
+true_divide(Scalar other) -> Tensor
+
+Alias of `div` by a number (true division).)doc"});
+  methods.push_back({"true_divide_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_true_divide_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(true_divide_(Tensor other) -> Tensor
+
+In-place version of true_divide(): writes the result into self. Alias of `div` (true division).
+
+true_divide_(Scalar other) -> Tensor
+
+In-place version of true_divide(): writes the result into self. Alias of `div` by a number (true division).)doc"});
   (void)functions;
   (void)methods;
 }

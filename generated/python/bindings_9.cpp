@@ -11,6 +11,7 @@
 #include "generated/ops/div.h"
 #include "generated/ops/isneginf.h"
 #include "generated/ops/max.h"
+#include "generated/ops/minimum.h"
 #include "generated/ops/split_with_sizes.h"
 
 namespace tl::python {
@@ -247,6 +248,26 @@ PyObject* fn_max(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_CATCH
 }
 
+// minimum
+PyObject* fn_minimum(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "minimum(Tensor input, Tensor other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::minimum_out(out, self, other); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::minimum(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // split_with_sizes
 PyObject* fn_split_with_sizes(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -476,6 +497,21 @@ PyObject* method_max(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// Tensor.minimum
+PyObject* method_minimum(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "minimum(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::minimum(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.split_with_sizes
 PyObject* method_split_with_sizes(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -558,6 +594,10 @@ The largest element of `self` as a 0-d tensor (NaN if any element is NaN). The g
 max(Tensor input, int dim, bool keepdim=False, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 The largest values of `self` along `dim` and their indices (the first of ties; NaN counts as the largest).)doc"});
+  functions.push_back({"minimum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_minimum)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(minimum(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+The smaller of `self` and `other` element by element (NaN if either is NaN), with broadcasting and type promotion.)doc"});
   functions.push_back({"split_with_sizes", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_split_with_sizes)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(split_with_sizes(Tensor input, int[] split_sizes, int dim=0) -> Sequence[Tensor]
 
@@ -630,6 +670,10 @@ The largest element of `self` as a 0-d tensor (NaN if any element is NaN). The g
 max(int dim, bool keepdim=False) -> tuple[Tensor, Tensor]
 
 The largest values of `self` along `dim` and their indices (the first of ties; NaN counts as the largest).)doc"});
+  methods.push_back({"minimum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_minimum)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(minimum(Tensor other) -> Tensor
+
+The smaller of `self` and `other` element by element (NaN if either is NaN), with broadcasting and type promotion.)doc"});
   methods.push_back({"split_with_sizes", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_split_with_sizes)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(split_with_sizes(int[] split_sizes, int dim=0) -> Sequence[Tensor]
 

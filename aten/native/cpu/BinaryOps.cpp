@@ -9,6 +9,7 @@
 #include "aten/native/TensorIterator.h"
 #include "aten/native/TypePromotion.h"
 #include "aten/native/cpu/Loops.h"
+#include "aten/native/cpu/RemainderMath.h"
 #include "aten/native/cpu/VecMathLoops.h"
 #include "aten/native/cpu/VecMathPow.h"
 
@@ -238,12 +239,18 @@ void div_mode_loop(TensorIterator& iter, DivMode mode, const char* op) {
   } else {
     // Reduced floats round the quotient to scalar_t before truncating (as PyTorch does).
     if (mode == DivMode::Trunc) {
-      cpu_kernel_novec(iter, [](scalar_t a, scalar_t b) -> scalar_t {
+      cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t {
         const scalar_t q = from_opmath<scalar_t>(to_opmath(a) / to_opmath(b));
-        return from_opmath<scalar_t>(std::trunc(to_opmath(q)));
+        return from_opmath<scalar_t>(trunc_vectorizable(static_cast<double>(to_opmath(q))));
       });
     } else if constexpr (is_reduced_float_v<scalar_t>) {
       cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t { return div_floor_reduced(a, b); });
+    } else if constexpr (std::is_same_v<scalar_t, float>) {
+      // Vectorized in double where exact (RemainderMath.h), the float formula elsewhere.
+      math_kernel<float>(
+          iter, [](double a, double b) TL_MATH_INLINE { return floor_divide_small_quotient(a, b); },
+          [](double a, double b) { return floor_divide_needs_scalar(a, b); },
+          [](double a, double b) { return static_cast<double>(div_floor_floating(static_cast<float>(a), static_cast<float>(b))); });
     } else {
       cpu_kernel_novec(iter, [](scalar_t a, scalar_t b) -> scalar_t { return div_floor_floating(a, b); });
     }
@@ -264,7 +271,15 @@ void div_scalar_loop(TensorIterator& iter, DivMode mode, opmath_t<scalar_t> b, c
     if (mode == DivMode::True) {
       cpu_kernel(iter, [b](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(to_opmath(a) / b); });
     } else if (mode == DivMode::Trunc) {
-      cpu_kernel_novec(iter, [b](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(std::trunc(to_opmath(a) / b)); });
+      cpu_kernel(iter, [b](scalar_t a) -> scalar_t {
+        return from_opmath<scalar_t>(trunc_vectorizable(static_cast<double>(to_opmath(a) / b)));
+      });
+    } else if constexpr (std::is_same_v<scalar_t, float>) {
+      const double bd = b;
+      math_kernel<float>(
+          iter, [bd](double a) TL_MATH_INLINE { return floor_divide_small_quotient(a, bd); },
+          [bd](double a) { return floor_divide_needs_scalar(a, bd); },
+          [b](double a) { return static_cast<double>(div_floor_floating(static_cast<float>(a), b)); });
     } else {
       cpu_kernel_novec(iter, [b](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(div_floor_floating(to_opmath(a), b)); });
     }
@@ -518,11 +533,14 @@ void sub_kernel(const Tensor& self, const Tensor& other, const Scalar& alpha, Te
   TL_DISPATCH_NUMERIC(iter.common_dtype(), "sub", [&] { add_sub_loop<scalar_t>(iter, alpha, -1, "sub"); });
 }
 
-void rsub_kernel(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
+// rsub has no in-place or out= form (PyTorch has none): the kernels return a new tensor.
+Tensor rsub_kernel(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  Tensor out;
   sub_check(other.dtype(), self.dtype(), "rsub");
   auto iter = binary_iter(out, other, self, "rsub");
   alpha_check(iter.common_dtype(), alpha, "rsub");
   TL_DISPATCH_NUMERIC(iter.common_dtype(), "rsub", [&] { add_sub_loop<scalar_t>(iter, alpha, -1, "rsub"); });
+  return out;
 }
 
 void add_scalar_kernel(const Tensor& self, const Scalar& other, const Scalar& alpha, Tensor& out) {
@@ -539,11 +557,13 @@ void sub_scalar_kernel(const Tensor& self, const Scalar& other, const Scalar& al
 }
 
 // other - alpha * self for a number `other`.
-void rsub_scalar_kernel(const Tensor& self, const Scalar& other, const Scalar& alpha, Tensor& out) {
+Tensor rsub_scalar_kernel(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  Tensor out;
   sub_check(self.dtype(), other, "rsub");
   auto iter = scalar_iter(out, self, other, "rsub");
   alpha_check(iter.common_dtype(), alpha, "rsub");
   TL_DISPATCH_NUMERIC(iter.common_dtype(), "rsub", [&] { rsub_scalar_loop<scalar_t>(iter, other, alpha); });
+  return out;
 }
 
 // ---------------------------------------------------------------- mul

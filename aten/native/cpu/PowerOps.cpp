@@ -1,0 +1,97 @@
+// Ops built on pow: float_power (pow computed in float64) and ldexp (self * 2 ** other).
+// They reuse the pow and mul kernels on converted inputs (ldexp's integer exponents excepted).
+#include <cmath>
+
+#include "aten/autograd/GradMode.h"
+#include "aten/core/Exception.h"
+#include "aten/core/Tensor.h"
+#include "aten/native/TensorIterator.h"
+#include "aten/native/TypePromotion.h"
+#include "aten/native/cpu/Loops.h"
+#include "generated/ops/_to_copy.h"
+#include "generated/ops/mul.h"
+#include "generated/ops/pow.h"
+
+namespace tl::native {
+namespace {
+
+// float_power's result is always float64: an in-place base or an out= tensor of another dtype is
+// refused (pow would cast), with PyTorch's messages.
+void check_float_power_out(const Tensor& out, const Tensor* self) {
+  if (!out.defined() || out.dtype() == ScalarType::Float64) return;
+  if (self && out.is_same(*self)) {
+    throw RuntimeError(str("float_power_: the base given to float_power_ has dtype ", scalar_type_name(out.dtype()),
+                           " but the operation's result requires dtype Double"));
+  }
+  throw RuntimeError(str("float_power: the output given to float_power has dtype ", scalar_type_name(out.dtype()),
+                         " but the operation's result requires dtype Double"));
+}
+
+// The input as float64, without recording history (the caller's autograd node covers the op).
+Tensor as_double(const Tensor& t) {
+  if (t.dtype() == ScalarType::Float64) return t;
+  autograd::NoGradGuard no_grad;
+  return tl::_to_copy(t, ScalarType::Float64);
+}
+
+template <typename T, typename E>
+void ldexp_int_loop(TensorIterator& iter) {
+  cpu_kernel_novec(iter, [](T x, E e) -> T { return from_opmath<T>(std::ldexp(to_opmath(x), static_cast<int>(e))); });
+}
+
+// x * 2**e for an integer (or bool) exponent tensor of its own dtype.
+template <typename T>
+void ldexp_int_exponent(TensorIterator& iter, ScalarType exp_dtype) {
+  switch (exp_dtype) {
+    case ScalarType::Bool: return ldexp_int_loop<T, bool>(iter);
+    case ScalarType::UInt8: return ldexp_int_loop<T, uint8_t>(iter);
+    case ScalarType::Int8: return ldexp_int_loop<T, int8_t>(iter);
+    case ScalarType::Int16: return ldexp_int_loop<T, int16_t>(iter);
+    case ScalarType::Int32: return ldexp_int_loop<T, int32_t>(iter);
+    case ScalarType::Int64: return ldexp_int_loop<T, int64_t>(iter);
+    default:
+      throw NotImplementedError(str("ldexp: not implemented for dtype ", scalar_type_name(exp_dtype)));
+  }
+}
+
+}  // namespace
+
+void float_power_kernel(const Tensor& self, const Tensor& exponent, Tensor& out) {
+  check_float_power_out(out, &self);
+  pow_kernel(as_double(self), as_double(exponent), out);
+}
+
+void float_power_tensor_scalar_kernel(const Tensor& self, const Scalar& exponent, Tensor& out) {
+  check_float_power_out(out, &self);
+  pow_tensor_scalar_kernel(as_double(self), Scalar(exponent.to_double()), out);
+}
+
+void float_power_scalar_kernel(const Scalar& self, const Tensor& exponent, Tensor& out) {
+  check_float_power_out(out, nullptr);
+  pow_scalar_kernel(Scalar(self.to_double()), as_double(exponent), out);
+}
+
+// self * 2 ** other, as PyTorch: an integer exponent scales exactly with std::ldexp (converted to
+// int, as PyTorch's kernel does) in result_type(self, other) (integers give the default float
+// dtype); a floating one takes pow(2, other) in other's dtype (float16 overflows at 2**16), then mul.
+void ldexp_kernel(const Tensor& self, const Tensor& other, Tensor& out) {
+  ScalarType common = result_type(self, other);
+  if (is_integral_type(common, true)) common = default_dtype();
+  if (is_integral_type(other.dtype(), true)) {
+    auto iter = TensorIteratorConfig()
+                    .set_op_name("ldexp")
+                    .add_output(out)
+                    .add_input(self)
+                    .add_input_keep_dtype(other)
+                    .declare_static_common_dtype(common)
+                    .build();
+    const ScalarType exp_dtype = other.dtype();
+    TL_DISPATCH_FLOAT(common, "ldexp", [&] { ldexp_int_exponent<scalar_t>(iter, exp_dtype); });
+    return;
+  }
+  Tensor scale;
+  pow_scalar_kernel(Scalar(2.0), other, scale);
+  mul_kernel(self, scale, out);
+}
+
+}  // namespace tl::native
