@@ -6,12 +6,31 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/floor.h"
 #include "generated/ops/frexp.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/reshape.h"
 #include "generated/ops/view.h"
+#include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of floor(Tensor self) -> Tensor
+struct FloorBackward0 final : Node {
+  std::string name() const override { return "FloorBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list FloorBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
 
 // Backward of frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)
 struct FrexpBackward0 final : Node {
@@ -63,6 +82,33 @@ variable_list ViewBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// floor(Tensor self) -> Tensor
+Tensor floor(const Tensor& self) {
+  auto grad_fn = std::make_shared<FloorBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::floor::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// floor_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& floor_(const Tensor& self) {
+  check_inplace(self, "floor_");
+  auto grad_fn = std::make_shared<FloorBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::floor_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
 
 // frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)
 std::tuple<Tensor, Tensor> frexp_Tensor(const Tensor& self) {

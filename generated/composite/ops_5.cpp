@@ -3,6 +3,7 @@
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/empty_like.h"
+#include "generated/ops/positive.h"
 
 namespace tl::native {
 
@@ -10,6 +11,12 @@ namespace tl::native {
 Tensor empty_like_composite(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
   // Keeps the layout of a dense input (a transposed input gives a transposed result), like PyTorch.
   return native::empty_like_preserve(self, dtype.value_or(self.dtype()), device.value_or(self.device()));
+}
+
+// positive(Tensor(a) self) -> Tensor(a)
+Tensor positive_composite(const Tensor& self) {
+  TL_CHECK(self.dtype() != ScalarType::Bool, "positive: The `+` operator, on a bool tensor is not supported.");
+  return self;
 }
 
 }  // namespace tl::native

@@ -2,11 +2,23 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 7.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
+#include "generated/ops/arctanh.h"
+#include "generated/ops/atanh.h"
 #include "generated/ops/empty.h"
 #include "generated/ops/fill.h"
 #include "generated/ops/ones.h"
 
 namespace tl::native {
+
+// arctanh(Tensor self) -> Tensor
+Tensor arctanh_composite(const Tensor& self) {
+  return atanh(self);
+}
+
+// arctanh_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& arctanh__composite(const Tensor& self) {
+  return atanh_(self);
+}
 
 // ones(int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor ones_composite(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {

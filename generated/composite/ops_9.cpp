@@ -2,10 +2,24 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 9.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
+#include "generated/ops/acos.h"
+#include "generated/ops/arccos.h"
 #include "generated/ops/narrow.h"
+#include "generated/ops/pow.h"
 #include "generated/ops/split_with_sizes.h"
+#include "generated/ops/square.h"
 
 namespace tl::native {
+
+// arccos(Tensor self) -> Tensor
+Tensor arccos_composite(const Tensor& self) {
+  return acos(self);
+}
+
+// arccos_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& arccos__composite(const Tensor& self) {
+  return acos_(self);
+}
 
 // split_with_sizes(Tensor(a) self, int[] split_sizes, int dim=0) -> Tensor(a)[]
 std::vector<Tensor> split_with_sizes_composite(const Tensor& self, IntArrayRef split_sizes, int64_t dim) {
@@ -30,6 +44,16 @@ std::vector<Tensor> split_with_sizes_composite(const Tensor& self, IntArrayRef s
     begin += s;
   }
   return result;
+}
+
+// square(Tensor self) -> Tensor
+Tensor square_composite(const Tensor& self) {
+  return pow(self, 2);
+}
+
+// square_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& square__composite(const Tensor& self) {
+  return pow_(self, 2);
 }
 
 }  // namespace tl::native

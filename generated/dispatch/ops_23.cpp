@@ -2,11 +2,30 @@
 // Dispatch for the ops in shard 23: each public function picks autograd or a backend kernel.
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/arccosh.h"
 #include "generated/ops/eq.h"
 #include "generated/ops/prod.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl {
+
+// ============================================================================ arccosh
+
+// arccosh(Tensor self) -> Tensor
+Tensor arccosh(const Tensor& self) {
+  return native::arccosh_composite(self);
+}
+
+// arccosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& arccosh_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("arccosh.out", {&self}, {&out});
+  return copy_to_out(out, arccosh(self), "arccosh.out", /*exact_dtype=*/true);
+}
+
+// arccosh_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& arccosh_(const Tensor& self) {
+  return native::arccosh__composite(self);
+}
 
 // ============================================================================ eq
 

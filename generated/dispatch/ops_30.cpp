@@ -4,6 +4,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/asinh.h"
 #include "generated/ops/native_dropout_backward.h"
+#include "generated/ops/negative.h"
 #include "generated/ops/sign.h"
 
 namespace tl {
@@ -96,6 +97,24 @@ const Tensor& asinh_out(const Tensor& out, const Tensor& self) {
 // native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor
 Tensor native_dropout_backward(const Tensor& grad_output, const Tensor& mask, double scale) {
   return native::native_dropout_backward_composite(grad_output, mask, scale);
+}
+
+// ============================================================================ negative
+
+// negative(Tensor self) -> Tensor
+Tensor negative(const Tensor& self) {
+  return native::negative_composite(self);
+}
+
+// negative.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& negative_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("negative.out", {&self}, {&out});
+  return copy_to_out(out, negative(self), "negative.out", /*exact_dtype=*/true);
+}
+
+// negative_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& negative_(const Tensor& self) {
+  return native::negative__composite(self);
 }
 
 // ============================================================================ sign

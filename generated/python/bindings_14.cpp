@@ -6,6 +6,7 @@
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/chunk.h"
+#include "generated/ops/floor.h"
 #include "generated/ops/frexp.h"
 #include "generated/ops/view.h"
 
@@ -28,6 +29,39 @@ PyObject* fn_chunk(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto chunks = r.toInt64(1);
   auto dim = r.toInt64(2);
   auto result = [&] { GilRelease no_gil; return tl::chunk(self, chunks, dim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// floor
+PyObject* fn_floor(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "floor(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::floor_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::floor(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// floor_
+PyObject* fn_floor_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "floor_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::floor_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -70,6 +104,34 @@ PyObject* method_chunk(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// Tensor.floor
+PyObject* method_floor(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "floor()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::floor(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.floor_
+PyObject* method_floor_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "floor_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::floor_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.frexp
 PyObject* method_frexp(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -108,6 +170,14 @@ void add_bindings_14(std::vector<PyMethodDef>& functions, std::vector<PyMethodDe
                        METH_FASTCALL | METH_KEYWORDS, R"doc(chunk(Tensor input, int chunks, int dim=0) -> Sequence[Tensor]
 
 Views of `self` cut along `dim` into at most `chunks` pieces of equal size (the last may be smaller).)doc"});
+  functions.push_back({"floor", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_floor)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(floor(Tensor input, *, Tensor? out=None) -> Tensor
+
+The largest integer not above every element of `self`, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
+  functions.push_back({"floor_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_floor_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(floor_(Tensor input) -> Tensor
+
+In-place version of floor(): writes the result into self. The largest integer not above every element of `self`, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
   functions.push_back({"frexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_frexp)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(frexp(Tensor input, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
@@ -116,6 +186,14 @@ Splits every element of `self` into a mantissa in (-1, -0.5] or [0.5, 1) (0 for 
                      METH_FASTCALL | METH_KEYWORDS, R"doc(chunk(int chunks, int dim=0) -> Sequence[Tensor]
 
 Views of `self` cut along `dim` into at most `chunks` pieces of equal size (the last may be smaller).)doc"});
+  methods.push_back({"floor", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_floor)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(floor() -> Tensor
+
+The largest integer not above every element of `self`, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
+  methods.push_back({"floor_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_floor_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(floor_() -> Tensor
+
+In-place version of floor(): writes the result into self. The largest integer not above every element of `self`, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
   methods.push_back({"frexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_frexp)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(frexp() -> tuple[Tensor, Tensor]
 

@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/argmax.h"
+#include "generated/ops/signbit.h"
 #include "generated/ops/tanh_backward.h"
 #include "generated/ops/unbind.h"
 #include "generated/ops/zero.h"
@@ -30,6 +31,25 @@ PyObject* fn_argmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::argmax(self, dim, keepdim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// signbit
+PyObject* fn_signbit(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "signbit(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::signbit_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::signbit(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -123,6 +143,20 @@ PyObject* method_argmax(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// Tensor.signbit
+PyObject* method_signbit(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "signbit()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::signbit(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.unbind
 PyObject* method_unbind(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -159,6 +193,10 @@ void add_bindings_18(std::vector<PyMethodDef>& functions, std::vector<PyMethodDe
                        METH_FASTCALL | METH_KEYWORDS, R"doc(argmax(Tensor input, int? dim=None, bool keepdim=False, *, Tensor? out=None) -> Tensor
 
 The index of the largest value of `self` along `dim` (of the flattened tensor when None); ties give the first, NaN counts as the largest.)doc"});
+  functions.push_back({"signbit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_signbit)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(signbit(Tensor input, *, Tensor? out=None) -> Tensor
+
+True for every element of `self` whose sign bit is set (negative numbers, -0.0, nans with the sign bit).)doc"});
   functions.push_back({"tanh_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tanh_backward)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(tanh_backward(Tensor grad_output, Tensor output, *, Tensor? out=None) -> Tensor
 
@@ -179,6 +217,10 @@ A tensor of shape `size` filled with zeros (default float dtype unless `dtype`).
                      METH_FASTCALL | METH_KEYWORDS, R"doc(argmax(int? dim=None, bool keepdim=False) -> Tensor
 
 The index of the largest value of `self` along `dim` (of the flattened tensor when None); ties give the first, NaN counts as the largest.)doc"});
+  methods.push_back({"signbit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_signbit)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(signbit() -> Tensor
+
+True for every element of `self` whose sign bit is set (negative numbers, -0.0, nans with the sign bit).)doc"});
   methods.push_back({"unbind", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_unbind)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(unbind(int dim=0) -> Sequence[Tensor]
 

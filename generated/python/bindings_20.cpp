@@ -10,6 +10,7 @@
 #include "generated/ops/cummin.h"
 #include "generated/ops/fill.h"
 #include "generated/ops/rand.h"
+#include "generated/ops/round.h"
 #include "generated/ops/scatter.h"
 
 namespace tl::python {
@@ -126,6 +127,68 @@ PyObject* fn_rand(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   auto result = [&] { GilRelease no_gil; return tl::rand(size, generator, dtype, device); }();
   if (requires_grad) result.set_requires_grad(true);
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// round
+PyObject* fn_round(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "round(Tensor input, *, Tensor? out=None)",
+      "round(Tensor input, *, int decimals, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // round
+      auto self = r.tensor(0);
+      if (!r.is_none(1)) {
+        auto out = r.tensor(1);
+        auto result = [&] { GilRelease no_gil; return tl::round_out(out, self); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::round(self); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // round.decimals
+      auto self = r.tensor(0);
+      auto decimals = r.toInt64(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::round_out(out, self, decimals); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::round(self, decimals); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// round_
+PyObject* fn_round_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "round_(Tensor input)",
+      "round_(Tensor input, *, int decimals)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // round_
+      auto self = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::round_(self); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // round_.decimals
+      auto self = r.tensor(0);
+      auto decimals = r.toInt64(1);
+      auto result = [&] { GilRelease no_gil; return tl::round_(self, decimals); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -260,6 +323,58 @@ PyObject* method_fill_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// Tensor.round
+PyObject* method_round(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "round()",
+      "round(*, int decimals)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // round
+      const Tensor& self = unpack_tensor(py_self);
+      auto result = [&] { GilRelease no_gil; return tl::round(self); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // round.decimals
+      const Tensor& self = unpack_tensor(py_self);
+      auto decimals = r.toInt64(0);
+      auto result = [&] { GilRelease no_gil; return tl::round(self, decimals); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.round_
+PyObject* method_round_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "round_()",
+      "round_(*, int decimals)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // round_
+      const Tensor& self = unpack_tensor(py_self);
+      auto result = [&] { GilRelease no_gil; return tl::round_(self); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // round_.decimals
+      const Tensor& self = unpack_tensor(py_self);
+      auto decimals = r.toInt64(0);
+      auto result = [&] { GilRelease no_gil; return tl::round_(self, decimals); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.scatter
 PyObject* method_scatter(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -351,6 +466,22 @@ Sets every element of `self` to `value`.)doc"});
                        METH_FASTCALL | METH_KEYWORDS, R"doc(rand(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
 Uniform random numbers in [0, 1) of shape `size`, from the global generator (see `manual_seed`).)doc"});
+  functions.push_back({"round", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_round)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(round(Tensor input, *, Tensor? out=None) -> Tensor
+
+Every element of `self` rounded to the nearest integer, half-way cases to the even one, in `self`'s dtype; integer tensors are returned unchanged.
+
+round(Tensor input, *, int decimals, Tensor? out=None) -> Tensor
+
+Every element of `self` rounded to `decimals` decimal digits (to tens, hundreds... when negative), half-way cases to even; floating dtypes only.)doc"});
+  functions.push_back({"round_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_round_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(round_(Tensor input) -> Tensor
+
+In-place version of round(): writes the result into self. Every element of `self` rounded to the nearest integer, half-way cases to the even one, in `self`'s dtype; integer tensors are returned unchanged.
+
+round_(Tensor input, *, int decimals) -> Tensor
+
+In-place version of round(): writes the result into self. Every element of `self` rounded to `decimals` decimal digits (to tens, hundreds... when negative), half-way cases to even; floating dtypes only.)doc"});
   functions.push_back({"scatter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(scatter(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None) -> Tensor
 
@@ -383,6 +514,22 @@ The running minimum of `self` along `dim` and the index where it was (last) reac
                      METH_FASTCALL | METH_KEYWORDS, R"doc(fill_(Scalar value) -> Tensor
 
 Sets every element of `self` to `value`.)doc"});
+  methods.push_back({"round", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_round)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(round() -> Tensor
+
+Every element of `self` rounded to the nearest integer, half-way cases to the even one, in `self`'s dtype; integer tensors are returned unchanged.
+
+round(*, int decimals) -> Tensor
+
+Every element of `self` rounded to `decimals` decimal digits (to tens, hundreds... when negative), half-way cases to even; floating dtypes only.)doc"});
+  methods.push_back({"round_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_round_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(round_() -> Tensor
+
+In-place version of round(): writes the result into self. Every element of `self` rounded to the nearest integer, half-way cases to the even one, in `self`'s dtype; integer tensors are returned unchanged.
+
+round_(*, int decimals) -> Tensor
+
+In-place version of round(): writes the result into self. Every element of `self` rounded to `decimals` decimal digits (to tens, hundreds... when negative), half-way cases to even; floating dtypes only.)doc"});
   methods.push_back({"scatter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_scatter)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(scatter(int dim, Tensor index, Tensor src) -> Tensor
 

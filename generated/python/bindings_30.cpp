@@ -6,6 +6,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/asinh.h"
 #include "generated/ops/native_dropout_backward.h"
+#include "generated/ops/negative.h"
 #include "generated/ops/sign.h"
 
 namespace tl::python {
@@ -56,6 +57,39 @@ PyObject* fn_native_dropout_backward(PyObject* /*module*/, PyObject* const* args
   auto mask = r.tensor(1);
   auto scale = r.toDouble(2);
   auto result = [&] { GilRelease no_gil; return tl::native_dropout_backward(grad_output, mask, scale); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// negative
+PyObject* fn_negative(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "negative(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::negative_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::negative(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// negative_
+PyObject* fn_negative_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "negative_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::negative_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -121,6 +155,34 @@ PyObject* method_asinh_(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// Tensor.negative
+PyObject* method_negative(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "negative()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::negative(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.negative_
+PyObject* method_negative_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "negative_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::negative_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.sign
 PyObject* method_sign(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -164,6 +226,14 @@ In-place version of asinh(): writes the result into self. The inverse hyperbolic
                        METH_FASTCALL | METH_KEYWORDS, R"doc(native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor
 
 The gradient of `native_dropout`, (grad_output * mask) * scale with the usual type promotion.)doc"});
+  functions.push_back({"negative", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_negative)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(negative(Tensor input, *, Tensor? out=None) -> Tensor
+
+Alias of `neg`.)doc"});
+  functions.push_back({"negative_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_negative_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(negative_(Tensor input) -> Tensor
+
+Alias of `neg_`.)doc"});
   functions.push_back({"sign", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sign)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(sign(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -180,6 +250,14 @@ The inverse hyperbolic sine of every element of `self`; integer inputs give the 
                      METH_FASTCALL | METH_KEYWORDS, R"doc(asinh_() -> Tensor
 
 In-place version of asinh(): writes the result into self. The inverse hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"negative", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_negative)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(negative() -> Tensor
+
+Alias of `neg`.)doc"});
+  methods.push_back({"negative_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_negative_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(negative_() -> Tensor
+
+Alias of `neg_`.)doc"});
   methods.push_back({"sign", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sign)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(sign() -> Tensor
 

@@ -6,6 +6,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/empty.h"
 #include "generated/ops/empty_strided.h"
+#include "generated/ops/sgn.h"
 #include "generated/ops/to.h"
 
 namespace tl::python {
@@ -46,6 +47,67 @@ PyObject* fn_empty_strided(PyObject* /*module*/, PyObject* const* args, Py_ssize
   bool requires_grad = r.toBool(4);
   auto result = [&] { GilRelease no_gil; return tl::empty_strided(size, stride, dtype, device); }();
   if (requires_grad) result.set_requires_grad(true);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// sgn
+PyObject* fn_sgn(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sgn(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::sgn_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::sgn(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// sgn_
+PyObject* fn_sgn_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sgn_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::sgn_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.sgn
+PyObject* method_sgn(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sgn()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::sgn(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.sgn_
+PyObject* method_sgn_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sgn_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::sgn_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -110,6 +172,22 @@ A tensor of shape `size` with uninitialised data.)doc"});
                        METH_FASTCALL | METH_KEYWORDS, R"doc(empty_strided(int[] size, int[] stride, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
 A tensor of shape `size` and strides `stride` with uninitialised data.)doc"});
+  functions.push_back({"sgn", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sgn)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(sgn(Tensor input, *, Tensor? out=None) -> Tensor
+
+The sign of every element of `self` (-1, 0 or 1; for real tensors the same as `sign`).)doc"});
+  functions.push_back({"sgn_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sgn_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(sgn_(Tensor input) -> Tensor
+
+In-place version of sgn(): writes the result into self. The sign of every element of `self` (-1, 0 or 1; for real tensors the same as `sign`).)doc"});
+  methods.push_back({"sgn", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sgn)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(sgn() -> Tensor
+
+The sign of every element of `self` (-1, 0 or 1; for real tensors the same as `sign`).)doc"});
+  methods.push_back({"sgn_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sgn_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(sgn_() -> Tensor
+
+In-place version of sgn(): writes the result into self. The sign of every element of `self` (-1, 0 or 1; for real tensors the same as `sign`).)doc"});
   methods.push_back({"to", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_to)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(to(ScalarType dtype, bool non_blocking=False, bool copy=False) -> Tensor
 
