@@ -61,6 +61,7 @@ void signbit_kernel(const Tensor& self, Tensor& out) {
                   .add_output(out)
                   .add_input(self)
                   .declare_static_output_dtype(ScalarType::Bool)
+                  .enforce_safe_casting_to_output(false)
                   .build();
   TL_DISPATCH_ALL(self.scalar_type(), "signbit", [&] { signbit_loop<scalar_t>(iter); });
 }

@@ -97,6 +97,9 @@ void nan_to_num_kernel(const Tensor& self, std::optional<double> nan, std::optio
   TL_CHECK(!out.defined() || out.scalar_type() == self.scalar_type(), "nan_to_num: dtype of out: ",
            legacy_type_name(out.defined() ? out.scalar_type() : self.scalar_type()), " should be same as input: ",
            legacy_type_name(self.scalar_type()));
+  // Integer and bool tensors are copied; in place that is nothing (PyTorch's copy_ of a tensor
+  // onto itself, so an expanded self is not refused as an overlapping output).
+  if (out.defined() && out.is_same(self) && !is_floating_type(self.scalar_type())) return;
   auto iter = same_dtype_unary_iter(out, self, "nan_to_num");
   TL_DISPATCH_ALL(iter.common_dtype(), "nan_to_num", [&] { nan_to_num_loop<scalar_t>(iter, nan, posinf, neginf); });
 }
