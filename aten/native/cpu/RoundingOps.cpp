@@ -24,9 +24,10 @@ void rounding_loop(TensorIterator& iter, const F& f) {
 template <typename F>
 void rounding_kernel(const Tensor& self, Tensor& out, const char* op, const char* kernel_name, bool integers,
                      const F& f) {
+  // The iterator first: PyTorch checks out= (dtype, overlap) before its kernel refuses the dtype.
+  auto iter = same_dtype_unary_iter(out, self, op);
   const ScalarType st = self.scalar_type();
   if (st == ScalarType::Bool || (!integers && !is_floating_type(st))) unary_dtype_not_implemented(op, kernel_name, st);
-  auto iter = same_dtype_unary_iter(out, self, op);
   TL_DISPATCH_NUMERIC(iter.common_dtype(), op, [&] { rounding_loop<scalar_t>(iter, f); });
 }
 
@@ -55,17 +56,20 @@ void frac_kernel(const Tensor& self, Tensor& out) { rounding_kernel(self, out, "
 // refuses integer inputs under this overload (PyTorch's "round_vml_cpu" error).
 void round_decimals_kernel(const Tensor& self, int64_t decimals, Tensor& out) {
   if (decimals == 0) {
-    if (!is_floating_type(self.scalar_type())) unary_dtype_not_implemented("round", "round_vml_cpu", self.scalar_type());
+    if (!is_floating_type(self.scalar_type())) {
+      same_dtype_unary_iter(out, self, "round");  // out= checks come first, as in PyTorch
+      unary_dtype_not_implemented("round", "round_vml_cpu", self.scalar_type());
+    }
     round_kernel(self, out);
     return;
   }
-  if (!is_floating_type(self.scalar_type())) unary_dtype_not_implemented("round", "round_cpu", self.scalar_type());
   const bool divide_first = decimals < 0;
   // |decimals| saturates: any 10^n beyond 10^400 is inf in double already.
   const double magnitude = decimals < 0 ? (decimals < -400 ? 400.0 : -static_cast<double>(decimals))
                                         : (decimals > 400 ? 400.0 : static_cast<double>(decimals));
   const double ten_pow = std::pow(10.0, magnitude);
   auto iter = same_dtype_unary_iter(out, self, "round");
+  if (!is_floating_type(self.scalar_type())) unary_dtype_not_implemented("round", "round_cpu", self.scalar_type());
   TL_DISPATCH_FLOAT(iter.common_dtype(), "round", [&] {
     using opmath = opmath_t<scalar_t>;
     const opmath p = static_cast<opmath>(ten_pow);
