@@ -178,7 +178,8 @@ void acosh_kernel(const Tensor& self, Tensor& out) {
   unary_math(self, out, "acosh", [](double x) TL_MATH_INLINE { return vec::acosh_f64(x); });
 }
 void atanh_kernel(const Tensor& self, Tensor& out) {
-  unary_math(self, out, "atanh", [](double x) TL_MATH_INLINE { return vec::atanh_f64(x); });
+  unary_math(self, out, "atanh", [](double x) TL_MATH_INLINE { return vec::atanh_f64(x); },
+             [](double x) TL_MATH_INLINE { return vec::atanh_for_float(x); });
 }
 void sigmoid_kernel(const Tensor& self, Tensor& out) {
   unary_math(self, out, "sigmoid", [](double x) TL_MATH_INLINE { return vec::sigmoid_f64(x); });
