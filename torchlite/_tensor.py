@@ -138,8 +138,6 @@ class Tensor(_C.TensorBase):
     def __rmatmul__(self, other):
         return _ops.matmul(other, self)
 
-    __pos__ = lambda self: self  # noqa: E731  (+t is t, as for Python numbers)
-
     # ---- conversions ----------------------------------------------------------------------
 
     def float(self):

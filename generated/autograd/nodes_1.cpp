@@ -11,6 +11,7 @@
 #include "generated/ops/fmin.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/rad2deg.h"
 #include "generated/ops/reciprocal.h"
 #include "generated/ops/squeeze.h"
 #include "generated/ops/unsqueeze.h"
@@ -149,6 +150,23 @@ variable_list NegBackward0::apply(variable_list&& grads) {
   (void)grad;
   if (should_compute_output(0)) {
     grad_inputs[0] = neg(grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of rad2deg(Tensor self) -> Tensor
+struct Rad2DegBackward0 final : Node {
+  std::string name() const override { return "Rad2DegBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list Rad2DegBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, 57.29577951308232);
   }
   return grad_inputs;
 }
@@ -341,6 +359,33 @@ const Tensor& neg_(const Tensor& self) {
   {
     AutoGradMode below_autograd(false);
     ops::neg_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// rad2deg(Tensor self) -> Tensor
+Tensor rad2deg(const Tensor& self) {
+  auto grad_fn = std::make_shared<Rad2DegBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::rad2deg::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// rad2deg_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& rad2deg_(const Tensor& self) {
+  check_inplace(self, "rad2deg_");
+  auto grad_fn = std::make_shared<Rad2DegBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::rad2deg_::call(self);
   }
   rebase_history(self, grad_fn);
   return self;

@@ -16,6 +16,7 @@
 #include "generated/ops/rsub.h"
 #include "generated/ops/sigmoid_backward.h"
 #include "generated/ops/sin.h"
+#include "generated/ops/sinc.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
@@ -124,6 +125,32 @@ variable_list SinBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of sinc(Tensor self) -> Tensor
+struct SincBackward0 final : Node {
+  std::string name() const override { return "SincBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list SincBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = sinc_backward(grad, self);
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
@@ -212,6 +239,39 @@ const Tensor& sin_(const Tensor& self) {
   {
     AutoGradMode below_autograd(false);
     ops::sin_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// sinc(Tensor self) -> Tensor
+Tensor sinc(const Tensor& self) {
+  auto grad_fn = std::make_shared<SincBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::sinc::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// sinc_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& sinc_(const Tensor& self) {
+  check_inplace(self, "sinc_");
+  auto grad_fn = std::make_shared<SincBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::sinc_::call(self);
   }
   rebase_history(self, grad_fn);
   return self;

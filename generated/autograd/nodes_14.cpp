@@ -8,12 +8,14 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/clamp_max.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/floor.h"
 #include "generated/ops/frexp.h"
 #include "generated/ops/gt.h"
 #include "generated/ops/le.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/reshape.h"
 #include "generated/ops/view.h"
+#include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
 
@@ -73,6 +75,23 @@ variable_list ClampMaxBackward1::apply(variable_list&& grads) {
   const auto& max = as_arg(max_);
   if (should_compute_output(0)) {
     grad_inputs[0] = grad_where(le(self, max), grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of floor(Tensor self) -> Tensor
+struct FloorBackward0 final : Node {
+  std::string name() const override { return "FloorBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list FloorBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = zeros_like(grad);
   }
   return grad_inputs;
 }
@@ -197,6 +216,33 @@ const Tensor& clamp_max_(const Tensor& self, const Scalar& max) {
   {
     AutoGradMode below_autograd(false);
     ops::clamp_max_::call(self, max);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// floor(Tensor self) -> Tensor
+Tensor floor(const Tensor& self) {
+  auto grad_fn = std::make_shared<FloorBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::floor::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// floor_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& floor_(const Tensor& self) {
+  check_inplace(self, "floor_");
+  auto grad_fn = std::make_shared<FloorBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::floor_::call(self);
   }
   rebase_history(self, grad_fn);
   return self;

@@ -10,6 +10,7 @@
 #include "generated/ops/add.h"
 #include "generated/ops/atan.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/deg2rad.h"
 #include "generated/ops/div.h"
 #include "generated/ops/log1p.h"
 #include "generated/ops/mul.h"
@@ -67,6 +68,23 @@ variable_list AtanBackward0::apply(variable_list&& grads) {
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = div(grad, add(mul(self, self), 1));
+  }
+  return grad_inputs;
+}
+
+// Backward of deg2rad(Tensor self) -> Tensor
+struct Deg2RadBackward0 final : Node {
+  std::string name() const override { return "Deg2RadBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list Deg2RadBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, 0.017453292519943295);
   }
   return grad_inputs;
 }
@@ -164,6 +182,33 @@ const Tensor& atan_(const Tensor& self) {
   {
     AutoGradMode below_autograd(false);
     ops::atan_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// deg2rad(Tensor self) -> Tensor
+Tensor deg2rad(const Tensor& self) {
+  auto grad_fn = std::make_shared<Deg2RadBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::deg2rad::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// deg2rad_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& deg2rad_(const Tensor& self) {
+  check_inplace(self, "deg2rad_");
+  auto grad_fn = std::make_shared<Deg2RadBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::deg2rad_::call(self);
   }
   rebase_history(self, grad_fn);
   return self;

@@ -12,6 +12,7 @@
 #include "generated/ops/fill.h"
 #include "generated/ops/gather.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/round.h"
 #include "generated/ops/scatter.h"
 #include "generated/ops/zeros_like.h"
 
@@ -89,6 +90,40 @@ struct FillBackward0 final : Node {
 };
 
 variable_list FillBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of round(Tensor self) -> Tensor
+struct RoundBackward0 final : Node {
+  std::string name() const override { return "RoundBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list RoundBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of round.decimals(Tensor self, *, int decimals) -> Tensor
+struct RoundBackward1 final : Node {
+  std::string name() const override { return "RoundBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list RoundBackward1::apply(variable_list&& grads) {
   variable_list grad_inputs(num_outputs());
   if (!any_defined(grads)) return grad_inputs;
   const Tensor& grad = grads[0];
@@ -258,6 +293,60 @@ const Tensor& fill__Scalar(const Tensor& self, const Scalar& value) {
   {
     AutoGradMode below_autograd(false);
     ops::fill__Scalar::call(self, value);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// round(Tensor self) -> Tensor
+Tensor round(const Tensor& self) {
+  auto grad_fn = std::make_shared<RoundBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::round::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// round_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& round_(const Tensor& self) {
+  check_inplace(self, "round_");
+  auto grad_fn = std::make_shared<RoundBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::round_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// round.decimals(Tensor self, *, int decimals) -> Tensor
+Tensor round_decimals(const Tensor& self, int64_t decimals) {
+  auto grad_fn = std::make_shared<RoundBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::round_decimals::call(self, decimals);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)
+const Tensor& round__decimals(const Tensor& self, int64_t decimals) {
+  check_inplace(self, "round_.decimals");
+  auto grad_fn = std::make_shared<RoundBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::round__decimals::call(self, decimals);
   }
   rebase_history(self, grad_fn);
   return self;

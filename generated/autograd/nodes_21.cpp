@@ -12,6 +12,7 @@
 #include "generated/ops/neg.h"
 #include "generated/ops/pow.h"
 #include "generated/ops/random.h"
+#include "generated/ops/trunc.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
@@ -203,6 +204,23 @@ struct RandomBackward2 final : Node {
 };
 
 variable_list RandomBackward2::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of trunc(Tensor self) -> Tensor
+struct TruncBackward0 final : Node {
+  std::string name() const override { return "TruncBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list TruncBackward0::apply(variable_list&& grads) {
   variable_list grad_inputs(num_outputs());
   if (!any_defined(grads)) return grad_inputs;
   const Tensor& grad = grads[0];
@@ -408,6 +426,33 @@ const Tensor& random_(const Tensor& self, std::optional<Generator> generator) {
   {
     AutoGradMode below_autograd(false);
     ops::random_::call(self, generator);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// trunc(Tensor self) -> Tensor
+Tensor trunc(const Tensor& self) {
+  auto grad_fn = std::make_shared<TruncBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::trunc::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// trunc_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& trunc_(const Tensor& self) {
+  check_inplace(self, "trunc_");
+  auto grad_fn = std::make_shared<TruncBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::trunc_::call(self);
   }
   rebase_history(self, grad_fn);
   return self;

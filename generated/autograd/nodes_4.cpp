@@ -12,6 +12,7 @@
 #include "generated/ops/neg.h"
 #include "generated/ops/normal.h"
 #include "generated/ops/rsub.h"
+#include "generated/ops/sgn.h"
 #include "generated/ops/sub.h"
 #include "generated/ops/zeros_like.h"
 
@@ -178,6 +179,23 @@ variable_list NormalBackward3::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of sgn(Tensor self) -> Tensor
+struct SgnBackward0 final : Node {
+  std::string name() const override { return "SgnBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list SgnBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
@@ -324,6 +342,33 @@ Tensor normal_float_Tensor(double mean, const Tensor& std, std::optional<Generat
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
+}
+
+// sgn(Tensor self) -> Tensor
+Tensor sgn(const Tensor& self) {
+  auto grad_fn = std::make_shared<SgnBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::sgn::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// sgn_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& sgn_(const Tensor& self) {
+  check_inplace(self, "sgn_");
+  auto grad_fn = std::make_shared<SgnBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::sgn_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
 }
 
 }  // namespace tl::autograd::wrappers

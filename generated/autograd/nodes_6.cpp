@@ -13,6 +13,7 @@
 #include "generated/ops/logcumsumexp.h"
 #include "generated/ops/maximum.h"
 #include "generated/ops/mul.h"
+#include "generated/ops/nan_to_num.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/sign.h"
 #include "generated/ops/var.h"
@@ -140,6 +141,32 @@ variable_list MaximumBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = max_min_backward(grad, self, other, false, true);
+  }
+  return grad_inputs;
+}
+
+// Backward of nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor
+struct NanToNumBackward0 final : Node {
+  std::string name() const override { return "NanToNumBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list NanToNumBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = nan_to_num_backward(grad, self);
   }
   return grad_inputs;
 }
@@ -370,6 +397,39 @@ Tensor maximum(const Tensor& self, const Tensor& other) {
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
+}
+
+// nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor
+Tensor nan_to_num(const Tensor& self, std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) {
+  auto grad_fn = std::make_shared<NanToNumBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::nan_to_num::call(self, nan, posinf, neginf);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)
+const Tensor& nan_to_num_(const Tensor& self, std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) {
+  check_inplace(self, "nan_to_num_");
+  auto grad_fn = std::make_shared<NanToNumBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::nan_to_num_::call(self, nan, posinf, neginf);
+  }
+  rebase_history(self, grad_fn);
+  return self;
 }
 
 // var(Tensor self, bool unbiased=True) -> Tensor

@@ -7,6 +7,7 @@
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/add.h"
+#include "generated/ops/ceil.h"
 #include "generated/ops/clip.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/expand.h"
@@ -16,6 +17,7 @@
 #include "generated/ops/neg.h"
 #include "generated/ops/sum.h"
 #include "generated/ops/tan.h"
+#include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
 
@@ -55,6 +57,23 @@ variable_list AddBackward1::apply(variable_list&& grads) {
   (void)grad;
   if (should_compute_output(0)) {
     grad_inputs[0] = grad;
+  }
+  return grad_inputs;
+}
+
+// Backward of ceil(Tensor self) -> Tensor
+struct CeilBackward0 final : Node {
+  std::string name() const override { return "CeilBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list CeilBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = zeros_like(grad);
   }
   return grad_inputs;
 }
@@ -288,6 +307,33 @@ const Tensor& add__Scalar(const Tensor& self, const Scalar& other, const Scalar&
   {
     AutoGradMode below_autograd(false);
     ops::add__Scalar::call(self, other, alpha);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// ceil(Tensor self) -> Tensor
+Tensor ceil(const Tensor& self) {
+  auto grad_fn = std::make_shared<CeilBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::ceil::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// ceil_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& ceil_(const Tensor& self) {
+  check_inplace(self, "ceil_");
+  auto grad_fn = std::make_shared<CeilBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::ceil_::call(self);
   }
   rebase_history(self, grad_fn);
   return self;

@@ -8,6 +8,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/_softmax_backward_data.h"
 #include "generated/ops/_test_mul_backward.h"
+#include "generated/ops/angle.h"
 #include "generated/ops/cat.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/cumsum.h"
@@ -16,6 +17,7 @@
 #include "generated/ops/minimum.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/split_with_sizes.h"
+#include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
 
@@ -88,6 +90,23 @@ variable_list TestMulBackwardBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(2)) {
     grad_inputs[2] = mul_defined(grads[0], grad_output);
+  }
+  return grad_inputs;
+}
+
+// Backward of angle(Tensor self) -> Tensor
+struct AngleBackward0 final : Node {
+  std::string name() const override { return "AngleBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list AngleBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = zeros_like(grad);
   }
   return grad_inputs;
 }
@@ -386,6 +405,20 @@ std::tuple<Tensor, Tensor> _test_mul_backward(const Tensor& grad_output, const T
   set_history(std::get<0>(result), grad_fn);
   check_differentiable_dtype(std::get<1>(result));
   set_history(std::get<1>(result), grad_fn);
+  return result;
+}
+
+// angle(Tensor self) -> Tensor
+Tensor angle(const Tensor& self) {
+  auto grad_fn = std::make_shared<AngleBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::angle::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
   return result;
 }
 

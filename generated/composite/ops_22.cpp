@@ -2,10 +2,22 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 22.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
+#include "generated/ops/abs.h"
+#include "generated/ops/absolute.h"
 #include "generated/ops/slice.h"
 #include "generated/ops/tensor_split.h"
 
 namespace tl::native {
+
+// absolute(Tensor self) -> Tensor
+Tensor absolute_composite(const Tensor& self) {
+  return abs(self);
+}
+
+// absolute_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& absolute__composite(const Tensor& self) {
+  return abs_(self);
+}
 
 // tensor_split.sections(Tensor(a) self, int sections, int dim=0) -> Tensor(a)[]
 std::vector<Tensor> tensor_split_sections_composite(const Tensor& self, int64_t sections, int64_t dim) {

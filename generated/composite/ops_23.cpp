@@ -2,11 +2,23 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 23.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
+#include "generated/ops/acosh.h"
+#include "generated/ops/arccosh.h"
 #include "generated/ops/empty_like.h"
 #include "generated/ops/fill.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::native {
+
+// arccosh(Tensor self) -> Tensor
+Tensor arccosh_composite(const Tensor& self) {
+  return acosh(self);
+}
+
+// arccosh_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& arccosh__composite(const Tensor& self) {
+  return acosh_(self);
+}
 
 // zeros_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor zeros_like_composite(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {

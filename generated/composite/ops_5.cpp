@@ -7,6 +7,7 @@
 #include "generated/ops/empty_like.h"
 #include "generated/ops/fill.h"
 #include "generated/ops/isclose.h"
+#include "generated/ops/positive.h"
 
 namespace tl::native {
 
@@ -22,6 +23,12 @@ Tensor empty_like_composite(const Tensor& self, std::optional<ScalarType> dtype,
   // Uninitialised bools are zeroed, as by empty: a byte other than 0/1 read as bool is undefined behaviour.
   if (result.dtype() == ScalarType::Bool) native::fill_kernel(result, false);
   return result;
+}
+
+// positive(Tensor(a) self) -> Tensor(a)
+Tensor positive_composite(const Tensor& self) {
+  TL_CHECK(self.dtype() != ScalarType::Bool, "positive: The `+` operator, on a bool tensor is not supported.");
+  return self;
 }
 
 }  // namespace tl::native

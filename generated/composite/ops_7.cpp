@@ -2,6 +2,8 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 7.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
+#include "generated/ops/arctanh.h"
+#include "generated/ops/atanh.h"
 #include "generated/ops/empty.h"
 #include "generated/ops/fill.h"
 #include "generated/ops/isreal.h"
@@ -9,6 +11,16 @@
 #include "generated/ops/ones_like.h"
 
 namespace tl::native {
+
+// arctanh(Tensor self) -> Tensor
+Tensor arctanh_composite(const Tensor& self) {
+  return atanh(self);
+}
+
+// arctanh_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& arctanh__composite(const Tensor& self) {
+  return atanh_(self);
+}
 
 // isreal(Tensor self) -> Tensor
 Tensor isreal_composite(const Tensor& self) {

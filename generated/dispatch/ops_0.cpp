@@ -5,6 +5,7 @@
 #include "generated/ops/copysign.h"
 #include "generated/ops/detach.h"
 #include "generated/ops/erf.h"
+#include "generated/ops/fix.h"
 #include "generated/ops/full.h"
 #include "generated/ops/isnan.h"
 #include "generated/ops/logaddexp2.h"
@@ -278,6 +279,24 @@ const Tensor& ops::erf_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& erf_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("erf.out", {&self}, {&out});
   return ops::erf_out::call(self, out);
+}
+
+// ============================================================================ fix
+
+// fix(Tensor self) -> Tensor
+Tensor fix(const Tensor& self) {
+  return native::fix_composite(self);
+}
+
+// fix.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& fix_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("fix.out", {&self}, {&out});
+  return copy_to_out(out, fix(self), "fix.out", /*exact_dtype=*/true);
+}
+
+// fix_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& fix_(const Tensor& self) {
+  return native::fix__composite(self);
 }
 
 // ============================================================================ full

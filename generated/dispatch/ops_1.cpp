@@ -8,6 +8,7 @@
 #include "generated/ops/mul.h"
 #include "generated/ops/ne.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/rad2deg.h"
 #include "generated/ops/reciprocal.h"
 #include "generated/ops/unsqueeze.h"
 
@@ -515,6 +516,89 @@ const Tensor& ops::neg_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& neg_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("neg.out", {&self}, {&out});
   return ops::neg_out::call(self, out);
+}
+
+// ============================================================================ rad2deg
+
+// rad2deg(Tensor self) -> Tensor
+static Tensor rad2deg_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::rad2deg_kernel(self, out);
+  return out;
+}
+
+ops::rad2deg::Kernel* ops::rad2deg::kernels[kNumDeviceTypes] = {
+    /* CPU */ rad2deg_kernel_functional,
+    /* Meta */ rad2deg_kernel_functional,
+};
+
+Tensor ops::rad2deg::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("rad2deg", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("rad2deg", kernel_device);
+  return kernel(self);
+}
+
+Tensor rad2deg(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::rad2deg(self);
+  }
+  return ops::rad2deg::call(self);
+}
+
+// rad2deg_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& rad2deg_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::rad2deg_kernel(self, out);
+  return self;
+}
+
+ops::rad2deg_::Kernel* ops::rad2deg_::kernels[kNumDeviceTypes] = {
+    /* CPU */ rad2deg_kernel_inplace,
+    /* Meta */ rad2deg_kernel_inplace,
+};
+
+const Tensor& ops::rad2deg_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("rad2deg_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("rad2deg_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& rad2deg_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::rad2deg_(self);
+  }
+  return ops::rad2deg_::call(self);
+}
+
+// rad2deg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& rad2deg_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::rad2deg_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::rad2deg_out::Kernel* ops::rad2deg_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ rad2deg_kernel_out,
+    /* Meta */ rad2deg_kernel_out,
+};
+
+const Tensor& ops::rad2deg_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("rad2deg.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("rad2deg.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& rad2deg_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("rad2deg.out", {&self}, {&out});
+  return ops::rad2deg_out::call(self, out);
 }
 
 // ============================================================================ reciprocal

@@ -8,6 +8,7 @@
 #include "generated/ops/ones_like.h"
 #include "generated/ops/sigmoid_backward.h"
 #include "generated/ops/sin.h"
+#include "generated/ops/sinc.h"
 #include "generated/ops/stack.h"
 
 namespace tl {
@@ -209,6 +210,89 @@ const Tensor& ops::sin_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& sin_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("sin.out", {&self}, {&out});
   return ops::sin_out::call(self, out);
+}
+
+// ============================================================================ sinc
+
+// sinc(Tensor self) -> Tensor
+static Tensor sinc_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::sinc_kernel(self, out);
+  return out;
+}
+
+ops::sinc::Kernel* ops::sinc::kernels[kNumDeviceTypes] = {
+    /* CPU */ sinc_kernel_functional,
+    /* Meta */ sinc_kernel_functional,
+};
+
+Tensor ops::sinc::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("sinc", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sinc", kernel_device);
+  return kernel(self);
+}
+
+Tensor sinc(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::sinc(self);
+  }
+  return ops::sinc::call(self);
+}
+
+// sinc_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& sinc_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::sinc_kernel(self, out);
+  return self;
+}
+
+ops::sinc_::Kernel* ops::sinc_::kernels[kNumDeviceTypes] = {
+    /* CPU */ sinc_kernel_inplace,
+    /* Meta */ sinc_kernel_inplace,
+};
+
+const Tensor& ops::sinc_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("sinc_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sinc_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& sinc_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::sinc_(self);
+  }
+  return ops::sinc_::call(self);
+}
+
+// sinc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& sinc_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::sinc_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::sinc_out::Kernel* ops::sinc_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ sinc_kernel_out,
+    /* Meta */ sinc_kernel_out,
+};
+
+const Tensor& ops::sinc_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("sinc.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sinc.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& sinc_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("sinc.out", {&self}, {&out});
+  return ops::sinc_out::call(self, out);
 }
 
 // ============================================================================ stack

@@ -2,12 +2,31 @@
 // Dispatch for the ops in shard 11: each public function picks autograd or a backend kernel.
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/arctan.h"
 #include "generated/ops/argmin.h"
 #include "generated/ops/isposinf.h"
 #include "generated/ops/logical_not.h"
 #include "generated/ops/sigmoid.h"
 
 namespace tl {
+
+// ============================================================================ arctan
+
+// arctan(Tensor self) -> Tensor
+Tensor arctan(const Tensor& self) {
+  return native::arctan_composite(self);
+}
+
+// arctan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& arctan_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("arctan.out", {&self}, {&out});
+  return copy_to_out(out, arctan(self), "arctan.out", /*exact_dtype=*/true);
+}
+
+// arctan_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& arctan_(const Tensor& self) {
+  return native::arctan__composite(self);
+}
 
 // ============================================================================ argmin
 

@@ -4,6 +4,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/chunk.h"
 #include "generated/ops/clamp_max.h"
+#include "generated/ops/floor.h"
 #include "generated/ops/frexp.h"
 #include "generated/ops/isfinite.h"
 #include "generated/ops/le.h"
@@ -183,6 +184,89 @@ const Tensor& ops::clamp_max_out::call(const Tensor& self, const Scalar& max, co
 const Tensor& clamp_max_out(const Tensor& out, const Tensor& self, const Scalar& max) {
   check_out_no_grad("clamp_max.out", {&self}, {&out});
   return ops::clamp_max_out::call(self, max, out);
+}
+
+// ============================================================================ floor
+
+// floor(Tensor self) -> Tensor
+static Tensor floor_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::floor_kernel(self, out);
+  return out;
+}
+
+ops::floor::Kernel* ops::floor::kernels[kNumDeviceTypes] = {
+    /* CPU */ floor_kernel_functional,
+    /* Meta */ floor_kernel_functional,
+};
+
+Tensor ops::floor::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("floor", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("floor", kernel_device);
+  return kernel(self);
+}
+
+Tensor floor(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::floor(self);
+  }
+  return ops::floor::call(self);
+}
+
+// floor_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& floor_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::floor_kernel(self, out);
+  return self;
+}
+
+ops::floor_::Kernel* ops::floor_::kernels[kNumDeviceTypes] = {
+    /* CPU */ floor_kernel_inplace,
+    /* Meta */ floor_kernel_inplace,
+};
+
+const Tensor& ops::floor_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("floor_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("floor_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& floor_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::floor_(self);
+  }
+  return ops::floor_::call(self);
+}
+
+// floor.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& floor_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::floor_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::floor_out::Kernel* ops::floor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ floor_kernel_out,
+    /* Meta */ floor_kernel_out,
+};
+
+const Tensor& ops::floor_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("floor.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("floor.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& floor_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("floor.out", {&self}, {&out});
+  return ops::floor_out::call(self, out);
 }
 
 // ============================================================================ frexp

@@ -4,6 +4,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/acosh.h"
 #include "generated/ops/atan.h"
+#include "generated/ops/deg2rad.h"
 #include "generated/ops/log1p.h"
 
 namespace tl {
@@ -172,6 +173,89 @@ const Tensor& ops::atan_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& atan_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("atan.out", {&self}, {&out});
   return ops::atan_out::call(self, out);
+}
+
+// ============================================================================ deg2rad
+
+// deg2rad(Tensor self) -> Tensor
+static Tensor deg2rad_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::deg2rad_kernel(self, out);
+  return out;
+}
+
+ops::deg2rad::Kernel* ops::deg2rad::kernels[kNumDeviceTypes] = {
+    /* CPU */ deg2rad_kernel_functional,
+    /* Meta */ deg2rad_kernel_functional,
+};
+
+Tensor ops::deg2rad::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("deg2rad", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("deg2rad", kernel_device);
+  return kernel(self);
+}
+
+Tensor deg2rad(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::deg2rad(self);
+  }
+  return ops::deg2rad::call(self);
+}
+
+// deg2rad_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& deg2rad_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::deg2rad_kernel(self, out);
+  return self;
+}
+
+ops::deg2rad_::Kernel* ops::deg2rad_::kernels[kNumDeviceTypes] = {
+    /* CPU */ deg2rad_kernel_inplace,
+    /* Meta */ deg2rad_kernel_inplace,
+};
+
+const Tensor& ops::deg2rad_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("deg2rad_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("deg2rad_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& deg2rad_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::deg2rad_(self);
+  }
+  return ops::deg2rad_::call(self);
+}
+
+// deg2rad.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& deg2rad_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::deg2rad_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::deg2rad_out::Kernel* ops::deg2rad_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ deg2rad_kernel_out,
+    /* Meta */ deg2rad_kernel_out,
+};
+
+const Tensor& ops::deg2rad_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("deg2rad.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("deg2rad.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& deg2rad_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("deg2rad.out", {&self}, {&out});
+  return ops::deg2rad_out::call(self, out);
 }
 
 // ============================================================================ log1p

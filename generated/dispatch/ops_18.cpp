@@ -4,6 +4,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/argmax.h"
 #include "generated/ops/gcd.h"
+#include "generated/ops/signbit.h"
 #include "generated/ops/tanh_backward.h"
 #include "generated/ops/unbind.h"
 #include "generated/ops/zero.h"
@@ -142,6 +143,58 @@ const Tensor& ops::gcd_out::call(const Tensor& self, const Tensor& other, const 
 const Tensor& gcd_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   check_out_no_grad("gcd.out", {&self, &other}, {&out});
   return ops::gcd_out::call(self, other, out);
+}
+
+// ============================================================================ signbit
+
+// signbit(Tensor self) -> Tensor
+static Tensor signbit_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::signbit_kernel(self, out);
+  return out;
+}
+
+ops::signbit::Kernel* ops::signbit::kernels[kNumDeviceTypes] = {
+    /* CPU */ signbit_kernel_functional,
+    /* Meta */ signbit_kernel_functional,
+};
+
+Tensor ops::signbit::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("signbit", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("signbit", kernel_device);
+  return kernel(self);
+}
+
+Tensor signbit(const Tensor& self) {
+  return ops::signbit::call(self);
+}
+
+// signbit.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& signbit_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::signbit_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::signbit_out::Kernel* ops::signbit_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ signbit_kernel_out,
+    /* Meta */ signbit_kernel_out,
+};
+
+const Tensor& ops::signbit_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("signbit.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("signbit.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& signbit_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("signbit.out", {&self}, {&out});
+  return ops::signbit_out::call(self, out);
 }
 
 // ============================================================================ tanh_backward

@@ -11,6 +11,7 @@
 #include "generated/ops/rand.h"
 #include "generated/ops/randn_like.h"
 #include "generated/ops/randperm.h"
+#include "generated/ops/round.h"
 #include "generated/ops/scatter.h"
 
 namespace tl {
@@ -295,6 +296,170 @@ Tensor ops::randperm::call(int64_t n, std::optional<Generator> generator, std::o
 
 Tensor randperm(int64_t n, std::optional<Generator> generator, std::optional<ScalarType> dtype, std::optional<Device> device) {
   return ops::randperm::call(n, generator, dtype, device);
+}
+
+// ============================================================================ round
+
+// round(Tensor self) -> Tensor
+static Tensor round_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::round_kernel(self, out);
+  return out;
+}
+
+ops::round::Kernel* ops::round::kernels[kNumDeviceTypes] = {
+    /* CPU */ round_kernel_functional,
+    /* Meta */ round_kernel_functional,
+};
+
+Tensor ops::round::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("round", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("round", kernel_device);
+  return kernel(self);
+}
+
+Tensor round(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::round(self);
+  }
+  return ops::round::call(self);
+}
+
+// round_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& round_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::round_kernel(self, out);
+  return self;
+}
+
+ops::round_::Kernel* ops::round_::kernels[kNumDeviceTypes] = {
+    /* CPU */ round_kernel_inplace,
+    /* Meta */ round_kernel_inplace,
+};
+
+const Tensor& ops::round_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("round_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("round_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& round_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::round_(self);
+  }
+  return ops::round_::call(self);
+}
+
+// round.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& round_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::round_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::round_out::Kernel* ops::round_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ round_kernel_out,
+    /* Meta */ round_kernel_out,
+};
+
+const Tensor& ops::round_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("round.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("round.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& round_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("round.out", {&self}, {&out});
+  return ops::round_out::call(self, out);
+}
+
+// round.decimals(Tensor self, *, int decimals) -> Tensor
+static Tensor round_decimals_kernel_functional(const Tensor& self, int64_t decimals) {
+  Tensor out;
+  native::round_decimals_kernel(self, decimals, out);
+  return out;
+}
+
+ops::round_decimals::Kernel* ops::round_decimals::kernels[kNumDeviceTypes] = {
+    /* CPU */ round_decimals_kernel_functional,
+    /* Meta */ round_decimals_kernel_functional,
+};
+
+Tensor ops::round_decimals::call(const Tensor& self, int64_t decimals) {
+  const Device kernel_device = dispatch_device("round.decimals", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("round.decimals", kernel_device);
+  return kernel(self, decimals);
+}
+
+Tensor round(const Tensor& self, int64_t decimals) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::round_decimals(self, decimals);
+  }
+  return ops::round_decimals::call(self, decimals);
+}
+
+// round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)
+static const Tensor& round_decimals_kernel_inplace(const Tensor& self, int64_t decimals) {
+  Tensor out = self;
+  native::round_decimals_kernel(self, decimals, out);
+  return self;
+}
+
+ops::round__decimals::Kernel* ops::round__decimals::kernels[kNumDeviceTypes] = {
+    /* CPU */ round_decimals_kernel_inplace,
+    /* Meta */ round_decimals_kernel_inplace,
+};
+
+const Tensor& ops::round__decimals::call(const Tensor& self, int64_t decimals) {
+  const Device kernel_device = dispatch_device("round_.decimals", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("round_.decimals", kernel_device);
+  decltype(auto) result = kernel(self, decimals);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& round_(const Tensor& self, int64_t decimals) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::round__decimals(self, decimals);
+  }
+  return ops::round__decimals::call(self, decimals);
+}
+
+// round.decimals_out(Tensor self, *, int decimals, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& round_decimals_kernel_out(const Tensor& self, int64_t decimals, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::round_decimals_kernel(self_in, decimals, out_handle);
+  return out;
+}
+
+ops::round_decimals_out::Kernel* ops::round_decimals_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ round_decimals_kernel_out,
+    /* Meta */ round_decimals_kernel_out,
+};
+
+const Tensor& ops::round_decimals_out::call(const Tensor& self, int64_t decimals, const Tensor& out) {
+  const Device kernel_device = dispatch_device("round.decimals_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("round.decimals_out", kernel_device);
+  decltype(auto) result = kernel(self, decimals, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& round_out(const Tensor& out, const Tensor& self, int64_t decimals) {
+  check_out_no_grad("round.decimals_out", {&self}, {&out});
+  return ops::round_decimals_out::call(self, decimals, out);
 }
 
 // ============================================================================ scatter

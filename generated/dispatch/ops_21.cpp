@@ -7,6 +7,7 @@
 #include "generated/ops/heaviside.h"
 #include "generated/ops/pow.h"
 #include "generated/ops/random.h"
+#include "generated/ops/trunc.h"
 
 namespace tl {
 
@@ -481,6 +482,89 @@ const Tensor& random_(const Tensor& self, std::optional<Generator> generator) {
     return autograd::wrappers::random_(self, generator);
   }
   return ops::random_::call(self, generator);
+}
+
+// ============================================================================ trunc
+
+// trunc(Tensor self) -> Tensor
+static Tensor trunc_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::trunc_kernel(self, out);
+  return out;
+}
+
+ops::trunc::Kernel* ops::trunc::kernels[kNumDeviceTypes] = {
+    /* CPU */ trunc_kernel_functional,
+    /* Meta */ trunc_kernel_functional,
+};
+
+Tensor ops::trunc::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("trunc", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("trunc", kernel_device);
+  return kernel(self);
+}
+
+Tensor trunc(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::trunc(self);
+  }
+  return ops::trunc::call(self);
+}
+
+// trunc_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& trunc_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::trunc_kernel(self, out);
+  return self;
+}
+
+ops::trunc_::Kernel* ops::trunc_::kernels[kNumDeviceTypes] = {
+    /* CPU */ trunc_kernel_inplace,
+    /* Meta */ trunc_kernel_inplace,
+};
+
+const Tensor& ops::trunc_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("trunc_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("trunc_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& trunc_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::trunc_(self);
+  }
+  return ops::trunc_::call(self);
+}
+
+// trunc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& trunc_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::trunc_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::trunc_out::Kernel* ops::trunc_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ trunc_kernel_out,
+    /* Meta */ trunc_kernel_out,
+};
+
+const Tensor& ops::trunc_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("trunc.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("trunc.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& trunc_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("trunc.out", {&self}, {&out});
+  return ops::trunc_out::call(self, out);
 }
 
 }  // namespace tl

@@ -2,10 +2,29 @@
 // Dispatch for the ops in shard 22: each public function picks autograd or a backend kernel.
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/absolute.h"
 #include "generated/ops/rsqrt.h"
 #include "generated/ops/tensor_split.h"
 
 namespace tl {
+
+// ============================================================================ absolute
+
+// absolute(Tensor self) -> Tensor
+Tensor absolute(const Tensor& self) {
+  return native::absolute_composite(self);
+}
+
+// absolute.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& absolute_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("absolute.out", {&self}, {&out});
+  return copy_to_out(out, absolute(self), "absolute.out", /*exact_dtype=*/true);
+}
+
+// absolute_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& absolute_(const Tensor& self) {
+  return native::absolute__composite(self);
+}
 
 // ============================================================================ rsqrt
 

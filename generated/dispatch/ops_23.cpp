@@ -2,6 +2,7 @@
 // Dispatch for the ops in shard 23: each public function picks autograd or a backend kernel.
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/arccosh.h"
 #include "generated/ops/bitwise_left_shift.h"
 #include "generated/ops/clamp_min.h"
 #include "generated/ops/eq.h"
@@ -14,6 +15,24 @@
 #include "generated/ops/zeros_like.h"
 
 namespace tl {
+
+// ============================================================================ arccosh
+
+// arccosh(Tensor self) -> Tensor
+Tensor arccosh(const Tensor& self) {
+  return native::arccosh_composite(self);
+}
+
+// arccosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& arccosh_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("arccosh.out", {&self}, {&out});
+  return copy_to_out(out, arccosh(self), "arccosh.out", /*exact_dtype=*/true);
+}
+
+// arccosh_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& arccosh_(const Tensor& self) {
+  return native::arccosh__composite(self);
+}
 
 // ============================================================================ bitwise_left_shift
 

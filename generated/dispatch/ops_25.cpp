@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/fmod.h"
+#include "generated/ops/frac.h"
 #include "generated/ops/nanmean.h"
 #include "generated/ops/rand_like.h"
 
@@ -171,6 +172,89 @@ const Tensor& ops::fmod_Scalar_out::call(const Tensor& self, const Scalar& other
 const Tensor& fmod_out(const Tensor& out, const Tensor& self, const Scalar& other) {
   check_out_no_grad("fmod.Scalar_out", {&self}, {&out});
   return ops::fmod_Scalar_out::call(self, other, out);
+}
+
+// ============================================================================ frac
+
+// frac(Tensor self) -> Tensor
+static Tensor frac_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::frac_kernel(self, out);
+  return out;
+}
+
+ops::frac::Kernel* ops::frac::kernels[kNumDeviceTypes] = {
+    /* CPU */ frac_kernel_functional,
+    /* Meta */ frac_kernel_functional,
+};
+
+Tensor ops::frac::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("frac", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("frac", kernel_device);
+  return kernel(self);
+}
+
+Tensor frac(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::frac(self);
+  }
+  return ops::frac::call(self);
+}
+
+// frac_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& frac_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::frac_kernel(self, out);
+  return self;
+}
+
+ops::frac_::Kernel* ops::frac_::kernels[kNumDeviceTypes] = {
+    /* CPU */ frac_kernel_inplace,
+    /* Meta */ frac_kernel_inplace,
+};
+
+const Tensor& ops::frac_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("frac_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("frac_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& frac_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::frac_(self);
+  }
+  return ops::frac_::call(self);
+}
+
+// frac.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& frac_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::frac_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::frac_out::Kernel* ops::frac_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ frac_kernel_out,
+    /* Meta */ frac_kernel_out,
+};
+
+const Tensor& ops::frac_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("frac.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("frac.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& frac_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("frac.out", {&self}, {&out});
+  return ops::frac_out::call(self, out);
 }
 
 // ============================================================================ nanmean

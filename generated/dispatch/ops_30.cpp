@@ -6,6 +6,7 @@
 #include "generated/ops/float_power.h"
 #include "generated/ops/isclose.h"
 #include "generated/ops/native_dropout_backward.h"
+#include "generated/ops/negative.h"
 #include "generated/ops/sign.h"
 
 namespace tl {
@@ -335,6 +336,24 @@ Tensor isclose(const Tensor& self, const Tensor& other, double rtol, double atol
 // native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor
 Tensor native_dropout_backward(const Tensor& grad_output, const Tensor& mask, double scale) {
   return native::native_dropout_backward_composite(grad_output, mask, scale);
+}
+
+// ============================================================================ negative
+
+// negative(Tensor self) -> Tensor
+Tensor negative(const Tensor& self) {
+  return native::negative_composite(self);
+}
+
+// negative.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& negative_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("negative.out", {&self}, {&out});
+  return copy_to_out(out, negative(self), "negative.out", /*exact_dtype=*/true);
+}
+
+// negative_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& negative_(const Tensor& self) {
+  return native::negative__composite(self);
 }
 
 // ============================================================================ sign

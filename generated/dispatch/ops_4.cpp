@@ -7,6 +7,7 @@
 #include "generated/ops/empty_strided.h"
 #include "generated/ops/lerp.h"
 #include "generated/ops/normal.h"
+#include "generated/ops/sgn.h"
 #include "generated/ops/to.h"
 
 namespace tl {
@@ -591,6 +592,89 @@ Tensor ops::normal_float_float::call(double mean, double std, IntArrayRef size, 
 
 Tensor normal(double mean, double std, IntArrayRef size, std::optional<Generator> generator, std::optional<ScalarType> dtype, std::optional<Device> device) {
   return ops::normal_float_float::call(mean, std, size, generator, dtype, device);
+}
+
+// ============================================================================ sgn
+
+// sgn(Tensor self) -> Tensor
+static Tensor sgn_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::sgn_kernel(self, out);
+  return out;
+}
+
+ops::sgn::Kernel* ops::sgn::kernels[kNumDeviceTypes] = {
+    /* CPU */ sgn_kernel_functional,
+    /* Meta */ sgn_kernel_functional,
+};
+
+Tensor ops::sgn::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("sgn", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sgn", kernel_device);
+  return kernel(self);
+}
+
+Tensor sgn(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::sgn(self);
+  }
+  return ops::sgn::call(self);
+}
+
+// sgn_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& sgn_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::sgn_kernel(self, out);
+  return self;
+}
+
+ops::sgn_::Kernel* ops::sgn_::kernels[kNumDeviceTypes] = {
+    /* CPU */ sgn_kernel_inplace,
+    /* Meta */ sgn_kernel_inplace,
+};
+
+const Tensor& ops::sgn_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("sgn_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sgn_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& sgn_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::sgn_(self);
+  }
+  return ops::sgn_::call(self);
+}
+
+// sgn.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& sgn_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::sgn_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::sgn_out::Kernel* ops::sgn_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ sgn_kernel_out,
+    /* Meta */ sgn_kernel_out,
+};
+
+const Tensor& ops::sgn_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("sgn.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sgn.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& sgn_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("sgn.out", {&self}, {&out});
+  return ops::sgn_out::call(self, out);
 }
 
 // ============================================================================ to

@@ -8,6 +8,7 @@
 #include "generated/ops/empty_like.h"
 #include "generated/ops/log.h"
 #include "generated/ops/logsumexp.h"
+#include "generated/ops/positive.h"
 #include "generated/ops/rsub.h"
 #include "generated/ops/slice.h"
 
@@ -305,6 +306,13 @@ const Tensor& ops::logsumexp_out::call(const Tensor& self, IntArrayRef dim, bool
 const Tensor& logsumexp_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
   check_out_no_grad("logsumexp.out", {&self}, {&out});
   return ops::logsumexp_out::call(self, dim, keepdim, out);
+}
+
+// ============================================================================ positive
+
+// positive(Tensor(a) self) -> Tensor(a)
+Tensor positive(const Tensor& self) {
+  return native::positive_composite(self);
 }
 
 // ============================================================================ rsub

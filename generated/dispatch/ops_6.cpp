@@ -4,10 +4,13 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/_clone_contiguous.h"
 #include "generated/ops/abs.h"
+#include "generated/ops/arcsin.h"
+#include "generated/ops/arcsinh.h"
 #include "generated/ops/argsort.h"
 #include "generated/ops/log_normal.h"
 #include "generated/ops/logcumsumexp.h"
 #include "generated/ops/maximum.h"
+#include "generated/ops/nan_to_num.h"
 #include "generated/ops/var.h"
 #include "generated/ops/where.h"
 
@@ -116,6 +119,42 @@ const Tensor& ops::abs_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& abs_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("abs.out", {&self}, {&out});
   return ops::abs_out::call(self, out);
+}
+
+// ============================================================================ arcsin
+
+// arcsin(Tensor self) -> Tensor
+Tensor arcsin(const Tensor& self) {
+  return native::arcsin_composite(self);
+}
+
+// arcsin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& arcsin_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("arcsin.out", {&self}, {&out});
+  return copy_to_out(out, arcsin(self), "arcsin.out", /*exact_dtype=*/true);
+}
+
+// arcsin_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& arcsin_(const Tensor& self) {
+  return native::arcsin__composite(self);
+}
+
+// ============================================================================ arcsinh
+
+// arcsinh(Tensor self) -> Tensor
+Tensor arcsinh(const Tensor& self) {
+  return native::arcsinh_composite(self);
+}
+
+// arcsinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& arcsinh_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("arcsinh.out", {&self}, {&out});
+  return copy_to_out(out, arcsinh(self), "arcsinh.out", /*exact_dtype=*/true);
+}
+
+// arcsinh_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& arcsinh_(const Tensor& self) {
+  return native::arcsinh__composite(self);
 }
 
 // ============================================================================ argsort
@@ -263,6 +302,89 @@ const Tensor& ops::maximum_out::call(const Tensor& self, const Tensor& other, co
 const Tensor& maximum_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   check_out_no_grad("maximum.out", {&self, &other}, {&out});
   return ops::maximum_out::call(self, other, out);
+}
+
+// ============================================================================ nan_to_num
+
+// nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor
+static Tensor nan_to_num_kernel_functional(const Tensor& self, std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) {
+  Tensor out;
+  native::nan_to_num_kernel(self, nan, posinf, neginf, out);
+  return out;
+}
+
+ops::nan_to_num::Kernel* ops::nan_to_num::kernels[kNumDeviceTypes] = {
+    /* CPU */ nan_to_num_kernel_functional,
+    /* Meta */ nan_to_num_kernel_functional,
+};
+
+Tensor ops::nan_to_num::call(const Tensor& self, std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) {
+  const Device kernel_device = dispatch_device("nan_to_num", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("nan_to_num", kernel_device);
+  return kernel(self, nan, posinf, neginf);
+}
+
+Tensor nan_to_num(const Tensor& self, std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::nan_to_num(self, nan, posinf, neginf);
+  }
+  return ops::nan_to_num::call(self, nan, posinf, neginf);
+}
+
+// nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)
+static const Tensor& nan_to_num_kernel_inplace(const Tensor& self, std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) {
+  Tensor out = self;
+  native::nan_to_num_kernel(self, nan, posinf, neginf, out);
+  return self;
+}
+
+ops::nan_to_num_::Kernel* ops::nan_to_num_::kernels[kNumDeviceTypes] = {
+    /* CPU */ nan_to_num_kernel_inplace,
+    /* Meta */ nan_to_num_kernel_inplace,
+};
+
+const Tensor& ops::nan_to_num_::call(const Tensor& self, std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) {
+  const Device kernel_device = dispatch_device("nan_to_num_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("nan_to_num_", kernel_device);
+  decltype(auto) result = kernel(self, nan, posinf, neginf);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& nan_to_num_(const Tensor& self, std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::nan_to_num_(self, nan, posinf, neginf);
+  }
+  return ops::nan_to_num_::call(self, nan, posinf, neginf);
+}
+
+// nan_to_num.out(Tensor self, float? nan=None, float? posinf=None, float? neginf=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& nan_to_num_kernel_out(const Tensor& self, std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::nan_to_num_kernel(self_in, nan, posinf, neginf, out_handle);
+  return out;
+}
+
+ops::nan_to_num_out::Kernel* ops::nan_to_num_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ nan_to_num_kernel_out,
+    /* Meta */ nan_to_num_kernel_out,
+};
+
+const Tensor& ops::nan_to_num_out::call(const Tensor& self, std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf, const Tensor& out) {
+  const Device kernel_device = dispatch_device("nan_to_num.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("nan_to_num.out", kernel_device);
+  decltype(auto) result = kernel(self, nan, posinf, neginf, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& nan_to_num_out(const Tensor& out, const Tensor& self, std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) {
+  check_out_no_grad("nan_to_num.out", {&self}, {&out});
+  return ops::nan_to_num_out::call(self, nan, posinf, neginf, out);
 }
 
 // ============================================================================ var

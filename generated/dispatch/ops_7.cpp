@@ -3,6 +3,8 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/add.h"
+#include "generated/ops/arctanh.h"
+#include "generated/ops/ceil.h"
 #include "generated/ops/clamp.h"
 #include "generated/ops/clip.h"
 #include "generated/ops/expand.h"
@@ -149,6 +151,107 @@ const Tensor& add_(const Tensor& self, const Scalar& other, const Scalar& alpha)
     return autograd::wrappers::add__Scalar(self, other, alpha);
   }
   return ops::add__Scalar::call(self, other, alpha);
+}
+
+// ============================================================================ arctanh
+
+// arctanh(Tensor self) -> Tensor
+Tensor arctanh(const Tensor& self) {
+  return native::arctanh_composite(self);
+}
+
+// arctanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& arctanh_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("arctanh.out", {&self}, {&out});
+  return copy_to_out(out, arctanh(self), "arctanh.out", /*exact_dtype=*/true);
+}
+
+// arctanh_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& arctanh_(const Tensor& self) {
+  return native::arctanh__composite(self);
+}
+
+// ============================================================================ ceil
+
+// ceil(Tensor self) -> Tensor
+static Tensor ceil_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::ceil_kernel(self, out);
+  return out;
+}
+
+ops::ceil::Kernel* ops::ceil::kernels[kNumDeviceTypes] = {
+    /* CPU */ ceil_kernel_functional,
+    /* Meta */ ceil_kernel_functional,
+};
+
+Tensor ops::ceil::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("ceil", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("ceil", kernel_device);
+  return kernel(self);
+}
+
+Tensor ceil(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::ceil(self);
+  }
+  return ops::ceil::call(self);
+}
+
+// ceil_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& ceil_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::ceil_kernel(self, out);
+  return self;
+}
+
+ops::ceil_::Kernel* ops::ceil_::kernels[kNumDeviceTypes] = {
+    /* CPU */ ceil_kernel_inplace,
+    /* Meta */ ceil_kernel_inplace,
+};
+
+const Tensor& ops::ceil_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("ceil_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("ceil_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& ceil_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::ceil_(self);
+  }
+  return ops::ceil_::call(self);
+}
+
+// ceil.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& ceil_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::ceil_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::ceil_out::Kernel* ops::ceil_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ ceil_kernel_out,
+    /* Meta */ ceil_kernel_out,
+};
+
+const Tensor& ops::ceil_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("ceil.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("ceil.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& ceil_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("ceil.out", {&self}, {&out});
+  return ops::ceil_out::call(self, out);
 }
 
 // ============================================================================ clip

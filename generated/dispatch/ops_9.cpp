@@ -4,12 +4,15 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/_softmax_backward_data.h"
 #include "generated/ops/_test_mul_backward.h"
+#include "generated/ops/angle.h"
+#include "generated/ops/arccos.h"
 #include "generated/ops/cumsum.h"
 #include "generated/ops/div.h"
 #include "generated/ops/isneginf.h"
 #include "generated/ops/max.h"
 #include "generated/ops/minimum.h"
 #include "generated/ops/split_with_sizes.h"
+#include "generated/ops/square.h"
 
 namespace tl {
 
@@ -55,6 +58,79 @@ std::tuple<Tensor, Tensor> _test_mul_backward(const Tensor& grad_output, const T
     return autograd::wrappers::_test_mul_backward(grad_output, self, other, output_mask);
   }
   return ops::_test_mul_backward::call(grad_output, self, other, output_mask);
+}
+
+// ============================================================================ angle
+
+// angle(Tensor self) -> Tensor
+static Tensor angle_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::angle_kernel(self, out);
+  return out;
+}
+
+ops::angle::Kernel* ops::angle::kernels[kNumDeviceTypes] = {
+    /* CPU */ angle_kernel_functional,
+    /* Meta */ angle_kernel_functional,
+};
+
+Tensor ops::angle::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("angle", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("angle", kernel_device);
+  return kernel(self);
+}
+
+Tensor angle(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::angle(self);
+  }
+  return ops::angle::call(self);
+}
+
+// angle.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& angle_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::angle_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::angle_out::Kernel* ops::angle_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ angle_kernel_out,
+    /* Meta */ angle_kernel_out,
+};
+
+const Tensor& ops::angle_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("angle.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("angle.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& angle_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("angle.out", {&self}, {&out});
+  return ops::angle_out::call(self, out);
+}
+
+// ============================================================================ arccos
+
+// arccos(Tensor self) -> Tensor
+Tensor arccos(const Tensor& self) {
+  return native::arccos_composite(self);
+}
+
+// arccos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& arccos_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("arccos.out", {&self}, {&out});
+  return copy_to_out(out, arccos(self), "arccos.out", /*exact_dtype=*/true);
+}
+
+// arccos_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& arccos_(const Tensor& self) {
+  return native::arccos__composite(self);
 }
 
 // ============================================================================ cumsum
@@ -640,6 +716,24 @@ std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef split_sizes
     return autograd::mark_multi_output_views(autograd::wrappers::split_with_sizes(self, split_sizes, dim));
   }
   return autograd::mark_multi_output_views(ops::split_with_sizes::call(self, split_sizes, dim));
+}
+
+// ============================================================================ square
+
+// square(Tensor self) -> Tensor
+Tensor square(const Tensor& self) {
+  return native::square_composite(self);
+}
+
+// square.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& square_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("square.out", {&self}, {&out});
+  return copy_to_out(out, square(self), "square.out", /*exact_dtype=*/true);
+}
+
+// square_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& square_(const Tensor& self) {
+  return native::square__composite(self);
 }
 
 }  // namespace tl

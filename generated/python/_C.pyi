@@ -251,6 +251,10 @@ class TensorBase:
         """The bitwise OR of `self` and the number `other`."""
         ...
 
+    def __pos__(self) -> Tensor:
+        """`self` itself (`+self`); bool tensors are refused, as for `-`."""
+        ...
+
     @overload
     def __pow__(self, exponent: Tensor) -> Tensor:
         """Raises each element of `self` to the power in `exponent`, with broadcasting and type promotion."""
@@ -357,6 +361,14 @@ class TensorBase:
         """In-place version of abs(): writes the result into self. Absolute value of every element of `self`."""
         ...
 
+    def absolute(self) -> Tensor:
+        """Alias of `abs`."""
+        ...
+
+    def absolute_(self) -> Tensor:
+        """Alias of `abs_`."""
+        ...
+
     def acos(self) -> Tensor:
         """The arccosine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype."""
         ...
@@ -432,6 +444,10 @@ class TensorBase:
         """The smallest and the largest values of `self` along `dim` (over all elements when None), in one pass."""
         ...
 
+    def angle(self) -> Tensor:
+        """The argument of every element of `self` as a complex number (pi for negative reals, 0 otherwise, nan for nan); integer inputs give the default float dtype."""
+        ...
+
     @overload
     def any(self, dim: int, keepdim: bool = False) -> Tensor:
         """Whether any element of `self` along `dim` is non-zero (uint8 inputs give uint8)."""
@@ -439,6 +455,54 @@ class TensorBase:
     @overload
     def any(self, dim: Optional[Sequence[int]] = None, keepdim: bool = False) -> Tensor:
         """Whether any element of `self` over the dimensions in `dim` (all of them when None) is non-zero (uint8 inputs give uint8)."""
+        ...
+
+    def arccos(self) -> Tensor:
+        """Alias of `acos`."""
+        ...
+
+    def arccos_(self) -> Tensor:
+        """Alias of `acos_`."""
+        ...
+
+    def arccosh(self) -> Tensor:
+        """Alias of `acosh`."""
+        ...
+
+    def arccosh_(self) -> Tensor:
+        """Alias of `acosh_`."""
+        ...
+
+    def arcsin(self) -> Tensor:
+        """Alias of `asin`."""
+        ...
+
+    def arcsin_(self) -> Tensor:
+        """Alias of `asin_`."""
+        ...
+
+    def arcsinh(self) -> Tensor:
+        """Alias of `asinh`."""
+        ...
+
+    def arcsinh_(self) -> Tensor:
+        """Alias of `asinh_`."""
+        ...
+
+    def arctan(self) -> Tensor:
+        """Alias of `atan`."""
+        ...
+
+    def arctan_(self) -> Tensor:
+        """Alias of `atan_`."""
+        ...
+
+    def arctanh(self) -> Tensor:
+        """Alias of `atanh`."""
+        ...
+
+    def arctanh_(self) -> Tensor:
+        """Alias of `atanh_`."""
         ...
 
     def argmax(self, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
@@ -626,6 +690,14 @@ class TensorBase:
         """Fills `self` with samples of the Cauchy distribution of location `median` and scale `sigma`."""
         ...
 
+    def ceil(self) -> Tensor:
+        """The smallest integer not below every element of `self`, in `self`'s dtype; integer tensors are returned unchanged."""
+        ...
+
+    def ceil_(self) -> Tensor:
+        """In-place version of ceil(): writes the result into self. The smallest integer not below every element of `self`, in `self`'s dtype; integer tensors are returned unchanged."""
+        ...
+
     def chunk(self, chunks: int, dim: int = 0) -> Sequence[Tensor]:
         """Views of `self` cut along `dim` into at most `chunks` pieces of equal size (the last may be smaller)."""
         ...
@@ -781,6 +853,14 @@ class TensorBase:
         """In-place version of cumsum(): writes the result into self. Cumulative sum of `self` along `dim`; integer and bool inputs sum as int64 unless `dtype` says otherwise."""
         ...
 
+    def deg2rad(self) -> Tensor:
+        """Every element of `self` converted from degrees to radians; integer inputs give the default float dtype."""
+        ...
+
+    def deg2rad_(self) -> Tensor:
+        """In-place version of deg2rad(): writes the result into self. Every element of `self` converted from degrees to radians; integer inputs give the default float dtype."""
+        ...
+
     def detach(self) -> Tensor:
         """A view of `self` detached from the autograd graph; it never requires grad."""
         ...
@@ -893,6 +973,14 @@ class TensorBase:
         """Sets every element of `self` to `value`."""
         ...
 
+    def fix(self) -> Tensor:
+        """Alias of `trunc`."""
+        ...
+
+    def fix_(self) -> Tensor:
+        """Alias of `trunc_`."""
+        ...
+
     def flip(self, dims: Sequence[int]) -> Tensor:
         """A copy of `self` with the order of elements reversed along each dim in `dims`."""
         ...
@@ -913,6 +1001,14 @@ class TensorBase:
     @overload
     def float_power_(self, exponent: Number) -> Tensor:
         """In-place version of float_power(): writes the result into self. `self ** exponent` for a number `exponent`, computed in float64 (the result is always float64)."""
+        ...
+
+    def floor(self) -> Tensor:
+        """The largest integer not above every element of `self`, in `self`'s dtype; integer tensors are returned unchanged."""
+        ...
+
+    def floor_(self) -> Tensor:
+        """In-place version of floor(): writes the result into self. The largest integer not above every element of `self`, in `self`'s dtype; integer tensors are returned unchanged."""
         ...
 
     @overload
@@ -957,6 +1053,14 @@ class TensorBase:
     @overload
     def fmod_(self, other: Number) -> Tensor:
         """In-place version of fmod(): writes the result into self. The remainder of dividing every element of `self` by the number `other`, with the sign of `self`."""
+        ...
+
+    def frac(self) -> Tensor:
+        """The fractional part `x - trunc(x)` of every element x of `self`, with x's sign; floating dtypes only."""
+        ...
+
+    def frac_(self) -> Tensor:
+        """In-place version of frac(): writes the result into self. The fractional part `x - trunc(x)` of every element x of `self`, with x's sign; floating dtypes only."""
         ...
 
     def frexp(self) -> tuple[Tensor, Tensor]:
@@ -1400,6 +1504,14 @@ class TensorBase:
         """In-place version of mul(): writes the result into self. Multiplies every element of `self` by the number `other`."""
         ...
 
+    def nan_to_num(self, nan: Optional[float] = None, posinf: Optional[float] = None, neginf: Optional[float] = None) -> Tensor:
+        """`self` with nan replaced by `nan` (0), +inf by `posinf` and -inf by `neginf` (the dtype's largest and lowest finite values by default); out= must have self's dtype."""
+        ...
+
+    def nan_to_num_(self, nan: Optional[float] = None, posinf: Optional[float] = None, neginf: Optional[float] = None) -> Tensor:
+        """In-place version of nan_to_num(): writes the result into self. `self` with nan replaced by `nan` (0), +inf by `posinf` and -inf by `neginf` (the dtype's largest and lowest finite values by default); out= must have self's dtype."""
+        ...
+
     def nanmean(self, dim: Optional[Union[int, Sequence[int]]] = None, keepdim: bool = False, *, dtype: Optional[dtype] = None) -> Tensor:
         """The mean of the elements of `self` that are not NaN, over the dimensions in `dim` (all of them when None); floating-point inputs only."""
         ...
@@ -1438,6 +1550,14 @@ class TensorBase:
         """In-place version of neg(): writes the result into self. Negates every element of `self`."""
         ...
 
+    def negative(self) -> Tensor:
+        """Alias of `neg`."""
+        ...
+
+    def negative_(self) -> Tensor:
+        """Alias of `neg_`."""
+        ...
+
     def nextafter(self, other: Tensor) -> Tensor:
         """The next floating-point value after `self` in the direction of `other`, with broadcasting; floating dtypes only."""
         ...
@@ -1472,6 +1592,10 @@ class TensorBase:
         """A view of `self` with its dimensions reordered as `dims` says."""
         ...
 
+    def positive(self) -> Tensor:
+        """`self` itself (`+self`); bool tensors are refused, as for `-`."""
+        ...
+
     @overload
     def pow(self, exponent: Tensor) -> Tensor:
         """Raises each element of `self` to the power in `exponent`, with broadcasting and type promotion."""
@@ -1497,6 +1621,14 @@ class TensorBase:
     @overload
     def prod(self, dim: int, keepdim: bool = False, *, dtype: Optional[dtype] = None) -> Tensor:
         """The product of `self` along `dim`, keeping it as size 1 if `keepdim`."""
+        ...
+
+    def rad2deg(self) -> Tensor:
+        """Every element of `self` converted from radians to degrees; integer inputs give the default float dtype."""
+        ...
+
+    def rad2deg_(self) -> Tensor:
+        """In-place version of rad2deg(): writes the result into self. Every element of `self` converted from radians to degrees; integer inputs give the default float dtype."""
         ...
 
     @overload
@@ -1548,6 +1680,24 @@ class TensorBase:
 
     def reshape(self, shape: Sequence[int]) -> Tensor:
         """`self` with another shape: a view when the strides allow it, otherwise a copy. One size may be -1."""
+        ...
+
+    @overload
+    def round(self) -> Tensor:
+        """Every element of `self` rounded to the nearest integer, half-way cases to the even one, in `self`'s dtype; integer tensors are returned unchanged."""
+        ...
+    @overload
+    def round(self, *, decimals: int) -> Tensor:
+        """Every element of `self` rounded to `decimals` decimal digits (to tens, hundreds... when negative), half-way cases to even; floating dtypes only."""
+        ...
+
+    @overload
+    def round_(self) -> Tensor:
+        """In-place version of round(): writes the result into self. Every element of `self` rounded to the nearest integer, half-way cases to the even one, in `self`'s dtype; integer tensors are returned unchanged."""
+        ...
+    @overload
+    def round_(self, *, decimals: int) -> Tensor:
+        """In-place version of round(): writes the result into self. Every element of `self` rounded to `decimals` decimal digits (to tens, hundreds... when negative), half-way cases to even; floating dtypes only."""
         ...
 
     def rsqrt(self) -> Tensor:
@@ -1604,6 +1754,14 @@ class TensorBase:
         """A view of `self` at position `index` of dimension `dim`, which is removed."""
         ...
 
+    def sgn(self) -> Tensor:
+        """The sign of every element of `self` (-1, 0 or 1; for real tensors the same as `sign`)."""
+        ...
+
+    def sgn_(self) -> Tensor:
+        """In-place version of sgn(): writes the result into self. The sign of every element of `self` (-1, 0 or 1; for real tensors the same as `sign`)."""
+        ...
+
     def sigmoid(self) -> Tensor:
         """The logistic function `1 / (1 + exp(-x))` of every element x of `self`; integer inputs give the default float dtype."""
         ...
@@ -1620,12 +1778,24 @@ class TensorBase:
         """In-place version of sign(): writes the result into self. -1, 0 or 1 for every element of `self` according to its sign."""
         ...
 
+    def signbit(self) -> Tensor:
+        """True for every element of `self` whose sign bit is set (negative numbers, -0.0, nans with the sign bit)."""
+        ...
+
     def sin(self) -> Tensor:
         """The sine of every element of `self` (radians); integer inputs give the default float dtype."""
         ...
 
     def sin_(self) -> Tensor:
         """In-place version of sin(): writes the result into self. The sine of every element of `self` (radians); integer inputs give the default float dtype."""
+        ...
+
+    def sinc(self) -> Tensor:
+        """The normalized sinc function `sin(pi x) / (pi x)` (1 at 0) of every element x of `self`; integer inputs give the default float dtype."""
+        ...
+
+    def sinc_(self) -> Tensor:
+        """In-place version of sinc(): writes the result into self. The normalized sinc function `sin(pi x) / (pi x)` (1 at 0) of every element x of `self`; integer inputs give the default float dtype."""
         ...
 
     def sinh(self) -> Tensor:
@@ -1672,6 +1842,14 @@ class TensorBase:
 
     def sqrt_(self) -> Tensor:
         """In-place version of sqrt(): writes the result into self. The square root of every element of `self`; integer inputs give the default float dtype."""
+        ...
+
+    def square(self) -> Tensor:
+        """`self * self`, as `pow(self, 2)`: bool tensors give int64."""
+        ...
+
+    def square_(self) -> Tensor:
+        """`self` squared in place, as `pow_(self, 2)`."""
         ...
 
     @overload
@@ -1805,6 +1983,14 @@ class TensorBase:
     @overload
     def true_divide_(self, other: Number) -> Tensor:
         """In-place version of true_divide(): writes the result into self. Alias of `div` by a number (true division)."""
+        ...
+
+    def trunc(self) -> Tensor:
+        """Every element of `self` rounded towards zero, in `self`'s dtype; integer tensors are returned unchanged."""
+        ...
+
+    def trunc_(self) -> Tensor:
+        """In-place version of trunc(): writes the result into self. Every element of `self` rounded towards zero, in `self`'s dtype; integer tensors are returned unchanged."""
         ...
 
     def unbind(self, dim: int = 0) -> Sequence[Tensor]:

@@ -47,6 +47,10 @@ def abs_(input: Tensor) -> Tensor:
     """In-place version of abs(): writes the result into self. Absolute value of every element of `self`."""
     ...
 
+def absolute(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `abs`."""
+    ...
+
 def acos(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """The arccosine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype."""
     ...
@@ -126,6 +130,10 @@ def aminmax(input: Tensor, *, dim: Optional[int] = None, keepdim: bool = False, 
     """The smallest and the largest values of `self` along `dim` (over all elements when None), in one pass."""
     ...
 
+def angle(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The argument of every element of `self` as a complex number (pi for negative reals, 0 otherwise, nan for nan); integer inputs give the default float dtype."""
+    ...
+
 @overload
 def any(input: Tensor, dim: int, keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
     """Whether any element of `self` along `dim` is non-zero (uint8 inputs give uint8)."""
@@ -142,6 +150,54 @@ def arange(end: Number, *, dtype: Optional[dtype] = None, device: Optional[Devic
 @overload
 def arange(start: Number, end: Number, step: Number = 1, *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, out: Optional[Tensor] = None, requires_grad: bool = False) -> Tensor:
     """The values from `start` up to but excluding `end` in steps of `step`; int64 if all three are integers, the default float dtype otherwise."""
+    ...
+
+def arccos(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `acos`."""
+    ...
+
+def arccos_(input: Tensor) -> Tensor:
+    """Alias of `acos_`."""
+    ...
+
+def arccosh(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `acosh`."""
+    ...
+
+def arccosh_(input: Tensor) -> Tensor:
+    """Alias of `acosh_`."""
+    ...
+
+def arcsin(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `asin`."""
+    ...
+
+def arcsin_(input: Tensor) -> Tensor:
+    """Alias of `asin_`."""
+    ...
+
+def arcsinh(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `asinh`."""
+    ...
+
+def arcsinh_(input: Tensor) -> Tensor:
+    """Alias of `asinh_`."""
+    ...
+
+def arctan(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `atan`."""
+    ...
+
+def arctan_(input: Tensor) -> Tensor:
+    """Alias of `atan_`."""
+    ...
+
+def arctanh(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `atanh`."""
+    ...
+
+def arctanh_(input: Tensor) -> Tensor:
+    """Alias of `atanh_`."""
     ...
 
 def argmax(input: Tensor, dim: Optional[int] = None, keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
@@ -340,6 +396,14 @@ def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Optional[Tensor] = None
     """Joins `tensors` along the existing dimension `dim`, promoting their dtypes; 1-D empty tensors are skipped whatever their shape (PyTorch's legacy rule)."""
     ...
 
+def ceil(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The smallest integer not below every element of `self`, in `self`'s dtype; integer tensors are returned unchanged."""
+    ...
+
+def ceil_(input: Tensor) -> Tensor:
+    """In-place version of ceil(): writes the result into self. The smallest integer not below every element of `self`, in `self`'s dtype; integer tensors are returned unchanged."""
+    ...
+
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> Sequence[Tensor]:
     """Views of `self` cut along `dim` into at most `chunks` pieces of equal size (the last may be smaller)."""
     ...
@@ -499,6 +563,14 @@ def cumsum_(input: Tensor, dim: int, *, dtype: Optional[dtype] = None) -> Tensor
     """In-place version of cumsum(): writes the result into self. Cumulative sum of `self` along `dim`; integer and bool inputs sum as int64 unless `dtype` says otherwise."""
     ...
 
+def deg2rad(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """Every element of `self` converted from degrees to radians; integer inputs give the default float dtype."""
+    ...
+
+def deg2rad_(input: Tensor) -> Tensor:
+    """In-place version of deg2rad(): writes the result into self. Every element of `self` converted from degrees to radians; integer inputs give the default float dtype."""
+    ...
+
 def detach(input: Tensor) -> Tensor:
     """A view of `self` detached from the autograd graph; it never requires grad."""
     ...
@@ -615,6 +687,14 @@ def fill_(input: Tensor, value: Number) -> Tensor:
     """Sets every element of `self` to `value`."""
     ...
 
+def fix(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `trunc`."""
+    ...
+
+def fix_(input: Tensor) -> Tensor:
+    """Alias of `trunc_`."""
+    ...
+
 def flip(input: Tensor, dims: Sequence[int]) -> Tensor:
     """A copy of `self` with the order of elements reversed along each dim in `dims`."""
     ...
@@ -639,6 +719,14 @@ def float_power_(input: Tensor, exponent: Tensor) -> Tensor:
 @overload
 def float_power_(input: Tensor, exponent: Number) -> Tensor:
     """In-place version of float_power(): writes the result into self. `self ** exponent` for a number `exponent`, computed in float64 (the result is always float64)."""
+    ...
+
+def floor(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The largest integer not above every element of `self`, in `self`'s dtype; integer tensors are returned unchanged."""
+    ...
+
+def floor_(input: Tensor) -> Tensor:
+    """In-place version of floor(): writes the result into self. The largest integer not above every element of `self`, in `self`'s dtype; integer tensors are returned unchanged."""
     ...
 
 @overload
@@ -683,6 +771,14 @@ def fmod_(input: Tensor, other: Tensor) -> Tensor:
 @overload
 def fmod_(input: Tensor, other: Number) -> Tensor:
     """In-place version of fmod(): writes the result into self. The remainder of dividing every element of `self` by the number `other`, with the sign of `self`."""
+    ...
+
+def frac(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The fractional part `x - trunc(x)` of every element x of `self`, with x's sign; floating dtypes only."""
+    ...
+
+def frac_(input: Tensor) -> Tensor:
+    """In-place version of frac(): writes the result into self. The fractional part `x - trunc(x)` of every element x of `self`, with x's sign; floating dtypes only."""
     ...
 
 def frexp(input: Tensor, *, out: Optional[tuple[Tensor, ...]] = None) -> tuple[Tensor, Tensor]:
@@ -1126,6 +1222,14 @@ def mul_(input: Tensor, other: Number) -> Tensor:
     """In-place version of mul(): writes the result into self. Multiplies every element of `self` by the number `other`."""
     ...
 
+def nan_to_num(input: Tensor, nan: Optional[float] = None, posinf: Optional[float] = None, neginf: Optional[float] = None, *, out: Optional[Tensor] = None) -> Tensor:
+    """`self` with nan replaced by `nan` (0), +inf by `posinf` and -inf by `neginf` (the dtype's largest and lowest finite values by default); out= must have self's dtype."""
+    ...
+
+def nan_to_num_(input: Tensor, nan: Optional[float] = None, posinf: Optional[float] = None, neginf: Optional[float] = None) -> Tensor:
+    """In-place version of nan_to_num(): writes the result into self. `self` with nan replaced by `nan` (0), +inf by `posinf` and -inf by `neginf` (the dtype's largest and lowest finite values by default); out= must have self's dtype."""
+    ...
+
 def nanmean(input: Tensor, dim: Optional[Union[int, Sequence[int]]] = None, keepdim: bool = False, *, dtype: Optional[dtype] = None, out: Optional[Tensor] = None) -> Tensor:
     """The mean of the elements of `self` that are not NaN, over the dimensions in `dim` (all of them when None); floating-point inputs only."""
     ...
@@ -1170,6 +1274,14 @@ def neg(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
 
 def neg_(input: Tensor) -> Tensor:
     """In-place version of neg(): writes the result into self. Negates every element of `self`."""
+    ...
+
+def negative(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `neg`."""
+    ...
+
+def negative_(input: Tensor) -> Tensor:
+    """Alias of `neg_`."""
     ...
 
 def nextafter(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
@@ -1227,6 +1339,10 @@ def permute(input: Tensor, dims: Sequence[int]) -> Tensor:
     """A view of `self` with its dimensions reordered as `dims` says."""
     ...
 
+def positive(input: Tensor) -> Tensor:
+    """`self` itself (`+self`); bool tensors are refused, as for `-`."""
+    ...
+
 @overload
 def pow(input: Tensor, exponent: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """Raises each element of `self` to the power in `exponent`, with broadcasting and type promotion."""
@@ -1256,6 +1372,14 @@ def prod(input: Tensor, *, dtype: Optional[dtype] = None) -> Tensor:
 @overload
 def prod(input: Tensor, dim: int, keepdim: bool = False, *, dtype: Optional[dtype] = None, out: Optional[Tensor] = None) -> Tensor:
     """The product of `self` along `dim`, keeping it as size 1 if `keepdim`."""
+    ...
+
+def rad2deg(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """Every element of `self` converted from radians to degrees; integer inputs give the default float dtype."""
+    ...
+
+def rad2deg_(input: Tensor) -> Tensor:
+    """In-place version of rad2deg(): writes the result into self. Every element of `self` converted from radians to degrees; integer inputs give the default float dtype."""
     ...
 
 def rand(size: Sequence[int], *, generator: Optional[Generator] = None, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, requires_grad: bool = False) -> Tensor:
@@ -1338,6 +1462,24 @@ def reshape(input: Tensor, shape: Sequence[int]) -> Tensor:
     """`self` with another shape: a view when the strides allow it, otherwise a copy. One size may be -1."""
     ...
 
+@overload
+def round(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """Every element of `self` rounded to the nearest integer, half-way cases to the even one, in `self`'s dtype; integer tensors are returned unchanged."""
+    ...
+@overload
+def round(input: Tensor, *, decimals: int, out: Optional[Tensor] = None) -> Tensor:
+    """Every element of `self` rounded to `decimals` decimal digits (to tens, hundreds... when negative), half-way cases to even; floating dtypes only."""
+    ...
+
+@overload
+def round_(input: Tensor) -> Tensor:
+    """In-place version of round(): writes the result into self. Every element of `self` rounded to the nearest integer, half-way cases to the even one, in `self`'s dtype; integer tensors are returned unchanged."""
+    ...
+@overload
+def round_(input: Tensor, *, decimals: int) -> Tensor:
+    """In-place version of round(): writes the result into self. Every element of `self` rounded to `decimals` decimal digits (to tens, hundreds... when negative), half-way cases to even; floating dtypes only."""
+    ...
+
 def rsqrt(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """`1 / sqrt(x)` for every element x of `self`; integer inputs give the default float dtype."""
     ...
@@ -1401,6 +1543,14 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
     """A view of `self` at position `index` of dimension `dim`, which is removed."""
     ...
 
+def sgn(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The sign of every element of `self` (-1, 0 or 1; for real tensors the same as `sign`)."""
+    ...
+
+def sgn_(input: Tensor) -> Tensor:
+    """In-place version of sgn(): writes the result into self. The sign of every element of `self` (-1, 0 or 1; for real tensors the same as `sign`)."""
+    ...
+
 def sigmoid(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """The logistic function `1 / (1 + exp(-x))` of every element x of `self`; integer inputs give the default float dtype."""
     ...
@@ -1421,12 +1571,24 @@ def sign_(input: Tensor) -> Tensor:
     """In-place version of sign(): writes the result into self. -1, 0 or 1 for every element of `self` according to its sign."""
     ...
 
+def signbit(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """True for every element of `self` whose sign bit is set (negative numbers, -0.0, nans with the sign bit)."""
+    ...
+
 def sin(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """The sine of every element of `self` (radians); integer inputs give the default float dtype."""
     ...
 
 def sin_(input: Tensor) -> Tensor:
     """In-place version of sin(): writes the result into self. The sine of every element of `self` (radians); integer inputs give the default float dtype."""
+    ...
+
+def sinc(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The normalized sinc function `sin(pi x) / (pi x)` (1 at 0) of every element x of `self`; integer inputs give the default float dtype."""
+    ...
+
+def sinc_(input: Tensor) -> Tensor:
+    """In-place version of sinc(): writes the result into self. The normalized sinc function `sin(pi x) / (pi x)` (1 at 0) of every element x of `self`; integer inputs give the default float dtype."""
     ...
 
 def sinh(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
@@ -1473,6 +1635,14 @@ def sqrt(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
 
 def sqrt_(input: Tensor) -> Tensor:
     """In-place version of sqrt(): writes the result into self. The square root of every element of `self`; integer inputs give the default float dtype."""
+    ...
+
+def square(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """`self * self`, as `pow(self, 2)`: bool tensors give int64."""
+    ...
+
+def square_(input: Tensor) -> Tensor:
+    """`self` squared in place, as `pow_(self, 2)`."""
     ...
 
 @overload
@@ -1601,6 +1771,14 @@ def true_divide_(input: Tensor, other: Tensor) -> Tensor:
 @overload
 def true_divide_(input: Tensor, other: Number) -> Tensor:
     """In-place version of true_divide(): writes the result into self. Alias of `div` by a number (true division)."""
+    ...
+
+def trunc(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """Every element of `self` rounded towards zero, in `self`'s dtype; integer tensors are returned unchanged."""
+    ...
+
+def trunc_(input: Tensor) -> Tensor:
+    """In-place version of trunc(): writes the result into self. Every element of `self` rounded towards zero, in `self`'s dtype; integer tensors are returned unchanged."""
     ...
 
 def unbind(input: Tensor, dim: int = 0) -> Sequence[Tensor]:

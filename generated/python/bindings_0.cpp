@@ -7,6 +7,7 @@
 #include "generated/ops/copysign.h"
 #include "generated/ops/detach.h"
 #include "generated/ops/erf.h"
+#include "generated/ops/fix.h"
 #include "generated/ops/full.h"
 #include "generated/ops/isnan.h"
 #include "generated/ops/logaddexp2.h"
@@ -123,6 +124,39 @@ PyObject* fn_erf_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::erf_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// fix
+PyObject* fn_fix(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "fix(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::fix_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::fix(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// fix_
+PyObject* fn_fix_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "fix_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::fix_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -333,6 +367,34 @@ PyObject* method_erf_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.fix
+PyObject* method_fix(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "fix()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::fix(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.fix_
+PyObject* method_fix_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "fix_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::fix_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.isnan
 PyObject* method_isnan(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -439,6 +501,14 @@ The error function `2/sqrt(pi) * integral(exp(-t^2), 0, x)` of every element x o
                        METH_FASTCALL | METH_KEYWORDS, R"doc(erf_(Tensor input) -> Tensor
 
 In-place version of erf(): writes the result into self. The error function `2/sqrt(pi) * integral(exp(-t^2), 0, x)` of every element x of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"fix", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fix)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(fix(Tensor input, *, Tensor? out=None) -> Tensor
+
+Alias of `trunc`.)doc"});
+  functions.push_back({"fix_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fix_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(fix_(Tensor input) -> Tensor
+
+Alias of `trunc_`.)doc"});
   functions.push_back({"full", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_full)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(full(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, Tensor? out=None, bool requires_grad=False) -> Tensor
 
@@ -491,6 +561,14 @@ The error function `2/sqrt(pi) * integral(exp(-t^2), 0, x)` of every element x o
                      METH_FASTCALL | METH_KEYWORDS, R"doc(erf_() -> Tensor
 
 In-place version of erf(): writes the result into self. The error function `2/sqrt(pi) * integral(exp(-t^2), 0, x)` of every element x of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"fix", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_fix)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(fix() -> Tensor
+
+Alias of `trunc`.)doc"});
+  methods.push_back({"fix_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_fix_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(fix_() -> Tensor
+
+Alias of `trunc_`.)doc"});
   methods.push_back({"isnan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_isnan)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(isnan() -> Tensor
 

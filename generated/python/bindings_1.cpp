@@ -10,6 +10,7 @@
 #include "generated/ops/mul.h"
 #include "generated/ops/ne.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/rad2deg.h"
 #include "generated/ops/reciprocal.h"
 #include "generated/ops/unsqueeze.h"
 
@@ -229,6 +230,39 @@ PyObject* fn_neg_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::neg_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// rad2deg
+PyObject* fn_rad2deg(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "rad2deg(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::rad2deg_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::rad2deg(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// rad2deg_
+PyObject* fn_rad2deg_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "rad2deg_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::rad2deg_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -570,6 +604,34 @@ PyObject* method_neg_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.rad2deg
+PyObject* method_rad2deg(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "rad2deg()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::rad2deg(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.rad2deg_
+PyObject* method_rad2deg_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "rad2deg_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::rad2deg_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.reciprocal
 PyObject* method_reciprocal(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -668,6 +730,14 @@ Negates every element of `self`.)doc"});
                        METH_FASTCALL | METH_KEYWORDS, R"doc(neg_(Tensor input) -> Tensor
 
 In-place version of neg(): writes the result into self. Negates every element of `self`.)doc"});
+  functions.push_back({"rad2deg", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rad2deg)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(rad2deg(Tensor input, *, Tensor? out=None) -> Tensor
+
+Every element of `self` converted from radians to degrees; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"rad2deg_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rad2deg_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(rad2deg_(Tensor input) -> Tensor
+
+In-place version of rad2deg(): writes the result into self. Every element of `self` converted from radians to degrees; integer inputs give the default float dtype.)doc"});
   functions.push_back({"reciprocal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_reciprocal)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(reciprocal(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -764,6 +834,14 @@ Negates every element of `self`.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(neg_() -> Tensor
 
 In-place version of neg(): writes the result into self. Negates every element of `self`.)doc"});
+  methods.push_back({"rad2deg", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_rad2deg)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(rad2deg() -> Tensor
+
+Every element of `self` converted from radians to degrees; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"rad2deg_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_rad2deg_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(rad2deg_() -> Tensor
+
+In-place version of rad2deg(): writes the result into self. Every element of `self` converted from radians to degrees; integer inputs give the default float dtype.)doc"});
   methods.push_back({"reciprocal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_reciprocal)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(reciprocal() -> Tensor
 

@@ -10,6 +10,7 @@
 #include "generated/ops/ones_like.h"
 #include "generated/ops/sigmoid_backward.h"
 #include "generated/ops/sin.h"
+#include "generated/ops/sinc.h"
 #include "generated/ops/stack.h"
 
 namespace tl::python {
@@ -119,6 +120,39 @@ PyObject* fn_sin_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// sinc
+PyObject* fn_sinc(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sinc(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::sinc_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::sinc(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// sinc_
+PyObject* fn_sinc_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sinc_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::sinc_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // stack
 PyObject* fn_stack(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -201,6 +235,34 @@ PyObject* method_sin_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.sinc
+PyObject* method_sinc(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sinc()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::sinc(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.sinc_
+PyObject* method_sinc_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sinc_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::sinc_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_10(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
@@ -228,6 +290,14 @@ The sine of every element of `self` (radians); integer inputs give the default f
                        METH_FASTCALL | METH_KEYWORDS, R"doc(sin_(Tensor input) -> Tensor
 
 In-place version of sin(): writes the result into self. The sine of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
+  functions.push_back({"sinc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sinc)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(sinc(Tensor input, *, Tensor? out=None) -> Tensor
+
+The normalized sinc function `sin(pi x) / (pi x)` (1 at 0) of every element x of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"sinc_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sinc_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(sinc_(Tensor input) -> Tensor
+
+In-place version of sinc(): writes the result into self. The normalized sinc function `sin(pi x) / (pi x)` (1 at 0) of every element x of `self`; integer inputs give the default float dtype.)doc"});
   functions.push_back({"stack", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_stack)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(stack(Tensor[] tensors, int dim=0, *, Tensor? out=None) -> Tensor
 
@@ -248,6 +318,14 @@ The sine of every element of `self` (radians); integer inputs give the default f
                      METH_FASTCALL | METH_KEYWORDS, R"doc(sin_() -> Tensor
 
 In-place version of sin(): writes the result into self. The sine of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
+  methods.push_back({"sinc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sinc)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(sinc() -> Tensor
+
+The normalized sinc function `sin(pi x) / (pi x)` (1 at 0) of every element x of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"sinc_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sinc_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(sinc_() -> Tensor
+
+In-place version of sinc(): writes the result into self. The normalized sinc function `sin(pi x) / (pi x)` (1 at 0) of every element x of `self`; integer inputs give the default float dtype.)doc"});
   (void)functions;
   (void)methods;
 }

@@ -7,6 +7,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/chunk.h"
 #include "generated/ops/clamp_max.h"
+#include "generated/ops/floor.h"
 #include "generated/ops/frexp.h"
 #include "generated/ops/isfinite.h"
 #include "generated/ops/less_equal.h"
@@ -97,6 +98,39 @@ PyObject* fn_clamp_max_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// floor
+PyObject* fn_floor(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "floor(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::floor_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::floor(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// floor_
+PyObject* fn_floor_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "floor_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::floor_(self); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -305,6 +339,34 @@ PyObject* method_clamp_max_(PyObject* py_self, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
+// Tensor.floor
+PyObject* method_floor(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "floor()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::floor(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.floor_
+PyObject* method_floor_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "floor_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::floor_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.frexp
 PyObject* method_frexp(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -457,6 +519,14 @@ In-place version of clamp_max(): writes the result into self. Limits every eleme
 clamp_max_(Tensor input, Scalar max) -> Tensor
 
 In-place version of clamp_max(): writes the result into self. Limits every element of `self` to at most the number `max` (NaN propagates).)doc"});
+  functions.push_back({"floor", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_floor)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(floor(Tensor input, *, Tensor? out=None) -> Tensor
+
+The largest integer not above every element of `self`, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
+  functions.push_back({"floor_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_floor_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(floor_(Tensor input) -> Tensor
+
+In-place version of floor(): writes the result into self. The largest integer not above every element of `self`, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
   functions.push_back({"frexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_frexp)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(frexp(Tensor input, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
@@ -509,6 +579,14 @@ In-place version of clamp_max(): writes the result into self. Limits every eleme
 clamp_max_(Scalar max) -> Tensor
 
 In-place version of clamp_max(): writes the result into self. Limits every element of `self` to at most the number `max` (NaN propagates).)doc"});
+  methods.push_back({"floor", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_floor)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(floor() -> Tensor
+
+The largest integer not above every element of `self`, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
+  methods.push_back({"floor_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_floor_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(floor_() -> Tensor
+
+In-place version of floor(): writes the result into self. The largest integer not above every element of `self`, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
   methods.push_back({"frexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_frexp)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(frexp() -> tuple[Tensor, Tensor]
 

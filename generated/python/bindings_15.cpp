@@ -6,6 +6,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/acosh.h"
 #include "generated/ops/atan.h"
+#include "generated/ops/deg2rad.h"
 #include "generated/ops/log1p.h"
 
 namespace tl::python {
@@ -73,6 +74,39 @@ PyObject* fn_atan_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::atan_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// deg2rad
+PyObject* fn_deg2rad(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "deg2rad(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::deg2rad_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::deg2rad(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// deg2rad_
+PyObject* fn_deg2rad_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "deg2rad_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::deg2rad_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -166,6 +200,34 @@ PyObject* method_atan_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// Tensor.deg2rad
+PyObject* method_deg2rad(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "deg2rad()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::deg2rad(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.deg2rad_
+PyObject* method_deg2rad_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "deg2rad_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::deg2rad_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.log1p
 PyObject* method_log1p(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -213,6 +275,14 @@ The arctangent of every element of `self`; integer inputs give the default float
                        METH_FASTCALL | METH_KEYWORDS, R"doc(atan_(Tensor input) -> Tensor
 
 In-place version of atan(): writes the result into self. The arctangent of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"deg2rad", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_deg2rad)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(deg2rad(Tensor input, *, Tensor? out=None) -> Tensor
+
+Every element of `self` converted from degrees to radians; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"deg2rad_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_deg2rad_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(deg2rad_(Tensor input) -> Tensor
+
+In-place version of deg2rad(): writes the result into self. Every element of `self` converted from degrees to radians; integer inputs give the default float dtype.)doc"});
   functions.push_back({"log1p", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log1p)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(log1p(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -237,6 +307,14 @@ The arctangent of every element of `self`; integer inputs give the default float
                      METH_FASTCALL | METH_KEYWORDS, R"doc(atan_() -> Tensor
 
 In-place version of atan(): writes the result into self. The arctangent of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"deg2rad", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_deg2rad)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(deg2rad() -> Tensor
+
+Every element of `self` converted from degrees to radians; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"deg2rad_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_deg2rad_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(deg2rad_() -> Tensor
+
+In-place version of deg2rad(): writes the result into self. Every element of `self` converted from degrees to radians; integer inputs give the default float dtype.)doc"});
   methods.push_back({"log1p", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log1p)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(log1p() -> Tensor
 

@@ -6,6 +6,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/argmax.h"
 #include "generated/ops/gcd.h"
+#include "generated/ops/signbit.h"
 #include "generated/ops/tanh_backward.h"
 #include "generated/ops/unbind.h"
 #include "generated/ops/zero.h"
@@ -66,6 +67,25 @@ PyObject* fn_gcd_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   auto self = r.tensor(0);
   auto other = r.tensor(1);
   auto result = [&] { GilRelease no_gil; return tl::gcd_(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// signbit
+PyObject* fn_signbit(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "signbit(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::signbit_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::signbit(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -189,6 +209,20 @@ PyObject* method_gcd_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.signbit
+PyObject* method_signbit(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "signbit()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::signbit(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.unbind
 PyObject* method_unbind(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -233,6 +267,10 @@ The greatest common divisor of `self` and `other` (non-negative; gcd(0, 0) = 0),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(gcd_(Tensor input, Tensor other) -> Tensor
 
 In-place version of gcd(): writes the result into self. The greatest common divisor of `self` and `other` (non-negative; gcd(0, 0) = 0), with broadcasting; integer dtypes only.)doc"});
+  functions.push_back({"signbit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_signbit)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(signbit(Tensor input, *, Tensor? out=None) -> Tensor
+
+True for every element of `self` whose sign bit is set (negative numbers, -0.0, nans with the sign bit).)doc"});
   functions.push_back({"tanh_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tanh_backward)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(tanh_backward(Tensor grad_output, Tensor output, *, Tensor? out=None) -> Tensor
 
@@ -261,6 +299,10 @@ The greatest common divisor of `self` and `other` (non-negative; gcd(0, 0) = 0),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(gcd_(Tensor other) -> Tensor
 
 In-place version of gcd(): writes the result into self. The greatest common divisor of `self` and `other` (non-negative; gcd(0, 0) = 0), with broadcasting; integer dtypes only.)doc"});
+  methods.push_back({"signbit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_signbit)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(signbit() -> Tensor
+
+True for every element of `self` whose sign bit is set (negative numbers, -0.0, nans with the sign bit).)doc"});
   methods.push_back({"unbind", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_unbind)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(unbind(int dim=0) -> Sequence[Tensor]
 

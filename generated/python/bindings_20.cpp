@@ -14,6 +14,7 @@
 #include "generated/ops/rand.h"
 #include "generated/ops/randn_like.h"
 #include "generated/ops/randperm.h"
+#include "generated/ops/round.h"
 #include "generated/ops/scatter.h"
 
 namespace tl::python {
@@ -182,6 +183,68 @@ PyObject* fn_randperm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   auto result = [&] { GilRelease no_gil; return tl::randperm(n, generator, dtype, device); }();
   if (requires_grad) result.set_requires_grad(true);
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// round
+PyObject* fn_round(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "round(Tensor input, *, Tensor? out=None)",
+      "round(Tensor input, *, int decimals, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // round
+      auto self = r.tensor(0);
+      if (!r.is_none(1)) {
+        auto out = r.tensor(1);
+        auto result = [&] { GilRelease no_gil; return tl::round_out(out, self); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::round(self); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // round.decimals
+      auto self = r.tensor(0);
+      auto decimals = r.toInt64(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::round_out(out, self, decimals); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::round(self, decimals); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// round_
+PyObject* fn_round_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "round_(Tensor input)",
+      "round_(Tensor input, *, int decimals)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // round_
+      auto self = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::round_(self); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // round_.decimals
+      auto self = r.tensor(0);
+      auto decimals = r.toInt64(1);
+      auto result = [&] { GilRelease no_gil; return tl::round_(self, decimals); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -397,6 +460,58 @@ PyObject* method_is_same_size(PyObject* py_self, PyObject* const* args, Py_ssize
   TL_PY_CATCH
 }
 
+// Tensor.round
+PyObject* method_round(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "round()",
+      "round(*, int decimals)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // round
+      const Tensor& self = unpack_tensor(py_self);
+      auto result = [&] { GilRelease no_gil; return tl::round(self); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // round.decimals
+      const Tensor& self = unpack_tensor(py_self);
+      auto decimals = r.toInt64(0);
+      auto result = [&] { GilRelease no_gil; return tl::round(self, decimals); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.round_
+PyObject* method_round_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "round_()",
+      "round_(*, int decimals)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // round_
+      const Tensor& self = unpack_tensor(py_self);
+      auto result = [&] { GilRelease no_gil; return tl::round_(self); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // round_.decimals
+      const Tensor& self = unpack_tensor(py_self);
+      auto decimals = r.toInt64(0);
+      auto result = [&] { GilRelease no_gil; return tl::round_(self, decimals); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.scatter
 PyObject* method_scatter(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -540,6 +655,22 @@ Standard normal random numbers with the shape of `self` and its dtype and device
                        METH_FASTCALL | METH_KEYWORDS, R"doc(randperm(int n, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
 A random permutation of 0 .. n-1 (int64 unless `dtype` says otherwise).)doc"});
+  functions.push_back({"round", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_round)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(round(Tensor input, *, Tensor? out=None) -> Tensor
+
+Every element of `self` rounded to the nearest integer, half-way cases to the even one, in `self`'s dtype; integer tensors are returned unchanged.
+
+round(Tensor input, *, int decimals, Tensor? out=None) -> Tensor
+
+Every element of `self` rounded to `decimals` decimal digits (to tens, hundreds... when negative), half-way cases to even; floating dtypes only.)doc"});
+  functions.push_back({"round_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_round_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(round_(Tensor input) -> Tensor
+
+In-place version of round(): writes the result into self. Every element of `self` rounded to the nearest integer, half-way cases to the even one, in `self`'s dtype; integer tensors are returned unchanged.
+
+round_(Tensor input, *, int decimals) -> Tensor
+
+In-place version of round(): writes the result into self. Every element of `self` rounded to `decimals` decimal digits (to tens, hundreds... when negative), half-way cases to even; floating dtypes only.)doc"});
   functions.push_back({"scatter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(scatter(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None) -> Tensor
 
@@ -596,6 +727,22 @@ Sets every element of `self` to `value`.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(is_same_size(Tensor other) -> bool
 
 Whether `self` and `other` have the same shape.)doc"});
+  methods.push_back({"round", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_round)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(round() -> Tensor
+
+Every element of `self` rounded to the nearest integer, half-way cases to the even one, in `self`'s dtype; integer tensors are returned unchanged.
+
+round(*, int decimals) -> Tensor
+
+Every element of `self` rounded to `decimals` decimal digits (to tens, hundreds... when negative), half-way cases to even; floating dtypes only.)doc"});
+  methods.push_back({"round_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_round_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(round_() -> Tensor
+
+In-place version of round(): writes the result into self. Every element of `self` rounded to the nearest integer, half-way cases to the even one, in `self`'s dtype; integer tensors are returned unchanged.
+
+round_(*, int decimals) -> Tensor
+
+In-place version of round(): writes the result into self. Every element of `self` rounded to `decimals` decimal digits (to tens, hundreds... when negative), half-way cases to even; floating dtypes only.)doc"});
   methods.push_back({"scatter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_scatter)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(scatter(int dim, Tensor index, Tensor src) -> Tensor
 

@@ -9,6 +9,7 @@
 #include "generated/ops/heaviside.h"
 #include "generated/ops/pow.h"
 #include "generated/ops/random.h"
+#include "generated/ops/trunc.h"
 
 namespace tl::python {
 namespace {
@@ -171,6 +172,39 @@ PyObject* fn_pow_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// trunc
+PyObject* fn_trunc(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "trunc(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::trunc_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::trunc(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// trunc_
+PyObject* fn_trunc_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "trunc_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::trunc_(self); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -394,6 +428,34 @@ PyObject* method_random_(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
+// Tensor.trunc
+PyObject* method_trunc(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "trunc()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::trunc(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.trunc_
+PyObject* method_trunc_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "trunc_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::trunc_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_21(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
@@ -437,6 +499,14 @@ In-place version of pow(): writes the result into self. Raises each element of `
 pow_(Tensor input, Scalar exponent) -> Tensor
 
 In-place version of pow(): writes the result into self. Raises each element of `self` to the number `exponent`.)doc"});
+  functions.push_back({"trunc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_trunc)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(trunc(Tensor input, *, Tensor? out=None) -> Tensor
+
+Every element of `self` rounded towards zero, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
+  functions.push_back({"trunc_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_trunc_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(trunc_(Tensor input) -> Tensor
+
+In-place version of trunc(): writes the result into self. Every element of `self` rounded towards zero, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
   methods.push_back({"__ipow__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__ipow__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__ipow__(Tensor exponent) -> Tensor
 
@@ -501,6 +571,14 @@ Fills `self` with random integers in [0, to).
 random_(*, Generator? generator=None) -> Tensor
 
 Fills `self` with random integers in [0, the dtype's largest integer] ([0, 2^mantissa bits] for floating dtypes).)doc"});
+  methods.push_back({"trunc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_trunc)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(trunc() -> Tensor
+
+Every element of `self` rounded towards zero, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
+  methods.push_back({"trunc_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_trunc_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(trunc_() -> Tensor
+
+In-place version of trunc(): writes the result into self. Every element of `self` rounded towards zero, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
   (void)functions;
   (void)methods;
 }

@@ -4,11 +4,31 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/absolute.h"
 #include "generated/ops/rsqrt.h"
 #include "generated/ops/tensor_split.h"
 
 namespace tl::python {
 namespace {
+
+// absolute
+PyObject* fn_absolute(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "absolute(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::absolute_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::absolute(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // rsqrt
 PyObject* fn_rsqrt(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -80,6 +100,34 @@ PyObject* fn_tensor_split(PyObject* /*module*/, PyObject* const* args, Py_ssize_
   TL_PY_CATCH
 }
 
+// Tensor.absolute
+PyObject* method_absolute(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "absolute()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::absolute(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.absolute_
+PyObject* method_absolute_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "absolute_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::absolute_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.rsqrt
 PyObject* method_rsqrt(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -148,6 +196,10 @@ PyObject* method_tensor_split(PyObject* py_self, PyObject* const* args, Py_ssize
 }  // namespace
 
 void add_bindings_22(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"absolute", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_absolute)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(absolute(Tensor input, *, Tensor? out=None) -> Tensor
+
+Alias of `abs`.)doc"});
   functions.push_back({"rsqrt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rsqrt)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(rsqrt(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -168,6 +220,14 @@ Views of `self` cut along `dim` before each index in `indices` (out-of-range pie
 tensor_split(Tensor input, Tensor tensor_indices_or_sections, int dim=0) -> Sequence[Tensor]
 
 `tensor_split` by an int64 tensor on the CPU: a 0-d one is the number of sections, a 1-D one the indices to cut before.)doc"});
+  methods.push_back({"absolute", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_absolute)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(absolute() -> Tensor
+
+Alias of `abs`.)doc"});
+  methods.push_back({"absolute_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_absolute_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(absolute_() -> Tensor
+
+Alias of `abs_`.)doc"});
   methods.push_back({"rsqrt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_rsqrt)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(rsqrt() -> Tensor
 

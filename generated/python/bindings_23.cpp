@@ -4,6 +4,7 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/arccosh.h"
 #include "generated/ops/bitwise_left_shift.h"
 #include "generated/ops/clamp_min.h"
 #include "generated/ops/eq.h"
@@ -16,6 +17,39 @@
 
 namespace tl::python {
 namespace {
+
+// arccosh
+PyObject* fn_arccosh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arccosh(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::arccosh_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::arccosh(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// arccosh_
+PyObject* fn_arccosh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arccosh_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::arccosh_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // bitwise_left_shift
 PyObject* fn_bitwise_left_shift(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -463,6 +497,34 @@ PyObject* operator__lshift__(PyObject* py_self, PyObject* const* args, Py_ssize_
   TL_PY_CATCH_OPERATOR
 }
 
+// Tensor.arccosh
+PyObject* method_arccosh(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arccosh()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::arccosh(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.arccosh_
+PyObject* method_arccosh_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arccosh_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::arccosh_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.bitwise_left_shift
 PyObject* method_bitwise_left_shift(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -773,6 +835,14 @@ PyObject* method_uniform_(PyObject* py_self, PyObject* const* args, Py_ssize_t n
 }  // namespace
 
 void add_bindings_23(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"arccosh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arccosh)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(arccosh(Tensor input, *, Tensor? out=None) -> Tensor
+
+Alias of `acosh`.)doc"});
+  functions.push_back({"arccosh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arccosh_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(arccosh_(Tensor input) -> Tensor
+
+Alias of `acosh_`.)doc"});
   functions.push_back({"bitwise_left_shift", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_left_shift)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_left_shift(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -889,6 +959,14 @@ Shifts the bits of `self` left by `other`, with broadcasting and type promotion;
 __lshift__(Scalar other) -> Tensor
 
 Shifts the bits of `self` left by the number `other`.)doc"});
+  methods.push_back({"arccosh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_arccosh)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(arccosh() -> Tensor
+
+Alias of `acosh`.)doc"});
+  methods.push_back({"arccosh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_arccosh_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(arccosh_() -> Tensor
+
+Alias of `acosh_`.)doc"});
   methods.push_back({"bitwise_left_shift", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_bitwise_left_shift)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_left_shift(Tensor other) -> Tensor
 

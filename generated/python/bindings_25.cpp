@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/fmod.h"
+#include "generated/ops/frac.h"
 #include "generated/ops/nanmean.h"
 #include "generated/ops/rand_like.h"
 
@@ -72,6 +73,39 @@ PyObject* fn_fmod_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// frac
+PyObject* fn_frac(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "frac(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::frac_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::frac(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// frac_
+PyObject* fn_frac_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "frac_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::frac_(self); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -169,6 +203,34 @@ PyObject* method_fmod_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// Tensor.frac
+PyObject* method_frac(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "frac()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::frac(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.frac_
+PyObject* method_frac_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "frac_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::frac_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.nanmean
 PyObject* method_nanmean(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -205,6 +267,14 @@ In-place version of fmod(): writes the result into self. The remainder of `self 
 fmod_(Tensor input, Scalar other) -> Tensor
 
 In-place version of fmod(): writes the result into self. The remainder of dividing every element of `self` by the number `other`, with the sign of `self`.)doc"});
+  functions.push_back({"frac", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_frac)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(frac(Tensor input, *, Tensor? out=None) -> Tensor
+
+The fractional part `x - trunc(x)` of every element x of `self`, with x's sign; floating dtypes only.)doc"});
+  functions.push_back({"frac_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_frac_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(frac_(Tensor input) -> Tensor
+
+In-place version of frac(): writes the result into self. The fractional part `x - trunc(x)` of every element x of `self`, with x's sign; floating dtypes only.)doc"});
   functions.push_back({"nanmean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nanmean)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(nanmean(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 
@@ -229,6 +299,14 @@ In-place version of fmod(): writes the result into self. The remainder of `self 
 fmod_(Scalar other) -> Tensor
 
 In-place version of fmod(): writes the result into self. The remainder of dividing every element of `self` by the number `other`, with the sign of `self`.)doc"});
+  methods.push_back({"frac", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_frac)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(frac() -> Tensor
+
+The fractional part `x - trunc(x)` of every element x of `self`, with x's sign; floating dtypes only.)doc"});
+  methods.push_back({"frac_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_frac_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(frac_() -> Tensor
+
+In-place version of frac(): writes the result into self. The fractional part `x - trunc(x)` of every element x of `self`, with x's sign; floating dtypes only.)doc"});
   methods.push_back({"nanmean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_nanmean)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(nanmean(int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 

@@ -8,6 +8,7 @@
 #include "generated/ops/float_power.h"
 #include "generated/ops/isclose.h"
 #include "generated/ops/native_dropout_backward.h"
+#include "generated/ops/negative.h"
 #include "generated/ops/sign.h"
 
 namespace tl::python {
@@ -156,6 +157,39 @@ PyObject* fn_native_dropout_backward(PyObject* /*module*/, PyObject* const* args
   TL_PY_CATCH
 }
 
+// negative
+PyObject* fn_negative(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "negative(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::negative_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::negative(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// negative_
+PyObject* fn_negative_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "negative_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::negative_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // sign
 PyObject* fn_sign(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -289,6 +323,34 @@ PyObject* method_isclose(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
+// Tensor.negative
+PyObject* method_negative(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "negative()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::negative(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.negative_
+PyObject* method_negative_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "negative_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::negative_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.sign
 PyObject* method_sign(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -356,6 +418,14 @@ True where `|self - other| <= atol + rtol * |other|` (or both are equal, or both
                        METH_FASTCALL | METH_KEYWORDS, R"doc(native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor
 
 The gradient of `native_dropout`, (grad_output * mask) * scale with the usual type promotion.)doc"});
+  functions.push_back({"negative", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_negative)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(negative(Tensor input, *, Tensor? out=None) -> Tensor
+
+Alias of `neg`.)doc"});
+  functions.push_back({"negative_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_negative_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(negative_(Tensor input) -> Tensor
+
+Alias of `neg_`.)doc"});
   functions.push_back({"sign", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sign)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(sign(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -392,6 +462,14 @@ In-place version of float_power(): writes the result into self. `self ** exponen
                      METH_FASTCALL | METH_KEYWORDS, R"doc(isclose(Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor
 
 True where `|self - other| <= atol + rtol * |other|` (or both are equal, or both NaN when `equal_nan`), element by element with broadcasting; `self` and `other` must have the same dtype.)doc"});
+  methods.push_back({"negative", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_negative)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(negative() -> Tensor
+
+Alias of `neg`.)doc"});
+  methods.push_back({"negative_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_negative_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(negative_() -> Tensor
+
+Alias of `neg_`.)doc"});
   methods.push_back({"sign", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sign)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(sign() -> Tensor
 

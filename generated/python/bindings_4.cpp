@@ -9,6 +9,7 @@
 #include "generated/ops/empty_strided.h"
 #include "generated/ops/lerp.h"
 #include "generated/ops/normal.h"
+#include "generated/ops/sgn.h"
 #include "generated/ops/to.h"
 
 namespace tl::python {
@@ -257,6 +258,39 @@ PyObject* fn_normal(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// sgn
+PyObject* fn_sgn(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sgn(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::sgn_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::sgn(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// sgn_
+PyObject* fn_sgn_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sgn_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::sgn_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.__irshift__
 PyObject* operator__irshift__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -440,6 +474,34 @@ PyObject* method_normal_(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
+// Tensor.sgn
+PyObject* method_sgn(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sgn()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::sgn(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.sgn_
+PyObject* method_sgn_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sgn_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::sgn_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.to
 PyObject* method_to(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -552,6 +614,14 @@ Normal samples with mean `mean` and element-wise standard deviations `std`.
 normal(float mean, float std, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
 Normal samples of shape `size` with mean `mean` and standard deviation `std`.)doc"});
+  functions.push_back({"sgn", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sgn)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(sgn(Tensor input, *, Tensor? out=None) -> Tensor
+
+The sign of every element of `self` (-1, 0 or 1; for real tensors the same as `sign`).)doc"});
+  functions.push_back({"sgn_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sgn_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(sgn_(Tensor input) -> Tensor
+
+In-place version of sgn(): writes the result into self. The sign of every element of `self` (-1, 0 or 1; for real tensors the same as `sign`).)doc"});
   methods.push_back({"__irshift__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__irshift__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__irshift__(Tensor other) -> Tensor
 
@@ -604,6 +674,14 @@ In-place version of lerp(): writes the result into self. `self + weight * (end -
                      METH_FASTCALL | METH_KEYWORDS, R"doc(normal_(float mean=0, float std=1, *, Generator? generator=None) -> Tensor
 
 Fills `self` with normal random numbers of mean `mean` and standard deviation `std`.)doc"});
+  methods.push_back({"sgn", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sgn)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(sgn() -> Tensor
+
+The sign of every element of `self` (-1, 0 or 1; for real tensors the same as `sign`).)doc"});
+  methods.push_back({"sgn_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sgn_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(sgn_() -> Tensor
+
+In-place version of sgn(): writes the result into self. The sign of every element of `self` (-1, 0 or 1; for real tensors the same as `sign`).)doc"});
   methods.push_back({"to", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_to)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(to(ScalarType dtype, bool non_blocking=False, bool copy=False) -> Tensor
 

@@ -11,6 +11,7 @@
 #include "generated/ops/empty_like.h"
 #include "generated/ops/log.h"
 #include "generated/ops/logsumexp.h"
+#include "generated/ops/positive.h"
 #include "generated/ops/rsub.h"
 #include "generated/ops/slice.h"
 
@@ -167,6 +168,20 @@ PyObject* fn_logsumexp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH
 }
 
+// positive
+PyObject* fn_positive(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "positive(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::positive(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // rsub
 PyObject* fn_rsub(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -212,6 +227,20 @@ PyObject* fn_slice(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto result = [&] { GilRelease no_gil; return tl::slice(self, dim, start, end, step); }();
   return wrap(std::move(result));
   TL_PY_CATCH
+}
+
+// Tensor.__pos__
+PyObject* operator__pos__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__pos__()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::positive(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH_OPERATOR
 }
 
 // Tensor.__rsub__
@@ -335,6 +364,20 @@ PyObject* method_logsumexp(PyObject* py_self, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH
 }
 
+// Tensor.positive
+PyObject* method_positive(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "positive()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::positive(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.slice
 PyObject* method_slice(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -390,6 +433,10 @@ In-place version of log(): writes the result into self. The natural logarithm of
                        METH_FASTCALL | METH_KEYWORDS, R"doc(logsumexp(Tensor input, int[1] dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
 
 log(sum(exp(self))) over the dimensions in `dim`, computed stably (the maximum is subtracted first; +-inf inputs give +-inf); integer inputs give the default float dtype.)doc"});
+  functions.push_back({"positive", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_positive)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(positive(Tensor input) -> Tensor
+
+`self` itself (`+self`); bool tensors are refused, as for `-`.)doc"});
   functions.push_back({"rsub", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rsub)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(rsub(Tensor input, Tensor other, *, Scalar alpha=1) -> Tensor
 
@@ -402,6 +449,10 @@ Computes `other - alpha * self` for a number `other`; backs the reflected `numbe
                        METH_FASTCALL | METH_KEYWORDS, R"doc(slice(Tensor input, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor
 
 A view of `self` taking every `step`-th index in `[start, end)` of dimension `dim`; out-of-range bounds are clamped.)doc"});
+  methods.push_back({"__pos__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__pos__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__pos__() -> Tensor
+
+`self` itself (`+self`); bool tensors are refused, as for `-`.)doc"});
   methods.push_back({"__rsub__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__rsub__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__rsub__(Scalar other, Scalar alpha=1) -> Tensor
 
@@ -434,6 +485,10 @@ In-place version of log(): writes the result into self. The natural logarithm of
                      METH_FASTCALL | METH_KEYWORDS, R"doc(logsumexp(int[1] dim, bool keepdim=False) -> Tensor
 
 log(sum(exp(self))) over the dimensions in `dim`, computed stably (the maximum is subtracted first; +-inf inputs give +-inf); integer inputs give the default float dtype.)doc"});
+  methods.push_back({"positive", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_positive)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(positive() -> Tensor
+
+`self` itself (`+self`); bool tensors are refused, as for `-`.)doc"});
   methods.push_back({"slice", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_slice)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(slice(int dim=0, int? start=None, int? end=None, int step=1) -> Tensor
 

@@ -6,10 +6,13 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_clone_contiguous.h"
 #include "generated/ops/abs.h"
+#include "generated/ops/arcsin.h"
+#include "generated/ops/arcsinh.h"
 #include "generated/ops/argsort.h"
 #include "generated/ops/log_normal.h"
 #include "generated/ops/logcumsumexp.h"
 #include "generated/ops/maximum.h"
+#include "generated/ops/nan_to_num.h"
 #include "generated/ops/var.h"
 #include "generated/ops/where.h"
 
@@ -59,6 +62,72 @@ PyObject* fn_abs_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::abs_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// arcsin
+PyObject* fn_arcsin(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arcsin(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::arcsin_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::arcsin(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// arcsin_
+PyObject* fn_arcsin_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arcsin_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::arcsin_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// arcsinh
+PyObject* fn_arcsinh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arcsinh(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::arcsinh_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::arcsinh(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// arcsinh_
+PyObject* fn_arcsinh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arcsinh_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::arcsinh_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -129,6 +198,45 @@ PyObject* fn_maximum(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::maximum(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// nan_to_num
+PyObject* fn_nan_to_num(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nan_to_num(Tensor input, float? nan=None, float? posinf=None, float? neginf=None, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto nan = r.toDouble_optional(1);
+  auto posinf = r.toDouble_optional(2);
+  auto neginf = r.toDouble_optional(3);
+  if (!r.is_none(4)) {
+    auto out = r.tensor(4);
+    auto result = [&] { GilRelease no_gil; return tl::nan_to_num_out(out, self, nan, posinf, neginf); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::nan_to_num(self, nan, posinf, neginf); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// nan_to_num_
+PyObject* fn_nan_to_num_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nan_to_num_(Tensor input, float? nan=None, float? posinf=None, float? neginf=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto nan = r.toDouble_optional(1);
+  auto posinf = r.toDouble_optional(2);
+  auto neginf = r.toDouble_optional(3);
+  auto result = [&] { GilRelease no_gil; return tl::nan_to_num_(self, nan, posinf, neginf); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -244,6 +352,62 @@ PyObject* method_abs_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.arcsin
+PyObject* method_arcsin(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arcsin()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::arcsin(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.arcsin_
+PyObject* method_arcsin_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arcsin_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::arcsin_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.arcsinh
+PyObject* method_arcsinh(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arcsinh()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::arcsinh(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.arcsinh_
+PyObject* method_arcsinh_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arcsinh_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::arcsinh_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.argsort
 PyObject* method_argsort(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -321,6 +485,40 @@ PyObject* method_maximum(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
+// Tensor.nan_to_num
+PyObject* method_nan_to_num(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nan_to_num(float? nan=None, float? posinf=None, float? neginf=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto nan = r.toDouble_optional(0);
+  auto posinf = r.toDouble_optional(1);
+  auto neginf = r.toDouble_optional(2);
+  auto result = [&] { GilRelease no_gil; return tl::nan_to_num(self, nan, posinf, neginf); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.nan_to_num_
+PyObject* method_nan_to_num_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nan_to_num_(float? nan=None, float? posinf=None, float? neginf=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto nan = r.toDouble_optional(0);
+  auto posinf = r.toDouble_optional(1);
+  auto neginf = r.toDouble_optional(2);
+  auto result = [&] { GilRelease no_gil; return tl::nan_to_num_(self, nan, posinf, neginf); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.var
 PyObject* method_var(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -390,6 +588,22 @@ Absolute value of every element of `self`.)doc"});
                        METH_FASTCALL | METH_KEYWORDS, R"doc(abs_(Tensor input) -> Tensor
 
 In-place version of abs(): writes the result into self. Absolute value of every element of `self`.)doc"});
+  functions.push_back({"arcsin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arcsin)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(arcsin(Tensor input, *, Tensor? out=None) -> Tensor
+
+Alias of `asin`.)doc"});
+  functions.push_back({"arcsin_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arcsin_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(arcsin_(Tensor input) -> Tensor
+
+Alias of `asin_`.)doc"});
+  functions.push_back({"arcsinh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arcsinh)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(arcsinh(Tensor input, *, Tensor? out=None) -> Tensor
+
+Alias of `asinh`.)doc"});
+  functions.push_back({"arcsinh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arcsinh_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(arcsinh_(Tensor input) -> Tensor
+
+Alias of `asinh_`.)doc"});
   functions.push_back({"argsort", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_argsort)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(argsort(Tensor input, int dim=-1, bool descending=False) -> Tensor
 
@@ -406,6 +620,14 @@ argsort(Tensor input, *, bool stable, int dim=-1, bool descending=False) -> Tens
                        METH_FASTCALL | METH_KEYWORDS, R"doc(maximum(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 The larger of `self` and `other` element by element (NaN if either is NaN), with broadcasting and type promotion.)doc"});
+  functions.push_back({"nan_to_num", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nan_to_num)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(nan_to_num(Tensor input, float? nan=None, float? posinf=None, float? neginf=None, *, Tensor? out=None) -> Tensor
+
+`self` with nan replaced by `nan` (0), +inf by `posinf` and -inf by `neginf` (the dtype's largest and lowest finite values by default); out= must have self's dtype.)doc"});
+  functions.push_back({"nan_to_num_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nan_to_num_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(nan_to_num_(Tensor input, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor
+
+In-place version of nan_to_num(): writes the result into self. `self` with nan replaced by `nan` (0), +inf by `posinf` and -inf by `neginf` (the dtype's largest and lowest finite values by default); out= must have self's dtype.)doc"});
   functions.push_back({"var", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_var)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(var(Tensor input, bool unbiased=True) -> Tensor
 
@@ -434,6 +656,22 @@ Absolute value of every element of `self`.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(abs_() -> Tensor
 
 In-place version of abs(): writes the result into self. Absolute value of every element of `self`.)doc"});
+  methods.push_back({"arcsin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_arcsin)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(arcsin() -> Tensor
+
+Alias of `asin`.)doc"});
+  methods.push_back({"arcsin_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_arcsin_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(arcsin_() -> Tensor
+
+Alias of `asin_`.)doc"});
+  methods.push_back({"arcsinh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_arcsinh)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(arcsinh() -> Tensor
+
+Alias of `asinh`.)doc"});
+  methods.push_back({"arcsinh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_arcsinh_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(arcsinh_() -> Tensor
+
+Alias of `asinh_`.)doc"});
   methods.push_back({"argsort", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_argsort)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(argsort(int dim=-1, bool descending=False) -> Tensor
 
@@ -454,6 +692,14 @@ Fills `self` with exp of normal samples of mean `mean` and standard deviation `s
                      METH_FASTCALL | METH_KEYWORDS, R"doc(maximum(Tensor other) -> Tensor
 
 The larger of `self` and `other` element by element (NaN if either is NaN), with broadcasting and type promotion.)doc"});
+  methods.push_back({"nan_to_num", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_nan_to_num)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(nan_to_num(float? nan=None, float? posinf=None, float? neginf=None) -> Tensor
+
+`self` with nan replaced by `nan` (0), +inf by `posinf` and -inf by `neginf` (the dtype's largest and lowest finite values by default); out= must have self's dtype.)doc"});
+  methods.push_back({"nan_to_num_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_nan_to_num_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(nan_to_num_(float? nan=None, float? posinf=None, float? neginf=None) -> Tensor
+
+In-place version of nan_to_num(): writes the result into self. `self` with nan replaced by `nan` (0), +inf by `posinf` and -inf by `neginf` (the dtype's largest and lowest finite values by default); out= must have self's dtype.)doc"});
   methods.push_back({"var", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_var)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(var(bool unbiased=True) -> Tensor
 

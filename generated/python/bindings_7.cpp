@@ -5,6 +5,8 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/add.h"
+#include "generated/ops/arctanh.h"
+#include "generated/ops/ceil.h"
 #include "generated/ops/clip.h"
 #include "generated/ops/expand.h"
 #include "generated/ops/index_fill.h"
@@ -75,6 +77,72 @@ PyObject* fn_add_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// arctanh
+PyObject* fn_arctanh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arctanh(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::arctanh_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::arctanh(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// arctanh_
+PyObject* fn_arctanh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arctanh_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::arctanh_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// ceil
+PyObject* fn_ceil(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "ceil(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::ceil_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::ceil(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// ceil_
+PyObject* fn_ceil_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "ceil_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::ceil_(self); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -424,6 +492,62 @@ PyObject* method_add_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.arctanh
+PyObject* method_arctanh(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arctanh()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::arctanh(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.arctanh_
+PyObject* method_arctanh_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arctanh_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::arctanh_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.ceil
+PyObject* method_ceil(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "ceil()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::ceil(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.ceil_
+PyObject* method_ceil_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "ceil_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::ceil_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.clip
 PyObject* method_clip(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -621,6 +745,22 @@ In-place version of add(): writes the result into self. Adds `other`, scaled by 
 add_(Tensor input, Scalar other, Scalar alpha=1) -> Tensor
 
 In-place version of add(): writes the result into self. Adds the number `other`, scaled by `alpha`, to every element of `self`.)doc"});
+  functions.push_back({"arctanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arctanh)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(arctanh(Tensor input, *, Tensor? out=None) -> Tensor
+
+Alias of `atanh`.)doc"});
+  functions.push_back({"arctanh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arctanh_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(arctanh_(Tensor input) -> Tensor
+
+Alias of `atanh_`.)doc"});
+  functions.push_back({"ceil", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ceil)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(ceil(Tensor input, *, Tensor? out=None) -> Tensor
+
+The smallest integer not below every element of `self`, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
+  functions.push_back({"ceil_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ceil_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(ceil_(Tensor input) -> Tensor
+
+In-place version of ceil(): writes the result into self. The smallest integer not below every element of `self`, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
   functions.push_back({"clip", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clip)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(clip(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor? out=None) -> Tensor
 
@@ -709,6 +849,22 @@ In-place version of add(): writes the result into self. Adds `other`, scaled by 
 add_(Scalar other, Scalar alpha=1) -> Tensor
 
 In-place version of add(): writes the result into self. Adds the number `other`, scaled by `alpha`, to every element of `self`.)doc"});
+  methods.push_back({"arctanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_arctanh)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(arctanh() -> Tensor
+
+Alias of `atanh`.)doc"});
+  methods.push_back({"arctanh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_arctanh_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(arctanh_() -> Tensor
+
+Alias of `atanh_`.)doc"});
+  methods.push_back({"ceil", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_ceil)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(ceil() -> Tensor
+
+The smallest integer not below every element of `self`, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
+  methods.push_back({"ceil_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_ceil_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(ceil_() -> Tensor
+
+In-place version of ceil(): writes the result into self. The smallest integer not below every element of `self`, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
   methods.push_back({"clip", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_clip)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(clip(Tensor? min=None, Tensor? max=None) -> Tensor
 

@@ -7,12 +7,15 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_softmax_backward_data.h"
 #include "generated/ops/_test_mul_backward.h"
+#include "generated/ops/angle.h"
+#include "generated/ops/arccos.h"
 #include "generated/ops/cumsum.h"
 #include "generated/ops/div.h"
 #include "generated/ops/isneginf.h"
 #include "generated/ops/max.h"
 #include "generated/ops/minimum.h"
 #include "generated/ops/split_with_sizes.h"
+#include "generated/ops/square.h"
 
 namespace tl::python {
 namespace {
@@ -53,6 +56,58 @@ PyObject* fn__test_mul_backward(PyObject* /*module*/, PyObject* const* args, Py_
   auto output_mask = r.boollist<2>(3);
   auto result = [&] { GilRelease no_gil; return tl::_test_mul_backward(grad_output, self, other, output_mask); }();
   return wrap_named(_test_mul_backward_type, wrap(result));
+  TL_PY_CATCH
+}
+
+// angle
+PyObject* fn_angle(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "angle(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::angle_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::angle(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// arccos
+PyObject* fn_arccos(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arccos(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::arccos_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::arccos(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// arccos_
+PyObject* fn_arccos_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arccos_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::arccos_(self); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -284,6 +339,39 @@ PyObject* fn_split_with_sizes(PyObject* /*module*/, PyObject* const* args, Py_ss
   TL_PY_CATCH
 }
 
+// square
+PyObject* fn_square(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "square(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::square_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::square(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// square_
+PyObject* fn_square_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "square_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::square_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.__itruediv__
 PyObject* operator__itruediv__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -336,6 +424,48 @@ PyObject* operator__truediv__(PyObject* py_self, PyObject* const* args, Py_ssize
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.angle
+PyObject* method_angle(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "angle()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::angle(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.arccos
+PyObject* method_arccos(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arccos()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::arccos(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.arccos_
+PyObject* method_arccos_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arccos_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::arccos_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
 }
 
 // Tensor.cumsum
@@ -528,6 +658,34 @@ PyObject* method_split_with_sizes(PyObject* py_self, PyObject* const* args, Py_s
   TL_PY_CATCH
 }
 
+// Tensor.square
+PyObject* method_square(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "square()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::square(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.square_
+PyObject* method_square_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "square_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::square_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_9(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
@@ -542,6 +700,18 @@ The gradient of softmax: `output * (grad_output - sum(grad_output * output, dim)
                        METH_FASTCALL | METH_KEYWORDS, R"doc(_test_mul_backward(Tensor grad_output, Tensor input, Tensor other, bool[2] output_mask) -> tuple[Tensor, Tensor]
 
 Test op: the gradients of `self * other` for the inputs `output_mask` asks for (undefined otherwise); a backward op with its own derivative.)doc"});
+  functions.push_back({"angle", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_angle)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(angle(Tensor input, *, Tensor? out=None) -> Tensor
+
+The argument of every element of `self` as a complex number (pi for negative reals, 0 otherwise, nan for nan); integer inputs give the default float dtype.)doc"});
+  functions.push_back({"arccos", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arccos)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(arccos(Tensor input, *, Tensor? out=None) -> Tensor
+
+Alias of `acos`.)doc"});
+  functions.push_back({"arccos_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arccos_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(arccos_(Tensor input) -> Tensor
+
+Alias of `acos_`.)doc"});
   functions.push_back({"cumsum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cumsum)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(cumsum(Tensor input, int dim, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 
@@ -602,6 +772,14 @@ The smaller of `self` and `other` element by element (NaN if either is NaN), wit
                        METH_FASTCALL | METH_KEYWORDS, R"doc(split_with_sizes(Tensor input, int[] split_sizes, int dim=0) -> Sequence[Tensor]
 
 Views of `self` cut along `dim` into pieces of the sizes in `split_sizes`, which must sum to the size of `dim`; in-place changes of them are refused while autograd records, as in PyTorch.)doc"});
+  functions.push_back({"square", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_square)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(square(Tensor input, *, Tensor? out=None) -> Tensor
+
+`self * self`, as `pow(self, 2)`: bool tensors give int64.)doc"});
+  functions.push_back({"square_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_square_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(square_(Tensor input) -> Tensor
+
+`self` squared in place, as `pow_(self, 2)`.)doc"});
   methods.push_back({"__itruediv__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__itruediv__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__itruediv__(Tensor other) -> Tensor
 
@@ -618,6 +796,18 @@ Divides `self` by `other` (true division; integer inputs give the default float 
 __truediv__(Scalar other) -> Tensor
 
 Divides every element of `self` by the number `other` (true division).)doc"});
+  methods.push_back({"angle", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_angle)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(angle() -> Tensor
+
+The argument of every element of `self` as a complex number (pi for negative reals, 0 otherwise, nan for nan); integer inputs give the default float dtype.)doc"});
+  methods.push_back({"arccos", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_arccos)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(arccos() -> Tensor
+
+Alias of `acos`.)doc"});
+  methods.push_back({"arccos_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_arccos_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(arccos_() -> Tensor
+
+Alias of `acos_`.)doc"});
   methods.push_back({"cumsum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cumsum)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(cumsum(int dim, *, ScalarType? dtype=None) -> Tensor
 
@@ -678,6 +868,14 @@ The smaller of `self` and `other` element by element (NaN if either is NaN), wit
                      METH_FASTCALL | METH_KEYWORDS, R"doc(split_with_sizes(int[] split_sizes, int dim=0) -> Sequence[Tensor]
 
 Views of `self` cut along `dim` into pieces of the sizes in `split_sizes`, which must sum to the size of `dim`; in-place changes of them are refused while autograd records, as in PyTorch.)doc"});
+  methods.push_back({"square", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_square)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(square() -> Tensor
+
+`self * self`, as `pow(self, 2)`: bool tensors give int64.)doc"});
+  methods.push_back({"square_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_square_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(square_() -> Tensor
+
+`self` squared in place, as `pow_(self, 2)`.)doc"});
   (void)functions;
   (void)methods;
 }

@@ -146,10 +146,12 @@ void tan_kernel(const Tensor& self, Tensor& out) {
   unary_trig(self, out, "tan", [](double x) TL_MATH_INLINE { return vec::tan_f64(x); }, [](double x) { return std::tan(x); });
 }
 void asin_kernel(const Tensor& self, Tensor& out) {
-  unary_math(self, out, "asin", [](double x) TL_MATH_INLINE { return vec::asin_f64(x); });
+  unary_math(self, out, "asin", [](double x) TL_MATH_INLINE { return vec::asin_f64(x); },
+             [](double x) TL_MATH_INLINE { return vec::asin_for_float(x); });
 }
 void acos_kernel(const Tensor& self, Tensor& out) {
-  unary_math(self, out, "acos", [](double x) TL_MATH_INLINE { return vec::acos_f64(x); });
+  unary_math(self, out, "acos", [](double x) TL_MATH_INLINE { return vec::acos_f64(x); },
+             [](double x) TL_MATH_INLINE { return vec::acos_for_float(x); });
 }
 void atan_kernel(const Tensor& self, Tensor& out) {
   unary_math(self, out, "atan", [](double x) TL_MATH_INLINE { return vec::atan_f64(x); });
@@ -180,7 +182,8 @@ void acosh_kernel(const Tensor& self, Tensor& out) {
   unary_math(self, out, "acosh", [](double x) TL_MATH_INLINE { return vec::acosh_f64(x); });
 }
 void atanh_kernel(const Tensor& self, Tensor& out) {
-  unary_math(self, out, "atanh", [](double x) TL_MATH_INLINE { return vec::atanh_f64(x); });
+  unary_math(self, out, "atanh", [](double x) TL_MATH_INLINE { return vec::atanh_f64(x); },
+             [](double x) TL_MATH_INLINE { return vec::atanh_for_float(x); });
 }
 void sigmoid_kernel(const Tensor& self, Tensor& out) {
   unary_math(
