@@ -13,6 +13,7 @@
 #include "aten/core/ScalarType.h"
 #include "aten/core/Tensor.h"
 #include "aten/autograd/FunctionsManualJoin.h"  // helpers for tensor lists
+#include "aten/autograd/FunctionsManualSpecial.h"  // helpers for the special functions
 
 namespace tl::autograd::generated {
 

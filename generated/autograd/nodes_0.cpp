@@ -13,6 +13,7 @@
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/select.h"
+#include "generated/ops/special_ndtri.h"
 
 namespace tl::autograd::generated {
 
@@ -96,6 +97,32 @@ variable_list SelectBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of special_ndtri(Tensor self) -> Tensor
+struct SpecialNdtriBackward0 final : Node {
+  std::string name() const override { return "SpecialNdtriBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return result_.nbytes();
+  }
+
+  SavedVariable result_;
+};
+
+variable_list SpecialNdtriBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, mul(exp(mul(mul(result, result), 0.5)), 2.5066282746310002));
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
@@ -170,6 +197,23 @@ Tensor select_int(const Tensor& self, int64_t dim, int64_t index) {
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
+  return result;
+}
+
+// special_ndtri(Tensor self) -> Tensor
+Tensor special_ndtri(const Tensor& self) {
+  auto grad_fn = std::make_shared<SpecialNdtriBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::special_ndtri::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
   return result;
 }
 

@@ -8,6 +8,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/cos.h"
+#include "generated/ops/logit.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/native_dropout.h"
 #include "generated/ops/native_dropout_backward.h"
@@ -17,6 +18,34 @@
 #include "generated/ops/sin.h"
 
 namespace tl::autograd::generated {
+
+// Backward of logit(Tensor self, float? eps=None) -> Tensor
+struct LogitBackward0 final : Node {
+  std::string name() const override { return "LogitBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::optional<double> eps_;
+};
+
+variable_list LogitBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& eps = as_arg(eps_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = logit_backward(grad, self, eps);
+  }
+  return grad_inputs;
+}
 
 // Backward of native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)
 struct NativeDropoutBackward0 final : Node {
@@ -111,6 +140,41 @@ variable_list SinBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// logit(Tensor self, float? eps=None) -> Tensor
+Tensor logit(const Tensor& self, std::optional<double> eps) {
+  auto grad_fn = std::make_shared<LogitBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->eps_ = eps;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::logit::call(self, eps);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// logit_(Tensor(a!) self, float? eps=None) -> Tensor(a!)
+const Tensor& logit_(const Tensor& self, std::optional<double> eps) {
+  check_inplace(self, "logit_");
+  auto grad_fn = std::make_shared<LogitBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->eps_ = eps;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::logit_::call(self, eps);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
 
 // native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)
 std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p, std::optional<bool> train) {

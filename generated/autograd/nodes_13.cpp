@@ -10,6 +10,7 @@
 #include "generated/ops/acos.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/cummax.h"
+#include "generated/ops/div.h"
 #include "generated/ops/expand.h"
 #include "generated/ops/log_softmax.h"
 #include "generated/ops/logaddexp.h"
@@ -18,6 +19,7 @@
 #include "generated/ops/rsqrt.h"
 #include "generated/ops/rsub.h"
 #include "generated/ops/sum.h"
+#include "generated/ops/xlogy.h"
 
 namespace tl::autograd::generated {
 
@@ -180,6 +182,66 @@ variable_list SumBackward1::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of xlogy.Tensor(Tensor self, Tensor other) -> Tensor
+struct XlogyBackward0 final : Node {
+  std::string name() const override { return "XlogyBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    other_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + other_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable other_;
+};
+
+variable_list XlogyBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& other = other_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = xlogy_self_backward(grad, self, other, false);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = div(mul(grad, self), other);
+  }
+  return grad_inputs;
+}
+
+// Backward of xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor
+struct XlogyBackward1 final : Node {
+  std::string name() const override { return "XlogyBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  Scalar other_;
+};
+
+variable_list XlogyBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& other = as_arg(other_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = xlogy_self_backward(grad, self, other);
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
@@ -311,6 +373,80 @@ Tensor sum_dim_IntList(const Tensor& self, OptionalIntArrayRef dim, bool keepdim
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
+}
+
+// xlogy.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor xlogy_Tensor(const Tensor& self, const Tensor& other) {
+  auto grad_fn = std::make_shared<XlogyBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->other_ = SavedVariable(other, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::xlogy_Tensor::call(self, other);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// xlogy_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+const Tensor& xlogy__Tensor(const Tensor& self, const Tensor& other) {
+  check_inplace(self, "xlogy_.Tensor");
+  auto grad_fn = std::make_shared<XlogyBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->other_ = SavedVariable(other, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::xlogy__Tensor::call(self, other);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor
+Tensor xlogy_Scalar_Other(const Tensor& self, const Scalar& other) {
+  auto grad_fn = std::make_shared<XlogyBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->other_ = other;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::xlogy_Scalar_Other::call(self, other);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// xlogy_.Scalar_Other(Tensor(a!) self, Scalar other) -> Tensor(a!)
+const Tensor& xlogy__Scalar_Other(const Tensor& self, const Scalar& other) {
+  check_inplace(self, "xlogy_.Scalar_Other");
+  auto grad_fn = std::make_shared<XlogyBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->other_ = other;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::xlogy__Scalar_Other::call(self, other);
+  }
+  rebase_history(self, grad_fn);
+  return self;
 }
 
 }  // namespace tl::autograd::wrappers

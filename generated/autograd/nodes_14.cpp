@@ -6,9 +6,19 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/add.h"
+#include "generated/ops/clone.h"
+#include "generated/ops/digamma.h"
 #include "generated/ops/frexp.h"
+#include "generated/ops/lgamma.h"
+#include "generated/ops/log.h"
+#include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/reshape.h"
+#include "generated/ops/special_entr.h"
+#include "generated/ops/special_erfcx.h"
+#include "generated/ops/special_i1e.h"
+#include "generated/ops/sub.h"
 #include "generated/ops/view.h"
 
 namespace tl::autograd::generated {
@@ -35,6 +45,116 @@ variable_list FrexpBackward0::apply(variable_list&& grads) {
   const auto& exponent = exponent_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = frexp_backward(grad, exponent);
+  }
+  return grad_inputs;
+}
+
+// Backward of lgamma(Tensor self) -> Tensor
+struct LgammaBackward0 final : Node {
+  std::string name() const override { return "LgammaBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list LgammaBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, digamma(self));
+  }
+  return grad_inputs;
+}
+
+// Backward of special_entr(Tensor self) -> Tensor
+struct SpecialEntrBackward0 final : Node {
+  std::string name() const override { return "SpecialEntrBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list SpecialEntrBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, neg(add(log(self), 1)));
+  }
+  return grad_inputs;
+}
+
+// Backward of special_erfcx(Tensor self) -> Tensor
+struct SpecialErfcxBackward0 final : Node {
+  std::string name() const override { return "SpecialErfcxBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable result_;
+};
+
+variable_list SpecialErfcxBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, sub(mul(mul(self, result), 2), 1.1283791670955126));
+  }
+  return grad_inputs;
+}
+
+// Backward of special_i1e(Tensor self) -> Tensor
+struct SpecialI1eBackward0 final : Node {
+  std::string name() const override { return "SpecialI1eBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable result_;
+};
+
+variable_list SpecialI1eBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = i1e_backward(grad, self, result);
   }
   return grad_inputs;
 }
@@ -78,6 +198,96 @@ std::tuple<Tensor, Tensor> frexp_Tensor(const Tensor& self) {
   set_history(Tensor(), grad_fn);  // exponent: not differentiable (output_differentiability)
   if (grad_fn->should_compute_output(0)) {
     grad_fn->exponent_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
+}
+
+// lgamma(Tensor self) -> Tensor
+Tensor lgamma(const Tensor& self) {
+  auto grad_fn = std::make_shared<LgammaBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::lgamma::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// lgamma_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& lgamma_(const Tensor& self) {
+  check_inplace(self, "lgamma_");
+  auto grad_fn = std::make_shared<LgammaBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::lgamma_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// special_entr(Tensor self) -> Tensor
+Tensor special_entr(const Tensor& self) {
+  auto grad_fn = std::make_shared<SpecialEntrBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::special_entr::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// special_erfcx(Tensor self) -> Tensor
+Tensor special_erfcx(const Tensor& self) {
+  auto grad_fn = std::make_shared<SpecialErfcxBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::special_erfcx::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// special_i1e(Tensor self) -> Tensor
+Tensor special_i1e(const Tensor& self) {
+  auto grad_fn = std::make_shared<SpecialI1eBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::special_i1e::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
   }
   return result;
 }

@@ -15,6 +15,9 @@
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/rsqrt.h"
+#include "generated/ops/sign.h"
+#include "generated/ops/special_i0e.h"
+#include "generated/ops/special_i1e.h"
 #include "generated/ops/sub.h"
 
 namespace tl::autograd::generated {
@@ -93,6 +96,35 @@ variable_list Log1pBackward0::apply(variable_list&& grads) {
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = div(grad, add(self, 1));
+  }
+  return grad_inputs;
+}
+
+// Backward of special_i0e(Tensor self) -> Tensor
+struct SpecialI0eBackward0 final : Node {
+  std::string name() const override { return "SpecialI0eBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable result_;
+};
+
+variable_list SpecialI0eBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, sub(special_i1e(self), mul(sign(self), result)));
   }
   return grad_inputs;
 }
@@ -200,6 +232,26 @@ const Tensor& log1p_(const Tensor& self) {
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// special_i0e(Tensor self) -> Tensor
+Tensor special_i0e(const Tensor& self) {
+  auto grad_fn = std::make_shared<SpecialI0eBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::special_i0e::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
 }
 
 }  // namespace tl::autograd::wrappers

@@ -7,7 +7,9 @@
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/_to_copy.h"
+#include "generated/ops/add.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/div.h"
 #include "generated/ops/erfc.h"
 #include "generated/ops/exp.h"
 #include "generated/ops/mean.h"
@@ -15,6 +17,7 @@
 #include "generated/ops/mm.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/special_log_ndtr.h"
 
 namespace tl::autograd::generated {
 
@@ -200,6 +203,35 @@ variable_list MmBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of special_log_ndtr(Tensor self) -> Tensor
+struct SpecialLogNdtrBackward0 final : Node {
+  std::string name() const override { return "SpecialLogNdtrBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable result_;
+};
+
+variable_list SpecialLogNdtrBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(div(grad, 2.5066282746310002), exp(neg(add(result, mul(mul(self, self), 0.5)))));
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
@@ -348,6 +380,26 @@ Tensor mm(const Tensor& self, const Tensor& mat2) {
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
+  return result;
+}
+
+// special_log_ndtr(Tensor self) -> Tensor
+Tensor special_log_ndtr(const Tensor& self) {
+  auto grad_fn = std::make_shared<SpecialLogNdtrBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::special_log_ndtr::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
   return result;
 }
 

@@ -8,7 +8,10 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/atan2.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/erfinv.h"
+#include "generated/ops/exp.h"
 #include "generated/ops/flip.h"
+#include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/pow.h"
 
@@ -42,6 +45,32 @@ variable_list Atan2Backward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = atan2_backward_other(grad, self, other);
+  }
+  return grad_inputs;
+}
+
+// Backward of erfinv(Tensor self) -> Tensor
+struct ErfinvBackward0 final : Node {
+  std::string name() const override { return "ErfinvBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return result_.nbytes();
+  }
+
+  SavedVariable result_;
+};
+
+variable_list ErfinvBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, mul(exp(mul(result, result)), 0.88622692545275801365));
   }
   return grad_inputs;
 }
@@ -202,6 +231,39 @@ const Tensor& atan2_(const Tensor& self, const Tensor& other) {
     ops::atan2_::call(self, other);
   }
   rebase_history(self, grad_fn);
+  return self;
+}
+
+// erfinv(Tensor self) -> Tensor
+Tensor erfinv(const Tensor& self) {
+  auto grad_fn = std::make_shared<ErfinvBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::erfinv::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// erfinv_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& erfinv_(const Tensor& self) {
+  check_inplace(self, "erfinv_");
+  auto grad_fn = std::make_shared<ErfinvBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::erfinv_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(self, true);
+  }
   return self;
 }
 

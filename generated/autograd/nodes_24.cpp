@@ -6,13 +6,16 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/add.h"
 #include "generated/ops/amin.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/div.h"
 #include "generated/ops/gt.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/polygamma.h"
 #include "generated/ops/relu.h"
+#include "generated/ops/special_zeta.h"
 #include "generated/ops/sqrt.h"
 #include "generated/ops/std_mean.h"
 
@@ -68,6 +71,34 @@ variable_list CloneBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of polygamma(int n, Tensor self) -> Tensor
+struct PolygammaBackward0 final : Node {
+  std::string name() const override { return "PolygammaBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  int64_t n_;
+  SavedVariable self_;
+};
+
+variable_list PolygammaBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& n = as_arg(n_);
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, polygamma(n + 1, self));
+  }
+  return grad_inputs;
+}
+
 // Backward of relu(Tensor self) -> Tensor
 struct ReluBackward0 final : Node {
   std::string name() const override { return "ReluBackward0"; }
@@ -90,6 +121,38 @@ variable_list ReluBackward0::apply(variable_list&& grads) {
   const auto& result = result_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = mul(grad, gt(result, 0));
+  }
+  return grad_inputs;
+}
+
+// Backward of special_zeta(Tensor self, Tensor other) -> Tensor
+struct SpecialZetaBackward0 final : Node {
+  std::string name() const override { return "SpecialZetaBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    other_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + other_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable other_;
+};
+
+variable_list SpecialZetaBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& other = other_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented_backward("zeta");
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = mul(grad, mul(neg(self), special_zeta(add(self, 1), other)));
   }
   return grad_inputs;
 }
@@ -197,6 +260,24 @@ Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
   return result;
 }
 
+// polygamma(int n, Tensor self) -> Tensor
+Tensor polygamma(int64_t n, const Tensor& self) {
+  auto grad_fn = std::make_shared<PolygammaBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->n_ = n;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::polygamma::call(n, self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
 // relu(Tensor self) -> Tensor
 Tensor relu(const Tensor& self) {
   auto grad_fn = std::make_shared<ReluBackward0>();
@@ -228,6 +309,26 @@ const Tensor& relu_(const Tensor& self) {
     grad_fn->result_ = SavedVariable(self, true);
   }
   return self;
+}
+
+// special_zeta(Tensor self, Tensor other) -> Tensor
+Tensor special_zeta(const Tensor& self, const Tensor& other) {
+  auto grad_fn = std::make_shared<SpecialZetaBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->other_ = SavedVariable(other, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::special_zeta::call(self, other);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
 }
 
 // sqrt(Tensor self) -> Tensor

@@ -6,8 +6,12 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/clone.h"
 #include "generated/ops/gather.h"
+#include "generated/ops/i0.h"
+#include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/special_i1.h"
 #include "generated/ops/transpose.h"
 
 namespace tl::autograd::generated {
@@ -37,6 +41,32 @@ variable_list GatherBackward0::apply(variable_list&& grads) {
   const auto& index = index_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = gather_backward(grad, self_sizes, dim, index);
+  }
+  return grad_inputs;
+}
+
+// Backward of i0(Tensor self) -> Tensor
+struct I0Backward0 final : Node {
+  std::string name() const override { return "I0Backward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list I0Backward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, special_i1(self));
   }
   return grad_inputs;
 }
@@ -86,6 +116,39 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
+}
+
+// i0(Tensor self) -> Tensor
+Tensor i0(const Tensor& self) {
+  auto grad_fn = std::make_shared<I0Backward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::i0::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// i0_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& i0_(const Tensor& self) {
+  check_inplace(self, "i0_");
+  auto grad_fn = std::make_shared<I0Backward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::i0_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
 }
 
 // transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)

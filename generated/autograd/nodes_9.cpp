@@ -8,11 +8,14 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/_softmax_backward_data.h"
 #include "generated/ops/_test_mul_backward.h"
+#include "generated/ops/add.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/cumsum.h"
 #include "generated/ops/div.h"
 #include "generated/ops/max.h"
+#include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/special_xlog1py.h"
 
 namespace tl::autograd::generated {
 
@@ -277,6 +280,38 @@ variable_list MaxBackward1::apply(variable_list&& grads) {
   const auto& indices = indices_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = value_selecting_reduction_backward(grad, dim, indices, self_sizes, keepdim);
+  }
+  return grad_inputs;
+}
+
+// Backward of special_xlog1py(Tensor self, Tensor other) -> Tensor
+struct SpecialXlog1pyBackward0 final : Node {
+  std::string name() const override { return "SpecialXlog1pyBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    other_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + other_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable other_;
+};
+
+variable_list SpecialXlog1pyBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& other = other_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = xlogy_self_backward(grad, self, other, true);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = div(mul(grad, self), add(other, 1));
   }
   return grad_inputs;
 }
@@ -549,6 +584,26 @@ std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim
   if (grad_fn->should_compute_output(0)) {
     grad_fn->indices_ = SavedVariable(std::get<1>(result), true);
   }
+  return result;
+}
+
+// special_xlog1py(Tensor self, Tensor other) -> Tensor
+Tensor special_xlog1py(const Tensor& self, const Tensor& other) {
+  auto grad_fn = std::make_shared<SpecialXlog1pyBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->other_ = SavedVariable(other, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::special_xlog1py::call(self, other);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
   return result;
 }
 

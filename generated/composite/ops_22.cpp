@@ -2,10 +2,17 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 22.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
+#include "generated/ops/erf.h"
 #include "generated/ops/slice.h"
+#include "generated/ops/special_erf.h"
 #include "generated/ops/tensor_split.h"
 
 namespace tl::native {
+
+// special_erf(Tensor self) -> Tensor
+Tensor special_erf_composite(const Tensor& self) {
+  return erf(self);
+}
 
 // tensor_split.sections(Tensor(a) self, int sections, int dim=0) -> Tensor(a)[]
 std::vector<Tensor> tensor_split_sections_composite(const Tensor& self, int64_t sections, int64_t dim) {

@@ -4,6 +4,8 @@
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/_test_sum_defined.h"
 #include "generated/ops/add.h"
+#include "generated/ops/digamma.h"
+#include "generated/ops/special_digamma.h"
 
 namespace tl::native {
 
@@ -15,6 +17,11 @@ Tensor _test_sum_defined_composite(const std::vector<std::optional<Tensor>>& ten
   }
   TL_CHECK(total.defined(), "_test_sum_defined: expected at least one tensor");
   return total;
+}
+
+// special_digamma(Tensor self) -> Tensor
+Tensor special_digamma_composite(const Tensor& self) {
+  return digamma(self);
 }
 
 }  // namespace tl::native

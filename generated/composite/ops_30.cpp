@@ -2,14 +2,21 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 30.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
+#include "generated/ops/lgamma.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/native_dropout_backward.h"
+#include "generated/ops/special_gammaln.h"
 
 namespace tl::native {
 
 // native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor
 Tensor native_dropout_backward_composite(const Tensor& grad_output, const Tensor& mask, double scale) {
   return mul(mul(grad_output, mask), scale);
+}
+
+// special_gammaln(Tensor self) -> Tensor
+Tensor special_gammaln_composite(const Tensor& self) {
+  return lgamma(self);
 }
 
 }  // namespace tl::native

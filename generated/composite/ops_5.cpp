@@ -3,6 +3,8 @@
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/empty_like.h"
+#include "generated/ops/log_softmax.h"
+#include "generated/ops/special_log_softmax.h"
 
 namespace tl::native {
 
@@ -10,6 +12,11 @@ namespace tl::native {
 Tensor empty_like_composite(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
   // Keeps the layout of a dense input (a transposed input gives a transposed result), like PyTorch.
   return native::empty_like_preserve(self, dtype.value_or(self.dtype()), device.value_or(self.device()));
+}
+
+// special_log_softmax(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+Tensor special_log_softmax_composite(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  return log_softmax(self, dim, dtype);
 }
 
 }  // namespace tl::native

@@ -7,6 +7,7 @@
 #include "generated/ops/full.h"
 #include "generated/ops/logaddexp2.h"
 #include "generated/ops/select.h"
+#include "generated/ops/special_ndtri.h"
 
 namespace tl {
 
@@ -202,6 +203,61 @@ Tensor select(const Tensor& self, int64_t dim, int64_t index) {
     return autograd::wrappers::select_int(self, dim, index);
   }
   return ops::select_int::call(self, dim, index);
+}
+
+// ============================================================================ special_ndtri
+
+// special_ndtri(Tensor self) -> Tensor
+static Tensor special_ndtri_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::special_ndtri_kernel(self, out);
+  return out;
+}
+
+ops::special_ndtri::Kernel* ops::special_ndtri::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_ndtri_kernel_functional,
+    /* Meta */ special_ndtri_kernel_functional,
+};
+
+Tensor ops::special_ndtri::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("special_ndtri", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("special_ndtri", kernel_device);
+  return kernel(self);
+}
+
+Tensor special_ndtri(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::special_ndtri(self);
+  }
+  return ops::special_ndtri::call(self);
+}
+
+// special_ndtri.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& special_ndtri_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::special_ndtri_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::special_ndtri_out::Kernel* ops::special_ndtri_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_ndtri_kernel_out,
+    /* Meta */ special_ndtri_kernel_out,
+};
+
+const Tensor& ops::special_ndtri_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("special_ndtri.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("special_ndtri.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& special_ndtri_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("special_ndtri.out", {&self}, {&out});
+  return ops::special_ndtri_out::call(self, out);
 }
 
 }  // namespace tl

@@ -2,6 +2,7 @@
 // Dispatch for the ops in shard 10: each public function picks autograd or a backend kernel.
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/logit.h"
 #include "generated/ops/narrow.h"
 #include "generated/ops/native_dropout.h"
 #include "generated/ops/ones_like.h"
@@ -10,6 +11,89 @@
 #include "generated/ops/stack.h"
 
 namespace tl {
+
+// ============================================================================ logit
+
+// logit(Tensor self, float? eps=None) -> Tensor
+static Tensor logit_kernel_functional(const Tensor& self, std::optional<double> eps) {
+  Tensor out;
+  native::logit_kernel(self, eps, out);
+  return out;
+}
+
+ops::logit::Kernel* ops::logit::kernels[kNumDeviceTypes] = {
+    /* CPU */ logit_kernel_functional,
+    /* Meta */ logit_kernel_functional,
+};
+
+Tensor ops::logit::call(const Tensor& self, std::optional<double> eps) {
+  const Device kernel_device = dispatch_device("logit", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logit", kernel_device);
+  return kernel(self, eps);
+}
+
+Tensor logit(const Tensor& self, std::optional<double> eps) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::logit(self, eps);
+  }
+  return ops::logit::call(self, eps);
+}
+
+// logit_(Tensor(a!) self, float? eps=None) -> Tensor(a!)
+static const Tensor& logit_kernel_inplace(const Tensor& self, std::optional<double> eps) {
+  Tensor out = self;
+  native::logit_kernel(self, eps, out);
+  return self;
+}
+
+ops::logit_::Kernel* ops::logit_::kernels[kNumDeviceTypes] = {
+    /* CPU */ logit_kernel_inplace,
+    /* Meta */ logit_kernel_inplace,
+};
+
+const Tensor& ops::logit_::call(const Tensor& self, std::optional<double> eps) {
+  const Device kernel_device = dispatch_device("logit_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logit_", kernel_device);
+  decltype(auto) result = kernel(self, eps);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& logit_(const Tensor& self, std::optional<double> eps) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::logit_(self, eps);
+  }
+  return ops::logit_::call(self, eps);
+}
+
+// logit.out(Tensor self, float? eps=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& logit_kernel_out(const Tensor& self, std::optional<double> eps, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::logit_kernel(self_in, eps, out_handle);
+  return out;
+}
+
+ops::logit_out::Kernel* ops::logit_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ logit_kernel_out,
+    /* Meta */ logit_kernel_out,
+};
+
+const Tensor& ops::logit_out::call(const Tensor& self, std::optional<double> eps, const Tensor& out) {
+  const Device kernel_device = dispatch_device("logit.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logit.out", kernel_device);
+  decltype(auto) result = kernel(self, eps, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& logit_out(const Tensor& out, const Tensor& self, std::optional<double> eps) {
+  check_out_no_grad("logit.out", {&self}, {&out});
+  return ops::logit_out::call(self, eps, out);
+}
 
 // ============================================================================ narrow
 

@@ -4,6 +4,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/argmin.h"
 #include "generated/ops/sigmoid.h"
+#include "generated/ops/special_logit.h"
 
 namespace tl {
 
@@ -140,6 +141,19 @@ const Tensor& ops::sigmoid_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& sigmoid_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("sigmoid.out", {&self}, {&out});
   return ops::sigmoid_out::call(self, out);
+}
+
+// ============================================================================ special_logit
+
+// special_logit(Tensor self, float? eps=None) -> Tensor
+Tensor special_logit(const Tensor& self, std::optional<double> eps) {
+  return native::special_logit_composite(self, eps);
+}
+
+// special_logit.out(Tensor self, float? eps=None, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_logit_out(const Tensor& out, const Tensor& self, std::optional<double> eps) {
+  check_out_no_grad("special_logit.out", {&self}, {&out});
+  return copy_to_out(out, special_logit(self, eps), "special_logit.out", /*exact_dtype=*/true);
 }
 
 }  // namespace tl

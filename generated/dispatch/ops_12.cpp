@@ -2,9 +2,98 @@
 // Dispatch for the ops in shard 12: each public function picks autograd or a backend kernel.
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/special_bessel_j0.h"
+#include "generated/ops/special_xlogy.h"
 #include "generated/ops/topk.h"
 
 namespace tl {
+
+// ============================================================================ special_bessel_j0
+
+// special_bessel_j0(Tensor self) -> Tensor
+static Tensor special_bessel_j0_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::special_bessel_j0_kernel(self, out);
+  return out;
+}
+
+ops::special_bessel_j0::Kernel* ops::special_bessel_j0::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_bessel_j0_kernel_functional,
+    /* Meta */ special_bessel_j0_kernel_functional,
+};
+
+Tensor ops::special_bessel_j0::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("special_bessel_j0", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("special_bessel_j0", kernel_device);
+  return kernel(self);
+}
+
+Tensor special_bessel_j0(const Tensor& self) {
+  return ops::special_bessel_j0::call(self);
+}
+
+// special_bessel_j0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& special_bessel_j0_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::special_bessel_j0_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::special_bessel_j0_out::Kernel* ops::special_bessel_j0_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_bessel_j0_kernel_out,
+    /* Meta */ special_bessel_j0_kernel_out,
+};
+
+const Tensor& ops::special_bessel_j0_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("special_bessel_j0.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("special_bessel_j0.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& special_bessel_j0_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("special_bessel_j0.out", {&self}, {&out});
+  return ops::special_bessel_j0_out::call(self, out);
+}
+
+// ============================================================================ special_xlogy
+
+// special_xlogy(Tensor self, Tensor other) -> Tensor
+Tensor special_xlogy(const Tensor& self, const Tensor& other) {
+  return native::special_xlogy_composite(self, other);
+}
+
+// special_xlogy.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_xlogy_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("special_xlogy.out", {&self, &other}, {&out});
+  return copy_to_out(out, special_xlogy(self, other), "special_xlogy.out", /*exact_dtype=*/true);
+}
+
+// special_xlogy.self_scalar(Scalar self, Tensor other) -> Tensor
+Tensor special_xlogy(const Scalar& self, const Tensor& other) {
+  return native::special_xlogy_self_scalar_composite(self, other);
+}
+
+// special_xlogy.self_scalar_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_xlogy_out(const Tensor& out, const Scalar& self, const Tensor& other) {
+  check_out_no_grad("special_xlogy.self_scalar_out", {&other}, {&out});
+  return copy_to_out(out, special_xlogy(self, other), "special_xlogy.self_scalar_out", /*exact_dtype=*/true);
+}
+
+// special_xlogy.other_scalar(Tensor self, Scalar other) -> Tensor
+Tensor special_xlogy(const Tensor& self, const Scalar& other) {
+  return native::special_xlogy_other_scalar_composite(self, other);
+}
+
+// special_xlogy.other_scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_xlogy_out(const Tensor& out, const Tensor& self, const Scalar& other) {
+  check_out_no_grad("special_xlogy.other_scalar_out", {&self}, {&out});
+  return copy_to_out(out, special_xlogy(self, other), "special_xlogy.other_scalar_out", /*exact_dtype=*/true);
+}
 
 // ============================================================================ topk
 

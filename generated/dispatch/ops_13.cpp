@@ -7,6 +7,7 @@
 #include "generated/ops/log_softmax.h"
 #include "generated/ops/logaddexp.h"
 #include "generated/ops/sum.h"
+#include "generated/ops/xlogy.h"
 
 namespace tl {
 
@@ -335,6 +336,182 @@ const Tensor& ops::sum_dim_IntList_out::call(const Tensor& self, OptionalIntArra
 const Tensor& sum_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
   check_out_no_grad("sum.dim_IntList_out", {&self}, {&out});
   return ops::sum_dim_IntList_out::call(self, dim, keepdim, dtype, out);
+}
+
+// ============================================================================ xlogy
+
+// xlogy.Tensor(Tensor self, Tensor other) -> Tensor
+static Tensor xlogy_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::xlogy_kernel(self, other, out);
+  return out;
+}
+
+ops::xlogy_Tensor::Kernel* ops::xlogy_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ xlogy_kernel_functional,
+    /* Meta */ xlogy_kernel_functional,
+};
+
+Tensor ops::xlogy_Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("xlogy.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("xlogy.Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor xlogy(const Tensor& self, const Tensor& other) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::xlogy_Tensor(self, other);
+  }
+  return ops::xlogy_Tensor::call(self, other);
+}
+
+// xlogy_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const Tensor& xlogy_kernel_inplace(const Tensor& self, const Tensor& other) {
+  Tensor out = self;
+  native::xlogy_kernel(self, other, out);
+  return self;
+}
+
+ops::xlogy__Tensor::Kernel* ops::xlogy__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ xlogy_kernel_inplace,
+    /* Meta */ xlogy_kernel_inplace,
+};
+
+const Tensor& ops::xlogy__Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("xlogy_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("xlogy_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& xlogy_(const Tensor& self, const Tensor& other) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::xlogy__Tensor(self, other);
+  }
+  return ops::xlogy__Tensor::call(self, other);
+}
+
+// xlogy.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& xlogy_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::xlogy_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::xlogy_Tensor_out::Kernel* ops::xlogy_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ xlogy_kernel_out,
+    /* Meta */ xlogy_kernel_out,
+};
+
+const Tensor& ops::xlogy_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("xlogy.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("xlogy.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& xlogy_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("xlogy.Tensor_out", {&self, &other}, {&out});
+  return ops::xlogy_Tensor_out::call(self, other, out);
+}
+
+// xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor
+Tensor xlogy(const Scalar& self, const Tensor& other) {
+  return native::xlogy_Scalar_Self_composite(self, other);
+}
+
+// xlogy.Scalar_Self_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& xlogy_out(const Tensor& out, const Scalar& self, const Tensor& other) {
+  check_out_no_grad("xlogy.Scalar_Self_out", {&other}, {&out});
+  return copy_to_out(out, xlogy(self, other), "xlogy.Scalar_Self_out", /*exact_dtype=*/true);
+}
+
+// xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor
+static Tensor xlogy_scalar_other_kernel_functional(const Tensor& self, const Scalar& other) {
+  Tensor out;
+  native::xlogy_scalar_other_kernel(self, other, out);
+  return out;
+}
+
+ops::xlogy_Scalar_Other::Kernel* ops::xlogy_Scalar_Other::kernels[kNumDeviceTypes] = {
+    /* CPU */ xlogy_scalar_other_kernel_functional,
+    /* Meta */ xlogy_scalar_other_kernel_functional,
+};
+
+Tensor ops::xlogy_Scalar_Other::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("xlogy.Scalar_Other", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("xlogy.Scalar_Other", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor xlogy(const Tensor& self, const Scalar& other) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::xlogy_Scalar_Other(self, other);
+  }
+  return ops::xlogy_Scalar_Other::call(self, other);
+}
+
+// xlogy_.Scalar_Other(Tensor(a!) self, Scalar other) -> Tensor(a!)
+static const Tensor& xlogy_scalar_other_kernel_inplace(const Tensor& self, const Scalar& other) {
+  Tensor out = self;
+  native::xlogy_scalar_other_kernel(self, other, out);
+  return self;
+}
+
+ops::xlogy__Scalar_Other::Kernel* ops::xlogy__Scalar_Other::kernels[kNumDeviceTypes] = {
+    /* CPU */ xlogy_scalar_other_kernel_inplace,
+    /* Meta */ xlogy_scalar_other_kernel_inplace,
+};
+
+const Tensor& ops::xlogy__Scalar_Other::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("xlogy_.Scalar_Other", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("xlogy_.Scalar_Other", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& xlogy_(const Tensor& self, const Scalar& other) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::xlogy__Scalar_Other(self, other);
+  }
+  return ops::xlogy__Scalar_Other::call(self, other);
+}
+
+// xlogy.Scalar_Other_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& xlogy_scalar_other_kernel_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::xlogy_scalar_other_kernel(self_in, other, out_handle);
+  return out;
+}
+
+ops::xlogy_Scalar_Other_out::Kernel* ops::xlogy_Scalar_Other_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ xlogy_scalar_other_kernel_out,
+    /* Meta */ xlogy_scalar_other_kernel_out,
+};
+
+const Tensor& ops::xlogy_Scalar_Other_out::call(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("xlogy.Scalar_Other_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("xlogy.Scalar_Other_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& xlogy_out(const Tensor& out, const Tensor& self, const Scalar& other) {
+  check_out_no_grad("xlogy.Scalar_Other_out", {&self}, {&out});
+  return ops::xlogy_Scalar_Other_out::call(self, other, out);
 }
 
 }  // namespace tl

@@ -4,6 +4,11 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/chunk.h"
 #include "generated/ops/frexp.h"
+#include "generated/ops/lgamma.h"
+#include "generated/ops/special_entr.h"
+#include "generated/ops/special_erfcx.h"
+#include "generated/ops/special_i1e.h"
+#include "generated/ops/special_log1p.h"
 #include "generated/ops/view.h"
 
 namespace tl {
@@ -71,6 +76,267 @@ std::tuple<const Tensor&, const Tensor&> ops::frexp_Tensor_out::call(const Tenso
 std::tuple<const Tensor&, const Tensor&> frexp_out(const Tensor& mantissa, const Tensor& exponent, const Tensor& self) {
   check_out_no_grad("frexp.Tensor_out", {&self}, {&mantissa, &exponent});
   return ops::frexp_Tensor_out::call(self, mantissa, exponent);
+}
+
+// ============================================================================ lgamma
+
+// lgamma(Tensor self) -> Tensor
+static Tensor lgamma_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::lgamma_kernel(self, out);
+  return out;
+}
+
+ops::lgamma::Kernel* ops::lgamma::kernels[kNumDeviceTypes] = {
+    /* CPU */ lgamma_kernel_functional,
+    /* Meta */ lgamma_kernel_functional,
+};
+
+Tensor ops::lgamma::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("lgamma", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("lgamma", kernel_device);
+  return kernel(self);
+}
+
+Tensor lgamma(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::lgamma(self);
+  }
+  return ops::lgamma::call(self);
+}
+
+// lgamma_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& lgamma_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::lgamma_kernel(self, out);
+  return self;
+}
+
+ops::lgamma_::Kernel* ops::lgamma_::kernels[kNumDeviceTypes] = {
+    /* CPU */ lgamma_kernel_inplace,
+    /* Meta */ lgamma_kernel_inplace,
+};
+
+const Tensor& ops::lgamma_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("lgamma_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("lgamma_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& lgamma_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::lgamma_(self);
+  }
+  return ops::lgamma_::call(self);
+}
+
+// lgamma.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& lgamma_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::lgamma_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::lgamma_out::Kernel* ops::lgamma_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ lgamma_kernel_out,
+    /* Meta */ lgamma_kernel_out,
+};
+
+const Tensor& ops::lgamma_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("lgamma.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("lgamma.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& lgamma_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("lgamma.out", {&self}, {&out});
+  return ops::lgamma_out::call(self, out);
+}
+
+// ============================================================================ special_entr
+
+// special_entr(Tensor self) -> Tensor
+static Tensor special_entr_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::special_entr_kernel(self, out);
+  return out;
+}
+
+ops::special_entr::Kernel* ops::special_entr::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_entr_kernel_functional,
+    /* Meta */ special_entr_kernel_functional,
+};
+
+Tensor ops::special_entr::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("special_entr", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("special_entr", kernel_device);
+  return kernel(self);
+}
+
+Tensor special_entr(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::special_entr(self);
+  }
+  return ops::special_entr::call(self);
+}
+
+// special_entr.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& special_entr_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::special_entr_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::special_entr_out::Kernel* ops::special_entr_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_entr_kernel_out,
+    /* Meta */ special_entr_kernel_out,
+};
+
+const Tensor& ops::special_entr_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("special_entr.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("special_entr.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& special_entr_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("special_entr.out", {&self}, {&out});
+  return ops::special_entr_out::call(self, out);
+}
+
+// ============================================================================ special_erfcx
+
+// special_erfcx(Tensor self) -> Tensor
+static Tensor special_erfcx_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::special_erfcx_kernel(self, out);
+  return out;
+}
+
+ops::special_erfcx::Kernel* ops::special_erfcx::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_erfcx_kernel_functional,
+    /* Meta */ special_erfcx_kernel_functional,
+};
+
+Tensor ops::special_erfcx::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("special_erfcx", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("special_erfcx", kernel_device);
+  return kernel(self);
+}
+
+Tensor special_erfcx(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::special_erfcx(self);
+  }
+  return ops::special_erfcx::call(self);
+}
+
+// special_erfcx.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& special_erfcx_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::special_erfcx_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::special_erfcx_out::Kernel* ops::special_erfcx_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_erfcx_kernel_out,
+    /* Meta */ special_erfcx_kernel_out,
+};
+
+const Tensor& ops::special_erfcx_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("special_erfcx.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("special_erfcx.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& special_erfcx_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("special_erfcx.out", {&self}, {&out});
+  return ops::special_erfcx_out::call(self, out);
+}
+
+// ============================================================================ special_i1e
+
+// special_i1e(Tensor self) -> Tensor
+static Tensor special_i1e_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::special_i1e_kernel(self, out);
+  return out;
+}
+
+ops::special_i1e::Kernel* ops::special_i1e::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_i1e_kernel_functional,
+    /* Meta */ special_i1e_kernel_functional,
+};
+
+Tensor ops::special_i1e::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("special_i1e", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("special_i1e", kernel_device);
+  return kernel(self);
+}
+
+Tensor special_i1e(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::special_i1e(self);
+  }
+  return ops::special_i1e::call(self);
+}
+
+// special_i1e.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& special_i1e_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::special_i1e_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::special_i1e_out::Kernel* ops::special_i1e_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_i1e_kernel_out,
+    /* Meta */ special_i1e_kernel_out,
+};
+
+const Tensor& ops::special_i1e_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("special_i1e.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("special_i1e.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& special_i1e_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("special_i1e.out", {&self}, {&out});
+  return ops::special_i1e_out::call(self, out);
+}
+
+// ============================================================================ special_log1p
+
+// special_log1p(Tensor self) -> Tensor
+Tensor special_log1p(const Tensor& self) {
+  return native::special_log1p_composite(self);
+}
+
+// special_log1p.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_log1p_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("special_log1p.out", {&self}, {&out});
+  return copy_to_out(out, special_log1p(self), "special_log1p.out", /*exact_dtype=*/true);
 }
 
 // ============================================================================ view

@@ -5,6 +5,8 @@
 #include "generated/ops/acosh.h"
 #include "generated/ops/atan.h"
 #include "generated/ops/log1p.h"
+#include "generated/ops/special_i0e.h"
+#include "generated/ops/special_softmax.h"
 
 namespace tl {
 
@@ -255,6 +257,68 @@ const Tensor& ops::log1p_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& log1p_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("log1p.out", {&self}, {&out});
   return ops::log1p_out::call(self, out);
+}
+
+// ============================================================================ special_i0e
+
+// special_i0e(Tensor self) -> Tensor
+static Tensor special_i0e_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::special_i0e_kernel(self, out);
+  return out;
+}
+
+ops::special_i0e::Kernel* ops::special_i0e::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_i0e_kernel_functional,
+    /* Meta */ special_i0e_kernel_functional,
+};
+
+Tensor ops::special_i0e::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("special_i0e", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("special_i0e", kernel_device);
+  return kernel(self);
+}
+
+Tensor special_i0e(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::special_i0e(self);
+  }
+  return ops::special_i0e::call(self);
+}
+
+// special_i0e.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& special_i0e_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::special_i0e_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::special_i0e_out::Kernel* ops::special_i0e_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_i0e_kernel_out,
+    /* Meta */ special_i0e_kernel_out,
+};
+
+const Tensor& ops::special_i0e_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("special_i0e.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("special_i0e.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& special_i0e_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("special_i0e.out", {&self}, {&out});
+  return ops::special_i0e_out::call(self, out);
+}
+
+// ============================================================================ special_softmax
+
+// special_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
+Tensor special_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  return native::special_softmax_composite(self, dim, dtype);
 }
 
 }  // namespace tl

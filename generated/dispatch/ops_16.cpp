@@ -8,6 +8,7 @@
 #include "generated/ops/min.h"
 #include "generated/ops/mm.h"
 #include "generated/ops/reshape.h"
+#include "generated/ops/special_log_ndtr.h"
 
 namespace tl {
 
@@ -363,6 +364,61 @@ const Tensor& mm_out(const Tensor& out, const Tensor& self, const Tensor& mat2) 
 // reshape(Tensor(a) self, int[] shape) -> Tensor(a)
 Tensor reshape(const Tensor& self, IntArrayRef shape) {
   return native::reshape_composite(self, shape);
+}
+
+// ============================================================================ special_log_ndtr
+
+// special_log_ndtr(Tensor self) -> Tensor
+static Tensor special_log_ndtr_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::special_log_ndtr_kernel(self, out);
+  return out;
+}
+
+ops::special_log_ndtr::Kernel* ops::special_log_ndtr::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_log_ndtr_kernel_functional,
+    /* Meta */ special_log_ndtr_kernel_functional,
+};
+
+Tensor ops::special_log_ndtr::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("special_log_ndtr", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("special_log_ndtr", kernel_device);
+  return kernel(self);
+}
+
+Tensor special_log_ndtr(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::special_log_ndtr(self);
+  }
+  return ops::special_log_ndtr::call(self);
+}
+
+// special_log_ndtr.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& special_log_ndtr_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::special_log_ndtr_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::special_log_ndtr_out::Kernel* ops::special_log_ndtr_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_log_ndtr_kernel_out,
+    /* Meta */ special_log_ndtr_kernel_out,
+};
+
+const Tensor& ops::special_log_ndtr_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("special_log_ndtr.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("special_log_ndtr.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& special_log_ndtr_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("special_log_ndtr.out", {&self}, {&out});
+  return ops::special_log_ndtr_out::call(self, out);
 }
 
 }  // namespace tl

@@ -3,6 +3,8 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/argmax.h"
+#include "generated/ops/special_expm1.h"
+#include "generated/ops/special_i1.h"
 #include "generated/ops/tanh_backward.h"
 #include "generated/ops/unbind.h"
 #include "generated/ops/zero.h"
@@ -60,6 +62,74 @@ const Tensor& ops::argmax_out::call(const Tensor& self, std::optional<int64_t> d
 const Tensor& argmax_out(const Tensor& out, const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
   check_out_no_grad("argmax.out", {&self}, {&out});
   return ops::argmax_out::call(self, dim, keepdim, out);
+}
+
+// ============================================================================ special_expm1
+
+// special_expm1(Tensor self) -> Tensor
+Tensor special_expm1(const Tensor& self) {
+  return native::special_expm1_composite(self);
+}
+
+// special_expm1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_expm1_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("special_expm1.out", {&self}, {&out});
+  return copy_to_out(out, special_expm1(self), "special_expm1.out", /*exact_dtype=*/true);
+}
+
+// ============================================================================ special_i1
+
+// special_i1(Tensor self) -> Tensor
+static Tensor special_i1_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::special_i1_kernel(self, out);
+  return out;
+}
+
+ops::special_i1::Kernel* ops::special_i1::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_i1_kernel_functional,
+    /* Meta */ special_i1_kernel_functional,
+};
+
+Tensor ops::special_i1::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("special_i1", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("special_i1", kernel_device);
+  return kernel(self);
+}
+
+Tensor special_i1(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::special_i1(self);
+  }
+  return ops::special_i1::call(self);
+}
+
+// special_i1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& special_i1_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::special_i1_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::special_i1_out::Kernel* ops::special_i1_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_i1_kernel_out,
+    /* Meta */ special_i1_kernel_out,
+};
+
+const Tensor& ops::special_i1_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("special_i1.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("special_i1.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& special_i1_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("special_i1.out", {&self}, {&out});
+  return ops::special_i1_out::call(self, out);
 }
 
 // ============================================================================ tanh_backward

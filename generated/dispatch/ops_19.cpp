@@ -8,6 +8,7 @@
 #include "generated/ops/exp2.h"
 #include "generated/ops/expm1.h"
 #include "generated/ops/permute.h"
+#include "generated/ops/special_multigammaln.h"
 #include "generated/ops/var_mean.h"
 
 namespace tl {
@@ -359,6 +360,19 @@ Tensor permute(const Tensor& self, IntArrayRef dims) {
     return autograd::wrappers::permute(self, dims);
   }
   return ops::permute::call(self, dims);
+}
+
+// ============================================================================ special_multigammaln
+
+// special_multigammaln(Tensor self, int p) -> Tensor
+Tensor special_multigammaln(const Tensor& self, int64_t p) {
+  return native::special_multigammaln_composite(self, p);
+}
+
+// special_multigammaln.out(Tensor self, int p, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_multigammaln_out(const Tensor& out, const Tensor& self, int64_t p) {
+  check_out_no_grad("special_multigammaln.out", {&self}, {&out});
+  return copy_to_out(out, special_multigammaln(self, p), "special_multigammaln.out", /*exact_dtype=*/true);
 }
 
 // ============================================================================ var_mean

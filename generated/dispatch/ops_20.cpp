@@ -8,6 +8,7 @@
 #include "generated/ops/fill.h"
 #include "generated/ops/rand.h"
 #include "generated/ops/scatter.h"
+#include "generated/ops/special_polygamma.h"
 
 namespace tl {
 
@@ -401,6 +402,19 @@ const Tensor& ops::scatter_value_out::call(const Tensor& self, int64_t dim, cons
 const Tensor& scatter_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
   check_out_no_grad("scatter.value_out", {&self, &index}, {&out});
   return ops::scatter_value_out::call(self, dim, index, value, out);
+}
+
+// ============================================================================ special_polygamma
+
+// special_polygamma(int n, Tensor self) -> Tensor
+Tensor special_polygamma(int64_t n, const Tensor& self) {
+  return native::special_polygamma_composite(n, self);
+}
+
+// special_polygamma.out(int n, Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_polygamma_out(const Tensor& out, int64_t n, const Tensor& self) {
+  check_out_no_grad("special_polygamma.out", {&self}, {&out});
+  return copy_to_out(out, special_polygamma(n, self), "special_polygamma.out", /*exact_dtype=*/true);
 }
 
 }  // namespace tl

@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/atan2.h"
+#include "generated/ops/erfinv.h"
 #include "generated/ops/flip.h"
 #include "generated/ops/pow.h"
 
@@ -90,6 +91,89 @@ const Tensor& ops::atan2_out::call(const Tensor& self, const Tensor& other, cons
 const Tensor& atan2_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   check_out_no_grad("atan2.out", {&self, &other}, {&out});
   return ops::atan2_out::call(self, other, out);
+}
+
+// ============================================================================ erfinv
+
+// erfinv(Tensor self) -> Tensor
+static Tensor erfinv_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::erfinv_kernel(self, out);
+  return out;
+}
+
+ops::erfinv::Kernel* ops::erfinv::kernels[kNumDeviceTypes] = {
+    /* CPU */ erfinv_kernel_functional,
+    /* Meta */ erfinv_kernel_functional,
+};
+
+Tensor ops::erfinv::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("erfinv", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("erfinv", kernel_device);
+  return kernel(self);
+}
+
+Tensor erfinv(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::erfinv(self);
+  }
+  return ops::erfinv::call(self);
+}
+
+// erfinv_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& erfinv_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::erfinv_kernel(self, out);
+  return self;
+}
+
+ops::erfinv_::Kernel* ops::erfinv_::kernels[kNumDeviceTypes] = {
+    /* CPU */ erfinv_kernel_inplace,
+    /* Meta */ erfinv_kernel_inplace,
+};
+
+const Tensor& ops::erfinv_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("erfinv_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("erfinv_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& erfinv_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::erfinv_(self);
+  }
+  return ops::erfinv_::call(self);
+}
+
+// erfinv.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& erfinv_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::erfinv_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::erfinv_out::Kernel* ops::erfinv_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ erfinv_kernel_out,
+    /* Meta */ erfinv_kernel_out,
+};
+
+const Tensor& ops::erfinv_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("erfinv.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("erfinv.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& erfinv_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("erfinv.out", {&self}, {&out});
+  return ops::erfinv_out::call(self, out);
 }
 
 // ============================================================================ flip

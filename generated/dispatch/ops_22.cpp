@@ -2,10 +2,95 @@
 // Dispatch for the ops in shard 22: each public function picks autograd or a backend kernel.
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/digamma.h"
 #include "generated/ops/rsqrt.h"
+#include "generated/ops/special_erf.h"
 #include "generated/ops/tensor_split.h"
 
 namespace tl {
+
+// ============================================================================ digamma
+
+// digamma(Tensor self) -> Tensor
+static Tensor digamma_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::digamma_kernel(self, out);
+  return out;
+}
+
+ops::digamma::Kernel* ops::digamma::kernels[kNumDeviceTypes] = {
+    /* CPU */ digamma_kernel_functional,
+    /* Meta */ digamma_kernel_functional,
+};
+
+Tensor ops::digamma::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("digamma", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("digamma", kernel_device);
+  return kernel(self);
+}
+
+Tensor digamma(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::digamma(self);
+  }
+  return ops::digamma::call(self);
+}
+
+// digamma_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& digamma_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::digamma_kernel(self, out);
+  return self;
+}
+
+ops::digamma_::Kernel* ops::digamma_::kernels[kNumDeviceTypes] = {
+    /* CPU */ digamma_kernel_inplace,
+    /* Meta */ digamma_kernel_inplace,
+};
+
+const Tensor& ops::digamma_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("digamma_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("digamma_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& digamma_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::digamma_(self);
+  }
+  return ops::digamma_::call(self);
+}
+
+// digamma.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& digamma_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::digamma_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::digamma_out::Kernel* ops::digamma_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ digamma_kernel_out,
+    /* Meta */ digamma_kernel_out,
+};
+
+const Tensor& ops::digamma_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("digamma.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("digamma.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& digamma_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("digamma.out", {&self}, {&out});
+  return ops::digamma_out::call(self, out);
+}
 
 // ============================================================================ rsqrt
 
@@ -88,6 +173,19 @@ const Tensor& ops::rsqrt_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& rsqrt_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("rsqrt.out", {&self}, {&out});
   return ops::rsqrt_out::call(self, out);
+}
+
+// ============================================================================ special_erf
+
+// special_erf(Tensor self) -> Tensor
+Tensor special_erf(const Tensor& self) {
+  return native::special_erf_composite(self);
+}
+
+// special_erf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_erf_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("special_erf.out", {&self}, {&out});
+  return copy_to_out(out, special_erf(self), "special_erf.out", /*exact_dtype=*/true);
 }
 
 // ============================================================================ tensor_split

@@ -4,7 +4,10 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/amin.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/polygamma.h"
 #include "generated/ops/relu.h"
+#include "generated/ops/special_exp2.h"
+#include "generated/ops/special_zeta.h"
 #include "generated/ops/sqrt.h"
 #include "generated/ops/std_mean.h"
 
@@ -87,6 +90,66 @@ Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
   return ops::clone::call(self, memory_format);
 }
 
+// ============================================================================ polygamma
+
+// polygamma(int n, Tensor self) -> Tensor
+static Tensor polygamma_kernel_functional(int64_t n, const Tensor& self) {
+  Tensor out;
+  native::polygamma_kernel(n, self, out);
+  return out;
+}
+
+ops::polygamma::Kernel* ops::polygamma::kernels[kNumDeviceTypes] = {
+    /* CPU */ polygamma_kernel_functional,
+    /* Meta */ polygamma_kernel_functional,
+};
+
+Tensor ops::polygamma::call(int64_t n, const Tensor& self) {
+  const Device kernel_device = dispatch_device("polygamma", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("polygamma", kernel_device);
+  return kernel(n, self);
+}
+
+Tensor polygamma(int64_t n, const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::polygamma(n, self);
+  }
+  return ops::polygamma::call(n, self);
+}
+
+// polygamma.out(int n, Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& polygamma_kernel_out(int64_t n, const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::polygamma_kernel(n, self_in, out_handle);
+  return out;
+}
+
+ops::polygamma_out::Kernel* ops::polygamma_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ polygamma_kernel_out,
+    /* Meta */ polygamma_kernel_out,
+};
+
+const Tensor& ops::polygamma_out::call(int64_t n, const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("polygamma.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("polygamma.out", kernel_device);
+  decltype(auto) result = kernel(n, self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& polygamma_out(const Tensor& out, int64_t n, const Tensor& self) {
+  check_out_no_grad("polygamma.out", {&self}, {&out});
+  return ops::polygamma_out::call(n, self, out);
+}
+
+// polygamma_(Tensor(a!) self, int n) -> Tensor(a!)
+const Tensor& polygamma_(const Tensor& self, int64_t n) {
+  return native::polygamma__composite(self, n);
+}
+
 // ============================================================================ relu
 
 // relu(Tensor self) -> Tensor
@@ -141,6 +204,97 @@ const Tensor& relu_(const Tensor& self) {
     return autograd::wrappers::relu_(self);
   }
   return ops::relu_::call(self);
+}
+
+// ============================================================================ special_exp2
+
+// special_exp2(Tensor self) -> Tensor
+Tensor special_exp2(const Tensor& self) {
+  return native::special_exp2_composite(self);
+}
+
+// special_exp2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_exp2_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("special_exp2.out", {&self}, {&out});
+  return copy_to_out(out, special_exp2(self), "special_exp2.out", /*exact_dtype=*/true);
+}
+
+// ============================================================================ special_zeta
+
+// special_zeta(Tensor self, Tensor other) -> Tensor
+static Tensor special_zeta_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::special_zeta_kernel(self, other, out);
+  return out;
+}
+
+ops::special_zeta::Kernel* ops::special_zeta::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_zeta_kernel_functional,
+    /* Meta */ special_zeta_kernel_functional,
+};
+
+Tensor ops::special_zeta::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("special_zeta", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("special_zeta", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor special_zeta(const Tensor& self, const Tensor& other) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::special_zeta(self, other);
+  }
+  return ops::special_zeta::call(self, other);
+}
+
+// special_zeta.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& special_zeta_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::special_zeta_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::special_zeta_out::Kernel* ops::special_zeta_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_zeta_kernel_out,
+    /* Meta */ special_zeta_kernel_out,
+};
+
+const Tensor& ops::special_zeta_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("special_zeta.out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("special_zeta.out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& special_zeta_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("special_zeta.out", {&self, &other}, {&out});
+  return ops::special_zeta_out::call(self, other, out);
+}
+
+// special_zeta.self_scalar(Scalar self, Tensor other) -> Tensor
+Tensor special_zeta(const Scalar& self, const Tensor& other) {
+  return native::special_zeta_self_scalar_composite(self, other);
+}
+
+// special_zeta.self_scalar_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_zeta_out(const Tensor& out, const Scalar& self, const Tensor& other) {
+  check_out_no_grad("special_zeta.self_scalar_out", {&other}, {&out});
+  return copy_to_out(out, special_zeta(self, other), "special_zeta.self_scalar_out", /*exact_dtype=*/true);
+}
+
+// special_zeta.other_scalar(Tensor self, Scalar other) -> Tensor
+Tensor special_zeta(const Tensor& self, const Scalar& other) {
+  return native::special_zeta_other_scalar_composite(self, other);
+}
+
+// special_zeta.other_scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_zeta_out(const Tensor& out, const Tensor& self, const Scalar& other) {
+  check_out_no_grad("special_zeta.other_scalar_out", {&self}, {&out});
+  return copy_to_out(out, special_zeta(self, other), "special_zeta.other_scalar_out", /*exact_dtype=*/true);
 }
 
 // ============================================================================ sqrt

@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/nanmean.h"
+#include "generated/ops/special_ndtr.h"
 
 namespace tl {
 
@@ -17,6 +18,19 @@ Tensor nanmean(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::o
 const Tensor& nanmean_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
   check_out_no_grad("nanmean.out", {&self}, {&out});
   return copy_to_out(out, nanmean(self, dim, keepdim, dtype ? dtype : std::optional<ScalarType>(out.dtype())), "nanmean.out", /*exact_dtype=*/false);
+}
+
+// ============================================================================ special_ndtr
+
+// special_ndtr(Tensor self) -> Tensor
+Tensor special_ndtr(const Tensor& self) {
+  return native::special_ndtr_composite(self);
+}
+
+// special_ndtr.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_ndtr_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("special_ndtr.out", {&self}, {&out});
+  return copy_to_out(out, special_ndtr(self), "special_ndtr.out", /*exact_dtype=*/true);
 }
 
 }  // namespace tl

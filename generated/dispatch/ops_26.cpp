@@ -6,6 +6,7 @@
 #include "generated/ops/gt.h"
 #include "generated/ops/log2.h"
 #include "generated/ops/softmax.h"
+#include "generated/ops/special_bessel_j1.h"
 
 namespace tl {
 
@@ -326,6 +327,58 @@ const Tensor& ops::softmax_int_out::call(const Tensor& self, int64_t dim, std::o
 const Tensor& softmax_out(const Tensor& out, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
   check_out_no_grad("softmax.int_out", {&self}, {&out});
   return ops::softmax_int_out::call(self, dim, dtype, out);
+}
+
+// ============================================================================ special_bessel_j1
+
+// special_bessel_j1(Tensor self) -> Tensor
+static Tensor special_bessel_j1_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::special_bessel_j1_kernel(self, out);
+  return out;
+}
+
+ops::special_bessel_j1::Kernel* ops::special_bessel_j1::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_bessel_j1_kernel_functional,
+    /* Meta */ special_bessel_j1_kernel_functional,
+};
+
+Tensor ops::special_bessel_j1::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("special_bessel_j1", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("special_bessel_j1", kernel_device);
+  return kernel(self);
+}
+
+Tensor special_bessel_j1(const Tensor& self) {
+  return ops::special_bessel_j1::call(self);
+}
+
+// special_bessel_j1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& special_bessel_j1_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::special_bessel_j1_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::special_bessel_j1_out::Kernel* ops::special_bessel_j1_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_bessel_j1_kernel_out,
+    /* Meta */ special_bessel_j1_kernel_out,
+};
+
+const Tensor& ops::special_bessel_j1_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("special_bessel_j1.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("special_bessel_j1.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& special_bessel_j1_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("special_bessel_j1.out", {&self}, {&out});
+  return ops::special_bessel_j1_out::call(self, out);
 }
 
 }  // namespace tl

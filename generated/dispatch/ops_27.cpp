@@ -4,6 +4,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/exp.h"
 #include "generated/ops/nansum.h"
+#include "generated/ops/special_erfc.h"
 #include "generated/ops/take.h"
 
 namespace tl {
@@ -144,6 +145,19 @@ const Tensor& ops::nansum_out::call(const Tensor& self, OptionalIntArrayRef dim,
 const Tensor& nansum_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
   check_out_no_grad("nansum.out", {&self}, {&out});
   return ops::nansum_out::call(self, dim, keepdim, dtype, out);
+}
+
+// ============================================================================ special_erfc
+
+// special_erfc(Tensor self) -> Tensor
+Tensor special_erfc(const Tensor& self) {
+  return native::special_erfc_composite(self);
+}
+
+// special_erfc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_erfc_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("special_erfc.out", {&self}, {&out});
+  return copy_to_out(out, special_erfc(self), "special_erfc.out", /*exact_dtype=*/true);
 }
 
 // ============================================================================ take

@@ -4,6 +4,9 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/all.h"
 #include "generated/ops/gather.h"
+#include "generated/ops/i0.h"
+#include "generated/ops/special_erfinv.h"
+#include "generated/ops/special_psi.h"
 #include "generated/ops/transpose.h"
 
 namespace tl {
@@ -164,6 +167,115 @@ const Tensor& ops::gather_out::call(const Tensor& self, int64_t dim, const Tenso
 const Tensor& gather_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad) {
   check_out_no_grad("gather.out", {&self, &index}, {&out});
   return ops::gather_out::call(self, dim, index, sparse_grad, out);
+}
+
+// ============================================================================ i0
+
+// i0(Tensor self) -> Tensor
+static Tensor i0_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::i0_kernel(self, out);
+  return out;
+}
+
+ops::i0::Kernel* ops::i0::kernels[kNumDeviceTypes] = {
+    /* CPU */ i0_kernel_functional,
+    /* Meta */ i0_kernel_functional,
+};
+
+Tensor ops::i0::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("i0", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("i0", kernel_device);
+  return kernel(self);
+}
+
+Tensor i0(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::i0(self);
+  }
+  return ops::i0::call(self);
+}
+
+// i0_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& i0_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::i0_kernel(self, out);
+  return self;
+}
+
+ops::i0_::Kernel* ops::i0_::kernels[kNumDeviceTypes] = {
+    /* CPU */ i0_kernel_inplace,
+    /* Meta */ i0_kernel_inplace,
+};
+
+const Tensor& ops::i0_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("i0_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("i0_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& i0_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::i0_(self);
+  }
+  return ops::i0_::call(self);
+}
+
+// i0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& i0_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::i0_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::i0_out::Kernel* ops::i0_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ i0_kernel_out,
+    /* Meta */ i0_kernel_out,
+};
+
+const Tensor& ops::i0_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("i0.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("i0.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& i0_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("i0.out", {&self}, {&out});
+  return ops::i0_out::call(self, out);
+}
+
+// ============================================================================ special_erfinv
+
+// special_erfinv(Tensor self) -> Tensor
+Tensor special_erfinv(const Tensor& self) {
+  return native::special_erfinv_composite(self);
+}
+
+// special_erfinv.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_erfinv_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("special_erfinv.out", {&self}, {&out});
+  return copy_to_out(out, special_erfinv(self), "special_erfinv.out", /*exact_dtype=*/true);
+}
+
+// ============================================================================ special_psi
+
+// special_psi(Tensor self) -> Tensor
+Tensor special_psi(const Tensor& self) {
+  return native::special_psi_composite(self);
+}
+
+// special_psi.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_psi_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("special_psi.out", {&self}, {&out});
+  return copy_to_out(out, special_psi(self), "special_psi.out", /*exact_dtype=*/true);
 }
 
 // ============================================================================ transpose

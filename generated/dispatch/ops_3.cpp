@@ -5,6 +5,7 @@
 #include "generated/ops/_test_sum_defined.h"
 #include "generated/ops/cumprod.h"
 #include "generated/ops/le.h"
+#include "generated/ops/special_digamma.h"
 #include "generated/ops/tanh.h"
 
 namespace tl {
@@ -256,6 +257,19 @@ const Tensor& ops::le_Scalar_out::call(const Tensor& self, const Scalar& other, 
 const Tensor& le_out(const Tensor& out, const Tensor& self, const Scalar& other) {
   check_out_no_grad("le.Scalar_out", {&self}, {&out});
   return ops::le_Scalar_out::call(self, other, out);
+}
+
+// ============================================================================ special_digamma
+
+// special_digamma(Tensor self) -> Tensor
+Tensor special_digamma(const Tensor& self) {
+  return native::special_digamma_composite(self);
+}
+
+// special_digamma.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_digamma_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("special_digamma.out", {&self}, {&out});
+  return copy_to_out(out, special_digamma(self), "special_digamma.out", /*exact_dtype=*/true);
 }
 
 // ============================================================================ tanh

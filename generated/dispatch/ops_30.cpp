@@ -5,6 +5,7 @@
 #include "generated/ops/asinh.h"
 #include "generated/ops/native_dropout_backward.h"
 #include "generated/ops/sign.h"
+#include "generated/ops/special_gammaln.h"
 
 namespace tl {
 
@@ -179,6 +180,19 @@ const Tensor& ops::sign_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& sign_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("sign.out", {&self}, {&out});
   return ops::sign_out::call(self, out);
+}
+
+// ============================================================================ special_gammaln
+
+// special_gammaln(Tensor self) -> Tensor
+Tensor special_gammaln(const Tensor& self) {
+  return native::special_gammaln_composite(self);
+}
+
+// special_gammaln.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_gammaln_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("special_gammaln.out", {&self}, {&out});
+  return copy_to_out(out, special_gammaln(self), "special_gammaln.out", /*exact_dtype=*/true);
 }
 
 }  // namespace tl

@@ -6,6 +6,7 @@
 #include "generated/ops/concatenate.h"
 #include "generated/ops/count_nonzero.h"
 #include "generated/ops/log10.h"
+#include "generated/ops/mvlgamma.h"
 #include "generated/ops/scatter_add.h"
 
 namespace tl {
@@ -289,6 +290,89 @@ const Tensor& ops::log10_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& log10_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("log10.out", {&self}, {&out});
   return ops::log10_out::call(self, out);
+}
+
+// ============================================================================ mvlgamma
+
+// mvlgamma(Tensor self, int p) -> Tensor
+static Tensor mvlgamma_kernel_functional(const Tensor& self, int64_t p) {
+  Tensor out;
+  native::mvlgamma_kernel(self, p, out);
+  return out;
+}
+
+ops::mvlgamma::Kernel* ops::mvlgamma::kernels[kNumDeviceTypes] = {
+    /* CPU */ mvlgamma_kernel_functional,
+    /* Meta */ mvlgamma_kernel_functional,
+};
+
+Tensor ops::mvlgamma::call(const Tensor& self, int64_t p) {
+  const Device kernel_device = dispatch_device("mvlgamma", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mvlgamma", kernel_device);
+  return kernel(self, p);
+}
+
+Tensor mvlgamma(const Tensor& self, int64_t p) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::mvlgamma(self, p);
+  }
+  return ops::mvlgamma::call(self, p);
+}
+
+// mvlgamma_(Tensor(a!) self, int p) -> Tensor(a!)
+static const Tensor& mvlgamma_kernel_inplace(const Tensor& self, int64_t p) {
+  Tensor out = self;
+  native::mvlgamma_kernel(self, p, out);
+  return self;
+}
+
+ops::mvlgamma_::Kernel* ops::mvlgamma_::kernels[kNumDeviceTypes] = {
+    /* CPU */ mvlgamma_kernel_inplace,
+    /* Meta */ mvlgamma_kernel_inplace,
+};
+
+const Tensor& ops::mvlgamma_::call(const Tensor& self, int64_t p) {
+  const Device kernel_device = dispatch_device("mvlgamma_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mvlgamma_", kernel_device);
+  decltype(auto) result = kernel(self, p);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& mvlgamma_(const Tensor& self, int64_t p) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::mvlgamma_(self, p);
+  }
+  return ops::mvlgamma_::call(self, p);
+}
+
+// mvlgamma.out(Tensor self, int p, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& mvlgamma_kernel_out(const Tensor& self, int64_t p, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::mvlgamma_kernel(self_in, p, out_handle);
+  return out;
+}
+
+ops::mvlgamma_out::Kernel* ops::mvlgamma_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ mvlgamma_kernel_out,
+    /* Meta */ mvlgamma_kernel_out,
+};
+
+const Tensor& ops::mvlgamma_out::call(const Tensor& self, int64_t p, const Tensor& out) {
+  const Device kernel_device = dispatch_device("mvlgamma.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mvlgamma.out", kernel_device);
+  decltype(auto) result = kernel(self, p, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& mvlgamma_out(const Tensor& out, const Tensor& self, int64_t p) {
+  check_out_no_grad("mvlgamma.out", {&self}, {&out});
+  return ops::mvlgamma_out::call(self, p, out);
 }
 
 // ============================================================================ scatter_add

@@ -4,6 +4,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/empty.h"
 #include "generated/ops/empty_strided.h"
+#include "generated/ops/special_i0.h"
 #include "generated/ops/to.h"
 
 namespace tl {
@@ -44,6 +45,19 @@ Tensor ops::empty_strided::call(IntArrayRef size, IntArrayRef stride, std::optio
 
 Tensor empty_strided(IntArrayRef size, IntArrayRef stride, std::optional<ScalarType> dtype, std::optional<Device> device) {
   return ops::empty_strided::call(size, stride, dtype, device);
+}
+
+// ============================================================================ special_i0
+
+// special_i0(Tensor self) -> Tensor
+Tensor special_i0(const Tensor& self) {
+  return native::special_i0_composite(self);
+}
+
+// special_i0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_i0_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("special_i0.out", {&self}, {&out});
+  return copy_to_out(out, special_i0(self), "special_i0.out", /*exact_dtype=*/true);
 }
 
 // ============================================================================ to

@@ -9,6 +9,7 @@
 #include "generated/ops/logsumexp.h"
 #include "generated/ops/rsub.h"
 #include "generated/ops/slice.h"
+#include "generated/ops/special_log_softmax.h"
 
 namespace tl {
 
@@ -428,6 +429,13 @@ Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start, std:
     return autograd::wrappers::slice_Tensor(self, dim, start, end, step);
   }
   return ops::slice_Tensor::call(self, dim, start, end, step);
+}
+
+// ============================================================================ special_log_softmax
+
+// special_log_softmax(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+Tensor special_log_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  return native::special_log_softmax_composite(self, dim, dtype);
 }
 
 }  // namespace tl

@@ -7,6 +7,9 @@
 #include "generated/ops/cumsum.h"
 #include "generated/ops/div.h"
 #include "generated/ops/max.h"
+#include "generated/ops/special_expit.h"
+#include "generated/ops/special_logsumexp.h"
+#include "generated/ops/special_xlog1py.h"
 #include "generated/ops/split_with_sizes.h"
 
 namespace tl {
@@ -488,6 +491,110 @@ std::tuple<const Tensor&, const Tensor&> ops::max_dim_out::call(const Tensor& se
 std::tuple<const Tensor&, const Tensor&> max_out(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t dim, bool keepdim) {
   check_out_no_grad("max.dim_out", {&self}, {&values, &indices});
   return ops::max_dim_out::call(self, dim, keepdim, values, indices);
+}
+
+// ============================================================================ special_expit
+
+// special_expit(Tensor self) -> Tensor
+Tensor special_expit(const Tensor& self) {
+  return native::special_expit_composite(self);
+}
+
+// special_expit.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_expit_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("special_expit.out", {&self}, {&out});
+  return copy_to_out(out, special_expit(self), "special_expit.out", /*exact_dtype=*/true);
+}
+
+// ============================================================================ special_logsumexp
+
+// special_logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
+Tensor special_logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  return native::special_logsumexp_composite(self, dim, keepdim);
+}
+
+// special_logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_logsumexp_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
+  check_out_no_grad("special_logsumexp.out", {&self}, {&out});
+  return copy_to_out(out, special_logsumexp(self, dim, keepdim), "special_logsumexp.out", /*exact_dtype=*/true);
+}
+
+// ============================================================================ special_xlog1py
+
+// special_xlog1py(Tensor self, Tensor other) -> Tensor
+static Tensor special_xlog1py_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::special_xlog1py_kernel(self, other, out);
+  return out;
+}
+
+ops::special_xlog1py::Kernel* ops::special_xlog1py::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_xlog1py_kernel_functional,
+    /* Meta */ special_xlog1py_kernel_functional,
+};
+
+Tensor ops::special_xlog1py::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("special_xlog1py", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("special_xlog1py", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor special_xlog1py(const Tensor& self, const Tensor& other) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::special_xlog1py(self, other);
+  }
+  return ops::special_xlog1py::call(self, other);
+}
+
+// special_xlog1py.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& special_xlog1py_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::special_xlog1py_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::special_xlog1py_out::Kernel* ops::special_xlog1py_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_xlog1py_kernel_out,
+    /* Meta */ special_xlog1py_kernel_out,
+};
+
+const Tensor& ops::special_xlog1py_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("special_xlog1py.out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("special_xlog1py.out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& special_xlog1py_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("special_xlog1py.out", {&self, &other}, {&out});
+  return ops::special_xlog1py_out::call(self, other, out);
+}
+
+// special_xlog1py.self_scalar(Scalar self, Tensor other) -> Tensor
+Tensor special_xlog1py(const Scalar& self, const Tensor& other) {
+  return native::special_xlog1py_self_scalar_composite(self, other);
+}
+
+// special_xlog1py.self_scalar_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_xlog1py_out(const Tensor& out, const Scalar& self, const Tensor& other) {
+  check_out_no_grad("special_xlog1py.self_scalar_out", {&other}, {&out});
+  return copy_to_out(out, special_xlog1py(self, other), "special_xlog1py.self_scalar_out", /*exact_dtype=*/true);
+}
+
+// special_xlog1py.other_scalar(Tensor self, Scalar other) -> Tensor
+Tensor special_xlog1py(const Tensor& self, const Scalar& other) {
+  return native::special_xlog1py_other_scalar_composite(self, other);
+}
+
+// special_xlog1py.other_scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_xlog1py_out(const Tensor& out, const Tensor& self, const Scalar& other) {
+  check_out_no_grad("special_xlog1py.other_scalar_out", {&self}, {&out});
+  return copy_to_out(out, special_xlog1py(self, other), "special_xlog1py.other_scalar_out", /*exact_dtype=*/true);
 }
 
 // ============================================================================ split_with_sizes

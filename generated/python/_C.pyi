@@ -416,6 +416,14 @@ class TensorBase:
         """A view of `self` detached from the autograd graph; it never requires grad."""
         ...
 
+    def digamma(self) -> Tensor:
+        """The logarithmic derivative of the gamma function of every element of `self` (-inf at +0, +inf at -0, nan at negative integers); integer inputs give the default float dtype."""
+        ...
+
+    def digamma_(self) -> Tensor:
+        """In-place version of digamma(): writes the result into self. The logarithmic derivative of the gamma function of every element of `self` (-inf at +0, +inf at -0, nan at negative integers); integer inputs give the default float dtype."""
+        ...
+
     @overload
     def div(self, other: Tensor) -> Tensor:
         """Divides `self` by `other` (true division; integer inputs give the default float dtype)."""
@@ -482,6 +490,14 @@ class TensorBase:
 
     def erfc_(self) -> Tensor:
         """In-place version of erfc(): writes the result into self. The complementary error function `1 - erf(x)` of every element x of `self`, accurate where erf(x) is close to 1; integer inputs give the default float dtype."""
+        ...
+
+    def erfinv(self) -> Tensor:
+        """The inverse error function of every element of `self` (nan outside [-1, 1], ±inf at ±1); integer inputs give the default float dtype."""
+        ...
+
+    def erfinv_(self) -> Tensor:
+        """In-place version of erfinv(): writes the result into self. The inverse error function of every element of `self` (nan outside [-1, 1], ±inf at ±1); integer inputs give the default float dtype."""
         ...
 
     def exp(self) -> Tensor:
@@ -582,6 +598,14 @@ class TensorBase:
         """In-place version of gt(): writes the result into self. True where an element of `self` is greater than the number `other`."""
         ...
 
+    def i0(self) -> Tensor:
+        """The modified Bessel function of the first kind of order 0 of every element of `self`; integer inputs give the default float dtype."""
+        ...
+
+    def i0_(self) -> Tensor:
+        """In-place version of i0(): writes the result into self. The modified Bessel function of the first kind of order 0 of every element of `self`; integer inputs give the default float dtype."""
+        ...
+
     def index_add(self, dim: int, index: Tensor, source: Tensor, *, alpha: Number = 1) -> Tensor:
         """A copy of `self` with `alpha * source[i]` added at position `index[i]` along `dim`, in index order."""
         ...
@@ -642,6 +666,14 @@ class TensorBase:
         """In-place version of le(): writes the result into self. True where an element of `self` is at most the number `other`."""
         ...
 
+    def lgamma(self) -> Tensor:
+        """The natural logarithm of the absolute value of the gamma function of every element of `self` (inf at the poles); integer inputs give the default float dtype."""
+        ...
+
+    def lgamma_(self) -> Tensor:
+        """In-place version of lgamma(): writes the result into self. The natural logarithm of the absolute value of the gamma function of every element of `self` (inf at the poles); integer inputs give the default float dtype."""
+        ...
+
     def log(self) -> Tensor:
         """The natural logarithm of every element of `self`; integer inputs give the default float dtype."""
         ...
@@ -688,6 +720,14 @@ class TensorBase:
 
     def logcumsumexp(self, dim: int) -> Tensor:
         """`log(cumsum(exp(self), dim))`, computed without overflow."""
+        ...
+
+    def logit(self, eps: Optional[float] = None) -> Tensor:
+        """`log(z / (1 - z))` of every element of `self`, with z the element clamped to [eps, 1 - eps] when `eps` is given; integer inputs give the default float dtype."""
+        ...
+
+    def logit_(self, eps: Optional[float] = None) -> Tensor:
+        """In-place version of logit(): writes the result into self. `log(z / (1 - z))` of every element of `self`, with z the element clamped to [eps, 1 - eps] when `eps` is given; integer inputs give the default float dtype."""
         ...
 
     def logsumexp(self, dim: Union[int, Sequence[int]], keepdim: bool = False) -> Tensor:
@@ -765,6 +805,14 @@ class TensorBase:
         """In-place version of mul(): writes the result into self. Multiplies every element of `self` by the number `other`."""
         ...
 
+    def mvlgamma(self, p: int) -> Tensor:
+        """The multivariate log-gamma function of dimension `p` of every element x of `self`: `p (p - 1) / 4 log(pi) + sum(lgamma(x - j / 2) for j in 0..p-1)`; integer inputs give the default float dtype."""
+        ...
+
+    def mvlgamma_(self, p: int) -> Tensor:
+        """In-place version of mvlgamma(): writes the result into self. The multivariate log-gamma function of dimension `p` of every element x of `self`: `p (p - 1) / 4 log(pi) + sum(lgamma(x - j / 2) for j in 0..p-1)`; integer inputs give the default float dtype."""
+        ...
+
     def nanmean(self, dim: Optional[Union[int, Sequence[int]]] = None, keepdim: bool = False, *, dtype: Optional[dtype] = None) -> Tensor:
         """The mean of the elements of `self` that are not NaN, over the dimensions in `dim` (all of them when None); floating-point inputs only."""
         ...
@@ -805,6 +853,14 @@ class TensorBase:
 
     def permute(self, dims: Sequence[int]) -> Tensor:
         """A view of `self` with its dimensions reordered as `dims` says."""
+        ...
+
+    def polygamma(self, n: int) -> Tensor:
+        """The `n`-th derivative of the digamma function of every element of `self` (`n` >= 0); integer inputs give the default float dtype."""
+        ...
+
+    def polygamma_(self, n: int) -> Tensor:
+        """In-place `polygamma(n, self)` (PyTorch's method order: `x.polygamma_(n)`)."""
         ...
 
     @overload
@@ -1100,6 +1156,24 @@ class TensorBase:
 
     def where(self, condition: Tensor, other: Tensor) -> Tensor:
         """Picks elements from `self` where `condition` is true and from `other` elsewhere, broadcasting all three."""
+        ...
+
+    @overload
+    def xlogy(self, other: Tensor) -> Tensor:
+        """`self * log(other)`, 0 where `self` is 0 (unless `other` is nan), with broadcasting; integer inputs give the default float dtype."""
+        ...
+    @overload
+    def xlogy(self, other: Number) -> Tensor:
+        """`self * log(other)` for the number `other`, 0 where `self` is 0 (unless `other` is nan)."""
+        ...
+
+    @overload
+    def xlogy_(self, other: Tensor) -> Tensor:
+        """In-place version of xlogy(): writes the result into self. `self * log(other)`, 0 where `self` is 0 (unless `other` is nan), with broadcasting; integer inputs give the default float dtype."""
+        ...
+    @overload
+    def xlogy_(self, other: Number) -> Tensor:
+        """In-place version of xlogy(): writes the result into self. `self * log(other)` for the number `other`, 0 where `self` is 0 (unless `other` is nan)."""
         ...
 
     def zero_(self) -> Tensor:

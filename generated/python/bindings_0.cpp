@@ -9,6 +9,7 @@
 #include "generated/ops/full.h"
 #include "generated/ops/logaddexp2.h"
 #include "generated/ops/select.h"
+#include "generated/ops/special_ndtri.h"
 
 namespace tl::python {
 namespace {
@@ -121,6 +122,25 @@ PyObject* fn_select(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// special_ndtri
+PyObject* fn_special_ndtri(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_ndtri(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::special_ndtri_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::special_ndtri(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.detach
 PyObject* method_detach(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -221,6 +241,10 @@ A tensor of shape `size` filled with `fill_value`; the dtype is inferred from it
                        METH_FASTCALL | METH_KEYWORDS, R"doc(select(Tensor input, int dim, int index) -> Tensor
 
 A view of `self` at position `index` of dimension `dim`, which is removed.)doc"});
+  functions.push_back({"special_ndtri", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_ndtri)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_ndtri(Tensor input, *, Tensor? out=None) -> Tensor
+
+The inverse of the standard normal cumulative distribution function of every element of `self` (nan outside [0, 1], ±inf at 1 and 0); integer inputs give the default float dtype (`torchlite.special.ndtri`).)doc"});
   methods.push_back({"detach", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_detach)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(detach() -> Tensor
 

@@ -4,6 +4,7 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/logit.h"
 #include "generated/ops/narrow.h"
 #include "generated/ops/native_dropout.h"
 #include "generated/ops/ones_like.h"
@@ -13,6 +14,41 @@
 
 namespace tl::python {
 namespace {
+
+// logit
+PyObject* fn_logit(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logit(Tensor input, float? eps=None, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto eps = r.toDouble_optional(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::logit_out(out, self, eps); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::logit(self, eps); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// logit_
+PyObject* fn_logit_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logit_(Tensor input, float? eps=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto eps = r.toDouble_optional(1);
+  auto result = [&] { GilRelease no_gil; return tl::logit_(self, eps); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // narrow
 PyObject* fn_narrow(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -138,6 +174,36 @@ PyObject* fn_stack(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.logit
+PyObject* method_logit(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logit(float? eps=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto eps = r.toDouble_optional(0);
+  auto result = [&] { GilRelease no_gil; return tl::logit(self, eps); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.logit_
+PyObject* method_logit_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logit_(float? eps=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto eps = r.toDouble_optional(0);
+  auto result = [&] { GilRelease no_gil; return tl::logit_(self, eps); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.narrow
 PyObject* method_narrow(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -186,6 +252,14 @@ PyObject* method_sin_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 }  // namespace
 
 void add_bindings_10(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"logit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logit)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(logit(Tensor input, float? eps=None, *, Tensor? out=None) -> Tensor
+
+`log(z / (1 - z))` of every element of `self`, with z the element clamped to [eps, 1 - eps] when `eps` is given; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"logit_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logit_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(logit_(Tensor input, float? eps=None) -> Tensor
+
+In-place version of logit(): writes the result into self. `log(z / (1 - z))` of every element of `self`, with z the element clamped to [eps, 1 - eps] when `eps` is given; integer inputs give the default float dtype.)doc"});
   functions.push_back({"narrow", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_narrow)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(narrow(Tensor input, int dim, int start, int length) -> Tensor
 
@@ -214,6 +288,14 @@ In-place version of sin(): writes the result into self. The sine of every elemen
                        METH_FASTCALL | METH_KEYWORDS, R"doc(stack(Tensor[] tensors, int dim=0, *, Tensor? out=None) -> Tensor
 
 Joins `tensors`, which must all have the same shape, along a new dimension `dim`.)doc"});
+  methods.push_back({"logit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logit)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(logit(float? eps=None) -> Tensor
+
+`log(z / (1 - z))` of every element of `self`, with z the element clamped to [eps, 1 - eps] when `eps` is given; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"logit_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logit_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(logit_(float? eps=None) -> Tensor
+
+In-place version of logit(): writes the result into self. `log(z / (1 - z))` of every element of `self`, with z the element clamped to [eps, 1 - eps] when `eps` is given; integer inputs give the default float dtype.)doc"});
   methods.push_back({"narrow", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_narrow)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(narrow(int dim, int start, int length) -> Tensor
 

@@ -6,6 +6,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/argmin.h"
 #include "generated/ops/sigmoid.h"
+#include "generated/ops/special_logit.h"
 
 namespace tl::python {
 namespace {
@@ -60,6 +61,26 @@ PyObject* fn_sigmoid_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::sigmoid_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// special_logit
+PyObject* fn_special_logit(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_logit(Tensor input, float? eps=None, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto eps = r.toDouble_optional(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::special_logit_out(out, self, eps); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::special_logit(self, eps); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -123,6 +144,10 @@ The logistic function `1 / (1 + exp(-x))` of every element x of `self`; integer 
                        METH_FASTCALL | METH_KEYWORDS, R"doc(sigmoid_(Tensor input) -> Tensor
 
 In-place version of sigmoid(): writes the result into self. The logistic function `1 / (1 + exp(-x))` of every element x of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"special_logit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_logit)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_logit(Tensor input, float? eps=None, *, Tensor? out=None) -> Tensor
+
+Alias of `logit` (`torchlite.special.logit`).)doc"});
   methods.push_back({"argmin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_argmin)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(argmin(int? dim=None, bool keepdim=False) -> Tensor
 

@@ -5,6 +5,8 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/special_bessel_j0.h"
+#include "generated/ops/special_xlogy.h"
 #include "generated/ops/topk.h"
 
 namespace tl::python {
@@ -13,6 +15,74 @@ namespace {
 // Named tuples (torchlite.return_types), made when the module is imported.
 PyTypeObject* topk_type = nullptr;
 PyTypeObject* topk_out_type = nullptr;
+
+// special_bessel_j0
+PyObject* fn_special_bessel_j0(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_bessel_j0(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::special_bessel_j0_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::special_bessel_j0(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// special_xlogy
+PyObject* fn_special_xlogy(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_xlogy(Tensor input, Tensor other, *, Tensor? out=None)",
+      "special_xlogy(Scalar self, Tensor other, *, Tensor? out=None)",
+      "special_xlogy(Tensor input, Scalar other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // special_xlogy
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::special_xlogy_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::special_xlogy(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // special_xlogy.self_scalar
+      auto self = r.scalar(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::special_xlogy_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::special_xlogy(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // special_xlogy.other_scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::special_xlogy_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::special_xlogy(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
 
 // topk
 PyObject* fn_topk(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -63,6 +133,22 @@ PyObject* method_topk(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 void add_bindings_12(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
   topk_type = return_type("topk", {"values", "indices"});
   topk_out_type = return_type("topk_out", {"values", "indices"});
+  functions.push_back({"special_bessel_j0", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_bessel_j0)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_bessel_j0(Tensor input, *, Tensor? out=None) -> Tensor
+
+The Bessel function of the first kind of order 0 of every element of `self`; integer inputs give the default float dtype (`torchlite.special.bessel_j0`).)doc"});
+  functions.push_back({"special_xlogy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_xlogy)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_xlogy(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+Alias of `xlogy` (`torchlite.special.xlogy`).
+
+special_xlogy(Scalar self, Tensor other, *, Tensor? out=None) -> Tensor
+
+Alias of `xlogy` (`torchlite.special.xlogy`).
+
+special_xlogy(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
+
+Alias of `xlogy` (`torchlite.special.xlogy`).)doc"});
   functions.push_back({"topk", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_topk)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(topk(Tensor input, int k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 

@@ -10,6 +10,7 @@
 #include "generated/ops/log_softmax.h"
 #include "generated/ops/logaddexp.h"
 #include "generated/ops/sum.h"
+#include "generated/ops/xlogy.h"
 
 namespace tl::python {
 namespace {
@@ -149,6 +150,82 @@ PyObject* fn_sum(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_CATCH
 }
 
+// xlogy
+PyObject* fn_xlogy(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "xlogy(Tensor input, Tensor other, *, Tensor? out=None)",
+      "xlogy(Scalar self, Tensor other, *, Tensor? out=None)",
+      "xlogy(Tensor input, Scalar other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // xlogy.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::xlogy_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::xlogy(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // xlogy.Scalar_Self
+      auto self = r.scalar(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::xlogy_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::xlogy(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // xlogy.Scalar_Other
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::xlogy_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::xlogy(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// xlogy_
+PyObject* fn_xlogy_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "xlogy_(Tensor input, Tensor other)",
+      "xlogy_(Tensor input, Scalar other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // xlogy_.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::xlogy_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // xlogy_.Scalar_Other
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::xlogy_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.acos
 PyObject* method_acos(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -252,6 +329,60 @@ PyObject* method_sum(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// Tensor.xlogy
+PyObject* method_xlogy(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "xlogy(Tensor other)",
+      "xlogy(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // xlogy.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::xlogy(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // xlogy.Scalar_Other
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::xlogy(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.xlogy_
+PyObject* method_xlogy_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "xlogy_(Tensor other)",
+      "xlogy_(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // xlogy_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::xlogy_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // xlogy_.Scalar_Other
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::xlogy_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_13(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
@@ -285,6 +416,26 @@ Sums all elements of `self` into a 0-d tensor; integer and bool inputs sum as in
 sum(Tensor input, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 
 Sums `self` over the dimensions in `dim` (all of them when None), keeping them as size 1 if `keepdim`.)doc"});
+  functions.push_back({"xlogy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_xlogy)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(xlogy(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+`self * log(other)`, 0 where `self` is 0 (unless `other` is nan), with broadcasting; integer inputs give the default float dtype.
+
+xlogy(Scalar self, Tensor other, *, Tensor? out=None) -> Tensor
+
+`self * log(other)` for the number `self`, 0 where `self` is 0 (unless `other` is nan).
+
+xlogy(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
+
+`self * log(other)` for the number `other`, 0 where `self` is 0 (unless `other` is nan).)doc"});
+  functions.push_back({"xlogy_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_xlogy_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(xlogy_(Tensor input, Tensor other) -> Tensor
+
+In-place version of xlogy(): writes the result into self. `self * log(other)`, 0 where `self` is 0 (unless `other` is nan), with broadcasting; integer inputs give the default float dtype.
+
+xlogy_(Tensor input, Scalar other) -> Tensor
+
+In-place version of xlogy(): writes the result into self. `self * log(other)` for the number `other`, 0 where `self` is 0 (unless `other` is nan).)doc"});
   methods.push_back({"acos", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_acos)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(acos() -> Tensor
 
@@ -313,6 +464,22 @@ Sums all elements of `self` into a 0-d tensor; integer and bool inputs sum as in
 sum(int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
 Sums `self` over the dimensions in `dim` (all of them when None), keeping them as size 1 if `keepdim`.)doc"});
+  methods.push_back({"xlogy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_xlogy)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(xlogy(Tensor other) -> Tensor
+
+`self * log(other)`, 0 where `self` is 0 (unless `other` is nan), with broadcasting; integer inputs give the default float dtype.
+
+xlogy(Scalar other) -> Tensor
+
+`self * log(other)` for the number `other`, 0 where `self` is 0 (unless `other` is nan).)doc"});
+  methods.push_back({"xlogy_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_xlogy_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(xlogy_(Tensor other) -> Tensor
+
+In-place version of xlogy(): writes the result into self. `self * log(other)`, 0 where `self` is 0 (unless `other` is nan), with broadcasting; integer inputs give the default float dtype.
+
+xlogy_(Scalar other) -> Tensor
+
+In-place version of xlogy(): writes the result into self. `self * log(other)` for the number `other`, 0 where `self` is 0 (unless `other` is nan).)doc"});
   (void)functions;
   (void)methods;
 }

@@ -7,6 +7,11 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/chunk.h"
 #include "generated/ops/frexp.h"
+#include "generated/ops/lgamma.h"
+#include "generated/ops/special_entr.h"
+#include "generated/ops/special_erfcx.h"
+#include "generated/ops/special_i1e.h"
+#include "generated/ops/special_log1p.h"
 #include "generated/ops/view.h"
 
 namespace tl::python {
@@ -54,6 +59,115 @@ PyObject* fn_frexp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// lgamma
+PyObject* fn_lgamma(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "lgamma(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::lgamma_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::lgamma(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// lgamma_
+PyObject* fn_lgamma_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "lgamma_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::lgamma_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// special_entr
+PyObject* fn_special_entr(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_entr(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::special_entr_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::special_entr(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// special_erfcx
+PyObject* fn_special_erfcx(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_erfcx(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::special_erfcx_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::special_erfcx(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// special_i1e
+PyObject* fn_special_i1e(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_i1e(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::special_i1e_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::special_i1e(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// special_log1p
+PyObject* fn_special_log1p(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_log1p(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::special_log1p_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::special_log1p(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.chunk
 PyObject* method_chunk(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -81,6 +195,34 @@ PyObject* method_frexp(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   const Tensor& self = unpack_tensor(py_self);
   auto result = [&] { GilRelease no_gil; return tl::frexp(self); }();
   return wrap_named(frexp_type, wrap(result));
+  TL_PY_CATCH
+}
+
+// Tensor.lgamma
+PyObject* method_lgamma(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "lgamma()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::lgamma(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.lgamma_
+PyObject* method_lgamma_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "lgamma_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::lgamma_(self); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -112,6 +254,30 @@ Views of `self` cut along `dim` into at most `chunks` pieces of equal size (the 
                        METH_FASTCALL | METH_KEYWORDS, R"doc(frexp(Tensor input, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 Splits every element of `self` into a mantissa in (-1, -0.5] or [0.5, 1) (0 for 0) and an int32 exponent, with self = mantissa * 2**exponent; both written in one pass.)doc"});
+  functions.push_back({"lgamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lgamma)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(lgamma(Tensor input, *, Tensor? out=None) -> Tensor
+
+The natural logarithm of the absolute value of the gamma function of every element of `self` (inf at the poles); integer inputs give the default float dtype.)doc"});
+  functions.push_back({"lgamma_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lgamma_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(lgamma_(Tensor input) -> Tensor
+
+In-place version of lgamma(): writes the result into self. The natural logarithm of the absolute value of the gamma function of every element of `self` (inf at the poles); integer inputs give the default float dtype.)doc"});
+  functions.push_back({"special_entr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_entr)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_entr(Tensor input, *, Tensor? out=None) -> Tensor
+
+The elementwise entropy `-x * log(x)` of every element x of `self` (0 at 0, -inf below 0); integer inputs give the default float dtype (`torchlite.special.entr`).)doc"});
+  functions.push_back({"special_erfcx", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_erfcx)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_erfcx(Tensor input, *, Tensor? out=None) -> Tensor
+
+The scaled complementary error function `exp(x**2) * erfc(x)` of every element x of `self`, without overflow or underflow; integer inputs give the default float dtype (`torchlite.special.erfcx`).)doc"});
+  functions.push_back({"special_i1e", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_i1e)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_i1e(Tensor input, *, Tensor? out=None) -> Tensor
+
+The exponentially scaled modified Bessel function `exp(-|x|) * i1(x)` of every element x of `self`; integer inputs give the default float dtype (`torchlite.special.i1e`).)doc"});
+  functions.push_back({"special_log1p", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_log1p)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_log1p(Tensor input, *, Tensor? out=None) -> Tensor
+
+Alias of `log1p` (`torchlite.special.log1p`).)doc"});
   methods.push_back({"chunk", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_chunk)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(chunk(int chunks, int dim=0) -> Sequence[Tensor]
 
@@ -120,6 +286,14 @@ Views of `self` cut along `dim` into at most `chunks` pieces of equal size (the 
                      METH_FASTCALL | METH_KEYWORDS, R"doc(frexp() -> tuple[Tensor, Tensor]
 
 Splits every element of `self` into a mantissa in (-1, -0.5] or [0.5, 1) (0 for 0) and an int32 exponent, with self = mantissa * 2**exponent; both written in one pass.)doc"});
+  methods.push_back({"lgamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_lgamma)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(lgamma() -> Tensor
+
+The natural logarithm of the absolute value of the gamma function of every element of `self` (inf at the poles); integer inputs give the default float dtype.)doc"});
+  methods.push_back({"lgamma_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_lgamma_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(lgamma_() -> Tensor
+
+In-place version of lgamma(): writes the result into self. The natural logarithm of the absolute value of the gamma function of every element of `self` (inf at the poles); integer inputs give the default float dtype.)doc"});
   methods.push_back({"view", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_view)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(view(int[] size) -> Tensor
 

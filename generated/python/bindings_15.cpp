@@ -7,6 +7,8 @@
 #include "generated/ops/acosh.h"
 #include "generated/ops/atan.h"
 #include "generated/ops/log1p.h"
+#include "generated/ops/special_i0e.h"
+#include "generated/ops/special_softmax.h"
 
 namespace tl::python {
 namespace {
@@ -106,6 +108,41 @@ PyObject* fn_log1p_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::log1p_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// special_i0e
+PyObject* fn_special_i0e(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_i0e(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::special_i0e_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::special_i0e(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// special_softmax
+PyObject* fn_special_softmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_softmax(Tensor input, int dim, ScalarType? dtype=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto dtype = r.scalartype_optional(2);
+  auto result = [&] { GilRelease no_gil; return tl::special_softmax(self, dim, dtype); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -221,6 +258,14 @@ In-place version of atan(): writes the result into self. The arctangent of every
                        METH_FASTCALL | METH_KEYWORDS, R"doc(log1p_(Tensor input) -> Tensor
 
 In-place version of log1p(): writes the result into self. `log(1 + x)` for every element x of `self`, accurate near zero; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"special_i0e", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_i0e)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_i0e(Tensor input, *, Tensor? out=None) -> Tensor
+
+The exponentially scaled modified Bessel function `exp(-|x|) * i0(x)` of every element x of `self`; integer inputs give the default float dtype (`torchlite.special.i0e`).)doc"});
+  functions.push_back({"special_softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_softmax)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_softmax(Tensor input, int dim, ScalarType? dtype=None) -> Tensor
+
+Alias of `softmax` (`torchlite.special.softmax`).)doc"});
   methods.push_back({"acosh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_acosh)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(acosh() -> Tensor
 

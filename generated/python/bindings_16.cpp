@@ -11,6 +11,7 @@
 #include "generated/ops/min.h"
 #include "generated/ops/mm.h"
 #include "generated/ops/reshape.h"
+#include "generated/ops/special_log_ndtr.h"
 
 namespace tl::python {
 namespace {
@@ -177,6 +178,25 @@ PyObject* fn_reshape(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// special_log_ndtr
+PyObject* fn_special_log_ndtr(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_log_ndtr(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::special_log_ndtr_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::special_log_ndtr(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.erfc
 PyObject* method_erfc(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -332,6 +352,10 @@ Matrix product of two 2-D tensors.)doc"});
                        METH_FASTCALL | METH_KEYWORDS, R"doc(reshape(Tensor input, int[] shape) -> Tensor
 
 `self` with another shape: a view when the strides allow it, otherwise a copy. One size may be -1.)doc"});
+  functions.push_back({"special_log_ndtr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_log_ndtr)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_log_ndtr(Tensor input, *, Tensor? out=None) -> Tensor
+
+The logarithm of the standard normal cumulative distribution function of every element of `self`, accurate in both tails; integer inputs give the default float dtype (`torchlite.special.log_ndtr`).)doc"});
   methods.push_back({"erfc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_erfc)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(erfc() -> Tensor
 

@@ -5,6 +5,8 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/argmax.h"
+#include "generated/ops/special_expm1.h"
+#include "generated/ops/special_i1.h"
 #include "generated/ops/tanh_backward.h"
 #include "generated/ops/unbind.h"
 #include "generated/ops/zero.h"
@@ -30,6 +32,44 @@ PyObject* fn_argmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::argmax(self, dim, keepdim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// special_expm1
+PyObject* fn_special_expm1(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_expm1(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::special_expm1_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::special_expm1(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// special_i1
+PyObject* fn_special_i1(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_i1(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::special_i1_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::special_i1(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -159,6 +199,14 @@ void add_bindings_18(std::vector<PyMethodDef>& functions, std::vector<PyMethodDe
                        METH_FASTCALL | METH_KEYWORDS, R"doc(argmax(Tensor input, int? dim=None, bool keepdim=False, *, Tensor? out=None) -> Tensor
 
 The index of the largest value of `self` along `dim` (of the flattened tensor when None); ties give the first, NaN counts as the largest.)doc"});
+  functions.push_back({"special_expm1", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_expm1)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_expm1(Tensor input, *, Tensor? out=None) -> Tensor
+
+Alias of `expm1` (`torchlite.special.expm1`).)doc"});
+  functions.push_back({"special_i1", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_i1)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_i1(Tensor input, *, Tensor? out=None) -> Tensor
+
+The modified Bessel function of the first kind of order 1 of every element of `self`; integer inputs give the default float dtype (`torchlite.special.i1`).)doc"});
   functions.push_back({"tanh_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tanh_backward)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(tanh_backward(Tensor grad_output, Tensor output, *, Tensor? out=None) -> Tensor
 

@@ -10,6 +10,7 @@
 #include "generated/ops/exp2.h"
 #include "generated/ops/expm1.h"
 #include "generated/ops/permute.h"
+#include "generated/ops/special_multigammaln.h"
 #include "generated/ops/var_mean.h"
 
 namespace tl::python {
@@ -162,6 +163,26 @@ PyObject* fn_permute(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   auto self = r.tensor(0);
   auto dims = r.intlist(1);
   auto result = [&] { GilRelease no_gil; return tl::permute(self, dims); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// special_multigammaln
+PyObject* fn_special_multigammaln(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_multigammaln(Tensor input, int p, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto p = r.toInt64(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::special_multigammaln_out(out, self, p); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::special_multigammaln(self, p); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -336,6 +357,10 @@ In-place version of expm1(): writes the result into self. `exp(x) - 1` for every
                        METH_FASTCALL | METH_KEYWORDS, R"doc(permute(Tensor input, int[] dims) -> Tensor
 
 A view of `self` with its dimensions reordered as `dims` says.)doc"});
+  functions.push_back({"special_multigammaln", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_multigammaln)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_multigammaln(Tensor input, int p, *, Tensor? out=None) -> Tensor
+
+Alias of `mvlgamma` (`torchlite.special.multigammaln`).)doc"});
   functions.push_back({"var_mean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_var_mean)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(var_mean(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> tuple[Tensor, Tensor]
 

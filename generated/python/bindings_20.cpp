@@ -11,6 +11,7 @@
 #include "generated/ops/fill.h"
 #include "generated/ops/rand.h"
 #include "generated/ops/scatter.h"
+#include "generated/ops/special_polygamma.h"
 
 namespace tl::python {
 namespace {
@@ -201,6 +202,26 @@ PyObject* fn_scatter_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
+// special_polygamma
+PyObject* fn_special_polygamma(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_polygamma(int n, Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto n = r.toInt64(0);
+  auto self = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::special_polygamma_out(out, n, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::special_polygamma(n, self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.any
 PyObject* method_any(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -367,6 +388,10 @@ In-place version of scatter(): writes the result into self. A copy of `self` wit
 scatter_(Tensor input, int dim, Tensor index, Scalar value) -> Tensor
 
 In-place version of scatter(): writes the result into self. A copy of `self` with `value` written at the positions `index` gives along `dim`.)doc"});
+  functions.push_back({"special_polygamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_polygamma)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_polygamma(int n, Tensor input, *, Tensor? out=None) -> Tensor
+
+Alias of `polygamma` (`torchlite.special.polygamma`).)doc"});
   methods.push_back({"any", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_any)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(any(int dim, bool keepdim=False) -> Tensor
 

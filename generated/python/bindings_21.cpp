@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/atan2.h"
+#include "generated/ops/erfinv.h"
 #include "generated/ops/flip.h"
 #include "generated/ops/pow.h"
 
@@ -42,6 +43,39 @@ PyObject* fn_atan2_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   auto self = r.tensor(0);
   auto other = r.tensor(1);
   auto result = [&] { GilRelease no_gil; return tl::atan2_(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// erfinv
+PyObject* fn_erfinv(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "erfinv(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::erfinv_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::erfinv(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// erfinv_
+PyObject* fn_erfinv_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "erfinv_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::erfinv_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -221,6 +255,34 @@ PyObject* method_atan2_(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// Tensor.erfinv
+PyObject* method_erfinv(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "erfinv()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::erfinv(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.erfinv_
+PyObject* method_erfinv_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "erfinv_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::erfinv_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.flip
 PyObject* method_flip(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -301,6 +363,14 @@ The angle of the point (other, self), that is atan(self / other) in the right qu
                        METH_FASTCALL | METH_KEYWORDS, R"doc(atan2_(Tensor input, Tensor other) -> Tensor
 
 In-place version of atan2(): writes the result into self. The angle of the point (other, self), that is atan(self / other) in the right quadrant, with broadcasting; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"erfinv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_erfinv)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(erfinv(Tensor input, *, Tensor? out=None) -> Tensor
+
+The inverse error function of every element of `self` (nan outside [-1, 1], ±inf at ±1); integer inputs give the default float dtype.)doc"});
+  functions.push_back({"erfinv_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_erfinv_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(erfinv_(Tensor input) -> Tensor
+
+In-place version of erfinv(): writes the result into self. The inverse error function of every element of `self` (nan outside [-1, 1], ±inf at ±1); integer inputs give the default float dtype.)doc"});
   functions.push_back({"flip", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_flip)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(flip(Tensor input, int[] dims) -> Tensor
 
@@ -349,6 +419,14 @@ The angle of the point (other, self), that is atan(self / other) in the right qu
                      METH_FASTCALL | METH_KEYWORDS, R"doc(atan2_(Tensor other) -> Tensor
 
 In-place version of atan2(): writes the result into self. The angle of the point (other, self), that is atan(self / other) in the right quadrant, with broadcasting; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"erfinv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_erfinv)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(erfinv() -> Tensor
+
+The inverse error function of every element of `self` (nan outside [-1, 1], ±inf at ±1); integer inputs give the default float dtype.)doc"});
+  methods.push_back({"erfinv_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_erfinv_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(erfinv_() -> Tensor
+
+In-place version of erfinv(): writes the result into self. The inverse error function of every element of `self` (nan outside [-1, 1], ±inf at ±1); integer inputs give the default float dtype.)doc"});
   methods.push_back({"flip", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_flip)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(flip(int[] dims) -> Tensor
 

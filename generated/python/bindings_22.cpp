@@ -4,11 +4,46 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/digamma.h"
 #include "generated/ops/rsqrt.h"
+#include "generated/ops/special_erf.h"
 #include "generated/ops/tensor_split.h"
 
 namespace tl::python {
 namespace {
+
+// digamma
+PyObject* fn_digamma(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "digamma(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::digamma_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::digamma(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// digamma_
+PyObject* fn_digamma_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "digamma_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::digamma_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // rsqrt
 PyObject* fn_rsqrt(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -43,6 +78,25 @@ PyObject* fn_rsqrt_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// special_erf
+PyObject* fn_special_erf(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_erf(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::special_erf_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::special_erf(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // tensor_split
 PyObject* fn_tensor_split(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -69,6 +123,34 @@ PyObject* fn_tensor_split(PyObject* /*module*/, PyObject* const* args, Py_ssize_
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.digamma
+PyObject* method_digamma(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "digamma()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::digamma(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.digamma_
+PyObject* method_digamma_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "digamma_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::digamma_(self); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -132,6 +214,14 @@ PyObject* method_tensor_split(PyObject* py_self, PyObject* const* args, Py_ssize
 }  // namespace
 
 void add_bindings_22(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"digamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_digamma)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(digamma(Tensor input, *, Tensor? out=None) -> Tensor
+
+The logarithmic derivative of the gamma function of every element of `self` (-inf at +0, +inf at -0, nan at negative integers); integer inputs give the default float dtype.)doc"});
+  functions.push_back({"digamma_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_digamma_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(digamma_(Tensor input) -> Tensor
+
+In-place version of digamma(): writes the result into self. The logarithmic derivative of the gamma function of every element of `self` (-inf at +0, +inf at -0, nan at negative integers); integer inputs give the default float dtype.)doc"});
   functions.push_back({"rsqrt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rsqrt)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(rsqrt(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -140,6 +230,10 @@ void add_bindings_22(std::vector<PyMethodDef>& functions, std::vector<PyMethodDe
                        METH_FASTCALL | METH_KEYWORDS, R"doc(rsqrt_(Tensor input) -> Tensor
 
 In-place version of rsqrt(): writes the result into self. `1 / sqrt(x)` for every element x of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"special_erf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_erf)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_erf(Tensor input, *, Tensor? out=None) -> Tensor
+
+Alias of `erf` (`torchlite.special.erf`).)doc"});
   functions.push_back({"tensor_split", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tensor_split)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(tensor_split(Tensor input, int sections, int dim=0) -> Sequence[Tensor]
 
@@ -148,6 +242,14 @@ Views of `self` cut along `dim` into `sections` pieces as equal as possible (the
 tensor_split(Tensor input, int[] indices, int dim=0) -> Sequence[Tensor]
 
 Views of `self` cut along `dim` before each index in `indices` (out-of-range pieces are empty).)doc"});
+  methods.push_back({"digamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_digamma)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(digamma() -> Tensor
+
+The logarithmic derivative of the gamma function of every element of `self` (-inf at +0, +inf at -0, nan at negative integers); integer inputs give the default float dtype.)doc"});
+  methods.push_back({"digamma_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_digamma_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(digamma_() -> Tensor
+
+In-place version of digamma(): writes the result into self. The logarithmic derivative of the gamma function of every element of `self` (-inf at +0, +inf at -0, nan at negative integers); integer inputs give the default float dtype.)doc"});
   methods.push_back({"rsqrt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_rsqrt)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(rsqrt() -> Tensor
 

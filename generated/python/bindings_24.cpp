@@ -6,7 +6,10 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/amin.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/polygamma.h"
 #include "generated/ops/relu.h"
+#include "generated/ops/special_exp2.h"
+#include "generated/ops/special_zeta.h"
 #include "generated/ops/sqrt.h"
 #include "generated/ops/std_mean.h"
 
@@ -49,6 +52,26 @@ PyObject* fn_clone(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// polygamma
+PyObject* fn_polygamma(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "polygamma(int n, Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto n = r.toInt64(0);
+  auto self = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::polygamma_out(out, n, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::polygamma(n, self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // relu
 PyObject* fn_relu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -74,6 +97,74 @@ PyObject* fn_relu_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::relu_(self); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// special_exp2
+PyObject* fn_special_exp2(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_exp2(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::special_exp2_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::special_exp2(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// special_zeta
+PyObject* fn_special_zeta(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_zeta(Tensor input, Tensor other, *, Tensor? out=None)",
+      "special_zeta(Scalar self, Tensor other, *, Tensor? out=None)",
+      "special_zeta(Tensor input, Scalar other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // special_zeta
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::special_zeta_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::special_zeta(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // special_zeta.self_scalar
+      auto self = r.scalar(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::special_zeta_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::special_zeta(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // special_zeta.other_scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::special_zeta_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::special_zeta(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -158,6 +249,36 @@ PyObject* method_clone(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// Tensor.polygamma
+PyObject* method_polygamma(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "polygamma(int n)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto n = r.toInt64(0);
+  auto result = [&] { GilRelease no_gil; return tl::polygamma(n, self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.polygamma_
+PyObject* method_polygamma_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "polygamma_(int n)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto n = r.toInt64(0);
+  auto result = [&] { GilRelease no_gil; return tl::polygamma_(self, n); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.relu
 PyObject* method_relu(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -225,6 +346,10 @@ The smallest value of `self` over the dimensions in `dim` (all of them when empt
                        METH_FASTCALL | METH_KEYWORDS, R"doc(clone(Tensor input, *, MemoryFormat? memory_format=None) -> Tensor
 
 A copy of `self` with its own (contiguous) storage.)doc"});
+  functions.push_back({"polygamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_polygamma)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(polygamma(int n, Tensor input, *, Tensor? out=None) -> Tensor
+
+The `n`-th derivative of the digamma function of every element of `self` (`n` >= 0); integer inputs give the default float dtype.)doc"});
   functions.push_back({"relu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_relu)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(relu(Tensor input) -> Tensor
 
@@ -233,6 +358,22 @@ Replaces every negative element of `self` with zero.)doc"});
                        METH_FASTCALL | METH_KEYWORDS, R"doc(relu_(Tensor input) -> Tensor
 
 In-place version of relu(): writes the result into self. Replaces every negative element of `self` with zero.)doc"});
+  functions.push_back({"special_exp2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_exp2)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_exp2(Tensor input, *, Tensor? out=None) -> Tensor
+
+Alias of `exp2` (`torchlite.special.exp2`).)doc"});
+  functions.push_back({"special_zeta", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_zeta)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_zeta(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+The Hurwitz zeta function `sum((k + other) ** -self for k >= 0)`, with broadcasting; integer inputs give the default float dtype (`torchlite.special.zeta`).
+
+special_zeta(Scalar self, Tensor other, *, Tensor? out=None) -> Tensor
+
+The Hurwitz zeta function for the number `self` (`torchlite.special.zeta`).
+
+special_zeta(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
+
+The Hurwitz zeta function for the number `other` (`torchlite.special.zeta`).)doc"});
   functions.push_back({"sqrt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sqrt)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(sqrt(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -253,6 +394,14 @@ The smallest value of `self` over the dimensions in `dim` (all of them when empt
                      METH_FASTCALL | METH_KEYWORDS, R"doc(clone(*, MemoryFormat? memory_format=None) -> Tensor
 
 A copy of `self` with its own (contiguous) storage.)doc"});
+  methods.push_back({"polygamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_polygamma)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(polygamma(int n) -> Tensor
+
+The `n`-th derivative of the digamma function of every element of `self` (`n` >= 0); integer inputs give the default float dtype.)doc"});
+  methods.push_back({"polygamma_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_polygamma_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(polygamma_(int n) -> Tensor
+
+In-place `polygamma(n, self)` (PyTorch's method order: `x.polygamma_(n)`).)doc"});
   methods.push_back({"relu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_relu)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(relu() -> Tensor
 

@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/nanmean.h"
+#include "generated/ops/special_ndtr.h"
 
 namespace tl::python {
 namespace {
@@ -27,6 +28,25 @@ PyObject* fn_nanmean(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::nanmean(self, as_arg(dim), keepdim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// special_ndtr
+PyObject* fn_special_ndtr(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_ndtr(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::special_ndtr_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::special_ndtr(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -55,6 +75,10 @@ void add_bindings_25(std::vector<PyMethodDef>& functions, std::vector<PyMethodDe
                        METH_FASTCALL | METH_KEYWORDS, R"doc(nanmean(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 
 The mean of the elements of `self` that are not NaN, over the dimensions in `dim` (all of them when None); floating-point inputs only.)doc"});
+  functions.push_back({"special_ndtr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_ndtr)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_ndtr(Tensor input, *, Tensor? out=None) -> Tensor
+
+The standard normal cumulative distribution function `(1 + erf(x / sqrt(2))) / 2` of every element x of `self` (`torchlite.special.ndtr`).)doc"});
   methods.push_back({"nanmean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_nanmean)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(nanmean(int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 

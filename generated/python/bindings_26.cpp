@@ -8,6 +8,7 @@
 #include "generated/ops/gt.h"
 #include "generated/ops/log2.h"
 #include "generated/ops/softmax.h"
+#include "generated/ops/special_bessel_j1.h"
 
 namespace tl::python {
 namespace {
@@ -143,6 +144,25 @@ PyObject* fn_softmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::softmax(self, dim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// special_bessel_j1
+PyObject* fn_special_bessel_j1(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_bessel_j1(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::special_bessel_j1_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::special_bessel_j1(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -324,6 +344,10 @@ In-place version of log2(): writes the result into self. The base-2 logarithm of
                        METH_FASTCALL | METH_KEYWORDS, R"doc(softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None) -> Tensor
 
 `exp(self) / sum(exp(self), dim)`, computed stably; with `dtype`, `self` is converted to it first.)doc"});
+  functions.push_back({"special_bessel_j1", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_bessel_j1)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_bessel_j1(Tensor input, *, Tensor? out=None) -> Tensor
+
+The Bessel function of the first kind of order 1 of every element of `self`; integer inputs give the default float dtype (`torchlite.special.bessel_j1`).)doc"});
   methods.push_back({"__gt__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__gt__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__gt__(Tensor other) -> Tensor
 

@@ -6,6 +6,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/exp.h"
 #include "generated/ops/nansum.h"
+#include "generated/ops/special_erfc.h"
 #include "generated/ops/take.h"
 
 namespace tl::python {
@@ -62,6 +63,25 @@ PyObject* fn_nansum(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::nansum(self, as_arg(dim), keepdim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// special_erfc
+PyObject* fn_special_erfc(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_erfc(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::special_erfc_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::special_erfc(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -161,6 +181,10 @@ In-place version of exp(): writes the result into self. The exponential of every
                        METH_FASTCALL | METH_KEYWORDS, R"doc(nansum(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 
 Sums `self` over the dimensions in `dim` (all of them when None) treating NaN as zero, with the accuracy and dtype rules of `sum`.)doc"});
+  functions.push_back({"special_erfc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_erfc)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_erfc(Tensor input, *, Tensor? out=None) -> Tensor
+
+Alias of `erfc` (`torchlite.special.erfc`).)doc"});
   functions.push_back({"take", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_take)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(take(Tensor input, Tensor index, *, Tensor? out=None) -> Tensor
 

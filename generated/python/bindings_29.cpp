@@ -6,6 +6,9 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/all.h"
 #include "generated/ops/gather.h"
+#include "generated/ops/i0.h"
+#include "generated/ops/special_erfinv.h"
+#include "generated/ops/special_psi.h"
 #include "generated/ops/transpose.h"
 
 namespace tl::python {
@@ -72,6 +75,77 @@ PyObject* fn_gather(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// i0
+PyObject* fn_i0(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "i0(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::i0_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::i0(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// i0_
+PyObject* fn_i0_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "i0_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::i0_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// special_erfinv
+PyObject* fn_special_erfinv(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_erfinv(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::special_erfinv_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::special_erfinv(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// special_psi
+PyObject* fn_special_psi(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_psi(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::special_psi_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::special_psi(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // transpose
 PyObject* fn_transpose(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -134,6 +208,34 @@ PyObject* method_gather(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// Tensor.i0
+PyObject* method_i0(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "i0()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::i0(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.i0_
+PyObject* method_i0_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "i0_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::i0_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.transpose
 PyObject* method_transpose(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -165,6 +267,22 @@ Whether every element of `self` over the dimensions in `dim` (all of them when N
                        METH_FASTCALL | METH_KEYWORDS, R"doc(gather(Tensor input, int dim, Tensor index, *, bool sparse_grad=False, Tensor? out=None) -> Tensor
 
 `out[i][j] = self[index[i][j]][j]` for dim 0 (and likewise for other dims); `index` has the rank of `self`.)doc"});
+  functions.push_back({"i0", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_i0)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(i0(Tensor input, *, Tensor? out=None) -> Tensor
+
+The modified Bessel function of the first kind of order 0 of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"i0_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_i0_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(i0_(Tensor input) -> Tensor
+
+In-place version of i0(): writes the result into self. The modified Bessel function of the first kind of order 0 of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"special_erfinv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_erfinv)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_erfinv(Tensor input, *, Tensor? out=None) -> Tensor
+
+Alias of `erfinv` (`torchlite.special.erfinv`).)doc"});
+  functions.push_back({"special_psi", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_psi)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_psi(Tensor input, *, Tensor? out=None) -> Tensor
+
+Alias of `digamma` (`torchlite.special.psi`).)doc"});
   functions.push_back({"transpose", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_transpose)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(transpose(Tensor input, int dim0, int dim1) -> Tensor
 
@@ -181,6 +299,14 @@ Whether every element of `self` over the dimensions in `dim` (all of them when N
                      METH_FASTCALL | METH_KEYWORDS, R"doc(gather(int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
 
 `out[i][j] = self[index[i][j]][j]` for dim 0 (and likewise for other dims); `index` has the rank of `self`.)doc"});
+  methods.push_back({"i0", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_i0)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(i0() -> Tensor
+
+The modified Bessel function of the first kind of order 0 of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"i0_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_i0_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(i0_() -> Tensor
+
+In-place version of i0(): writes the result into self. The modified Bessel function of the first kind of order 0 of every element of `self`; integer inputs give the default float dtype.)doc"});
   methods.push_back({"transpose", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_transpose)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(transpose(int dim0, int dim1) -> Tensor
 

@@ -7,6 +7,7 @@
 #include "generated/ops/_test_sum_defined.h"
 #include "generated/ops/cumprod.h"
 #include "generated/ops/le.h"
+#include "generated/ops/special_digamma.h"
 #include "generated/ops/tanh.h"
 
 namespace tl::python {
@@ -124,6 +125,25 @@ PyObject* fn_le_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// special_digamma
+PyObject* fn_special_digamma(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_digamma(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::special_digamma_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::special_digamma(self); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -332,6 +352,10 @@ In-place version of le(): writes the result into self. True where `self <= other
 le_(Tensor input, Scalar other) -> Tensor
 
 In-place version of le(): writes the result into self. True where an element of `self` is at most the number `other`.)doc"});
+  functions.push_back({"special_digamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_digamma)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_digamma(Tensor input, *, Tensor? out=None) -> Tensor
+
+Alias of `digamma` (`torchlite.special.digamma`).)doc"});
   functions.push_back({"tanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tanh)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(tanh(Tensor input, *, Tensor? out=None) -> Tensor
 

@@ -7,6 +7,7 @@
 #include "generated/ops/asinh.h"
 #include "generated/ops/native_dropout_backward.h"
 #include "generated/ops/sign.h"
+#include "generated/ops/special_gammaln.h"
 
 namespace tl::python {
 namespace {
@@ -93,6 +94,25 @@ PyObject* fn_sign_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// special_gammaln
+PyObject* fn_special_gammaln(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_gammaln(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::special_gammaln_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::special_gammaln(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.asinh
 PyObject* method_asinh(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -172,6 +192,10 @@ The gradient of `native_dropout`, (grad_output * mask) * scale with the usual ty
                        METH_FASTCALL | METH_KEYWORDS, R"doc(sign_(Tensor input) -> Tensor
 
 In-place version of sign(): writes the result into self. -1, 0 or 1 for every element of `self` according to its sign.)doc"});
+  functions.push_back({"special_gammaln", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_gammaln)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_gammaln(Tensor input, *, Tensor? out=None) -> Tensor
+
+Alias of `lgamma` (`torchlite.special.gammaln`).)doc"});
   methods.push_back({"asinh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_asinh)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(asinh() -> Tensor
 

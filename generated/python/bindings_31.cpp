@@ -8,6 +8,7 @@
 #include "generated/ops/concatenate.h"
 #include "generated/ops/count_nonzero.h"
 #include "generated/ops/log10.h"
+#include "generated/ops/mvlgamma.h"
 #include "generated/ops/scatter_add.h"
 
 namespace tl::python {
@@ -136,6 +137,41 @@ PyObject* fn_log10_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// mvlgamma
+PyObject* fn_mvlgamma(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "mvlgamma(Tensor input, int p, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto p = r.toInt64(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::mvlgamma_out(out, self, p); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::mvlgamma(self, p); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// mvlgamma_
+PyObject* fn_mvlgamma_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "mvlgamma_(Tensor input, int p)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto p = r.toInt64(1);
+  auto result = [&] { GilRelease no_gil; return tl::mvlgamma_(self, p); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // scatter_add
 PyObject* fn_scatter_add(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -258,6 +294,36 @@ PyObject* method_log10_(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// Tensor.mvlgamma
+PyObject* method_mvlgamma(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "mvlgamma(int p)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto p = r.toInt64(0);
+  auto result = [&] { GilRelease no_gil; return tl::mvlgamma(self, p); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.mvlgamma_
+PyObject* method_mvlgamma_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "mvlgamma_(int p)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto p = r.toInt64(0);
+  auto result = [&] { GilRelease no_gil; return tl::mvlgamma_(self, p); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.scatter_add
 PyObject* method_scatter_add(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -323,6 +389,14 @@ The base-10 logarithm of every element of `self`; integer inputs give the defaul
                        METH_FASTCALL | METH_KEYWORDS, R"doc(log10_(Tensor input) -> Tensor
 
 In-place version of log10(): writes the result into self. The base-10 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"mvlgamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mvlgamma)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(mvlgamma(Tensor input, int p, *, Tensor? out=None) -> Tensor
+
+The multivariate log-gamma function of dimension `p` of every element x of `self`: `p (p - 1) / 4 log(pi) + sum(lgamma(x - j / 2) for j in 0..p-1)`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"mvlgamma_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mvlgamma_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(mvlgamma_(Tensor input, int p) -> Tensor
+
+In-place version of mvlgamma(): writes the result into self. The multivariate log-gamma function of dimension `p` of every element x of `self`: `p (p - 1) / 4 log(pi) + sum(lgamma(x - j / 2) for j in 0..p-1)`; integer inputs give the default float dtype.)doc"});
   functions.push_back({"scatter_add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter_add)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_add(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None) -> Tensor
 
@@ -355,6 +429,14 @@ The base-10 logarithm of every element of `self`; integer inputs give the defaul
                      METH_FASTCALL | METH_KEYWORDS, R"doc(log10_() -> Tensor
 
 In-place version of log10(): writes the result into self. The base-10 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"mvlgamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_mvlgamma)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(mvlgamma(int p) -> Tensor
+
+The multivariate log-gamma function of dimension `p` of every element x of `self`: `p (p - 1) / 4 log(pi) + sum(lgamma(x - j / 2) for j in 0..p-1)`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"mvlgamma_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_mvlgamma_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(mvlgamma_(int p) -> Tensor
+
+In-place version of mvlgamma(): writes the result into self. The multivariate log-gamma function of dimension `p` of every element x of `self`: `p (p - 1) / 4 log(pi) + sum(lgamma(x - j / 2) for j in 0..p-1)`; integer inputs give the default float dtype.)doc"});
   methods.push_back({"scatter_add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_scatter_add)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_add(int dim, Tensor index, Tensor src) -> Tensor
 

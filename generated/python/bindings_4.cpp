@@ -6,6 +6,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/empty.h"
 #include "generated/ops/empty_strided.h"
+#include "generated/ops/special_i0.h"
 #include "generated/ops/to.h"
 
 namespace tl::python {
@@ -46,6 +47,25 @@ PyObject* fn_empty_strided(PyObject* /*module*/, PyObject* const* args, Py_ssize
   bool requires_grad = r.toBool(4);
   auto result = [&] { GilRelease no_gil; return tl::empty_strided(size, stride, dtype, device); }();
   if (requires_grad) result.set_requires_grad(true);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// special_i0
+PyObject* fn_special_i0(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_i0(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::special_i0_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::special_i0(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -110,6 +130,10 @@ A tensor of shape `size` with uninitialised data.)doc"});
                        METH_FASTCALL | METH_KEYWORDS, R"doc(empty_strided(int[] size, int[] stride, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
 A tensor of shape `size` and strides `stride` with uninitialised data.)doc"});
+  functions.push_back({"special_i0", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_i0)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_i0(Tensor input, *, Tensor? out=None) -> Tensor
+
+Alias of `i0` (`torchlite.special.i0`).)doc"});
   methods.push_back({"to", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_to)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(to(ScalarType dtype, bool non_blocking=False, bool copy=False) -> Tensor
 

@@ -12,6 +12,7 @@
 #include "generated/ops/logsumexp.h"
 #include "generated/ops/rsub.h"
 #include "generated/ops/slice.h"
+#include "generated/ops/special_log_softmax.h"
 
 namespace tl::python {
 namespace {
@@ -205,6 +206,22 @@ PyObject* fn_slice(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// special_log_softmax
+PyObject* fn_special_log_softmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_log_softmax(Tensor input, int dim, *, ScalarType? dtype=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto dtype = r.scalartype_optional(2);
+  auto result = [&] { GilRelease no_gil; return tl::special_log_softmax(self, dim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.__rsub__
 PyObject* operator__rsub__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -371,6 +388,10 @@ Computes `other - alpha * self` for a number `other`; backs the reflected `numbe
                        METH_FASTCALL | METH_KEYWORDS, R"doc(slice(Tensor input, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor
 
 A view of `self` taking every `step`-th index in `[start, end)` of dimension `dim`; out-of-range bounds are clamped.)doc"});
+  functions.push_back({"special_log_softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_log_softmax)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_log_softmax(Tensor input, int dim, *, ScalarType? dtype=None) -> Tensor
+
+Alias of `log_softmax` (`torchlite.special.log_softmax`).)doc"});
   methods.push_back({"__rsub__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__rsub__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__rsub__(Scalar other, Scalar alpha=1) -> Tensor
 

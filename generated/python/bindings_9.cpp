@@ -10,6 +10,9 @@
 #include "generated/ops/cumsum.h"
 #include "generated/ops/div.h"
 #include "generated/ops/max.h"
+#include "generated/ops/special_expit.h"
+#include "generated/ops/special_logsumexp.h"
+#include "generated/ops/special_xlog1py.h"
 #include "generated/ops/split_with_sizes.h"
 
 namespace tl::python {
@@ -216,6 +219,95 @@ PyObject* fn_max(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
       }
       auto result = [&] { GilRelease no_gil; return tl::max(self, dim, keepdim); }();
       return wrap_named(max_type, wrap(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// special_expit
+PyObject* fn_special_expit(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_expit(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::special_expit_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::special_expit(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// special_logsumexp
+PyObject* fn_special_logsumexp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_logsumexp(Tensor input, int[1] dim, bool keepdim=False, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.intlist(1);
+  auto keepdim = r.toBool(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::special_logsumexp_out(out, self, dim, keepdim); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::special_logsumexp(self, dim, keepdim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// special_xlog1py
+PyObject* fn_special_xlog1py(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_xlog1py(Tensor input, Tensor other, *, Tensor? out=None)",
+      "special_xlog1py(Scalar self, Tensor other, *, Tensor? out=None)",
+      "special_xlog1py(Tensor input, Scalar other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // special_xlog1py
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::special_xlog1py_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::special_xlog1py(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // special_xlog1py.self_scalar
+      auto self = r.scalar(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::special_xlog1py_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::special_xlog1py(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // special_xlog1py.other_scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::special_xlog1py_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::special_xlog1py(self, other); }();
+      return wrap(std::move(result));
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
@@ -515,6 +607,26 @@ The largest element of `self` as a 0-d tensor (NaN if any element is NaN). The g
 max(Tensor input, int dim, bool keepdim=False, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 The largest values of `self` along `dim` and their indices (the first of ties; NaN counts as the largest).)doc"});
+  functions.push_back({"special_expit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_expit)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_expit(Tensor input, *, Tensor? out=None) -> Tensor
+
+Alias of `sigmoid` (`torchlite.special.expit`).)doc"});
+  functions.push_back({"special_logsumexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_logsumexp)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_logsumexp(Tensor input, int[1] dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
+
+Alias of `logsumexp` (`torchlite.special.logsumexp`).)doc"});
+  functions.push_back({"special_xlog1py", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_xlog1py)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_xlog1py(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+`self * log1p(other)`, 0 where `self` is 0 (unless `other` is nan), with broadcasting; integer inputs give the default float dtype (`torchlite.special.xlog1py`).
+
+special_xlog1py(Scalar self, Tensor other, *, Tensor? out=None) -> Tensor
+
+`self * log1p(other)` for the number `self` (`torchlite.special.xlog1py`).
+
+special_xlog1py(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
+
+`self * log1p(other)` for the number `other` (`torchlite.special.xlog1py`).)doc"});
   functions.push_back({"split_with_sizes", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_split_with_sizes)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(split_with_sizes(Tensor input, int[] split_sizes, int dim=0) -> Sequence[Tensor]
 
