@@ -5,6 +5,7 @@
 // convert to double and round once) with the functions of VecMathSpecial.h through math_kernel;
 // integer and bool inputs give the default float dtype. lgamma and the Bessel functions of the
 // first kind use libm's double functions (lgamma_r, j0, j1), as PyTorch uses libm / Cephes.
+#include <algorithm>
 #include <cmath>
 
 #include "aten/core/Exception.h"
@@ -55,6 +56,26 @@ void special_unary(const Tensor& self, Tensor& out, const char* op, const MathF&
   });
 }
 
+// For functions that call libm or loop per element (lgamma, digamma, zeta...): a plain strided
+// loop (cpu_kernel). math_kernel's per-ISA clones and double buffers buy nothing there, and calling
+// libm's SSE code from the AVX-512 clone was measured several times slower.
+template <typename F, typename FFloat>
+void special_unary_scalar(const Tensor& self, Tensor& out, const char* op, const F& f, const FFloat& f_float,
+                          const char* kernel = nullptr) {
+  auto iter = unary_iter(self, out, op);
+  if (kernel) check_no_half(iter.common_dtype(), op, kernel);
+  TL_DISPATCH_FLOAT(iter.common_dtype(), op, [&] {
+    cpu_kernel(iter, [&](scalar_t a) -> scalar_t {
+      const double x = static_cast<double>(to_opmath(a));
+      if constexpr (std::is_same_v<scalar_t, double>) {
+        return f(x);
+      } else {
+        return from_opmath<scalar_t>(static_cast<opmath_t<scalar_t>>(f_float(x)));
+      }
+    });
+  });
+}
+
 // out = f(a, b) with broadcasting and promotion, integer inputs to the default float dtype.
 template <typename MathF>
 void special_binary(const Tensor& a, const Tensor& b, Tensor& out, const char* op, const MathF& f,
@@ -75,10 +96,16 @@ double lgamma_libm(double x) {
   return ::lgamma_r(x, &sign);
 }
 
+// For float32 / float16 / bfloat16 results: libm's float lgamma (as PyTorch), exact inputs.
+double lgammaf_libm(double x) {
+  int sign;
+  return static_cast<double>(::lgammaf_r(static_cast<float>(x), &sign));
+}
+
 // psi^(n)(x) = (-1)^(n+1) n! zeta(n + 1, x) for n >= 1 (n! exact to 22!, inf from 171!).
 double polygamma_f64(int64_t n, double x) {
   if (n == 0) return vec::digamma_f64(x);
-  if (n == 1 && std::isinf(x)) return x > 0 ? 0.0 : vec::kNaN;  // PyTorch's trigamma at ±inf
+  if (n == 1) return vec::trigamma_f64(x);
   double factorial = 1.0;
   for (int64_t k = 2; k <= n && factorial < vec::kInf; ++k) factorial *= static_cast<double>(k);
   const double sign = (n % 2) ? 1.0 : -1.0;
@@ -94,16 +121,17 @@ void erfinv_kernel(const Tensor& self, Tensor& out) {
 }
 
 void lgamma_kernel(const Tensor& self, Tensor& out) {
-  special_unary(self, out, "lgamma", [](double x) { return lgamma_libm(x); });
+  special_unary_scalar(self, out, "lgamma", lgamma_libm, lgammaf_libm);
 }
 
 void digamma_kernel(const Tensor& self, Tensor& out) {
-  special_unary(self, out, "digamma", [](double x) { return vec::digamma_f64(x); });
+  special_unary_scalar(self, out, "digamma", vec::digamma_f64, vec::digamma_f64);
 }
 
 void polygamma_kernel(int64_t n, const Tensor& self, Tensor& out) {
   TL_CHECK(n >= 0, "polygamma(n, x) does not support negative n.");
-  special_unary(self, out, "polygamma", [n](double x) { return polygamma_f64(n, x); });
+  const auto f = [n](double x) { return polygamma_f64(n, x); };
+  special_unary_scalar(self, out, "polygamma", f, f);
 }
 
 // sum_{j < p} lgamma(x - j/2) + p (p - 1) / 4 log(pi), in double, rounded once. As PyTorch: no
@@ -111,12 +139,18 @@ void polygamma_kernel(int64_t n, const Tensor& self, Tensor& out) {
 void mvlgamma_kernel(const Tensor& self, int64_t p, Tensor& out) {
   TL_CHECK(self.dtype() != ScalarType::Bool, "mvlgamma: The input tensor may not be a boolean tensor.");
   TL_CHECK(p >= 1, "mvlgamma: p has to be greater than or equal to 1");
+  // PyTorch materialises the p lgamma arguments of every element (p * numel values) and fails to
+  // allocate them for huge p; the same p here would loop for ever: refused likewise.
+  const double work = static_cast<double>(p) * static_cast<double>(std::max<int64_t>(self.numel(), 1));
+  TL_CHECK(work <= 4294967296.0, "mvlgamma: can't allocate memory: p = ", p, " needs ", work,
+           " lgamma arguments (PyTorch materialises p of them per element)");
   const double c = static_cast<double>(p) * static_cast<double>(p - 1) * 0.28618247146235004;  // log(pi) / 4
-  special_unary(self, out, "mvlgamma", [p, c](double x) {
+  const auto f = [p, c](double x) {
     double sum = c;
     for (int64_t j = 0; j < p; ++j) sum += lgamma_libm(x - 0.5 * static_cast<double>(j));
     return sum;
-  });
+  };
+  special_unary_scalar(self, out, "mvlgamma", f, f);
 }
 
 void i0_kernel(const Tensor& self, Tensor& out) {
@@ -195,12 +229,15 @@ void special_entr_kernel(const Tensor& self, Tensor& out) {
 }
 
 // libm's j0 / j1; nan at ±inf, as PyTorch (whose approximations do not reach the limit 0).
+static double j0_or_nan(double x) { return std::isinf(x) ? vec::kNaN : ::j0(x); }
+static double j1_or_nan(double x) { return std::isinf(x) ? vec::kNaN : ::j1(x); }
+
 void special_bessel_j0_kernel(const Tensor& self, Tensor& out) {
-  special_unary(self, out, "special_bessel_j0", [](double x) { return std::isinf(x) ? vec::kNaN : ::j0(x); }, "bessel_j0_cpu");
+  special_unary_scalar(self, out, "special_bessel_j0", j0_or_nan, j0_or_nan, "bessel_j0_cpu");
 }
 
 void special_bessel_j1_kernel(const Tensor& self, Tensor& out) {
-  special_unary(self, out, "special_bessel_j1", [](double x) { return std::isinf(x) ? vec::kNaN : ::j1(x); }, "bessel_j1_cpu");
+  special_unary_scalar(self, out, "special_bessel_j1", j1_or_nan, j1_or_nan, "bessel_j1_cpu");
 }
 
 }  // namespace tl::native
