@@ -154,7 +154,9 @@ void mvlgamma_kernel(const Tensor& self, int64_t p, Tensor& out) {
 }
 
 void i0_kernel(const Tensor& self, Tensor& out) {
-  special_unary(self, out, "i0", [](double x) TL_MATH_INLINE { return vec::i0_f64(x); });
+  special_unary(
+      self, out, "i0", [](double x) TL_MATH_INLINE { return vec::i0_f64(x); },
+      [](double x) TL_MATH_INLINE { return vec::i0_f64<true>(x); }, nullptr);
 }
 
 // log(z / (1 - z)), z = x clamped to [eps, 1 - eps] when eps >= 0 (a nan x stays nan).
@@ -199,15 +201,21 @@ void special_erfcx_kernel(const Tensor& self, Tensor& out) {
 }
 
 void special_i0e_kernel(const Tensor& self, Tensor& out) {
-  special_unary(self, out, "special_i0e", [](double x) TL_MATH_INLINE { return vec::i0e_f64(x); });
+  special_unary(
+      self, out, "special_i0e", [](double x) TL_MATH_INLINE { return vec::i0e_f64(x); },
+      [](double x) TL_MATH_INLINE { return vec::i0e_f64<true>(x); }, nullptr);
 }
 
 void special_i1_kernel(const Tensor& self, Tensor& out) {
-  special_unary(self, out, "special_i1", [](double x) TL_MATH_INLINE { return vec::i1_f64(x); });
+  special_unary(
+      self, out, "special_i1", [](double x) TL_MATH_INLINE { return vec::i1_f64(x); },
+      [](double x) TL_MATH_INLINE { return vec::i1_f64<true>(x); }, nullptr);
 }
 
 void special_i1e_kernel(const Tensor& self, Tensor& out) {
-  special_unary(self, out, "special_i1e", [](double x) TL_MATH_INLINE { return vec::i1e_f64(x); });
+  special_unary(
+      self, out, "special_i1e", [](double x) TL_MATH_INLINE { return vec::i1e_f64(x); },
+      [](double x) TL_MATH_INLINE { return vec::i1e_f64<true>(x); }, nullptr);
 }
 
 void special_ndtri_kernel(const Tensor& self, Tensor& out) {
