@@ -114,10 +114,17 @@ double polygamma_f64(int64_t n, double x) {
 
 }  // namespace
 
+// Blocks holding an input in the far tails (1 - |x| or 2 min(p, 1 - p) below kErfinvFarTailQ, or nan)
+// run the variant with the far-tail guess; the others skip it.
 void erfinv_kernel(const Tensor& self, Tensor& out) {
-  special_unary(
-      self, out, "erfinv", [](double x) TL_MATH_INLINE { return vec::erfinv_f64(x); },
-      [](double x) TL_MATH_INLINE { return vec::erfinv_f64<true>(x); }, nullptr);
+  auto iter = unary_iter(self, out, "erfinv");
+  TL_DISPATCH_FLOAT(iter.common_dtype(), "erfinv", [&] {
+    constexpr bool for_float = !std::is_same_v<scalar_t, double>;
+    math_kernel<scalar_t>(
+        iter, [](double x) TL_MATH_INLINE { return vec::erfinv_f64<for_float, false>(x); },
+        [](double x) { return !(vec::dabs(x) < 1.0 - vec::kErfinvFarTailQ); },
+        [](double x) { return vec::erfinv_f64<for_float, true>(x); });
+  });
 }
 
 void lgamma_kernel(const Tensor& self, Tensor& out) {
@@ -219,9 +226,16 @@ void special_i1e_kernel(const Tensor& self, Tensor& out) {
 }
 
 void special_ndtri_kernel(const Tensor& self, Tensor& out) {
-  special_unary(
-      self, out, "special_ndtri", [](double x) TL_MATH_INLINE { return vec::ndtri_f64(x); },
-      [](double x) TL_MATH_INLINE { return vec::ndtri_f64<true>(x); }, "ndtri_cpu");
+  auto iter = unary_iter(self, out, "special_ndtri");
+  check_no_half(iter.common_dtype(), "special_ndtri", "ndtri_cpu");
+  TL_DISPATCH_FLOAT(iter.common_dtype(), "special_ndtri", [&] {
+    constexpr bool for_float = !std::is_same_v<scalar_t, double>;
+    constexpr double lo = 0.5 * vec::kErfinvFarTailQ;
+    math_kernel<scalar_t>(
+        iter, [](double p) TL_MATH_INLINE { return vec::ndtri_f64<for_float, false>(p); },
+        [](double p) { return !(p > lo && p < 1.0 - lo); },
+        [](double p) { return vec::ndtri_f64<for_float, true>(p); });
+  });
 }
 
 void special_log_ndtr_kernel(const Tensor& self, Tensor& out) {

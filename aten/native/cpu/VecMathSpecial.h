@@ -141,25 +141,30 @@ TL_ALWAYS_INLINE double erfinv_solve(bool central, double a, double q) {
   return y;
 }
 
-template <bool for_float = false>
+// Below this q (w = -log(q (2 - q)) > 16) the solver needs its far-tail guess; the kernels run
+// blocks holding such inputs through the `far_tail` variant (math_kernel's rare/slow pair), so
+// ordinary data skips its logs.
+constexpr double kErfinvFarTailQ = 5.6e-8;
+
+template <bool for_float = false, bool far_tail = !for_float>
 TL_ALWAYS_INLINE double erfinv_f64(double x) {
   const double a = dabs(x);
   const bool central = a < 0.5;
   const double q = dsel(central, 0.5, 1.0 - a);  // exact for a >= 1/2
-  const double y = erfinv_solve<for_float, !for_float>(central, dsel(central, a, 0.0), dsel(q > 0.0, q, 0.5));
+  const double y = erfinv_solve<for_float, far_tail>(central, dsel(central, a, 0.0), dsel(q > 0.0, q, 0.5));
   const double r = dsel(a < 1.0, y, dsel(a == 1.0, kInf, kNaN));
   return dcopysign(dsel(disnan(x), x, r), x);
 }
 
 // ndtri(p) = sqrt(2) erfinv(2p - 1): 2p - 1 is exact for p in [1/4, 3/4]; below, erfc(y) = 2p
 // (exact); above, erfc(y) = 2(1 - p) (exact), so neither tail loses digits to 1 - p.
-template <bool for_float = false>
+template <bool for_float = false, bool far_tail = true>
 TL_ALWAYS_INLINE double ndtri_f64(double p) {
   const double x = 2.0 * p - 1.0;
   const bool central = dabs(x) < 0.5;
   const double qt = dsel(p < 0.5, 2.0 * p, 2.0 * (1.0 - p));
   const double q = dsel(central || !(qt > 0.0), 0.5, qt);
-  const double y = erfinv_solve<for_float>(central, dsel(central, dabs(x), 0.0), q);
+  const double y = erfinv_solve<for_float, far_tail>(central, dsel(central, dabs(x), 0.0), q);
   const double signed_y = dsel(central, dcopysign(y, x), dsel(p < 0.5, -y, y));
   const double r = dsel(p > 0.0 && p < 1.0, kSqrtTwo * signed_y,
                         dsel(p == 0.0, -kInf, dsel(p == 1.0, kInf, kNaN)));
