@@ -67,6 +67,8 @@ KNOWN_OUT_GAPS = {
                    "refuses them, as for every out= op",
     "log_softmax.int": "PyTorch's log_softmax out= accepts inputs that require grad (and records history); "
                        "torchlite refuses them, as for every out= op",
+    "special_ndtr": "PyTorch's special_ndtr out= accepts inputs that require grad (and records history); "
+                    "torchlite refuses them, as for every out= op",
 }
 
 

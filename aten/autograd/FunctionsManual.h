@@ -15,6 +15,7 @@
 #include "aten/autograd/FunctionsManualIndex.h"  // gather/scatter
 #include "aten/autograd/FunctionsManualJoin.h"  // helpers for tensor lists
 #include "aten/autograd/FunctionsManualBinary.h"  // helpers for binary/ternary arithmetic
+#include "aten/autograd/FunctionsManualSpecial.h"  // helpers for the special functions
 #include "aten/autograd/FunctionsManualUnary.h"  // helpers for the unary catalog ops
 
 namespace tl::autograd::generated {

@@ -7,10 +7,8 @@
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/clone.h"
-#include "generated/ops/copysign.h"
 #include "generated/ops/erf.h"
 #include "generated/ops/exp.h"
-#include "generated/ops/logaddexp2.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/ne.h"
 #include "generated/ops/neg.h"
@@ -19,67 +17,6 @@
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
-
-// Backward of copysign.Tensor(Tensor self, Tensor other) -> Tensor
-struct CopysignBackward0 final : Node {
-  std::string name() const override { return "CopysignBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    self_.reset_data();
-    result_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return self_.nbytes() + result_.nbytes();
-  }
-
-  SavedVariable self_;
-  SavedVariable result_;
-};
-
-variable_list CopysignBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& self = self_.unpack(shared_from_this());
-  const auto& result = result_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = copysign_tensor_self_backward(grad, self, result);
-  }
-  if (should_compute_output(1)) {
-    grad_inputs[1] = zeros_like(grad);
-  }
-  return grad_inputs;
-}
-
-// Backward of copysign.Scalar(Tensor self, Scalar other) -> Tensor
-struct CopysignBackward1 final : Node {
-  std::string name() const override { return "CopysignBackward1"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    self_.reset_data();
-    result_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return self_.nbytes() + result_.nbytes();
-  }
-
-  SavedVariable self_;
-  SavedVariable result_;
-};
-
-variable_list CopysignBackward1::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& self = self_.unpack(shared_from_this());
-  const auto& result = result_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = copysign_tensor_self_backward(grad, self, result);
-  }
-  return grad_inputs;
-}
 
 // Backward of erf(Tensor self) -> Tensor
 struct ErfBackward0 final : Node {
@@ -103,38 +40,6 @@ variable_list ErfBackward0::apply(variable_list&& grads) {
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = mul(grad, mul(exp(neg(mul(self, self))), 1.1283791670955126));
-  }
-  return grad_inputs;
-}
-
-// Backward of logaddexp2(Tensor self, Tensor other) -> Tensor
-struct Logaddexp2Backward0 final : Node {
-  std::string name() const override { return "Logaddexp2Backward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    self_.reset_data();
-    other_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return self_.nbytes() + other_.nbytes();
-  }
-
-  SavedVariable self_;
-  SavedVariable other_;
-};
-
-variable_list Logaddexp2Backward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& self = self_.unpack(shared_from_this());
-  const auto& other = other_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = logaddexp_backward(grad, self, other, true);
-  }
-  if (should_compute_output(1)) {
-    grad_inputs[1] = logaddexp_backward(grad, other, self, true);
   }
   return grad_inputs;
 }
@@ -200,84 +105,6 @@ variable_list SelectBackward0::apply(variable_list&& grads) {
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
 
-// copysign.Tensor(Tensor self, Tensor other) -> Tensor
-Tensor copysign_Tensor(const Tensor& self, const Tensor& other) {
-  auto grad_fn = std::make_shared<CopysignBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(self, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::copysign_Tensor::call(self, other);
-  }
-  check_differentiable_dtype(result);
-  set_history(result, grad_fn);
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->result_ = SavedVariable(result, true);
-  }
-  return result;
-}
-
-// copysign_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-const Tensor& copysign__Tensor(const Tensor& self, const Tensor& other) {
-  check_inplace(self, "copysign_.Tensor");
-  auto grad_fn = std::make_shared<CopysignBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
-  }
-  {
-    AutoGradMode below_autograd(false);
-    ops::copysign__Tensor::call(self, other);
-  }
-  rebase_history(self, grad_fn);
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->result_ = SavedVariable(self, true);
-  }
-  return self;
-}
-
-// copysign.Scalar(Tensor self, Scalar other) -> Tensor
-Tensor copysign_Scalar(const Tensor& self, const Scalar& other) {
-  auto grad_fn = std::make_shared<CopysignBackward1>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(self, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::copysign_Scalar::call(self, other);
-  }
-  check_differentiable_dtype(result);
-  set_history(result, grad_fn);
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->result_ = SavedVariable(result, true);
-  }
-  return result;
-}
-
-// copysign_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-const Tensor& copysign__Scalar(const Tensor& self, const Scalar& other) {
-  check_inplace(self, "copysign_.Scalar");
-  auto grad_fn = std::make_shared<CopysignBackward1>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
-  }
-  {
-    AutoGradMode below_autograd(false);
-    ops::copysign__Scalar::call(self, other);
-  }
-  rebase_history(self, grad_fn);
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->result_ = SavedVariable(self, true);
-  }
-  return self;
-}
-
 // erf(Tensor self) -> Tensor
 Tensor erf(const Tensor& self) {
   auto grad_fn = std::make_shared<ErfBackward0>();
@@ -309,26 +136,6 @@ const Tensor& erf_(const Tensor& self) {
   }
   rebase_history(self, grad_fn);
   return self;
-}
-
-// logaddexp2(Tensor self, Tensor other) -> Tensor
-Tensor logaddexp2(const Tensor& self, const Tensor& other) {
-  auto grad_fn = std::make_shared<Logaddexp2Backward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
-  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
-    grad_fn->self_ = SavedVariable(self, false);
-  }
-  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
-    grad_fn->other_ = SavedVariable(other, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::logaddexp2::call(self, other);
-  }
-  check_differentiable_dtype(result);
-  set_history(result, grad_fn);
-  return result;
 }
 
 // nextafter(Tensor self, Tensor other) -> Tensor

@@ -6,8 +6,6 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
-#include "generated/ops/amax.h"
-#include "generated/ops/clone.h"
 #include "generated/ops/fmin.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
@@ -17,39 +15,6 @@
 #include "generated/ops/unsqueeze.h"
 
 namespace tl::autograd::generated {
-
-// Backward of amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
-struct AmaxBackward0 final : Node {
-  std::string name() const override { return "AmaxBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    self_.reset_data();
-    result_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return self_.nbytes() + result_.nbytes();
-  }
-
-  SavedVariable self_;
-  std::vector<int64_t> dim_;
-  bool keepdim_;
-  SavedVariable result_;
-};
-
-variable_list AmaxBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& self = self_.unpack(shared_from_this());
-  const auto& dim = as_arg(dim_);
-  const auto& keepdim = as_arg(keepdim_);
-  const auto& result = result_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = amax_amin_backward(grad, self, result, dim, keepdim);
-  }
-  return grad_inputs;
-}
 
 // Backward of fmin(Tensor self, Tensor other) -> Tensor
 struct FminBackward0 final : Node {
@@ -79,77 +44,6 @@ variable_list FminBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = fmax_fmin_backward(grad, self, other, false, false);
-  }
-  return grad_inputs;
-}
-
-// Backward of mul.Tensor(Tensor self, Tensor other) -> Tensor
-struct MulBackward0 final : Node {
-  std::string name() const override { return "MulBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    self_.reset_data();
-    other_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return self_.nbytes() + other_.nbytes();
-  }
-
-  SavedVariable self_;
-  SavedVariable other_;
-  ScalarType other_scalar_type;
-  ScalarType self_scalar_type;
-};
-
-variable_list MulBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& self = self_.unpack(shared_from_this());
-  const auto& other = other_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = mul_tensor_backward(grad, other, self_scalar_type);
-  }
-  if (should_compute_output(1)) {
-    grad_inputs[1] = mul_tensor_backward(grad, self, other_scalar_type);
-  }
-  return grad_inputs;
-}
-
-// Backward of mul.Scalar(Tensor self, Scalar other) -> Tensor
-struct MulBackward1 final : Node {
-  std::string name() const override { return "MulBackward1"; }
-  variable_list apply(variable_list&& grads) override;
-
-  Scalar other_;
-};
-
-variable_list MulBackward1::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& other = as_arg(other_);
-  if (should_compute_output(0)) {
-    grad_inputs[0] = mul(grad, other);
-  }
-  return grad_inputs;
-}
-
-// Backward of neg(Tensor self) -> Tensor
-struct NegBackward0 final : Node {
-  std::string name() const override { return "NegBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-};
-
-variable_list NegBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  if (should_compute_output(0)) {
-    grad_inputs[0] = neg(grad);
   }
   return grad_inputs;
 }
@@ -223,28 +117,6 @@ variable_list UnsqueezeBackward0::apply(variable_list&& grads) {
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
 
-// amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
-Tensor amax(const Tensor& self, IntArrayRef dim, bool keepdim) {
-  auto grad_fn = std::make_shared<AmaxBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->dim_ = dim.vec();
-  grad_fn->keepdim_ = keepdim;
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(self, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::amax::call(self, dim, keepdim);
-  }
-  check_differentiable_dtype(result);
-  set_history(result, grad_fn);
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->result_ = SavedVariable(result, true);
-  }
-  return result;
-}
-
 // fmin(Tensor self, Tensor other) -> Tensor
 Tensor fmin(const Tensor& self, const Tensor& other) {
   auto grad_fn = std::make_shared<FminBackward0>();
@@ -263,105 +135,6 @@ Tensor fmin(const Tensor& self, const Tensor& other) {
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
-}
-
-// mul.Tensor(Tensor self, Tensor other) -> Tensor
-Tensor mul_Tensor(const Tensor& self, const Tensor& other) {
-  auto grad_fn = std::make_shared<MulBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
-  grad_fn->other_scalar_type = other.scalar_type();
-  grad_fn->self_scalar_type = self.scalar_type();
-  if (grad_fn->should_compute_output(1)) {
-    grad_fn->self_ = SavedVariable(self, false);
-  }
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->other_ = SavedVariable(other, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::mul_Tensor::call(self, other);
-  }
-  check_differentiable_dtype(result);
-  set_history(result, grad_fn);
-  return result;
-}
-
-// mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-const Tensor& mul__Tensor(const Tensor& self, const Tensor& other) {
-  check_inplace(self, "mul_.Tensor");
-  auto grad_fn = std::make_shared<MulBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
-  grad_fn->other_scalar_type = other.scalar_type();
-  grad_fn->self_scalar_type = self.scalar_type();
-  if (grad_fn->should_compute_output(1)) {
-    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
-  }
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->other_ = SavedVariable(other, false);
-  }
-  {
-    AutoGradMode below_autograd(false);
-    ops::mul__Tensor::call(self, other);
-  }
-  rebase_history(self, grad_fn);
-  return self;
-}
-
-// mul.Scalar(Tensor self, Scalar other) -> Tensor
-Tensor mul_Scalar(const Tensor& self, const Scalar& other) {
-  auto grad_fn = std::make_shared<MulBackward1>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->other_ = other;
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::mul_Scalar::call(self, other);
-  }
-  check_differentiable_dtype(result);
-  set_history(result, grad_fn);
-  return result;
-}
-
-// mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-const Tensor& mul__Scalar(const Tensor& self, const Scalar& other) {
-  check_inplace(self, "mul_.Scalar");
-  auto grad_fn = std::make_shared<MulBackward1>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->other_ = other;
-  {
-    AutoGradMode below_autograd(false);
-    ops::mul__Scalar::call(self, other);
-  }
-  rebase_history(self, grad_fn);
-  return self;
-}
-
-// neg(Tensor self) -> Tensor
-Tensor neg(const Tensor& self) {
-  auto grad_fn = std::make_shared<NegBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::neg::call(self);
-  }
-  check_differentiable_dtype(result);
-  set_history(result, grad_fn);
-  return result;
-}
-
-// neg_(Tensor(a!) self) -> Tensor(a!)
-const Tensor& neg_(const Tensor& self) {
-  check_inplace(self, "neg_");
-  auto grad_fn = std::make_shared<NegBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  {
-    AutoGradMode below_autograd(false);
-    ops::neg_::call(self);
-  }
-  rebase_history(self, grad_fn);
-  return self;
 }
 
 // rad2deg(Tensor self) -> Tensor

@@ -8,14 +8,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/cauchy.h"
 #include "generated/ops/clone.h"
-#include "generated/ops/cos.h"
-#include "generated/ops/mul.h"
-#include "generated/ops/native_dropout.h"
-#include "generated/ops/native_dropout_backward.h"
 #include "generated/ops/neg.h"
-#include "generated/ops/rsub.h"
-#include "generated/ops/sigmoid_backward.h"
-#include "generated/ops/sin.h"
 #include "generated/ops/sinc.h"
 #include "generated/ops/zeros_like.h"
 
@@ -34,94 +27,6 @@ variable_list CauchyBackward0::apply(variable_list&& grads) {
   (void)grad;
   if (should_compute_output(0)) {
     grad_inputs[0] = zeros_like(grad);
-  }
-  return grad_inputs;
-}
-
-// Backward of native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)
-struct NativeDropoutBackward0 final : Node {
-  std::string name() const override { return "NativeDropoutBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    result1_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return result1_.nbytes();
-  }
-
-  double p_;
-  std::optional<bool> train_;
-  SavedVariable result1_;
-};
-
-variable_list NativeDropoutBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& p = as_arg(p_);
-  const auto& train = as_arg(train_);
-  const auto& result1 = result1_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = native_dropout_backward(grad, result1, train.value_or(true) ? (p == 1 ? 0.0 : 1.0 / (1.0 - p)) : 1.0);
-  }
-  return grad_inputs;
-}
-
-// Backward of sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
-struct SigmoidBackwardBackward0 final : Node {
-  std::string name() const override { return "SigmoidBackwardBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    grad_output_.reset_data();
-    output_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return grad_output_.nbytes() + output_.nbytes();
-  }
-
-  SavedVariable grad_output_;
-  SavedVariable output_;
-};
-
-variable_list SigmoidBackwardBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& grad_output = grad_output_.unpack(shared_from_this());
-  const auto& output = output_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = sigmoid_backward(grad, output);
-  }
-  if (should_compute_output(1)) {
-    grad_inputs[1] = mul(grad, mul(grad_output, rsub(mul(output, 2), 1)));
-  }
-  return grad_inputs;
-}
-
-// Backward of sin(Tensor self) -> Tensor
-struct SinBackward0 final : Node {
-  std::string name() const override { return "SinBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    self_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return self_.nbytes();
-  }
-
-  SavedVariable self_;
-};
-
-variable_list SinBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& self = self_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = mul(grad, cos(self));
   }
   return grad_inputs;
 }
@@ -166,79 +71,6 @@ const Tensor& cauchy_(const Tensor& self, double median, double sigma, std::opti
   {
     AutoGradMode below_autograd(false);
     ops::cauchy_::call(self, median, sigma, generator);
-  }
-  rebase_history(self, grad_fn);
-  return self;
-}
-
-// native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)
-std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p, std::optional<bool> train) {
-  auto grad_fn = std::make_shared<NativeDropoutBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&input}));
-  grad_fn->p_ = p;
-  grad_fn->train_ = train;
-  std::tuple<Tensor, Tensor> result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::native_dropout::call(input, p, train);
-  }
-  check_differentiable_dtype(std::get<0>(result));
-  set_history(std::get<0>(result), grad_fn);
-  set_history(Tensor(), grad_fn);  // result1: not differentiable (output_differentiability)
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->result1_ = SavedVariable(std::get<1>(result), true);
-  }
-  return result;
-}
-
-// sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
-Tensor sigmoid_backward(const Tensor& grad_output, const Tensor& output) {
-  auto grad_fn = std::make_shared<SigmoidBackwardBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&grad_output, &output}));
-  if (grad_fn->should_compute_output(1)) {
-    grad_fn->grad_output_ = SavedVariable(grad_output, false);
-  }
-  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
-    grad_fn->output_ = SavedVariable(output, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::sigmoid_backward::call(grad_output, output);
-  }
-  check_differentiable_dtype(result);
-  set_history(result, grad_fn);
-  return result;
-}
-
-// sin(Tensor self) -> Tensor
-Tensor sin(const Tensor& self) {
-  auto grad_fn = std::make_shared<SinBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(self, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::sin::call(self);
-  }
-  check_differentiable_dtype(result);
-  set_history(result, grad_fn);
-  return result;
-}
-
-// sin_(Tensor(a!) self) -> Tensor(a!)
-const Tensor& sin_(const Tensor& self) {
-  check_inplace(self, "sin_");
-  auto grad_fn = std::make_shared<SinBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
-  }
-  {
-    AutoGradMode below_autograd(false);
-    ops::sin_::call(self);
   }
   rebase_history(self, grad_fn);
   return self;

@@ -10,7 +10,6 @@
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/pow.h"
-#include "generated/ops/topk.h"
 
 namespace tl::autograd::generated {
 
@@ -42,35 +41,6 @@ variable_list LdexpBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = mul(grad, mul(result, 0.6931471805599453));
-  }
-  return grad_inputs;
-}
-
-// Backward of topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
-struct TopkBackward0 final : Node {
-  std::string name() const override { return "TopkBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    indices_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return indices_.nbytes();
-  }
-
-  int64_t dim_;
-  DimVector self_sizes;
-  SavedVariable indices_;
-};
-
-variable_list TopkBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& dim = as_arg(dim_);
-  const auto& indices = indices_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = value_selecting_reduction_backward(grad, dim, indices, self_sizes, true);
   }
   return grad_inputs;
 }
@@ -118,26 +88,6 @@ const Tensor& ldexp__Tensor(const Tensor& self, const Tensor& other) {
     grad_fn->result_ = SavedVariable(self, true);
   }
   return self;
-}
-
-// topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
-std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
-  auto grad_fn = std::make_shared<TopkBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->dim_ = dim;
-  grad_fn->self_sizes = self.sizes();
-  std::tuple<Tensor, Tensor> result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::topk::call(self, k, dim, largest, sorted);
-  }
-  check_differentiable_dtype(std::get<0>(result));
-  set_history(std::get<0>(result), grad_fn);
-  set_history(Tensor(), grad_fn);  // indices: not differentiable (output_differentiability)
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->indices_ = SavedVariable(std::get<1>(result), true);
-  }
-  return result;
 }
 
 }  // namespace tl::autograd::wrappers

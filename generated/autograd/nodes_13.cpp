@@ -6,106 +6,16 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
-#include "generated/ops/_log_softmax_backward_data.h"
-#include "generated/ops/acos.h"
 #include "generated/ops/clone.h"
-#include "generated/ops/cummax.h"
+#include "generated/ops/div.h"
 #include "generated/ops/expand.h"
-#include "generated/ops/log_softmax.h"
 #include "generated/ops/logaddexp.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
-#include "generated/ops/rsqrt.h"
-#include "generated/ops/rsub.h"
 #include "generated/ops/sum.h"
+#include "generated/ops/xlogy.h"
 
 namespace tl::autograd::generated {
-
-// Backward of acos(Tensor self) -> Tensor
-struct AcosBackward0 final : Node {
-  std::string name() const override { return "AcosBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    self_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return self_.nbytes();
-  }
-
-  SavedVariable self_;
-};
-
-variable_list AcosBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& self = self_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = neg(mul(grad, rsqrt(rsub(mul(self, self), 1))));
-  }
-  return grad_inputs;
-}
-
-// Backward of cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
-struct CummaxBackward0 final : Node {
-  std::string name() const override { return "CummaxBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    self_.reset_data();
-    indices_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return self_.nbytes() + indices_.nbytes();
-  }
-
-  SavedVariable self_;
-  int64_t dim_;
-  SavedVariable indices_;
-};
-
-variable_list CummaxBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& self = self_.unpack(shared_from_this());
-  const auto& dim = as_arg(dim_);
-  const auto& indices = indices_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = cummaxmin_backward(grad, self, indices, dim);
-  }
-  return grad_inputs;
-}
-
-// Backward of log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
-struct LogSoftmaxBackward0 final : Node {
-  std::string name() const override { return "LogSoftmaxBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    result_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return result_.nbytes();
-  }
-
-  int64_t dim_;
-  ScalarType self_scalar_type;
-  SavedVariable result_;
-};
-
-variable_list LogSoftmaxBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& dim = as_arg(dim_);
-  const auto& result = result_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = _log_softmax_backward_data(grad, result, dim, self_scalar_type);
-  }
-  return grad_inputs;
-}
 
 // Backward of logaddexp(Tensor self, Tensor other) -> Tensor
 struct LogaddexpBackward0 final : Node {
@@ -180,86 +90,72 @@ variable_list SumBackward1::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of xlogy.Tensor(Tensor self, Tensor other) -> Tensor
+struct XlogyBackward0 final : Node {
+  std::string name() const override { return "XlogyBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    other_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + other_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable other_;
+};
+
+variable_list XlogyBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& other = other_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = xlogy_self_backward(grad, self, other, false);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = div(mul(grad, self), other);
+  }
+  return grad_inputs;
+}
+
+// Backward of xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor
+struct XlogyBackward1 final : Node {
+  std::string name() const override { return "XlogyBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  Scalar other_;
+};
+
+variable_list XlogyBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& other = as_arg(other_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = xlogy_self_backward(grad, self, other);
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
-
-// acos(Tensor self) -> Tensor
-Tensor acos(const Tensor& self) {
-  auto grad_fn = std::make_shared<AcosBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(self, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::acos::call(self);
-  }
-  check_differentiable_dtype(result);
-  set_history(result, grad_fn);
-  return result;
-}
-
-// acos_(Tensor(a!) self) -> Tensor(a!)
-const Tensor& acos_(const Tensor& self) {
-  check_inplace(self, "acos_");
-  auto grad_fn = std::make_shared<AcosBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
-  }
-  {
-    AutoGradMode below_autograd(false);
-    ops::acos_::call(self);
-  }
-  rebase_history(self, grad_fn);
-  return self;
-}
-
-// cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
-std::tuple<Tensor, Tensor> cummax(const Tensor& self, int64_t dim) {
-  auto grad_fn = std::make_shared<CummaxBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->dim_ = dim;
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(self, false);
-  }
-  std::tuple<Tensor, Tensor> result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::cummax::call(self, dim);
-  }
-  check_differentiable_dtype(std::get<0>(result));
-  set_history(std::get<0>(result), grad_fn);
-  set_history(Tensor(), grad_fn);  // indices: not differentiable (output_differentiability)
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->indices_ = SavedVariable(std::get<1>(result), true);
-  }
-  return result;
-}
-
-// log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
-Tensor log_softmax_int(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  auto grad_fn = std::make_shared<LogSoftmaxBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->dim_ = dim;
-  grad_fn->self_scalar_type = self.scalar_type();
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::log_softmax_int::call(self, dim, dtype);
-  }
-  check_differentiable_dtype(result);
-  set_history(result, grad_fn);
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->result_ = SavedVariable(result, true);
-  }
-  return result;
-}
 
 // logaddexp(Tensor self, Tensor other) -> Tensor
 Tensor logaddexp(const Tensor& self, const Tensor& other) {
@@ -311,6 +207,80 @@ Tensor sum_dim_IntList(const Tensor& self, OptionalIntArrayRef dim, bool keepdim
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
+}
+
+// xlogy.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor xlogy_Tensor(const Tensor& self, const Tensor& other) {
+  auto grad_fn = std::make_shared<XlogyBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->other_ = SavedVariable(other, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::xlogy_Tensor::call(self, other);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// xlogy_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+const Tensor& xlogy__Tensor(const Tensor& self, const Tensor& other) {
+  check_inplace(self, "xlogy_.Tensor");
+  auto grad_fn = std::make_shared<XlogyBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->other_ = SavedVariable(other, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::xlogy__Tensor::call(self, other);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor
+Tensor xlogy_Scalar_Other(const Tensor& self, const Scalar& other) {
+  auto grad_fn = std::make_shared<XlogyBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->other_ = other;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::xlogy_Scalar_Other::call(self, other);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// xlogy_.Scalar_Other(Tensor(a!) self, Scalar other) -> Tensor(a!)
+const Tensor& xlogy__Scalar_Other(const Tensor& self, const Scalar& other) {
+  check_inplace(self, "xlogy_.Scalar_Other");
+  auto grad_fn = std::make_shared<XlogyBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->other_ = other;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::xlogy__Scalar_Other::call(self, other);
+  }
+  rebase_history(self, grad_fn);
+  return self;
 }
 
 }  // namespace tl::autograd::wrappers

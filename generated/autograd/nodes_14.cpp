@@ -6,16 +6,20 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/add.h"
 #include "generated/ops/clamp_max.h"
 #include "generated/ops/clone.h"
-#include "generated/ops/floor.h"
-#include "generated/ops/frexp.h"
 #include "generated/ops/gt.h"
 #include "generated/ops/le.h"
+#include "generated/ops/log.h"
+#include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/reshape.h"
+#include "generated/ops/special_entr.h"
+#include "generated/ops/special_erfcx.h"
+#include "generated/ops/special_i1e.h"
+#include "generated/ops/sub.h"
 #include "generated/ops/view.h"
-#include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
 
@@ -79,45 +83,86 @@ variable_list ClampMaxBackward1::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
-// Backward of floor(Tensor self) -> Tensor
-struct FloorBackward0 final : Node {
-  std::string name() const override { return "FloorBackward0"; }
+// Backward of special_entr(Tensor self) -> Tensor
+struct SpecialEntrBackward0 final : Node {
+  std::string name() const override { return "SpecialEntrBackward0"; }
   variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
 };
 
-variable_list FloorBackward0::apply(variable_list&& grads) {
+variable_list SpecialEntrBackward0::apply(variable_list&& grads) {
   variable_list grad_inputs(num_outputs());
   if (!any_defined(grads)) return grad_inputs;
   const Tensor& grad = grads[0];
   (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
-    grad_inputs[0] = zeros_like(grad);
+    grad_inputs[0] = mul(grad, neg(add(log(self), 1)));
   }
   return grad_inputs;
 }
 
-// Backward of frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)
-struct FrexpBackward0 final : Node {
-  std::string name() const override { return "FrexpBackward0"; }
+// Backward of special_erfcx(Tensor self) -> Tensor
+struct SpecialErfcxBackward0 final : Node {
+  std::string name() const override { return "SpecialErfcxBackward0"; }
   variable_list apply(variable_list&& grads) override;
   void release_variables() override {
-    exponent_.reset_data();
+    self_.reset_data();
+    result_.reset_data();
   }
   size_t saved_bytes() const override {
-    return exponent_.nbytes();
+    return self_.nbytes() + result_.nbytes();
   }
 
-  SavedVariable exponent_;
+  SavedVariable self_;
+  SavedVariable result_;
 };
 
-variable_list FrexpBackward0::apply(variable_list&& grads) {
+variable_list SpecialErfcxBackward0::apply(variable_list&& grads) {
   variable_list grad_inputs(num_outputs());
   if (!any_defined(grads)) return grad_inputs;
   const Tensor& grad = grads[0];
   (void)grad;
-  const auto& exponent = exponent_.unpack(shared_from_this());
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& result = result_.unpack(shared_from_this());
   if (should_compute_output(0)) {
-    grad_inputs[0] = frexp_backward(grad, exponent);
+    grad_inputs[0] = mul(grad, sub(mul(mul(self, result), 2), 1.1283791670955126));
+  }
+  return grad_inputs;
+}
+
+// Backward of special_i1e(Tensor self) -> Tensor
+struct SpecialI1EBackward0 final : Node {
+  std::string name() const override { return "SpecialI1EBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable result_;
+};
+
+variable_list SpecialI1EBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = i1e_backward(grad, self, result);
   }
   return grad_inputs;
 }
@@ -221,47 +266,59 @@ const Tensor& clamp_max_(const Tensor& self, const Scalar& max) {
   return self;
 }
 
-// floor(Tensor self) -> Tensor
-Tensor floor(const Tensor& self) {
-  auto grad_fn = std::make_shared<FloorBackward0>();
+// special_entr(Tensor self) -> Tensor
+Tensor special_entr(const Tensor& self) {
+  auto grad_fn = std::make_shared<SpecialEntrBackward0>();
   grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
   Tensor result;
   {
     AutoGradMode below_autograd(false);
-    result = ops::floor::call(self);
+    result = ops::special_entr::call(self);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
 
-// floor_(Tensor(a!) self) -> Tensor(a!)
-const Tensor& floor_(const Tensor& self) {
-  check_inplace(self, "floor_");
-  auto grad_fn = std::make_shared<FloorBackward0>();
+// special_erfcx(Tensor self) -> Tensor
+Tensor special_erfcx(const Tensor& self) {
+  auto grad_fn = std::make_shared<SpecialErfcxBackward0>();
   grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
   {
     AutoGradMode below_autograd(false);
-    ops::floor_::call(self);
+    result = ops::special_erfcx::call(self);
   }
-  rebase_history(self, grad_fn);
-  return self;
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
 }
 
-// frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)
-std::tuple<Tensor, Tensor> frexp_Tensor(const Tensor& self) {
-  auto grad_fn = std::make_shared<FrexpBackward0>();
+// special_i1e(Tensor self) -> Tensor
+Tensor special_i1e(const Tensor& self) {
+  auto grad_fn = std::make_shared<SpecialI1EBackward0>();
   grad_fn->set_next_edges(collect_next_edges({&self}));
-  std::tuple<Tensor, Tensor> result;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
   {
     AutoGradMode below_autograd(false);
-    result = ops::frexp_Tensor::call(self);
+    result = ops::special_i1e::call(self);
   }
-  check_differentiable_dtype(std::get<0>(result));
-  set_history(std::get<0>(result), grad_fn);
-  set_history(Tensor(), grad_fn);  // exponent: not differentiable (output_differentiability)
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0)) {
-    grad_fn->exponent_ = SavedVariable(std::get<1>(result), true);
+    grad_fn->result_ = SavedVariable(result, true);
   }
   return result;
 }

@@ -12,10 +12,12 @@
 #include "generated/ops/clone.h"
 #include "generated/ops/deg2rad.h"
 #include "generated/ops/div.h"
-#include "generated/ops/log1p.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/rsqrt.h"
+#include "generated/ops/sign.h"
+#include "generated/ops/special_i0e.h"
+#include "generated/ops/special_i1e.h"
 #include "generated/ops/sub.h"
 
 namespace tl::autograd::generated {
@@ -89,28 +91,31 @@ variable_list Deg2RadBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
-// Backward of log1p(Tensor self) -> Tensor
-struct Log1PBackward0 final : Node {
-  std::string name() const override { return "Log1PBackward0"; }
+// Backward of special_i0e(Tensor self) -> Tensor
+struct SpecialI0EBackward0 final : Node {
+  std::string name() const override { return "SpecialI0EBackward0"; }
   variable_list apply(variable_list&& grads) override;
   void release_variables() override {
     self_.reset_data();
+    result_.reset_data();
   }
   size_t saved_bytes() const override {
-    return self_.nbytes();
+    return self_.nbytes() + result_.nbytes();
   }
 
   SavedVariable self_;
+  SavedVariable result_;
 };
 
-variable_list Log1PBackward0::apply(variable_list&& grads) {
+variable_list SpecialI0EBackward0::apply(variable_list&& grads) {
   variable_list grad_inputs(num_outputs());
   if (!any_defined(grads)) return grad_inputs;
   const Tensor& grad = grads[0];
   (void)grad;
   const auto& self = self_.unpack(shared_from_this());
+  const auto& result = result_.unpack(shared_from_this());
   if (should_compute_output(0)) {
-    grad_inputs[0] = div(grad, add(self, 1));
+    grad_inputs[0] = mul(grad, sub(special_i1e(self), mul(sign(self), result)));
   }
   return grad_inputs;
 }
@@ -214,9 +219,9 @@ const Tensor& deg2rad_(const Tensor& self) {
   return self;
 }
 
-// log1p(Tensor self) -> Tensor
-Tensor log1p(const Tensor& self) {
-  auto grad_fn = std::make_shared<Log1PBackward0>();
+// special_i0e(Tensor self) -> Tensor
+Tensor special_i0e(const Tensor& self) {
+  auto grad_fn = std::make_shared<SpecialI0EBackward0>();
   grad_fn->set_next_edges(collect_next_edges({&self}));
   if (grad_fn->should_compute_output(0)) {
     grad_fn->self_ = SavedVariable(self, false);
@@ -224,27 +229,14 @@ Tensor log1p(const Tensor& self) {
   Tensor result;
   {
     AutoGradMode below_autograd(false);
-    result = ops::log1p::call(self);
+    result = ops::special_i0e::call(self);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
-  return result;
-}
-
-// log1p_(Tensor(a!) self) -> Tensor(a!)
-const Tensor& log1p_(const Tensor& self) {
-  check_inplace(self, "log1p_");
-  auto grad_fn = std::make_shared<Log1PBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
   if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+    grad_fn->result_ = SavedVariable(result, true);
   }
-  {
-    AutoGradMode below_autograd(false);
-    ops::log1p_::call(self);
-  }
-  rebase_history(self, grad_fn);
-  return self;
+  return result;
 }
 
 }  // namespace tl::autograd::wrappers

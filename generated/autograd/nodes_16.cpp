@@ -6,77 +6,19 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
-#include "generated/ops/_to_copy.h"
-#include "generated/ops/addcmul.h"
+#include "generated/ops/add.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/div.h"
 #include "generated/ops/erfc.h"
 #include "generated/ops/exp.h"
 #include "generated/ops/geometric.h"
-#include "generated/ops/mean.h"
 #include "generated/ops/min.h"
-#include "generated/ops/mm.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/special_log_ndtr.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
-
-// Backward of _to_copy(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
-struct ToCopyBackward0 final : Node {
-  std::string name() const override { return "ToCopyBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-
-  Device self_device;
-  ScalarType self_scalar_type;
-};
-
-variable_list ToCopyBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  if (should_compute_output(0)) {
-    grad_inputs[0] = _to_copy(grad, self_scalar_type, self_device);
-  }
-  return grad_inputs;
-}
-
-// Backward of addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
-struct AddcmulBackward0 final : Node {
-  std::string name() const override { return "AddcmulBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    tensor1_.reset_data();
-    tensor2_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return tensor1_.nbytes() + tensor2_.nbytes();
-  }
-
-  SavedVariable tensor1_;
-  SavedVariable tensor2_;
-  Scalar value_;
-};
-
-variable_list AddcmulBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& tensor1 = tensor1_.unpack(shared_from_this());
-  const auto& tensor2 = tensor2_.unpack(shared_from_this());
-  const auto& value = as_arg(value_);
-  if (should_compute_output(0)) {
-    grad_inputs[0] = grad;
-  }
-  if (should_compute_output(1)) {
-    grad_inputs[1] = mul(grad, maybe_multiply(tensor2, value));
-  }
-  if (should_compute_output(2)) {
-    grad_inputs[2] = mul(grad, maybe_multiply(tensor1, value));
-  }
-  return grad_inputs;
-}
 
 // Backward of erfc(Tensor self) -> Tensor
 struct ErfcBackward0 final : Node {
@@ -117,49 +59,6 @@ variable_list GeometricBackward0::apply(variable_list&& grads) {
   (void)grad;
   if (should_compute_output(0)) {
     grad_inputs[0] = zeros_like(grad);
-  }
-  return grad_inputs;
-}
-
-// Backward of mean(Tensor self, *, ScalarType? dtype=None) -> Tensor
-struct MeanBackward0 final : Node {
-  std::string name() const override { return "MeanBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-
-  int64_t self_numel;
-  DimVector self_sizes;
-};
-
-variable_list MeanBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  if (should_compute_output(0)) {
-    grad_inputs[0] = mean_backward(grad, self_sizes, self_numel);
-  }
-  return grad_inputs;
-}
-
-// Backward of mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
-struct MeanBackward1 final : Node {
-  std::string name() const override { return "MeanBackward1"; }
-  variable_list apply(variable_list&& grads) override;
-
-  std::optional<std::vector<int64_t>> dim_;
-  bool keepdim_;
-  DimVector self_sizes;
-};
-
-variable_list MeanBackward1::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& dim = as_arg(dim_);
-  const auto& keepdim = as_arg(keepdim_);
-  if (should_compute_output(0)) {
-    grad_inputs[0] = mean_dim_backward(grad, self_sizes, dim, keepdim);
   }
   return grad_inputs;
 }
@@ -224,36 +123,31 @@ variable_list MinBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
-// Backward of mm(Tensor self, Tensor mat2) -> Tensor
-struct MmBackward0 final : Node {
-  std::string name() const override { return "MmBackward0"; }
+// Backward of special_log_ndtr(Tensor self) -> Tensor
+struct SpecialLogNdtrBackward0 final : Node {
+  std::string name() const override { return "SpecialLogNdtrBackward0"; }
   variable_list apply(variable_list&& grads) override;
   void release_variables() override {
     self_.reset_data();
-    mat2_.reset_data();
+    result_.reset_data();
   }
   size_t saved_bytes() const override {
-    return self_.nbytes() + mat2_.nbytes();
+    return self_.nbytes() + result_.nbytes();
   }
 
   SavedVariable self_;
-  SavedVariable mat2_;
-  ScalarType mat2_scalar_type;
-  ScalarType self_scalar_type;
+  SavedVariable result_;
 };
 
-variable_list MmBackward0::apply(variable_list&& grads) {
+variable_list SpecialLogNdtrBackward0::apply(variable_list&& grads) {
   variable_list grad_inputs(num_outputs());
   if (!any_defined(grads)) return grad_inputs;
   const Tensor& grad = grads[0];
   (void)grad;
   const auto& self = self_.unpack(shared_from_this());
-  const auto& mat2 = mat2_.unpack(shared_from_this());
+  const auto& result = result_.unpack(shared_from_this());
   if (should_compute_output(0)) {
-    grad_inputs[0] = mm_mat1_backward(grad, mat2, self_scalar_type);
-  }
-  if (should_compute_output(1)) {
-    grad_inputs[1] = mm_mat2_backward(grad, self, mat2_scalar_type);
+    grad_inputs[0] = mul(div(grad, 2.5066282746310002), exp(neg(add(result, mul(mul(self, self), 0.5)))));
   }
   return grad_inputs;
 }
@@ -263,62 +157,6 @@ variable_list MmBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
-
-// _to_copy(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
-Tensor _to_copy(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  auto grad_fn = std::make_shared<ToCopyBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->self_device = self.device();
-  grad_fn->self_scalar_type = self.scalar_type();
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::_to_copy::call(self, dtype, device);
-  }
-  set_history(result, grad_fn);
-  return result;
-}
-
-// addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
-Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
-  auto grad_fn = std::make_shared<AddcmulBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self, &tensor1, &tensor2}));
-  grad_fn->value_ = value;
-  if (grad_fn->should_compute_output(2)) {
-    grad_fn->tensor1_ = SavedVariable(tensor1, false);
-  }
-  if (grad_fn->should_compute_output(1)) {
-    grad_fn->tensor2_ = SavedVariable(tensor2, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::addcmul::call(self, tensor1, tensor2, value);
-  }
-  check_differentiable_dtype(result);
-  set_history(result, grad_fn);
-  return result;
-}
-
-// addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
-const Tensor& addcmul_(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
-  check_inplace(self, "addcmul_");
-  auto grad_fn = std::make_shared<AddcmulBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self, &tensor1, &tensor2}));
-  grad_fn->value_ = value;
-  if (grad_fn->should_compute_output(2)) {
-    grad_fn->tensor1_ = SavedVariable(tensor1, false);
-  }
-  if (grad_fn->should_compute_output(1)) {
-    grad_fn->tensor2_ = SavedVariable(tensor2, false);
-  }
-  {
-    AutoGradMode below_autograd(false);
-    ops::addcmul_::call(self, tensor1, tensor2, value);
-  }
-  rebase_history(self, grad_fn);
-  return self;
-}
 
 // erfc(Tensor self) -> Tensor
 Tensor erfc(const Tensor& self) {
@@ -366,39 +204,6 @@ const Tensor& geometric_(const Tensor& self, double p, std::optional<Generator> 
   return self;
 }
 
-// mean(Tensor self, *, ScalarType? dtype=None) -> Tensor
-Tensor mean(const Tensor& self, std::optional<ScalarType> dtype) {
-  auto grad_fn = std::make_shared<MeanBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->self_numel = self.numel();
-  grad_fn->self_sizes = self.sizes();
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::mean::call(self, dtype);
-  }
-  check_differentiable_dtype(result);
-  set_history(result, grad_fn);
-  return result;
-}
-
-// mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
-Tensor mean_dim(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  auto grad_fn = std::make_shared<MeanBackward1>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->dim_ = dim ? std::optional<std::vector<int64_t>>(dim->vec()) : std::nullopt;
-  grad_fn->keepdim_ = keepdim;
-  grad_fn->self_sizes = self.sizes();
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::mean_dim::call(self, dim, keepdim, dtype);
-  }
-  check_differentiable_dtype(result);
-  set_history(result, grad_fn);
-  return result;
-}
-
 // min(Tensor self) -> Tensor
 Tensor min(const Tensor& self) {
   auto grad_fn = std::make_shared<MinBackward1>();
@@ -440,25 +245,23 @@ std::tuple<Tensor, Tensor> min_dim(const Tensor& self, int64_t dim, bool keepdim
   return result;
 }
 
-// mm(Tensor self, Tensor mat2) -> Tensor
-Tensor mm(const Tensor& self, const Tensor& mat2) {
-  auto grad_fn = std::make_shared<MmBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self, &mat2}));
-  grad_fn->mat2_scalar_type = mat2.scalar_type();
-  grad_fn->self_scalar_type = self.scalar_type();
-  if (grad_fn->should_compute_output(1)) {
-    grad_fn->self_ = SavedVariable(self, false);
-  }
+// special_log_ndtr(Tensor self) -> Tensor
+Tensor special_log_ndtr(const Tensor& self) {
+  auto grad_fn = std::make_shared<SpecialLogNdtrBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
   if (grad_fn->should_compute_output(0)) {
-    grad_fn->mat2_ = SavedVariable(mat2, false);
+    grad_fn->self_ = SavedVariable(self, false);
   }
   Tensor result;
   {
     AutoGradMode below_autograd(false);
-    result = ops::mm::call(self, mat2);
+    result = ops::special_log_ndtr::call(self);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
   return result;
 }
 

@@ -48,35 +48,6 @@ variable_list IndexCopyBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
-// Backward of index_select(Tensor self, int dim, Tensor index) -> Tensor
-struct IndexSelectBackward0 final : Node {
-  std::string name() const override { return "IndexSelectBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    index_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return index_.nbytes();
-  }
-
-  int64_t dim_;
-  SavedVariable index_;
-  DimVector self_sizes;
-};
-
-variable_list IndexSelectBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& dim = as_arg(dim_);
-  const auto& index = index_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = index_select_backward(grad, self_sizes, dim, index);
-  }
-  return grad_inputs;
-}
-
 // Backward of split.Tensor(Tensor(a) self, int split_size, int dim=0) -> Tensor(a)[]
 struct SplitBackward0 final : Node {
   std::string name() const override { return "SplitBackward0"; }
@@ -138,25 +109,6 @@ const Tensor& index_copy_(const Tensor& self, int64_t dim, const Tensor& index, 
   }
   rebase_history(self, grad_fn);
   return self;
-}
-
-// index_select(Tensor self, int dim, Tensor index) -> Tensor
-Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
-  auto grad_fn = std::make_shared<IndexSelectBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->dim_ = dim;
-  grad_fn->self_sizes = self.sizes();
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->index_ = SavedVariable(index, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::index_select::call(self, dim, index);
-  }
-  check_differentiable_dtype(result);
-  set_history(result, grad_fn);
-  return result;
 }
 
 // split.Tensor(Tensor(a) self, int split_size, int dim=0) -> Tensor(a)[]

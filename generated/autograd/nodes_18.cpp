@@ -8,10 +8,39 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/special_i1.h"
 #include "generated/ops/tanh_backward.h"
-#include "generated/ops/unbind.h"
 
 namespace tl::autograd::generated {
+
+// Backward of special_i1(Tensor self) -> Tensor
+struct SpecialI1Backward0 final : Node {
+  std::string name() const override { return "SpecialI1Backward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable result_;
+};
+
+variable_list SpecialI1Backward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = i1_backward(grad, self, result);
+  }
+  return grad_inputs;
+}
 
 // Backward of tanh_backward(Tensor grad_output, Tensor output) -> Tensor
 struct TanhBackwardBackward0 final : Node {
@@ -44,34 +73,32 @@ variable_list TanhBackwardBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
-
-// Backward of unbind.int(Tensor(a) self, int dim=0) -> Tensor(a)[]
-struct UnbindBackward0 final : Node {
-  std::string name() const override { return "UnbindBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-
-  int64_t dim_;
-  ScalarType self_scalar_type;
-  DimVector self_sizes;
-};
-
-variable_list UnbindBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& dim = as_arg(dim_);
-  if (should_compute_output(0)) {
-    grad_inputs[0] = unbind_backward(grads, self_sizes, self_scalar_type, dim);
-  }
-  return grad_inputs;
-}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// special_i1(Tensor self) -> Tensor
+Tensor special_i1(const Tensor& self) {
+  auto grad_fn = std::make_shared<SpecialI1Backward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::special_i1::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
 
 // tanh_backward(Tensor grad_output, Tensor output) -> Tensor
 Tensor tanh_backward(const Tensor& grad_output, const Tensor& output) {
@@ -90,25 +117,6 @@ Tensor tanh_backward(const Tensor& grad_output, const Tensor& output) {
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
-  return result;
-}
-
-// unbind.int(Tensor(a) self, int dim=0) -> Tensor(a)[]
-std::vector<Tensor> unbind_int(const Tensor& self, int64_t dim) {
-  auto grad_fn = std::make_shared<UnbindBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->dim_ = dim;
-  grad_fn->self_scalar_type = self.scalar_type();
-  grad_fn->self_sizes = self.sizes();
-  std::vector<Tensor> result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::unbind_int::call(self, dim);
-  }
-  for (const Tensor& output : result) {
-    check_differentiable_dtype(output);
-    set_history(output, grad_fn);
-  }
   return result;
 }
 

@@ -6,55 +6,16 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
-#include "generated/ops/_log_softmax_backward_data.h"
 #include "generated/ops/add.h"
 #include "generated/ops/bmm.h"
-#include "generated/ops/clone.h"
-#include "generated/ops/cosh.h"
-#include "generated/ops/exp2.h"
 #include "generated/ops/expm1.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/permute.h"
-#include "generated/ops/sinh.h"
 #include "generated/ops/transpose.h"
 #include "generated/ops/var_mean.h"
 
 namespace tl::autograd::generated {
-
-// Backward of _log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
-struct LogSoftmaxBackwardDataBackward0 final : Node {
-  std::string name() const override { return "LogSoftmaxBackwardDataBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    grad_output_.reset_data();
-    output_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return grad_output_.nbytes() + output_.nbytes();
-  }
-
-  SavedVariable grad_output_;
-  SavedVariable output_;
-  int64_t dim_;
-};
-
-variable_list LogSoftmaxBackwardDataBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& grad_output = grad_output_.unpack(shared_from_this());
-  const auto& output = output_.unpack(shared_from_this());
-  const auto& dim = as_arg(dim_);
-  if (should_compute_output(0)) {
-    grad_inputs[0] = log_softmax_backward_data_grad_backward(grad, output, dim);
-  }
-  if (should_compute_output(1)) {
-    grad_inputs[1] = log_softmax_double_backward(grad, grad_output, output, dim);
-  }
-  return grad_inputs;
-}
 
 // Backward of bmm(Tensor self, Tensor mat2) -> Tensor
 struct BmmBackward0 final : Node {
@@ -84,58 +45,6 @@ variable_list BmmBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = bmm(transpose(self, 1, 2), grad);
-  }
-  return grad_inputs;
-}
-
-// Backward of cosh(Tensor self) -> Tensor
-struct CoshBackward0 final : Node {
-  std::string name() const override { return "CoshBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    self_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return self_.nbytes();
-  }
-
-  SavedVariable self_;
-};
-
-variable_list CoshBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& self = self_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = mul(grad, sinh(self));
-  }
-  return grad_inputs;
-}
-
-// Backward of exp2(Tensor self) -> Tensor
-struct Exp2Backward0 final : Node {
-  std::string name() const override { return "Exp2Backward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    result_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return result_.nbytes();
-  }
-
-  SavedVariable result_;
-};
-
-variable_list Exp2Backward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& result = result_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = mul(grad, mul(result, 0.6931471805599453));
   }
   return grad_inputs;
 }
@@ -224,27 +133,6 @@ variable_list VarMeanBackward0::apply(variable_list&& grads) {
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
 
-// _log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
-Tensor _log_softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype) {
-  auto grad_fn = std::make_shared<LogSoftmaxBackwardDataBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&grad_output, &output}));
-  grad_fn->dim_ = dim;
-  if (grad_fn->should_compute_output(1)) {
-    grad_fn->grad_output_ = SavedVariable(grad_output, false);
-  }
-  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
-    grad_fn->output_ = SavedVariable(output, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::_log_softmax_backward_data::call(grad_output, output, dim, input_dtype);
-  }
-  check_differentiable_dtype(result);
-  set_history(result, grad_fn);
-  return result;
-}
-
 // bmm(Tensor self, Tensor mat2) -> Tensor
 Tensor bmm(const Tensor& self, const Tensor& mat2) {
   auto grad_fn = std::make_shared<BmmBackward0>();
@@ -263,72 +151,6 @@ Tensor bmm(const Tensor& self, const Tensor& mat2) {
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
-}
-
-// cosh(Tensor self) -> Tensor
-Tensor cosh(const Tensor& self) {
-  auto grad_fn = std::make_shared<CoshBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(self, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::cosh::call(self);
-  }
-  check_differentiable_dtype(result);
-  set_history(result, grad_fn);
-  return result;
-}
-
-// cosh_(Tensor(a!) self) -> Tensor(a!)
-const Tensor& cosh_(const Tensor& self) {
-  check_inplace(self, "cosh_");
-  auto grad_fn = std::make_shared<CoshBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
-  }
-  {
-    AutoGradMode below_autograd(false);
-    ops::cosh_::call(self);
-  }
-  rebase_history(self, grad_fn);
-  return self;
-}
-
-// exp2(Tensor self) -> Tensor
-Tensor exp2(const Tensor& self) {
-  auto grad_fn = std::make_shared<Exp2Backward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::exp2::call(self);
-  }
-  check_differentiable_dtype(result);
-  set_history(result, grad_fn);
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->result_ = SavedVariable(result, true);
-  }
-  return result;
-}
-
-// exp2_(Tensor(a!) self) -> Tensor(a!)
-const Tensor& exp2_(const Tensor& self) {
-  check_inplace(self, "exp2_");
-  auto grad_fn = std::make_shared<Exp2Backward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  {
-    AutoGradMode below_autograd(false);
-    ops::exp2_::call(self);
-  }
-  rebase_history(self, grad_fn);
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->result_ = SavedVariable(self, true);
-  }
-  return self;
 }
 
 // expm1(Tensor self) -> Tensor

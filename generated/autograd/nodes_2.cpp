@@ -11,14 +11,12 @@
 #include "generated/ops/clone.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/cosh.h"
-#include "generated/ops/kthvalue.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/reshape.h"
 #include "generated/ops/rsqrt.h"
 #include "generated/ops/rsub.h"
 #include "generated/ops/sinh.h"
-#include "generated/ops/sort.h"
 #include "generated/ops/squeeze.h"
 #include "generated/ops/zeros_like.h"
 
@@ -102,37 +100,6 @@ variable_list CopyBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
-// Backward of kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
-struct KthvalueBackward0 final : Node {
-  std::string name() const override { return "KthvalueBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    indices_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return indices_.nbytes();
-  }
-
-  int64_t dim_;
-  bool keepdim_;
-  DimVector self_sizes;
-  SavedVariable indices_;
-};
-
-variable_list KthvalueBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& dim = as_arg(dim_);
-  const auto& keepdim = as_arg(keepdim_);
-  const auto& indices = indices_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = value_selecting_reduction_backward(grad, dim, indices, self_sizes, keepdim);
-  }
-  return grad_inputs;
-}
-
 // Backward of sinh(Tensor self) -> Tensor
 struct SinhBackward0 final : Node {
   std::string name() const override { return "SinhBackward0"; }
@@ -155,64 +122,6 @@ variable_list SinhBackward0::apply(variable_list&& grads) {
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = mul(grad, cosh(self));
-  }
-  return grad_inputs;
-}
-
-// Backward of sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
-struct SortBackward0 final : Node {
-  std::string name() const override { return "SortBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    indices_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return indices_.nbytes();
-  }
-
-  int64_t dim_;
-  DimVector self_sizes;
-  SavedVariable indices_;
-};
-
-variable_list SortBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& dim = as_arg(dim_);
-  const auto& indices = indices_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = value_selecting_reduction_backward(grad, dim, indices, self_sizes, true);
-  }
-  return grad_inputs;
-}
-
-// Backward of sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
-struct SortBackward1 final : Node {
-  std::string name() const override { return "SortBackward1"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    indices_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return indices_.nbytes();
-  }
-
-  int64_t dim_;
-  DimVector self_sizes;
-  SavedVariable indices_;
-};
-
-variable_list SortBackward1::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& dim = as_arg(dim_);
-  const auto& indices = indices_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = value_selecting_reduction_backward(grad, dim, indices, self_sizes, true);
   }
   return grad_inputs;
 }
@@ -346,27 +255,6 @@ const Tensor& copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
   return self;
 }
 
-// kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
-std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, bool keepdim) {
-  auto grad_fn = std::make_shared<KthvalueBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->dim_ = dim;
-  grad_fn->keepdim_ = keepdim;
-  grad_fn->self_sizes = self.sizes();
-  std::tuple<Tensor, Tensor> result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::kthvalue::call(self, k, dim, keepdim);
-  }
-  check_differentiable_dtype(std::get<0>(result));
-  set_history(std::get<0>(result), grad_fn);
-  set_history(Tensor(), grad_fn);  // indices: not differentiable (output_differentiability)
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->indices_ = SavedVariable(std::get<1>(result), true);
-  }
-  return result;
-}
-
 // sinh(Tensor self) -> Tensor
 Tensor sinh(const Tensor& self) {
   auto grad_fn = std::make_shared<SinhBackward0>();
@@ -398,46 +286,6 @@ const Tensor& sinh_(const Tensor& self) {
   }
   rebase_history(self, grad_fn);
   return self;
-}
-
-// sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
-std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending) {
-  auto grad_fn = std::make_shared<SortBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->dim_ = dim;
-  grad_fn->self_sizes = self.sizes();
-  std::tuple<Tensor, Tensor> result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::sort::call(self, dim, descending);
-  }
-  check_differentiable_dtype(std::get<0>(result));
-  set_history(std::get<0>(result), grad_fn);
-  set_history(Tensor(), grad_fn);  // indices: not differentiable (output_differentiability)
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->indices_ = SavedVariable(std::get<1>(result), true);
-  }
-  return result;
-}
-
-// sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
-std::tuple<Tensor, Tensor> sort_stable(const Tensor& self, std::optional<bool> stable, int64_t dim, bool descending) {
-  auto grad_fn = std::make_shared<SortBackward1>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->dim_ = dim;
-  grad_fn->self_sizes = self.sizes();
-  std::tuple<Tensor, Tensor> result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::sort_stable::call(self, stable, dim, descending);
-  }
-  check_differentiable_dtype(std::get<0>(result));
-  set_history(std::get<0>(result), grad_fn);
-  set_history(Tensor(), grad_fn);  // indices: not differentiable (output_differentiability)
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->indices_ = SavedVariable(std::get<1>(result), true);
-  }
-  return result;
 }
 
 // squeeze(Tensor(a) self) -> Tensor(a)

@@ -10,9 +10,7 @@
 #include "generated/ops/clone.h"
 #include "generated/ops/flip.h"
 #include "generated/ops/neg.h"
-#include "generated/ops/pow.h"
 #include "generated/ops/random.h"
-#include "generated/ops/trunc.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
@@ -69,100 +67,6 @@ variable_list FlipBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
-// Backward of pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
-struct PowBackward1 final : Node {
-  std::string name() const override { return "PowBackward1"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    self_.reset_data();
-    exponent_.reset_data();
-    result_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return self_.nbytes() + exponent_.nbytes() + result_.nbytes();
-  }
-
-  SavedVariable self_;
-  SavedVariable exponent_;
-  SavedVariable result_;
-};
-
-variable_list PowBackward1::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& self = self_.unpack(shared_from_this());
-  const auto& exponent = exponent_.unpack(shared_from_this());
-  const auto& result = result_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = pow_backward_self(grad, self, exponent);
-  }
-  if (should_compute_output(1)) {
-    grad_inputs[1] = pow_backward_exponent(grad, self, exponent, result);
-  }
-  return grad_inputs;
-}
-
-// Backward of pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
-struct PowBackward0 final : Node {
-  std::string name() const override { return "PowBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    self_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return self_.nbytes();
-  }
-
-  SavedVariable self_;
-  Scalar exponent_;
-};
-
-variable_list PowBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& self = self_.unpack(shared_from_this());
-  const auto& exponent = as_arg(exponent_);
-  if (should_compute_output(0)) {
-    grad_inputs[0] = pow_backward(grad, self, exponent);
-  }
-  return grad_inputs;
-}
-
-// Backward of pow.Scalar(Scalar self, Tensor exponent) -> Tensor
-struct PowBackward2 final : Node {
-  std::string name() const override { return "PowBackward2"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    exponent_.reset_data();
-    result_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return exponent_.nbytes() + result_.nbytes();
-  }
-
-  Scalar self_;
-  SavedVariable exponent_;
-  SavedVariable result_;
-};
-
-variable_list PowBackward2::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& self = as_arg(self_);
-  const auto& exponent = exponent_.unpack(shared_from_this());
-  const auto& result = result_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = pow_backward_exponent(grad, self, exponent, result);
-  }
-  return grad_inputs;
-}
-
 // Backward of random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)
 struct RandomBackward0 final : Node {
   std::string name() const override { return "RandomBackward0"; }
@@ -204,23 +108,6 @@ struct RandomBackward2 final : Node {
 };
 
 variable_list RandomBackward2::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  if (should_compute_output(0)) {
-    grad_inputs[0] = zeros_like(grad);
-  }
-  return grad_inputs;
-}
-
-// Backward of trunc(Tensor self) -> Tensor
-struct TruncBackward0 final : Node {
-  std::string name() const override { return "TruncBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-};
-
-variable_list TruncBackward0::apply(variable_list&& grads) {
   variable_list grad_inputs(num_outputs());
   if (!any_defined(grads)) return grad_inputs;
   const Tensor& grad = grads[0];
@@ -291,107 +178,6 @@ Tensor flip(const Tensor& self, IntArrayRef dims) {
   return result;
 }
 
-// pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
-Tensor pow_Tensor_Tensor(const Tensor& self, const Tensor& exponent) {
-  auto grad_fn = std::make_shared<PowBackward1>();
-  grad_fn->set_next_edges(collect_next_edges({&self, &exponent}));
-  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
-    grad_fn->self_ = SavedVariable(self, false);
-  }
-  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
-    grad_fn->exponent_ = SavedVariable(exponent, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::pow_Tensor_Tensor::call(self, exponent);
-  }
-  check_differentiable_dtype(result);
-  set_history(result, grad_fn);
-  if (grad_fn->should_compute_output(1)) {
-    grad_fn->result_ = SavedVariable(result, true);
-  }
-  return result;
-}
-
-// pow_.Tensor_Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)
-const Tensor& pow__Tensor_Tensor(const Tensor& self, const Tensor& exponent) {
-  check_inplace(self, "pow_.Tensor_Tensor");
-  auto grad_fn = std::make_shared<PowBackward1>();
-  grad_fn->set_next_edges(collect_next_edges({&self, &exponent}));
-  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
-    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
-  }
-  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
-    grad_fn->exponent_ = SavedVariable(exponent, false);
-  }
-  {
-    AutoGradMode below_autograd(false);
-    ops::pow__Tensor_Tensor::call(self, exponent);
-  }
-  rebase_history(self, grad_fn);
-  if (grad_fn->should_compute_output(1)) {
-    grad_fn->result_ = SavedVariable(self, true);
-  }
-  return self;
-}
-
-// pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
-Tensor pow_Tensor_Scalar(const Tensor& self, const Scalar& exponent) {
-  auto grad_fn = std::make_shared<PowBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->exponent_ = exponent;
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(self, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::pow_Tensor_Scalar::call(self, exponent);
-  }
-  check_differentiable_dtype(result);
-  set_history(result, grad_fn);
-  return result;
-}
-
-// pow_.Tensor_Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)
-const Tensor& pow__Tensor_Scalar(const Tensor& self, const Scalar& exponent) {
-  check_inplace(self, "pow_.Tensor_Scalar");
-  auto grad_fn = std::make_shared<PowBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->exponent_ = exponent;
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
-  }
-  {
-    AutoGradMode below_autograd(false);
-    ops::pow__Tensor_Scalar::call(self, exponent);
-  }
-  rebase_history(self, grad_fn);
-  return self;
-}
-
-// pow.Scalar(Scalar self, Tensor exponent) -> Tensor
-Tensor pow_Scalar(const Scalar& self, const Tensor& exponent) {
-  auto grad_fn = std::make_shared<PowBackward2>();
-  grad_fn->set_next_edges(collect_next_edges({&exponent}));
-  grad_fn->self_ = self;
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->exponent_ = SavedVariable(exponent, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::pow_Scalar::call(self, exponent);
-  }
-  check_differentiable_dtype(result);
-  set_history(result, grad_fn);
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->result_ = SavedVariable(result, true);
-  }
-  return result;
-}
-
 // random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)
 const Tensor& random__from(const Tensor& self, int64_t from, std::optional<int64_t> to, std::optional<Generator> generator) {
   check_inplace(self, "random_.from");
@@ -426,33 +212,6 @@ const Tensor& random_(const Tensor& self, std::optional<Generator> generator) {
   {
     AutoGradMode below_autograd(false);
     ops::random_::call(self, generator);
-  }
-  rebase_history(self, grad_fn);
-  return self;
-}
-
-// trunc(Tensor self) -> Tensor
-Tensor trunc(const Tensor& self) {
-  auto grad_fn = std::make_shared<TruncBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::trunc::call(self);
-  }
-  check_differentiable_dtype(result);
-  set_history(result, grad_fn);
-  return result;
-}
-
-// trunc_(Tensor(a!) self) -> Tensor(a!)
-const Tensor& trunc_(const Tensor& self) {
-  check_inplace(self, "trunc_");
-  auto grad_fn = std::make_shared<TruncBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  {
-    AutoGradMode below_autograd(false);
-    ops::trunc_::call(self);
   }
   rebase_history(self, grad_fn);
   return self;

@@ -12,8 +12,6 @@
 #include "generated/ops/lt.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/prod.h"
-#include "generated/ops/uniform.h"
-#include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
 
@@ -138,23 +136,6 @@ variable_list ProdBackward1::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
-
-// Backward of uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)
-struct UniformBackward0 final : Node {
-  std::string name() const override { return "UniformBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-};
-
-variable_list UniformBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  if (should_compute_output(0)) {
-    grad_inputs[0] = zeros_like(grad);
-  }
-  return grad_inputs;
-}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
@@ -276,19 +257,6 @@ Tensor prod_dim_int(const Tensor& self, int64_t dim, bool keepdim, std::optional
     grad_fn->result_ = SavedVariable(result, true);
   }
   return result;
-}
-
-// uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)
-const Tensor& uniform_(const Tensor& self, double from, double to, std::optional<Generator> generator) {
-  check_inplace(self, "uniform_");
-  auto grad_fn = std::make_shared<UniformBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  {
-    AutoGradMode below_autograd(false);
-    ops::uniform_::call(self, from, to, generator);
-  }
-  rebase_history(self, grad_fn);
-  return self;
 }
 
 }  // namespace tl::autograd::wrappers

@@ -7,13 +7,13 @@
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/addcdiv.h"
-#include "generated/ops/amin.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/div.h"
 #include "generated/ops/fmax.h"
 #include "generated/ops/gt.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/polygamma.h"
 #include "generated/ops/relu.h"
 #include "generated/ops/sqrt.h"
 #include "generated/ops/std_mean.h"
@@ -53,39 +53,6 @@ variable_list AddcdivBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(2)) {
     grad_inputs[2] = div(mul(neg(grad), maybe_multiply(tensor1, value)), mul(tensor2, tensor2));
-  }
-  return grad_inputs;
-}
-
-// Backward of amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
-struct AminBackward0 final : Node {
-  std::string name() const override { return "AminBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    self_.reset_data();
-    result_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return self_.nbytes() + result_.nbytes();
-  }
-
-  SavedVariable self_;
-  std::vector<int64_t> dim_;
-  bool keepdim_;
-  SavedVariable result_;
-};
-
-variable_list AminBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& self = self_.unpack(shared_from_this());
-  const auto& dim = as_arg(dim_);
-  const auto& keepdim = as_arg(keepdim_);
-  const auto& result = result_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = amax_amin_backward(grad, self, result, dim, keepdim);
   }
   return grad_inputs;
 }
@@ -135,6 +102,34 @@ variable_list FmaxBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = fmax_fmin_backward(grad, self, other, false, true);
+  }
+  return grad_inputs;
+}
+
+// Backward of polygamma(int n, Tensor self) -> Tensor
+struct PolygammaBackward0 final : Node {
+  std::string name() const override { return "PolygammaBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  int64_t n_;
+  SavedVariable self_;
+};
+
+variable_list PolygammaBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& n = as_arg(n_);
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, polygamma(n + 1, self));
   }
   return grad_inputs;
 }
@@ -273,28 +268,6 @@ const Tensor& addcdiv_(const Tensor& self, const Tensor& tensor1, const Tensor& 
   return self;
 }
 
-// amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
-Tensor amin(const Tensor& self, IntArrayRef dim, bool keepdim) {
-  auto grad_fn = std::make_shared<AminBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->dim_ = dim.vec();
-  grad_fn->keepdim_ = keepdim;
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(self, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::amin::call(self, dim, keepdim);
-  }
-  check_differentiable_dtype(result);
-  set_history(result, grad_fn);
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->result_ = SavedVariable(result, true);
-  }
-  return result;
-}
-
 // clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
 Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
   auto grad_fn = std::make_shared<CloneBackward0>();
@@ -323,6 +296,24 @@ Tensor fmax(const Tensor& self, const Tensor& other) {
   {
     AutoGradMode below_autograd(false);
     result = ops::fmax::call(self, other);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// polygamma(int n, Tensor self) -> Tensor
+Tensor polygamma(int64_t n, const Tensor& self) {
+  auto grad_fn = std::make_shared<PolygammaBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->n_ = n;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::polygamma::call(n, self);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);

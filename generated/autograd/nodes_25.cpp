@@ -9,7 +9,6 @@
 #include "generated/ops/clone.h"
 #include "generated/ops/div.h"
 #include "generated/ops/fmod.h"
-#include "generated/ops/frac.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 
@@ -54,23 +53,6 @@ struct FmodBackward1 final : Node {
 };
 
 variable_list FmodBackward1::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  if (should_compute_output(0)) {
-    grad_inputs[0] = grad;
-  }
-  return grad_inputs;
-}
-
-// Backward of frac(Tensor self) -> Tensor
-struct FracBackward0 final : Node {
-  std::string name() const override { return "FracBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-};
-
-variable_list FracBackward0::apply(variable_list&& grads) {
   variable_list grad_inputs(num_outputs());
   if (!any_defined(grads)) return grad_inputs;
   const Tensor& grad = grads[0];
@@ -148,33 +130,6 @@ const Tensor& fmod__Scalar(const Tensor& self, const Scalar& other) {
   {
     AutoGradMode below_autograd(false);
     ops::fmod__Scalar::call(self, other);
-  }
-  rebase_history(self, grad_fn);
-  return self;
-}
-
-// frac(Tensor self) -> Tensor
-Tensor frac(const Tensor& self) {
-  auto grad_fn = std::make_shared<FracBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::frac::call(self);
-  }
-  check_differentiable_dtype(result);
-  set_history(result, grad_fn);
-  return result;
-}
-
-// frac_(Tensor(a!) self) -> Tensor(a!)
-const Tensor& frac_(const Tensor& self) {
-  check_inplace(self, "frac_");
-  auto grad_fn = std::make_shared<FracBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  {
-    AutoGradMode below_autograd(false);
-    ops::frac_::call(self);
   }
   rebase_history(self, grad_fn);
   return self;

@@ -10,7 +10,6 @@
 #include "generated/ops/mul.h"
 #include "generated/ops/nansum.h"
 #include "generated/ops/neg.h"
-#include "generated/ops/take.h"
 
 namespace tl::autograd::generated {
 
@@ -69,33 +68,6 @@ variable_list NansumBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
-
-// Backward of take(Tensor self, Tensor index) -> Tensor
-struct TakeBackward0 final : Node {
-  std::string name() const override { return "TakeBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    index_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return index_.nbytes();
-  }
-
-  SavedVariable index_;
-  DimVector self_sizes;
-};
-
-variable_list TakeBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& index = index_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = take_backward(grad, self_sizes, index);
-  }
-  return grad_inputs;
-}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
@@ -149,24 +121,6 @@ Tensor nansum(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::op
   {
     AutoGradMode below_autograd(false);
     result = ops::nansum::call(self, dim, keepdim, dtype);
-  }
-  check_differentiable_dtype(result);
-  set_history(result, grad_fn);
-  return result;
-}
-
-// take(Tensor self, Tensor index) -> Tensor
-Tensor take(const Tensor& self, const Tensor& index) {
-  auto grad_fn = std::make_shared<TakeBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->self_sizes = self.sizes();
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->index_ = SavedVariable(index, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::take::call(self, index);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);

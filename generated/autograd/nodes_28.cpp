@@ -6,47 +6,10 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
-#include "generated/ops/aminmax.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/sub.h"
 
 namespace tl::autograd::generated {
-
-// Backward of aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
-struct AminmaxBackward0 final : Node {
-  std::string name() const override { return "AminmaxBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    self_.reset_data();
-    min_.reset_data();
-    max_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return self_.nbytes() + min_.nbytes() + max_.nbytes();
-  }
-
-  SavedVariable self_;
-  std::optional<int64_t> dim_;
-  bool keepdim_;
-  SavedVariable min_;
-  SavedVariable max_;
-};
-
-variable_list AminmaxBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& self = self_.unpack(shared_from_this());
-  const auto& dim = as_arg(dim_);
-  const auto& keepdim = as_arg(keepdim_);
-  const auto& min = min_.unpack(shared_from_this());
-  const auto& max = max_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = aminmax_backward(grads[0], grads[1], self, min, max, dim, keepdim);
-  }
-  return grad_inputs;
-}
 
 // Backward of sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 struct SubBackward0 final : Node {
@@ -93,33 +56,6 @@ variable_list SubBackward1::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
-
-// aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
-std::tuple<Tensor, Tensor> aminmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
-  auto grad_fn = std::make_shared<AminmaxBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->dim_ = dim;
-  grad_fn->keepdim_ = keepdim;
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(self, false);
-  }
-  std::tuple<Tensor, Tensor> result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::aminmax::call(self, dim, keepdim);
-  }
-  check_differentiable_dtype(std::get<0>(result));
-  set_history(std::get<0>(result), grad_fn);
-  check_differentiable_dtype(std::get<1>(result));
-  set_history(std::get<1>(result), grad_fn);
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->min_ = SavedVariable(std::get<0>(result), true);
-  }
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->max_ = SavedVariable(std::get<1>(result), true);
-  }
-  return result;
-}
 
 // sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 Tensor sub_Tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {

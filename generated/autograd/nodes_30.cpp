@@ -6,43 +6,11 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
-#include "generated/ops/add.h"
-#include "generated/ops/asinh.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/float_power.h"
-#include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
-#include "generated/ops/rsqrt.h"
-#include "generated/ops/sign.h"
-#include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
-
-// Backward of asinh(Tensor self) -> Tensor
-struct AsinhBackward0 final : Node {
-  std::string name() const override { return "AsinhBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    self_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return self_.nbytes();
-  }
-
-  SavedVariable self_;
-};
-
-variable_list AsinhBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& self = self_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = mul(grad, rsqrt(add(mul(self, self), 1)));
-  }
-  return grad_inputs;
-}
 
 // Backward of float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
 struct FloatPowerBackward0 final : Node {
@@ -137,62 +105,12 @@ variable_list FloatPowerBackward2::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
-
-// Backward of sign(Tensor self) -> Tensor
-struct SignBackward0 final : Node {
-  std::string name() const override { return "SignBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-};
-
-variable_list SignBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  if (should_compute_output(0)) {
-    grad_inputs[0] = zeros_like(grad);
-  }
-  return grad_inputs;
-}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
-
-// asinh(Tensor self) -> Tensor
-Tensor asinh(const Tensor& self) {
-  auto grad_fn = std::make_shared<AsinhBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(self, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::asinh::call(self);
-  }
-  check_differentiable_dtype(result);
-  set_history(result, grad_fn);
-  return result;
-}
-
-// asinh_(Tensor(a!) self) -> Tensor(a!)
-const Tensor& asinh_(const Tensor& self) {
-  check_inplace(self, "asinh_");
-  auto grad_fn = std::make_shared<AsinhBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
-  }
-  {
-    AutoGradMode below_autograd(false);
-    ops::asinh_::call(self);
-  }
-  rebase_history(self, grad_fn);
-  return self;
-}
 
 // float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
 Tensor float_power_Tensor_Tensor(const Tensor& self, const Tensor& exponent) {
@@ -293,33 +211,6 @@ Tensor float_power_Scalar(const Scalar& self, const Tensor& exponent) {
     grad_fn->result_ = SavedVariable(result, true);
   }
   return result;
-}
-
-// sign(Tensor self) -> Tensor
-Tensor sign(const Tensor& self) {
-  auto grad_fn = std::make_shared<SignBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::sign::call(self);
-  }
-  check_differentiable_dtype(result);
-  set_history(result, grad_fn);
-  return result;
-}
-
-// sign_(Tensor(a!) self) -> Tensor(a!)
-const Tensor& sign_(const Tensor& self) {
-  check_inplace(self, "sign_");
-  auto grad_fn = std::make_shared<SignBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  {
-    AutoGradMode below_autograd(false);
-    ops::sign_::call(self);
-  }
-  rebase_history(self, grad_fn);
-  return self;
 }
 
 }  // namespace tl::autograd::wrappers

@@ -6,21 +6,17 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
-#include "generated/ops/atanh.h"
 #include "generated/ops/clone.h"
-#include "generated/ops/div.h"
 #include "generated/ops/gather.h"
-#include "generated/ops/log10.h"
-#include "generated/ops/mul.h"
+#include "generated/ops/mvlgamma.h"
 #include "generated/ops/neg.h"
-#include "generated/ops/rsub.h"
 #include "generated/ops/scatter_add.h"
 
 namespace tl::autograd::generated {
 
-// Backward of atanh(Tensor self) -> Tensor
-struct AtanhBackward0 final : Node {
-  std::string name() const override { return "AtanhBackward0"; }
+// Backward of mvlgamma(Tensor self, int p) -> Tensor
+struct MvlgammaBackward0 final : Node {
+  std::string name() const override { return "MvlgammaBackward0"; }
   variable_list apply(variable_list&& grads) override;
   void release_variables() override {
     self_.reset_data();
@@ -30,42 +26,18 @@ struct AtanhBackward0 final : Node {
   }
 
   SavedVariable self_;
+  int64_t p_;
 };
 
-variable_list AtanhBackward0::apply(variable_list&& grads) {
+variable_list MvlgammaBackward0::apply(variable_list&& grads) {
   variable_list grad_inputs(num_outputs());
   if (!any_defined(grads)) return grad_inputs;
   const Tensor& grad = grads[0];
   (void)grad;
   const auto& self = self_.unpack(shared_from_this());
+  const auto& p = as_arg(p_);
   if (should_compute_output(0)) {
-    grad_inputs[0] = div(grad, rsub(mul(self, self), 1));
-  }
-  return grad_inputs;
-}
-
-// Backward of log10(Tensor self) -> Tensor
-struct Log10Backward0 final : Node {
-  std::string name() const override { return "Log10Backward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    self_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return self_.nbytes();
-  }
-
-  SavedVariable self_;
-};
-
-variable_list Log10Backward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& self = self_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = div(grad, mul(self, 2.302585092994046));
+    grad_inputs[0] = mvlgamma_backward(grad, self, p);
   }
   return grad_inputs;
 }
@@ -107,67 +79,36 @@ variable_list ScatterAddBackward0::apply(variable_list&& grads) {
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
 
-// atanh(Tensor self) -> Tensor
-Tensor atanh(const Tensor& self) {
-  auto grad_fn = std::make_shared<AtanhBackward0>();
+// mvlgamma(Tensor self, int p) -> Tensor
+Tensor mvlgamma(const Tensor& self, int64_t p) {
+  auto grad_fn = std::make_shared<MvlgammaBackward0>();
   grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->p_ = p;
   if (grad_fn->should_compute_output(0)) {
     grad_fn->self_ = SavedVariable(self, false);
   }
   Tensor result;
   {
     AutoGradMode below_autograd(false);
-    result = ops::atanh::call(self);
+    result = ops::mvlgamma::call(self, p);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
 }
 
-// atanh_(Tensor(a!) self) -> Tensor(a!)
-const Tensor& atanh_(const Tensor& self) {
-  check_inplace(self, "atanh_");
-  auto grad_fn = std::make_shared<AtanhBackward0>();
+// mvlgamma_(Tensor(a!) self, int p) -> Tensor(a!)
+const Tensor& mvlgamma_(const Tensor& self, int64_t p) {
+  check_inplace(self, "mvlgamma_");
+  auto grad_fn = std::make_shared<MvlgammaBackward0>();
   grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->p_ = p;
   if (grad_fn->should_compute_output(0)) {
     grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
   }
   {
     AutoGradMode below_autograd(false);
-    ops::atanh_::call(self);
-  }
-  rebase_history(self, grad_fn);
-  return self;
-}
-
-// log10(Tensor self) -> Tensor
-Tensor log10(const Tensor& self) {
-  auto grad_fn = std::make_shared<Log10Backward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(self, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::log10::call(self);
-  }
-  check_differentiable_dtype(result);
-  set_history(result, grad_fn);
-  return result;
-}
-
-// log10_(Tensor(a!) self) -> Tensor(a!)
-const Tensor& log10_(const Tensor& self) {
-  check_inplace(self, "log10_");
-  auto grad_fn = std::make_shared<Log10Backward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
-  }
-  {
-    AutoGradMode below_autograd(false);
-    ops::log10_::call(self);
+    ops::mvlgamma_::call(self, p);
   }
   rebase_history(self, grad_fn);
   return self;

@@ -12,12 +12,10 @@
 #include "generated/ops/cos.h"
 #include "generated/ops/div.h"
 #include "generated/ops/log.h"
-#include "generated/ops/logsumexp.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/rsub.h"
 #include "generated/ops/sin.h"
-#include "generated/ops/slice.h"
 
 namespace tl::autograd::generated {
 
@@ -105,39 +103,6 @@ variable_list LogBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
-// Backward of logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
-struct LogsumexpBackward0 final : Node {
-  std::string name() const override { return "LogsumexpBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    self_.reset_data();
-    result_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return self_.nbytes() + result_.nbytes();
-  }
-
-  SavedVariable self_;
-  std::vector<int64_t> dim_;
-  bool keepdim_;
-  SavedVariable result_;
-};
-
-variable_list LogsumexpBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& self = self_.unpack(shared_from_this());
-  const auto& dim = as_arg(dim_);
-  const auto& keepdim = as_arg(keepdim_);
-  const auto& result = result_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = logsumexp_backward(grad, self, result, dim, keepdim);
-  }
-  return grad_inputs;
-}
-
 // Backward of rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 struct RsubBackward0 final : Node {
   std::string name() const override { return "RsubBackward0"; }
@@ -177,33 +142,6 @@ variable_list RsubBackward1::apply(variable_list&& grads) {
   const auto& alpha = as_arg(alpha_);
   if (should_compute_output(0)) {
     grad_inputs[0] = neg(maybe_multiply(grad, alpha));
-  }
-  return grad_inputs;
-}
-
-// Backward of slice.Tensor(Tensor(a) self, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor(a)
-struct SliceBackward0 final : Node {
-  std::string name() const override { return "SliceBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-
-  int64_t dim_;
-  std::optional<int64_t> start_;
-  std::optional<int64_t> end_;
-  int64_t step_;
-  DimVector self_sizes;
-};
-
-variable_list SliceBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& dim = as_arg(dim_);
-  const auto& start = as_arg(start_);
-  const auto& end = as_arg(end_);
-  const auto& step = as_arg(step_);
-  if (should_compute_output(0)) {
-    grad_inputs[0] = slice_backward(grad, self_sizes, dim, start, end, step);
   }
   return grad_inputs;
 }
@@ -301,28 +239,6 @@ const Tensor& log_(const Tensor& self) {
   return self;
 }
 
-// logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
-Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
-  auto grad_fn = std::make_shared<LogsumexpBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->dim_ = dim.vec();
-  grad_fn->keepdim_ = keepdim;
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(self, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::logsumexp::call(self, dim, keepdim);
-  }
-  check_differentiable_dtype(result);
-  set_history(result, grad_fn);
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->result_ = SavedVariable(result, true);
-  }
-  return result;
-}
-
 // rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 Tensor rsub_Tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   auto grad_fn = std::make_shared<RsubBackward0>();
@@ -347,25 +263,6 @@ Tensor rsub_Scalar(const Tensor& self, const Scalar& other, const Scalar& alpha)
   {
     AutoGradMode below_autograd(false);
     result = ops::rsub_Scalar::call(self, other, alpha);
-  }
-  check_differentiable_dtype(result);
-  set_history(result, grad_fn);
-  return result;
-}
-
-// slice.Tensor(Tensor(a) self, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor(a)
-Tensor slice_Tensor(const Tensor& self, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
-  auto grad_fn = std::make_shared<SliceBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->dim_ = dim;
-  grad_fn->start_ = start;
-  grad_fn->end_ = end;
-  grad_fn->step_ = step;
-  grad_fn->self_sizes = self.sizes();
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::slice_Tensor::call(self, dim, start, end, step);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);

@@ -6,64 +6,16 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
-#include "generated/ops/_clone_contiguous.h"
-#include "generated/ops/abs.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/log_normal.h"
-#include "generated/ops/logcumsumexp.h"
 #include "generated/ops/maximum.h"
-#include "generated/ops/mul.h"
 #include "generated/ops/nan_to_num.h"
 #include "generated/ops/neg.h"
-#include "generated/ops/sign.h"
 #include "generated/ops/var.h"
 #include "generated/ops/where.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
-
-// Backward of _clone_contiguous(Tensor self) -> Tensor
-struct CloneContiguousBackward0 final : Node {
-  std::string name() const override { return "CloneContiguousBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-};
-
-variable_list CloneContiguousBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  if (should_compute_output(0)) {
-    grad_inputs[0] = grad;
-  }
-  return grad_inputs;
-}
-
-// Backward of abs(Tensor self) -> Tensor
-struct AbsBackward0 final : Node {
-  std::string name() const override { return "AbsBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    self_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return self_.nbytes();
-  }
-
-  SavedVariable self_;
-};
-
-variable_list AbsBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& self = self_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = mul(grad, sign(self));
-  }
-  return grad_inputs;
-}
 
 // Backward of log_normal_(Tensor(a!) self, float mean=1, float std=2, *, Generator? generator=None) -> Tensor(a!)
 struct LogNormalBackward0 final : Node {
@@ -78,37 +30,6 @@ variable_list LogNormalBackward0::apply(variable_list&& grads) {
   (void)grad;
   if (should_compute_output(0)) {
     grad_inputs[0] = zeros_like(grad);
-  }
-  return grad_inputs;
-}
-
-// Backward of logcumsumexp(Tensor self, int dim) -> Tensor
-struct LogcumsumexpBackward0 final : Node {
-  std::string name() const override { return "LogcumsumexpBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    self_.reset_data();
-    result_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return self_.nbytes() + result_.nbytes();
-  }
-
-  SavedVariable self_;
-  int64_t dim_;
-  SavedVariable result_;
-};
-
-variable_list LogcumsumexpBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& self = self_.unpack(shared_from_this());
-  const auto& dim = as_arg(dim_);
-  const auto& result = result_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = logcumsumexp_backward(grad, self, result, dim);
   }
   return grad_inputs;
 }
@@ -298,53 +219,6 @@ variable_list WhereBackward0::apply(variable_list&& grads) {
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
 
-// _clone_contiguous(Tensor self) -> Tensor
-Tensor _clone_contiguous(const Tensor& self) {
-  auto grad_fn = std::make_shared<CloneContiguousBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::_clone_contiguous::call(self);
-  }
-  check_differentiable_dtype(result);
-  set_history(result, grad_fn);
-  return result;
-}
-
-// abs(Tensor self) -> Tensor
-Tensor abs(const Tensor& self) {
-  auto grad_fn = std::make_shared<AbsBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(self, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::abs::call(self);
-  }
-  check_differentiable_dtype(result);
-  set_history(result, grad_fn);
-  return result;
-}
-
-// abs_(Tensor(a!) self) -> Tensor(a!)
-const Tensor& abs_(const Tensor& self) {
-  check_inplace(self, "abs_");
-  auto grad_fn = std::make_shared<AbsBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
-  }
-  {
-    AutoGradMode below_autograd(false);
-    ops::abs_::call(self);
-  }
-  rebase_history(self, grad_fn);
-  return self;
-}
-
 // log_normal_(Tensor(a!) self, float mean=1, float std=2, *, Generator? generator=None) -> Tensor(a!)
 const Tensor& log_normal_(const Tensor& self, double mean, double std, std::optional<Generator> generator) {
   check_inplace(self, "log_normal_");
@@ -356,27 +230,6 @@ const Tensor& log_normal_(const Tensor& self, double mean, double std, std::opti
   }
   rebase_history(self, grad_fn);
   return self;
-}
-
-// logcumsumexp(Tensor self, int dim) -> Tensor
-Tensor logcumsumexp(const Tensor& self, int64_t dim) {
-  auto grad_fn = std::make_shared<LogcumsumexpBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->dim_ = dim;
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(self, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::logcumsumexp::call(self, dim);
-  }
-  check_differentiable_dtype(result);
-  set_history(result, grad_fn);
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->result_ = SavedVariable(result, true);
-  }
-  return result;
 }
 
 // maximum(Tensor self, Tensor other) -> Tensor

@@ -6,39 +6,12 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
-#include "generated/ops/cat.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/index_add.h"
 #include "generated/ops/neg.h"
-#include "generated/ops/std.h"
-#include "generated/ops/t.h"
 #include "generated/ops/true_divide.h"
 
 namespace tl::autograd::generated {
-
-// Backward of cat(Tensor[] tensors, int dim=0) -> Tensor
-struct CatBackward0 final : Node {
-  std::string name() const override { return "CatBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-
-  size_t tensors_size_ = 0;  // elements of tensors: one next edge each
-  int64_t dim_;
-  std::vector<ScalarType> tensors_scalar_type;
-  std::vector<DimVector> tensors_sizes;
-};
-
-variable_list CatBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& dim = as_arg(dim_);
-  if (should_compute_any(0, tensors_size_)) {
-    std::vector<Tensor> computed = cat_tensors_backward(grad, tensors_sizes, tensors_scalar_type, dim);
-    for (size_t i = 0; i < tensors_size_; ++i) grad_inputs[0 + i] = std::move(computed[i]);
-  }
-  return grad_inputs;
-}
 
 // Backward of index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
 struct IndexAddBackward0 final : Node {
@@ -70,124 +43,6 @@ variable_list IndexAddBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = index_add_source_backward(grad, dim, index, source_sizes, alpha);
-  }
-  return grad_inputs;
-}
-
-// Backward of std(Tensor self, bool unbiased=True) -> Tensor
-struct StdBackward0 final : Node {
-  std::string name() const override { return "StdBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    self_.reset_data();
-    result_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return self_.nbytes() + result_.nbytes();
-  }
-
-  SavedVariable self_;
-  bool unbiased_;
-  SavedVariable result_;
-};
-
-variable_list StdBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& self = self_.unpack(shared_from_this());
-  const auto& unbiased = as_arg(unbiased_);
-  const auto& result = result_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = std_backward(grad, self, result, std::nullopt, unbiased ? 1.0 : 0.0, false);
-  }
-  return grad_inputs;
-}
-
-// Backward of std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
-struct StdBackward1 final : Node {
-  std::string name() const override { return "StdBackward1"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    self_.reset_data();
-    result_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return self_.nbytes() + result_.nbytes();
-  }
-
-  SavedVariable self_;
-  std::optional<std::vector<int64_t>> dim_;
-  bool unbiased_;
-  bool keepdim_;
-  SavedVariable result_;
-};
-
-variable_list StdBackward1::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& self = self_.unpack(shared_from_this());
-  const auto& dim = as_arg(dim_);
-  const auto& unbiased = as_arg(unbiased_);
-  const auto& keepdim = as_arg(keepdim_);
-  const auto& result = result_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = std_backward(grad, self, result, dim, unbiased ? 1.0 : 0.0, keepdim);
-  }
-  return grad_inputs;
-}
-
-// Backward of std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
-struct StdBackward2 final : Node {
-  std::string name() const override { return "StdBackward2"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    self_.reset_data();
-    result_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return self_.nbytes() + result_.nbytes();
-  }
-
-  SavedVariable self_;
-  std::optional<std::vector<int64_t>> dim_;
-  std::optional<Scalar> correction_;
-  bool keepdim_;
-  SavedVariable result_;
-};
-
-variable_list StdBackward2::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& self = self_.unpack(shared_from_this());
-  const auto& dim = as_arg(dim_);
-  const auto& correction = as_arg(correction_);
-  const auto& keepdim = as_arg(keepdim_);
-  const auto& result = result_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = std_backward(grad, self, result, dim, correction_value(correction), keepdim);
-  }
-  return grad_inputs;
-}
-
-// Backward of t(Tensor(a) self) -> Tensor(a)
-struct TBackward0 final : Node {
-  std::string name() const override { return "TBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-};
-
-variable_list TBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  if (should_compute_output(0)) {
-    grad_inputs[0] = t(grad);
   }
   return grad_inputs;
 }
@@ -252,24 +107,6 @@ variable_list TrueDivideBackward1::apply(variable_list&& grads) {
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
 
-// cat(Tensor[] tensors, int dim=0) -> Tensor
-Tensor cat(TensorList tensors, int64_t dim) {
-  auto grad_fn = std::make_shared<CatBackward0>();
-  grad_fn->set_next_edges(next_edges_of(tensors));
-  grad_fn->tensors_size_ = tensors.size();
-  grad_fn->dim_ = dim;
-  grad_fn->tensors_scalar_type = list_scalar_types(tensors);
-  grad_fn->tensors_sizes = list_sizes(tensors);
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::cat::call(tensors, dim);
-  }
-  check_differentiable_dtype(result);
-  set_history(result, grad_fn);
-  return result;
-}
-
 // index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
 Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
   auto grad_fn = std::make_shared<IndexAddBackward0>();
@@ -307,87 +144,6 @@ const Tensor& index_add_(const Tensor& self, int64_t dim, const Tensor& index, c
   }
   rebase_history(self, grad_fn);
   return self;
-}
-
-// std(Tensor self, bool unbiased=True) -> Tensor
-Tensor std_op(const Tensor& self, bool unbiased) {
-  auto grad_fn = std::make_shared<StdBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->unbiased_ = unbiased;
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(self, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::std_op::call(self, unbiased);
-  }
-  check_differentiable_dtype(result);
-  set_history(result, grad_fn);
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->result_ = SavedVariable(result, true);
-  }
-  return result;
-}
-
-// std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
-Tensor std_dim(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
-  auto grad_fn = std::make_shared<StdBackward1>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->dim_ = dim ? std::optional<std::vector<int64_t>>(dim->vec()) : std::nullopt;
-  grad_fn->unbiased_ = unbiased;
-  grad_fn->keepdim_ = keepdim;
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(self, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::std_dim::call(self, dim, unbiased, keepdim);
-  }
-  check_differentiable_dtype(result);
-  set_history(result, grad_fn);
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->result_ = SavedVariable(result, true);
-  }
-  return result;
-}
-
-// std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
-Tensor std_correction(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
-  auto grad_fn = std::make_shared<StdBackward2>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->dim_ = dim ? std::optional<std::vector<int64_t>>(dim->vec()) : std::nullopt;
-  grad_fn->correction_ = correction;
-  grad_fn->keepdim_ = keepdim;
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(self, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::std_correction::call(self, dim, correction, keepdim);
-  }
-  check_differentiable_dtype(result);
-  set_history(result, grad_fn);
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->result_ = SavedVariable(result, true);
-  }
-  return result;
-}
-
-// t(Tensor(a) self) -> Tensor(a)
-Tensor t(const Tensor& self) {
-  auto grad_fn = std::make_shared<TBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::t::call(self);
-  }
-  check_differentiable_dtype(result);
-  set_history(result, grad_fn);
-  return result;
 }
 
 // true_divide.Tensor(Tensor self, Tensor other) -> Tensor

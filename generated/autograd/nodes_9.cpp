@@ -9,14 +9,11 @@
 #include "generated/ops/_softmax_backward_data.h"
 #include "generated/ops/_test_mul_backward.h"
 #include "generated/ops/angle.h"
-#include "generated/ops/cat.h"
 #include "generated/ops/clone.h"
-#include "generated/ops/cumsum.h"
 #include "generated/ops/div.h"
 #include "generated/ops/max.h"
 #include "generated/ops/minimum.h"
 #include "generated/ops/neg.h"
-#include "generated/ops/split_with_sizes.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
@@ -107,26 +104,6 @@ variable_list AngleBackward0::apply(variable_list&& grads) {
   (void)grad;
   if (should_compute_output(0)) {
     grad_inputs[0] = zeros_like(grad);
-  }
-  return grad_inputs;
-}
-
-// Backward of cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
-struct CumsumBackward0 final : Node {
-  std::string name() const override { return "CumsumBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-
-  int64_t dim_;
-};
-
-variable_list CumsumBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& dim = as_arg(dim_);
-  if (should_compute_output(0)) {
-    grad_inputs[0] = cumsum_backward(grad, dim);
   }
   return grad_inputs;
 }
@@ -334,26 +311,6 @@ variable_list MinimumBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
-
-// Backward of split_with_sizes(Tensor(a) self, int[] split_sizes, int dim=0) -> Tensor(a)[]
-struct SplitWithSizesBackward0 final : Node {
-  std::string name() const override { return "SplitWithSizesBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-
-  int64_t dim_;
-};
-
-variable_list SplitWithSizesBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& dim = as_arg(dim_);
-  if (should_compute_output(0)) {
-    grad_inputs[0] = cat(grads, dim);
-  }
-  return grad_inputs;
-}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
@@ -420,35 +377,6 @@ Tensor angle(const Tensor& self) {
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
-}
-
-// cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
-Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  auto grad_fn = std::make_shared<CumsumBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->dim_ = dim;
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::cumsum::call(self, dim, dtype);
-  }
-  check_differentiable_dtype(result);
-  set_history(result, grad_fn);
-  return result;
-}
-
-// cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)
-const Tensor& cumsum_(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  check_inplace(self, "cumsum_");
-  auto grad_fn = std::make_shared<CumsumBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->dim_ = dim;
-  {
-    AutoGradMode below_autograd(false);
-    ops::cumsum_::call(self, dim, dtype);
-  }
-  rebase_history(self, grad_fn);
-  return self;
 }
 
 // div.Tensor(Tensor self, Tensor other) -> Tensor
@@ -657,23 +585,6 @@ Tensor minimum(const Tensor& self, const Tensor& other) {
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
-  return result;
-}
-
-// split_with_sizes(Tensor(a) self, int[] split_sizes, int dim=0) -> Tensor(a)[]
-std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef split_sizes, int64_t dim) {
-  auto grad_fn = std::make_shared<SplitWithSizesBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->dim_ = dim;
-  std::vector<Tensor> result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::split_with_sizes::call(self, split_sizes, dim);
-  }
-  for (const Tensor& output : result) {
-    check_differentiable_dtype(output);
-    set_history(output, grad_fn);
-  }
   return result;
 }
 

@@ -2,50 +2,17 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 10.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
-#include "generated/ops/cat.h"
 #include "generated/ops/empty_like.h"
 #include "generated/ops/fill.h"
-#include "generated/ops/narrow.h"
 #include "generated/ops/ones_like.h"
-#include "generated/ops/slice.h"
-#include "generated/ops/stack.h"
-#include "generated/ops/unsqueeze.h"
 
 namespace tl::native {
-
-// narrow(Tensor(a) self, int dim, int start, int length) -> Tensor(a)
-Tensor narrow_composite(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
-  TL_CHECK(self.dim() > 0, "narrow() cannot be applied to a 0-dim tensor.");
-  TL_CHECK(length >= 0, "narrow(): length must be non-negative.");
-  const int64_t d = maybe_wrap_dim(dim, self.dim());
-  const int64_t size = self.sizes()[d];
-  TL_CHECK_INDEX(start >= -size && start <= size, "start out of range (expected to be in range of [", -size,
-                 ", ", size, "], but got ", start, ")");
-  const int64_t begin = start < 0 ? start + size : start;
-  TL_CHECK(begin <= size - length, "start (", begin, ") + length (", length, ") exceeds dimension size (", size,
-           ").");
-  return slice(self, d, begin, begin + length, 1);
-}
 
 // ones_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor ones_like_composite(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
   Tensor result = empty_like(self, dtype, device);
   native::fill_kernel(result, 1);  // a fresh tensor: not an in-place op (no version bump)
   return result;
-}
-
-// stack(Tensor[] tensors, int dim=0) -> Tensor
-Tensor stack_composite(TensorList tensors, int64_t dim) {
-  TL_CHECK(!tensors.empty(), "stack expects a non-empty TensorList");
-  for (size_t i = 1; i < tensors.size(); ++i) {
-    TL_CHECK(tensors[i].sizes() == tensors[0].sizes(), "stack expects each tensor to be equal size, but got ",
-             tensors[0].sizes(), " at entry 0 and ", tensors[i].sizes(), " at entry ", i);
-  }
-  const int64_t d = maybe_wrap_dim(dim, tensors[0].dim() + 1, "stack");
-  std::vector<Tensor> expanded;
-  expanded.reserve(tensors.size());
-  for (const Tensor& t : tensors) expanded.push_back(unsqueeze(t, d));
-  return cat(expanded, d);
 }
 
 }  // namespace tl::native

@@ -3,11 +3,18 @@
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/empty.h"
+#include "generated/ops/expm1.h"
 #include "generated/ops/fill.h"
+#include "generated/ops/special_expm1.h"
 #include "generated/ops/zero.h"
 #include "generated/ops/zeros.h"
 
 namespace tl::native {
+
+// special_expm1(Tensor self) -> Tensor
+Tensor special_expm1_composite(const Tensor& self) {
+  return expm1(self);
+}
 
 // zero_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& zero__composite(const Tensor& self) {

@@ -3,9 +3,16 @@
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/copy.h"
+#include "generated/ops/mvlgamma.h"
+#include "generated/ops/special_multigammaln.h"
 #include "generated/ops/var_mean.h"
 
 namespace tl::native {
+
+// special_multigammaln(Tensor self, int p) -> Tensor
+Tensor special_multigammaln_composite(const Tensor& self, int64_t p) {
+  return mvlgamma(self, p);
+}
 
 // var_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))
 std::tuple<const Tensor&, const Tensor&> var_mean_correction_out_composite(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim, const Tensor& out0, const Tensor& out1) {

@@ -5,7 +5,9 @@
 #include "generated/ops/empty_like.h"
 #include "generated/ops/is_same_size.h"
 #include "generated/ops/normal.h"
+#include "generated/ops/polygamma.h"
 #include "generated/ops/randn_like.h"
+#include "generated/ops/special_polygamma.h"
 
 namespace tl::native {
 
@@ -19,6 +21,11 @@ Tensor randn_like_composite(const Tensor& self, std::optional<ScalarType> dtype,
   Tensor result = empty_like(self, dtype, device);
   native::normal_kernel(result, 0.0, 1.0, std::nullopt);
   return result;
+}
+
+// special_polygamma(int n, Tensor self) -> Tensor
+Tensor special_polygamma_composite(int64_t n, const Tensor& self) {
+  return polygamma(n, self);
 }
 
 }  // namespace tl::native

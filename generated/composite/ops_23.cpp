@@ -4,9 +4,6 @@
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/acosh.h"
 #include "generated/ops/arccosh.h"
-#include "generated/ops/empty_like.h"
-#include "generated/ops/fill.h"
-#include "generated/ops/zeros_like.h"
 
 namespace tl::native {
 
@@ -18,13 +15,6 @@ Tensor arccosh_composite(const Tensor& self) {
 // arccosh_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& arccosh__composite(const Tensor& self) {
   return acosh_(self);
-}
-
-// zeros_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
-Tensor zeros_like_composite(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  Tensor result = empty_like(self, dtype, device);
-  native::fill_kernel(result, 0);  // a fresh tensor: not an in-place op (no version bump)
-  return result;
 }
 
 }  // namespace tl::native

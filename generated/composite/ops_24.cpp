@@ -2,13 +2,26 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 24.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
+#include "generated/ops/clone.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/empty.h"
+#include "generated/ops/exp2.h"
+#include "generated/ops/polygamma.h"
 #include "generated/ops/randint.h"
 #include "generated/ops/random.h"
+#include "generated/ops/special_exp2.h"
 #include "generated/ops/std_mean.h"
 
 namespace tl::native {
+
+// polygamma_(Tensor(a!) self, int n) -> Tensor(a!)
+const Tensor& polygamma__composite(const Tensor& self, int64_t n) {
+  // from a clone: the gradient's formula reads self's old value, which copy_ overwrites
+  Tensor result = polygamma(n, clone(self));
+  TL_CHECK(can_cast(result.dtype(), self.dtype()), "polygamma_: result type ", legacy_type_name(result.dtype()),
+           " can't be cast to the desired output type ", legacy_type_name(self.dtype()));
+  return copy_(self, result);
+}
 
 // randint(int high, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor randint_composite(int64_t high, IntArrayRef size, std::optional<Generator> generator, std::optional<ScalarType> dtype, std::optional<Device> device) {
@@ -20,6 +33,11 @@ Tensor randint_low_composite(int64_t low, int64_t high, IntArrayRef size, std::o
   Tensor result = empty(size, dtype.value_or(ScalarType::Int64), device);
   native::random_from_kernel(result, low, high, generator);  // a fresh tensor: not an in-place op
   return result;
+}
+
+// special_exp2(Tensor self) -> Tensor
+Tensor special_exp2_composite(const Tensor& self) {
+  return exp2(self);
 }
 
 // std_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))

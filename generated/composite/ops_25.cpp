@@ -2,29 +2,26 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 25.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
-#include "generated/ops/div.h"
+#include "generated/ops/add.h"
 #include "generated/ops/empty_like.h"
-#include "generated/ops/eq.h"
-#include "generated/ops/nanmean.h"
-#include "generated/ops/nansum.h"
+#include "generated/ops/erf.h"
+#include "generated/ops/mul.h"
 #include "generated/ops/rand_like.h"
-#include "generated/ops/sum.h"
+#include "generated/ops/special_ndtr.h"
 #include "generated/ops/uniform.h"
 
 namespace tl::native {
-
-// nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
-Tensor nanmean_composite(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  TL_CHECK(is_floating_type(self.dtype()), "nanmean(): expected input to have floating point or complex dtype but got ",
-           legacy_type_name(self.dtype()));
-  return div(nansum(self, dim, keepdim, dtype), sum(eq(self, self), dim, keepdim, std::nullopt));
-}
 
 // rand_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor rand_like_composite(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
   Tensor result = empty_like(self, dtype, device);
   native::uniform_kernel(result, 0.0, 1.0, std::nullopt);
   return result;
+}
+
+// special_ndtr(Tensor self) -> Tensor
+Tensor special_ndtr_composite(const Tensor& self) {
+  return mul(add(erf(mul(self, 0.70710678118654752440)), 1), 0.5);
 }
 
 }  // namespace tl::native

@@ -2,9 +2,13 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 29.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
+#include "generated/ops/digamma.h"
 #include "generated/ops/empty_like.h"
+#include "generated/ops/erfinv.h"
 #include "generated/ops/randint_like.h"
 #include "generated/ops/random.h"
+#include "generated/ops/special_erfinv.h"
+#include "generated/ops/special_psi.h"
 
 namespace tl::native {
 
@@ -20,6 +24,16 @@ Tensor randint_like_low_dtype_composite(const Tensor& self, int64_t low, int64_t
   Tensor result = empty_like(self, dtype, device);
   native::random_from_kernel(result, low, high, std::nullopt);
   return result;
+}
+
+// special_erfinv(Tensor self) -> Tensor
+Tensor special_erfinv_composite(const Tensor& self) {
+  return erfinv(self);
+}
+
+// special_psi(Tensor self) -> Tensor
+Tensor special_psi_composite(const Tensor& self) {
+  return digamma(self);
 }
 
 }  // namespace tl::native

@@ -4,9 +4,16 @@
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/_to_copy.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/i0.h"
+#include "generated/ops/special_i0.h"
 #include "generated/ops/to.h"
 
 namespace tl::native {
+
+// special_i0(Tensor self) -> Tensor
+Tensor special_i0_composite(const Tensor& self) {
+  return i0(self);
+}
 
 // to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False) -> Tensor(a)
 Tensor to_dtype_composite(const Tensor& self, ScalarType dtype, bool non_blocking, bool copy) {

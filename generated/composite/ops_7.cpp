@@ -2,30 +2,11 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 7.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
-#include "generated/ops/arctanh.h"
-#include "generated/ops/atanh.h"
 #include "generated/ops/empty.h"
 #include "generated/ops/fill.h"
-#include "generated/ops/isreal.h"
 #include "generated/ops/ones.h"
-#include "generated/ops/ones_like.h"
 
 namespace tl::native {
-
-// arctanh(Tensor self) -> Tensor
-Tensor arctanh_composite(const Tensor& self) {
-  return atanh(self);
-}
-
-// arctanh_(Tensor(a!) self) -> Tensor(a!)
-const Tensor& arctanh__composite(const Tensor& self) {
-  return atanh_(self);
-}
-
-// isreal(Tensor self) -> Tensor
-Tensor isreal_composite(const Tensor& self) {
-  return ones_like(self, ScalarType::Bool);
-}
 
 // ones(int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor ones_composite(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {

@@ -4,8 +4,8 @@
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/acos.h"
 #include "generated/ops/arccos.h"
-#include "generated/ops/pow.h"
-#include "generated/ops/square.h"
+#include "generated/ops/sigmoid.h"
+#include "generated/ops/special_expit.h"
 
 namespace tl::native {
 
@@ -19,14 +19,9 @@ const Tensor& arccos__composite(const Tensor& self) {
   return acos_(self);
 }
 
-// square(Tensor self) -> Tensor
-Tensor square_composite(const Tensor& self) {
-  return pow(self, 2);
-}
-
-// square_(Tensor(a!) self) -> Tensor(a!)
-const Tensor& square__composite(const Tensor& self) {
-  return pow_(self, 2);
+// special_expit(Tensor self) -> Tensor
+Tensor special_expit_composite(const Tensor& self) {
+  return sigmoid(self);
 }
 
 }  // namespace tl::native

@@ -3,13 +3,8 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/cauchy.h"
-#include "generated/ops/narrow.h"
-#include "generated/ops/native_dropout.h"
 #include "generated/ops/ones_like.h"
-#include "generated/ops/sigmoid_backward.h"
-#include "generated/ops/sin.h"
 #include "generated/ops/sinc.h"
-#include "generated/ops/stack.h"
 
 namespace tl {
 
@@ -37,179 +32,11 @@ const Tensor& cauchy_(const Tensor& self, double median, double sigma, std::opti
   return ops::cauchy_::call(self, median, sigma, generator);
 }
 
-// ============================================================================ narrow
-
-// narrow(Tensor(a) self, int dim, int start, int length) -> Tensor(a)
-Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
-  return native::narrow_composite(self, dim, start, length);
-}
-
-// ============================================================================ native_dropout
-
-// native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)
-ops::native_dropout::Kernel* ops::native_dropout::kernels[kNumDeviceTypes] = {
-    /* CPU */ native::native_dropout_kernel,
-    /* Meta */ native::native_dropout_kernel,
-};
-
-std::tuple<Tensor, Tensor> ops::native_dropout::call(const Tensor& input, double p, std::optional<bool> train) {
-  const Device kernel_device = dispatch_device("native_dropout", {&input});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("native_dropout", kernel_device);
-  return kernel(input, p, train);
-}
-
-std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p, std::optional<bool> train) {
-  if (autograd::compute_requires_grad({&input})) {
-    return autograd::wrappers::native_dropout(input, p, train);
-  }
-  return ops::native_dropout::call(input, p, train);
-}
-
 // ============================================================================ ones_like
 
 // ones_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor ones_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
   return native::ones_like_composite(self, dtype, device);
-}
-
-// ============================================================================ sigmoid_backward
-
-// sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
-static Tensor sigmoid_backward_kernel_functional(const Tensor& grad_output, const Tensor& output) {
-  Tensor out;
-  native::sigmoid_backward_kernel(grad_output, output, out);
-  return out;
-}
-
-ops::sigmoid_backward::Kernel* ops::sigmoid_backward::kernels[kNumDeviceTypes] = {
-    /* CPU */ sigmoid_backward_kernel_functional,
-    /* Meta */ sigmoid_backward_kernel_functional,
-};
-
-Tensor ops::sigmoid_backward::call(const Tensor& grad_output, const Tensor& output) {
-  const Device kernel_device = dispatch_device("sigmoid_backward", {&grad_output, &output});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("sigmoid_backward", kernel_device);
-  return kernel(grad_output, output);
-}
-
-Tensor sigmoid_backward(const Tensor& grad_output, const Tensor& output) {
-  if (autograd::compute_requires_grad({&grad_output, &output})) {
-    return autograd::wrappers::sigmoid_backward(grad_output, output);
-  }
-  return ops::sigmoid_backward::call(grad_output, output);
-}
-
-// sigmoid_backward.out(Tensor grad_output, Tensor output, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& sigmoid_backward_kernel_out(const Tensor& grad_output, const Tensor& output, const Tensor& out) {
-  const Tensor grad_output_in = native::input_unaffected_by_resize(grad_output, out);
-  const Tensor output_in = native::input_unaffected_by_resize(output, out);
-  Tensor out_handle = out;
-  native::sigmoid_backward_kernel(grad_output_in, output_in, out_handle);
-  return out;
-}
-
-ops::sigmoid_backward_out::Kernel* ops::sigmoid_backward_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ sigmoid_backward_kernel_out,
-    /* Meta */ sigmoid_backward_kernel_out,
-};
-
-const Tensor& ops::sigmoid_backward_out::call(const Tensor& grad_output, const Tensor& output, const Tensor& out) {
-  const Device kernel_device = dispatch_device("sigmoid_backward.out", {&grad_output, &output, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("sigmoid_backward.out", kernel_device);
-  decltype(auto) result = kernel(grad_output, output, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& sigmoid_backward_out(const Tensor& out, const Tensor& grad_output, const Tensor& output) {
-  check_out_no_grad("sigmoid_backward.out", {&grad_output, &output}, {&out});
-  return ops::sigmoid_backward_out::call(grad_output, output, out);
-}
-
-// ============================================================================ sin
-
-// sin(Tensor self) -> Tensor
-static Tensor sin_kernel_functional(const Tensor& self) {
-  Tensor out;
-  native::sin_kernel(self, out);
-  return out;
-}
-
-ops::sin::Kernel* ops::sin::kernels[kNumDeviceTypes] = {
-    /* CPU */ sin_kernel_functional,
-    /* Meta */ sin_kernel_functional,
-};
-
-Tensor ops::sin::call(const Tensor& self) {
-  const Device kernel_device = dispatch_device("sin", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("sin", kernel_device);
-  return kernel(self);
-}
-
-Tensor sin(const Tensor& self) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::sin(self);
-  }
-  return ops::sin::call(self);
-}
-
-// sin_(Tensor(a!) self) -> Tensor(a!)
-static const Tensor& sin_kernel_inplace(const Tensor& self) {
-  Tensor out = self;
-  native::sin_kernel(self, out);
-  return self;
-}
-
-ops::sin_::Kernel* ops::sin_::kernels[kNumDeviceTypes] = {
-    /* CPU */ sin_kernel_inplace,
-    /* Meta */ sin_kernel_inplace,
-};
-
-const Tensor& ops::sin_::call(const Tensor& self) {
-  const Device kernel_device = dispatch_device("sin_", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("sin_", kernel_device);
-  decltype(auto) result = kernel(self);
-  self.bump_version();
-  return result;
-}
-
-const Tensor& sin_(const Tensor& self) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::sin_(self);
-  }
-  return ops::sin_::call(self);
-}
-
-// sin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& sin_kernel_out(const Tensor& self, const Tensor& out) {
-  const Tensor self_in = native::input_unaffected_by_resize(self, out);
-  Tensor out_handle = out;
-  native::sin_kernel(self_in, out_handle);
-  return out;
-}
-
-ops::sin_out::Kernel* ops::sin_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ sin_kernel_out,
-    /* Meta */ sin_kernel_out,
-};
-
-const Tensor& ops::sin_out::call(const Tensor& self, const Tensor& out) {
-  const Device kernel_device = dispatch_device("sin.out", {&self, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("sin.out", kernel_device);
-  decltype(auto) result = kernel(self, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& sin_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("sin.out", {&self}, {&out});
-  return ops::sin_out::call(self, out);
 }
 
 // ============================================================================ sinc
@@ -293,19 +120,6 @@ const Tensor& ops::sinc_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& sinc_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("sinc.out", {&self}, {&out});
   return ops::sinc_out::call(self, out);
-}
-
-// ============================================================================ stack
-
-// stack(Tensor[] tensors, int dim=0) -> Tensor
-Tensor stack(TensorList tensors, int64_t dim) {
-  return native::stack_composite(tensors, dim);
-}
-
-// stack.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)
-const Tensor& stack_out(const Tensor& out, TensorList tensors, int64_t dim) {
-  check_out_no_grad("stack.out", {}, {&out}, {tensors});
-  return copy_to_out(out, stack(tensors, dim), "stack.out", /*exact_dtype=*/true);
 }
 
 }  // namespace tl

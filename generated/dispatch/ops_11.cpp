@@ -2,31 +2,11 @@
 // Dispatch for the ops in shard 11: each public function picks autograd or a backend kernel.
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
-#include "generated/ops/arctan.h"
 #include "generated/ops/argmin.h"
 #include "generated/ops/isposinf.h"
 #include "generated/ops/logical_not.h"
-#include "generated/ops/sigmoid.h"
 
 namespace tl {
-
-// ============================================================================ arctan
-
-// arctan(Tensor self) -> Tensor
-Tensor arctan(const Tensor& self) {
-  return native::arctan_composite(self);
-}
-
-// arctan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
-const Tensor& arctan_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("arctan.out", {&self}, {&out});
-  return copy_to_out(out, arctan(self), "arctan.out", /*exact_dtype=*/true);
-}
-
-// arctan_(Tensor(a!) self) -> Tensor(a!)
-const Tensor& arctan_(const Tensor& self) {
-  return native::arctan__composite(self);
-}
 
 // ============================================================================ argmin
 
@@ -210,89 +190,6 @@ const Tensor& ops::logical_not_out::call(const Tensor& self, const Tensor& out) 
 const Tensor& logical_not_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("logical_not.out", {&self}, {&out});
   return ops::logical_not_out::call(self, out);
-}
-
-// ============================================================================ sigmoid
-
-// sigmoid(Tensor self) -> Tensor
-static Tensor sigmoid_kernel_functional(const Tensor& self) {
-  Tensor out;
-  native::sigmoid_kernel(self, out);
-  return out;
-}
-
-ops::sigmoid::Kernel* ops::sigmoid::kernels[kNumDeviceTypes] = {
-    /* CPU */ sigmoid_kernel_functional,
-    /* Meta */ sigmoid_kernel_functional,
-};
-
-Tensor ops::sigmoid::call(const Tensor& self) {
-  const Device kernel_device = dispatch_device("sigmoid", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("sigmoid", kernel_device);
-  return kernel(self);
-}
-
-Tensor sigmoid(const Tensor& self) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::sigmoid(self);
-  }
-  return ops::sigmoid::call(self);
-}
-
-// sigmoid_(Tensor(a!) self) -> Tensor(a!)
-static const Tensor& sigmoid_kernel_inplace(const Tensor& self) {
-  Tensor out = self;
-  native::sigmoid_kernel(self, out);
-  return self;
-}
-
-ops::sigmoid_::Kernel* ops::sigmoid_::kernels[kNumDeviceTypes] = {
-    /* CPU */ sigmoid_kernel_inplace,
-    /* Meta */ sigmoid_kernel_inplace,
-};
-
-const Tensor& ops::sigmoid_::call(const Tensor& self) {
-  const Device kernel_device = dispatch_device("sigmoid_", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("sigmoid_", kernel_device);
-  decltype(auto) result = kernel(self);
-  self.bump_version();
-  return result;
-}
-
-const Tensor& sigmoid_(const Tensor& self) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::sigmoid_(self);
-  }
-  return ops::sigmoid_::call(self);
-}
-
-// sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& sigmoid_kernel_out(const Tensor& self, const Tensor& out) {
-  const Tensor self_in = native::input_unaffected_by_resize(self, out);
-  Tensor out_handle = out;
-  native::sigmoid_kernel(self_in, out_handle);
-  return out;
-}
-
-ops::sigmoid_out::Kernel* ops::sigmoid_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ sigmoid_kernel_out,
-    /* Meta */ sigmoid_kernel_out,
-};
-
-const Tensor& ops::sigmoid_out::call(const Tensor& self, const Tensor& out) {
-  const Device kernel_device = dispatch_device("sigmoid.out", {&self, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("sigmoid.out", kernel_device);
-  decltype(auto) result = kernel(self, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& sigmoid_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("sigmoid.out", {&self}, {&out});
-  return ops::sigmoid_out::call(self, out);
 }
 
 }  // namespace tl

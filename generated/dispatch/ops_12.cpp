@@ -3,7 +3,8 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/ldexp.h"
-#include "generated/ops/topk.h"
+#include "generated/ops/special_bessel_j0.h"
+#include "generated/ops/special_xlogy.h"
 
 namespace tl {
 
@@ -91,62 +92,91 @@ const Tensor& ldexp_out(const Tensor& out, const Tensor& self, const Tensor& oth
   return ops::ldexp_Tensor_out::call(self, other, out);
 }
 
-// ============================================================================ topk
+// ============================================================================ special_bessel_j0
 
-// topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
-static std::tuple<Tensor, Tensor> topk_kernel_functional(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
-  Tensor values;
-  Tensor indices;
-  native::topk_kernel(self, k, dim, largest, sorted, values, indices);
-  return {values, indices};
+// special_bessel_j0(Tensor self) -> Tensor
+static Tensor special_bessel_j0_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::special_bessel_j0_kernel(self, out);
+  return out;
 }
 
-ops::topk::Kernel* ops::topk::kernels[kNumDeviceTypes] = {
-    /* CPU */ topk_kernel_functional,
-    /* Meta */ topk_kernel_functional,
+ops::special_bessel_j0::Kernel* ops::special_bessel_j0::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_bessel_j0_kernel_functional,
+    /* Meta */ special_bessel_j0_kernel_functional,
 };
 
-std::tuple<Tensor, Tensor> ops::topk::call(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
-  const Device kernel_device = dispatch_device("topk", {&self});
+Tensor ops::special_bessel_j0::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("special_bessel_j0", {&self});
   Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("topk", kernel_device);
-  return kernel(self, k, dim, largest, sorted);
+  if (!kernel) no_kernel_error("special_bessel_j0", kernel_device);
+  return kernel(self);
 }
 
-std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::topk(self, k, dim, largest, sorted);
-  }
-  return ops::topk::call(self, k, dim, largest, sorted);
+Tensor special_bessel_j0(const Tensor& self) {
+  return ops::special_bessel_j0::call(self);
 }
 
-// topk.out(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
-static std::tuple<const Tensor&, const Tensor&> topk_kernel_out(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted, const Tensor& values, const Tensor& indices) {
-  const Tensor self_in = native::input_unaffected_by_resize(native::input_unaffected_by_resize(self, values), indices);
-  Tensor values_handle = values;
-  Tensor indices_handle = indices;
-  native::topk_kernel(self_in, k, dim, largest, sorted, values_handle, indices_handle);
-  return {values, indices};
+// special_bessel_j0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& special_bessel_j0_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::special_bessel_j0_kernel(self_in, out_handle);
+  return out;
 }
 
-ops::topk_out::Kernel* ops::topk_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ topk_kernel_out,
-    /* Meta */ topk_kernel_out,
+ops::special_bessel_j0_out::Kernel* ops::special_bessel_j0_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_bessel_j0_kernel_out,
+    /* Meta */ special_bessel_j0_kernel_out,
 };
 
-std::tuple<const Tensor&, const Tensor&> ops::topk_out::call(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted, const Tensor& values, const Tensor& indices) {
-  const Device kernel_device = dispatch_device("topk.out", {&self, &values, &indices});
+const Tensor& ops::special_bessel_j0_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("special_bessel_j0.out", {&self, &out});
   Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("topk.out", kernel_device);
-  decltype(auto) result = kernel(self, k, dim, largest, sorted, values, indices);
-  values.bump_version();
-  indices.bump_version();
+  if (!kernel) no_kernel_error("special_bessel_j0.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
   return result;
 }
 
-std::tuple<const Tensor&, const Tensor&> topk_out(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
-  check_out_no_grad("topk.out", {&self}, {&values, &indices});
-  return ops::topk_out::call(self, k, dim, largest, sorted, values, indices);
+const Tensor& special_bessel_j0_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("special_bessel_j0.out", {&self}, {&out});
+  return ops::special_bessel_j0_out::call(self, out);
+}
+
+// ============================================================================ special_xlogy
+
+// special_xlogy(Tensor self, Tensor other) -> Tensor
+Tensor special_xlogy(const Tensor& self, const Tensor& other) {
+  return native::special_xlogy_composite(self, other);
+}
+
+// special_xlogy.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_xlogy_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("special_xlogy.out", {&self, &other}, {&out});
+  return copy_to_out(out, special_xlogy(self, other), "special_xlogy.out", /*exact_dtype=*/true);
+}
+
+// special_xlogy.self_scalar(Scalar self, Tensor other) -> Tensor
+Tensor special_xlogy(const Scalar& self, const Tensor& other) {
+  return native::special_xlogy_self_scalar_composite(self, other);
+}
+
+// special_xlogy.self_scalar_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_xlogy_out(const Tensor& out, const Scalar& self, const Tensor& other) {
+  check_out_no_grad("special_xlogy.self_scalar_out", {&other}, {&out});
+  return copy_to_out(out, special_xlogy(self, other), "special_xlogy.self_scalar_out", /*exact_dtype=*/true);
+}
+
+// special_xlogy.other_scalar(Tensor self, Scalar other) -> Tensor
+Tensor special_xlogy(const Tensor& self, const Scalar& other) {
+  return native::special_xlogy_other_scalar_composite(self, other);
+}
+
+// special_xlogy.other_scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_xlogy_out(const Tensor& out, const Tensor& self, const Scalar& other) {
+  check_out_no_grad("special_xlogy.other_scalar_out", {&self}, {&out});
+  return copy_to_out(out, special_xlogy(self, other), "special_xlogy.other_scalar_out", /*exact_dtype=*/true);
 }
 
 }  // namespace tl

@@ -2,209 +2,11 @@
 // Dispatch for the ops in shard 13: each public function picks autograd or a backend kernel.
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
-#include "generated/ops/acos.h"
-#include "generated/ops/cummax.h"
-#include "generated/ops/log_softmax.h"
 #include "generated/ops/logaddexp.h"
 #include "generated/ops/sum.h"
+#include "generated/ops/xlogy.h"
 
 namespace tl {
-
-// ============================================================================ acos
-
-// acos(Tensor self) -> Tensor
-static Tensor acos_kernel_functional(const Tensor& self) {
-  Tensor out;
-  native::acos_kernel(self, out);
-  return out;
-}
-
-ops::acos::Kernel* ops::acos::kernels[kNumDeviceTypes] = {
-    /* CPU */ acos_kernel_functional,
-    /* Meta */ acos_kernel_functional,
-};
-
-Tensor ops::acos::call(const Tensor& self) {
-  const Device kernel_device = dispatch_device("acos", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("acos", kernel_device);
-  return kernel(self);
-}
-
-Tensor acos(const Tensor& self) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::acos(self);
-  }
-  return ops::acos::call(self);
-}
-
-// acos_(Tensor(a!) self) -> Tensor(a!)
-static const Tensor& acos_kernel_inplace(const Tensor& self) {
-  Tensor out = self;
-  native::acos_kernel(self, out);
-  return self;
-}
-
-ops::acos_::Kernel* ops::acos_::kernels[kNumDeviceTypes] = {
-    /* CPU */ acos_kernel_inplace,
-    /* Meta */ acos_kernel_inplace,
-};
-
-const Tensor& ops::acos_::call(const Tensor& self) {
-  const Device kernel_device = dispatch_device("acos_", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("acos_", kernel_device);
-  decltype(auto) result = kernel(self);
-  self.bump_version();
-  return result;
-}
-
-const Tensor& acos_(const Tensor& self) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::acos_(self);
-  }
-  return ops::acos_::call(self);
-}
-
-// acos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& acos_kernel_out(const Tensor& self, const Tensor& out) {
-  const Tensor self_in = native::input_unaffected_by_resize(self, out);
-  Tensor out_handle = out;
-  native::acos_kernel(self_in, out_handle);
-  return out;
-}
-
-ops::acos_out::Kernel* ops::acos_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ acos_kernel_out,
-    /* Meta */ acos_kernel_out,
-};
-
-const Tensor& ops::acos_out::call(const Tensor& self, const Tensor& out) {
-  const Device kernel_device = dispatch_device("acos.out", {&self, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("acos.out", kernel_device);
-  decltype(auto) result = kernel(self, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& acos_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("acos.out", {&self}, {&out});
-  return ops::acos_out::call(self, out);
-}
-
-// ============================================================================ cummax
-
-// cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
-static std::tuple<Tensor, Tensor> cummax_kernel_functional(const Tensor& self, int64_t dim) {
-  Tensor values;
-  Tensor indices;
-  native::cummax_kernel(self, dim, values, indices);
-  return {values, indices};
-}
-
-ops::cummax::Kernel* ops::cummax::kernels[kNumDeviceTypes] = {
-    /* CPU */ cummax_kernel_functional,
-    /* Meta */ cummax_kernel_functional,
-};
-
-std::tuple<Tensor, Tensor> ops::cummax::call(const Tensor& self, int64_t dim) {
-  const Device kernel_device = dispatch_device("cummax", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("cummax", kernel_device);
-  return kernel(self, dim);
-}
-
-std::tuple<Tensor, Tensor> cummax(const Tensor& self, int64_t dim) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::cummax(self, dim);
-  }
-  return ops::cummax::call(self, dim);
-}
-
-// cummax.out(Tensor self, int dim, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
-static std::tuple<const Tensor&, const Tensor&> cummax_kernel_out(const Tensor& self, int64_t dim, const Tensor& values, const Tensor& indices) {
-  const Tensor self_in = native::input_unaffected_by_resize(native::input_unaffected_by_resize(self, values), indices);
-  Tensor values_handle = values;
-  Tensor indices_handle = indices;
-  native::cummax_kernel(self_in, dim, values_handle, indices_handle);
-  return {values, indices};
-}
-
-ops::cummax_out::Kernel* ops::cummax_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ cummax_kernel_out,
-    /* Meta */ cummax_kernel_out,
-};
-
-std::tuple<const Tensor&, const Tensor&> ops::cummax_out::call(const Tensor& self, int64_t dim, const Tensor& values, const Tensor& indices) {
-  const Device kernel_device = dispatch_device("cummax.out", {&self, &values, &indices});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("cummax.out", kernel_device);
-  decltype(auto) result = kernel(self, dim, values, indices);
-  values.bump_version();
-  indices.bump_version();
-  return result;
-}
-
-std::tuple<const Tensor&, const Tensor&> cummax_out(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t dim) {
-  check_out_no_grad("cummax.out", {&self}, {&values, &indices});
-  return ops::cummax_out::call(self, dim, values, indices);
-}
-
-// ============================================================================ log_softmax
-
-// log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
-static Tensor log_softmax_kernel_functional(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  Tensor out;
-  native::log_softmax_kernel(self, dim, dtype, out);
-  return out;
-}
-
-ops::log_softmax_int::Kernel* ops::log_softmax_int::kernels[kNumDeviceTypes] = {
-    /* CPU */ log_softmax_kernel_functional,
-    /* Meta */ log_softmax_kernel_functional,
-};
-
-Tensor ops::log_softmax_int::call(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  const Device kernel_device = dispatch_device("log_softmax.int", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("log_softmax.int", kernel_device);
-  return kernel(self, dim, dtype);
-}
-
-Tensor log_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::log_softmax_int(self, dim, dtype);
-  }
-  return ops::log_softmax_int::call(self, dim, dtype);
-}
-
-// log_softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& log_softmax_kernel_out(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out) {
-  const Tensor self_in = native::input_unaffected_by_resize(self, out);
-  Tensor out_handle = out;
-  native::log_softmax_kernel(self_in, dim, dtype, out_handle);
-  return out;
-}
-
-ops::log_softmax_int_out::Kernel* ops::log_softmax_int_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ log_softmax_kernel_out,
-    /* Meta */ log_softmax_kernel_out,
-};
-
-const Tensor& ops::log_softmax_int_out::call(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out) {
-  const Device kernel_device = dispatch_device("log_softmax.int_out", {&self, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("log_softmax.int_out", kernel_device);
-  decltype(auto) result = kernel(self, dim, dtype, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& log_softmax_out(const Tensor& out, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  check_out_no_grad("log_softmax.int_out", {&self}, {&out});
-  return ops::log_softmax_int_out::call(self, dim, dtype, out);
-}
 
 // ============================================================================ logaddexp
 
@@ -335,6 +137,182 @@ const Tensor& ops::sum_dim_IntList_out::call(const Tensor& self, OptionalIntArra
 const Tensor& sum_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
   check_out_no_grad("sum.dim_IntList_out", {&self}, {&out});
   return ops::sum_dim_IntList_out::call(self, dim, keepdim, dtype, out);
+}
+
+// ============================================================================ xlogy
+
+// xlogy.Tensor(Tensor self, Tensor other) -> Tensor
+static Tensor xlogy_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::xlogy_kernel(self, other, out);
+  return out;
+}
+
+ops::xlogy_Tensor::Kernel* ops::xlogy_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ xlogy_kernel_functional,
+    /* Meta */ xlogy_kernel_functional,
+};
+
+Tensor ops::xlogy_Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("xlogy.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("xlogy.Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor xlogy(const Tensor& self, const Tensor& other) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::xlogy_Tensor(self, other);
+  }
+  return ops::xlogy_Tensor::call(self, other);
+}
+
+// xlogy_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const Tensor& xlogy_kernel_inplace(const Tensor& self, const Tensor& other) {
+  Tensor out = self;
+  native::xlogy_kernel(self, other, out);
+  return self;
+}
+
+ops::xlogy__Tensor::Kernel* ops::xlogy__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ xlogy_kernel_inplace,
+    /* Meta */ xlogy_kernel_inplace,
+};
+
+const Tensor& ops::xlogy__Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("xlogy_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("xlogy_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& xlogy_(const Tensor& self, const Tensor& other) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::xlogy__Tensor(self, other);
+  }
+  return ops::xlogy__Tensor::call(self, other);
+}
+
+// xlogy.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& xlogy_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::xlogy_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::xlogy_Tensor_out::Kernel* ops::xlogy_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ xlogy_kernel_out,
+    /* Meta */ xlogy_kernel_out,
+};
+
+const Tensor& ops::xlogy_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("xlogy.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("xlogy.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& xlogy_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("xlogy.Tensor_out", {&self, &other}, {&out});
+  return ops::xlogy_Tensor_out::call(self, other, out);
+}
+
+// xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor
+Tensor xlogy(const Scalar& self, const Tensor& other) {
+  return native::xlogy_Scalar_Self_composite(self, other);
+}
+
+// xlogy.Scalar_Self_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& xlogy_out(const Tensor& out, const Scalar& self, const Tensor& other) {
+  check_out_no_grad("xlogy.Scalar_Self_out", {&other}, {&out});
+  return copy_to_out(out, xlogy(self, other), "xlogy.Scalar_Self_out", /*exact_dtype=*/true);
+}
+
+// xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor
+static Tensor xlogy_scalar_other_kernel_functional(const Tensor& self, const Scalar& other) {
+  Tensor out;
+  native::xlogy_scalar_other_kernel(self, other, out);
+  return out;
+}
+
+ops::xlogy_Scalar_Other::Kernel* ops::xlogy_Scalar_Other::kernels[kNumDeviceTypes] = {
+    /* CPU */ xlogy_scalar_other_kernel_functional,
+    /* Meta */ xlogy_scalar_other_kernel_functional,
+};
+
+Tensor ops::xlogy_Scalar_Other::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("xlogy.Scalar_Other", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("xlogy.Scalar_Other", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor xlogy(const Tensor& self, const Scalar& other) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::xlogy_Scalar_Other(self, other);
+  }
+  return ops::xlogy_Scalar_Other::call(self, other);
+}
+
+// xlogy_.Scalar_Other(Tensor(a!) self, Scalar other) -> Tensor(a!)
+static const Tensor& xlogy_scalar_other_kernel_inplace(const Tensor& self, const Scalar& other) {
+  Tensor out = self;
+  native::xlogy_scalar_other_kernel(self, other, out);
+  return self;
+}
+
+ops::xlogy__Scalar_Other::Kernel* ops::xlogy__Scalar_Other::kernels[kNumDeviceTypes] = {
+    /* CPU */ xlogy_scalar_other_kernel_inplace,
+    /* Meta */ xlogy_scalar_other_kernel_inplace,
+};
+
+const Tensor& ops::xlogy__Scalar_Other::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("xlogy_.Scalar_Other", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("xlogy_.Scalar_Other", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& xlogy_(const Tensor& self, const Scalar& other) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::xlogy__Scalar_Other(self, other);
+  }
+  return ops::xlogy__Scalar_Other::call(self, other);
+}
+
+// xlogy.Scalar_Other_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& xlogy_scalar_other_kernel_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::xlogy_scalar_other_kernel(self_in, other, out_handle);
+  return out;
+}
+
+ops::xlogy_Scalar_Other_out::Kernel* ops::xlogy_Scalar_Other_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ xlogy_scalar_other_kernel_out,
+    /* Meta */ xlogy_scalar_other_kernel_out,
+};
+
+const Tensor& ops::xlogy_Scalar_Other_out::call(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("xlogy.Scalar_Other_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("xlogy.Scalar_Other_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& xlogy_out(const Tensor& out, const Tensor& self, const Scalar& other) {
+  check_out_no_grad("xlogy.Scalar_Other_out", {&self}, {&out});
+  return ops::xlogy_Scalar_Other_out::call(self, other, out);
 }
 
 }  // namespace tl

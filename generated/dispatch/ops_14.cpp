@@ -2,24 +2,14 @@
 // Dispatch for the ops in shard 14: each public function picks autograd or a backend kernel.
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
-#include "generated/ops/chunk.h"
 #include "generated/ops/clamp_max.h"
-#include "generated/ops/floor.h"
-#include "generated/ops/frexp.h"
 #include "generated/ops/isfinite.h"
-#include "generated/ops/le.h"
-#include "generated/ops/less_equal.h"
-#include "generated/ops/logical_or.h"
+#include "generated/ops/special_entr.h"
+#include "generated/ops/special_erfcx.h"
+#include "generated/ops/special_i1e.h"
 #include "generated/ops/view.h"
 
 namespace tl {
-
-// ============================================================================ chunk
-
-// chunk(Tensor(a) self, int chunks, int dim=0) -> Tensor(a)[]
-std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
-  return native::chunk_composite(self, chunks, dim);
-}
 
 // ============================================================================ clamp_max
 
@@ -186,147 +176,6 @@ const Tensor& clamp_max_out(const Tensor& out, const Tensor& self, const Scalar&
   return ops::clamp_max_out::call(self, max, out);
 }
 
-// ============================================================================ floor
-
-// floor(Tensor self) -> Tensor
-static Tensor floor_kernel_functional(const Tensor& self) {
-  Tensor out;
-  native::floor_kernel(self, out);
-  return out;
-}
-
-ops::floor::Kernel* ops::floor::kernels[kNumDeviceTypes] = {
-    /* CPU */ floor_kernel_functional,
-    /* Meta */ floor_kernel_functional,
-};
-
-Tensor ops::floor::call(const Tensor& self) {
-  const Device kernel_device = dispatch_device("floor", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("floor", kernel_device);
-  return kernel(self);
-}
-
-Tensor floor(const Tensor& self) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::floor(self);
-  }
-  return ops::floor::call(self);
-}
-
-// floor_(Tensor(a!) self) -> Tensor(a!)
-static const Tensor& floor_kernel_inplace(const Tensor& self) {
-  Tensor out = self;
-  native::floor_kernel(self, out);
-  return self;
-}
-
-ops::floor_::Kernel* ops::floor_::kernels[kNumDeviceTypes] = {
-    /* CPU */ floor_kernel_inplace,
-    /* Meta */ floor_kernel_inplace,
-};
-
-const Tensor& ops::floor_::call(const Tensor& self) {
-  const Device kernel_device = dispatch_device("floor_", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("floor_", kernel_device);
-  decltype(auto) result = kernel(self);
-  self.bump_version();
-  return result;
-}
-
-const Tensor& floor_(const Tensor& self) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::floor_(self);
-  }
-  return ops::floor_::call(self);
-}
-
-// floor.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& floor_kernel_out(const Tensor& self, const Tensor& out) {
-  const Tensor self_in = native::input_unaffected_by_resize(self, out);
-  Tensor out_handle = out;
-  native::floor_kernel(self_in, out_handle);
-  return out;
-}
-
-ops::floor_out::Kernel* ops::floor_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ floor_kernel_out,
-    /* Meta */ floor_kernel_out,
-};
-
-const Tensor& ops::floor_out::call(const Tensor& self, const Tensor& out) {
-  const Device kernel_device = dispatch_device("floor.out", {&self, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("floor.out", kernel_device);
-  decltype(auto) result = kernel(self, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& floor_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("floor.out", {&self}, {&out});
-  return ops::floor_out::call(self, out);
-}
-
-// ============================================================================ frexp
-
-// frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)
-static std::tuple<Tensor, Tensor> frexp_kernel_functional(const Tensor& self) {
-  Tensor mantissa;
-  Tensor exponent;
-  native::frexp_kernel(self, mantissa, exponent);
-  return {mantissa, exponent};
-}
-
-ops::frexp_Tensor::Kernel* ops::frexp_Tensor::kernels[kNumDeviceTypes] = {
-    /* CPU */ frexp_kernel_functional,
-    /* Meta */ frexp_kernel_functional,
-};
-
-std::tuple<Tensor, Tensor> ops::frexp_Tensor::call(const Tensor& self) {
-  const Device kernel_device = dispatch_device("frexp.Tensor", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("frexp.Tensor", kernel_device);
-  return kernel(self);
-}
-
-std::tuple<Tensor, Tensor> frexp(const Tensor& self) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::frexp_Tensor(self);
-  }
-  return ops::frexp_Tensor::call(self);
-}
-
-// frexp.Tensor_out(Tensor self, *, Tensor(a!) mantissa, Tensor(b!) exponent) -> (Tensor(a!) mantissa, Tensor(b!) exponent)
-static std::tuple<const Tensor&, const Tensor&> frexp_kernel_out(const Tensor& self, const Tensor& mantissa, const Tensor& exponent) {
-  const Tensor self_in = native::input_unaffected_by_resize(native::input_unaffected_by_resize(self, mantissa), exponent);
-  Tensor mantissa_handle = mantissa;
-  Tensor exponent_handle = exponent;
-  native::frexp_kernel(self_in, mantissa_handle, exponent_handle);
-  return {mantissa, exponent};
-}
-
-ops::frexp_Tensor_out::Kernel* ops::frexp_Tensor_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ frexp_kernel_out,
-    /* Meta */ frexp_kernel_out,
-};
-
-std::tuple<const Tensor&, const Tensor&> ops::frexp_Tensor_out::call(const Tensor& self, const Tensor& mantissa, const Tensor& exponent) {
-  const Device kernel_device = dispatch_device("frexp.Tensor_out", {&self, &mantissa, &exponent});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("frexp.Tensor_out", kernel_device);
-  decltype(auto) result = kernel(self, mantissa, exponent);
-  mantissa.bump_version();
-  exponent.bump_version();
-  return result;
-}
-
-std::tuple<const Tensor&, const Tensor&> frexp_out(const Tensor& mantissa, const Tensor& exponent, const Tensor& self) {
-  check_out_no_grad("frexp.Tensor_out", {&self}, {&mantissa, &exponent});
-  return ops::frexp_Tensor_out::call(self, mantissa, exponent);
-}
-
 // ============================================================================ isfinite
 
 // isfinite(Tensor self) -> Tensor
@@ -346,244 +195,169 @@ Tensor isfinite(const Tensor& self) {
   return ops::isfinite::call(self);
 }
 
-// ============================================================================ less_equal
+// ============================================================================ special_entr
 
-// less_equal.Tensor(Tensor self, Tensor other) -> Tensor
-static Tensor le_kernel_functional(const Tensor& self, const Tensor& other) {
+// special_entr(Tensor self) -> Tensor
+static Tensor special_entr_kernel_functional(const Tensor& self) {
   Tensor out;
-  native::le_kernel(self, other, out);
+  native::special_entr_kernel(self, out);
   return out;
 }
 
-ops::less_equal_Tensor::Kernel* ops::less_equal_Tensor::kernels[kNumDeviceTypes] = {
-    /* CPU */ le_kernel_functional,
-    /* Meta */ le_kernel_functional,
+ops::special_entr::Kernel* ops::special_entr::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_entr_kernel_functional,
+    /* Meta */ special_entr_kernel_functional,
 };
 
-Tensor ops::less_equal_Tensor::call(const Tensor& self, const Tensor& other) {
-  const Device kernel_device = dispatch_device("less_equal.Tensor", {&self, &other});
+Tensor ops::special_entr::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("special_entr", {&self});
   Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("less_equal.Tensor", kernel_device);
-  return kernel(self, other);
+  if (!kernel) no_kernel_error("special_entr", kernel_device);
+  return kernel(self);
 }
 
-Tensor less_equal(const Tensor& self, const Tensor& other) {
-  return ops::less_equal_Tensor::call(self, other);
+Tensor special_entr(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::special_entr(self);
+  }
+  return ops::special_entr::call(self);
 }
 
-// less_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-static const Tensor& le_kernel_inplace(const Tensor& self, const Tensor& other) {
-  Tensor out = self;
-  native::le_kernel(self, other, out);
-  return self;
-}
-
-ops::less_equal__Tensor::Kernel* ops::less_equal__Tensor::kernels[kNumDeviceTypes] = {
-    /* CPU */ le_kernel_inplace,
-    /* Meta */ le_kernel_inplace,
-};
-
-const Tensor& ops::less_equal__Tensor::call(const Tensor& self, const Tensor& other) {
-  const Device kernel_device = dispatch_device("less_equal_.Tensor", {&self, &other});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("less_equal_.Tensor", kernel_device);
-  decltype(auto) result = kernel(self, other);
-  self.bump_version();
-  return result;
-}
-
-const Tensor& less_equal_(const Tensor& self, const Tensor& other) {
-  autograd::check_inplace_unrecorded(self, "less_equal_.Tensor");
-  ops::less_equal__Tensor::call(self, other);
-  autograd::rebase_history_zero_grad(self, "LeBackward1");
-  return self;
-}
-
-// less_equal.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& le_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+// special_entr.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& special_entr_kernel_out(const Tensor& self, const Tensor& out) {
   const Tensor self_in = native::input_unaffected_by_resize(self, out);
-  const Tensor other_in = native::input_unaffected_by_resize(other, out);
   Tensor out_handle = out;
-  native::le_kernel(self_in, other_in, out_handle);
+  native::special_entr_kernel(self_in, out_handle);
   return out;
 }
 
-ops::less_equal_Tensor_out::Kernel* ops::less_equal_Tensor_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ le_kernel_out,
-    /* Meta */ le_kernel_out,
+ops::special_entr_out::Kernel* ops::special_entr_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_entr_kernel_out,
+    /* Meta */ special_entr_kernel_out,
 };
 
-const Tensor& ops::less_equal_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
-  const Device kernel_device = dispatch_device("less_equal.Tensor_out", {&self, &other, &out});
+const Tensor& ops::special_entr_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("special_entr.out", {&self, &out});
   Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("less_equal.Tensor_out", kernel_device);
-  decltype(auto) result = kernel(self, other, out);
+  if (!kernel) no_kernel_error("special_entr.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
   out.bump_version();
   return result;
 }
 
-const Tensor& less_equal_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  check_out_no_grad("less_equal.Tensor_out", {&self, &other}, {&out});
-  return ops::less_equal_Tensor_out::call(self, other, out);
+const Tensor& special_entr_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("special_entr.out", {&self}, {&out});
+  return ops::special_entr_out::call(self, out);
 }
 
-// less_equal.Scalar(Tensor self, Scalar other) -> Tensor
-static Tensor le_scalar_kernel_functional(const Tensor& self, const Scalar& other) {
+// ============================================================================ special_erfcx
+
+// special_erfcx(Tensor self) -> Tensor
+static Tensor special_erfcx_kernel_functional(const Tensor& self) {
   Tensor out;
-  native::le_scalar_kernel(self, other, out);
+  native::special_erfcx_kernel(self, out);
   return out;
 }
 
-ops::less_equal_Scalar::Kernel* ops::less_equal_Scalar::kernels[kNumDeviceTypes] = {
-    /* CPU */ le_scalar_kernel_functional,
-    /* Meta */ le_scalar_kernel_functional,
+ops::special_erfcx::Kernel* ops::special_erfcx::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_erfcx_kernel_functional,
+    /* Meta */ special_erfcx_kernel_functional,
 };
 
-Tensor ops::less_equal_Scalar::call(const Tensor& self, const Scalar& other) {
-  const Device kernel_device = dispatch_device("less_equal.Scalar", {&self});
+Tensor ops::special_erfcx::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("special_erfcx", {&self});
   Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("less_equal.Scalar", kernel_device);
-  return kernel(self, other);
+  if (!kernel) no_kernel_error("special_erfcx", kernel_device);
+  return kernel(self);
 }
 
-Tensor less_equal(const Tensor& self, const Scalar& other) {
-  return ops::less_equal_Scalar::call(self, other);
+Tensor special_erfcx(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::special_erfcx(self);
+  }
+  return ops::special_erfcx::call(self);
 }
 
-// less_equal_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-static const Tensor& le_scalar_kernel_inplace(const Tensor& self, const Scalar& other) {
-  Tensor out = self;
-  native::le_scalar_kernel(self, other, out);
-  return self;
-}
-
-ops::less_equal__Scalar::Kernel* ops::less_equal__Scalar::kernels[kNumDeviceTypes] = {
-    /* CPU */ le_scalar_kernel_inplace,
-    /* Meta */ le_scalar_kernel_inplace,
-};
-
-const Tensor& ops::less_equal__Scalar::call(const Tensor& self, const Scalar& other) {
-  const Device kernel_device = dispatch_device("less_equal_.Scalar", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("less_equal_.Scalar", kernel_device);
-  decltype(auto) result = kernel(self, other);
-  self.bump_version();
-  return result;
-}
-
-const Tensor& less_equal_(const Tensor& self, const Scalar& other) {
-  autograd::check_inplace_unrecorded(self, "less_equal_.Scalar");
-  ops::less_equal__Scalar::call(self, other);
-  autograd::rebase_history_zero_grad(self, "LeBackward0");
-  return self;
-}
-
-// less_equal.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& le_scalar_kernel_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+// special_erfcx.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& special_erfcx_kernel_out(const Tensor& self, const Tensor& out) {
   const Tensor self_in = native::input_unaffected_by_resize(self, out);
   Tensor out_handle = out;
-  native::le_scalar_kernel(self_in, other, out_handle);
+  native::special_erfcx_kernel(self_in, out_handle);
   return out;
 }
 
-ops::less_equal_Scalar_out::Kernel* ops::less_equal_Scalar_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ le_scalar_kernel_out,
-    /* Meta */ le_scalar_kernel_out,
+ops::special_erfcx_out::Kernel* ops::special_erfcx_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_erfcx_kernel_out,
+    /* Meta */ special_erfcx_kernel_out,
 };
 
-const Tensor& ops::less_equal_Scalar_out::call(const Tensor& self, const Scalar& other, const Tensor& out) {
-  const Device kernel_device = dispatch_device("less_equal.Scalar_out", {&self, &out});
+const Tensor& ops::special_erfcx_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("special_erfcx.out", {&self, &out});
   Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("less_equal.Scalar_out", kernel_device);
-  decltype(auto) result = kernel(self, other, out);
+  if (!kernel) no_kernel_error("special_erfcx.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
   out.bump_version();
   return result;
 }
 
-const Tensor& less_equal_out(const Tensor& out, const Tensor& self, const Scalar& other) {
-  check_out_no_grad("less_equal.Scalar_out", {&self}, {&out});
-  return ops::less_equal_Scalar_out::call(self, other, out);
+const Tensor& special_erfcx_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("special_erfcx.out", {&self}, {&out});
+  return ops::special_erfcx_out::call(self, out);
 }
 
-// ============================================================================ logical_or
+// ============================================================================ special_i1e
 
-// logical_or(Tensor self, Tensor other) -> Tensor
-static Tensor logical_or_kernel_functional(const Tensor& self, const Tensor& other) {
+// special_i1e(Tensor self) -> Tensor
+static Tensor special_i1e_kernel_functional(const Tensor& self) {
   Tensor out;
-  native::logical_or_kernel(self, other, out);
+  native::special_i1e_kernel(self, out);
   return out;
 }
 
-ops::logical_or::Kernel* ops::logical_or::kernels[kNumDeviceTypes] = {
-    /* CPU */ logical_or_kernel_functional,
-    /* Meta */ logical_or_kernel_functional,
+ops::special_i1e::Kernel* ops::special_i1e::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_i1e_kernel_functional,
+    /* Meta */ special_i1e_kernel_functional,
 };
 
-Tensor ops::logical_or::call(const Tensor& self, const Tensor& other) {
-  const Device kernel_device = dispatch_device("logical_or", {&self, &other});
+Tensor ops::special_i1e::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("special_i1e", {&self});
   Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("logical_or", kernel_device);
-  return kernel(self, other);
+  if (!kernel) no_kernel_error("special_i1e", kernel_device);
+  return kernel(self);
 }
 
-Tensor logical_or(const Tensor& self, const Tensor& other) {
-  return ops::logical_or::call(self, other);
+Tensor special_i1e(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::special_i1e(self);
+  }
+  return ops::special_i1e::call(self);
 }
 
-// logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)
-static const Tensor& logical_or_kernel_inplace(const Tensor& self, const Tensor& other) {
-  Tensor out = self;
-  native::logical_or_kernel(self, other, out);
-  return self;
-}
-
-ops::logical_or_::Kernel* ops::logical_or_::kernels[kNumDeviceTypes] = {
-    /* CPU */ logical_or_kernel_inplace,
-    /* Meta */ logical_or_kernel_inplace,
-};
-
-const Tensor& ops::logical_or_::call(const Tensor& self, const Tensor& other) {
-  const Device kernel_device = dispatch_device("logical_or_", {&self, &other});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("logical_or_", kernel_device);
-  decltype(auto) result = kernel(self, other);
-  self.bump_version();
-  return result;
-}
-
-const Tensor& logical_or_(const Tensor& self, const Tensor& other) {
-  autograd::check_inplace_unrecorded(self, "logical_or_");
-  ops::logical_or_::call(self, other);
-  autograd::rebase_history_zero_grad(self, "LogicalOrBackward0");
-  return self;
-}
-
-// logical_or.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& logical_or_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+// special_i1e.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& special_i1e_kernel_out(const Tensor& self, const Tensor& out) {
   const Tensor self_in = native::input_unaffected_by_resize(self, out);
-  const Tensor other_in = native::input_unaffected_by_resize(other, out);
   Tensor out_handle = out;
-  native::logical_or_kernel(self_in, other_in, out_handle);
+  native::special_i1e_kernel(self_in, out_handle);
   return out;
 }
 
-ops::logical_or_out::Kernel* ops::logical_or_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ logical_or_kernel_out,
-    /* Meta */ logical_or_kernel_out,
+ops::special_i1e_out::Kernel* ops::special_i1e_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_i1e_kernel_out,
+    /* Meta */ special_i1e_kernel_out,
 };
 
-const Tensor& ops::logical_or_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
-  const Device kernel_device = dispatch_device("logical_or.out", {&self, &other, &out});
+const Tensor& ops::special_i1e_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("special_i1e.out", {&self, &out});
   Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("logical_or.out", kernel_device);
-  decltype(auto) result = kernel(self, other, out);
+  if (!kernel) no_kernel_error("special_i1e.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
   out.bump_version();
   return result;
 }
 
-const Tensor& logical_or_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  check_out_no_grad("logical_or.out", {&self, &other}, {&out});
-  return ops::logical_or_out::call(self, other, out);
+const Tensor& special_i1e_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("special_i1e.out", {&self}, {&out});
+  return ops::special_i1e_out::call(self, out);
 }
 
 // ============================================================================ view

@@ -5,7 +5,7 @@
 #include "generated/ops/acosh.h"
 #include "generated/ops/atan.h"
 #include "generated/ops/deg2rad.h"
-#include "generated/ops/log1p.h"
+#include "generated/ops/special_i0e.h"
 
 namespace tl {
 
@@ -258,87 +258,59 @@ const Tensor& deg2rad_out(const Tensor& out, const Tensor& self) {
   return ops::deg2rad_out::call(self, out);
 }
 
-// ============================================================================ log1p
+// ============================================================================ special_i0e
 
-// log1p(Tensor self) -> Tensor
-static Tensor log1p_kernel_functional(const Tensor& self) {
+// special_i0e(Tensor self) -> Tensor
+static Tensor special_i0e_kernel_functional(const Tensor& self) {
   Tensor out;
-  native::log1p_kernel(self, out);
+  native::special_i0e_kernel(self, out);
   return out;
 }
 
-ops::log1p::Kernel* ops::log1p::kernels[kNumDeviceTypes] = {
-    /* CPU */ log1p_kernel_functional,
-    /* Meta */ log1p_kernel_functional,
+ops::special_i0e::Kernel* ops::special_i0e::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_i0e_kernel_functional,
+    /* Meta */ special_i0e_kernel_functional,
 };
 
-Tensor ops::log1p::call(const Tensor& self) {
-  const Device kernel_device = dispatch_device("log1p", {&self});
+Tensor ops::special_i0e::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("special_i0e", {&self});
   Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("log1p", kernel_device);
+  if (!kernel) no_kernel_error("special_i0e", kernel_device);
   return kernel(self);
 }
 
-Tensor log1p(const Tensor& self) {
+Tensor special_i0e(const Tensor& self) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::log1p(self);
+    return autograd::wrappers::special_i0e(self);
   }
-  return ops::log1p::call(self);
+  return ops::special_i0e::call(self);
 }
 
-// log1p_(Tensor(a!) self) -> Tensor(a!)
-static const Tensor& log1p_kernel_inplace(const Tensor& self) {
-  Tensor out = self;
-  native::log1p_kernel(self, out);
-  return self;
-}
-
-ops::log1p_::Kernel* ops::log1p_::kernels[kNumDeviceTypes] = {
-    /* CPU */ log1p_kernel_inplace,
-    /* Meta */ log1p_kernel_inplace,
-};
-
-const Tensor& ops::log1p_::call(const Tensor& self) {
-  const Device kernel_device = dispatch_device("log1p_", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("log1p_", kernel_device);
-  decltype(auto) result = kernel(self);
-  self.bump_version();
-  return result;
-}
-
-const Tensor& log1p_(const Tensor& self) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::log1p_(self);
-  }
-  return ops::log1p_::call(self);
-}
-
-// log1p.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& log1p_kernel_out(const Tensor& self, const Tensor& out) {
+// special_i0e.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& special_i0e_kernel_out(const Tensor& self, const Tensor& out) {
   const Tensor self_in = native::input_unaffected_by_resize(self, out);
   Tensor out_handle = out;
-  native::log1p_kernel(self_in, out_handle);
+  native::special_i0e_kernel(self_in, out_handle);
   return out;
 }
 
-ops::log1p_out::Kernel* ops::log1p_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ log1p_kernel_out,
-    /* Meta */ log1p_kernel_out,
+ops::special_i0e_out::Kernel* ops::special_i0e_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_i0e_kernel_out,
+    /* Meta */ special_i0e_kernel_out,
 };
 
-const Tensor& ops::log1p_out::call(const Tensor& self, const Tensor& out) {
-  const Device kernel_device = dispatch_device("log1p.out", {&self, &out});
+const Tensor& ops::special_i0e_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("special_i0e.out", {&self, &out});
   Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("log1p.out", kernel_device);
+  if (!kernel) no_kernel_error("special_i0e.out", kernel_device);
   decltype(auto) result = kernel(self, out);
   out.bump_version();
   return result;
 }
 
-const Tensor& log1p_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("log1p.out", {&self}, {&out});
-  return ops::log1p_out::call(self, out);
+const Tensor& special_i0e_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("special_i0e.out", {&self}, {&out});
+  return ops::special_i0e_out::call(self, out);
 }
 
 }  // namespace tl

@@ -2,124 +2,14 @@
 // Dispatch for the ops in shard 16: each public function picks autograd or a backend kernel.
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
-#include "generated/ops/_to_copy.h"
-#include "generated/ops/addcmul.h"
 #include "generated/ops/bitwise_and.h"
 #include "generated/ops/erfc.h"
 #include "generated/ops/geometric.h"
-#include "generated/ops/mean.h"
 #include "generated/ops/min.h"
-#include "generated/ops/mm.h"
 #include "generated/ops/reshape.h"
+#include "generated/ops/special_log_ndtr.h"
 
 namespace tl {
-
-// ============================================================================ _to_copy
-
-// _to_copy(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
-ops::_to_copy::Kernel* ops::_to_copy::kernels[kNumDeviceTypes] = {
-    /* CPU */ native::to_copy_kernel,
-    /* Meta */ native::to_copy_kernel,
-};
-
-Tensor ops::_to_copy::call(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  const Device kernel_device = dispatch_device("_to_copy", {&self}, device.value_or(Device(DeviceType::CPU)));
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("_to_copy", kernel_device);
-  return kernel(self, dtype, device);
-}
-
-Tensor _to_copy(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::_to_copy(self, dtype, device);
-  }
-  return ops::_to_copy::call(self, dtype, device);
-}
-
-// ============================================================================ addcmul
-
-// addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
-static Tensor addcmul_kernel_functional(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
-  Tensor out;
-  native::addcmul_kernel(self, tensor1, tensor2, value, out);
-  return out;
-}
-
-ops::addcmul::Kernel* ops::addcmul::kernels[kNumDeviceTypes] = {
-    /* CPU */ addcmul_kernel_functional,
-    /* Meta */ addcmul_kernel_functional,
-};
-
-Tensor ops::addcmul::call(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
-  const Device kernel_device = dispatch_device("addcmul", {&self, &tensor1, &tensor2});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("addcmul", kernel_device);
-  return kernel(self, tensor1, tensor2, value);
-}
-
-Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
-  if (autograd::compute_requires_grad({&self, &tensor1, &tensor2})) {
-    return autograd::wrappers::addcmul(self, tensor1, tensor2, value);
-  }
-  return ops::addcmul::call(self, tensor1, tensor2, value);
-}
-
-// addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
-static const Tensor& addcmul_kernel_inplace(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
-  Tensor out = self;
-  native::addcmul_kernel(self, tensor1, tensor2, value, out);
-  return self;
-}
-
-ops::addcmul_::Kernel* ops::addcmul_::kernels[kNumDeviceTypes] = {
-    /* CPU */ addcmul_kernel_inplace,
-    /* Meta */ addcmul_kernel_inplace,
-};
-
-const Tensor& ops::addcmul_::call(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
-  const Device kernel_device = dispatch_device("addcmul_", {&self, &tensor1, &tensor2});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("addcmul_", kernel_device);
-  decltype(auto) result = kernel(self, tensor1, tensor2, value);
-  self.bump_version();
-  return result;
-}
-
-const Tensor& addcmul_(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
-  if (autograd::compute_requires_grad({&self, &tensor1, &tensor2})) {
-    return autograd::wrappers::addcmul_(self, tensor1, tensor2, value);
-  }
-  return ops::addcmul_::call(self, tensor1, tensor2, value);
-}
-
-// addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& addcmul_kernel_out(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value, const Tensor& out) {
-  const Tensor self_in = native::input_unaffected_by_resize(self, out);
-  const Tensor tensor1_in = native::input_unaffected_by_resize(tensor1, out);
-  const Tensor tensor2_in = native::input_unaffected_by_resize(tensor2, out);
-  Tensor out_handle = out;
-  native::addcmul_kernel(self_in, tensor1_in, tensor2_in, value, out_handle);
-  return out;
-}
-
-ops::addcmul_out::Kernel* ops::addcmul_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ addcmul_kernel_out,
-    /* Meta */ addcmul_kernel_out,
-};
-
-const Tensor& ops::addcmul_out::call(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value, const Tensor& out) {
-  const Device kernel_device = dispatch_device("addcmul.out", {&self, &tensor1, &tensor2, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("addcmul.out", kernel_device);
-  decltype(auto) result = kernel(self, tensor1, tensor2, value, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& addcmul_out(const Tensor& out, const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
-  check_out_no_grad("addcmul.out", {&self, &tensor1, &tensor2}, {&out});
-  return ops::addcmul_out::call(self, tensor1, tensor2, value, out);
-}
 
 // ============================================================================ bitwise_and
 
@@ -404,114 +294,6 @@ const Tensor& geometric_(const Tensor& self, double p, std::optional<Generator> 
   return ops::geometric_::call(self, p, generator);
 }
 
-// ============================================================================ mean
-
-// mean(Tensor self, *, ScalarType? dtype=None) -> Tensor
-static Tensor mean_all_kernel_functional(const Tensor& self, std::optional<ScalarType> dtype) {
-  Tensor out;
-  native::mean_all_kernel(self, dtype, out);
-  return out;
-}
-
-ops::mean::Kernel* ops::mean::kernels[kNumDeviceTypes] = {
-    /* CPU */ mean_all_kernel_functional,
-    /* Meta */ mean_all_kernel_functional,
-};
-
-Tensor ops::mean::call(const Tensor& self, std::optional<ScalarType> dtype) {
-  const Device kernel_device = dispatch_device("mean", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("mean", kernel_device);
-  return kernel(self, dtype);
-}
-
-Tensor mean(const Tensor& self, std::optional<ScalarType> dtype) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::mean(self, dtype);
-  }
-  return ops::mean::call(self, dtype);
-}
-
-// mean.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& mean_all_kernel_out(const Tensor& self, std::optional<ScalarType> dtype, const Tensor& out) {
-  const Tensor self_in = native::input_unaffected_by_resize(self, out);
-  Tensor out_handle = out;
-  native::mean_all_kernel(self_in, dtype, out_handle);
-  return out;
-}
-
-ops::mean_out::Kernel* ops::mean_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ mean_all_kernel_out,
-    /* Meta */ mean_all_kernel_out,
-};
-
-const Tensor& ops::mean_out::call(const Tensor& self, std::optional<ScalarType> dtype, const Tensor& out) {
-  const Device kernel_device = dispatch_device("mean.out", {&self, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("mean.out", kernel_device);
-  decltype(auto) result = kernel(self, dtype, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& mean_out(const Tensor& out, const Tensor& self, std::optional<ScalarType> dtype) {
-  check_out_no_grad("mean.out", {&self}, {&out});
-  return ops::mean_out::call(self, dtype, out);
-}
-
-// mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
-static Tensor mean_dim_kernel_functional(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  Tensor out;
-  native::mean_dim_kernel(self, dim, keepdim, dtype, out);
-  return out;
-}
-
-ops::mean_dim::Kernel* ops::mean_dim::kernels[kNumDeviceTypes] = {
-    /* CPU */ mean_dim_kernel_functional,
-    /* Meta */ mean_dim_kernel_functional,
-};
-
-Tensor ops::mean_dim::call(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  const Device kernel_device = dispatch_device("mean.dim", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("mean.dim", kernel_device);
-  return kernel(self, dim, keepdim, dtype);
-}
-
-Tensor mean(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::mean_dim(self, dim, keepdim, dtype);
-  }
-  return ops::mean_dim::call(self, dim, keepdim, dtype);
-}
-
-// mean.dim_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& mean_dim_kernel_out(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype, const Tensor& out) {
-  const Tensor self_in = native::input_unaffected_by_resize(self, out);
-  Tensor out_handle = out;
-  native::mean_dim_kernel(self_in, dim, keepdim, dtype, out_handle);
-  return out;
-}
-
-ops::mean_dim_out::Kernel* ops::mean_dim_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ mean_dim_kernel_out,
-    /* Meta */ mean_dim_kernel_out,
-};
-
-const Tensor& ops::mean_dim_out::call(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype, const Tensor& out) {
-  const Device kernel_device = dispatch_device("mean.dim_out", {&self, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("mean.dim_out", kernel_device);
-  decltype(auto) result = kernel(self, dim, keepdim, dtype, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& mean_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  check_out_no_grad("mean.dim_out", {&self}, {&out});
-  return ops::mean_dim_out::call(self, dim, keepdim, dtype, out);
-}
-
 // ============================================================================ min
 
 // min(Tensor self) -> Tensor
@@ -610,67 +392,66 @@ const Tensor& min_out(const Tensor& out, const Tensor& self) {
   return ops::min_unary_out::call(self, out);
 }
 
-// ============================================================================ mm
-
-// mm(Tensor self, Tensor mat2) -> Tensor
-static Tensor mm_kernel_functional(const Tensor& self, const Tensor& mat2) {
-  Tensor out;
-  native::mm_kernel(self, mat2, out);
-  return out;
-}
-
-ops::mm::Kernel* ops::mm::kernels[kNumDeviceTypes] = {
-    /* CPU */ mm_kernel_functional,
-    /* Meta */ mm_kernel_functional,
-};
-
-Tensor ops::mm::call(const Tensor& self, const Tensor& mat2) {
-  const Device kernel_device = dispatch_device("mm", {&self, &mat2});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("mm", kernel_device);
-  return kernel(self, mat2);
-}
-
-Tensor mm(const Tensor& self, const Tensor& mat2) {
-  if (autograd::compute_requires_grad({&self, &mat2})) {
-    return autograd::wrappers::mm(self, mat2);
-  }
-  return ops::mm::call(self, mat2);
-}
-
-// mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& mm_kernel_out(const Tensor& self, const Tensor& mat2, const Tensor& out) {
-  const Tensor self_in = native::input_unaffected_by_resize(self, out);
-  const Tensor mat2_in = native::input_unaffected_by_resize(mat2, out);
-  Tensor out_handle = out;
-  native::mm_kernel(self_in, mat2_in, out_handle);
-  return out;
-}
-
-ops::mm_out::Kernel* ops::mm_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ mm_kernel_out,
-    /* Meta */ mm_kernel_out,
-};
-
-const Tensor& ops::mm_out::call(const Tensor& self, const Tensor& mat2, const Tensor& out) {
-  const Device kernel_device = dispatch_device("mm.out", {&self, &mat2, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("mm.out", kernel_device);
-  decltype(auto) result = kernel(self, mat2, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& mm_out(const Tensor& out, const Tensor& self, const Tensor& mat2) {
-  check_out_no_grad("mm.out", {&self, &mat2}, {&out});
-  return ops::mm_out::call(self, mat2, out);
-}
-
 // ============================================================================ reshape
 
 // reshape(Tensor(a) self, int[] shape) -> Tensor(a)
 Tensor reshape(const Tensor& self, IntArrayRef shape) {
   return native::reshape_composite(self, shape);
+}
+
+// ============================================================================ special_log_ndtr
+
+// special_log_ndtr(Tensor self) -> Tensor
+static Tensor special_log_ndtr_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::special_log_ndtr_kernel(self, out);
+  return out;
+}
+
+ops::special_log_ndtr::Kernel* ops::special_log_ndtr::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_log_ndtr_kernel_functional,
+    /* Meta */ special_log_ndtr_kernel_functional,
+};
+
+Tensor ops::special_log_ndtr::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("special_log_ndtr", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("special_log_ndtr", kernel_device);
+  return kernel(self);
+}
+
+Tensor special_log_ndtr(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::special_log_ndtr(self);
+  }
+  return ops::special_log_ndtr::call(self);
+}
+
+// special_log_ndtr.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& special_log_ndtr_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::special_log_ndtr_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::special_log_ndtr_out::Kernel* ops::special_log_ndtr_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_log_ndtr_kernel_out,
+    /* Meta */ special_log_ndtr_kernel_out,
+};
+
+const Tensor& ops::special_log_ndtr_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("special_log_ndtr.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("special_log_ndtr.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& special_log_ndtr_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("special_log_ndtr.out", {&self}, {&out});
+  return ops::special_log_ndtr_out::call(self, out);
 }
 
 }  // namespace tl

@@ -4,9 +4,9 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/argmax.h"
 #include "generated/ops/gcd.h"
-#include "generated/ops/signbit.h"
+#include "generated/ops/special_expm1.h"
+#include "generated/ops/special_i1.h"
 #include "generated/ops/tanh_backward.h"
-#include "generated/ops/unbind.h"
 #include "generated/ops/zero.h"
 #include "generated/ops/zeros.h"
 
@@ -145,56 +145,72 @@ const Tensor& gcd_out(const Tensor& out, const Tensor& self, const Tensor& other
   return ops::gcd_out::call(self, other, out);
 }
 
-// ============================================================================ signbit
+// ============================================================================ special_expm1
 
-// signbit(Tensor self) -> Tensor
-static Tensor signbit_kernel_functional(const Tensor& self) {
+// special_expm1(Tensor self) -> Tensor
+Tensor special_expm1(const Tensor& self) {
+  return native::special_expm1_composite(self);
+}
+
+// special_expm1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_expm1_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("special_expm1.out", {&self}, {&out});
+  return copy_to_out(out, special_expm1(self), "special_expm1.out", /*exact_dtype=*/true);
+}
+
+// ============================================================================ special_i1
+
+// special_i1(Tensor self) -> Tensor
+static Tensor special_i1_kernel_functional(const Tensor& self) {
   Tensor out;
-  native::signbit_kernel(self, out);
+  native::special_i1_kernel(self, out);
   return out;
 }
 
-ops::signbit::Kernel* ops::signbit::kernels[kNumDeviceTypes] = {
-    /* CPU */ signbit_kernel_functional,
-    /* Meta */ signbit_kernel_functional,
+ops::special_i1::Kernel* ops::special_i1::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_i1_kernel_functional,
+    /* Meta */ special_i1_kernel_functional,
 };
 
-Tensor ops::signbit::call(const Tensor& self) {
-  const Device kernel_device = dispatch_device("signbit", {&self});
+Tensor ops::special_i1::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("special_i1", {&self});
   Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("signbit", kernel_device);
+  if (!kernel) no_kernel_error("special_i1", kernel_device);
   return kernel(self);
 }
 
-Tensor signbit(const Tensor& self) {
-  return ops::signbit::call(self);
+Tensor special_i1(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::special_i1(self);
+  }
+  return ops::special_i1::call(self);
 }
 
-// signbit.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& signbit_kernel_out(const Tensor& self, const Tensor& out) {
+// special_i1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& special_i1_kernel_out(const Tensor& self, const Tensor& out) {
   const Tensor self_in = native::input_unaffected_by_resize(self, out);
   Tensor out_handle = out;
-  native::signbit_kernel(self_in, out_handle);
+  native::special_i1_kernel(self_in, out_handle);
   return out;
 }
 
-ops::signbit_out::Kernel* ops::signbit_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ signbit_kernel_out,
-    /* Meta */ signbit_kernel_out,
+ops::special_i1_out::Kernel* ops::special_i1_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_i1_kernel_out,
+    /* Meta */ special_i1_kernel_out,
 };
 
-const Tensor& ops::signbit_out::call(const Tensor& self, const Tensor& out) {
-  const Device kernel_device = dispatch_device("signbit.out", {&self, &out});
+const Tensor& ops::special_i1_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("special_i1.out", {&self, &out});
   Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("signbit.out", kernel_device);
+  if (!kernel) no_kernel_error("special_i1.out", kernel_device);
   decltype(auto) result = kernel(self, out);
   out.bump_version();
   return result;
 }
 
-const Tensor& signbit_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("signbit.out", {&self}, {&out});
-  return ops::signbit_out::call(self, out);
+const Tensor& special_i1_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("special_i1.out", {&self}, {&out});
+  return ops::special_i1_out::call(self, out);
 }
 
 // ============================================================================ tanh_backward
@@ -251,28 +267,6 @@ const Tensor& ops::tanh_backward_out::call(const Tensor& grad_output, const Tens
 const Tensor& tanh_backward_out(const Tensor& out, const Tensor& grad_output, const Tensor& output) {
   check_out_no_grad("tanh_backward.out", {&grad_output, &output}, {&out});
   return ops::tanh_backward_out::call(grad_output, output, out);
-}
-
-// ============================================================================ unbind
-
-// unbind.int(Tensor(a) self, int dim=0) -> Tensor(a)[]
-ops::unbind_int::Kernel* ops::unbind_int::kernels[kNumDeviceTypes] = {
-    /* CPU */ native::unbind_kernel,
-    /* Meta */ native::unbind_kernel,
-};
-
-std::vector<Tensor> ops::unbind_int::call(const Tensor& self, int64_t dim) {
-  const Device kernel_device = dispatch_device("unbind.int", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("unbind.int", kernel_device);
-  return kernel(self, dim);
-}
-
-std::vector<Tensor> unbind(const Tensor& self, int64_t dim) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::mark_multi_output_views(autograd::wrappers::unbind_int(self, dim));
-  }
-  return autograd::mark_multi_output_views(ops::unbind_int::call(self, dim));
 }
 
 // ============================================================================ zero

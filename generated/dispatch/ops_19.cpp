@@ -2,38 +2,14 @@
 // Dispatch for the ops in shard 19: each public function picks autograd or a backend kernel.
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
-#include "generated/ops/_log_softmax_backward_data.h"
 #include "generated/ops/bmm.h"
-#include "generated/ops/cosh.h"
-#include "generated/ops/exp2.h"
 #include "generated/ops/expm1.h"
 #include "generated/ops/logical_and.h"
 #include "generated/ops/permute.h"
+#include "generated/ops/special_multigammaln.h"
 #include "generated/ops/var_mean.h"
 
 namespace tl {
-
-// ============================================================================ _log_softmax_backward_data
-
-// _log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
-ops::_log_softmax_backward_data::Kernel* ops::_log_softmax_backward_data::kernels[kNumDeviceTypes] = {
-    /* CPU */ native::log_softmax_backward_data_kernel,
-    /* Meta */ native::log_softmax_backward_data_kernel,
-};
-
-Tensor ops::_log_softmax_backward_data::call(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype) {
-  const Device kernel_device = dispatch_device("_log_softmax_backward_data", {&grad_output, &output});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("_log_softmax_backward_data", kernel_device);
-  return kernel(grad_output, output, dim, input_dtype);
-}
-
-Tensor _log_softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype) {
-  if (autograd::compute_requires_grad({&grad_output, &output})) {
-    return autograd::wrappers::_log_softmax_backward_data(grad_output, output, dim, input_dtype);
-  }
-  return ops::_log_softmax_backward_data::call(grad_output, output, dim, input_dtype);
-}
 
 // ============================================================================ bmm
 
@@ -89,172 +65,6 @@ const Tensor& ops::bmm_out::call(const Tensor& self, const Tensor& mat2, const T
 const Tensor& bmm_out(const Tensor& out, const Tensor& self, const Tensor& mat2) {
   check_out_no_grad("bmm.out", {&self, &mat2}, {&out});
   return ops::bmm_out::call(self, mat2, out);
-}
-
-// ============================================================================ cosh
-
-// cosh(Tensor self) -> Tensor
-static Tensor cosh_kernel_functional(const Tensor& self) {
-  Tensor out;
-  native::cosh_kernel(self, out);
-  return out;
-}
-
-ops::cosh::Kernel* ops::cosh::kernels[kNumDeviceTypes] = {
-    /* CPU */ cosh_kernel_functional,
-    /* Meta */ cosh_kernel_functional,
-};
-
-Tensor ops::cosh::call(const Tensor& self) {
-  const Device kernel_device = dispatch_device("cosh", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("cosh", kernel_device);
-  return kernel(self);
-}
-
-Tensor cosh(const Tensor& self) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::cosh(self);
-  }
-  return ops::cosh::call(self);
-}
-
-// cosh_(Tensor(a!) self) -> Tensor(a!)
-static const Tensor& cosh_kernel_inplace(const Tensor& self) {
-  Tensor out = self;
-  native::cosh_kernel(self, out);
-  return self;
-}
-
-ops::cosh_::Kernel* ops::cosh_::kernels[kNumDeviceTypes] = {
-    /* CPU */ cosh_kernel_inplace,
-    /* Meta */ cosh_kernel_inplace,
-};
-
-const Tensor& ops::cosh_::call(const Tensor& self) {
-  const Device kernel_device = dispatch_device("cosh_", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("cosh_", kernel_device);
-  decltype(auto) result = kernel(self);
-  self.bump_version();
-  return result;
-}
-
-const Tensor& cosh_(const Tensor& self) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::cosh_(self);
-  }
-  return ops::cosh_::call(self);
-}
-
-// cosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& cosh_kernel_out(const Tensor& self, const Tensor& out) {
-  const Tensor self_in = native::input_unaffected_by_resize(self, out);
-  Tensor out_handle = out;
-  native::cosh_kernel(self_in, out_handle);
-  return out;
-}
-
-ops::cosh_out::Kernel* ops::cosh_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ cosh_kernel_out,
-    /* Meta */ cosh_kernel_out,
-};
-
-const Tensor& ops::cosh_out::call(const Tensor& self, const Tensor& out) {
-  const Device kernel_device = dispatch_device("cosh.out", {&self, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("cosh.out", kernel_device);
-  decltype(auto) result = kernel(self, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& cosh_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("cosh.out", {&self}, {&out});
-  return ops::cosh_out::call(self, out);
-}
-
-// ============================================================================ exp2
-
-// exp2(Tensor self) -> Tensor
-static Tensor exp2_kernel_functional(const Tensor& self) {
-  Tensor out;
-  native::exp2_kernel(self, out);
-  return out;
-}
-
-ops::exp2::Kernel* ops::exp2::kernels[kNumDeviceTypes] = {
-    /* CPU */ exp2_kernel_functional,
-    /* Meta */ exp2_kernel_functional,
-};
-
-Tensor ops::exp2::call(const Tensor& self) {
-  const Device kernel_device = dispatch_device("exp2", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("exp2", kernel_device);
-  return kernel(self);
-}
-
-Tensor exp2(const Tensor& self) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::exp2(self);
-  }
-  return ops::exp2::call(self);
-}
-
-// exp2_(Tensor(a!) self) -> Tensor(a!)
-static const Tensor& exp2_kernel_inplace(const Tensor& self) {
-  Tensor out = self;
-  native::exp2_kernel(self, out);
-  return self;
-}
-
-ops::exp2_::Kernel* ops::exp2_::kernels[kNumDeviceTypes] = {
-    /* CPU */ exp2_kernel_inplace,
-    /* Meta */ exp2_kernel_inplace,
-};
-
-const Tensor& ops::exp2_::call(const Tensor& self) {
-  const Device kernel_device = dispatch_device("exp2_", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("exp2_", kernel_device);
-  decltype(auto) result = kernel(self);
-  self.bump_version();
-  return result;
-}
-
-const Tensor& exp2_(const Tensor& self) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::exp2_(self);
-  }
-  return ops::exp2_::call(self);
-}
-
-// exp2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& exp2_kernel_out(const Tensor& self, const Tensor& out) {
-  const Tensor self_in = native::input_unaffected_by_resize(self, out);
-  Tensor out_handle = out;
-  native::exp2_kernel(self_in, out_handle);
-  return out;
-}
-
-ops::exp2_out::Kernel* ops::exp2_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ exp2_kernel_out,
-    /* Meta */ exp2_kernel_out,
-};
-
-const Tensor& ops::exp2_out::call(const Tensor& self, const Tensor& out) {
-  const Device kernel_device = dispatch_device("exp2.out", {&self, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("exp2.out", kernel_device);
-  decltype(auto) result = kernel(self, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& exp2_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("exp2.out", {&self}, {&out});
-  return ops::exp2_out::call(self, out);
 }
 
 // ============================================================================ expm1
@@ -441,6 +251,19 @@ Tensor permute(const Tensor& self, IntArrayRef dims) {
     return autograd::wrappers::permute(self, dims);
   }
   return ops::permute::call(self, dims);
+}
+
+// ============================================================================ special_multigammaln
+
+// special_multigammaln(Tensor self, int p) -> Tensor
+Tensor special_multigammaln(const Tensor& self, int64_t p) {
+  return native::special_multigammaln_composite(self, p);
+}
+
+// special_multigammaln.out(Tensor self, int p, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_multigammaln_out(const Tensor& out, const Tensor& self, int64_t p) {
+  check_out_no_grad("special_multigammaln.out", {&self}, {&out});
+  return copy_to_out(out, special_multigammaln(self, p), "special_multigammaln.out", /*exact_dtype=*/true);
 }
 
 // ============================================================================ var_mean

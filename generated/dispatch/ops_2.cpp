@@ -6,11 +6,8 @@
 #include "generated/ops/asin.h"
 #include "generated/ops/bitwise_or.h"
 #include "generated/ops/copy.h"
-#include "generated/ops/kthvalue.h"
-#include "generated/ops/matmul.h"
 #include "generated/ops/randn.h"
 #include "generated/ops/sinh.h"
-#include "generated/ops/sort.h"
 #include "generated/ops/squeeze.h"
 
 namespace tl {
@@ -320,77 +317,6 @@ const Tensor& copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
   return ops::copy_::call(self, src, non_blocking);
 }
 
-// ============================================================================ kthvalue
-
-// kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
-static std::tuple<Tensor, Tensor> kthvalue_kernel_functional(const Tensor& self, int64_t k, int64_t dim, bool keepdim) {
-  Tensor values;
-  Tensor indices;
-  native::kthvalue_kernel(self, k, dim, keepdim, values, indices);
-  return {values, indices};
-}
-
-ops::kthvalue::Kernel* ops::kthvalue::kernels[kNumDeviceTypes] = {
-    /* CPU */ kthvalue_kernel_functional,
-    /* Meta */ kthvalue_kernel_functional,
-};
-
-std::tuple<Tensor, Tensor> ops::kthvalue::call(const Tensor& self, int64_t k, int64_t dim, bool keepdim) {
-  const Device kernel_device = dispatch_device("kthvalue", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("kthvalue", kernel_device);
-  return kernel(self, k, dim, keepdim);
-}
-
-std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, bool keepdim) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::kthvalue(self, k, dim, keepdim);
-  }
-  return ops::kthvalue::call(self, k, dim, keepdim);
-}
-
-// kthvalue.out(Tensor self, int k, int dim=-1, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
-static std::tuple<const Tensor&, const Tensor&> kthvalue_kernel_out(const Tensor& self, int64_t k, int64_t dim, bool keepdim, const Tensor& values, const Tensor& indices) {
-  const Tensor self_in = native::input_unaffected_by_resize(native::input_unaffected_by_resize(self, values), indices);
-  Tensor values_handle = values;
-  Tensor indices_handle = indices;
-  native::kthvalue_kernel(self_in, k, dim, keepdim, values_handle, indices_handle);
-  return {values, indices};
-}
-
-ops::kthvalue_out::Kernel* ops::kthvalue_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ kthvalue_kernel_out,
-    /* Meta */ kthvalue_kernel_out,
-};
-
-std::tuple<const Tensor&, const Tensor&> ops::kthvalue_out::call(const Tensor& self, int64_t k, int64_t dim, bool keepdim, const Tensor& values, const Tensor& indices) {
-  const Device kernel_device = dispatch_device("kthvalue.out", {&self, &values, &indices});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("kthvalue.out", kernel_device);
-  decltype(auto) result = kernel(self, k, dim, keepdim, values, indices);
-  values.bump_version();
-  indices.bump_version();
-  return result;
-}
-
-std::tuple<const Tensor&, const Tensor&> kthvalue_out(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t k, int64_t dim, bool keepdim) {
-  check_out_no_grad("kthvalue.out", {&self}, {&values, &indices});
-  return ops::kthvalue_out::call(self, k, dim, keepdim, values, indices);
-}
-
-// ============================================================================ matmul
-
-// matmul(Tensor self, Tensor other) -> Tensor
-Tensor matmul(const Tensor& self, const Tensor& other) {
-  return native::matmul_composite(self, other);
-}
-
-// matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
-const Tensor& matmul_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  check_out_no_grad("matmul.out", {&self, &other}, {&out});
-  return copy_to_out(out, matmul(self, other), "matmul.out", /*exact_dtype=*/true);
-}
-
 // ============================================================================ randn
 
 // randn(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor
@@ -491,120 +417,6 @@ const Tensor& ops::sinh_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& sinh_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("sinh.out", {&self}, {&out});
   return ops::sinh_out::call(self, out);
-}
-
-// ============================================================================ sort
-
-// sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
-static std::tuple<Tensor, Tensor> sort_kernel_functional(const Tensor& self, int64_t dim, bool descending) {
-  Tensor values;
-  Tensor indices;
-  native::sort_kernel(self, dim, descending, values, indices);
-  return {values, indices};
-}
-
-ops::sort::Kernel* ops::sort::kernels[kNumDeviceTypes] = {
-    /* CPU */ sort_kernel_functional,
-    /* Meta */ sort_kernel_functional,
-};
-
-std::tuple<Tensor, Tensor> ops::sort::call(const Tensor& self, int64_t dim, bool descending) {
-  const Device kernel_device = dispatch_device("sort", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("sort", kernel_device);
-  return kernel(self, dim, descending);
-}
-
-std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::sort(self, dim, descending);
-  }
-  return ops::sort::call(self, dim, descending);
-}
-
-// sort.out(Tensor self, int dim=-1, bool descending=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
-static std::tuple<const Tensor&, const Tensor&> sort_kernel_out(const Tensor& self, int64_t dim, bool descending, const Tensor& values, const Tensor& indices) {
-  const Tensor self_in = native::input_unaffected_by_resize(native::input_unaffected_by_resize(self, values), indices);
-  Tensor values_handle = values;
-  Tensor indices_handle = indices;
-  native::sort_kernel(self_in, dim, descending, values_handle, indices_handle);
-  return {values, indices};
-}
-
-ops::sort_out::Kernel* ops::sort_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ sort_kernel_out,
-    /* Meta */ sort_kernel_out,
-};
-
-std::tuple<const Tensor&, const Tensor&> ops::sort_out::call(const Tensor& self, int64_t dim, bool descending, const Tensor& values, const Tensor& indices) {
-  const Device kernel_device = dispatch_device("sort.out", {&self, &values, &indices});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("sort.out", kernel_device);
-  decltype(auto) result = kernel(self, dim, descending, values, indices);
-  values.bump_version();
-  indices.bump_version();
-  return result;
-}
-
-std::tuple<const Tensor&, const Tensor&> sort_out(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t dim, bool descending) {
-  check_out_no_grad("sort.out", {&self}, {&values, &indices});
-  return ops::sort_out::call(self, dim, descending, values, indices);
-}
-
-// sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
-static std::tuple<Tensor, Tensor> sort_stable_kernel_functional(const Tensor& self, std::optional<bool> stable, int64_t dim, bool descending) {
-  Tensor values;
-  Tensor indices;
-  native::sort_stable_kernel(self, stable, dim, descending, values, indices);
-  return {values, indices};
-}
-
-ops::sort_stable::Kernel* ops::sort_stable::kernels[kNumDeviceTypes] = {
-    /* CPU */ sort_stable_kernel_functional,
-    /* Meta */ sort_stable_kernel_functional,
-};
-
-std::tuple<Tensor, Tensor> ops::sort_stable::call(const Tensor& self, std::optional<bool> stable, int64_t dim, bool descending) {
-  const Device kernel_device = dispatch_device("sort.stable", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("sort.stable", kernel_device);
-  return kernel(self, stable, dim, descending);
-}
-
-std::tuple<Tensor, Tensor> sort(const Tensor& self, std::optional<bool> stable, int64_t dim, bool descending) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::sort_stable(self, stable, dim, descending);
-  }
-  return ops::sort_stable::call(self, stable, dim, descending);
-}
-
-// sort.stable_out(Tensor self, *, bool? stable, int dim=-1, bool descending=False, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
-static std::tuple<const Tensor&, const Tensor&> sort_stable_kernel_out(const Tensor& self, std::optional<bool> stable, int64_t dim, bool descending, const Tensor& values, const Tensor& indices) {
-  const Tensor self_in = native::input_unaffected_by_resize(native::input_unaffected_by_resize(self, values), indices);
-  Tensor values_handle = values;
-  Tensor indices_handle = indices;
-  native::sort_stable_kernel(self_in, stable, dim, descending, values_handle, indices_handle);
-  return {values, indices};
-}
-
-ops::sort_stable_out::Kernel* ops::sort_stable_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ sort_stable_kernel_out,
-    /* Meta */ sort_stable_kernel_out,
-};
-
-std::tuple<const Tensor&, const Tensor&> ops::sort_stable_out::call(const Tensor& self, std::optional<bool> stable, int64_t dim, bool descending, const Tensor& values, const Tensor& indices) {
-  const Device kernel_device = dispatch_device("sort.stable_out", {&self, &values, &indices});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("sort.stable_out", kernel_device);
-  decltype(auto) result = kernel(self, stable, dim, descending, values, indices);
-  values.bump_version();
-  indices.bump_version();
-  return result;
-}
-
-std::tuple<const Tensor&, const Tensor&> sort_out(const Tensor& values, const Tensor& indices, const Tensor& self, std::optional<bool> stable, int64_t dim, bool descending) {
-  check_out_no_grad("sort.stable_out", {&self}, {&values, &indices});
-  return ops::sort_stable_out::call(self, stable, dim, descending, values, indices);
 }
 
 // ============================================================================ squeeze

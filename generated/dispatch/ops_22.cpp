@@ -3,8 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/absolute.h"
-#include "generated/ops/rsqrt.h"
-#include "generated/ops/tensor_split.h"
+#include "generated/ops/special_erf.h"
 
 namespace tl {
 
@@ -26,104 +25,17 @@ const Tensor& absolute_(const Tensor& self) {
   return native::absolute__composite(self);
 }
 
-// ============================================================================ rsqrt
+// ============================================================================ special_erf
 
-// rsqrt(Tensor self) -> Tensor
-static Tensor rsqrt_kernel_functional(const Tensor& self) {
-  Tensor out;
-  native::rsqrt_kernel(self, out);
-  return out;
+// special_erf(Tensor self) -> Tensor
+Tensor special_erf(const Tensor& self) {
+  return native::special_erf_composite(self);
 }
 
-ops::rsqrt::Kernel* ops::rsqrt::kernels[kNumDeviceTypes] = {
-    /* CPU */ rsqrt_kernel_functional,
-    /* Meta */ rsqrt_kernel_functional,
-};
-
-Tensor ops::rsqrt::call(const Tensor& self) {
-  const Device kernel_device = dispatch_device("rsqrt", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("rsqrt", kernel_device);
-  return kernel(self);
-}
-
-Tensor rsqrt(const Tensor& self) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::rsqrt(self);
-  }
-  return ops::rsqrt::call(self);
-}
-
-// rsqrt_(Tensor(a!) self) -> Tensor(a!)
-static const Tensor& rsqrt_kernel_inplace(const Tensor& self) {
-  Tensor out = self;
-  native::rsqrt_kernel(self, out);
-  return self;
-}
-
-ops::rsqrt_::Kernel* ops::rsqrt_::kernels[kNumDeviceTypes] = {
-    /* CPU */ rsqrt_kernel_inplace,
-    /* Meta */ rsqrt_kernel_inplace,
-};
-
-const Tensor& ops::rsqrt_::call(const Tensor& self) {
-  const Device kernel_device = dispatch_device("rsqrt_", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("rsqrt_", kernel_device);
-  decltype(auto) result = kernel(self);
-  self.bump_version();
-  return result;
-}
-
-const Tensor& rsqrt_(const Tensor& self) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::rsqrt_(self);
-  }
-  return ops::rsqrt_::call(self);
-}
-
-// rsqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& rsqrt_kernel_out(const Tensor& self, const Tensor& out) {
-  const Tensor self_in = native::input_unaffected_by_resize(self, out);
-  Tensor out_handle = out;
-  native::rsqrt_kernel(self_in, out_handle);
-  return out;
-}
-
-ops::rsqrt_out::Kernel* ops::rsqrt_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ rsqrt_kernel_out,
-    /* Meta */ rsqrt_kernel_out,
-};
-
-const Tensor& ops::rsqrt_out::call(const Tensor& self, const Tensor& out) {
-  const Device kernel_device = dispatch_device("rsqrt.out", {&self, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("rsqrt.out", kernel_device);
-  decltype(auto) result = kernel(self, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& rsqrt_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("rsqrt.out", {&self}, {&out});
-  return ops::rsqrt_out::call(self, out);
-}
-
-// ============================================================================ tensor_split
-
-// tensor_split.sections(Tensor(a) self, int sections, int dim=0) -> Tensor(a)[]
-std::vector<Tensor> tensor_split(const Tensor& self, int64_t sections, int64_t dim) {
-  return native::tensor_split_sections_composite(self, sections, dim);
-}
-
-// tensor_split.indices(Tensor(a) self, int[] indices, int dim=0) -> Tensor(a)[]
-std::vector<Tensor> tensor_split(const Tensor& self, IntArrayRef indices, int64_t dim) {
-  return native::tensor_split_indices_composite(self, indices, dim);
-}
-
-// tensor_split.tensor_indices_or_sections(Tensor(a) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]
-std::vector<Tensor> tensor_split(const Tensor& self, const Tensor& tensor_indices_or_sections, int64_t dim) {
-  return native::tensor_split_tensor_indices_or_sections_composite(self, tensor_indices_or_sections, dim);
+// special_erf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_erf_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("special_erf.out", {&self}, {&out});
+  return copy_to_out(out, special_erf(self), "special_erf.out", /*exact_dtype=*/true);
 }
 
 }  // namespace tl

@@ -5,14 +5,10 @@
 #include "generated/ops/arccosh.h"
 #include "generated/ops/bitwise_left_shift.h"
 #include "generated/ops/clamp_min.h"
-#include "generated/ops/eq.h"
-#include "generated/ops/equal.h"
 #include "generated/ops/ge.h"
 #include "generated/ops/greater_equal.h"
 #include "generated/ops/lcm.h"
 #include "generated/ops/prod.h"
-#include "generated/ops/uniform.h"
-#include "generated/ops/zeros_like.h"
 
 namespace tl {
 
@@ -375,184 +371,6 @@ const Tensor& clamp_min_out(const Tensor& out, const Tensor& self, const Scalar&
   return ops::clamp_min_out::call(self, min, out);
 }
 
-// ============================================================================ eq
-
-// eq.Tensor(Tensor self, Tensor other) -> Tensor
-static Tensor eq_kernel_functional(const Tensor& self, const Tensor& other) {
-  Tensor out;
-  native::eq_kernel(self, other, out);
-  return out;
-}
-
-ops::eq_Tensor::Kernel* ops::eq_Tensor::kernels[kNumDeviceTypes] = {
-    /* CPU */ eq_kernel_functional,
-    /* Meta */ eq_kernel_functional,
-};
-
-Tensor ops::eq_Tensor::call(const Tensor& self, const Tensor& other) {
-  const Device kernel_device = dispatch_device("eq.Tensor", {&self, &other});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("eq.Tensor", kernel_device);
-  return kernel(self, other);
-}
-
-Tensor eq(const Tensor& self, const Tensor& other) {
-  return ops::eq_Tensor::call(self, other);
-}
-
-// eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-static const Tensor& eq_kernel_inplace(const Tensor& self, const Tensor& other) {
-  Tensor out = self;
-  native::eq_kernel(self, other, out);
-  return self;
-}
-
-ops::eq__Tensor::Kernel* ops::eq__Tensor::kernels[kNumDeviceTypes] = {
-    /* CPU */ eq_kernel_inplace,
-    /* Meta */ eq_kernel_inplace,
-};
-
-const Tensor& ops::eq__Tensor::call(const Tensor& self, const Tensor& other) {
-  const Device kernel_device = dispatch_device("eq_.Tensor", {&self, &other});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("eq_.Tensor", kernel_device);
-  decltype(auto) result = kernel(self, other);
-  self.bump_version();
-  return result;
-}
-
-const Tensor& eq_(const Tensor& self, const Tensor& other) {
-  autograd::check_inplace_unrecorded(self, "eq_.Tensor");
-  ops::eq__Tensor::call(self, other);
-  autograd::rebase_history_zero_grad(self, "EqBackward1");
-  return self;
-}
-
-// eq.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& eq_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
-  const Tensor self_in = native::input_unaffected_by_resize(self, out);
-  const Tensor other_in = native::input_unaffected_by_resize(other, out);
-  Tensor out_handle = out;
-  native::eq_kernel(self_in, other_in, out_handle);
-  return out;
-}
-
-ops::eq_Tensor_out::Kernel* ops::eq_Tensor_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ eq_kernel_out,
-    /* Meta */ eq_kernel_out,
-};
-
-const Tensor& ops::eq_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
-  const Device kernel_device = dispatch_device("eq.Tensor_out", {&self, &other, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("eq.Tensor_out", kernel_device);
-  decltype(auto) result = kernel(self, other, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& eq_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  check_out_no_grad("eq.Tensor_out", {&self, &other}, {&out});
-  return ops::eq_Tensor_out::call(self, other, out);
-}
-
-// eq.Scalar(Tensor self, Scalar other) -> Tensor
-static Tensor eq_scalar_kernel_functional(const Tensor& self, const Scalar& other) {
-  Tensor out;
-  native::eq_scalar_kernel(self, other, out);
-  return out;
-}
-
-ops::eq_Scalar::Kernel* ops::eq_Scalar::kernels[kNumDeviceTypes] = {
-    /* CPU */ eq_scalar_kernel_functional,
-    /* Meta */ eq_scalar_kernel_functional,
-};
-
-Tensor ops::eq_Scalar::call(const Tensor& self, const Scalar& other) {
-  const Device kernel_device = dispatch_device("eq.Scalar", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("eq.Scalar", kernel_device);
-  return kernel(self, other);
-}
-
-Tensor eq(const Tensor& self, const Scalar& other) {
-  return ops::eq_Scalar::call(self, other);
-}
-
-// eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-static const Tensor& eq_scalar_kernel_inplace(const Tensor& self, const Scalar& other) {
-  Tensor out = self;
-  native::eq_scalar_kernel(self, other, out);
-  return self;
-}
-
-ops::eq__Scalar::Kernel* ops::eq__Scalar::kernels[kNumDeviceTypes] = {
-    /* CPU */ eq_scalar_kernel_inplace,
-    /* Meta */ eq_scalar_kernel_inplace,
-};
-
-const Tensor& ops::eq__Scalar::call(const Tensor& self, const Scalar& other) {
-  const Device kernel_device = dispatch_device("eq_.Scalar", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("eq_.Scalar", kernel_device);
-  decltype(auto) result = kernel(self, other);
-  self.bump_version();
-  return result;
-}
-
-const Tensor& eq_(const Tensor& self, const Scalar& other) {
-  autograd::check_inplace_unrecorded(self, "eq_.Scalar");
-  ops::eq__Scalar::call(self, other);
-  autograd::rebase_history_zero_grad(self, "EqBackward0");
-  return self;
-}
-
-// eq.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& eq_scalar_kernel_out(const Tensor& self, const Scalar& other, const Tensor& out) {
-  const Tensor self_in = native::input_unaffected_by_resize(self, out);
-  Tensor out_handle = out;
-  native::eq_scalar_kernel(self_in, other, out_handle);
-  return out;
-}
-
-ops::eq_Scalar_out::Kernel* ops::eq_Scalar_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ eq_scalar_kernel_out,
-    /* Meta */ eq_scalar_kernel_out,
-};
-
-const Tensor& ops::eq_Scalar_out::call(const Tensor& self, const Scalar& other, const Tensor& out) {
-  const Device kernel_device = dispatch_device("eq.Scalar_out", {&self, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("eq.Scalar_out", kernel_device);
-  decltype(auto) result = kernel(self, other, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& eq_out(const Tensor& out, const Tensor& self, const Scalar& other) {
-  check_out_no_grad("eq.Scalar_out", {&self}, {&out});
-  return ops::eq_Scalar_out::call(self, other, out);
-}
-
-// ============================================================================ equal
-
-// equal(Tensor self, Tensor other) -> bool
-ops::equal::Kernel* ops::equal::kernels[kNumDeviceTypes] = {
-    /* CPU */ native::equal_kernel,
-    /* Meta */ nullptr,
-};
-
-bool ops::equal::call(const Tensor& self, const Tensor& other) {
-  const Device kernel_device = dispatch_device("equal", {&self, &other});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("equal", kernel_device);
-  return kernel(self, other);
-}
-
-bool equal(const Tensor& self, const Tensor& other) {
-  return ops::equal::call(self, other);
-}
-
 // ============================================================================ greater_equal
 
 // greater_equal.Tensor(Tensor self, Tensor other) -> Tensor
@@ -866,37 +684,6 @@ const Tensor& ops::prod_dim_int_out::call(const Tensor& self, int64_t dim, bool 
 const Tensor& prod_out(const Tensor& out, const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
   check_out_no_grad("prod.dim_int_out", {&self}, {&out});
   return ops::prod_dim_int_out::call(self, dim, keepdim, dtype, out);
-}
-
-// ============================================================================ uniform
-
-// uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)
-ops::uniform_::Kernel* ops::uniform_::kernels[kNumDeviceTypes] = {
-    /* CPU */ native::uniform_kernel,
-    /* Meta */ native::uniform_kernel,
-};
-
-const Tensor& ops::uniform_::call(const Tensor& self, double from, double to, std::optional<Generator> generator) {
-  const Device kernel_device = dispatch_device("uniform_", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("uniform_", kernel_device);
-  decltype(auto) result = kernel(self, from, to, generator);
-  self.bump_version();
-  return result;
-}
-
-const Tensor& uniform_(const Tensor& self, double from, double to, std::optional<Generator> generator) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::uniform_(self, from, to, generator);
-  }
-  return ops::uniform_::call(self, from, to, generator);
-}
-
-// ============================================================================ zeros_like
-
-// zeros_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
-Tensor zeros_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  return native::zeros_like_composite(self, dtype, device);
 }
 
 }  // namespace tl

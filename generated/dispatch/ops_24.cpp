@@ -3,12 +3,12 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/addcdiv.h"
-#include "generated/ops/amin.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/fmax.h"
-#include "generated/ops/isinf.h"
+#include "generated/ops/polygamma.h"
 #include "generated/ops/randint.h"
 #include "generated/ops/relu.h"
+#include "generated/ops/special_exp2.h"
 #include "generated/ops/sqrt.h"
 #include "generated/ops/std_mean.h"
 
@@ -99,61 +99,6 @@ const Tensor& addcdiv_out(const Tensor& out, const Tensor& self, const Tensor& t
   return ops::addcdiv_out::call(self, tensor1, tensor2, value, out);
 }
 
-// ============================================================================ amin
-
-// amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
-static Tensor amin_kernel_functional(const Tensor& self, IntArrayRef dim, bool keepdim) {
-  Tensor out;
-  native::amin_kernel(self, dim, keepdim, out);
-  return out;
-}
-
-ops::amin::Kernel* ops::amin::kernels[kNumDeviceTypes] = {
-    /* CPU */ amin_kernel_functional,
-    /* Meta */ amin_kernel_functional,
-};
-
-Tensor ops::amin::call(const Tensor& self, IntArrayRef dim, bool keepdim) {
-  const Device kernel_device = dispatch_device("amin", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("amin", kernel_device);
-  return kernel(self, dim, keepdim);
-}
-
-Tensor amin(const Tensor& self, IntArrayRef dim, bool keepdim) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::amin(self, dim, keepdim);
-  }
-  return ops::amin::call(self, dim, keepdim);
-}
-
-// amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& amin_kernel_out(const Tensor& self, IntArrayRef dim, bool keepdim, const Tensor& out) {
-  const Tensor self_in = native::input_unaffected_by_resize(self, out);
-  Tensor out_handle = out;
-  native::amin_kernel(self_in, dim, keepdim, out_handle);
-  return out;
-}
-
-ops::amin_out::Kernel* ops::amin_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ amin_kernel_out,
-    /* Meta */ amin_kernel_out,
-};
-
-const Tensor& ops::amin_out::call(const Tensor& self, IntArrayRef dim, bool keepdim, const Tensor& out) {
-  const Device kernel_device = dispatch_device("amin.out", {&self, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("amin.out", kernel_device);
-  decltype(auto) result = kernel(self, dim, keepdim, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& amin_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
-  check_out_no_grad("amin.out", {&self}, {&out});
-  return ops::amin_out::call(self, dim, keepdim, out);
-}
-
 // ============================================================================ clone
 
 // clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
@@ -232,23 +177,64 @@ const Tensor& fmax_out(const Tensor& out, const Tensor& self, const Tensor& othe
   return ops::fmax_out::call(self, other, out);
 }
 
-// ============================================================================ isinf
+// ============================================================================ polygamma
 
-// isinf(Tensor self) -> Tensor
-ops::isinf::Kernel* ops::isinf::kernels[kNumDeviceTypes] = {
-    /* CPU */ native::isinf_kernel,
-    /* Meta */ native::isinf_kernel,
-};
-
-Tensor ops::isinf::call(const Tensor& self) {
-  const Device kernel_device = dispatch_device("isinf", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("isinf", kernel_device);
-  return kernel(self);
+// polygamma(int n, Tensor self) -> Tensor
+static Tensor polygamma_kernel_functional(int64_t n, const Tensor& self) {
+  Tensor out;
+  native::polygamma_kernel(n, self, out);
+  return out;
 }
 
-Tensor isinf(const Tensor& self) {
-  return ops::isinf::call(self);
+ops::polygamma::Kernel* ops::polygamma::kernels[kNumDeviceTypes] = {
+    /* CPU */ polygamma_kernel_functional,
+    /* Meta */ polygamma_kernel_functional,
+};
+
+Tensor ops::polygamma::call(int64_t n, const Tensor& self) {
+  const Device kernel_device = dispatch_device("polygamma", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("polygamma", kernel_device);
+  return kernel(n, self);
+}
+
+Tensor polygamma(int64_t n, const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::polygamma(n, self);
+  }
+  return ops::polygamma::call(n, self);
+}
+
+// polygamma.out(int n, Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& polygamma_kernel_out(int64_t n, const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::polygamma_kernel(n, self_in, out_handle);
+  return out;
+}
+
+ops::polygamma_out::Kernel* ops::polygamma_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ polygamma_kernel_out,
+    /* Meta */ polygamma_kernel_out,
+};
+
+const Tensor& ops::polygamma_out::call(int64_t n, const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("polygamma.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("polygamma.out", kernel_device);
+  decltype(auto) result = kernel(n, self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& polygamma_out(const Tensor& out, int64_t n, const Tensor& self) {
+  check_out_no_grad("polygamma.out", {&self}, {&out});
+  return ops::polygamma_out::call(n, self, out);
+}
+
+// polygamma_(Tensor(a!) self, int n) -> Tensor(a!)
+const Tensor& polygamma_(const Tensor& self, int64_t n) {
+  return native::polygamma__composite(self, n);
 }
 
 // ============================================================================ randint
@@ -317,6 +303,19 @@ const Tensor& relu_(const Tensor& self) {
     return autograd::wrappers::relu_(self);
   }
   return ops::relu_::call(self);
+}
+
+// ============================================================================ special_exp2
+
+// special_exp2(Tensor self) -> Tensor
+Tensor special_exp2(const Tensor& self) {
+  return native::special_exp2_composite(self);
+}
+
+// special_exp2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_exp2_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("special_exp2.out", {&self}, {&out});
+  return copy_to_out(out, special_exp2(self), "special_exp2.out", /*exact_dtype=*/true);
 }
 
 // ============================================================================ sqrt

@@ -3,9 +3,8 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/fmod.h"
-#include "generated/ops/frac.h"
-#include "generated/ops/nanmean.h"
 #include "generated/ops/rand_like.h"
+#include "generated/ops/special_ndtr.h"
 
 namespace tl {
 
@@ -174,107 +173,24 @@ const Tensor& fmod_out(const Tensor& out, const Tensor& self, const Scalar& othe
   return ops::fmod_Scalar_out::call(self, other, out);
 }
 
-// ============================================================================ frac
-
-// frac(Tensor self) -> Tensor
-static Tensor frac_kernel_functional(const Tensor& self) {
-  Tensor out;
-  native::frac_kernel(self, out);
-  return out;
-}
-
-ops::frac::Kernel* ops::frac::kernels[kNumDeviceTypes] = {
-    /* CPU */ frac_kernel_functional,
-    /* Meta */ frac_kernel_functional,
-};
-
-Tensor ops::frac::call(const Tensor& self) {
-  const Device kernel_device = dispatch_device("frac", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("frac", kernel_device);
-  return kernel(self);
-}
-
-Tensor frac(const Tensor& self) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::frac(self);
-  }
-  return ops::frac::call(self);
-}
-
-// frac_(Tensor(a!) self) -> Tensor(a!)
-static const Tensor& frac_kernel_inplace(const Tensor& self) {
-  Tensor out = self;
-  native::frac_kernel(self, out);
-  return self;
-}
-
-ops::frac_::Kernel* ops::frac_::kernels[kNumDeviceTypes] = {
-    /* CPU */ frac_kernel_inplace,
-    /* Meta */ frac_kernel_inplace,
-};
-
-const Tensor& ops::frac_::call(const Tensor& self) {
-  const Device kernel_device = dispatch_device("frac_", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("frac_", kernel_device);
-  decltype(auto) result = kernel(self);
-  self.bump_version();
-  return result;
-}
-
-const Tensor& frac_(const Tensor& self) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::frac_(self);
-  }
-  return ops::frac_::call(self);
-}
-
-// frac.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& frac_kernel_out(const Tensor& self, const Tensor& out) {
-  const Tensor self_in = native::input_unaffected_by_resize(self, out);
-  Tensor out_handle = out;
-  native::frac_kernel(self_in, out_handle);
-  return out;
-}
-
-ops::frac_out::Kernel* ops::frac_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ frac_kernel_out,
-    /* Meta */ frac_kernel_out,
-};
-
-const Tensor& ops::frac_out::call(const Tensor& self, const Tensor& out) {
-  const Device kernel_device = dispatch_device("frac.out", {&self, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("frac.out", kernel_device);
-  decltype(auto) result = kernel(self, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& frac_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("frac.out", {&self}, {&out});
-  return ops::frac_out::call(self, out);
-}
-
-// ============================================================================ nanmean
-
-// nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
-Tensor nanmean(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  return native::nanmean_composite(self, dim, keepdim, dtype);
-}
-
-// nanmean.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
-const Tensor& nanmean_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  check_out_no_grad("nanmean.out", {&self}, {&out});
-  return copy_to_out(out, nanmean(self, dim, keepdim, dtype ? dtype : std::optional<ScalarType>(out.dtype())), "nanmean.out", /*exact_dtype=*/false);
-}
-
 // ============================================================================ rand_like
 
 // rand_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor rand_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
   return native::rand_like_composite(self, dtype, device);
+}
+
+// ============================================================================ special_ndtr
+
+// special_ndtr(Tensor self) -> Tensor
+Tensor special_ndtr(const Tensor& self) {
+  return native::special_ndtr_composite(self);
+}
+
+// special_ndtr.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_ndtr_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("special_ndtr.out", {&self}, {&out});
+  return copy_to_out(out, special_ndtr(self), "special_ndtr.out", /*exact_dtype=*/true);
 }
 
 }  // namespace tl

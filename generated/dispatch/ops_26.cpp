@@ -4,13 +4,9 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/as_strided.h"
 #include "generated/ops/bernoulli.h"
-#include "generated/ops/clamp.h"
-#include "generated/ops/greater.h"
-#include "generated/ops/gt.h"
 #include "generated/ops/hypot.h"
 #include "generated/ops/log2.h"
-#include "generated/ops/remainder.h"
-#include "generated/ops/softmax.h"
+#include "generated/ops/special_bessel_j1.h"
 
 namespace tl {
 
@@ -153,449 +149,6 @@ Tensor bernoulli(const Tensor& self, double p, std::optional<Generator> generato
     return autograd::wrappers::bernoulli_p(self, p, generator);
   }
   return ops::bernoulli_p::call(self, p, generator);
-}
-
-// ============================================================================ clamp
-
-// clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
-static Tensor clamp_tensor_kernel_functional(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
-  Tensor out;
-  native::clamp_tensor_kernel(self, min, max, out);
-  return out;
-}
-
-ops::clamp_Tensor::Kernel* ops::clamp_Tensor::kernels[kNumDeviceTypes] = {
-    /* CPU */ clamp_tensor_kernel_functional,
-    /* Meta */ clamp_tensor_kernel_functional,
-};
-
-Tensor ops::clamp_Tensor::call(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
-  const Device kernel_device = dispatch_device("clamp.Tensor", {&self, opt_ptr(min), opt_ptr(max)});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("clamp.Tensor", kernel_device);
-  return kernel(self, min, max);
-}
-
-Tensor clamp(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
-  if (autograd::compute_requires_grad({&self, opt_ptr(min), opt_ptr(max)})) {
-    return autograd::wrappers::clamp_Tensor(self, min, max);
-  }
-  return ops::clamp_Tensor::call(self, min, max);
-}
-
-// clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)
-static const Tensor& clamp_tensor_kernel_inplace(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
-  Tensor out = self;
-  native::clamp_tensor_kernel(self, min, max, out);
-  return self;
-}
-
-ops::clamp__Tensor::Kernel* ops::clamp__Tensor::kernels[kNumDeviceTypes] = {
-    /* CPU */ clamp_tensor_kernel_inplace,
-    /* Meta */ clamp_tensor_kernel_inplace,
-};
-
-const Tensor& ops::clamp__Tensor::call(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
-  const Device kernel_device = dispatch_device("clamp_.Tensor", {&self, opt_ptr(min), opt_ptr(max)});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("clamp_.Tensor", kernel_device);
-  decltype(auto) result = kernel(self, min, max);
-  self.bump_version();
-  return result;
-}
-
-const Tensor& clamp_(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
-  if (autograd::compute_requires_grad({&self, opt_ptr(min), opt_ptr(max)})) {
-    return autograd::wrappers::clamp__Tensor(self, min, max);
-  }
-  return ops::clamp__Tensor::call(self, min, max);
-}
-
-// clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& clamp_tensor_kernel_out(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max, const Tensor& out) {
-  const Tensor self_in = native::input_unaffected_by_resize(self, out);
-  Tensor out_handle = out;
-  native::clamp_tensor_kernel(self_in, min, max, out_handle);
-  return out;
-}
-
-ops::clamp_Tensor_out::Kernel* ops::clamp_Tensor_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ clamp_tensor_kernel_out,
-    /* Meta */ clamp_tensor_kernel_out,
-};
-
-const Tensor& ops::clamp_Tensor_out::call(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max, const Tensor& out) {
-  const Device kernel_device = dispatch_device("clamp.Tensor_out", {&self, opt_ptr(min), opt_ptr(max), &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("clamp.Tensor_out", kernel_device);
-  decltype(auto) result = kernel(self, min, max, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& clamp_out(const Tensor& out, const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
-  check_out_no_grad("clamp.Tensor_out", {&self, opt_ptr(min), opt_ptr(max)}, {&out});
-  return ops::clamp_Tensor_out::call(self, min, max, out);
-}
-
-// clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
-static Tensor clamp_kernel_functional(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
-  Tensor out;
-  native::clamp_kernel(self, min, max, out);
-  return out;
-}
-
-ops::clamp::Kernel* ops::clamp::kernels[kNumDeviceTypes] = {
-    /* CPU */ clamp_kernel_functional,
-    /* Meta */ clamp_kernel_functional,
-};
-
-Tensor ops::clamp::call(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
-  const Device kernel_device = dispatch_device("clamp", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("clamp", kernel_device);
-  return kernel(self, min, max);
-}
-
-Tensor clamp(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::clamp(self, min, max);
-  }
-  return ops::clamp::call(self, min, max);
-}
-
-// clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
-static const Tensor& clamp_kernel_inplace(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
-  Tensor out = self;
-  native::clamp_kernel(self, min, max, out);
-  return self;
-}
-
-ops::clamp_::Kernel* ops::clamp_::kernels[kNumDeviceTypes] = {
-    /* CPU */ clamp_kernel_inplace,
-    /* Meta */ clamp_kernel_inplace,
-};
-
-const Tensor& ops::clamp_::call(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
-  const Device kernel_device = dispatch_device("clamp_", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("clamp_", kernel_device);
-  decltype(auto) result = kernel(self, min, max);
-  self.bump_version();
-  return result;
-}
-
-const Tensor& clamp_(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::clamp_(self, min, max);
-  }
-  return ops::clamp_::call(self, min, max);
-}
-
-// clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& clamp_kernel_out(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max, const Tensor& out) {
-  const Tensor self_in = native::input_unaffected_by_resize(self, out);
-  Tensor out_handle = out;
-  native::clamp_kernel(self_in, min, max, out_handle);
-  return out;
-}
-
-ops::clamp_out::Kernel* ops::clamp_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ clamp_kernel_out,
-    /* Meta */ clamp_kernel_out,
-};
-
-const Tensor& ops::clamp_out::call(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max, const Tensor& out) {
-  const Device kernel_device = dispatch_device("clamp.out", {&self, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("clamp.out", kernel_device);
-  decltype(auto) result = kernel(self, min, max, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& clamp_out(const Tensor& out, const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
-  check_out_no_grad("clamp.out", {&self}, {&out});
-  return ops::clamp_out::call(self, min, max, out);
-}
-
-// ============================================================================ greater
-
-// greater.Tensor(Tensor self, Tensor other) -> Tensor
-static Tensor gt_kernel_functional(const Tensor& self, const Tensor& other) {
-  Tensor out;
-  native::gt_kernel(self, other, out);
-  return out;
-}
-
-ops::greater_Tensor::Kernel* ops::greater_Tensor::kernels[kNumDeviceTypes] = {
-    /* CPU */ gt_kernel_functional,
-    /* Meta */ gt_kernel_functional,
-};
-
-Tensor ops::greater_Tensor::call(const Tensor& self, const Tensor& other) {
-  const Device kernel_device = dispatch_device("greater.Tensor", {&self, &other});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("greater.Tensor", kernel_device);
-  return kernel(self, other);
-}
-
-Tensor greater(const Tensor& self, const Tensor& other) {
-  return ops::greater_Tensor::call(self, other);
-}
-
-// greater_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-static const Tensor& gt_kernel_inplace(const Tensor& self, const Tensor& other) {
-  Tensor out = self;
-  native::gt_kernel(self, other, out);
-  return self;
-}
-
-ops::greater__Tensor::Kernel* ops::greater__Tensor::kernels[kNumDeviceTypes] = {
-    /* CPU */ gt_kernel_inplace,
-    /* Meta */ gt_kernel_inplace,
-};
-
-const Tensor& ops::greater__Tensor::call(const Tensor& self, const Tensor& other) {
-  const Device kernel_device = dispatch_device("greater_.Tensor", {&self, &other});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("greater_.Tensor", kernel_device);
-  decltype(auto) result = kernel(self, other);
-  self.bump_version();
-  return result;
-}
-
-const Tensor& greater_(const Tensor& self, const Tensor& other) {
-  autograd::check_inplace_unrecorded(self, "greater_.Tensor");
-  ops::greater__Tensor::call(self, other);
-  autograd::rebase_history_zero_grad(self, "GtBackward1");
-  return self;
-}
-
-// greater.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& gt_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
-  const Tensor self_in = native::input_unaffected_by_resize(self, out);
-  const Tensor other_in = native::input_unaffected_by_resize(other, out);
-  Tensor out_handle = out;
-  native::gt_kernel(self_in, other_in, out_handle);
-  return out;
-}
-
-ops::greater_Tensor_out::Kernel* ops::greater_Tensor_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ gt_kernel_out,
-    /* Meta */ gt_kernel_out,
-};
-
-const Tensor& ops::greater_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
-  const Device kernel_device = dispatch_device("greater.Tensor_out", {&self, &other, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("greater.Tensor_out", kernel_device);
-  decltype(auto) result = kernel(self, other, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& greater_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  check_out_no_grad("greater.Tensor_out", {&self, &other}, {&out});
-  return ops::greater_Tensor_out::call(self, other, out);
-}
-
-// greater.Scalar(Tensor self, Scalar other) -> Tensor
-static Tensor gt_scalar_kernel_functional(const Tensor& self, const Scalar& other) {
-  Tensor out;
-  native::gt_scalar_kernel(self, other, out);
-  return out;
-}
-
-ops::greater_Scalar::Kernel* ops::greater_Scalar::kernels[kNumDeviceTypes] = {
-    /* CPU */ gt_scalar_kernel_functional,
-    /* Meta */ gt_scalar_kernel_functional,
-};
-
-Tensor ops::greater_Scalar::call(const Tensor& self, const Scalar& other) {
-  const Device kernel_device = dispatch_device("greater.Scalar", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("greater.Scalar", kernel_device);
-  return kernel(self, other);
-}
-
-Tensor greater(const Tensor& self, const Scalar& other) {
-  return ops::greater_Scalar::call(self, other);
-}
-
-// greater_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-static const Tensor& gt_scalar_kernel_inplace(const Tensor& self, const Scalar& other) {
-  Tensor out = self;
-  native::gt_scalar_kernel(self, other, out);
-  return self;
-}
-
-ops::greater__Scalar::Kernel* ops::greater__Scalar::kernels[kNumDeviceTypes] = {
-    /* CPU */ gt_scalar_kernel_inplace,
-    /* Meta */ gt_scalar_kernel_inplace,
-};
-
-const Tensor& ops::greater__Scalar::call(const Tensor& self, const Scalar& other) {
-  const Device kernel_device = dispatch_device("greater_.Scalar", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("greater_.Scalar", kernel_device);
-  decltype(auto) result = kernel(self, other);
-  self.bump_version();
-  return result;
-}
-
-const Tensor& greater_(const Tensor& self, const Scalar& other) {
-  autograd::check_inplace_unrecorded(self, "greater_.Scalar");
-  ops::greater__Scalar::call(self, other);
-  autograd::rebase_history_zero_grad(self, "GtBackward0");
-  return self;
-}
-
-// greater.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& gt_scalar_kernel_out(const Tensor& self, const Scalar& other, const Tensor& out) {
-  const Tensor self_in = native::input_unaffected_by_resize(self, out);
-  Tensor out_handle = out;
-  native::gt_scalar_kernel(self_in, other, out_handle);
-  return out;
-}
-
-ops::greater_Scalar_out::Kernel* ops::greater_Scalar_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ gt_scalar_kernel_out,
-    /* Meta */ gt_scalar_kernel_out,
-};
-
-const Tensor& ops::greater_Scalar_out::call(const Tensor& self, const Scalar& other, const Tensor& out) {
-  const Device kernel_device = dispatch_device("greater.Scalar_out", {&self, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("greater.Scalar_out", kernel_device);
-  decltype(auto) result = kernel(self, other, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& greater_out(const Tensor& out, const Tensor& self, const Scalar& other) {
-  check_out_no_grad("greater.Scalar_out", {&self}, {&out});
-  return ops::greater_Scalar_out::call(self, other, out);
-}
-
-// ============================================================================ gt
-
-// gt.Tensor(Tensor self, Tensor other) -> Tensor
-ops::gt_Tensor::Kernel* ops::gt_Tensor::kernels[kNumDeviceTypes] = {
-    /* CPU */ gt_kernel_functional,
-    /* Meta */ gt_kernel_functional,
-};
-
-Tensor ops::gt_Tensor::call(const Tensor& self, const Tensor& other) {
-  const Device kernel_device = dispatch_device("gt.Tensor", {&self, &other});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("gt.Tensor", kernel_device);
-  return kernel(self, other);
-}
-
-Tensor gt(const Tensor& self, const Tensor& other) {
-  return ops::gt_Tensor::call(self, other);
-}
-
-// gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-ops::gt__Tensor::Kernel* ops::gt__Tensor::kernels[kNumDeviceTypes] = {
-    /* CPU */ gt_kernel_inplace,
-    /* Meta */ gt_kernel_inplace,
-};
-
-const Tensor& ops::gt__Tensor::call(const Tensor& self, const Tensor& other) {
-  const Device kernel_device = dispatch_device("gt_.Tensor", {&self, &other});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("gt_.Tensor", kernel_device);
-  decltype(auto) result = kernel(self, other);
-  self.bump_version();
-  return result;
-}
-
-const Tensor& gt_(const Tensor& self, const Tensor& other) {
-  autograd::check_inplace_unrecorded(self, "gt_.Tensor");
-  ops::gt__Tensor::call(self, other);
-  autograd::rebase_history_zero_grad(self, "GtBackward1");
-  return self;
-}
-
-// gt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
-ops::gt_Tensor_out::Kernel* ops::gt_Tensor_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ gt_kernel_out,
-    /* Meta */ gt_kernel_out,
-};
-
-const Tensor& ops::gt_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
-  const Device kernel_device = dispatch_device("gt.Tensor_out", {&self, &other, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("gt.Tensor_out", kernel_device);
-  decltype(auto) result = kernel(self, other, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& gt_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  check_out_no_grad("gt.Tensor_out", {&self, &other}, {&out});
-  return ops::gt_Tensor_out::call(self, other, out);
-}
-
-// gt.Scalar(Tensor self, Scalar other) -> Tensor
-ops::gt_Scalar::Kernel* ops::gt_Scalar::kernels[kNumDeviceTypes] = {
-    /* CPU */ gt_scalar_kernel_functional,
-    /* Meta */ gt_scalar_kernel_functional,
-};
-
-Tensor ops::gt_Scalar::call(const Tensor& self, const Scalar& other) {
-  const Device kernel_device = dispatch_device("gt.Scalar", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("gt.Scalar", kernel_device);
-  return kernel(self, other);
-}
-
-Tensor gt(const Tensor& self, const Scalar& other) {
-  return ops::gt_Scalar::call(self, other);
-}
-
-// gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-ops::gt__Scalar::Kernel* ops::gt__Scalar::kernels[kNumDeviceTypes] = {
-    /* CPU */ gt_scalar_kernel_inplace,
-    /* Meta */ gt_scalar_kernel_inplace,
-};
-
-const Tensor& ops::gt__Scalar::call(const Tensor& self, const Scalar& other) {
-  const Device kernel_device = dispatch_device("gt_.Scalar", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("gt_.Scalar", kernel_device);
-  decltype(auto) result = kernel(self, other);
-  self.bump_version();
-  return result;
-}
-
-const Tensor& gt_(const Tensor& self, const Scalar& other) {
-  autograd::check_inplace_unrecorded(self, "gt_.Scalar");
-  ops::gt__Scalar::call(self, other);
-  autograd::rebase_history_zero_grad(self, "GtBackward0");
-  return self;
-}
-
-// gt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
-ops::gt_Scalar_out::Kernel* ops::gt_Scalar_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ gt_scalar_kernel_out,
-    /* Meta */ gt_scalar_kernel_out,
-};
-
-const Tensor& ops::gt_Scalar_out::call(const Tensor& self, const Scalar& other, const Tensor& out) {
-  const Device kernel_device = dispatch_device("gt.Scalar_out", {&self, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("gt.Scalar_out", kernel_device);
-  decltype(auto) result = kernel(self, other, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& gt_out(const Tensor& out, const Tensor& self, const Scalar& other) {
-  check_out_no_grad("gt.Scalar_out", {&self}, {&out});
-  return ops::gt_Scalar_out::call(self, other, out);
 }
 
 // ============================================================================ hypot
@@ -765,241 +318,56 @@ const Tensor& log2_out(const Tensor& out, const Tensor& self) {
   return ops::log2_out::call(self, out);
 }
 
-// ============================================================================ remainder
+// ============================================================================ special_bessel_j1
 
-// remainder.Tensor(Tensor self, Tensor other) -> Tensor
-static Tensor remainder_kernel_functional(const Tensor& self, const Tensor& other) {
+// special_bessel_j1(Tensor self) -> Tensor
+static Tensor special_bessel_j1_kernel_functional(const Tensor& self) {
   Tensor out;
-  native::remainder_kernel(self, other, out);
+  native::special_bessel_j1_kernel(self, out);
   return out;
 }
 
-ops::remainder_Tensor::Kernel* ops::remainder_Tensor::kernels[kNumDeviceTypes] = {
-    /* CPU */ remainder_kernel_functional,
-    /* Meta */ remainder_kernel_functional,
+ops::special_bessel_j1::Kernel* ops::special_bessel_j1::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_bessel_j1_kernel_functional,
+    /* Meta */ special_bessel_j1_kernel_functional,
 };
 
-Tensor ops::remainder_Tensor::call(const Tensor& self, const Tensor& other) {
-  const Device kernel_device = dispatch_device("remainder.Tensor", {&self, &other});
+Tensor ops::special_bessel_j1::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("special_bessel_j1", {&self});
   Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("remainder.Tensor", kernel_device);
-  return kernel(self, other);
+  if (!kernel) no_kernel_error("special_bessel_j1", kernel_device);
+  return kernel(self);
 }
 
-Tensor remainder(const Tensor& self, const Tensor& other) {
-  if (autograd::compute_requires_grad({&self, &other})) {
-    return autograd::wrappers::remainder_Tensor(self, other);
-  }
-  return ops::remainder_Tensor::call(self, other);
+Tensor special_bessel_j1(const Tensor& self) {
+  return ops::special_bessel_j1::call(self);
 }
 
-// remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-static const Tensor& remainder_kernel_inplace(const Tensor& self, const Tensor& other) {
-  Tensor out = self;
-  native::remainder_kernel(self, other, out);
-  return self;
-}
-
-ops::remainder__Tensor::Kernel* ops::remainder__Tensor::kernels[kNumDeviceTypes] = {
-    /* CPU */ remainder_kernel_inplace,
-    /* Meta */ remainder_kernel_inplace,
-};
-
-const Tensor& ops::remainder__Tensor::call(const Tensor& self, const Tensor& other) {
-  const Device kernel_device = dispatch_device("remainder_.Tensor", {&self, &other});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("remainder_.Tensor", kernel_device);
-  decltype(auto) result = kernel(self, other);
-  self.bump_version();
-  return result;
-}
-
-const Tensor& remainder_(const Tensor& self, const Tensor& other) {
-  if (autograd::compute_requires_grad({&self, &other})) {
-    return autograd::wrappers::remainder__Tensor(self, other);
-  }
-  return ops::remainder__Tensor::call(self, other);
-}
-
-// remainder.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& remainder_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+// special_bessel_j1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& special_bessel_j1_kernel_out(const Tensor& self, const Tensor& out) {
   const Tensor self_in = native::input_unaffected_by_resize(self, out);
-  const Tensor other_in = native::input_unaffected_by_resize(other, out);
   Tensor out_handle = out;
-  native::remainder_kernel(self_in, other_in, out_handle);
+  native::special_bessel_j1_kernel(self_in, out_handle);
   return out;
 }
 
-ops::remainder_Tensor_out::Kernel* ops::remainder_Tensor_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ remainder_kernel_out,
-    /* Meta */ remainder_kernel_out,
+ops::special_bessel_j1_out::Kernel* ops::special_bessel_j1_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_bessel_j1_kernel_out,
+    /* Meta */ special_bessel_j1_kernel_out,
 };
 
-const Tensor& ops::remainder_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
-  const Device kernel_device = dispatch_device("remainder.Tensor_out", {&self, &other, &out});
+const Tensor& ops::special_bessel_j1_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("special_bessel_j1.out", {&self, &out});
   Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("remainder.Tensor_out", kernel_device);
-  decltype(auto) result = kernel(self, other, out);
+  if (!kernel) no_kernel_error("special_bessel_j1.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
   out.bump_version();
   return result;
 }
 
-const Tensor& remainder_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  check_out_no_grad("remainder.Tensor_out", {&self, &other}, {&out});
-  return ops::remainder_Tensor_out::call(self, other, out);
-}
-
-// remainder.Scalar(Tensor self, Scalar other) -> Tensor
-static Tensor remainder_scalar_kernel_functional(const Tensor& self, const Scalar& other) {
-  Tensor out;
-  native::remainder_scalar_kernel(self, other, out);
-  return out;
-}
-
-ops::remainder_Scalar::Kernel* ops::remainder_Scalar::kernels[kNumDeviceTypes] = {
-    /* CPU */ remainder_scalar_kernel_functional,
-    /* Meta */ remainder_scalar_kernel_functional,
-};
-
-Tensor ops::remainder_Scalar::call(const Tensor& self, const Scalar& other) {
-  const Device kernel_device = dispatch_device("remainder.Scalar", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("remainder.Scalar", kernel_device);
-  return kernel(self, other);
-}
-
-Tensor remainder(const Tensor& self, const Scalar& other) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::remainder_Scalar(self, other);
-  }
-  return ops::remainder_Scalar::call(self, other);
-}
-
-// remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-static const Tensor& remainder_scalar_kernel_inplace(const Tensor& self, const Scalar& other) {
-  Tensor out = self;
-  native::remainder_scalar_kernel(self, other, out);
-  return self;
-}
-
-ops::remainder__Scalar::Kernel* ops::remainder__Scalar::kernels[kNumDeviceTypes] = {
-    /* CPU */ remainder_scalar_kernel_inplace,
-    /* Meta */ remainder_scalar_kernel_inplace,
-};
-
-const Tensor& ops::remainder__Scalar::call(const Tensor& self, const Scalar& other) {
-  const Device kernel_device = dispatch_device("remainder_.Scalar", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("remainder_.Scalar", kernel_device);
-  decltype(auto) result = kernel(self, other);
-  self.bump_version();
-  return result;
-}
-
-const Tensor& remainder_(const Tensor& self, const Scalar& other) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::remainder__Scalar(self, other);
-  }
-  return ops::remainder__Scalar::call(self, other);
-}
-
-// remainder.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& remainder_scalar_kernel_out(const Tensor& self, const Scalar& other, const Tensor& out) {
-  const Tensor self_in = native::input_unaffected_by_resize(self, out);
-  Tensor out_handle = out;
-  native::remainder_scalar_kernel(self_in, other, out_handle);
-  return out;
-}
-
-ops::remainder_Scalar_out::Kernel* ops::remainder_Scalar_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ remainder_scalar_kernel_out,
-    /* Meta */ remainder_scalar_kernel_out,
-};
-
-const Tensor& ops::remainder_Scalar_out::call(const Tensor& self, const Scalar& other, const Tensor& out) {
-  const Device kernel_device = dispatch_device("remainder.Scalar_out", {&self, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("remainder.Scalar_out", kernel_device);
-  decltype(auto) result = kernel(self, other, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& remainder_out(const Tensor& out, const Tensor& self, const Scalar& other) {
-  check_out_no_grad("remainder.Scalar_out", {&self}, {&out});
-  return ops::remainder_Scalar_out::call(self, other, out);
-}
-
-// remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
-ops::remainder_Scalar_Tensor::Kernel* ops::remainder_Scalar_Tensor::kernels[kNumDeviceTypes] = {
-    /* CPU */ native::remainder_scalar_tensor_kernel,
-    /* Meta */ native::remainder_scalar_tensor_kernel,
-};
-
-Tensor ops::remainder_Scalar_Tensor::call(const Scalar& self, const Tensor& other) {
-  const Device kernel_device = dispatch_device("remainder.Scalar_Tensor", {&other});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("remainder.Scalar_Tensor", kernel_device);
-  return kernel(self, other);
-}
-
-Tensor remainder(const Scalar& self, const Tensor& other) {
-  return ops::remainder_Scalar_Tensor::call(self, other);
-}
-
-// ============================================================================ softmax
-
-// softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
-static Tensor softmax_kernel_functional(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  Tensor out;
-  native::softmax_kernel(self, dim, dtype, out);
-  return out;
-}
-
-ops::softmax_int::Kernel* ops::softmax_int::kernels[kNumDeviceTypes] = {
-    /* CPU */ softmax_kernel_functional,
-    /* Meta */ softmax_kernel_functional,
-};
-
-Tensor ops::softmax_int::call(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  const Device kernel_device = dispatch_device("softmax.int", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("softmax.int", kernel_device);
-  return kernel(self, dim, dtype);
-}
-
-Tensor softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::softmax_int(self, dim, dtype);
-  }
-  return ops::softmax_int::call(self, dim, dtype);
-}
-
-// softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& softmax_kernel_out(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out) {
-  const Tensor self_in = native::input_unaffected_by_resize(self, out);
-  Tensor out_handle = out;
-  native::softmax_kernel(self_in, dim, dtype, out_handle);
-  return out;
-}
-
-ops::softmax_int_out::Kernel* ops::softmax_int_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ softmax_kernel_out,
-    /* Meta */ softmax_kernel_out,
-};
-
-const Tensor& ops::softmax_int_out::call(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out) {
-  const Device kernel_device = dispatch_device("softmax.int_out", {&self, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("softmax.int_out", kernel_device);
-  decltype(auto) result = kernel(self, dim, dtype, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& softmax_out(const Tensor& out, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  check_out_no_grad("softmax.int_out", {&self}, {&out});
-  return ops::softmax_int_out::call(self, dim, dtype, out);
+const Tensor& special_bessel_j1_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("special_bessel_j1.out", {&self}, {&out});
+  return ops::special_bessel_j1_out::call(self, out);
 }
 
 }  // namespace tl

@@ -4,7 +4,6 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/exp.h"
 #include "generated/ops/nansum.h"
-#include "generated/ops/take.h"
 
 namespace tl {
 
@@ -144,62 +143,6 @@ const Tensor& ops::nansum_out::call(const Tensor& self, OptionalIntArrayRef dim,
 const Tensor& nansum_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
   check_out_no_grad("nansum.out", {&self}, {&out});
   return ops::nansum_out::call(self, dim, keepdim, dtype, out);
-}
-
-// ============================================================================ take
-
-// take(Tensor self, Tensor index) -> Tensor
-static Tensor take_kernel_functional(const Tensor& self, const Tensor& index) {
-  Tensor out;
-  native::take_kernel(self, index, out);
-  return out;
-}
-
-ops::take::Kernel* ops::take::kernels[kNumDeviceTypes] = {
-    /* CPU */ take_kernel_functional,
-    /* Meta */ take_kernel_functional,
-};
-
-Tensor ops::take::call(const Tensor& self, const Tensor& index) {
-  const Device kernel_device = dispatch_device("take", {&self, &index});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("take", kernel_device);
-  return kernel(self, index);
-}
-
-Tensor take(const Tensor& self, const Tensor& index) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::take(self, index);
-  }
-  return ops::take::call(self, index);
-}
-
-// take.out(Tensor self, Tensor index, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& take_kernel_out(const Tensor& self, const Tensor& index, const Tensor& out) {
-  const Tensor self_in = native::input_unaffected_by_resize(self, out);
-  const Tensor index_in = native::input_unaffected_by_resize(index, out);
-  Tensor out_handle = out;
-  native::take_kernel(self_in, index_in, out_handle);
-  return out;
-}
-
-ops::take_out::Kernel* ops::take_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ take_kernel_out,
-    /* Meta */ take_kernel_out,
-};
-
-const Tensor& ops::take_out::call(const Tensor& self, const Tensor& index, const Tensor& out) {
-  const Device kernel_device = dispatch_device("take.out", {&self, &index, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("take.out", kernel_device);
-  decltype(auto) result = kernel(self, index, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& take_out(const Tensor& out, const Tensor& self, const Tensor& index) {
-  check_out_no_grad("take.out", {&self, &index}, {&out});
-  return ops::take_out::call(self, index, out);
 }
 
 }  // namespace tl

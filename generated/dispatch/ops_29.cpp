@@ -5,6 +5,8 @@
 #include "generated/ops/all.h"
 #include "generated/ops/gather.h"
 #include "generated/ops/randint_like.h"
+#include "generated/ops/special_erfinv.h"
+#include "generated/ops/special_psi.h"
 #include "generated/ops/transpose.h"
 
 namespace tl {
@@ -177,6 +179,32 @@ Tensor randint_like(const Tensor& self, int64_t high, std::optional<ScalarType> 
 // randint_like.low_dtype(Tensor self, int low, int high, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor randint_like(const Tensor& self, int64_t low, int64_t high, std::optional<ScalarType> dtype, std::optional<Device> device) {
   return native::randint_like_low_dtype_composite(self, low, high, dtype, device);
+}
+
+// ============================================================================ special_erfinv
+
+// special_erfinv(Tensor self) -> Tensor
+Tensor special_erfinv(const Tensor& self) {
+  return native::special_erfinv_composite(self);
+}
+
+// special_erfinv.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_erfinv_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("special_erfinv.out", {&self}, {&out});
+  return copy_to_out(out, special_erfinv(self), "special_erfinv.out", /*exact_dtype=*/true);
+}
+
+// ============================================================================ special_psi
+
+// special_psi(Tensor self) -> Tensor
+Tensor special_psi(const Tensor& self) {
+  return native::special_psi_composite(self);
+}
+
+// special_psi.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_psi_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("special_psi.out", {&self}, {&out});
+  return copy_to_out(out, special_psi(self), "special_psi.out", /*exact_dtype=*/true);
 }
 
 // ============================================================================ transpose

@@ -2,20 +2,11 @@
 // Dispatch for the ops in shard 3: each public function picks autograd or a backend kernel.
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
-#include "generated/ops/_test_sum_defined.h"
 #include "generated/ops/cumprod.h"
-#include "generated/ops/is_nonzero.h"
 #include "generated/ops/le.h"
 #include "generated/ops/tanh.h"
 
 namespace tl {
-
-// ============================================================================ _test_sum_defined
-
-// _test_sum_defined(Tensor?[] tensors) -> Tensor
-Tensor _test_sum_defined(const std::vector<std::optional<Tensor>>& tensors) {
-  return native::_test_sum_defined_composite(tensors);
-}
 
 // ============================================================================ cumprod
 
@@ -98,13 +89,6 @@ const Tensor& ops::cumprod_out::call(const Tensor& self, int64_t dim, std::optio
 const Tensor& cumprod_out(const Tensor& out, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
   check_out_no_grad("cumprod.out", {&self}, {&out});
   return ops::cumprod_out::call(self, dim, dtype, out);
-}
-
-// ============================================================================ is_nonzero
-
-// is_nonzero(Tensor self) -> bool
-bool is_nonzero(const Tensor& self) {
-  return native::is_nonzero_composite(self);
 }
 
 // ============================================================================ le

@@ -2,392 +2,12 @@
 // Dispatch for the ops in shard 31: each public function picks autograd or a backend kernel.
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
-#include "generated/ops/atanh.h"
-#include "generated/ops/bitwise_xor.h"
-#include "generated/ops/concatenate.h"
-#include "generated/ops/count_nonzero.h"
 #include "generated/ops/less.h"
-#include "generated/ops/log10.h"
 #include "generated/ops/lt.h"
-#include "generated/ops/ne.h"
-#include "generated/ops/not_equal.h"
+#include "generated/ops/mvlgamma.h"
 #include "generated/ops/scatter_add.h"
 
 namespace tl {
-
-// ============================================================================ atanh
-
-// atanh(Tensor self) -> Tensor
-static Tensor atanh_kernel_functional(const Tensor& self) {
-  Tensor out;
-  native::atanh_kernel(self, out);
-  return out;
-}
-
-ops::atanh::Kernel* ops::atanh::kernels[kNumDeviceTypes] = {
-    /* CPU */ atanh_kernel_functional,
-    /* Meta */ atanh_kernel_functional,
-};
-
-Tensor ops::atanh::call(const Tensor& self) {
-  const Device kernel_device = dispatch_device("atanh", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("atanh", kernel_device);
-  return kernel(self);
-}
-
-Tensor atanh(const Tensor& self) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::atanh(self);
-  }
-  return ops::atanh::call(self);
-}
-
-// atanh_(Tensor(a!) self) -> Tensor(a!)
-static const Tensor& atanh_kernel_inplace(const Tensor& self) {
-  Tensor out = self;
-  native::atanh_kernel(self, out);
-  return self;
-}
-
-ops::atanh_::Kernel* ops::atanh_::kernels[kNumDeviceTypes] = {
-    /* CPU */ atanh_kernel_inplace,
-    /* Meta */ atanh_kernel_inplace,
-};
-
-const Tensor& ops::atanh_::call(const Tensor& self) {
-  const Device kernel_device = dispatch_device("atanh_", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("atanh_", kernel_device);
-  decltype(auto) result = kernel(self);
-  self.bump_version();
-  return result;
-}
-
-const Tensor& atanh_(const Tensor& self) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::atanh_(self);
-  }
-  return ops::atanh_::call(self);
-}
-
-// atanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& atanh_kernel_out(const Tensor& self, const Tensor& out) {
-  const Tensor self_in = native::input_unaffected_by_resize(self, out);
-  Tensor out_handle = out;
-  native::atanh_kernel(self_in, out_handle);
-  return out;
-}
-
-ops::atanh_out::Kernel* ops::atanh_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ atanh_kernel_out,
-    /* Meta */ atanh_kernel_out,
-};
-
-const Tensor& ops::atanh_out::call(const Tensor& self, const Tensor& out) {
-  const Device kernel_device = dispatch_device("atanh.out", {&self, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("atanh.out", kernel_device);
-  decltype(auto) result = kernel(self, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& atanh_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("atanh.out", {&self}, {&out});
-  return ops::atanh_out::call(self, out);
-}
-
-// ============================================================================ bitwise_xor
-
-// bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
-static Tensor bitwise_xor_kernel_functional(const Tensor& self, const Tensor& other) {
-  Tensor out;
-  native::bitwise_xor_kernel(self, other, out);
-  return out;
-}
-
-ops::bitwise_xor_Tensor::Kernel* ops::bitwise_xor_Tensor::kernels[kNumDeviceTypes] = {
-    /* CPU */ bitwise_xor_kernel_functional,
-    /* Meta */ bitwise_xor_kernel_functional,
-};
-
-Tensor ops::bitwise_xor_Tensor::call(const Tensor& self, const Tensor& other) {
-  const Device kernel_device = dispatch_device("bitwise_xor.Tensor", {&self, &other});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("bitwise_xor.Tensor", kernel_device);
-  return kernel(self, other);
-}
-
-Tensor bitwise_xor(const Tensor& self, const Tensor& other) {
-  return ops::bitwise_xor_Tensor::call(self, other);
-}
-
-// bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-static const Tensor& bitwise_xor_kernel_inplace(const Tensor& self, const Tensor& other) {
-  Tensor out = self;
-  native::bitwise_xor_kernel(self, other, out);
-  return self;
-}
-
-ops::bitwise_xor__Tensor::Kernel* ops::bitwise_xor__Tensor::kernels[kNumDeviceTypes] = {
-    /* CPU */ bitwise_xor_kernel_inplace,
-    /* Meta */ bitwise_xor_kernel_inplace,
-};
-
-const Tensor& ops::bitwise_xor__Tensor::call(const Tensor& self, const Tensor& other) {
-  const Device kernel_device = dispatch_device("bitwise_xor_.Tensor", {&self, &other});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("bitwise_xor_.Tensor", kernel_device);
-  decltype(auto) result = kernel(self, other);
-  self.bump_version();
-  return result;
-}
-
-const Tensor& bitwise_xor_(const Tensor& self, const Tensor& other) {
-  autograd::check_inplace_unrecorded(self, "bitwise_xor_.Tensor");
-  ops::bitwise_xor__Tensor::call(self, other);
-  autograd::rebase_history_zero_grad(self, "BitwiseXorBackward0");
-  return self;
-}
-
-// bitwise_xor.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& bitwise_xor_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
-  const Tensor self_in = native::input_unaffected_by_resize(self, out);
-  const Tensor other_in = native::input_unaffected_by_resize(other, out);
-  Tensor out_handle = out;
-  native::bitwise_xor_kernel(self_in, other_in, out_handle);
-  return out;
-}
-
-ops::bitwise_xor_Tensor_out::Kernel* ops::bitwise_xor_Tensor_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ bitwise_xor_kernel_out,
-    /* Meta */ bitwise_xor_kernel_out,
-};
-
-const Tensor& ops::bitwise_xor_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
-  const Device kernel_device = dispatch_device("bitwise_xor.Tensor_out", {&self, &other, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("bitwise_xor.Tensor_out", kernel_device);
-  decltype(auto) result = kernel(self, other, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& bitwise_xor_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  check_out_no_grad("bitwise_xor.Tensor_out", {&self, &other}, {&out});
-  return ops::bitwise_xor_Tensor_out::call(self, other, out);
-}
-
-// bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor
-static Tensor bitwise_xor_scalar_kernel_functional(const Tensor& self, const Scalar& other) {
-  Tensor out;
-  native::bitwise_xor_scalar_kernel(self, other, out);
-  return out;
-}
-
-ops::bitwise_xor_Scalar::Kernel* ops::bitwise_xor_Scalar::kernels[kNumDeviceTypes] = {
-    /* CPU */ bitwise_xor_scalar_kernel_functional,
-    /* Meta */ bitwise_xor_scalar_kernel_functional,
-};
-
-Tensor ops::bitwise_xor_Scalar::call(const Tensor& self, const Scalar& other) {
-  const Device kernel_device = dispatch_device("bitwise_xor.Scalar", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("bitwise_xor.Scalar", kernel_device);
-  return kernel(self, other);
-}
-
-Tensor bitwise_xor(const Tensor& self, const Scalar& other) {
-  return ops::bitwise_xor_Scalar::call(self, other);
-}
-
-// bitwise_xor_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-static const Tensor& bitwise_xor_scalar_kernel_inplace(const Tensor& self, const Scalar& other) {
-  Tensor out = self;
-  native::bitwise_xor_scalar_kernel(self, other, out);
-  return self;
-}
-
-ops::bitwise_xor__Scalar::Kernel* ops::bitwise_xor__Scalar::kernels[kNumDeviceTypes] = {
-    /* CPU */ bitwise_xor_scalar_kernel_inplace,
-    /* Meta */ bitwise_xor_scalar_kernel_inplace,
-};
-
-const Tensor& ops::bitwise_xor__Scalar::call(const Tensor& self, const Scalar& other) {
-  const Device kernel_device = dispatch_device("bitwise_xor_.Scalar", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("bitwise_xor_.Scalar", kernel_device);
-  decltype(auto) result = kernel(self, other);
-  self.bump_version();
-  return result;
-}
-
-const Tensor& bitwise_xor_(const Tensor& self, const Scalar& other) {
-  autograd::check_inplace_unrecorded(self, "bitwise_xor_.Scalar");
-  ops::bitwise_xor__Scalar::call(self, other);
-  autograd::rebase_history_zero_grad(self, "BitwiseXorBackward1");
-  return self;
-}
-
-// bitwise_xor.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& bitwise_xor_scalar_kernel_out(const Tensor& self, const Scalar& other, const Tensor& out) {
-  const Tensor self_in = native::input_unaffected_by_resize(self, out);
-  Tensor out_handle = out;
-  native::bitwise_xor_scalar_kernel(self_in, other, out_handle);
-  return out;
-}
-
-ops::bitwise_xor_Scalar_out::Kernel* ops::bitwise_xor_Scalar_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ bitwise_xor_scalar_kernel_out,
-    /* Meta */ bitwise_xor_scalar_kernel_out,
-};
-
-const Tensor& ops::bitwise_xor_Scalar_out::call(const Tensor& self, const Scalar& other, const Tensor& out) {
-  const Device kernel_device = dispatch_device("bitwise_xor.Scalar_out", {&self, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("bitwise_xor.Scalar_out", kernel_device);
-  decltype(auto) result = kernel(self, other, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& bitwise_xor_out(const Tensor& out, const Tensor& self, const Scalar& other) {
-  check_out_no_grad("bitwise_xor.Scalar_out", {&self}, {&out});
-  return ops::bitwise_xor_Scalar_out::call(self, other, out);
-}
-
-// bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
-ops::bitwise_xor_Scalar_Tensor::Kernel* ops::bitwise_xor_Scalar_Tensor::kernels[kNumDeviceTypes] = {
-    /* CPU */ native::bitwise_xor_scalar_tensor_kernel,
-    /* Meta */ native::bitwise_xor_scalar_tensor_kernel,
-};
-
-Tensor ops::bitwise_xor_Scalar_Tensor::call(const Scalar& self, const Tensor& other) {
-  const Device kernel_device = dispatch_device("bitwise_xor.Scalar_Tensor", {&other});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("bitwise_xor.Scalar_Tensor", kernel_device);
-  return kernel(self, other);
-}
-
-Tensor bitwise_xor(const Scalar& self, const Tensor& other) {
-  return ops::bitwise_xor_Scalar_Tensor::call(self, other);
-}
-
-// ============================================================================ concatenate
-
-// concatenate(Tensor[] tensors, int dim=0) -> Tensor
-Tensor concatenate(TensorList tensors, int64_t dim) {
-  return native::concatenate_composite(tensors, dim);
-}
-
-// concatenate.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)
-const Tensor& concatenate_out(const Tensor& out, TensorList tensors, int64_t dim) {
-  check_out_no_grad("concatenate.out", {}, {&out}, {tensors});
-  return copy_to_out(out, concatenate(tensors, dim), "concatenate.out", /*exact_dtype=*/true);
-}
-
-// ============================================================================ count_nonzero
-
-// count_nonzero(Tensor self, int? dim=None) -> Tensor
-static Tensor count_nonzero_kernel_functional(const Tensor& self, std::optional<int64_t> dim) {
-  Tensor out;
-  native::count_nonzero_kernel(self, dim, out);
-  return out;
-}
-
-ops::count_nonzero::Kernel* ops::count_nonzero::kernels[kNumDeviceTypes] = {
-    /* CPU */ count_nonzero_kernel_functional,
-    /* Meta */ count_nonzero_kernel_functional,
-};
-
-Tensor ops::count_nonzero::call(const Tensor& self, std::optional<int64_t> dim) {
-  const Device kernel_device = dispatch_device("count_nonzero", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("count_nonzero", kernel_device);
-  return kernel(self, dim);
-}
-
-Tensor count_nonzero(const Tensor& self, std::optional<int64_t> dim) {
-  return ops::count_nonzero::call(self, dim);
-}
-
-// count_nonzero.out(Tensor self, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& count_nonzero_kernel_out(const Tensor& self, std::optional<int64_t> dim, const Tensor& out) {
-  const Tensor self_in = native::input_unaffected_by_resize(self, out);
-  Tensor out_handle = out;
-  native::count_nonzero_kernel(self_in, dim, out_handle);
-  return out;
-}
-
-ops::count_nonzero_out::Kernel* ops::count_nonzero_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ count_nonzero_kernel_out,
-    /* Meta */ count_nonzero_kernel_out,
-};
-
-const Tensor& ops::count_nonzero_out::call(const Tensor& self, std::optional<int64_t> dim, const Tensor& out) {
-  const Device kernel_device = dispatch_device("count_nonzero.out", {&self, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("count_nonzero.out", kernel_device);
-  decltype(auto) result = kernel(self, dim, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& count_nonzero_out(const Tensor& out, const Tensor& self, std::optional<int64_t> dim) {
-  check_out_no_grad("count_nonzero.out", {&self}, {&out});
-  return ops::count_nonzero_out::call(self, dim, out);
-}
-
-// count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor
-static Tensor count_nonzero_dims_kernel_functional(const Tensor& self, IntArrayRef dim) {
-  Tensor out;
-  native::count_nonzero_dims_kernel(self, dim, out);
-  return out;
-}
-
-ops::count_nonzero_dim_IntList::Kernel* ops::count_nonzero_dim_IntList::kernels[kNumDeviceTypes] = {
-    /* CPU */ count_nonzero_dims_kernel_functional,
-    /* Meta */ count_nonzero_dims_kernel_functional,
-};
-
-Tensor ops::count_nonzero_dim_IntList::call(const Tensor& self, IntArrayRef dim) {
-  const Device kernel_device = dispatch_device("count_nonzero.dim_IntList", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("count_nonzero.dim_IntList", kernel_device);
-  return kernel(self, dim);
-}
-
-Tensor count_nonzero(const Tensor& self, IntArrayRef dim) {
-  return ops::count_nonzero_dim_IntList::call(self, dim);
-}
-
-// count_nonzero.dim_IntList_out(Tensor self, int[] dim, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& count_nonzero_dims_kernel_out(const Tensor& self, IntArrayRef dim, const Tensor& out) {
-  const Tensor self_in = native::input_unaffected_by_resize(self, out);
-  Tensor out_handle = out;
-  native::count_nonzero_dims_kernel(self_in, dim, out_handle);
-  return out;
-}
-
-ops::count_nonzero_dim_IntList_out::Kernel* ops::count_nonzero_dim_IntList_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ count_nonzero_dims_kernel_out,
-    /* Meta */ count_nonzero_dims_kernel_out,
-};
-
-const Tensor& ops::count_nonzero_dim_IntList_out::call(const Tensor& self, IntArrayRef dim, const Tensor& out) {
-  const Device kernel_device = dispatch_device("count_nonzero.dim_IntList_out", {&self, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("count_nonzero.dim_IntList_out", kernel_device);
-  decltype(auto) result = kernel(self, dim, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& count_nonzero_out(const Tensor& out, const Tensor& self, IntArrayRef dim) {
-  check_out_no_grad("count_nonzero.dim_IntList_out", {&self}, {&out});
-  return ops::count_nonzero_dim_IntList_out::call(self, dim, out);
-}
 
 // ============================================================================ less
 
@@ -548,246 +168,87 @@ const Tensor& less_out(const Tensor& out, const Tensor& self, const Scalar& othe
   return ops::less_Scalar_out::call(self, other, out);
 }
 
-// ============================================================================ log10
+// ============================================================================ mvlgamma
 
-// log10(Tensor self) -> Tensor
-static Tensor log10_kernel_functional(const Tensor& self) {
+// mvlgamma(Tensor self, int p) -> Tensor
+static Tensor mvlgamma_kernel_functional(const Tensor& self, int64_t p) {
   Tensor out;
-  native::log10_kernel(self, out);
+  native::mvlgamma_kernel(self, p, out);
   return out;
 }
 
-ops::log10::Kernel* ops::log10::kernels[kNumDeviceTypes] = {
-    /* CPU */ log10_kernel_functional,
-    /* Meta */ log10_kernel_functional,
+ops::mvlgamma::Kernel* ops::mvlgamma::kernels[kNumDeviceTypes] = {
+    /* CPU */ mvlgamma_kernel_functional,
+    /* Meta */ mvlgamma_kernel_functional,
 };
 
-Tensor ops::log10::call(const Tensor& self) {
-  const Device kernel_device = dispatch_device("log10", {&self});
+Tensor ops::mvlgamma::call(const Tensor& self, int64_t p) {
+  const Device kernel_device = dispatch_device("mvlgamma", {&self});
   Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("log10", kernel_device);
-  return kernel(self);
+  if (!kernel) no_kernel_error("mvlgamma", kernel_device);
+  return kernel(self, p);
 }
 
-Tensor log10(const Tensor& self) {
+Tensor mvlgamma(const Tensor& self, int64_t p) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::log10(self);
+    return autograd::wrappers::mvlgamma(self, p);
   }
-  return ops::log10::call(self);
+  return ops::mvlgamma::call(self, p);
 }
 
-// log10_(Tensor(a!) self) -> Tensor(a!)
-static const Tensor& log10_kernel_inplace(const Tensor& self) {
+// mvlgamma_(Tensor(a!) self, int p) -> Tensor(a!)
+static const Tensor& mvlgamma_kernel_inplace(const Tensor& self, int64_t p) {
   Tensor out = self;
-  native::log10_kernel(self, out);
+  native::mvlgamma_kernel(self, p, out);
   return self;
 }
 
-ops::log10_::Kernel* ops::log10_::kernels[kNumDeviceTypes] = {
-    /* CPU */ log10_kernel_inplace,
-    /* Meta */ log10_kernel_inplace,
+ops::mvlgamma_::Kernel* ops::mvlgamma_::kernels[kNumDeviceTypes] = {
+    /* CPU */ mvlgamma_kernel_inplace,
+    /* Meta */ mvlgamma_kernel_inplace,
 };
 
-const Tensor& ops::log10_::call(const Tensor& self) {
-  const Device kernel_device = dispatch_device("log10_", {&self});
+const Tensor& ops::mvlgamma_::call(const Tensor& self, int64_t p) {
+  const Device kernel_device = dispatch_device("mvlgamma_", {&self});
   Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("log10_", kernel_device);
-  decltype(auto) result = kernel(self);
+  if (!kernel) no_kernel_error("mvlgamma_", kernel_device);
+  decltype(auto) result = kernel(self, p);
   self.bump_version();
   return result;
 }
 
-const Tensor& log10_(const Tensor& self) {
+const Tensor& mvlgamma_(const Tensor& self, int64_t p) {
   if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::log10_(self);
+    return autograd::wrappers::mvlgamma_(self, p);
   }
-  return ops::log10_::call(self);
+  return ops::mvlgamma_::call(self, p);
 }
 
-// log10.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& log10_kernel_out(const Tensor& self, const Tensor& out) {
+// mvlgamma.out(Tensor self, int p, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& mvlgamma_kernel_out(const Tensor& self, int64_t p, const Tensor& out) {
   const Tensor self_in = native::input_unaffected_by_resize(self, out);
   Tensor out_handle = out;
-  native::log10_kernel(self_in, out_handle);
+  native::mvlgamma_kernel(self_in, p, out_handle);
   return out;
 }
 
-ops::log10_out::Kernel* ops::log10_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ log10_kernel_out,
-    /* Meta */ log10_kernel_out,
+ops::mvlgamma_out::Kernel* ops::mvlgamma_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ mvlgamma_kernel_out,
+    /* Meta */ mvlgamma_kernel_out,
 };
 
-const Tensor& ops::log10_out::call(const Tensor& self, const Tensor& out) {
-  const Device kernel_device = dispatch_device("log10.out", {&self, &out});
+const Tensor& ops::mvlgamma_out::call(const Tensor& self, int64_t p, const Tensor& out) {
+  const Device kernel_device = dispatch_device("mvlgamma.out", {&self, &out});
   Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("log10.out", kernel_device);
-  decltype(auto) result = kernel(self, out);
+  if (!kernel) no_kernel_error("mvlgamma.out", kernel_device);
+  decltype(auto) result = kernel(self, p, out);
   out.bump_version();
   return result;
 }
 
-const Tensor& log10_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("log10.out", {&self}, {&out});
-  return ops::log10_out::call(self, out);
-}
-
-// ============================================================================ not_equal
-
-// not_equal.Tensor(Tensor self, Tensor other) -> Tensor
-static Tensor ne_kernel_functional(const Tensor& self, const Tensor& other) {
-  Tensor out;
-  native::ne_kernel(self, other, out);
-  return out;
-}
-
-ops::not_equal_Tensor::Kernel* ops::not_equal_Tensor::kernels[kNumDeviceTypes] = {
-    /* CPU */ ne_kernel_functional,
-    /* Meta */ ne_kernel_functional,
-};
-
-Tensor ops::not_equal_Tensor::call(const Tensor& self, const Tensor& other) {
-  const Device kernel_device = dispatch_device("not_equal.Tensor", {&self, &other});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("not_equal.Tensor", kernel_device);
-  return kernel(self, other);
-}
-
-Tensor not_equal(const Tensor& self, const Tensor& other) {
-  return ops::not_equal_Tensor::call(self, other);
-}
-
-// not_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-static const Tensor& ne_kernel_inplace(const Tensor& self, const Tensor& other) {
-  Tensor out = self;
-  native::ne_kernel(self, other, out);
-  return self;
-}
-
-ops::not_equal__Tensor::Kernel* ops::not_equal__Tensor::kernels[kNumDeviceTypes] = {
-    /* CPU */ ne_kernel_inplace,
-    /* Meta */ ne_kernel_inplace,
-};
-
-const Tensor& ops::not_equal__Tensor::call(const Tensor& self, const Tensor& other) {
-  const Device kernel_device = dispatch_device("not_equal_.Tensor", {&self, &other});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("not_equal_.Tensor", kernel_device);
-  decltype(auto) result = kernel(self, other);
-  self.bump_version();
-  return result;
-}
-
-const Tensor& not_equal_(const Tensor& self, const Tensor& other) {
-  autograd::check_inplace_unrecorded(self, "not_equal_.Tensor");
-  ops::not_equal__Tensor::call(self, other);
-  autograd::rebase_history_zero_grad(self, "NeBackward1");
-  return self;
-}
-
-// not_equal.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& ne_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
-  const Tensor self_in = native::input_unaffected_by_resize(self, out);
-  const Tensor other_in = native::input_unaffected_by_resize(other, out);
-  Tensor out_handle = out;
-  native::ne_kernel(self_in, other_in, out_handle);
-  return out;
-}
-
-ops::not_equal_Tensor_out::Kernel* ops::not_equal_Tensor_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ ne_kernel_out,
-    /* Meta */ ne_kernel_out,
-};
-
-const Tensor& ops::not_equal_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
-  const Device kernel_device = dispatch_device("not_equal.Tensor_out", {&self, &other, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("not_equal.Tensor_out", kernel_device);
-  decltype(auto) result = kernel(self, other, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& not_equal_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  check_out_no_grad("not_equal.Tensor_out", {&self, &other}, {&out});
-  return ops::not_equal_Tensor_out::call(self, other, out);
-}
-
-// not_equal.Scalar(Tensor self, Scalar other) -> Tensor
-static Tensor ne_scalar_kernel_functional(const Tensor& self, const Scalar& other) {
-  Tensor out;
-  native::ne_scalar_kernel(self, other, out);
-  return out;
-}
-
-ops::not_equal_Scalar::Kernel* ops::not_equal_Scalar::kernels[kNumDeviceTypes] = {
-    /* CPU */ ne_scalar_kernel_functional,
-    /* Meta */ ne_scalar_kernel_functional,
-};
-
-Tensor ops::not_equal_Scalar::call(const Tensor& self, const Scalar& other) {
-  const Device kernel_device = dispatch_device("not_equal.Scalar", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("not_equal.Scalar", kernel_device);
-  return kernel(self, other);
-}
-
-Tensor not_equal(const Tensor& self, const Scalar& other) {
-  return ops::not_equal_Scalar::call(self, other);
-}
-
-// not_equal_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-static const Tensor& ne_scalar_kernel_inplace(const Tensor& self, const Scalar& other) {
-  Tensor out = self;
-  native::ne_scalar_kernel(self, other, out);
-  return self;
-}
-
-ops::not_equal__Scalar::Kernel* ops::not_equal__Scalar::kernels[kNumDeviceTypes] = {
-    /* CPU */ ne_scalar_kernel_inplace,
-    /* Meta */ ne_scalar_kernel_inplace,
-};
-
-const Tensor& ops::not_equal__Scalar::call(const Tensor& self, const Scalar& other) {
-  const Device kernel_device = dispatch_device("not_equal_.Scalar", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("not_equal_.Scalar", kernel_device);
-  decltype(auto) result = kernel(self, other);
-  self.bump_version();
-  return result;
-}
-
-const Tensor& not_equal_(const Tensor& self, const Scalar& other) {
-  autograd::check_inplace_unrecorded(self, "not_equal_.Scalar");
-  ops::not_equal__Scalar::call(self, other);
-  autograd::rebase_history_zero_grad(self, "NeBackward0");
-  return self;
-}
-
-// not_equal.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& ne_scalar_kernel_out(const Tensor& self, const Scalar& other, const Tensor& out) {
-  const Tensor self_in = native::input_unaffected_by_resize(self, out);
-  Tensor out_handle = out;
-  native::ne_scalar_kernel(self_in, other, out_handle);
-  return out;
-}
-
-ops::not_equal_Scalar_out::Kernel* ops::not_equal_Scalar_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ ne_scalar_kernel_out,
-    /* Meta */ ne_scalar_kernel_out,
-};
-
-const Tensor& ops::not_equal_Scalar_out::call(const Tensor& self, const Scalar& other, const Tensor& out) {
-  const Device kernel_device = dispatch_device("not_equal.Scalar_out", {&self, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("not_equal.Scalar_out", kernel_device);
-  decltype(auto) result = kernel(self, other, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& not_equal_out(const Tensor& out, const Tensor& self, const Scalar& other) {
-  check_out_no_grad("not_equal.Scalar_out", {&self}, {&out});
-  return ops::not_equal_Scalar_out::call(self, other, out);
+const Tensor& mvlgamma_out(const Tensor& out, const Tensor& self, int64_t p) {
+  check_out_no_grad("mvlgamma.out", {&self}, {&out});
+  return ops::mvlgamma_out::call(self, p, out);
 }
 
 // ============================================================================ scatter_add

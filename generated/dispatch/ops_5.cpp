@@ -3,14 +3,10 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/_test_mul_add.h"
-#include "generated/ops/allclose.h"
 #include "generated/ops/cos.h"
-#include "generated/ops/empty_like.h"
 #include "generated/ops/log.h"
-#include "generated/ops/logsumexp.h"
-#include "generated/ops/positive.h"
 #include "generated/ops/rsub.h"
-#include "generated/ops/slice.h"
+#include "generated/ops/special_log_softmax.h"
 
 namespace tl {
 
@@ -71,13 +67,6 @@ std::tuple<const Tensor&, const Tensor&> ops::_test_mul_add_out::call(const Tens
 std::tuple<const Tensor&, const Tensor&> _test_mul_add_out(const Tensor& product, const Tensor& total, const Tensor& self, const Tensor& other) {
   check_out_no_grad("_test_mul_add.out", {&self, &other}, {&product, &total});
   return ops::_test_mul_add_out::call(self, other, product, total);
-}
-
-// ============================================================================ allclose
-
-// allclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> bool
-bool allclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
-  return native::allclose_composite(self, other, rtol, atol, equal_nan);
 }
 
 // ============================================================================ cos
@@ -163,13 +152,6 @@ const Tensor& cos_out(const Tensor& out, const Tensor& self) {
   return ops::cos_out::call(self, out);
 }
 
-// ============================================================================ empty_like
-
-// empty_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
-Tensor empty_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  return native::empty_like_composite(self, dtype, device);
-}
-
 // ============================================================================ log
 
 // log(Tensor self) -> Tensor
@@ -253,68 +235,6 @@ const Tensor& log_out(const Tensor& out, const Tensor& self) {
   return ops::log_out::call(self, out);
 }
 
-// ============================================================================ logsumexp
-
-// logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
-static Tensor logsumexp_kernel_functional(const Tensor& self, IntArrayRef dim, bool keepdim) {
-  Tensor out;
-  native::logsumexp_kernel(self, dim, keepdim, out);
-  return out;
-}
-
-ops::logsumexp::Kernel* ops::logsumexp::kernels[kNumDeviceTypes] = {
-    /* CPU */ logsumexp_kernel_functional,
-    /* Meta */ logsumexp_kernel_functional,
-};
-
-Tensor ops::logsumexp::call(const Tensor& self, IntArrayRef dim, bool keepdim) {
-  const Device kernel_device = dispatch_device("logsumexp", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("logsumexp", kernel_device);
-  return kernel(self, dim, keepdim);
-}
-
-Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::logsumexp(self, dim, keepdim);
-  }
-  return ops::logsumexp::call(self, dim, keepdim);
-}
-
-// logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& logsumexp_kernel_out(const Tensor& self, IntArrayRef dim, bool keepdim, const Tensor& out) {
-  const Tensor self_in = native::input_unaffected_by_resize(self, out);
-  Tensor out_handle = out;
-  native::logsumexp_kernel(self_in, dim, keepdim, out_handle);
-  return out;
-}
-
-ops::logsumexp_out::Kernel* ops::logsumexp_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ logsumexp_kernel_out,
-    /* Meta */ logsumexp_kernel_out,
-};
-
-const Tensor& ops::logsumexp_out::call(const Tensor& self, IntArrayRef dim, bool keepdim, const Tensor& out) {
-  const Device kernel_device = dispatch_device("logsumexp.out", {&self, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("logsumexp.out", kernel_device);
-  decltype(auto) result = kernel(self, dim, keepdim, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& logsumexp_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
-  check_out_no_grad("logsumexp.out", {&self}, {&out});
-  return ops::logsumexp_out::call(self, dim, keepdim, out);
-}
-
-// ============================================================================ positive
-
-// positive(Tensor(a) self) -> Tensor(a)
-Tensor positive(const Tensor& self) {
-  return native::positive_composite(self);
-}
-
 // ============================================================================ rsub
 
 // rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
@@ -357,26 +277,11 @@ Tensor rsub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
   return ops::rsub_Scalar::call(self, other, alpha);
 }
 
-// ============================================================================ slice
+// ============================================================================ special_log_softmax
 
-// slice.Tensor(Tensor(a) self, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor(a)
-ops::slice_Tensor::Kernel* ops::slice_Tensor::kernels[kNumDeviceTypes] = {
-    /* CPU */ native::slice_kernel,
-    /* Meta */ native::slice_kernel,
-};
-
-Tensor ops::slice_Tensor::call(const Tensor& self, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
-  const Device kernel_device = dispatch_device("slice.Tensor", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("slice.Tensor", kernel_device);
-  return kernel(self, dim, start, end, step);
-}
-
-Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::slice_Tensor(self, dim, start, end, step);
-  }
-  return ops::slice_Tensor::call(self, dim, start, end, step);
+// special_log_softmax(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+Tensor special_log_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  return native::special_log_softmax_composite(self, dim, dtype);
 }
 
 }  // namespace tl

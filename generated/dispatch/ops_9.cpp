@@ -6,13 +6,11 @@
 #include "generated/ops/_test_mul_backward.h"
 #include "generated/ops/angle.h"
 #include "generated/ops/arccos.h"
-#include "generated/ops/cumsum.h"
 #include "generated/ops/div.h"
 #include "generated/ops/isneginf.h"
 #include "generated/ops/max.h"
 #include "generated/ops/minimum.h"
-#include "generated/ops/split_with_sizes.h"
-#include "generated/ops/square.h"
+#include "generated/ops/special_expit.h"
 
 namespace tl {
 
@@ -131,89 +129,6 @@ const Tensor& arccos_out(const Tensor& out, const Tensor& self) {
 // arccos_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& arccos_(const Tensor& self) {
   return native::arccos__composite(self);
-}
-
-// ============================================================================ cumsum
-
-// cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
-static Tensor cumsum_kernel_functional(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  Tensor out;
-  native::cumsum_kernel(self, dim, dtype, out);
-  return out;
-}
-
-ops::cumsum::Kernel* ops::cumsum::kernels[kNumDeviceTypes] = {
-    /* CPU */ cumsum_kernel_functional,
-    /* Meta */ cumsum_kernel_functional,
-};
-
-Tensor ops::cumsum::call(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  const Device kernel_device = dispatch_device("cumsum", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("cumsum", kernel_device);
-  return kernel(self, dim, dtype);
-}
-
-Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::cumsum(self, dim, dtype);
-  }
-  return ops::cumsum::call(self, dim, dtype);
-}
-
-// cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)
-static const Tensor& cumsum_kernel_inplace(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  Tensor out = self;
-  native::cumsum_kernel(self, dim, dtype, out);
-  return self;
-}
-
-ops::cumsum_::Kernel* ops::cumsum_::kernels[kNumDeviceTypes] = {
-    /* CPU */ cumsum_kernel_inplace,
-    /* Meta */ cumsum_kernel_inplace,
-};
-
-const Tensor& ops::cumsum_::call(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  const Device kernel_device = dispatch_device("cumsum_", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("cumsum_", kernel_device);
-  decltype(auto) result = kernel(self, dim, dtype);
-  self.bump_version();
-  return result;
-}
-
-const Tensor& cumsum_(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::cumsum_(self, dim, dtype);
-  }
-  return ops::cumsum_::call(self, dim, dtype);
-}
-
-// cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& cumsum_kernel_out(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out) {
-  const Tensor self_in = native::input_unaffected_by_resize(self, out);
-  Tensor out_handle = out;
-  native::cumsum_kernel(self_in, dim, dtype, out_handle);
-  return out;
-}
-
-ops::cumsum_out::Kernel* ops::cumsum_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ cumsum_kernel_out,
-    /* Meta */ cumsum_kernel_out,
-};
-
-const Tensor& ops::cumsum_out::call(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out) {
-  const Device kernel_device = dispatch_device("cumsum.out", {&self, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("cumsum.out", kernel_device);
-  decltype(auto) result = kernel(self, dim, dtype, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& cumsum_out(const Tensor& out, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  check_out_no_grad("cumsum.out", {&self}, {&out});
-  return ops::cumsum_out::call(self, dim, dtype, out);
 }
 
 // ============================================================================ div
@@ -696,44 +611,17 @@ const Tensor& minimum_out(const Tensor& out, const Tensor& self, const Tensor& o
   return ops::minimum_out::call(self, other, out);
 }
 
-// ============================================================================ split_with_sizes
+// ============================================================================ special_expit
 
-// split_with_sizes(Tensor(a) self, int[] split_sizes, int dim=0) -> Tensor(a)[]
-ops::split_with_sizes::Kernel* ops::split_with_sizes::kernels[kNumDeviceTypes] = {
-    /* CPU */ native::split_with_sizes_kernel,
-    /* Meta */ native::split_with_sizes_kernel,
-};
-
-std::vector<Tensor> ops::split_with_sizes::call(const Tensor& self, IntArrayRef split_sizes, int64_t dim) {
-  const Device kernel_device = dispatch_device("split_with_sizes", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("split_with_sizes", kernel_device);
-  return kernel(self, split_sizes, dim);
+// special_expit(Tensor self) -> Tensor
+Tensor special_expit(const Tensor& self) {
+  return native::special_expit_composite(self);
 }
 
-std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef split_sizes, int64_t dim) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::mark_multi_output_views(autograd::wrappers::split_with_sizes(self, split_sizes, dim));
-  }
-  return autograd::mark_multi_output_views(ops::split_with_sizes::call(self, split_sizes, dim));
-}
-
-// ============================================================================ square
-
-// square(Tensor self) -> Tensor
-Tensor square(const Tensor& self) {
-  return native::square_composite(self);
-}
-
-// square.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
-const Tensor& square_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("square.out", {&self}, {&out});
-  return copy_to_out(out, square(self), "square.out", /*exact_dtype=*/true);
-}
-
-// square_(Tensor(a!) self) -> Tensor(a!)
-const Tensor& square_(const Tensor& self) {
-  return native::square__composite(self);
+// special_expit.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_expit_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("special_expit.out", {&self}, {&out});
+  return copy_to_out(out, special_expit(self), "special_expit.out", /*exact_dtype=*/true);
 }
 
 }  // namespace tl

@@ -865,6 +865,14 @@ class TensorBase:
         """A view of `self` detached from the autograd graph; it never requires grad."""
         ...
 
+    def digamma(self) -> Tensor:
+        """The logarithmic derivative of the gamma function of every element of `self` (-inf at +0, +inf at -0, nan at negative integers); integer inputs give the default float dtype."""
+        ...
+
+    def digamma_(self) -> Tensor:
+        """In-place version of digamma(): writes the result into self. The logarithmic derivative of the gamma function of every element of `self` (-inf at +0, +inf at -0, nan at negative integers); integer inputs give the default float dtype."""
+        ...
+
     @overload
     def div(self, other: Tensor) -> Tensor:
         """Divides `self` by `other` (true division; integer inputs give the default float dtype)."""
@@ -935,6 +943,14 @@ class TensorBase:
 
     def erfc_(self) -> Tensor:
         """In-place version of erfc(): writes the result into self. The complementary error function `1 - erf(x)` of every element x of `self`, accurate where erf(x) is close to 1; integer inputs give the default float dtype."""
+        ...
+
+    def erfinv(self) -> Tensor:
+        """The inverse error function of every element of `self` (nan outside [-1, 1], ±inf at ±1); integer inputs give the default float dtype."""
+        ...
+
+    def erfinv_(self) -> Tensor:
+        """In-place version of erfinv(): writes the result into self. The inverse error function of every element of `self` (nan outside [-1, 1], ±inf at ±1); integer inputs give the default float dtype."""
         ...
 
     def exp(self) -> Tensor:
@@ -1171,6 +1187,14 @@ class TensorBase:
         """In-place version of hypot(): writes the result into self. `sqrt(self**2 + other**2)` without intermediate overflow, with broadcasting; floating dtypes only."""
         ...
 
+    def i0(self) -> Tensor:
+        """The modified Bessel function of the first kind of order 0 of every element of `self`; integer inputs give the default float dtype."""
+        ...
+
+    def i0_(self) -> Tensor:
+        """In-place version of i0(): writes the result into self. The modified Bessel function of the first kind of order 0 of every element of `self`; integer inputs give the default float dtype."""
+        ...
+
     def index_add(self, dim: int, index: Tensor, source: Tensor, *, alpha: Number = 1) -> Tensor:
         """A copy of `self` with `alpha * source[i]` added at position `index[i]` along `dim`, in index order."""
         ...
@@ -1337,6 +1361,14 @@ class TensorBase:
         """In-place version of less_equal(): writes the result into self. Alias of `le`."""
         ...
 
+    def lgamma(self) -> Tensor:
+        """The natural logarithm of the absolute value of the gamma function of every element of `self` (inf at the poles); integer inputs give the default float dtype."""
+        ...
+
+    def lgamma_(self) -> Tensor:
+        """In-place version of lgamma(): writes the result into self. The natural logarithm of the absolute value of the gamma function of every element of `self` (inf at the poles); integer inputs give the default float dtype."""
+        ...
+
     def log(self) -> Tensor:
         """The natural logarithm of every element of `self`; integer inputs give the default float dtype."""
         ...
@@ -1421,6 +1453,14 @@ class TensorBase:
         """In-place version of logical_xor(): writes the result into self. True where exactly one of `self` and `other` is nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype."""
         ...
 
+    def logit(self, eps: Optional[float] = None) -> Tensor:
+        """`log(z / (1 - z))` of every element of `self`, with z the element clamped to [eps, 1 - eps] when `eps` is given; integer inputs give the default float dtype."""
+        ...
+
+    def logit_(self, eps: Optional[float] = None) -> Tensor:
+        """In-place version of logit(): writes the result into self. `log(z / (1 - z))` of every element of `self`, with z the element clamped to [eps, 1 - eps] when `eps` is given; integer inputs give the default float dtype."""
+        ...
+
     def logsumexp(self, dim: Union[int, Sequence[int]], keepdim: bool = False) -> Tensor:
         """log(sum(exp(self))) over the dimensions in `dim`, computed stably (the maximum is subtracted first; +-inf inputs give +-inf); integer inputs give the default float dtype."""
         ...
@@ -1502,6 +1542,14 @@ class TensorBase:
     @overload
     def mul_(self, other: Number) -> Tensor:
         """In-place version of mul(): writes the result into self. Multiplies every element of `self` by the number `other`."""
+        ...
+
+    def mvlgamma(self, p: int) -> Tensor:
+        """The multivariate log-gamma function of dimension `p` of every element x of `self`: `p (p - 1) / 4 log(pi) + sum(lgamma(x - j / 2) for j in 0..p-1)`; integer inputs give the default float dtype."""
+        ...
+
+    def mvlgamma_(self, p: int) -> Tensor:
+        """In-place version of mvlgamma(): writes the result into self. The multivariate log-gamma function of dimension `p` of every element x of `self`: `p (p - 1) / 4 log(pi) + sum(lgamma(x - j / 2) for j in 0..p-1)`; integer inputs give the default float dtype."""
         ...
 
     def nan_to_num(self, nan: Optional[float] = None, posinf: Optional[float] = None, neginf: Optional[float] = None) -> Tensor:
@@ -1590,6 +1638,14 @@ class TensorBase:
 
     def permute(self, dims: Sequence[int]) -> Tensor:
         """A view of `self` with its dimensions reordered as `dims` says."""
+        ...
+
+    def polygamma(self, n: int) -> Tensor:
+        """The `n`-th derivative of the digamma function of every element of `self` (`n` >= 0); integer inputs give the default float dtype."""
+        ...
+
+    def polygamma_(self, n: int) -> Tensor:
+        """In-place `polygamma(n, self)` (PyTorch's method order: `x.polygamma_(n)`)."""
         ...
 
     def positive(self) -> Tensor:
@@ -2024,6 +2080,24 @@ class TensorBase:
 
     def where(self, condition: Tensor, other: Tensor) -> Tensor:
         """Picks elements from `self` where `condition` is true and from `other` elsewhere, broadcasting all three."""
+        ...
+
+    @overload
+    def xlogy(self, other: Tensor) -> Tensor:
+        """`self * log(other)`, 0 where `self` is 0 (unless `other` is nan), with broadcasting; integer inputs give the default float dtype."""
+        ...
+    @overload
+    def xlogy(self, other: Number) -> Tensor:
+        """`self * log(other)` for the number `other`, 0 where `self` is 0 (unless `other` is nan)."""
+        ...
+
+    @overload
+    def xlogy_(self, other: Tensor) -> Tensor:
+        """In-place version of xlogy(): writes the result into self. `self * log(other)`, 0 where `self` is 0 (unless `other` is nan), with broadcasting; integer inputs give the default float dtype."""
+        ...
+    @overload
+    def xlogy_(self, other: Number) -> Tensor:
+        """In-place version of xlogy(): writes the result into self. `self * log(other)` for the number `other`, 0 where `self` is 0 (unless `other` is nan)."""
         ...
 
     def zero_(self) -> Tensor:

@@ -575,6 +575,14 @@ def detach(input: Tensor) -> Tensor:
     """A view of `self` detached from the autograd graph; it never requires grad."""
     ...
 
+def digamma(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The logarithmic derivative of the gamma function of every element of `self` (-inf at +0, +inf at -0, nan at negative integers); integer inputs give the default float dtype."""
+    ...
+
+def digamma_(input: Tensor) -> Tensor:
+    """In-place version of digamma(): writes the result into self. The logarithmic derivative of the gamma function of every element of `self` (-inf at +0, +inf at -0, nan at negative integers); integer inputs give the default float dtype."""
+    ...
+
 @overload
 def div(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """Divides `self` by `other` (true division; integer inputs give the default float dtype)."""
@@ -657,6 +665,14 @@ def erfc(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
 
 def erfc_(input: Tensor) -> Tensor:
     """In-place version of erfc(): writes the result into self. The complementary error function `1 - erf(x)` of every element x of `self`, accurate where erf(x) is close to 1; integer inputs give the default float dtype."""
+    ...
+
+def erfinv(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The inverse error function of every element of `self` (nan outside [-1, 1], ±inf at ±1); integer inputs give the default float dtype."""
+    ...
+
+def erfinv_(input: Tensor) -> Tensor:
+    """In-place version of erfinv(): writes the result into self. The inverse error function of every element of `self` (nan outside [-1, 1], ±inf at ±1); integer inputs give the default float dtype."""
     ...
 
 def exp(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
@@ -893,6 +909,14 @@ def hypot_(input: Tensor, other: Tensor) -> Tensor:
     """In-place version of hypot(): writes the result into self. `sqrt(self**2 + other**2)` without intermediate overflow, with broadcasting; floating dtypes only."""
     ...
 
+def i0(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The modified Bessel function of the first kind of order 0 of every element of `self`; integer inputs give the default float dtype."""
+    ...
+
+def i0_(input: Tensor) -> Tensor:
+    """In-place version of i0(): writes the result into self. The modified Bessel function of the first kind of order 0 of every element of `self`; integer inputs give the default float dtype."""
+    ...
+
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Number = 1, out: Optional[Tensor] = None) -> Tensor:
     """A copy of `self` with `alpha * source[i]` added at position `index[i]` along `dim`, in index order."""
     ...
@@ -1059,6 +1083,14 @@ def less_equal_(input: Tensor, other: Number) -> Tensor:
     """In-place version of less_equal(): writes the result into self. Alias of `le`."""
     ...
 
+def lgamma(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The natural logarithm of the absolute value of the gamma function of every element of `self` (inf at the poles); integer inputs give the default float dtype."""
+    ...
+
+def lgamma_(input: Tensor) -> Tensor:
+    """In-place version of lgamma(): writes the result into self. The natural logarithm of the absolute value of the gamma function of every element of `self` (inf at the poles); integer inputs give the default float dtype."""
+    ...
+
 def log(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """The natural logarithm of every element of `self`; integer inputs give the default float dtype."""
     ...
@@ -1137,6 +1169,14 @@ def logical_xor(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -
 
 def logical_xor_(input: Tensor, other: Tensor) -> Tensor:
     """In-place version of logical_xor(): writes the result into self. True where exactly one of `self` and `other` is nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype."""
+    ...
+
+def logit(input: Tensor, eps: Optional[float] = None, *, out: Optional[Tensor] = None) -> Tensor:
+    """`log(z / (1 - z))` of every element of `self`, with z the element clamped to [eps, 1 - eps] when `eps` is given; integer inputs give the default float dtype."""
+    ...
+
+def logit_(input: Tensor, eps: Optional[float] = None) -> Tensor:
+    """In-place version of logit(): writes the result into self. `log(z / (1 - z))` of every element of `self`, with z the element clamped to [eps, 1 - eps] when `eps` is given; integer inputs give the default float dtype."""
     ...
 
 def logsumexp(input: Tensor, dim: Union[int, Sequence[int]], keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
@@ -1220,6 +1260,14 @@ def mul_(input: Tensor, other: Tensor) -> Tensor:
 @overload
 def mul_(input: Tensor, other: Number) -> Tensor:
     """In-place version of mul(): writes the result into self. Multiplies every element of `self` by the number `other`."""
+    ...
+
+def mvlgamma(input: Tensor, p: int, *, out: Optional[Tensor] = None) -> Tensor:
+    """The multivariate log-gamma function of dimension `p` of every element x of `self`: `p (p - 1) / 4 log(pi) + sum(lgamma(x - j / 2) for j in 0..p-1)`; integer inputs give the default float dtype."""
+    ...
+
+def mvlgamma_(input: Tensor, p: int) -> Tensor:
+    """In-place version of mvlgamma(): writes the result into self. The multivariate log-gamma function of dimension `p` of every element x of `self`: `p (p - 1) / 4 log(pi) + sum(lgamma(x - j / 2) for j in 0..p-1)`; integer inputs give the default float dtype."""
     ...
 
 def nan_to_num(input: Tensor, nan: Optional[float] = None, posinf: Optional[float] = None, neginf: Optional[float] = None, *, out: Optional[Tensor] = None) -> Tensor:
@@ -1337,6 +1385,10 @@ def ones_like(input: Tensor, *, dtype: Optional[dtype] = None, device: Optional[
 
 def permute(input: Tensor, dims: Sequence[int]) -> Tensor:
     """A view of `self` with its dimensions reordered as `dims` says."""
+    ...
+
+def polygamma(n: int, input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The `n`-th derivative of the digamma function of every element of `self` (`n` >= 0); integer inputs give the default float dtype."""
     ...
 
 def positive(input: Tensor) -> Tensor:
@@ -1616,6 +1668,153 @@ def sort(input: Tensor, *, stable: Optional[bool], dim: int = -1, descending: bo
     """`sort` with an explicit `stable` flag; the sort is stable either way."""
     ...
 
+def special_bessel_j0(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The Bessel function of the first kind of order 0 of every element of `self`; integer inputs give the default float dtype (`torchlite.special.bessel_j0`)."""
+    ...
+
+def special_bessel_j1(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The Bessel function of the first kind of order 1 of every element of `self`; integer inputs give the default float dtype (`torchlite.special.bessel_j1`)."""
+    ...
+
+def special_digamma(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `digamma` (`torchlite.special.digamma`)."""
+    ...
+
+def special_entr(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The elementwise entropy `-x * log(x)` of every element x of `self` (0 at 0, -inf below 0); integer inputs give the default float dtype (`torchlite.special.entr`)."""
+    ...
+
+def special_erf(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `erf` (`torchlite.special.erf`)."""
+    ...
+
+def special_erfc(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `erfc` (`torchlite.special.erfc`)."""
+    ...
+
+def special_erfcx(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The scaled complementary error function `exp(x**2) * erfc(x)` of every element x of `self`, without overflow or underflow; integer inputs give the default float dtype (`torchlite.special.erfcx`)."""
+    ...
+
+def special_erfinv(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `erfinv` (`torchlite.special.erfinv`)."""
+    ...
+
+def special_exp2(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `exp2` (`torchlite.special.exp2`)."""
+    ...
+
+def special_expit(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `sigmoid` (`torchlite.special.expit`)."""
+    ...
+
+def special_expm1(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `expm1` (`torchlite.special.expm1`)."""
+    ...
+
+def special_gammaln(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `lgamma` (`torchlite.special.gammaln`)."""
+    ...
+
+def special_i0(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `i0` (`torchlite.special.i0`)."""
+    ...
+
+def special_i0e(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The exponentially scaled modified Bessel function `exp(-|x|) * i0(x)` of every element x of `self`; integer inputs give the default float dtype (`torchlite.special.i0e`)."""
+    ...
+
+def special_i1(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The modified Bessel function of the first kind of order 1 of every element of `self`; integer inputs give the default float dtype (`torchlite.special.i1`)."""
+    ...
+
+def special_i1e(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The exponentially scaled modified Bessel function `exp(-|x|) * i1(x)` of every element x of `self`; integer inputs give the default float dtype (`torchlite.special.i1e`)."""
+    ...
+
+def special_log1p(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `log1p` (`torchlite.special.log1p`)."""
+    ...
+
+def special_log_ndtr(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The logarithm of the standard normal cumulative distribution function of every element of `self`, accurate in both tails; integer inputs give the default float dtype (`torchlite.special.log_ndtr`)."""
+    ...
+
+def special_log_softmax(input: Tensor, dim: int, *, dtype: Optional[dtype] = None) -> Tensor:
+    """Alias of `log_softmax` (`torchlite.special.log_softmax`)."""
+    ...
+
+def special_logit(input: Tensor, eps: Optional[float] = None, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `logit` (`torchlite.special.logit`)."""
+    ...
+
+def special_logsumexp(input: Tensor, dim: Union[int, Sequence[int]], keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `logsumexp` (`torchlite.special.logsumexp`)."""
+    ...
+
+def special_multigammaln(input: Tensor, p: int, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `mvlgamma` (`torchlite.special.multigammaln`)."""
+    ...
+
+def special_ndtr(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The standard normal cumulative distribution function `(1 + erf(x / sqrt(2))) / 2` of every element x of `self` (`torchlite.special.ndtr`)."""
+    ...
+
+def special_ndtri(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The inverse of the standard normal cumulative distribution function of every element of `self` (nan outside [0, 1], ±inf at 1 and 0); integer inputs give the default float dtype (`torchlite.special.ndtri`)."""
+    ...
+
+def special_polygamma(n: int, input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `polygamma` (`torchlite.special.polygamma`)."""
+    ...
+
+def special_psi(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `digamma` (`torchlite.special.psi`)."""
+    ...
+
+def special_softmax(input: Tensor, dim: int, dtype: Optional[dtype] = None) -> Tensor:
+    """Alias of `softmax` (`torchlite.special.softmax`)."""
+    ...
+
+@overload
+def special_xlog1py(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """`self * log1p(other)`, 0 where `self` is 0 (unless `other` is nan), with broadcasting; integer inputs give the default float dtype (`torchlite.special.xlog1py`)."""
+    ...
+@overload
+def special_xlog1py(self: Number, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """`self * log1p(other)` for the number `self` (`torchlite.special.xlog1py`)."""
+    ...
+@overload
+def special_xlog1py(input: Tensor, other: Number, *, out: Optional[Tensor] = None) -> Tensor:
+    """`self * log1p(other)` for the number `other` (`torchlite.special.xlog1py`)."""
+    ...
+
+@overload
+def special_xlogy(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `xlogy` (`torchlite.special.xlogy`)."""
+    ...
+@overload
+def special_xlogy(self: Number, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `xlogy` (`torchlite.special.xlogy`)."""
+    ...
+@overload
+def special_xlogy(input: Tensor, other: Number, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `xlogy` (`torchlite.special.xlogy`)."""
+    ...
+
+@overload
+def special_zeta(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The Hurwitz zeta function `sum((k + other) ** -self for k >= 0)`, with broadcasting; integer inputs give the default float dtype (`torchlite.special.zeta`)."""
+    ...
+@overload
+def special_zeta(self: Number, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The Hurwitz zeta function for the number `self` (`torchlite.special.zeta`)."""
+    ...
+@overload
+def special_zeta(input: Tensor, other: Number, *, out: Optional[Tensor] = None) -> Tensor:
+    """The Hurwitz zeta function for the number `other` (`torchlite.special.zeta`)."""
+    ...
+
 @overload
 def split(input: Tensor, split_size: int, dim: int = 0) -> Sequence[Tensor]:
     """Views of `self` cut along `dim` into pieces of `split_size` (the last may be smaller); in-place changes of them are refused while autograd records, as in PyTorch."""
@@ -1808,6 +2007,28 @@ def var_mean(input: Tensor, dim: Optional[Union[int, Sequence[int]]] = None, *, 
 
 def where(condition: Tensor, input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """Picks elements from `self` where `condition` is true and from `other` elsewhere, broadcasting all three."""
+    ...
+
+@overload
+def xlogy(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """`self * log(other)`, 0 where `self` is 0 (unless `other` is nan), with broadcasting; integer inputs give the default float dtype."""
+    ...
+@overload
+def xlogy(self: Number, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """`self * log(other)` for the number `self`, 0 where `self` is 0 (unless `other` is nan)."""
+    ...
+@overload
+def xlogy(input: Tensor, other: Number, *, out: Optional[Tensor] = None) -> Tensor:
+    """`self * log(other)` for the number `other`, 0 where `self` is 0 (unless `other` is nan)."""
+    ...
+
+@overload
+def xlogy_(input: Tensor, other: Tensor) -> Tensor:
+    """In-place version of xlogy(): writes the result into self. `self * log(other)`, 0 where `self` is 0 (unless `other` is nan), with broadcasting; integer inputs give the default float dtype."""
+    ...
+@overload
+def xlogy_(input: Tensor, other: Number) -> Tensor:
+    """In-place version of xlogy(): writes the result into self. `self * log(other)` for the number `other`, 0 where `self` is 0 (unless `other` is nan)."""
     ...
 
 def zero_(input: Tensor) -> Tensor:

@@ -4,82 +4,14 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
-#include "generated/ops/copysign.h"
 #include "generated/ops/detach.h"
 #include "generated/ops/erf.h"
-#include "generated/ops/fix.h"
-#include "generated/ops/full.h"
 #include "generated/ops/isnan.h"
-#include "generated/ops/logaddexp2.h"
 #include "generated/ops/nextafter.h"
 #include "generated/ops/select.h"
 
 namespace tl::python {
 namespace {
-
-// copysign
-PyObject* fn_copysign(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "copysign(Tensor input, Tensor other, *, Tensor? out=None)",
-      "copysign(Tensor input, Scalar other, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // copysign.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::copysign_out(out, self, other); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::copysign(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // copysign.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::copysign_out(out, self, other); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::copysign(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// copysign_
-PyObject* fn_copysign_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "copysign_(Tensor input, Tensor other)",
-      "copysign_(Tensor input, Scalar other)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // copysign_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::copysign_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // copysign_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::copysign_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
 
 // detach
 PyObject* fn_detach(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -128,64 +60,6 @@ PyObject* fn_erf_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
-// fix
-PyObject* fn_fix(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "fix(Tensor input, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  if (!r.is_none(1)) {
-    auto out = r.tensor(1);
-    auto result = [&] { GilRelease no_gil; return tl::fix_out(out, self); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::fix(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// fix_
-PyObject* fn_fix_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "fix_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::fix_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// full
-PyObject* fn_full(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "full(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, Tensor? out=None, bool requires_grad=False)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto size = r.intlist(0);
-  auto fill_value = r.scalar(1);
-  auto dtype = r.scalartype_optional(2);
-  auto device = r.device_optional(3);
-  bool requires_grad = r.toBool(5);
-  if (!r.is_none(4)) {
-    auto out = r.tensor(4);
-    auto result = [&] { GilRelease no_gil; return tl::full_out(out, size, fill_value, dtype, device); }();
-    if (requires_grad) result.set_requires_grad(true);
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::full(size, fill_value, dtype, device); }();
-  if (requires_grad) result.set_requires_grad(true);
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // isnan
 PyObject* fn_isnan(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -196,26 +70,6 @@ PyObject* fn_isnan(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::isnan(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// logaddexp2
-PyObject* fn_logaddexp2(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "logaddexp2(Tensor input, Tensor other, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto other = r.tensor(1);
-  if (!r.is_none(2)) {
-    auto out = r.tensor(2);
-    auto result = [&] { GilRelease no_gil; return tl::logaddexp2_out(out, self, other); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::logaddexp2(self, other); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -271,60 +125,6 @@ PyObject* fn_select(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
-// Tensor.copysign
-PyObject* method_copysign(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "copysign(Tensor other)",
-      "copysign(Scalar other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // copysign.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::copysign(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // copysign.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::copysign(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.copysign_
-PyObject* method_copysign_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "copysign_(Tensor other)",
-      "copysign_(Scalar other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // copysign_.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::copysign_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // copysign_.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::copysign_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
 // Tensor.detach
 PyObject* method_detach(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -367,34 +167,6 @@ PyObject* method_erf_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
-// Tensor.fix
-PyObject* method_fix(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "fix()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::fix(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.fix_
-PyObject* method_fix_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "fix_()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::fix_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // Tensor.isnan
 PyObject* method_isnan(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -405,21 +177,6 @@ PyObject* method_isnan(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
   auto result = [&] { GilRelease no_gil; return tl::isnan(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.logaddexp2
-PyObject* method_logaddexp2(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "logaddexp2(Tensor other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto other = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::logaddexp2(self, other); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -473,22 +230,6 @@ PyObject* method_select(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
 }  // namespace
 
 void add_bindings_0(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"copysign", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_copysign)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(copysign(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
-
-The magnitude of `self` with the sign of `other` (signed zeros included), with broadcasting; integer inputs give the default float dtype.
-
-copysign(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
-
-The magnitude of each element of `self` with the sign of the number `other`.)doc"});
-  functions.push_back({"copysign_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_copysign_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(copysign_(Tensor input, Tensor other) -> Tensor
-
-In-place version of copysign(): writes the result into self. The magnitude of `self` with the sign of `other` (signed zeros included), with broadcasting; integer inputs give the default float dtype.
-
-copysign_(Tensor input, Scalar other) -> Tensor
-
-In-place version of copysign(): writes the result into self. The magnitude of each element of `self` with the sign of the number `other`.)doc"});
   functions.push_back({"detach", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_detach)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(detach(Tensor input) -> Tensor
 
@@ -501,26 +242,10 @@ The error function `2/sqrt(pi) * integral(exp(-t^2), 0, x)` of every element x o
                        METH_FASTCALL | METH_KEYWORDS, R"doc(erf_(Tensor input) -> Tensor
 
 In-place version of erf(): writes the result into self. The error function `2/sqrt(pi) * integral(exp(-t^2), 0, x)` of every element x of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"fix", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fix)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(fix(Tensor input, *, Tensor? out=None) -> Tensor
-
-Alias of `trunc`.)doc"});
-  functions.push_back({"fix_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fix_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(fix_(Tensor input) -> Tensor
-
-Alias of `trunc_`.)doc"});
-  functions.push_back({"full", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_full)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(full(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, Tensor? out=None, bool requires_grad=False) -> Tensor
-
-A tensor of shape `size` filled with `fill_value`; the dtype is inferred from it (bool, int64 or the default float) when not given.)doc"});
   functions.push_back({"isnan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isnan)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(isnan(Tensor input) -> Tensor
 
 True where an element of `self` is NaN.)doc"});
-  functions.push_back({"logaddexp2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logaddexp2)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp2(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
-
-`log2(2**self + 2**other)` without overflow, with broadcasting; floating dtypes only.)doc"});
   functions.push_back({"nextafter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nextafter)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(nextafter(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -533,22 +258,6 @@ In-place version of nextafter(): writes the result into self. The next floating-
                        METH_FASTCALL | METH_KEYWORDS, R"doc(select(Tensor input, int dim, int index) -> Tensor
 
 A view of `self` at position `index` of dimension `dim`, which is removed.)doc"});
-  methods.push_back({"copysign", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_copysign)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(copysign(Tensor other) -> Tensor
-
-The magnitude of `self` with the sign of `other` (signed zeros included), with broadcasting; integer inputs give the default float dtype.
-
-copysign(Scalar other) -> Tensor
-
-The magnitude of each element of `self` with the sign of the number `other`.)doc"});
-  methods.push_back({"copysign_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_copysign_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(copysign_(Tensor other) -> Tensor
-
-In-place version of copysign(): writes the result into self. The magnitude of `self` with the sign of `other` (signed zeros included), with broadcasting; integer inputs give the default float dtype.
-
-copysign_(Scalar other) -> Tensor
-
-In-place version of copysign(): writes the result into self. The magnitude of each element of `self` with the sign of the number `other`.)doc"});
   methods.push_back({"detach", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_detach)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(detach() -> Tensor
 
@@ -561,22 +270,10 @@ The error function `2/sqrt(pi) * integral(exp(-t^2), 0, x)` of every element x o
                      METH_FASTCALL | METH_KEYWORDS, R"doc(erf_() -> Tensor
 
 In-place version of erf(): writes the result into self. The error function `2/sqrt(pi) * integral(exp(-t^2), 0, x)` of every element x of `self`; integer inputs give the default float dtype.)doc"});
-  methods.push_back({"fix", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_fix)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(fix() -> Tensor
-
-Alias of `trunc`.)doc"});
-  methods.push_back({"fix_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_fix_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(fix_() -> Tensor
-
-Alias of `trunc_`.)doc"});
   methods.push_back({"isnan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_isnan)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(isnan() -> Tensor
 
 True where an element of `self` is NaN.)doc"});
-  methods.push_back({"logaddexp2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logaddexp2)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp2(Tensor other) -> Tensor
-
-`log2(2**self + 2**other)` without overflow, with broadcasting; floating dtypes only.)doc"});
   methods.push_back({"nextafter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_nextafter)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(nextafter(Tensor other) -> Tensor
 

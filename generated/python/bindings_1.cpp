@@ -4,39 +4,15 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
-#include "generated/ops/amax.h"
 #include "generated/ops/concat.h"
 #include "generated/ops/fmin.h"
-#include "generated/ops/mul.h"
 #include "generated/ops/ne.h"
-#include "generated/ops/neg.h"
 #include "generated/ops/rad2deg.h"
 #include "generated/ops/reciprocal.h"
 #include "generated/ops/unsqueeze.h"
 
 namespace tl::python {
 namespace {
-
-// amax
-PyObject* fn_amax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "amax(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto dim = r.intlist(1);
-  auto keepdim = r.toBool(2);
-  if (!r.is_none(3)) {
-    auto out = r.tensor(3);
-    auto result = [&] { GilRelease no_gil; return tl::amax_out(out, self, dim, keepdim); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::amax(self, dim, keepdim); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
 
 // concat
 PyObject* fn_concat(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -75,65 +51,6 @@ PyObject* fn_fmin(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   }
   auto result = [&] { GilRelease no_gil; return tl::fmin(self, other); }();
   return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// mul
-PyObject* fn_mul(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "mul(Tensor input, Tensor other, *, Tensor? out=None)",
-      "mul(Tensor input, Scalar other)",
-  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // mul.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::mul_out(out, self, other); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::mul(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // mul.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::mul(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// mul_
-PyObject* fn_mul_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "mul_(Tensor input, Tensor other)",
-      "mul_(Tensor input, Scalar other)",
-  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // mul_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::mul_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // mul_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::mul_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -198,39 +115,6 @@ PyObject* fn_ne_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// neg
-PyObject* fn_neg(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "neg(Tensor input, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  if (!r.is_none(1)) {
-    auto out = r.tensor(1);
-    auto result = [&] { GilRelease no_gil; return tl::neg_out(out, self); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::neg(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// neg_
-PyObject* fn_neg_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "neg_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::neg_(self); }();
-  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -315,60 +199,6 @@ PyObject* fn_unsqueeze(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH
 }
 
-// Tensor.__imul__
-PyObject* operator__imul__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "__imul__(Tensor other)",
-      "__imul__(Scalar other)",
-  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // mul_.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::mul_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // mul_.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::mul_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH_OPERATOR
-}
-
-// Tensor.__mul__
-PyObject* operator__mul__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "__mul__(Tensor other)",
-      "__mul__(Scalar other)",
-  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // mul.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::mul(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // mul.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::mul(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH_OPERATOR
-}
-
 // Tensor.__ne__
 PyObject* operator__ne__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -396,63 +226,6 @@ PyObject* operator__ne__(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH_OPERATOR
 }
 
-// Tensor.__neg__
-PyObject* operator__neg__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "__neg__()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::neg(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH_OPERATOR
-}
-
-// Tensor.__rmul__
-PyObject* operator__rmul__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "__rmul__(Tensor other)",
-      "__rmul__(Scalar other)",
-  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // mul.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::mul(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // mul.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::mul(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH_OPERATOR
-}
-
-// Tensor.amax
-PyObject* method_amax(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "amax(int[1] dim=[], bool keepdim=False)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto dim = r.intlist(0);
-  auto keepdim = r.toBool(1);
-  auto result = [&] { GilRelease no_gil; return tl::amax(self, dim, keepdim); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // Tensor.fmin
 PyObject* method_fmin(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -465,60 +238,6 @@ PyObject* method_fmin(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   auto other = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::fmin(self, other); }();
   return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.mul
-PyObject* method_mul(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "mul(Tensor other)",
-      "mul(Scalar other)",
-  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // mul.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::mul(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // mul.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::mul(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.mul_
-PyObject* method_mul_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "mul_(Tensor other)",
-      "mul_(Scalar other)",
-  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // mul_.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::mul_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // mul_.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::mul_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -573,34 +292,6 @@ PyObject* method_ne_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.neg
-PyObject* method_neg(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "neg()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::neg(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.neg_
-PyObject* method_neg_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "neg_()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::neg_(self); }();
-  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -678,10 +369,6 @@ PyObject* method_unsqueeze(PyObject* py_self, PyObject* const* args, Py_ssize_t 
 }  // namespace
 
 void add_bindings_1(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"amax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_amax)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(amax(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor? out=None) -> Tensor
-
-The largest value of `self` over the dimensions in `dim` (all of them when empty); NaN propagates. The gradient is shared evenly between tied maxima.)doc"});
   functions.push_back({"concat", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_concat)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(concat(Tensor[] tensors, int dim=0, *, Tensor? out=None) -> Tensor
 
@@ -690,22 +377,6 @@ Alias of `cat`.)doc"});
                        METH_FASTCALL | METH_KEYWORDS, R"doc(fmin(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 The smaller of `self` and `other` element by element, ignoring a NaN on one side, with broadcasting and type promotion.)doc"});
-  functions.push_back({"mul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mul)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(mul(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
-
-Multiplies `self` by `other` element by element, with broadcasting and type promotion.
-
-mul(Tensor input, Scalar other) -> Tensor
-
-Multiplies every element of `self` by the number `other`.)doc"});
-  functions.push_back({"mul_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mul_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(mul_(Tensor input, Tensor other) -> Tensor
-
-In-place version of mul(): writes the result into self. Multiplies `self` by `other` element by element, with broadcasting and type promotion.
-
-mul_(Tensor input, Scalar other) -> Tensor
-
-In-place version of mul(): writes the result into self. Multiplies every element of `self` by the number `other`.)doc"});
   functions.push_back({"ne", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ne)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(ne(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -722,14 +393,6 @@ In-place version of ne(): writes the result into self. True where `self != other
 ne_(Tensor input, Scalar other) -> Tensor
 
 In-place version of ne(): writes the result into self. True where an element of `self` differs from the number `other`.)doc"});
-  functions.push_back({"neg", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_neg)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(neg(Tensor input, *, Tensor? out=None) -> Tensor
-
-Negates every element of `self`.)doc"});
-  functions.push_back({"neg_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_neg_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(neg_(Tensor input) -> Tensor
-
-In-place version of neg(): writes the result into self. Negates every element of `self`.)doc"});
   functions.push_back({"rad2deg", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rad2deg)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(rad2deg(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -750,22 +413,6 @@ In-place version of reciprocal(): writes the result into self. 1 / x for every e
                        METH_FASTCALL | METH_KEYWORDS, R"doc(unsqueeze(Tensor input, int dim) -> Tensor
 
 A view of `self` with a new dimension of size 1 inserted at `dim`.)doc"});
-  methods.push_back({"__imul__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__imul__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__imul__(Tensor other) -> Tensor
-
-In-place version of mul(): writes the result into self. Multiplies `self` by `other` element by element, with broadcasting and type promotion.
-
-__imul__(Scalar other) -> Tensor
-
-In-place version of mul(): writes the result into self. Multiplies every element of `self` by the number `other`.)doc"});
-  methods.push_back({"__mul__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__mul__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__mul__(Tensor other) -> Tensor
-
-Multiplies `self` by `other` element by element, with broadcasting and type promotion.
-
-__mul__(Scalar other) -> Tensor
-
-Multiplies every element of `self` by the number `other`.)doc"});
   methods.push_back({"__ne__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__ne__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__ne__(Tensor other) -> Tensor
 
@@ -774,42 +421,10 @@ True where `self != other`, element by element, with broadcasting.
 __ne__(Scalar other) -> Tensor
 
 True where an element of `self` differs from the number `other`.)doc"});
-  methods.push_back({"__neg__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__neg__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__neg__() -> Tensor
-
-Negates every element of `self`.)doc"});
-  methods.push_back({"__rmul__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__rmul__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__rmul__(Tensor other) -> Tensor
-
-Multiplies `self` by `other` element by element, with broadcasting and type promotion.
-
-__rmul__(Scalar other) -> Tensor
-
-Multiplies every element of `self` by the number `other`.)doc"});
-  methods.push_back({"amax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_amax)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(amax(int[1] dim=[], bool keepdim=False) -> Tensor
-
-The largest value of `self` over the dimensions in `dim` (all of them when empty); NaN propagates. The gradient is shared evenly between tied maxima.)doc"});
   methods.push_back({"fmin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_fmin)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(fmin(Tensor other) -> Tensor
 
 The smaller of `self` and `other` element by element, ignoring a NaN on one side, with broadcasting and type promotion.)doc"});
-  methods.push_back({"mul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_mul)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(mul(Tensor other) -> Tensor
-
-Multiplies `self` by `other` element by element, with broadcasting and type promotion.
-
-mul(Scalar other) -> Tensor
-
-Multiplies every element of `self` by the number `other`.)doc"});
-  methods.push_back({"mul_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_mul_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(mul_(Tensor other) -> Tensor
-
-In-place version of mul(): writes the result into self. Multiplies `self` by `other` element by element, with broadcasting and type promotion.
-
-mul_(Scalar other) -> Tensor
-
-In-place version of mul(): writes the result into self. Multiplies every element of `self` by the number `other`.)doc"});
   methods.push_back({"ne", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_ne)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(ne(Tensor other) -> Tensor
 
@@ -826,14 +441,6 @@ In-place version of ne(): writes the result into self. True where `self != other
 ne_(Scalar other) -> Tensor
 
 In-place version of ne(): writes the result into self. True where an element of `self` differs from the number `other`.)doc"});
-  methods.push_back({"neg", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_neg)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(neg() -> Tensor
-
-Negates every element of `self`.)doc"});
-  methods.push_back({"neg_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_neg_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(neg_() -> Tensor
-
-In-place version of neg(): writes the result into self. Negates every element of `self`.)doc"});
   methods.push_back({"rad2deg", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_rad2deg)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(rad2deg() -> Tensor
 

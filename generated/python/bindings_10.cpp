@@ -5,49 +5,11 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/cauchy.h"
-#include "generated/ops/narrow.h"
-#include "generated/ops/native_dropout.h"
 #include "generated/ops/ones_like.h"
-#include "generated/ops/sigmoid_backward.h"
-#include "generated/ops/sin.h"
 #include "generated/ops/sinc.h"
-#include "generated/ops/stack.h"
 
 namespace tl::python {
 namespace {
-
-// narrow
-PyObject* fn_narrow(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "narrow(Tensor input, int dim, int start, int length)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto dim = r.toInt64(1);
-  auto start = r.toInt64(2);
-  auto length = r.toInt64(3);
-  auto result = [&] { GilRelease no_gil; return tl::narrow(self, dim, start, length); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// native_dropout
-PyObject* fn_native_dropout(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "native_dropout(Tensor input, float p, bool? train)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto input = r.tensor(0);
-  auto p = r.toDouble(1);
-  auto train = r.toBool_optional(2);
-  auto result = [&] { GilRelease no_gil; return tl::native_dropout(input, p, train); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
 
 // ones_like
 PyObject* fn_ones_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -63,59 +25,6 @@ PyObject* fn_ones_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   bool requires_grad = r.toBool(3);
   auto result = [&] { GilRelease no_gil; return tl::ones_like(self, dtype, device); }();
   if (requires_grad) result.set_requires_grad(true);
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// sigmoid_backward
-PyObject* fn_sigmoid_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "sigmoid_backward(Tensor grad_output, Tensor output, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto grad_output = r.tensor(0);
-  auto output = r.tensor(1);
-  if (!r.is_none(2)) {
-    auto out = r.tensor(2);
-    auto result = [&] { GilRelease no_gil; return tl::sigmoid_backward_out(out, grad_output, output); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::sigmoid_backward(grad_output, output); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// sin
-PyObject* fn_sin(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "sin(Tensor input, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  if (!r.is_none(1)) {
-    auto out = r.tensor(1);
-    auto result = [&] { GilRelease no_gil; return tl::sin_out(out, self); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::sin(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// sin_
-PyObject* fn_sin_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "sin_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::sin_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -153,26 +62,6 @@ PyObject* fn_sinc_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
-// stack
-PyObject* fn_stack(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "stack(Tensor[] tensors, int dim=0, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto tensors = r.tensorlist(0);
-  auto dim = r.toInt64(1);
-  if (!r.is_none(2)) {
-    auto out = r.tensor(2);
-    auto result = [&] { GilRelease no_gil; return tl::stack_out(out, tensors, dim); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::stack(tensors, dim); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // Tensor.cauchy_
 PyObject* method_cauchy_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -186,51 +75,6 @@ PyObject* method_cauchy_(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   auto sigma = r.toDouble(1);
   auto generator = r.generator_optional(2);
   auto result = [&] { GilRelease no_gil; return tl::cauchy_(self, median, sigma, generator); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.narrow
-PyObject* method_narrow(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "narrow(int dim, int start, int length)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto dim = r.toInt64(0);
-  auto start = r.toInt64(1);
-  auto length = r.toInt64(2);
-  auto result = [&] { GilRelease no_gil; return tl::narrow(self, dim, start, length); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.sin
-PyObject* method_sin(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "sin()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::sin(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.sin_
-PyObject* method_sin_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "sin_()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::sin_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -266,30 +110,10 @@ PyObject* method_sinc_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 }  // namespace
 
 void add_bindings_10(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"narrow", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_narrow)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(narrow(Tensor input, int dim, int start, int length) -> Tensor
-
-A view of `self` keeping `length` indices of dimension `dim` from `start` (which may be negative).)doc"});
-  functions.push_back({"native_dropout", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_native_dropout)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(native_dropout(Tensor input, float p, bool? train) -> tuple[Tensor, Tensor]
-
-Dropout with its mask, in one pass drawing from the generator. In training (`train` True or None) each element is kept with probability 1-p and scaled by 1/(1-p), the bool mask says which were kept (p=1 gives zeros); with `train` False, a copy of `input` and an all-True mask.)doc"});
   functions.push_back({"ones_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ones_like)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(ones_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
 Ones with the shape of `self` and its dtype and device unless given.)doc"});
-  functions.push_back({"sigmoid_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sigmoid_backward)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(sigmoid_backward(Tensor grad_output, Tensor output, *, Tensor? out=None) -> Tensor
-
-The gradient of sigmoid from its result: `grad_output * (1 - output) * output`.)doc"});
-  functions.push_back({"sin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sin)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(sin(Tensor input, *, Tensor? out=None) -> Tensor
-
-The sine of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
-  functions.push_back({"sin_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sin_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(sin_(Tensor input) -> Tensor
-
-In-place version of sin(): writes the result into self. The sine of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
   functions.push_back({"sinc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sinc)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(sinc(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -298,26 +122,10 @@ The normalized sinc function `sin(pi x) / (pi x)` (1 at 0) of every element x of
                        METH_FASTCALL | METH_KEYWORDS, R"doc(sinc_(Tensor input) -> Tensor
 
 In-place version of sinc(): writes the result into self. The normalized sinc function `sin(pi x) / (pi x)` (1 at 0) of every element x of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"stack", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_stack)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(stack(Tensor[] tensors, int dim=0, *, Tensor? out=None) -> Tensor
-
-Joins `tensors`, which must all have the same shape, along a new dimension `dim`.)doc"});
   methods.push_back({"cauchy_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cauchy_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(cauchy_(float median=0, float sigma=1, *, Generator? generator=None) -> Tensor
 
 Fills `self` with samples of the Cauchy distribution of location `median` and scale `sigma`.)doc"});
-  methods.push_back({"narrow", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_narrow)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(narrow(int dim, int start, int length) -> Tensor
-
-A view of `self` keeping `length` indices of dimension `dim` from `start` (which may be negative).)doc"});
-  methods.push_back({"sin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sin)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(sin() -> Tensor
-
-The sine of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
-  methods.push_back({"sin_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sin_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(sin_() -> Tensor
-
-In-place version of sin(): writes the result into self. The sine of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
   methods.push_back({"sinc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sinc)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(sinc() -> Tensor
 

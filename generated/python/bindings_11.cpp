@@ -4,47 +4,12 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
-#include "generated/ops/arctan.h"
 #include "generated/ops/argmin.h"
 #include "generated/ops/isposinf.h"
 #include "generated/ops/logical_not.h"
-#include "generated/ops/sigmoid.h"
 
 namespace tl::python {
 namespace {
-
-// arctan
-PyObject* fn_arctan(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "arctan(Tensor input, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  if (!r.is_none(1)) {
-    auto out = r.tensor(1);
-    auto result = [&] { GilRelease no_gil; return tl::arctan_out(out, self); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::arctan(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// arctan_
-PyObject* fn_arctan_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "arctan_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::arctan_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
 
 // argmin
 PyObject* fn_argmin(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -119,67 +84,6 @@ PyObject* fn_logical_not_(PyObject* /*module*/, PyObject* const* args, Py_ssize_
   TL_PY_CATCH
 }
 
-// sigmoid
-PyObject* fn_sigmoid(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "sigmoid(Tensor input, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  if (!r.is_none(1)) {
-    auto out = r.tensor(1);
-    auto result = [&] { GilRelease no_gil; return tl::sigmoid_out(out, self); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::sigmoid(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// sigmoid_
-PyObject* fn_sigmoid_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "sigmoid_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::sigmoid_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.arctan
-PyObject* method_arctan(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "arctan()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::arctan(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.arctan_
-PyObject* method_arctan_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "arctan_()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::arctan_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // Tensor.argmin
 PyObject* method_argmin(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -238,45 +142,9 @@ PyObject* method_logical_not_(PyObject* py_self, PyObject* const* args, Py_ssize
   TL_PY_CATCH
 }
 
-// Tensor.sigmoid
-PyObject* method_sigmoid(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "sigmoid()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::sigmoid(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.sigmoid_
-PyObject* method_sigmoid_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "sigmoid_()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::sigmoid_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 }  // namespace
 
 void add_bindings_11(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"arctan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arctan)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(arctan(Tensor input, *, Tensor? out=None) -> Tensor
-
-Alias of `atan`.)doc"});
-  functions.push_back({"arctan_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arctan_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(arctan_(Tensor input) -> Tensor
-
-Alias of `atan_`.)doc"});
   functions.push_back({"argmin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_argmin)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(argmin(Tensor input, int? dim=None, bool keepdim=False, *, Tensor? out=None) -> Tensor
 
@@ -293,22 +161,6 @@ True where an element of `self` is zero; in-place and out= write 1/0 in their ow
                        METH_FASTCALL | METH_KEYWORDS, R"doc(logical_not_(Tensor input) -> Tensor
 
 In-place version of logical_not(): writes the result into self. True where an element of `self` is zero; in-place and out= write 1/0 in their own dtype.)doc"});
-  functions.push_back({"sigmoid", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sigmoid)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(sigmoid(Tensor input, *, Tensor? out=None) -> Tensor
-
-The logistic function `1 / (1 + exp(-x))` of every element x of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"sigmoid_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sigmoid_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(sigmoid_(Tensor input) -> Tensor
-
-In-place version of sigmoid(): writes the result into self. The logistic function `1 / (1 + exp(-x))` of every element x of `self`; integer inputs give the default float dtype.)doc"});
-  methods.push_back({"arctan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_arctan)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(arctan() -> Tensor
-
-Alias of `atan`.)doc"});
-  methods.push_back({"arctan_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_arctan_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(arctan_() -> Tensor
-
-Alias of `atan_`.)doc"});
   methods.push_back({"argmin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_argmin)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(argmin(int? dim=None, bool keepdim=False) -> Tensor
 
@@ -325,14 +177,6 @@ True where an element of `self` is zero; in-place and out= write 1/0 in their ow
                      METH_FASTCALL | METH_KEYWORDS, R"doc(logical_not_() -> Tensor
 
 In-place version of logical_not(): writes the result into self. True where an element of `self` is zero; in-place and out= write 1/0 in their own dtype.)doc"});
-  methods.push_back({"sigmoid", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sigmoid)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(sigmoid() -> Tensor
-
-The logistic function `1 / (1 + exp(-x))` of every element x of `self`; integer inputs give the default float dtype.)doc"});
-  methods.push_back({"sigmoid_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sigmoid_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(sigmoid_() -> Tensor
-
-In-place version of sigmoid(): writes the result into self. The logistic function `1 / (1 + exp(-x))` of every element x of `self`; integer inputs give the default float dtype.)doc"});
   (void)functions;
   (void)methods;
 }

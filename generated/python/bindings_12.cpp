@@ -3,17 +3,13 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
-#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/ldexp.h"
-#include "generated/ops/topk.h"
+#include "generated/ops/special_bessel_j0.h"
+#include "generated/ops/special_xlogy.h"
 
 namespace tl::python {
 namespace {
-
-// Named tuples (torchlite.return_types), made when the module is imported.
-PyTypeObject* topk_type = nullptr;
-PyTypeObject* topk_out_type = nullptr;
 
 // ldexp
 PyObject* fn_ldexp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -50,29 +46,71 @@ PyObject* fn_ldexp_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
-// topk
-PyObject* fn_topk(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// special_bessel_j0
+PyObject* fn_special_bessel_j0(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "topk(Tensor input, int k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor[]? out=None)",
+      "special_bessel_j0(Tensor input, *, Tensor? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
-  auto k = r.toInt64(1);
-  auto dim = r.toInt64(2);
-  auto largest = r.toBool(3);
-  auto sorted = r.toBool(4);
-  if (!r.is_none(5)) {
-    auto out = r.tensorlist(5);
-    check_out_tuple(out, 2);
-    const Tensor& values = out[0];
-    const Tensor& indices = out[1];
-    auto result = [&] { GilRelease no_gil; return tl::topk_out(values, indices, self, k, dim, largest, sorted); }();
-    return wrap_named(topk_out_type, wrap(result));
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::special_bessel_j0_out(out, self); }();
+    return wrap(std::move(result));
   }
-  auto result = [&] { GilRelease no_gil; return tl::topk(self, k, dim, largest, sorted); }();
-  return wrap_named(topk_type, wrap(result));
+  auto result = [&] { GilRelease no_gil; return tl::special_bessel_j0(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// special_xlogy
+PyObject* fn_special_xlogy(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_xlogy(Tensor input, Tensor other, *, Tensor? out=None)",
+      "special_xlogy(Scalar self, Tensor other, *, Tensor? out=None)",
+      "special_xlogy(Tensor input, Scalar other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // special_xlogy
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::special_xlogy_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::special_xlogy(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // special_xlogy.self_scalar
+      auto self = r.scalar(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::special_xlogy_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::special_xlogy(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // special_xlogy.other_scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::special_xlogy_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::special_xlogy(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -106,29 +144,9 @@ PyObject* method_ldexp_(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
-// Tensor.topk
-PyObject* method_topk(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "topk(int k, int dim=-1, bool largest=True, bool sorted=True)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto k = r.toInt64(0);
-  auto dim = r.toInt64(1);
-  auto largest = r.toBool(2);
-  auto sorted = r.toBool(3);
-  auto result = [&] { GilRelease no_gil; return tl::topk(self, k, dim, largest, sorted); }();
-  return wrap_named(topk_type, wrap(result));
-  TL_PY_CATCH
-}
-
 }  // namespace
 
 void add_bindings_12(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  topk_type = return_type("topk", {"values", "indices"});
-  topk_out_type = return_type("topk_out", {"values", "indices"});
   functions.push_back({"ldexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ldexp)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(ldexp(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -137,10 +155,22 @@ void add_bindings_12(std::vector<PyMethodDef>& functions, std::vector<PyMethodDe
                        METH_FASTCALL | METH_KEYWORDS, R"doc(ldexp_(Tensor input, Tensor other) -> Tensor
 
 In-place version of ldexp(): writes the result into self. `self * 2**other`, with broadcasting and type promotion (integer inputs give the default float dtype).)doc"});
-  functions.push_back({"topk", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_topk)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(topk(Tensor input, int k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+  functions.push_back({"special_bessel_j0", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_bessel_j0)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_bessel_j0(Tensor input, *, Tensor? out=None) -> Tensor
 
-The `k` largest (or smallest, unless `largest`) values of `self` along `dim` and their indices, in order if `sorted`.)doc"});
+The Bessel function of the first kind of order 0 of every element of `self`; integer inputs give the default float dtype (`torchlite.special.bessel_j0`).)doc"});
+  functions.push_back({"special_xlogy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_xlogy)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_xlogy(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+Alias of `xlogy` (`torchlite.special.xlogy`).
+
+special_xlogy(Scalar self, Tensor other, *, Tensor? out=None) -> Tensor
+
+Alias of `xlogy` (`torchlite.special.xlogy`).
+
+special_xlogy(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
+
+Alias of `xlogy` (`torchlite.special.xlogy`).)doc"});
   methods.push_back({"ldexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_ldexp)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(ldexp(Tensor other) -> Tensor
 
@@ -149,10 +179,6 @@ The `k` largest (or smallest, unless `largest`) values of `self` along `dim` and
                      METH_FASTCALL | METH_KEYWORDS, R"doc(ldexp_(Tensor other) -> Tensor
 
 In-place version of ldexp(): writes the result into self. `self * 2**other`, with broadcasting and type promotion (integer inputs give the default float dtype).)doc"});
-  methods.push_back({"topk", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_topk)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(topk(int k, int dim=-1, bool largest=True, bool sorted=True) -> tuple[Tensor, Tensor]
-
-The `k` largest (or smallest, unless `largest`) values of `self` along `dim` and their indices, in order if `sorted`.)doc"});
   (void)functions;
   (void)methods;
 }

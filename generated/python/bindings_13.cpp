@@ -3,97 +3,13 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
-#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
-#include "generated/ops/acos.h"
-#include "generated/ops/cummax.h"
-#include "generated/ops/log_softmax.h"
 #include "generated/ops/logaddexp.h"
 #include "generated/ops/sum.h"
+#include "generated/ops/xlogy.h"
 
 namespace tl::python {
 namespace {
-
-// Named tuples (torchlite.return_types), made when the module is imported.
-PyTypeObject* cummax_type = nullptr;
-PyTypeObject* cummax_out_type = nullptr;
-
-// acos
-PyObject* fn_acos(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "acos(Tensor input, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  if (!r.is_none(1)) {
-    auto out = r.tensor(1);
-    auto result = [&] { GilRelease no_gil; return tl::acos_out(out, self); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::acos(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// acos_
-PyObject* fn_acos_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "acos_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::acos_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// cummax
-PyObject* fn_cummax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "cummax(Tensor input, int dim, *, Tensor[]? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto dim = r.toInt64(1);
-  if (!r.is_none(2)) {
-    auto out = r.tensorlist(2);
-    check_out_tuple(out, 2);
-    const Tensor& values = out[0];
-    const Tensor& indices = out[1];
-    auto result = [&] { GilRelease no_gil; return tl::cummax_out(values, indices, self, dim); }();
-    return wrap_named(cummax_out_type, wrap(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::cummax(self, dim); }();
-  return wrap_named(cummax_type, wrap(result));
-  TL_PY_CATCH
-}
-
-// log_softmax
-PyObject* fn_log_softmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "log_softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto dim = r.toInt64(1);
-  auto dtype = r.scalartype_optional(2);
-  if (!r.is_none(3)) {
-    auto out = r.tensor(3);
-    auto result = [&] { GilRelease no_gil; return tl::log_softmax_out(out, self, dim, dtype); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::log_softmax(self, dim, dtype); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
 
 // logaddexp
 PyObject* fn_logaddexp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -149,62 +65,79 @@ PyObject* fn_sum(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_CATCH
 }
 
-// Tensor.acos
-PyObject* method_acos(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// xlogy
+PyObject* fn_xlogy(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "acos()",
-  }, /*is_method=*/true);
+      "xlogy(Tensor input, Tensor other, *, Tensor? out=None)",
+      "xlogy(Scalar self, Tensor other, *, Tensor? out=None)",
+      "xlogy(Tensor input, Scalar other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
   ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::acos(self); }();
-  return wrap(std::move(result));
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // xlogy.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::xlogy_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::xlogy(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // xlogy.Scalar_Self
+      auto self = r.scalar(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::xlogy_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::xlogy(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // xlogy.Scalar_Other
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::xlogy_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::xlogy(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
-// Tensor.acos_
-PyObject* method_acos_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// xlogy_
+PyObject* fn_xlogy_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "acos_()",
-  }, /*is_method=*/true);
+      "xlogy_(Tensor input, Tensor other)",
+      "xlogy_(Tensor input, Scalar other)",
+  }, /*is_method=*/false);
   ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::acos_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.cummax
-PyObject* method_cummax(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "cummax(int dim)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto dim = r.toInt64(0);
-  auto result = [&] { GilRelease no_gil; return tl::cummax(self, dim); }();
-  return wrap_named(cummax_type, wrap(result));
-  TL_PY_CATCH
-}
-
-// Tensor.log_softmax
-PyObject* method_log_softmax(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "log_softmax(int dim, ScalarType? dtype=None)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto dim = r.toInt64(0);
-  auto dtype = r.scalartype_optional(1);
-  auto result = [&] { GilRelease no_gil; return tl::log_softmax(self, dim, dtype); }();
-  return wrap(std::move(result));
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // xlogy_.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::xlogy_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // xlogy_.Scalar_Other
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::xlogy_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -252,27 +185,63 @@ PyObject* method_sum(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// Tensor.xlogy
+PyObject* method_xlogy(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "xlogy(Tensor other)",
+      "xlogy(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // xlogy.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::xlogy(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // xlogy.Scalar_Other
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::xlogy(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.xlogy_
+PyObject* method_xlogy_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "xlogy_(Tensor other)",
+      "xlogy_(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // xlogy_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::xlogy_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // xlogy_.Scalar_Other
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::xlogy_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_13(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  cummax_type = return_type("cummax", {"values", "indices"});
-  cummax_out_type = return_type("cummax_out", {"values", "indices"});
-  functions.push_back({"acos", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_acos)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(acos(Tensor input, *, Tensor? out=None) -> Tensor
-
-The arccosine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
-  functions.push_back({"acos_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_acos_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(acos_(Tensor input) -> Tensor
-
-In-place version of acos(): writes the result into self. The arccosine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
-  functions.push_back({"cummax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cummax)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(cummax(Tensor input, int dim, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
-
-The running maximum of `self` along `dim` and the index where it was (last) reached; NaN propagates.)doc"});
-  functions.push_back({"log_softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log_softmax)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(log_softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None) -> Tensor
-
-`log(softmax(self, dim))`, computed stably; with `dtype`, `self` is converted to it first.)doc"});
   functions.push_back({"logaddexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logaddexp)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -285,22 +254,26 @@ Sums all elements of `self` into a 0-d tensor; integer and bool inputs sum as in
 sum(Tensor input, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 
 Sums `self` over the dimensions in `dim` (all of them when None), keeping them as size 1 if `keepdim`.)doc"});
-  methods.push_back({"acos", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_acos)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(acos() -> Tensor
+  functions.push_back({"xlogy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_xlogy)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(xlogy(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
-The arccosine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
-  methods.push_back({"acos_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_acos_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(acos_() -> Tensor
+`self * log(other)`, 0 where `self` is 0 (unless `other` is nan), with broadcasting; integer inputs give the default float dtype.
 
-In-place version of acos(): writes the result into self. The arccosine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
-  methods.push_back({"cummax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cummax)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(cummax(int dim) -> tuple[Tensor, Tensor]
+xlogy(Scalar self, Tensor other, *, Tensor? out=None) -> Tensor
 
-The running maximum of `self` along `dim` and the index where it was (last) reached; NaN propagates.)doc"});
-  methods.push_back({"log_softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log_softmax)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(log_softmax(int dim, ScalarType? dtype=None) -> Tensor
+`self * log(other)` for the number `self`, 0 where `self` is 0 (unless `other` is nan).
 
-`log(softmax(self, dim))`, computed stably; with `dtype`, `self` is converted to it first.)doc"});
+xlogy(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
+
+`self * log(other)` for the number `other`, 0 where `self` is 0 (unless `other` is nan).)doc"});
+  functions.push_back({"xlogy_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_xlogy_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(xlogy_(Tensor input, Tensor other) -> Tensor
+
+In-place version of xlogy(): writes the result into self. `self * log(other)`, 0 where `self` is 0 (unless `other` is nan), with broadcasting; integer inputs give the default float dtype.
+
+xlogy_(Tensor input, Scalar other) -> Tensor
+
+In-place version of xlogy(): writes the result into self. `self * log(other)` for the number `other`, 0 where `self` is 0 (unless `other` is nan).)doc"});
   methods.push_back({"logaddexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logaddexp)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp(Tensor other) -> Tensor
 
@@ -313,6 +286,22 @@ Sums all elements of `self` into a 0-d tensor; integer and bool inputs sum as in
 sum(int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
 Sums `self` over the dimensions in `dim` (all of them when None), keeping them as size 1 if `keepdim`.)doc"});
+  methods.push_back({"xlogy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_xlogy)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(xlogy(Tensor other) -> Tensor
+
+`self * log(other)`, 0 where `self` is 0 (unless `other` is nan), with broadcasting; integer inputs give the default float dtype.
+
+xlogy(Scalar other) -> Tensor
+
+`self * log(other)` for the number `other`, 0 where `self` is 0 (unless `other` is nan).)doc"});
+  methods.push_back({"xlogy_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_xlogy_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(xlogy_(Tensor other) -> Tensor
+
+In-place version of xlogy(): writes the result into self. `self * log(other)`, 0 where `self` is 0 (unless `other` is nan), with broadcasting; integer inputs give the default float dtype.
+
+xlogy_(Scalar other) -> Tensor
+
+In-place version of xlogy(): writes the result into self. `self * log(other)` for the number `other`, 0 where `self` is 0 (unless `other` is nan).)doc"});
   (void)functions;
   (void)methods;
 }

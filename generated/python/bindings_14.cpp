@@ -3,39 +3,16 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
-#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
-#include "generated/ops/chunk.h"
 #include "generated/ops/clamp_max.h"
-#include "generated/ops/floor.h"
-#include "generated/ops/frexp.h"
 #include "generated/ops/isfinite.h"
-#include "generated/ops/less_equal.h"
-#include "generated/ops/logical_or.h"
+#include "generated/ops/special_entr.h"
+#include "generated/ops/special_erfcx.h"
+#include "generated/ops/special_i1e.h"
 #include "generated/ops/view.h"
 
 namespace tl::python {
 namespace {
-
-// Named tuples (torchlite.return_types), made when the module is imported.
-PyTypeObject* frexp_type = nullptr;
-PyTypeObject* frexp_out_type = nullptr;
-
-// chunk
-PyObject* fn_chunk(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "chunk(Tensor input, int chunks, int dim=0)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto chunks = r.toInt64(1);
-  auto dim = r.toInt64(2);
-  auto result = [&] { GilRelease no_gil; return tl::chunk(self, chunks, dim); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
 
 // clamp_max
 PyObject* fn_clamp_max(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -101,61 +78,6 @@ PyObject* fn_clamp_max_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH
 }
 
-// floor
-PyObject* fn_floor(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "floor(Tensor input, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  if (!r.is_none(1)) {
-    auto out = r.tensor(1);
-    auto result = [&] { GilRelease no_gil; return tl::floor_out(out, self); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::floor(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// floor_
-PyObject* fn_floor_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "floor_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::floor_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// frexp
-PyObject* fn_frexp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "frexp(Tensor input, *, Tensor[]? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  if (!r.is_none(1)) {
-    auto out = r.tensorlist(1);
-    check_out_tuple(out, 2);
-    const Tensor& mantissa = out[0];
-    const Tensor& exponent = out[1];
-    auto result = [&] { GilRelease no_gil; return tl::frexp_out(mantissa, exponent, self); }();
-    return wrap_named(frexp_out_type, wrap(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::frexp(self); }();
-  return wrap_named(frexp_type, wrap(result));
-  TL_PY_CATCH
-}
-
 // isfinite
 PyObject* fn_isfinite(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -170,117 +92,59 @@ PyObject* fn_isfinite(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
-// less_equal
-PyObject* fn_less_equal(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// special_entr
+PyObject* fn_special_entr(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "less_equal(Tensor input, Tensor other, *, Tensor? out=None)",
-      "less_equal(Tensor input, Scalar other, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // less_equal.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::less_equal_out(out, self, other); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::less_equal(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // less_equal.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::less_equal_out(out, self, other); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::less_equal(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// less_equal_
-PyObject* fn_less_equal_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "less_equal_(Tensor input, Tensor other)",
-      "less_equal_(Tensor input, Scalar other)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // less_equal_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::less_equal_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // less_equal_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::less_equal_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// logical_or
-PyObject* fn_logical_or(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "logical_or(Tensor input, Tensor other, *, Tensor? out=None)",
+      "special_entr(Tensor input, *, Tensor? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
-  auto other = r.tensor(1);
-  if (!r.is_none(2)) {
-    auto out = r.tensor(2);
-    auto result = [&] { GilRelease no_gil; return tl::logical_or_out(out, self, other); }();
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::special_entr_out(out, self); }();
     return wrap(std::move(result));
   }
-  auto result = [&] { GilRelease no_gil; return tl::logical_or(self, other); }();
+  auto result = [&] { GilRelease no_gil; return tl::special_entr(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
 
-// logical_or_
-PyObject* fn_logical_or_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// special_erfcx
+PyObject* fn_special_erfcx(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "logical_or_(Tensor input, Tensor other)",
+      "special_erfcx(Tensor input, *, Tensor? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
-  auto other = r.tensor(1);
-  auto result = [&] { GilRelease no_gil; return tl::logical_or_(self, other); }();
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::special_erfcx_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::special_erfcx(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
 
-// Tensor.chunk
-PyObject* method_chunk(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// special_i1e
+PyObject* fn_special_i1e(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "chunk(int chunks, int dim=0)",
-  }, /*is_method=*/true);
+      "special_i1e(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
   ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto chunks = r.toInt64(0);
-  auto dim = r.toInt64(1);
-  auto result = [&] { GilRelease no_gil; return tl::chunk(self, chunks, dim); }();
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::special_i1e_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::special_i1e(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -339,48 +203,6 @@ PyObject* method_clamp_max_(PyObject* py_self, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
-// Tensor.floor
-PyObject* method_floor(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "floor()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::floor(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.floor_
-PyObject* method_floor_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "floor_()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::floor_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.frexp
-PyObject* method_frexp(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "frexp()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::frexp(self); }();
-  return wrap_named(frexp_type, wrap(result));
-  TL_PY_CATCH
-}
-
 // Tensor.isfinite
 PyObject* method_isfinite(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -391,90 +213,6 @@ PyObject* method_isfinite(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
   auto result = [&] { GilRelease no_gil; return tl::isfinite(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.less_equal
-PyObject* method_less_equal(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "less_equal(Tensor other)",
-      "less_equal(Scalar other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // less_equal.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::less_equal(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // less_equal.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::less_equal(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.less_equal_
-PyObject* method_less_equal_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "less_equal_(Tensor other)",
-      "less_equal_(Scalar other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // less_equal_.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::less_equal_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // less_equal_.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::less_equal_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.logical_or
-PyObject* method_logical_or(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "logical_or(Tensor other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto other = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::logical_or(self, other); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.logical_or_
-PyObject* method_logical_or_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "logical_or_(Tensor other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto other = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::logical_or_(self, other); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -497,12 +235,6 @@ PyObject* method_view(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 }  // namespace
 
 void add_bindings_14(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  frexp_type = return_type("frexp", {"mantissa", "exponent"});
-  frexp_out_type = return_type("frexp_out", {"mantissa", "exponent"});
-  functions.push_back({"chunk", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_chunk)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(chunk(Tensor input, int chunks, int dim=0) -> Sequence[Tensor]
-
-Views of `self` cut along `dim` into at most `chunks` pieces of equal size (the last may be smaller).)doc"});
   functions.push_back({"clamp_max", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clamp_max)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_max(Tensor input, Tensor max, *, Tensor? out=None) -> Tensor
 
@@ -519,50 +251,22 @@ In-place version of clamp_max(): writes the result into self. Limits every eleme
 clamp_max_(Tensor input, Scalar max) -> Tensor
 
 In-place version of clamp_max(): writes the result into self. Limits every element of `self` to at most the number `max` (NaN propagates).)doc"});
-  functions.push_back({"floor", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_floor)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(floor(Tensor input, *, Tensor? out=None) -> Tensor
-
-The largest integer not above every element of `self`, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
-  functions.push_back({"floor_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_floor_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(floor_(Tensor input) -> Tensor
-
-In-place version of floor(): writes the result into self. The largest integer not above every element of `self`, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
-  functions.push_back({"frexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_frexp)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(frexp(Tensor input, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
-
-Splits every element of `self` into a mantissa in (-1, -0.5] or [0.5, 1) (0 for 0) and an int32 exponent, with self = mantissa * 2**exponent; both written in one pass.)doc"});
   functions.push_back({"isfinite", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isfinite)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(isfinite(Tensor input) -> Tensor
 
 True where an element of `self` is neither infinite nor NaN.)doc"});
-  functions.push_back({"less_equal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_less_equal)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(less_equal(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+  functions.push_back({"special_entr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_entr)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_entr(Tensor input, *, Tensor? out=None) -> Tensor
 
-Alias of `le`.
+The elementwise entropy `-x * log(x)` of every element x of `self` (0 at 0, -inf below 0); integer inputs give the default float dtype (`torchlite.special.entr`).)doc"});
+  functions.push_back({"special_erfcx", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_erfcx)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_erfcx(Tensor input, *, Tensor? out=None) -> Tensor
 
-less_equal(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
+The scaled complementary error function `exp(x**2) * erfc(x)` of every element x of `self`, without overflow or underflow; integer inputs give the default float dtype (`torchlite.special.erfcx`).)doc"});
+  functions.push_back({"special_i1e", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_i1e)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_i1e(Tensor input, *, Tensor? out=None) -> Tensor
 
-Alias of `le`.)doc"});
-  functions.push_back({"less_equal_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_less_equal_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(less_equal_(Tensor input, Tensor other) -> Tensor
-
-In-place version of less_equal(): writes the result into self. Alias of `le`.
-
-less_equal_(Tensor input, Scalar other) -> Tensor
-
-In-place version of less_equal(): writes the result into self. Alias of `le`.)doc"});
-  functions.push_back({"logical_or", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logical_or)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(logical_or(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
-
-True where `self` or `other` is nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype.)doc"});
-  functions.push_back({"logical_or_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logical_or_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(logical_or_(Tensor input, Tensor other) -> Tensor
-
-In-place version of logical_or(): writes the result into self. True where `self` or `other` is nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype.)doc"});
-  methods.push_back({"chunk", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_chunk)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(chunk(int chunks, int dim=0) -> Sequence[Tensor]
-
-Views of `self` cut along `dim` into at most `chunks` pieces of equal size (the last may be smaller).)doc"});
+The exponentially scaled modified Bessel function `exp(-|x|) * i1(x)` of every element x of `self`; integer inputs give the default float dtype (`torchlite.special.i1e`).)doc"});
   methods.push_back({"clamp_max", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_clamp_max)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_max(Tensor max) -> Tensor
 
@@ -579,46 +283,10 @@ In-place version of clamp_max(): writes the result into self. Limits every eleme
 clamp_max_(Scalar max) -> Tensor
 
 In-place version of clamp_max(): writes the result into self. Limits every element of `self` to at most the number `max` (NaN propagates).)doc"});
-  methods.push_back({"floor", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_floor)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(floor() -> Tensor
-
-The largest integer not above every element of `self`, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
-  methods.push_back({"floor_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_floor_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(floor_() -> Tensor
-
-In-place version of floor(): writes the result into self. The largest integer not above every element of `self`, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
-  methods.push_back({"frexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_frexp)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(frexp() -> tuple[Tensor, Tensor]
-
-Splits every element of `self` into a mantissa in (-1, -0.5] or [0.5, 1) (0 for 0) and an int32 exponent, with self = mantissa * 2**exponent; both written in one pass.)doc"});
   methods.push_back({"isfinite", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_isfinite)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(isfinite() -> Tensor
 
 True where an element of `self` is neither infinite nor NaN.)doc"});
-  methods.push_back({"less_equal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_less_equal)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(less_equal(Tensor other) -> Tensor
-
-Alias of `le`.
-
-less_equal(Scalar other) -> Tensor
-
-Alias of `le`.)doc"});
-  methods.push_back({"less_equal_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_less_equal_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(less_equal_(Tensor other) -> Tensor
-
-In-place version of less_equal(): writes the result into self. Alias of `le`.
-
-less_equal_(Scalar other) -> Tensor
-
-In-place version of less_equal(): writes the result into self. Alias of `le`.)doc"});
-  methods.push_back({"logical_or", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logical_or)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(logical_or(Tensor other) -> Tensor
-
-True where `self` or `other` is nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype.)doc"});
-  methods.push_back({"logical_or_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logical_or_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(logical_or_(Tensor other) -> Tensor
-
-In-place version of logical_or(): writes the result into self. True where `self` or `other` is nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype.)doc"});
   methods.push_back({"view", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_view)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(view(int[] size) -> Tensor
 

@@ -7,7 +7,7 @@
 #include "generated/ops/acosh.h"
 #include "generated/ops/atan.h"
 #include "generated/ops/deg2rad.h"
-#include "generated/ops/log1p.h"
+#include "generated/ops/special_i0e.h"
 
 namespace tl::python {
 namespace {
@@ -111,35 +111,21 @@ PyObject* fn_deg2rad_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
-// log1p
-PyObject* fn_log1p(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// special_i0e
+PyObject* fn_special_i0e(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "log1p(Tensor input, *, Tensor? out=None)",
+      "special_i0e(Tensor input, *, Tensor? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   if (!r.is_none(1)) {
     auto out = r.tensor(1);
-    auto result = [&] { GilRelease no_gil; return tl::log1p_out(out, self); }();
+    auto result = [&] { GilRelease no_gil; return tl::special_i0e_out(out, self); }();
     return wrap(std::move(result));
   }
-  auto result = [&] { GilRelease no_gil; return tl::log1p(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// log1p_
-PyObject* fn_log1p_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "log1p_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::log1p_(self); }();
+  auto result = [&] { GilRelease no_gil; return tl::special_i0e(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -228,34 +214,6 @@ PyObject* method_deg2rad_(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH
 }
 
-// Tensor.log1p
-PyObject* method_log1p(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "log1p()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::log1p(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.log1p_
-PyObject* method_log1p_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "log1p_()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::log1p_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 }  // namespace
 
 void add_bindings_15(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
@@ -283,14 +241,10 @@ Every element of `self` converted from degrees to radians; integer inputs give t
                        METH_FASTCALL | METH_KEYWORDS, R"doc(deg2rad_(Tensor input) -> Tensor
 
 In-place version of deg2rad(): writes the result into self. Every element of `self` converted from degrees to radians; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"log1p", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log1p)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(log1p(Tensor input, *, Tensor? out=None) -> Tensor
+  functions.push_back({"special_i0e", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_i0e)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_i0e(Tensor input, *, Tensor? out=None) -> Tensor
 
-`log(1 + x)` for every element x of `self`, accurate near zero; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"log1p_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log1p_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(log1p_(Tensor input) -> Tensor
-
-In-place version of log1p(): writes the result into self. `log(1 + x)` for every element x of `self`, accurate near zero; integer inputs give the default float dtype.)doc"});
+The exponentially scaled modified Bessel function `exp(-|x|) * i0(x)` of every element x of `self`; integer inputs give the default float dtype (`torchlite.special.i0e`).)doc"});
   methods.push_back({"acosh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_acosh)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(acosh() -> Tensor
 
@@ -315,14 +269,6 @@ Every element of `self` converted from degrees to radians; integer inputs give t
                      METH_FASTCALL | METH_KEYWORDS, R"doc(deg2rad_() -> Tensor
 
 In-place version of deg2rad(): writes the result into self. Every element of `self` converted from degrees to radians; integer inputs give the default float dtype.)doc"});
-  methods.push_back({"log1p", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log1p)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(log1p() -> Tensor
-
-`log(1 + x)` for every element x of `self`, accurate near zero; integer inputs give the default float dtype.)doc"});
-  methods.push_back({"log1p_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log1p_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(log1p_() -> Tensor
-
-In-place version of log1p(): writes the result into self. `log(1 + x)` for every element x of `self`, accurate near zero; integer inputs give the default float dtype.)doc"});
   (void)functions;
   (void)methods;
 }

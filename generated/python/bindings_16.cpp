@@ -5,15 +5,12 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
-#include "generated/ops/_to_copy.h"
-#include "generated/ops/addcmul.h"
 #include "generated/ops/bitwise_and.h"
 #include "generated/ops/erfc.h"
 #include "generated/ops/geometric.h"
-#include "generated/ops/mean.h"
 #include "generated/ops/min.h"
-#include "generated/ops/mm.h"
 #include "generated/ops/reshape.h"
+#include "generated/ops/special_log_ndtr.h"
 
 namespace tl::python {
 namespace {
@@ -21,61 +18,6 @@ namespace {
 // Named tuples (torchlite.return_types), made when the module is imported.
 PyTypeObject* min_type = nullptr;
 PyTypeObject* min_out_type = nullptr;
-
-// _to_copy
-PyObject* fn__to_copy(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "_to_copy(Tensor input, *, ScalarType? dtype=None, Device? device=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto dtype = r.scalartype_optional(1);
-  auto device = r.device_optional(2);
-  auto result = [&] { GilRelease no_gil; return tl::_to_copy(self, dtype, device); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// addcmul
-PyObject* fn_addcmul(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "addcmul(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto tensor1 = r.tensor(1);
-  auto tensor2 = r.tensor(2);
-  auto value = r.scalar(3);
-  if (!r.is_none(4)) {
-    auto out = r.tensor(4);
-    auto result = [&] { GilRelease no_gil; return tl::addcmul_out(out, self, tensor1, tensor2, value); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::addcmul(self, tensor1, tensor2, value); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// addcmul_
-PyObject* fn_addcmul_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "addcmul_(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto tensor1 = r.tensor(1);
-  auto tensor2 = r.tensor(2);
-  auto value = r.scalar(3);
-  auto result = [&] { GilRelease no_gil; return tl::addcmul_(self, tensor1, tensor2, value); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
 
 // bitwise_and
 PyObject* fn_bitwise_and(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -181,45 +123,6 @@ PyObject* fn_erfc_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
-// mean
-PyObject* fn_mean(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "mean(Tensor input, *, ScalarType? dtype=None, Tensor? out=None)",
-      "mean(Tensor input, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // mean
-      auto self = r.tensor(0);
-      auto dtype = r.scalartype_optional(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::mean_out(out, self, dtype); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::mean(self, dtype); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // mean.dim
-      auto self = r.tensor(0);
-      auto dim = r.intlist_optional(1);
-      auto keepdim = r.toBool(2);
-      auto dtype = r.scalartype_optional(3);
-      if (!r.is_none(4)) {
-        auto out = r.tensor(4);
-        auto result = [&] { GilRelease no_gil; return tl::mean_out(out, self, as_arg(dim), keepdim, dtype); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::mean(self, as_arg(dim), keepdim, dtype); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
 // min
 PyObject* fn_min(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -260,26 +163,6 @@ PyObject* fn_min(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_CATCH
 }
 
-// mm
-PyObject* fn_mm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "mm(Tensor input, Tensor mat2, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto mat2 = r.tensor(1);
-  if (!r.is_none(2)) {
-    auto out = r.tensor(2);
-    auto result = [&] { GilRelease no_gil; return tl::mm_out(out, self, mat2); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::mm(self, mat2); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // reshape
 PyObject* fn_reshape(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -291,6 +174,25 @@ PyObject* fn_reshape(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   auto self = r.tensor(0);
   auto shape = r.intlist(1);
   auto result = [&] { GilRelease no_gil; return tl::reshape(self, shape); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// special_log_ndtr
+PyObject* fn_special_log_ndtr(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_log_ndtr(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::special_log_ndtr_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::special_log_ndtr(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -374,40 +276,6 @@ PyObject* operator__rand__(PyObject* py_self, PyObject* const* args, Py_ssize_t 
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH_OPERATOR
-}
-
-// Tensor.addcmul
-PyObject* method_addcmul(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "addcmul(Tensor tensor1, Tensor tensor2, *, Scalar value=1)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto tensor1 = r.tensor(0);
-  auto tensor2 = r.tensor(1);
-  auto value = r.scalar(2);
-  auto result = [&] { GilRelease no_gil; return tl::addcmul(self, tensor1, tensor2, value); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.addcmul_
-PyObject* method_addcmul_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "addcmul_(Tensor tensor1, Tensor tensor2, *, Scalar value=1)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto tensor1 = r.tensor(0);
-  auto tensor2 = r.tensor(1);
-  auto value = r.scalar(2);
-  auto result = [&] { GilRelease no_gil; return tl::addcmul_(self, tensor1, tensor2, value); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
 }
 
 // Tensor.bitwise_and
@@ -508,35 +376,6 @@ PyObject* method_geometric_(PyObject* py_self, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
-// Tensor.mean
-PyObject* method_mean(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "mean(*, ScalarType? dtype=None)",
-      "mean(int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // mean
-      const Tensor& self = unpack_tensor(py_self);
-      auto dtype = r.scalartype_optional(0);
-      auto result = [&] { GilRelease no_gil; return tl::mean(self, dtype); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // mean.dim
-      const Tensor& self = unpack_tensor(py_self);
-      auto dim = r.intlist_optional(0);
-      auto keepdim = r.toBool(1);
-      auto dtype = r.scalartype_optional(2);
-      auto result = [&] { GilRelease no_gil; return tl::mean(self, as_arg(dim), keepdim, dtype); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
 // Tensor.min
 PyObject* method_min(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -564,21 +403,6 @@ PyObject* method_min(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
-// Tensor.mm
-PyObject* method_mm(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "mm(Tensor mat2)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto mat2 = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::mm(self, mat2); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // Tensor.reshape
 PyObject* method_reshape(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -599,18 +423,6 @@ PyObject* method_reshape(PyObject* py_self, PyObject* const* args, Py_ssize_t na
 void add_bindings_16(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
   min_type = return_type("min", {"values", "indices"});
   min_out_type = return_type("min_out", {"values", "indices"});
-  functions.push_back({"_to_copy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__to_copy)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(_to_copy(Tensor input, *, ScalarType? dtype=None, Device? device=None) -> Tensor
-
-A copy of `self` converted to `dtype` and moved to `device` (the current ones when None).)doc"});
-  functions.push_back({"addcmul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_addcmul)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(addcmul(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor? out=None) -> Tensor
-
-`self + value * tensor1 * tensor2`, with broadcasting and type promotion across the three.)doc"});
-  functions.push_back({"addcmul_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_addcmul_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(addcmul_(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
-
-In-place version of addcmul(): writes the result into self. `self + value * tensor1 * tensor2`, with broadcasting and type promotion across the three.)doc"});
   functions.push_back({"bitwise_and", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_and)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_and(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -639,14 +451,6 @@ The complementary error function `1 - erf(x)` of every element x of `self`, accu
                        METH_FASTCALL | METH_KEYWORDS, R"doc(erfc_(Tensor input) -> Tensor
 
 In-place version of erfc(): writes the result into self. The complementary error function `1 - erf(x)` of every element x of `self`, accurate where erf(x) is close to 1; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"mean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mean)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(mean(Tensor input, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
-
-The mean of all elements of `self` (floating-point inputs, or a floating `dtype`).
-
-mean(Tensor input, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
-
-The mean of `self` over the dimensions in `dim` (all of them when None), keeping them as size 1 if `keepdim`.)doc"});
   functions.push_back({"min", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_min)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(min(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -655,14 +459,14 @@ The smallest element of `self` as a 0-d tensor (NaN if any element is NaN). The 
 min(Tensor input, int dim, bool keepdim=False, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 The smallest values of `self` along `dim` and their indices (the first of ties; NaN counts as the smallest).)doc"});
-  functions.push_back({"mm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mm)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(mm(Tensor input, Tensor mat2, *, Tensor? out=None) -> Tensor
-
-Matrix product of two 2-D tensors.)doc"});
   functions.push_back({"reshape", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_reshape)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(reshape(Tensor input, int[] shape) -> Tensor
 
 `self` with another shape: a view when the strides allow it, otherwise a copy. One size may be -1.)doc"});
+  functions.push_back({"special_log_ndtr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_log_ndtr)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_log_ndtr(Tensor input, *, Tensor? out=None) -> Tensor
+
+The logarithm of the standard normal cumulative distribution function of every element of `self`, accurate in both tails; integer inputs give the default float dtype (`torchlite.special.log_ndtr`).)doc"});
   methods.push_back({"__and__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__and__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__and__(Tensor other) -> Tensor
 
@@ -687,14 +491,6 @@ The bitwise AND of `self` and `other` (logical AND for bool), with broadcasting 
 __rand__(Scalar other) -> Tensor
 
 The bitwise AND of `self` and the number `other`.)doc"});
-  methods.push_back({"addcmul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_addcmul)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(addcmul(Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
-
-`self + value * tensor1 * tensor2`, with broadcasting and type promotion across the three.)doc"});
-  methods.push_back({"addcmul_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_addcmul_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(addcmul_(Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
-
-In-place version of addcmul(): writes the result into self. `self + value * tensor1 * tensor2`, with broadcasting and type promotion across the three.)doc"});
   methods.push_back({"bitwise_and", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_bitwise_and)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_and(Tensor other) -> Tensor
 
@@ -723,14 +519,6 @@ In-place version of erfc(): writes the result into self. The complementary error
                      METH_FASTCALL | METH_KEYWORDS, R"doc(geometric_(float p, *, Generator? generator=None) -> Tensor
 
 Fills `self` with samples of the geometric distribution (trials up to the first success of probability `p`).)doc"});
-  methods.push_back({"mean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_mean)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(mean(*, ScalarType? dtype=None) -> Tensor
-
-The mean of all elements of `self` (floating-point inputs, or a floating `dtype`).
-
-mean(int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
-
-The mean of `self` over the dimensions in `dim` (all of them when None), keeping them as size 1 if `keepdim`.)doc"});
   methods.push_back({"min", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_min)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(min() -> Tensor
 
@@ -739,10 +527,6 @@ The smallest element of `self` as a 0-d tensor (NaN if any element is NaN). The 
 min(int dim, bool keepdim=False) -> tuple[Tensor, Tensor]
 
 The smallest values of `self` along `dim` and their indices (the first of ties; NaN counts as the smallest).)doc"});
-  methods.push_back({"mm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_mm)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(mm(Tensor mat2) -> Tensor
-
-Matrix product of two 2-D tensors.)doc"});
   methods.push_back({"reshape", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_reshape)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(reshape(int[] shape) -> Tensor
 

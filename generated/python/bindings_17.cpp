@@ -4,33 +4,11 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
-#include "generated/ops/full_like.h"
 #include "generated/ops/index_copy.h"
-#include "generated/ops/index_select.h"
-#include "generated/ops/lt.h"
 #include "generated/ops/split.h"
 
 namespace tl::python {
 namespace {
-
-// full_like
-PyObject* fn_full_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "full_like(Tensor input, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto fill_value = r.scalar(1);
-  auto dtype = r.scalartype_optional(2);
-  auto device = r.device_optional(3);
-  bool requires_grad = r.toBool(4);
-  auto result = [&] { GilRelease no_gil; return tl::full_like(self, fill_value, dtype, device); }();
-  if (requires_grad) result.set_requires_grad(true);
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
 
 // index_copy
 PyObject* fn_index_copy(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -71,91 +49,6 @@ PyObject* fn_index_copy_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
-// index_select
-PyObject* fn_index_select(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "index_select(Tensor input, int dim, Tensor index, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto dim = r.toInt64(1);
-  auto index = r.tensor(2);
-  if (!r.is_none(3)) {
-    auto out = r.tensor(3);
-    auto result = [&] { GilRelease no_gil; return tl::index_select_out(out, self, dim, index); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::index_select(self, dim, index); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// lt
-PyObject* fn_lt(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "lt(Tensor input, Tensor other, *, Tensor? out=None)",
-      "lt(Tensor input, Scalar other, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // lt.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::lt_out(out, self, other); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::lt(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // lt.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::lt_out(out, self, other); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::lt(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// lt_
-PyObject* fn_lt_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "lt_(Tensor input, Tensor other)",
-      "lt_(Tensor input, Scalar other)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // lt_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::lt_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // lt_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::lt_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
 // split
 PyObject* fn_split(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -183,33 +76,6 @@ PyObject* fn_split(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
-}
-
-// Tensor.__lt__
-PyObject* operator__lt__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "__lt__(Tensor other)",
-      "__lt__(Scalar other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // lt.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::lt(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // lt.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::lt(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH_OPERATOR
 }
 
 // Tensor.index_copy
@@ -246,76 +112,6 @@ PyObject* method_index_copy_(PyObject* py_self, PyObject* const* args, Py_ssize_
   TL_PY_CATCH
 }
 
-// Tensor.index_select
-PyObject* method_index_select(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "index_select(int dim, Tensor index)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto dim = r.toInt64(0);
-  auto index = r.tensor(1);
-  auto result = [&] { GilRelease no_gil; return tl::index_select(self, dim, index); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.lt
-PyObject* method_lt(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "lt(Tensor other)",
-      "lt(Scalar other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // lt.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::lt(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // lt.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::lt(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.lt_
-PyObject* method_lt_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "lt_(Tensor other)",
-      "lt_(Scalar other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // lt_.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::lt_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // lt_.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::lt_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
 // Tensor.split
 PyObject* method_split(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -348,10 +144,6 @@ PyObject* method_split(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 }  // namespace
 
 void add_bindings_17(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"full_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_full_like)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(full_like(Tensor input, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
-
-A tensor with the shape of `self` filled with `fill_value`; dtype and device of `self` unless given.)doc"});
   functions.push_back({"index_copy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_copy)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(index_copy(Tensor input, int dim, Tensor index, Tensor source, *, Tensor? out=None) -> Tensor
 
@@ -360,26 +152,6 @@ A copy of `self` with `source[i]` written at position `index[i]` along `dim`.)do
                        METH_FASTCALL | METH_KEYWORDS, R"doc(index_copy_(Tensor input, int dim, Tensor index, Tensor source) -> Tensor
 
 In-place version of index_copy(): writes the result into self. A copy of `self` with `source[i]` written at position `index[i]` along `dim`.)doc"});
-  functions.push_back({"index_select", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_select)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(index_select(Tensor input, int dim, Tensor index, *, Tensor? out=None) -> Tensor
-
-The entries of `self` at the positions of the 1-D `index` along `dim`.)doc"});
-  functions.push_back({"lt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lt)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(lt(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
-
-True where `self < other`, element by element, with broadcasting.
-
-lt(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
-
-True where an element of `self` is less than the number `other`.)doc"});
-  functions.push_back({"lt_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lt_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(lt_(Tensor input, Tensor other) -> Tensor
-
-In-place version of lt(): writes the result into self. True where `self < other`, element by element, with broadcasting.
-
-lt_(Tensor input, Scalar other) -> Tensor
-
-In-place version of lt(): writes the result into self. True where an element of `self` is less than the number `other`.)doc"});
   functions.push_back({"split", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_split)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(split(Tensor input, int split_size, int dim=0) -> Sequence[Tensor]
 
@@ -388,14 +160,6 @@ Views of `self` cut along `dim` into pieces of `split_size` (the last may be sma
 split(Tensor input, int[] split_size, int dim=0) -> Sequence[Tensor]
 
 Views of `self` cut along `dim` into pieces of the sizes in `split_size`, which must sum to the size of `dim`.)doc"});
-  methods.push_back({"__lt__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__lt__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__lt__(Tensor other) -> Tensor
-
-True where `self < other`, element by element, with broadcasting.
-
-__lt__(Scalar other) -> Tensor
-
-True where an element of `self` is less than the number `other`.)doc"});
   methods.push_back({"index_copy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_index_copy)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(index_copy(int dim, Tensor index, Tensor source) -> Tensor
 
@@ -404,26 +168,6 @@ A copy of `self` with `source[i]` written at position `index[i]` along `dim`.)do
                      METH_FASTCALL | METH_KEYWORDS, R"doc(index_copy_(int dim, Tensor index, Tensor source) -> Tensor
 
 In-place version of index_copy(): writes the result into self. A copy of `self` with `source[i]` written at position `index[i]` along `dim`.)doc"});
-  methods.push_back({"index_select", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_index_select)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(index_select(int dim, Tensor index) -> Tensor
-
-The entries of `self` at the positions of the 1-D `index` along `dim`.)doc"});
-  methods.push_back({"lt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_lt)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(lt(Tensor other) -> Tensor
-
-True where `self < other`, element by element, with broadcasting.
-
-lt(Scalar other) -> Tensor
-
-True where an element of `self` is less than the number `other`.)doc"});
-  methods.push_back({"lt_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_lt_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(lt_(Tensor other) -> Tensor
-
-In-place version of lt(): writes the result into self. True where `self < other`, element by element, with broadcasting.
-
-lt_(Scalar other) -> Tensor
-
-In-place version of lt(): writes the result into self. True where an element of `self` is less than the number `other`.)doc"});
   methods.push_back({"split", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_split)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(split(int split_size, int dim=0) -> Sequence[Tensor]
 

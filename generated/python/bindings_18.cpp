@@ -6,9 +6,9 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/argmax.h"
 #include "generated/ops/gcd.h"
-#include "generated/ops/signbit.h"
+#include "generated/ops/special_expm1.h"
+#include "generated/ops/special_i1.h"
 #include "generated/ops/tanh_backward.h"
-#include "generated/ops/unbind.h"
 #include "generated/ops/zero.h"
 #include "generated/ops/zeros.h"
 
@@ -71,21 +71,40 @@ PyObject* fn_gcd_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
-// signbit
-PyObject* fn_signbit(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// special_expm1
+PyObject* fn_special_expm1(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "signbit(Tensor input, *, Tensor? out=None)",
+      "special_expm1(Tensor input, *, Tensor? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   if (!r.is_none(1)) {
     auto out = r.tensor(1);
-    auto result = [&] { GilRelease no_gil; return tl::signbit_out(out, self); }();
+    auto result = [&] { GilRelease no_gil; return tl::special_expm1_out(out, self); }();
     return wrap(std::move(result));
   }
-  auto result = [&] { GilRelease no_gil; return tl::signbit(self); }();
+  auto result = [&] { GilRelease no_gil; return tl::special_expm1(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// special_i1
+PyObject* fn_special_i1(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_i1(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::special_i1_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::special_i1(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -106,21 +125,6 @@ PyObject* fn_tanh_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::tanh_backward(grad_output, output); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// unbind
-PyObject* fn_unbind(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "unbind(Tensor input, int dim=0)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto dim = r.toInt64(1);
-  auto result = [&] { GilRelease no_gil; return tl::unbind(self, dim); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -209,35 +213,6 @@ PyObject* method_gcd_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
-// Tensor.signbit
-PyObject* method_signbit(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "signbit()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::signbit(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.unbind
-PyObject* method_unbind(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "unbind(int dim=0)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto dim = r.toInt64(0);
-  auto result = [&] { GilRelease no_gil; return tl::unbind(self, dim); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // Tensor.zero_
 PyObject* method_zero_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -267,18 +242,18 @@ The greatest common divisor of `self` and `other` (non-negative; gcd(0, 0) = 0),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(gcd_(Tensor input, Tensor other) -> Tensor
 
 In-place version of gcd(): writes the result into self. The greatest common divisor of `self` and `other` (non-negative; gcd(0, 0) = 0), with broadcasting; integer dtypes only.)doc"});
-  functions.push_back({"signbit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_signbit)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(signbit(Tensor input, *, Tensor? out=None) -> Tensor
+  functions.push_back({"special_expm1", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_expm1)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_expm1(Tensor input, *, Tensor? out=None) -> Tensor
 
-True for every element of `self` whose sign bit is set (negative numbers, -0.0, nans with the sign bit).)doc"});
+Alias of `expm1` (`torchlite.special.expm1`).)doc"});
+  functions.push_back({"special_i1", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_i1)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_i1(Tensor input, *, Tensor? out=None) -> Tensor
+
+The modified Bessel function of the first kind of order 1 of every element of `self`; integer inputs give the default float dtype (`torchlite.special.i1`).)doc"});
   functions.push_back({"tanh_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tanh_backward)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(tanh_backward(Tensor grad_output, Tensor output, *, Tensor? out=None) -> Tensor
 
 The gradient of tanh from its result: `grad_output * (1 - output**2)`.)doc"});
-  functions.push_back({"unbind", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_unbind)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(unbind(Tensor input, int dim=0) -> Sequence[Tensor]
-
-Views of every index of dimension `dim` of `self`, with that dimension removed.)doc"});
   functions.push_back({"zero_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_zero_)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(zero_(Tensor input) -> Tensor
 
@@ -299,14 +274,6 @@ The greatest common divisor of `self` and `other` (non-negative; gcd(0, 0) = 0),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(gcd_(Tensor other) -> Tensor
 
 In-place version of gcd(): writes the result into self. The greatest common divisor of `self` and `other` (non-negative; gcd(0, 0) = 0), with broadcasting; integer dtypes only.)doc"});
-  methods.push_back({"signbit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_signbit)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(signbit() -> Tensor
-
-True for every element of `self` whose sign bit is set (negative numbers, -0.0, nans with the sign bit).)doc"});
-  methods.push_back({"unbind", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_unbind)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(unbind(int dim=0) -> Sequence[Tensor]
-
-Views of every index of dimension `dim` of `self`, with that dimension removed.)doc"});
   methods.push_back({"zero_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_zero_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(zero_() -> Tensor
 

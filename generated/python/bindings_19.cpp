@@ -4,34 +4,15 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
-#include "generated/ops/_log_softmax_backward_data.h"
 #include "generated/ops/bmm.h"
-#include "generated/ops/cosh.h"
-#include "generated/ops/exp2.h"
 #include "generated/ops/expm1.h"
 #include "generated/ops/logical_and.h"
 #include "generated/ops/permute.h"
+#include "generated/ops/special_multigammaln.h"
 #include "generated/ops/var_mean.h"
 
 namespace tl::python {
 namespace {
-
-// _log_softmax_backward_data
-PyObject* fn__log_softmax_backward_data(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto grad_output = r.tensor(0);
-  auto output = r.tensor(1);
-  auto dim = r.toInt64(2);
-  auto input_dtype = r.scalartype(3);
-  auto result = [&] { GilRelease no_gil; return tl::_log_softmax_backward_data(grad_output, output, dim, input_dtype); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
 
 // bmm
 PyObject* fn_bmm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -49,72 +30,6 @@ PyObject* fn_bmm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::bmm(self, mat2); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// cosh
-PyObject* fn_cosh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "cosh(Tensor input, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  if (!r.is_none(1)) {
-    auto out = r.tensor(1);
-    auto result = [&] { GilRelease no_gil; return tl::cosh_out(out, self); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::cosh(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// cosh_
-PyObject* fn_cosh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "cosh_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::cosh_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// exp2
-PyObject* fn_exp2(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "exp2(Tensor input, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  if (!r.is_none(1)) {
-    auto out = r.tensor(1);
-    auto result = [&] { GilRelease no_gil; return tl::exp2_out(out, self); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::exp2(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// exp2_
-PyObject* fn_exp2_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "exp2_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::exp2_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -202,6 +117,26 @@ PyObject* fn_permute(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// special_multigammaln
+PyObject* fn_special_multigammaln(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_multigammaln(Tensor input, int p, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto p = r.toInt64(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::special_multigammaln_out(out, self, p); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::special_multigammaln(self, p); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // var_mean
 PyObject* fn_var_mean(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -230,62 +165,6 @@ PyObject* method_bmm(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   const Tensor& self = unpack_tensor(py_self);
   auto mat2 = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::bmm(self, mat2); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.cosh
-PyObject* method_cosh(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "cosh()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::cosh(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.cosh_
-PyObject* method_cosh_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "cosh_()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::cosh_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.exp2
-PyObject* method_exp2(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "exp2()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::exp2(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.exp2_
-PyObject* method_exp2_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "exp2_()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::exp2_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -366,30 +245,10 @@ PyObject* method_permute(PyObject* py_self, PyObject* const* args, Py_ssize_t na
 }  // namespace
 
 void add_bindings_19(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"_log_softmax_backward_data", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__log_softmax_backward_data)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
-
-The gradient of log_softmax: `grad_output - exp(output) * sum(grad_output, dim)`, in grad_output's dtype (PyTorch's CPU rule).)doc"});
   functions.push_back({"bmm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bmm)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(bmm(Tensor input, Tensor mat2, *, Tensor? out=None) -> Tensor
 
 Batched matrix product of two 3-D tensors with the same batch size.)doc"});
-  functions.push_back({"cosh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cosh)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(cosh(Tensor input, *, Tensor? out=None) -> Tensor
-
-The hyperbolic cosine of every element of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"cosh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cosh_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(cosh_(Tensor input) -> Tensor
-
-In-place version of cosh(): writes the result into self. The hyperbolic cosine of every element of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"exp2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_exp2)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(exp2(Tensor input, *, Tensor? out=None) -> Tensor
-
-2 raised to the power of every element of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"exp2_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_exp2_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(exp2_(Tensor input) -> Tensor
-
-In-place version of exp2(): writes the result into self. 2 raised to the power of every element of `self`; integer inputs give the default float dtype.)doc"});
   functions.push_back({"expm1", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_expm1)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(expm1(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -410,6 +269,10 @@ In-place version of logical_and(): writes the result into self. True where both 
                        METH_FASTCALL | METH_KEYWORDS, R"doc(permute(Tensor input, int[] dims) -> Tensor
 
 A view of `self` with its dimensions reordered as `dims` says.)doc"});
+  functions.push_back({"special_multigammaln", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_multigammaln)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_multigammaln(Tensor input, int p, *, Tensor? out=None) -> Tensor
+
+Alias of `mvlgamma` (`torchlite.special.multigammaln`).)doc"});
   functions.push_back({"var_mean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_var_mean)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(var_mean(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> tuple[Tensor, Tensor]
 
@@ -418,22 +281,6 @@ The variance and the mean of `self` over the dimensions in `dim` (all when None)
                      METH_FASTCALL | METH_KEYWORDS, R"doc(bmm(Tensor mat2) -> Tensor
 
 Batched matrix product of two 3-D tensors with the same batch size.)doc"});
-  methods.push_back({"cosh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cosh)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(cosh() -> Tensor
-
-The hyperbolic cosine of every element of `self`; integer inputs give the default float dtype.)doc"});
-  methods.push_back({"cosh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cosh_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(cosh_() -> Tensor
-
-In-place version of cosh(): writes the result into self. The hyperbolic cosine of every element of `self`; integer inputs give the default float dtype.)doc"});
-  methods.push_back({"exp2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_exp2)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(exp2() -> Tensor
-
-2 raised to the power of every element of `self`; integer inputs give the default float dtype.)doc"});
-  methods.push_back({"exp2_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_exp2_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(exp2_() -> Tensor
-
-In-place version of exp2(): writes the result into self. 2 raised to the power of every element of `self`; integer inputs give the default float dtype.)doc"});
   methods.push_back({"expm1", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_expm1)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(expm1() -> Tensor
 

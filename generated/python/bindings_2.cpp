@@ -3,27 +3,17 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
-#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_test_scale_optional.h"
 #include "generated/ops/asin.h"
 #include "generated/ops/bitwise_or.h"
 #include "generated/ops/copy.h"
-#include "generated/ops/kthvalue.h"
-#include "generated/ops/matmul.h"
 #include "generated/ops/randn.h"
 #include "generated/ops/sinh.h"
-#include "generated/ops/sort.h"
 #include "generated/ops/squeeze.h"
 
 namespace tl::python {
 namespace {
-
-// Named tuples (torchlite.return_types), made when the module is imported.
-PyTypeObject* kthvalue_type = nullptr;
-PyTypeObject* kthvalue_out_type = nullptr;
-PyTypeObject* sort_type = nullptr;
-PyTypeObject* sort_out_type = nullptr;
 
 // _test_scale_optional
 PyObject* fn__test_scale_optional(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -160,51 +150,6 @@ PyObject* fn_copy_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
-// kthvalue
-PyObject* fn_kthvalue(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "kthvalue(Tensor input, int k, int dim=-1, bool keepdim=False, *, Tensor[]? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto k = r.toInt64(1);
-  auto dim = r.toInt64(2);
-  auto keepdim = r.toBool(3);
-  if (!r.is_none(4)) {
-    auto out = r.tensorlist(4);
-    check_out_tuple(out, 2);
-    const Tensor& values = out[0];
-    const Tensor& indices = out[1];
-    auto result = [&] { GilRelease no_gil; return tl::kthvalue_out(values, indices, self, k, dim, keepdim); }();
-    return wrap_named(kthvalue_out_type, wrap(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::kthvalue(self, k, dim, keepdim); }();
-  return wrap_named(kthvalue_type, wrap(result));
-  TL_PY_CATCH
-}
-
-// matmul
-PyObject* fn_matmul(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "matmul(Tensor input, Tensor other, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto other = r.tensor(1);
-  if (!r.is_none(2)) {
-    auto out = r.tensor(2);
-    auto result = [&] { GilRelease no_gil; return tl::matmul_out(out, self, other); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::matmul(self, other); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // randn
 PyObject* fn_randn(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -254,52 +199,6 @@ PyObject* fn_sinh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::sinh_(self); }();
   return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// sort
-PyObject* fn_sort(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "sort(Tensor input, int dim=-1, bool descending=False, *, Tensor[]? out=None)",
-      "sort(Tensor input, *, bool? stable, int dim=-1, bool descending=False, Tensor[]? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // sort
-      auto self = r.tensor(0);
-      auto dim = r.toInt64(1);
-      auto descending = r.toBool(2);
-      if (!r.is_none(3)) {
-        auto out = r.tensorlist(3);
-        check_out_tuple(out, 2);
-        const Tensor& values = out[0];
-        const Tensor& indices = out[1];
-        auto result = [&] { GilRelease no_gil; return tl::sort_out(values, indices, self, dim, descending); }();
-        return wrap_named(sort_out_type, wrap(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::sort(self, dim, descending); }();
-      return wrap_named(sort_type, wrap(result));
-    }
-    case 1: {  // sort.stable
-      auto self = r.tensor(0);
-      auto stable = r.toBool_optional(1);
-      auto dim = r.toInt64(2);
-      auto descending = r.toBool(3);
-      if (!r.is_none(4)) {
-        auto out = r.tensorlist(4);
-        check_out_tuple(out, 2);
-        const Tensor& values = out[0];
-        const Tensor& indices = out[1];
-        auto result = [&] { GilRelease no_gil; return tl::sort_out(values, indices, self, stable, dim, descending); }();
-        return wrap_named(sort_out_type, wrap(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::sort(self, stable, dim, descending); }();
-      return wrap_named(sort_type, wrap(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -360,21 +259,6 @@ PyObject* operator__ior__(PyObject* py_self, PyObject* const* args, Py_ssize_t n
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH_OPERATOR
-}
-
-// Tensor.__matmul__
-PyObject* operator__matmul__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "__matmul__(Tensor other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto other = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::matmul(self, other); }();
-  return wrap(std::move(result));
   TL_PY_CATCH_OPERATOR
 }
 
@@ -530,38 +414,6 @@ PyObject* method_copy_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
-// Tensor.kthvalue
-PyObject* method_kthvalue(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "kthvalue(int k, int dim=-1, bool keepdim=False)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto k = r.toInt64(0);
-  auto dim = r.toInt64(1);
-  auto keepdim = r.toBool(2);
-  auto result = [&] { GilRelease no_gil; return tl::kthvalue(self, k, dim, keepdim); }();
-  return wrap_named(kthvalue_type, wrap(result));
-  TL_PY_CATCH
-}
-
-// Tensor.matmul
-PyObject* method_matmul(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "matmul(Tensor other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto other = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::matmul(self, other); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // Tensor.sinh
 PyObject* method_sinh(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -587,36 +439,6 @@ PyObject* method_sinh_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   const Tensor& self = unpack_tensor(py_self);
   auto result = [&] { GilRelease no_gil; return tl::sinh_(self); }();
   return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.sort
-PyObject* method_sort(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "sort(int dim=-1, bool descending=False)",
-      "sort(*, bool? stable, int dim=-1, bool descending=False)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // sort
-      const Tensor& self = unpack_tensor(py_self);
-      auto dim = r.toInt64(0);
-      auto descending = r.toBool(1);
-      auto result = [&] { GilRelease no_gil; return tl::sort(self, dim, descending); }();
-      return wrap_named(sort_type, wrap(result));
-    }
-    case 1: {  // sort.stable
-      const Tensor& self = unpack_tensor(py_self);
-      auto stable = r.toBool_optional(0);
-      auto dim = r.toInt64(1);
-      auto descending = r.toBool(2);
-      auto result = [&] { GilRelease no_gil; return tl::sort(self, stable, dim, descending); }();
-      return wrap_named(sort_type, wrap(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -656,10 +478,6 @@ PyObject* method_squeeze(PyObject* py_self, PyObject* const* args, Py_ssize_t na
 }  // namespace
 
 void add_bindings_2(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  kthvalue_type = return_type("kthvalue", {"values", "indices"});
-  kthvalue_out_type = return_type("kthvalue_out", {"values", "indices"});
-  sort_type = return_type("sort", {"values", "indices"});
-  sort_out_type = return_type("sort_out", {"values", "indices"});
   functions.push_back({"_test_scale_optional", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__test_scale_optional)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(_test_scale_optional(Tensor input, Tensor? weight=None) -> Tensor
 
@@ -696,14 +514,6 @@ In-place version of bitwise_or(): writes the result into self. The bitwise OR of
                        METH_FASTCALL | METH_KEYWORDS, R"doc(copy_(Tensor input, Tensor src, bool non_blocking=False) -> Tensor
 
 Copies `src` into `self` in place, broadcasting `src` and converting its dtype to that of `self`.)doc"});
-  functions.push_back({"kthvalue", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_kthvalue)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(kthvalue(Tensor input, int k, int dim=-1, bool keepdim=False, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
-
-The `k`-th smallest value of `self` along `dim` and its index, the dim removed unless `keepdim`.)doc"});
-  functions.push_back({"matmul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_matmul)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(matmul(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
-
-Matrix product with NumPy semantics for 1-D to batched N-D operands (batch dimensions broadcast).)doc"});
   functions.push_back({"randn", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_randn)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(randn(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
@@ -716,14 +526,6 @@ The hyperbolic sine of every element of `self`; integer inputs give the default 
                        METH_FASTCALL | METH_KEYWORDS, R"doc(sinh_(Tensor input) -> Tensor
 
 In-place version of sinh(): writes the result into self. The hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"sort", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sort)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(sort(Tensor input, int dim=-1, bool descending=False, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
-
-The values of `self` sorted along `dim` (ascending unless `descending`; NaN is largest) and their indices in `self`; ties keep their order.
-
-sort(Tensor input, *, bool? stable, int dim=-1, bool descending=False, Tensor[]? out=None) -> tuple[Tensor, Tensor]
-
-`sort` with an explicit `stable` flag; the sort is stable either way.)doc"});
   functions.push_back({"squeeze", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_squeeze)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(squeeze(Tensor input) -> Tensor
 
@@ -744,10 +546,6 @@ In-place version of bitwise_or(): writes the result into self. The bitwise OR of
 __ior__(Scalar other) -> Tensor
 
 In-place version of bitwise_or(): writes the result into self. The bitwise OR of `self` and the number `other`.)doc"});
-  methods.push_back({"__matmul__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__matmul__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__matmul__(Tensor other) -> Tensor
-
-Matrix product with NumPy semantics for 1-D to batched N-D operands (batch dimensions broadcast).)doc"});
   methods.push_back({"__or__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__or__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__or__(Tensor other) -> Tensor
 
@@ -792,14 +590,6 @@ In-place version of bitwise_or(): writes the result into self. The bitwise OR of
                      METH_FASTCALL | METH_KEYWORDS, R"doc(copy_(Tensor src, bool non_blocking=False) -> Tensor
 
 Copies `src` into `self` in place, broadcasting `src` and converting its dtype to that of `self`.)doc"});
-  methods.push_back({"kthvalue", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_kthvalue)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(kthvalue(int k, int dim=-1, bool keepdim=False) -> tuple[Tensor, Tensor]
-
-The `k`-th smallest value of `self` along `dim` and its index, the dim removed unless `keepdim`.)doc"});
-  methods.push_back({"matmul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_matmul)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(matmul(Tensor other) -> Tensor
-
-Matrix product with NumPy semantics for 1-D to batched N-D operands (batch dimensions broadcast).)doc"});
   methods.push_back({"sinh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sinh)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(sinh() -> Tensor
 
@@ -808,14 +598,6 @@ The hyperbolic sine of every element of `self`; integer inputs give the default 
                      METH_FASTCALL | METH_KEYWORDS, R"doc(sinh_() -> Tensor
 
 In-place version of sinh(): writes the result into self. The hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
-  methods.push_back({"sort", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sort)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(sort(int dim=-1, bool descending=False) -> tuple[Tensor, Tensor]
-
-The values of `self` sorted along `dim` (ascending unless `descending`; NaN is largest) and their indices in `self`; ties keep their order.
-
-sort(*, bool? stable, int dim=-1, bool descending=False) -> tuple[Tensor, Tensor]
-
-`sort` with an explicit `stable` flag; the sort is stable either way.)doc"});
   methods.push_back({"squeeze", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_squeeze)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(squeeze() -> Tensor
 

@@ -3,26 +3,14 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
-#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/alias.h"
-#include "generated/ops/any.h"
-#include "generated/ops/cummin.h"
-#include "generated/ops/exponential.h"
-#include "generated/ops/fill.h"
 #include "generated/ops/is_same_size.h"
-#include "generated/ops/rand.h"
 #include "generated/ops/randn_like.h"
-#include "generated/ops/randperm.h"
-#include "generated/ops/round.h"
-#include "generated/ops/scatter.h"
+#include "generated/ops/special_polygamma.h"
 
 namespace tl::python {
 namespace {
-
-// Named tuples (torchlite.return_types), made when the module is imported.
-PyTypeObject* cummin_type = nullptr;
-PyTypeObject* cummin_out_type = nullptr;
 
 // alias
 PyObject* fn_alias(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -38,83 +26,6 @@ PyObject* fn_alias(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
-// any
-PyObject* fn_any(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "any(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None)",
-      "any(Tensor input, int[]? dim=None, bool keepdim=False, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // any.dim
-      auto self = r.tensor(0);
-      auto dim = r.toInt64(1);
-      auto keepdim = r.toBool(2);
-      if (!r.is_none(3)) {
-        auto out = r.tensor(3);
-        auto result = [&] { GilRelease no_gil; return tl::any_out(out, self, dim, keepdim); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::any(self, dim, keepdim); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // any.dims
-      auto self = r.tensor(0);
-      auto dim = r.intlist_optional(1);
-      auto keepdim = r.toBool(2);
-      if (!r.is_none(3)) {
-        auto out = r.tensor(3);
-        auto result = [&] { GilRelease no_gil; return tl::any_out(out, self, as_arg(dim), keepdim); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::any(self, as_arg(dim), keepdim); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// cummin
-PyObject* fn_cummin(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "cummin(Tensor input, int dim, *, Tensor[]? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto dim = r.toInt64(1);
-  if (!r.is_none(2)) {
-    auto out = r.tensorlist(2);
-    check_out_tuple(out, 2);
-    const Tensor& values = out[0];
-    const Tensor& indices = out[1];
-    auto result = [&] { GilRelease no_gil; return tl::cummin_out(values, indices, self, dim); }();
-    return wrap_named(cummin_out_type, wrap(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::cummin(self, dim); }();
-  return wrap_named(cummin_type, wrap(result));
-  TL_PY_CATCH
-}
-
-// fill_
-PyObject* fn_fill_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "fill_(Tensor input, Scalar value)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto value = r.scalar(1);
-  auto result = [&] { GilRelease no_gil; return tl::fill_(self, value); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // is_same_size
 PyObject* fn_is_same_size(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -126,25 +37,6 @@ PyObject* fn_is_same_size(PyObject* /*module*/, PyObject* const* args, Py_ssize_
   auto self = r.tensor(0);
   auto other = r.tensor(1);
   auto result = [&] { GilRelease no_gil; return tl::is_same_size(self, other); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// rand
-PyObject* fn_rand(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "rand(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto size = r.intlist(0);
-  auto generator = r.generator_optional(1);
-  auto dtype = r.scalartype_optional(2);
-  auto device = r.device_optional(3);
-  bool requires_grad = r.toBool(4);
-  auto result = [&] { GilRelease no_gil; return tl::rand(size, generator, dtype, device); }();
-  if (requires_grad) result.set_requires_grad(true);
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -167,280 +59,22 @@ PyObject* fn_randn_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH
 }
 
-// randperm
-PyObject* fn_randperm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// special_polygamma
+PyObject* fn_special_polygamma(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "randperm(int n, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
+      "special_polygamma(int n, Tensor input, *, Tensor? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto n = r.toInt64(0);
-  auto generator = r.generator_optional(1);
-  auto dtype = r.scalartype_optional(2);
-  auto device = r.device_optional(3);
-  bool requires_grad = r.toBool(4);
-  auto result = [&] { GilRelease no_gil; return tl::randperm(n, generator, dtype, device); }();
-  if (requires_grad) result.set_requires_grad(true);
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// round
-PyObject* fn_round(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "round(Tensor input, *, Tensor? out=None)",
-      "round(Tensor input, *, int decimals, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // round
-      auto self = r.tensor(0);
-      if (!r.is_none(1)) {
-        auto out = r.tensor(1);
-        auto result = [&] { GilRelease no_gil; return tl::round_out(out, self); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::round(self); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // round.decimals
-      auto self = r.tensor(0);
-      auto decimals = r.toInt64(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::round_out(out, self, decimals); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::round(self, decimals); }();
-      return wrap(std::move(result));
-    }
+  auto self = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::special_polygamma_out(out, n, self); }();
+    return wrap(std::move(result));
   }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// round_
-PyObject* fn_round_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "round_(Tensor input)",
-      "round_(Tensor input, *, int decimals)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // round_
-      auto self = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::round_(self); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // round_.decimals
-      auto self = r.tensor(0);
-      auto decimals = r.toInt64(1);
-      auto result = [&] { GilRelease no_gil; return tl::round_(self, decimals); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// scatter
-PyObject* fn_scatter(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "scatter(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None)",
-      "scatter(Tensor input, int dim, Tensor index, Scalar value, *, Tensor? out=None)",
-      "scatter(Tensor input, int dim, Tensor index, Tensor src, *, str reduce, Tensor? out=None)",
-      "scatter(Tensor input, int dim, Tensor index, Scalar value, *, str reduce, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // scatter.src
-      auto self = r.tensor(0);
-      auto dim = r.toInt64(1);
-      auto index = r.tensor(2);
-      auto src = r.tensor(3);
-      if (!r.is_none(4)) {
-        auto out = r.tensor(4);
-        auto result = [&] { GilRelease no_gil; return tl::scatter_out(out, self, dim, index, src); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::scatter(self, dim, index, src); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // scatter.value
-      auto self = r.tensor(0);
-      auto dim = r.toInt64(1);
-      auto index = r.tensor(2);
-      auto value = r.scalar(3);
-      if (!r.is_none(4)) {
-        auto out = r.tensor(4);
-        auto result = [&] { GilRelease no_gil; return tl::scatter_out(out, self, dim, index, value); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::scatter(self, dim, index, value); }();
-      return wrap(std::move(result));
-    }
-    case 2: {  // scatter.reduce
-      auto self = r.tensor(0);
-      auto dim = r.toInt64(1);
-      auto index = r.tensor(2);
-      auto src = r.tensor(3);
-      auto reduce = r.string(4);
-      if (!r.is_none(5)) {
-        auto out = r.tensor(5);
-        auto result = [&] { GilRelease no_gil; return tl::scatter_out(out, self, dim, index, src, reduce); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::scatter(self, dim, index, src, reduce); }();
-      return wrap(std::move(result));
-    }
-    case 3: {  // scatter.value_reduce
-      auto self = r.tensor(0);
-      auto dim = r.toInt64(1);
-      auto index = r.tensor(2);
-      auto value = r.scalar(3);
-      auto reduce = r.string(4);
-      if (!r.is_none(5)) {
-        auto out = r.tensor(5);
-        auto result = [&] { GilRelease no_gil; return tl::scatter_out(out, self, dim, index, value, reduce); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::scatter(self, dim, index, value, reduce); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// scatter_
-PyObject* fn_scatter_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "scatter_(Tensor input, int dim, Tensor index, Tensor src)",
-      "scatter_(Tensor input, int dim, Tensor index, Scalar value)",
-      "scatter_(Tensor input, int dim, Tensor index, Tensor src, *, str reduce)",
-      "scatter_(Tensor input, int dim, Tensor index, Scalar value, *, str reduce)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // scatter_.src
-      auto self = r.tensor(0);
-      auto dim = r.toInt64(1);
-      auto index = r.tensor(2);
-      auto src = r.tensor(3);
-      auto result = [&] { GilRelease no_gil; return tl::scatter_(self, dim, index, src); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // scatter_.value
-      auto self = r.tensor(0);
-      auto dim = r.toInt64(1);
-      auto index = r.tensor(2);
-      auto value = r.scalar(3);
-      auto result = [&] { GilRelease no_gil; return tl::scatter_(self, dim, index, value); }();
-      return wrap(std::move(result));
-    }
-    case 2: {  // scatter_.reduce
-      auto self = r.tensor(0);
-      auto dim = r.toInt64(1);
-      auto index = r.tensor(2);
-      auto src = r.tensor(3);
-      auto reduce = r.string(4);
-      auto result = [&] { GilRelease no_gil; return tl::scatter_(self, dim, index, src, reduce); }();
-      return wrap(std::move(result));
-    }
-    case 3: {  // scatter_.value_reduce
-      auto self = r.tensor(0);
-      auto dim = r.toInt64(1);
-      auto index = r.tensor(2);
-      auto value = r.scalar(3);
-      auto reduce = r.string(4);
-      auto result = [&] { GilRelease no_gil; return tl::scatter_(self, dim, index, value, reduce); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.any
-PyObject* method_any(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "any(int dim, bool keepdim=False)",
-      "any(int[]? dim=None, bool keepdim=False)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // any.dim
-      const Tensor& self = unpack_tensor(py_self);
-      auto dim = r.toInt64(0);
-      auto keepdim = r.toBool(1);
-      auto result = [&] { GilRelease no_gil; return tl::any(self, dim, keepdim); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // any.dims
-      const Tensor& self = unpack_tensor(py_self);
-      auto dim = r.intlist_optional(0);
-      auto keepdim = r.toBool(1);
-      auto result = [&] { GilRelease no_gil; return tl::any(self, as_arg(dim), keepdim); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.cummin
-PyObject* method_cummin(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "cummin(int dim)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto dim = r.toInt64(0);
-  auto result = [&] { GilRelease no_gil; return tl::cummin(self, dim); }();
-  return wrap_named(cummin_type, wrap(result));
-  TL_PY_CATCH
-}
-
-// Tensor.exponential_
-PyObject* method_exponential_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "exponential_(float lambd=1, *, Generator? generator=None)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto lambd = r.toDouble(0);
-  auto generator = r.generator_optional(1);
-  auto result = [&] { GilRelease no_gil; return tl::exponential_(self, lambd, generator); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.fill_
-PyObject* method_fill_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "fill_(Scalar value)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto value = r.scalar(0);
-  auto result = [&] { GilRelease no_gil; return tl::fill_(self, value); }();
+  auto result = [&] { GilRelease no_gil; return tl::special_polygamma(n, self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -460,321 +94,29 @@ PyObject* method_is_same_size(PyObject* py_self, PyObject* const* args, Py_ssize
   TL_PY_CATCH
 }
 
-// Tensor.round
-PyObject* method_round(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "round()",
-      "round(*, int decimals)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // round
-      const Tensor& self = unpack_tensor(py_self);
-      auto result = [&] { GilRelease no_gil; return tl::round(self); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // round.decimals
-      const Tensor& self = unpack_tensor(py_self);
-      auto decimals = r.toInt64(0);
-      auto result = [&] { GilRelease no_gil; return tl::round(self, decimals); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.round_
-PyObject* method_round_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "round_()",
-      "round_(*, int decimals)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // round_
-      const Tensor& self = unpack_tensor(py_self);
-      auto result = [&] { GilRelease no_gil; return tl::round_(self); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // round_.decimals
-      const Tensor& self = unpack_tensor(py_self);
-      auto decimals = r.toInt64(0);
-      auto result = [&] { GilRelease no_gil; return tl::round_(self, decimals); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.scatter
-PyObject* method_scatter(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "scatter(int dim, Tensor index, Tensor src)",
-      "scatter(int dim, Tensor index, Scalar value)",
-      "scatter(int dim, Tensor index, Tensor src, *, str reduce)",
-      "scatter(int dim, Tensor index, Scalar value, *, str reduce)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // scatter.src
-      const Tensor& self = unpack_tensor(py_self);
-      auto dim = r.toInt64(0);
-      auto index = r.tensor(1);
-      auto src = r.tensor(2);
-      auto result = [&] { GilRelease no_gil; return tl::scatter(self, dim, index, src); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // scatter.value
-      const Tensor& self = unpack_tensor(py_self);
-      auto dim = r.toInt64(0);
-      auto index = r.tensor(1);
-      auto value = r.scalar(2);
-      auto result = [&] { GilRelease no_gil; return tl::scatter(self, dim, index, value); }();
-      return wrap(std::move(result));
-    }
-    case 2: {  // scatter.reduce
-      const Tensor& self = unpack_tensor(py_self);
-      auto dim = r.toInt64(0);
-      auto index = r.tensor(1);
-      auto src = r.tensor(2);
-      auto reduce = r.string(3);
-      auto result = [&] { GilRelease no_gil; return tl::scatter(self, dim, index, src, reduce); }();
-      return wrap(std::move(result));
-    }
-    case 3: {  // scatter.value_reduce
-      const Tensor& self = unpack_tensor(py_self);
-      auto dim = r.toInt64(0);
-      auto index = r.tensor(1);
-      auto value = r.scalar(2);
-      auto reduce = r.string(3);
-      auto result = [&] { GilRelease no_gil; return tl::scatter(self, dim, index, value, reduce); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.scatter_
-PyObject* method_scatter_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "scatter_(int dim, Tensor index, Tensor src)",
-      "scatter_(int dim, Tensor index, Scalar value)",
-      "scatter_(int dim, Tensor index, Tensor src, *, str reduce)",
-      "scatter_(int dim, Tensor index, Scalar value, *, str reduce)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // scatter_.src
-      const Tensor& self = unpack_tensor(py_self);
-      auto dim = r.toInt64(0);
-      auto index = r.tensor(1);
-      auto src = r.tensor(2);
-      auto result = [&] { GilRelease no_gil; return tl::scatter_(self, dim, index, src); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // scatter_.value
-      const Tensor& self = unpack_tensor(py_self);
-      auto dim = r.toInt64(0);
-      auto index = r.tensor(1);
-      auto value = r.scalar(2);
-      auto result = [&] { GilRelease no_gil; return tl::scatter_(self, dim, index, value); }();
-      return wrap(std::move(result));
-    }
-    case 2: {  // scatter_.reduce
-      const Tensor& self = unpack_tensor(py_self);
-      auto dim = r.toInt64(0);
-      auto index = r.tensor(1);
-      auto src = r.tensor(2);
-      auto reduce = r.string(3);
-      auto result = [&] { GilRelease no_gil; return tl::scatter_(self, dim, index, src, reduce); }();
-      return wrap(std::move(result));
-    }
-    case 3: {  // scatter_.value_reduce
-      const Tensor& self = unpack_tensor(py_self);
-      auto dim = r.toInt64(0);
-      auto index = r.tensor(1);
-      auto value = r.scalar(2);
-      auto reduce = r.string(3);
-      auto result = [&] { GilRelease no_gil; return tl::scatter_(self, dim, index, value, reduce); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
 }  // namespace
 
 void add_bindings_20(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  cummin_type = return_type("cummin", {"values", "indices"});
-  cummin_out_type = return_type("cummin_out", {"values", "indices"});
   functions.push_back({"alias", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_alias)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(alias(Tensor input) -> Tensor
 
 A view of `self` with the same geometry (a new tensor object sharing everything).)doc"});
-  functions.push_back({"any", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_any)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(any(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
-
-Whether any element of `self` along `dim` is non-zero (uint8 inputs give uint8).
-
-any(Tensor input, int[]? dim=None, bool keepdim=False, *, Tensor? out=None) -> Tensor
-
-Whether any element of `self` over the dimensions in `dim` (all of them when None) is non-zero (uint8 inputs give uint8).)doc"});
-  functions.push_back({"cummin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cummin)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(cummin(Tensor input, int dim, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
-
-The running minimum of `self` along `dim` and the index where it was (last) reached; NaN propagates.)doc"});
-  functions.push_back({"fill_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fill_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(fill_(Tensor input, Scalar value) -> Tensor
-
-Sets every element of `self` to `value`.)doc"});
   functions.push_back({"is_same_size", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_is_same_size)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(is_same_size(Tensor input, Tensor other) -> bool
 
 Whether `self` and `other` have the same shape.)doc"});
-  functions.push_back({"rand", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rand)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(rand(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
-
-Uniform random numbers in [0, 1) of shape `size` (PyTorch's numbers for the same seed; see `manual_seed`).)doc"});
   functions.push_back({"randn_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_randn_like)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(randn_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
 Standard normal random numbers with the shape of `self` and its dtype and device unless given.)doc"});
-  functions.push_back({"randperm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_randperm)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(randperm(int n, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
+  functions.push_back({"special_polygamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_polygamma)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_polygamma(int n, Tensor input, *, Tensor? out=None) -> Tensor
 
-A random permutation of 0 .. n-1 (int64 unless `dtype` says otherwise).)doc"});
-  functions.push_back({"round", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_round)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(round(Tensor input, *, Tensor? out=None) -> Tensor
-
-Every element of `self` rounded to the nearest integer, half-way cases to the even one, in `self`'s dtype; integer tensors are returned unchanged.
-
-round(Tensor input, *, int decimals, Tensor? out=None) -> Tensor
-
-Every element of `self` rounded to `decimals` decimal digits (to tens, hundreds... when negative), half-way cases to even; floating dtypes only.)doc"});
-  functions.push_back({"round_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_round_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(round_(Tensor input) -> Tensor
-
-In-place version of round(): writes the result into self. Every element of `self` rounded to the nearest integer, half-way cases to the even one, in `self`'s dtype; integer tensors are returned unchanged.
-
-round_(Tensor input, *, int decimals) -> Tensor
-
-In-place version of round(): writes the result into self. Every element of `self` rounded to `decimals` decimal digits (to tens, hundreds... when negative), half-way cases to even; floating dtypes only.)doc"});
-  functions.push_back({"scatter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(scatter(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None) -> Tensor
-
-A copy of `self` with `out[index[i][j]][j] = src[i][j]` for dim 0 (and likewise for other dims).
-
-scatter(Tensor input, int dim, Tensor index, Scalar value, *, Tensor? out=None) -> Tensor
-
-A copy of `self` with `value` written at the positions `index` gives along `dim`.
-
-scatter(Tensor input, int dim, Tensor index, Tensor src, *, str reduce, Tensor? out=None) -> Tensor
-
-A copy of `self` where each `src[i][j]` is added to (`reduce='add'`) or multiplies (`'multiply'`) `out[index[i][j]][j]` for dim 0 (and likewise for other dims), in index order. Like PyTorch, it has no derivative (backward raises).
-
-scatter(Tensor input, int dim, Tensor index, Scalar value, *, str reduce, Tensor? out=None) -> Tensor
-
-A copy of `self` where `value` is added to (`reduce='add'`) or multiplies (`'multiply'`) the elements at the positions `index` gives along `dim`, once per occurrence. Like PyTorch, it has no derivative (backward raises).)doc"});
-  functions.push_back({"scatter_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_(Tensor input, int dim, Tensor index, Tensor src) -> Tensor
-
-In-place version of scatter(): writes the result into self. A copy of `self` with `out[index[i][j]][j] = src[i][j]` for dim 0 (and likewise for other dims).
-
-scatter_(Tensor input, int dim, Tensor index, Scalar value) -> Tensor
-
-In-place version of scatter(): writes the result into self. A copy of `self` with `value` written at the positions `index` gives along `dim`.
-
-scatter_(Tensor input, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor
-
-In-place version of scatter(): writes the result into self. A copy of `self` where each `src[i][j]` is added to (`reduce='add'`) or multiplies (`'multiply'`) `out[index[i][j]][j]` for dim 0 (and likewise for other dims), in index order. Like PyTorch, it has no derivative (backward raises).
-
-scatter_(Tensor input, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
-
-In-place version of scatter(): writes the result into self. A copy of `self` where `value` is added to (`reduce='add'`) or multiplies (`'multiply'`) the elements at the positions `index` gives along `dim`, once per occurrence. Like PyTorch, it has no derivative (backward raises).)doc"});
-  methods.push_back({"any", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_any)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(any(int dim, bool keepdim=False) -> Tensor
-
-Whether any element of `self` along `dim` is non-zero (uint8 inputs give uint8).
-
-any(int[]? dim=None, bool keepdim=False) -> Tensor
-
-Whether any element of `self` over the dimensions in `dim` (all of them when None) is non-zero (uint8 inputs give uint8).)doc"});
-  methods.push_back({"cummin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cummin)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(cummin(int dim) -> tuple[Tensor, Tensor]
-
-The running minimum of `self` along `dim` and the index where it was (last) reached; NaN propagates.)doc"});
-  methods.push_back({"exponential_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_exponential_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(exponential_(float lambd=1, *, Generator? generator=None) -> Tensor
-
-Fills `self` with samples of the exponential distribution of rate `lambd`.)doc"});
-  methods.push_back({"fill_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_fill_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(fill_(Scalar value) -> Tensor
-
-Sets every element of `self` to `value`.)doc"});
+Alias of `polygamma` (`torchlite.special.polygamma`).)doc"});
   methods.push_back({"is_same_size", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_is_same_size)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(is_same_size(Tensor other) -> bool
 
 Whether `self` and `other` have the same shape.)doc"});
-  methods.push_back({"round", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_round)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(round() -> Tensor
-
-Every element of `self` rounded to the nearest integer, half-way cases to the even one, in `self`'s dtype; integer tensors are returned unchanged.
-
-round(*, int decimals) -> Tensor
-
-Every element of `self` rounded to `decimals` decimal digits (to tens, hundreds... when negative), half-way cases to even; floating dtypes only.)doc"});
-  methods.push_back({"round_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_round_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(round_() -> Tensor
-
-In-place version of round(): writes the result into self. Every element of `self` rounded to the nearest integer, half-way cases to the even one, in `self`'s dtype; integer tensors are returned unchanged.
-
-round_(*, int decimals) -> Tensor
-
-In-place version of round(): writes the result into self. Every element of `self` rounded to `decimals` decimal digits (to tens, hundreds... when negative), half-way cases to even; floating dtypes only.)doc"});
-  methods.push_back({"scatter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_scatter)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(scatter(int dim, Tensor index, Tensor src) -> Tensor
-
-A copy of `self` with `out[index[i][j]][j] = src[i][j]` for dim 0 (and likewise for other dims).
-
-scatter(int dim, Tensor index, Scalar value) -> Tensor
-
-A copy of `self` with `value` written at the positions `index` gives along `dim`.
-
-scatter(int dim, Tensor index, Tensor src, *, str reduce) -> Tensor
-
-A copy of `self` where each `src[i][j]` is added to (`reduce='add'`) or multiplies (`'multiply'`) `out[index[i][j]][j]` for dim 0 (and likewise for other dims), in index order. Like PyTorch, it has no derivative (backward raises).
-
-scatter(int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
-
-A copy of `self` where `value` is added to (`reduce='add'`) or multiplies (`'multiply'`) the elements at the positions `index` gives along `dim`, once per occurrence. Like PyTorch, it has no derivative (backward raises).)doc"});
-  methods.push_back({"scatter_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_scatter_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_(int dim, Tensor index, Tensor src) -> Tensor
-
-In-place version of scatter(): writes the result into self. A copy of `self` with `out[index[i][j]][j] = src[i][j]` for dim 0 (and likewise for other dims).
-
-scatter_(int dim, Tensor index, Scalar value) -> Tensor
-
-In-place version of scatter(): writes the result into self. A copy of `self` with `value` written at the positions `index` gives along `dim`.
-
-scatter_(int dim, Tensor index, Tensor src, *, str reduce) -> Tensor
-
-In-place version of scatter(): writes the result into self. A copy of `self` where each `src[i][j]` is added to (`reduce='add'`) or multiplies (`'multiply'`) `out[index[i][j]][j]` for dim 0 (and likewise for other dims), in index order. Like PyTorch, it has no derivative (backward raises).
-
-scatter_(int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
-
-In-place version of scatter(): writes the result into self. A copy of `self` where `value` is added to (`reduce='add'`) or multiplies (`'multiply'`) the elements at the positions `index` gives along `dim`, once per occurrence. Like PyTorch, it has no derivative (backward raises).)doc"});
   (void)functions;
   (void)methods;
 }

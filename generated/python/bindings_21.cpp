@@ -7,9 +7,7 @@
 #include "generated/ops/atan2.h"
 #include "generated/ops/flip.h"
 #include "generated/ops/heaviside.h"
-#include "generated/ops/pow.h"
 #include "generated/ops/random.h"
-#include "generated/ops/trunc.h"
 
 namespace tl::python {
 namespace {
@@ -99,169 +97,6 @@ PyObject* fn_heaviside_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH
 }
 
-// pow
-PyObject* fn_pow(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "pow(Tensor input, Tensor exponent, *, Tensor? out=None)",
-      "pow(Tensor input, Scalar exponent, *, Tensor? out=None)",
-      "pow(Scalar self, Tensor exponent, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // pow.Tensor_Tensor
-      auto self = r.tensor(0);
-      auto exponent = r.tensor(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::pow_out(out, self, exponent); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::pow(self, exponent); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // pow.Tensor_Scalar
-      auto self = r.tensor(0);
-      auto exponent = r.scalar(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::pow_out(out, self, exponent); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::pow(self, exponent); }();
-      return wrap(std::move(result));
-    }
-    case 2: {  // pow.Scalar
-      auto self = r.scalar(0);
-      auto exponent = r.tensor(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::pow_out(out, self, exponent); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::pow(self, exponent); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// pow_
-PyObject* fn_pow_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "pow_(Tensor input, Tensor exponent)",
-      "pow_(Tensor input, Scalar exponent)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // pow_.Tensor_Tensor
-      auto self = r.tensor(0);
-      auto exponent = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::pow_(self, exponent); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // pow_.Tensor_Scalar
-      auto self = r.tensor(0);
-      auto exponent = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::pow_(self, exponent); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// trunc
-PyObject* fn_trunc(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "trunc(Tensor input, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  if (!r.is_none(1)) {
-    auto out = r.tensor(1);
-    auto result = [&] { GilRelease no_gil; return tl::trunc_out(out, self); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::trunc(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// trunc_
-PyObject* fn_trunc_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "trunc_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::trunc_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.__ipow__
-PyObject* operator__ipow__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "__ipow__(Tensor exponent)",
-      "__ipow__(Scalar exponent)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // pow_.Tensor_Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto exponent = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::pow_(self, exponent); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // pow_.Tensor_Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto exponent = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::pow_(self, exponent); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH_OPERATOR
-}
-
-// Tensor.__pow__
-PyObject* operator__pow__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "__pow__(Tensor exponent)",
-      "__pow__(Scalar exponent)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // pow.Tensor_Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto exponent = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::pow(self, exponent); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // pow.Tensor_Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto exponent = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::pow(self, exponent); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH_OPERATOR
-}
-
 // Tensor.atan2
 PyObject* method_atan2(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -337,60 +172,6 @@ PyObject* method_heaviside_(PyObject* py_self, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
-// Tensor.pow
-PyObject* method_pow(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "pow(Tensor exponent)",
-      "pow(Scalar exponent)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // pow.Tensor_Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto exponent = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::pow(self, exponent); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // pow.Tensor_Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto exponent = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::pow(self, exponent); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.pow_
-PyObject* method_pow_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "pow_(Tensor exponent)",
-      "pow_(Scalar exponent)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // pow_.Tensor_Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto exponent = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::pow_(self, exponent); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // pow_.Tensor_Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto exponent = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::pow_(self, exponent); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
 // Tensor.random_
 PyObject* method_random_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -428,34 +209,6 @@ PyObject* method_random_(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
-// Tensor.trunc
-PyObject* method_trunc(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "trunc()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::trunc(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.trunc_
-PyObject* method_trunc_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "trunc_()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::trunc_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 }  // namespace
 
 void add_bindings_21(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
@@ -479,50 +232,6 @@ The Heaviside step: 0 where `self` < 0 (or NaN), 1 where > 0, and `values` where
                        METH_FASTCALL | METH_KEYWORDS, R"doc(heaviside_(Tensor input, Tensor values) -> Tensor
 
 In-place version of heaviside(): writes the result into self. The Heaviside step: 0 where `self` < 0 (or NaN), 1 where > 0, and `values` where it is 0; both must have the same dtype.)doc"});
-  functions.push_back({"pow", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_pow)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(pow(Tensor input, Tensor exponent, *, Tensor? out=None) -> Tensor
-
-Raises each element of `self` to the power in `exponent`, with broadcasting and type promotion.
-
-pow(Tensor input, Scalar exponent, *, Tensor? out=None) -> Tensor
-
-Raises each element of `self` to the number `exponent`.
-
-pow(Scalar self, Tensor exponent, *, Tensor? out=None) -> Tensor
-
-Raises the number `self` to each power in `exponent`; backs the reflected `number ** tensor`.)doc"});
-  functions.push_back({"pow_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_pow_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(pow_(Tensor input, Tensor exponent) -> Tensor
-
-In-place version of pow(): writes the result into self. Raises each element of `self` to the power in `exponent`, with broadcasting and type promotion.
-
-pow_(Tensor input, Scalar exponent) -> Tensor
-
-In-place version of pow(): writes the result into self. Raises each element of `self` to the number `exponent`.)doc"});
-  functions.push_back({"trunc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_trunc)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(trunc(Tensor input, *, Tensor? out=None) -> Tensor
-
-Every element of `self` rounded towards zero, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
-  functions.push_back({"trunc_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_trunc_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(trunc_(Tensor input) -> Tensor
-
-In-place version of trunc(): writes the result into self. Every element of `self` rounded towards zero, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
-  methods.push_back({"__ipow__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__ipow__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__ipow__(Tensor exponent) -> Tensor
-
-In-place version of pow(): writes the result into self. Raises each element of `self` to the power in `exponent`, with broadcasting and type promotion.
-
-__ipow__(Scalar exponent) -> Tensor
-
-In-place version of pow(): writes the result into self. Raises each element of `self` to the number `exponent`.)doc"});
-  methods.push_back({"__pow__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__pow__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__pow__(Tensor exponent) -> Tensor
-
-Raises each element of `self` to the power in `exponent`, with broadcasting and type promotion.
-
-__pow__(Scalar exponent) -> Tensor
-
-Raises each element of `self` to the number `exponent`.)doc"});
   methods.push_back({"atan2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_atan2)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(atan2(Tensor other) -> Tensor
 
@@ -543,22 +252,6 @@ The Heaviside step: 0 where `self` < 0 (or NaN), 1 where > 0, and `values` where
                      METH_FASTCALL | METH_KEYWORDS, R"doc(heaviside_(Tensor values) -> Tensor
 
 In-place version of heaviside(): writes the result into self. The Heaviside step: 0 where `self` < 0 (or NaN), 1 where > 0, and `values` where it is 0; both must have the same dtype.)doc"});
-  methods.push_back({"pow", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_pow)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(pow(Tensor exponent) -> Tensor
-
-Raises each element of `self` to the power in `exponent`, with broadcasting and type promotion.
-
-pow(Scalar exponent) -> Tensor
-
-Raises each element of `self` to the number `exponent`.)doc"});
-  methods.push_back({"pow_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_pow_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(pow_(Tensor exponent) -> Tensor
-
-In-place version of pow(): writes the result into self. Raises each element of `self` to the power in `exponent`, with broadcasting and type promotion.
-
-pow_(Scalar exponent) -> Tensor
-
-In-place version of pow(): writes the result into self. Raises each element of `self` to the number `exponent`.)doc"});
   methods.push_back({"random_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_random_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(random_(int from, int? to, *, Generator? generator=None) -> Tensor
 
@@ -571,14 +264,6 @@ Fills `self` with random integers in [0, to).
 random_(*, Generator? generator=None) -> Tensor
 
 Fills `self` with random integers in [0, the dtype's largest integer] ([0, 2^mantissa bits] for floating dtypes).)doc"});
-  methods.push_back({"trunc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_trunc)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(trunc() -> Tensor
-
-Every element of `self` rounded towards zero, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
-  methods.push_back({"trunc_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_trunc_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(trunc_() -> Tensor
-
-In-place version of trunc(): writes the result into self. Every element of `self` rounded towards zero, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
   (void)functions;
   (void)methods;
 }

@@ -5,8 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/absolute.h"
-#include "generated/ops/rsqrt.h"
-#include "generated/ops/tensor_split.h"
+#include "generated/ops/special_erf.h"
 
 namespace tl::python {
 namespace {
@@ -30,73 +29,22 @@ PyObject* fn_absolute(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
-// rsqrt
-PyObject* fn_rsqrt(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// special_erf
+PyObject* fn_special_erf(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "rsqrt(Tensor input, *, Tensor? out=None)",
+      "special_erf(Tensor input, *, Tensor? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   if (!r.is_none(1)) {
     auto out = r.tensor(1);
-    auto result = [&] { GilRelease no_gil; return tl::rsqrt_out(out, self); }();
+    auto result = [&] { GilRelease no_gil; return tl::special_erf_out(out, self); }();
     return wrap(std::move(result));
   }
-  auto result = [&] { GilRelease no_gil; return tl::rsqrt(self); }();
+  auto result = [&] { GilRelease no_gil; return tl::special_erf(self); }();
   return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// rsqrt_
-PyObject* fn_rsqrt_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "rsqrt_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::rsqrt_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// tensor_split
-PyObject* fn_tensor_split(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "tensor_split(Tensor input, int sections, int dim=0)",
-      "tensor_split(Tensor input, int[] indices, int dim=0)",
-      "tensor_split(Tensor input, Tensor tensor_indices_or_sections, int dim=0)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // tensor_split.sections
-      auto self = r.tensor(0);
-      auto sections = r.toInt64(1);
-      auto dim = r.toInt64(2);
-      auto result = [&] { GilRelease no_gil; return tl::tensor_split(self, sections, dim); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // tensor_split.indices
-      auto self = r.tensor(0);
-      auto indices = r.intlist(1);
-      auto dim = r.toInt64(2);
-      auto result = [&] { GilRelease no_gil; return tl::tensor_split(self, indices, dim); }();
-      return wrap(std::move(result));
-    }
-    case 2: {  // tensor_split.tensor_indices_or_sections
-      auto self = r.tensor(0);
-      auto tensor_indices_or_sections = r.tensor(1);
-      auto dim = r.toInt64(2);
-      auto result = [&] { GilRelease no_gil; return tl::tensor_split(self, tensor_indices_or_sections, dim); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -128,71 +76,6 @@ PyObject* method_absolute_(PyObject* py_self, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH
 }
 
-// Tensor.rsqrt
-PyObject* method_rsqrt(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "rsqrt()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::rsqrt(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.rsqrt_
-PyObject* method_rsqrt_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "rsqrt_()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::rsqrt_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.tensor_split
-PyObject* method_tensor_split(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "tensor_split(int sections, int dim=0)",
-      "tensor_split(int[] indices, int dim=0)",
-      "tensor_split(Tensor tensor_indices_or_sections, int dim=0)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // tensor_split.sections
-      const Tensor& self = unpack_tensor(py_self);
-      auto sections = r.toInt64(0);
-      auto dim = r.toInt64(1);
-      auto result = [&] { GilRelease no_gil; return tl::tensor_split(self, sections, dim); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // tensor_split.indices
-      const Tensor& self = unpack_tensor(py_self);
-      auto indices = r.intlist(0);
-      auto dim = r.toInt64(1);
-      auto result = [&] { GilRelease no_gil; return tl::tensor_split(self, indices, dim); }();
-      return wrap(std::move(result));
-    }
-    case 2: {  // tensor_split.tensor_indices_or_sections
-      const Tensor& self = unpack_tensor(py_self);
-      auto tensor_indices_or_sections = r.tensor(0);
-      auto dim = r.toInt64(1);
-      auto result = [&] { GilRelease no_gil; return tl::tensor_split(self, tensor_indices_or_sections, dim); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
 }  // namespace
 
 void add_bindings_22(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
@@ -200,26 +83,10 @@ void add_bindings_22(std::vector<PyMethodDef>& functions, std::vector<PyMethodDe
                        METH_FASTCALL | METH_KEYWORDS, R"doc(absolute(Tensor input, *, Tensor? out=None) -> Tensor
 
 Alias of `abs`.)doc"});
-  functions.push_back({"rsqrt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rsqrt)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(rsqrt(Tensor input, *, Tensor? out=None) -> Tensor
+  functions.push_back({"special_erf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_erf)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_erf(Tensor input, *, Tensor? out=None) -> Tensor
 
-`1 / sqrt(x)` for every element x of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"rsqrt_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rsqrt_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(rsqrt_(Tensor input) -> Tensor
-
-In-place version of rsqrt(): writes the result into self. `1 / sqrt(x)` for every element x of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"tensor_split", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tensor_split)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(tensor_split(Tensor input, int sections, int dim=0) -> Sequence[Tensor]
-
-Views of `self` cut along `dim` into `sections` pieces as equal as possible (the first ones one longer).
-
-tensor_split(Tensor input, int[] indices, int dim=0) -> Sequence[Tensor]
-
-Views of `self` cut along `dim` before each index in `indices` (out-of-range pieces are empty).
-
-tensor_split(Tensor input, Tensor tensor_indices_or_sections, int dim=0) -> Sequence[Tensor]
-
-`tensor_split` by an int64 tensor on the CPU: a 0-d one is the number of sections, a 1-D one the indices to cut before.)doc"});
+Alias of `erf` (`torchlite.special.erf`).)doc"});
   methods.push_back({"absolute", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_absolute)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(absolute() -> Tensor
 
@@ -228,26 +95,6 @@ Alias of `abs`.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(absolute_() -> Tensor
 
 Alias of `abs_`.)doc"});
-  methods.push_back({"rsqrt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_rsqrt)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(rsqrt() -> Tensor
-
-`1 / sqrt(x)` for every element x of `self`; integer inputs give the default float dtype.)doc"});
-  methods.push_back({"rsqrt_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_rsqrt_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(rsqrt_() -> Tensor
-
-In-place version of rsqrt(): writes the result into self. `1 / sqrt(x)` for every element x of `self`; integer inputs give the default float dtype.)doc"});
-  methods.push_back({"tensor_split", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_tensor_split)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(tensor_split(int sections, int dim=0) -> Sequence[Tensor]
-
-Views of `self` cut along `dim` into `sections` pieces as equal as possible (the first ones one longer).
-
-tensor_split(int[] indices, int dim=0) -> Sequence[Tensor]
-
-Views of `self` cut along `dim` before each index in `indices` (out-of-range pieces are empty).
-
-tensor_split(Tensor tensor_indices_or_sections, int dim=0) -> Sequence[Tensor]
-
-`tensor_split` by an int64 tensor on the CPU: a 0-d one is the number of sections, a 1-D one the indices to cut before.)doc"});
   (void)functions;
   (void)methods;
 }

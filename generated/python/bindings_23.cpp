@@ -7,13 +7,9 @@
 #include "generated/ops/arccosh.h"
 #include "generated/ops/bitwise_left_shift.h"
 #include "generated/ops/clamp_min.h"
-#include "generated/ops/eq.h"
-#include "generated/ops/equal.h"
 #include "generated/ops/greater_equal.h"
 #include "generated/ops/lcm.h"
 #include "generated/ops/prod.h"
-#include "generated/ops/uniform.h"
-#include "generated/ops/zeros_like.h"
 
 namespace tl::python {
 namespace {
@@ -186,85 +182,6 @@ PyObject* fn_clamp_min_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH
 }
 
-// eq
-PyObject* fn_eq(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "eq(Tensor input, Tensor other, *, Tensor? out=None)",
-      "eq(Tensor input, Scalar other, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // eq.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::eq_out(out, self, other); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::eq(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // eq.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::eq_out(out, self, other); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::eq(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// eq_
-PyObject* fn_eq_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "eq_(Tensor input, Tensor other)",
-      "eq_(Tensor input, Scalar other)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // eq_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::eq_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // eq_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::eq_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// equal
-PyObject* fn_equal(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "equal(Tensor input, Tensor other)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto other = r.tensor(1);
-  auto result = [&] { GilRelease no_gil; return tl::equal(self, other); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // greater_equal
 PyObject* fn_greater_equal(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -396,51 +313,6 @@ PyObject* fn_prod(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
-}
-
-// zeros_like
-PyObject* fn_zeros_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "zeros_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto dtype = r.scalartype_optional(1);
-  auto device = r.device_optional(2);
-  bool requires_grad = r.toBool(3);
-  auto result = [&] { GilRelease no_gil; return tl::zeros_like(self, dtype, device); }();
-  if (requires_grad) result.set_requires_grad(true);
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.__eq__
-PyObject* operator__eq__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "__eq__(Tensor other)",
-      "__eq__(Scalar other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // eq.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::eq(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // eq.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::eq(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH_OPERATOR
 }
 
 // Tensor.__ilshift__
@@ -633,75 +505,6 @@ PyObject* method_clamp_min_(PyObject* py_self, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
-// Tensor.eq
-PyObject* method_eq(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "eq(Tensor other)",
-      "eq(Scalar other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // eq.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::eq(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // eq.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::eq(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.eq_
-PyObject* method_eq_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "eq_(Tensor other)",
-      "eq_(Scalar other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // eq_.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::eq_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // eq_.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::eq_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.equal
-PyObject* method_equal(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "equal(Tensor other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto other = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::equal(self, other); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // Tensor.greater_equal
 PyObject* method_greater_equal(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -815,23 +618,6 @@ PyObject* method_prod(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
-// Tensor.uniform_
-PyObject* method_uniform_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "uniform_(float from=0, float to=1, *, Generator? generator=None)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto from = r.toDouble(0);
-  auto to = r.toDouble(1);
-  auto generator = r.generator_optional(2);
-  auto result = [&] { GilRelease no_gil; return tl::uniform_(self, from, to, generator); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 }  // namespace
 
 void add_bindings_23(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
@@ -879,26 +665,6 @@ In-place version of clamp_min(): writes the result into self. Limits every eleme
 clamp_min_(Tensor input, Scalar min) -> Tensor
 
 In-place version of clamp_min(): writes the result into self. Limits every element of `self` to at least the number `min` (NaN propagates).)doc"});
-  functions.push_back({"eq", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_eq)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(eq(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
-
-True where `self == other`, element by element, with broadcasting.
-
-eq(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
-
-True where an element of `self` equals the number `other`.)doc"});
-  functions.push_back({"eq_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_eq_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(eq_(Tensor input, Tensor other) -> Tensor
-
-In-place version of eq(): writes the result into self. True where `self == other`, element by element, with broadcasting.
-
-eq_(Tensor input, Scalar other) -> Tensor
-
-In-place version of eq(): writes the result into self. True where an element of `self` equals the number `other`.)doc"});
-  functions.push_back({"equal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_equal)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(equal(Tensor input, Tensor other) -> bool
-
-Whether `self` and `other` have the same size and equal elements (compared after type promotion; NaN never equals).)doc"});
   functions.push_back({"greater_equal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_greater_equal)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(greater_equal(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -931,18 +697,6 @@ The product of all elements of `self` (1 for an empty tensor); integer and bool 
 prod(Tensor input, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 
 The product of `self` along `dim`, keeping it as size 1 if `keepdim`.)doc"});
-  functions.push_back({"zeros_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_zeros_like)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(zeros_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
-
-Zeros with the shape of `self` and its dtype and device unless given.)doc"});
-  methods.push_back({"__eq__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__eq__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__eq__(Tensor other) -> Tensor
-
-True where `self == other`, element by element, with broadcasting.
-
-__eq__(Scalar other) -> Tensor
-
-True where an element of `self` equals the number `other`.)doc"});
   methods.push_back({"__ilshift__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__ilshift__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__ilshift__(Tensor other) -> Tensor
 
@@ -999,26 +753,6 @@ In-place version of clamp_min(): writes the result into self. Limits every eleme
 clamp_min_(Scalar min) -> Tensor
 
 In-place version of clamp_min(): writes the result into self. Limits every element of `self` to at least the number `min` (NaN propagates).)doc"});
-  methods.push_back({"eq", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_eq)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(eq(Tensor other) -> Tensor
-
-True where `self == other`, element by element, with broadcasting.
-
-eq(Scalar other) -> Tensor
-
-True where an element of `self` equals the number `other`.)doc"});
-  methods.push_back({"eq_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_eq_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(eq_(Tensor other) -> Tensor
-
-In-place version of eq(): writes the result into self. True where `self == other`, element by element, with broadcasting.
-
-eq_(Scalar other) -> Tensor
-
-In-place version of eq(): writes the result into self. True where an element of `self` equals the number `other`.)doc"});
-  methods.push_back({"equal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_equal)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(equal(Tensor other) -> bool
-
-Whether `self` and `other` have the same size and equal elements (compared after type promotion; NaN never equals).)doc"});
   methods.push_back({"greater_equal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_greater_equal)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(greater_equal(Tensor other) -> Tensor
 
@@ -1051,10 +785,6 @@ The product of all elements of `self` (1 for an empty tensor); integer and bool 
 prod(int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
 The product of `self` along `dim`, keeping it as size 1 if `keepdim`.)doc"});
-  methods.push_back({"uniform_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_uniform_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(uniform_(float from=0, float to=1, *, Generator? generator=None) -> Tensor
-
-Fills `self` with uniform random numbers in [from, to) (`from` and `to` rounded to its dtype first).)doc"});
   (void)functions;
   (void)methods;
 }

@@ -5,12 +5,12 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/addcdiv.h"
-#include "generated/ops/amin.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/fmax.h"
-#include "generated/ops/isinf.h"
+#include "generated/ops/polygamma.h"
 #include "generated/ops/randint.h"
 #include "generated/ops/relu.h"
+#include "generated/ops/special_exp2.h"
 #include "generated/ops/sqrt.h"
 #include "generated/ops/std_mean.h"
 
@@ -56,27 +56,6 @@ PyObject* fn_addcdiv_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
-// amin
-PyObject* fn_amin(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "amin(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto dim = r.intlist(1);
-  auto keepdim = r.toBool(2);
-  if (!r.is_none(3)) {
-    auto out = r.tensor(3);
-    auto result = [&] { GilRelease no_gil; return tl::amin_out(out, self, dim, keepdim); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::amin(self, dim, keepdim); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // clone
 PyObject* fn_clone(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -112,16 +91,22 @@ PyObject* fn_fmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
-// isinf
-PyObject* fn_isinf(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// polygamma
+PyObject* fn_polygamma(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "isinf(Tensor input)",
+      "polygamma(int n, Tensor input, *, Tensor? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::isinf(self); }();
+  auto n = r.toInt64(0);
+  auto self = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::polygamma_out(out, n, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::polygamma(n, self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -188,6 +173,25 @@ PyObject* fn_relu_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::relu_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// special_exp2
+PyObject* fn_special_exp2(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_exp2(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::special_exp2_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::special_exp2(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -276,22 +280,6 @@ PyObject* method_addcdiv_(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH
 }
 
-// Tensor.amin
-PyObject* method_amin(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "amin(int[1] dim=[], bool keepdim=False)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto dim = r.intlist(0);
-  auto keepdim = r.toBool(1);
-  auto result = [&] { GilRelease no_gil; return tl::amin(self, dim, keepdim); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // Tensor.clone
 PyObject* method_clone(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -322,16 +310,32 @@ PyObject* method_fmax(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
-// Tensor.isinf
-PyObject* method_isinf(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// Tensor.polygamma
+PyObject* method_polygamma(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "isinf()",
+      "polygamma(int n)",
   }, /*is_method=*/true);
   ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::isinf(self); }();
+  auto n = r.toInt64(0);
+  auto result = [&] { GilRelease no_gil; return tl::polygamma(n, self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.polygamma_
+PyObject* method_polygamma_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "polygamma_(int n)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto n = r.toInt64(0);
+  auto result = [&] { GilRelease no_gil; return tl::polygamma_(self, n); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -403,10 +407,6 @@ void add_bindings_24(std::vector<PyMethodDef>& functions, std::vector<PyMethodDe
                        METH_FASTCALL | METH_KEYWORDS, R"doc(addcdiv_(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 
 In-place version of addcdiv(): writes the result into self. `self + value * tensor1 / tensor2`, with broadcasting and type promotion; integer `tensor1` and `tensor2` are refused.)doc"});
-  functions.push_back({"amin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_amin)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(amin(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor? out=None) -> Tensor
-
-The smallest value of `self` over the dimensions in `dim` (all of them when empty); NaN propagates. The gradient is shared evenly between tied minima.)doc"});
   functions.push_back({"clone", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clone)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(clone(Tensor input, *, MemoryFormat? memory_format=None) -> Tensor
 
@@ -415,10 +415,10 @@ A copy of `self` with its own (contiguous) storage.)doc"});
                        METH_FASTCALL | METH_KEYWORDS, R"doc(fmax(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 The larger of `self` and `other` element by element, ignoring a NaN on one side, with broadcasting and type promotion.)doc"});
-  functions.push_back({"isinf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isinf)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(isinf(Tensor input) -> Tensor
+  functions.push_back({"polygamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_polygamma)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(polygamma(int n, Tensor input, *, Tensor? out=None) -> Tensor
 
-True where an element of `self` is positive or negative infinity.)doc"});
+The `n`-th derivative of the digamma function of every element of `self` (`n` >= 0); integer inputs give the default float dtype.)doc"});
   functions.push_back({"randint", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_randint)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(randint(int high, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
@@ -435,6 +435,10 @@ Replaces every negative element of `self` with zero.)doc"});
                        METH_FASTCALL | METH_KEYWORDS, R"doc(relu_(Tensor input) -> Tensor
 
 In-place version of relu(): writes the result into self. Replaces every negative element of `self` with zero.)doc"});
+  functions.push_back({"special_exp2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_exp2)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_exp2(Tensor input, *, Tensor? out=None) -> Tensor
+
+Alias of `exp2` (`torchlite.special.exp2`).)doc"});
   functions.push_back({"sqrt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sqrt)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(sqrt(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -455,10 +459,6 @@ The standard deviation and the mean of `self` over the dimensions in `dim` (all 
                      METH_FASTCALL | METH_KEYWORDS, R"doc(addcdiv_(Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 
 In-place version of addcdiv(): writes the result into self. `self + value * tensor1 / tensor2`, with broadcasting and type promotion; integer `tensor1` and `tensor2` are refused.)doc"});
-  methods.push_back({"amin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_amin)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(amin(int[1] dim=[], bool keepdim=False) -> Tensor
-
-The smallest value of `self` over the dimensions in `dim` (all of them when empty); NaN propagates. The gradient is shared evenly between tied minima.)doc"});
   methods.push_back({"clone", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_clone)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(clone(*, MemoryFormat? memory_format=None) -> Tensor
 
@@ -467,10 +467,14 @@ A copy of `self` with its own (contiguous) storage.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(fmax(Tensor other) -> Tensor
 
 The larger of `self` and `other` element by element, ignoring a NaN on one side, with broadcasting and type promotion.)doc"});
-  methods.push_back({"isinf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_isinf)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(isinf() -> Tensor
+  methods.push_back({"polygamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_polygamma)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(polygamma(int n) -> Tensor
 
-True where an element of `self` is positive or negative infinity.)doc"});
+The `n`-th derivative of the digamma function of every element of `self` (`n` >= 0); integer inputs give the default float dtype.)doc"});
+  methods.push_back({"polygamma_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_polygamma_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(polygamma_(int n) -> Tensor
+
+In-place `polygamma(n, self)` (PyTorch's method order: `x.polygamma_(n)`).)doc"});
   methods.push_back({"relu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_relu)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(relu() -> Tensor
 

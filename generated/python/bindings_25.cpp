@@ -5,9 +5,8 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/fmod.h"
-#include "generated/ops/frac.h"
-#include "generated/ops/nanmean.h"
 #include "generated/ops/rand_like.h"
+#include "generated/ops/special_ndtr.h"
 
 namespace tl::python {
 namespace {
@@ -76,61 +75,6 @@ PyObject* fn_fmod_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
-// frac
-PyObject* fn_frac(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "frac(Tensor input, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  if (!r.is_none(1)) {
-    auto out = r.tensor(1);
-    auto result = [&] { GilRelease no_gil; return tl::frac_out(out, self); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::frac(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// frac_
-PyObject* fn_frac_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "frac_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::frac_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// nanmean
-PyObject* fn_nanmean(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "nanmean(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto dim = r.intlist_optional(1);
-  auto keepdim = r.toBool(2);
-  auto dtype = r.scalartype_optional(3);
-  if (!r.is_none(4)) {
-    auto out = r.tensor(4);
-    auto result = [&] { GilRelease no_gil; return tl::nanmean_out(out, self, as_arg(dim), keepdim, dtype); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::nanmean(self, as_arg(dim), keepdim, dtype); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // rand_like
 PyObject* fn_rand_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -145,6 +89,25 @@ PyObject* fn_rand_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   bool requires_grad = r.toBool(3);
   auto result = [&] { GilRelease no_gil; return tl::rand_like(self, dtype, device); }();
   if (requires_grad) result.set_requires_grad(true);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// special_ndtr
+PyObject* fn_special_ndtr(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_ndtr(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::special_ndtr_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::special_ndtr(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -203,51 +166,6 @@ PyObject* method_fmod_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
-// Tensor.frac
-PyObject* method_frac(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "frac()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::frac(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.frac_
-PyObject* method_frac_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "frac_()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::frac_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.nanmean
-PyObject* method_nanmean(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "nanmean(int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto dim = r.intlist_optional(0);
-  auto keepdim = r.toBool(1);
-  auto dtype = r.scalartype_optional(2);
-  auto result = [&] { GilRelease no_gil; return tl::nanmean(self, as_arg(dim), keepdim, dtype); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 }  // namespace
 
 void add_bindings_25(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
@@ -267,22 +185,14 @@ In-place version of fmod(): writes the result into self. The remainder of `self 
 fmod_(Tensor input, Scalar other) -> Tensor
 
 In-place version of fmod(): writes the result into self. The remainder of dividing every element of `self` by the number `other`, with the sign of `self`.)doc"});
-  functions.push_back({"frac", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_frac)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(frac(Tensor input, *, Tensor? out=None) -> Tensor
-
-The fractional part `x - trunc(x)` of every element x of `self`, with x's sign; floating dtypes only.)doc"});
-  functions.push_back({"frac_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_frac_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(frac_(Tensor input) -> Tensor
-
-In-place version of frac(): writes the result into self. The fractional part `x - trunc(x)` of every element x of `self`, with x's sign; floating dtypes only.)doc"});
-  functions.push_back({"nanmean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nanmean)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(nanmean(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
-
-The mean of the elements of `self` that are not NaN, over the dimensions in `dim` (all of them when None); floating-point inputs only.)doc"});
   functions.push_back({"rand_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rand_like)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(rand_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
 Uniform random numbers in [0, 1) with the shape of `self` and its dtype and device unless given.)doc"});
+  functions.push_back({"special_ndtr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_ndtr)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_ndtr(Tensor input, *, Tensor? out=None) -> Tensor
+
+The standard normal cumulative distribution function `(1 + erf(x / sqrt(2))) / 2` of every element x of `self` (`torchlite.special.ndtr`).)doc"});
   methods.push_back({"fmod", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_fmod)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(fmod(Tensor other) -> Tensor
 
@@ -299,18 +209,6 @@ In-place version of fmod(): writes the result into self. The remainder of `self 
 fmod_(Scalar other) -> Tensor
 
 In-place version of fmod(): writes the result into self. The remainder of dividing every element of `self` by the number `other`, with the sign of `self`.)doc"});
-  methods.push_back({"frac", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_frac)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(frac() -> Tensor
-
-The fractional part `x - trunc(x)` of every element x of `self`, with x's sign; floating dtypes only.)doc"});
-  methods.push_back({"frac_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_frac_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(frac_() -> Tensor
-
-In-place version of frac(): writes the result into self. The fractional part `x - trunc(x)` of every element x of `self`, with x's sign; floating dtypes only.)doc"});
-  methods.push_back({"nanmean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_nanmean)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(nanmean(int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
-
-The mean of the elements of `self` that are not NaN, over the dimensions in `dim` (all of them when None); floating-point inputs only.)doc"});
   (void)functions;
   (void)methods;
 }

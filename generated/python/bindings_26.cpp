@@ -6,13 +6,9 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/as_strided.h"
 #include "generated/ops/bernoulli.h"
-#include "generated/ops/clamp.h"
-#include "generated/ops/greater.h"
-#include "generated/ops/gt.h"
 #include "generated/ops/hypot.h"
 #include "generated/ops/log2.h"
-#include "generated/ops/remainder.h"
-#include "generated/ops/softmax.h"
+#include "generated/ops/special_bessel_j1.h"
 
 namespace tl::python {
 namespace {
@@ -60,202 +56,6 @@ PyObject* fn_bernoulli(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
       auto p = r.toDouble(1);
       auto generator = r.generator_optional(2);
       auto result = [&] { GilRelease no_gil; return tl::bernoulli(self, p, generator); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// clamp
-PyObject* fn_clamp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "clamp(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor? out=None)",
-      "clamp(Tensor input, Scalar? min=None, Scalar? max=None, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // clamp.Tensor
-      auto self = r.tensor(0);
-      auto min = r.optional_tensor(1);
-      auto max = r.optional_tensor(2);
-      if (!r.is_none(3)) {
-        auto out = r.tensor(3);
-        auto result = [&] { GilRelease no_gil; return tl::clamp_out(out, self, min, max); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::clamp(self, min, max); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // clamp
-      auto self = r.tensor(0);
-      auto min = r.scalar_optional(1);
-      auto max = r.scalar_optional(2);
-      if (!r.is_none(3)) {
-        auto out = r.tensor(3);
-        auto result = [&] { GilRelease no_gil; return tl::clamp_out(out, self, min, max); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::clamp(self, min, max); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// clamp_
-PyObject* fn_clamp_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "clamp_(Tensor input, Tensor? min=None, Tensor? max=None)",
-      "clamp_(Tensor input, Scalar? min=None, Scalar? max=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // clamp_.Tensor
-      auto self = r.tensor(0);
-      auto min = r.optional_tensor(1);
-      auto max = r.optional_tensor(2);
-      auto result = [&] { GilRelease no_gil; return tl::clamp_(self, min, max); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // clamp_
-      auto self = r.tensor(0);
-      auto min = r.scalar_optional(1);
-      auto max = r.scalar_optional(2);
-      auto result = [&] { GilRelease no_gil; return tl::clamp_(self, min, max); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// greater
-PyObject* fn_greater(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "greater(Tensor input, Tensor other, *, Tensor? out=None)",
-      "greater(Tensor input, Scalar other, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // greater.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::greater_out(out, self, other); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::greater(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // greater.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::greater_out(out, self, other); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::greater(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// greater_
-PyObject* fn_greater_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "greater_(Tensor input, Tensor other)",
-      "greater_(Tensor input, Scalar other)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // greater_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::greater_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // greater_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::greater_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// gt
-PyObject* fn_gt(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "gt(Tensor input, Tensor other, *, Tensor? out=None)",
-      "gt(Tensor input, Scalar other, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // gt.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::gt_out(out, self, other); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::gt(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // gt.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::gt_out(out, self, other); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::gt(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// gt_
-PyObject* fn_gt_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "gt_(Tensor input, Tensor other)",
-      "gt_(Tensor input, Scalar other)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // gt_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::gt_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // gt_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::gt_(self, other); }();
       return wrap(std::move(result));
     }
   }
@@ -331,177 +131,23 @@ PyObject* fn_log2_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
-// remainder
-PyObject* fn_remainder(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// special_bessel_j1
+PyObject* fn_special_bessel_j1(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "remainder(Tensor input, Tensor other, *, Tensor? out=None)",
-      "remainder(Tensor input, Scalar other, *, Tensor? out=None)",
-      "remainder(Scalar self, Tensor other)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // remainder.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::remainder_out(out, self, other); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::remainder(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // remainder.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::remainder_out(out, self, other); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::remainder(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 2: {  // remainder.Scalar_Tensor
-      auto self = r.scalar(0);
-      auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::remainder(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// remainder_
-PyObject* fn_remainder_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "remainder_(Tensor input, Tensor other)",
-      "remainder_(Tensor input, Scalar other)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // remainder_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::remainder_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // remainder_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::remainder_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// softmax
-PyObject* fn_softmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None)",
+      "special_bessel_j1(Tensor input, *, Tensor? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
-  auto dim = r.toInt64(1);
-  auto dtype = r.scalartype_optional(2);
-  if (!r.is_none(3)) {
-    auto out = r.tensor(3);
-    auto result = [&] { GilRelease no_gil; return tl::softmax_out(out, self, dim, dtype); }();
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::special_bessel_j1_out(out, self); }();
     return wrap(std::move(result));
   }
-  auto result = [&] { GilRelease no_gil; return tl::softmax(self, dim, dtype); }();
+  auto result = [&] { GilRelease no_gil; return tl::special_bessel_j1(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
-}
-
-// Tensor.__gt__
-PyObject* operator__gt__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "__gt__(Tensor other)",
-      "__gt__(Scalar other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // gt.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::gt(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // gt.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::gt(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH_OPERATOR
-}
-
-// Tensor.__imod__
-PyObject* operator__imod__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "__imod__(Tensor other)",
-      "__imod__(Scalar other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // remainder_.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::remainder_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // remainder_.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::remainder_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH_OPERATOR
-}
-
-// Tensor.__mod__
-PyObject* operator__mod__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "__mod__(Tensor other)",
-      "__mod__(Scalar other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // remainder.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::remainder(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // remainder.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::remainder(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH_OPERATOR
 }
 
 // Tensor.as_strided
@@ -578,172 +224,6 @@ PyObject* method_bernoulli_(PyObject* py_self, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
-// Tensor.clamp
-PyObject* method_clamp(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "clamp(Tensor? min=None, Tensor? max=None)",
-      "clamp(Scalar? min=None, Scalar? max=None)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // clamp.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto min = r.optional_tensor(0);
-      auto max = r.optional_tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::clamp(self, min, max); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // clamp
-      const Tensor& self = unpack_tensor(py_self);
-      auto min = r.scalar_optional(0);
-      auto max = r.scalar_optional(1);
-      auto result = [&] { GilRelease no_gil; return tl::clamp(self, min, max); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.clamp_
-PyObject* method_clamp_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "clamp_(Tensor? min=None, Tensor? max=None)",
-      "clamp_(Scalar? min=None, Scalar? max=None)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // clamp_.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto min = r.optional_tensor(0);
-      auto max = r.optional_tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::clamp_(self, min, max); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // clamp_
-      const Tensor& self = unpack_tensor(py_self);
-      auto min = r.scalar_optional(0);
-      auto max = r.scalar_optional(1);
-      auto result = [&] { GilRelease no_gil; return tl::clamp_(self, min, max); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.greater
-PyObject* method_greater(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "greater(Tensor other)",
-      "greater(Scalar other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // greater.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::greater(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // greater.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::greater(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.greater_
-PyObject* method_greater_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "greater_(Tensor other)",
-      "greater_(Scalar other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // greater_.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::greater_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // greater_.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::greater_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.gt
-PyObject* method_gt(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "gt(Tensor other)",
-      "gt(Scalar other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // gt.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::gt(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // gt.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::gt(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.gt_
-PyObject* method_gt_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "gt_(Tensor other)",
-      "gt_(Scalar other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // gt_.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::gt_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // gt_.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::gt_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
 // Tensor.hypot
 PyObject* method_hypot(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -802,76 +282,6 @@ PyObject* method_log2_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
-// Tensor.remainder
-PyObject* method_remainder(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "remainder(Tensor other)",
-      "remainder(Scalar other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // remainder.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::remainder(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // remainder.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::remainder(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.remainder_
-PyObject* method_remainder_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "remainder_(Tensor other)",
-      "remainder_(Scalar other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // remainder_.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::remainder_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // remainder_.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::remainder_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.softmax
-PyObject* method_softmax(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "softmax(int dim, ScalarType? dtype=None)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto dim = r.toInt64(0);
-  auto dtype = r.scalartype_optional(1);
-  auto result = [&] { GilRelease no_gil; return tl::softmax(self, dim, dtype); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 }  // namespace
 
 void add_bindings_26(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
@@ -887,54 +297,6 @@ A view of the storage of `self` with the given sizes, strides and offset (in ele
 bernoulli(Tensor input, float p, *, Generator? generator=None) -> Tensor
 
 A tensor shaped like `self` holding 1 with probability `p`, else 0.)doc"});
-  functions.push_back({"clamp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clamp)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(clamp(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor? out=None) -> Tensor
-
-Limits every element of `self` to [min, max] with tensor bounds (broadcast; either may be None, not both).
-
-clamp(Tensor input, Scalar? min=None, Scalar? max=None, *, Tensor? out=None) -> Tensor
-
-Limits every element of `self` to [min, max] (either bound may be None, not both; max wins when min > max; NaN propagates).)doc"});
-  functions.push_back({"clamp_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clamp_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_(Tensor input, Tensor? min=None, Tensor? max=None) -> Tensor
-
-In-place version of clamp(): writes the result into self. Limits every element of `self` to [min, max] with tensor bounds (broadcast; either may be None, not both).
-
-clamp_(Tensor input, Scalar? min=None, Scalar? max=None) -> Tensor
-
-In-place version of clamp(): writes the result into self. Limits every element of `self` to [min, max] (either bound may be None, not both; max wins when min > max; NaN propagates).)doc"});
-  functions.push_back({"greater", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_greater)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(greater(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
-
-Alias of `gt`.
-
-greater(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
-
-Alias of `gt`.)doc"});
-  functions.push_back({"greater_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_greater_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(greater_(Tensor input, Tensor other) -> Tensor
-
-In-place version of greater(): writes the result into self. Alias of `gt`.
-
-greater_(Tensor input, Scalar other) -> Tensor
-
-In-place version of greater(): writes the result into self. Alias of `gt`.)doc"});
-  functions.push_back({"gt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_gt)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(gt(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
-
-True where `self > other`, element by element, with broadcasting.
-
-gt(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
-
-True where an element of `self` is greater than the number `other`.)doc"});
-  functions.push_back({"gt_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_gt_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(gt_(Tensor input, Tensor other) -> Tensor
-
-In-place version of gt(): writes the result into self. True where `self > other`, element by element, with broadcasting.
-
-gt_(Tensor input, Scalar other) -> Tensor
-
-In-place version of gt(): writes the result into self. True where an element of `self` is greater than the number `other`.)doc"});
   functions.push_back({"hypot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_hypot)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(hypot(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -951,54 +313,10 @@ The base-2 logarithm of every element of `self`; integer inputs give the default
                        METH_FASTCALL | METH_KEYWORDS, R"doc(log2_(Tensor input) -> Tensor
 
 In-place version of log2(): writes the result into self. The base-2 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"remainder", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_remainder)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(remainder(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+  functions.push_back({"special_bessel_j1", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_bessel_j1)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_bessel_j1(Tensor input, *, Tensor? out=None) -> Tensor
 
-The remainder of `self / other` with the sign of `other` (Python's `%`), with broadcasting and type promotion; integer division by zero raises.
-
-remainder(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
-
-The remainder of dividing every element of `self` by the number `other`, with the sign of `other`.
-
-remainder(Scalar self, Tensor other) -> Tensor
-
-The remainder of dividing the number `self` by each element of `other`, with the sign of `other`; backs the reflected `number % tensor`.)doc"});
-  functions.push_back({"remainder_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_remainder_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(remainder_(Tensor input, Tensor other) -> Tensor
-
-In-place version of remainder(): writes the result into self. The remainder of `self / other` with the sign of `other` (Python's `%`), with broadcasting and type promotion; integer division by zero raises.
-
-remainder_(Tensor input, Scalar other) -> Tensor
-
-In-place version of remainder(): writes the result into self. The remainder of dividing every element of `self` by the number `other`, with the sign of `other`.)doc"});
-  functions.push_back({"softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_softmax)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None) -> Tensor
-
-`exp(self) / sum(exp(self), dim)`, computed stably; with `dtype`, `self` is converted to it first.)doc"});
-  methods.push_back({"__gt__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__gt__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__gt__(Tensor other) -> Tensor
-
-True where `self > other`, element by element, with broadcasting.
-
-__gt__(Scalar other) -> Tensor
-
-True where an element of `self` is greater than the number `other`.)doc"});
-  methods.push_back({"__imod__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__imod__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__imod__(Tensor other) -> Tensor
-
-In-place version of remainder(): writes the result into self. The remainder of `self / other` with the sign of `other` (Python's `%`), with broadcasting and type promotion; integer division by zero raises.
-
-__imod__(Scalar other) -> Tensor
-
-In-place version of remainder(): writes the result into self. The remainder of dividing every element of `self` by the number `other`, with the sign of `other`.)doc"});
-  methods.push_back({"__mod__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__mod__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__mod__(Tensor other) -> Tensor
-
-The remainder of `self / other` with the sign of `other` (Python's `%`), with broadcasting and type promotion; integer division by zero raises.
-
-__mod__(Scalar other) -> Tensor
-
-The remainder of dividing every element of `self` by the number `other`, with the sign of `other`.)doc"});
+The Bessel function of the first kind of order 1 of every element of `self`; integer inputs give the default float dtype (`torchlite.special.bessel_j1`).)doc"});
   methods.push_back({"as_strided", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_as_strided)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(as_strided(int[] size, int[] stride, int? storage_offset=None) -> Tensor
 
@@ -1019,54 +337,6 @@ Fills `self` with 1 with probability `p` (broadcast to `self`), else 0.
 bernoulli_(float p=0.5, *, Generator? generator=None) -> Tensor
 
 Fills `self` with 1 with probability `p`, else 0.)doc"});
-  methods.push_back({"clamp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_clamp)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(clamp(Tensor? min=None, Tensor? max=None) -> Tensor
-
-Limits every element of `self` to [min, max] with tensor bounds (broadcast; either may be None, not both).
-
-clamp(Scalar? min=None, Scalar? max=None) -> Tensor
-
-Limits every element of `self` to [min, max] (either bound may be None, not both; max wins when min > max; NaN propagates).)doc"});
-  methods.push_back({"clamp_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_clamp_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_(Tensor? min=None, Tensor? max=None) -> Tensor
-
-In-place version of clamp(): writes the result into self. Limits every element of `self` to [min, max] with tensor bounds (broadcast; either may be None, not both).
-
-clamp_(Scalar? min=None, Scalar? max=None) -> Tensor
-
-In-place version of clamp(): writes the result into self. Limits every element of `self` to [min, max] (either bound may be None, not both; max wins when min > max; NaN propagates).)doc"});
-  methods.push_back({"greater", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_greater)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(greater(Tensor other) -> Tensor
-
-Alias of `gt`.
-
-greater(Scalar other) -> Tensor
-
-Alias of `gt`.)doc"});
-  methods.push_back({"greater_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_greater_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(greater_(Tensor other) -> Tensor
-
-In-place version of greater(): writes the result into self. Alias of `gt`.
-
-greater_(Scalar other) -> Tensor
-
-In-place version of greater(): writes the result into self. Alias of `gt`.)doc"});
-  methods.push_back({"gt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_gt)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(gt(Tensor other) -> Tensor
-
-True where `self > other`, element by element, with broadcasting.
-
-gt(Scalar other) -> Tensor
-
-True where an element of `self` is greater than the number `other`.)doc"});
-  methods.push_back({"gt_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_gt_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(gt_(Tensor other) -> Tensor
-
-In-place version of gt(): writes the result into self. True where `self > other`, element by element, with broadcasting.
-
-gt_(Scalar other) -> Tensor
-
-In-place version of gt(): writes the result into self. True where an element of `self` is greater than the number `other`.)doc"});
   methods.push_back({"hypot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_hypot)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(hypot(Tensor other) -> Tensor
 
@@ -1083,26 +353,6 @@ The base-2 logarithm of every element of `self`; integer inputs give the default
                      METH_FASTCALL | METH_KEYWORDS, R"doc(log2_() -> Tensor
 
 In-place version of log2(): writes the result into self. The base-2 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
-  methods.push_back({"remainder", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_remainder)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(remainder(Tensor other) -> Tensor
-
-The remainder of `self / other` with the sign of `other` (Python's `%`), with broadcasting and type promotion; integer division by zero raises.
-
-remainder(Scalar other) -> Tensor
-
-The remainder of dividing every element of `self` by the number `other`, with the sign of `other`.)doc"});
-  methods.push_back({"remainder_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_remainder_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(remainder_(Tensor other) -> Tensor
-
-In-place version of remainder(): writes the result into self. The remainder of `self / other` with the sign of `other` (Python's `%`), with broadcasting and type promotion; integer division by zero raises.
-
-remainder_(Scalar other) -> Tensor
-
-In-place version of remainder(): writes the result into self. The remainder of dividing every element of `self` by the number `other`, with the sign of `other`.)doc"});
-  methods.push_back({"softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_softmax)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(softmax(int dim, ScalarType? dtype=None) -> Tensor
-
-`exp(self) / sum(exp(self), dim)`, computed stably; with `dtype`, `self` is converted to it first.)doc"});
   (void)functions;
   (void)methods;
 }

@@ -6,7 +6,6 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/exp.h"
 #include "generated/ops/nansum.h"
-#include "generated/ops/take.h"
 
 namespace tl::python {
 namespace {
@@ -66,26 +65,6 @@ PyObject* fn_nansum(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
-// take
-PyObject* fn_take(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "take(Tensor input, Tensor index, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto index = r.tensor(1);
-  if (!r.is_none(2)) {
-    auto out = r.tensor(2);
-    auto result = [&] { GilRelease no_gil; return tl::take_out(out, self, index); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::take(self, index); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // Tensor.exp
 PyObject* method_exp(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -131,21 +110,6 @@ PyObject* method_nansum(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
-// Tensor.take
-PyObject* method_take(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "take(Tensor index)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto index = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::take(self, index); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 }  // namespace
 
 void add_bindings_27(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
@@ -161,10 +125,6 @@ In-place version of exp(): writes the result into self. The exponential of every
                        METH_FASTCALL | METH_KEYWORDS, R"doc(nansum(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 
 Sums `self` over the dimensions in `dim` (all of them when None) treating NaN as zero, with the accuracy and dtype rules of `sum`.)doc"});
-  functions.push_back({"take", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_take)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(take(Tensor input, Tensor index, *, Tensor? out=None) -> Tensor
-
-The elements of `self`, read as a flat row-major list, at the positions `index` (negative ones count from the end); shaped like `index`.)doc"});
   methods.push_back({"exp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_exp)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(exp() -> Tensor
 
@@ -177,10 +137,6 @@ In-place version of exp(): writes the result into self. The exponential of every
                      METH_FASTCALL | METH_KEYWORDS, R"doc(nansum(int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
 Sums `self` over the dimensions in `dim` (all of them when None) treating NaN as zero, with the accuracy and dtype rules of `sum`.)doc"});
-  methods.push_back({"take", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_take)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(take(Tensor index) -> Tensor
-
-The elements of `self`, read as a flat row-major list, at the positions `index` (negative ones count from the end); shaped like `index`.)doc"});
   (void)functions;
   (void)methods;
 }

@@ -3,77 +3,11 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
-#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
-#include "generated/ops/aminmax.h"
-#include "generated/ops/logical_xor.h"
 #include "generated/ops/sub.h"
 
 namespace tl::python {
 namespace {
-
-// Named tuples (torchlite.return_types), made when the module is imported.
-PyTypeObject* aminmax_type = nullptr;
-PyTypeObject* aminmax_out_type = nullptr;
-
-// aminmax
-PyObject* fn_aminmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "aminmax(Tensor input, *, int? dim=None, bool keepdim=False, Tensor[]? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto dim = r.toInt64_optional(1);
-  auto keepdim = r.toBool(2);
-  if (!r.is_none(3)) {
-    auto out = r.tensorlist(3);
-    check_out_tuple(out, 2);
-    const Tensor& min = out[0];
-    const Tensor& max = out[1];
-    auto result = [&] { GilRelease no_gil; return tl::aminmax_out(min, max, self, dim, keepdim); }();
-    return wrap_named(aminmax_out_type, wrap(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::aminmax(self, dim, keepdim); }();
-  return wrap_named(aminmax_type, wrap(result));
-  TL_PY_CATCH
-}
-
-// logical_xor
-PyObject* fn_logical_xor(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "logical_xor(Tensor input, Tensor other, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto other = r.tensor(1);
-  if (!r.is_none(2)) {
-    auto out = r.tensor(2);
-    auto result = [&] { GilRelease no_gil; return tl::logical_xor_out(out, self, other); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::logical_xor(self, other); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// logical_xor_
-PyObject* fn_logical_xor_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "logical_xor_(Tensor input, Tensor other)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto other = r.tensor(1);
-  auto result = [&] { GilRelease no_gil; return tl::logical_xor_(self, other); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
 
 // sub
 PyObject* fn_sub(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -196,52 +130,6 @@ PyObject* operator__sub__(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH_OPERATOR
 }
 
-// Tensor.aminmax
-PyObject* method_aminmax(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "aminmax(*, int? dim=None, bool keepdim=False)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto dim = r.toInt64_optional(0);
-  auto keepdim = r.toBool(1);
-  auto result = [&] { GilRelease no_gil; return tl::aminmax(self, dim, keepdim); }();
-  return wrap_named(aminmax_type, wrap(result));
-  TL_PY_CATCH
-}
-
-// Tensor.logical_xor
-PyObject* method_logical_xor(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "logical_xor(Tensor other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto other = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::logical_xor(self, other); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.logical_xor_
-PyObject* method_logical_xor_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "logical_xor_(Tensor other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto other = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::logical_xor_(self, other); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // Tensor.sub
 PyObject* method_sub(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -303,20 +191,6 @@ PyObject* method_sub_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 }  // namespace
 
 void add_bindings_28(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  aminmax_type = return_type("aminmax", {"min", "max"});
-  aminmax_out_type = return_type("aminmax_out", {"min", "max"});
-  functions.push_back({"aminmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_aminmax)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(aminmax(Tensor input, *, int? dim=None, bool keepdim=False, Tensor[]? out=None) -> tuple[Tensor, Tensor]
-
-The smallest and the largest values of `self` along `dim` (over all elements when None), in one pass.)doc"});
-  functions.push_back({"logical_xor", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logical_xor)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(logical_xor(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
-
-True where exactly one of `self` and `other` is nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype.)doc"});
-  functions.push_back({"logical_xor_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logical_xor_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(logical_xor_(Tensor input, Tensor other) -> Tensor
-
-In-place version of logical_xor(): writes the result into self. True where exactly one of `self` and `other` is nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype.)doc"});
   functions.push_back({"sub", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sub)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(sub(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None) -> Tensor
 
@@ -349,18 +223,6 @@ Subtracts `other`, scaled by `alpha`, from `self`, with broadcasting and type pr
 __sub__(Scalar other, Scalar alpha=1) -> Tensor
 
 Subtracts the number `other`, scaled by `alpha`, from every element of `self`.)doc"});
-  methods.push_back({"aminmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_aminmax)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(aminmax(*, int? dim=None, bool keepdim=False) -> tuple[Tensor, Tensor]
-
-The smallest and the largest values of `self` along `dim` (over all elements when None), in one pass.)doc"});
-  methods.push_back({"logical_xor", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logical_xor)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(logical_xor(Tensor other) -> Tensor
-
-True where exactly one of `self` and `other` is nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype.)doc"});
-  methods.push_back({"logical_xor_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logical_xor_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(logical_xor_(Tensor other) -> Tensor
-
-In-place version of logical_xor(): writes the result into self. True where exactly one of `self` and `other` is nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype.)doc"});
   methods.push_back({"sub", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sub)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(sub(Tensor other, *, Scalar alpha=1) -> Tensor
 

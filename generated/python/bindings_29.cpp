@@ -7,6 +7,8 @@
 #include "generated/ops/all.h"
 #include "generated/ops/gather.h"
 #include "generated/ops/randint_like.h"
+#include "generated/ops/special_erfinv.h"
+#include "generated/ops/special_psi.h"
 #include "generated/ops/transpose.h"
 
 namespace tl::python {
@@ -106,6 +108,44 @@ PyObject* fn_randint_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// special_erfinv
+PyObject* fn_special_erfinv(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_erfinv(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::special_erfinv_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::special_erfinv(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// special_psi
+PyObject* fn_special_psi(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_psi(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::special_psi_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::special_psi(self); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -210,6 +250,14 @@ Random integers in [0, high) with the shape of `self` and its dtype and device u
 randint_like(Tensor input, int low, int high, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
 Random integers in [low, high) with the shape of `self` and its dtype and device unless given.)doc"});
+  functions.push_back({"special_erfinv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_erfinv)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_erfinv(Tensor input, *, Tensor? out=None) -> Tensor
+
+Alias of `erfinv` (`torchlite.special.erfinv`).)doc"});
+  functions.push_back({"special_psi", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_psi)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_psi(Tensor input, *, Tensor? out=None) -> Tensor
+
+Alias of `digamma` (`torchlite.special.psi`).)doc"});
   functions.push_back({"transpose", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_transpose)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(transpose(Tensor input, int dim0, int dim1) -> Tensor
 

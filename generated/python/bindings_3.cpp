@@ -4,28 +4,12 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
-#include "generated/ops/_test_sum_defined.h"
 #include "generated/ops/cumprod.h"
-#include "generated/ops/is_nonzero.h"
 #include "generated/ops/le.h"
 #include "generated/ops/tanh.h"
 
 namespace tl::python {
 namespace {
-
-// _test_sum_defined
-PyObject* fn__test_sum_defined(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "_test_sum_defined(Tensor?[] tensors)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto tensors = r.list_of_optional_tensors(0);
-  auto result = [&] { GilRelease no_gil; return tl::_test_sum_defined(tensors); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
 
 // cumprod
 PyObject* fn_cumprod(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -60,20 +44,6 @@ PyObject* fn_cumprod_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   auto dim = r.toInt64(1);
   auto dtype = r.scalartype_optional(2);
   auto result = [&] { GilRelease no_gil; return tl::cumprod_(self, dim, dtype); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// is_nonzero
-PyObject* fn_is_nonzero(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "is_nonzero(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::is_nonzero(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -234,20 +204,6 @@ PyObject* method_cumprod_(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH
 }
 
-// Tensor.is_nonzero
-PyObject* method_is_nonzero(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "is_nonzero()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::is_nonzero(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // Tensor.le
 PyObject* method_le(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -333,10 +289,6 @@ PyObject* method_tanh_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 }  // namespace
 
 void add_bindings_3(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"_test_sum_defined", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__test_sum_defined)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(_test_sum_defined(Tensor?[] tensors) -> Tensor
-
-Test op: the sum of the tensors in `tensors` that are not None (a `Tensor?[]` input).)doc"});
   functions.push_back({"cumprod", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cumprod)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(cumprod(Tensor input, int dim, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 
@@ -345,10 +297,6 @@ Cumulative product of `self` along `dim`; integer and bool inputs multiply as in
                        METH_FASTCALL | METH_KEYWORDS, R"doc(cumprod_(Tensor input, int dim, *, ScalarType? dtype=None) -> Tensor
 
 In-place version of cumprod(): writes the result into self. Cumulative product of `self` along `dim`; integer and bool inputs multiply as int64 unless `dtype` says otherwise.)doc"});
-  functions.push_back({"is_nonzero", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_is_nonzero)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(is_nonzero(Tensor input) -> bool
-
-Whether the single element of `self` is nonzero (RuntimeError for no or several elements, as `bool(tensor)`).)doc"});
   functions.push_back({"le", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_le)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(le(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -389,10 +337,6 @@ Cumulative product of `self` along `dim`; integer and bool inputs multiply as in
                      METH_FASTCALL | METH_KEYWORDS, R"doc(cumprod_(int dim, *, ScalarType? dtype=None) -> Tensor
 
 In-place version of cumprod(): writes the result into self. Cumulative product of `self` along `dim`; integer and bool inputs multiply as int64 unless `dtype` says otherwise.)doc"});
-  methods.push_back({"is_nonzero", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_is_nonzero)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(is_nonzero() -> bool
-
-Whether the single element of `self` is nonzero (RuntimeError for no or several elements, as `bool(tensor)`).)doc"});
   methods.push_back({"le", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_le)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(le(Tensor other) -> Tensor
 

@@ -4,48 +4,10 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
-#include "generated/ops/asinh.h"
 #include "generated/ops/float_power.h"
-#include "generated/ops/isclose.h"
-#include "generated/ops/native_dropout_backward.h"
-#include "generated/ops/negative.h"
-#include "generated/ops/sign.h"
 
 namespace tl::python {
 namespace {
-
-// asinh
-PyObject* fn_asinh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "asinh(Tensor input, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  if (!r.is_none(1)) {
-    auto out = r.tensor(1);
-    auto result = [&] { GilRelease no_gil; return tl::asinh_out(out, self); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::asinh(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// asinh_
-PyObject* fn_asinh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "asinh_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::asinh_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
 
 // float_power
 PyObject* fn_float_power(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -123,134 +85,6 @@ PyObject* fn_float_power_(PyObject* /*module*/, PyObject* const* args, Py_ssize_
   TL_PY_CATCH
 }
 
-// isclose
-PyObject* fn_isclose(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "isclose(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto other = r.tensor(1);
-  auto rtol = r.toDouble(2);
-  auto atol = r.toDouble(3);
-  auto equal_nan = r.toBool(4);
-  auto result = [&] { GilRelease no_gil; return tl::isclose(self, other, rtol, atol, equal_nan); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// native_dropout_backward
-PyObject* fn_native_dropout_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "native_dropout_backward(Tensor grad_output, Tensor mask, float scale)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto grad_output = r.tensor(0);
-  auto mask = r.tensor(1);
-  auto scale = r.toDouble(2);
-  auto result = [&] { GilRelease no_gil; return tl::native_dropout_backward(grad_output, mask, scale); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// negative
-PyObject* fn_negative(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "negative(Tensor input, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  if (!r.is_none(1)) {
-    auto out = r.tensor(1);
-    auto result = [&] { GilRelease no_gil; return tl::negative_out(out, self); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::negative(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// negative_
-PyObject* fn_negative_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "negative_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::negative_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// sign
-PyObject* fn_sign(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "sign(Tensor input, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  if (!r.is_none(1)) {
-    auto out = r.tensor(1);
-    auto result = [&] { GilRelease no_gil; return tl::sign_out(out, self); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::sign(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// sign_
-PyObject* fn_sign_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "sign_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::sign_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.asinh
-PyObject* method_asinh(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "asinh()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::asinh(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.asinh_
-PyObject* method_asinh_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "asinh_()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::asinh_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // Tensor.float_power
 PyObject* method_float_power(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -305,91 +139,9 @@ PyObject* method_float_power_(PyObject* py_self, PyObject* const* args, Py_ssize
   TL_PY_CATCH
 }
 
-// Tensor.isclose
-PyObject* method_isclose(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "isclose(Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto other = r.tensor(0);
-  auto rtol = r.toDouble(1);
-  auto atol = r.toDouble(2);
-  auto equal_nan = r.toBool(3);
-  auto result = [&] { GilRelease no_gil; return tl::isclose(self, other, rtol, atol, equal_nan); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.negative
-PyObject* method_negative(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "negative()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::negative(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.negative_
-PyObject* method_negative_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "negative_()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::negative_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.sign
-PyObject* method_sign(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "sign()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::sign(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.sign_
-PyObject* method_sign_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "sign_()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::sign_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 }  // namespace
 
 void add_bindings_30(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"asinh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_asinh)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(asinh(Tensor input, *, Tensor? out=None) -> Tensor
-
-The inverse hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"asinh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_asinh_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(asinh_(Tensor input) -> Tensor
-
-In-place version of asinh(): writes the result into self. The inverse hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
   functions.push_back({"float_power", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_float_power)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(float_power(Tensor input, Tensor exponent, *, Tensor? out=None) -> Tensor
 
@@ -410,38 +162,6 @@ In-place version of float_power(): writes the result into self. `self ** exponen
 float_power_(Tensor input, Scalar exponent) -> Tensor
 
 In-place version of float_power(): writes the result into self. `self ** exponent` for a number `exponent`, computed in float64 (the result is always float64).)doc"});
-  functions.push_back({"isclose", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isclose)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(isclose(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor
-
-True where `|self - other| <= atol + rtol * |other|` (or both are equal, or both NaN when `equal_nan`), element by element with broadcasting; `self` and `other` must have the same dtype.)doc"});
-  functions.push_back({"native_dropout_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_native_dropout_backward)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor
-
-The gradient of `native_dropout`, (grad_output * mask) * scale with the usual type promotion.)doc"});
-  functions.push_back({"negative", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_negative)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(negative(Tensor input, *, Tensor? out=None) -> Tensor
-
-Alias of `neg`.)doc"});
-  functions.push_back({"negative_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_negative_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(negative_(Tensor input) -> Tensor
-
-Alias of `neg_`.)doc"});
-  functions.push_back({"sign", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sign)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(sign(Tensor input, *, Tensor? out=None) -> Tensor
-
--1, 0 or 1 for every element of `self` according to its sign.)doc"});
-  functions.push_back({"sign_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sign_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(sign_(Tensor input) -> Tensor
-
-In-place version of sign(): writes the result into self. -1, 0 or 1 for every element of `self` according to its sign.)doc"});
-  methods.push_back({"asinh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_asinh)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(asinh() -> Tensor
-
-The inverse hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
-  methods.push_back({"asinh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_asinh_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(asinh_() -> Tensor
-
-In-place version of asinh(): writes the result into self. The inverse hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
   methods.push_back({"float_power", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_float_power)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(float_power(Tensor exponent) -> Tensor
 
@@ -458,26 +178,6 @@ In-place version of float_power(): writes the result into self. `self ** exponen
 float_power_(Scalar exponent) -> Tensor
 
 In-place version of float_power(): writes the result into self. `self ** exponent` for a number `exponent`, computed in float64 (the result is always float64).)doc"});
-  methods.push_back({"isclose", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_isclose)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(isclose(Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor
-
-True where `|self - other| <= atol + rtol * |other|` (or both are equal, or both NaN when `equal_nan`), element by element with broadcasting; `self` and `other` must have the same dtype.)doc"});
-  methods.push_back({"negative", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_negative)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(negative() -> Tensor
-
-Alias of `neg`.)doc"});
-  methods.push_back({"negative_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_negative_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(negative_() -> Tensor
-
-Alias of `neg_`.)doc"});
-  methods.push_back({"sign", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sign)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(sign() -> Tensor
-
--1, 0 or 1 for every element of `self` according to its sign.)doc"});
-  methods.push_back({"sign_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sign_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(sign_() -> Tensor
-
-In-place version of sign(): writes the result into self. -1, 0 or 1 for every element of `self` according to its sign.)doc"});
   (void)functions;
   (void)methods;
 }

@@ -4,178 +4,12 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
-#include "generated/ops/atanh.h"
-#include "generated/ops/bitwise_xor.h"
-#include "generated/ops/concatenate.h"
-#include "generated/ops/count_nonzero.h"
 #include "generated/ops/less.h"
-#include "generated/ops/log10.h"
-#include "generated/ops/not_equal.h"
+#include "generated/ops/mvlgamma.h"
 #include "generated/ops/scatter_add.h"
 
 namespace tl::python {
 namespace {
-
-// atanh
-PyObject* fn_atanh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "atanh(Tensor input, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  if (!r.is_none(1)) {
-    auto out = r.tensor(1);
-    auto result = [&] { GilRelease no_gil; return tl::atanh_out(out, self); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::atanh(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// atanh_
-PyObject* fn_atanh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "atanh_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::atanh_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// bitwise_xor
-PyObject* fn_bitwise_xor(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "bitwise_xor(Tensor input, Tensor other, *, Tensor? out=None)",
-      "bitwise_xor(Tensor input, Scalar other, *, Tensor? out=None)",
-      "bitwise_xor(Scalar self, Tensor other)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // bitwise_xor.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::bitwise_xor_out(out, self, other); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // bitwise_xor.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::bitwise_xor_out(out, self, other); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 2: {  // bitwise_xor.Scalar_Tensor
-      auto self = r.scalar(0);
-      auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// bitwise_xor_
-PyObject* fn_bitwise_xor_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "bitwise_xor_(Tensor input, Tensor other)",
-      "bitwise_xor_(Tensor input, Scalar other)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // bitwise_xor_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // bitwise_xor_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// concatenate
-PyObject* fn_concatenate(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "concatenate(Tensor[] tensors, int dim=0, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto tensors = r.tensorlist(0);
-  auto dim = r.toInt64(1);
-  if (!r.is_none(2)) {
-    auto out = r.tensor(2);
-    auto result = [&] { GilRelease no_gil; return tl::concatenate_out(out, tensors, dim); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::concatenate(tensors, dim); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// count_nonzero
-PyObject* fn_count_nonzero(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "count_nonzero(Tensor input, int? dim=None, *, Tensor? out=None)",
-      "count_nonzero(Tensor input, int[] dim, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // count_nonzero
-      auto self = r.tensor(0);
-      auto dim = r.toInt64_optional(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::count_nonzero_out(out, self, dim); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::count_nonzero(self, dim); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // count_nonzero.dim_IntList
-      auto self = r.tensor(0);
-      auto dim = r.intlist(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::count_nonzero_out(out, self, dim); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::count_nonzero(self, dim); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
 
 // less
 PyObject* fn_less(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -241,100 +75,38 @@ PyObject* fn_less_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
-// log10
-PyObject* fn_log10(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// mvlgamma
+PyObject* fn_mvlgamma(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "log10(Tensor input, *, Tensor? out=None)",
+      "mvlgamma(Tensor input, int p, *, Tensor? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
-  if (!r.is_none(1)) {
-    auto out = r.tensor(1);
-    auto result = [&] { GilRelease no_gil; return tl::log10_out(out, self); }();
+  auto p = r.toInt64(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::mvlgamma_out(out, self, p); }();
     return wrap(std::move(result));
   }
-  auto result = [&] { GilRelease no_gil; return tl::log10(self); }();
+  auto result = [&] { GilRelease no_gil; return tl::mvlgamma(self, p); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
 
-// log10_
-PyObject* fn_log10_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// mvlgamma_
+PyObject* fn_mvlgamma_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "log10_(Tensor input)",
+      "mvlgamma_(Tensor input, int p)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::log10_(self); }();
+  auto p = r.toInt64(1);
+  auto result = [&] { GilRelease no_gil; return tl::mvlgamma_(self, p); }();
   return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// not_equal
-PyObject* fn_not_equal(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "not_equal(Tensor input, Tensor other, *, Tensor? out=None)",
-      "not_equal(Tensor input, Scalar other, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // not_equal.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::not_equal_out(out, self, other); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::not_equal(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // not_equal.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::not_equal_out(out, self, other); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::not_equal(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// not_equal_
-PyObject* fn_not_equal_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "not_equal_(Tensor input, Tensor other)",
-      "not_equal_(Tensor input, Scalar other)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // not_equal_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::not_equal_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // not_equal_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::not_equal_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -374,196 +146,6 @@ PyObject* fn_scatter_add_(PyObject* /*module*/, PyObject* const* args, Py_ssize_
   auto src = r.tensor(3);
   auto result = [&] { GilRelease no_gil; return tl::scatter_add_(self, dim, index, src); }();
   return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.__ixor__
-PyObject* operator__ixor__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "__ixor__(Tensor other)",
-      "__ixor__(Scalar other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // bitwise_xor_.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // bitwise_xor_.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH_OPERATOR
-}
-
-// Tensor.__rxor__
-PyObject* operator__rxor__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "__rxor__(Tensor other)",
-      "__rxor__(Scalar other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // bitwise_xor.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // bitwise_xor.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH_OPERATOR
-}
-
-// Tensor.__xor__
-PyObject* operator__xor__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "__xor__(Tensor other)",
-      "__xor__(Scalar other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // bitwise_xor.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // bitwise_xor.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH_OPERATOR
-}
-
-// Tensor.atanh
-PyObject* method_atanh(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "atanh()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::atanh(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.atanh_
-PyObject* method_atanh_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "atanh_()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::atanh_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.bitwise_xor
-PyObject* method_bitwise_xor(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "bitwise_xor(Tensor other)",
-      "bitwise_xor(Scalar other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // bitwise_xor.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // bitwise_xor.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.bitwise_xor_
-PyObject* method_bitwise_xor_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "bitwise_xor_(Tensor other)",
-      "bitwise_xor_(Scalar other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // bitwise_xor_.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // bitwise_xor_.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.count_nonzero
-PyObject* method_count_nonzero(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "count_nonzero(int? dim=None)",
-      "count_nonzero(int[] dim)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // count_nonzero
-      const Tensor& self = unpack_tensor(py_self);
-      auto dim = r.toInt64_optional(0);
-      auto result = [&] { GilRelease no_gil; return tl::count_nonzero(self, dim); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // count_nonzero.dim_IntList
-      const Tensor& self = unpack_tensor(py_self);
-      auto dim = r.intlist(0);
-      auto result = [&] { GilRelease no_gil; return tl::count_nonzero(self, dim); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -621,85 +203,33 @@ PyObject* method_less_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
-// Tensor.log10
-PyObject* method_log10(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// Tensor.mvlgamma
+PyObject* method_mvlgamma(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "log10()",
+      "mvlgamma(int p)",
   }, /*is_method=*/true);
   ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::log10(self); }();
+  auto p = r.toInt64(0);
+  auto result = [&] { GilRelease no_gil; return tl::mvlgamma(self, p); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
 
-// Tensor.log10_
-PyObject* method_log10_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// Tensor.mvlgamma_
+PyObject* method_mvlgamma_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "log10_()",
+      "mvlgamma_(int p)",
   }, /*is_method=*/true);
   ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::log10_(self); }();
+  auto p = r.toInt64(0);
+  auto result = [&] { GilRelease no_gil; return tl::mvlgamma_(self, p); }();
   return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.not_equal
-PyObject* method_not_equal(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "not_equal(Tensor other)",
-      "not_equal(Scalar other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // not_equal.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::not_equal(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // not_equal.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::not_equal(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.not_equal_
-PyObject* method_not_equal_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "not_equal_(Tensor other)",
-      "not_equal_(Scalar other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // not_equal_.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::not_equal_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // not_equal_.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::not_equal_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -740,46 +270,6 @@ PyObject* method_scatter_add_(PyObject* py_self, PyObject* const* args, Py_ssize
 }  // namespace
 
 void add_bindings_31(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"atanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atanh)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(atanh(Tensor input, *, Tensor? out=None) -> Tensor
-
-The inverse hyperbolic tangent of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
-  functions.push_back({"atanh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atanh_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(atanh_(Tensor input) -> Tensor
-
-In-place version of atanh(): writes the result into self. The inverse hyperbolic tangent of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
-  functions.push_back({"bitwise_xor", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_xor)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_xor(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
-
-The bitwise XOR of `self` and `other` (logical XOR for bool), with broadcasting and type promotion; integer and bool dtypes only.
-
-bitwise_xor(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
-
-The bitwise XOR of `self` and the number `other`.
-
-bitwise_xor(Scalar self, Tensor other) -> Tensor
-
-The bitwise XOR of the number `self` and `other`.)doc"});
-  functions.push_back({"bitwise_xor_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_xor_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_xor_(Tensor input, Tensor other) -> Tensor
-
-In-place version of bitwise_xor(): writes the result into self. The bitwise XOR of `self` and `other` (logical XOR for bool), with broadcasting and type promotion; integer and bool dtypes only.
-
-bitwise_xor_(Tensor input, Scalar other) -> Tensor
-
-In-place version of bitwise_xor(): writes the result into self. The bitwise XOR of `self` and the number `other`.)doc"});
-  functions.push_back({"concatenate", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_concatenate)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(concatenate(Tensor[] tensors, int dim=0, *, Tensor? out=None) -> Tensor
-
-Alias of `cat`.)doc"});
-  functions.push_back({"count_nonzero", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_count_nonzero)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(count_nonzero(Tensor input, int? dim=None, *, Tensor? out=None) -> Tensor
-
-The number of non-zero elements of `self` along `dim` (of all elements when None), as int64.
-
-count_nonzero(Tensor input, int[] dim, *, Tensor? out=None) -> Tensor
-
-The number of non-zero elements of `self` over the dimensions in `dim`, as int64.)doc"});
   functions.push_back({"less", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_less)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(less(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -796,30 +286,14 @@ In-place version of less(): writes the result into self. Alias of `lt`.
 less_(Tensor input, Scalar other) -> Tensor
 
 In-place version of less(): writes the result into self. Alias of `lt`.)doc"});
-  functions.push_back({"log10", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log10)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(log10(Tensor input, *, Tensor? out=None) -> Tensor
+  functions.push_back({"mvlgamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mvlgamma)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(mvlgamma(Tensor input, int p, *, Tensor? out=None) -> Tensor
 
-The base-10 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"log10_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log10_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(log10_(Tensor input) -> Tensor
+The multivariate log-gamma function of dimension `p` of every element x of `self`: `p (p - 1) / 4 log(pi) + sum(lgamma(x - j / 2) for j in 0..p-1)`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"mvlgamma_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mvlgamma_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(mvlgamma_(Tensor input, int p) -> Tensor
 
-In-place version of log10(): writes the result into self. The base-10 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"not_equal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_not_equal)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(not_equal(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
-
-Alias of `ne`.
-
-not_equal(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
-
-Alias of `ne`.)doc"});
-  functions.push_back({"not_equal_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_not_equal_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(not_equal_(Tensor input, Tensor other) -> Tensor
-
-In-place version of not_equal(): writes the result into self. Alias of `ne`.
-
-not_equal_(Tensor input, Scalar other) -> Tensor
-
-In-place version of not_equal(): writes the result into self. Alias of `ne`.)doc"});
+In-place version of mvlgamma(): writes the result into self. The multivariate log-gamma function of dimension `p` of every element x of `self`: `p (p - 1) / 4 log(pi) + sum(lgamma(x - j / 2) for j in 0..p-1)`; integer inputs give the default float dtype.)doc"});
   functions.push_back({"scatter_add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter_add)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_add(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None) -> Tensor
 
@@ -828,62 +302,6 @@ A copy of `self` with `out[index[i][j]][j] += src[i][j]` for dim 0 (and likewise
                        METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_add_(Tensor input, int dim, Tensor index, Tensor src) -> Tensor
 
 In-place version of scatter_add(): writes the result into self. A copy of `self` with `out[index[i][j]][j] += src[i][j]` for dim 0 (and likewise for other dims), summed in index order.)doc"});
-  methods.push_back({"__ixor__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__ixor__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__ixor__(Tensor other) -> Tensor
-
-In-place version of bitwise_xor(): writes the result into self. The bitwise XOR of `self` and `other` (logical XOR for bool), with broadcasting and type promotion; integer and bool dtypes only.
-
-__ixor__(Scalar other) -> Tensor
-
-In-place version of bitwise_xor(): writes the result into self. The bitwise XOR of `self` and the number `other`.)doc"});
-  methods.push_back({"__rxor__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__rxor__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__rxor__(Tensor other) -> Tensor
-
-The bitwise XOR of `self` and `other` (logical XOR for bool), with broadcasting and type promotion; integer and bool dtypes only.
-
-__rxor__(Scalar other) -> Tensor
-
-The bitwise XOR of `self` and the number `other`.)doc"});
-  methods.push_back({"__xor__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__xor__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__xor__(Tensor other) -> Tensor
-
-The bitwise XOR of `self` and `other` (logical XOR for bool), with broadcasting and type promotion; integer and bool dtypes only.
-
-__xor__(Scalar other) -> Tensor
-
-The bitwise XOR of `self` and the number `other`.)doc"});
-  methods.push_back({"atanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_atanh)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(atanh() -> Tensor
-
-The inverse hyperbolic tangent of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
-  methods.push_back({"atanh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_atanh_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(atanh_() -> Tensor
-
-In-place version of atanh(): writes the result into self. The inverse hyperbolic tangent of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
-  methods.push_back({"bitwise_xor", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_bitwise_xor)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_xor(Tensor other) -> Tensor
-
-The bitwise XOR of `self` and `other` (logical XOR for bool), with broadcasting and type promotion; integer and bool dtypes only.
-
-bitwise_xor(Scalar other) -> Tensor
-
-The bitwise XOR of `self` and the number `other`.)doc"});
-  methods.push_back({"bitwise_xor_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_bitwise_xor_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_xor_(Tensor other) -> Tensor
-
-In-place version of bitwise_xor(): writes the result into self. The bitwise XOR of `self` and `other` (logical XOR for bool), with broadcasting and type promotion; integer and bool dtypes only.
-
-bitwise_xor_(Scalar other) -> Tensor
-
-In-place version of bitwise_xor(): writes the result into self. The bitwise XOR of `self` and the number `other`.)doc"});
-  methods.push_back({"count_nonzero", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_count_nonzero)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(count_nonzero(int? dim=None) -> Tensor
-
-The number of non-zero elements of `self` along `dim` (of all elements when None), as int64.
-
-count_nonzero(int[] dim) -> Tensor
-
-The number of non-zero elements of `self` over the dimensions in `dim`, as int64.)doc"});
   methods.push_back({"less", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_less)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(less(Tensor other) -> Tensor
 
@@ -900,30 +318,14 @@ In-place version of less(): writes the result into self. Alias of `lt`.
 less_(Scalar other) -> Tensor
 
 In-place version of less(): writes the result into self. Alias of `lt`.)doc"});
-  methods.push_back({"log10", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log10)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(log10() -> Tensor
+  methods.push_back({"mvlgamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_mvlgamma)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(mvlgamma(int p) -> Tensor
 
-The base-10 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
-  methods.push_back({"log10_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log10_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(log10_() -> Tensor
+The multivariate log-gamma function of dimension `p` of every element x of `self`: `p (p - 1) / 4 log(pi) + sum(lgamma(x - j / 2) for j in 0..p-1)`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"mvlgamma_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_mvlgamma_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(mvlgamma_(int p) -> Tensor
 
-In-place version of log10(): writes the result into self. The base-10 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
-  methods.push_back({"not_equal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_not_equal)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(not_equal(Tensor other) -> Tensor
-
-Alias of `ne`.
-
-not_equal(Scalar other) -> Tensor
-
-Alias of `ne`.)doc"});
-  methods.push_back({"not_equal_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_not_equal_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(not_equal_(Tensor other) -> Tensor
-
-In-place version of not_equal(): writes the result into self. Alias of `ne`.
-
-not_equal_(Scalar other) -> Tensor
-
-In-place version of not_equal(): writes the result into self. Alias of `ne`.)doc"});
+In-place version of mvlgamma(): writes the result into self. The multivariate log-gamma function of dimension `p` of every element x of `self`: `p (p - 1) / 4 log(pi) + sum(lgamma(x - j / 2) for j in 0..p-1)`; integer inputs give the default float dtype.)doc"});
   methods.push_back({"scatter_add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_scatter_add)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_add(int dim, Tensor index, Tensor src) -> Tensor
 

@@ -7,9 +7,7 @@
 #include "generated/ops/bitwise_right_shift.h"
 #include "generated/ops/empty.h"
 #include "generated/ops/empty_strided.h"
-#include "generated/ops/lerp.h"
-#include "generated/ops/normal.h"
-#include "generated/ops/sgn.h"
+#include "generated/ops/special_i0.h"
 #include "generated/ops/to.h"
 
 namespace tl::python {
@@ -125,168 +123,21 @@ PyObject* fn_empty_strided(PyObject* /*module*/, PyObject* const* args, Py_ssize
   TL_PY_CATCH
 }
 
-// lerp
-PyObject* fn_lerp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// special_i0
+PyObject* fn_special_i0(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "lerp(Tensor input, Tensor end, Scalar weight, *, Tensor? out=None)",
-      "lerp(Tensor input, Tensor end, Tensor weight, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // lerp.Scalar
-      auto self = r.tensor(0);
-      auto end = r.tensor(1);
-      auto weight = r.scalar(2);
-      if (!r.is_none(3)) {
-        auto out = r.tensor(3);
-        auto result = [&] { GilRelease no_gil; return tl::lerp_out(out, self, end, weight); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::lerp(self, end, weight); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // lerp.Tensor
-      auto self = r.tensor(0);
-      auto end = r.tensor(1);
-      auto weight = r.tensor(2);
-      if (!r.is_none(3)) {
-        auto out = r.tensor(3);
-        auto result = [&] { GilRelease no_gil; return tl::lerp_out(out, self, end, weight); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::lerp(self, end, weight); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// lerp_
-PyObject* fn_lerp_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "lerp_(Tensor input, Tensor end, Scalar weight)",
-      "lerp_(Tensor input, Tensor end, Tensor weight)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // lerp_.Scalar
-      auto self = r.tensor(0);
-      auto end = r.tensor(1);
-      auto weight = r.scalar(2);
-      auto result = [&] { GilRelease no_gil; return tl::lerp_(self, end, weight); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // lerp_.Tensor
-      auto self = r.tensor(0);
-      auto end = r.tensor(1);
-      auto weight = r.tensor(2);
-      auto result = [&] { GilRelease no_gil; return tl::lerp_(self, end, weight); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// normal
-PyObject* fn_normal(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "normal(Tensor mean, Tensor std, *, Generator? generator=None, Tensor? out=None)",
-      "normal(Tensor mean, float std=1, *, Generator? generator=None, Tensor? out=None)",
-      "normal(float mean, Tensor std, *, Generator? generator=None, Tensor? out=None)",
-      "normal(float mean, float std, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // normal.Tensor_Tensor
-      auto mean = r.tensor(0);
-      auto std = r.tensor(1);
-      auto generator = r.generator_optional(2);
-      if (!r.is_none(3)) {
-        auto out = r.tensor(3);
-        auto result = [&] { GilRelease no_gil; return tl::normal_out(out, mean, std, generator); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::normal(mean, std, generator); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // normal.Tensor_float
-      auto mean = r.tensor(0);
-      auto std = r.toDouble(1);
-      auto generator = r.generator_optional(2);
-      if (!r.is_none(3)) {
-        auto out = r.tensor(3);
-        auto result = [&] { GilRelease no_gil; return tl::normal_out(out, mean, std, generator); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::normal(mean, std, generator); }();
-      return wrap(std::move(result));
-    }
-    case 2: {  // normal.float_Tensor
-      auto mean = r.toDouble(0);
-      auto std = r.tensor(1);
-      auto generator = r.generator_optional(2);
-      if (!r.is_none(3)) {
-        auto out = r.tensor(3);
-        auto result = [&] { GilRelease no_gil; return tl::normal_out(out, mean, std, generator); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::normal(mean, std, generator); }();
-      return wrap(std::move(result));
-    }
-    case 3: {  // normal.float_float
-      auto mean = r.toDouble(0);
-      auto std = r.toDouble(1);
-      auto size = r.intlist(2);
-      auto generator = r.generator_optional(3);
-      auto dtype = r.scalartype_optional(4);
-      auto device = r.device_optional(5);
-      bool requires_grad = r.toBool(6);
-      auto result = [&] { GilRelease no_gil; return tl::normal(mean, std, size, generator, dtype, device); }();
-      if (requires_grad) result.set_requires_grad(true);
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// sgn
-PyObject* fn_sgn(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "sgn(Tensor input, *, Tensor? out=None)",
+      "special_i0(Tensor input, *, Tensor? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   if (!r.is_none(1)) {
     auto out = r.tensor(1);
-    auto result = [&] { GilRelease no_gil; return tl::sgn_out(out, self); }();
+    auto result = [&] { GilRelease no_gil; return tl::special_i0_out(out, self); }();
     return wrap(std::move(result));
   }
-  auto result = [&] { GilRelease no_gil; return tl::sgn(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// sgn_
-PyObject* fn_sgn_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "sgn_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::sgn_(self); }();
+  auto result = [&] { GilRelease no_gil; return tl::special_i0(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -399,109 +250,6 @@ PyObject* method_bitwise_right_shift_(PyObject* py_self, PyObject* const* args, 
   TL_PY_CATCH
 }
 
-// Tensor.lerp
-PyObject* method_lerp(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "lerp(Tensor end, Scalar weight)",
-      "lerp(Tensor end, Tensor weight)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // lerp.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto end = r.tensor(0);
-      auto weight = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::lerp(self, end, weight); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // lerp.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto end = r.tensor(0);
-      auto weight = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::lerp(self, end, weight); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.lerp_
-PyObject* method_lerp_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "lerp_(Tensor end, Scalar weight)",
-      "lerp_(Tensor end, Tensor weight)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // lerp_.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto end = r.tensor(0);
-      auto weight = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::lerp_(self, end, weight); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // lerp_.Tensor
-      const Tensor& self = unpack_tensor(py_self);
-      auto end = r.tensor(0);
-      auto weight = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::lerp_(self, end, weight); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.normal_
-PyObject* method_normal_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "normal_(float mean=0, float std=1, *, Generator? generator=None)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto mean = r.toDouble(0);
-  auto std = r.toDouble(1);
-  auto generator = r.generator_optional(2);
-  auto result = [&] { GilRelease no_gil; return tl::normal_(self, mean, std, generator); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.sgn
-PyObject* method_sgn(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "sgn()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::sgn(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.sgn_
-PyObject* method_sgn_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "sgn_()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::sgn_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // Tensor.to
 PyObject* method_to(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -582,46 +330,10 @@ A tensor of shape `size` with uninitialised data.)doc"});
                        METH_FASTCALL | METH_KEYWORDS, R"doc(empty_strided(int[] size, int[] stride, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
 A tensor of shape `size` and strides `stride` with uninitialised data.)doc"});
-  functions.push_back({"lerp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lerp)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(lerp(Tensor input, Tensor end, Scalar weight, *, Tensor? out=None) -> Tensor
+  functions.push_back({"special_i0", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_i0)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_i0(Tensor input, *, Tensor? out=None) -> Tensor
 
-`self + weight * (end - self)` for a number `weight`, with broadcasting; `self` and `end` must have the same floating dtype.
-
-lerp(Tensor input, Tensor end, Tensor weight, *, Tensor? out=None) -> Tensor
-
-`self + weight * (end - self)` with a tensor `weight`, with broadcasting; the three must have the same floating dtype (a 0-d weight may have any).)doc"});
-  functions.push_back({"lerp_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lerp_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(lerp_(Tensor input, Tensor end, Scalar weight) -> Tensor
-
-In-place version of lerp(): writes the result into self. `self + weight * (end - self)` for a number `weight`, with broadcasting; `self` and `end` must have the same floating dtype.
-
-lerp_(Tensor input, Tensor end, Tensor weight) -> Tensor
-
-In-place version of lerp(): writes the result into self. `self + weight * (end - self)` with a tensor `weight`, with broadcasting; the three must have the same floating dtype (a 0-d weight may have any).)doc"});
-  functions.push_back({"normal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_normal)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(normal(Tensor mean, Tensor std, *, Generator? generator=None, Tensor? out=None) -> Tensor
-
-Normal samples with element-wise means `mean` and standard deviations `std` (broadcast together).
-
-normal(Tensor mean, float std=1, *, Generator? generator=None, Tensor? out=None) -> Tensor
-
-Normal samples with element-wise means `mean` and standard deviation `std`.
-
-normal(float mean, Tensor std, *, Generator? generator=None, Tensor? out=None) -> Tensor
-
-Normal samples with mean `mean` and element-wise standard deviations `std`.
-
-normal(float mean, float std, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
-
-Normal samples of shape `size` with mean `mean` and standard deviation `std`.)doc"});
-  functions.push_back({"sgn", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sgn)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(sgn(Tensor input, *, Tensor? out=None) -> Tensor
-
-The sign of every element of `self` (-1, 0 or 1; for real tensors the same as `sign`).)doc"});
-  functions.push_back({"sgn_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sgn_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(sgn_(Tensor input) -> Tensor
-
-In-place version of sgn(): writes the result into self. The sign of every element of `self` (-1, 0 or 1; for real tensors the same as `sign`).)doc"});
+Alias of `i0` (`torchlite.special.i0`).)doc"});
   methods.push_back({"__irshift__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__irshift__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__irshift__(Tensor other) -> Tensor
 
@@ -654,34 +366,6 @@ In-place version of bitwise_right_shift(): writes the result into self. Shifts t
 bitwise_right_shift_(Scalar other) -> Tensor
 
 In-place version of bitwise_right_shift(): writes the result into self. Shifts the bits of `self` right by the number `other`.)doc"});
-  methods.push_back({"lerp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_lerp)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(lerp(Tensor end, Scalar weight) -> Tensor
-
-`self + weight * (end - self)` for a number `weight`, with broadcasting; `self` and `end` must have the same floating dtype.
-
-lerp(Tensor end, Tensor weight) -> Tensor
-
-`self + weight * (end - self)` with a tensor `weight`, with broadcasting; the three must have the same floating dtype (a 0-d weight may have any).)doc"});
-  methods.push_back({"lerp_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_lerp_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(lerp_(Tensor end, Scalar weight) -> Tensor
-
-In-place version of lerp(): writes the result into self. `self + weight * (end - self)` for a number `weight`, with broadcasting; `self` and `end` must have the same floating dtype.
-
-lerp_(Tensor end, Tensor weight) -> Tensor
-
-In-place version of lerp(): writes the result into self. `self + weight * (end - self)` with a tensor `weight`, with broadcasting; the three must have the same floating dtype (a 0-d weight may have any).)doc"});
-  methods.push_back({"normal_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_normal_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(normal_(float mean=0, float std=1, *, Generator? generator=None) -> Tensor
-
-Fills `self` with normal random numbers of mean `mean` and standard deviation `std`.)doc"});
-  methods.push_back({"sgn", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sgn)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(sgn() -> Tensor
-
-The sign of every element of `self` (-1, 0 or 1; for real tensors the same as `sign`).)doc"});
-  methods.push_back({"sgn_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sgn_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(sgn_() -> Tensor
-
-In-place version of sgn(): writes the result into self. The sign of every element of `self` (-1, 0 or 1; for real tensors the same as `sign`).)doc"});
   methods.push_back({"to", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_to)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(to(ScalarType dtype, bool non_blocking=False, bool copy=False) -> Tensor
 

@@ -6,14 +6,10 @@
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_test_mul_add.h"
-#include "generated/ops/allclose.h"
 #include "generated/ops/cos.h"
-#include "generated/ops/empty_like.h"
 #include "generated/ops/log.h"
-#include "generated/ops/logsumexp.h"
-#include "generated/ops/positive.h"
 #include "generated/ops/rsub.h"
-#include "generated/ops/slice.h"
+#include "generated/ops/special_log_softmax.h"
 
 namespace tl::python {
 namespace {
@@ -42,24 +38,6 @@ PyObject* fn__test_mul_add(PyObject* /*module*/, PyObject* const* args, Py_ssize
   }
   auto result = [&] { GilRelease no_gil; return tl::_test_mul_add(self, other); }();
   return wrap_named(_test_mul_add_type, wrap(result));
-  TL_PY_CATCH
-}
-
-// allclose
-PyObject* fn_allclose(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "allclose(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto other = r.tensor(1);
-  auto rtol = r.toDouble(2);
-  auto atol = r.toDouble(3);
-  auto equal_nan = r.toBool(4);
-  auto result = [&] { GilRelease no_gil; return tl::allclose(self, other, rtol, atol, equal_nan); }();
-  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -92,24 +70,6 @@ PyObject* fn_cos_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::cos_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// empty_like
-PyObject* fn_empty_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "empty_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto dtype = r.scalartype_optional(1);
-  auto device = r.device_optional(2);
-  bool requires_grad = r.toBool(3);
-  auto result = [&] { GilRelease no_gil; return tl::empty_like(self, dtype, device); }();
-  if (requires_grad) result.set_requires_grad(true);
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -147,41 +107,6 @@ PyObject* fn_log_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
-// logsumexp
-PyObject* fn_logsumexp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "logsumexp(Tensor input, int[1] dim, bool keepdim=False, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto dim = r.intlist(1);
-  auto keepdim = r.toBool(2);
-  if (!r.is_none(3)) {
-    auto out = r.tensor(3);
-    auto result = [&] { GilRelease no_gil; return tl::logsumexp_out(out, self, dim, keepdim); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::logsumexp(self, dim, keepdim); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// positive
-PyObject* fn_positive(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "positive(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::positive(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // rsub
 PyObject* fn_rsub(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -211,36 +136,20 @@ PyObject* fn_rsub(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
-// slice
-PyObject* fn_slice(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// special_log_softmax
+PyObject* fn_special_log_softmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "slice(Tensor input, int dim=0, int? start=None, int? end=None, int step=1)",
+      "special_log_softmax(Tensor input, int dim, *, ScalarType? dtype=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto dim = r.toInt64(1);
-  auto start = r.toInt64_optional(2);
-  auto end = r.toInt64_optional(3);
-  auto step = r.toInt64(4);
-  auto result = [&] { GilRelease no_gil; return tl::slice(self, dim, start, end, step); }();
+  auto dtype = r.scalartype_optional(2);
+  auto result = [&] { GilRelease no_gil; return tl::special_log_softmax(self, dim, dtype); }();
   return wrap(std::move(result));
   TL_PY_CATCH
-}
-
-// Tensor.__pos__
-PyObject* operator__pos__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "__pos__()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::positive(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH_OPERATOR
 }
 
 // Tensor.__rsub__
@@ -271,24 +180,6 @@ PyObject* method__test_mul_add(PyObject* py_self, PyObject* const* args, Py_ssiz
   auto other = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::_test_mul_add(self, other); }();
   return wrap_named(_test_mul_add_type, wrap(result));
-  TL_PY_CATCH
-}
-
-// Tensor.allclose
-PyObject* method_allclose(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "allclose(Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto other = r.tensor(0);
-  auto rtol = r.toDouble(1);
-  auto atol = r.toDouble(2);
-  auto equal_nan = r.toBool(3);
-  auto result = [&] { GilRelease no_gil; return tl::allclose(self, other, rtol, atol, equal_nan); }();
-  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -348,54 +239,6 @@ PyObject* method_log_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
-// Tensor.logsumexp
-PyObject* method_logsumexp(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "logsumexp(int[1] dim, bool keepdim=False)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto dim = r.intlist(0);
-  auto keepdim = r.toBool(1);
-  auto result = [&] { GilRelease no_gil; return tl::logsumexp(self, dim, keepdim); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.positive
-PyObject* method_positive(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "positive()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::positive(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.slice
-PyObject* method_slice(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "slice(int dim=0, int? start=None, int? end=None, int step=1)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto dim = r.toInt64(0);
-  auto start = r.toInt64_optional(1);
-  auto end = r.toInt64_optional(2);
-  auto step = r.toInt64(3);
-  auto result = [&] { GilRelease no_gil; return tl::slice(self, dim, start, end, step); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 }  // namespace
 
 void add_bindings_5(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
@@ -405,10 +248,6 @@ void add_bindings_5(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef
                        METH_FASTCALL | METH_KEYWORDS, R"doc(_test_mul_add(Tensor input, Tensor other, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 Test op: `(self * other, self + other)`, named returns; `total` is declared not differentiable.)doc"});
-  functions.push_back({"allclose", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_allclose)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(allclose(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> bool
-
-Whether `isclose(self, other, rtol, atol, equal_nan)` holds for every element.)doc"});
   functions.push_back({"cos", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cos)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(cos(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -417,10 +256,6 @@ The cosine of every element of `self` (radians); integer inputs give the default
                        METH_FASTCALL | METH_KEYWORDS, R"doc(cos_(Tensor input) -> Tensor
 
 In-place version of cos(): writes the result into self. The cosine of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
-  functions.push_back({"empty_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_empty_like)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(empty_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
-
-An uninitialised tensor with the shape of `self` and its dtype and device unless given.)doc"});
   functions.push_back({"log", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(log(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -429,14 +264,6 @@ The natural logarithm of every element of `self`; integer inputs give the defaul
                        METH_FASTCALL | METH_KEYWORDS, R"doc(log_(Tensor input) -> Tensor
 
 In-place version of log(): writes the result into self. The natural logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"logsumexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logsumexp)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(logsumexp(Tensor input, int[1] dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
-
-log(sum(exp(self))) over the dimensions in `dim`, computed stably (the maximum is subtracted first; +-inf inputs give +-inf); integer inputs give the default float dtype.)doc"});
-  functions.push_back({"positive", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_positive)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(positive(Tensor input) -> Tensor
-
-`self` itself (`+self`); bool tensors are refused, as for `-`.)doc"});
   functions.push_back({"rsub", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rsub)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(rsub(Tensor input, Tensor other, *, Scalar alpha=1) -> Tensor
 
@@ -445,14 +272,10 @@ Computes `other - alpha * self` (subtraction with the operands reversed).
 rsub(Tensor input, Scalar other, Scalar alpha=1) -> Tensor
 
 Computes `other - alpha * self` for a number `other`; backs the reflected `number - tensor`.)doc"});
-  functions.push_back({"slice", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_slice)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(slice(Tensor input, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor
+  functions.push_back({"special_log_softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_log_softmax)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_log_softmax(Tensor input, int dim, *, ScalarType? dtype=None) -> Tensor
 
-A view of `self` taking every `step`-th index in `[start, end)` of dimension `dim`; out-of-range bounds are clamped.)doc"});
-  methods.push_back({"__pos__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__pos__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__pos__() -> Tensor
-
-`self` itself (`+self`); bool tensors are refused, as for `-`.)doc"});
+Alias of `log_softmax` (`torchlite.special.log_softmax`).)doc"});
   methods.push_back({"__rsub__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__rsub__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__rsub__(Scalar other, Scalar alpha=1) -> Tensor
 
@@ -461,10 +284,6 @@ Computes `other - alpha * self` for a number `other`; backs the reflected `numbe
                      METH_FASTCALL | METH_KEYWORDS, R"doc(_test_mul_add(Tensor other) -> tuple[Tensor, Tensor]
 
 Test op: `(self * other, self + other)`, named returns; `total` is declared not differentiable.)doc"});
-  methods.push_back({"allclose", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_allclose)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(allclose(Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> bool
-
-Whether `isclose(self, other, rtol, atol, equal_nan)` holds for every element.)doc"});
   methods.push_back({"cos", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cos)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(cos() -> Tensor
 
@@ -481,18 +300,6 @@ The natural logarithm of every element of `self`; integer inputs give the defaul
                      METH_FASTCALL | METH_KEYWORDS, R"doc(log_() -> Tensor
 
 In-place version of log(): writes the result into self. The natural logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
-  methods.push_back({"logsumexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logsumexp)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(logsumexp(int[1] dim, bool keepdim=False) -> Tensor
-
-log(sum(exp(self))) over the dimensions in `dim`, computed stably (the maximum is subtracted first; +-inf inputs give +-inf); integer inputs give the default float dtype.)doc"});
-  methods.push_back({"positive", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_positive)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(positive() -> Tensor
-
-`self` itself (`+self`); bool tensors are refused, as for `-`.)doc"});
-  methods.push_back({"slice", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_slice)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(slice(int dim=0, int? start=None, int? end=None, int step=1) -> Tensor
-
-A view of `self` taking every `step`-th index in `[start, end)` of dimension `dim`; out-of-range bounds are clamped.)doc"});
   (void)functions;
   (void)methods;
 }

@@ -4,13 +4,8 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
-#include "generated/ops/_clone_contiguous.h"
-#include "generated/ops/abs.h"
-#include "generated/ops/arcsin.h"
-#include "generated/ops/arcsinh.h"
 #include "generated/ops/argsort.h"
 #include "generated/ops/log_normal.h"
-#include "generated/ops/logcumsumexp.h"
 #include "generated/ops/maximum.h"
 #include "generated/ops/nan_to_num.h"
 #include "generated/ops/var.h"
@@ -18,119 +13,6 @@
 
 namespace tl::python {
 namespace {
-
-// _clone_contiguous
-PyObject* fn__clone_contiguous(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "_clone_contiguous(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::_clone_contiguous(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// abs
-PyObject* fn_abs(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "abs(Tensor input, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  if (!r.is_none(1)) {
-    auto out = r.tensor(1);
-    auto result = [&] { GilRelease no_gil; return tl::abs_out(out, self); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::abs(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// abs_
-PyObject* fn_abs_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "abs_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::abs_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// arcsin
-PyObject* fn_arcsin(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "arcsin(Tensor input, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  if (!r.is_none(1)) {
-    auto out = r.tensor(1);
-    auto result = [&] { GilRelease no_gil; return tl::arcsin_out(out, self); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::arcsin(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// arcsin_
-PyObject* fn_arcsin_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "arcsin_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::arcsin_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// arcsinh
-PyObject* fn_arcsinh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "arcsinh(Tensor input, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  if (!r.is_none(1)) {
-    auto out = r.tensor(1);
-    auto result = [&] { GilRelease no_gil; return tl::arcsinh_out(out, self); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::arcsinh(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// arcsinh_
-PyObject* fn_arcsinh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "arcsinh_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::arcsinh_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
 
 // argsort
 PyObject* fn_argsort(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -159,26 +41,6 @@ PyObject* fn_argsort(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// logcumsumexp
-PyObject* fn_logcumsumexp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "logcumsumexp(Tensor input, int dim, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto dim = r.toInt64(1);
-  if (!r.is_none(2)) {
-    auto out = r.tensor(2);
-    auto result = [&] { GilRelease no_gil; return tl::logcumsumexp_out(out, self, dim); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::logcumsumexp(self, dim); }();
-  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -310,104 +172,6 @@ PyObject* fn_where(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
-// Tensor.__abs__
-PyObject* operator__abs__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "__abs__()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::abs(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH_OPERATOR
-}
-
-// Tensor.abs
-PyObject* method_abs(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "abs()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::abs(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.abs_
-PyObject* method_abs_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "abs_()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::abs_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.arcsin
-PyObject* method_arcsin(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "arcsin()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::arcsin(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.arcsin_
-PyObject* method_arcsin_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "arcsin_()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::arcsin_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.arcsinh
-PyObject* method_arcsinh(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "arcsinh()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::arcsinh(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.arcsinh_
-PyObject* method_arcsinh_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "arcsinh_()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::arcsinh_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // Tensor.argsort
 PyObject* method_argsort(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -451,21 +215,6 @@ PyObject* method_log_normal_(PyObject* py_self, PyObject* const* args, Py_ssize_
   auto std = r.toDouble(1);
   auto generator = r.generator_optional(2);
   auto result = [&] { GilRelease no_gil; return tl::log_normal_(self, mean, std, generator); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.logcumsumexp
-PyObject* method_logcumsumexp(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "logcumsumexp(int dim)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto dim = r.toInt64(0);
-  auto result = [&] { GilRelease no_gil; return tl::logcumsumexp(self, dim); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -576,34 +325,6 @@ PyObject* method_where(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 }  // namespace
 
 void add_bindings_6(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"_clone_contiguous", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__clone_contiguous)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(_clone_contiguous(Tensor input) -> Tensor
-
-A copy of `self` in contiguous (row-major) layout, whatever the layout of `self`; what `contiguous()` makes.)doc"});
-  functions.push_back({"abs", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_abs)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(abs(Tensor input, *, Tensor? out=None) -> Tensor
-
-Absolute value of every element of `self`.)doc"});
-  functions.push_back({"abs_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_abs_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(abs_(Tensor input) -> Tensor
-
-In-place version of abs(): writes the result into self. Absolute value of every element of `self`.)doc"});
-  functions.push_back({"arcsin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arcsin)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(arcsin(Tensor input, *, Tensor? out=None) -> Tensor
-
-Alias of `asin`.)doc"});
-  functions.push_back({"arcsin_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arcsin_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(arcsin_(Tensor input) -> Tensor
-
-Alias of `asin_`.)doc"});
-  functions.push_back({"arcsinh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arcsinh)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(arcsinh(Tensor input, *, Tensor? out=None) -> Tensor
-
-Alias of `asinh`.)doc"});
-  functions.push_back({"arcsinh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arcsinh_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(arcsinh_(Tensor input) -> Tensor
-
-Alias of `asinh_`.)doc"});
   functions.push_back({"argsort", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_argsort)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(argsort(Tensor input, int dim=-1, bool descending=False) -> Tensor
 
@@ -612,10 +333,6 @@ The indices that sort `self` along `dim` (the `indices` of `sort`).
 argsort(Tensor input, *, bool stable, int dim=-1, bool descending=False) -> Tensor
 
 `argsort` with an explicit `stable` flag; the sort is stable either way.)doc"});
-  functions.push_back({"logcumsumexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logcumsumexp)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(logcumsumexp(Tensor input, int dim, *, Tensor? out=None) -> Tensor
-
-`log(cumsum(exp(self), dim))`, computed without overflow.)doc"});
   functions.push_back({"maximum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_maximum)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(maximum(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -644,34 +361,6 @@ The variance of `self` over the dimensions in `dim` (all when None), divided by 
                        METH_FASTCALL | METH_KEYWORDS, R"doc(where(Tensor condition, Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 Picks elements from `self` where `condition` is true and from `other` elsewhere, broadcasting all three.)doc"});
-  methods.push_back({"__abs__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__abs__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__abs__() -> Tensor
-
-Absolute value of every element of `self`.)doc"});
-  methods.push_back({"abs", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_abs)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(abs() -> Tensor
-
-Absolute value of every element of `self`.)doc"});
-  methods.push_back({"abs_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_abs_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(abs_() -> Tensor
-
-In-place version of abs(): writes the result into self. Absolute value of every element of `self`.)doc"});
-  methods.push_back({"arcsin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_arcsin)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(arcsin() -> Tensor
-
-Alias of `asin`.)doc"});
-  methods.push_back({"arcsin_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_arcsin_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(arcsin_() -> Tensor
-
-Alias of `asin_`.)doc"});
-  methods.push_back({"arcsinh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_arcsinh)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(arcsinh() -> Tensor
-
-Alias of `asinh`.)doc"});
-  methods.push_back({"arcsinh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_arcsinh_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(arcsinh_() -> Tensor
-
-Alias of `asinh_`.)doc"});
   methods.push_back({"argsort", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_argsort)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(argsort(int dim=-1, bool descending=False) -> Tensor
 
@@ -684,10 +373,6 @@ argsort(*, bool stable, int dim=-1, bool descending=False) -> Tensor
                      METH_FASTCALL | METH_KEYWORDS, R"doc(log_normal_(float mean=1, float std=2, *, Generator? generator=None) -> Tensor
 
 Fills `self` with exp of normal samples of mean `mean` and standard deviation `std`.)doc"});
-  methods.push_back({"logcumsumexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logcumsumexp)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(logcumsumexp(int dim) -> Tensor
-
-`log(cumsum(exp(self), dim))`, computed without overflow.)doc"});
   methods.push_back({"maximum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_maximum)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(maximum(Tensor other) -> Tensor
 

@@ -6,13 +6,9 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/arange.h"
 #include "generated/ops/bitwise_not.h"
-#include "generated/ops/cat.h"
 #include "generated/ops/contiguous.h"
-#include "generated/ops/floor_divide.h"
 #include "generated/ops/ge.h"
 #include "generated/ops/index_add.h"
-#include "generated/ops/std.h"
-#include "generated/ops/t.h"
 #include "generated/ops/true_divide.h"
 
 namespace tl::python {
@@ -89,85 +85,6 @@ PyObject* fn_bitwise_not_(PyObject* /*module*/, PyObject* const* args, Py_ssize_
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::bitwise_not_(self); }();
   return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// cat
-PyObject* fn_cat(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "cat(Tensor[] tensors, int dim=0, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto tensors = r.tensorlist(0);
-  auto dim = r.toInt64(1);
-  if (!r.is_none(2)) {
-    auto out = r.tensor(2);
-    auto result = [&] { GilRelease no_gil; return tl::cat_out(out, tensors, dim); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::cat(tensors, dim); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// floor_divide
-PyObject* fn_floor_divide(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "floor_divide(Tensor input, Tensor other, *, Tensor? out=None)",
-      "floor_divide(Tensor input, Scalar other)",
-  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // floor_divide
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      if (!r.is_none(2)) {
-        auto out = r.tensor(2);
-        auto result = [&] { GilRelease no_gil; return tl::floor_divide_out(out, self, other); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::floor_divide(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // floor_divide.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::floor_divide(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// floor_divide_
-PyObject* fn_floor_divide_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "floor_divide_(Tensor input, Tensor other)",
-      "floor_divide_(Tensor input, Scalar other)",
-  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // floor_divide_
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::floor_divide_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // floor_divide_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::floor_divide_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -276,68 +193,6 @@ PyObject* fn_index_add_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH
 }
 
-// std
-PyObject* fn_std(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "std(Tensor input, bool unbiased=True)",
-      "std(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor? out=None)",
-      "std(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // std
-      auto self = r.tensor(0);
-      auto unbiased = r.toBool(1);
-      auto result = [&] { GilRelease no_gil; return tl::std(self, unbiased); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // std.dim
-      auto self = r.tensor(0);
-      auto dim = r.intlist_optional(1);
-      auto unbiased = r.toBool(2);
-      auto keepdim = r.toBool(3);
-      if (!r.is_none(4)) {
-        auto out = r.tensor(4);
-        auto result = [&] { GilRelease no_gil; return tl::std_out(out, self, as_arg(dim), unbiased, keepdim); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::std(self, as_arg(dim), unbiased, keepdim); }();
-      return wrap(std::move(result));
-    }
-    case 2: {  // std.correction
-      auto self = r.tensor(0);
-      auto dim = r.intlist_optional(1);
-      auto correction = r.scalar_optional(2);
-      auto keepdim = r.toBool(3);
-      if (!r.is_none(4)) {
-        auto out = r.tensor(4);
-        auto result = [&] { GilRelease no_gil; return tl::std_out(out, self, as_arg(dim), correction, keepdim); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::std(self, as_arg(dim), correction, keepdim); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// t
-PyObject* fn_t(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "t(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::t(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // true_divide
 PyObject* fn_true_divide(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -397,33 +252,6 @@ PyObject* fn_true_divide_(PyObject* /*module*/, PyObject* const* args, Py_ssize_
   TL_PY_CATCH
 }
 
-// Tensor.__floordiv__
-PyObject* operator__floordiv__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "__floordiv__(Tensor other)",
-      "__floordiv__(Scalar other)",
-  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // floor_divide
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::floor_divide(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // floor_divide.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::floor_divide(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH_OPERATOR
-}
-
 // Tensor.__ge__
 PyObject* operator__ge__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -444,33 +272,6 @@ PyObject* operator__ge__(PyObject* py_self, PyObject* const* args, Py_ssize_t na
       const Tensor& self = unpack_tensor(py_self);
       auto other = r.scalar(0);
       auto result = [&] { GilRelease no_gil; return tl::ge(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH_OPERATOR
-}
-
-// Tensor.__ifloordiv__
-PyObject* operator__ifloordiv__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "__ifloordiv__(Tensor other)",
-      "__ifloordiv__(Scalar other)",
-  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // floor_divide_
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::floor_divide_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // floor_divide_.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::floor_divide_(self, other); }();
       return wrap(std::move(result));
     }
   }
@@ -532,60 +333,6 @@ PyObject* method_contiguous(PyObject* py_self, PyObject* const* args, Py_ssize_t
   auto memory_format = r.memory_format(0);
   auto result = [&] { GilRelease no_gil; return tl::contiguous(self, memory_format); }();
   return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.floor_divide
-PyObject* method_floor_divide(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "floor_divide(Tensor other)",
-      "floor_divide(Scalar other)",
-  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // floor_divide
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::floor_divide(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // floor_divide.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::floor_divide(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.floor_divide_
-PyObject* method_floor_divide_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "floor_divide_(Tensor other)",
-      "floor_divide_(Scalar other)",
-  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // floor_divide_
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.tensor(0);
-      auto result = [&] { GilRelease no_gil; return tl::floor_divide_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // floor_divide_.Scalar
-      const Tensor& self = unpack_tensor(py_self);
-      auto other = r.scalar(0);
-      auto result = [&] { GilRelease no_gil; return tl::floor_divide_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -679,58 +426,6 @@ PyObject* method_index_add_(PyObject* py_self, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
-// Tensor.std
-PyObject* method_std(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "std(bool unbiased=True)",
-      "std(int[1]? dim, bool unbiased=True, bool keepdim=False)",
-      "std(int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // std
-      const Tensor& self = unpack_tensor(py_self);
-      auto unbiased = r.toBool(0);
-      auto result = [&] { GilRelease no_gil; return tl::std(self, unbiased); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // std.dim
-      const Tensor& self = unpack_tensor(py_self);
-      auto dim = r.intlist_optional(0);
-      auto unbiased = r.toBool(1);
-      auto keepdim = r.toBool(2);
-      auto result = [&] { GilRelease no_gil; return tl::std(self, as_arg(dim), unbiased, keepdim); }();
-      return wrap(std::move(result));
-    }
-    case 2: {  // std.correction
-      const Tensor& self = unpack_tensor(py_self);
-      auto dim = r.intlist_optional(0);
-      auto correction = r.scalar_optional(1);
-      auto keepdim = r.toBool(2);
-      auto result = [&] { GilRelease no_gil; return tl::std(self, as_arg(dim), correction, keepdim); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// Tensor.t
-PyObject* method_t(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "t()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::t(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // Tensor.true_divide
 PyObject* method_true_divide(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -804,26 +499,6 @@ The bitwise NOT of every element of `self` (logical NOT for bool); integer and b
                        METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_not_(Tensor input) -> Tensor
 
 In-place version of bitwise_not(): writes the result into self. The bitwise NOT of every element of `self` (logical NOT for bool); integer and bool dtypes only.)doc"});
-  functions.push_back({"cat", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cat)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(cat(Tensor[] tensors, int dim=0, *, Tensor? out=None) -> Tensor
-
-Joins `tensors` along the existing dimension `dim`, promoting their dtypes; 1-D empty tensors are skipped whatever their shape (PyTorch's legacy rule).)doc"});
-  functions.push_back({"floor_divide", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_floor_divide)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(floor_divide(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
-
-Divides `self` by `other` and rounds the quotient toward negative infinity (Python's `//`).
-
-floor_divide(Tensor input, Scalar other) -> Tensor
-
-Divides every element of `self` by the number `other`, rounding toward negative infinity.)doc"});
-  functions.push_back({"floor_divide_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_floor_divide_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(floor_divide_(Tensor input, Tensor other) -> Tensor
-
-In-place version of floor_divide(): writes the result into self. Divides `self` by `other` and rounds the quotient toward negative infinity (Python's `//`).
-
-floor_divide_(Tensor input, Scalar other) -> Tensor
-
-In-place version of floor_divide(): writes the result into self. Divides every element of `self` by the number `other`, rounding toward negative infinity.)doc"});
   functions.push_back({"ge", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ge)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(ge(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -848,22 +523,6 @@ A copy of `self` with `alpha * source[i]` added at position `index[i]` along `di
                        METH_FASTCALL | METH_KEYWORDS, R"doc(index_add_(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
 
 In-place version of index_add(): writes the result into self. A copy of `self` with `alpha * source[i]` added at position `index[i]` along `dim`, in index order.)doc"});
-  functions.push_back({"std", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_std)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(std(Tensor input, bool unbiased=True) -> Tensor
-
-The standard deviation of all elements of `self`, from the variance divided by N - 1 (`unbiased`) or N.
-
-std(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor? out=None) -> Tensor
-
-The standard deviation of `self` over the dimensions in `dim` (all when None).
-
-std(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor? out=None) -> Tensor
-
-The standard deviation of `self` over the dimensions in `dim` (all when None), from the variance divided by max(0, N - correction).)doc"});
-  functions.push_back({"t", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_t)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(t(Tensor input) -> Tensor
-
-Transposes a tensor of at most 2 dimensions (0-d and 1-D tensors are returned as they are).)doc"});
   functions.push_back({"true_divide", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_true_divide)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(true_divide(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -880,14 +539,6 @@ In-place version of true_divide(): writes the result into self. Alias of `div` (
 true_divide_(Tensor input, Scalar other) -> Tensor
 
 In-place version of true_divide(): writes the result into self. Alias of `div` by a number (true division).)doc"});
-  methods.push_back({"__floordiv__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__floordiv__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__floordiv__(Tensor other) -> Tensor
-
-Divides `self` by `other` and rounds the quotient toward negative infinity (Python's `//`).
-
-__floordiv__(Scalar other) -> Tensor
-
-Divides every element of `self` by the number `other`, rounding toward negative infinity.)doc"});
   methods.push_back({"__ge__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__ge__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__ge__(Tensor other) -> Tensor
 
@@ -896,14 +547,6 @@ True where `self >= other`, element by element, with broadcasting.
 __ge__(Scalar other) -> Tensor
 
 True where an element of `self` is at least the number `other`.)doc"});
-  methods.push_back({"__ifloordiv__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__ifloordiv__)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(__ifloordiv__(Tensor other) -> Tensor
-
-In-place version of floor_divide(): writes the result into self. Divides `self` by `other` and rounds the quotient toward negative infinity (Python's `//`).
-
-__ifloordiv__(Scalar other) -> Tensor
-
-In-place version of floor_divide(): writes the result into self. Divides every element of `self` by the number `other`, rounding toward negative infinity.)doc"});
   methods.push_back({"__invert__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__invert__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__invert__() -> Tensor
 
@@ -920,22 +563,6 @@ In-place version of bitwise_not(): writes the result into self. The bitwise NOT 
                      METH_FASTCALL | METH_KEYWORDS, R"doc(contiguous(*, MemoryFormat memory_format=contiguous_format) -> Tensor
 
 `self` if it is already contiguous (row-major), otherwise a contiguous copy.)doc"});
-  methods.push_back({"floor_divide", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_floor_divide)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(floor_divide(Tensor other) -> Tensor
-
-Divides `self` by `other` and rounds the quotient toward negative infinity (Python's `//`).
-
-floor_divide(Scalar other) -> Tensor
-
-Divides every element of `self` by the number `other`, rounding toward negative infinity.)doc"});
-  methods.push_back({"floor_divide_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_floor_divide_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(floor_divide_(Tensor other) -> Tensor
-
-In-place version of floor_divide(): writes the result into self. Divides `self` by `other` and rounds the quotient toward negative infinity (Python's `//`).
-
-floor_divide_(Scalar other) -> Tensor
-
-In-place version of floor_divide(): writes the result into self. Divides every element of `self` by the number `other`, rounding toward negative infinity.)doc"});
   methods.push_back({"ge", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_ge)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(ge(Tensor other) -> Tensor
 
@@ -960,22 +587,6 @@ A copy of `self` with `alpha * source[i]` added at position `index[i]` along `di
                      METH_FASTCALL | METH_KEYWORDS, R"doc(index_add_(int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
 
 In-place version of index_add(): writes the result into self. A copy of `self` with `alpha * source[i]` added at position `index[i]` along `dim`, in index order.)doc"});
-  methods.push_back({"std", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_std)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(std(bool unbiased=True) -> Tensor
-
-The standard deviation of all elements of `self`, from the variance divided by N - 1 (`unbiased`) or N.
-
-std(int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
-
-The standard deviation of `self` over the dimensions in `dim` (all when None).
-
-std(int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
-
-The standard deviation of `self` over the dimensions in `dim` (all when None), from the variance divided by max(0, N - correction).)doc"});
-  methods.push_back({"t", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_t)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(t() -> Tensor
-
-Transposes a tensor of at most 2 dimensions (0-d and 1-D tensors are returned as they are).)doc"});
   methods.push_back({"true_divide", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_true_divide)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(true_divide(Tensor other) -> Tensor
 

@@ -9,13 +9,11 @@
 #include "generated/ops/_test_mul_backward.h"
 #include "generated/ops/angle.h"
 #include "generated/ops/arccos.h"
-#include "generated/ops/cumsum.h"
 #include "generated/ops/div.h"
 #include "generated/ops/isneginf.h"
 #include "generated/ops/max.h"
 #include "generated/ops/minimum.h"
-#include "generated/ops/split_with_sizes.h"
-#include "generated/ops/square.h"
+#include "generated/ops/special_expit.h"
 
 namespace tl::python {
 namespace {
@@ -107,43 +105,6 @@ PyObject* fn_arccos_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::arccos_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// cumsum
-PyObject* fn_cumsum(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "cumsum(Tensor input, int dim, *, ScalarType? dtype=None, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto dim = r.toInt64(1);
-  auto dtype = r.scalartype_optional(2);
-  if (!r.is_none(3)) {
-    auto out = r.tensor(3);
-    auto result = [&] { GilRelease no_gil; return tl::cumsum_out(out, self, dim, dtype); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::cumsum(self, dim, dtype); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// cumsum_
-PyObject* fn_cumsum_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "cumsum_(Tensor input, int dim, *, ScalarType? dtype=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto dim = r.toInt64(1);
-  auto dtype = r.scalartype_optional(2);
-  auto result = [&] { GilRelease no_gil; return tl::cumsum_(self, dim, dtype); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -323,51 +284,21 @@ PyObject* fn_minimum(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
-// split_with_sizes
-PyObject* fn_split_with_sizes(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// special_expit
+PyObject* fn_special_expit(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "split_with_sizes(Tensor input, int[] split_sizes, int dim=0)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto split_sizes = r.intlist(1);
-  auto dim = r.toInt64(2);
-  auto result = [&] { GilRelease no_gil; return tl::split_with_sizes(self, split_sizes, dim); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// square
-PyObject* fn_square(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "square(Tensor input, *, Tensor? out=None)",
+      "special_expit(Tensor input, *, Tensor? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   if (!r.is_none(1)) {
     auto out = r.tensor(1);
-    auto result = [&] { GilRelease no_gil; return tl::square_out(out, self); }();
+    auto result = [&] { GilRelease no_gil; return tl::special_expit_out(out, self); }();
     return wrap(std::move(result));
   }
-  auto result = [&] { GilRelease no_gil; return tl::square(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// square_
-PyObject* fn_square_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "square_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::square_(self); }();
+  auto result = [&] { GilRelease no_gil; return tl::special_expit(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -464,38 +395,6 @@ PyObject* method_arccos_(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
   auto result = [&] { GilRelease no_gil; return tl::arccos_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.cumsum
-PyObject* method_cumsum(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "cumsum(int dim, *, ScalarType? dtype=None)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto dim = r.toInt64(0);
-  auto dtype = r.scalartype_optional(1);
-  auto result = [&] { GilRelease no_gil; return tl::cumsum(self, dim, dtype); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.cumsum_
-PyObject* method_cumsum_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "cumsum_(int dim, *, ScalarType? dtype=None)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto dim = r.toInt64(0);
-  auto dtype = r.scalartype_optional(1);
-  auto result = [&] { GilRelease no_gil; return tl::cumsum_(self, dim, dtype); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -642,50 +541,6 @@ PyObject* method_minimum(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
-// Tensor.split_with_sizes
-PyObject* method_split_with_sizes(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "split_with_sizes(int[] split_sizes, int dim=0)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto split_sizes = r.intlist(0);
-  auto dim = r.toInt64(1);
-  auto result = [&] { GilRelease no_gil; return tl::split_with_sizes(self, split_sizes, dim); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.square
-PyObject* method_square(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "square()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::square(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.square_
-PyObject* method_square_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "square_()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::square_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 }  // namespace
 
 void add_bindings_9(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
@@ -712,14 +567,6 @@ Alias of `acos`.)doc"});
                        METH_FASTCALL | METH_KEYWORDS, R"doc(arccos_(Tensor input) -> Tensor
 
 Alias of `acos_`.)doc"});
-  functions.push_back({"cumsum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cumsum)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(cumsum(Tensor input, int dim, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
-
-Cumulative sum of `self` along `dim`; integer and bool inputs sum as int64 unless `dtype` says otherwise.)doc"});
-  functions.push_back({"cumsum_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cumsum_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(cumsum_(Tensor input, int dim, *, ScalarType? dtype=None) -> Tensor
-
-In-place version of cumsum(): writes the result into self. Cumulative sum of `self` along `dim`; integer and bool inputs sum as int64 unless `dtype` says otherwise.)doc"});
   functions.push_back({"div", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_div)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(div(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -768,18 +615,10 @@ The largest values of `self` along `dim` and their indices (the first of ties; N
                        METH_FASTCALL | METH_KEYWORDS, R"doc(minimum(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 The smaller of `self` and `other` element by element (NaN if either is NaN), with broadcasting and type promotion.)doc"});
-  functions.push_back({"split_with_sizes", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_split_with_sizes)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(split_with_sizes(Tensor input, int[] split_sizes, int dim=0) -> Sequence[Tensor]
+  functions.push_back({"special_expit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_expit)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_expit(Tensor input, *, Tensor? out=None) -> Tensor
 
-Views of `self` cut along `dim` into pieces of the sizes in `split_sizes`, which must sum to the size of `dim`; in-place changes of them are refused while autograd records, as in PyTorch.)doc"});
-  functions.push_back({"square", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_square)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(square(Tensor input, *, Tensor? out=None) -> Tensor
-
-`self * self`, as `pow(self, 2)`: bool tensors give int64.)doc"});
-  functions.push_back({"square_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_square_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(square_(Tensor input) -> Tensor
-
-`self` squared in place, as `pow_(self, 2)`.)doc"});
+Alias of `sigmoid` (`torchlite.special.expit`).)doc"});
   methods.push_back({"__itruediv__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__itruediv__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__itruediv__(Tensor other) -> Tensor
 
@@ -808,14 +647,6 @@ Alias of `acos`.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(arccos_() -> Tensor
 
 Alias of `acos_`.)doc"});
-  methods.push_back({"cumsum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cumsum)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(cumsum(int dim, *, ScalarType? dtype=None) -> Tensor
-
-Cumulative sum of `self` along `dim`; integer and bool inputs sum as int64 unless `dtype` says otherwise.)doc"});
-  methods.push_back({"cumsum_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cumsum_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(cumsum_(int dim, *, ScalarType? dtype=None) -> Tensor
-
-In-place version of cumsum(): writes the result into self. Cumulative sum of `self` along `dim`; integer and bool inputs sum as int64 unless `dtype` says otherwise.)doc"});
   methods.push_back({"div", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_div)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(div(Tensor other) -> Tensor
 
@@ -864,18 +695,6 @@ The largest values of `self` along `dim` and their indices (the first of ties; N
                      METH_FASTCALL | METH_KEYWORDS, R"doc(minimum(Tensor other) -> Tensor
 
 The smaller of `self` and `other` element by element (NaN if either is NaN), with broadcasting and type promotion.)doc"});
-  methods.push_back({"split_with_sizes", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_split_with_sizes)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(split_with_sizes(int[] split_sizes, int dim=0) -> Sequence[Tensor]
-
-Views of `self` cut along `dim` into pieces of the sizes in `split_sizes`, which must sum to the size of `dim`; in-place changes of them are refused while autograd records, as in PyTorch.)doc"});
-  methods.push_back({"square", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_square)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(square() -> Tensor
-
-`self * self`, as `pow(self, 2)`: bool tensors give int64.)doc"});
-  methods.push_back({"square_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_square_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(square_() -> Tensor
-
-`self` squared in place, as `pow_(self, 2)`.)doc"});
   (void)functions;
   (void)methods;
 }
