@@ -52,7 +52,10 @@ TL_ALWAYS_INLINE T nextafter_bits(T from, T to) {
   std::memcpy(&f, &from, sizeof f);
   std::memcpy(&t, &to, sizeof t);
   const I away = static_cast<I>((to > from) == (from > T(0)));
-  I r = f + away + away - 1;
+  // In unsigned arithmetic: -0.0's bits are INT_MIN, and INT_MIN - 1 would overflow (the result is
+  // replaced for zeros below anyway).
+  using U = std::make_unsigned_t<I>;
+  I r = static_cast<I>(static_cast<U>(f) + static_cast<U>(away + away - 1));
   const I from_zero = -static_cast<I>(from == T(0));
   r = (r & ~from_zero) | (((t & std::numeric_limits<I>::min()) | 1) & from_zero);
   const I equal = -static_cast<I>(from == to);
