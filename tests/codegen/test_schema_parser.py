@@ -229,7 +229,7 @@ def test_round_trip_on_real_yaml(func):
     # arguments
     ("add(Tensor) -> Tensor", "argument 1 (`Tensor`): expected `Type name`"),
     ("add(Tensor 1x) -> Tensor", "bad argument name `1x`"),
-    ("add(Tensor from) -> Tensor", "bad argument name `from`"),
+    ("add(Tensor class) -> Tensor", "bad argument name `class`"),
     ("add(Tensor self, Tensor self) -> Tensor", "duplicate argument name `self`"),
     ("add(Tensor self, *, int a=1, *, int b=2) -> Tensor", "`*` appears twice"),
     ("add(Tensor self, *) -> Tensor", "`*` must be followed by at least one keyword-only argument"),

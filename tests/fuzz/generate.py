@@ -4,6 +4,7 @@ The source is a complete reproducer: PRELUDE, then lines building the tensors, t
 `touch(...)` of every tensor involved (a sum and a clone, so that a call that leaves a tensor corrupt is
 caught by the next use, as it would be in a program). Call number i of seed s is always the same text.
 """
+import keyword
 import random
 
 from codegen.model import BaseType, ListType, OptionalType
@@ -246,7 +247,9 @@ def _argument_texts(gen, schema, receiver):
         if arg.kwarg_only or by_keyword or r.random() < 0.1:
             by_keyword = by_keyword or not arg.kwarg_only
             # PyTorch's functions call their `self` argument `input`.
-            keywords.append(f"{'input' if arg.name == 'self' else arg.name}={text}")
+            name = "input" if arg.name == "self" else arg.name
+            # A Python keyword (random_'s `from`) can only be passed through **{...}, as in PyTorch.
+            keywords.append(f"**{{{name!r}: {text}}}" if keyword.iskeyword(name) else f"{name}={text}")
         else:
             positional.append(text)
     roll = r.random()

@@ -41,8 +41,8 @@ void frexp_kernel(const Tensor& self, Tensor& mantissa, Tensor& exponent) {
   });
 }
 
-// The mask is drawn first, as PyTorch's bernoulli_(1 - p) on a fresh contiguous bool tensor (one
-// float64 uniform per element, in order: the same stream as PyTorch's), then output and mask are
+// The mask is drawn first, as PyTorch's bernoulli_(1 - p) on a fresh bool tensor (one float64
+// uniform per element, in memory order: the same stream as PyTorch's), then output and mask are
 // combined in one pass over input.
 std::tuple<Tensor, Tensor> native_dropout_kernel(const Tensor& input, double p, std::optional<bool> train) {
   // PyTorch quirk kept: an empty input gives two empty tensors of input's dtype.
@@ -59,7 +59,8 @@ std::tuple<Tensor, Tensor> native_dropout_kernel(const Tensor& input, double p, 
   TL_CHECK(p >= 0 && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", 1 - p);
   TL_CHECK(is_floating_type(input.dtype()), "result type Float can't be cast to the desired output type ",
            legacy_type_name(input.dtype()));
-  Tensor mask = empty_tensor(input.sizes(), ScalarType::Bool, input.device());
+  // The mask takes input's layout (dense, so its memory is numel() bools), drawn in memory order.
+  Tensor mask = empty_like_preserve(input, ScalarType::Bool, input.device());
   Tensor output = empty_like_preserve(input, input.dtype(), input.device());
   if (input.is_meta()) return {output, mask};
   {

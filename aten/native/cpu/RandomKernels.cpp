@@ -102,6 +102,7 @@ Tensor rand_kernel(IntArrayRef size, std::optional<Generator> generator, std::op
   // PyTorch quirk kept: on the meta device rand accepts any dtype (randn does not).
   if (device && device->is_meta()) return empty_tensor(size, dtype.value_or(default_dtype()), *device);
   Tensor out = empty_tensor(size, dtype.value_or(default_dtype()), device.value_or(Device(DeviceType::CPU)));
+  check_float_dtype(out, "rand");
   uniform_kernel(out, 0.0, 1.0, generator);
   return out;
 }
