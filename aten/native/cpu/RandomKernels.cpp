@@ -61,7 +61,7 @@ const Tensor& uniform_kernel(const Tensor& self, double from, double to, std::op
   TL_DISPATCH_FLOAT(self.dtype(), "uniform_", [&] {
     using A = dist::acc_t<scalar_t>;
     const double limit = dist::max_finite<scalar_t>();
-    TL_CHECK(to - from <= limit, "uniform_ expects to-from <= std::numeric_limits<", scalar_type_name(self.dtype()),
+    TL_CHECK(to - from <= limit, "uniform_ expects to-from <= numeric_limits<", scalar_type_name(self.dtype()),
              ">::max(), but found to=", to, " and from=", from, " which result in to-from to exceed the limit");
     if (self.is_meta() || self.numel() == 0) return;
     // from and to are rounded to the tensor's dtype first, as PyTorch does.
