@@ -1,5 +1,7 @@
 #include "aten/core/Allocator.h"
 
+#include <unistd.h>
+
 #include <sys/mman.h>
 #include <sys/sysinfo.h>
 
@@ -109,6 +111,15 @@ void out_of_memory_error(size_t nbytes) {
   std::string op = t_current_op ? t_current_op : "DefaultCPUAllocator";
   op = op.substr(0, op.find('.'));
   throw RuntimeError(str(op, ": tried to allocate ", nbytes, " bytes (", human_bytes(nbytes), "): out of memory"));
+}
+
+void check_list_fits(uint64_t count, size_t element_bytes) {
+  static const uint64_t physical = static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) *
+                                   static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  uint64_t bytes = 0;
+  if (__builtin_mul_overflow(count, static_cast<uint64_t>(element_bytes), &bytes) || bytes > physical) {
+    out_of_memory_error(bytes ? static_cast<size_t>(bytes) : SIZE_MAX);
+  }
 }
 
 }  // namespace tl

@@ -65,4 +65,9 @@ void set_current_op(const char* op);
 // The RuntimeError for a failed allocation of `nbytes` (PyTorch's type for CPU memory).
 [[noreturn]] void out_of_memory_error(size_t nbytes);
 
+// Raises out_of_memory_error when a list of `count` results of about `element_bytes` each cannot fit
+// in this machine's memory (split of a huge meta or expanded dim, tensor_split into 2**40 sections):
+// the vector would otherwise fail with a bare std::bad_alloc, or an abort under AddressSanitizer.
+void check_list_fits(uint64_t count, size_t element_bytes);
+
 }  // namespace tl

@@ -48,7 +48,8 @@ std::optional<DimVector> compute_view_strides(IntArrayRef oldshape, IntArrayRef 
     // No data to keep in place: contiguous strides (as if sizes of 0 were 1) are as good as any.
     for (int64_t k = static_cast<int64_t>(newshape.size()) - 1; k >= 0; --k) {
       if (k == static_cast<int64_t>(newshape.size()) - 1) newstride[k] = 1;
-      else newstride[k] = std::max<int64_t>(newshape[k + 1], 1) * newstride[k + 1];
+      else TL_CHECK(!__builtin_mul_overflow(std::max<int64_t>(newshape[k + 1], 1), newstride[k + 1], &newstride[k]),
+                    "Stride calculation overflowed");
     }
     return newstride;
   }

@@ -20,6 +20,7 @@ std::vector<Tensor> chunk_composite(const Tensor& self, int64_t chunks, int64_t 
   if (split_size == 0 && size == 0) {
     TL_CHECK(static_cast<uint64_t>(chunks) <= std::vector<int64_t>().max_size(), "chunk: cannot make ", chunks,
              " chunks: more than a list can hold");
+    check_list_fits(static_cast<uint64_t>(chunks), sizeof(Tensor) + sizeof(TensorImpl));
     return split_with_sizes(self, std::vector<int64_t>(chunks, 0), d);
   }
   return split(self, split_size, d);

@@ -16,6 +16,7 @@ std::vector<Tensor> tensor_split_sections_composite(const Tensor& self, int64_t 
   const int64_t base = size / sections, extra = size % sections;
   TL_CHECK(static_cast<uint64_t>(sections) <= std::vector<Tensor>().max_size(), "tensor_split: cannot make ",
            sections, " sections: more than a list can hold");
+  check_list_fits(static_cast<uint64_t>(sections), sizeof(Tensor) + sizeof(TensorImpl));
   std::vector<Tensor> result;
   result.reserve(sections);
   int64_t begin = 0;

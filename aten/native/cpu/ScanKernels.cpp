@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "aten/native/DimEngine.h"
+#include "aten/native/cpu/Loops.h"  // wrapping_add, wrapping_mul
 #include "generated/ops/cummax.h"
 #include "generated/ops/cummin.h"
 #include "generated/ops/cumprod.h"
@@ -157,11 +158,12 @@ void cum_extreme(const Tensor& self, int64_t dim, Tensor& values, Tensor& indice
 }  // namespace
 
 void cumsum_kernel(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, Tensor& out) {
-  cum_op(self, dim, dtype, out, "cumsum", 0.0, [](auto acc, auto x) { return acc + x; });
+  // Integers wrap on overflow as in PyTorch (two's complement, without C++'s signed-overflow UB).
+  cum_op(self, dim, dtype, out, "cumsum", 0.0, [](auto acc, auto x) { return wrapping_add(acc, x); });
 }
 
 void cumprod_kernel(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, Tensor& out) {
-  cum_op(self, dim, dtype, out, "cumprod", 1.0, [](auto acc, auto x) { return acc * x; });
+  cum_op(self, dim, dtype, out, "cumprod", 1.0, [](auto acc, auto x) { return wrapping_mul(acc, x); });
 }
 
 void logcumsumexp_kernel(const Tensor& self, int64_t dim, Tensor& out) {

@@ -3,6 +3,7 @@
 // chunk and split.sizes call split, tensor_split is a composite over slice).
 #include <algorithm>
 
+#include "aten/core/Allocator.h"
 #include "aten/core/Exception.h"
 #include "aten/core/Tensor.h"
 #include "generated/ops/split.h"
@@ -11,6 +12,9 @@
 
 namespace tl::native {
 
+// What one view costs: its handle and its TensorImpl (sizes, strides, autograd metadata).
+constexpr size_t kViewBytes = sizeof(Tensor) + sizeof(TensorImpl);
+
 std::vector<Tensor> unbind_kernel(const Tensor& self, int64_t dim) {
   const int64_t d = maybe_wrap_dim(dim, self.dim(), "unbind");  // range first, as PyTorch
   TL_CHECK_INDEX(self.dim() > 0, "unbind: Dimension specified as 0 but tensor has no dimensions");
@@ -18,6 +22,7 @@ std::vector<Tensor> unbind_kernel(const Tensor& self, int64_t dim) {
   const int64_t n = sizes[d], step = strides[d];
   sizes.erase(d);
   strides.erase(d);
+  check_list_fits(static_cast<uint64_t>(n), kViewBytes);
   std::vector<Tensor> result;
   result.reserve(n);
   for (int64_t i = 0; i < n; ++i) result.push_back(make_view(self, sizes, strides, self.storage_offset() + i * step));
@@ -43,6 +48,7 @@ std::vector<Tensor> split_kernel(const Tensor& self, int64_t split_size, int64_t
   TL_CHECK(split_size != 0 || size == 0,
            "split_size can only be 0 if dimension size is 0, but got dimension size of ", size);
   const int64_t pieces = split_size == 0 || size == 0 ? 1 : (size - 1) / split_size + 1;  // ceil, no overflow
+  check_list_fits(static_cast<uint64_t>(pieces), kViewBytes);
   std::vector<Tensor> result;
   result.reserve(pieces);
   for (int64_t i = 0; i < pieces; ++i) {
