@@ -119,8 +119,11 @@ Tensor div_scalar_self_backward(const Tensor& grad, const Scalar& other, ScalarT
 
 Tensor pow_backward(const Tensor& grad, const Tensor& self, const Scalar& exponent) {
   if (exponent.equal(0.0)) return tl::zeros_like(grad, std::nullopt, std::nullopt);
-  Scalar minus_one = exponent.is_floating_point() ? Scalar(exponent.to_double() - 1.0)
-                                                  : Scalar(exponent.to_long() - 1);
+  // An integral exponent stays integral (exact for large |exponent|) unless exponent - 1 leaves int64:
+  // 2**63 arrives as an unsigned Scalar, and INT64_MIN - 1 would overflow; PyTorch uses double always.
+  const bool integral = !exponent.is_floating_point() && !exponent.is_uint64() &&
+                        exponent.to_long() != std::numeric_limits<int64_t>::min();
+  Scalar minus_one = integral ? Scalar(exponent.to_long() - 1) : Scalar(exponent.to_double() - 1.0);
   return tl::mul(grad, tl::mul(tl::pow(self, minus_one), exponent));
 }
 

@@ -9,6 +9,7 @@
 #include "generated/ops/arange.h"
 #include "generated/ops/digamma.h"
 #include "generated/ops/eq.h"
+#include "generated/ops/polygamma.h"
 #include "generated/ops/div.h"
 #include "generated/ops/full_like.h"
 #include "generated/ops/gt.h"
@@ -91,6 +92,13 @@ Tensor mvlgamma_backward(const Tensor& grad, const Tensor& self, int64_t p) {
 
 Tensor not_implemented_backward(const char* name) {
   throw NotImplementedError(str("the derivative for '", name, "' is not implemented."));
+}
+
+Tensor polygamma_backward(const Tensor& grad, int64_t n, const Tensor& self) {
+  // PyTorch computes n + 1 in int64 and so wraps to a negative order; here it is an error of its own.
+  TL_CHECK(n < std::numeric_limits<int64_t>::max(),
+           "polygamma: the derivative of polygamma(n, x) needs order n + 1, which overflows int64 for n = ", n);
+  return tl::mul(grad, tl::polygamma(n + 1, self));
 }
 
 }  // namespace tl::autograd::generated

@@ -21,6 +21,8 @@ Tensor xlogy_self_backward(const Tensor& grad, const Tensor& self, const Tensor&
 Tensor xlogy_self_backward(const Tensor& grad, const Tensor& self, const Scalar& other);
 // mvlgamma's gradient: grad * sum_{j < p} digamma(self - j/2).
 Tensor mvlgamma_backward(const Tensor& grad, const Tensor& self, int64_t p);
+// polygamma's gradient: grad * polygamma(n + 1, self); n + 1 past int64 is an error, not a wrap.
+Tensor polygamma_backward(const Tensor& grad, int64_t n, const Tensor& self);
 // Raises NotImplementedError "the derivative for '<name>' is not implemented." (PyTorch's
 // message) for an input whose gradient PyTorch does not implement (zeta's self).
 Tensor not_implemented_backward(const char* name);

@@ -43,10 +43,12 @@ class TensorImpl : public intrusive_target {
   Device device() const { return storage_->device; }
   bool is_contiguous() const { return is_contiguous_; }
   const Storage& storage() const { return storage_; }
-  // Address of element 0 (nullptr for meta tensors).
+  // Address of element 0 (nullptr for meta tensors). An empty tensor's offset is never applied: it may
+  // lie anywhere (as_strided allows any offset when nothing is read), and the product could overflow.
   void* data() const {
     char* base = static_cast<char*>(storage_->data());
-    return base ? base + storage_offset_ * static_cast<int64_t>(itemsize()) : nullptr;
+    if (!base || numel_ == 0) return base;
+    return base + storage_offset_ * static_cast<int64_t>(itemsize());
   }
 
   // Replaces the geometry (views, resize_, as_strided). Recomputes numel and contiguity.

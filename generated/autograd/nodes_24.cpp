@@ -129,7 +129,7 @@ variable_list PolygammaBackward0::apply(variable_list&& grads) {
   const auto& n = as_arg(n_);
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
-    grad_inputs[0] = mul(grad, polygamma(n + 1, self));
+    grad_inputs[0] = polygamma_backward(grad, n, self);
   }
   return grad_inputs;
 }

@@ -524,7 +524,8 @@ TL_NOARGS(m_numel, return PyLong_FromLongLong(t.numel());)
 TL_NOARGS(m_element_size, return PyLong_FromSize_t(t.itemsize());)
 TL_NOARGS(m_storage_offset, return PyLong_FromLongLong(t.storage_offset());)
 TL_NOARGS(m_is_contiguous, return PyBool_FromLong(t.is_contiguous());)
-TL_NOARGS(m_data_ptr, return PyLong_FromVoidPtr(t.data_ptr());)
+// 0 for an empty tensor, as PyTorch: its address would mean nothing (and its offset is not applied).
+TL_NOARGS(m_data_ptr, return PyLong_FromVoidPtr(t.numel() ? t.data_ptr() : nullptr);)
 TL_NOARGS(m_is_floating_point, return PyBool_FromLong(t.is_floating_point());)
 TL_NOARGS(m_is_complex, (void)t; Py_RETURN_FALSE;)
 TL_NOARGS(m_is_signed, return PyBool_FromLong(is_signed_type(t.dtype()));)
@@ -602,7 +603,7 @@ PyMethodDef tensor_methods[] = {
     {"element_size", m_element_size, METH_NOARGS, "Bytes per element."},
     {"storage_offset", m_storage_offset, METH_NOARGS, "Offset of element 0 in the storage, in elements."},
     {"is_contiguous", m_is_contiguous, METH_NOARGS, "Whether the elements are laid out in row-major order."},
-    {"data_ptr", m_data_ptr, METH_NOARGS, "Address of element 0 (0 for meta tensors)."},
+    {"data_ptr", m_data_ptr, METH_NOARGS, "Address of element 0 (0 for meta and empty tensors)."},
     {"is_floating_point", m_is_floating_point, METH_NOARGS, "Whether the dtype is a floating-point type."},
     {"is_complex", m_is_complex, METH_NOARGS, "Always False."},
     {"is_signed", m_is_signed, METH_NOARGS, "Whether the dtype is signed."},

@@ -1,0 +1,102 @@
+"""Regression tests for what the fuzzer found only under AddressSanitizer + UBSan (tools/sanitize.sh
+--fuzz): signed overflow and pointer arithmetic that the normal build happens to survive. CI runs
+this file under the sanitizers too, where each of these aborted before its fix. PyTorch is the oracle
+where it gives a value; where PyTorch itself overflows (and so wraps by accident), torchlite raises."""
+import pytest
+import torch
+
+import torchlite as tl
+from conftest import assert_same, from_torch
+
+INT64_MIN, INT64_MAX = -2**63, 2**63 - 1
+
+
+# ---------------------------------------------------------------- integer scans wrap, defined
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int32", "int64"])
+@pytest.mark.parametrize("op", ["cumsum", "cumprod"])
+def test_integer_scans_wrap_like_torch(op, dtype):
+    big = {"int8": 100, "int32": 2**30 + 7, "int64": 2**62 + 3}[dtype]
+    expected = torch.tensor([big, big, -3, big, big], dtype=getattr(torch, dtype))
+    assert_same(getattr(from_torch(expected), op)(0), getattr(expected, op)(0))
+
+
+# ---------------------------------------------------------------- geometry arithmetic
+
+
+def test_view_of_empty_tensor_with_overflowing_strides_raises():
+    # PyTorch wraps 2**40 * 2**40 to a stride of 0 here; torchlite refuses instead.
+    with pytest.raises(RuntimeError, match="Stride calculation overflowed"):
+        tl.empty(0).view(0, 2**40, 2**40, 2**40)
+
+
+def test_view_of_empty_tensor_strides_match_torch():
+    assert tl.empty(0).view(0, 2**20, 2**20).stride() == torch.empty(0).view(0, 2**20, 2**20).stride()
+
+
+def test_empty_as_strided_with_huge_offset():
+    # Nothing is read, so any offset is allowed; applying it to the data pointer would overflow.
+    base = tl.tensor([[-1, -1, 2147483647, -1]], dtype=tl.int32)
+    expected_base = torch.tensor([[-1, -1, 2147483647, -1]], dtype=torch.int32)
+    got = tl.as_strided(base, size=(1, 0, 0), stride=[1, 2, 2], storage_offset=2**62)
+    expected = torch.as_strided(expected_base, size=(1, 0, 0), stride=[1, 2, 2], storage_offset=2**62)
+    assert got.storage_offset() == expected.storage_offset() == 2**62
+    assert_same(got.clone(), expected.clone())
+    assert got.clone().storage_offset() == 0
+    assert got.sum().item() == 0
+    assert got.data_ptr() == expected.data_ptr() == 0  # PyTorch's address of an empty tensor
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.ones(3).tensor_split(2**62),
+    lambda m: m.empty(0, 2**62 // 8).unbind(1),
+], ids=["tensor_split", "unbind"])
+def test_lists_of_views_too_large_for_memory_raise(call):
+    with pytest.raises(RuntimeError):
+        call(torch)
+    with pytest.raises(RuntimeError, match="tensor_split|unbind"):
+        call(tl)
+
+
+def test_chunk_into_more_pieces_than_elements_matches_torch():
+    assert [t.tolist() for t in tl.ones(3).chunk(2**62)] == [t.tolist() for t in torch.ones(3).chunk(2**62)]
+
+
+# ---------------------------------------------------------------- gradients with extreme exponents
+
+
+@pytest.mark.parametrize("exponent", [2**63, INT64_MIN, INT64_MAX, 2**64 - 1])
+@pytest.mark.parametrize("op", ["pow", "float_power"])
+def test_pow_backward_with_exponents_at_int64_limits(op, exponent):
+    values = [1.0, -1.0, 0.5, 2.0, 0.0]
+    x = tl.tensor(values, dtype=tl.float64, requires_grad=True)
+    xt = torch.tensor(values, dtype=torch.float64, requires_grad=True)
+    getattr(x, op)(exponent).sum().backward()
+    getattr(xt, op)(exponent).sum().backward()
+    assert_same(x.grad, xt.grad)
+
+
+@pytest.mark.parametrize("exponent", [3, -2, 2**40])
+def test_pow_backward_integral_exponent_stays_exact(exponent):
+    x = tl.tensor([1.5, -0.75, 2.0], dtype=tl.float64, requires_grad=True)
+    xt = torch.tensor([1.5, -0.75, 2.0], dtype=torch.float64, requires_grad=True)
+    x.pow(exponent).sum().backward()
+    xt.pow(exponent).sum().backward()
+    assert_same(x.grad, xt.grad)
+
+
+def test_polygamma_backward_at_the_largest_order_raises():
+    # PyTorch computes n + 1 = INT64_MIN and then reports a negative n; torchlite names the overflow.
+    x = tl.tensor([-2.781, -1.353, 4.219], dtype=tl.bfloat16, requires_grad=True)
+    out = tl.polygamma(INT64_MAX, x)
+    with pytest.raises(RuntimeError, match="polygamma.*overflows int64"):
+        out.sum().backward()
+
+
+def test_polygamma_backward_matches_torch():
+    x = tl.tensor([0.5, 1.25, 3.0], dtype=tl.float64, requires_grad=True)
+    xt = torch.tensor([0.5, 1.25, 3.0], dtype=torch.float64, requires_grad=True)
+    tl.polygamma(3, x).sum().backward()
+    torch.polygamma(3, xt).sum().backward()
+    assert_same(x.grad, xt.grad)
