@@ -76,6 +76,8 @@ def saved_type(t: Type) -> str:
         "std::optional<std::string_view>": "std::optional<std::string>",
         "const Scalar&": "Scalar",
         "const std::optional<Scalar>&": "std::optional<Scalar>",
+        # index tensors (Tensor?[], never differentiable) are kept as they are
+        "const std::vector<std::optional<Tensor>>&": "std::vector<std::optional<Tensor>>",
     }.get(api, api)
 
 

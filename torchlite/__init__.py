@@ -65,6 +65,7 @@ from torchlite import _ops as _generated_ops
 globals().update({_name: getattr(_generated_ops, _name) for _name in dir(_generated_ops)
                   if _name.startswith("_") and not _name.startswith("__")})
 
+from torchlite._tensor import _nonzero as nonzero  # noqa: E402  (adds as_tuple=, as PyTorch's Python layer)
 from torchlite import return_types  # noqa: E402,F401
 from torchlite import autograd  # noqa: E402
 from torchlite import special  # noqa: E402,F401

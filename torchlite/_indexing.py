@@ -1,9 +1,10 @@
-"""Basic indexing: tensor[index] and tensor[index] = value.
+"""Indexing: tensor[index] and tensor[index] = value, as PyTorch defines them (docs/indexing.md).
 
-Supported index items: ints (and objects with __index__, 0-d integer tensors), slices with a
-positive step, None (a new dimension of size 1), Ellipsis, and tuples of those. The result is a
-view (select / slice / unsqueeze / alias), so writes through it reach the indexed tensor.
-Advanced indexing (tensors, lists, NumPy arrays, bools as indices) is not supported yet.
+Basic items (ints and objects with __index__, 0-d integer tensors, slices with a positive step,
+None, Ellipsis) make a view (select / slice / unsqueeze / alias), so writes through it reach the
+indexed tensor. Advanced items (integer and bool tensors, lists, NumPy arrays, Python bools) are
+recorded at the dim they index of that view, and the view is then indexed by the `index` op
+(`index_put_` for assignment): IndexBackward0 / IndexPutBackward0 in autograd, as in PyTorch.
 """
 from __future__ import annotations
 
@@ -13,13 +14,8 @@ from torchlite import _C
 
 _ops = _C._ops
 
-_BASIC_HELP = ("only integers, slices (`:`), ellipsis (`...`) and None are supported as indices "
-               "(advanced indexing with tensors, lists or bools is not supported yet)")
-
-
-def _advanced(item) -> NotImplementedError:
-    return NotImplementedError(
-        f"torchlite does not support advanced indexing yet (index of type {type(item).__name__}); " + _BASIC_HELP)
+_BASIC_HELP = ("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
+               "indices (got {})")
 
 
 def _as_int(item):
@@ -40,28 +36,70 @@ def _as_int(item):
         return None
 
 
+def _is_advanced(item) -> bool:
+    return isinstance(item, (_C.TensorBase, list, bool)) or type(item).__module__ == "numpy"
+
+
+def _as_sequence_tuple(index):
+    """PyTorch reads a short list holding sequences, slices, None, Ellipsis or tensors as a tuple
+    of indices (x[[0, [1, 2]]] is x[0, [1, 2]]); any other list is one index tensor."""
+    if not isinstance(index, list) or len(index) >= 32:
+        return None
+    for item in index:
+        if item is None or item is Ellipsis or isinstance(item, (slice, list, tuple, _C.TensorBase)):
+            return tuple(index)
+    return None
+
+
 def _normalize(tensor, index):
-    """(items, consumed): the index as a list, and how many tensor dims it indexes."""
-    items = list(index) if isinstance(index, tuple) else [index]
+    """(items, consumed, advanced): the index as a list, how many tensor dims it indexes, and
+    whether any item is an advanced one."""
+    if isinstance(index, tuple):
+        items = list(index)
+    else:
+        seq = _as_sequence_tuple(index)
+        items = list(seq) if seq is not None else [index]
     consumed = 0
+    advanced = False
     for item in items:
         if item is None or item is Ellipsis:
             continue
         if isinstance(item, slice) or _as_int(item) is not None:
             consumed += 1
             continue
-        if isinstance(item, (_C.TensorBase, list, bool)) or type(item).__module__ == "numpy":
-            raise _advanced(item)
+        if _is_advanced(item):
+            advanced = True
+            if isinstance(item, bool) or (isinstance(item, _C.TensorBase) and item.dtype == _C.bool
+                                          and item.dim() == 0):
+                continue  # a bool adds a dim, as None does
+            if isinstance(item, _C.TensorBase) and item.dtype in (_C.bool, _C.uint8):
+                consumed += item.dim()
+            else:
+                consumed += 1
+            continue
         if isinstance(item, (str, bytes)):
             # PyTorch tries to make a tensor index of it, which fails with a TypeError.
             raise TypeError(f"new(): invalid data type '{type(item).__name__}'")
-        raise IndexError(f"{_BASIC_HELP}; got an index of type {type(item).__name__}")
-    if tensor.dim() == 0 and consumed > 0:
+        raise IndexError(_BASIC_HELP.format(type(item).__name__))
+    if tensor.dim() == 0 and consumed > 0 and not advanced:
         raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python to convert a 0-dim "
                          "tensor to a number")
     if consumed > tensor.dim():
         raise IndexError(f"too many indices for tensor of dimension {tensor.dim()}")
-    return items, consumed
+    return items, consumed, advanced
+
+
+def _index_tensor(item, device):
+    """The index tensor of an advanced item: tensors as they are, lists and NumPy arrays as int64
+    (or bool) tensors, as PyTorch converts them."""
+    if isinstance(item, _C.TensorBase):
+        return item
+    if isinstance(item, list) and not item:
+        return _C.tensor([], dtype=_C.int64, device=device)
+    t = _C.tensor(item, device=device)
+    if t.dtype.is_floating_point:
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    return t
 
 
 _INT64_MIN, _INT64_MAX = -2**63, 2**63 - 1
@@ -71,10 +109,24 @@ def _clamp_int64(value: int) -> int:
     return min(max(value, _INT64_MIN), _INT64_MAX)
 
 
-def getitem(tensor, index):
-    items, consumed = _normalize(tensor, index)
+def _apply(tensor, items, consumed, advanced):
+    """The view the basic items make, and (when there are advanced items) the indices list for
+    the `index` op: an index tensor for the dims it indexes (a mask covers mask.dim() dims), None
+    for the others."""
     result = tensor
     dim = 0
+    indices = [] if advanced else None
+    covered = 0  # dims of `result` the indices list covers so far
+
+    def record(t, ndims):
+        nonlocal covered, dim
+        while covered < dim:
+            indices.append(None)
+            covered += 1
+        indices.append(t)
+        covered += ndims
+        dim += ndims
+
     for item in items:
         if item is None:
             result = result.unsqueeze(dim)
@@ -92,6 +144,15 @@ def getitem(tensor, index):
             stop = None if item.stop is None else _clamp_int64(operator.index(item.stop))
             result = result.slice(dim, start, stop, _clamp_int64(step))
             dim += 1
+        elif advanced and _is_advanced(item) and _as_int(item) is None:
+            if isinstance(item, bool) or (isinstance(item, _C.TensorBase) and item.dtype == _C.bool
+                                          and item.dim() == 0):
+                # x[True] / x[False]: a new dim of size 1, indexed by [0] or by nothing (as PyTorch)
+                result = result.unsqueeze(dim)
+                record(_C.tensor([0] if bool(item) else [], dtype=_C.int64, device=result.device), 1)
+            else:
+                t = _index_tensor(item, result.device)
+                record(t, t.dim() if t.dtype in (_C.bool, _C.uint8) else 1)
         else:
             index = _as_int(item)
             if not _INT64_MIN <= index <= _INT64_MAX:
@@ -99,14 +160,40 @@ def getitem(tensor, index):
                 raise ValueError(f"index {index} is out of the range of int64 (indexing a tensor of shape "
                                  f"{tuple(result.shape)} at dimension {dim})")
             result = result.select(dim, index)
+    return result, indices
+
+
+def getitem(tensor, index):
+    items, consumed, advanced = _normalize(tensor, index)
+    result, indices = _apply(tensor, items, consumed, advanced)
+    if indices:
+        return _ops.index(result, indices)
     if result is tensor:
         # tensor[...] and tensor[()] are views too, not the tensor itself.
         result = _ops.alias(tensor)
     return result
 
 
+def _value_tensor(tensor, value):
+    """An assigned value as a tensor: numbers as 0-d tensors of tensor's dtype; a tensor as it is
+    (index_put_ then requires tensor's dtype, as in PyTorch)."""
+    if isinstance(value, _C.TensorBase):
+        return value
+    return _C.tensor(value, dtype=tensor.dtype, device=tensor.device)
+
+
 def setitem(tensor, index, value):
-    view = getitem(tensor, index)
+    items, consumed, advanced = _normalize(tensor, index)
+    view, indices = _apply(tensor, items, consumed, advanced)
+    if indices:
+        value = _value_tensor(tensor, value)
+        # Leading size-1 dimensions of the value are dropped first, as in PyTorch.
+        while value.dim() > 0 and value.shape[0] == 1:
+            value = value.select(0, 0)
+        view.index_put_(indices, value)
+        return
+    if view is tensor:
+        view = _ops.alias(tensor)
     if isinstance(value, _C.TensorBase):
         # Leading size-1 dimensions of the value are dropped first (x[0] = ones(1, n) works), as in PyTorch.
         while value.dim() > view.dim() and value.shape[0] == 1:

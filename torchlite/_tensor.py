@@ -92,10 +92,17 @@ class Tensor(_C.TensorBase):
                 return self.slice(0, index.start, index.stop)
             except ValueError:  # bounds beyond int64: _indexing clamps them
                 pass
+        if type(index) is Tensor and index.dim() > 0:  # t[mask], t[idx]: straight to the index op
+            return _ops.index(self, (index,))
         return _indexing.getitem(self, index)
 
     def __setitem__(self, index, value):
         _indexing.setitem(self, index, value)
+
+    def nonzero(self, *, out=None, as_tuple: bool = False):
+        """The indices of the nonzero elements: a (count, dim) int64 tensor, or with `as_tuple` one
+        1-D tensor per dim (as PyTorch, which adds this keyword in Python too)."""
+        return _nonzero(self, out=out, as_tuple=as_tuple)
 
     def __iter__(self):
         if self.dim() == 0:
@@ -306,3 +313,11 @@ def _size_arg(size):
 
 
 _C._set_tensor_class(Tensor)
+
+
+def _nonzero(input, *, out=None, as_tuple: bool = False):
+    if as_tuple:
+        if out is not None:
+            raise RuntimeError("nonzero: out= is not supported with as_tuple=True")
+        return tuple(_ops.where(input))
+    return _ops.nonzero(input) if out is None else _ops.nonzero(input, out=out)

@@ -2,3 +2,4 @@
 #pragma once
 #include "aten/native/Resize.h"          // resize_output (out= overloads written with impl:)
 #include "aten/native/TensorIterator.h"  // empty_like_preserve
+#include "aten/native/AdvancedIndexComposites.h"  // where(condition), where with numbers, take_along_dim

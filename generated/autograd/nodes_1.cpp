@@ -7,6 +7,7 @@
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/fmin.h"
+#include "generated/ops/index.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/rad2deg.h"
@@ -44,6 +45,27 @@ variable_list FminBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = fmax_fmin_backward(grad, self, other, false, false);
+  }
+  return grad_inputs;
+}
+
+// Backward of index.Tensor(Tensor self, Tensor?[] indices) -> Tensor
+struct IndexBackward0 final : Node {
+  std::string name() const override { return "IndexBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<std::optional<Tensor>> indices_;
+  DimVector self_sizes;
+};
+
+variable_list IndexBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& indices = as_arg(indices_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = index_backward(grad, self_sizes, indices);
   }
   return grad_inputs;
 }
@@ -131,6 +153,22 @@ Tensor fmin(const Tensor& self, const Tensor& other) {
   {
     AutoGradMode below_autograd(false);
     result = ops::fmin::call(self, other);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// index.Tensor(Tensor self, Tensor?[] indices) -> Tensor
+Tensor index_Tensor(const Tensor& self, const std::vector<std::optional<Tensor>>& indices) {
+  auto grad_fn = std::make_shared<IndexBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->indices_ = indices;
+  grad_fn->self_sizes = self.sizes();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::index_Tensor::call(self, indices);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);

@@ -8,6 +8,10 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/alias.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/put.h"
+#include "generated/ops/reshape.h"
+#include "generated/ops/take.h"
+#include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
 
@@ -24,6 +28,41 @@ variable_list AliasBackward0::apply(variable_list&& grads) {
   (void)grad;
   if (should_compute_output(0)) {
     grad_inputs[0] = grad;
+  }
+  return grad_inputs;
+}
+
+// Backward of put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor
+struct PutBackward0 final : Node {
+  std::string name() const override { return "PutBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    index_.reset_data();
+    source_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return index_.nbytes() + source_.nbytes();
+  }
+
+  SavedVariable index_;
+  SavedVariable source_;
+  bool accumulate_;
+  DimVector source_sizes;
+};
+
+variable_list PutBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& index = index_.unpack(shared_from_this());
+  const auto& source = source_.unpack(shared_from_this());
+  const auto& accumulate = as_arg(accumulate_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = accumulate ? grad : put(grad, index, zeros_like(source), false);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = reshape(take(grad, index), source_sizes);
   }
   return grad_inputs;
 }
@@ -46,6 +85,49 @@ Tensor alias(const Tensor& self) {
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
+}
+
+// put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor
+Tensor put(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate) {
+  auto grad_fn = std::make_shared<PutBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &source}));
+  grad_fn->accumulate_ = accumulate;
+  grad_fn->source_sizes = source.sizes();
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->index_ = SavedVariable(index, false);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->source_ = SavedVariable(source, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::put::call(self, index, source, accumulate);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// put_(Tensor(a!) self, Tensor index, Tensor source, bool accumulate=False) -> Tensor(a!)
+const Tensor& put_(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate) {
+  check_inplace(self, "put_");
+  auto grad_fn = std::make_shared<PutBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &source}));
+  grad_fn->accumulate_ = accumulate;
+  grad_fn->source_sizes = source.sizes();
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->index_ = SavedVariable(index, false);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->source_ = SavedVariable(source, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::put_::call(self, index, source, accumulate);
+  }
+  rebase_history(self, grad_fn);
+  return self;
 }
 
 }  // namespace tl::autograd::wrappers

@@ -6,10 +6,69 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/masked_fill.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/sub.h"
+#include "generated/ops/sum.h"
+#include "generated/ops/where.h"
+#include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
+struct MaskedFillBackward0 final : Node {
+  std::string name() const override { return "MaskedFillBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    mask_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return mask_.nbytes();
+  }
+
+  SavedVariable mask_;
+};
+
+variable_list MaskedFillBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& mask = mask_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = masked_fill(grad, mask, 0);
+  }
+  return grad_inputs;
+}
+
+// Backward of masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
+struct MaskedFillBackward1 final : Node {
+  std::string name() const override { return "MaskedFillBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    mask_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return mask_.nbytes();
+  }
+
+  SavedVariable mask_;
+};
+
+variable_list MaskedFillBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& mask = mask_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = masked_fill(grad, mask, 0);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = sum(where(mask, grad, zeros_like(grad)));
+  }
+  return grad_inputs;
+}
 
 // Backward of sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 struct SubBackward0 final : Node {
@@ -56,6 +115,72 @@ variable_list SubBackward1::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
+Tensor masked_fill_Scalar(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  auto grad_fn = std::make_shared<MaskedFillBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->mask_ = SavedVariable(mask, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::masked_fill_Scalar::call(self, mask, value);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)
+const Tensor& masked_fill__Scalar(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  check_inplace(self, "masked_fill_.Scalar");
+  auto grad_fn = std::make_shared<MaskedFillBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->mask_ = SavedVariable(mask, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::masked_fill__Scalar::call(self, mask, value);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
+Tensor masked_fill_Tensor(const Tensor& self, const Tensor& mask, const Tensor& value) {
+  auto grad_fn = std::make_shared<MaskedFillBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &value}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->mask_ = SavedVariable(mask, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::masked_fill_Tensor::call(self, mask, value);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)
+const Tensor& masked_fill__Tensor(const Tensor& self, const Tensor& mask, const Tensor& value) {
+  check_inplace(self, "masked_fill_.Tensor");
+  auto grad_fn = std::make_shared<MaskedFillBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &value}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->mask_ = SavedVariable(mask, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::masked_fill__Tensor::call(self, mask, value);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
 
 // sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 Tensor sub_Tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {

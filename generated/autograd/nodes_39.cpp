@@ -13,6 +13,7 @@
 #include "generated/ops/expand.h"
 #include "generated/ops/index_fill.h"
 #include "generated/ops/index_select.h"
+#include "generated/ops/masked_select.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/sum.h"
@@ -220,6 +221,33 @@ variable_list IndexFillBackward1::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = sum(index_select(grad, dim, index));
+  }
+  return grad_inputs;
+}
+
+// Backward of masked_select(Tensor self, Tensor mask) -> Tensor
+struct MaskedSelectBackward0 final : Node {
+  std::string name() const override { return "MaskedSelectBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    mask_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return mask_.nbytes();
+  }
+
+  SavedVariable mask_;
+  DimVector self_sizes;
+};
+
+variable_list MaskedSelectBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& mask = mask_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = masked_select_backward(grad, self_sizes, mask);
   }
   return grad_inputs;
 }
@@ -504,6 +532,24 @@ const Tensor& index_fill__int_Tensor(const Tensor& self, int64_t dim, const Tens
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// masked_select(Tensor self, Tensor mask) -> Tensor
+Tensor masked_select(const Tensor& self, const Tensor& mask) {
+  auto grad_fn = std::make_shared<MaskedSelectBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->self_sizes = self.sizes();
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->mask_ = SavedVariable(mask, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::masked_select::call(self, mask);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
 }
 
 // tan(Tensor self) -> Tensor

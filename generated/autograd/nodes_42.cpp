@@ -9,6 +9,8 @@
 #include "generated/ops/clone.h"
 #include "generated/ops/cos.h"
 #include "generated/ops/logit.h"
+#include "generated/ops/masked_fill.h"
+#include "generated/ops/masked_scatter.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/native_dropout.h"
 #include "generated/ops/native_dropout_backward.h"
@@ -43,6 +45,36 @@ variable_list LogitBackward0::apply(variable_list&& grads) {
   const auto& eps = as_arg(eps_);
   if (should_compute_output(0)) {
     grad_inputs[0] = logit_backward(grad, self, eps);
+  }
+  return grad_inputs;
+}
+
+// Backward of masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor
+struct MaskedScatterBackward0 final : Node {
+  std::string name() const override { return "MaskedScatterBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    mask_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return mask_.nbytes();
+  }
+
+  SavedVariable mask_;
+  DimVector source_sizes;
+};
+
+variable_list MaskedScatterBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& mask = mask_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = masked_fill(grad, mask, 0);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = masked_scatter_backward(grad, mask, source_sizes);
   }
   return grad_inputs;
 }
@@ -171,6 +203,41 @@ const Tensor& logit_(const Tensor& self, std::optional<double> eps) {
   {
     AutoGradMode below_autograd(false);
     ops::logit_::call(self, eps);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor
+Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  auto grad_fn = std::make_shared<MaskedScatterBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &source}));
+  grad_fn->source_sizes = source.sizes();
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->mask_ = SavedVariable(mask, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::masked_scatter::call(self, mask, source);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)
+const Tensor& masked_scatter_(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  check_inplace(self, "masked_scatter_");
+  auto grad_fn = std::make_shared<MaskedScatterBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &source}));
+  grad_fn->source_sizes = source.sizes();
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->mask_ = SavedVariable(mask, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::masked_scatter_::call(self, mask, source);
   }
   rebase_history(self, grad_fn);
   return self;

@@ -6,10 +6,46 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/index.h"
+#include "generated/ops/index_put.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/take.h"
+#include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor
+struct IndexPutBackward0 final : Node {
+  std::string name() const override { return "IndexPutBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    values_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return values_.nbytes();
+  }
+
+  std::vector<std::optional<Tensor>> indices_;
+  SavedVariable values_;
+  bool accumulate_;
+};
+
+variable_list IndexPutBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& indices = as_arg(indices_);
+  const auto& values = values_.unpack(shared_from_this());
+  const auto& accumulate = as_arg(accumulate_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = accumulate ? grad : index_put(grad, indices, zeros_like(values), false);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = index(grad, indices);
+  }
+  return grad_inputs;
+}
 
 // Backward of take(Tensor self, Tensor index) -> Tensor
 struct TakeBackward0 final : Node {
@@ -43,6 +79,43 @@ variable_list TakeBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor
+Tensor index_put(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values, bool accumulate) {
+  auto grad_fn = std::make_shared<IndexPutBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &values}));
+  grad_fn->indices_ = indices;
+  grad_fn->accumulate_ = accumulate;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->values_ = SavedVariable(values, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::index_put::call(self, indices, values, accumulate);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)
+const Tensor& index_put_(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values, bool accumulate) {
+  check_inplace(self, "index_put_");
+  auto grad_fn = std::make_shared<IndexPutBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &values}));
+  grad_fn->indices_ = indices;
+  grad_fn->accumulate_ = accumulate;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->values_ = SavedVariable(values, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::index_put_::call(self, indices, values, accumulate);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
 
 // take(Tensor self, Tensor index) -> Tensor
 Tensor take(const Tensor& self, const Tensor& index) {

@@ -2,11 +2,18 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 55.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
+#include "generated/ops/argwhere.h"
 #include "generated/ops/empty_like.h"
 #include "generated/ops/fill.h"
+#include "generated/ops/nonzero.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::native {
+
+// argwhere(Tensor self) -> Tensor
+Tensor argwhere_composite(const Tensor& self) {
+  return nonzero(self);
+}
 
 // zeros_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor zeros_like_composite(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {

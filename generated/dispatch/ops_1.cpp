@@ -4,6 +4,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/concat.h"
 #include "generated/ops/fmin.h"
+#include "generated/ops/index.h"
 #include "generated/ops/ne.h"
 #include "generated/ops/rad2deg.h"
 #include "generated/ops/reciprocal.h"
@@ -78,6 +79,28 @@ const Tensor& ops::fmin_out::call(const Tensor& self, const Tensor& other, const
 const Tensor& fmin_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   check_out_no_grad("fmin.out", {&self, &other}, {&out});
   return ops::fmin_out::call(self, other, out);
+}
+
+// ============================================================================ index
+
+// index.Tensor(Tensor self, Tensor?[] indices) -> Tensor
+ops::index_Tensor::Kernel* ops::index_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::index_kernel,
+    /* Meta */ native::index_kernel,
+};
+
+Tensor ops::index_Tensor::call(const Tensor& self, const std::vector<std::optional<Tensor>>& indices) {
+  const Device kernel_device = dispatch_device("index.Tensor", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("index.Tensor", kernel_device);
+  return kernel(self, indices);
+}
+
+Tensor index(const Tensor& self, const std::vector<std::optional<Tensor>>& indices) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::index_Tensor(self, indices);
+  }
+  return ops::index_Tensor::call(self, indices);
 }
 
 // ============================================================================ ne

@@ -8,6 +8,7 @@
 #include "generated/ops/min.h"
 #include "generated/ops/reshape.h"
 #include "generated/ops/special_log_ndtr.h"
+#include "generated/ops/take_along_dim.h"
 
 namespace tl {
 
@@ -452,6 +453,19 @@ const Tensor& ops::special_log_ndtr_out::call(const Tensor& self, const Tensor& 
 const Tensor& special_log_ndtr_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("special_log_ndtr.out", {&self}, {&out});
   return ops::special_log_ndtr_out::call(self, out);
+}
+
+// ============================================================================ take_along_dim
+
+// take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor
+Tensor take_along_dim(const Tensor& self, const Tensor& indices, std::optional<int64_t> dim) {
+  return native::take_along_dim_composite(self, indices, dim);
+}
+
+// take_along_dim.out(Tensor self, Tensor indices, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& take_along_dim_out(const Tensor& out, const Tensor& self, const Tensor& indices, std::optional<int64_t> dim) {
+  check_out_no_grad("take_along_dim.out", {&self, &indices}, {&out});
+  return copy_to_out(out, take_along_dim(self, indices, dim), "take_along_dim.out", /*exact_dtype=*/true);
 }
 
 }  // namespace tl

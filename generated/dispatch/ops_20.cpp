@@ -4,6 +4,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/alias.h"
 #include "generated/ops/is_same_size.h"
+#include "generated/ops/put.h"
 #include "generated/ops/randn_like.h"
 #include "generated/ops/special_polygamma.h"
 
@@ -36,6 +37,62 @@ Tensor alias(const Tensor& self) {
 // is_same_size(Tensor self, Tensor other) -> bool
 bool is_same_size(const Tensor& self, const Tensor& other) {
   return native::is_same_size_composite(self, other);
+}
+
+// ============================================================================ put
+
+// put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor
+static Tensor put_kernel_functional(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate) {
+  Tensor out;
+  native::put_kernel(self, index, source, accumulate, out);
+  return out;
+}
+
+ops::put::Kernel* ops::put::kernels[kNumDeviceTypes] = {
+    /* CPU */ put_kernel_functional,
+    /* Meta */ put_kernel_functional,
+};
+
+Tensor ops::put::call(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate) {
+  const Device kernel_device = dispatch_device("put", {&self, &index, &source});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("put", kernel_device);
+  return kernel(self, index, source, accumulate);
+}
+
+Tensor put(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate) {
+  if (autograd::compute_requires_grad({&self, &source})) {
+    return autograd::wrappers::put(self, index, source, accumulate);
+  }
+  return ops::put::call(self, index, source, accumulate);
+}
+
+// put_(Tensor(a!) self, Tensor index, Tensor source, bool accumulate=False) -> Tensor(a!)
+static const Tensor& put_kernel_inplace(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate) {
+  Tensor out = self;
+  native::put_kernel(self, index, source, accumulate, out);
+  return self;
+}
+
+ops::put_::Kernel* ops::put_::kernels[kNumDeviceTypes] = {
+    /* CPU */ put_kernel_inplace,
+    /* Meta */ put_kernel_inplace,
+};
+
+const Tensor& ops::put_::call(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate) {
+  const Device kernel_device = dispatch_device("put_", {&self, &index, &source});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("put_", kernel_device);
+  decltype(auto) result = kernel(self, index, source, accumulate);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& put_(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate) {
+  if (autograd::compute_requires_grad({&self, &source})) {
+    return autograd::wrappers::put_(self, index, source, accumulate);
+  }
+  return ops::put_::call(self, index, source, accumulate);
 }
 
 // ============================================================================ randn_like

@@ -2,9 +2,120 @@
 // Dispatch for the ops in shard 28: each public function picks autograd or a backend kernel.
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/masked_fill.h"
 #include "generated/ops/sub.h"
 
 namespace tl {
+
+// ============================================================================ masked_fill
+
+// masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
+static Tensor masked_fill_kernel_functional(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  Tensor out;
+  native::masked_fill_kernel(self, mask, value, out);
+  return out;
+}
+
+ops::masked_fill_Scalar::Kernel* ops::masked_fill_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ masked_fill_kernel_functional,
+    /* Meta */ masked_fill_kernel_functional,
+};
+
+Tensor ops::masked_fill_Scalar::call(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  const Device kernel_device = dispatch_device("masked_fill.Scalar", {&self, &mask});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("masked_fill.Scalar", kernel_device);
+  return kernel(self, mask, value);
+}
+
+Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::masked_fill_Scalar(self, mask, value);
+  }
+  return ops::masked_fill_Scalar::call(self, mask, value);
+}
+
+// masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)
+static const Tensor& masked_fill_kernel_inplace(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  Tensor out = self;
+  native::masked_fill_kernel(self, mask, value, out);
+  return self;
+}
+
+ops::masked_fill__Scalar::Kernel* ops::masked_fill__Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ masked_fill_kernel_inplace,
+    /* Meta */ masked_fill_kernel_inplace,
+};
+
+const Tensor& ops::masked_fill__Scalar::call(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  const Device kernel_device = dispatch_device("masked_fill_.Scalar", {&self, &mask});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("masked_fill_.Scalar", kernel_device);
+  decltype(auto) result = kernel(self, mask, value);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& masked_fill_(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::masked_fill__Scalar(self, mask, value);
+  }
+  return ops::masked_fill__Scalar::call(self, mask, value);
+}
+
+// masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
+static Tensor masked_fill_tensor_kernel_functional(const Tensor& self, const Tensor& mask, const Tensor& value) {
+  Tensor out;
+  native::masked_fill_tensor_kernel(self, mask, value, out);
+  return out;
+}
+
+ops::masked_fill_Tensor::Kernel* ops::masked_fill_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ masked_fill_tensor_kernel_functional,
+    /* Meta */ masked_fill_tensor_kernel_functional,
+};
+
+Tensor ops::masked_fill_Tensor::call(const Tensor& self, const Tensor& mask, const Tensor& value) {
+  const Device kernel_device = dispatch_device("masked_fill.Tensor", {&self, &mask, &value});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("masked_fill.Tensor", kernel_device);
+  return kernel(self, mask, value);
+}
+
+Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) {
+  if (autograd::compute_requires_grad({&self, &value})) {
+    return autograd::wrappers::masked_fill_Tensor(self, mask, value);
+  }
+  return ops::masked_fill_Tensor::call(self, mask, value);
+}
+
+// masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)
+static const Tensor& masked_fill_tensor_kernel_inplace(const Tensor& self, const Tensor& mask, const Tensor& value) {
+  Tensor out = self;
+  native::masked_fill_tensor_kernel(self, mask, value, out);
+  return self;
+}
+
+ops::masked_fill__Tensor::Kernel* ops::masked_fill__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ masked_fill_tensor_kernel_inplace,
+    /* Meta */ masked_fill_tensor_kernel_inplace,
+};
+
+const Tensor& ops::masked_fill__Tensor::call(const Tensor& self, const Tensor& mask, const Tensor& value) {
+  const Device kernel_device = dispatch_device("masked_fill_.Tensor", {&self, &mask, &value});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("masked_fill_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, mask, value);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& masked_fill_(const Tensor& self, const Tensor& mask, const Tensor& value) {
+  if (autograd::compute_requires_grad({&self, &value})) {
+    return autograd::wrappers::masked_fill__Tensor(self, mask, value);
+  }
+  return ops::masked_fill__Tensor::call(self, mask, value);
+}
 
 // ============================================================================ sub
 

@@ -10,6 +10,7 @@
 #include "generated/ops/expand.h"
 #include "generated/ops/index_fill.h"
 #include "generated/ops/isreal.h"
+#include "generated/ops/masked_select.h"
 #include "generated/ops/tan.h"
 
 namespace tl {
@@ -554,6 +555,62 @@ const Tensor& index_fill_(const Tensor& self, int64_t dim, const Tensor& index, 
 // isreal(Tensor self) -> Tensor
 Tensor isreal(const Tensor& self) {
   return native::isreal_composite(self);
+}
+
+// ============================================================================ masked_select
+
+// masked_select(Tensor self, Tensor mask) -> Tensor
+static Tensor masked_select_kernel_functional(const Tensor& self, const Tensor& mask) {
+  Tensor out;
+  native::masked_select_kernel(self, mask, out);
+  return out;
+}
+
+ops::masked_select::Kernel* ops::masked_select::kernels[kNumDeviceTypes] = {
+    /* CPU */ masked_select_kernel_functional,
+    /* Meta */ nullptr,
+};
+
+Tensor ops::masked_select::call(const Tensor& self, const Tensor& mask) {
+  const Device kernel_device = dispatch_device("masked_select", {&self, &mask});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("masked_select", kernel_device);
+  return kernel(self, mask);
+}
+
+Tensor masked_select(const Tensor& self, const Tensor& mask) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::masked_select(self, mask);
+  }
+  return ops::masked_select::call(self, mask);
+}
+
+// masked_select.out(Tensor self, Tensor mask, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& masked_select_kernel_out(const Tensor& self, const Tensor& mask, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor mask_in = native::input_unaffected_by_resize(mask, out);
+  Tensor out_handle = out;
+  native::masked_select_kernel(self_in, mask_in, out_handle);
+  return out;
+}
+
+ops::masked_select_out::Kernel* ops::masked_select_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ masked_select_kernel_out,
+    /* Meta */ nullptr,
+};
+
+const Tensor& ops::masked_select_out::call(const Tensor& self, const Tensor& mask, const Tensor& out) {
+  const Device kernel_device = dispatch_device("masked_select.out", {&self, &mask, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("masked_select.out", kernel_device);
+  decltype(auto) result = kernel(self, mask, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& masked_select_out(const Tensor& out, const Tensor& self, const Tensor& mask) {
+  check_out_no_grad("masked_select.out", {&self, &mask}, {&out});
+  return ops::masked_select_out::call(self, mask, out);
 }
 
 // ============================================================================ tan

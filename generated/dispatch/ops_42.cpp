@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/logit.h"
+#include "generated/ops/masked_scatter.h"
 #include "generated/ops/narrow.h"
 #include "generated/ops/native_dropout.h"
 #include "generated/ops/sigmoid_backward.h"
@@ -92,6 +93,62 @@ const Tensor& ops::logit_out::call(const Tensor& self, std::optional<double> eps
 const Tensor& logit_out(const Tensor& out, const Tensor& self, std::optional<double> eps) {
   check_out_no_grad("logit.out", {&self}, {&out});
   return ops::logit_out::call(self, eps, out);
+}
+
+// ============================================================================ masked_scatter
+
+// masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor
+static Tensor masked_scatter_kernel_functional(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  Tensor out;
+  native::masked_scatter_kernel(self, mask, source, out);
+  return out;
+}
+
+ops::masked_scatter::Kernel* ops::masked_scatter::kernels[kNumDeviceTypes] = {
+    /* CPU */ masked_scatter_kernel_functional,
+    /* Meta */ masked_scatter_kernel_functional,
+};
+
+Tensor ops::masked_scatter::call(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  const Device kernel_device = dispatch_device("masked_scatter", {&self, &mask, &source});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("masked_scatter", kernel_device);
+  return kernel(self, mask, source);
+}
+
+Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  if (autograd::compute_requires_grad({&self, &source})) {
+    return autograd::wrappers::masked_scatter(self, mask, source);
+  }
+  return ops::masked_scatter::call(self, mask, source);
+}
+
+// masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)
+static const Tensor& masked_scatter_kernel_inplace(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  Tensor out = self;
+  native::masked_scatter_kernel(self, mask, source, out);
+  return self;
+}
+
+ops::masked_scatter_::Kernel* ops::masked_scatter_::kernels[kNumDeviceTypes] = {
+    /* CPU */ masked_scatter_kernel_inplace,
+    /* Meta */ masked_scatter_kernel_inplace,
+};
+
+const Tensor& ops::masked_scatter_::call(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  const Device kernel_device = dispatch_device("masked_scatter_", {&self, &mask, &source});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("masked_scatter_", kernel_device);
+  decltype(auto) result = kernel(self, mask, source);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& masked_scatter_(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  if (autograd::compute_requires_grad({&self, &source})) {
+    return autograd::wrappers::masked_scatter_(self, mask, source);
+  }
+  return ops::masked_scatter_::call(self, mask, source);
 }
 
 // ============================================================================ narrow

@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/arctan.h"
+#include "generated/ops/nonzero.h"
 #include "generated/ops/sigmoid.h"
 #include "generated/ops/special_logit.h"
 
@@ -24,6 +25,58 @@ const Tensor& arctan_out(const Tensor& out, const Tensor& self) {
 // arctan_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& arctan_(const Tensor& self) {
   return native::arctan__composite(self);
+}
+
+// ============================================================================ nonzero
+
+// nonzero(Tensor self) -> Tensor
+static Tensor nonzero_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::nonzero_kernel(self, out);
+  return out;
+}
+
+ops::nonzero::Kernel* ops::nonzero::kernels[kNumDeviceTypes] = {
+    /* CPU */ nonzero_kernel_functional,
+    /* Meta */ nonzero_kernel_functional,
+};
+
+Tensor ops::nonzero::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("nonzero", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("nonzero", kernel_device);
+  return kernel(self);
+}
+
+Tensor nonzero(const Tensor& self) {
+  return ops::nonzero::call(self);
+}
+
+// nonzero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& nonzero_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::nonzero_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::nonzero_out::Kernel* ops::nonzero_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ nonzero_kernel_out,
+    /* Meta */ nonzero_kernel_out,
+};
+
+const Tensor& ops::nonzero_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("nonzero.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("nonzero.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& nonzero_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("nonzero.out", {&self}, {&out});
+  return ops::nonzero_out::call(self, out);
 }
 
 // ============================================================================ sigmoid

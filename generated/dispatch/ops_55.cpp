@@ -2,12 +2,20 @@
 // Dispatch for the ops in shard 55: each public function picks autograd or a backend kernel.
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/argwhere.h"
 #include "generated/ops/eq.h"
 #include "generated/ops/equal.h"
 #include "generated/ops/uniform.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl {
+
+// ============================================================================ argwhere
+
+// argwhere(Tensor self) -> Tensor
+Tensor argwhere(const Tensor& self) {
+  return native::argwhere_composite(self);
+}
 
 // ============================================================================ eq
 

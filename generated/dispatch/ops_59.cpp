@@ -2,10 +2,67 @@
 // Dispatch for the ops in shard 59: each public function picks autograd or a backend kernel.
 #include "aten/autograd/Node.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/index_put.h"
 #include "generated/ops/special_erfc.h"
 #include "generated/ops/take.h"
 
 namespace tl {
+
+// ============================================================================ index_put
+
+// index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor
+static Tensor index_put_kernel_functional(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values, bool accumulate) {
+  Tensor out;
+  native::index_put_kernel(self, indices, values, accumulate, out);
+  return out;
+}
+
+ops::index_put::Kernel* ops::index_put::kernels[kNumDeviceTypes] = {
+    /* CPU */ index_put_kernel_functional,
+    /* Meta */ index_put_kernel_functional,
+};
+
+Tensor ops::index_put::call(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values, bool accumulate) {
+  const Device kernel_device = dispatch_device("index_put", {&self, &values});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("index_put", kernel_device);
+  return kernel(self, indices, values, accumulate);
+}
+
+Tensor index_put(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values, bool accumulate) {
+  if (autograd::compute_requires_grad({&self, &values})) {
+    return autograd::wrappers::index_put(self, indices, values, accumulate);
+  }
+  return ops::index_put::call(self, indices, values, accumulate);
+}
+
+// index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)
+static const Tensor& index_put_kernel_inplace(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values, bool accumulate) {
+  Tensor out = self;
+  native::index_put_kernel(self, indices, values, accumulate, out);
+  return self;
+}
+
+ops::index_put_::Kernel* ops::index_put_::kernels[kNumDeviceTypes] = {
+    /* CPU */ index_put_kernel_inplace,
+    /* Meta */ index_put_kernel_inplace,
+};
+
+const Tensor& ops::index_put_::call(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values, bool accumulate) {
+  const Device kernel_device = dispatch_device("index_put_", {&self, &values});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("index_put_", kernel_device);
+  decltype(auto) result = kernel(self, indices, values, accumulate);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& index_put_(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values, bool accumulate) {
+  if (autograd::compute_requires_grad({&self, &values})) {
+    return autograd::wrappers::index_put_(self, indices, values, accumulate);
+  }
+  return ops::index_put_::call(self, indices, values, accumulate);
+}
 
 // ============================================================================ special_erfc
 

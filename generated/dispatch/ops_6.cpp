@@ -371,4 +371,24 @@ const Tensor& where_out(const Tensor& out, const Tensor& condition, const Tensor
   return ops::where_self_out::call(condition, self, other, out);
 }
 
+// where(Tensor condition) -> Tensor[]
+std::vector<Tensor> where(const Tensor& condition) {
+  return native::where_composite(condition);
+}
+
+// where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor
+Tensor where(const Tensor& condition, const Scalar& self, const Tensor& other) {
+  return native::where_ScalarSelf_composite(condition, self, other);
+}
+
+// where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor
+Tensor where(const Tensor& condition, const Tensor& self, const Scalar& other) {
+  return native::where_ScalarOther_composite(condition, self, other);
+}
+
+// where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor
+Tensor where(const Tensor& condition, const Scalar& self, const Scalar& other) {
+  return native::where_Scalar_composite(condition, self, other);
+}
+
 }  // namespace tl

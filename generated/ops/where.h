@@ -12,6 +12,18 @@ Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other);
 // where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& where_out(const Tensor& out, const Tensor& condition, const Tensor& self, const Tensor& other);
 
+// where(Tensor condition) -> Tensor[]
+std::vector<Tensor> where(const Tensor& condition);
+
+// where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor
+Tensor where(const Tensor& condition, const Scalar& self, const Tensor& other);
+
+// where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor
+Tensor where(const Tensor& condition, const Tensor& self, const Scalar& other);
+
+// where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor
+Tensor where(const Tensor& condition, const Scalar& self, const Scalar& other);
+
 // Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
@@ -35,6 +47,10 @@ Tensor where_self(const Tensor& condition, const Tensor& self, const Tensor& oth
 }  // namespace autograd::wrappers
 
 namespace native {
+Tensor where_ScalarOther_composite(const Tensor& condition, const Tensor& self, const Scalar& other);
+Tensor where_ScalarSelf_composite(const Tensor& condition, const Scalar& self, const Tensor& other);
+Tensor where_Scalar_composite(const Tensor& condition, const Scalar& self, const Scalar& other);
+std::vector<Tensor> where_composite(const Tensor& condition);
 void where_kernel(const Tensor& condition, const Tensor& self, const Tensor& other, Tensor& out);
 }  // namespace native
 }  // namespace tl

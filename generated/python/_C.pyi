@@ -522,6 +522,10 @@ class TensorBase:
         """`argsort` with an explicit `stable` flag; the sort is stable either way."""
         ...
 
+    def argwhere(self) -> Tensor:
+        """`nonzero(self)`: the indices of the nonzero elements, one row per element."""
+        ...
+
     def as_strided(self, size: Sequence[int], stride: Sequence[int], storage_offset: Optional[int] = None) -> Tensor:
         """A view of the storage of `self` with the given sizes, strides and offset (in elements)."""
         ...
@@ -1229,6 +1233,14 @@ class TensorBase:
         """In-place version of index_fill(): writes the result into self. `index_fill` with the value given as a 0-d tensor."""
         ...
 
+    def index_put(self, indices: Sequence[Optional[Tensor]], values: Tensor, accumulate: bool = False) -> Tensor:
+        """A copy of `self` with `values` (broadcast to `self[indices]`'s shape) written at `indices`, or added there when `accumulate` (duplicates then add up, in index order)."""
+        ...
+
+    def index_put_(self, indices: Sequence[Optional[Tensor]], values: Tensor, accumulate: bool = False) -> Tensor:
+        """In-place version of index_put(): writes the result into self. A copy of `self` with `values` (broadcast to `self[indices]`'s shape) written at `indices`, or added there when `accumulate` (duplicates then add up, in index order)."""
+        ...
+
     def index_select(self, dim: int, index: Tensor) -> Tensor:
         """The entries of `self` at the positions of the 1-D `index` along `dim`."""
         ...
@@ -1483,6 +1495,36 @@ class TensorBase:
         """In-place version of lt(): writes the result into self. True where an element of `self` is less than the number `other`."""
         ...
 
+    @overload
+    def masked_fill(self, mask: Tensor, value: Number) -> Tensor:
+        """A copy of `self` with `value` where the bool `mask` (broadcast with `self`) is true."""
+        ...
+    @overload
+    def masked_fill(self, mask: Tensor, value: Tensor) -> Tensor:
+        """`masked_fill` with the value given as a 0-d tensor."""
+        ...
+
+    @overload
+    def masked_fill_(self, mask: Tensor, value: Number) -> Tensor:
+        """In-place version of masked_fill(): writes the result into self. A copy of `self` with `value` where the bool `mask` (broadcast with `self`) is true."""
+        ...
+    @overload
+    def masked_fill_(self, mask: Tensor, value: Tensor) -> Tensor:
+        """In-place version of masked_fill(): writes the result into self. `masked_fill` with the value given as a 0-d tensor."""
+        ...
+
+    def masked_scatter(self, mask: Tensor, source: Tensor) -> Tensor:
+        """A copy of `self` with the leading elements of `source`, in row-major order, written where the bool `mask` (broadcast to `self`) is true."""
+        ...
+
+    def masked_scatter_(self, mask: Tensor, source: Tensor) -> Tensor:
+        """In-place version of masked_scatter(): writes the result into self. A copy of `self` with the leading elements of `source`, in row-major order, written where the bool `mask` (broadcast to `self`) is true."""
+        ...
+
+    def masked_select(self, mask: Tensor) -> Tensor:
+        """The elements of `self` where the bool `mask` is true (both broadcast), as a 1-D tensor in row-major order."""
+        ...
+
     def matmul(self, other: Tensor) -> Tensor:
         """Matrix product with NumPy semantics for 1-D to batched N-D operands (batch dimensions broadcast)."""
         ...
@@ -1614,6 +1656,10 @@ class TensorBase:
         """In-place version of nextafter(): writes the result into self. The next floating-point value after `self` in the direction of `other`, with broadcasting; floating dtypes only."""
         ...
 
+    def nonzero(self) -> Tensor:
+        """The indices of the nonzero elements of `self` as an int64 tensor of shape (count, self.dim()), in row-major order."""
+        ...
+
     def normal_(self, mean: float = 0, std: float = 1, *, generator: Optional[Generator] = None) -> Tensor:
         """Fills `self` with normal random numbers of mean `mean` and standard deviation `std`."""
         ...
@@ -1677,6 +1723,14 @@ class TensorBase:
     @overload
     def prod(self, dim: int, keepdim: bool = False, *, dtype: Optional[dtype] = None) -> Tensor:
         """The product of `self` along `dim`, keeping it as size 1 if `keepdim`."""
+        ...
+
+    def put(self, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+        """A copy of `self` with `source` written at the flat (row-major) positions `index`, negative ones counting from the end; added there when `accumulate`."""
+        ...
+
+    def put_(self, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+        """In-place version of put(): writes the result into self. A copy of `self` with `source` written at the flat (row-major) positions `index`, negative ones counting from the end; added there when `accumulate`."""
         ...
 
     def rad2deg(self) -> Tensor:
@@ -1969,6 +2023,10 @@ class TensorBase:
         """The elements of `self`, read as a flat row-major list, at the positions `index` (negative ones count from the end); shaped like `index`."""
         ...
 
+    def take_along_dim(self, indices: Tensor, dim: Optional[int] = None) -> Tensor:
+        """The elements of `self` at `indices` along `dim` (both broadcast apart from `dim`), or of the flattened `self` when `dim` is None."""
+        ...
+
     def tan(self) -> Tensor:
         """The tangent of every element of `self` (radians); integer inputs give the default float dtype."""
         ...
@@ -2078,8 +2136,13 @@ class TensorBase:
         """A view of `self` with another shape and the same data; one size may be -1 (inferred). Fails when the strides do not allow it."""
         ...
 
+    @overload
     def where(self, condition: Tensor, other: Tensor) -> Tensor:
         """Picks elements from `self` where `condition` is true and from `other` elsewhere, broadcasting all three."""
+        ...
+    @overload
+    def where(self, condition: Tensor, other: Number) -> Tensor:
+        """`where` with the number `other` picked where `condition` is false (promoted as a Python number)."""
         ...
 
     @overload

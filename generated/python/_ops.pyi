@@ -217,6 +217,10 @@ def argsort(input: Tensor, *, stable: bool, dim: int = -1, descending: bool = Fa
     """`argsort` with an explicit `stable` flag; the sort is stable either way."""
     ...
 
+def argwhere(input: Tensor) -> Tensor:
+    """`nonzero(self)`: the indices of the nonzero elements, one row per element."""
+    ...
+
 def as_strided(input: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: Optional[int] = None) -> Tensor:
     """A view of the storage of `self` with the given sizes, strides and offset (in elements)."""
     ...
@@ -917,6 +921,10 @@ def i0_(input: Tensor) -> Tensor:
     """In-place version of i0(): writes the result into self. The modified Bessel function of the first kind of order 0 of every element of `self`; integer inputs give the default float dtype."""
     ...
 
+def index(input: Tensor, indices: Sequence[Optional[Tensor]]) -> Tensor:
+    """`self` indexed by integer or bool tensors at the dims where `indices` holds one (None keeps a dim whole): PyTorch's advanced indexing, `self[indices]`."""
+    ...
+
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Number = 1, out: Optional[Tensor] = None) -> Tensor:
     """A copy of `self` with `alpha * source[i]` added at position `index[i]` along `dim`, in index order."""
     ...
@@ -949,6 +957,14 @@ def index_fill_(input: Tensor, dim: int, index: Tensor, value: Number) -> Tensor
 @overload
 def index_fill_(input: Tensor, dim: int, index: Tensor, value: Tensor) -> Tensor:
     """In-place version of index_fill(): writes the result into self. `index_fill` with the value given as a 0-d tensor."""
+    ...
+
+def index_put(input: Tensor, indices: Sequence[Optional[Tensor]], values: Tensor, accumulate: bool = False) -> Tensor:
+    """A copy of `self` with `values` (broadcast to `self[indices]`'s shape) written at `indices`, or added there when `accumulate` (duplicates then add up, in index order)."""
+    ...
+
+def index_put_(input: Tensor, indices: Sequence[Optional[Tensor]], values: Tensor, accumulate: bool = False) -> Tensor:
+    """In-place version of index_put(): writes the result into self. A copy of `self` with `values` (broadcast to `self[indices]`'s shape) written at `indices`, or added there when `accumulate` (duplicates then add up, in index order)."""
     ...
 
 def index_select(input: Tensor, dim: int, index: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
@@ -1201,6 +1217,36 @@ def lt_(input: Tensor, other: Number) -> Tensor:
     """In-place version of lt(): writes the result into self. True where an element of `self` is less than the number `other`."""
     ...
 
+@overload
+def masked_fill(input: Tensor, mask: Tensor, value: Number) -> Tensor:
+    """A copy of `self` with `value` where the bool `mask` (broadcast with `self`) is true."""
+    ...
+@overload
+def masked_fill(input: Tensor, mask: Tensor, value: Tensor) -> Tensor:
+    """`masked_fill` with the value given as a 0-d tensor."""
+    ...
+
+@overload
+def masked_fill_(input: Tensor, mask: Tensor, value: Number) -> Tensor:
+    """In-place version of masked_fill(): writes the result into self. A copy of `self` with `value` where the bool `mask` (broadcast with `self`) is true."""
+    ...
+@overload
+def masked_fill_(input: Tensor, mask: Tensor, value: Tensor) -> Tensor:
+    """In-place version of masked_fill(): writes the result into self. `masked_fill` with the value given as a 0-d tensor."""
+    ...
+
+def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    """A copy of `self` with the leading elements of `source`, in row-major order, written where the bool `mask` (broadcast to `self`) is true."""
+    ...
+
+def masked_scatter_(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    """In-place version of masked_scatter(): writes the result into self. A copy of `self` with the leading elements of `source`, in row-major order, written where the bool `mask` (broadcast to `self`) is true."""
+    ...
+
+def masked_select(input: Tensor, mask: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The elements of `self` where the bool `mask` is true (both broadcast), as a 1-D tensor in row-major order."""
+    ...
+
 def matmul(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """Matrix product with NumPy semantics for 1-D to batched N-D operands (batch dimensions broadcast)."""
     ...
@@ -1340,6 +1386,10 @@ def nextafter_(input: Tensor, other: Tensor) -> Tensor:
     """In-place version of nextafter(): writes the result into self. The next floating-point value after `self` in the direction of `other`, with broadcasting; floating dtypes only."""
     ...
 
+def nonzero(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The indices of the nonzero elements of `self` as an int64 tensor of shape (count, self.dim()), in row-major order."""
+    ...
+
 @overload
 def normal(mean: Tensor, std: Tensor, *, generator: Optional[Generator] = None, out: Optional[Tensor] = None) -> Tensor:
     """Normal samples with element-wise means `mean` and standard deviations `std` (broadcast together)."""
@@ -1424,6 +1474,14 @@ def prod(input: Tensor, *, dtype: Optional[dtype] = None) -> Tensor:
 @overload
 def prod(input: Tensor, dim: int, keepdim: bool = False, *, dtype: Optional[dtype] = None, out: Optional[Tensor] = None) -> Tensor:
     """The product of `self` along `dim`, keeping it as size 1 if `keepdim`."""
+    ...
+
+def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    """A copy of `self` with `source` written at the flat (row-major) positions `index`, negative ones counting from the end; added there when `accumulate`."""
+    ...
+
+def put_(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    """In-place version of put(): writes the result into self. A copy of `self` with `source` written at the flat (row-major) positions `index`, negative ones counting from the end; added there when `accumulate`."""
     ...
 
 def rad2deg(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
@@ -1913,6 +1971,10 @@ def take(input: Tensor, index: Tensor, *, out: Optional[Tensor] = None) -> Tenso
     """The elements of `self`, read as a flat row-major list, at the positions `index` (negative ones count from the end); shaped like `index`."""
     ...
 
+def take_along_dim(input: Tensor, indices: Tensor, dim: Optional[int] = None, *, out: Optional[Tensor] = None) -> Tensor:
+    """The elements of `self` at `indices` along `dim` (both broadcast apart from `dim`), or of the flattened `self` when `dim` is None."""
+    ...
+
 def tan(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """The tangent of every element of `self` (radians); integer inputs give the default float dtype."""
     ...
@@ -2005,8 +2067,25 @@ def var_mean(input: Tensor, dim: Optional[Union[int, Sequence[int]]] = None, *, 
     """The variance and the mean of `self` over the dimensions in `dim` (all when None), from one pass."""
     ...
 
+@overload
 def where(condition: Tensor, input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """Picks elements from `self` where `condition` is true and from `other` elsewhere, broadcasting all three."""
+    ...
+@overload
+def where(condition: Tensor) -> Sequence[Tensor]:
+    """`nonzero(condition)` as one int64 tensor per dimension (`nonzero(condition, as_tuple=True)`)."""
+    ...
+@overload
+def where(condition: Tensor, self: Number, other: Tensor) -> Tensor:
+    """`where` with the number `self` picked where `condition` is true (promoted as a Python number)."""
+    ...
+@overload
+def where(condition: Tensor, input: Tensor, other: Number) -> Tensor:
+    """`where` with the number `other` picked where `condition` is false (promoted as a Python number)."""
+    ...
+@overload
+def where(condition: Tensor, self: Number, other: Number) -> Tensor:
+    """`where` picking between two numbers; the result has the default dtype of their kind."""
     ...
 
 @overload

@@ -6,6 +6,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/concat.h"
 #include "generated/ops/fmin.h"
+#include "generated/ops/index.h"
 #include "generated/ops/ne.h"
 #include "generated/ops/rad2deg.h"
 #include "generated/ops/reciprocal.h"
@@ -50,6 +51,21 @@ PyObject* fn_fmin(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::fmin(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// index
+PyObject* fn_index(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index(Tensor input, Tensor?[] indices)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto indices = r.list_of_optional_tensors(1);
+  auto result = [&] { GilRelease no_gil; return tl::index(self, indices); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -377,6 +393,10 @@ Alias of `cat`.)doc"});
                        METH_FASTCALL | METH_KEYWORDS, R"doc(fmin(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 The smaller of `self` and `other` element by element, ignoring a NaN on one side, with broadcasting and type promotion.)doc"});
+  functions.push_back({"index", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(index(Tensor input, Tensor?[] indices) -> Tensor
+
+`self` indexed by integer or bool tensors at the dims where `indices` holds one (None keeps a dim whole): PyTorch's advanced indexing, `self[indices]`.)doc"});
   functions.push_back({"ne", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ne)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(ne(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 

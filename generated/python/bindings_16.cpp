@@ -11,6 +11,7 @@
 #include "generated/ops/min.h"
 #include "generated/ops/reshape.h"
 #include "generated/ops/special_log_ndtr.h"
+#include "generated/ops/take_along_dim.h"
 
 namespace tl::python {
 namespace {
@@ -193,6 +194,27 @@ PyObject* fn_special_log_ndtr(PyObject* /*module*/, PyObject* const* args, Py_ss
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::special_log_ndtr(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// take_along_dim
+PyObject* fn_take_along_dim(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "take_along_dim(Tensor input, Tensor indices, int? dim=None, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto indices = r.tensor(1);
+  auto dim = r.toInt64_optional(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::take_along_dim_out(out, self, indices, dim); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::take_along_dim(self, indices, dim); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -418,6 +440,22 @@ PyObject* method_reshape(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
+// Tensor.take_along_dim
+PyObject* method_take_along_dim(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "take_along_dim(Tensor indices, int? dim=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto indices = r.tensor(0);
+  auto dim = r.toInt64_optional(1);
+  auto result = [&] { GilRelease no_gil; return tl::take_along_dim(self, indices, dim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_16(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
@@ -467,6 +505,10 @@ The smallest values of `self` along `dim` and their indices (the first of ties; 
                        METH_FASTCALL | METH_KEYWORDS, R"doc(special_log_ndtr(Tensor input, *, Tensor? out=None) -> Tensor
 
 The logarithm of the standard normal cumulative distribution function of every element of `self`, accurate in both tails; integer inputs give the default float dtype (`torchlite.special.log_ndtr`).)doc"});
+  functions.push_back({"take_along_dim", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_take_along_dim)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(take_along_dim(Tensor input, Tensor indices, int? dim=None, *, Tensor? out=None) -> Tensor
+
+The elements of `self` at `indices` along `dim` (both broadcast apart from `dim`), or of the flattened `self` when `dim` is None.)doc"});
   methods.push_back({"__and__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__and__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__and__(Tensor other) -> Tensor
 
@@ -531,6 +573,10 @@ The smallest values of `self` along `dim` and their indices (the first of ties; 
                      METH_FASTCALL | METH_KEYWORDS, R"doc(reshape(int[] shape) -> Tensor
 
 `self` with another shape: a view when the strides allow it, otherwise a copy. One size may be -1.)doc"});
+  methods.push_back({"take_along_dim", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_take_along_dim)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(take_along_dim(Tensor indices, int? dim=None) -> Tensor
+
+The elements of `self` at `indices` along `dim` (both broadcast apart from `dim`), or of the flattened `self` when `dim` is None.)doc"});
   (void)functions;
   (void)methods;
 }

@@ -6,6 +6,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/alias.h"
 #include "generated/ops/is_same_size.h"
+#include "generated/ops/put.h"
 #include "generated/ops/randn_like.h"
 #include "generated/ops/special_polygamma.h"
 
@@ -37,6 +38,40 @@ PyObject* fn_is_same_size(PyObject* /*module*/, PyObject* const* args, Py_ssize_
   auto self = r.tensor(0);
   auto other = r.tensor(1);
   auto result = [&] { GilRelease no_gil; return tl::is_same_size(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// put
+PyObject* fn_put(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "put(Tensor input, Tensor index, Tensor source, bool accumulate=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto index = r.tensor(1);
+  auto source = r.tensor(2);
+  auto accumulate = r.toBool(3);
+  auto result = [&] { GilRelease no_gil; return tl::put(self, index, source, accumulate); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// put_
+PyObject* fn_put_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "put_(Tensor input, Tensor index, Tensor source, bool accumulate=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto index = r.tensor(1);
+  auto source = r.tensor(2);
+  auto accumulate = r.toBool(3);
+  auto result = [&] { GilRelease no_gil; return tl::put_(self, index, source, accumulate); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -94,6 +129,40 @@ PyObject* method_is_same_size(PyObject* py_self, PyObject* const* args, Py_ssize
   TL_PY_CATCH
 }
 
+// Tensor.put
+PyObject* method_put(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "put(Tensor index, Tensor source, bool accumulate=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto index = r.tensor(0);
+  auto source = r.tensor(1);
+  auto accumulate = r.toBool(2);
+  auto result = [&] { GilRelease no_gil; return tl::put(self, index, source, accumulate); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.put_
+PyObject* method_put_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "put_(Tensor index, Tensor source, bool accumulate=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto index = r.tensor(0);
+  auto source = r.tensor(1);
+  auto accumulate = r.toBool(2);
+  auto result = [&] { GilRelease no_gil; return tl::put_(self, index, source, accumulate); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_20(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
@@ -105,6 +174,14 @@ A view of `self` with the same geometry (a new tensor object sharing everything)
                        METH_FASTCALL | METH_KEYWORDS, R"doc(is_same_size(Tensor input, Tensor other) -> bool
 
 Whether `self` and `other` have the same shape.)doc"});
+  functions.push_back({"put", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_put)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(put(Tensor input, Tensor index, Tensor source, bool accumulate=False) -> Tensor
+
+A copy of `self` with `source` written at the flat (row-major) positions `index`, negative ones counting from the end; added there when `accumulate`.)doc"});
+  functions.push_back({"put_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_put_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(put_(Tensor input, Tensor index, Tensor source, bool accumulate=False) -> Tensor
+
+In-place version of put(): writes the result into self. A copy of `self` with `source` written at the flat (row-major) positions `index`, negative ones counting from the end; added there when `accumulate`.)doc"});
   functions.push_back({"randn_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_randn_like)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(randn_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
@@ -117,6 +194,14 @@ Alias of `polygamma` (`torchlite.special.polygamma`).)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(is_same_size(Tensor other) -> bool
 
 Whether `self` and `other` have the same shape.)doc"});
+  methods.push_back({"put", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_put)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(put(Tensor index, Tensor source, bool accumulate=False) -> Tensor
+
+A copy of `self` with `source` written at the flat (row-major) positions `index`, negative ones counting from the end; added there when `accumulate`.)doc"});
+  methods.push_back({"put_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_put_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(put_(Tensor index, Tensor source, bool accumulate=False) -> Tensor
+
+In-place version of put(): writes the result into self. A copy of `self` with `source` written at the flat (row-major) positions `index`, negative ones counting from the end; added there when `accumulate`.)doc"});
   (void)functions;
   (void)methods;
 }

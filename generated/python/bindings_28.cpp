@@ -4,10 +4,69 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/masked_fill.h"
 #include "generated/ops/sub.h"
 
 namespace tl::python {
 namespace {
+
+// masked_fill
+PyObject* fn_masked_fill(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "masked_fill(Tensor input, Tensor mask, Scalar value)",
+      "masked_fill(Tensor input, Tensor mask, Tensor value)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // masked_fill.Scalar
+      auto self = r.tensor(0);
+      auto mask = r.tensor(1);
+      auto value = r.scalar(2);
+      auto result = [&] { GilRelease no_gil; return tl::masked_fill(self, mask, value); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // masked_fill.Tensor
+      auto self = r.tensor(0);
+      auto mask = r.tensor(1);
+      auto value = r.tensor(2);
+      auto result = [&] { GilRelease no_gil; return tl::masked_fill(self, mask, value); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// masked_fill_
+PyObject* fn_masked_fill_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "masked_fill_(Tensor input, Tensor mask, Scalar value)",
+      "masked_fill_(Tensor input, Tensor mask, Tensor value)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // masked_fill_.Scalar
+      auto self = r.tensor(0);
+      auto mask = r.tensor(1);
+      auto value = r.scalar(2);
+      auto result = [&] { GilRelease no_gil; return tl::masked_fill_(self, mask, value); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // masked_fill_.Tensor
+      auto self = r.tensor(0);
+      auto mask = r.tensor(1);
+      auto value = r.tensor(2);
+      auto result = [&] { GilRelease no_gil; return tl::masked_fill_(self, mask, value); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
 
 // sub
 PyObject* fn_sub(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -130,6 +189,64 @@ PyObject* operator__sub__(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH_OPERATOR
 }
 
+// Tensor.masked_fill
+PyObject* method_masked_fill(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "masked_fill(Tensor mask, Scalar value)",
+      "masked_fill(Tensor mask, Tensor value)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // masked_fill.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto mask = r.tensor(0);
+      auto value = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::masked_fill(self, mask, value); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // masked_fill.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto mask = r.tensor(0);
+      auto value = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::masked_fill(self, mask, value); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.masked_fill_
+PyObject* method_masked_fill_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "masked_fill_(Tensor mask, Scalar value)",
+      "masked_fill_(Tensor mask, Tensor value)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // masked_fill_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto mask = r.tensor(0);
+      auto value = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::masked_fill_(self, mask, value); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // masked_fill_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto mask = r.tensor(0);
+      auto value = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::masked_fill_(self, mask, value); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.sub
 PyObject* method_sub(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -191,6 +308,22 @@ PyObject* method_sub_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 }  // namespace
 
 void add_bindings_28(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"masked_fill", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_masked_fill)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(masked_fill(Tensor input, Tensor mask, Scalar value) -> Tensor
+
+A copy of `self` with `value` where the bool `mask` (broadcast with `self`) is true.
+
+masked_fill(Tensor input, Tensor mask, Tensor value) -> Tensor
+
+`masked_fill` with the value given as a 0-d tensor.)doc"});
+  functions.push_back({"masked_fill_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_masked_fill_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(masked_fill_(Tensor input, Tensor mask, Scalar value) -> Tensor
+
+In-place version of masked_fill(): writes the result into self. A copy of `self` with `value` where the bool `mask` (broadcast with `self`) is true.
+
+masked_fill_(Tensor input, Tensor mask, Tensor value) -> Tensor
+
+In-place version of masked_fill(): writes the result into self. `masked_fill` with the value given as a 0-d tensor.)doc"});
   functions.push_back({"sub", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sub)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(sub(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None) -> Tensor
 
@@ -223,6 +356,22 @@ Subtracts `other`, scaled by `alpha`, from `self`, with broadcasting and type pr
 __sub__(Scalar other, Scalar alpha=1) -> Tensor
 
 Subtracts the number `other`, scaled by `alpha`, from every element of `self`.)doc"});
+  methods.push_back({"masked_fill", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_masked_fill)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(masked_fill(Tensor mask, Scalar value) -> Tensor
+
+A copy of `self` with `value` where the bool `mask` (broadcast with `self`) is true.
+
+masked_fill(Tensor mask, Tensor value) -> Tensor
+
+`masked_fill` with the value given as a 0-d tensor.)doc"});
+  methods.push_back({"masked_fill_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_masked_fill_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(masked_fill_(Tensor mask, Scalar value) -> Tensor
+
+In-place version of masked_fill(): writes the result into self. A copy of `self` with `value` where the bool `mask` (broadcast with `self`) is true.
+
+masked_fill_(Tensor mask, Tensor value) -> Tensor
+
+In-place version of masked_fill(): writes the result into self. `masked_fill` with the value given as a 0-d tensor.)doc"});
   methods.push_back({"sub", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sub)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(sub(Tensor other, *, Scalar alpha=1) -> Tensor
 

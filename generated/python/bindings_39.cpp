@@ -11,6 +11,7 @@
 #include "generated/ops/expand.h"
 #include "generated/ops/index_fill.h"
 #include "generated/ops/isreal.h"
+#include "generated/ops/masked_select.h"
 #include "generated/ops/tan.h"
 
 namespace tl::python {
@@ -285,6 +286,26 @@ PyObject* fn_isreal(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::isreal(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// masked_select
+PyObject* fn_masked_select(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "masked_select(Tensor input, Tensor mask, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto mask = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::masked_select_out(out, self, mask); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::masked_select(self, mask); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -673,6 +694,21 @@ PyObject* method_isreal(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// Tensor.masked_select
+PyObject* method_masked_select(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "masked_select(Tensor mask)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto mask = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::masked_select(self, mask); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.tan
 PyObject* method_tan(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -772,6 +808,10 @@ In-place version of index_fill(): writes the result into self. `index_fill` with
                        METH_FASTCALL | METH_KEYWORDS, R"doc(isreal(Tensor input) -> Tensor
 
 True where an element of `self` has no imaginary part, which is every element of a real tensor.)doc"});
+  functions.push_back({"masked_select", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_masked_select)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(masked_select(Tensor input, Tensor mask, *, Tensor? out=None) -> Tensor
+
+The elements of `self` where the bool `mask` is true (both broadcast), as a 1-D tensor in row-major order.)doc"});
   functions.push_back({"tan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tan)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(tan(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -876,6 +916,10 @@ In-place version of index_fill(): writes the result into self. `index_fill` with
                      METH_FASTCALL | METH_KEYWORDS, R"doc(isreal() -> Tensor
 
 True where an element of `self` has no imaginary part, which is every element of a real tensor.)doc"});
+  methods.push_back({"masked_select", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_masked_select)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(masked_select(Tensor mask) -> Tensor
+
+The elements of `self` where the bool `mask` is true (both broadcast), as a 1-D tensor in row-major order.)doc"});
   methods.push_back({"tan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_tan)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(tan() -> Tensor
 

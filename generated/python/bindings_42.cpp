@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/logit.h"
+#include "generated/ops/masked_scatter.h"
 #include "generated/ops/narrow.h"
 #include "generated/ops/native_dropout.h"
 #include "generated/ops/sigmoid_backward.h"
@@ -45,6 +46,38 @@ PyObject* fn_logit_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   auto self = r.tensor(0);
   auto eps = r.toDouble_optional(1);
   auto result = [&] { GilRelease no_gil; return tl::logit_(self, eps); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// masked_scatter
+PyObject* fn_masked_scatter(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "masked_scatter(Tensor input, Tensor mask, Tensor source)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto mask = r.tensor(1);
+  auto source = r.tensor(2);
+  auto result = [&] { GilRelease no_gil; return tl::masked_scatter(self, mask, source); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// masked_scatter_
+PyObject* fn_masked_scatter_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "masked_scatter_(Tensor input, Tensor mask, Tensor source)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto mask = r.tensor(1);
+  auto source = r.tensor(2);
+  auto result = [&] { GilRelease no_gil; return tl::masked_scatter_(self, mask, source); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -185,6 +218,38 @@ PyObject* method_logit_(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// Tensor.masked_scatter
+PyObject* method_masked_scatter(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "masked_scatter(Tensor mask, Tensor source)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto mask = r.tensor(0);
+  auto source = r.tensor(1);
+  auto result = [&] { GilRelease no_gil; return tl::masked_scatter(self, mask, source); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.masked_scatter_
+PyObject* method_masked_scatter_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "masked_scatter_(Tensor mask, Tensor source)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto mask = r.tensor(0);
+  auto source = r.tensor(1);
+  auto result = [&] { GilRelease no_gil; return tl::masked_scatter_(self, mask, source); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.narrow
 PyObject* method_narrow(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -241,6 +306,14 @@ void add_bindings_42(std::vector<PyMethodDef>& functions, std::vector<PyMethodDe
                        METH_FASTCALL | METH_KEYWORDS, R"doc(logit_(Tensor input, float? eps=None) -> Tensor
 
 In-place version of logit(): writes the result into self. `log(z / (1 - z))` of every element of `self`, with z the element clamped to [eps, 1 - eps] when `eps` is given; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"masked_scatter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_masked_scatter)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(masked_scatter(Tensor input, Tensor mask, Tensor source) -> Tensor
+
+A copy of `self` with the leading elements of `source`, in row-major order, written where the bool `mask` (broadcast to `self`) is true.)doc"});
+  functions.push_back({"masked_scatter_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_masked_scatter_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(masked_scatter_(Tensor input, Tensor mask, Tensor source) -> Tensor
+
+In-place version of masked_scatter(): writes the result into self. A copy of `self` with the leading elements of `source`, in row-major order, written where the bool `mask` (broadcast to `self`) is true.)doc"});
   functions.push_back({"narrow", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_narrow)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(narrow(Tensor input, int dim, int start, int length) -> Tensor
 
@@ -273,6 +346,14 @@ Joins `tensors`, which must all have the same shape, along a new dimension `dim`
                      METH_FASTCALL | METH_KEYWORDS, R"doc(logit_(float? eps=None) -> Tensor
 
 In-place version of logit(): writes the result into self. `log(z / (1 - z))` of every element of `self`, with z the element clamped to [eps, 1 - eps] when `eps` is given; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"masked_scatter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_masked_scatter)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(masked_scatter(Tensor mask, Tensor source) -> Tensor
+
+A copy of `self` with the leading elements of `source`, in row-major order, written where the bool `mask` (broadcast to `self`) is true.)doc"});
+  methods.push_back({"masked_scatter_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_masked_scatter_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(masked_scatter_(Tensor mask, Tensor source) -> Tensor
+
+In-place version of masked_scatter(): writes the result into self. A copy of `self` with the leading elements of `source`, in row-major order, written where the bool `mask` (broadcast to `self`) is true.)doc"});
   methods.push_back({"narrow", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_narrow)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(narrow(int dim, int start, int length) -> Tensor
 

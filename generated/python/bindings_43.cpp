@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/arctan.h"
+#include "generated/ops/nonzero.h"
 #include "generated/ops/sigmoid.h"
 #include "generated/ops/special_logit.h"
 
@@ -40,6 +41,25 @@ PyObject* fn_arctan_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::arctan_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// nonzero
+PyObject* fn_nonzero(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nonzero(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::nonzero_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::nonzero(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -125,6 +145,20 @@ PyObject* method_arctan_(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
+// Tensor.nonzero
+PyObject* method_nonzero(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nonzero()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::nonzero(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.sigmoid
 PyObject* method_sigmoid(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -164,6 +198,10 @@ Alias of `atan`.)doc"});
                        METH_FASTCALL | METH_KEYWORDS, R"doc(arctan_(Tensor input) -> Tensor
 
 Alias of `atan_`.)doc"});
+  functions.push_back({"nonzero", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nonzero)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(nonzero(Tensor input, *, Tensor? out=None) -> Tensor
+
+The indices of the nonzero elements of `self` as an int64 tensor of shape (count, self.dim()), in row-major order.)doc"});
   functions.push_back({"sigmoid", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sigmoid)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(sigmoid(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -184,6 +222,10 @@ Alias of `atan`.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(arctan_() -> Tensor
 
 Alias of `atan_`.)doc"});
+  methods.push_back({"nonzero", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_nonzero)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(nonzero() -> Tensor
+
+The indices of the nonzero elements of `self` as an int64 tensor of shape (count, self.dim()), in row-major order.)doc"});
   methods.push_back({"sigmoid", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sigmoid)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(sigmoid() -> Tensor
 

@@ -4,6 +4,7 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/argwhere.h"
 #include "generated/ops/eq.h"
 #include "generated/ops/equal.h"
 #include "generated/ops/uniform.h"
@@ -11,6 +12,20 @@
 
 namespace tl::python {
 namespace {
+
+// argwhere
+PyObject* fn_argwhere(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "argwhere(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::argwhere(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // eq
 PyObject* fn_eq(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -136,6 +151,20 @@ PyObject* operator__eq__(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH_OPERATOR
 }
 
+// Tensor.argwhere
+PyObject* method_argwhere(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "argwhere()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::argwhere(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.eq
 PyObject* method_eq(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -225,6 +254,10 @@ PyObject* method_uniform_(PyObject* py_self, PyObject* const* args, Py_ssize_t n
 }  // namespace
 
 void add_bindings_55(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"argwhere", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_argwhere)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(argwhere(Tensor input) -> Tensor
+
+`nonzero(self)`: the indices of the nonzero elements, one row per element.)doc"});
   functions.push_back({"eq", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_eq)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(eq(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -257,6 +290,10 @@ True where `self == other`, element by element, with broadcasting.
 __eq__(Scalar other) -> Tensor
 
 True where an element of `self` equals the number `other`.)doc"});
+  methods.push_back({"argwhere", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_argwhere)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(argwhere() -> Tensor
+
+`nonzero(self)`: the indices of the nonzero elements, one row per element.)doc"});
   methods.push_back({"eq", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_eq)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(eq(Tensor other) -> Tensor
 

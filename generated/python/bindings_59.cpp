@@ -4,11 +4,46 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/index_put.h"
 #include "generated/ops/special_erfc.h"
 #include "generated/ops/take.h"
 
 namespace tl::python {
 namespace {
+
+// index_put
+PyObject* fn_index_put(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_put(Tensor input, Tensor?[] indices, Tensor values, bool accumulate=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto indices = r.list_of_optional_tensors(1);
+  auto values = r.tensor(2);
+  auto accumulate = r.toBool(3);
+  auto result = [&] { GilRelease no_gil; return tl::index_put(self, indices, values, accumulate); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// index_put_
+PyObject* fn_index_put_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_put_(Tensor input, Tensor?[] indices, Tensor values, bool accumulate=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto indices = r.list_of_optional_tensors(1);
+  auto values = r.tensor(2);
+  auto accumulate = r.toBool(3);
+  auto result = [&] { GilRelease no_gil; return tl::index_put_(self, indices, values, accumulate); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // special_erfc
 PyObject* fn_special_erfc(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -49,6 +84,40 @@ PyObject* fn_take(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// Tensor.index_put
+PyObject* method_index_put(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_put(Tensor?[] indices, Tensor values, bool accumulate=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto indices = r.list_of_optional_tensors(0);
+  auto values = r.tensor(1);
+  auto accumulate = r.toBool(2);
+  auto result = [&] { GilRelease no_gil; return tl::index_put(self, indices, values, accumulate); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.index_put_
+PyObject* method_index_put_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_put_(Tensor?[] indices, Tensor values, bool accumulate=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto indices = r.list_of_optional_tensors(0);
+  auto values = r.tensor(1);
+  auto accumulate = r.toBool(2);
+  auto result = [&] { GilRelease no_gil; return tl::index_put_(self, indices, values, accumulate); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.take
 PyObject* method_take(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -67,6 +136,14 @@ PyObject* method_take(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 }  // namespace
 
 void add_bindings_59(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"index_put", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_put)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(index_put(Tensor input, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor
+
+A copy of `self` with `values` (broadcast to `self[indices]`'s shape) written at `indices`, or added there when `accumulate` (duplicates then add up, in index order).)doc"});
+  functions.push_back({"index_put_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_put_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(index_put_(Tensor input, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor
+
+In-place version of index_put(): writes the result into self. A copy of `self` with `values` (broadcast to `self[indices]`'s shape) written at `indices`, or added there when `accumulate` (duplicates then add up, in index order).)doc"});
   functions.push_back({"special_erfc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_erfc)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(special_erfc(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -75,6 +152,14 @@ Alias of `erfc` (`torchlite.special.erfc`).)doc"});
                        METH_FASTCALL | METH_KEYWORDS, R"doc(take(Tensor input, Tensor index, *, Tensor? out=None) -> Tensor
 
 The elements of `self`, read as a flat row-major list, at the positions `index` (negative ones count from the end); shaped like `index`.)doc"});
+  methods.push_back({"index_put", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_index_put)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(index_put(Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor
+
+A copy of `self` with `values` (broadcast to `self[indices]`'s shape) written at `indices`, or added there when `accumulate` (duplicates then add up, in index order).)doc"});
+  methods.push_back({"index_put_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_index_put_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(index_put_(Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor
+
+In-place version of index_put(): writes the result into self. A copy of `self` with `values` (broadcast to `self[indices]`'s shape) written at `indices`, or added there when `accumulate` (duplicates then add up, in index order).)doc"});
   methods.push_back({"take", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_take)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(take(Tensor index) -> Tensor
 

@@ -156,19 +156,54 @@ PyObject* fn_where(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_TRY
   static PythonArgParser parser({
       "where(Tensor condition, Tensor input, Tensor other, *, Tensor? out=None)",
+      "where(Tensor condition)",
+      "where(Tensor condition, Scalar self, Tensor other)",
+      "where(Tensor condition, Tensor input, Scalar other)",
+      "where(Tensor condition, Scalar self, Scalar other)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto condition = r.tensor(0);
-  auto self = r.tensor(1);
-  auto other = r.tensor(2);
-  if (!r.is_none(3)) {
-    auto out = r.tensor(3);
-    auto result = [&] { GilRelease no_gil; return tl::where_out(out, condition, self, other); }();
-    return wrap(std::move(result));
+  switch (r.idx) {
+    case 0: {  // where.self
+      auto condition = r.tensor(0);
+      auto self = r.tensor(1);
+      auto other = r.tensor(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        auto result = [&] { GilRelease no_gil; return tl::where_out(out, condition, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::where(condition, self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // where
+      auto condition = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::where(condition); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // where.ScalarSelf
+      auto condition = r.tensor(0);
+      auto self = r.scalar(1);
+      auto other = r.tensor(2);
+      auto result = [&] { GilRelease no_gil; return tl::where(condition, self, other); }();
+      return wrap(std::move(result));
+    }
+    case 3: {  // where.ScalarOther
+      auto condition = r.tensor(0);
+      auto self = r.tensor(1);
+      auto other = r.scalar(2);
+      auto result = [&] { GilRelease no_gil; return tl::where(condition, self, other); }();
+      return wrap(std::move(result));
+    }
+    case 4: {  // where.Scalar
+      auto condition = r.tensor(0);
+      auto self = r.scalar(1);
+      auto other = r.scalar(2);
+      auto result = [&] { GilRelease no_gil; return tl::where(condition, self, other); }();
+      return wrap(std::move(result));
+    }
   }
-  auto result = [&] { GilRelease no_gil; return tl::where(condition, self, other); }();
-  return wrap(std::move(result));
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -311,14 +346,27 @@ PyObject* method_where(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   TL_PY_TRY
   static PythonArgParser parser({
       "where(Tensor condition, Tensor other)",
+      "where(Tensor condition, Scalar other)",
   }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto condition = r.tensor(0);
-  auto other = r.tensor(1);
-  auto result = [&] { GilRelease no_gil; return tl::where(condition, self, other); }();
-  return wrap(std::move(result));
+  switch (r.idx) {
+    case 0: {  // where.self
+      const Tensor& self = unpack_tensor(py_self);
+      auto condition = r.tensor(0);
+      auto other = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::where(condition, self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // where.ScalarOther
+      const Tensor& self = unpack_tensor(py_self);
+      auto condition = r.tensor(0);
+      auto other = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::where(condition, self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -360,7 +408,23 @@ The variance of `self` over the dimensions in `dim` (all when None), divided by 
   functions.push_back({"where", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_where)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(where(Tensor condition, Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
-Picks elements from `self` where `condition` is true and from `other` elsewhere, broadcasting all three.)doc"});
+Picks elements from `self` where `condition` is true and from `other` elsewhere, broadcasting all three.
+
+where(Tensor condition) -> Sequence[Tensor]
+
+`nonzero(condition)` as one int64 tensor per dimension (`nonzero(condition, as_tuple=True)`).
+
+where(Tensor condition, Scalar self, Tensor other) -> Tensor
+
+`where` with the number `self` picked where `condition` is true (promoted as a Python number).
+
+where(Tensor condition, Tensor input, Scalar other) -> Tensor
+
+`where` with the number `other` picked where `condition` is false (promoted as a Python number).
+
+where(Tensor condition, Scalar self, Scalar other) -> Tensor
+
+`where` picking between two numbers; the result has the default dtype of their kind.)doc"});
   methods.push_back({"argsort", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_argsort)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(argsort(int dim=-1, bool descending=False) -> Tensor
 
@@ -400,7 +464,11 @@ The variance of `self` over the dimensions in `dim` (all when None), divided by 
   methods.push_back({"where", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_where)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(where(Tensor condition, Tensor other) -> Tensor
 
-Picks elements from `self` where `condition` is true and from `other` elsewhere, broadcasting all three.)doc"});
+Picks elements from `self` where `condition` is true and from `other` elsewhere, broadcasting all three.
+
+where(Tensor condition, Scalar other) -> Tensor
+
+`where` with the number `other` picked where `condition` is false (promoted as a Python number).)doc"});
   (void)functions;
   (void)methods;
 }
