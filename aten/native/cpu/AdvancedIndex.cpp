@@ -218,6 +218,16 @@ struct BlockOffsets {
       stride.push_back(self.strides()[p.dims[j]]);
     }
   }
+  // The offset for a single index tensor (the common x[idx]): no loop over index tensors.
+  int64_t one(int64_t n) const {
+    const int64_t v = idx[0][n];
+    const int64_t wrapped = v < 0 ? v + size[0] : v;
+    if (__builtin_expect(static_cast<uint64_t>(wrapped) >= static_cast<uint64_t>(size[0]), 0)) out_of_bounds(v, 0);
+    return wrapped * stride[0];
+  }
+  [[noreturn]] void out_of_bounds(int64_t v, size_t j) const {
+    throw IndexError(str("index ", v, " is out of bounds for dimension ", dims[j], " with size ", size[j]));
+  }
   int64_t operator()(int64_t n) const {
     int64_t off = 0;
     for (size_t j = 0; j < idx.size(); ++j) {
@@ -406,6 +416,14 @@ Tensor index_kernel(const Tensor& self, const std::vector<std::optional<Tensor>>
           for (int64_t n = b; n < e; ++n) block(n);  // nothing to copy; indices still checked
           return;
         }
+        if (block.idx.size() == 1) {
+          for (int64_t n = b; n < e; ++n) {
+            // random reads: ask for the element a few positions ahead early
+            if (n + 16 < e) __builtin_prefetch(x + block.stride[0] * block.idx[0][n + 16] + (block.idx[0][n + 16] < 0 ? block.stride[0] * block.size[0] : 0));
+            y[n * sn] = x[block.one(n)];
+          }
+          return;
+        }
         for (int64_t n = b; n < e; ++n) y[n * sn] = x[block(n)];
         return;
       }
@@ -454,12 +472,15 @@ void index_put_kernel(const Tensor& self, const std::vector<std::optional<Tensor
     TL_DISPATCH_ALL(out.dtype(), op, [&] {
       const scalar_t* x = static_cast<const scalar_t*>(ve.data_ptr());
       scalar_t* y = static_cast<scalar_t*>(out.data_ptr());
-      for (int64_t n = 0; n < p.nb; ++n) {
-        walk(w, x + voff(n), y + block(n), [](scalar_t& dst, const scalar_t& src) {
-          if constexpr (std::is_same_v<scalar_t, bool>) dst = dst || src;
-          else dst = static_cast<scalar_t>(dst + src);
-        });
+      auto add = [](scalar_t& dst, const scalar_t& src) {
+        if constexpr (std::is_same_v<scalar_t, bool>) dst = dst || src;
+        else dst = static_cast<scalar_t>(dst + src);
+      };
+      if (w.size.empty() && w.numel == 1 && block.idx.size() == 1 && voff.collapsed) {  // x.index_put_((idx,), v, True)
+        for (int64_t n = 0; n < p.nb; ++n) add(y[block.one(n)], x[n * voff.single]);
+        return;
       }
+      for (int64_t n = 0; n < p.nb; ++n) walk(w, x + voff(n), y + block(n), add);
     });
     return;
   }
@@ -470,6 +491,14 @@ void index_put_kernel(const Tensor& self, const std::vector<std::optional<Tensor
     T* y = static_cast<T*>(out.data_ptr());
     parallel_for(0, p.nb, grain, [&](int64_t b, int64_t e) {
       if (w.size.empty() && w.numel == 1) {
+        if (block.idx.size() == 1 && voff.collapsed) {
+          const int64_t vs = voff.single;
+          for (int64_t n = b; n < e; ++n) {
+            if (n + 16 < e) __builtin_prefetch(y + block.stride[0] * block.idx[0][n + 16] + (block.idx[0][n + 16] < 0 ? block.stride[0] * block.size[0] : 0), 1);
+            y[block.one(n)] = x[n * vs];
+          }
+          return;
+        }
         for (int64_t n = b; n < e; ++n) y[block(n)] = x[voff(n)];
         return;
       }

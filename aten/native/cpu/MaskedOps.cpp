@@ -67,6 +67,15 @@ void nonzero_into(const Tensor& self, Tensor& out) {
   const uint8_t* m = mc.data();
   const IntArrayRef sizes = self.sizes();
   mc.for_each_chunk([&](int64_t b, int64_t e, int64_t pos) {
+    if (nd == 1) {  // branch-free up to the chunk's last true (see index_lone_mask)
+      int64_t last = e - 1;
+      while (last >= b && !m[last]) --last;
+      for (int64_t i = b; i <= last; ++i) {
+        y[pos] = i;
+        pos += m[i] != 0;
+      }
+      return;
+    }
     DimVector coord(nd, 0);  // the coordinates of element b, then kept up to date
     for (int64_t d = nd - 1, rem = b; d >= 0; --d) {
       coord[d] = rem % sizes[d];
@@ -105,8 +114,28 @@ void check_bool_mask(const Tensor& mask, const char* op) {
            c_type_name(mask.dtype()));
 }
 
+// masked_fill of contiguous tensors of one shape: a straight select loop, in parallel.
+bool masked_fill_contiguous(const Tensor& self, const Tensor& mask, const Scalar& value, Tensor& out) {
+  const bool inplace = out.defined() && out.is_same(self);
+  if (self.is_meta() || !self.is_contiguous() || !mask.is_contiguous() || mask.sizes() != self.sizes() ||
+      (out.defined() && !inplace))
+    return false;
+  if (!inplace) out = empty_tensor(self.sizes(), self.dtype(), self.device());
+  const uint8_t* m = static_cast<const uint8_t*>(mask.data_ptr());
+  TL_DISPATCH_ALL(self.dtype(), "masked_fill", [&] {
+    const scalar_t v = value.to<scalar_t>();
+    const scalar_t* x = self.data_ptr<scalar_t>();
+    scalar_t* y = out.data_ptr<scalar_t>();
+    parallel_for(0, self.numel(), kGrainSize, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) y[i] = m[i] ? v : x[i];
+    });
+  });
+  return true;
+}
+
 void masked_fill_impl(const Tensor& self, const Tensor& mask, const Scalar& value, Tensor& out) {
   check_bool_mask(mask, "masked_fill_");
+  if (masked_fill_contiguous(self, mask, value, out)) return;
   auto iter = TensorIteratorConfig()
                   .set_op_name("masked_fill")
                   .check_mem_overlap(false)  // PyTorch writes through an expanded self (with a warning)
