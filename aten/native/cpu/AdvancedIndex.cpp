@@ -73,6 +73,9 @@ Plan make_plan(const Tensor& self, const std::vector<std::optional<Tensor>>& ind
     }
     const Tensor& t = *opt;
     check_index_dtype(t);
+    TL_CHECK(t.is_cpu() || t.device() == self.device(),
+             "indices should be either on cpu or on the same device as the indexed tensor (",
+             device_type_name(self.device().type), ")");
     if (!is_mask_dtype(t.dtype())) {
       lists.push_back(t);
       p.dims.push_back(d++);
