@@ -118,15 +118,6 @@ def _apply(tensor, items, consumed, advanced):
     indices = [] if advanced else None
     covered = 0  # dims of `result` the indices list covers so far
 
-    def record(t, ndims):
-        nonlocal covered, dim
-        while covered < dim:
-            indices.append(None)
-            covered += 1
-        indices.append(t)
-        covered += ndims
-        dim += ndims
-
     for item in items:
         if item is None:
             result = result.unsqueeze(dim)
@@ -149,10 +140,14 @@ def _apply(tensor, items, consumed, advanced):
                                           and item.dim() == 0):
                 # x[True] / x[False]: a new dim of size 1, indexed by [0] or by nothing (as PyTorch)
                 result = result.unsqueeze(dim)
-                record(_C.tensor([0] if bool(item) else [], dtype=_C.int64, device=result.device), 1)
+                t, ndims = _C.tensor([0] if bool(item) else [], dtype=_C.int64, device=result.device), 1
             else:
                 t = _index_tensor(item, result.device)
-                record(t, t.dim() if t.dtype in (_C.bool, _C.uint8) else 1)
+                ndims = t.dim() if t.dtype in (_C.bool, _C.uint8) else 1
+            indices.extend([None] * (dim - covered))  # the dims since the last index tensor
+            indices.append(t)
+            dim += ndims
+            covered = dim
         else:
             index = _as_int(item)
             if not _INT64_MIN <= index <= _INT64_MAX:
@@ -165,9 +160,36 @@ def _apply(tensor, items, consumed, advanced):
 
 def getitem(tensor, index):
     items, consumed, advanced = _normalize(tensor, index)
-    result, indices = _apply(tensor, items, consumed, advanced)
-    if indices:
+    if advanced:
+        result, indices = _apply(tensor, items, consumed, True)
         return _ops.index(result, indices)
+    return _basic_view(tensor, items, consumed)
+
+
+def _basic_view(tensor, items, consumed):
+    """The view basic items make (the hot path: kept inline, one call)."""
+    result = tensor
+    dim = 0
+    for item in items:
+        if item is None:
+            result = result.unsqueeze(dim)
+            dim += 1
+        elif item is Ellipsis:
+            dim += tensor.dim() - consumed
+        elif isinstance(item, slice):
+            step = 1 if item.step is None else operator.index(item.step)
+            if step <= 0:
+                raise ValueError("step must be greater than zero")
+            start = None if item.start is None else _clamp_int64(operator.index(item.start))
+            stop = None if item.stop is None else _clamp_int64(operator.index(item.stop))
+            result = result.slice(dim, start, stop, _clamp_int64(step))
+            dim += 1
+        else:
+            index = _as_int(item)
+            if not _INT64_MIN <= index <= _INT64_MAX:
+                raise ValueError(f"index {index} is out of the range of int64 (indexing a tensor of shape "
+                                 f"{tuple(result.shape)} at dimension {dim})")
+            result = result.select(dim, index)
     if result is tensor:
         # tensor[...] and tensor[()] are views too, not the tensor itself.
         result = _ops.alias(tensor)
@@ -184,16 +206,15 @@ def _value_tensor(tensor, value):
 
 def setitem(tensor, index, value):
     items, consumed, advanced = _normalize(tensor, index)
-    view, indices = _apply(tensor, items, consumed, advanced)
-    if indices:
+    if advanced:
+        view, indices = _apply(tensor, items, consumed, True)
         value = _value_tensor(tensor, value)
         # Leading size-1 dimensions of the value are dropped first, as in PyTorch.
         while value.dim() > 0 and value.shape[0] == 1:
             value = value.select(0, 0)
         view.index_put_(indices, value)
         return
-    if view is tensor:
-        view = _ops.alias(tensor)
+    view = _basic_view(tensor, items, consumed)
     if isinstance(value, _C.TensorBase):
         # Leading size-1 dimensions of the value are dropped first (x[0] = ones(1, n) works), as in PyTorch.
         while value.dim() > view.dim() and value.shape[0] == 1:
