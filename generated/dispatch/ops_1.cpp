@@ -84,9 +84,15 @@ const Tensor& fmin_out(const Tensor& out, const Tensor& self, const Tensor& othe
 // ============================================================================ index
 
 // index.Tensor(Tensor self, Tensor?[] indices) -> Tensor
+static Tensor index_kernel_functional(const Tensor& self, const std::vector<std::optional<Tensor>>& indices) {
+  Tensor out;
+  native::index_kernel(self, indices, out);
+  return out;
+}
+
 ops::index_Tensor::Kernel* ops::index_Tensor::kernels[kNumDeviceTypes] = {
-    /* CPU */ native::index_kernel,
-    /* Meta */ native::index_kernel,
+    /* CPU */ index_kernel_functional,
+    /* Meta */ index_kernel_functional,
 };
 
 Tensor ops::index_Tensor::call(const Tensor& self, const std::vector<std::optional<Tensor>>& indices) {
@@ -101,6 +107,33 @@ Tensor index(const Tensor& self, const std::vector<std::optional<Tensor>>& indic
     return autograd::wrappers::index_Tensor(self, indices);
   }
   return ops::index_Tensor::call(self, indices);
+}
+
+// index.Tensor_out(Tensor self, Tensor?[] indices, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& index_kernel_out(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::index_kernel(self_in, indices, out_handle);
+  return out;
+}
+
+ops::index_Tensor_out::Kernel* ops::index_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ index_kernel_out,
+    /* Meta */ index_kernel_out,
+};
+
+const Tensor& ops::index_Tensor_out::call(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& out) {
+  const Device kernel_device = dispatch_device("index.Tensor_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("index.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, indices, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& index_out(const Tensor& out, const Tensor& self, const std::vector<std::optional<Tensor>>& indices) {
+  check_out_no_grad("index.Tensor_out", {&self}, {&out});
+  return ops::index_Tensor_out::call(self, indices, out);
 }
 
 // ============================================================================ ne

@@ -9,6 +9,9 @@ namespace tl {
 // index.Tensor(Tensor self, Tensor?[] indices) -> Tensor
 Tensor index(const Tensor& self, const std::vector<std::optional<Tensor>>& indices);
 
+// index.Tensor_out(Tensor self, Tensor?[] indices, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& index_out(const Tensor& out, const Tensor& self, const std::vector<std::optional<Tensor>>& indices);
+
 // Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
@@ -18,6 +21,13 @@ struct index_Tensor {
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self, const std::vector<std::optional<Tensor>>& indices);
 };
+
+// index.Tensor_out(Tensor self, Tensor?[] indices, *, Tensor(a!) out) -> Tensor(a!)
+struct index_Tensor_out {
+  using Kernel = const Tensor&(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& out);
+  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
+  static const Tensor& call(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& out);
+};
 }  // namespace ops
 
 namespace autograd::wrappers {
@@ -25,6 +35,6 @@ Tensor index_Tensor(const Tensor& self, const std::vector<std::optional<Tensor>>
 }  // namespace autograd::wrappers
 
 namespace native {
-Tensor index_kernel(const Tensor& self, const std::vector<std::optional<Tensor>>& indices);
+void index_kernel(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, Tensor& out);
 }  // namespace native
 }  // namespace tl

@@ -921,7 +921,7 @@ def i0_(input: Tensor) -> Tensor:
     """In-place version of i0(): writes the result into self. The modified Bessel function of the first kind of order 0 of every element of `self`; integer inputs give the default float dtype."""
     ...
 
-def index(input: Tensor, indices: Sequence[Optional[Tensor]]) -> Tensor:
+def index(input: Tensor, indices: Sequence[Optional[Tensor]], *, out: Optional[Tensor] = None) -> Tensor:
     """`self` indexed by integer or bool tensors at the dims where `indices` holds one (None keeps a dim whole): PyTorch's advanced indexing, `self[indices]`."""
     ...
 

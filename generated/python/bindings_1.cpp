@@ -59,12 +59,17 @@ PyObject* fn_fmin(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
 PyObject* fn_index(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "index(Tensor input, Tensor?[] indices)",
+      "index(Tensor input, Tensor?[] indices, *, Tensor? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto indices = r.list_of_optional_tensors(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::index_out(out, self, indices); }();
+    return wrap(std::move(result));
+  }
   auto result = [&] { GilRelease no_gil; return tl::index(self, indices); }();
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -394,7 +399,7 @@ Alias of `cat`.)doc"});
 
 The smaller of `self` and `other` element by element, ignoring a NaN on one side, with broadcasting and type promotion.)doc"});
   functions.push_back({"index", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(index(Tensor input, Tensor?[] indices) -> Tensor
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(index(Tensor input, Tensor?[] indices, *, Tensor? out=None) -> Tensor
 
 `self` indexed by integer or bool tensors at the dims where `indices` holds one (None keeps a dim whole): PyTorch's advanced indexing, `self[indices]`.)doc"});
   functions.push_back({"ne", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ne)),

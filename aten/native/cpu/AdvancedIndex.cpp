@@ -397,9 +397,7 @@ bool lone_mask_anywhere(const std::vector<std::optional<Tensor>>& indices) {
   return masks == 1;
 }
 
-}  // namespace
-
-Tensor index_kernel(const Tensor& self, const std::vector<std::optional<Tensor>>& indices) {
+Tensor index_impl(const Tensor& self, const std::vector<std::optional<Tensor>>& indices) {
   int64_t stride = 0;
   if (const Tensor* mask = lone_mask(self, indices, stride)) return index_lone_mask(self, *mask, stride);
   const Plan p = make_plan(self, indices);
@@ -434,6 +432,19 @@ Tensor index_kernel(const Tensor& self, const std::vector<std::optional<Tensor>>
     });
   });
   return out;
+}
+
+}  // namespace
+
+void index_kernel(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, Tensor& out) {
+  Tensor result = index_impl(self, indices);
+  if (!out.defined()) {
+    out = result;
+    return;
+  }
+  // out=: the result is computed first, so an out that overlaps self reads nothing it wrote
+  prepare_output(out, result.sizes(), self.dtype(), self, OutDtype::Exact, "index");
+  if (!self.is_meta()) copy_kernel(out, result, false);
 }
 
 void index_put_kernel(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
