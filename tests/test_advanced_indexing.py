@@ -133,6 +133,12 @@ def test_getitem_matches_pytorch(index, layout):
     same_outcome(lambda: a[ia], lambda: t[it])
 
 
+def test_uint8_mask_warns_as_pytorch():
+    a = tl.arange(4.0)
+    with pytest.warns(UserWarning, match="indexing with dtype torchlite.uint8 is now deprecated"):
+        assert a[tl.tensor([1, 0, 1, 0], dtype=tl.uint8)].tolist() == [0.0, 2.0]
+
+
 def test_out_of_bounds_message():
     a = tl.zeros(3)
     with pytest.raises(IndexError, match="index 5 is out of bounds for dimension 0 with size 3"):
@@ -239,8 +245,15 @@ def test_random_expressions(shape, index):
     vt = torch.arange(n, dtype=torch.float32).reshape(shape_t) + 100
     a3[ia] = va
     t3[it] = vt
-    if len(set(map(tuple, np.argwhere(np.ones(1))))) >= 0:  # duplicates: the last write wins in both (serial)
-        same(a3, t3)
+    same(a3, t3)  # repeated indices: the last write wins in both (small sizes run serially)
+    # the gradient of a weighted sum of the result
+    a4, t4 = pair(shape, "float64")
+    a4.requires_grad_()
+    t4.requires_grad_()
+    w = torch.arange(n, dtype=torch.float64).reshape(shape_t)
+    (a4[ia] * tl.tensor(w.tolist(), dtype=tl.float64).reshape(tuple(shape_t))).sum().backward()
+    (t4[it] * w).sum().backward()
+    same(a4.grad, t4.grad)
 
 
 # ---------------------------------------------------------------- assignment

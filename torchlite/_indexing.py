@@ -9,6 +9,7 @@ recorded at the dim they index of that view, and the view is then indexed by the
 from __future__ import annotations
 
 import operator
+import warnings
 
 from torchlite import _C
 
@@ -93,6 +94,9 @@ def _index_tensor(item, device):
     """The index tensor of an advanced item: tensors as they are, lists and NumPy arrays as int64
     (or bool) tensors, as PyTorch converts them."""
     if isinstance(item, _C.TensorBase):
+        if item.dtype == _C.uint8:
+            warnings.warn("indexing with dtype torchlite.uint8 is now deprecated, please use a dtype "
+                          "torchlite.bool instead.", UserWarning, stacklevel=4)
         return item
     if isinstance(item, list) and not item:
         return _C.tensor([], dtype=_C.int64, device=device)

@@ -92,7 +92,7 @@ class Tensor(_C.TensorBase):
                 return self.slice(0, index.start, index.stop)
             except ValueError:  # bounds beyond int64: _indexing clamps them
                 pass
-        if type(index) is Tensor and index.dim() > 0:  # t[mask], t[idx]: straight to the index op
+        if type(index) is Tensor and index.dim() > 0 and index.dtype != _C.uint8:  # t[mask], t[idx]: the index op
             return _ops.index(self, (index,))
         return _indexing.getitem(self, index)
 
