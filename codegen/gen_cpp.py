@@ -34,7 +34,8 @@ class OpView:
     has_autograd: bool
     out_check_inputs: str
     out_source_args: str                # composite out=: the functional's arguments, dtype/device from out
-    out_exact_dtype: bool               # composite out=: no dtype option, so out's dtype must match
+    out_dtype_rule: str                 # composite out=: the OutDtype enumerator checking out's dtype
+    alias_call: str                     # an alias's derived variant: the target's own variant, called
     out_factory_check: str              # factory out=: call checking dtype/device options against out
     zero_grad_node: str                 # unrecorded in-place op of a non-differentiable entry: its node name
     multi_output_view: bool             # returns several views (split, unbind): they are marked so
@@ -153,10 +154,26 @@ def op_view(ctx: Context, f: NativeFunction, backward: dict[str, BackwardInfo],
         out_factory_check=_out_factory_check(f),
         zero_grad_node=zero_grad_nodes.get(str(s.name), ""),
         out_source_args=_out_source_args(f),
-        out_exact_dtype=f.functional is not None and f.functional.schema.argument("dtype") is None,
+        out_dtype_rule=OUT_DTYPE_RULES[(f.functional or f).out_dtype],
+        alias_call=_alias_call(f, written),
         multi_output_view=(not f.is_composite and f.view_of is not None
                            and [r.type for r in s.returns] == [ListType(BaseType("Tensor"))]),
     )
+
+
+# `out_dtype:` values -> native::OutDtype (aten/native/OutputUtils.h); absent means PyTorch's usual rule.
+OUT_DTYPE_RULES = {None: "CanCast", "exact": "Exact", "any": "Any"}
+
+
+def _alias_call(f: NativeFunction, written: list[str]) -> str:
+    """`asin_out(out, self)` for the out= variant of `arcsin` (`alias_of: asin`), `asin_(self)` for its
+    in-place one; empty for anything else. The functional itself has a generated `impl:` body."""
+    if f.functional is None or f.functional.alias_of is None:
+        return ""
+    args = [a.name for a in f.functional.schema.arguments]
+    if f.derived_kind is SchemaKind.out:
+        return f"{f.functional.alias_of}_out({', '.join(written + args)})"
+    return f"{f.functional.alias_of}_({', '.join(args)})"
 
 
 def _out_check_inputs(f: NativeFunction) -> str:

@@ -37,7 +37,7 @@ class CodegenError(Exception):
 
 ENTRY_KEYS = ("func", "doc", "variants", "inplace", "out", "dispatch", "impl", "derivatives",
               "output_differentiability", "tags", "python_operators", "view_of", "samples", "dtypes",
-              "backward_node")
+              "backward_node", "alias_of", "out_dtype")
 TOP_KEYS = ("tags", "functions")
 
 
@@ -197,7 +197,8 @@ class _EntryReader:
         variants = self._variants()
         derive = tuple(kind for key, kind in (("inplace", SchemaKind.inplace), ("out", SchemaKind.out))
                        if self._get(key, bool, default=False))
-        dispatch, body = self._dispatch(schema)
+        alias_of = self._get("alias_of", str)
+        dispatch, body = self._dispatch(schema, alias_of)
         derivatives, non_differentiable = self._derivatives()
         out_diff = self._list("output_differentiability", bool)
         tags = self._list("tags", str)
@@ -206,6 +207,9 @@ class _EntryReader:
         samples = self._list("samples", str)
         dtypes = self._dtypes()
         backward_node = self._get("backward_node", str)
+        out_dtype = self._get("out_dtype", str)
+        if out_dtype not in (None, "exact", "any"):
+            self.error("out_dtype", f"`out_dtype:` must be `exact` or `any` (absent: the result casts safely), not `{out_dtype}`")
         if not self.ok or schema is None:
             return []
         source = NativeFunction(
@@ -215,7 +219,7 @@ class _EntryReader:
             output_differentiability=None if out_diff is None else tuple(out_diff),
             tags=tuple(tags or ()), python_operators=tuple(python_operators or ()),
             view_of=view_of, samples=tuple(samples or ()), dtypes=dtypes, derive=derive, key_lines=self._key_lines(),
-            backward_node=backward_node,
+            backward_node=backward_node, alias_of=alias_of, out_dtype=out_dtype,
         )
         return _with_derived(source)
 
@@ -286,8 +290,17 @@ class _EntryReader:
             return frozenset()
         return frozenset(v.strip() for v in value if v.strip())
 
-    def _dispatch(self, schema: Optional[FunctionSchema]) -> tuple[tuple[tuple[str, str], ...], Optional[str]]:
+    def _dispatch(self, schema: Optional[FunctionSchema],
+                  alias_of: Optional[str]) -> tuple[tuple[tuple[str, str], ...], Optional[str]]:
         raw = self.raw
+        if alias_of is not None:
+            for key in ("impl", "dispatch"):
+                if key in raw:
+                    self.error(key, f"`{key}:` and `alias_of:` are mutually exclusive")
+            if schema is None:
+                return (), None
+            args = ", ".join(a.name for a in schema.arguments)
+            return ((COMPOSITE, f"{schema.name.cpp_id}_composite"),), f"return {alias_of}({args});\n"
         if "impl" in raw:
             if "dispatch" in raw:
                 self.error("impl", "`impl:` and `dispatch:` are mutually exclusive")

@@ -265,6 +265,13 @@ class NativeFunction:
     # (`backward_node:`): PyTorch numbers overloads in its own order (PowBackward0 is
     # pow.Tensor_Scalar), and an alias's in-place variant records its target's node (GtBackward0).
     backward_node: Optional[str] = None
+    # The op this entry is another name of (`alias_of: asin` on `arcsin`): the generator writes the
+    # body, and the derived in-place and out= variants call the target's own (`asin_`, `asin_out`),
+    # so they follow the target's dtype rules exactly (PyTorch's aliases are the same kernels).
+    alias_of: Optional[str] = None
+    # How a composite op's derived out= checks the out tensor's dtype (`out_dtype:`): None for
+    # PyTorch's usual rule (the result must cast to it safely), "exact" (matmul), "any" (stack, as cat).
+    out_dtype: Optional[str] = None
     # Line of each YAML key of the entry ("func", "doc", ...; "non_differentiable:self" for an
     # input declared so), so errors point at the key. Not part of equality.
     key_lines: tuple[tuple[str, int], ...] = field(default=(), compare=False, repr=False)

@@ -16,6 +16,7 @@ from codegen.model import (
     BACKENDS, COMPOSITE, INPLACE_DUNDERS, BaseType, ListType, FunctionSchema, Location,
     NativeFunction, NativeFunctionsFile, SchemaKind, is_tensor_like,
 )
+from codegen.cpp import api_name
 
 VARIANTS = ("function", "method")
 _TENSOR_LIST = ListType(BaseType("Tensor"))
@@ -45,7 +46,26 @@ def validate(f: NativeFunctionsFile) -> list[str]:
                 for where, message in check(fn, tags):
                     loc = where if isinstance(where, Location) else fn.loc_of(where)
                     errors.append(located(loc, op, message))
+    by_api: dict[str, list[NativeFunction]] = {}
+    for fn in f.functions:
+        by_api.setdefault(api_name(fn), []).append(fn)
+    for fn in f.functions:
+        if fn.alias_of is not None:
+            for message in _alias_problems(fn, by_api):
+                errors.append(located(fn.loc_of("alias_of" if fn.derived_kind is None else "func"),
+                                      str((fn.functional or fn).schema.name), message))
     return errors
+
+
+def _alias_problems(fn: NativeFunction, by_api: dict[str, list[NativeFunction]]) -> Iterable[str]:
+    """An alias (or its derived variant) needs a target of the same C++ name form taking the same
+    argument types in the same order: the generated body passes its arguments straight through."""
+    target = fn.alias_of + {SchemaKind.inplace: "_", SchemaKind.out: "_out"}.get(fn.derived_kind, "")
+    types = [str(a.type) for a in fn.schema.arguments]
+    if not any([str(a.type) for a in g.schema.arguments] == types for g in by_api.get(target, [])):
+        what = {SchemaKind.inplace: "in-place variant", SchemaKind.out: "out= variant"}.get(fn.derived_kind, "op")
+        yield (f"`alias_of: {fn.alias_of}`: no {what} `{target}` takes ({', '.join(types)})"
+               + (f"; {fn.alias_of} has no such form" if fn.derived_kind else ""))
 
 
 def _duplicate_message(op: str, earlier: NativeFunction, fn: NativeFunction) -> str:
@@ -309,6 +329,12 @@ def _check_samples(fn: NativeFunction, tags: set[str]) -> Problems:
 _NODE_NAME = re.compile(r"^[A-Z][A-Za-z0-9]*Backward[0-9]+$")
 
 
+def _check_out_dtype(fn: NativeFunction, tags: set[str]) -> Problems:
+    if fn.out_dtype is not None and not (fn.is_composite and fn.alias_of is None and SchemaKind.out in fn.derive):
+        yield "out_dtype", ("`out_dtype:` is for a composite entry with `out: true` (kernels check out's dtype "
+                            "themselves; an alias follows its target)")
+
+
 def _check_backward_node(fn: NativeFunction, tags: set[str]) -> Problems:
     if fn.backward_node is None or fn.functional is not None:
         return
@@ -322,4 +348,5 @@ _CHECKS: tuple[Callable[[NativeFunction, set[str]], Problems], ...] = (
     _check_doc, _check_argument_names, _check_types, _check_variants, _check_dispatch, _check_derivatives, _check_derive,
     _check_writes, _check_view, _check_tags, _check_python_operators,
     _check_output_differentiability, _check_samples, _check_formulas, _check_backward_node,
+    _check_out_dtype,
 )

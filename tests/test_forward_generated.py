@@ -32,10 +32,7 @@ LAYOUTS = ["transposed", "sliced", "expanded", "zero_d", "empty"]
 
 # Mismatches with PyTorch found by this suite and not fixed yet, each a strict xfail (the entry must go once the
 # bug is fixed): the cases whose (op, sample index, form, layout, dtype) match a pattern (None matches anything).
-KNOWN_MISMATCHES = [
-    (("special_logsumexp", None, "out", "zero_d", "int64"), "a composite alias checks its out= dtype after the dims "
-     "(IndexError); PyTorch checks the out= dtype first (RuntimeError)"),
-]
+KNOWN_MISMATCHES: list = []  # none open
 
 
 def _known_mismatch(key):

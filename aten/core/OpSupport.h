@@ -39,9 +39,10 @@ void check_factory_out(const Tensor& out, std::optional<ScalarType> dtype, std::
 inline int device_index(Device d) { return static_cast<int>(d.type); }
 inline const Tensor* opt_ptr(const std::optional<Tensor>& t) { return t ? &*t : nullptr; }
 
-// Writes `result` into the out= tensor `out`, resized to fit. Its dtype must equal the result's
-// when `exact_dtype` (ops without a dtype option, e.g. matmul), else be one `result` can be cast
-// to. Used by the out= variants the generator derives for composite ops.
-const Tensor& copy_to_out(const Tensor& out, const Tensor& result, const char* op, bool exact_dtype);
+namespace native { enum class OutDtype; }  // aten/native/OutputUtils.h
+// Writes `result` into the out= tensor `out`, resized to fit, its dtype checked by `rule` (the
+// entry's `out_dtype:`; PyTorch's usual rule, can_cast, by default). Used by the out= variants the
+// generator derives for composite ops.
+const Tensor& copy_to_out(const Tensor& out, const Tensor& result, const char* op, native::OutDtype rule);
 
 }  // namespace tl

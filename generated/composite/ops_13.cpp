@@ -2,9 +2,16 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 13.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
+#include "generated/ops/arctan2.h"
+#include "generated/ops/atan2.h"
 #include "generated/ops/xlogy.h"
 
 namespace tl::native {
+
+// arctan2(Tensor self, Tensor other) -> Tensor
+Tensor arctan2_composite(const Tensor& self, const Tensor& other) {
+  return atan2(self, other);
+}
 
 // xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor
 Tensor xlogy_Scalar_Self_composite(const Scalar& self, const Tensor& other) {

@@ -2,11 +2,8 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 42.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
-#include "generated/ops/cat.h"
 #include "generated/ops/narrow.h"
 #include "generated/ops/slice.h"
-#include "generated/ops/stack.h"
-#include "generated/ops/unsqueeze.h"
 
 namespace tl::native {
 
@@ -22,20 +19,6 @@ Tensor narrow_composite(const Tensor& self, int64_t dim, int64_t start, int64_t 
   TL_CHECK(begin <= size - length, "start (", begin, ") + length (", length, ") exceeds dimension size (", size,
            ").");
   return slice(self, d, begin, begin + length, 1);
-}
-
-// stack(Tensor[] tensors, int dim=0) -> Tensor
-Tensor stack_composite(TensorList tensors, int64_t dim) {
-  TL_CHECK(!tensors.empty(), "stack expects a non-empty TensorList");
-  for (size_t i = 1; i < tensors.size(); ++i) {
-    TL_CHECK(tensors[i].sizes() == tensors[0].sizes(), "stack expects each tensor to be equal size, but got ",
-             tensors[0].sizes(), " at entry 0 and ", tensors[i].sizes(), " at entry ", i);
-  }
-  const int64_t d = maybe_wrap_dim(dim, tensors[0].dim() + 1, "stack");
-  std::vector<Tensor> expanded;
-  expanded.reserve(tensors.size());
-  for (const Tensor& t : tensors) expanded.push_back(unsqueeze(t, d));
-  return cat(expanded, d);
 }
 
 }  // namespace tl::native

@@ -6,6 +6,8 @@
 #include "generated/ops/arccos.h"
 #include "generated/ops/sigmoid.h"
 #include "generated/ops/special_expit.h"
+#include "generated/ops/sub.h"
+#include "generated/ops/subtract.h"
 
 namespace tl::native {
 
@@ -22,6 +24,16 @@ const Tensor& arccos__composite(const Tensor& self) {
 // special_expit(Tensor self) -> Tensor
 Tensor special_expit_composite(const Tensor& self) {
   return sigmoid(self);
+}
+
+// subtract.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+Tensor subtract_Tensor_composite(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  return sub(self, other, alpha);
+}
+
+// subtract.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+Tensor subtract_Scalar_composite(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  return sub(self, other, alpha);
 }
 
 }  // namespace tl::native

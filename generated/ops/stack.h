@@ -14,5 +14,6 @@ const Tensor& stack_out(const Tensor& out, TensorList tensors, int64_t dim = 0);
 
 namespace native {
 Tensor stack_composite(TensorList tensors, int64_t dim);
+const Tensor& stack_out_composite(TensorList tensors, int64_t dim, const Tensor& out);
 }  // namespace native
 }  // namespace tl

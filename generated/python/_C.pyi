@@ -493,6 +493,14 @@ class TensorBase:
         """Alias of `atan`."""
         ...
 
+    def arctan2(self, other: Tensor) -> Tensor:
+        """Alias of `atan2`."""
+        ...
+
+    def arctan2_(self, other: Tensor) -> Tensor:
+        """In-place version of arctan2(): writes the result into self. Alias of `atan2`."""
+        ...
+
     def arctan_(self) -> Tensor:
         """Alias of `atan_`."""
         ...
@@ -909,6 +917,40 @@ class TensorBase:
     @overload
     def div_(self, other: Number, *, rounding_mode: Optional[str]) -> Tensor:
         """In-place version of div(): writes the result into self. Divides every element of `self` by the number `other`, rounding as `rounding_mode` says."""
+        ...
+
+    @overload
+    def divide(self, other: Tensor) -> Tensor:
+        """Alias of `div` (true division)."""
+        ...
+    @overload
+    def divide(self, other: Number) -> Tensor:
+        """Alias of `div` by a number (true division)."""
+        ...
+    @overload
+    def divide(self, other: Tensor, *, rounding_mode: Optional[str]) -> Tensor:
+        """Alias of `div` with a `rounding_mode`."""
+        ...
+    @overload
+    def divide(self, other: Number, *, rounding_mode: Optional[str]) -> Tensor:
+        """Alias of `div` by a number with a `rounding_mode`."""
+        ...
+
+    @overload
+    def divide_(self, other: Tensor) -> Tensor:
+        """In-place version of divide(): writes the result into self. Alias of `div` (true division)."""
+        ...
+    @overload
+    def divide_(self, other: Number) -> Tensor:
+        """In-place version of divide(): writes the result into self. Alias of `div` by a number (true division)."""
+        ...
+    @overload
+    def divide_(self, other: Tensor, *, rounding_mode: Optional[str]) -> Tensor:
+        """In-place version of divide(): writes the result into self. Alias of `div` with a `rounding_mode`."""
+        ...
+    @overload
+    def divide_(self, other: Number, *, rounding_mode: Optional[str]) -> Tensor:
+        """In-place version of divide(): writes the result into self. Alias of `div` by a number with a `rounding_mode`."""
         ...
 
     @overload
@@ -1586,6 +1628,24 @@ class TensorBase:
         """In-place version of mul(): writes the result into self. Multiplies every element of `self` by the number `other`."""
         ...
 
+    @overload
+    def multiply(self, other: Tensor) -> Tensor:
+        """Alias of `mul`."""
+        ...
+    @overload
+    def multiply(self, other: Number) -> Tensor:
+        """Alias of `mul` by a number."""
+        ...
+
+    @overload
+    def multiply_(self, other: Tensor) -> Tensor:
+        """In-place version of multiply(): writes the result into self. Alias of `mul`."""
+        ...
+    @overload
+    def multiply_(self, other: Number) -> Tensor:
+        """In-place version of multiply(): writes the result into self. Alias of `mul` by a number."""
+        ...
+
     def mvlgamma(self, p: int) -> Tensor:
         """The multivariate log-gamma function of dimension `p` of every element x of `self`: `p (p - 1) / 4 log(pi) + sum(lgamma(x - j / 2) for j in 0..p-1)`; integer inputs give the default float dtype."""
         ...
@@ -2004,6 +2064,24 @@ class TensorBase:
     @overload
     def sub_(self, other: Number, alpha: Number = 1) -> Tensor:
         """In-place version of sub(): writes the result into self. Subtracts the number `other`, scaled by `alpha`, from every element of `self`."""
+        ...
+
+    @overload
+    def subtract(self, other: Tensor, *, alpha: Number = 1) -> Tensor:
+        """Alias of `sub`."""
+        ...
+    @overload
+    def subtract(self, other: Number, alpha: Number = 1) -> Tensor:
+        """Alias of `sub` of a number."""
+        ...
+
+    @overload
+    def subtract_(self, other: Tensor, *, alpha: Number = 1) -> Tensor:
+        """In-place version of subtract(): writes the result into self. Alias of `sub`."""
+        ...
+    @overload
+    def subtract_(self, other: Number, alpha: Number = 1) -> Tensor:
+        """In-place version of subtract(): writes the result into self. Alias of `sub` of a number."""
         ...
 
     @overload

@@ -188,6 +188,14 @@ def arctan(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """Alias of `atan`."""
     ...
 
+def arctan2(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `atan2`."""
+    ...
+
+def arctan2_(input: Tensor, other: Tensor) -> Tensor:
+    """In-place version of arctan2(): writes the result into self. Alias of `atan2`."""
+    ...
+
 def arctan_(input: Tensor) -> Tensor:
     """Alias of `atan_`."""
     ...
@@ -619,6 +627,40 @@ def div_(input: Tensor, other: Number) -> Tensor:
 @overload
 def div_(input: Tensor, other: Number, *, rounding_mode: Optional[str]) -> Tensor:
     """In-place version of div(): writes the result into self. Divides every element of `self` by the number `other`, rounding as `rounding_mode` says."""
+    ...
+
+@overload
+def divide(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `div` (true division)."""
+    ...
+@overload
+def divide(input: Tensor, other: Number) -> Tensor:
+    """Alias of `div` by a number (true division)."""
+    ...
+@overload
+def divide(input: Tensor, other: Tensor, *, rounding_mode: Optional[str], out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `div` with a `rounding_mode`."""
+    ...
+@overload
+def divide(input: Tensor, other: Number, *, rounding_mode: Optional[str]) -> Tensor:
+    """Alias of `div` by a number with a `rounding_mode`."""
+    ...
+
+@overload
+def divide_(input: Tensor, other: Tensor) -> Tensor:
+    """In-place version of divide(): writes the result into self. Alias of `div` (true division)."""
+    ...
+@overload
+def divide_(input: Tensor, other: Number) -> Tensor:
+    """In-place version of divide(): writes the result into self. Alias of `div` by a number (true division)."""
+    ...
+@overload
+def divide_(input: Tensor, other: Tensor, *, rounding_mode: Optional[str]) -> Tensor:
+    """In-place version of divide(): writes the result into self. Alias of `div` with a `rounding_mode`."""
+    ...
+@overload
+def divide_(input: Tensor, other: Number, *, rounding_mode: Optional[str]) -> Tensor:
+    """In-place version of divide(): writes the result into self. Alias of `div` by a number with a `rounding_mode`."""
     ...
 
 def empty(size: Sequence[int], *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, layout: Optional[Any] = None, memory_format: Optional[Any] = None, requires_grad: bool = False) -> Tensor:
@@ -1308,6 +1350,24 @@ def mul_(input: Tensor, other: Number) -> Tensor:
     """In-place version of mul(): writes the result into self. Multiplies every element of `self` by the number `other`."""
     ...
 
+@overload
+def multiply(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `mul`."""
+    ...
+@overload
+def multiply(input: Tensor, other: Number) -> Tensor:
+    """Alias of `mul` by a number."""
+    ...
+
+@overload
+def multiply_(input: Tensor, other: Tensor) -> Tensor:
+    """In-place version of multiply(): writes the result into self. Alias of `mul`."""
+    ...
+@overload
+def multiply_(input: Tensor, other: Number) -> Tensor:
+    """In-place version of multiply(): writes the result into self. Alias of `mul` by a number."""
+    ...
+
 def mvlgamma(input: Tensor, p: int, *, out: Optional[Tensor] = None) -> Tensor:
     """The multivariate log-gamma function of dimension `p` of every element x of `self`: `p (p - 1) / 4 log(pi) + sum(lgamma(x - j / 2) for j in 0..p-1)`; integer inputs give the default float dtype."""
     ...
@@ -1952,6 +2012,24 @@ def sub_(input: Tensor, other: Tensor, *, alpha: Number = 1) -> Tensor:
 @overload
 def sub_(input: Tensor, other: Number, alpha: Number = 1) -> Tensor:
     """In-place version of sub(): writes the result into self. Subtracts the number `other`, scaled by `alpha`, from every element of `self`."""
+    ...
+
+@overload
+def subtract(input: Tensor, other: Tensor, *, alpha: Number = 1, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `sub`."""
+    ...
+@overload
+def subtract(input: Tensor, other: Number, alpha: Number = 1) -> Tensor:
+    """Alias of `sub` of a number."""
+    ...
+
+@overload
+def subtract_(input: Tensor, other: Tensor, *, alpha: Number = 1) -> Tensor:
+    """In-place version of subtract(): writes the result into self. Alias of `sub`."""
+    ...
+@overload
+def subtract_(input: Tensor, other: Number, alpha: Number = 1) -> Tensor:
+    """In-place version of subtract(): writes the result into self. Alias of `sub` of a number."""
     ...
 
 @overload

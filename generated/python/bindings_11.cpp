@@ -7,6 +7,7 @@
 #include "generated/ops/argmin.h"
 #include "generated/ops/isposinf.h"
 #include "generated/ops/logical_not.h"
+#include "generated/ops/multiply.h"
 
 namespace tl::python {
 namespace {
@@ -84,6 +85,65 @@ PyObject* fn_logical_not_(PyObject* /*module*/, PyObject* const* args, Py_ssize_
   TL_PY_CATCH
 }
 
+// multiply
+PyObject* fn_multiply(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "multiply(Tensor input, Tensor other, *, Tensor? out=None)",
+      "multiply(Tensor input, Scalar other)",
+  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // multiply.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::multiply_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::multiply(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // multiply.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::multiply(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// multiply_
+PyObject* fn_multiply_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "multiply_(Tensor input, Tensor other)",
+      "multiply_(Tensor input, Scalar other)",
+  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // multiply_.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::multiply_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // multiply_.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::multiply_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.argmin
 PyObject* method_argmin(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -142,6 +202,60 @@ PyObject* method_logical_not_(PyObject* py_self, PyObject* const* args, Py_ssize
   TL_PY_CATCH
 }
 
+// Tensor.multiply
+PyObject* method_multiply(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "multiply(Tensor other)",
+      "multiply(Scalar other)",
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // multiply.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::multiply(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // multiply.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::multiply(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.multiply_
+PyObject* method_multiply_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "multiply_(Tensor other)",
+      "multiply_(Scalar other)",
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // multiply_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::multiply_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // multiply_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::multiply_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_11(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
@@ -161,6 +275,22 @@ True where an element of `self` is zero; in-place and out= write 1/0 in their ow
                        METH_FASTCALL | METH_KEYWORDS, R"doc(logical_not_(Tensor input) -> Tensor
 
 In-place version of logical_not(): writes the result into self. True where an element of `self` is zero; in-place and out= write 1/0 in their own dtype.)doc"});
+  functions.push_back({"multiply", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_multiply)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(multiply(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+Alias of `mul`.
+
+multiply(Tensor input, Scalar other) -> Tensor
+
+Alias of `mul` by a number.)doc"});
+  functions.push_back({"multiply_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_multiply_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(multiply_(Tensor input, Tensor other) -> Tensor
+
+In-place version of multiply(): writes the result into self. Alias of `mul`.
+
+multiply_(Tensor input, Scalar other) -> Tensor
+
+In-place version of multiply(): writes the result into self. Alias of `mul` by a number.)doc"});
   methods.push_back({"argmin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_argmin)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(argmin(int? dim=None, bool keepdim=False) -> Tensor
 
@@ -177,6 +307,22 @@ True where an element of `self` is zero; in-place and out= write 1/0 in their ow
                      METH_FASTCALL | METH_KEYWORDS, R"doc(logical_not_() -> Tensor
 
 In-place version of logical_not(): writes the result into self. True where an element of `self` is zero; in-place and out= write 1/0 in their own dtype.)doc"});
+  methods.push_back({"multiply", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_multiply)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(multiply(Tensor other) -> Tensor
+
+Alias of `mul`.
+
+multiply(Scalar other) -> Tensor
+
+Alias of `mul` by a number.)doc"});
+  methods.push_back({"multiply_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_multiply_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(multiply_(Tensor other) -> Tensor
+
+In-place version of multiply(): writes the result into self. Alias of `mul`.
+
+multiply_(Scalar other) -> Tensor
+
+In-place version of multiply(): writes the result into self. Alias of `mul` by a number.)doc"});
   (void)functions;
   (void)methods;
 }

@@ -4,12 +4,48 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/arctan2.h"
 #include "generated/ops/logaddexp.h"
 #include "generated/ops/sum.h"
 #include "generated/ops/xlogy.h"
 
 namespace tl::python {
 namespace {
+
+// arctan2
+PyObject* fn_arctan2(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arctan2(Tensor input, Tensor other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::arctan2_out(out, self, other); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::arctan2(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// arctan2_
+PyObject* fn_arctan2_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arctan2_(Tensor input, Tensor other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  auto result = [&] { GilRelease no_gil; return tl::arctan2_(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // logaddexp
 PyObject* fn_logaddexp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -141,6 +177,36 @@ PyObject* fn_xlogy_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// Tensor.arctan2
+PyObject* method_arctan2(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arctan2(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::arctan2(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.arctan2_
+PyObject* method_arctan2_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arctan2_(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::arctan2_(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.logaddexp
 PyObject* method_logaddexp(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -242,6 +308,14 @@ PyObject* method_xlogy_(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
 }  // namespace
 
 void add_bindings_13(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"arctan2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arctan2)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(arctan2(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+Alias of `atan2`.)doc"});
+  functions.push_back({"arctan2_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arctan2_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(arctan2_(Tensor input, Tensor other) -> Tensor
+
+In-place version of arctan2(): writes the result into self. Alias of `atan2`.)doc"});
   functions.push_back({"logaddexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logaddexp)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -274,6 +348,14 @@ In-place version of xlogy(): writes the result into self. `self * log(other)`, 0
 xlogy_(Tensor input, Scalar other) -> Tensor
 
 In-place version of xlogy(): writes the result into self. `self * log(other)` for the number `other`, 0 where `self` is 0 (unless `other` is nan).)doc"});
+  methods.push_back({"arctan2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_arctan2)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(arctan2(Tensor other) -> Tensor
+
+Alias of `atan2`.)doc"});
+  methods.push_back({"arctan2_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_arctan2_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(arctan2_(Tensor other) -> Tensor
+
+In-place version of arctan2(): writes the result into self. Alias of `atan2`.)doc"});
   methods.push_back({"logaddexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logaddexp)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp(Tensor other) -> Tensor
 

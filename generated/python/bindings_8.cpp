@@ -7,6 +7,7 @@
 #include "generated/ops/arange.h"
 #include "generated/ops/bitwise_not.h"
 #include "generated/ops/contiguous.h"
+#include "generated/ops/divide.h"
 #include "generated/ops/ge.h"
 #include "generated/ops/index_add.h"
 #include "generated/ops/true_divide.h"
@@ -85,6 +86,102 @@ PyObject* fn_bitwise_not_(PyObject* /*module*/, PyObject* const* args, Py_ssize_
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::bitwise_not_(self); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// divide
+PyObject* fn_divide(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "divide(Tensor input, Tensor other, *, Tensor? out=None)",
+      "divide(Tensor input, Scalar other)",
+      "divide(Tensor input, Tensor other, *, str? rounding_mode, Tensor? out=None)",
+      "divide(Tensor input, Scalar other, *, str? rounding_mode)",
+  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // divide.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::divide_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::divide(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // divide.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::divide(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // divide.Tensor_mode
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      auto rounding_mode = r.string_optional(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        auto result = [&] { GilRelease no_gil; return tl::divide_out(out, self, other, as_arg(rounding_mode)); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::divide(self, other, as_arg(rounding_mode)); }();
+      return wrap(std::move(result));
+    }
+    case 3: {  // divide.Scalar_mode
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto rounding_mode = r.string_optional(2);
+      auto result = [&] { GilRelease no_gil; return tl::divide(self, other, as_arg(rounding_mode)); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// divide_
+PyObject* fn_divide_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "divide_(Tensor input, Tensor other)",
+      "divide_(Tensor input, Scalar other)",
+      "divide_(Tensor input, Tensor other, *, str? rounding_mode)",
+      "divide_(Tensor input, Scalar other, *, str? rounding_mode)",
+  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // divide_.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::divide_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // divide_.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::divide_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // divide_.Tensor_mode
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      auto rounding_mode = r.string_optional(2);
+      auto result = [&] { GilRelease no_gil; return tl::divide_(self, other, as_arg(rounding_mode)); }();
+      return wrap(std::move(result));
+    }
+    case 3: {  // divide_.Scalar_mode
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto rounding_mode = r.string_optional(2);
+      auto result = [&] { GilRelease no_gil; return tl::divide_(self, other, as_arg(rounding_mode)); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -336,6 +433,92 @@ PyObject* method_contiguous(PyObject* py_self, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
+// Tensor.divide
+PyObject* method_divide(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "divide(Tensor other)",
+      "divide(Scalar other)",
+      "divide(Tensor other, *, str? rounding_mode)",
+      "divide(Scalar other, *, str? rounding_mode)",
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // divide.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::divide(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // divide.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::divide(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // divide.Tensor_mode
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto rounding_mode = r.string_optional(1);
+      auto result = [&] { GilRelease no_gil; return tl::divide(self, other, as_arg(rounding_mode)); }();
+      return wrap(std::move(result));
+    }
+    case 3: {  // divide.Scalar_mode
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto rounding_mode = r.string_optional(1);
+      auto result = [&] { GilRelease no_gil; return tl::divide(self, other, as_arg(rounding_mode)); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.divide_
+PyObject* method_divide_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "divide_(Tensor other)",
+      "divide_(Scalar other)",
+      "divide_(Tensor other, *, str? rounding_mode)",
+      "divide_(Scalar other, *, str? rounding_mode)",
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // divide_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::divide_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // divide_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::divide_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // divide_.Tensor_mode
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto rounding_mode = r.string_optional(1);
+      auto result = [&] { GilRelease no_gil; return tl::divide_(self, other, as_arg(rounding_mode)); }();
+      return wrap(std::move(result));
+    }
+    case 3: {  // divide_.Scalar_mode
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto rounding_mode = r.string_optional(1);
+      auto result = [&] { GilRelease no_gil; return tl::divide_(self, other, as_arg(rounding_mode)); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.ge
 PyObject* method_ge(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -499,6 +682,38 @@ The bitwise NOT of every element of `self` (logical NOT for bool); integer and b
                        METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_not_(Tensor input) -> Tensor
 
 In-place version of bitwise_not(): writes the result into self. The bitwise NOT of every element of `self` (logical NOT for bool); integer and bool dtypes only.)doc"});
+  functions.push_back({"divide", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_divide)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(divide(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+Alias of `div` (true division).
+
+divide(Tensor input, Scalar other) -> Tensor
+
+Alias of `div` by a number (true division).
+
+divide(Tensor input, Tensor other, *, str? rounding_mode, Tensor? out=None) -> Tensor
+
+Alias of `div` with a `rounding_mode`.
+
+divide(Tensor input, Scalar other, *, str? rounding_mode) -> Tensor
+
+Alias of `div` by a number with a `rounding_mode`.)doc"});
+  functions.push_back({"divide_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_divide_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(divide_(Tensor input, Tensor other) -> Tensor
+
+In-place version of divide(): writes the result into self. Alias of `div` (true division).
+
+divide_(Tensor input, Scalar other) -> Tensor
+
+In-place version of divide(): writes the result into self. Alias of `div` by a number (true division).
+
+divide_(Tensor input, Tensor other, *, str? rounding_mode) -> Tensor
+
+In-place version of divide(): writes the result into self. Alias of `div` with a `rounding_mode`.
+
+divide_(Tensor input, Scalar other, *, str? rounding_mode) -> Tensor
+
+In-place version of divide(): writes the result into self. Alias of `div` by a number with a `rounding_mode`.)doc"});
   functions.push_back({"ge", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ge)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(ge(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -563,6 +778,38 @@ In-place version of bitwise_not(): writes the result into self. The bitwise NOT 
                      METH_FASTCALL | METH_KEYWORDS, R"doc(contiguous(*, MemoryFormat memory_format=contiguous_format) -> Tensor
 
 `self` if it is already contiguous (row-major), otherwise a contiguous copy.)doc"});
+  methods.push_back({"divide", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_divide)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(divide(Tensor other) -> Tensor
+
+Alias of `div` (true division).
+
+divide(Scalar other) -> Tensor
+
+Alias of `div` by a number (true division).
+
+divide(Tensor other, *, str? rounding_mode) -> Tensor
+
+Alias of `div` with a `rounding_mode`.
+
+divide(Scalar other, *, str? rounding_mode) -> Tensor
+
+Alias of `div` by a number with a `rounding_mode`.)doc"});
+  methods.push_back({"divide_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_divide_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(divide_(Tensor other) -> Tensor
+
+In-place version of divide(): writes the result into self. Alias of `div` (true division).
+
+divide_(Scalar other) -> Tensor
+
+In-place version of divide(): writes the result into self. Alias of `div` by a number (true division).
+
+divide_(Tensor other, *, str? rounding_mode) -> Tensor
+
+In-place version of divide(): writes the result into self. Alias of `div` with a `rounding_mode`.
+
+divide_(Scalar other, *, str? rounding_mode) -> Tensor
+
+In-place version of divide(): writes the result into self. Alias of `div` by a number with a `rounding_mode`.)doc"});
   methods.push_back({"ge", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_ge)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(ge(Tensor other) -> Tensor
 

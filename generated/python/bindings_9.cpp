@@ -14,6 +14,7 @@
 #include "generated/ops/max.h"
 #include "generated/ops/minimum.h"
 #include "generated/ops/special_expit.h"
+#include "generated/ops/subtract.h"
 
 namespace tl::python {
 namespace {
@@ -303,6 +304,69 @@ PyObject* fn_special_expit(PyObject* /*module*/, PyObject* const* args, Py_ssize
   TL_PY_CATCH
 }
 
+// subtract
+PyObject* fn_subtract(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "subtract(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None)",
+      "subtract(Tensor input, Scalar other, Scalar alpha=1)",
+  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // subtract.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      auto alpha = r.scalar(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        auto result = [&] { GilRelease no_gil; return tl::subtract_out(out, self, other, alpha); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::subtract(self, other, alpha); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // subtract.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto alpha = r.scalar(2);
+      auto result = [&] { GilRelease no_gil; return tl::subtract(self, other, alpha); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// subtract_
+PyObject* fn_subtract_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "subtract_(Tensor input, Tensor other, *, Scalar alpha=1)",
+      "subtract_(Tensor input, Scalar other, Scalar alpha=1)",
+  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // subtract_.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      auto alpha = r.scalar(2);
+      auto result = [&] { GilRelease no_gil; return tl::subtract_(self, other, alpha); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // subtract_.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto alpha = r.scalar(2);
+      auto result = [&] { GilRelease no_gil; return tl::subtract_(self, other, alpha); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.__itruediv__
 PyObject* operator__itruediv__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -541,6 +605,64 @@ PyObject* method_minimum(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
+// Tensor.subtract
+PyObject* method_subtract(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "subtract(Tensor other, *, Scalar alpha=1)",
+      "subtract(Scalar other, Scalar alpha=1)",
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // subtract.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto alpha = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::subtract(self, other, alpha); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // subtract.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto alpha = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::subtract(self, other, alpha); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.subtract_
+PyObject* method_subtract_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "subtract_(Tensor other, *, Scalar alpha=1)",
+      "subtract_(Scalar other, Scalar alpha=1)",
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // subtract_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto alpha = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::subtract_(self, other, alpha); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // subtract_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto alpha = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::subtract_(self, other, alpha); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_9(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
@@ -619,6 +741,22 @@ The smaller of `self` and `other` element by element (NaN if either is NaN), wit
                        METH_FASTCALL | METH_KEYWORDS, R"doc(special_expit(Tensor input, *, Tensor? out=None) -> Tensor
 
 Alias of `sigmoid` (`torchlite.special.expit`).)doc"});
+  functions.push_back({"subtract", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_subtract)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(subtract(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None) -> Tensor
+
+Alias of `sub`.
+
+subtract(Tensor input, Scalar other, Scalar alpha=1) -> Tensor
+
+Alias of `sub` of a number.)doc"});
+  functions.push_back({"subtract_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_subtract_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(subtract_(Tensor input, Tensor other, *, Scalar alpha=1) -> Tensor
+
+In-place version of subtract(): writes the result into self. Alias of `sub`.
+
+subtract_(Tensor input, Scalar other, Scalar alpha=1) -> Tensor
+
+In-place version of subtract(): writes the result into self. Alias of `sub` of a number.)doc"});
   methods.push_back({"__itruediv__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__itruediv__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__itruediv__(Tensor other) -> Tensor
 
@@ -695,6 +833,22 @@ The largest values of `self` along `dim` and their indices (the first of ties; N
                      METH_FASTCALL | METH_KEYWORDS, R"doc(minimum(Tensor other) -> Tensor
 
 The smaller of `self` and `other` element by element (NaN if either is NaN), with broadcasting and type promotion.)doc"});
+  methods.push_back({"subtract", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_subtract)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(subtract(Tensor other, *, Scalar alpha=1) -> Tensor
+
+Alias of `sub`.
+
+subtract(Scalar other, Scalar alpha=1) -> Tensor
+
+Alias of `sub` of a number.)doc"});
+  methods.push_back({"subtract_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_subtract_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(subtract_(Tensor other, *, Scalar alpha=1) -> Tensor
+
+In-place version of subtract(): writes the result into self. Alias of `sub`.
+
+subtract_(Scalar other, Scalar alpha=1) -> Tensor
+
+In-place version of subtract(): writes the result into self. Alias of `sub` of a number.)doc"});
   (void)functions;
   (void)methods;
 }

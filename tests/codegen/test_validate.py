@@ -474,6 +474,57 @@ CASES = {
           impl: return self;
           backward_node: FBackward1
         """, [err(L + 3, "f", "only an entry with `derivatives:` records a node")]),
+    "out_dtype_on_a_kernel": ("""
+        - func: f(Tensor self) -> Tensor
+          doc: F.
+          out: true
+          dispatch: {CPU: f_kernel}
+          out_dtype: exact
+          derivatives: {self: grad}
+        """, [err(L + 4, "f", "`out_dtype:` is for a composite entry with `out: true` (kernels check out's "
+                              "dtype themselves; an alias follows its target)")]),
+    "out_dtype_unknown": ("""
+        - func: f(Tensor self) -> Tensor
+          doc: F.
+          out: true
+          impl: return self;
+          out_dtype: same
+        """, [err(L + 4, "f", "`out_dtype:` must be `exact` or `any` (absent: the result casts safely), not `same`")]),
+    "alias_with_its_own_body": ("""
+        - func: g(Tensor self) -> Tensor
+          doc: G.
+          dispatch: {CPU: g_kernel}
+          derivatives: {self: non_differentiable}
+        - func: f(Tensor self) -> Tensor
+          doc: F.
+          alias_of: g
+          impl: return g(self);
+        """, [err(L + 7, "f", "`impl:` and `alias_of:` are mutually exclusive")]),
+    "alias_of_an_unknown_op": ("""
+        - func: f(Tensor self) -> Tensor
+          doc: F.
+          alias_of: nope
+        """, [err(L + 2, "f", "`alias_of: nope`: no op `nope` takes (Tensor)")]),
+    "alias_of_an_op_with_other_arguments": ("""
+        - func: g(Tensor self, int dim) -> Tensor
+          doc: G.
+          dispatch: {CPU: g_kernel}
+          derivatives: {self: non_differentiable}
+        - func: f(Tensor self) -> Tensor
+          doc: F.
+          alias_of: g
+        """, [err(L + 6, "f", "`alias_of: g`: no op `g` takes (Tensor)")]),
+    "alias_with_an_out_variant_its_target_lacks": ("""
+        - func: g(Tensor self) -> Tensor
+          doc: G.
+          dispatch: {CPU: g_kernel}
+          derivatives: {self: non_differentiable}
+        - func: f(Tensor self) -> Tensor
+          doc: F.
+          out: true
+          alias_of: g
+        """, [err(L + 4, "f", "`alias_of: g`: no out= variant `g_out` takes (Tensor, Tensor); "
+                              "g has no such form")]),
 }
 
 

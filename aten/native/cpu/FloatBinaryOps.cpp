@@ -140,7 +140,9 @@ void nextafter_kernel(const Tensor& self, const Tensor& other, Tensor& out) {
 
 // values where self == 0, else (self > 0); NaN gives 0 as in PyTorch.
 void heaviside_kernel(const Tensor& self, const Tensor& values, Tensor& out) {
-  TL_CHECK(self.dtype() == values.dtype(), "heaviside: heaviside is not yet implemented for tensors with different dtypes.");
+  // out= of another dtype is refused with the same message, as PyTorch.
+  TL_CHECK(self.dtype() == values.dtype() && (!out.defined() || out.dtype() == self.dtype()),
+           "heaviside: heaviside is not yet implemented for tensors with different dtypes.");
   auto iter = binary_iter(out, self, values, "heaviside");
   TL_DISPATCH_ALL(iter.common_dtype(), "heaviside", [&] {
     cpu_kernel(iter, [](scalar_t a, scalar_t v) -> scalar_t {

@@ -84,7 +84,9 @@ void clamp_scalar_loop(TensorIterator& iter, const std::optional<Scalar>& lo, co
 void clamp_scalar_impl(const Tensor& self, const std::optional<Scalar>& lo, const std::optional<Scalar>& hi,
                        Tensor& out, const char* op) {
   TensorIteratorConfig config;
-  config.set_op_name(op).add_output(out).add_input(self);
+  // With number bounds PyTorch's clamp is a unary op: an out= tensor must have the result dtype exactly
+  // (with tensor bounds it is a ternary op that casts to out).
+  config.set_op_name(op).add_output(out).add_input(self).check_exact_output_dtype(true);
   if (lo) config.add_scalar(*lo);
   if (hi) config.add_scalar(*hi);
   auto iter = config.build();

@@ -529,6 +529,9 @@ std::tuple<Tensor, Tensor> std_mean_kernel(const Tensor& self, OptionalIntArrayR
 // sum with NaNs replaced by zeros, so that it has sum's cascade accuracy and dtype rules.
 void nansum_kernel(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype,
                    Tensor& out) {
+  // PyTorch runs a floating input's nansum in the out tensor's dtype, which has no integer kernel.
+  if (out.defined() && is_floating_type(self.dtype()) && !is_floating_type(out.dtype()))
+    throw NotImplementedError(str("nansum: \"nansum_cpu\" not implemented for '", legacy_type_name(out.dtype()), "'"));
   Tensor x = is_floating_type(self.dtype())
                  ? tl::where(tl::ne(self, self), tl::zeros(IntArrayRef(), self.dtype(), self.device()), self)
                  : self;

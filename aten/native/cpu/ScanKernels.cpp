@@ -171,9 +171,9 @@ void logcumsumexp_kernel(const Tensor& self, int64_t dim, Tensor& out) {
   maybe_wrap_dim(dim, self.dim(), op);
   TL_CHECK_AS(NotImplementedError, is_floating_type(self.dtype()), op, ": not implemented for dtype ",
               scalar_type_name(self.dtype()));
-  prepare_output(out, self.sizes(), self.dtype(), self, OutDtype::Any, op);
+  prepare_output(out, self.sizes(), self.dtype(), self, OutDtype::Exact, op);  // PyTorch: same dtype only
   if (self.is_meta()) return;
-  const Tensor in = cast_to(self, out.dtype());
+  const Tensor& in = self;
   TL_DISPATCH_FLOAT(out.dtype(), op, [&] {
     using acc_t = opmath_t<scalar_t>;
     dim_apply({out}, {in}, dim, {}, [&](const DimSlice* s) {

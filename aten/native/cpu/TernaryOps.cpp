@@ -70,6 +70,9 @@ void lerp_scalar_kernel(const Tensor& self, const Tensor& end, const Scalar& wei
 // A 0-d weight may have any dtype: it acts as a number, as in PyTorch.
 void lerp_tensor_kernel(const Tensor& self, const Tensor& end, const Tensor& weight, Tensor& out) {
   check_same_dtype(self, end, "end");
+  // A tensor weight makes lerp a three-input op whose out= must have self's dtype exactly (PyTorch).
+  TL_CHECK(!out.defined() || out.dtype() == self.dtype(), "lerp: Found dtype ", legacy_type_name(out.dtype()),
+           " but expected ", legacy_type_name(self.dtype()));
   if (weight.dim() != 0) check_same_dtype(self, weight, "weight");
   if (!is_floating_type(self.dtype()))
     throw NotImplementedError(str("lerp: \"lerp_kernel_tensor\" not implemented for '", scalar_type_name(self.dtype()), "'"));
