@@ -466,7 +466,7 @@ Tensor take_along_dim(const Tensor& self, const Tensor& indices, std::optional<i
 // take_along_dim.out(Tensor self, Tensor indices, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& take_along_dim_out(const Tensor& out, const Tensor& self, const Tensor& indices, std::optional<int64_t> dim) {
   check_out_no_grad("take_along_dim.out", {&self, &indices}, {&out});
-  return copy_to_out(out, take_along_dim(self, indices, dim), "take_along_dim.out", native::OutDtype::CanCast);
+  return copy_to_out(out, take_along_dim(self, indices, dim), "take_along_dim.out", native::OutDtype::Exact);
 }
 
 }  // namespace tl
