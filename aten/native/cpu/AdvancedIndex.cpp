@@ -222,11 +222,13 @@ struct BlockOffsets {
     }
   }
   // The offset for a single index tensor (the common x[idx]): no loop over index tensors.
-  int64_t one(int64_t n) const {
+  int64_t one(int64_t n) const { return position(n) * stride[0]; }
+  // The checked, wrapped index value of a single index tensor at n.
+  int64_t position(int64_t n) const {
     const int64_t v = idx[0][n];
     const int64_t wrapped = v < 0 ? v + size[0] : v;
     if (__builtin_expect(static_cast<uint64_t>(wrapped) >= static_cast<uint64_t>(size[0]), 0)) out_of_bounds(v, 0);
-    return wrapped * stride[0];
+    return wrapped;
   }
   [[noreturn]] void out_of_bounds(int64_t v, size_t j) const {
     throw IndexError(str("index ", v, " is out of bounds for dimension ", dims[j], " with size ", size[j]));
@@ -491,7 +493,19 @@ void index_put_kernel(const Tensor& self, const std::vector<std::optional<Tensor
         else dst = static_cast<scalar_t>(dst + src);
       };
       if (w.size.empty() && w.numel == 1 && block.idx.size() == 1 && voff.collapsed) {  // x.index_put_((idx,), v, True)
-        for (int64_t n = 0; n < p.nb; ++n) add(y[block.one(n)], x[n * voff.single]);
+        // Each thread owns a range of the indexed dim and adds, in index order, the values landing
+        // there: the same sums as one thread, in parallel.
+        const int64_t size = block.size[0], vs = voff.single;
+        const int64_t parts = p.nb >= kGrainSize ? std::min<int64_t>(get_num_threads(), size) : 1;
+        parallel_for(0, parts, 1, [&](int64_t b, int64_t e) {
+          for (int64_t part = b; part < e; ++part) {
+            const int64_t lo = size * part / parts, hi = size * (part + 1) / parts;
+            for (int64_t n = 0; n < p.nb; ++n) {
+              const int64_t i = block.position(n);  // every index checked, in every part
+              if (i >= lo && i < hi) add(y[i * block.stride[0]], x[n * vs]);
+            }
+          }
+        });
         return;
       }
       for (int64_t n = 0; n < p.nb; ++n) walk(w, x + voff(n), y + block(n), add);
