@@ -347,7 +347,7 @@ void any_all(const Tensor& self, uint64_t mask, bool keepdim, Tensor& out, const
   prepare_output(out, {op, shape, st, self.device(), OutDtype::Any});
   if (self.is_meta()) return;
   Tensor buf = output_buffer(out, out.dtype(), self);  // bool and uint8 both hold 0 / 1 bytes
-  TL_DISPATCH_ALL(self.dtype(), op, [&] {
+  TL_DISPATCH_ALL_AND_UNSIGNED(self.dtype(), op, [&] {
     int64_t n;
     auto acc = run_values(AnyAllOp<scalar_t, kAny>{}, self, mask, true, n);
     uint8_t* d = static_cast<uint8_t*>(buf.data_ptr());

@@ -209,6 +209,9 @@ Tensor flip_kernel(const Tensor& self, IntArrayRef dims) {
   }
   prepare_output(out, self.sizes(), self.dtype(), self, OutDtype::Exact, op);
   if (self.is_meta() || self.numel() == 0) return out;
+  // PyTorch's flip loop has no uint16/uint32/uint64 instance (0-d tensors never reach it).
+  TL_CHECK_AS(NotImplementedError, nd == 0 || !is_barebones_unsigned_type(self.dtype()), op,
+              ": not implemented for dtype ", scalar_type_name(self.dtype()));
   const int64_t isz = static_cast<int64_t>(self.itemsize());
   const char* src0 = static_cast<const char*>(self.data_ptr());
   std::vector<int64_t> stride(nd);  // bytes, negated for flipped dims
