@@ -16,8 +16,8 @@ const char* scalar_type_name(ScalarType t) {
 
 const char* legacy_type_name(ScalarType t) {
   // In enum order.
-  static constexpr const char* names[kNumScalarTypes] = {"Bool", "Byte",   "Char",   "Short",  "Int",
-                                                         "Long", "Half",   "BFloat16", "Float", "Double",
+  static constexpr const char* names[kNumScalarTypes] = {"Bool",   "Byte",   "Char",  "Short",    "Int",
+                                                         "Long",   "Half",   "BFloat16", "Float", "Double",
                                                          "UInt16", "UInt32", "UInt64"};
   int i = static_cast<int>(t);
   return i >= 0 && i < kNumScalarTypes ? names[i] : "Undefined";
@@ -62,7 +62,7 @@ ScalarType promote_types(ScalarType a, ScalarType b) {
       /* f4 */ {f4, f4, f4, f4, f4, f4, f4, f4, f4, f8},
       /* f8 */ {f8, f8, f8, f8, f8, f8, f8, f8, f8, f8},
   };
-  return table[static_cast<int>(a)][static_cast<int>(b)];  // both in the table: the wide unsigned types returned above
+  return table[static_cast<int>(a)][static_cast<int>(b)];  // the wide unsigned types returned above
 }
 
 bool can_cast(ScalarType from, ScalarType to) {
