@@ -86,7 +86,9 @@ OPS = [
     f"{X}.flip(0)", f"{X}.neg()", f"{X}.relu()", f"{X} // {Y}", f"{X} ** 2", f"{X}.topk(1)",
     f"{X}.index_select(0, t.tensor([0, 1]))", f"{X}.gather(0, t.tensor([0, 1]))", f"t.matmul({X}, {Y})",
     f"{X} == t.tensor([1, 2, 3, 4])", f"{X} * t.tensor([1, 2, 3, 4], dtype=t.uint8)", f"{X}.var()",
-    f"{X}.softmax(0)", f"{X}.cummax(0)", f"{X}.count_nonzero()",
+    f"{X}.softmax(0)", f"{X}.cummax(0)", f"{X}.count_nonzero()", f"{X}.count_nonzero(0)", f"{X}.count_nonzero(())",
+    f"{X}.count_nonzero((0,))", "t.zeros(0, dtype=D).count_nonzero()", "t.zeros(2, 3, dtype=D).count_nonzero(1)",
+    f"{X}.logsumexp(0)", f"{X}.nansum()", f"{X}.cumprod(0)", f"{X}.argmax()", f"{X}.std()",
     f"t.zeros(4, dtype=D).add_({Y})", f"t.empty(0, dtype=D).sum()", f"t.empty(0, dtype=D) * 2",
 ]
 
