@@ -71,7 +71,8 @@ Tensor scalar_to_tensor(const Scalar& s, ScalarType dtype, Device device, bool w
   Tensor t = empty_tensor({}, dtype, device);
   t.impl()->set_wrapped_number(wrapped_number);
   if (device.is_meta()) return t;
-  TL_DISPATCH_ALL_AND_UNSIGNED(dtype, "scalar_to_tensor", [&] { *t.data_ptr<scalar_t>() = s.to<opmath_t<scalar_t>>(); });
+  TL_DISPATCH_ALL_AND_UNSIGNED(dtype, "scalar_to_tensor",
+                               [&] { *t.data_ptr<scalar_t>() = s.to<opmath_t<scalar_t>>(); });
   return t;
 }
 
