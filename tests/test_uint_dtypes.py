@@ -181,3 +181,14 @@ def test_every_op_like_torch(f, index, dtype):
         assert (tuple(got.shape), dtype_name(got.dtype)) == (tuple(expected.shape), dtype_name(expected.dtype))
         return
     fwd._assert_results(got, expected)
+
+
+@pytest.mark.parametrize("dtype", UINTS)
+def test_pickle_round_trip(dtype):
+    import pickle
+
+    d = getattr(tl, dtype)
+    assert pickle.loads(pickle.dumps(d)) is d
+    t = tl.tensor([[0, 1], [2, 3]], dtype=d) if dtype != "uint64" else tl.tensor([[0, 2**64 - 1], [2**63, 3]], dtype=d)
+    back = pickle.loads(pickle.dumps(t))
+    assert back.dtype is d and back.tolist() == t.tolist()
