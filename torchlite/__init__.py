@@ -66,6 +66,10 @@ globals().update({_name: getattr(_generated_ops, _name) for _name in dir(_genera
                   if _name.startswith("_") and not _name.startswith("__")})
 
 from torchlite._tensor import _nonzero as nonzero  # noqa: E402  (adds as_tuple=, as PyTorch's Python layer)
+from torchlite._type_info import finfo, iinfo  # noqa: E402,F401
+from torchlite._legacy_types import (  # noqa: E402,F401
+    BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor,
+    ShortTensor)
 from torchlite import return_types  # noqa: E402,F401
 from torchlite import autograd  # noqa: E402
 from torchlite import special  # noqa: E402,F401
@@ -93,6 +97,23 @@ def is_tensor(obj) -> bool:
 def is_floating_point(input) -> bool:
     _expect_tensor("is_floating_point", "input", 1, input)
     return input.is_floating_point()
+
+
+def is_complex(input) -> bool:
+    """Whether `input` has a complex dtype (never: torchlite has none)."""
+    _expect_tensor("is_complex", "input", 1, input)
+    return input.is_complex()
+
+
+def is_signed(input) -> bool:
+    """Whether `input`'s dtype is signed (every dtype but bool, uint8, uint16, uint32 and uint64)."""
+    _expect_tensor("is_signed", "input", 1, input)
+    return input.is_signed()
+
+
+def is_storage(obj) -> bool:
+    """True if `obj` is a storage object; torchlite exposes none, so always False."""
+    return False
 
 
 def numel(input) -> int:
@@ -132,6 +153,9 @@ int16 = _C.int16
 int32 = _C.int32
 int64 = _C.int64
 uint8 = _C.uint8
+uint16 = _C.uint16
+uint32 = _C.uint32
+uint64 = _C.uint64
 float = float32  # noqa: A001
 double = float64
 half = float16

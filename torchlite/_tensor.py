@@ -11,7 +11,7 @@ import builtins
 import functools
 
 import torchlite
-from torchlite import _C, _indexing, _tensor_str
+from torchlite import _C, _indexing, _legacy_types, _tensor_str
 from torchlite._size import Size
 
 _ops = _C._ops
@@ -179,6 +179,11 @@ class Tensor(_C.TensorBase):
 
     def cpu(self):
         return self if self.device.type == "cpu" else self.to("cpu")
+
+    def type(self, dtype=None, non_blocking: builtins.bool = False):
+        """The legacy type name ('torch.FloatTensor', as PyTorch), or with `dtype` (a dtype, a type
+        such as torchlite.DoubleTensor, or its name) the tensor converted to it."""
+        return _legacy_types.tensor_type(self, dtype, non_blocking)
 
     def type_as(self, other):
         """This tensor converted to the dtype (and device) of `other`."""

@@ -16,8 +16,9 @@ const char* scalar_type_name(ScalarType t) {
 
 const char* legacy_type_name(ScalarType t) {
   // In enum order.
-  static constexpr const char* names[kNumScalarTypes] = {"Bool", "Byte", "Char",     "Short", "Int",
-                                                         "Long", "Half", "BFloat16", "Float", "Double"};
+  static constexpr const char* names[kNumScalarTypes] = {"Bool",   "Byte",   "Char",  "Short",    "Int",
+                                                         "Long",   "Half",   "BFloat16", "Float", "Double",
+                                                         "UInt16", "UInt32", "UInt64"};
   int i = static_cast<int>(t);
   return i >= 0 && i < kNumScalarTypes ? names[i] : "Undefined";
 }
@@ -37,12 +38,19 @@ size_t element_size(ScalarType t) {
 ScalarType promote_types(ScalarType a, ScalarType b) {
   if (a == b) return a;
   TL_CHECK(a != ScalarType::Undefined && b != ScalarType::Undefined, "promote_types: undefined dtype");
+  if (is_barebones_unsigned_type(a) || is_barebones_unsigned_type(b)) {
+    if (is_floating_type(a)) return a;
+    if (is_floating_type(b)) return b;
+    throw RuntimeError(str("Promotion for uint16, uint32, uint64 types is not supported, attempted to promote ",
+                           legacy_type_name(a), " and ", legacy_type_name(b)));
+  }
   constexpr ScalarType b1 = ScalarType::Bool, u1 = ScalarType::UInt8, i1 = ScalarType::Int8,
                        i2 = ScalarType::Int16, i4 = ScalarType::Int32, i8 = ScalarType::Int64,
                        f2 = ScalarType::Float16, bf = ScalarType::BFloat16, f4 = ScalarType::Float32,
                        f8 = ScalarType::Float64;
   // Rows and columns in enum order: b1 u1 i1 i2 i4 i8 f2 bf f4 f8.
-  static constexpr ScalarType table[kNumScalarTypes][kNumScalarTypes] = {
+  constexpr int kTableTypes = static_cast<int>(ScalarType::Float64) + 1;
+  static constexpr ScalarType table[kTableTypes][kTableTypes] = {
       /* b1 */ {b1, u1, i1, i2, i4, i8, f2, bf, f4, f8},
       /* u1 */ {u1, u1, i2, i2, i4, i8, f2, bf, f4, f8},
       /* i1 */ {i1, i2, i1, i2, i4, i8, f2, bf, f4, f8},
@@ -54,7 +62,7 @@ ScalarType promote_types(ScalarType a, ScalarType b) {
       /* f4 */ {f4, f4, f4, f4, f4, f4, f4, f4, f4, f8},
       /* f8 */ {f8, f8, f8, f8, f8, f8, f8, f8, f8, f8},
   };
-  return table[static_cast<int>(a)][static_cast<int>(b)];
+  return table[static_cast<int>(a)][static_cast<int>(b)];  // the wide unsigned types returned above
 }
 
 bool can_cast(ScalarType from, ScalarType to) {

@@ -11,6 +11,9 @@ namespace tl {
 
 // X(C++ type, enum name, Python name, itemsize)
 // Order matters: it is the enum order and the row/column order of the promotion table.
+// The wide unsigned types come last: as in PyTorch they are storage types with few ops
+// (copy, fill, eq/ne, mul, bitwise and/or/xor, ...), and promote with nothing but
+// themselves and the floating types.
 #define TL_FORALL_SCALAR_TYPES(X)          \
   X(bool, Bool, "bool", 1)                 \
   X(uint8_t, UInt8, "uint8", 1)            \
@@ -21,7 +24,10 @@ namespace tl {
   X(::tl::Half, Float16, "float16", 2)     \
   X(::tl::BFloat16, BFloat16, "bfloat16", 2) \
   X(float, Float32, "float32", 4)          \
-  X(double, Float64, "float64", 8)
+  X(double, Float64, "float64", 8)         \
+  X(uint16_t, UInt16, "uint16", 2)         \
+  X(uint32_t, UInt32, "uint32", 4)         \
+  X(uint64_t, UInt64, "uint64", 8)
 
 enum class ScalarType : int8_t {
 #define TL_ENUM(ctype, name, pyname, size) name,
@@ -41,15 +47,22 @@ inline bool is_floating_type(ScalarType t) {
   return t == ScalarType::Float16 || t == ScalarType::BFloat16 || t == ScalarType::Float32 ||
          t == ScalarType::Float64;
 }
+// uint16, uint32 and uint64, the unsigned types PyTorch supports only for a few ops.
+inline bool is_barebones_unsigned_type(ScalarType t) {
+  return t == ScalarType::UInt16 || t == ScalarType::UInt32 || t == ScalarType::UInt64;
+}
 inline bool is_integral_type(ScalarType t, bool include_bool) {
   return (include_bool && t == ScalarType::Bool) || t == ScalarType::UInt8 || t == ScalarType::Int8 ||
-         t == ScalarType::Int16 || t == ScalarType::Int32 || t == ScalarType::Int64;
+         t == ScalarType::Int16 || t == ScalarType::Int32 || t == ScalarType::Int64 || is_barebones_unsigned_type(t);
 }
-inline bool is_signed_type(ScalarType t) { return t != ScalarType::Bool && t != ScalarType::UInt8; }
+inline bool is_signed_type(ScalarType t) {
+  return t != ScalarType::Bool && t != ScalarType::UInt8 && !is_barebones_unsigned_type(t);
+}
 // Reduced-precision floats that compute in float32.
 inline bool is_reduced_float(ScalarType t) { return t == ScalarType::Float16 || t == ScalarType::BFloat16; }
 
-// The smallest type both a and b convert to without losing range (PyTorch's table).
+// The smallest type both a and b convert to without losing range (PyTorch's table). uint16,
+// uint32 and uint64 promote only with themselves and the floating types (RuntimeError otherwise).
 ScalarType promote_types(ScalarType a, ScalarType b);
 // Whether an op computing in `from` may write its result into a tensor of type `to`
 // (no float -> integral, no non-bool -> bool).
@@ -106,6 +119,11 @@ template <typename T> using opmath_t = typename OpMath<T>::type;
   TL_DISPATCH_CASE(Int32, int32_t, __VA_ARGS__)   \
   TL_DISPATCH_CASE(Int64, int64_t, __VA_ARGS__)
 #define TL_CASES_BOOL(...) TL_DISPATCH_CASE(Bool, bool, __VA_ARGS__)
+// uint16/uint32/uint64: only in the dispatch of the ops PyTorch supports them for.
+#define TL_CASES_BAREBONES_UNSIGNED(...)           \
+  TL_DISPATCH_CASE(UInt16, uint16_t, __VA_ARGS__)  \
+  TL_DISPATCH_CASE(UInt32, uint32_t, __VA_ARGS__)  \
+  TL_DISPATCH_CASE(UInt64, uint64_t, __VA_ARGS__)
 
 #define TL_DISPATCH_FLOAT(dtype, opname, ...) \
   TL_DISPATCH_SWITCH(dtype, opname, TL_CASES_FLOAT(__VA_ARGS__))
@@ -114,3 +132,7 @@ template <typename T> using opmath_t = typename OpMath<T>::type;
 #define TL_DISPATCH_ALL(dtype, opname, ...)                                               \
   TL_DISPATCH_SWITCH(dtype, opname, TL_CASES_FLOAT(__VA_ARGS__) TL_CASES_INTEGRAL(__VA_ARGS__) \
                                         TL_CASES_BOOL(__VA_ARGS__))
+// Every dtype, the wide unsigned ones included: storage-level code (copy, fill, item, tensor()).
+#define TL_DISPATCH_ALL_AND_UNSIGNED(dtype, opname, ...)                                     \
+  TL_DISPATCH_SWITCH(dtype, opname, TL_CASES_FLOAT(__VA_ARGS__) TL_CASES_INTEGRAL(__VA_ARGS__) \
+                                        TL_CASES_BOOL(__VA_ARGS__) TL_CASES_BAREBONES_UNSIGNED(__VA_ARGS__))

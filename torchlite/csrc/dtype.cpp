@@ -37,7 +37,8 @@ PyMethodDef dtype_methods[] = {
 
 PyGetSetDef dtype_getset[] = {
     {"is_floating_point", dtype_is_floating_point, nullptr, "True for float16, bfloat16, float32, float64.", nullptr},
-    {"is_signed", dtype_is_signed, nullptr, "True unless the dtype is bool or uint8.", nullptr},
+    {"is_signed", dtype_is_signed, nullptr, "False for bool and the unsigned types (uint8, uint16, uint32, uint64).",
+     nullptr},
     {"is_complex", dtype_is_complex, nullptr, "Always False (torchlite has no complex dtypes).", nullptr},
     {"itemsize", dtype_itemsize, nullptr, "Size of one element in bytes.", nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr},

@@ -145,11 +145,25 @@ int tensor_bool(PyObject* self) {
   TL_PY_CATCH_RETURN(-1)
 }
 
+// A uint64 element from 2^63 up is held by its Scalar as the int64 of the same bits: item() gives
+// it back whole, int() and __index__ convert through int64 and refuse it, as in PyTorch.
+bool is_big_uint64(const Tensor& t, const Scalar& s) { return t.dtype() == ScalarType::UInt64 && s.to_long() < 0; }
+PyObject* integer_item(const Tensor& t, const Scalar& s) {
+  if (is_big_uint64(t, s)) return PyLong_FromUnsignedLongLong(static_cast<uint64_t>(s.to_long()));
+  return PyLong_FromLongLong(s.to_long());
+}
+PyObject* int64_item(const Tensor& t, const Scalar& s) {
+  TL_CHECK(!is_big_uint64(t, s), "value cannot be converted to type int64_t without overflow");
+  return PyLong_FromLongLong(s.to_long());
+}
+
 PyObject* tensor_float(PyObject* self) {
   TL_PY_TRY
   const Tensor& t = unpack_tensor(self);
   TL_CHECK_VALUE(t.numel() == 1, "only one element tensors can be converted to Python scalars");
-  return PyFloat_FromDouble(tensor_item(t).to_double());
+  const Scalar s = tensor_item(t);
+  if (is_big_uint64(t, s)) return PyFloat_FromDouble(static_cast<double>(static_cast<uint64_t>(s.to_long())));
+  return PyFloat_FromDouble(s.to_double());
   TL_PY_CATCH
 }
 
@@ -159,7 +173,7 @@ PyObject* tensor_int(PyObject* self) {
   TL_CHECK_VALUE(t.numel() == 1, "only one element tensors can be converted to Python scalars");
   Scalar s = tensor_item(t);
   if (s.is_floating_point()) return PyLong_FromDouble(s.to_double());  // truncates; errors on nan/inf
-  return PyLong_FromLongLong(s.to_long());
+  return int64_item(t, s);
   TL_PY_CATCH
 }
 
@@ -168,7 +182,7 @@ PyObject* tensor_index(PyObject* self) {
   const Tensor& t = unpack_tensor(self);
   TL_CHECK_TYPE(t.numel() == 1 && is_integral_type(t.dtype(), /*include_bool=*/true),
                 "only integer tensors of a single element can be converted to an index");
-  return PyLong_FromLongLong(tensor_item(t).to_long());
+  return int64_item(t, tensor_item(t));
   TL_PY_CATCH
 }
 
@@ -529,7 +543,7 @@ TL_NOARGS(m_data_ptr, return PyLong_FromVoidPtr(t.numel() ? t.data_ptr() : nullp
 TL_NOARGS(m_is_floating_point, return PyBool_FromLong(t.is_floating_point());)
 TL_NOARGS(m_is_complex, (void)t; Py_RETURN_FALSE;)
 TL_NOARGS(m_is_signed, return PyBool_FromLong(is_signed_type(t.dtype()));)
-TL_NOARGS(m_item, return wrap_scalar(tensor_item(t));)
+TL_NOARGS(m_item, const Scalar s = tensor_item(t); return is_big_uint64(t, s) ? integer_item(t, s) : wrap_scalar(s);)
 TL_NOARGS(m_tolist, return tensor_to_list(t);)
 TL_NOARGS(m_numpy_holder, return tensor_numpy_holder(t);)
 TL_NOARGS(m_is_view, return PyBool_FromLong(static_cast<bool>(t.impl()->view_base()));)

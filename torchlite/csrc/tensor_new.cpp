@@ -40,10 +40,10 @@ void copy_cast(void* dst, ScalarType dst_type, const char* src, ScalarType src_t
   int64_t numel = 1;
   for (int64_t s : sizes) numel *= s;
   if (numel == 0) return;
-  TL_DISPATCH_ALL(dst_type, "tensor", [&] {
+  TL_DISPATCH_ALL_AND_UNSIGNED(dst_type, "tensor", [&] {
     using D = scalar_t;
     D* out = static_cast<D*>(dst);
-    TL_DISPATCH_ALL(src_type, "tensor", [&] {
+    TL_DISPATCH_ALL_AND_UNSIGNED(src_type, "tensor", [&] {
       using S = scalar_t;
       DimVector index(static_cast<size_t>(ndim), 0);
       for (int64_t n = 0; n < numel; ++n) {
@@ -72,7 +72,8 @@ struct ArrayView {
 };
 
 const char* kSupportedNumpyTypes =
-    "The only supported types are: float64, float32, float16, int64, int32, int16, int8, uint8, and bool.";
+    "The only supported types are: float64, float32, float16, int64, int32, int16, int8, uint64, uint32, uint16, "
+    "uint8, and bool.";
 
 std::string numpy_dtype_name(PyObject* obj) {
   PyRef dtype(PyObject_GetAttrString(obj, "dtype"));
@@ -99,7 +100,14 @@ ScalarType scalar_type_from_typestr(const std::string& ts, bool* swapped) {
   if (size > 1 && order != '=' && order != '|' && order != native) *swapped = true;
   switch (kind) {
     case 'b': return size == 1 ? ScalarType::Bool : ScalarType::Undefined;
-    case 'u': return size == 1 ? ScalarType::UInt8 : ScalarType::Undefined;
+    case 'u':
+      switch (size) {
+        case 1: return ScalarType::UInt8;
+        case 2: return ScalarType::UInt16;
+        case 4: return ScalarType::UInt32;
+        case 8: return ScalarType::UInt64;
+        default: return ScalarType::Undefined;
+      }
     case 'i':
       switch (size) {
         case 1: return ScalarType::Int8;
@@ -241,7 +249,7 @@ void store_scalar(void* dst, ScalarType dtype, PyObject* obj) {
                   "only integer tensors of a single element can be converted to an index");
     TL_CHECK_VALUE(t.numel() == 1, "only one element tensors can be converted to Python scalars");
     Scalar s = tensor_item(t);
-    TL_DISPATCH_ALL(dtype, "tensor", [&] { *static_cast<scalar_t*>(dst) = s.to<opmath_t<scalar_t>>(); });
+    TL_DISPATCH_ALL_AND_UNSIGNED(dtype, "tensor", [&] { *static_cast<scalar_t*>(dst) = s.to<opmath_t<scalar_t>>(); });
     return;
   }
   if (dtype == ScalarType::Bool) {
@@ -256,19 +264,30 @@ void store_scalar(void* dst, ScalarType dtype, PyObject* obj) {
     TL_DISPATCH_FLOAT(dtype, "tensor", [&] { *static_cast<scalar_t*>(dst) = static_cast<scalar_t>(static_cast<opmath_t<scalar_t>>(v)); });
     return;
   }
+  if (dtype == ScalarType::UInt64) {
+    // Like PyTorch, the whole uint64 range from Python ints only (floats and negative ints raise).
+    PyRef index(PyNumber_Index(obj));
+    if (!index) throw python_error();
+    const unsigned long long u = PyLong_AsUnsignedLongLong(index.get());
+    if (u == static_cast<unsigned long long>(-1) && PyErr_Occurred()) throw python_error();
+    *static_cast<uint64_t*>(dst) = u;
+    return;
+  }
   // Integer dtypes.
   long long v;
   if (PyFloat_Check(obj) || is_numpy_float(obj)) {
     double d = PyFloat_AsDouble(obj);
     if (d == -1.0 && PyErr_Occurred()) throw python_error();
     // Floats must lie in the target's range (no wrap-around), then truncate toward zero.
-    TL_DISPATCH_SWITCH(dtype, "tensor", TL_CASES_INTEGRAL([&] {
-                         bool in_range = std::isfinite(d) &&
-                                         d >= static_cast<double>(std::numeric_limits<scalar_t>::lowest()) &&
-                                         d <= static_cast<double>(std::numeric_limits<scalar_t>::max());
-                         if (!in_range || d >= 9.2233720368547758e18) overflow_error(dtype);
-                         *static_cast<scalar_t*>(dst) = static_cast<scalar_t>(d);
-                       }));
+    auto store_float = [&](auto zero) {
+      using scalar_t = decltype(zero);
+      bool in_range = std::isfinite(d) && d >= static_cast<double>(std::numeric_limits<scalar_t>::lowest()) &&
+                      d <= static_cast<double>(std::numeric_limits<scalar_t>::max());
+      if (!in_range || d >= 9.2233720368547758e18) overflow_error(dtype);
+      *static_cast<scalar_t*>(dst) = static_cast<scalar_t>(d);
+    };
+    TL_DISPATCH_SWITCH(dtype, "tensor", TL_CASES_INTEGRAL([&] { store_float(scalar_t{}); })
+                                            TL_CASES_BAREBONES_UNSIGNED([&] { store_float(scalar_t{}); }));
     return;
   } else {
     PyRef index;
@@ -283,14 +302,19 @@ void store_scalar(void* dst, ScalarType dtype, PyObject* obj) {
     if (overflow) throw ValueError("Overflow when unpacking long long");
     if (v == -1 && PyErr_Occurred()) throw python_error();
   }
-  TL_DISPATCH_SWITCH(dtype, "tensor", TL_CASES_INTEGRAL([&] {
-                       constexpr long long lo = static_cast<long long>(std::numeric_limits<scalar_t>::min());
-                       constexpr long long hi = static_cast<long long>(std::numeric_limits<scalar_t>::max());
-                       // Like PyTorch, negative ints wrap around into unsigned types (-1 -> 255).
-                       bool overflows = std::is_signed_v<scalar_t> ? (v < lo || v > hi) : (v > hi || (v < 0 && -v > hi));
-                       if (overflows) overflow_error(dtype);
-                       *static_cast<scalar_t*>(dst) = static_cast<scalar_t>(v);
-                     }));
+  auto store_int = [&](auto zero) {
+    using scalar_t = decltype(zero);
+    constexpr long long lo = static_cast<long long>(std::numeric_limits<scalar_t>::min());
+    constexpr long long hi = static_cast<long long>(std::numeric_limits<scalar_t>::max());
+    // Like PyTorch, negative ints down to -max wrap around into unsigned types (-1 -> 255).
+    bool overflows = std::is_signed_v<scalar_t> ? (v < lo || v > hi) : (v > hi || v < -hi);
+    if (overflows) overflow_error(dtype);
+    *static_cast<scalar_t*>(dst) = static_cast<scalar_t>(v);
+  };
+  // (uint64 was stored above: its range does not fit these checks.)
+  TL_DISPATCH_SWITCH(dtype, "tensor", TL_CASES_INTEGRAL([&] { store_int(scalar_t{}); })
+                                          TL_DISPATCH_CASE(UInt16, uint16_t, [&] { store_int(scalar_t{}); })
+                                              TL_DISPATCH_CASE(UInt32, uint32_t, [&] { store_int(scalar_t{}); }));
 }
 
 void check_shape(IntArrayRef got, const DimVector& sizes, int64_t dim) {
@@ -354,7 +378,8 @@ PyObject* element_to_py(const char* p) {
   } else {
     T v;
     std::memcpy(&v, p, sizeof(T));
-    if constexpr (std::is_integral_v<T>) return PyLong_FromLongLong(static_cast<long long>(v));
+    if constexpr (std::is_same_v<T, uint64_t>) return PyLong_FromUnsignedLongLong(v);
+    else if constexpr (std::is_integral_v<T>) return PyLong_FromLongLong(static_cast<long long>(v));
     else return PyFloat_FromDouble(static_cast<double>(static_cast<opmath_t<T>>(v)));
   }
 }
@@ -447,7 +472,7 @@ PyObject* tensor_to_list(const Tensor& t) {
   DimVector byte_strides;
   for (int64_t s : t.strides()) byte_strides.push_back(byte_stride(s, t.itemsize()));
   const char* p = static_cast<const char*>(t.data_ptr());
-  return TL_DISPATCH_ALL(t.dtype(), "tolist",
+  return TL_DISPATCH_ALL_AND_UNSIGNED(t.dtype(), "tolist",
                          [&]() -> PyObject* { return to_list_recursive<scalar_t>(p, t.sizes(), byte_strides, 0); });
 }
 
@@ -523,6 +548,9 @@ PyObject* tensor_array_interface(const Tensor& t) {
     case ScalarType::Float16: typestr = PY_LITTLE_ENDIAN ? "<f2" : ">f2"; break;
     case ScalarType::Float32: typestr = PY_LITTLE_ENDIAN ? "<f4" : ">f4"; break;
     case ScalarType::Float64: typestr = PY_LITTLE_ENDIAN ? "<f8" : ">f8"; break;
+    case ScalarType::UInt16: typestr = PY_LITTLE_ENDIAN ? "<u2" : ">u2"; break;
+    case ScalarType::UInt32: typestr = PY_LITTLE_ENDIAN ? "<u4" : ">u4"; break;
+    case ScalarType::UInt64: typestr = PY_LITTLE_ENDIAN ? "<u8" : ">u8"; break;
     case ScalarType::BFloat16: throw TypeError("Got unsupported ScalarType BFloat16");
     default: throw TypeError(str("Got unsupported ScalarType ", scalar_type_name(t.dtype())));
   }

@@ -579,12 +579,12 @@ void mul_kernel(const Tensor& self, const Tensor& other, Tensor& out) {
     return;
   }
   auto iter = binary_iter(out, self, other, "mul");
-  TL_DISPATCH_ALL(iter.common_dtype(), "mul", [&] { mul_loop<scalar_t>(iter); });
+  TL_DISPATCH_ALL_AND_UNSIGNED(iter.common_dtype(), "mul", [&] { mul_loop<scalar_t>(iter); });
 }
 
 void mul_scalar_kernel(const Tensor& self, const Scalar& other, Tensor& out) {
   auto iter = scalar_iter(out, self, other, "mul");
-  TL_DISPATCH_ALL(iter.common_dtype(), "mul", [&] { mul_scalar_loop<scalar_t>(iter, other); });
+  TL_DISPATCH_ALL_AND_UNSIGNED(iter.common_dtype(), "mul", [&] { mul_scalar_loop<scalar_t>(iter, other); });
 }
 
 // ---------------------------------------------------------------- div / floor_divide

@@ -30,11 +30,15 @@ void compare_tensor(const Tensor& self, const Tensor& other, Tensor& out, const 
                   .declare_static_output_dtype(ScalarType::Bool)
                   .enforce_safe_casting_to_output(false)
                   .build();
-  TL_DISPATCH_ALL(iter.common_dtype(), op, [&] {
-    cpu_kernel(iter, [](scalar_t a, scalar_t b) -> bool {
-      return compare<C>(to_opmath(a), to_opmath(b));
-    });
-  });
+  auto run = [&](auto zero) {
+    using scalar_t = decltype(zero);
+    cpu_kernel(iter, [](scalar_t a, scalar_t b) -> bool { return compare<C>(to_opmath(a), to_opmath(b)); });
+  };
+  // As in PyTorch, eq and ne also compare uint16/uint32/uint64, the order comparisons do not.
+  if constexpr (C == Cmp::EQ || C == Cmp::NE)
+    TL_DISPATCH_ALL_AND_UNSIGNED(iter.common_dtype(), op, [&] { run(scalar_t{}); });
+  else
+    TL_DISPATCH_ALL(iter.common_dtype(), op, [&] { run(scalar_t{}); });
 }
 
 template <Cmp C>
@@ -47,12 +51,17 @@ void compare_scalar(const Tensor& self, const Scalar& other, Tensor& out, const 
                   .declare_static_output_dtype(ScalarType::Bool)
                   .enforce_safe_casting_to_output(false)
                   .build();
-  TL_DISPATCH_ALL(iter.common_dtype(), op, [&] {
+  auto run = [&](auto zero) {
+    using scalar_t = decltype(zero);
     using opmath = opmath_t<scalar_t>;
     // The number is first rounded to the compute dtype, as PyTorch does.
     const opmath b = to_opmath(scalar_cast<scalar_t>(other));
     cpu_kernel(iter, [b](scalar_t a) -> bool { return compare<C>(to_opmath(a), b); });
-  });
+  };
+  if constexpr (C == Cmp::EQ || C == Cmp::NE)
+    TL_DISPATCH_ALL_AND_UNSIGNED(iter.common_dtype(), op, [&] { run(scalar_t{}); });
+  else
+    TL_DISPATCH_ALL(iter.common_dtype(), op, [&] { run(scalar_t{}); });
 }
 
 }  // namespace

@@ -109,9 +109,9 @@ void convert_elements(ScalarType dst_t, void* dst, int64_t dst_stride, ScalarTyp
   char* d = static_cast<char*>(dst);
   const char* s = static_cast<const char*>(src);
   if (dst_t == src_t) return copy_same_dtype(element_size(dst_t), d, dst_stride, s, src_stride, n);
-  TL_DISPATCH_ALL(dst_t, "copy_", [&] {
+  TL_DISPATCH_ALL_AND_UNSIGNED(dst_t, "copy_", [&] {
     using dst_type = scalar_t;
-    TL_DISPATCH_ALL(src_t, "copy_", [&] {
+    TL_DISPATCH_ALL_AND_UNSIGNED(src_t, "copy_", [&] {
       using src_type = scalar_t;
       if (dst_stride == static_cast<int64_t>(sizeof(dst_type)) && src_stride == static_cast<int64_t>(sizeof(src_type))) {
         convert_contiguous<dst_type, src_type>(reinterpret_cast<dst_type*>(d), reinterpret_cast<const src_type*>(s), n);
@@ -123,7 +123,7 @@ void convert_elements(ScalarType dst_t, void* dst, int64_t dst_stride, ScalarTyp
 }
 
 void scalar_to_buffer(const Scalar& s, ScalarType t, void* dst) {
-  TL_DISPATCH_ALL(t, "scalar_to_buffer", [&] { *static_cast<scalar_t*>(dst) = scalar_cast<scalar_t>(s); });
+  TL_DISPATCH_ALL_AND_UNSIGNED(t, "scalar_to_buffer", [&] { *static_cast<scalar_t*>(dst) = scalar_cast<scalar_t>(s); });
 }
 
 const Tensor& copy_kernel(const Tensor& self, const Tensor& src, bool /*non_blocking*/) {

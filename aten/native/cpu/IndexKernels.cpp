@@ -343,6 +343,9 @@ void take_kernel(const Tensor& self, const Tensor& index, Tensor& out) {
   check_index_int64(index, op, "index");
   prepare_output(out, index.sizes(), self.dtype(), self, OutDtype::Exact, op);
   if (self.is_meta() || index.numel() == 0) return;
+  // PyTorch's take loop has no uint16/uint32/uint64 instance.
+  TL_CHECK_AS(NotImplementedError, !is_barebones_unsigned_type(self.dtype()), op, ": not implemented for dtype ",
+              scalar_type_name(self.dtype()));
   const int64_t numel = self.numel();
   TL_CHECK_AS(IndexError, numel > 0 || index.numel() == 0, op, ": tried to take from an empty tensor");
   const int64_t nd = self.dim();

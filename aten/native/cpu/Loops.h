@@ -100,14 +100,22 @@ TL_ALWAYS_INLINE To cast_value(From v) {
     return from_opmath<To>(static_cast<float>(to_opmath(v)));
   } else if constexpr (is_reduced_float_v<From>) {
     return cast_value<To, float>(to_opmath(v));
+  } else if constexpr (std::is_same_v<To, uint64_t> && std::is_floating_point_v<From>) {
+    // Like the compiler's unsigned conversion on x86: values from 2^63 convert after subtracting
+    // 2^63 and get the top bit back; anything else is the int64 conversion's bits (-1.0 -> 2^64-1).
+    constexpr From kTwo63 = From(9223372036854775808.0);
+    if (v >= kTwo63) return static_cast<uint64_t>(cast_value<int64_t, From>(v - kTwo63)) ^ (uint64_t(1) << 63);
+    return static_cast<uint64_t>(cast_value<int64_t, From>(v));
   } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
     // A C++ cast of an out-of-range float is undefined behaviour, so the x86 result is built
     // explicitly, branch-free with integer masks on the bits (loops still vectorize): |v| below
     // 2^31 (2^63 for int64) converts, anything else (nan, inf included) gives INT_MIN. Like
     // PyTorch, uint8 takes the low byte of the int64 conversion, int8/int16 that of the int32 one
     // (for a float source both give the same byte: floats of 2^31 and more are multiples of 256).
-    using I = std::conditional_t<sizeof(To) == 8 || (std::is_same_v<To, uint8_t> && sizeof(From) == 8), int64_t,
-                                 int32_t>;
+    // uint16/uint32 take the low bits of the int64 conversion (-1.0 -> 65535, 5e9 -> 705032704).
+    using I = std::conditional_t<sizeof(To) == 8 || (std::is_same_v<To, uint8_t> && sizeof(From) == 8) ||
+                                     std::is_same_v<To, uint16_t> || std::is_same_v<To, uint32_t>,
+                                 int64_t, int32_t>;
     using UI = std::make_unsigned_t<I>;
     using Bits = std::conditional_t<sizeof(From) == 8, uint64_t, uint32_t>;
     constexpr int kExpBits = sizeof(From) == 8 ? 11 : 8, kMantBits = sizeof(From) == 8 ? 52 : 23;
@@ -149,6 +157,9 @@ constexpr const char* overflow_type_name() {
   else if constexpr (std::is_same_v<T, int64_t>) return "int64_t";
   else if constexpr (std::is_same_v<T, float>) return "float";
   else if constexpr (std::is_same_v<T, double>) return "double";
+  else if constexpr (std::is_same_v<T, uint16_t>) return "uint16_t";
+  else if constexpr (std::is_same_v<T, uint32_t>) return "uint32_t";
+  else if constexpr (std::is_same_v<T, uint64_t>) return "uint64_t";
   else if constexpr (std::is_same_v<T, Half>) return "c10::Half";
   else if constexpr (std::is_same_v<T, BFloat16>) return "c10::BFloat16";
   else return "bool";
@@ -174,7 +185,9 @@ T checked_scalar_cast(const Scalar& s, const char* op = nullptr) {
       overflow = true;  // above INT64_MAX: no integer dtype holds it
     } else {
       const int64_t v = s.to_long();
-      if constexpr (std::is_unsigned_v<T>) {
+      if constexpr (std::is_same_v<T, uint64_t>) {
+        overflow = false;  // every int64 wraps into uint64 (-1 -> 2^64-1)
+      } else if constexpr (std::is_unsigned_v<T>) {
         overflow = v > static_cast<int64_t>(lim::max()) || v < -static_cast<int64_t>(lim::max());
       } else {
         overflow = v < static_cast<int64_t>(lim::lowest()) || v > static_cast<int64_t>(lim::max());

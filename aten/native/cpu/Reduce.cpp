@@ -419,7 +419,7 @@ Tensor cast_contiguous(const Tensor& self, ScalarType dtype) {
   if (self.numel() == 0) return out;
   std::vector<Dim> dims;
   for (int64_t i = 0; i < self.dim(); ++i) dims.push_back({self.sizes()[i], self.strides()[i]});
-  TL_DISPATCH_ALL(self.dtype(), "sum", [&] {
+  TL_DISPATCH_ALL_AND_UNSIGNED(self.dtype(), "sum", [&] {
     using in_t = scalar_t;
     const in_t* src = self.data_ptr<in_t>();
     TL_DISPATCH_ALL(dtype, "sum", [&] {
@@ -438,6 +438,7 @@ Tensor cast_contiguous(const Tensor& self, ScalarType dtype) {
 // converted to `out`, as PyTorch does for an explicit dtype).
 bool sums_directly(ScalarType in, ScalarType out) {
   if (is_floating_type(in)) return in == out;
+  if (is_barebones_unsigned_type(in)) return false;  // summed as int64 (PyTorch has no uint16+ sum loop)
   return is_integral_type(out, /*include_bool=*/false);
 }
 

@@ -347,7 +347,7 @@ void any_all(const Tensor& self, uint64_t mask, bool keepdim, Tensor& out, const
   prepare_output(out, {op, shape, st, self.device(), OutDtype::Any});
   if (self.is_meta()) return;
   Tensor buf = output_buffer(out, out.dtype(), self);  // bool and uint8 both hold 0 / 1 bytes
-  TL_DISPATCH_ALL(self.dtype(), op, [&] {
+  TL_DISPATCH_ALL_AND_UNSIGNED(self.dtype(), op, [&] {
     int64_t n;
     auto acc = run_values(AnyAllOp<scalar_t, kAny>{}, self, mask, true, n);
     uint8_t* d = static_cast<uint8_t*>(buf.data_ptr());
@@ -356,12 +356,16 @@ void any_all(const Tensor& self, uint64_t mask, bool keepdim, Tensor& out, const
   commit_output(out, buf);
 }
 
-void count_nonzero_impl(const Tensor& self, uint64_t mask, Tensor& out) {
+void count_nonzero_impl(const Tensor& self, uint64_t mask, bool over_dims, Tensor& out) {
   DimVector shape = reduce::reduced_shape(self.sizes(), mask, false);
   prepare_output(out, {"count_nonzero", shape, ScalarType::Int64, self.device(), OutDtype::Exact});
   if (self.is_meta()) return;
+  // PyTorch counts over given dims as (self != 0).sum(dims), which runs for uint16/uint32/uint64;
+  // its count over everything has no loop for them.
+  TL_CHECK_AS(NotImplementedError, over_dims || !is_barebones_unsigned_type(self.dtype()),
+              "count_nonzero: not implemented for dtype ", scalar_type_name(self.dtype()));
   Tensor buf = output_buffer(out, ScalarType::Int64, self);
-  TL_DISPATCH_ALL(self.dtype(), "count_nonzero", [&] {
+  TL_DISPATCH_ALL_AND_UNSIGNED(self.dtype(), "count_nonzero", [&] {
     int64_t n;
     auto acc = run_values(CountNonzeroOp<scalar_t>{}, self, mask, false, n);
     project<int64_t>(buf, acc.get(), n, [](int64_t v) { return v; });
@@ -483,10 +487,10 @@ void all_dims_kernel(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, 
 
 void count_nonzero_kernel(const Tensor& self, std::optional<int64_t> dim, Tensor& out) {
   count_nonzero_impl(self, dim ? one_dim_mask(self, *dim, "count_nonzero")
-                               : reduce::reduce_mask(self, std::nullopt, "count_nonzero"), out);
+                               : reduce::reduce_mask(self, std::nullopt, "count_nonzero"), dim.has_value(), out);
 }
 void count_nonzero_dims_kernel(const Tensor& self, IntArrayRef dim, Tensor& out) {
-  count_nonzero_impl(self, reduce::reduce_mask(self, dim, "count_nonzero"), out);
+  count_nonzero_impl(self, reduce::reduce_mask(self, dim, "count_nonzero"), !dim.empty(), out);
 }
 
 Tensor var_kernel(const Tensor& self, bool unbiased) {

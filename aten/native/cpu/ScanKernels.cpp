@@ -211,6 +211,16 @@ Tensor flip_kernel(const Tensor& self, IntArrayRef dims) {
   }
   prepare_output(out, self.sizes(), self.dtype(), self, OutDtype::Exact, op);
   if (self.is_meta() || self.numel() == 0) return out;
+  if (is_barebones_unsigned_type(self.dtype())) {
+    // PyTorch flips the other dims by copying whole rows, whatever the dtype; only flipping the
+    // innermost dim (the smallest stride of size > 1) runs its loop, which has no uint16/uint32/
+    // uint64 instance.
+    int64_t inner = -1;
+    for (int64_t i = 0; i < nd; ++i)
+      if (self.sizes()[i] > 1 && (inner < 0 || self.strides()[i] <= self.strides()[inner])) inner = i;
+    TL_CHECK_AS(NotImplementedError, inner < 0 || !(mask >> inner & 1), op, ": not implemented for dtype ",
+                scalar_type_name(self.dtype()));
+  }
   const int64_t isz = static_cast<int64_t>(self.itemsize());
   const char* src0 = static_cast<const char*>(self.data_ptr());
   std::vector<int64_t> stride(nd);  // bytes, negated for flipped dims

@@ -166,7 +166,7 @@ void sort_impl(const Tensor& self, int64_t dim, bool descending, Tensor& values,
   prepare_output(values, self.sizes(), self.dtype(), self, OutDtype::Exact, op);
   prepare_output(indices, self.sizes(), ScalarType::Int64, self, OutDtype::Exact, op);
   if (self.is_meta()) return;
-  TL_DISPATCH_ALL(self.dtype(), op, [&] {
+  TL_DISPATCH_ALL_AND_UNSIGNED(self.dtype(), op, [&] {
     dim_apply({values, indices}, {self}, dim, {false, 16}, [&](const DimSlice* s) {
       if constexpr (has_radix_v<scalar_t>) {
         if (s[2].size >= kRadixMin && s[2].size <= INT32_MAX) return radix_sort_slice<scalar_t>(s[2], s[0], s[1], descending);
