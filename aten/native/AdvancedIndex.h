@@ -33,6 +33,11 @@ struct MaskCounts {
   }
 };
 
+// PyTorch leaves these ops out for uint16/uint32/uint64: the same NotImplementedError, naming the op.
+inline void check_not_barebones_unsigned(ScalarType t, const char* op) {
+  if (is_barebones_unsigned_type(t)) throw NotImplementedError(str(op, ": not implemented for dtype ", scalar_type_name(t)));
+}
+
 // Counts the true elements of a bool (or uint8) tensor of any layout.
 MaskCounts count_mask(const Tensor& mask);
 

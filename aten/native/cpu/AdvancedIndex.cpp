@@ -452,6 +452,7 @@ void index_kernel(const Tensor& self, const std::vector<std::optional<Tensor>>& 
 void index_put_kernel(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
                       bool accumulate, Tensor& out) {
   const char* op = "index_put";
+  check_not_barebones_unsigned(self.dtype(), op);
   Tensor v = values;
   if (!accumulate && values.numel() == 1 && lone_mask_anywhere(indices)) {
     // PyTorch fills through masked_fill_ here: the number converts to self's dtype, and a uint8 mask

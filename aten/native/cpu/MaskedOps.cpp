@@ -57,6 +57,7 @@ MaskCounts count_nonzero_elements(const Tensor& self) {
 }
 
 void nonzero_into(const Tensor& self, Tensor& out) {
+  check_not_barebones_unsigned(self.dtype(), "nonzero");
   const MaskCounts mc = count_nonzero_elements(self);
   const int64_t nd = self.dim();
   prepare_output(out, DimVector{mc.total, nd}, ScalarType::Int64, self, OutDtype::Exact, "nonzero");
@@ -194,6 +195,7 @@ void masked_fill_tensor_kernel(const Tensor& self, const Tensor& mask, const Ten
 
 void masked_select_kernel(const Tensor& self, const Tensor& mask, Tensor& out) {
   TL_CHECK(mask.dtype() == ScalarType::Bool, "masked_select: expected BoolTensor for mask");
+  check_not_barebones_unsigned(self.dtype(), "masked_select");
   TL_CHECK(!out.defined() || out.dtype() == self.dtype(), "masked_select(): self and result must have the same scalar type");
   const DimVector shape = broadcast_shapes(self.sizes(), mask.sizes());
   const MaskCounts mc = count_mask(expand_to(mask, shape));
@@ -221,6 +223,7 @@ void masked_select_kernel(const Tensor& self, const Tensor& mask, Tensor& out) {
 
 void masked_scatter_kernel(const Tensor& self, const Tensor& mask, const Tensor& source, Tensor& out) {
   const bool inplace = out.defined() && out.is_same(self);
+  check_not_barebones_unsigned(self.dtype(), "masked_scatter");
   TL_CHECK(mask.dtype() == ScalarType::Bool, "masked_scatter_ only supports boolean masks, but got mask with dtype ",
            legacy_type_name(mask.dtype()));
   TL_CHECK(self.dtype() == source.dtype(), "masked_scatter: expected self and source to have same dtypes but got",
