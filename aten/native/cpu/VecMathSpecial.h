@@ -124,8 +124,9 @@ TL_ALWAYS_INLINE double erfinv_solve(bool central, double a, double q) {
     double t = std::sqrt(Ls);
     t = std::sqrt(Ls - log_f64(1.7724538509055160 * t) + log1p_f64(-0.5 / (t * t)));
     t = std::sqrt(Ls - log_f64(1.7724538509055160 * t) + log1p_f64(-0.5 / (t * t)));
-    y = dsel(central || w < 16.0, giles, t);
+    y = dsel(central | (w < 16.0), giles, t);
   }
+#pragma GCC unroll 2
   for (int step = 0; step < (for_float ? 1 : 2); ++step) {
     const double r = for_float ? dsel(central, erf_for_float(y) - a, q - erfc_for_float(y))
                                : dsel(central, erf_f64(y) - a, q - erfc_f64(y));
@@ -135,7 +136,7 @@ TL_ALWAYS_INLINE double erfinv_solve(bool central, double a, double q) {
     // become subnormal (and lose its digits) before y = 27.3, where q reaches the subnormals.
     const double yb = dsel(y < 12.0, 12.0, y);
     const double scaled = ((q * e) * e) * c - erfcx_asymptotic(yb);
-    const double d = dsel(for_float || y < 12.0 || central, ((r * e) * e) * c, scaled) * kSqrtPiOverTwo;
+    const double d = dsel(for_float | (y < 12.0) | central, ((r * e) * e) * c, scaled) * kSqrtPiOverTwo;
     y = y - d / (1.0 + y * d);
   }
   return y;
@@ -163,10 +164,10 @@ TL_ALWAYS_INLINE double ndtri_f64(double p) {
   const double x = 2.0 * p - 1.0;
   const bool central = dabs(x) < 0.5;
   const double qt = dsel(p < 0.5, 2.0 * p, 2.0 * (1.0 - p));
-  const double q = dsel(central || !(qt > 0.0), 0.5, qt);
+  const double q = dsel(central | !(qt > 0.0), 0.5, qt);
   const double y = erfinv_solve<for_float, far_tail>(central, dsel(central, dabs(x), 0.0), q);
   const double signed_y = dsel(central, dcopysign(y, x), dsel(p < 0.5, -y, y));
-  const double r = dsel(p > 0.0 && p < 1.0, kSqrtTwo * signed_y,
+  const double r = dsel((p > 0.0) & (p < 1.0), kSqrtTwo * signed_y,
                         dsel(p == 0.0, -kInf, dsel(p == 1.0, kInf, kNaN)));
   return dsel(disnan(p), p, r);
 }
@@ -258,6 +259,7 @@ constexpr double kBesselAsymptoticFromForFloat = 15.0;
 template <int N>
 TL_ALWAYS_INLINE double horner(const double* c, double z) {
   double p = c[N - 1];
+#pragma GCC unroll 64
   for (int k = N - 2; k >= 0; --k) p = p * z + c[k];
   return p;
 }
