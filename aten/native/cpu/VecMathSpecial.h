@@ -264,6 +264,28 @@ TL_ALWAYS_INLINE double horner(const double* c, double z) {
   return p;
 }
 
+// sum_{k < N} c[k] t^k, unrolled (a loop left rolled inside a math_kernel lambda stops GCC from
+// vectorizing the caller's loop), as two Horner chains in t^2 (even and odd terms): half the
+// dependency chain of one Horner sum.
+template <int N>
+TL_ALWAYS_INLINE double poly_n(const double* c, double t) {
+  const double t2 = t * t;
+  double even = 0.0, odd = 0.0;
+#pragma GCC unroll 64
+  for (int k = N - 1; k >= 0; --k) {
+    if (k % 2 == 0) {
+      even = even * t2 + c[k];
+    } else {
+      odd = odd * t2 + c[k];
+    }
+  }
+  return even + t * odd;
+}
+template <int N>
+TL_ALWAYS_INLINE double poly(const double (&c)[N], double t) {
+  return poly_n<N>(&c[0], t);
+}
+
 // The series part (|x| below the threshold) and the scaled asymptotic part e^-|x| i_nu(|x|) (from
 // the threshold on) of one order, each computed on an argument kept inside its range.
 template <int nu, bool for_float>
@@ -274,8 +296,13 @@ TL_ALWAYS_INLINE void bessel_i_parts(double ax, double& series, double& scaled_a
   const double xs = dsel(ax < from, ax, 0.0);
   const double xa = dsel(ax < from, from, ax);  // nan stays nan
   const double y = 0.25 * xs * xs;
-  series = nu == 0 ? horner<ns>(kI0Series, y) : 0.5 * xs * horner<ns>(kI1Series, y);
-  const double s = nu == 0 ? horner<na>(kI0Asym, 1.0 / xa) : horner<na>(kI1Asym, 1.0 / xa);
+  if constexpr (for_float) {  // two Horner chains (VecMathSpecialFloat.h): a shorter dependency chain
+    series = nu == 0 ? poly_n<ns>(kI0Series, y) : 0.5 * xs * poly_n<ns>(kI1Series, y);
+  } else {
+    series = nu == 0 ? horner<ns>(kI0Series, y) : 0.5 * xs * horner<ns>(kI1Series, y);
+  }
+  const double s = for_float ? (nu == 0 ? poly_n<na>(kI0Asym, 1.0 / xa) : poly_n<na>(kI1Asym, 1.0 / xa))
+                             : (nu == 0 ? horner<na>(kI0Asym, 1.0 / xa) : horner<na>(kI1Asym, 1.0 / xa));
   scaled_asym = s / std::sqrt(6.283185307179586 * xa);  // 0 at inf
 }
 
@@ -292,7 +319,7 @@ template <int nu, bool for_float>
 TL_ALWAYS_INLINE double bessel_ie_abs(double ax) {
   double series, asym;
   bessel_i_parts<nu, for_float>(ax, series, asym);
-  return dsel(ax < (for_float ? kBesselAsymptoticFromForFloat : kBesselAsymptoticFrom), series * exp_f64(-ax), asym);
+  return dsel(ax < (for_float ? kBesselAsymptoticFromForFloat : kBesselAsymptoticFrom), series * (for_float ? exp_for_float(-ax) : exp_f64(-ax)), asym);
 }
 
 template <bool for_float = false>

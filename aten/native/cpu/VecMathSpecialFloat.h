@@ -11,19 +11,10 @@
 
 #include "aten/native/cpu/VecMathCommon.h"
 #include "aten/native/cpu/VecMathExpLog.h"
+#include "aten/native/cpu/VecMathSpecial.h"
 #include "aten/native/cpu/VecMathTrig.h"
 
 namespace tl::native::vec {
-
-// sum_{k < N} c[k] t^k, unrolled (a loop left rolled inside a math_kernel lambda stops GCC from
-// vectorizing the caller's loop).
-template <int N>
-TL_ALWAYS_INLINE double poly(const double (&c)[N], double t) {
-  double p = c[N - 1];
-#pragma GCC unroll 64
-  for (int k = N - 2; k >= 0; --k) p = p * t + c[k];
-  return p;
-}
 
 // ---- erfinv, ndtri
 
@@ -102,12 +93,13 @@ constexpr double kNearTwo[17] = {
 // lgamma(z) for z >= 0 (z = 0 and z = inf are the caller's): on [1/2, 5/2) from the fit around 2
 // (lgamma(z) = lgamma(z + 1) - log z below 3/2), which keeps the relative accuracy next to the roots
 // 1 and 2; elsewhere Stirling's series to B14 (truncation < 3e-17 from t = 10) at t = z + 10 below 10
-// (minus log of z (z + 1) ... (z + 9)) or t = z, with the accurate log.
+// (minus log of z (z + 1) ... (z + 9)) or t = z. The logs are log_normal_for_float's (2^-49 relative:
+// absolute errors ~5e-14 where |lgamma| > 0.12).
 TL_ALWAYS_INLINE double lgamma_nonneg_for_float(double z) {
   const bool near = (z >= 0.5) & (z < 2.5);
   const bool low = z < 1.5;
   const double u = dsel(near, dsel(low, z + 1.0, z), 2.0) - 2.0;
-  const double root = u * poly(lgamma_float_detail::kNearTwo, u) - dsel(low, log1p_f64(z - 1.0), 0.0);
+  const double root = u * poly(lgamma_float_detail::kNearTwo, u) - dsel(low, log_normal_for_float(dsel(near, z, 1.0)), 0.0);
   const bool shift = z < 10.0;
   const double zs = dsel(shift, z, 1.0);
   const double prod = ((zs * (zs + 1.0)) * ((zs + 2.0) * (zs + 3.0))) * ((zs + 4.0) * (zs + 5.0)) *
@@ -121,9 +113,25 @@ TL_ALWAYS_INLINE double lgamma_nonneg_for_float(double z) {
   s = s * r2 + 1.0 / 1260.0;
   s = s * r2 - 1.0 / 360.0;
   s = s * r2 + 1.0 / 12.0;
-  const double stirling = ((t - 0.5) * log_f64(t) - t) + (0.91893853320467274178 + s * r);
-  const double far = stirling - dsel(shift, log_f64(prod), 0.0);
+  const double stirling = ((t - 0.5) * log_normal_for_float(t) - t) + (0.91893853320467274178 + s * r);
+  const double far = stirling - dsel(shift, log_normal_for_float(dsel(zs > 0.0, prod, 1.0)), 0.0);
   return dsel(near, root, far);
+}
+
+// sin(pi f) for |f| <= 1/2: pi f times its Taylor series in f^2 to degree 9 (truncation < 2e-16).
+TL_ALWAYS_INLINE double sin_pi_for_float(double f) {
+  constexpr double kPi2 = 9.869604401089358;  // pi^2
+  const double z = f * f * kPi2;
+  double p = -1.0 / 121645100408832000.0;  // -1/19!
+  p = p * z + 1.0 / 355687428096000.0;
+  p = p * z - 1.0 / 1307674368000.0;
+  p = p * z + 1.0 / 6227020800.0;
+  p = p * z - 1.0 / 39916800.0;
+  p = p * z + 1.0 / 362880.0;
+  p = p * z - 1.0 / 5040.0;
+  p = p * z + 1.0 / 120.0;
+  p = p * z - 1.0 / 6.0;
+  return (3.141592653589793 * f) * (1.0 + z * p);
 }
 
 // lgamma for float inputs: the reflection lgamma(x) = log(pi / |sin(pi x)|) - lgamma(1 - x) below 0
@@ -134,7 +142,7 @@ TL_ALWAYS_INLINE double lgamma_for_float(double x) {
   const bool neg = x < 0.0;
   const double xr = dsel(neg & (x > -4503599627370496.0), x, -0.25);
   const double f = dabs(xr - round_to_int(xr));  // in [0, 1/2]
-  const double refl = 1.1447298858494002 - log_f64(sin_f64(3.141592653589793 * f));  // log(pi)
+  const double refl = 1.1447298858494002 - log_normal_for_float(dsel(f > 0.0, sin_pi_for_float(f), 1.0));  // log(pi)
   const double z = dsel(neg, 1.0 - x, x);
   const double l = lgamma_nonneg_for_float(dsel((z < kInf) & (z > 0.0), z, 1.0));
   const double r = dsel(neg, refl - l, l);
@@ -248,12 +256,31 @@ TL_ALWAYS_INLINE double trigamma_for_float(double x) {
 
 // ---- Bessel functions of the first kind, j0 and j1, for float inputs
 
-// sin x and cos x with one argument reduction (|x| <= kTrigFastMax).
-TL_ALWAYS_INLINE void sincos_f64(double x, double& s, double& c) {
-  double ylo;
-  uint64_t q;
-  const double y = reduce_pio2(x, ylo, q);
-  const double sk = sin_kernel(y, ylo), ck = cos_kernel(y, ylo);
+// sin x and cos x for |x| <= kTrigFastMax, for float results: x - q pi/2 with pi/2 in two parts (the
+// first of 33 bits, so q times it is exact; reduced-argument error < 2^-60 absolute), then Taylor
+// series to degree 15 / 16 (truncation < 2^-57 on |y| <= pi/4).
+TL_ALWAYS_INLINE void sincos_for_float(double x, double& s, double& c) {
+  const double t = x * 0.6366197723675814 + kRoundMagic;
+  const uint64_t q = double_to_bits(t);
+  const double qd = t - kRoundMagic;
+  const double y = (x - qd * 1.5707963267341256) - qd * 6.077100506506192e-11;
+  const double z = y * y;
+  double ps = -1.0 / 1307674368000.0;  // -1/15!
+  ps = ps * z + 1.0 / 6227020800.0;
+  ps = ps * z - 1.0 / 39916800.0;
+  ps = ps * z + 1.0 / 362880.0;
+  ps = ps * z - 1.0 / 5040.0;
+  ps = ps * z + 1.0 / 120.0;
+  ps = ps * z - 1.0 / 6.0;
+  const double sk = y + (y * z) * ps;
+  double pc = 1.0 / 20922789888000.0;  // 1/16!
+  pc = pc * z - 1.0 / 87178291200.0;
+  pc = pc * z + 1.0 / 479001600.0;
+  pc = pc * z - 1.0 / 3628800.0;
+  pc = pc * z + 1.0 / 40320.0;
+  pc = pc * z - 1.0 / 720.0;
+  pc = pc * z + 1.0 / 24.0;
+  const double ck = (1.0 - 0.5 * z) + (z * z) * pc;
   s = dflip(dsel((q & 1) != 0, ck, sk), (q & 2) << 62);
   c = dflip(dsel((q & 1) != 0, sk, ck), ((q + 1) & 2) << 62);
 }
@@ -317,22 +344,27 @@ TL_ALWAYS_INLINE double bessel_j_for_float(double x) {
   const double ax = dabs(x);
   const double xs = dsel(ax <= 5.0, ax, 5.0);
   const double z = xs * xs;
-  const double small = nu == 0 ? (z - 5.78318596294678452118) * (z - 30.4712623436620863991) *
-                                     (polevl(kJ0RP, z) / polevl(kJ0RQ, z))
-                               : xs * (z - 14.6819706421238932572) * (z - 49.2184563216946036703) *
-                                     (polevl(kJ1RP, z) / polevl(kJ1RQ, z));
+  // small: num_s / den_s; large: (P/PQ) cp - w (Q/QQ) sp over sqrt(pi x), as one fraction (one
+  // division for both ranges).
+  const double num_s = (nu == 0 ? (z - 5.78318596294678452118) * (z - 30.4712623436620863991)
+                                : xs * (z - 14.6819706421238932572) * (z - 49.2184563216946036703)) *
+                       (nu == 0 ? polevl(kJ0RP, z) : polevl(kJ1RP, z));
+  const double den_s = nu == 0 ? polevl(kJ0RQ, z) : polevl(kJ1RQ, z);
   const double xl = dsel(ax <= 5.0, 5.0, ax);
   const double w = 5.0 / xl, q = w * w;
-  const double pr = nu == 0 ? polevl(kJ0PP, q) / polevl(kJ0PQ, q) : polevl(kJ1PP, q) / polevl(kJ1PQ, q);
-  const double qr = nu == 0 ? polevl(kJ0QP, q) / polevl(kJ0QQ, q) : polevl(kJ1QP, q) / polevl(kJ1QQ, q);
+  const double pp = nu == 0 ? polevl(kJ0PP, q) : polevl(kJ1PP, q);
+  const double pq = nu == 0 ? polevl(kJ0PQ, q) : polevl(kJ1PQ, q);
+  const double qp = nu == 0 ? polevl(kJ0QP, q) : polevl(kJ1QP, q);
+  const double qq = nu == 0 ? polevl(kJ0QQ, q) : polevl(kJ1QQ, q);
   double s, c;
-  sincos_f64(xl, s, c);
+  sincos_for_float(xl, s, c);
   // phase pi/4: cos = (c + s) / sqrt 2, sin = (s - c) / sqrt 2; phase 3 pi/4: (s - c), -(s + c).
   const double cp = nu == 0 ? c + s : s - c;
   const double sp = nu == 0 ? s - c : -(s + c);
   // sqrt(2 / (pi x)) / sqrt(2) = 1 / sqrt(pi x)
-  const double large = (pr * cp - w * qr * sp) * (0.56418958354775628695 / std::sqrt(xl));
-  const double r = dsel(ax <= 5.0, small, large);
+  const double num_l = (pp * qq) * cp - (w * (qp * pq)) * sp;
+  const double den_l = (pq * qq) * std::sqrt(3.141592653589793 * xl);
+  const double r = dsel(ax <= 5.0, num_s, num_l) / dsel(ax <= 5.0, den_s, den_l);
   return nu == 0 ? r : dsel(x < 0.0, -r, r);
 }
 
