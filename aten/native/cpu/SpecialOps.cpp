@@ -236,8 +236,27 @@ void special_xlog1py_kernel(const Tensor& self, const Tensor& other, Tensor& out
   });
 }
 
+// float64: zeta_f64 (scalar loops); float32: the fixed-shape zeta_for_float, vectorized, blocks
+// holding s <= 1, q <= 0, inf or nan through zeta_f64.
 void special_zeta_kernel(const Tensor& self, const Tensor& other, Tensor& out) {
-  special_binary(self, other, out, "special_zeta", [](double s, double q) { return vec::zeta_f64(s, q); }, "zeta_cpu");
+  auto iter = TensorIteratorConfig()
+                  .set_op_name("special_zeta")
+                  .add_output(out)
+                  .add_input(self)
+                  .add_input(other)
+                  .promote_integer_inputs_to_float(true)
+                  .build();
+  check_no_half(iter.common_dtype(), "special_zeta", "zeta_cpu");
+  const auto exact = [](double s, double q) { return vec::zeta_f64(s, q); };
+  TL_DISPATCH_FLOAT(iter.common_dtype(), "special_zeta", [&] {
+    if constexpr (std::is_same_v<scalar_t, double>) {
+      math_kernel<scalar_t>(iter, exact);
+    } else {
+      math_kernel<scalar_t>(
+          iter, [](double s, double q) TL_MATH_INLINE { return vec::zeta_for_float(s, q); },
+          [](double s, double q) { return !(s > 1.0) | !(q > 0.0) | !(s < vec::kInf) | !(q < vec::kInf); }, exact);
+    }
+  });
 }
 
 void special_erfcx_kernel(const Tensor& self, Tensor& out) {
