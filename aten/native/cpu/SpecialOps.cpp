@@ -162,7 +162,21 @@ void polygamma_kernel(int64_t n, const Tensor& self, Tensor& out) {
   } else if (n == 1) {
     special_unary_float_vec(self, out, "polygamma", f, [](double x) TL_MATH_INLINE { return vec::trigamma_for_float(x); });
   } else {
-    special_unary_scalar(self, out, "polygamma", f, f);
+    // n >= 2: (-1)^(n+1) n! zeta(n + 1, x); float results through zeta_for_float, blocks holding x <= 0,
+    // inf or nan through polygamma_f64.
+    auto iter = unary_iter(self, out, "polygamma");
+    const double s = static_cast<double>(n) + 1.0;
+    const double log_factorial = std::lgamma(s);  // once per call: a libm call is fine here
+    const double sign = (n % 2) ? 1.0 : -1.0;
+    TL_DISPATCH_FLOAT(iter.common_dtype(), "polygamma", [&] {
+      if constexpr (std::is_same_v<scalar_t, double>) {
+        math_kernel<scalar_t>(iter, f);
+      } else {
+        math_kernel<scalar_t>(
+            iter, [sign, s, log_factorial](double x) TL_MATH_INLINE { return sign * vec::zeta_for_float(s, x, log_factorial); },
+            [](double x) { return !(x > 0.0) | !(x < vec::kInf); }, f);
+      }
+    });
   }
 }
 

@@ -376,16 +376,17 @@ TL_ALWAYS_INLINE double exp_or_zero_for_float(double e) { return dsel(e < -110.0
 // results: Euler-Maclaurin with a fixed shape, the 9 terms (q + k)^-s, then at a = q + 9 the integral
 // a^(1-s) / (s - 1), a^-s / 2 and the terms B_2j / (2j)! s (s+1) ... (s+2j-2) a^(-s-2j+1) to j = 6.
 // The tail's relative weight in the sum is below (q / a)^s, so its truncation (a power series in
-// s / (2 pi a)) stays below 1e-12 of the result for every s, q (checked on a dense grid).
-TL_ALWAYS_INLINE double zeta_for_float(double s, double q) {
+// s / (2 pi a)) stays below 1e-12 of the result for every s, q (checked on a dense grid). Returns
+// e^log_scale zeta(s, q) (polygamma's n!, folded into the exponents so that no term underflows first).
+TL_ALWAYS_INLINE double zeta_for_float(double s, double q, double log_scale = 0.0) {
   double sum = 0.0;
 #pragma GCC unroll 9
-  for (int k = 0; k < 9; ++k) sum += exp_or_zero_for_float(-s * log_normal_for_float(q + k));
+  for (int k = 0; k < 9; ++k) sum += exp_or_zero_for_float(log_scale - s * log_normal_for_float(q + k));
   const double a = q + 9.0;
   const double la = log_normal_for_float(a);
-  const double as = exp_or_zero_for_float(-s * la);
+  const double as = exp_or_zero_for_float(log_scale - s * la);
   // a^(1-s) on its own: a^-s may be below e^-110 where a^(1-s) / (s - 1) still counts (q ~ 1e22).
-  const double a1s = exp_or_zero_for_float((1.0 - s) * la);
+  const double a1s = exp_or_zero_for_float(log_scale + (1.0 - s) * la);
   const double inv_a2 = 1.0 / (a * a);
   double u = s * as * (a * inv_a2);  // s a^(-s-1)
   double tail = 0.08333333333333333 * u;
