@@ -19,19 +19,20 @@ namespace tl::native::vec {
 // ---- erfinv, ndtri
 
 // erfinv(x) / x as a function of w = -log((1 - x)(1 + x)) (Giles' variable), fitted on four
-// ranges: w in [0, 5] (in w - 2.5, degree 11, 6e-10 relative), sqrt(w) in [sqrt 5, 4] (degree 11,
-// 6e-10), [4, 6.5] (degree 11, 1e-11), [6.5, 10.2] (degree 9, 4e-12), in sqrt(w) minus the middle. Float inputs of erfinv reach w = 15.94; ndtri's 2 min(p, 1 - p)
-// down to the subnormal floats reach w = 102.2 (`far_tail`: only for blocks holding such inputs).
+// ranges: w in [0, 5] (in w - 2.5, degree 11, 6e-10 relative), w in [5, 16.1] (in (w - 10.55) / 5.55,
+// degree 13, 2e-10), sqrt(w) in [4, 6.5] (degree 11, 1e-11) and [6.5, 10.2] (degree 9, 4e-12), in
+// sqrt(w) minus the middle. Float inputs of erfinv reach w = 15.94; ndtri's 2 min(p, 1 - p) down to
+// the subnormal floats reach w = 102.2 (`far_tail`: only for blocks holding such inputs).
 namespace erfinv_float_detail {
 constexpr double kW[12] = {
     0x1.805c5cff7bd46p+0,  0x1.f91e896f807c4p-3,  -0x1.11c3e122e1858p-8, -0x1.486394a0f3f07p-10,
     0x1.c9bb6ce8c36f7p-13, -0x1.4f7a90b3859ecp-18, -0x1.cbd6e5982ec82p-19, 0x1.01961a4e80d1cp-21,
     0x1.1aead8f479eebp-26, -0x1.7b40aee488284p-27, 0x1.dfc404b01a9bfp-32, 0x1.25f916ba445fep-33};
-constexpr double kS1Mid = 3.118033988749895;  // (sqrt 5 + 4) / 2
-constexpr double kS1[12] = {
-    0x1.79c52283218c9p+1,  0x1.00ed390425ad1p+0,  0x1.d53b260ea2daep-8,  -0x1.626e886f4d3b1p-8,
-    0x1.fcbb039eca272p-9,  -0x1.50f9c57c19debp-9, 0x1.5142670137edbp-10, -0x1.5b0efacee90eap-12,
-    -0x1.0238cc0f30977p-13, 0x1.444bf081c0989p-13, -0x1.fd704bace0d7cp-16, -0x1.b09bb513fd3f2p-17};
+constexpr double kWB[14] = {  // in (w - 10.55) / 5.55
+    0x1.8a7d661700ea8p+1,  0x1.b7b831863cbacp-1,  -0x1.be8543688bf47p-4, 0x1.af4631b310ec8p-6,
+    -0x1.d58d608ed60b5p-8, 0x1.ab6319723f9fbp-10, -0x1.7422116fe01f8p-17, -0x1.567edf3ced1b0p-12,
+    0x1.1188fd9084040p-12, -0x1.3230084d27c43p-13, 0x1.5d429e87da6f5p-14, -0x1.00cfe2cd86f6bp-15,
+    -0x1.1a8fdbb634af0p-17, 0x1.0b4cf82e2a6dep-17};
 constexpr double kS2[12] = {
     0x1.468edd59f602ep+2,  0x1.029c26b1a4e8ap+0,  -0x1.1fa5944ed0ad7p-12, -0x1.3aac95069644ep-13,
     0x1.ce8a37173b254p-15, -0x1.d6312a85a0c73p-17, 0x1.a600e7cb4ae7fp-19, -0x1.661da6a42c8ecp-21,
@@ -47,11 +48,11 @@ template <bool far_tail>
 TL_ALWAYS_INLINE double erfinv_over_x_for_float(double prod) {
   using namespace erfinv_float_detail;
   const double w = -log_normal_for_float(prod);
-  const double s = std::sqrt(dsel(w < 5.0, 5.0, w));
   const double central = poly(kW, w - 2.5);
-  double tail = poly(kS1, s - kS1Mid);
+  double tail = poly(kWB, (w - 10.55) * 0.18018018018018018);
   if constexpr (far_tail) {
-    tail = dsel(s < 4.0, tail, dsel(s < 6.5, poly(kS2, s - 5.25), poly(kS3, s - 8.35)));
+    const double s = std::sqrt(dsel(w < 16.0, 16.0, w));
+    tail = dsel(w < 16.0, tail, dsel(s < 6.5, poly(kS2, s - 5.25), poly(kS3, s - 8.35)));
   }
   return dsel(w < 5.0, central, tail);
 }
@@ -88,16 +89,16 @@ constexpr double kNearTwo[17] = {
     -0x1.49c877cb78e77p-21};
 }  // namespace lgamma_float_detail
 
-// lgamma(z) for z >= 0 (z = 0 and z = inf are the caller's): on [1/2, 5/2) from the fit around 2
-// (lgamma(z) = lgamma(z + 1) - log z below 3/2), which keeps the relative accuracy next to the roots
-// 1 and 2; elsewhere Stirling's series to B14 (truncation < 3e-17 from t = 10) at t = z + 10 below 10
-// (minus log of z (z + 1) ... (z + 9)) or t = z. The logs are log_normal_for_float's (2^-49 relative:
-// absolute errors ~5e-14 where |lgamma| > 0.12).
-TL_ALWAYS_INLINE double lgamma_nonneg_for_float(double z) {
+// lgamma(z) = main - log(divisor) for z > 0 finite: on [1/2, 5/2) main from the fit around 2 and
+// divisor z below 3/2 (lgamma(z) = lgamma(z + 1) - log z), which keeps the relative accuracy next to
+// the roots 1 and 2; elsewhere main is Stirling's series to B14 (truncation < 3e-17 from t = 10) at
+// t = z + 10 below 10, divisor z (z + 1) ... (z + 9), or at t = z. The logs are
+// log_normal_for_float's (2^-49 relative: absolute errors ~5e-14 where |lgamma| > 0.12).
+TL_ALWAYS_INLINE double lgamma_parts_for_float(double z, double& divisor) {
   const bool near = (z >= 0.5) & (z < 2.5);
   const bool low = z < 1.5;
   const double u = dsel(near, dsel(low, z + 1.0, z), 2.0) - 2.0;
-  const double root = u * poly(lgamma_float_detail::kNearTwo, u) - dsel(low, log_normal_for_float(dsel(near, z, 1.0)), 0.0);
+  const double root = u * poly(lgamma_float_detail::kNearTwo, u);
   const bool shift = z < 10.0;
   const double zs = dsel(shift, z, 1.0);
   const double prod = ((zs * (zs + 1.0)) * ((zs + 2.0) * (zs + 3.0))) * ((zs + 4.0) * (zs + 5.0)) *
@@ -112,8 +113,8 @@ TL_ALWAYS_INLINE double lgamma_nonneg_for_float(double z) {
   s = s * r2 - 1.0 / 360.0;
   s = s * r2 + 1.0 / 12.0;
   const double stirling = ((t - 0.5) * log_normal_for_float(t) - t) + (0.91893853320467274178 + s * r);
-  const double far = stirling - dsel(shift, log_normal_for_float(dsel(zs > 0.0, prod, 1.0)), 0.0);
-  return dsel(near, root, far);
+  divisor = dsel(near, dsel(low, z, 1.0), dsel(shift, prod, 1.0));
+  return dsel(near, root, stirling);
 }
 
 // sin(pi f) for |f| <= 1/2: pi f times its Taylor series in f^2 to degree 9 (truncation < 2e-16).
@@ -133,17 +134,19 @@ TL_ALWAYS_INLINE double sin_pi_for_float(double f) {
 }
 
 // lgamma for float inputs: the reflection lgamma(x) = log(pi / |sin(pi x)|) - lgamma(1 - x) below 0
-// (sin of pi times x's exact distance f to the nearest integer; its result cancels next to the
-// negative roots, absolute error ~1e-15 there); inf at the poles 0, -1, -2, ... (floats beyond
-// 2^23 in magnitude are integers) and at ±inf, as PyTorch.
+// (sin of pi times x's exact distance f to the nearest integer; one log for both, log(divisor / sin);
+// the result cancels next to the negative roots, absolute error ~1e-13 there); inf at the poles 0,
+// -1, -2, ... (floats beyond 2^23 in magnitude are integers) and at ±inf, as PyTorch.
 TL_ALWAYS_INLINE double lgamma_for_float(double x) {
   const bool neg = x < 0.0;
   const double xr = dsel(neg & (x > -4503599627370496.0), x, -0.25);
   const double f = dabs(xr - round_to_int(xr));  // in [0, 1/2]
-  const double refl = 1.1447298858494002 - log_normal_for_float(dsel(f > 0.0, sin_pi_for_float(f), 1.0));  // log(pi)
   const double z = dsel(neg, 1.0 - x, x);
-  const double l = lgamma_nonneg_for_float(dsel((z < kInf) & (z > 0.0), z, 1.0));
-  const double r = dsel(neg, refl - l, l);
+  double divisor;
+  const double main = lgamma_parts_for_float(dsel((z < kInf) & (z > 0.0), z, 1.0), divisor);
+  const double sin_pi = dsel(neg & (f > 0.0), sin_pi_for_float(f), 1.0);
+  const double l = log_normal_for_float(divisor / sin_pi);
+  const double r = dsel(neg, (1.1447298858494002 - main) + l, main - l);  // log(pi)
   const bool pole = (x == 0.0) | (neg & ((x <= -4503599627370496.0) | (f == 0.0))) | (dabs(x) == kInf);
   return dsel(disnan(x), x, dsel(pole, kInf, r));
 }
