@@ -1,10 +1,12 @@
 // Special-function pointwise ops: erfinv, lgamma, digamma, polygamma, i0, logit, xlogy and the
 // special_* kernels (erfcx, i0e, i1, i1e, ndtri, log_ndtr, entr, xlog1py, zeta, bessel_j0/j1).
 //
-// As in TranscendentalOps.cpp every op computes in double (float32, float16 and bfloat16
-// convert to double and round once) with the functions of VecMathSpecial.h through math_kernel;
-// integer and bool inputs give the default float dtype. lgamma and the Bessel functions of the
-// first kind use libm's double functions (lgamma_r, j0, j1), as PyTorch uses libm / Cephes.
+// float64 computes with the accurate functions of VecMathSpecial.h (lgamma and the Bessel functions
+// of the first kind with libm's lgamma_r, j0, j1). float32, float16 and bfloat16 convert to double,
+// compute and round once: through the same functions, or, where they are costly (erfinv, ndtri,
+// lgamma, mvlgamma, digamma, polygamma, zeta, bessel_j0/j1), through the branch-free float-accuracy
+// approximations of VecMathSpecialFloat.h, which math_kernel vectorizes. Integer and bool inputs give
+// the default float dtype.
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
@@ -135,9 +137,9 @@ void erfinv_kernel(const Tensor& self, Tensor& out) {
   TL_DISPATCH_FLOAT(iter.common_dtype(), "erfinv", [&] {
     if constexpr (std::is_same_v<scalar_t, double>) {
       math_kernel<scalar_t>(
-          iter, [](double x) TL_MATH_INLINE { return vec::erfinv_f64<false, false>(x); },
+          iter, [](double x) TL_MATH_INLINE { return vec::erfinv_f64<false>(x); },
           [](double x) { return !(vec::dabs(x) < 1.0 - vec::kErfinvFarTailQ); },
-          [](double x) { return vec::erfinv_f64<false, true>(x); });
+          [](double x) { return vec::erfinv_f64<true>(x); });
     } else {
       math_kernel<scalar_t>(iter, [](double x) TL_MATH_INLINE { return vec::erfinv_for_float(x); });
     }
@@ -303,8 +305,8 @@ void special_ndtri_kernel(const Tensor& self, Tensor& out) {
   TL_DISPATCH_FLOAT(iter.common_dtype(), "special_ndtri", [&] {
     if constexpr (std::is_same_v<scalar_t, double>) {
       math_kernel<scalar_t>(
-          iter, [](double p) TL_MATH_INLINE { return vec::ndtri_f64<false, false>(p); }, far,
-          [](double p) { return vec::ndtri_f64<false, true>(p); });
+          iter, [](double p) TL_MATH_INLINE { return vec::ndtri_f64<false>(p); }, far,
+          [](double p) { return vec::ndtri_f64<true>(p); });
     } else {
       math_kernel<scalar_t>(
           iter, [](double p) TL_MATH_INLINE { return vec::ndtri_for_float<false>(p); }, far,

@@ -107,12 +107,11 @@ TL_ALWAYS_INLINE double erfinv_guess_over_x(double w) {
 // L = -log q, iterated twice (relative error < 3e-4 for L >= 16). Then Halley steps on the
 // residual r = erf(y) - a (or q - erfc(y), which does not cancel): with f' = 2/sqrt(pi) e^-y^2
 // and f''/f' = -2y, y -= d / (1 + y d), d = r / f'. Each step cubes the relative error: two
-// steps reach double precision from either guess; float results (`for_float`) need one, with
-// the "for float" erf/erfc (2^-40). d is formed as ((r E) E) c sqrt(pi)/2 with e^(y^2) = E E c
-// (exp_x2_half), which stays finite even for q near the subnormals.
-// `far_tail`: q may be below 2^-24 (w > 16), where the asymptotic guess is needed (not for erfinv of
-// float inputs, whose 1 - |x| >= 2^-24).
-template <bool for_float, bool far_tail = true>
+// steps reach double precision from either guess. d is formed as ((r E) E) c sqrt(pi)/2 with
+// e^(y^2) = E E c (exp_x2_half), which stays finite even for q near the subnormals. (Float results
+// use the direct fits of VecMathSpecialFloat.h instead.)
+// `far_tail`: q may be below 5.6e-8 (w > 16), where the asymptotic guess is needed.
+template <bool far_tail = true>
 TL_ALWAYS_INLINE double erfinv_solve(bool central, double a, double q) {
   const double w = dsel(central, -log1p_f64(-(a * a)), -log_f64(q * (2.0 - q)));
   const double x = dsel(central, a, 1.0 - q);
@@ -127,16 +126,15 @@ TL_ALWAYS_INLINE double erfinv_solve(bool central, double a, double q) {
     y = dsel(central | (w < 16.0), giles, t);
   }
 #pragma GCC unroll 2
-  for (int step = 0; step < (for_float ? 1 : 2); ++step) {
-    const double r = for_float ? dsel(central, erf_for_float(y) - a, q - erfc_for_float(y))
-                               : dsel(central, erf_f64(y) - a, q - erfc_f64(y));
+  for (int step = 0; step < 2; ++step) {
+    const double r = dsel(central, erf_f64(y) - a, q - erfc_f64(y));
     double c;
     const double e = exp_x2_half(y, c);
     // From y = 12 on (q < 1e-64) the residual is taken as q e^(y^2) - erfcx(y): erfc(y) would
     // become subnormal (and lose its digits) before y = 27.3, where q reaches the subnormals.
     const double yb = dsel(y < 12.0, 12.0, y);
     const double scaled = ((q * e) * e) * c - erfcx_asymptotic(yb);
-    const double d = dsel(for_float | (y < 12.0) | central, ((r * e) * e) * c, scaled) * kSqrtPiOverTwo;
+    const double d = dsel((y < 12.0) | central, ((r * e) * e) * c, scaled) * kSqrtPiOverTwo;
     y = y - d / (1.0 + y * d);
   }
   return y;
@@ -147,25 +145,25 @@ TL_ALWAYS_INLINE double erfinv_solve(bool central, double a, double q) {
 // ordinary data skips its logs.
 constexpr double kErfinvFarTailQ = 5.6e-8;
 
-template <bool for_float = false, bool far_tail = !for_float>
+template <bool far_tail = true>
 TL_ALWAYS_INLINE double erfinv_f64(double x) {
   const double a = dabs(x);
   const bool central = a < 0.5;
   const double q = dsel(central, 0.5, 1.0 - a);  // exact for a >= 1/2
-  const double y = erfinv_solve<for_float, far_tail>(central, dsel(central, a, 0.0), dsel(q > 0.0, q, 0.5));
+  const double y = erfinv_solve<far_tail>(central, dsel(central, a, 0.0), dsel(q > 0.0, q, 0.5));
   const double r = dsel(a < 1.0, y, dsel(a == 1.0, kInf, kNaN));
   return dcopysign(dsel(disnan(x), x, r), x);
 }
 
 // ndtri(p) = sqrt(2) erfinv(2p - 1): 2p - 1 is exact for p in [1/4, 3/4]; below, erfc(y) = 2p
 // (exact); above, erfc(y) = 2(1 - p) (exact), so neither tail loses digits to 1 - p.
-template <bool for_float = false, bool far_tail = true>
+template <bool far_tail = true>
 TL_ALWAYS_INLINE double ndtri_f64(double p) {
   const double x = 2.0 * p - 1.0;
   const bool central = dabs(x) < 0.5;
   const double qt = dsel(p < 0.5, 2.0 * p, 2.0 * (1.0 - p));
   const double q = dsel(central | !(qt > 0.0), 0.5, qt);
-  const double y = erfinv_solve<for_float, far_tail>(central, dsel(central, dabs(x), 0.0), q);
+  const double y = erfinv_solve<far_tail>(central, dsel(central, dabs(x), 0.0), q);
   const double signed_y = dsel(central, dcopysign(y, x), dsel(p < 0.5, -y, y));
   const double r = dsel((p > 0.0) & (p < 1.0), kSqrtTwo * signed_y,
                         dsel(p == 0.0, -kInf, dsel(p == 1.0, kInf, kNaN)));
