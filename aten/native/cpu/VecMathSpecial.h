@@ -299,9 +299,11 @@ TL_ALWAYS_INLINE void bessel_i_parts(double ax, double& series, double& scaled_a
   } else {
     series = nu == 0 ? horner<ns>(kI0Series, y) : 0.5 * xs * horner<ns>(kI1Series, y);
   }
-  const double s = for_float ? (nu == 0 ? poly_n<na>(kI0Asym, 1.0 / xa) : poly_n<na>(kI1Asym, 1.0 / xa))
-                             : (nu == 0 ? horner<na>(kI0Asym, 1.0 / xa) : horner<na>(kI1Asym, 1.0 / xa));
-  scaled_asym = s / std::sqrt(6.283185307179586 * xa);  // 0 at inf
+  const double r = 1.0 / xa;
+  const double s = for_float ? (nu == 0 ? poly_n<na>(kI0Asym, r) : poly_n<na>(kI1Asym, r))
+                             : (nu == 0 ? horner<na>(kI0Asym, r) : horner<na>(kI1Asym, r));
+  // 0 at inf; float results: 1 / sqrt(2 pi x) as sqrt(r / (2 pi)) (one division less)
+  scaled_asym = for_float ? s * std::sqrt(r * 0.15915494309189535) : s / std::sqrt(6.283185307179586 * xa);
 }
 
 // i_nu(|x|), overflowing only where the result does (e^|x| applied in two halves).
