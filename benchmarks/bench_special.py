@@ -77,11 +77,12 @@ def median_pair(f_tl, f_torch, number: int, repeat: int) -> tuple[float, float]:
 def main() -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--quick", action="store_true", help="fewer repeats (a smoke run)")
-    p.add_argument("--only", default="", help="comma-separated case names")
+    p.add_argument("--only", default="", help="comma-separated prefixes of case names (polygamma: both rows)")
     p.add_argument("--f64", action="store_true", help="also 10M float64")
     p.add_argument("--markdown", action="store_true", help="print a markdown table")
     args = p.parse_args()
-    names = args.only.split(",") if args.only else list(CASES)
+    only = [o.strip() for o in args.only.split(",") if o.strip()]
+    names = [n for n in CASES if any(n.startswith(o) for o in only)] if only else list(CASES)
     rep = 3 if args.quick else 7
     tl.set_num_threads(2)
     torch.set_num_threads(2)

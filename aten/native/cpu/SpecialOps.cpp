@@ -1,12 +1,15 @@
 // Special-function pointwise ops: erfinv, lgamma, digamma, polygamma, i0, logit, xlogy and the
 // special_* kernels (erfcx, i0e, i1, i1e, ndtri, log_ndtr, entr, xlog1py, zeta, bessel_j0/j1).
 //
-// As in TranscendentalOps.cpp every op computes in double (float32, float16 and bfloat16
-// convert to double and round once) with the functions of VecMathSpecial.h through math_kernel;
-// integer and bool inputs give the default float dtype. lgamma and the Bessel functions of the
-// first kind use libm's double functions (lgamma_r, j0, j1), as PyTorch uses libm / Cephes.
+// float64 computes with the accurate functions of VecMathSpecial.h (lgamma and the Bessel functions
+// of the first kind with libm's lgamma_r, j0, j1). float32, float16 and bfloat16 convert to double,
+// compute and round once: through the same functions, or, where they are costly (erfinv, ndtri,
+// lgamma, mvlgamma, digamma, polygamma, zeta, bessel_j0/j1), through the branch-free float-accuracy
+// approximations of VecMathSpecialFloat.h, which math_kernel vectorizes. Integer and bool inputs give
+// the default float dtype.
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "aten/core/Exception.h"
 #include "aten/core/Tensor.h"
@@ -15,6 +18,7 @@
 #include "aten/native/cpu/VecMathExpLog.h"
 #include "aten/native/cpu/VecMathLoops.h"
 #include "aten/native/cpu/VecMathSpecial.h"
+#include "aten/native/cpu/VecMathSpecialFloat.h"
 
 namespace tl::native {
 namespace {
@@ -76,6 +80,23 @@ void special_unary_scalar(const Tensor& self, Tensor& out, const char* op, const
   });
 }
 
+// float64 through the scalar `f` (libm, data-dependent loops: as special_unary_scalar);
+// float32 / float16 / bfloat16 through the branch-free `f_float` of VecMathSpecialFloat.h, which
+// math_kernel vectorizes.
+template <typename F, typename FFloat>
+void special_unary_float_vec(const Tensor& self, Tensor& out, const char* op, const F& f, const FFloat& f_float,
+                             const char* kernel = nullptr) {
+  auto iter = unary_iter(self, out, op);
+  if (kernel) check_no_half(iter.common_dtype(), op, kernel);
+  TL_DISPATCH_FLOAT(iter.common_dtype(), op, [&] {
+    if constexpr (std::is_same_v<scalar_t, double>) {
+      cpu_kernel(iter, [&](double x) -> double { return f(x); });
+    } else {
+      math_kernel<scalar_t>(iter, f_float);
+    }
+  });
+}
+
 // out = f(a, b) with broadcasting and promotion, integer inputs to the default float dtype.
 template <typename MathF>
 void special_binary(const Tensor& a, const Tensor& b, Tensor& out, const char* op, const MathF& f,
@@ -96,12 +117,6 @@ double lgamma_libm(double x) {
   return ::lgamma_r(x, &sign);
 }
 
-// For float32 / float16 / bfloat16 results: libm's float lgamma (as PyTorch), exact inputs.
-double lgammaf_libm(double x) {
-  int sign;
-  return static_cast<double>(::lgammaf_r(static_cast<float>(x), &sign));
-}
-
 // psi^(n)(x) = (-1)^(n+1) n! zeta(n + 1, x) for n >= 1 (n! exact to 22!, inf from 171!).
 double polygamma_f64(int64_t n, double x) {
   if (n == 0) return vec::digamma_f64(x);
@@ -114,31 +129,57 @@ double polygamma_f64(int64_t n, double x) {
 
 }  // namespace
 
-// Blocks holding an input in the far tails (1 - |x| or 2 min(p, 1 - p) below kErfinvFarTailQ, or nan)
-// run the variant with the far-tail guess; the others skip it.
+// float64: the accurate solver, blocks holding an input in the far tails (1 - |x| below
+// kErfinvFarTailQ, or nan) through the variant with the far-tail guess. Float results: the direct
+// fit of VecMathSpecialFloat.h (no far tail for float inputs).
 void erfinv_kernel(const Tensor& self, Tensor& out) {
   auto iter = unary_iter(self, out, "erfinv");
   TL_DISPATCH_FLOAT(iter.common_dtype(), "erfinv", [&] {
-    constexpr bool for_float = !std::is_same_v<scalar_t, double>;
-    math_kernel<scalar_t>(
-        iter, [](double x) TL_MATH_INLINE { return vec::erfinv_f64<for_float, false>(x); },
-        [](double x) { return !(vec::dabs(x) < 1.0 - vec::kErfinvFarTailQ); },
-        [](double x) { return vec::erfinv_f64<for_float, true>(x); });
+    if constexpr (std::is_same_v<scalar_t, double>) {
+      math_kernel<scalar_t>(
+          iter, [](double x) TL_MATH_INLINE { return vec::erfinv_f64<false>(x); },
+          [](double x) { return !(vec::dabs(x) < 1.0 - vec::kErfinvFarTailQ); },
+          [](double x) { return vec::erfinv_f64<true>(x); });
+    } else {
+      math_kernel<scalar_t>(iter, [](double x) TL_MATH_INLINE { return vec::erfinv_for_float(x); });
+    }
   });
 }
 
 void lgamma_kernel(const Tensor& self, Tensor& out) {
-  special_unary_scalar(self, out, "lgamma", lgamma_libm, lgammaf_libm);
+  special_unary_float_vec(self, out, "lgamma", lgamma_libm,
+                          [](double x) TL_MATH_INLINE { return vec::lgamma_for_float(x); });
 }
 
 void digamma_kernel(const Tensor& self, Tensor& out) {
-  special_unary_scalar(self, out, "digamma", vec::digamma_f64, vec::digamma_f64);
+  special_unary_float_vec(self, out, "digamma", vec::digamma_f64,
+                          [](double x) TL_MATH_INLINE { return vec::digamma_for_float(x); });
 }
 
 void polygamma_kernel(int64_t n, const Tensor& self, Tensor& out) {
   TL_CHECK(n >= 0, "polygamma(n, x) does not support negative n.");
   const auto f = [n](double x) { return polygamma_f64(n, x); };
-  special_unary_scalar(self, out, "polygamma", f, f);
+  if (n == 0) {
+    special_unary_float_vec(self, out, "polygamma", f, [](double x) TL_MATH_INLINE { return vec::digamma_for_float(x); });
+  } else if (n == 1) {
+    special_unary_float_vec(self, out, "polygamma", f, [](double x) TL_MATH_INLINE { return vec::trigamma_for_float(x); });
+  } else {
+    // n >= 2: (-1)^(n+1) n! zeta(n + 1, x); float results through zeta_for_float, blocks holding x <= 0,
+    // inf or nan through polygamma_f64.
+    auto iter = unary_iter(self, out, "polygamma");
+    const double s = static_cast<double>(n) + 1.0;
+    const double log_factorial = std::lgamma(s);  // once per call: a libm call is fine here
+    const double sign = (n % 2) ? 1.0 : -1.0;
+    TL_DISPATCH_FLOAT(iter.common_dtype(), "polygamma", [&] {
+      if constexpr (std::is_same_v<scalar_t, double>) {
+        math_kernel<scalar_t>(iter, f);
+      } else {
+        math_kernel<scalar_t>(
+            iter, [sign, s, log_factorial](double x) TL_MATH_INLINE { return sign * vec::zeta_for_float(s, x, log_factorial); },
+            [](double x) { return !(x > 0.0) | !(x < vec::kInf); }, f);
+      }
+    });
+  }
 }
 
 // sum_{j < p} lgamma(x - j/2) + p (p - 1) / 4 log(pi), in double, rounded once. As PyTorch: no
@@ -157,7 +198,19 @@ void mvlgamma_kernel(const Tensor& self, int64_t p, Tensor& out) {
     for (int64_t j = 0; j < p; ++j) sum += lgamma_libm(x - 0.5 * static_cast<double>(j));
     return sum;
   };
-  special_unary_scalar(self, out, "mvlgamma", f, f);
+  // float results: p = 1 .. 4 unrolled (vectorized), larger p in a loop.
+  const auto run = [&](auto P) {
+    special_unary_float_vec(self, out, "mvlgamma", f, [p, c](double x) TL_MATH_INLINE {
+      return vec::mvlgamma_for_float<decltype(P)::value>(x, p, c);
+    });
+  };
+  switch (p) {
+    case 1: run(std::integral_constant<int, 1>()); break;
+    case 2: run(std::integral_constant<int, 2>()); break;
+    case 3: run(std::integral_constant<int, 3>()); break;
+    case 4: run(std::integral_constant<int, 4>()); break;
+    default: run(std::integral_constant<int, 0>());
+  }
 }
 
 void i0_kernel(const Tensor& self, Tensor& out) {
@@ -199,8 +252,27 @@ void special_xlog1py_kernel(const Tensor& self, const Tensor& other, Tensor& out
   });
 }
 
+// float64: zeta_f64 (scalar loops); float32: the fixed-shape zeta_for_float, vectorized, blocks
+// holding s <= 1, q <= 0, inf or nan through zeta_f64.
 void special_zeta_kernel(const Tensor& self, const Tensor& other, Tensor& out) {
-  special_binary(self, other, out, "special_zeta", [](double s, double q) { return vec::zeta_f64(s, q); }, "zeta_cpu");
+  auto iter = TensorIteratorConfig()
+                  .set_op_name("special_zeta")
+                  .add_output(out)
+                  .add_input(self)
+                  .add_input(other)
+                  .promote_integer_inputs_to_float(true)
+                  .build();
+  check_no_half(iter.common_dtype(), "special_zeta", "zeta_cpu");
+  const auto exact = [](double s, double q) { return vec::zeta_f64(s, q); };
+  TL_DISPATCH_FLOAT(iter.common_dtype(), "special_zeta", [&] {
+    if constexpr (std::is_same_v<scalar_t, double>) {
+      math_kernel<scalar_t>(iter, exact);
+    } else {
+      math_kernel<scalar_t>(
+          iter, [](double s, double q) TL_MATH_INLINE { return vec::zeta_for_float(s, q); },
+          [](double s, double q) { return !(s > 1.0) | !(q > 0.0) | !(s < vec::kInf) | !(q < vec::kInf); }, exact);
+    }
+  });
 }
 
 void special_erfcx_kernel(const Tensor& self, Tensor& out) {
@@ -228,13 +300,18 @@ void special_i1e_kernel(const Tensor& self, Tensor& out) {
 void special_ndtri_kernel(const Tensor& self, Tensor& out) {
   auto iter = unary_iter(self, out, "special_ndtri");
   check_no_half(iter.common_dtype(), "special_ndtri", "ndtri_cpu");
+  constexpr double lo = 0.5 * vec::kErfinvFarTailQ;
+  const auto far = [](double p) { return !(p > lo && p < 1.0 - lo); };
   TL_DISPATCH_FLOAT(iter.common_dtype(), "special_ndtri", [&] {
-    constexpr bool for_float = !std::is_same_v<scalar_t, double>;
-    constexpr double lo = 0.5 * vec::kErfinvFarTailQ;
-    math_kernel<scalar_t>(
-        iter, [](double p) TL_MATH_INLINE { return vec::ndtri_f64<for_float, false>(p); },
-        [](double p) { return !(p > lo && p < 1.0 - lo); },
-        [](double p) { return vec::ndtri_f64<for_float, true>(p); });
+    if constexpr (std::is_same_v<scalar_t, double>) {
+      math_kernel<scalar_t>(
+          iter, [](double p) TL_MATH_INLINE { return vec::ndtri_f64<false>(p); }, far,
+          [](double p) { return vec::ndtri_f64<true>(p); });
+    } else {
+      math_kernel<scalar_t>(
+          iter, [](double p) TL_MATH_INLINE { return vec::ndtri_for_float<false>(p); }, far,
+          [](double p) { return vec::ndtri_for_float<true>(p); });
+    }
   });
 }
 
@@ -254,12 +331,30 @@ void special_entr_kernel(const Tensor& self, Tensor& out) {
 static double j0_or_nan(double x) { return std::isinf(x) ? vec::kNaN : ::j0(x); }
 static double j1_or_nan(double x) { return std::isinf(x) ? vec::kNaN : ::j1(x); }
 
+// float64: libm's j0 / j1; float32: the branch-free Cephes form of VecMathSpecialFloat.h, blocks
+// holding |x| > kTrigFastMax, inf or nan through libm.
+template <int nu>
+void bessel_j_kernel(const Tensor& self, Tensor& out, const char* op, const char* kernel) {
+  auto iter = unary_iter(self, out, op);
+  check_no_half(iter.common_dtype(), op, kernel);
+  const auto libm = [](double x) { return nu == 0 ? j0_or_nan(x) : j1_or_nan(x); };
+  TL_DISPATCH_FLOAT(iter.common_dtype(), op, [&] {
+    if constexpr (std::is_same_v<scalar_t, double>) {
+      cpu_kernel(iter, [&](double x) -> double { return libm(x); });
+    } else {
+      math_kernel<scalar_t>(
+          iter, [](double x) TL_MATH_INLINE { return vec::bessel_j_for_float<nu>(x); },
+          [](double x) { return !(vec::dabs(x) <= vec::kTrigFastMax); }, libm);
+    }
+  });
+}
+
 void special_bessel_j0_kernel(const Tensor& self, Tensor& out) {
-  special_unary_scalar(self, out, "special_bessel_j0", j0_or_nan, j0_or_nan, "bessel_j0_cpu");
+  bessel_j_kernel<0>(self, out, "special_bessel_j0", "bessel_j0_cpu");
 }
 
 void special_bessel_j1_kernel(const Tensor& self, Tensor& out) {
-  special_unary_scalar(self, out, "special_bessel_j1", j1_or_nan, j1_or_nan, "bessel_j1_cpu");
+  bessel_j_kernel<1>(self, out, "special_bessel_j1", "bessel_j1_cpu");
 }
 
 }  // namespace tl::native

@@ -107,12 +107,11 @@ TL_ALWAYS_INLINE double erfinv_guess_over_x(double w) {
 // L = -log q, iterated twice (relative error < 3e-4 for L >= 16). Then Halley steps on the
 // residual r = erf(y) - a (or q - erfc(y), which does not cancel): with f' = 2/sqrt(pi) e^-y^2
 // and f''/f' = -2y, y -= d / (1 + y d), d = r / f'. Each step cubes the relative error: two
-// steps reach double precision from either guess; float results (`for_float`) need one, with
-// the "for float" erf/erfc (2^-40). d is formed as ((r E) E) c sqrt(pi)/2 with e^(y^2) = E E c
-// (exp_x2_half), which stays finite even for q near the subnormals.
-// `far_tail`: q may be below 2^-24 (w > 16), where the asymptotic guess is needed (not for erfinv of
-// float inputs, whose 1 - |x| >= 2^-24).
-template <bool for_float, bool far_tail = true>
+// steps reach double precision from either guess. d is formed as ((r E) E) c sqrt(pi)/2 with
+// e^(y^2) = E E c (exp_x2_half), which stays finite even for q near the subnormals. (Float results
+// use the direct fits of VecMathSpecialFloat.h instead.)
+// `far_tail`: q may be below 5.6e-8 (w > 16), where the asymptotic guess is needed.
+template <bool far_tail = true>
 TL_ALWAYS_INLINE double erfinv_solve(bool central, double a, double q) {
   const double w = dsel(central, -log1p_f64(-(a * a)), -log_f64(q * (2.0 - q)));
   const double x = dsel(central, a, 1.0 - q);
@@ -124,18 +123,18 @@ TL_ALWAYS_INLINE double erfinv_solve(bool central, double a, double q) {
     double t = std::sqrt(Ls);
     t = std::sqrt(Ls - log_f64(1.7724538509055160 * t) + log1p_f64(-0.5 / (t * t)));
     t = std::sqrt(Ls - log_f64(1.7724538509055160 * t) + log1p_f64(-0.5 / (t * t)));
-    y = dsel(central || w < 16.0, giles, t);
+    y = dsel(central | (w < 16.0), giles, t);
   }
-  for (int step = 0; step < (for_float ? 1 : 2); ++step) {
-    const double r = for_float ? dsel(central, erf_for_float(y) - a, q - erfc_for_float(y))
-                               : dsel(central, erf_f64(y) - a, q - erfc_f64(y));
+#pragma GCC unroll 2
+  for (int step = 0; step < 2; ++step) {
+    const double r = dsel(central, erf_f64(y) - a, q - erfc_f64(y));
     double c;
     const double e = exp_x2_half(y, c);
     // From y = 12 on (q < 1e-64) the residual is taken as q e^(y^2) - erfcx(y): erfc(y) would
     // become subnormal (and lose its digits) before y = 27.3, where q reaches the subnormals.
     const double yb = dsel(y < 12.0, 12.0, y);
     const double scaled = ((q * e) * e) * c - erfcx_asymptotic(yb);
-    const double d = dsel(for_float || y < 12.0 || central, ((r * e) * e) * c, scaled) * kSqrtPiOverTwo;
+    const double d = dsel((y < 12.0) | central, ((r * e) * e) * c, scaled) * kSqrtPiOverTwo;
     y = y - d / (1.0 + y * d);
   }
   return y;
@@ -146,27 +145,27 @@ TL_ALWAYS_INLINE double erfinv_solve(bool central, double a, double q) {
 // ordinary data skips its logs.
 constexpr double kErfinvFarTailQ = 5.6e-8;
 
-template <bool for_float = false, bool far_tail = !for_float>
+template <bool far_tail = true>
 TL_ALWAYS_INLINE double erfinv_f64(double x) {
   const double a = dabs(x);
   const bool central = a < 0.5;
   const double q = dsel(central, 0.5, 1.0 - a);  // exact for a >= 1/2
-  const double y = erfinv_solve<for_float, far_tail>(central, dsel(central, a, 0.0), dsel(q > 0.0, q, 0.5));
+  const double y = erfinv_solve<far_tail>(central, dsel(central, a, 0.0), dsel(q > 0.0, q, 0.5));
   const double r = dsel(a < 1.0, y, dsel(a == 1.0, kInf, kNaN));
   return dcopysign(dsel(disnan(x), x, r), x);
 }
 
 // ndtri(p) = sqrt(2) erfinv(2p - 1): 2p - 1 is exact for p in [1/4, 3/4]; below, erfc(y) = 2p
 // (exact); above, erfc(y) = 2(1 - p) (exact), so neither tail loses digits to 1 - p.
-template <bool for_float = false, bool far_tail = true>
+template <bool far_tail = true>
 TL_ALWAYS_INLINE double ndtri_f64(double p) {
   const double x = 2.0 * p - 1.0;
   const bool central = dabs(x) < 0.5;
   const double qt = dsel(p < 0.5, 2.0 * p, 2.0 * (1.0 - p));
-  const double q = dsel(central || !(qt > 0.0), 0.5, qt);
-  const double y = erfinv_solve<for_float, far_tail>(central, dsel(central, dabs(x), 0.0), q);
+  const double q = dsel(central | !(qt > 0.0), 0.5, qt);
+  const double y = erfinv_solve<far_tail>(central, dsel(central, dabs(x), 0.0), q);
   const double signed_y = dsel(central, dcopysign(y, x), dsel(p < 0.5, -y, y));
-  const double r = dsel(p > 0.0 && p < 1.0, kSqrtTwo * signed_y,
+  const double r = dsel((p > 0.0) & (p < 1.0), kSqrtTwo * signed_y,
                         dsel(p == 0.0, -kInf, dsel(p == 1.0, kInf, kNaN)));
   return dsel(disnan(p), p, r);
 }
@@ -247,19 +246,51 @@ constexpr double kI1Asym[33] = {
     -1.3262572853205555e+19, -1.8550452115798288e+20, -2.687496750276277e+21, -4.027994121281017e+22,
     -6.2386705823747e+23,
 };
+// For float results: sqrt(2 pi x) e^-x i_nu(x) on x >= 15 as polynomials of degree 8 in
+// t = (1/x - 1/30) * 30 (our fits against mpmath, 5e-14 relative).
+constexpr double kI0AsymForFloat[9] = {
+    0x1.01165fcacf09cp+0, 0x1.1be134a5290f6p-8,  0x1.6dbf59ac18bfdp-14, 0x1.c588f55397ccdp-19, 0x1.aec5ac6065530p-23,
+    0x1.1a7e6186f1a88p-26, 0x1.e331eb2f012bap-30, 0x1.1cd3a100134e9p-32, 0x1.9373f1dc49950p-35};
+constexpr double kI1AsymForFloat[9] = {
+    0x1.f98802b603942p-1,  -0x1.a2883645df1ebp-7,  -0x1.2b7937f8419e2p-13, -0x1.37d2fe39017f1p-18,
+    -0x1.0fe3724229d9dp-22, -0x1.52dfa15e8390ap-26, -0x1.181c52ab33d6ep-29, -0x1.414648a263e90p-32,
+    -0x1.bf14a04dd4502p-35};
 }  // namespace bessel_detail
 
 constexpr double kBesselAsymptoticFrom = 24.0;
-// For float results (~2^-40 relative, see docs/vecmath.md): series to degree 24 below 15,
-// asymptotic series to degree 22 from 15 (truncation < 8e-13 at 15).
+// For float results (~2^-40 relative, see docs/vecmath.md): series to degree 24 below 15, a fit of
+// degree 8 in 1/x from 15.
 constexpr double kBesselAsymptoticFromForFloat = 15.0;
 
 // sum_{k < N} c[k] z^k.
 template <int N>
 TL_ALWAYS_INLINE double horner(const double* c, double z) {
   double p = c[N - 1];
+#pragma GCC unroll 64
   for (int k = N - 2; k >= 0; --k) p = p * z + c[k];
   return p;
+}
+
+// sum_{k < N} c[k] t^k, unrolled (a loop left rolled inside a math_kernel lambda stops GCC from
+// vectorizing the caller's loop), as two Horner chains in t^2 (even and odd terms): half the
+// dependency chain of one Horner sum.
+template <int N>
+TL_ALWAYS_INLINE double poly_n(const double* c, double t) {
+  const double t2 = t * t;
+  double even = 0.0, odd = 0.0;
+#pragma GCC unroll 64
+  for (int k = N - 1; k >= 0; --k) {
+    if (k % 2 == 0) {
+      even = even * t2 + c[k];
+    } else {
+      odd = odd * t2 + c[k];
+    }
+  }
+  return even + t * odd;
+}
+template <int N>
+TL_ALWAYS_INLINE double poly(const double (&c)[N], double t) {
+  return poly_n<N>(&c[0], t);
 }
 
 // The series part (|x| below the threshold) and the scaled asymptotic part e^-|x| i_nu(|x|) (from
@@ -268,13 +299,22 @@ template <int nu, bool for_float>
 TL_ALWAYS_INLINE void bessel_i_parts(double ax, double& series, double& scaled_asym) {
   using namespace bessel_detail;
   constexpr double from = for_float ? kBesselAsymptoticFromForFloat : kBesselAsymptoticFrom;
-  constexpr int ns = for_float ? 25 : 41, na = for_float ? 23 : 33;
+  constexpr int ns = for_float ? 25 : 41, na = 33;
   const double xs = dsel(ax < from, ax, 0.0);
   const double xa = dsel(ax < from, from, ax);  // nan stays nan
   const double y = 0.25 * xs * xs;
-  series = nu == 0 ? horner<ns>(kI0Series, y) : 0.5 * xs * horner<ns>(kI1Series, y);
-  const double s = nu == 0 ? horner<na>(kI0Asym, 1.0 / xa) : horner<na>(kI1Asym, 1.0 / xa);
-  scaled_asym = s / std::sqrt(6.283185307179586 * xa);  // 0 at inf
+  if constexpr (for_float) {  // two Horner chains (VecMathSpecialFloat.h): a shorter dependency chain
+    series = nu == 0 ? poly_n<ns>(kI0Series, y) : 0.5 * xs * poly_n<ns>(kI1Series, y);
+  } else {
+    series = nu == 0 ? horner<ns>(kI0Series, y) : 0.5 * xs * horner<ns>(kI1Series, y);
+  }
+  const double r = 1.0 / xa;
+  // float results: the fit of degree 8 in (1/x - 1/30) * 30 instead of the series of degree 22.
+  const double s = for_float ? (nu == 0 ? poly(kI0AsymForFloat, (r - 0.03333333333333333) * 30.0)
+                                        : poly(kI1AsymForFloat, (r - 0.03333333333333333) * 30.0))
+                             : (nu == 0 ? horner<na>(kI0Asym, r) : horner<na>(kI1Asym, r));
+  // 0 at inf; float results: 1 / sqrt(2 pi x) as sqrt(r / (2 pi)) (one division less)
+  scaled_asym = for_float ? s * std::sqrt(r * 0.15915494309189535) : s / std::sqrt(6.283185307179586 * xa);
 }
 
 // i_nu(|x|), overflowing only where the result does (e^|x| applied in two halves).
@@ -290,7 +330,7 @@ template <int nu, bool for_float>
 TL_ALWAYS_INLINE double bessel_ie_abs(double ax) {
   double series, asym;
   bessel_i_parts<nu, for_float>(ax, series, asym);
-  return dsel(ax < (for_float ? kBesselAsymptoticFromForFloat : kBesselAsymptoticFrom), series * exp_f64(-ax), asym);
+  return dsel(ax < (for_float ? kBesselAsymptoticFromForFloat : kBesselAsymptoticFrom), series * (for_float ? exp_for_float(-ax) : exp_f64(-ax)), asym);
 }
 
 template <bool for_float = false>
