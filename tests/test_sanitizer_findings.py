@@ -53,8 +53,8 @@ def test_empty_as_strided_with_huge_offset():
     lambda m: m.empty(0, 2**62 // 8).unbind(1),
 ], ids=["tensor_split", "unbind"])
 def test_lists_of_views_too_large_for_memory_raise(call):
-    with pytest.raises(RuntimeError):
-        call(torch)
+    # PyTorch raises RuntimeError too ("std::bad_alloc", "cannot create std::vector larger than
+    # max_size()"); it is not called here, since under the sanitizers its uninstrumented allocation aborts.
     with pytest.raises(RuntimeError, match="tensor_split|unbind"):
         call(tl)
 
