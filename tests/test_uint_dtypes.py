@@ -112,6 +112,11 @@ EDGE_OPS = [
     "t.ones(3, 1, dtype=D).max(1)", "t.empty(0, 3, dtype=D).max(1)", "t.tensor(5, dtype=D).argmax(0)",
     "t.empty(0, 3, dtype=D).index_select(1, t.tensor([1]))", "t.empty(0, 3, dtype=D).index_select(0, t.tensor([], dtype=t.long))",
     "t.tensor(5, dtype=D).index_select(0, t.tensor([0]))", f"{M}.index_select(0, t.tensor([], dtype=t.long))",
+    f"{M}.reshape(1, 3).t().index_select(0, t.tensor([2, 0]))", f"{M}.reshape(3, 1).index_select(1, t.tensor([0, 0]))",
+    "t.tensor([2**64 - 1, 2**63], dtype=t.uint64).isclose(t.tensor([2**64 - 2, 2**63 + 1], dtype=D), rtol=0, atol=0.5)",
+    "t.tensor([0, 3, 2**16 - 1], dtype=D).isclose(t.tensor([3, 0, 2**16 - 2], dtype=D), atol=10)",
+    f"{M} & -1", f"{M} | t.tensor([1], dtype=t.uint8)", f"t.equal({M}, {M}.to(t.uint32))",
+    f"t.ldexp(t.tensor([5, 6], dtype=t.int32), t.tensor([1, 2], dtype=D))", f"t.ldexp({M}, t.tensor([True, False, True]))",
 ]
 
 
