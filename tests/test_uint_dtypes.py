@@ -92,6 +92,33 @@ OPS = [
     f"t.zeros(4, dtype=D).add_({Y})", f"t.empty(0, dtype=D).sum()", f"t.empty(0, dtype=D) * 2",
 ]
 
+# Edge values the YAML samples miss: the dtype's largest value (all bits set), 0 * 2**huge in ldexp,
+# and the 0-d / identity cases PyTorch computes while refusing the general case.
+M = "t.full((3,), -1, dtype=D)"
+M1 = "t.full((3,), -2, dtype=D)"
+EDGE_OPS = [
+    f"{M} & t.tensor([1, 2**15, 0], dtype=D)", f"{M} | t.tensor([3, 0, 7], dtype=D)", f"{M} ^ 5", f"{M} & True", f"t.bitwise_xor(6, {M})",
+    f"t.bitwise_or(2**15, {M})", f"{M}.bitwise_and_({M})", f"~{M}", f"{M} << 1", f"{M} >> 1",
+    f"t.isclose({M}, {M1})", f"t.isclose({M}, {M1}, rtol=0, atol=0)", f"t.isclose({X}, {Y}, rtol=0.5, atol=1)",
+    f"t.isclose({X}, {Y}, equal_nan=True)", f"t.allclose({M}, {M1})", f"t.equal({M}, {M})", f"t.equal({M}, {M1})",
+    f"{M}.floor()", f"{M}.ceil()", f"{M}.trunc()", f"{M}.round()", f"{M}.fix()", f"{M}.round(decimals=1)",
+    f"{M}.frac()", f"{M}.nan_to_num()", f"{M}.nan_to_num(nan=1.0, posinf=2.0)", f"{M}.signbit()", f"{M}.isnan()",
+    f"{M}.isinf()", f"{M}.isfinite()", f"{M}.isposinf()", f"{M}.isneginf()",
+    f"t.ldexp({M}, t.tensor([1, 2, 3], dtype=D))", f"t.ldexp(t.tensor([0, 3, 1], dtype=D), {M})",
+    f"t.ldexp({M}, t.tensor([-1, 2, 70], dtype=t.int64))", f"t.ldexp(t.tensor([3, -5], dtype=t.int16), t.tensor([3, 2], dtype=D))",
+    f"t.ldexp(t.tensor([3.0, 1.0]), t.tensor([3, 2], dtype=D))", f"t.ldexp({M}, t.tensor([0.5, 2.0, -1.0]))",
+    f"{M} ** 1", f"{M} ** 0", f"{M} ** True", f"{M} ** 2", f"{M} ** -1", f"{M} ** 0.5", f"t.tensor(5, dtype=D) ** 1",
+    "t.tensor(5, dtype=D).max(0)", "t.tensor(5, dtype=D).min(0)", "t.tensor(5, dtype=D).max(-1, keepdim=True)",
+    "t.ones(3, 1, dtype=D).max(1)", "t.empty(0, 3, dtype=D).max(1)", "t.tensor(5, dtype=D).argmax(0)",
+    "t.empty(0, 3, dtype=D).index_select(1, t.tensor([1]))", "t.empty(0, 3, dtype=D).index_select(0, t.tensor([], dtype=t.long))",
+    "t.tensor(5, dtype=D).index_select(0, t.tensor([0]))", f"{M}.index_select(0, t.tensor([], dtype=t.long))",
+    f"{M}.reshape(1, 3).t().index_select(0, t.tensor([2, 0]))", f"{M}.reshape(3, 1).index_select(1, t.tensor([0, 0]))",
+    "t.tensor([2**64 - 1, 2**63], dtype=t.uint64).isclose(t.tensor([2**64 - 2, 2**63 + 1], dtype=D), rtol=0, atol=0.5)",
+    "t.tensor([0, 3, 2**16 - 1], dtype=D).isclose(t.tensor([3, 0, 2**16 - 2], dtype=D), atol=10)",
+    f"{M} & -1", f"{M} | t.tensor([1], dtype=t.uint8)", f"t.equal({M}, {M}.to(t.uint32))",
+    f"t.ldexp(t.tensor([5, 6], dtype=t.int32), t.tensor([1, 2], dtype=D))", f"t.ldexp({M}, t.tensor([True, False, True]))",
+]
+
 
 @pytest.mark.parametrize("dtype", UINTS)
 @pytest.mark.parametrize("expr", STORAGE + CONVERSIONS + NUMPY, ids=lambda e: e[:60])
@@ -100,7 +127,7 @@ def test_storage_and_conversions(expr, dtype):
 
 
 @pytest.mark.parametrize("dtype", UINTS)
-@pytest.mark.parametrize("expr", OPS, ids=lambda e: e[:60])
+@pytest.mark.parametrize("expr", OPS + EDGE_OPS, ids=lambda e: e[:60])
 def test_ops(expr, dtype):
     check(expr, dtype)
 

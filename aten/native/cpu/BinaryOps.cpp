@@ -628,12 +628,13 @@ void pow_tensor_scalar_kernel(const Tensor& self, const Scalar& exponent, Tensor
   auto iter = scalar_iter(out, self, exponent, "pow");
   const ScalarType dt = iter.common_dtype();
   const double e = exponent.to_double();
+  // x ** 0 and x ** 1 need no arithmetic: PyTorch fills or copies, so uint16/32/64 take them too.
   if (e == 0.0) {  // x ** 0 == 1, nan included
-    TL_DISPATCH_ALL(dt, "pow", [&] { cpu_kernel(iter, [](scalar_t) -> scalar_t { return scalar_t(1); }); });
+    TL_DISPATCH_ALL_AND_UNSIGNED(dt, "pow", [&] { cpu_kernel(iter, [](scalar_t) -> scalar_t { return scalar_t(1); }); });
     return;
   }
   if (e == 1.0) {
-    TL_DISPATCH_ALL(dt, "pow", [&] { cpu_kernel(iter, [](scalar_t a) -> scalar_t { return a; }); });
+    TL_DISPATCH_ALL_AND_UNSIGNED(dt, "pow", [&] { cpu_kernel(iter, [](scalar_t a) -> scalar_t { return a; }); });
     return;
   }
   check_pow_dtype(dt);

@@ -12,7 +12,7 @@
 namespace tl::native {
 namespace {
 
-enum class Bit { AND, OR, XOR, LSHIFT, RSHIFT };
+enum class Bit { AND, OR, XOR, LSHIFT, RSHIFT, NOT };
 
 template <typename T>
 TL_ALWAYS_INLINE T left_shift(T a, T b) {
@@ -55,8 +55,12 @@ void dispatch(const TensorIterator& iter, const char* op, const F& body) {
   const ScalarType t = iter.common_dtype();
   if constexpr (K == Bit::LSHIFT || K == Bit::RSHIFT) {
     TL_DISPATCH_SWITCH(t, op, TL_CASES_INTEGRAL([&] { body(scalar_t{}); }));
-  } else {
+  } else if constexpr (K == Bit::NOT) {
     TL_DISPATCH_SWITCH(t, op, TL_CASES_INTEGRAL([&] { body(scalar_t{}); }) TL_CASES_BOOL([&] { body(scalar_t{}); }));
+  } else {
+    // and/or/xor take uint16/32/64 too (PyTorch's barebones unsigned types); not and the shifts do not.
+    TL_DISPATCH_SWITCH(t, op, TL_CASES_INTEGRAL([&] { body(scalar_t{}); }) TL_CASES_BOOL([&] { body(scalar_t{}); })
+                                  TL_CASES_BAREBONES_UNSIGNED([&] { body(scalar_t{}); }));
   }
 }
 
@@ -115,7 +119,7 @@ TL_BITWISE_KERNELS(bitwise_right_shift, Bit::RSHIFT)
 
 void bitwise_not_kernel(const Tensor& self, Tensor& out) {
   auto iter = TensorIteratorConfig().set_op_name("bitwise_not").add_output(out).add_input(self).build();
-  dispatch<Bit::AND>(iter, "bitwise_not", [&](auto tag) {
+  dispatch<Bit::NOT>(iter, "bitwise_not", [&](auto tag) {
     using scalar_t = decltype(tag);
     cpu_kernel(iter, [](scalar_t a) -> scalar_t {
       if constexpr (std::is_same_v<scalar_t, bool>) return !a;

@@ -73,7 +73,7 @@ Tensor isclose_kernel(const Tensor& self, const Tensor& other, double rtol, doub
     TL_DISPATCH_FLOAT(self.dtype(), "isclose", [&] { isclose_loop<scalar_t, scalar_t>(iter, rtol, atol, equal_nan); });
   } else {
     const bool dbl = default_dtype() == ScalarType::Float64;
-    TL_DISPATCH_ALL(self.dtype(), "isclose", [&] {
+    TL_DISPATCH_ALL_AND_UNSIGNED(self.dtype(), "isclose", [&] {
       if (dbl) isclose_loop<scalar_t, double>(iter, rtol, atol, equal_nan);
       else isclose_loop<scalar_t, float>(iter, rtol, atol, equal_nan);
     });
@@ -86,7 +86,7 @@ bool equal_kernel(const Tensor& self, const Tensor& other) {
   // One dtype and the same dense layout (both contiguous, both transposed...): the elements pair
   // up in memory order, so compare the two blocks flat.
   if (self.dtype() == other.dtype() && self.strides() == other.strides() && is_non_overlapping_and_dense(self)) {
-    return TL_DISPATCH_ALL(self.dtype(), "equal", [&] {
+    return TL_DISPATCH_ALL_AND_UNSIGNED(self.dtype(), "equal", [&] {
       return equal_contiguous(self.data_ptr<scalar_t>(), other.data_ptr<scalar_t>(), self.numel());
     });
   }

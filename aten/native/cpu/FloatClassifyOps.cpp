@@ -34,7 +34,7 @@ void classify_kernel(const Tensor& self, Tensor& out, const char* op) {
                   .build();
   const ScalarType t = iter.common_dtype();
   if (!is_floating_type(t)) {
-    TL_DISPATCH_ALL(t, op, [&] {
+    TL_DISPATCH_ALL_AND_UNSIGNED(t, op, [&] {
       cpu_kernel(iter, [](scalar_t) -> bool { return C == Class::FINITE; });
     });
     return;

@@ -173,6 +173,10 @@ void index_select_kernel(const Tensor& self, int64_t dim, const Tensor& index, T
   TL_CHECK(self.dim() > 0 || index.numel() == 1, op,
               ": Index to scalar can have only 1 value, got ", index.numel(), " value(s)");
   prepare_output(out, with_dim_size(self, dim, index.numel()), self.dtype(), self, OutDtype::Exact, op);
+  // PyTorch's loop for a 1-D (or 0-d) self has no uint16/32/64 instance; a wider self is copied
+  // element by element whatever its dtype, so those dtypes are taken there.
+  if (!self.is_meta() && self.dim() <= 1 && is_barebones_unsigned_type(self.dtype()))
+    throw NotImplementedError(str(op, ": not implemented for dtype ", scalar_type_name(self.dtype())));
   // IndexError, except for an empty self, where PyTorch's check raises a RuntimeError.
   const IndexRule rule{op, size_or_1(self, dim), dim, false, /*index_error=*/self.numel() > 0};
   if (!self.is_meta() && out.numel() == 0) check_index_values(index, rule);
@@ -194,7 +198,7 @@ void index_select_kernel(const Tensor& self, int64_t dim, const Tensor& index, T
     char* dst = static_cast<char*>(out.data_ptr());
     const int64_t row = inner * isz;
     if (inner == 1) {  // single elements: a typed loop per outer row, no memcpy call per element
-      TL_DISPATCH_ALL(self.dtype(), op, [&] {
+      TL_DISPATCH_ALL_AND_UNSIGNED(self.dtype(), op, [&] {
         const scalar_t* x = reinterpret_cast<const scalar_t*>(src);
         scalar_t* y = reinterpret_cast<scalar_t*>(dst);
         parallel_for(0, outer, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
@@ -213,7 +217,7 @@ void index_select_kernel(const Tensor& self, int64_t dim, const Tensor& index, T
     return;
   }
   const Tensor idx = expand_index(index, out.sizes(), dim);
-  TL_DISPATCH_ALL(self.dtype(), op, [&] {
+  TL_DISPATCH_ALL_AND_UNSIGNED(self.dtype(), op, [&] {
     index_apply({out}, {self}, idx, dim, rule, [&](const DimSlice* s, const int64_t* ix, int64_t n) {
       scalar_t* y = s[0].as<scalar_t>();
       const scalar_t* x = s[1].as<scalar_t>();

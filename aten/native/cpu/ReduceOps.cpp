@@ -283,7 +283,13 @@ void extremum_dim(const Tensor& self, int64_t dim, bool keepdim, Tensor& values,
   if (self.is_meta()) return;
   Tensor vbuf = output_buffer(values, self.dtype(), self);
   Tensor ibuf = output_buffer(indices, ScalarType::Int64, self);
-  indexed<Op>(self, mask, vbuf, ibuf, op);
+  if (self.dim() == 0) {
+    // A 0-d input is its own result: PyTorch passes it through without its kernel, for every dtype.
+    TL_DISPATCH_ALL_AND_UNSIGNED(self.dtype(), op, [&] { *vbuf.data_ptr<scalar_t>() = *self.data_ptr<scalar_t>(); });
+    *ibuf.data_ptr<int64_t>() = 0;
+  } else {
+    indexed<Op>(self, mask, vbuf, ibuf, op);
+  }
   commit_output(values, vbuf);
   commit_output(indices, ibuf);
 }

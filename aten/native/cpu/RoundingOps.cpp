@@ -28,7 +28,10 @@ void rounding_kernel(const Tensor& self, Tensor& out, const char* op, const char
   auto iter = same_dtype_unary_iter(out, self, op);
   const ScalarType st = self.scalar_type();
   if (st == ScalarType::Bool || (!integers && !is_floating_type(st))) unary_dtype_not_implemented(op, kernel_name, st);
-  TL_DISPATCH_NUMERIC(iter.common_dtype(), op, [&] { rounding_loop<scalar_t>(iter, f); });
+  TL_DISPATCH_SWITCH(iter.common_dtype(), op,
+                     TL_CASES_FLOAT([&] { rounding_loop<scalar_t>(iter, f); })
+                         TL_CASES_INTEGRAL([&] { rounding_loop<scalar_t>(iter, f); })
+                             TL_CASES_BAREBONES_UNSIGNED([&] { rounding_loop<scalar_t>(iter, f); }));
 }
 
 // Generic over float and double (the opmath types).

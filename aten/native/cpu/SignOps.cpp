@@ -63,7 +63,7 @@ void signbit_kernel(const Tensor& self, Tensor& out) {
                   .declare_static_output_dtype(ScalarType::Bool)
                   .enforce_safe_casting_to_output(false)
                   .build();
-  TL_DISPATCH_ALL(self.scalar_type(), "signbit", [&] { signbit_loop<scalar_t>(iter); });
+  TL_DISPATCH_ALL_AND_UNSIGNED(self.scalar_type(), "signbit", [&] { signbit_loop<scalar_t>(iter); });
 }
 
 // angle of a real number: pi for negative values (-inf included), 0 otherwise (-0.0 too), nan

@@ -101,7 +101,7 @@ void nan_to_num_kernel(const Tensor& self, std::optional<double> nan, std::optio
   // onto itself, so an expanded self is not refused as an overlapping output).
   if (out.defined() && out.is_same(self) && !is_floating_type(self.scalar_type())) return;
   auto iter = same_dtype_unary_iter(out, self, "nan_to_num");
-  TL_DISPATCH_ALL(iter.common_dtype(), "nan_to_num", [&] { nan_to_num_loop<scalar_t>(iter, nan, posinf, neginf); });
+  TL_DISPATCH_ALL_AND_UNSIGNED(iter.common_dtype(), "nan_to_num", [&] { nan_to_num_loop<scalar_t>(iter, nan, posinf, neginf); });
 }
 
 }  // namespace tl::native
