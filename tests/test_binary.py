@@ -206,6 +206,15 @@ def test_ldexp_integer_exponent_is_converted_to_int_as_torch():
     expect_like_torch(lambda: tl.ldexp(tx, te), lambda: torch.ldexp(x, e))
 
 
+@pytest.mark.parametrize("dtypes", [("int32", "int32"), ("int64", "bool"), ("float32", "bool"), ("int16", "int8")])
+def test_ldexp_integer_self_goes_through_pow_as_torch(dtypes):
+    # only a floating self takes the integer-exponent kernel: 0 * 2**(2**31 - 1) is nan for an integer self
+    x, tx = pair([0, 3, -2], dtypes[0])
+    e, te = pair([2**31 - 1 if dtypes[1] == "int32" else 1, 2, 100 if dtypes[1] in ("int32", "int16") else 0],
+                 dtypes[1])
+    expect_like_torch(lambda: tl.ldexp(tx, te), lambda: torch.ldexp(x, e))
+
+
 # ---------------------------------------------------------------- float_power
 
 def test_float_power_result_dtype_and_errors():

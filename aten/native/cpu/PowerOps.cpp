@@ -71,18 +71,20 @@ void float_power_scalar_kernel(const Scalar& self, const Tensor& exponent, Tenso
   pow_scalar_kernel(Scalar(self.to_double()), as_double(exponent), out);
 }
 
-// self * 2 ** other, as PyTorch: an integer exponent scales exactly with std::ldexp (converted to
-// int, as PyTorch's kernel does) in result_type(self, other) (integers give the default float
-// dtype); a floating one takes pow(2, other) in other's dtype (float16 overflows at 2**16), then mul.
+// self * 2 ** other, as PyTorch: a floating self with an integer exponent scales exactly with
+// std::ldexp (the exponent converted to int, as PyTorch's kernel does) in result_type(self, other);
+// everything else takes pow(2, other) in other's dtype (float16 overflows at 2**16), then mul.
 void ldexp_kernel(const Tensor& self, const Tensor& other, Tensor& out) {
   // PyTorch's ldexp kernel takes a floating self and an exponent of the five integer dtypes (or bool):
   // a uint16/32/64 exponent of a floating self is refused; an integer self with a uint16/32/64
   // exponent, or a uint16/32/64 self, goes through pow and mul (so 0 * 2**huge is nan).
-  const bool wide_unsigned = is_barebones_unsigned_type(self.dtype()) || is_barebones_unsigned_type(other.dtype());
-  if (is_floating_type(self.dtype()) && is_barebones_unsigned_type(other.dtype())) {
+  // Only a floating self takes the integer-exponent kernel (and refuses a bool exponent there); an
+  // integer self goes through pow and mul like any other mix (0 * 2**(2**31 - 1) is nan, as in PyTorch).
+  if (is_floating_type(self.dtype()) &&
+      (is_barebones_unsigned_type(other.dtype()) || other.dtype() == ScalarType::Bool)) {
     throw NotImplementedError(str("ldexp: \"ldexp_cpu_exp\" not implemented for '", legacy_type_name(other.dtype()), "'"));
   }
-  if (is_integral_type(other.dtype(), true) && !wide_unsigned) {
+  if (is_floating_type(self.dtype()) && is_integral_type(other.dtype(), false)) {
     ScalarType common = result_type(self, other);
     if (is_integral_type(common, true)) common = default_dtype();
     auto iter = TensorIteratorConfig()
