@@ -100,3 +100,19 @@ def test_polygamma_backward_matches_torch():
     tl.polygamma(3, x).sum().backward()
     torch.polygamma(3, xt).sum().backward()
     assert_same(x.grad, xt.grad)
+
+
+# ---------------------------------------------------------------- integer accumulation wraps, defined
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.tensor(-2**31, dtype=m.int32).index_add_(-1, m.tensor(0, dtype=m.int32),
+                                                        m.tensor(2**31 - 1, dtype=m.int32), alpha=-2.5),
+    lambda m: m.index_put(m.tensor([[6], [0], [-1]]), [m.tensor([[1, 1]]), m.tensor([[0], [0]])],
+                          m.tensor([2**63 - 4]), True),
+    lambda m: m.zeros(2, dtype=m.int64).scatter_add(0, m.tensor([0, 0, 1]), m.tensor([2**62, 2**62, -2**63])),
+    lambda m: m.full((2,), 3, dtype=m.int8).scatter(0, m.tensor([0, 0]), m.tensor([100, 100], dtype=m.int8),
+                                                    reduce="multiply"),
+], ids=["index_add_alpha", "index_put_accumulate", "scatter_add", "scatter_multiply"])
+def test_integer_accumulation_wraps_like_torch(call):
+    assert_same(call(tl), call(torch))

@@ -16,6 +16,7 @@
 
 #include "aten/native/AdvancedIndex.h"
 #include "aten/native/IndexEngine.h"
+#include "aten/native/cpu/Loops.h"  // wrapping_add, wrapping_mul
 #include "aten/native/ShapeUtils.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/index.h"
@@ -491,6 +492,7 @@ void index_put_kernel(const Tensor& self, const std::vector<std::optional<Tensor
       scalar_t* y = static_cast<scalar_t*>(out.data_ptr());
       auto add = [](scalar_t& dst, const scalar_t& src) {
         if constexpr (std::is_same_v<scalar_t, bool>) dst = dst || src;
+        else if constexpr (std::is_integral_v<scalar_t>) dst = wrapping_add(dst, src);  // wraps as PyTorch, no UB
         else dst = static_cast<scalar_t>(dst + src);
       };
       if (w.size.empty() && w.numel == 1 && block.idx.size() == 1 && voff.collapsed) {  // x.index_put_((idx,), v, True)

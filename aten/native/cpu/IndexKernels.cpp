@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "aten/native/IndexEngine.h"
+#include "aten/native/cpu/Loops.h"  // wrapping_add, wrapping_mul
 #include "generated/ops/copy.h"
 #include "generated/ops/gather.h"
 #include "generated/ops/index_add.h"
@@ -56,6 +57,8 @@ enum class ScatterMode { Set, Add, Multiply };
 template <typename T>
 T combine(ScatterMode mode, T t, T x) {
   if constexpr (std::is_same_v<T, bool>) return mode == ScatterMode::Add ? (t || x) : (t && x);
+  else if constexpr (std::is_integral_v<T>)  // integers wrap as in PyTorch, without signed-overflow UB
+    return mode == ScatterMode::Add ? wrapping_add(t, x) : wrapping_mul(t, x);
   else return static_cast<T>(mode == ScatterMode::Add ? t + x : t * x);
 }
 
@@ -257,6 +260,7 @@ void index_add_kernel(const Tensor& self, int64_t dim, const Tensor& index, cons
       for (int64_t i = 0; i < n; ++i) {
         scalar_t& t = y[ix[i] * s[0].stride];
         if constexpr (std::is_same_v<scalar_t, bool>) t = t || (a && x[i * s[1].stride]);
+        else if constexpr (std::is_integral_v<scalar_t>) t = wrapping_add(t, wrapping_mul(a, x[i * s[1].stride]));
         else t = static_cast<scalar_t>(t + a * x[i * s[1].stride]);
       }
     });
