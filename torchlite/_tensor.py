@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import warnings
 
 import torchlite
 from torchlite import _C, _indexing, _legacy_types, _tensor_str
@@ -210,8 +211,34 @@ class Tensor(_C.TensorBase):
     @property
     def mT(self):
         """The last two dimensions swapped (a batch of transposed matrices)."""
+        if self.dim() == 0:
+            warnings.warn("Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases.",
+                          UserWarning, stacklevel=2)
+            return self
         if self.dim() < 2:
             raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got "
+                               f"{self.dim()}-D tensor.")
+        return self.transpose(-2, -1)
+
+    @property
+    def H(self):
+        """The transpose of a matrix (the conjugate transpose; torchlite has no complex dtypes)."""
+        if self.dim() == 0:
+            warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=2)
+            return self
+        if self.dim() != 2:
+            hint = " For batches of matrices, consider using tensor.mH" if self.dim() > 2 else ""
+            raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.dim()}-D tensor.{hint}")
+        return self.transpose(0, 1)
+
+    @property
+    def mH(self):
+        """The last two dimensions swapped (a batch of conjugate-transposed matrices: `adjoint()`)."""
+        if self.dim() == 0:
+            warnings.warn("Tensor.mH is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=2)
+            return self
+        if self.dim() < 2:
+            raise RuntimeError(f"tensor.mH is only supported on matrices or batches of matrices. Got "
                                f"{self.dim()}-D tensor.")
         return self.transpose(-2, -1)
 

@@ -18,6 +18,7 @@
 #include "aten/autograd/FunctionsManualBinary.h"  // helpers for binary/ternary arithmetic
 #include "aten/autograd/FunctionsManualSpecial.h"  // helpers for the special functions
 #include "aten/autograd/FunctionsManualUnary.h"  // helpers for the unary catalog ops
+#include "aten/autograd/FunctionsManualShapes.h"  // repeat, roll
 
 namespace tl::autograd::generated {
 

@@ -544,6 +544,10 @@ void rebase_history(const Tensor& self, const std::shared_ptr<Node>& fn) {
   set_history_impl(self, fn, true);
 }
 
+void set_inplace_view_history(const Tensor& self, const std::shared_ptr<Node>& fn) {
+  set_history_impl(self, fn, /*is_rebase=*/true);  // keeps whether self is a differentiable view
+}
+
 std::shared_ptr<Node> regenerate_view_grad_fn(const Tensor& view) {
   handle_view_on_rebase(view, /*indirect=*/true);  // split/unbind outputs have no history to regenerate
   AutogradMeta* meta = &view.impl()->ensure_autograd_meta();

@@ -196,6 +196,10 @@ std::vector<Tensor> mark_multi_output_views(std::vector<Tensor> views);
 // sees the gradient of values the op replaced.
 void rebase_history_zero_grad(const Tensor& self, const char* node);
 void rebase_history(const Tensor& self, const std::shared_ptr<Node>& fn);
+// After an in-place view op (squeeze_, t_: tag inplace_view) changed self's geometry: `fn` becomes
+// self's history as for a view op's output (PyTorch's set_history, not rebase_history): the base's
+// history is untouched and a view of a base stays one.
+void set_inplace_view_history(const Tensor& self, const std::shared_ptr<Node>& fn);
 // Called by Tensor::grad_fn() for a differentiable view whose base (or a sibling view) was
 // modified in place since its grad_fn was recorded: the view's history becomes "read from the
 // base's current value" (AsStridedBackward0 over the base).

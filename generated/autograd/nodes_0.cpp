@@ -13,6 +13,7 @@
 #include "generated/ops/ne.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/nextafter.h"
+#include "generated/ops/repeat.h"
 #include "generated/ops/select.h"
 #include "generated/ops/zeros_like.h"
 
@@ -72,6 +73,27 @@ variable_list NextafterBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of repeat(Tensor self, int[] repeats) -> Tensor
+struct RepeatBackward0 final : Node {
+  std::string name() const override { return "RepeatBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> repeats_;
+  DimVector self_sizes;
+};
+
+variable_list RepeatBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& repeats = as_arg(repeats_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = repeat_backward(grad, repeats, self_sizes);
   }
   return grad_inputs;
 }
@@ -175,6 +197,22 @@ const Tensor& nextafter_(const Tensor& self, const Tensor& other) {
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// repeat(Tensor self, int[] repeats) -> Tensor
+Tensor repeat(const Tensor& self, IntArrayRef repeats) {
+  auto grad_fn = std::make_shared<RepeatBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->repeats_ = repeats.vec();
+  grad_fn->self_sizes = self.sizes();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::repeat::call(self, repeats);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
 }
 
 // select.int(Tensor(a) self, int dim, int index) -> Tensor(a)

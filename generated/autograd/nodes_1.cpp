@@ -132,6 +132,26 @@ variable_list UnsqueezeBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)
+struct UnsqueezeBackward1 final : Node {
+  std::string name() const override { return "UnsqueezeBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+
+  int64_t dim_;
+};
+
+variable_list UnsqueezeBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = squeeze(grad, dim);
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
@@ -248,6 +268,20 @@ Tensor unsqueeze(const Tensor& self, int64_t dim) {
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
+}
+
+// unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)
+const Tensor& unsqueeze_(const Tensor& self, int64_t dim) {
+  check_inplace(self, "unsqueeze_");
+  auto grad_fn = std::make_shared<UnsqueezeBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  {
+    AutoGradMode below_autograd(false);
+    ops::unsqueeze_::call(self, dim);
+  }
+  set_inplace_view_history(self, grad_fn);
+  return self;
 }
 
 }  // namespace tl::autograd::wrappers

@@ -15,6 +15,7 @@
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/reshape.h"
+#include "generated/ops/roll.h"
 #include "generated/ops/special_entr.h"
 #include "generated/ops/special_erfcx.h"
 #include "generated/ops/special_i1e.h"
@@ -79,6 +80,28 @@ variable_list ClampMaxBackward1::apply(variable_list&& grads) {
   const auto& max = as_arg(max_);
   if (should_compute_output(0)) {
     grad_inputs[0] = grad_where(le(self, max), grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor
+struct RollBackward0 final : Node {
+  std::string name() const override { return "RollBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> shifts_;
+  std::vector<int64_t> dims_;
+};
+
+variable_list RollBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& shifts = as_arg(shifts_);
+  const auto& dims = as_arg(dims_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = roll_backward(grad, shifts, dims);
   }
   return grad_inputs;
 }
@@ -264,6 +287,22 @@ const Tensor& clamp_max_(const Tensor& self, const Scalar& max) {
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor
+Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
+  auto grad_fn = std::make_shared<RollBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->shifts_ = shifts.vec();
+  grad_fn->dims_ = dims.vec();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::roll::call(self, shifts, dims);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
 }
 
 // special_entr(Tensor self) -> Tensor

@@ -182,6 +182,63 @@ variable_list SqueezeBackward2::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of squeeze_(Tensor(a!) self) -> Tensor(a!)
+struct SqueezeBackward3 final : Node {
+  std::string name() const override { return "SqueezeBackward3"; }
+  variable_list apply(variable_list&& grads) override;
+
+  DimVector self_sizes;
+};
+
+variable_list SqueezeBackward3::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = reshape(grad, self_sizes);
+  }
+  return grad_inputs;
+}
+
+// Backward of squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)
+struct SqueezeBackward4 final : Node {
+  std::string name() const override { return "SqueezeBackward4"; }
+  variable_list apply(variable_list&& grads) override;
+
+  DimVector self_sizes;
+};
+
+variable_list SqueezeBackward4::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = reshape(grad, self_sizes);
+  }
+  return grad_inputs;
+}
+
+// Backward of squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)
+struct SqueezeBackward5 final : Node {
+  std::string name() const override { return "SqueezeBackward5"; }
+  variable_list apply(variable_list&& grads) override;
+
+  DimVector self_sizes;
+};
+
+variable_list SqueezeBackward5::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = reshape(grad, self_sizes);
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
@@ -331,6 +388,48 @@ Tensor squeeze_dims(const Tensor& self, IntArrayRef dim) {
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
+}
+
+// squeeze_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& squeeze_(const Tensor& self) {
+  check_inplace(self, "squeeze_");
+  auto grad_fn = std::make_shared<SqueezeBackward3>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->self_sizes = self.sizes();
+  {
+    AutoGradMode below_autograd(false);
+    ops::squeeze_::call(self);
+  }
+  set_inplace_view_history(self, grad_fn);
+  return self;
+}
+
+// squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)
+const Tensor& squeeze__dim(const Tensor& self, int64_t dim) {
+  check_inplace(self, "squeeze_.dim");
+  auto grad_fn = std::make_shared<SqueezeBackward4>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->self_sizes = self.sizes();
+  {
+    AutoGradMode below_autograd(false);
+    ops::squeeze__dim::call(self, dim);
+  }
+  set_inplace_view_history(self, grad_fn);
+  return self;
+}
+
+// squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)
+const Tensor& squeeze__dims(const Tensor& self, IntArrayRef dim) {
+  check_inplace(self, "squeeze_.dims");
+  auto grad_fn = std::make_shared<SqueezeBackward5>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->self_sizes = self.sizes();
+  {
+    AutoGradMode below_autograd(false);
+    ops::squeeze__dims::call(self, dim);
+  }
+  set_inplace_view_history(self, grad_fn);
+  return self;
 }
 
 }  // namespace tl::autograd::wrappers

@@ -11,6 +11,8 @@
 #include "generated/ops/flip.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/random.h"
+#include "generated/ops/unfold.h"
+#include "generated/ops/unfold_backward.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
@@ -117,6 +119,31 @@ variable_list RandomBackward2::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)
+struct UnfoldBackward0 final : Node {
+  std::string name() const override { return "UnfoldBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  int64_t dimension_;
+  int64_t size_;
+  int64_t step_;
+  DimVector self_sizes;
+};
+
+variable_list UnfoldBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dimension = as_arg(dimension_);
+  const auto& size = as_arg(size_);
+  const auto& step = as_arg(step_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = unfold_backward(grad, self_sizes, dimension, size, step);
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
@@ -215,6 +242,24 @@ const Tensor& random_(const Tensor& self, std::optional<Generator> generator) {
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)
+Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step) {
+  auto grad_fn = std::make_shared<UnfoldBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dimension_ = dimension;
+  grad_fn->size_ = size;
+  grad_fn->step_ = step;
+  grad_fn->self_sizes = self.sizes();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::unfold::call(self, dimension, size, step);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
 }
 
 }  // namespace tl::autograd::wrappers

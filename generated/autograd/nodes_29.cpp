@@ -62,6 +62,28 @@ variable_list TransposeBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)
+struct TransposeBackward1 final : Node {
+  std::string name() const override { return "TransposeBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+
+  int64_t dim0_;
+  int64_t dim1_;
+};
+
+variable_list TransposeBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim0 = as_arg(dim0_);
+  const auto& dim1 = as_arg(dim1_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = transpose(grad, dim0, dim1);
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
@@ -102,6 +124,21 @@ Tensor transpose_int(const Tensor& self, int64_t dim0, int64_t dim1) {
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
+}
+
+// transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)
+const Tensor& transpose_(const Tensor& self, int64_t dim0, int64_t dim1) {
+  check_inplace(self, "transpose_");
+  auto grad_fn = std::make_shared<TransposeBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim0_ = dim0;
+  grad_fn->dim1_ = dim1;
+  {
+    AutoGradMode below_autograd(false);
+    ops::transpose_::call(self, dim0, dim1);
+  }
+  set_inplace_view_history(self, grad_fn);
+  return self;
 }
 
 }  // namespace tl::autograd::wrappers

@@ -154,6 +154,23 @@ variable_list TBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of t_(Tensor(a!) self) -> Tensor(a!)
+struct TBackward1 final : Node {
+  std::string name() const override { return "TBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list TBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = t(grad);
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
@@ -258,6 +275,19 @@ Tensor t(const Tensor& self) {
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
+}
+
+// t_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& t_(const Tensor& self) {
+  check_inplace(self, "t_");
+  auto grad_fn = std::make_shared<TBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::t_::call(self);
+  }
+  set_inplace_view_history(self, grad_fn);
+  return self;
 }
 
 }  // namespace tl::autograd::wrappers

@@ -8,6 +8,8 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/frac.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/unfold.h"
+#include "generated/ops/unfold_backward.h"
 
 namespace tl::autograd::generated {
 
@@ -24,6 +26,30 @@ variable_list FracBackward0::apply(variable_list&& grads) {
   (void)grad;
   if (should_compute_output(0)) {
     grad_inputs[0] = grad;
+  }
+  return grad_inputs;
+}
+
+// Backward of unfold_backward(Tensor grad_in, int[] input_sizes, int dim, int size, int step) -> Tensor
+struct UnfoldBackwardBackward0 final : Node {
+  std::string name() const override { return "UnfoldBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  int64_t dim_;
+  int64_t size_;
+  int64_t step_;
+};
+
+variable_list UnfoldBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& size = as_arg(size_);
+  const auto& step = as_arg(step_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = unfold(grad, dim, size, step);
   }
   return grad_inputs;
 }
@@ -59,6 +85,23 @@ const Tensor& frac_(const Tensor& self) {
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// unfold_backward(Tensor grad_in, int[] input_sizes, int dim, int size, int step) -> Tensor
+Tensor unfold_backward(const Tensor& grad_in, IntArrayRef input_sizes, int64_t dim, int64_t size, int64_t step) {
+  auto grad_fn = std::make_shared<UnfoldBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_in}));
+  grad_fn->dim_ = dim;
+  grad_fn->size_ = size;
+  grad_fn->step_ = step;
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::unfold_backward::call(grad_in, input_sizes, dim, size, step);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
 }
 
 }  // namespace tl::autograd::wrappers

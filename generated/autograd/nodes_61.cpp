@@ -10,6 +10,7 @@
 #include "generated/ops/i0.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/rot90.h"
 #include "generated/ops/special_i1.h"
 
 namespace tl::autograd::generated {
@@ -36,6 +37,28 @@ variable_list I0Backward0::apply(variable_list&& grads) {
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = mul(grad, special_i1(self));
+  }
+  return grad_inputs;
+}
+
+// Backward of rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor
+struct Rot90Backward0 final : Node {
+  std::string name() const override { return "Rot90Backward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  int64_t k_;
+  std::vector<int64_t> dims_;
+};
+
+variable_list Rot90Backward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& k = as_arg(k_);
+  const auto& dims = as_arg(dims_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = rot90(grad, -k, dims);
   }
   return grad_inputs;
 }
@@ -77,6 +100,22 @@ const Tensor& i0_(const Tensor& self) {
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor
+Tensor rot90(const Tensor& self, int64_t k, IntArrayRef dims) {
+  auto grad_fn = std::make_shared<Rot90Backward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->k_ = k;
+  grad_fn->dims_ = dims.vec();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::rot90::call(self, k, dims);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
 }
 
 }  // namespace tl::autograd::wrappers

@@ -4,9 +4,17 @@
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/empty_like.h"
 #include "generated/ops/fill.h"
+#include "generated/ops/flip.h"
+#include "generated/ops/fliplr.h"
 #include "generated/ops/ones_like.h"
 
 namespace tl::native {
+
+// fliplr(Tensor self) -> Tensor
+Tensor fliplr_composite(const Tensor& self) {
+  TL_CHECK(self.dim() >= 2, "Input must be >= 2-d.");
+  return flip(self, std::vector<int64_t>{1});
+}
 
 // ones_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor ones_like_composite(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {

@@ -11,6 +11,8 @@
 #include "generated/ops/random.h"
 #include "generated/ops/special_exp2.h"
 #include "generated/ops/std_mean.h"
+#include "generated/ops/swapdims.h"
+#include "generated/ops/transpose.h"
 
 namespace tl::native {
 
@@ -48,6 +50,16 @@ std::tuple<const Tensor&, const Tensor&> std_mean_correction_out_composite(const
   copy_(out0, sd);
   copy_(out1, mean);
   return {out0, out1};
+}
+
+// swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
+Tensor swapdims_composite(const Tensor& self, int64_t dim0, int64_t dim1) {
+  return transpose(self, dim0, dim1);
+}
+
+// swapdims_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)
+const Tensor& swapdims__composite(const Tensor& self, int64_t dim0, int64_t dim1) {
+  return transpose_(self, dim0, dim1);
 }
 
 }  // namespace tl::native

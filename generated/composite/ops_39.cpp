@@ -4,8 +4,11 @@
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/arctanh.h"
 #include "generated/ops/atanh.h"
+#include "generated/ops/contiguous.h"
 #include "generated/ops/isreal.h"
 #include "generated/ops/ones_like.h"
+#include "generated/ops/ravel.h"
+#include "generated/ops/view.h"
 
 namespace tl::native {
 
@@ -22,6 +25,11 @@ const Tensor& arctanh__composite(const Tensor& self) {
 // isreal(Tensor self) -> Tensor
 Tensor isreal_composite(const Tensor& self) {
   return ones_like(self, ScalarType::Bool);
+}
+
+// ravel(Tensor(a) self) -> Tensor(a)
+Tensor ravel_composite(const Tensor& self) {
+  return view(contiguous(self), std::vector<int64_t>{-1});
 }
 
 }  // namespace tl::native

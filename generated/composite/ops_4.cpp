@@ -5,7 +5,9 @@
 #include "generated/ops/_to_copy.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/i0.h"
+#include "generated/ops/repeat.h"
 #include "generated/ops/special_i0.h"
+#include "generated/ops/tile.h"
 #include "generated/ops/to.h"
 
 namespace tl::native {
@@ -13,6 +15,15 @@ namespace tl::native {
 // special_i0(Tensor self) -> Tensor
 Tensor special_i0_composite(const Tensor& self) {
   return i0(self);
+}
+
+// tile(Tensor self, int[] dims) -> Tensor
+Tensor tile_composite(const Tensor& self, IntArrayRef dims) {
+  const int64_t missing = self.dim() - static_cast<int64_t>(dims.size());
+  if (missing <= 0) return repeat(self, dims);
+  std::vector<int64_t> padded(static_cast<size_t>(missing), 1);
+  padded.insert(padded.end(), dims.begin(), dims.end());
+  return repeat(self, padded);
 }
 
 // to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False) -> Tensor(a)

@@ -8,6 +8,8 @@
 #include "generated/ops/contiguous.h"
 #include "generated/ops/div.h"
 #include "generated/ops/divide.h"
+#include "generated/ops/moveaxis.h"
+#include "generated/ops/movedim.h"
 
 namespace tl::native {
 
@@ -42,6 +44,16 @@ Tensor divide_Tensor_mode_composite(const Tensor& self, const Tensor& other, std
 // divide.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
 Tensor divide_Scalar_mode_composite(const Tensor& self, const Scalar& other, std::optional<std::string_view> rounding_mode) {
   return div(self, other, rounding_mode);
+}
+
+// moveaxis.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
+Tensor moveaxis_intlist_composite(const Tensor& self, IntArrayRef source, IntArrayRef destination) {
+  return movedim(self, source, destination);
+}
+
+// moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)
+Tensor moveaxis_int_composite(const Tensor& self, int64_t source, int64_t destination) {
+  return movedim(self, source, destination);
 }
 
 }  // namespace tl::native

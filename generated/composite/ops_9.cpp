@@ -4,6 +4,7 @@
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/acos.h"
 #include "generated/ops/arccos.h"
+#include "generated/ops/meshgrid.h"
 #include "generated/ops/sigmoid.h"
 #include "generated/ops/special_expit.h"
 #include "generated/ops/sub.h"
@@ -19,6 +20,11 @@ Tensor arccos_composite(const Tensor& self) {
 // arccos_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& arccos__composite(const Tensor& self) {
   return acos_(self);
+}
+
+// meshgrid(Tensor[] tensors) -> Tensor[]
+std::vector<Tensor> meshgrid_composite(TensorList tensors) {
+  return meshgrid(tensors, "ij");
 }
 
 // special_expit(Tensor self) -> Tensor

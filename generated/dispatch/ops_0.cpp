@@ -3,13 +3,27 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/atleast_3d.h"
 #include "generated/ops/detach.h"
 #include "generated/ops/erf.h"
 #include "generated/ops/isnan.h"
 #include "generated/ops/nextafter.h"
+#include "generated/ops/repeat.h"
 #include "generated/ops/select.h"
 
 namespace tl {
+
+// ============================================================================ atleast_3d
+
+// atleast_3d(Tensor self) -> Tensor
+Tensor atleast_3d(const Tensor& self) {
+  return native::atleast_3d_composite(self);
+}
+
+// atleast_3d.Sequence(Tensor[] tensors) -> Tensor[]
+std::vector<Tensor> atleast_3d(TensorList tensors) {
+  return native::atleast_3d_sequence_composite(tensors);
+}
 
 // ============================================================================ detach
 
@@ -214,6 +228,28 @@ const Tensor& ops::nextafter_out::call(const Tensor& self, const Tensor& other, 
 const Tensor& nextafter_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   check_out_no_grad("nextafter.out", {&self, &other}, {&out});
   return ops::nextafter_out::call(self, other, out);
+}
+
+// ============================================================================ repeat
+
+// repeat(Tensor self, int[] repeats) -> Tensor
+ops::repeat::Kernel* ops::repeat::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::repeat_kernel,
+    /* Meta */ native::repeat_kernel,
+};
+
+Tensor ops::repeat::call(const Tensor& self, IntArrayRef repeats) {
+  const Device kernel_device = dispatch_device("repeat", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("repeat", kernel_device);
+  return kernel(self, repeats);
+}
+
+Tensor repeat(const Tensor& self, IntArrayRef repeats) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::repeat(self, repeats);
+  }
+  return ops::repeat::call(self, repeats);
 }
 
 // ============================================================================ select

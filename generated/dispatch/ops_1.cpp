@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/atleast_2d.h"
 #include "generated/ops/cat.h"
 #include "generated/ops/concat.h"
 #include "generated/ops/fmin.h"
@@ -13,6 +14,18 @@
 #include "generated/ops/unsqueeze.h"
 
 namespace tl {
+
+// ============================================================================ atleast_2d
+
+// atleast_2d(Tensor self) -> Tensor
+Tensor atleast_2d(const Tensor& self) {
+  return native::atleast_2d_composite(self);
+}
+
+// atleast_2d.Sequence(Tensor[] tensors) -> Tensor[]
+std::vector<Tensor> atleast_2d(TensorList tensors) {
+  return native::atleast_2d_sequence_composite(tensors);
+}
 
 // ============================================================================ concat
 
@@ -483,6 +496,28 @@ Tensor unsqueeze(const Tensor& self, int64_t dim) {
     return autograd::wrappers::unsqueeze(self, dim);
   }
   return ops::unsqueeze::call(self, dim);
+}
+
+// unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)
+ops::unsqueeze_::Kernel* ops::unsqueeze_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::unsqueeze__kernel,
+    /* Meta */ native::unsqueeze__kernel,
+};
+
+const Tensor& ops::unsqueeze_::call(const Tensor& self, int64_t dim) {
+  const Device kernel_device = dispatch_device("unsqueeze_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("unsqueeze_", kernel_device);
+  decltype(auto) result = kernel(self, dim);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& unsqueeze_(const Tensor& self, int64_t dim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::unsqueeze_(self, dim);
+  }
+  return ops::unsqueeze_::call(self, dim);
 }
 
 }  // namespace tl

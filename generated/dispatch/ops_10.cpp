@@ -4,6 +4,8 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/cauchy.h"
+#include "generated/ops/column_stack.h"
+#include "generated/ops/fliplr.h"
 #include "generated/ops/ones_like.h"
 #include "generated/ops/sinc.h"
 
@@ -31,6 +33,26 @@ const Tensor& cauchy_(const Tensor& self, double median, double sigma, std::opti
     return autograd::wrappers::cauchy_(self, median, sigma, generator);
   }
   return ops::cauchy_::call(self, median, sigma, generator);
+}
+
+// ============================================================================ column_stack
+
+// column_stack(Tensor[] tensors) -> Tensor
+Tensor column_stack(TensorList tensors) {
+  return native::column_stack_composite(tensors);
+}
+
+// column_stack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& column_stack_out(const Tensor& out, TensorList tensors) {
+  check_out_no_grad("column_stack.out", {}, {&out}, {tensors});
+  return native::column_stack_out_composite(tensors, out);
+}
+
+// ============================================================================ fliplr
+
+// fliplr(Tensor self) -> Tensor
+Tensor fliplr(const Tensor& self) {
+  return native::fliplr_composite(self);
 }
 
 // ============================================================================ ones_like

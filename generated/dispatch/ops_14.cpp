@@ -5,6 +5,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/clamp_max.h"
 #include "generated/ops/isfinite.h"
+#include "generated/ops/roll.h"
 #include "generated/ops/special_entr.h"
 #include "generated/ops/special_erfcx.h"
 #include "generated/ops/special_i1e.h"
@@ -194,6 +195,28 @@ Tensor ops::isfinite::call(const Tensor& self) {
 
 Tensor isfinite(const Tensor& self) {
   return ops::isfinite::call(self);
+}
+
+// ============================================================================ roll
+
+// roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor
+ops::roll::Kernel* ops::roll::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::roll_kernel,
+    /* Meta */ native::roll_kernel,
+};
+
+Tensor ops::roll::call(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
+  const Device kernel_device = dispatch_device("roll", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("roll", kernel_device);
+  return kernel(self, shifts, dims);
+}
+
+Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::roll(self, shifts, dims);
+  }
+  return ops::roll::call(self, shifts, dims);
 }
 
 // ============================================================================ special_entr

@@ -5,6 +5,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/_test_scale_optional.h"
 #include "generated/ops/asin.h"
+#include "generated/ops/atleast_1d.h"
 #include "generated/ops/bitwise_or.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/randn.h"
@@ -116,6 +117,18 @@ const Tensor& ops::asin_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& asin_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("asin.out", {&self}, {&out});
   return ops::asin_out::call(self, out);
+}
+
+// ============================================================================ atleast_1d
+
+// atleast_1d(Tensor self) -> Tensor
+Tensor atleast_1d(const Tensor& self) {
+  return native::atleast_1d_composite(self);
+}
+
+// atleast_1d.Sequence(Tensor[] tensors) -> Tensor[]
+std::vector<Tensor> atleast_1d(TensorList tensors) {
+  return native::atleast_1d_sequence_composite(tensors);
 }
 
 // ============================================================================ bitwise_or
@@ -480,6 +493,72 @@ Tensor squeeze(const Tensor& self, IntArrayRef dim) {
     return autograd::wrappers::squeeze_dims(self, dim);
   }
   return ops::squeeze_dims::call(self, dim);
+}
+
+// squeeze_(Tensor(a!) self) -> Tensor(a!)
+ops::squeeze_::Kernel* ops::squeeze_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::squeeze__kernel,
+    /* Meta */ native::squeeze__kernel,
+};
+
+const Tensor& ops::squeeze_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("squeeze_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("squeeze_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& squeeze_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::squeeze_(self);
+  }
+  return ops::squeeze_::call(self);
+}
+
+// squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)
+ops::squeeze__dim::Kernel* ops::squeeze__dim::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::squeeze__dim_kernel,
+    /* Meta */ native::squeeze__dim_kernel,
+};
+
+const Tensor& ops::squeeze__dim::call(const Tensor& self, int64_t dim) {
+  const Device kernel_device = dispatch_device("squeeze_.dim", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("squeeze_.dim", kernel_device);
+  decltype(auto) result = kernel(self, dim);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& squeeze_(const Tensor& self, int64_t dim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::squeeze__dim(self, dim);
+  }
+  return ops::squeeze__dim::call(self, dim);
+}
+
+// squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)
+ops::squeeze__dims::Kernel* ops::squeeze__dims::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::squeeze__dims_kernel,
+    /* Meta */ native::squeeze__dims_kernel,
+};
+
+const Tensor& ops::squeeze__dims::call(const Tensor& self, IntArrayRef dim) {
+  const Device kernel_device = dispatch_device("squeeze_.dims", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("squeeze_.dims", kernel_device);
+  decltype(auto) result = kernel(self, dim);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& squeeze_(const Tensor& self, IntArrayRef dim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::squeeze__dims(self, dim);
+  }
+  return ops::squeeze__dims::call(self, dim);
 }
 
 }  // namespace tl

@@ -7,6 +7,7 @@
 #include "generated/ops/flip.h"
 #include "generated/ops/heaviside.h"
 #include "generated/ops/random.h"
+#include "generated/ops/unfold.h"
 
 namespace tl {
 
@@ -263,6 +264,28 @@ const Tensor& random_(const Tensor& self, std::optional<Generator> generator) {
     return autograd::wrappers::random_(self, generator);
   }
   return ops::random_::call(self, generator);
+}
+
+// ============================================================================ unfold
+
+// unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)
+ops::unfold::Kernel* ops::unfold::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::unfold_kernel,
+    /* Meta */ native::unfold_kernel,
+};
+
+Tensor ops::unfold::call(const Tensor& self, int64_t dimension, int64_t size, int64_t step) {
+  const Device kernel_device = dispatch_device("unfold", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("unfold", kernel_device);
+  return kernel(self, dimension, size, step);
+}
+
+Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::unfold(self, dimension, size, step);
+  }
+  return ops::unfold::call(self, dimension, size, step);
 }
 
 }  // namespace tl

@@ -5,14 +5,17 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/addcdiv.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/dstack.h"
 #include "generated/ops/exp2.h"
 #include "generated/ops/fmax.h"
+#include "generated/ops/hsplit.h"
 #include "generated/ops/polygamma.h"
 #include "generated/ops/randint.h"
 #include "generated/ops/relu.h"
 #include "generated/ops/special_exp2.h"
 #include "generated/ops/sqrt.h"
 #include "generated/ops/std_mean.h"
+#include "generated/ops/swapdims.h"
 
 namespace tl {
 
@@ -123,6 +126,19 @@ Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
   return ops::clone::call(self, memory_format);
 }
 
+// ============================================================================ dstack
+
+// dstack(Tensor[] tensors) -> Tensor
+Tensor dstack(TensorList tensors) {
+  return native::dstack_composite(tensors);
+}
+
+// dstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& dstack_out(const Tensor& out, TensorList tensors) {
+  check_out_no_grad("dstack.out", {}, {&out}, {tensors});
+  return native::dstack_out_composite(tensors, out);
+}
+
 // ============================================================================ fmax
 
 // fmax(Tensor self, Tensor other) -> Tensor
@@ -177,6 +193,18 @@ const Tensor& ops::fmax_out::call(const Tensor& self, const Tensor& other, const
 const Tensor& fmax_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   check_out_no_grad("fmax.out", {&self, &other}, {&out});
   return ops::fmax_out::call(self, other, out);
+}
+
+// ============================================================================ hsplit
+
+// hsplit.int(Tensor(a) self, int sections) -> Tensor(a)[]
+std::vector<Tensor> hsplit(const Tensor& self, int64_t sections) {
+  return native::hsplit_int_composite(self, sections);
+}
+
+// hsplit.array(Tensor(a) self, int[] indices) -> Tensor(a)[]
+std::vector<Tensor> hsplit(const Tensor& self, IntArrayRef indices) {
+  return native::hsplit_array_composite(self, indices);
 }
 
 // ============================================================================ polygamma
@@ -429,6 +457,18 @@ std::tuple<Tensor, Tensor> std_mean(const Tensor& self, OptionalIntArrayRef dim,
 std::tuple<const Tensor&, const Tensor&> std_mean_out(const Tensor& out0, const Tensor& out1, const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
   check_out_no_grad("std_mean.correction_out", {&self}, {&out0, &out1});
   return native::std_mean_correction_out_composite(self, dim, correction, keepdim, out0, out1);
+}
+
+// ============================================================================ swapdims
+
+// swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
+Tensor swapdims(const Tensor& self, int64_t dim0, int64_t dim1) {
+  return native::swapdims_composite(self, dim0, dim1);
+}
+
+// swapdims_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)
+const Tensor& swapdims_(const Tensor& self, int64_t dim0, int64_t dim1) {
+  return native::swapdims__composite(self, dim0, dim1);
 }
 
 }  // namespace tl

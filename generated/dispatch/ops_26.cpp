@@ -7,7 +7,9 @@
 #include "generated/ops/bernoulli.h"
 #include "generated/ops/hypot.h"
 #include "generated/ops/log2.h"
+#include "generated/ops/row_stack.h"
 #include "generated/ops/special_bessel_j1.h"
+#include "generated/ops/vstack.h"
 
 namespace tl {
 
@@ -317,6 +319,19 @@ const Tensor& ops::log2_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& log2_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("log2.out", {&self}, {&out});
   return ops::log2_out::call(self, out);
+}
+
+// ============================================================================ row_stack
+
+// row_stack(Tensor[] tensors) -> Tensor
+Tensor row_stack(TensorList tensors) {
+  return native::vstack_composite(tensors);
+}
+
+// row_stack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& row_stack_out(const Tensor& out, TensorList tensors) {
+  check_out_no_grad("row_stack.out", {}, {&out}, {tensors});
+  return native::vstack_out_composite(tensors, out);
 }
 
 // ============================================================================ special_bessel_j1

@@ -232,4 +232,26 @@ Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1) {
   return ops::transpose_int::call(self, dim0, dim1);
 }
 
+// transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)
+ops::transpose_::Kernel* ops::transpose_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::transpose__kernel,
+    /* Meta */ native::transpose__kernel,
+};
+
+const Tensor& ops::transpose_::call(const Tensor& self, int64_t dim0, int64_t dim1) {
+  const Device kernel_device = dispatch_device("transpose_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("transpose_", kernel_device);
+  decltype(auto) result = kernel(self, dim0, dim1);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& transpose_(const Tensor& self, int64_t dim0, int64_t dim1) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::transpose_(self, dim0, dim1);
+  }
+  return ops::transpose_::call(self, dim0, dim1);
+}
+
 }  // namespace tl

@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/cumprod.h"
+#include "generated/ops/flipud.h"
 #include "generated/ops/le.h"
 #include "generated/ops/tanh.h"
 
@@ -90,6 +91,13 @@ const Tensor& ops::cumprod_out::call(const Tensor& self, int64_t dim, std::optio
 const Tensor& cumprod_out(const Tensor& out, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
   check_out_no_grad("cumprod.out", {&self}, {&out});
   return ops::cumprod_out::call(self, dim, dtype, out);
+}
+
+// ============================================================================ flipud
+
+// flipud(Tensor self) -> Tensor
+Tensor flipud(const Tensor& self) {
+  return native::flipud_composite(self);
 }
 
 // ============================================================================ le

@@ -6,6 +6,7 @@
 #include "generated/ops/amax.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/repeat_interleave.h"
 
 namespace tl {
 
@@ -283,6 +284,35 @@ const Tensor& ops::neg_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& neg_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("neg.out", {&self}, {&out});
   return ops::neg_out::call(self, out);
+}
+
+// ============================================================================ repeat_interleave
+
+// repeat_interleave.Tensor(Tensor repeats, *, int? output_size=None) -> Tensor
+ops::repeat_interleave_Tensor::Kernel* ops::repeat_interleave_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::repeat_interleave_kernel,
+    /* Meta */ native::repeat_interleave_kernel,
+};
+
+Tensor ops::repeat_interleave_Tensor::call(const Tensor& repeats, std::optional<int64_t> output_size) {
+  const Device kernel_device = dispatch_device("repeat_interleave.Tensor", {&repeats});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("repeat_interleave.Tensor", kernel_device);
+  return kernel(repeats, output_size);
+}
+
+Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> output_size) {
+  return ops::repeat_interleave_Tensor::call(repeats, output_size);
+}
+
+// repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, int? output_size=None) -> Tensor
+Tensor repeat_interleave(const Tensor& self, const Tensor& repeats, std::optional<int64_t> dim, std::optional<int64_t> output_size) {
+  return native::repeat_interleave_tensor_composite(self, repeats, dim, output_size);
+}
+
+// repeat_interleave.self_int(Tensor self, int repeats, int? dim=None, *, int? output_size=None) -> Tensor
+Tensor repeat_interleave(const Tensor& self, int64_t repeats, std::optional<int64_t> dim, std::optional<int64_t> output_size) {
+  return native::repeat_interleave_int_composite(self, repeats, dim, output_size);
 }
 
 }  // namespace tl

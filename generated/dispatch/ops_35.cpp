@@ -5,6 +5,8 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/_test_sum_defined.h"
 #include "generated/ops/digamma.h"
+#include "generated/ops/dsplit.h"
+#include "generated/ops/hstack.h"
 #include "generated/ops/is_nonzero.h"
 #include "generated/ops/special_digamma.h"
 
@@ -15,6 +17,31 @@ namespace tl {
 // _test_sum_defined(Tensor?[] tensors) -> Tensor
 Tensor _test_sum_defined(const std::vector<std::optional<Tensor>>& tensors) {
   return native::_test_sum_defined_composite(tensors);
+}
+
+// ============================================================================ dsplit
+
+// dsplit.int(Tensor(a) self, int sections) -> Tensor(a)[]
+std::vector<Tensor> dsplit(const Tensor& self, int64_t sections) {
+  return native::dsplit_int_composite(self, sections);
+}
+
+// dsplit.array(Tensor(a) self, int[] indices) -> Tensor(a)[]
+std::vector<Tensor> dsplit(const Tensor& self, IntArrayRef indices) {
+  return native::dsplit_array_composite(self, indices);
+}
+
+// ============================================================================ hstack
+
+// hstack(Tensor[] tensors) -> Tensor
+Tensor hstack(TensorList tensors) {
+  return native::hstack_composite(tensors);
+}
+
+// hstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& hstack_out(const Tensor& out, TensorList tensors) {
+  check_out_no_grad("hstack.out", {}, {&out}, {tensors});
+  return native::hstack_out_composite(tensors, out);
 }
 
 // ============================================================================ is_nonzero

@@ -8,6 +8,7 @@
 #include "generated/ops/logsumexp.h"
 #include "generated/ops/positive.h"
 #include "generated/ops/slice.h"
+#include "generated/ops/swapaxes.h"
 
 namespace tl {
 
@@ -107,6 +108,18 @@ Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start, std:
     return autograd::wrappers::slice_Tensor(self, dim, start, end, step);
   }
   return ops::slice_Tensor::call(self, dim, start, end, step);
+}
+
+// ============================================================================ swapaxes
+
+// swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)
+Tensor swapaxes(const Tensor& self, int64_t axis0, int64_t axis1) {
+  return native::swapaxes_composite(self, axis0, axis1);
+}
+
+// swapaxes_(Tensor(a!) self, int axis0, int axis1) -> Tensor(a!)
+const Tensor& swapaxes_(const Tensor& self, int64_t axis0, int64_t axis1) {
+  return native::swapaxes__composite(self, axis0, axis1);
 }
 
 }  // namespace tl

@@ -13,6 +13,7 @@
 #include "generated/ops/index_fill.h"
 #include "generated/ops/isreal.h"
 #include "generated/ops/masked_select.h"
+#include "generated/ops/ravel.h"
 #include "generated/ops/tan.h"
 
 namespace tl {
@@ -613,6 +614,13 @@ const Tensor& ops::masked_select_out::call(const Tensor& self, const Tensor& mas
 const Tensor& masked_select_out(const Tensor& out, const Tensor& self, const Tensor& mask) {
   check_out_no_grad("masked_select.out", {&self, &mask}, {&out});
   return ops::masked_select_out::call(self, mask, out);
+}
+
+// ============================================================================ ravel
+
+// ravel(Tensor(a) self) -> Tensor(a)
+Tensor ravel(const Tensor& self) {
+  return native::ravel_composite(self);
 }
 
 // ============================================================================ tan

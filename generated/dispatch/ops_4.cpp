@@ -8,7 +8,9 @@
 #include "generated/ops/empty_strided.h"
 #include "generated/ops/i0.h"
 #include "generated/ops/special_i0.h"
+#include "generated/ops/tile.h"
 #include "generated/ops/to.h"
+#include "generated/ops/unflatten.h"
 
 namespace tl {
 
@@ -239,6 +241,13 @@ const Tensor& special_i0_out(const Tensor& out, const Tensor& self) {
   return i0_out(out, self);
 }
 
+// ============================================================================ tile
+
+// tile(Tensor self, int[] dims) -> Tensor
+Tensor tile(const Tensor& self, IntArrayRef dims) {
+  return native::tile_composite(self, dims);
+}
+
 // ============================================================================ to
 
 // to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False) -> Tensor(a)
@@ -259,6 +268,13 @@ Tensor to(const Tensor& self, const Tensor& other, bool non_blocking, bool copy)
 // to(Tensor(a) self, bool non_blocking=False, bool copy=False) -> Tensor(a)
 Tensor to(const Tensor& self, bool non_blocking, bool copy) {
   return native::to_composite(self, non_blocking, copy);
+}
+
+// ============================================================================ unflatten
+
+// unflatten.int(Tensor(a) self, int dim, int[] sizes) -> Tensor(a)
+Tensor unflatten(const Tensor& self, int64_t dim, IntArrayRef sizes) {
+  return native::unflatten_composite(self, dim, sizes);
 }
 
 }  // namespace tl

@@ -346,4 +346,26 @@ Tensor t(const Tensor& self) {
   return ops::t::call(self);
 }
 
+// t_(Tensor(a!) self) -> Tensor(a!)
+ops::t_::Kernel* ops::t_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::t__kernel,
+    /* Meta */ native::t__kernel,
+};
+
+const Tensor& ops::t_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("t_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("t_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& t_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::t_(self);
+  }
+  return ops::t_::call(self);
+}
+
 }  // namespace tl

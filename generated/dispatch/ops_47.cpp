@@ -3,10 +3,18 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/broadcast_tensors.h"
 #include "generated/ops/log1p.h"
 #include "generated/ops/special_softmax.h"
 
 namespace tl {
+
+// ============================================================================ broadcast_tensors
+
+// broadcast_tensors(Tensor[] tensors) -> Tensor[]
+std::vector<Tensor> broadcast_tensors(TensorList tensors) {
+  return native::broadcast_tensors_composite(tensors);
+}
 
 // ============================================================================ log1p
 

@@ -6,6 +6,7 @@
 #include "generated/ops/_log_softmax_backward_data.h"
 #include "generated/ops/cosh.h"
 #include "generated/ops/exp2.h"
+#include "generated/ops/vsplit.h"
 
 namespace tl {
 
@@ -195,6 +196,18 @@ const Tensor& ops::exp2_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& exp2_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("exp2.out", {&self}, {&out});
   return ops::exp2_out::call(self, out);
+}
+
+// ============================================================================ vsplit
+
+// vsplit.int(Tensor(a) self, int sections) -> Tensor(a)[]
+std::vector<Tensor> vsplit(const Tensor& self, int64_t sections) {
+  return native::vsplit_int_composite(self, sections);
+}
+
+// vsplit.array(Tensor(a) self, int[] indices) -> Tensor(a)[]
+std::vector<Tensor> vsplit(const Tensor& self, IntArrayRef indices) {
+  return native::vsplit_array_composite(self, indices);
 }
 
 }  // namespace tl

@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/any.h"
+#include "generated/ops/broadcast_to.h"
 #include "generated/ops/cummin.h"
 #include "generated/ops/exponential.h"
 #include "generated/ops/fill.h"
@@ -114,6 +115,13 @@ const Tensor& ops::any_dims_out::call(const Tensor& self, OptionalIntArrayRef di
 const Tensor& any_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim) {
   check_out_no_grad("any.dims_out", {&self}, {&out});
   return ops::any_dims_out::call(self, dim, keepdim, out);
+}
+
+// ============================================================================ broadcast_to
+
+// broadcast_to(Tensor(a) self, int[] size) -> Tensor(a)
+Tensor broadcast_to(const Tensor& self, IntArrayRef size) {
+  return native::broadcast_to_composite(self, size);
 }
 
 // ============================================================================ cummin

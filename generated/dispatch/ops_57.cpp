@@ -3,10 +3,19 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/adjoint.h"
 #include "generated/ops/frac.h"
 #include "generated/ops/nanmean.h"
+#include "generated/ops/unfold_backward.h"
 
 namespace tl {
+
+// ============================================================================ adjoint
+
+// adjoint(Tensor(a) self) -> Tensor(a)
+Tensor adjoint(const Tensor& self) {
+  return native::adjoint_composite(self);
+}
 
 // ============================================================================ frac
 
@@ -102,6 +111,28 @@ Tensor nanmean(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::o
 const Tensor& nanmean_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
   check_out_no_grad("nanmean.out", {&self}, {&out});
   return copy_to_out(out, nanmean(self, dim, keepdim, dtype ? dtype : std::optional<ScalarType>(out.dtype())), "nanmean.out", native::OutDtype::CanCast);
+}
+
+// ============================================================================ unfold_backward
+
+// unfold_backward(Tensor grad_in, int[] input_sizes, int dim, int size, int step) -> Tensor
+ops::unfold_backward::Kernel* ops::unfold_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::unfold_backward_kernel,
+    /* Meta */ native::unfold_backward_kernel,
+};
+
+Tensor ops::unfold_backward::call(const Tensor& grad_in, IntArrayRef input_sizes, int64_t dim, int64_t size, int64_t step) {
+  const Device kernel_device = dispatch_device("unfold_backward", {&grad_in});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("unfold_backward", kernel_device);
+  return kernel(grad_in, input_sizes, dim, size, step);
+}
+
+Tensor unfold_backward(const Tensor& grad_in, IntArrayRef input_sizes, int64_t dim, int64_t size, int64_t step) {
+  if (autograd::compute_requires_grad({&grad_in})) {
+    return autograd::wrappers::unfold_backward(grad_in, input_sizes, dim, size, step);
+  }
+  return ops::unfold_backward::call(grad_in, input_sizes, dim, size, step);
 }
 
 }  // namespace tl

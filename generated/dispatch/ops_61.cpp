@@ -4,6 +4,8 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/i0.h"
+#include "generated/ops/movedim.h"
+#include "generated/ops/rot90.h"
 
 namespace tl {
 
@@ -88,6 +90,40 @@ const Tensor& ops::i0_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& i0_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("i0.out", {&self}, {&out});
   return ops::i0_out::call(self, out);
+}
+
+// ============================================================================ movedim
+
+// movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
+Tensor movedim(const Tensor& self, IntArrayRef source, IntArrayRef destination) {
+  return native::movedim_composite(self, source, destination);
+}
+
+// movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)
+Tensor movedim(const Tensor& self, int64_t source, int64_t destination) {
+  return native::movedim_int_composite(self, source, destination);
+}
+
+// ============================================================================ rot90
+
+// rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor
+ops::rot90::Kernel* ops::rot90::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::rot90_kernel,
+    /* Meta */ native::rot90_kernel,
+};
+
+Tensor ops::rot90::call(const Tensor& self, int64_t k, IntArrayRef dims) {
+  const Device kernel_device = dispatch_device("rot90", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("rot90", kernel_device);
+  return kernel(self, k, dims);
+}
+
+Tensor rot90(const Tensor& self, int64_t k, IntArrayRef dims) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::rot90(self, k, dims);
+  }
+  return ops::rot90::call(self, k, dims);
 }
 
 }  // namespace tl

@@ -3,9 +3,17 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/flatten.h"
 #include "generated/ops/ones.h"
 
 namespace tl {
+
+// ============================================================================ flatten
+
+// flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
+Tensor flatten(const Tensor& self, int64_t start_dim, int64_t end_dim) {
+  return native::flatten_composite(self, start_dim, end_dim);
+}
 
 // ============================================================================ ones
 

@@ -10,7 +10,9 @@
 #include "generated/ops/divide.h"
 #include "generated/ops/ge.h"
 #include "generated/ops/index_add.h"
+#include "generated/ops/moveaxis.h"
 #include "generated/ops/true_divide.h"
+#include "generated/ops/vstack.h"
 
 namespace tl {
 
@@ -456,6 +458,18 @@ const Tensor& index_add_out(const Tensor& out, const Tensor& self, int64_t dim, 
   return ops::index_add_out::call(self, dim, index, source, alpha, out);
 }
 
+// ============================================================================ moveaxis
+
+// moveaxis.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
+Tensor moveaxis(const Tensor& self, IntArrayRef source, IntArrayRef destination) {
+  return native::moveaxis_intlist_composite(self, source, destination);
+}
+
+// moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)
+Tensor moveaxis(const Tensor& self, int64_t source, int64_t destination) {
+  return native::moveaxis_int_composite(self, source, destination);
+}
+
 // ============================================================================ true_divide
 
 // true_divide.Tensor(Tensor self, Tensor other) -> Tensor
@@ -592,6 +606,19 @@ const Tensor& true_divide_(const Tensor& self, const Scalar& other) {
     return autograd::wrappers::true_divide__Scalar(self, other);
   }
   return ops::true_divide__Scalar::call(self, other);
+}
+
+// ============================================================================ vstack
+
+// vstack(Tensor[] tensors) -> Tensor
+Tensor vstack(TensorList tensors) {
+  return native::vstack_composite(tensors);
+}
+
+// vstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& vstack_out(const Tensor& out, TensorList tensors) {
+  check_out_no_grad("vstack.out", {}, {&out}, {tensors});
+  return native::vstack_out_composite(tensors, out);
 }
 
 }  // namespace tl

@@ -11,6 +11,7 @@
 #include "generated/ops/div.h"
 #include "generated/ops/isneginf.h"
 #include "generated/ops/max.h"
+#include "generated/ops/meshgrid.h"
 #include "generated/ops/minimum.h"
 #include "generated/ops/sigmoid.h"
 #include "generated/ops/special_expit.h"
@@ -558,6 +559,18 @@ const Tensor& ops::max_unary_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& max_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("max.unary_out", {&self}, {&out});
   return ops::max_unary_out::call(self, out);
+}
+
+// ============================================================================ meshgrid
+
+// meshgrid(Tensor[] tensors) -> Tensor[]
+std::vector<Tensor> meshgrid(TensorList tensors) {
+  return native::meshgrid_composite(tensors);
+}
+
+// meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]
+std::vector<Tensor> meshgrid(TensorList tensors, std::string_view indexing) {
+  return native::meshgrid_indexing_composite(tensors, indexing);
 }
 
 // ============================================================================ minimum

@@ -15,6 +15,15 @@ Tensor squeeze(const Tensor& self, int64_t dim);
 // squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)
 Tensor squeeze(const Tensor& self, IntArrayRef dim);
 
+// squeeze_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& squeeze_(const Tensor& self);
+
+// squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)
+const Tensor& squeeze_(const Tensor& self, int64_t dim);
+
+// squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)
+const Tensor& squeeze_(const Tensor& self, IntArrayRef dim);
+
 // Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
@@ -38,15 +47,42 @@ struct squeeze_dims {
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self, IntArrayRef dim);
 };
+
+// squeeze_(Tensor(a!) self) -> Tensor(a!)
+struct squeeze_ {
+  using Kernel = const Tensor&(const Tensor& self);
+  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
+  static const Tensor& call(const Tensor& self);
+};
+
+// squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)
+struct squeeze__dim {
+  using Kernel = const Tensor&(const Tensor& self, int64_t dim);
+  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
+  static const Tensor& call(const Tensor& self, int64_t dim);
+};
+
+// squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)
+struct squeeze__dims {
+  using Kernel = const Tensor&(const Tensor& self, IntArrayRef dim);
+  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
+  static const Tensor& call(const Tensor& self, IntArrayRef dim);
+};
 }  // namespace ops
 
 namespace autograd::wrappers {
 Tensor squeeze(const Tensor& self);  // records squeeze for backward
 Tensor squeeze_dim(const Tensor& self, int64_t dim);  // records squeeze.dim for backward
 Tensor squeeze_dims(const Tensor& self, IntArrayRef dim);  // records squeeze.dims for backward
+const Tensor& squeeze_(const Tensor& self);  // records squeeze_ for backward
+const Tensor& squeeze__dim(const Tensor& self, int64_t dim);  // records squeeze_.dim for backward
+const Tensor& squeeze__dims(const Tensor& self, IntArrayRef dim);  // records squeeze_.dims for backward
 }  // namespace autograd::wrappers
 
 namespace native {
+const Tensor& squeeze__dim_kernel(const Tensor& self, int64_t dim);
+const Tensor& squeeze__dims_kernel(const Tensor& self, IntArrayRef dim);
+const Tensor& squeeze__kernel(const Tensor& self);
 Tensor squeeze_dim_kernel(const Tensor& self, int64_t dim);
 Tensor squeeze_dims_kernel(const Tensor& self, IntArrayRef dim);
 Tensor squeeze_kernel(const Tensor& self);

@@ -9,6 +9,9 @@ namespace tl {
 // t(Tensor(a) self) -> Tensor(a)
 Tensor t(const Tensor& self);
 
+// t_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& t_(const Tensor& self);
+
 // Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
@@ -18,13 +21,22 @@ struct t {
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self);
 };
+
+// t_(Tensor(a!) self) -> Tensor(a!)
+struct t_ {
+  using Kernel = const Tensor&(const Tensor& self);
+  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
+  static const Tensor& call(const Tensor& self);
+};
 }  // namespace ops
 
 namespace autograd::wrappers {
 Tensor t(const Tensor& self);  // records t for backward
+const Tensor& t_(const Tensor& self);  // records t_ for backward
 }  // namespace autograd::wrappers
 
 namespace native {
+const Tensor& t__kernel(const Tensor& self);
 Tensor t_kernel(const Tensor& self);
 }  // namespace native
 }  // namespace tl

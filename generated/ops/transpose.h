@@ -9,6 +9,9 @@ namespace tl {
 // transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
 Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1);
 
+// transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)
+const Tensor& transpose_(const Tensor& self, int64_t dim0, int64_t dim1);
+
 // Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
@@ -18,13 +21,22 @@ struct transpose_int {
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self, int64_t dim0, int64_t dim1);
 };
+
+// transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)
+struct transpose_ {
+  using Kernel = const Tensor&(const Tensor& self, int64_t dim0, int64_t dim1);
+  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
+  static const Tensor& call(const Tensor& self, int64_t dim0, int64_t dim1);
+};
 }  // namespace ops
 
 namespace autograd::wrappers {
 Tensor transpose_int(const Tensor& self, int64_t dim0, int64_t dim1);  // records transpose.int for backward
+const Tensor& transpose_(const Tensor& self, int64_t dim0, int64_t dim1);  // records transpose_ for backward
 }  // namespace autograd::wrappers
 
 namespace native {
+const Tensor& transpose__kernel(const Tensor& self, int64_t dim0, int64_t dim1);
 Tensor transpose_kernel(const Tensor& self, int64_t dim0, int64_t dim1);
 }  // namespace native
 }  // namespace tl

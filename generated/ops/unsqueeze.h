@@ -9,6 +9,9 @@ namespace tl {
 // unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
 Tensor unsqueeze(const Tensor& self, int64_t dim);
 
+// unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)
+const Tensor& unsqueeze_(const Tensor& self, int64_t dim);
+
 // Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
@@ -18,13 +21,22 @@ struct unsqueeze {
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self, int64_t dim);
 };
+
+// unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)
+struct unsqueeze_ {
+  using Kernel = const Tensor&(const Tensor& self, int64_t dim);
+  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
+  static const Tensor& call(const Tensor& self, int64_t dim);
+};
 }  // namespace ops
 
 namespace autograd::wrappers {
 Tensor unsqueeze(const Tensor& self, int64_t dim);  // records unsqueeze for backward
+const Tensor& unsqueeze_(const Tensor& self, int64_t dim);  // records unsqueeze_ for backward
 }  // namespace autograd::wrappers
 
 namespace native {
+const Tensor& unsqueeze__kernel(const Tensor& self, int64_t dim);
 Tensor unsqueeze_kernel(const Tensor& self, int64_t dim);
 }  // namespace native
 }  // namespace tl

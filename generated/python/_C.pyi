@@ -419,6 +419,10 @@ class TensorBase:
         """In-place version of addcmul(): writes the result into self. `self + value * tensor1 * tensor2`, with broadcasting and type promotion across the three."""
         ...
 
+    def adjoint(self) -> Tensor:
+        """A view of `self` with its last two dimensions swapped (the conjugate transpose; torchlite has no complex dtypes, so no conjugation). A 0-d tensor is returned as it is."""
+        ...
+
     @overload
     def all(self, dim: int, keepdim: bool = False) -> Tensor:
         """Whether every element of `self` along `dim` is non-zero (uint8 inputs give uint8)."""
@@ -698,6 +702,10 @@ class TensorBase:
         """Batched matrix product of two 3-D tensors with the same batch size."""
         ...
 
+    def broadcast_to(self, size: Sequence[int]) -> Tensor:
+        """A view of `self` broadcast to `size` (`expand`: -1 keeps a size, new leading dimensions may be added)."""
+        ...
+
     def cauchy_(self, median: float = 0, sigma: float = 1, *, generator: Optional[Generator] = None) -> Tensor:
         """Fills `self` with samples of the Cauchy distribution of location `median` and scale `sigma`."""
         ...
@@ -954,6 +962,15 @@ class TensorBase:
         ...
 
     @overload
+    def dsplit(self, sections: int) -> Sequence[Tensor]:
+        """`self` (at least 3-D) cut into `sections` equal views along dimension 2."""
+        ...
+    @overload
+    def dsplit(self, indices: Sequence[int]) -> Sequence[Tensor]:
+        """`self` (at least 3-D) cut along dimension 2 before each index in `indices`."""
+        ...
+
+    @overload
     def eq(self, other: Tensor) -> Tensor:
         """True where `self == other`, element by element, with broadcasting."""
         ...
@@ -1043,8 +1060,20 @@ class TensorBase:
         """Alias of `trunc_`."""
         ...
 
+    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+        """`self` with dimensions `start_dim` to `end_dim` merged into one: a view when the strides allow it, `self` itself when there is nothing to merge, a 1-element 1-D tensor for a 0-d one."""
+        ...
+
     def flip(self, dims: Sequence[int]) -> Tensor:
         """A copy of `self` with the order of elements reversed along each dim in `dims`."""
+        ...
+
+    def fliplr(self) -> Tensor:
+        """`flip(self, [1])` (at least 2-D): reverses the order of the columns."""
+        ...
+
+    def flipud(self) -> Tensor:
+        """`flip(self, [0])` (at least 1-D): reverses the order of the rows."""
         ...
 
     @overload
@@ -1223,6 +1252,15 @@ class TensorBase:
 
     def heaviside_(self, values: Tensor) -> Tensor:
         """In-place version of heaviside(): writes the result into self. The Heaviside step: 0 where `self` < 0 (or NaN), 1 where > 0, and `values` where it is 0; both must have the same dtype."""
+        ...
+
+    @overload
+    def hsplit(self, sections: int) -> Sequence[Tensor]:
+        """`self` cut into `sections` equal views along dimension 1 (0 for a 1-D tensor)."""
+        ...
+    @overload
+    def hsplit(self, indices: Sequence[int]) -> Sequence[Tensor]:
+        """`self` cut along dimension 1 (0 for a 1-D tensor) before each index in `indices`."""
         ...
 
     def hypot(self, other: Tensor) -> Tensor:
@@ -1611,6 +1649,24 @@ class TensorBase:
         ...
 
     @overload
+    def moveaxis(self, source: Sequence[int], destination: Sequence[int]) -> Tensor:
+        """Alias of `movedim`."""
+        ...
+    @overload
+    def moveaxis(self, source: int, destination: int) -> Tensor:
+        """Alias of `movedim`."""
+        ...
+
+    @overload
+    def movedim(self, source: Sequence[int], destination: Sequence[int]) -> Tensor:
+        """A view of `self` with the dimensions `source` moved to the positions `destination`, the others keeping their order."""
+        ...
+    @overload
+    def movedim(self, source: int, destination: int) -> Tensor:
+        """A view of `self` with dimension `source` moved to position `destination`."""
+        ...
+
+    @overload
     def mul(self, other: Tensor) -> Tensor:
         """Multiplies `self` by `other` element by element, with broadcasting and type promotion."""
         ...
@@ -1814,6 +1870,10 @@ class TensorBase:
         """Fills `self` with random integers in [0, the dtype's largest integer] ([0, 2^mantissa bits] for floating dtypes)."""
         ...
 
+    def ravel(self) -> Tensor:
+        """`self` as a 1-D tensor in row-major order: a view of `self` when it is contiguous, of a contiguous copy otherwise."""
+        ...
+
     def reciprocal(self) -> Tensor:
         """1 / x for every element x of `self`; integer inputs give the default float dtype."""
         ...
@@ -1848,8 +1908,29 @@ class TensorBase:
         """In-place version of remainder(): writes the result into self. The remainder of dividing every element of `self` by the number `other`, with the sign of `other`."""
         ...
 
+    def repeat(self, repeats: Sequence[int]) -> Tensor:
+        """`self` tiled `repeats[i]` times along each dimension i; `repeats` may have more dimensions than `self` (new leading ones)."""
+        ...
+
+    @overload
+    def repeat_interleave(self, repeats: Tensor, dim: Optional[int] = None, *, output_size: Optional[int] = None) -> Tensor:
+        """Each element of `self` (flattened when `dim` is None) or each slice along `dim` repeated `repeats[i]` times; a 0-d or 1-element `repeats` applies to all."""
+        ...
+    @overload
+    def repeat_interleave(self, repeats: int, dim: Optional[int] = None, *, output_size: Optional[int] = None) -> Tensor:
+        """Each element of `self` (flattened when `dim` is None) or each slice along `dim` repeated `repeats` times."""
+        ...
+
     def reshape(self, shape: Sequence[int]) -> Tensor:
         """`self` with another shape: a view when the strides allow it, otherwise a copy. One size may be -1."""
+        ...
+
+    def roll(self, shifts: Union[int, Sequence[int]], dims: Union[int, Sequence[int]] = ()) -> Tensor:
+        """`self` with its elements shifted by `shifts[i]` along each `dims[i]`, wrapping around; without `dims` the flattened tensor is shifted and the shape restored."""
+        ...
+
+    def rot90(self, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
+        """`self` rotated by 90 degrees `k` times in the plane of `dims`, from the first towards the second dimension."""
         ...
 
     @overload
@@ -2036,6 +2117,19 @@ class TensorBase:
         ...
 
     @overload
+    def squeeze_(self) -> Tensor:
+        """Removes the size-1 dimensions of `self` in place (its sizes and strides change; its data does not)."""
+        ...
+    @overload
+    def squeeze_(self, dim: int) -> Tensor:
+        """Removes dimension `dim` of `self` in place if it has size 1."""
+        ...
+    @overload
+    def squeeze_(self, dim: Sequence[int]) -> Tensor:
+        """Removes those of the dimensions `dim` of `self` that have size 1, in place."""
+        ...
+
+    @overload
     def std(self, unbiased: bool = True) -> Tensor:
         """The standard deviation of all elements of `self`, from the variance divided by N - 1 (`unbiased`) or N."""
         ...
@@ -2093,8 +2187,28 @@ class TensorBase:
         """Sums `self` over the dimensions in `dim` (all of them when None), keeping them as size 1 if `keepdim`."""
         ...
 
+    def swapaxes(self, axis0: int, axis1: int) -> Tensor:
+        """`transpose(self, axis0, axis1)` (NumPy's name)."""
+        ...
+
+    def swapaxes_(self, axis0: int, axis1: int) -> Tensor:
+        """`transpose_(self, axis0, axis1)`: swaps two dimensions of `self` in place."""
+        ...
+
+    def swapdims(self, dim0: int, dim1: int) -> Tensor:
+        """`transpose(self, dim0, dim1)`."""
+        ...
+
+    def swapdims_(self, dim0: int, dim1: int) -> Tensor:
+        """`transpose_(self, dim0, dim1)`: swaps two dimensions of `self` in place."""
+        ...
+
     def t(self) -> Tensor:
         """Transposes a tensor of at most 2 dimensions (0-d and 1-D tensors are returned as they are)."""
+        ...
+
+    def t_(self) -> Tensor:
+        """Transposes `self` (at most 2-D) in place."""
         ...
 
     def take(self, index: Tensor) -> Tensor:
@@ -2134,6 +2248,10 @@ class TensorBase:
         """`tensor_split` by an int64 tensor on the CPU: a 0-d one is the number of sections, a 1-D one the indices to cut before."""
         ...
 
+    def tile(self, dims: Sequence[int]) -> Tensor:
+        """`self` repeated `dims[i]` times along each dimension; with fewer `dims` than dimensions, the leading ones are repeated once (NumPy's tile)."""
+        ...
+
     @overload
     def to(self, dtype: dtype, non_blocking: bool = False, copy: bool = False) -> Tensor:
         """`self` converted to `dtype`: `self` itself when it already has that dtype and `copy` is False."""
@@ -2157,6 +2275,10 @@ class TensorBase:
 
     def transpose(self, dim0: int, dim1: int) -> Tensor:
         """A view of `self` with dimensions `dim0` and `dim1` swapped."""
+        ...
+
+    def transpose_(self, dim0: int, dim1: int) -> Tensor:
+        """Swaps dimensions `dim0` and `dim1` of `self` in place."""
         ...
 
     @overload
@@ -2189,12 +2311,24 @@ class TensorBase:
         """Views of every index of dimension `dim` of `self`, with that dimension removed."""
         ...
 
+    def unflatten(self, dim: int, sizes: Sequence[int]) -> Tensor:
+        """A view of `self` with dimension `dim` split into `sizes` (one of them may be -1)."""
+        ...
+
+    def unfold(self, dimension: int, size: int, step: int) -> Tensor:
+        """A view of `self` with every window of `size` elements (every `step`-th) along `dimension`: that dimension becomes the window count and a last dimension of `size` is added."""
+        ...
+
     def uniform_(self, from_: float = 0, to: float = 1, *, generator: Optional[Generator] = None) -> Tensor:
         """Fills `self` with uniform random numbers in [from, to) (`from` and `to` rounded to its dtype first)."""
         ...
 
     def unsqueeze(self, dim: int) -> Tensor:
         """A view of `self` with a new dimension of size 1 inserted at `dim`."""
+        ...
+
+    def unsqueeze_(self, dim: int) -> Tensor:
+        """Inserts a dimension of size 1 at `dim` of `self`, in place."""
         ...
 
     @overload
@@ -2212,6 +2346,15 @@ class TensorBase:
 
     def view(self, size: Sequence[int]) -> Tensor:
         """A view of `self` with another shape and the same data; one size may be -1 (inferred). Fails when the strides do not allow it."""
+        ...
+
+    @overload
+    def vsplit(self, sections: int) -> Sequence[Tensor]:
+        """`self` (at least 2-D) cut into `sections` equal views along dimension 0."""
+        ...
+    @overload
+    def vsplit(self, indices: Sequence[int]) -> Sequence[Tensor]:
+        """`self` (at least 2-D) cut along dimension 0 before each index in `indices`."""
         ...
 
     @overload

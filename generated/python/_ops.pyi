@@ -101,6 +101,10 @@ def addcmul_(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Number =
     """In-place version of addcmul(): writes the result into self. `self + value * tensor1 * tensor2`, with broadcasting and type promotion across the three."""
     ...
 
+def adjoint(input: Tensor) -> Tensor:
+    """A view of `self` with its last two dimensions swapped (the conjugate transpose; torchlite has no complex dtypes, so no conjugation). A 0-d tensor is returned as it is."""
+    ...
+
 def alias(input: Tensor) -> Tensor:
     """A view of `self` with the same geometry (a new tensor object sharing everything)."""
     ...
@@ -274,6 +278,33 @@ def atanh_(input: Tensor) -> Tensor:
     ...
 
 @overload
+def atleast_1d(input: Tensor) -> Tensor:
+    """`self` with at least one dimension: a 0-d tensor becomes a 1-element 1-D view, others are returned as they are. From Python also `atleast_1d(a, b, ...)` and `atleast_1d([a, b])`, as PyTorch."""
+    ...
+@overload
+def atleast_1d(tensors: Sequence[Tensor]) -> Sequence[Tensor]:
+    """`atleast_1d` of each of `tensors`."""
+    ...
+
+@overload
+def atleast_2d(input: Tensor) -> Tensor:
+    """`self` with at least two dimensions: 0-d becomes 1x1 and 1-D a row (views); others are returned as they are."""
+    ...
+@overload
+def atleast_2d(tensors: Sequence[Tensor]) -> Sequence[Tensor]:
+    """`atleast_2d` of each of `tensors`."""
+    ...
+
+@overload
+def atleast_3d(input: Tensor) -> Tensor:
+    """`self` with at least three dimensions: 0-d becomes 1x1x1, 1-D (n) becomes 1xnx1, 2-D (m, n) becomes mxnx1 (views); others are returned as they are."""
+    ...
+@overload
+def atleast_3d(tensors: Sequence[Tensor]) -> Sequence[Tensor]:
+    """`atleast_3d` of each of `tensors`."""
+    ...
+
+@overload
 def bernoulli(input: Tensor, *, generator: Optional[Generator] = None, out: Optional[Tensor] = None) -> Tensor:
     """1 with probability `self` (each element a probability in [0, 1]), else 0, in the dtype of `self`."""
     ...
@@ -404,6 +435,14 @@ def bmm(input: Tensor, mat2: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """Batched matrix product of two 3-D tensors with the same batch size."""
     ...
 
+def broadcast_tensors(tensors: Sequence[Tensor]) -> Sequence[Tensor]:
+    """Views of `tensors` broadcast to their common shape. From Python `torchlite.broadcast_tensors(*tensors)`, as PyTorch (a single list is accepted too)."""
+    ...
+
+def broadcast_to(input: Tensor, size: Sequence[int]) -> Tensor:
+    """A view of `self` broadcast to `size` (`expand`: -1 keeps a size, new leading dimensions may be added)."""
+    ...
+
 def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Optional[Tensor] = None) -> Tensor:
     """Joins `tensors` along the existing dimension `dim`, promoting their dtypes; 1-D empty tensors are skipped whatever their shape (PyTorch's legacy rule)."""
     ...
@@ -494,6 +533,10 @@ def clip_(input: Tensor, min: Optional[Number] = None, max: Optional[Number] = N
 
 def clone(input: Tensor, *, memory_format: Optional[Any] = None) -> Tensor:
     """A copy of `self` with its own (contiguous) storage."""
+    ...
+
+def column_stack(tensors: Sequence[Tensor], *, out: Optional[Tensor] = None) -> Tensor:
+    """Joins `tensors` as the columns of a matrix (along dimension 1); 0-d and 1-D tensors become single columns."""
     ...
 
 def concat(tensors: Sequence[Tensor], dim: int = 0, *, out: Optional[Tensor] = None) -> Tensor:
@@ -663,6 +706,19 @@ def divide_(input: Tensor, other: Number, *, rounding_mode: Optional[str]) -> Te
     """In-place version of divide(): writes the result into self. Alias of `div` by a number with a `rounding_mode`."""
     ...
 
+@overload
+def dsplit(input: Tensor, sections: int) -> Sequence[Tensor]:
+    """`self` (at least 3-D) cut into `sections` equal views along dimension 2."""
+    ...
+@overload
+def dsplit(input: Tensor, indices: Sequence[int]) -> Sequence[Tensor]:
+    """`self` (at least 3-D) cut along dimension 2 before each index in `indices`."""
+    ...
+
+def dstack(tensors: Sequence[Tensor], *, out: Optional[Tensor] = None) -> Tensor:
+    """Joins `tensors` depth-wise (along dimension 2), each made at least 3-D."""
+    ...
+
 def empty(size: Sequence[int], *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, layout: Optional[Any] = None, memory_format: Optional[Any] = None, requires_grad: bool = False) -> Tensor:
     """A tensor of shape `size` with uninitialised data."""
     ...
@@ -757,8 +813,20 @@ def fix_(input: Tensor) -> Tensor:
     """Alias of `trunc_`."""
     ...
 
+def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    """`self` with dimensions `start_dim` to `end_dim` merged into one: a view when the strides allow it, `self` itself when there is nothing to merge, a 1-element 1-D tensor for a 0-d one."""
+    ...
+
 def flip(input: Tensor, dims: Sequence[int]) -> Tensor:
     """A copy of `self` with the order of elements reversed along each dim in `dims`."""
+    ...
+
+def fliplr(input: Tensor) -> Tensor:
+    """`flip(self, [1])` (at least 2-D): reverses the order of the columns."""
+    ...
+
+def flipud(input: Tensor) -> Tensor:
+    """`flip(self, [0])` (at least 1-D): reverses the order of the rows."""
     ...
 
 @overload
@@ -945,6 +1013,19 @@ def heaviside(input: Tensor, values: Tensor, *, out: Optional[Tensor] = None) ->
 
 def heaviside_(input: Tensor, values: Tensor) -> Tensor:
     """In-place version of heaviside(): writes the result into self. The Heaviside step: 0 where `self` < 0 (or NaN), 1 where > 0, and `values` where it is 0; both must have the same dtype."""
+    ...
+
+@overload
+def hsplit(input: Tensor, sections: int) -> Sequence[Tensor]:
+    """`self` cut into `sections` equal views along dimension 1 (0 for a 1-D tensor)."""
+    ...
+@overload
+def hsplit(input: Tensor, indices: Sequence[int]) -> Sequence[Tensor]:
+    """`self` cut along dimension 1 (0 for a 1-D tensor) before each index in `indices`."""
+    ...
+
+def hstack(tensors: Sequence[Tensor], *, out: Optional[Tensor] = None) -> Tensor:
+    """Joins `tensors` column-wise, each made at least 1-D (along dimension 0 for 1-D tensors, 1 otherwise)."""
     ...
 
 def hypot(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
@@ -1316,6 +1397,15 @@ def mean(input: Tensor, dim: Optional[Union[int, Sequence[int]]], keepdim: bool 
     ...
 
 @overload
+def meshgrid(tensors: Sequence[Tensor]) -> Sequence[Tensor]:
+    """`meshgrid(tensors, indexing="ij")` (PyTorch also warns that `indexing` will be required; torchlite does not)."""
+    ...
+@overload
+def meshgrid(tensors: Sequence[Tensor], *, indexing: str) -> Sequence[Tensor]:
+    """Coordinate grids of 0-d or 1-D `tensors` (views, expanded): with `indexing="ij"` output i varies along dimension i, with "xy" the first two dimensions are swapped (NumPy's Cartesian convention). From Python also `meshgrid(a, b, ...)`."""
+    ...
+
+@overload
 def min(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """The smallest element of `self` as a 0-d tensor (NaN if any element is NaN). The gradient is shared evenly between tied minima."""
     ...
@@ -1330,6 +1420,24 @@ def minimum(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Te
 
 def mm(input: Tensor, mat2: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """Matrix product of two 2-D tensors."""
+    ...
+
+@overload
+def moveaxis(input: Tensor, source: Sequence[int], destination: Sequence[int]) -> Tensor:
+    """Alias of `movedim`."""
+    ...
+@overload
+def moveaxis(input: Tensor, source: int, destination: int) -> Tensor:
+    """Alias of `movedim`."""
+    ...
+
+@overload
+def movedim(input: Tensor, source: Sequence[int], destination: Sequence[int]) -> Tensor:
+    """A view of `self` with the dimensions `source` moved to the positions `destination`, the others keeping their order."""
+    ...
+@overload
+def movedim(input: Tensor, source: int, destination: int) -> Tensor:
+    """A view of `self` with dimension `source` moved to position `destination`."""
     ...
 
 @overload
@@ -1590,6 +1698,10 @@ def randperm(n: int, *, generator: Optional[Generator] = None, dtype: Optional[d
     """A random permutation of 0 .. n-1 (int64 unless `dtype` says otherwise)."""
     ...
 
+def ravel(input: Tensor) -> Tensor:
+    """`self` as a 1-D tensor in row-major order: a view of `self` when it is contiguous, of a contiguous copy otherwise."""
+    ...
+
 def reciprocal(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """1 / x for every element x of `self`; integer inputs give the default float dtype."""
     ...
@@ -1628,8 +1740,29 @@ def remainder_(input: Tensor, other: Number) -> Tensor:
     """In-place version of remainder(): writes the result into self. The remainder of dividing every element of `self` by the number `other`, with the sign of `other`."""
     ...
 
+@overload
+def repeat_interleave(repeats: Tensor, *, output_size: Optional[int] = None) -> Tensor:
+    """The indices 0, 1, ... each repeated `repeats[i]` times (`repeats` a 1-D int32/int64 tensor); `output_size`, when given, must be their sum."""
+    ...
+@overload
+def repeat_interleave(input: Tensor, repeats: Tensor, dim: Optional[int] = None, *, output_size: Optional[int] = None) -> Tensor:
+    """Each element of `self` (flattened when `dim` is None) or each slice along `dim` repeated `repeats[i]` times; a 0-d or 1-element `repeats` applies to all."""
+    ...
+@overload
+def repeat_interleave(input: Tensor, repeats: int, dim: Optional[int] = None, *, output_size: Optional[int] = None) -> Tensor:
+    """Each element of `self` (flattened when `dim` is None) or each slice along `dim` repeated `repeats` times."""
+    ...
+
 def reshape(input: Tensor, shape: Sequence[int]) -> Tensor:
     """`self` with another shape: a view when the strides allow it, otherwise a copy. One size may be -1."""
+    ...
+
+def roll(input: Tensor, shifts: Union[int, Sequence[int]], dims: Union[int, Sequence[int]] = ()) -> Tensor:
+    """`self` with its elements shifted by `shifts[i]` along each `dims[i]`, wrapping around; without `dims` the flattened tensor is shifted and the shape restored."""
+    ...
+
+def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
+    """`self` rotated by 90 degrees `k` times in the plane of `dims`, from the first towards the second dimension."""
     ...
 
 @overload
@@ -1648,6 +1781,10 @@ def round_(input: Tensor) -> Tensor:
 @overload
 def round_(input: Tensor, *, decimals: int) -> Tensor:
     """In-place version of round(): writes the result into self. Every element of `self` rounded to `decimals` decimal digits (to tens, hundreds... when negative), half-way cases to even; floating dtypes only."""
+    ...
+
+def row_stack(tensors: Sequence[Tensor], *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `vstack` (deprecated in PyTorch)."""
     ...
 
 def rsqrt(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
@@ -2041,6 +2178,14 @@ def sum(input: Tensor, dim: Optional[Union[int, Sequence[int]]], keepdim: bool =
     """Sums `self` over the dimensions in `dim` (all of them when None), keeping them as size 1 if `keepdim`."""
     ...
 
+def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:
+    """`transpose(self, axis0, axis1)` (NumPy's name)."""
+    ...
+
+def swapdims(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    """`transpose(self, dim0, dim1)`."""
+    ...
+
 def t(input: Tensor) -> Tensor:
     """Transposes a tensor of at most 2 dimensions (0-d and 1-D tensors are returned as they are)."""
     ...
@@ -2086,6 +2231,10 @@ def tensor_split(input: Tensor, tensor_indices_or_sections: Tensor, dim: int = 0
     """`tensor_split` by an int64 tensor on the CPU: a 0-d one is the number of sections, a 1-D one the indices to cut before."""
     ...
 
+def tile(input: Tensor, dims: Sequence[int]) -> Tensor:
+    """`self` repeated `dims[i]` times along each dimension; with fewer `dims` than dimensions, the leading ones are repeated once (NumPy's tile)."""
+    ...
+
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True, *, out: Optional[tuple[Tensor, ...]] = None) -> tuple[Tensor, Tensor]:
     """The `k` largest (or smallest, unless `largest`) values of `self` along `dim` and their indices, in order if `sorted`."""
     ...
@@ -2124,6 +2273,14 @@ def unbind(input: Tensor, dim: int = 0) -> Sequence[Tensor]:
     """Views of every index of dimension `dim` of `self`, with that dimension removed."""
     ...
 
+def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
+    """A view of `self` with dimension `dim` split into `sizes` (one of them may be -1)."""
+    ...
+
+def unfold_backward(grad_in: Tensor, input_sizes: Sequence[int], dim: int, size: int, step: int) -> Tensor:
+    """The gradient of `unfold`: a tensor of `input_sizes` where each element sums the entries of `grad_in` of the windows it fell into."""
+    ...
+
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
     """A view of `self` with a new dimension of size 1 inserted at `dim`."""
     ...
@@ -2143,6 +2300,19 @@ def var(input: Tensor, dim: Optional[Union[int, Sequence[int]]] = None, *, corre
 
 def var_mean(input: Tensor, dim: Optional[Union[int, Sequence[int]]] = None, *, correction: Optional[Number] = None, keepdim: bool = False) -> tuple[Tensor, Tensor]:
     """The variance and the mean of `self` over the dimensions in `dim` (all when None), from one pass."""
+    ...
+
+@overload
+def vsplit(input: Tensor, sections: int) -> Sequence[Tensor]:
+    """`self` (at least 2-D) cut into `sections` equal views along dimension 0."""
+    ...
+@overload
+def vsplit(input: Tensor, indices: Sequence[int]) -> Sequence[Tensor]:
+    """`self` (at least 2-D) cut along dimension 0 before each index in `indices`."""
+    ...
+
+def vstack(tensors: Sequence[Tensor], *, out: Optional[Tensor] = None) -> Tensor:
+    """Joins `tensors` row-wise (along dimension 0), each made at least 2-D."""
     ...
 
 @overload

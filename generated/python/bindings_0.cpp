@@ -4,14 +4,41 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/atleast_3d.h"
 #include "generated/ops/detach.h"
 #include "generated/ops/erf.h"
 #include "generated/ops/isnan.h"
 #include "generated/ops/nextafter.h"
+#include "generated/ops/repeat.h"
 #include "generated/ops/select.h"
 
 namespace tl::python {
 namespace {
+
+// atleast_3d
+PyObject* fn_atleast_3d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "atleast_3d(Tensor input)",
+      "atleast_3d(Tensor[] tensors)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // atleast_3d
+      auto self = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::atleast_3d(self); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // atleast_3d.Sequence
+      auto tensors = r.tensorlist(0);
+      auto result = [&] { GilRelease no_gil; return tl::atleast_3d(tensors); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
 
 // detach
 PyObject* fn_detach(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -211,6 +238,21 @@ PyObject* method_nextafter_(PyObject* py_self, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
+// Tensor.repeat
+PyObject* method_repeat(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "repeat(int[] repeats)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto repeats = r.intlist(0);
+  auto result = [&] { GilRelease no_gil; return tl::repeat(self, repeats); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.select
 PyObject* method_select(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -230,6 +272,14 @@ PyObject* method_select(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
 }  // namespace
 
 void add_bindings_0(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"atleast_3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atleast_3d)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(atleast_3d(Tensor input) -> Tensor
+
+`self` with at least three dimensions: 0-d becomes 1x1x1, 1-D (n) becomes 1xnx1, 2-D (m, n) becomes mxnx1 (views); others are returned as they are.
+
+atleast_3d(Tensor[] tensors) -> Sequence[Tensor]
+
+`atleast_3d` of each of `tensors`.)doc"});
   functions.push_back({"detach", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_detach)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(detach(Tensor input) -> Tensor
 
@@ -282,6 +332,10 @@ The next floating-point value after `self` in the direction of `other`, with bro
                      METH_FASTCALL | METH_KEYWORDS, R"doc(nextafter_(Tensor other) -> Tensor
 
 In-place version of nextafter(): writes the result into self. The next floating-point value after `self` in the direction of `other`, with broadcasting; floating dtypes only.)doc"});
+  methods.push_back({"repeat", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_repeat)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(repeat(int[] repeats) -> Tensor
+
+`self` tiled `repeats[i]` times along each dimension i; `repeats` may have more dimensions than `self` (new leading ones).)doc"});
   methods.push_back({"select", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_select)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(select(int dim, int index) -> Tensor
 

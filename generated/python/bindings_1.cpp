@@ -4,6 +4,7 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/atleast_2d.h"
 #include "generated/ops/concat.h"
 #include "generated/ops/fmin.h"
 #include "generated/ops/index.h"
@@ -14,6 +15,31 @@
 
 namespace tl::python {
 namespace {
+
+// atleast_2d
+PyObject* fn_atleast_2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "atleast_2d(Tensor input)",
+      "atleast_2d(Tensor[] tensors)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // atleast_2d
+      auto self = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::atleast_2d(self); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // atleast_2d.Sequence
+      auto tensors = r.tensorlist(0);
+      auto result = [&] { GilRelease no_gil; return tl::atleast_2d(tensors); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
 
 // concat
 PyObject* fn_concat(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -387,9 +413,32 @@ PyObject* method_unsqueeze(PyObject* py_self, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH
 }
 
+// Tensor.unsqueeze_
+PyObject* method_unsqueeze_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "unsqueeze_(int dim)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto result = [&] { GilRelease no_gil; return tl::unsqueeze_(self, dim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_1(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"atleast_2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atleast_2d)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(atleast_2d(Tensor input) -> Tensor
+
+`self` with at least two dimensions: 0-d becomes 1x1 and 1-D a row (views); others are returned as they are.
+
+atleast_2d(Tensor[] tensors) -> Sequence[Tensor]
+
+`atleast_2d` of each of `tensors`.)doc"});
   functions.push_back({"concat", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_concat)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(concat(Tensor[] tensors, int dim=0, *, Tensor? out=None) -> Tensor
 
@@ -486,6 +535,10 @@ In-place version of reciprocal(): writes the result into self. 1 / x for every e
                      METH_FASTCALL | METH_KEYWORDS, R"doc(unsqueeze(int dim) -> Tensor
 
 A view of `self` with a new dimension of size 1 inserted at `dim`.)doc"});
+  methods.push_back({"unsqueeze_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_unsqueeze_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(unsqueeze_(int dim) -> Tensor
+
+Inserts a dimension of size 1 at `dim` of `self`, in place.)doc"});
   (void)functions;
   (void)methods;
 }

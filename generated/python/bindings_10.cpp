@@ -5,11 +5,46 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/cauchy.h"
+#include "generated/ops/column_stack.h"
+#include "generated/ops/fliplr.h"
 #include "generated/ops/ones_like.h"
 #include "generated/ops/sinc.h"
 
 namespace tl::python {
 namespace {
+
+// column_stack
+PyObject* fn_column_stack(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "column_stack(Tensor[] tensors, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto tensors = r.tensorlist(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::column_stack_out(out, tensors); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::column_stack(tensors); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// fliplr
+PyObject* fn_fliplr(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "fliplr(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::fliplr(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // ones_like
 PyObject* fn_ones_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -79,6 +114,20 @@ PyObject* method_cauchy_(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
+// Tensor.fliplr
+PyObject* method_fliplr(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "fliplr()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::fliplr(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.sinc
 PyObject* method_sinc(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -110,6 +159,14 @@ PyObject* method_sinc_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 }  // namespace
 
 void add_bindings_10(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"column_stack", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_column_stack)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(column_stack(Tensor[] tensors, *, Tensor? out=None) -> Tensor
+
+Joins `tensors` as the columns of a matrix (along dimension 1); 0-d and 1-D tensors become single columns.)doc"});
+  functions.push_back({"fliplr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fliplr)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(fliplr(Tensor input) -> Tensor
+
+`flip(self, [1])` (at least 2-D): reverses the order of the columns.)doc"});
   functions.push_back({"ones_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ones_like)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(ones_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
@@ -126,6 +183,10 @@ In-place version of sinc(): writes the result into self. The normalized sinc fun
                      METH_FASTCALL | METH_KEYWORDS, R"doc(cauchy_(float median=0, float sigma=1, *, Generator? generator=None) -> Tensor
 
 Fills `self` with samples of the Cauchy distribution of location `median` and scale `sigma`.)doc"});
+  methods.push_back({"fliplr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_fliplr)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(fliplr() -> Tensor
+
+`flip(self, [1])` (at least 2-D): reverses the order of the columns.)doc"});
   methods.push_back({"sinc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sinc)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(sinc() -> Tensor
 

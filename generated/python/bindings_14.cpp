@@ -6,6 +6,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/clamp_max.h"
 #include "generated/ops/isfinite.h"
+#include "generated/ops/roll.h"
 #include "generated/ops/special_entr.h"
 #include "generated/ops/special_erfcx.h"
 #include "generated/ops/special_i1e.h"
@@ -88,6 +89,22 @@ PyObject* fn_isfinite(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::isfinite(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// roll
+PyObject* fn_roll(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "roll(Tensor input, int[1] shifts, int[1] dims=[])",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto shifts = r.intlist(1);
+  auto dims = r.intlist(2);
+  auto result = [&] { GilRelease no_gil; return tl::roll(self, shifts, dims); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -217,6 +234,22 @@ PyObject* method_isfinite(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH
 }
 
+// Tensor.roll
+PyObject* method_roll(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "roll(int[1] shifts, int[1] dims=[])",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto shifts = r.intlist(0);
+  auto dims = r.intlist(1);
+  auto result = [&] { GilRelease no_gil; return tl::roll(self, shifts, dims); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.view
 PyObject* method_view(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -255,6 +288,10 @@ In-place version of clamp_max(): writes the result into self. Limits every eleme
                        METH_FASTCALL | METH_KEYWORDS, R"doc(isfinite(Tensor input) -> Tensor
 
 True where an element of `self` is neither infinite nor NaN.)doc"});
+  functions.push_back({"roll", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_roll)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(roll(Tensor input, int[1] shifts, int[1] dims=[]) -> Tensor
+
+`self` with its elements shifted by `shifts[i]` along each `dims[i]`, wrapping around; without `dims` the flattened tensor is shifted and the shape restored.)doc"});
   functions.push_back({"special_entr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_entr)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(special_entr(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -287,6 +324,10 @@ In-place version of clamp_max(): writes the result into self. Limits every eleme
                      METH_FASTCALL | METH_KEYWORDS, R"doc(isfinite() -> Tensor
 
 True where an element of `self` is neither infinite nor NaN.)doc"});
+  methods.push_back({"roll", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_roll)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(roll(int[1] shifts, int[1] dims=[]) -> Tensor
+
+`self` with its elements shifted by `shifts[i]` along each `dims[i]`, wrapping around; without `dims` the flattened tensor is shifted and the shape restored.)doc"});
   methods.push_back({"view", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_view)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(view(int[] size) -> Tensor
 

@@ -6,6 +6,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_test_scale_optional.h"
 #include "generated/ops/asin.h"
+#include "generated/ops/atleast_1d.h"
 #include "generated/ops/bitwise_or.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/randn.h"
@@ -60,6 +61,31 @@ PyObject* fn_asin_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::asin_(self); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// atleast_1d
+PyObject* fn_atleast_1d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "atleast_1d(Tensor input)",
+      "atleast_1d(Tensor[] tensors)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // atleast_1d
+      auto self = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::atleast_1d(self); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // atleast_1d.Sequence
+      auto tensors = r.tensorlist(0);
+      auto result = [&] { GilRelease no_gil; return tl::atleast_1d(tensors); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -475,6 +501,39 @@ PyObject* method_squeeze(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
+// Tensor.squeeze_
+PyObject* method_squeeze_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "squeeze_()",
+      "squeeze_(int dim)",
+      "squeeze_(int[] dim)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // squeeze_
+      const Tensor& self = unpack_tensor(py_self);
+      auto result = [&] { GilRelease no_gil; return tl::squeeze_(self); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // squeeze_.dim
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto result = [&] { GilRelease no_gil; return tl::squeeze_(self, dim); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // squeeze_.dims
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.intlist(0);
+      auto result = [&] { GilRelease no_gil; return tl::squeeze_(self, dim); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_2(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
@@ -490,6 +549,14 @@ The arcsine of every element of `self` (nan outside [-1, 1]); integer inputs giv
                        METH_FASTCALL | METH_KEYWORDS, R"doc(asin_(Tensor input) -> Tensor
 
 In-place version of asin(): writes the result into self. The arcsine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
+  functions.push_back({"atleast_1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atleast_1d)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(atleast_1d(Tensor input) -> Tensor
+
+`self` with at least one dimension: a 0-d tensor becomes a 1-element 1-D view, others are returned as they are. From Python also `atleast_1d(a, b, ...)` and `atleast_1d([a, b])`, as PyTorch.
+
+atleast_1d(Tensor[] tensors) -> Sequence[Tensor]
+
+`atleast_1d` of each of `tensors`.)doc"});
   functions.push_back({"bitwise_or", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_or)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_or(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -610,6 +677,18 @@ A view of `self` without dimension `dim` if it has size 1 (otherwise `self` unch
 squeeze(int[] dim) -> Tensor
 
 A view of `self` without those of the dimensions `dim` that have size 1.)doc"});
+  methods.push_back({"squeeze_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_squeeze_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(squeeze_() -> Tensor
+
+Removes the size-1 dimensions of `self` in place (its sizes and strides change; its data does not).
+
+squeeze_(int dim) -> Tensor
+
+Removes dimension `dim` of `self` in place if it has size 1.
+
+squeeze_(int[] dim) -> Tensor
+
+Removes those of the dimensions `dim` of `self` that have size 1, in place.)doc"});
   (void)functions;
   (void)methods;
 }

@@ -8,6 +8,7 @@
 #include "generated/ops/flip.h"
 #include "generated/ops/heaviside.h"
 #include "generated/ops/random.h"
+#include "generated/ops/unfold.h"
 
 namespace tl::python {
 namespace {
@@ -209,6 +210,23 @@ PyObject* method_random_(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
+// Tensor.unfold
+PyObject* method_unfold(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "unfold(int dimension, int size, int step)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dimension = r.toInt64(0);
+  auto size = r.toInt64(1);
+  auto step = r.toInt64(2);
+  auto result = [&] { GilRelease no_gil; return tl::unfold(self, dimension, size, step); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_21(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
@@ -264,6 +282,10 @@ Fills `self` with random integers in [0, to).
 random_(*, Generator? generator=None) -> Tensor
 
 Fills `self` with random integers in [0, the dtype's largest integer] ([0, 2^mantissa bits] for floating dtypes).)doc"});
+  methods.push_back({"unfold", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_unfold)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(unfold(int dimension, int size, int step) -> Tensor
+
+A view of `self` with every window of `size` elements (every `step`-th) along `dimension`: that dimension becomes the window count and a last dimension of `size` is added.)doc"});
   (void)functions;
   (void)methods;
 }

@@ -6,13 +6,16 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/addcdiv.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/dstack.h"
 #include "generated/ops/fmax.h"
+#include "generated/ops/hsplit.h"
 #include "generated/ops/polygamma.h"
 #include "generated/ops/randint.h"
 #include "generated/ops/relu.h"
 #include "generated/ops/special_exp2.h"
 #include "generated/ops/sqrt.h"
 #include "generated/ops/std_mean.h"
+#include "generated/ops/swapdims.h"
 
 namespace tl::python {
 namespace {
@@ -71,6 +74,25 @@ PyObject* fn_clone(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// dstack
+PyObject* fn_dstack(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "dstack(Tensor[] tensors, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto tensors = r.tensorlist(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::dstack_out(out, tensors); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::dstack(tensors); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // fmax
 PyObject* fn_fmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -88,6 +110,33 @@ PyObject* fn_fmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   }
   auto result = [&] { GilRelease no_gil; return tl::fmax(self, other); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// hsplit
+PyObject* fn_hsplit(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "hsplit(Tensor input, int sections)",
+      "hsplit(Tensor input, int[] indices)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // hsplit.int
+      auto self = r.tensor(0);
+      auto sections = r.toInt64(1);
+      auto result = [&] { GilRelease no_gil; return tl::hsplit(self, sections); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // hsplit.array
+      auto self = r.tensor(0);
+      auto indices = r.intlist(1);
+      auto result = [&] { GilRelease no_gil; return tl::hsplit(self, indices); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -246,6 +295,22 @@ PyObject* fn_std_mean(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
+// swapdims
+PyObject* fn_swapdims(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "swapdims(Tensor input, int dim0, int dim1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim0 = r.toInt64(1);
+  auto dim1 = r.toInt64(2);
+  auto result = [&] { GilRelease no_gil; return tl::swapdims(self, dim0, dim1); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.addcdiv
 PyObject* method_addcdiv(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -307,6 +372,33 @@ PyObject* method_fmax(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   auto other = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::fmax(self, other); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.hsplit
+PyObject* method_hsplit(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "hsplit(int sections)",
+      "hsplit(int[] indices)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // hsplit.int
+      const Tensor& self = unpack_tensor(py_self);
+      auto sections = r.toInt64(0);
+      auto result = [&] { GilRelease no_gil; return tl::hsplit(self, sections); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // hsplit.array
+      const Tensor& self = unpack_tensor(py_self);
+      auto indices = r.intlist(0);
+      auto result = [&] { GilRelease no_gil; return tl::hsplit(self, indices); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -396,6 +488,38 @@ PyObject* method_sqrt_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// Tensor.swapdims
+PyObject* method_swapdims(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "swapdims(int dim0, int dim1)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim0 = r.toInt64(0);
+  auto dim1 = r.toInt64(1);
+  auto result = [&] { GilRelease no_gil; return tl::swapdims(self, dim0, dim1); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.swapdims_
+PyObject* method_swapdims_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "swapdims_(int dim0, int dim1)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim0 = r.toInt64(0);
+  auto dim1 = r.toInt64(1);
+  auto result = [&] { GilRelease no_gil; return tl::swapdims_(self, dim0, dim1); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_24(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
@@ -411,10 +535,22 @@ In-place version of addcdiv(): writes the result into self. `self + value * tens
                        METH_FASTCALL | METH_KEYWORDS, R"doc(clone(Tensor input, *, MemoryFormat? memory_format=None) -> Tensor
 
 A copy of `self` with its own (contiguous) storage.)doc"});
+  functions.push_back({"dstack", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_dstack)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(dstack(Tensor[] tensors, *, Tensor? out=None) -> Tensor
+
+Joins `tensors` depth-wise (along dimension 2), each made at least 3-D.)doc"});
   functions.push_back({"fmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fmax)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(fmax(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 The larger of `self` and `other` element by element, ignoring a NaN on one side, with broadcasting and type promotion.)doc"});
+  functions.push_back({"hsplit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_hsplit)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(hsplit(Tensor input, int sections) -> Sequence[Tensor]
+
+`self` cut into `sections` equal views along dimension 1 (0 for a 1-D tensor).
+
+hsplit(Tensor input, int[] indices) -> Sequence[Tensor]
+
+`self` cut along dimension 1 (0 for a 1-D tensor) before each index in `indices`.)doc"});
   functions.push_back({"polygamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_polygamma)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(polygamma(int n, Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -451,6 +587,10 @@ In-place version of sqrt(): writes the result into self. The square root of ever
                        METH_FASTCALL | METH_KEYWORDS, R"doc(std_mean(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> tuple[Tensor, Tensor]
 
 The standard deviation and the mean of `self` over the dimensions in `dim` (all when None), from one pass.)doc"});
+  functions.push_back({"swapdims", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_swapdims)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(swapdims(Tensor input, int dim0, int dim1) -> Tensor
+
+`transpose(self, dim0, dim1)`.)doc"});
   methods.push_back({"addcdiv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_addcdiv)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(addcdiv(Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 
@@ -467,6 +607,14 @@ A copy of `self` with its own (contiguous) storage.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(fmax(Tensor other) -> Tensor
 
 The larger of `self` and `other` element by element, ignoring a NaN on one side, with broadcasting and type promotion.)doc"});
+  methods.push_back({"hsplit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_hsplit)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(hsplit(int sections) -> Sequence[Tensor]
+
+`self` cut into `sections` equal views along dimension 1 (0 for a 1-D tensor).
+
+hsplit(int[] indices) -> Sequence[Tensor]
+
+`self` cut along dimension 1 (0 for a 1-D tensor) before each index in `indices`.)doc"});
   methods.push_back({"polygamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_polygamma)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(polygamma(int n) -> Tensor
 
@@ -491,6 +639,14 @@ The square root of every element of `self`; integer inputs give the default floa
                      METH_FASTCALL | METH_KEYWORDS, R"doc(sqrt_() -> Tensor
 
 In-place version of sqrt(): writes the result into self. The square root of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"swapdims", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_swapdims)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(swapdims(int dim0, int dim1) -> Tensor
+
+`transpose(self, dim0, dim1)`.)doc"});
+  methods.push_back({"swapdims_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_swapdims_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(swapdims_(int dim0, int dim1) -> Tensor
+
+`transpose_(self, dim0, dim1)`: swaps two dimensions of `self` in place.)doc"});
   (void)functions;
   (void)methods;
 }

@@ -8,6 +8,7 @@
 #include "generated/ops/bernoulli.h"
 #include "generated/ops/hypot.h"
 #include "generated/ops/log2.h"
+#include "generated/ops/row_stack.h"
 #include "generated/ops/special_bessel_j1.h"
 
 namespace tl::python {
@@ -127,6 +128,25 @@ PyObject* fn_log2_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::log2_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// row_stack
+PyObject* fn_row_stack(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "row_stack(Tensor[] tensors, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto tensors = r.tensorlist(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::row_stack_out(out, tensors); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::row_stack(tensors); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -313,6 +333,10 @@ The base-2 logarithm of every element of `self`; integer inputs give the default
                        METH_FASTCALL | METH_KEYWORDS, R"doc(log2_(Tensor input) -> Tensor
 
 In-place version of log2(): writes the result into self. The base-2 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"row_stack", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_row_stack)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(row_stack(Tensor[] tensors, *, Tensor? out=None) -> Tensor
+
+Alias of `vstack` (deprecated in PyTorch).)doc"});
   functions.push_back({"special_bessel_j1", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_bessel_j1)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(special_bessel_j1(Tensor input, *, Tensor? out=None) -> Tensor
 

@@ -227,6 +227,22 @@ PyObject* method_transpose(PyObject* py_self, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH
 }
 
+// Tensor.transpose_
+PyObject* method_transpose_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "transpose_(int dim0, int dim1)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim0 = r.toInt64(0);
+  auto dim1 = r.toInt64(1);
+  auto result = [&] { GilRelease no_gil; return tl::transpose_(self, dim0, dim1); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_29(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
@@ -278,6 +294,10 @@ Whether every element of `self` over the dimensions in `dim` (all of them when N
                      METH_FASTCALL | METH_KEYWORDS, R"doc(transpose(int dim0, int dim1) -> Tensor
 
 A view of `self` with dimensions `dim0` and `dim1` swapped.)doc"});
+  methods.push_back({"transpose_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_transpose_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(transpose_(int dim0, int dim1) -> Tensor
+
+Swaps dimensions `dim0` and `dim1` of `self` in place.)doc"});
   (void)functions;
   (void)methods;
 }

@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/cumprod.h"
+#include "generated/ops/flipud.h"
 #include "generated/ops/le.h"
 #include "generated/ops/tanh.h"
 
@@ -44,6 +45,20 @@ PyObject* fn_cumprod_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   auto dim = r.toInt64(1);
   auto dtype = r.scalartype_optional(2);
   auto result = [&] { GilRelease no_gil; return tl::cumprod_(self, dim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// flipud
+PyObject* fn_flipud(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "flipud(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::flipud(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -204,6 +219,20 @@ PyObject* method_cumprod_(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH
 }
 
+// Tensor.flipud
+PyObject* method_flipud(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "flipud()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::flipud(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.le
 PyObject* method_le(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -297,6 +326,10 @@ Cumulative product of `self` along `dim`; integer and bool inputs multiply as in
                        METH_FASTCALL | METH_KEYWORDS, R"doc(cumprod_(Tensor input, int dim, *, ScalarType? dtype=None) -> Tensor
 
 In-place version of cumprod(): writes the result into self. Cumulative product of `self` along `dim`; integer and bool inputs multiply as int64 unless `dtype` says otherwise.)doc"});
+  functions.push_back({"flipud", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_flipud)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(flipud(Tensor input) -> Tensor
+
+`flip(self, [0])` (at least 1-D): reverses the order of the rows.)doc"});
   functions.push_back({"le", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_le)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(le(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -337,6 +370,10 @@ Cumulative product of `self` along `dim`; integer and bool inputs multiply as in
                      METH_FASTCALL | METH_KEYWORDS, R"doc(cumprod_(int dim, *, ScalarType? dtype=None) -> Tensor
 
 In-place version of cumprod(): writes the result into self. Cumulative product of `self` along `dim`; integer and bool inputs multiply as int64 unless `dtype` says otherwise.)doc"});
+  methods.push_back({"flipud", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_flipud)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(flipud() -> Tensor
+
+`flip(self, [0])` (at least 1-D): reverses the order of the rows.)doc"});
   methods.push_back({"le", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_le)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(le(Tensor other) -> Tensor
 

@@ -7,6 +7,7 @@
 #include "generated/ops/amax.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/repeat_interleave.h"
 
 namespace tl::python {
 namespace {
@@ -121,6 +122,44 @@ PyObject* fn_neg_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::neg_(self); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// repeat_interleave
+PyObject* fn_repeat_interleave(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "repeat_interleave(Tensor repeats, *, int? output_size=None)",
+      "repeat_interleave(Tensor input, Tensor repeats, int? dim=None, *, int? output_size=None)",
+      "repeat_interleave(Tensor input, int repeats, int? dim=None, *, int? output_size=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // repeat_interleave.Tensor
+      auto repeats = r.tensor(0);
+      auto output_size = r.toInt64_optional(1);
+      auto result = [&] { GilRelease no_gil; return tl::repeat_interleave(repeats, output_size); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // repeat_interleave.self_Tensor
+      auto self = r.tensor(0);
+      auto repeats = r.tensor(1);
+      auto dim = r.toInt64_optional(2);
+      auto output_size = r.toInt64_optional(3);
+      auto result = [&] { GilRelease no_gil; return tl::repeat_interleave(self, repeats, dim, output_size); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // repeat_interleave.self_int
+      auto self = r.tensor(0);
+      auto repeats = r.toInt64(1);
+      auto dim = r.toInt64_optional(2);
+      auto output_size = r.toInt64_optional(3);
+      auto result = [&] { GilRelease no_gil; return tl::repeat_interleave(self, repeats, dim, output_size); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -317,6 +356,37 @@ PyObject* method_neg_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.repeat_interleave
+PyObject* method_repeat_interleave(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "repeat_interleave(Tensor repeats, int? dim=None, *, int? output_size=None)",
+      "repeat_interleave(int repeats, int? dim=None, *, int? output_size=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // repeat_interleave.self_Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto repeats = r.tensor(0);
+      auto dim = r.toInt64_optional(1);
+      auto output_size = r.toInt64_optional(2);
+      auto result = [&] { GilRelease no_gil; return tl::repeat_interleave(self, repeats, dim, output_size); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // repeat_interleave.self_int
+      const Tensor& self = unpack_tensor(py_self);
+      auto repeats = r.toInt64(0);
+      auto dim = r.toInt64_optional(1);
+      auto output_size = r.toInt64_optional(2);
+      auto result = [&] { GilRelease no_gil; return tl::repeat_interleave(self, repeats, dim, output_size); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_33(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
@@ -348,6 +418,18 @@ Negates every element of `self`.)doc"});
                        METH_FASTCALL | METH_KEYWORDS, R"doc(neg_(Tensor input) -> Tensor
 
 In-place version of neg(): writes the result into self. Negates every element of `self`.)doc"});
+  functions.push_back({"repeat_interleave", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_repeat_interleave)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(repeat_interleave(Tensor repeats, *, int? output_size=None) -> Tensor
+
+The indices 0, 1, ... each repeated `repeats[i]` times (`repeats` a 1-D int32/int64 tensor); `output_size`, when given, must be their sum.
+
+repeat_interleave(Tensor input, Tensor repeats, int? dim=None, *, int? output_size=None) -> Tensor
+
+Each element of `self` (flattened when `dim` is None) or each slice along `dim` repeated `repeats[i]` times; a 0-d or 1-element `repeats` applies to all.
+
+repeat_interleave(Tensor input, int repeats, int? dim=None, *, int? output_size=None) -> Tensor
+
+Each element of `self` (flattened when `dim` is None) or each slice along `dim` repeated `repeats` times.)doc"});
   methods.push_back({"__imul__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__imul__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__imul__(Tensor other) -> Tensor
 
@@ -404,6 +486,14 @@ Negates every element of `self`.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(neg_() -> Tensor
 
 In-place version of neg(): writes the result into self. Negates every element of `self`.)doc"});
+  methods.push_back({"repeat_interleave", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_repeat_interleave)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(repeat_interleave(Tensor repeats, int? dim=None, *, int? output_size=None) -> Tensor
+
+Each element of `self` (flattened when `dim` is None) or each slice along `dim` repeated `repeats[i]` times; a 0-d or 1-element `repeats` applies to all.
+
+repeat_interleave(int repeats, int? dim=None, *, int? output_size=None) -> Tensor
+
+Each element of `self` (flattened when `dim` is None) or each slice along `dim` repeated `repeats` times.)doc"});
   (void)functions;
   (void)methods;
 }

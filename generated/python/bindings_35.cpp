@@ -5,6 +5,8 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_test_sum_defined.h"
+#include "generated/ops/dsplit.h"
+#include "generated/ops/hstack.h"
 #include "generated/ops/is_nonzero.h"
 #include "generated/ops/special_digamma.h"
 
@@ -21,6 +23,52 @@ PyObject* fn__test_sum_defined(PyObject* /*module*/, PyObject* const* args, Py_s
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto tensors = r.list_of_optional_tensors(0);
   auto result = [&] { GilRelease no_gil; return tl::_test_sum_defined(tensors); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// dsplit
+PyObject* fn_dsplit(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "dsplit(Tensor input, int sections)",
+      "dsplit(Tensor input, int[] indices)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // dsplit.int
+      auto self = r.tensor(0);
+      auto sections = r.toInt64(1);
+      auto result = [&] { GilRelease no_gil; return tl::dsplit(self, sections); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // dsplit.array
+      auto self = r.tensor(0);
+      auto indices = r.intlist(1);
+      auto result = [&] { GilRelease no_gil; return tl::dsplit(self, indices); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// hstack
+PyObject* fn_hstack(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "hstack(Tensor[] tensors, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto tensors = r.tensorlist(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::hstack_out(out, tensors); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::hstack(tensors); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -58,6 +106,33 @@ PyObject* fn_special_digamma(PyObject* /*module*/, PyObject* const* args, Py_ssi
   TL_PY_CATCH
 }
 
+// Tensor.dsplit
+PyObject* method_dsplit(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "dsplit(int sections)",
+      "dsplit(int[] indices)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // dsplit.int
+      const Tensor& self = unpack_tensor(py_self);
+      auto sections = r.toInt64(0);
+      auto result = [&] { GilRelease no_gil; return tl::dsplit(self, sections); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // dsplit.array
+      const Tensor& self = unpack_tensor(py_self);
+      auto indices = r.intlist(0);
+      auto result = [&] { GilRelease no_gil; return tl::dsplit(self, indices); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.is_nonzero
 PyObject* method_is_nonzero(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -79,6 +154,18 @@ void add_bindings_35(std::vector<PyMethodDef>& functions, std::vector<PyMethodDe
                        METH_FASTCALL | METH_KEYWORDS, R"doc(_test_sum_defined(Tensor?[] tensors) -> Tensor
 
 Test op: the sum of the tensors in `tensors` that are not None (a `Tensor?[]` input).)doc"});
+  functions.push_back({"dsplit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_dsplit)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(dsplit(Tensor input, int sections) -> Sequence[Tensor]
+
+`self` (at least 3-D) cut into `sections` equal views along dimension 2.
+
+dsplit(Tensor input, int[] indices) -> Sequence[Tensor]
+
+`self` (at least 3-D) cut along dimension 2 before each index in `indices`.)doc"});
+  functions.push_back({"hstack", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_hstack)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(hstack(Tensor[] tensors, *, Tensor? out=None) -> Tensor
+
+Joins `tensors` column-wise, each made at least 1-D (along dimension 0 for 1-D tensors, 1 otherwise).)doc"});
   functions.push_back({"is_nonzero", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_is_nonzero)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(is_nonzero(Tensor input) -> bool
 
@@ -87,6 +174,14 @@ Whether the single element of `self` is nonzero (RuntimeError for no or several 
                        METH_FASTCALL | METH_KEYWORDS, R"doc(special_digamma(Tensor input, *, Tensor? out=None) -> Tensor
 
 Alias of `digamma` (`torchlite.special.digamma`).)doc"});
+  methods.push_back({"dsplit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_dsplit)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(dsplit(int sections) -> Sequence[Tensor]
+
+`self` (at least 3-D) cut into `sections` equal views along dimension 2.
+
+dsplit(int[] indices) -> Sequence[Tensor]
+
+`self` (at least 3-D) cut along dimension 2 before each index in `indices`.)doc"});
   methods.push_back({"is_nonzero", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_is_nonzero)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(is_nonzero() -> bool
 

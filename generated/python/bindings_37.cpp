@@ -9,6 +9,7 @@
 #include "generated/ops/logsumexp.h"
 #include "generated/ops/positive.h"
 #include "generated/ops/slice.h"
+#include "generated/ops/swapaxes.h"
 
 namespace tl::python {
 namespace {
@@ -102,6 +103,22 @@ PyObject* fn_slice(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// swapaxes
+PyObject* fn_swapaxes(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "swapaxes(Tensor input, int axis0, int axis1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto axis0 = r.toInt64(1);
+  auto axis1 = r.toInt64(2);
+  auto result = [&] { GilRelease no_gil; return tl::swapaxes(self, axis0, axis1); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.__pos__
 PyObject* operator__pos__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -182,6 +199,38 @@ PyObject* method_slice(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// Tensor.swapaxes
+PyObject* method_swapaxes(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "swapaxes(int axis0, int axis1)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto axis0 = r.toInt64(0);
+  auto axis1 = r.toInt64(1);
+  auto result = [&] { GilRelease no_gil; return tl::swapaxes(self, axis0, axis1); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.swapaxes_
+PyObject* method_swapaxes_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "swapaxes_(int axis0, int axis1)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto axis0 = r.toInt64(0);
+  auto axis1 = r.toInt64(1);
+  auto result = [&] { GilRelease no_gil; return tl::swapaxes_(self, axis0, axis1); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_37(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
@@ -205,6 +254,10 @@ log(sum(exp(self))) over the dimensions in `dim`, computed stably (the maximum i
                        METH_FASTCALL | METH_KEYWORDS, R"doc(slice(Tensor input, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor
 
 A view of `self` taking every `step`-th index in `[start, end)` of dimension `dim`; out-of-range bounds are clamped.)doc"});
+  functions.push_back({"swapaxes", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_swapaxes)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(swapaxes(Tensor input, int axis0, int axis1) -> Tensor
+
+`transpose(self, axis0, axis1)` (NumPy's name).)doc"});
   methods.push_back({"__pos__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__pos__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__pos__() -> Tensor
 
@@ -225,6 +278,14 @@ log(sum(exp(self))) over the dimensions in `dim`, computed stably (the maximum i
                      METH_FASTCALL | METH_KEYWORDS, R"doc(slice(int dim=0, int? start=None, int? end=None, int step=1) -> Tensor
 
 A view of `self` taking every `step`-th index in `[start, end)` of dimension `dim`; out-of-range bounds are clamped.)doc"});
+  methods.push_back({"swapaxes", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_swapaxes)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(swapaxes(int axis0, int axis1) -> Tensor
+
+`transpose(self, axis0, axis1)` (NumPy's name).)doc"});
+  methods.push_back({"swapaxes_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_swapaxes_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(swapaxes_(int axis0, int axis1) -> Tensor
+
+`transpose_(self, axis0, axis1)`: swaps two dimensions of `self` in place.)doc"});
   (void)functions;
   (void)methods;
 }

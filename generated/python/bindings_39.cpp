@@ -12,6 +12,7 @@
 #include "generated/ops/index_fill.h"
 #include "generated/ops/isreal.h"
 #include "generated/ops/masked_select.h"
+#include "generated/ops/ravel.h"
 #include "generated/ops/tan.h"
 
 namespace tl::python {
@@ -306,6 +307,20 @@ PyObject* fn_masked_select(PyObject* /*module*/, PyObject* const* args, Py_ssize
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::masked_select(self, mask); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// ravel
+PyObject* fn_ravel(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "ravel(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::ravel(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -709,6 +724,20 @@ PyObject* method_masked_select(PyObject* py_self, PyObject* const* args, Py_ssiz
   TL_PY_CATCH
 }
 
+// Tensor.ravel
+PyObject* method_ravel(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "ravel()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::ravel(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.tan
 PyObject* method_tan(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -812,6 +841,10 @@ True where an element of `self` has no imaginary part, which is every element of
                        METH_FASTCALL | METH_KEYWORDS, R"doc(masked_select(Tensor input, Tensor mask, *, Tensor? out=None) -> Tensor
 
 The elements of `self` where the bool `mask` is true (both broadcast), as a 1-D tensor in row-major order.)doc"});
+  functions.push_back({"ravel", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ravel)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(ravel(Tensor input) -> Tensor
+
+`self` as a 1-D tensor in row-major order: a view of `self` when it is contiguous, of a contiguous copy otherwise.)doc"});
   functions.push_back({"tan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tan)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(tan(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -920,6 +953,10 @@ True where an element of `self` has no imaginary part, which is every element of
                      METH_FASTCALL | METH_KEYWORDS, R"doc(masked_select(Tensor mask) -> Tensor
 
 The elements of `self` where the bool `mask` is true (both broadcast), as a 1-D tensor in row-major order.)doc"});
+  methods.push_back({"ravel", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_ravel)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(ravel() -> Tensor
+
+`self` as a 1-D tensor in row-major order: a view of `self` when it is contiguous, of a contiguous copy otherwise.)doc"});
   methods.push_back({"tan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_tan)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(tan() -> Tensor
 

@@ -8,7 +8,9 @@
 #include "generated/ops/empty.h"
 #include "generated/ops/empty_strided.h"
 #include "generated/ops/special_i0.h"
+#include "generated/ops/tile.h"
 #include "generated/ops/to.h"
+#include "generated/ops/unflatten.h"
 
 namespace tl::python {
 namespace {
@@ -142,6 +144,37 @@ PyObject* fn_special_i0(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH
 }
 
+// tile
+PyObject* fn_tile(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "tile(Tensor input, int[] dims)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dims = r.intlist(1);
+  auto result = [&] { GilRelease no_gil; return tl::tile(self, dims); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// unflatten
+PyObject* fn_unflatten(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "unflatten(Tensor input, int dim, int[] sizes)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto sizes = r.intlist(2);
+  auto result = [&] { GilRelease no_gil; return tl::unflatten(self, dim, sizes); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.__irshift__
 PyObject* operator__irshift__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -250,6 +283,21 @@ PyObject* method_bitwise_right_shift_(PyObject* py_self, PyObject* const* args, 
   TL_PY_CATCH
 }
 
+// Tensor.tile
+PyObject* method_tile(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "tile(int[] dims)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dims = r.intlist(0);
+  auto result = [&] { GilRelease no_gil; return tl::tile(self, dims); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.to
 PyObject* method_to(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -299,6 +347,22 @@ PyObject* method_to(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_CATCH
 }
 
+// Tensor.unflatten
+PyObject* method_unflatten(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "unflatten(int dim, int[] sizes)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto sizes = r.intlist(1);
+  auto result = [&] { GilRelease no_gil; return tl::unflatten(self, dim, sizes); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_4(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
@@ -334,6 +398,14 @@ A tensor of shape `size` and strides `stride` with uninitialised data.)doc"});
                        METH_FASTCALL | METH_KEYWORDS, R"doc(special_i0(Tensor input, *, Tensor? out=None) -> Tensor
 
 Alias of `i0` (`torchlite.special.i0`).)doc"});
+  functions.push_back({"tile", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tile)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(tile(Tensor input, int[] dims) -> Tensor
+
+`self` repeated `dims[i]` times along each dimension; with fewer `dims` than dimensions, the leading ones are repeated once (NumPy's tile).)doc"});
+  functions.push_back({"unflatten", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_unflatten)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(unflatten(Tensor input, int dim, int[] sizes) -> Tensor
+
+A view of `self` with dimension `dim` split into `sizes` (one of them may be -1).)doc"});
   methods.push_back({"__irshift__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__irshift__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__irshift__(Tensor other) -> Tensor
 
@@ -366,6 +438,10 @@ In-place version of bitwise_right_shift(): writes the result into self. Shifts t
 bitwise_right_shift_(Scalar other) -> Tensor
 
 In-place version of bitwise_right_shift(): writes the result into self. Shifts the bits of `self` right by the number `other`.)doc"});
+  methods.push_back({"tile", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_tile)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(tile(int[] dims) -> Tensor
+
+`self` repeated `dims[i]` times along each dimension; with fewer `dims` than dimensions, the leading ones are repeated once (NumPy's tile).)doc"});
   methods.push_back({"to", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_to)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(to(ScalarType dtype, bool non_blocking=False, bool copy=False) -> Tensor
 
@@ -382,6 +458,10 @@ to(Tensor other, bool non_blocking=False, bool copy=False) -> Tensor
 to(bool non_blocking=False, bool copy=False) -> Tensor
 
 `self` itself (a copy if `copy`): `to()` with no dtype or device changes nothing.)doc"});
+  methods.push_back({"unflatten", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_unflatten)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(unflatten(int dim, int[] sizes) -> Tensor
+
+A view of `self` with dimension `dim` split into `sizes` (one of them may be -1).)doc"});
   (void)functions;
   (void)methods;
 }

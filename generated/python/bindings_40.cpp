@@ -313,6 +313,20 @@ PyObject* method_t(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, P
   TL_PY_CATCH
 }
 
+// Tensor.t_
+PyObject* method_t_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "t_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::t_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_40(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
@@ -400,6 +414,10 @@ The standard deviation of `self` over the dimensions in `dim` (all when None), f
                      METH_FASTCALL | METH_KEYWORDS, R"doc(t() -> Tensor
 
 Transposes a tensor of at most 2 dimensions (0-d and 1-D tensors are returned as they are).)doc"});
+  methods.push_back({"t_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_t_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(t_() -> Tensor
+
+Transposes `self` (at most 2-D) in place.)doc"});
   (void)functions;
   (void)methods;
 }

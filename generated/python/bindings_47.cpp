@@ -4,11 +4,26 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/broadcast_tensors.h"
 #include "generated/ops/log1p.h"
 #include "generated/ops/special_softmax.h"
 
 namespace tl::python {
 namespace {
+
+// broadcast_tensors
+PyObject* fn_broadcast_tensors(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "broadcast_tensors(Tensor[] tensors)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto tensors = r.tensorlist(0);
+  auto result = [&] { GilRelease no_gil; return tl::broadcast_tensors(tensors); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // log1p
 PyObject* fn_log1p(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -90,6 +105,10 @@ PyObject* method_log1p_(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
 }  // namespace
 
 void add_bindings_47(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"broadcast_tensors", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_broadcast_tensors)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(broadcast_tensors(Tensor[] tensors) -> Sequence[Tensor]
+
+Views of `tensors` broadcast to their common shape. From Python `torchlite.broadcast_tensors(*tensors)`, as PyTorch (a single list is accepted too).)doc"});
   functions.push_back({"log1p", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log1p)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(log1p(Tensor input, *, Tensor? out=None) -> Tensor
 

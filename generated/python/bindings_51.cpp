@@ -7,6 +7,7 @@
 #include "generated/ops/_log_softmax_backward_data.h"
 #include "generated/ops/cosh.h"
 #include "generated/ops/exp2.h"
+#include "generated/ops/vsplit.h"
 
 namespace tl::python {
 namespace {
@@ -94,6 +95,33 @@ PyObject* fn_exp2_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// vsplit
+PyObject* fn_vsplit(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "vsplit(Tensor input, int sections)",
+      "vsplit(Tensor input, int[] indices)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // vsplit.int
+      auto self = r.tensor(0);
+      auto sections = r.toInt64(1);
+      auto result = [&] { GilRelease no_gil; return tl::vsplit(self, sections); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // vsplit.array
+      auto self = r.tensor(0);
+      auto indices = r.intlist(1);
+      auto result = [&] { GilRelease no_gil; return tl::vsplit(self, indices); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.cosh
 PyObject* method_cosh(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -150,6 +178,33 @@ PyObject* method_exp2_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// Tensor.vsplit
+PyObject* method_vsplit(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "vsplit(int sections)",
+      "vsplit(int[] indices)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // vsplit.int
+      const Tensor& self = unpack_tensor(py_self);
+      auto sections = r.toInt64(0);
+      auto result = [&] { GilRelease no_gil; return tl::vsplit(self, sections); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // vsplit.array
+      const Tensor& self = unpack_tensor(py_self);
+      auto indices = r.intlist(0);
+      auto result = [&] { GilRelease no_gil; return tl::vsplit(self, indices); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_51(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
@@ -173,6 +228,14 @@ In-place version of cosh(): writes the result into self. The hyperbolic cosine o
                        METH_FASTCALL | METH_KEYWORDS, R"doc(exp2_(Tensor input) -> Tensor
 
 In-place version of exp2(): writes the result into self. 2 raised to the power of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"vsplit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_vsplit)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(vsplit(Tensor input, int sections) -> Sequence[Tensor]
+
+`self` (at least 2-D) cut into `sections` equal views along dimension 0.
+
+vsplit(Tensor input, int[] indices) -> Sequence[Tensor]
+
+`self` (at least 2-D) cut along dimension 0 before each index in `indices`.)doc"});
   methods.push_back({"cosh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cosh)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(cosh() -> Tensor
 
@@ -189,6 +252,14 @@ In-place version of cosh(): writes the result into self. The hyperbolic cosine o
                      METH_FASTCALL | METH_KEYWORDS, R"doc(exp2_() -> Tensor
 
 In-place version of exp2(): writes the result into self. 2 raised to the power of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"vsplit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_vsplit)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(vsplit(int sections) -> Sequence[Tensor]
+
+`self` (at least 2-D) cut into `sections` equal views along dimension 0.
+
+vsplit(int[] indices) -> Sequence[Tensor]
+
+`self` (at least 2-D) cut along dimension 0 before each index in `indices`.)doc"});
   (void)functions;
   (void)methods;
 }

@@ -6,6 +6,7 @@
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/any.h"
+#include "generated/ops/broadcast_to.h"
 #include "generated/ops/cummin.h"
 #include "generated/ops/exponential.h"
 #include "generated/ops/fill.h"
@@ -57,6 +58,21 @@ PyObject* fn_any(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// broadcast_to
+PyObject* fn_broadcast_to(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "broadcast_to(Tensor input, int[] size)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto size = r.intlist(1);
+  auto result = [&] { GilRelease no_gil; return tl::broadcast_to(self, size); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -349,6 +365,21 @@ PyObject* method_any(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// Tensor.broadcast_to
+PyObject* method_broadcast_to(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "broadcast_to(int[] size)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto size = r.intlist(0);
+  auto result = [&] { GilRelease no_gil; return tl::broadcast_to(self, size); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.cummin
 PyObject* method_cummin(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -562,6 +593,10 @@ Whether any element of `self` along `dim` is non-zero (uint8 inputs give uint8).
 any(Tensor input, int[]? dim=None, bool keepdim=False, *, Tensor? out=None) -> Tensor
 
 Whether any element of `self` over the dimensions in `dim` (all of them when None) is non-zero (uint8 inputs give uint8).)doc"});
+  functions.push_back({"broadcast_to", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_broadcast_to)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(broadcast_to(Tensor input, int[] size) -> Tensor
+
+A view of `self` broadcast to `size` (`expand`: -1 keeps a size, new leading dimensions may be added).)doc"});
   functions.push_back({"cummin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cummin)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(cummin(Tensor input, int dim, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
@@ -634,6 +669,10 @@ Whether any element of `self` along `dim` is non-zero (uint8 inputs give uint8).
 any(int[]? dim=None, bool keepdim=False) -> Tensor
 
 Whether any element of `self` over the dimensions in `dim` (all of them when None) is non-zero (uint8 inputs give uint8).)doc"});
+  methods.push_back({"broadcast_to", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_broadcast_to)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(broadcast_to(int[] size) -> Tensor
+
+A view of `self` broadcast to `size` (`expand`: -1 keeps a size, new leading dimensions may be added).)doc"});
   methods.push_back({"cummin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cummin)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(cummin(int dim) -> tuple[Tensor, Tensor]
 

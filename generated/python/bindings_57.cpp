@@ -4,11 +4,27 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/adjoint.h"
 #include "generated/ops/frac.h"
 #include "generated/ops/nanmean.h"
+#include "generated/ops/unfold_backward.h"
 
 namespace tl::python {
 namespace {
+
+// adjoint
+PyObject* fn_adjoint(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "adjoint(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::adjoint(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // frac
 PyObject* fn_frac(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -65,6 +81,38 @@ PyObject* fn_nanmean(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// unfold_backward
+PyObject* fn_unfold_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "unfold_backward(Tensor grad_in, int[] input_sizes, int dim, int size, int step)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_in = r.tensor(0);
+  auto input_sizes = r.intlist(1);
+  auto dim = r.toInt64(2);
+  auto size = r.toInt64(3);
+  auto step = r.toInt64(4);
+  auto result = [&] { GilRelease no_gil; return tl::unfold_backward(grad_in, input_sizes, dim, size, step); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.adjoint
+PyObject* method_adjoint(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "adjoint()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::adjoint(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.frac
 PyObject* method_frac(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -113,6 +161,10 @@ PyObject* method_nanmean(PyObject* py_self, PyObject* const* args, Py_ssize_t na
 }  // namespace
 
 void add_bindings_57(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"adjoint", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_adjoint)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(adjoint(Tensor input) -> Tensor
+
+A view of `self` with its last two dimensions swapped (the conjugate transpose; torchlite has no complex dtypes, so no conjugation). A 0-d tensor is returned as it is.)doc"});
   functions.push_back({"frac", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_frac)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(frac(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -125,6 +177,14 @@ In-place version of frac(): writes the result into self. The fractional part `x 
                        METH_FASTCALL | METH_KEYWORDS, R"doc(nanmean(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 
 The mean of the elements of `self` that are not NaN, over the dimensions in `dim` (all of them when None); floating-point inputs only.)doc"});
+  functions.push_back({"unfold_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_unfold_backward)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(unfold_backward(Tensor grad_in, int[] input_sizes, int dim, int size, int step) -> Tensor
+
+The gradient of `unfold`: a tensor of `input_sizes` where each element sums the entries of `grad_in` of the windows it fell into.)doc"});
+  methods.push_back({"adjoint", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_adjoint)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(adjoint() -> Tensor
+
+A view of `self` with its last two dimensions swapped (the conjugate transpose; torchlite has no complex dtypes, so no conjugation). A 0-d tensor is returned as it is.)doc"});
   methods.push_back({"frac", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_frac)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(frac() -> Tensor
 

@@ -4,10 +4,27 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/flatten.h"
 #include "generated/ops/ones.h"
 
 namespace tl::python {
 namespace {
+
+// flatten
+PyObject* fn_flatten(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "flatten(Tensor input, int start_dim=0, int end_dim=-1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto start_dim = r.toInt64(1);
+  auto end_dim = r.toInt64(2);
+  auto result = [&] { GilRelease no_gil; return tl::flatten(self, start_dim, end_dim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // ones
 PyObject* fn_ones(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -33,13 +50,37 @@ PyObject* fn_ones(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// Tensor.flatten
+PyObject* method_flatten(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "flatten(int start_dim=0, int end_dim=-1)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto start_dim = r.toInt64(0);
+  auto end_dim = r.toInt64(1);
+  auto result = [&] { GilRelease no_gil; return tl::flatten(self, start_dim, end_dim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_7(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"flatten", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_flatten)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(flatten(Tensor input, int start_dim=0, int end_dim=-1) -> Tensor
+
+`self` with dimensions `start_dim` to `end_dim` merged into one: a view when the strides allow it, `self` itself when there is nothing to merge, a 1-element 1-D tensor for a 0-d one.)doc"});
   functions.push_back({"ones", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ones)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(ones(int[] size, *, ScalarType? dtype=None, Device? device=None, Tensor? out=None, bool requires_grad=False) -> Tensor
 
 A tensor of shape `size` filled with ones (default float dtype unless `dtype`).)doc"});
+  methods.push_back({"flatten", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_flatten)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(flatten(int start_dim=0, int end_dim=-1) -> Tensor
+
+`self` with dimensions `start_dim` to `end_dim` merged into one: a view when the strides allow it, `self` itself when there is nothing to merge, a 1-element 1-D tensor for a 0-d one.)doc"});
   (void)functions;
   (void)methods;
 }

@@ -10,7 +10,9 @@
 #include "generated/ops/divide.h"
 #include "generated/ops/ge.h"
 #include "generated/ops/index_add.h"
+#include "generated/ops/moveaxis.h"
 #include "generated/ops/true_divide.h"
+#include "generated/ops/vstack.h"
 
 namespace tl::python {
 namespace {
@@ -290,6 +292,35 @@ PyObject* fn_index_add_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH
 }
 
+// moveaxis
+PyObject* fn_moveaxis(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "moveaxis(Tensor input, int[] source, int[] destination)",
+      "moveaxis(Tensor input, int source, int destination)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // moveaxis.intlist
+      auto self = r.tensor(0);
+      auto source = r.intlist(1);
+      auto destination = r.intlist(2);
+      auto result = [&] { GilRelease no_gil; return tl::moveaxis(self, source, destination); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // moveaxis.int
+      auto self = r.tensor(0);
+      auto source = r.toInt64(1);
+      auto destination = r.toInt64(2);
+      auto result = [&] { GilRelease no_gil; return tl::moveaxis(self, source, destination); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // true_divide
 PyObject* fn_true_divide(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -346,6 +377,25 @@ PyObject* fn_true_divide_(PyObject* /*module*/, PyObject* const* args, Py_ssize_
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// vstack
+PyObject* fn_vstack(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "vstack(Tensor[] tensors, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto tensors = r.tensorlist(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::vstack_out(out, tensors); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::vstack(tensors); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -609,6 +659,35 @@ PyObject* method_index_add_(PyObject* py_self, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
+// Tensor.moveaxis
+PyObject* method_moveaxis(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "moveaxis(int[] source, int[] destination)",
+      "moveaxis(int source, int destination)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // moveaxis.intlist
+      const Tensor& self = unpack_tensor(py_self);
+      auto source = r.intlist(0);
+      auto destination = r.intlist(1);
+      auto result = [&] { GilRelease no_gil; return tl::moveaxis(self, source, destination); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // moveaxis.int
+      const Tensor& self = unpack_tensor(py_self);
+      auto source = r.toInt64(0);
+      auto destination = r.toInt64(1);
+      auto result = [&] { GilRelease no_gil; return tl::moveaxis(self, source, destination); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.true_divide
 PyObject* method_true_divide(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -738,6 +817,14 @@ A copy of `self` with `alpha * source[i]` added at position `index[i]` along `di
                        METH_FASTCALL | METH_KEYWORDS, R"doc(index_add_(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
 
 In-place version of index_add(): writes the result into self. A copy of `self` with `alpha * source[i]` added at position `index[i]` along `dim`, in index order.)doc"});
+  functions.push_back({"moveaxis", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_moveaxis)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(moveaxis(Tensor input, int[] source, int[] destination) -> Tensor
+
+Alias of `movedim`.
+
+moveaxis(Tensor input, int source, int destination) -> Tensor
+
+Alias of `movedim`.)doc"});
   functions.push_back({"true_divide", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_true_divide)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(true_divide(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -754,6 +841,10 @@ In-place version of true_divide(): writes the result into self. Alias of `div` (
 true_divide_(Tensor input, Scalar other) -> Tensor
 
 In-place version of true_divide(): writes the result into self. Alias of `div` by a number (true division).)doc"});
+  functions.push_back({"vstack", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_vstack)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(vstack(Tensor[] tensors, *, Tensor? out=None) -> Tensor
+
+Joins `tensors` row-wise (along dimension 0), each made at least 2-D.)doc"});
   methods.push_back({"__ge__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__ge__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__ge__(Tensor other) -> Tensor
 
@@ -834,6 +925,14 @@ A copy of `self` with `alpha * source[i]` added at position `index[i]` along `di
                      METH_FASTCALL | METH_KEYWORDS, R"doc(index_add_(int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
 
 In-place version of index_add(): writes the result into self. A copy of `self` with `alpha * source[i]` added at position `index[i]` along `dim`, in index order.)doc"});
+  methods.push_back({"moveaxis", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_moveaxis)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(moveaxis(int[] source, int[] destination) -> Tensor
+
+Alias of `movedim`.
+
+moveaxis(int source, int destination) -> Tensor
+
+Alias of `movedim`.)doc"});
   methods.push_back({"true_divide", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_true_divide)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(true_divide(Tensor other) -> Tensor
 

@@ -12,6 +12,7 @@
 #include "generated/ops/div.h"
 #include "generated/ops/isneginf.h"
 #include "generated/ops/max.h"
+#include "generated/ops/meshgrid.h"
 #include "generated/ops/minimum.h"
 #include "generated/ops/special_expit.h"
 #include "generated/ops/subtract.h"
@@ -259,6 +260,32 @@ PyObject* fn_max(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
       }
       auto result = [&] { GilRelease no_gil; return tl::max(self, dim, keepdim); }();
       return wrap_named(max_type, wrap(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// meshgrid
+PyObject* fn_meshgrid(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "meshgrid(Tensor[] tensors)",
+      "meshgrid(Tensor[] tensors, *, str indexing)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // meshgrid
+      auto tensors = r.tensorlist(0);
+      auto result = [&] { GilRelease no_gil; return tl::meshgrid(tensors); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // meshgrid.indexing
+      auto tensors = r.tensorlist(0);
+      auto indexing = r.string(1);
+      auto result = [&] { GilRelease no_gil; return tl::meshgrid(tensors, indexing); }();
+      return wrap(std::move(result));
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
@@ -733,6 +760,14 @@ The largest element of `self` as a 0-d tensor (NaN if any element is NaN). The g
 max(Tensor input, int dim, bool keepdim=False, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 The largest values of `self` along `dim` and their indices (the first of ties; NaN counts as the largest).)doc"});
+  functions.push_back({"meshgrid", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_meshgrid)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(meshgrid(Tensor[] tensors) -> Sequence[Tensor]
+
+`meshgrid(tensors, indexing="ij")` (PyTorch also warns that `indexing` will be required; torchlite does not).
+
+meshgrid(Tensor[] tensors, *, str indexing) -> Sequence[Tensor]
+
+Coordinate grids of 0-d or 1-D `tensors` (views, expanded): with `indexing="ij"` output i varies along dimension i, with "xy" the first two dimensions are swapped (NumPy's Cartesian convention). From Python also `meshgrid(a, b, ...)`.)doc"});
   functions.push_back({"minimum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_minimum)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(minimum(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 

@@ -6,6 +6,7 @@
 #include "aten/core/Tensor.h"
 #include "aten/native/Resize.h"
 #include "aten/native/TypePromotion.h"
+#include "aten/native/cpu/CatContiguous.h"
 #include "generated/ops/cat.h"
 #include "generated/ops/copy.h"
 
@@ -71,6 +72,7 @@ void cat_kernel(TensorList tensors, int64_t dim, Tensor& out) {
     resize_output(out, shape, "cat");
   }
   if (!ref || out.is_meta()) return;
+  if (cat_contiguous(tensors, wrapped, out)) return;
   // Each input is copied (and converted) into its slice of the output.
   int64_t offset = 0;
   DimVector strides(out.strides());
