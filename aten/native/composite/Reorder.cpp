@@ -35,9 +35,9 @@ Tensor flatten_composite(const Tensor& self, int64_t start_dim, int64_t end_dim)
 
 // Splitting one dimension never needs a copy, so unflatten is always a view.
 Tensor unflatten_composite(const Tensor& self, int64_t dim, IntArrayRef sizes) {
+  TL_CHECK(!sizes.empty(), "unflatten: sizes must be non-empty");
   const int64_t d = maybe_wrap_dim(dim, self.dim(), "unflatten");  // IndexError beyond [-1, 0] for 0-d
   TL_CHECK(self.dim() > 0, "unflatten: Dimension specified as ", dim, " but tensor has no dimensions");
-  TL_CHECK(!sizes.empty(), "unflatten: sizes must be non-empty");
   const int64_t size = self.sizes()[d];
   DimVector inner;
   if (std::find(sizes.begin(), sizes.end(), -1) != sizes.end()) {

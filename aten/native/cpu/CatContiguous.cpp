@@ -18,7 +18,8 @@ bool cat_contiguous(TensorList tensors, int64_t dim, const Tensor& out) {
   for (int64_t d = dim + 1; d < out.dim(); ++d) inner *= out.sizes()[d];
   for (const Tensor& t : tensors) {
     if (t.dim() == 1 && t.numel() == 0) continue;  // skipped by cat
-    if (t.dtype() != out.dtype() || !t.is_contiguous()) return false;
+    // Another device (meta inputs, CPU out) is the general path's to refuse.
+    if (t.dtype() != out.dtype() || t.device() != out.device() || !t.is_contiguous()) return false;
     if (t.numel() == 0) continue;
     sources.push_back(static_cast<const char*>(t.data_ptr()));
     chunk.push_back(t.sizes()[dim] * inner);

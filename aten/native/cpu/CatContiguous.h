@@ -9,7 +9,7 @@ namespace tl::native {
 
 // Joins `tensors` (skipping 1-D empty ones, cat's legacy rule) along `dim` into `out`, already of
 // the joined shape, and returns true; returns false (nothing written) when a tensor or `out` is
-// not contiguous or has another dtype than `out`, for the general copy to do it.
+// not contiguous or has another dtype or device than `out`, for the general copy to do it.
 bool cat_contiguous(TensorList tensors, int64_t dim, const Tensor& out);
 
 }  // namespace tl::native

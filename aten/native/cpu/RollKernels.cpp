@@ -21,6 +21,8 @@ Tensor roll_kernel(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
   TL_CHECK(flat || shifts.size() == dims.size(), op, ": shifts and dimensions must align. shifts: ", shifts.size(),
            ", dims:", dims.size());
   const int64_t nd = self.dim();
+  Tensor out = empty_tensor(self.sizes(), self.dtype(), self.device());
+  if (self.numel() == 0) return out;  // dims are not checked then, as in PyTorch
   // Per dimension: the total shift, reduced into [0, size). Repeated dims add up.
   DimVector shift(static_cast<size_t>(flat ? 1 : nd), 0);
   if (!flat) {
@@ -31,8 +33,7 @@ Tensor roll_kernel(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
       if (n > 0) shift[d] = ((shift[d] + shifts[i] % n) % n + n) % n;
     }
   }
-  Tensor out = empty_tensor(self.sizes(), self.dtype(), self.device());
-  if (out.is_meta() || out.numel() == 0) return out;
+  if (out.is_meta()) return out;
   // The flat roll: both tensors seen as 1-D (self through a contiguous copy unless it is one).
   Tensor src = self, dst = out;
   if (flat) {
