@@ -321,3 +321,40 @@ def test_roll_extreme_shifts():
     for shifts, dims in [(2 ** 63 - 1, 1), (-2 ** 62, 0), ((-7, 12), (0, 1)), (2 ** 62 + 3, None)]:
         kw = {} if dims is None else {"dims": dims}
         assert_same(tl.roll(x, shifts, **kw), torch.roll(a, shifts, **kw))
+
+
+NODE_CASES = {
+    "repeat": lambda L, y: y.repeat(2, 1),
+    "tile": lambda L, y: y.tile((2,)),
+    "roll": lambda L, y: y.roll(1, 0),
+    "rot90": lambda L, y: y.rot90(),
+    "fliplr": lambda L, y: y.fliplr(),
+    "unfold": lambda L, y: y.unfold(1, 2, 1),
+    "flatten": lambda L, y: y.flatten(),
+    "ravel_t": lambda L, y: y.t().ravel(),
+    "movedim": lambda L, y: y.movedim(0, 1),
+    "swapaxes": lambda L, y: y.swapaxes(0, 1),
+    "broadcast_to": lambda L, y: y.broadcast_to((2, 2, 3)),
+    "repeat_interleave_int": lambda L, y: y.repeat_interleave(2, dim=1),
+    "repeat_interleave_tensor": lambda L, y: y.repeat_interleave(L.tensor([1, 2]), dim=0),
+    "hstack": lambda L, y: L.hstack([y, y]),
+    "atleast_3d": lambda L, y: L.atleast_3d(y),
+    "meshgrid": lambda L, y: L.meshgrid(y[0], y[1], indexing="ij")[1],
+    "squeeze_": lambda L, y: y.unsqueeze(0).squeeze_(),
+    "squeeze_dim": lambda L, y: y.unsqueeze(0).squeeze_(0),
+    "squeeze_dims": lambda L, y: y.unsqueeze(0).squeeze_((0,)),
+    "unsqueeze_": lambda L, y: y.unsqueeze_(0),
+    "t_": lambda L, y: y.t_(),
+    "transpose_": lambda L, y: y.transpose_(0, 1),
+    "swapdims_": lambda L, y: y.swapdims_(0, 1),
+    "unfold_backward": lambda L, y: (L.ops.aten.unfold_backward if L is torch else L.unfold_backward)(
+        y.unfold(1, 2, 1), [2, 3], 1, 2, 1),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NODE_CASES))
+def test_node_names_like_torch(case):
+    def name(L):
+        x = L.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]], dtype=L.float64, requires_grad=True)
+        return type(NODE_CASES[case](L, x * 1).grad_fn).__name__
+    assert name(tl) == name(torch)

@@ -1,5 +1,5 @@
 // cat's fast path for contiguous inputs and output of one dtype (most calls): the output is written
-// in order, row by row, each input's chunk of a row by one memcpy, PyTorch's serial cat kernel.
+// in order, row by row, each input's chunk of a row by one memcpy, as PyTorch's serial cat kernel.
 #pragma once
 #include <cstdint>
 
