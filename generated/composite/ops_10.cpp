@@ -12,7 +12,7 @@ namespace tl::native {
 
 // fliplr(Tensor self) -> Tensor
 Tensor fliplr_composite(const Tensor& self) {
-  TL_CHECK(self.dim() >= 2, "Input must be >= 2-d.");
+  TL_CHECK(self.dim() >= 2, "fliplr: Input must be >= 2-d.");
   return flip(self, std::vector<int64_t>{1});
 }
 

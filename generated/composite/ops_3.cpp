@@ -9,7 +9,7 @@ namespace tl::native {
 
 // flipud(Tensor self) -> Tensor
 Tensor flipud_composite(const Tensor& self) {
-  TL_CHECK(self.dim() >= 1, "Input must be >= 1-d.");
+  TL_CHECK(self.dim() >= 1, "flipud: Input must be >= 1-d.");
   return flip(self, std::vector<int64_t>{0});
 }
 

@@ -15,7 +15,7 @@ namespace tl::native {
 // adjoint(Tensor(a) self) -> Tensor(a)
 Tensor adjoint_composite(const Tensor& self) {
   if (self.dim() == 0) return self;
-  TL_CHECK(self.dim() >= 2, "tensor.adjoint() is only supported on matrices or batches of matrices. Got ",
+  TL_CHECK(self.dim() >= 2, "adjoint: tensor.adjoint() is only supported on matrices or batches of matrices. Got ",
            self.dim(), "-D tensor.");
   return transpose(self, -2, -1);
 }

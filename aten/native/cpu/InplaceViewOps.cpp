@@ -1,6 +1,7 @@
 // In-place view ops (squeeze_, unsqueeze_, t_, transpose_): self takes the geometry its view op
 // would give, sharing the same checks; only sizes and strides change, never the data. Autograd
 // records them as views (tag inplace_view), so the same code serves CPU and Meta tensors.
+#include "aten/core/Exception.h"
 #include "aten/core/Tensor.h"
 #include "generated/ops/squeeze.h"
 #include "generated/ops/t.h"
@@ -31,7 +32,10 @@ const Tensor& unsqueeze__kernel(const Tensor& self, int64_t dim) {
   return take_geometry(self, unsqueeze_kernel(self, dim));
 }
 
-const Tensor& t__kernel(const Tensor& self) { return take_geometry(self, t_kernel(self)); }
+const Tensor& t__kernel(const Tensor& self) {
+  TL_CHECK(self.dim() <= 2, "t_() expects a tensor with <= 2 dimensions, but self is ", self.dim(), "D");
+  return take_geometry(self, t_kernel(self));
+}
 
 const Tensor& transpose__kernel(const Tensor& self, int64_t dim0, int64_t dim1) {
   return take_geometry(self, transpose_kernel(self, dim0, dim1));

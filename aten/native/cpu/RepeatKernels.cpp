@@ -25,7 +25,10 @@ Tensor repeat_kernel(const Tensor& self, IntArrayRef repeats) {
     TL_CHECK(!__builtin_mul_overflow(s, repeats[i], &target[i]), "repeat: integer multiplication overflow for ",
              "repeats ", repeats, " of a tensor of shape ", self.sizes());
   }
-  compute_numel(target);  // PyTorch's "Trying to create tensor with negative dimension" and overflow errors
+  for (int64_t size : target) {
+    TL_CHECK(size >= 0, "repeat: Trying to create tensor with negative dimension ", size, ": ", IntArrayRef(target));
+  }
+  compute_numel(target);  // overflow of the element count
   Tensor out = empty_tensor(target, self.dtype(), self.device());
   if (out.is_meta() || out.numel() == 0) return out;
   DimVector split_sizes, dst_strides, src_strides;
