@@ -70,7 +70,8 @@ def main() -> int:
     print(f"threads: {args.threads}; medians of {rep}")
     print(f"{'':40s} {'torchlite':>10s} {'torch':>10s} {'ratio':>7s}")
     for name, pair, f, number in cases:
-        a, b = bench_pair(lambda: f(tl, pair[0]), lambda: f(torch, pair[1]), rep, max(1, number // (3 if args.quick else 1)))
+        calls = max(1, number // (3 if args.quick else 1))
+        a, b = bench_pair(lambda: f(tl, pair[0]), lambda: f(torch, pair[1]), rep, calls)
         print(f"{name:40s} {a * 1e6:8.1f}µs {b * 1e6:8.1f}µs {a / b:6.2f}x", flush=True)
     return 0
 

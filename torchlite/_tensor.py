@@ -228,7 +228,8 @@ class Tensor(_C.TensorBase):
             return self
         if self.dim() != 2:
             hint = " For batches of matrices, consider using tensor.mH" if self.dim() > 2 else ""
-            raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.dim()}-D tensor.{hint}")
+            raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.dim()}-D "
+                               f"tensor.{hint}")
         return self.transpose(0, 1)
 
     @property

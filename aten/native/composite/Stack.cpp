@@ -1,7 +1,9 @@
 // stack: cat of the inputs, each unsqueezed at the new dimension. Its out= form is cat's out=, so it
 // has cat's dtype rule (any dtype the inputs cast to safely, else TypeError), as in PyTorch.
+#include <algorithm>
 #include <vector>
 
+#include "aten/autograd/GradMode.h"
 #include "aten/core/Exception.h"
 #include "aten/native/ShapeUtils.h"
 #include "generated/ops/cat.h"
@@ -19,9 +21,13 @@ std::vector<Tensor> unsqueezed_inputs(TensorList tensors, int64_t& dim) {
              tensors[0].sizes(), " at entry 0 and ", tensors[i].sizes(), " at entry ", i);
   }
   dim = maybe_wrap_dim(dim, tensors[0].dim() + 1, "stack");
+  // Without autograd to record, the view kernel directly: a stack of many small tensors is mostly
+  // these calls.
+  const bool record = autograd::GradMode::is_enabled() &&
+                      std::any_of(tensors.begin(), tensors.end(), [](const Tensor& t) { return t.requires_grad(); });
   std::vector<Tensor> parts;
   parts.reserve(tensors.size());
-  for (const Tensor& t : tensors) parts.push_back(tl::unsqueeze(t, dim));
+  for (const Tensor& t : tensors) parts.push_back(record ? tl::unsqueeze(t, dim) : unsqueeze_kernel(t, dim));
   return parts;
 }
 
