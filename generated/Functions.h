@@ -79,6 +79,7 @@
 #include "generated/ops/diagflat.h"
 #include "generated/ops/diagonal.h"
 #include "generated/ops/diagonal_backward.h"
+#include "generated/ops/diagonal_copy.h"
 #include "generated/ops/digamma.h"
 #include "generated/ops/div.h"
 #include "generated/ops/divide.h"

@@ -71,6 +71,8 @@ KNOWN_OUT_GAPS = {
                     "torchlite refuses them, as for every out= op",
     "diag": "PyTorch's diag out= (a composite there) accepts inputs that require grad; torchlite refuses them, as "
             "for every out= op",
+    "diagonal_copy": "PyTorch's diagonal_copy out= accepts inputs that require grad; torchlite refuses them, as for "
+                     "every out= op",
 }
 
 

@@ -6,8 +6,6 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
-#include "generated/ops/clone.h"
-#include "generated/ops/fill_diagonal.h"
 #include "generated/ops/fmin.h"
 #include "generated/ops/index.h"
 #include "generated/ops/mul.h"
@@ -18,26 +16,6 @@
 #include "generated/ops/unsqueeze.h"
 
 namespace tl::autograd::generated {
-
-// Backward of fill_diagonal_(Tensor(a!) self, Scalar fill_value, bool wrap=False) -> Tensor(a!)
-struct FillDiagonalBackward0 final : Node {
-  std::string name() const override { return "FillDiagonalBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-
-  bool wrap_;
-};
-
-variable_list FillDiagonalBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& wrap = as_arg(wrap_);
-  if (should_compute_output(0)) {
-    grad_inputs[0] = fill_diagonal_(clone(grad), 0, wrap);
-  }
-  return grad_inputs;
-}
 
 // Backward of fmin(Tensor self, Tensor other) -> Tensor
 struct FminBackward0 final : Node {
@@ -160,20 +138,6 @@ variable_list UnsqueezeBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
-
-// fill_diagonal_(Tensor(a!) self, Scalar fill_value, bool wrap=False) -> Tensor(a!)
-const Tensor& fill_diagonal_(const Tensor& self, const Scalar& fill_value, bool wrap) {
-  check_inplace(self, "fill_diagonal_");
-  auto grad_fn = std::make_shared<FillDiagonalBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->wrap_ = wrap;
-  {
-    AutoGradMode below_autograd(false);
-    ops::fill_diagonal_::call(self, fill_value, wrap);
-  }
-  rebase_history(self, grad_fn);
-  return self;
-}
 
 // fmin(Tensor self, Tensor other) -> Tensor
 Tensor fmin(const Tensor& self, const Tensor& other) {

@@ -31,25 +31,8 @@ const Tensor& concat_out(const Tensor& out, TensorList tensors, int64_t dim) {
 // ============================================================================ fill_diagonal
 
 // fill_diagonal_(Tensor(a!) self, Scalar fill_value, bool wrap=False) -> Tensor(a!)
-ops::fill_diagonal_::Kernel* ops::fill_diagonal_::kernels[kNumDeviceTypes] = {
-    /* CPU */ native::fill_diagonal_kernel,
-    /* Meta */ native::fill_diagonal_kernel,
-};
-
-const Tensor& ops::fill_diagonal_::call(const Tensor& self, const Scalar& fill_value, bool wrap) {
-  const Device kernel_device = dispatch_device("fill_diagonal_", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("fill_diagonal_", kernel_device);
-  decltype(auto) result = kernel(self, fill_value, wrap);
-  self.bump_version();
-  return result;
-}
-
 const Tensor& fill_diagonal_(const Tensor& self, const Scalar& fill_value, bool wrap) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::fill_diagonal_(self, fill_value, wrap);
-  }
-  return ops::fill_diagonal_::call(self, fill_value, wrap);
+  return native::fill_diagonal__composite(self, fill_value, wrap);
 }
 
 // ============================================================================ fmin

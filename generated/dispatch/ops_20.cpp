@@ -44,56 +44,6 @@ bool is_same_size(const Tensor& self, const Tensor& other) {
 
 // ============================================================================ logspace
 
-// logspace(Scalar start, Scalar end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-static Tensor logspace_kernel_functional(const Scalar& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
-  Tensor out;
-  native::logspace_kernel(start, end, steps, base, dtype, layout, device, pin_memory, out);
-  return out;
-}
-
-ops::logspace::Kernel* ops::logspace::kernels[kNumDeviceTypes] = {
-    /* CPU */ logspace_kernel_functional,
-    /* Meta */ logspace_kernel_functional,
-};
-
-Tensor ops::logspace::call(const Scalar& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
-  const Device kernel_device = dispatch_device("logspace", {}, device.value_or(Device(DeviceType::CPU)));
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("logspace", kernel_device);
-  return kernel(start, end, steps, base, dtype, layout, device, pin_memory);
-}
-
-Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
-  return ops::logspace::call(start, end, steps, base, dtype, layout, device, pin_memory);
-}
-
-// logspace.out(Scalar start, Scalar end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& logspace_kernel_out(const Scalar& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
-  Tensor out_handle = out;
-  native::logspace_kernel(start, end, steps, base, dtype, layout, device, pin_memory, out_handle);
-  return out;
-}
-
-ops::logspace_out::Kernel* ops::logspace_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ logspace_kernel_out,
-    /* Meta */ logspace_kernel_out,
-};
-
-const Tensor& ops::logspace_out::call(const Scalar& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
-  const Device kernel_device = dispatch_device("logspace.out", {&out}, device.value_or(Device(DeviceType::CPU)));
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("logspace.out", kernel_device);
-  decltype(auto) result = kernel(start, end, steps, base, dtype, layout, device, pin_memory, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& logspace_out(const Tensor& out, const Scalar& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
-  check_out_no_grad("logspace.out", {}, {&out});
-  check_factory_out(out, dtype, device);
-  return ops::logspace_out::call(start, end, steps, base, dtype, layout, device, pin_memory, out);
-}
-
 // logspace.Tensor_Tensor(Tensor start, Tensor end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 static Tensor logspace_tensor_tensor_kernel_functional(const Tensor& start, const Tensor& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
   Tensor out;
@@ -246,6 +196,56 @@ const Tensor& logspace_out(const Tensor& out, const Scalar& start, const Tensor&
   check_out_no_grad("logspace.Scalar_Tensor_out", {&end}, {&out});
   check_factory_out(out, dtype, device);
   return ops::logspace_Scalar_Tensor_out::call(start, end, steps, base, dtype, layout, device, pin_memory, out);
+}
+
+// logspace(Scalar start, Scalar end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+static Tensor logspace_kernel_functional(const Scalar& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  Tensor out;
+  native::logspace_kernel(start, end, steps, base, dtype, layout, device, pin_memory, out);
+  return out;
+}
+
+ops::logspace::Kernel* ops::logspace::kernels[kNumDeviceTypes] = {
+    /* CPU */ logspace_kernel_functional,
+    /* Meta */ logspace_kernel_functional,
+};
+
+Tensor ops::logspace::call(const Scalar& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  const Device kernel_device = dispatch_device("logspace", {}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logspace", kernel_device);
+  return kernel(start, end, steps, base, dtype, layout, device, pin_memory);
+}
+
+Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  return ops::logspace::call(start, end, steps, base, dtype, layout, device, pin_memory);
+}
+
+// logspace.out(Scalar start, Scalar end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& logspace_kernel_out(const Scalar& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  Tensor out_handle = out;
+  native::logspace_kernel(start, end, steps, base, dtype, layout, device, pin_memory, out_handle);
+  return out;
+}
+
+ops::logspace_out::Kernel* ops::logspace_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ logspace_kernel_out,
+    /* Meta */ logspace_kernel_out,
+};
+
+const Tensor& ops::logspace_out::call(const Scalar& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  const Device kernel_device = dispatch_device("logspace.out", {&out}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logspace.out", kernel_device);
+  decltype(auto) result = kernel(start, end, steps, base, dtype, layout, device, pin_memory, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& logspace_out(const Tensor& out, const Scalar& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  check_out_no_grad("logspace.out", {}, {&out});
+  check_factory_out(out, dtype, device);
+  return ops::logspace_out::call(start, end, steps, base, dtype, layout, device, pin_memory, out);
 }
 
 // ============================================================================ put

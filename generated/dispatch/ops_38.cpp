@@ -157,56 +157,6 @@ const Tensor& arcsinh_(const Tensor& self) {
 
 // ============================================================================ linspace
 
-// linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-static Tensor linspace_kernel_functional(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
-  Tensor out;
-  native::linspace_kernel(start, end, steps, dtype, layout, device, pin_memory, out);
-  return out;
-}
-
-ops::linspace::Kernel* ops::linspace::kernels[kNumDeviceTypes] = {
-    /* CPU */ linspace_kernel_functional,
-    /* Meta */ linspace_kernel_functional,
-};
-
-Tensor ops::linspace::call(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
-  const Device kernel_device = dispatch_device("linspace", {}, device.value_or(Device(DeviceType::CPU)));
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("linspace", kernel_device);
-  return kernel(start, end, steps, dtype, layout, device, pin_memory);
-}
-
-Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
-  return ops::linspace::call(start, end, steps, dtype, layout, device, pin_memory);
-}
-
-// linspace.out(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& linspace_kernel_out(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
-  Tensor out_handle = out;
-  native::linspace_kernel(start, end, steps, dtype, layout, device, pin_memory, out_handle);
-  return out;
-}
-
-ops::linspace_out::Kernel* ops::linspace_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ linspace_kernel_out,
-    /* Meta */ linspace_kernel_out,
-};
-
-const Tensor& ops::linspace_out::call(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
-  const Device kernel_device = dispatch_device("linspace.out", {&out}, device.value_or(Device(DeviceType::CPU)));
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("linspace.out", kernel_device);
-  decltype(auto) result = kernel(start, end, steps, dtype, layout, device, pin_memory, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& linspace_out(const Tensor& out, const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
-  check_out_no_grad("linspace.out", {}, {&out});
-  check_factory_out(out, dtype, device);
-  return ops::linspace_out::call(start, end, steps, dtype, layout, device, pin_memory, out);
-}
-
 // linspace.Tensor_Tensor(Tensor start, Tensor end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 static Tensor linspace_tensor_tensor_kernel_functional(const Tensor& start, const Tensor& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
   Tensor out;
@@ -359,6 +309,56 @@ const Tensor& linspace_out(const Tensor& out, const Scalar& start, const Tensor&
   check_out_no_grad("linspace.Scalar_Tensor_out", {&end}, {&out});
   check_factory_out(out, dtype, device);
   return ops::linspace_Scalar_Tensor_out::call(start, end, steps, dtype, layout, device, pin_memory, out);
+}
+
+// linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+static Tensor linspace_kernel_functional(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  Tensor out;
+  native::linspace_kernel(start, end, steps, dtype, layout, device, pin_memory, out);
+  return out;
+}
+
+ops::linspace::Kernel* ops::linspace::kernels[kNumDeviceTypes] = {
+    /* CPU */ linspace_kernel_functional,
+    /* Meta */ linspace_kernel_functional,
+};
+
+Tensor ops::linspace::call(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  const Device kernel_device = dispatch_device("linspace", {}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linspace", kernel_device);
+  return kernel(start, end, steps, dtype, layout, device, pin_memory);
+}
+
+Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  return ops::linspace::call(start, end, steps, dtype, layout, device, pin_memory);
+}
+
+// linspace.out(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& linspace_kernel_out(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  Tensor out_handle = out;
+  native::linspace_kernel(start, end, steps, dtype, layout, device, pin_memory, out_handle);
+  return out;
+}
+
+ops::linspace_out::Kernel* ops::linspace_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ linspace_kernel_out,
+    /* Meta */ linspace_kernel_out,
+};
+
+const Tensor& ops::linspace_out::call(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  const Device kernel_device = dispatch_device("linspace.out", {&out}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linspace.out", kernel_device);
+  decltype(auto) result = kernel(start, end, steps, dtype, layout, device, pin_memory, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& linspace_out(const Tensor& out, const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  check_out_no_grad("linspace.out", {}, {&out});
+  check_factory_out(out, dtype, device);
+  return ops::linspace_out::call(start, end, steps, dtype, layout, device, pin_memory, out);
 }
 
 // ============================================================================ logcumsumexp

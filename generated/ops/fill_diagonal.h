@@ -9,22 +9,7 @@ namespace tl {
 // fill_diagonal_(Tensor(a!) self, Scalar fill_value, bool wrap=False) -> Tensor(a!)
 const Tensor& fill_diagonal_(const Tensor& self, const Scalar& fill_value, bool wrap = false);
 
-// Entry points below autograd: each runs the kernel for its arguments' device.
-namespace ops {
-
-// fill_diagonal_(Tensor(a!) self, Scalar fill_value, bool wrap=False) -> Tensor(a!)
-struct fill_diagonal_ {
-  using Kernel = const Tensor&(const Tensor& self, const Scalar& fill_value, bool wrap);
-  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
-  static const Tensor& call(const Tensor& self, const Scalar& fill_value, bool wrap);
-};
-}  // namespace ops
-
-namespace autograd::wrappers {
-const Tensor& fill_diagonal_(const Tensor& self, const Scalar& fill_value, bool wrap);  // records fill_diagonal_ for backward
-}  // namespace autograd::wrappers
-
 namespace native {
-const Tensor& fill_diagonal_kernel(const Tensor& self, const Scalar& fill_value, bool wrap);
+const Tensor& fill_diagonal__composite(const Tensor& self, const Scalar& fill_value, bool wrap);
 }  // namespace native
 }  // namespace tl

@@ -7,12 +7,6 @@
 
 namespace tl {
 
-// linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype = std::nullopt, std::optional<Layout> layout = std::nullopt, std::optional<Device> device = std::nullopt, std::optional<bool> pin_memory = std::nullopt);
-
-// linspace.out(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
-const Tensor& linspace_out(const Tensor& out, const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype = std::nullopt, std::optional<Layout> layout = std::nullopt, std::optional<Device> device = std::nullopt, std::optional<bool> pin_memory = std::nullopt);
-
 // linspace.Tensor_Tensor(Tensor start, Tensor end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 Tensor linspace(const Tensor& start, const Tensor& end, int64_t steps, std::optional<ScalarType> dtype = std::nullopt, std::optional<Layout> layout = std::nullopt, std::optional<Device> device = std::nullopt, std::optional<bool> pin_memory = std::nullopt);
 
@@ -31,22 +25,14 @@ Tensor linspace(const Scalar& start, const Tensor& end, int64_t steps, std::opti
 // linspace.Scalar_Tensor_out(Scalar start, Tensor end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
 const Tensor& linspace_out(const Tensor& out, const Scalar& start, const Tensor& end, int64_t steps, std::optional<ScalarType> dtype = std::nullopt, std::optional<Layout> layout = std::nullopt, std::optional<Device> device = std::nullopt, std::optional<bool> pin_memory = std::nullopt);
 
-// Entry points below autograd: each runs the kernel for its arguments' device.
-namespace ops {
-
 // linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-struct linspace {
-  using Kernel = Tensor(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory);
-  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
-  static Tensor call(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory);
-};
+Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype = std::nullopt, std::optional<Layout> layout = std::nullopt, std::optional<Device> device = std::nullopt, std::optional<bool> pin_memory = std::nullopt);
 
 // linspace.out(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
-struct linspace_out {
-  using Kernel = const Tensor&(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out);
-  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
-  static const Tensor& call(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out);
-};
+const Tensor& linspace_out(const Tensor& out, const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype = std::nullopt, std::optional<Layout> layout = std::nullopt, std::optional<Device> device = std::nullopt, std::optional<bool> pin_memory = std::nullopt);
+
+// Entry points below autograd: each runs the kernel for its arguments' device.
+namespace ops {
 
 // linspace.Tensor_Tensor(Tensor start, Tensor end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 struct linspace_Tensor_Tensor {
@@ -88,6 +74,20 @@ struct linspace_Scalar_Tensor_out {
   using Kernel = const Tensor&(const Scalar& start, const Tensor& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static const Tensor& call(const Scalar& start, const Tensor& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out);
+};
+
+// linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+struct linspace {
+  using Kernel = Tensor(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory);
+  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
+  static Tensor call(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory);
+};
+
+// linspace.out(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
+struct linspace_out {
+  using Kernel = const Tensor&(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out);
+  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
+  static const Tensor& call(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out);
 };
 }  // namespace ops
 

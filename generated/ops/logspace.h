@@ -7,12 +7,6 @@
 
 namespace tl {
 
-// logspace(Scalar start, Scalar end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double base = 10.0, std::optional<ScalarType> dtype = std::nullopt, std::optional<Layout> layout = std::nullopt, std::optional<Device> device = std::nullopt, std::optional<bool> pin_memory = std::nullopt);
-
-// logspace.out(Scalar start, Scalar end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
-const Tensor& logspace_out(const Tensor& out, const Scalar& start, const Scalar& end, int64_t steps, double base = 10.0, std::optional<ScalarType> dtype = std::nullopt, std::optional<Layout> layout = std::nullopt, std::optional<Device> device = std::nullopt, std::optional<bool> pin_memory = std::nullopt);
-
 // logspace.Tensor_Tensor(Tensor start, Tensor end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 Tensor logspace(const Tensor& start, const Tensor& end, int64_t steps, double base = 10.0, std::optional<ScalarType> dtype = std::nullopt, std::optional<Layout> layout = std::nullopt, std::optional<Device> device = std::nullopt, std::optional<bool> pin_memory = std::nullopt);
 
@@ -31,22 +25,14 @@ Tensor logspace(const Scalar& start, const Tensor& end, int64_t steps, double ba
 // logspace.Scalar_Tensor_out(Scalar start, Tensor end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
 const Tensor& logspace_out(const Tensor& out, const Scalar& start, const Tensor& end, int64_t steps, double base = 10.0, std::optional<ScalarType> dtype = std::nullopt, std::optional<Layout> layout = std::nullopt, std::optional<Device> device = std::nullopt, std::optional<bool> pin_memory = std::nullopt);
 
-// Entry points below autograd: each runs the kernel for its arguments' device.
-namespace ops {
-
 // logspace(Scalar start, Scalar end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-struct logspace {
-  using Kernel = Tensor(const Scalar& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory);
-  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
-  static Tensor call(const Scalar& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory);
-};
+Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double base = 10.0, std::optional<ScalarType> dtype = std::nullopt, std::optional<Layout> layout = std::nullopt, std::optional<Device> device = std::nullopt, std::optional<bool> pin_memory = std::nullopt);
 
 // logspace.out(Scalar start, Scalar end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
-struct logspace_out {
-  using Kernel = const Tensor&(const Scalar& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out);
-  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
-  static const Tensor& call(const Scalar& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out);
-};
+const Tensor& logspace_out(const Tensor& out, const Scalar& start, const Scalar& end, int64_t steps, double base = 10.0, std::optional<ScalarType> dtype = std::nullopt, std::optional<Layout> layout = std::nullopt, std::optional<Device> device = std::nullopt, std::optional<bool> pin_memory = std::nullopt);
+
+// Entry points below autograd: each runs the kernel for its arguments' device.
+namespace ops {
 
 // logspace.Tensor_Tensor(Tensor start, Tensor end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 struct logspace_Tensor_Tensor {
@@ -88,6 +74,20 @@ struct logspace_Scalar_Tensor_out {
   using Kernel = const Tensor&(const Scalar& start, const Tensor& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static const Tensor& call(const Scalar& start, const Tensor& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out);
+};
+
+// logspace(Scalar start, Scalar end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+struct logspace {
+  using Kernel = Tensor(const Scalar& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory);
+  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
+  static Tensor call(const Scalar& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory);
+};
+
+// logspace.out(Scalar start, Scalar end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
+struct logspace_out {
+  using Kernel = const Tensor&(const Scalar& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out);
+  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
+  static const Tensor& call(const Scalar& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out);
 };
 }  // namespace ops
 

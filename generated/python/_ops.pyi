@@ -607,6 +607,10 @@ def diagonal_backward(grad_output: Tensor, input_sizes: Sequence[int], offset: i
     """Zeros of shape `input_sizes` with `grad_output` written on the diagonal `diagonal(offset, dim1, dim2)` selects; the gradient of `diagonal`."""
     ...
 
+def diagonal_copy(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1, *, out: Optional[Tensor] = None) -> Tensor:
+    """A contiguous copy of `diagonal(self, offset, dim1, dim2)`."""
+    ...
+
 def digamma(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """The logarithmic derivative of the gamma function of every element of `self` (-inf at +0, +inf at -0, nan at negative integers); integer inputs give the default float dtype."""
     ...
@@ -1179,10 +1183,6 @@ def lgamma_(input: Tensor) -> Tensor:
     ...
 
 @overload
-def linspace(start: Number, end: Number, steps: int, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, out: Optional[Tensor] = None, requires_grad: bool = False) -> Tensor:
-    """`steps` evenly spaced values from `start` to `end` included (default float dtype unless `dtype`); integer dtypes truncate each value as PyTorch does."""
-    ...
-@overload
 def linspace(start: Tensor, end: Tensor, steps: int, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, out: Optional[Tensor] = None, requires_grad: bool = False) -> Tensor:
     """`linspace` with 0-d tensors for `start` and `end` (their values are used; the result does not depend on them for autograd)."""
     ...
@@ -1193,6 +1193,10 @@ def linspace(start: Tensor, end: Number, steps: int, *, dtype: Optional[dtype] =
 @overload
 def linspace(start: Number, end: Tensor, steps: int, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, out: Optional[Tensor] = None, requires_grad: bool = False) -> Tensor:
     """`linspace` with a 0-d tensor for `end`."""
+    ...
+@overload
+def linspace(start: Number, end: Number, steps: int, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, out: Optional[Tensor] = None, requires_grad: bool = False) -> Tensor:
+    """`steps` evenly spaced values from `start` to `end` included (default float dtype unless `dtype`); integer dtypes truncate each value as PyTorch does."""
     ...
 
 def log(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
@@ -1284,10 +1288,6 @@ def logit_(input: Tensor, eps: Optional[float] = None) -> Tensor:
     ...
 
 @overload
-def logspace(start: Number, end: Number, steps: int, base: float = 10.0, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, out: Optional[Tensor] = None, requires_grad: bool = False) -> Tensor:
-    """`steps` values `base ** x` for `x` evenly spaced from `start` to `end` included (default float dtype unless `dtype`)."""
-    ...
-@overload
 def logspace(start: Tensor, end: Tensor, steps: int, base: float = 10.0, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, out: Optional[Tensor] = None, requires_grad: bool = False) -> Tensor:
     """`logspace` with 0-d tensors for `start` and `end` (their values are used; the result does not depend on them for autograd)."""
     ...
@@ -1298,6 +1298,10 @@ def logspace(start: Tensor, end: Number, steps: int, base: float = 10.0, *, dtyp
 @overload
 def logspace(start: Number, end: Tensor, steps: int, base: float = 10.0, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, out: Optional[Tensor] = None, requires_grad: bool = False) -> Tensor:
     """`logspace` with a 0-d tensor for `end`."""
+    ...
+@overload
+def logspace(start: Number, end: Number, steps: int, base: float = 10.0, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, out: Optional[Tensor] = None, requires_grad: bool = False) -> Tensor:
+    """`steps` values `base ** x` for `x` evenly spaced from `start` to `end` included (default float dtype unless `dtype`)."""
     ...
 
 def logsumexp(input: Tensor, dim: Union[int, Sequence[int]], keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:

@@ -1,4 +1,4 @@
-// Diagonals: the diagonal view, its backward, diag_embed, fill_diagonal_ and eye. Everything here
+// Diagonals: the diagonal view, its backward and copy, diag_embed and eye. Everything here
 // is a strided view of a diagonal (one stride: the sum of two dims' strides) plus fill_/copy_ on
 // it, so the kernels need no dtype dispatch of their own and serve CPU and Meta alike.
 #include <algorithm>
@@ -7,14 +7,13 @@
 #include "aten/core/Exception.h"
 #include "aten/core/Tensor.h"
 #include "aten/native/OutputUtils.h"
-#include "generated/ops/as_strided.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/diag_embed.h"
 #include "generated/ops/diagonal.h"
 #include "generated/ops/diagonal_backward.h"
 #include "generated/ops/eye.h"
 #include "generated/ops/fill.h"
-#include "generated/ops/fill_diagonal.h"
+#include "generated/ops/diagonal_copy.h"
 
 namespace tl::native {
 
@@ -96,27 +95,17 @@ Tensor diag_embed_kernel(const Tensor& self, int64_t offset, int64_t dim1, int64
   return result;
 }
 
-// As PyTorch: the main diagonal of a matrix (or of a tensor whose dims are all equal), and with
-// `wrap` for a tall matrix the same diagonal again every width + 1 rows, laid over the flat storage
-// the way NumPy's fill_diagonal does it.
-const Tensor& fill_diagonal_kernel(const Tensor& self, const Scalar& fill_value, bool wrap) {
-  const int64_t nd = self.dim();
-  TL_CHECK(nd >= 2, "fill_diagonal_: dimensions must larger than 1");
-  const int64_t height = self.sizes()[0], width = self.sizes()[1];
-  for (int64_t d = 1; nd > 2 && d < nd; ++d) {
-    TL_CHECK(self.sizes()[d] == height, "fill_diagonal_: all dimensions of input must be of equal length");
+void diagonal_copy_kernel(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2, Tensor& out) {
+  Tensor diag = diagonal_view(self, offset, dim1, dim2);
+  if (out.defined() && !self.is_meta() && out.storage() == self.storage()) {
+    // out= overlapping self: take the values before out is resized and written.
+    Tensor copy = empty_tensor(diag.sizes(), diag.dtype(), diag.device());
+    copy_kernel(copy, diag, false);
+    diag = copy;
   }
-  int64_t step = 0;
-  for (int64_t s : self.strides()) step += s;
-  const int64_t size = std::min(height, width);
-  fill_kernel(as_strided_kernel(self, DimVector{size}, DimVector{step}, self.storage_offset()), fill_value);
-  if (wrap && nd == 2 && height > width + 1) {
-    const int64_t period = width + 1;
-    const int64_t wrap_size = (self.numel() + period - 1) / period - size;
-    const int64_t offset = self.storage_offset() + self.strides()[0] * period;
-    fill_kernel(as_strided_kernel(self, DimVector{wrap_size}, DimVector{step}, offset), fill_value);
-  }
-  return self;
+  prepare_output(out, {"diagonal_copy", diag.sizes(), self.dtype(), self.device(), OutDtype::Exact});
+  if (self.is_meta()) return;
+  copy_kernel(out, diag, false);
 }
 
 // ---------------------------------------------------------------------------------------- eye
