@@ -44,9 +44,11 @@ def _numpy_kind(obj):
 
 def _quiet_from_numpy(array):
     """from_numpy without its read-only warning (asarray warns only when it aliases); (tensor, read-only)."""
+    if array.flags.writeable:
+        return _C.from_numpy(array), False
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        return _C.from_numpy(array), not array.flags.writeable
+        return _C.from_numpy(array), True
 
 
 def _from_buffer(obj, dtype):
@@ -72,6 +74,9 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
     """`obj` as a tensor: tensors, NumPy arrays and buffers are shared when dtype and device fit and `copy`
     is not True; other objects (numbers, nested sequences) are copied. `copy=False` refuses any copy
     (ValueError); `requires_grad` defaults to that of a tensor `obj` (False otherwise)."""
+    if copy is None and dtype is None and device is None and requires_grad is None and isinstance(obj, _C.TensorBase) \
+            and not obj.requires_grad:
+        return obj  # the common call, asarray(tensor): the tensor itself
     tensor = obj if isinstance(obj, _C.TensorBase) else None
     wants_grad = requires_grad if requires_grad is not None else tensor is not None and tensor.requires_grad
     if wants_grad and requires_grad is None:

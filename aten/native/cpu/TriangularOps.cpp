@@ -70,7 +70,12 @@ void apply_triangle(const Tensor& dst, const Tensor& src, bool lower, int64_t di
 void triangle_kernel(const Tensor& self, int64_t diagonal, Tensor& out, bool lower, const char* op) {
   TL_CHECK(self.dim() >= 2, op, ": input tensor must have at least 2 dimensions");
   TL_DISPATCH_ALL(self.dtype(), op, [] {});  // no uint16/32/64, as in PyTorch
-  const bool in_place = out.defined() && out.is_same(self);
+  // In place: tril_, or an out= that is self (the out= wrapper hands the kernel another handle on
+  // self's memory and geometry), written directly, expanded dims included, as PyTorch does.
+  const bool in_place = out.defined() && (out.is_same(self) || (out.storage() == self.storage() &&
+                                                                out.storage_offset() == self.storage_offset() &&
+                                                                out.sizes() == self.sizes() &&
+                                                                out.strides() == self.strides()));
   prepare_output(out, {op, self.sizes(), self.dtype(), self.device(), OutDtype::Exact, &self});
   if (self.is_meta()) return;
   if (in_place) {
@@ -119,18 +124,23 @@ Tensor triangle_indices(int64_t row, int64_t col, int64_t offset, std::optional<
   const int64_t n = static_cast<int64_t>(count);
   Tensor result = empty_tensor(DimVector{2, n}, st, device.value_or(Device(DeviceType::CPU)));
   if (result.is_meta() || n == 0) return result;
+  // Rows in parallel: where row r starts is the count of the rows before it, in closed form.
   auto fill = [&](auto* data) {
     using index_t = std::remove_pointer_t<decltype(data)>;
-    int64_t k = 0;
     // The first row of a lower triangle that keeps anything is -offset.
     const int64_t first = lower ? static_cast<int64_t>(std::clamp<__int128>(-static_cast<__int128>(offset), 0, row)) : 0;
-    for (int64_t r = first, lo, hi; r < row && k < n; ++r) {
-      triangle_cols(lower, r, col, offset, lo, hi);
-      for (int64_t c = lo; c < hi; ++c, ++k) {
-        data[k] = static_cast<index_t>(r);
-        data[n + k] = static_cast<index_t>(c);
+    const int64_t last = std::min<int64_t>(row, first + n);  // rows past `last` keep nothing
+    parallel_for(first, last, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(col, 1)), [&](int64_t b, int64_t e) {
+      int64_t k = static_cast<int64_t>(lower ? clamped_sum(b, static_cast<__int128>(offset) + 1, col)
+                                             : static_cast<__int128>(b) * col - clamped_sum(b, offset, col));
+      for (int64_t r = b, lo, hi; r < e; ++r) {
+        triangle_cols(lower, r, col, offset, lo, hi);
+        for (int64_t c = lo; c < hi; ++c, ++k) {
+          data[k] = static_cast<index_t>(r);
+          data[n + k] = static_cast<index_t>(c);
+        }
       }
-    }
+    });
   };
   if (st == ScalarType::Int64) fill(result.data_ptr<int64_t>());
   else fill(result.data_ptr<int32_t>());
