@@ -488,3 +488,11 @@ def test_tensor_new_like_torch():
         x.new(2, device="meta")
     m = tl.ones(2, device="meta")
     assert m.new(3).is_meta and m.new([1.]).is_meta
+
+
+def test_factories_refuse_pinned_memory_like_cpu_only_torch():
+    for call in (lambda L: L.eye(2, pin_memory=True), lambda L: L.eye(2, 3, pin_memory=True),
+                 lambda L: L.linspace(0, 1, 3, pin_memory=True), lambda L: L.logspace(0, 1, 3, pin_memory=True),
+                 lambda L: L.tril_indices(3, 3, pin_memory=True), lambda L: L.triu_indices(3, 3, pin_memory=True)):
+        same_or_both_raise(lambda: call(tl), lambda: call(torch))
+    assert tl.eye(2, pin_memory=False, layout=tl.strided).shape == (2, 2)

@@ -6,6 +6,7 @@
 
 #include "aten/core/Exception.h"
 #include "aten/core/Tensor.h"
+#include "aten/native/FactoryOptions.h"
 #include "aten/native/OutputUtils.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/diag_embed.h"
@@ -111,7 +112,8 @@ void diagonal_copy_kernel(const Tensor& self, int64_t offset, int64_t dim1, int6
 // ---------------------------------------------------------------------------------------- eye
 
 void eye_m_kernel(int64_t n, int64_t m, std::optional<ScalarType> dtype, std::optional<Layout> /*strided only*/,
-                  std::optional<Device> device, std::optional<bool> /*pin_memory*/, Tensor& out) {
+                  std::optional<Device> device, std::optional<bool> pin_memory, Tensor& out) {
+  check_pin_memory(pin_memory);
   TL_CHECK(n >= 0, "eye: n must be greater or equal to 0, got ", n);
   TL_CHECK(m >= 0, "eye: m must be greater or equal to 0, got ", m);
   if (out.defined()) {

@@ -10,6 +10,7 @@
 #include "aten/core/Exception.h"
 #include "aten/core/Parallel.h"
 #include "aten/core/Tensor.h"
+#include "aten/native/FactoryOptions.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/cpu/Loops.h"
 #include "generated/ops/fill.h"
@@ -178,13 +179,15 @@ void logspace_impl(const Scalar& start, const Scalar& end, int64_t steps, double
 
 void linspace_kernel(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype,
                      std::optional<Layout> /*strided only*/, std::optional<Device> device,
-                     std::optional<bool> /*pin_memory*/, Tensor& out) {
+                     std::optional<bool> pin_memory, Tensor& out) {
+  check_pin_memory(pin_memory);
   linspace_impl(start, end, steps, dtype, device, Device(DeviceType::CPU), out);
 }
 
 void linspace_tensor_tensor_kernel(const Tensor& start, const Tensor& end, int64_t steps,
                                    std::optional<ScalarType> dtype, std::optional<Layout>, std::optional<Device> device,
-                                   std::optional<bool>, Tensor& out) {
+                                   std::optional<bool> pin_memory, Tensor& out) {
+  check_pin_memory(pin_memory);
   check_bounds_dims(&start, &end, "linspace");
   linspace_impl(bound_value(start), bound_value(end), steps,
                 dtype, device, tensor_bound_device({&start, &end}), out);
@@ -192,7 +195,8 @@ void linspace_tensor_tensor_kernel(const Tensor& start, const Tensor& end, int64
 
 void linspace_tensor_scalar_kernel(const Tensor& start, const Scalar& end, int64_t steps,
                                    std::optional<ScalarType> dtype, std::optional<Layout>, std::optional<Device> device,
-                                   std::optional<bool>, Tensor& out) {
+                                   std::optional<bool> pin_memory, Tensor& out) {
+  check_pin_memory(pin_memory);
   check_bounds_dims(&start, nullptr, "linspace");
   linspace_impl(bound_value(start), end, steps, dtype, device,
                 tensor_bound_device({&start}), out);
@@ -200,7 +204,8 @@ void linspace_tensor_scalar_kernel(const Tensor& start, const Scalar& end, int64
 
 void linspace_scalar_tensor_kernel(const Scalar& start, const Tensor& end, int64_t steps,
                                    std::optional<ScalarType> dtype, std::optional<Layout>, std::optional<Device> device,
-                                   std::optional<bool>, Tensor& out) {
+                                   std::optional<bool> pin_memory, Tensor& out) {
+  check_pin_memory(pin_memory);
   check_bounds_dims(nullptr, &end, "linspace");
   linspace_impl(start, bound_value(end), steps, dtype, device,
                 tensor_bound_device({&end}), out);
@@ -208,13 +213,15 @@ void linspace_scalar_tensor_kernel(const Scalar& start, const Tensor& end, int64
 
 void logspace_kernel(const Scalar& start, const Scalar& end, int64_t steps, double base,
                      std::optional<ScalarType> dtype, std::optional<Layout> /*strided only*/,
-                     std::optional<Device> device, std::optional<bool> /*pin_memory*/, Tensor& out) {
+                     std::optional<Device> device, std::optional<bool> pin_memory, Tensor& out) {
+  check_pin_memory(pin_memory);
   logspace_impl(start, end, steps, base, dtype, device, Device(DeviceType::CPU), out);
 }
 
 void logspace_tensor_tensor_kernel(const Tensor& start, const Tensor& end, int64_t steps, double base,
                                    std::optional<ScalarType> dtype, std::optional<Layout>, std::optional<Device> device,
-                                   std::optional<bool>, Tensor& out) {
+                                   std::optional<bool> pin_memory, Tensor& out) {
+  check_pin_memory(pin_memory);
   check_bounds_dims(&start, &end, "logspace");
   logspace_impl(bound_value(start), bound_value(end), steps,
                 base, dtype, device, tensor_bound_device({&start, &end}), out);
@@ -222,7 +229,8 @@ void logspace_tensor_tensor_kernel(const Tensor& start, const Tensor& end, int64
 
 void logspace_tensor_scalar_kernel(const Tensor& start, const Scalar& end, int64_t steps, double base,
                                    std::optional<ScalarType> dtype, std::optional<Layout>, std::optional<Device> device,
-                                   std::optional<bool>, Tensor& out) {
+                                   std::optional<bool> pin_memory, Tensor& out) {
+  check_pin_memory(pin_memory);
   check_bounds_dims(&start, nullptr, "logspace");
   logspace_impl(bound_value(start), end, steps, base, dtype, device,
                 tensor_bound_device({&start}), out);
@@ -230,7 +238,8 @@ void logspace_tensor_scalar_kernel(const Tensor& start, const Scalar& end, int64
 
 void logspace_scalar_tensor_kernel(const Scalar& start, const Tensor& end, int64_t steps, double base,
                                    std::optional<ScalarType> dtype, std::optional<Layout>, std::optional<Device> device,
-                                   std::optional<bool>, Tensor& out) {
+                                   std::optional<bool> pin_memory, Tensor& out) {
+  check_pin_memory(pin_memory);
   check_bounds_dims(nullptr, &end, "logspace");
   logspace_impl(start, bound_value(end), steps, base, dtype, device,
                 tensor_bound_device({&end}), out);

@@ -1,11 +1,11 @@
 // Triangles: tril/triu (functional, in-place, out=) over the last two dims of a batch of
 // matrices, and tril_indices/triu_indices.
 #include <algorithm>
-#include <cstring>
 
 #include "aten/core/Exception.h"
 #include "aten/core/Parallel.h"
 #include "aten/core/Tensor.h"
+#include "aten/native/FactoryOptions.h"
 #include "aten/native/OutputUtils.h"
 #include "generated/ops/tril.h"
 #include "generated/ops/tril_indices.h"
@@ -16,13 +16,20 @@ namespace tl::native {
 
 namespace {
 
+// Columns [lo, hi) of row r of the lower (upper) triangle of a row x col matrix: tril(k) keeps
+// columns up to r + k, triu(k) from r + k on (in 128 bits: k near INT64_MAX must not wrap).
+inline void triangle_cols(bool lower, int64_t r, int64_t col, int64_t offset, int64_t& lo, int64_t& hi) {
+  const __int128 a = lower ? 0 : static_cast<__int128>(r) + offset;
+  const __int128 b = lower ? static_cast<__int128>(r) + offset + 1 : col;
+  lo = static_cast<int64_t>(std::clamp<__int128>(a, 0, col));
+  hi = static_cast<int64_t>(std::clamp<__int128>(b, lo, col));
+}
+
 // One row of a matrix: element j of the source is kept when keep_lo <= j < keep_hi, the others
 // become zero. `src == dst` with equal strides (in place) writes only the zeros.
 template <typename T>
 void triangle_row(T* dst, int64_t dst_stride, const T* src, int64_t src_stride, int64_t cols, int64_t keep_lo,
                   int64_t keep_hi, bool in_place) {
-  keep_lo = std::clamp<int64_t>(keep_lo, 0, cols);
-  keep_hi = std::clamp<int64_t>(keep_hi, keep_lo, cols);
   for (int64_t j = 0; j < keep_lo; ++j) dst[j * dst_stride] = T(0);
   if (!in_place) {
     for (int64_t j = keep_lo; j < keep_hi; ++j) dst[j * dst_stride] = src[j * src_stride];
@@ -30,9 +37,8 @@ void triangle_row(T* dst, int64_t dst_stride, const T* src, int64_t src_stride, 
   for (int64_t j = keep_hi; j < cols; ++j) dst[j * dst_stride] = T(0);
 }
 
-// Walks every row of every matrix of `src` (any strides) and writes its triangle into `dst` (same
-// sizes): row i keeps columns [i + lo_shift, i + hi_shift) clamped to the matrix, so tril(k) is
-// (-inf, k + 1) and triu(k) is [k, +inf).
+// Walks every row of every matrix of `src` (any strides, rows in parallel) and writes its
+// triangle into `dst` (same sizes).
 void apply_triangle(const Tensor& dst, const Tensor& src, bool lower, int64_t diagonal, const char* op) {
   const int64_t nd = src.dim();
   const int64_t rows = src.sizes()[nd - 2], cols = src.sizes()[nd - 1];
@@ -55,12 +61,8 @@ void apply_triangle(const Tensor& dst, const Tensor& src, bool lower, int64_t di
     const int64_t ds = dst.strides()[nd - 1], ss = src.strides()[nd - 1];
     parallel_for(0, batch * rows, std::max<int64_t>(1, kGrainSize / cols), [&](int64_t b, int64_t e) {
       for (int64_t r = b; r < e; ++r) {
-        const int64_t i = r % rows;
-        // Bounds in 128 bits: a diagonal near INT64_MAX must not wrap around.
-        const __int128 lo = lower ? 0 : static_cast<__int128>(i) + diagonal;
-        const __int128 hi = lower ? static_cast<__int128>(i) + diagonal + 1 : cols;
-        const int64_t keep_lo = static_cast<int64_t>(std::clamp<__int128>(lo, 0, cols));
-        const int64_t keep_hi = static_cast<int64_t>(std::clamp<__int128>(hi, 0, cols));
+        int64_t keep_lo, keep_hi;
+        triangle_cols(lower, r % rows, cols, diagonal, keep_lo, keep_hi);
         triangle_row(out + row_offset(dst, r), ds, in + row_offset(src, r), ss, cols, keep_lo, keep_hi, in_place);
       }
     });
@@ -90,13 +92,6 @@ void triangle_kernel(const Tensor& self, int64_t diagonal, Tensor& out, bool low
 
 // ------------------------------------------------------------------------- tril/triu_indices
 
-// Columns [lo, hi) of row r of the lower (upper) triangle of a row x col matrix.
-inline void triangle_cols(bool lower, int64_t r, int64_t col, int64_t offset, int64_t& lo, int64_t& hi) {
-  const __int128 a = lower ? 0 : static_cast<__int128>(r) + offset;
-  const __int128 b = lower ? static_cast<__int128>(r) + offset + 1 : col;
-  lo = static_cast<int64_t>(std::clamp<__int128>(a, 0, col));
-  hi = static_cast<int64_t>(std::clamp<__int128>(b, lo, col));
-}
 
 // The sum of clamp(r + a, 0, col) over r in [0, row).
 __int128 clamped_sum(int64_t row, __int128 a, int64_t col) {
@@ -110,7 +105,8 @@ __int128 clamped_sum(int64_t row, __int128 a, int64_t col) {
 }
 
 Tensor triangle_indices(int64_t row, int64_t col, int64_t offset, std::optional<ScalarType> dtype,
-                        std::optional<Device> device, bool lower, const char* op) {
+                        std::optional<Device> device, std::optional<bool> pin_memory, bool lower, const char* op) {
+  check_pin_memory(pin_memory);
   TL_CHECK(row >= 0, op, ": row must be non-negative, got ", row);
   TL_CHECK(col >= 0, op, ": col must be non-negative, got ", col);
   const ScalarType st = dtype.value_or(ScalarType::Int64);
@@ -155,14 +151,14 @@ void triu_kernel(const Tensor& self, int64_t diagonal, Tensor& out) { triangle_k
 
 Tensor tril_indices_kernel(int64_t row, int64_t col, int64_t offset, std::optional<ScalarType> dtype,
                            std::optional<Layout> /*strided only*/, std::optional<Device> device,
-                           std::optional<bool> /*pin_memory*/) {
-  return triangle_indices(row, col, offset, dtype, device, true, "tril_indices");
+                           std::optional<bool> pin_memory) {
+  return triangle_indices(row, col, offset, dtype, device, pin_memory, true, "tril_indices");
 }
 
 Tensor triu_indices_kernel(int64_t row, int64_t col, int64_t offset, std::optional<ScalarType> dtype,
                            std::optional<Layout> /*strided only*/, std::optional<Device> device,
-                           std::optional<bool> /*pin_memory*/) {
-  return triangle_indices(row, col, offset, dtype, device, false, "triu_indices");
+                           std::optional<bool> pin_memory) {
+  return triangle_indices(row, col, offset, dtype, device, pin_memory, false, "triu_indices");
 }
 
 }  // namespace tl::native
