@@ -150,12 +150,23 @@ def bindings(ctx: Context) -> tuple[list[Binding], list[Binding]]:
     return [functions[k] for k in sorted(functions)], [methods[k] for k in sorted(methods)]
 
 
+# Names a binding's body uses itself: an argument called so (fill_diagonal_'s `wrap`) gets a local
+# with a trailing underscore instead, so it does not hide them.
+_BODY_NAMES = frozenset({"wrap", "wrap_named", "r", "parsed", "parser", "result", "requires_grad"})
+
+
+def _local(name: str) -> str:
+    """The C++ local holding argument `name` in a binding's body."""
+    return name + "_" if name in _BODY_NAMES else name
+
+
 def _call(ov: Overload, f: NativeFunction) -> str:
     """C++ call of the public API for entry f with locals named after the schema arguments."""
     args = []
     for p in cpp.api_params(f):
         needs_conversion = _accessor(f.schema.argument(p.name).type) in _NEEDS_AS_ARG
-        args.append(f"as_arg({p.name})" if needs_conversion else p.name)
+        local = p.name if f.schema.argument(p.name) in f.schema.out_arguments else _local(p.name)
+        args.append(f"as_arg({local})" if needs_conversion else local)
     return f"tl::{cpp.api_name(f)}({', '.join(args)})"
 
 
@@ -199,7 +210,7 @@ def case_body(b: Binding, ov: Overload) -> list[str]:
     for i, p in enumerate(ov.params):
         if p.arg is None or (ov.out is not None and p.arg in ov.out.schema.out_arguments):
             continue
-        lines.append(f"auto {p.arg.name} = r.{_accessor(p.arg.type)}({i});")
+        lines.append(f"auto {_local(p.arg.name)} = r.{_accessor(p.arg.type)}({i});")
     if ov.factory:
         lines.append(f"bool requires_grad = r.toBool({len(ov.params) - 1});")
 

@@ -69,6 +69,10 @@ KNOWN_OUT_GAPS = {
                        "torchlite refuses them, as for every out= op",
     "special_ndtr": "PyTorch's special_ndtr out= accepts inputs that require grad (and records history); "
                     "torchlite refuses them, as for every out= op",
+    "diag": "PyTorch's diag out= (a composite there) accepts inputs that require grad; torchlite refuses them, as "
+            "for every out= op",
+    "diagonal_copy": "PyTorch's diagonal_copy out= accepts inputs that require grad; torchlite refuses them, as for "
+                     "every out= op",
 }
 
 

@@ -30,36 +30,42 @@ class _LegacyTensorType(builtins.type):
     """Metaclass of FloatTensor & co: calling one constructs, isinstance checks dtype and device."""
 
     def __call__(cls, *args, device=None):
-        if device is not None and _C.device(device).type != "cpu":
-            raise RuntimeError(f"legacy constructor expects device type: cpu but device type: "
-                               f"{_C.device(device).type} was passed")
-        dtype = cls.dtype
-        if not args:
-            return _ops.empty((0,), dtype=dtype)
-        if len(args) == 1 and isinstance(args[0], _C.TensorBase):
-            if args[0].dtype != dtype or args[0].device.type != "cpu":
-                raise TypeError(f"expected {cls.__name__} (dtype {dtype}, device cpu), got a tensor of dtype "
-                                f"{args[0].dtype} on {args[0].device}")
-            return _ops.alias(args[0])
-        if len(args) == 1 and isinstance(args[0], Size):
-            return _ops.empty(args[0], dtype=dtype)
-        if all(isinstance(a, builtins.int) and not isinstance(a, builtins.bool) for a in args):
-            return _ops.empty(args, dtype=dtype)
-        if len(args) == 1:
-            data = args[0]
-            if isinstance(data, (builtins.int, builtins.float, builtins.bool)):
-                raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
-            if isinstance(data, (builtins.str, builtins.bytes)):
-                raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
-            return _C.tensor(data, dtype=dtype)
-        raise TypeError(f"{cls.__name__}(): expected sizes (ints), a torchlite.Size, a sequence or a tensor, got "
-                        f"({', '.join(type(a).__name__ for a in args)})")
+        return legacy_new(cls.__name__, cls.dtype, _C.device("cpu"), args, device)
 
     def __instancecheck__(cls, obj) -> bool:
         return isinstance(obj, _C.TensorBase) and obj.dtype == cls.dtype and obj.device.type == "cpu"
 
     def __repr__(cls) -> str:
         return f"<class 'torchlite.{cls.__name__}'>"
+
+
+def legacy_new(name: str, dtype, own_device, args, device=None):
+    """PyTorch's legacy constructors (FloatTensor(...), x.new(...)) with `dtype` on `own_device`: no
+    arguments (empty), sizes or a torchlite.Size (uninitialised), a tensor of that dtype and device (an
+    alias), or data (a copy)."""
+    if device is not None and _C.device(device).type != own_device.type:
+        raise RuntimeError(f"legacy constructor expects device type: {own_device.type} but device type: "
+                           f"{_C.device(device).type} was passed")
+    if not args:
+        return _ops.empty((0,), dtype=dtype, device=own_device)
+    if len(args) == 1 and isinstance(args[0], _C.TensorBase):
+        if args[0].dtype != dtype or args[0].device.type != own_device.type:
+            raise TypeError(f"expected {_STEMS[dtype]}Tensor (dtype {dtype}, device {own_device.type}), got a "
+                            f"tensor of dtype {args[0].dtype} on {args[0].device}")
+        return _ops.alias(args[0])
+    if len(args) == 1 and isinstance(args[0], Size):
+        return _ops.empty(args[0], dtype=dtype, device=own_device)
+    if all(isinstance(a, builtins.int) and not isinstance(a, builtins.bool) for a in args):
+        return _ops.empty(args, dtype=dtype, device=own_device)
+    if len(args) == 1:
+        data = args[0]
+        if data is None or isinstance(data, (builtins.int, builtins.float, builtins.bool)):
+            raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
+        if isinstance(data, (builtins.str, builtins.bytes)):
+            raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+        return _C.tensor(data, dtype=dtype, device=own_device)
+    raise TypeError(f"{name}(): expected sizes (ints), a torchlite.Size, a sequence or a tensor, got "
+                    f"({', '.join(type(a).__name__ for a in args)})")
 
 
 def _make(dtype):

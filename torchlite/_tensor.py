@@ -293,6 +293,12 @@ class Tensor(_C.TensorBase):
         return _ops.full(size, fill_value, dtype=self.dtype if dtype is None else dtype,
                          device=self.device if device is None else device, requires_grad=requires_grad)
 
+    def new(self, *args, device=None):
+        """The legacy factory, with this tensor's dtype and device: new() (empty), new(*sizes) or
+        new(torchlite.Size) (uninitialised), new(sequence) (a copy), new(tensor) (an alias of a tensor of
+        this dtype)."""
+        return _legacy_types.legacy_new("new", self.dtype, self.device, args, device)
+
     # ---- autograd -----------------------------------------------------------------------------
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):

@@ -8,6 +8,8 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/amax.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/diag_embed.h"
+#include "generated/ops/diagonal.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 
@@ -42,6 +44,30 @@ variable_list AmaxBackward0::apply(variable_list&& grads) {
   const auto& result = result_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = amax_amin_backward(grad, self, result, dim, keepdim);
+  }
+  return grad_inputs;
+}
+
+// Backward of diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
+struct DiagEmbedBackward0 final : Node {
+  std::string name() const override { return "DiagEmbedBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  int64_t offset_;
+  int64_t dim1_;
+  int64_t dim2_;
+};
+
+variable_list DiagEmbedBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& offset = as_arg(offset_);
+  const auto& dim1 = as_arg(dim1_);
+  const auto& dim2 = as_arg(dim2_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = diagonal(grad, offset, dim1, dim2);
   }
   return grad_inputs;
 }
@@ -142,6 +168,23 @@ Tensor amax(const Tensor& self, IntArrayRef dim, bool keepdim) {
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
   }
+  return result;
+}
+
+// diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
+Tensor diag_embed(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  auto grad_fn = std::make_shared<DiagEmbedBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->offset_ = offset;
+  grad_fn->dim1_ = dim1;
+  grad_fn->dim2_ = dim2;
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::diag_embed::call(self, offset, dim1, dim2);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
   return result;
 }
 

@@ -8,6 +8,8 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/cos.h"
+#include "generated/ops/diagonal_backward.h"
+#include "generated/ops/diagonal_copy.h"
 #include "generated/ops/logit.h"
 #include "generated/ops/masked_fill.h"
 #include "generated/ops/masked_scatter.h"
@@ -20,6 +22,31 @@
 #include "generated/ops/sin.h"
 
 namespace tl::autograd::generated {
+
+// Backward of diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor
+struct DiagonalBackward0_copy final : Node {
+  std::string name() const override { return "DiagonalBackward0_copy"; }
+  variable_list apply(variable_list&& grads) override;
+
+  int64_t offset_;
+  int64_t dim1_;
+  int64_t dim2_;
+  DimVector self_sizes;
+};
+
+variable_list DiagonalBackward0_copy::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& offset = as_arg(offset_);
+  const auto& dim1 = as_arg(dim1_);
+  const auto& dim2 = as_arg(dim2_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = diagonal_backward(grad, self_sizes, offset, dim1, dim2);
+  }
+  return grad_inputs;
+}
 
 // Backward of logit(Tensor self, float? eps=None) -> Tensor
 struct LogitBackward0 final : Node {
@@ -172,6 +199,24 @@ variable_list SinBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor
+Tensor diagonal_copy(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  auto grad_fn = std::make_shared<DiagonalBackward0_copy>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->offset_ = offset;
+  grad_fn->dim1_ = dim1;
+  grad_fn->dim2_ = dim2;
+  grad_fn->self_sizes = self.sizes();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::diagonal_copy::call(self, offset, dim1, dim2);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
 
 // logit(Tensor self, float? eps=None) -> Tensor
 Tensor logit(const Tensor& self, std::optional<double> eps) {

@@ -13,6 +13,8 @@
 #include "generated/ops/neg.h"
 #include "generated/ops/round.h"
 #include "generated/ops/scatter.h"
+#include "generated/ops/tril.h"
+#include "generated/ops/triu.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
@@ -208,6 +210,46 @@ variable_list ScatterBackward3::apply(variable_list&& grads) {
   (void)grad;
   if (should_compute_output(0)) {
     grad_inputs[0] = not_implemented("aten::scatter");
+  }
+  return grad_inputs;
+}
+
+// Backward of tril(Tensor self, int diagonal=0) -> Tensor
+struct TrilBackward0 final : Node {
+  std::string name() const override { return "TrilBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  int64_t diagonal_;
+};
+
+variable_list TrilBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& diagonal = as_arg(diagonal_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = tril(grad, diagonal);
+  }
+  return grad_inputs;
+}
+
+// Backward of triu(Tensor self, int diagonal=0) -> Tensor
+struct TriuBackward0 final : Node {
+  std::string name() const override { return "TriuBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  int64_t diagonal_;
+};
+
+variable_list TriuBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& diagonal = as_arg(diagonal_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = triu(grad, diagonal);
   }
   return grad_inputs;
 }
@@ -439,6 +481,64 @@ const Tensor& scatter__value_reduce(const Tensor& self, int64_t dim, const Tenso
   {
     AutoGradMode below_autograd(false);
     ops::scatter__value_reduce::call(self, dim, index, value, reduce);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// tril(Tensor self, int diagonal=0) -> Tensor
+Tensor tril(const Tensor& self, int64_t diagonal) {
+  auto grad_fn = std::make_shared<TrilBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->diagonal_ = diagonal;
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::tril::call(self, diagonal);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// tril_(Tensor(a!) self, int diagonal=0) -> Tensor(a!)
+const Tensor& tril_(const Tensor& self, int64_t diagonal) {
+  check_inplace(self, "tril_");
+  auto grad_fn = std::make_shared<TrilBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->diagonal_ = diagonal;
+  {
+    AutoGradMode below_autograd(false);
+    ops::tril_::call(self, diagonal);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// triu(Tensor self, int diagonal=0) -> Tensor
+Tensor triu(const Tensor& self, int64_t diagonal) {
+  auto grad_fn = std::make_shared<TriuBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->diagonal_ = diagonal;
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::triu::call(self, diagonal);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// triu_(Tensor(a!) self, int diagonal=0) -> Tensor(a!)
+const Tensor& triu_(const Tensor& self, int64_t diagonal) {
+  check_inplace(self, "triu_");
+  auto grad_fn = std::make_shared<TriuBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->diagonal_ = diagonal;
+  {
+    AutoGradMode below_autograd(false);
+    ops::triu_::call(self, diagonal);
   }
   rebase_history(self, grad_fn);
   return self;

@@ -2,14 +2,42 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 1.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
+#include "generated/ops/as_strided.h"
 #include "generated/ops/cat.h"
 #include "generated/ops/concat.h"
+#include "generated/ops/diagonal.h"
+#include "generated/ops/fill.h"
+#include "generated/ops/fill_diagonal.h"
+#include "generated/ops/min.h"
 
 namespace tl::native {
 
 // concat(Tensor[] tensors, int dim=0) -> Tensor
 Tensor concat_composite(TensorList tensors, int64_t dim) {
   return cat(tensors, dim);
+}
+
+// fill_diagonal_(Tensor(a!) self, Scalar fill_value, bool wrap=False) -> Tensor(a!)
+const Tensor& fill_diagonal__composite(const Tensor& self, const Scalar& fill_value, bool wrap) {
+  // As PyTorch's composite: fill_ on strided views of the diagonal (one step along every dim),
+  // so autograd records the views' CopySlices. With `wrap`, a tall matrix's diagonal restarts
+  // every width + 1 rows, laid over the flat elements as NumPy's fill_diagonal does.
+  const int64_t nd = self.dim();
+  TL_CHECK(nd >= 2, "fill_diagonal_: dimensions must larger than 1");
+  const int64_t height = self.sizes()[0], width = self.sizes()[1];
+  for (int64_t d = 1; nd > 2 && d < nd; ++d) {
+    TL_CHECK(self.sizes()[d] == height, "fill_diagonal_: all dimensions of input must be of equal length");
+  }
+  int64_t step = 0;
+  for (int64_t s : self.strides()) step += s;
+  const int64_t size = std::min(height, width);
+  fill_(as_strided(self, {size}, {step}, self.storage_offset()), fill_value);
+  if (wrap && nd == 2 && height > width + 1) {
+    const int64_t wrap_size = (self.numel() + width) / (width + 1) - size;
+    const int64_t offset = self.storage_offset() + self.strides()[0] * (width + 1);
+    fill_(as_strided(self, {wrap_size}, {step}, offset), fill_value);
+  }
+  return self;
 }
 
 }  // namespace tl::native

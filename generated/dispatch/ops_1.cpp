@@ -6,6 +6,7 @@
 #include "generated/ops/atleast_2d.h"
 #include "generated/ops/cat.h"
 #include "generated/ops/concat.h"
+#include "generated/ops/fill_diagonal.h"
 #include "generated/ops/fmin.h"
 #include "generated/ops/index.h"
 #include "generated/ops/ne.h"
@@ -38,6 +39,13 @@ Tensor concat(TensorList tensors, int64_t dim) {
 const Tensor& concat_out(const Tensor& out, TensorList tensors, int64_t dim) {
   check_out_no_grad("concat.out", {}, {&out}, {tensors});
   return cat_out(out, tensors, dim);
+}
+
+// ============================================================================ fill_diagonal
+
+// fill_diagonal_(Tensor(a!) self, Scalar fill_value, bool wrap=False) -> Tensor(a!)
+const Tensor& fill_diagonal_(const Tensor& self, const Scalar& fill_value, bool wrap) {
+  return native::fill_diagonal__composite(self, fill_value, wrap);
 }
 
 // ============================================================================ fmin

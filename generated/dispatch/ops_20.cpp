@@ -5,6 +5,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/alias.h"
 #include "generated/ops/is_same_size.h"
+#include "generated/ops/logspace.h"
 #include "generated/ops/polygamma.h"
 #include "generated/ops/put.h"
 #include "generated/ops/randn_like.h"
@@ -39,6 +40,212 @@ Tensor alias(const Tensor& self) {
 // is_same_size(Tensor self, Tensor other) -> bool
 bool is_same_size(const Tensor& self, const Tensor& other) {
   return native::is_same_size_composite(self, other);
+}
+
+// ============================================================================ logspace
+
+// logspace.Tensor_Tensor(Tensor start, Tensor end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+static Tensor logspace_tensor_tensor_kernel_functional(const Tensor& start, const Tensor& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  Tensor out;
+  native::logspace_tensor_tensor_kernel(start, end, steps, base, dtype, layout, device, pin_memory, out);
+  return out;
+}
+
+ops::logspace_Tensor_Tensor::Kernel* ops::logspace_Tensor_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ logspace_tensor_tensor_kernel_functional,
+    /* Meta */ logspace_tensor_tensor_kernel_functional,
+};
+
+Tensor ops::logspace_Tensor_Tensor::call(const Tensor& start, const Tensor& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  const Device kernel_device = dispatch_device("logspace.Tensor_Tensor", {&start, &end}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logspace.Tensor_Tensor", kernel_device);
+  return kernel(start, end, steps, base, dtype, layout, device, pin_memory);
+}
+
+Tensor logspace(const Tensor& start, const Tensor& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  return ops::logspace_Tensor_Tensor::call(start, end, steps, base, dtype, layout, device, pin_memory);
+}
+
+// logspace.Tensor_Tensor_out(Tensor start, Tensor end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& logspace_tensor_tensor_kernel_out(const Tensor& start, const Tensor& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  const Tensor start_in = native::input_unaffected_by_resize(start, out);
+  const Tensor end_in = native::input_unaffected_by_resize(end, out);
+  Tensor out_handle = out;
+  native::logspace_tensor_tensor_kernel(start_in, end_in, steps, base, dtype, layout, device, pin_memory, out_handle);
+  return out;
+}
+
+ops::logspace_Tensor_Tensor_out::Kernel* ops::logspace_Tensor_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ logspace_tensor_tensor_kernel_out,
+    /* Meta */ logspace_tensor_tensor_kernel_out,
+};
+
+const Tensor& ops::logspace_Tensor_Tensor_out::call(const Tensor& start, const Tensor& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  const Device kernel_device = dispatch_device("logspace.Tensor_Tensor_out", {&start, &end, &out}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logspace.Tensor_Tensor_out", kernel_device);
+  decltype(auto) result = kernel(start, end, steps, base, dtype, layout, device, pin_memory, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& logspace_out(const Tensor& out, const Tensor& start, const Tensor& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  check_out_no_grad("logspace.Tensor_Tensor_out", {&start, &end}, {&out});
+  check_factory_out(out, dtype, device);
+  return ops::logspace_Tensor_Tensor_out::call(start, end, steps, base, dtype, layout, device, pin_memory, out);
+}
+
+// logspace.Tensor_Scalar(Tensor start, Scalar end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+static Tensor logspace_tensor_scalar_kernel_functional(const Tensor& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  Tensor out;
+  native::logspace_tensor_scalar_kernel(start, end, steps, base, dtype, layout, device, pin_memory, out);
+  return out;
+}
+
+ops::logspace_Tensor_Scalar::Kernel* ops::logspace_Tensor_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ logspace_tensor_scalar_kernel_functional,
+    /* Meta */ logspace_tensor_scalar_kernel_functional,
+};
+
+Tensor ops::logspace_Tensor_Scalar::call(const Tensor& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  const Device kernel_device = dispatch_device("logspace.Tensor_Scalar", {&start}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logspace.Tensor_Scalar", kernel_device);
+  return kernel(start, end, steps, base, dtype, layout, device, pin_memory);
+}
+
+Tensor logspace(const Tensor& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  return ops::logspace_Tensor_Scalar::call(start, end, steps, base, dtype, layout, device, pin_memory);
+}
+
+// logspace.Tensor_Scalar_out(Tensor start, Scalar end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& logspace_tensor_scalar_kernel_out(const Tensor& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  const Tensor start_in = native::input_unaffected_by_resize(start, out);
+  Tensor out_handle = out;
+  native::logspace_tensor_scalar_kernel(start_in, end, steps, base, dtype, layout, device, pin_memory, out_handle);
+  return out;
+}
+
+ops::logspace_Tensor_Scalar_out::Kernel* ops::logspace_Tensor_Scalar_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ logspace_tensor_scalar_kernel_out,
+    /* Meta */ logspace_tensor_scalar_kernel_out,
+};
+
+const Tensor& ops::logspace_Tensor_Scalar_out::call(const Tensor& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  const Device kernel_device = dispatch_device("logspace.Tensor_Scalar_out", {&start, &out}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logspace.Tensor_Scalar_out", kernel_device);
+  decltype(auto) result = kernel(start, end, steps, base, dtype, layout, device, pin_memory, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& logspace_out(const Tensor& out, const Tensor& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  check_out_no_grad("logspace.Tensor_Scalar_out", {&start}, {&out});
+  check_factory_out(out, dtype, device);
+  return ops::logspace_Tensor_Scalar_out::call(start, end, steps, base, dtype, layout, device, pin_memory, out);
+}
+
+// logspace.Scalar_Tensor(Scalar start, Tensor end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+static Tensor logspace_scalar_tensor_kernel_functional(const Scalar& start, const Tensor& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  Tensor out;
+  native::logspace_scalar_tensor_kernel(start, end, steps, base, dtype, layout, device, pin_memory, out);
+  return out;
+}
+
+ops::logspace_Scalar_Tensor::Kernel* ops::logspace_Scalar_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ logspace_scalar_tensor_kernel_functional,
+    /* Meta */ logspace_scalar_tensor_kernel_functional,
+};
+
+Tensor ops::logspace_Scalar_Tensor::call(const Scalar& start, const Tensor& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  const Device kernel_device = dispatch_device("logspace.Scalar_Tensor", {&end}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logspace.Scalar_Tensor", kernel_device);
+  return kernel(start, end, steps, base, dtype, layout, device, pin_memory);
+}
+
+Tensor logspace(const Scalar& start, const Tensor& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  return ops::logspace_Scalar_Tensor::call(start, end, steps, base, dtype, layout, device, pin_memory);
+}
+
+// logspace.Scalar_Tensor_out(Scalar start, Tensor end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& logspace_scalar_tensor_kernel_out(const Scalar& start, const Tensor& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  const Tensor end_in = native::input_unaffected_by_resize(end, out);
+  Tensor out_handle = out;
+  native::logspace_scalar_tensor_kernel(start, end_in, steps, base, dtype, layout, device, pin_memory, out_handle);
+  return out;
+}
+
+ops::logspace_Scalar_Tensor_out::Kernel* ops::logspace_Scalar_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ logspace_scalar_tensor_kernel_out,
+    /* Meta */ logspace_scalar_tensor_kernel_out,
+};
+
+const Tensor& ops::logspace_Scalar_Tensor_out::call(const Scalar& start, const Tensor& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  const Device kernel_device = dispatch_device("logspace.Scalar_Tensor_out", {&end, &out}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logspace.Scalar_Tensor_out", kernel_device);
+  decltype(auto) result = kernel(start, end, steps, base, dtype, layout, device, pin_memory, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& logspace_out(const Tensor& out, const Scalar& start, const Tensor& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  check_out_no_grad("logspace.Scalar_Tensor_out", {&end}, {&out});
+  check_factory_out(out, dtype, device);
+  return ops::logspace_Scalar_Tensor_out::call(start, end, steps, base, dtype, layout, device, pin_memory, out);
+}
+
+// logspace(Scalar start, Scalar end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+static Tensor logspace_kernel_functional(const Scalar& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  Tensor out;
+  native::logspace_kernel(start, end, steps, base, dtype, layout, device, pin_memory, out);
+  return out;
+}
+
+ops::logspace::Kernel* ops::logspace::kernels[kNumDeviceTypes] = {
+    /* CPU */ logspace_kernel_functional,
+    /* Meta */ logspace_kernel_functional,
+};
+
+Tensor ops::logspace::call(const Scalar& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  const Device kernel_device = dispatch_device("logspace", {}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logspace", kernel_device);
+  return kernel(start, end, steps, base, dtype, layout, device, pin_memory);
+}
+
+Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  return ops::logspace::call(start, end, steps, base, dtype, layout, device, pin_memory);
+}
+
+// logspace.out(Scalar start, Scalar end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& logspace_kernel_out(const Scalar& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  Tensor out_handle = out;
+  native::logspace_kernel(start, end, steps, base, dtype, layout, device, pin_memory, out_handle);
+  return out;
+}
+
+ops::logspace_out::Kernel* ops::logspace_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ logspace_kernel_out,
+    /* Meta */ logspace_kernel_out,
+};
+
+const Tensor& ops::logspace_out::call(const Scalar& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  const Device kernel_device = dispatch_device("logspace.out", {&out}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logspace.out", kernel_device);
+  decltype(auto) result = kernel(start, end, steps, base, dtype, layout, device, pin_memory, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& logspace_out(const Tensor& out, const Scalar& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  check_out_no_grad("logspace.out", {}, {&out});
+  check_factory_out(out, dtype, device);
+  return ops::logspace_out::call(start, end, steps, base, dtype, layout, device, pin_memory, out);
 }
 
 // ============================================================================ put

@@ -5,6 +5,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/abs.h"
 #include "generated/ops/absolute.h"
+#include "generated/ops/diagonal.h"
 #include "generated/ops/erf.h"
 #include "generated/ops/special_erf.h"
 
@@ -26,6 +27,28 @@ const Tensor& absolute_out(const Tensor& out, const Tensor& self) {
 // absolute_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& absolute_(const Tensor& self) {
   return native::absolute__composite(self);
+}
+
+// ============================================================================ diagonal
+
+// diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)
+ops::diagonal::Kernel* ops::diagonal::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::diagonal_kernel,
+    /* Meta */ native::diagonal_kernel,
+};
+
+Tensor ops::diagonal::call(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  const Device kernel_device = dispatch_device("diagonal", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("diagonal", kernel_device);
+  return kernel(self, offset, dim1, dim2);
+}
+
+Tensor diagonal(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::diagonal(self, offset, dim1, dim2);
+  }
+  return ops::diagonal::call(self, offset, dim1, dim2);
 }
 
 // ============================================================================ special_erf

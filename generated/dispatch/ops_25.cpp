@@ -6,6 +6,7 @@
 #include "generated/ops/fmod.h"
 #include "generated/ops/rand_like.h"
 #include "generated/ops/special_ndtr.h"
+#include "generated/ops/triu_indices.h"
 
 namespace tl {
 
@@ -192,6 +193,25 @@ Tensor special_ndtr(const Tensor& self) {
 const Tensor& special_ndtr_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("special_ndtr.out", {&self}, {&out});
   return copy_to_out(out, special_ndtr(self), "special_ndtr.out", native::OutDtype::CanCast);
+}
+
+// ============================================================================ triu_indices
+
+// triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+ops::triu_indices::Kernel* ops::triu_indices::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::triu_indices_kernel,
+    /* Meta */ native::triu_indices_kernel,
+};
+
+Tensor ops::triu_indices::call(int64_t row, int64_t col, int64_t offset, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  const Device kernel_device = dispatch_device("triu_indices", {}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("triu_indices", kernel_device);
+  return kernel(row, col, offset, dtype, layout, device, pin_memory);
+}
+
+Tensor triu_indices(int64_t row, int64_t col, int64_t offset, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  return ops::triu_indices::call(row, col, offset, dtype, layout, device, pin_memory);
 }
 
 }  // namespace tl

@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/amax.h"
+#include "generated/ops/diag_embed.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/repeat_interleave.h"
@@ -63,6 +64,28 @@ const Tensor& ops::amax_out::call(const Tensor& self, IntArrayRef dim, bool keep
 const Tensor& amax_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
   check_out_no_grad("amax.out", {&self}, {&out});
   return ops::amax_out::call(self, dim, keepdim, out);
+}
+
+// ============================================================================ diag_embed
+
+// diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
+ops::diag_embed::Kernel* ops::diag_embed::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::diag_embed_kernel,
+    /* Meta */ native::diag_embed_kernel,
+};
+
+Tensor ops::diag_embed::call(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  const Device kernel_device = dispatch_device("diag_embed", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("diag_embed", kernel_device);
+  return kernel(self, offset, dim1, dim2);
+}
+
+Tensor diag_embed(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::diag_embed(self, offset, dim1, dim2);
+  }
+  return ops::diag_embed::call(self, offset, dim1, dim2);
 }
 
 // ============================================================================ mul

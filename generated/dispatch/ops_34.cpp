@@ -5,6 +5,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/kthvalue.h"
 #include "generated/ops/matmul.h"
+#include "generated/ops/resize.h"
 #include "generated/ops/sort.h"
 
 namespace tl {
@@ -78,6 +79,28 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
 const Tensor& matmul_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   check_out_no_grad("matmul.out", {&self, &other}, {&out});
   return copy_to_out(out, matmul(self, other), "matmul.out", native::OutDtype::Exact);
+}
+
+// ============================================================================ resize
+
+// resize_(Tensor(a!) self, int[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)
+ops::resize_::Kernel* ops::resize_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::resize_kernel,
+    /* Meta */ native::resize_kernel,
+};
+
+const Tensor& ops::resize_::call(const Tensor& self, IntArrayRef size, std::optional<MemoryFormat> memory_format) {
+  const Device kernel_device = dispatch_device("resize_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("resize_", kernel_device);
+  decltype(auto) result = kernel(self, size, memory_format);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& resize_(const Tensor& self, IntArrayRef size, std::optional<MemoryFormat> memory_format) {
+  autograd::check_inplace_unrecorded(self, "resize_");
+  return ops::resize_::call(self, size, memory_format);
 }
 
 // ============================================================================ sort

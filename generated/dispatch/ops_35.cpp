@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/_test_sum_defined.h"
+#include "generated/ops/diagonal_backward.h"
 #include "generated/ops/digamma.h"
 #include "generated/ops/dsplit.h"
 #include "generated/ops/hstack.h"
@@ -17,6 +18,28 @@ namespace tl {
 // _test_sum_defined(Tensor?[] tensors) -> Tensor
 Tensor _test_sum_defined(const std::vector<std::optional<Tensor>>& tensors) {
   return native::_test_sum_defined_composite(tensors);
+}
+
+// ============================================================================ diagonal_backward
+
+// diagonal_backward(Tensor grad_output, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor
+ops::diagonal_backward::Kernel* ops::diagonal_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::diagonal_backward_kernel,
+    /* Meta */ native::diagonal_backward_kernel,
+};
+
+Tensor ops::diagonal_backward::call(const Tensor& grad_output, IntArrayRef input_sizes, int64_t offset, int64_t dim1, int64_t dim2) {
+  const Device kernel_device = dispatch_device("diagonal_backward", {&grad_output});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("diagonal_backward", kernel_device);
+  return kernel(grad_output, input_sizes, offset, dim1, dim2);
+}
+
+Tensor diagonal_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t offset, int64_t dim1, int64_t dim2) {
+  if (autograd::compute_requires_grad({&grad_output})) {
+    return autograd::wrappers::diagonal_backward(grad_output, input_sizes, offset, dim1, dim2);
+  }
+  return ops::diagonal_backward::call(grad_output, input_sizes, offset, dim1, dim2);
 }
 
 // ============================================================================ dsplit

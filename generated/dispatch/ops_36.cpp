@@ -3,11 +3,19 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/diagflat.h"
 #include "generated/ops/lerp.h"
 #include "generated/ops/normal.h"
 #include "generated/ops/sgn.h"
 
 namespace tl {
+
+// ============================================================================ diagflat
+
+// diagflat(Tensor self, int offset=0) -> Tensor
+Tensor diagflat(const Tensor& self, int64_t offset) {
+  return native::diagflat_composite(self, offset);
+}
 
 // ============================================================================ lerp
 

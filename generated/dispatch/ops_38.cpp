@@ -9,6 +9,7 @@
 #include "generated/ops/arcsinh.h"
 #include "generated/ops/asin.h"
 #include "generated/ops/asinh.h"
+#include "generated/ops/linspace.h"
 #include "generated/ops/logcumsumexp.h"
 
 namespace tl {
@@ -152,6 +153,212 @@ const Tensor& arcsinh_out(const Tensor& out, const Tensor& self) {
 // arcsinh_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& arcsinh_(const Tensor& self) {
   return native::arcsinh__composite(self);
+}
+
+// ============================================================================ linspace
+
+// linspace.Tensor_Tensor(Tensor start, Tensor end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+static Tensor linspace_tensor_tensor_kernel_functional(const Tensor& start, const Tensor& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  Tensor out;
+  native::linspace_tensor_tensor_kernel(start, end, steps, dtype, layout, device, pin_memory, out);
+  return out;
+}
+
+ops::linspace_Tensor_Tensor::Kernel* ops::linspace_Tensor_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ linspace_tensor_tensor_kernel_functional,
+    /* Meta */ linspace_tensor_tensor_kernel_functional,
+};
+
+Tensor ops::linspace_Tensor_Tensor::call(const Tensor& start, const Tensor& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  const Device kernel_device = dispatch_device("linspace.Tensor_Tensor", {&start, &end}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linspace.Tensor_Tensor", kernel_device);
+  return kernel(start, end, steps, dtype, layout, device, pin_memory);
+}
+
+Tensor linspace(const Tensor& start, const Tensor& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  return ops::linspace_Tensor_Tensor::call(start, end, steps, dtype, layout, device, pin_memory);
+}
+
+// linspace.Tensor_Tensor_out(Tensor start, Tensor end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& linspace_tensor_tensor_kernel_out(const Tensor& start, const Tensor& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  const Tensor start_in = native::input_unaffected_by_resize(start, out);
+  const Tensor end_in = native::input_unaffected_by_resize(end, out);
+  Tensor out_handle = out;
+  native::linspace_tensor_tensor_kernel(start_in, end_in, steps, dtype, layout, device, pin_memory, out_handle);
+  return out;
+}
+
+ops::linspace_Tensor_Tensor_out::Kernel* ops::linspace_Tensor_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ linspace_tensor_tensor_kernel_out,
+    /* Meta */ linspace_tensor_tensor_kernel_out,
+};
+
+const Tensor& ops::linspace_Tensor_Tensor_out::call(const Tensor& start, const Tensor& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  const Device kernel_device = dispatch_device("linspace.Tensor_Tensor_out", {&start, &end, &out}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linspace.Tensor_Tensor_out", kernel_device);
+  decltype(auto) result = kernel(start, end, steps, dtype, layout, device, pin_memory, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& linspace_out(const Tensor& out, const Tensor& start, const Tensor& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  check_out_no_grad("linspace.Tensor_Tensor_out", {&start, &end}, {&out});
+  check_factory_out(out, dtype, device);
+  return ops::linspace_Tensor_Tensor_out::call(start, end, steps, dtype, layout, device, pin_memory, out);
+}
+
+// linspace.Tensor_Scalar(Tensor start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+static Tensor linspace_tensor_scalar_kernel_functional(const Tensor& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  Tensor out;
+  native::linspace_tensor_scalar_kernel(start, end, steps, dtype, layout, device, pin_memory, out);
+  return out;
+}
+
+ops::linspace_Tensor_Scalar::Kernel* ops::linspace_Tensor_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ linspace_tensor_scalar_kernel_functional,
+    /* Meta */ linspace_tensor_scalar_kernel_functional,
+};
+
+Tensor ops::linspace_Tensor_Scalar::call(const Tensor& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  const Device kernel_device = dispatch_device("linspace.Tensor_Scalar", {&start}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linspace.Tensor_Scalar", kernel_device);
+  return kernel(start, end, steps, dtype, layout, device, pin_memory);
+}
+
+Tensor linspace(const Tensor& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  return ops::linspace_Tensor_Scalar::call(start, end, steps, dtype, layout, device, pin_memory);
+}
+
+// linspace.Tensor_Scalar_out(Tensor start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& linspace_tensor_scalar_kernel_out(const Tensor& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  const Tensor start_in = native::input_unaffected_by_resize(start, out);
+  Tensor out_handle = out;
+  native::linspace_tensor_scalar_kernel(start_in, end, steps, dtype, layout, device, pin_memory, out_handle);
+  return out;
+}
+
+ops::linspace_Tensor_Scalar_out::Kernel* ops::linspace_Tensor_Scalar_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ linspace_tensor_scalar_kernel_out,
+    /* Meta */ linspace_tensor_scalar_kernel_out,
+};
+
+const Tensor& ops::linspace_Tensor_Scalar_out::call(const Tensor& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  const Device kernel_device = dispatch_device("linspace.Tensor_Scalar_out", {&start, &out}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linspace.Tensor_Scalar_out", kernel_device);
+  decltype(auto) result = kernel(start, end, steps, dtype, layout, device, pin_memory, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& linspace_out(const Tensor& out, const Tensor& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  check_out_no_grad("linspace.Tensor_Scalar_out", {&start}, {&out});
+  check_factory_out(out, dtype, device);
+  return ops::linspace_Tensor_Scalar_out::call(start, end, steps, dtype, layout, device, pin_memory, out);
+}
+
+// linspace.Scalar_Tensor(Scalar start, Tensor end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+static Tensor linspace_scalar_tensor_kernel_functional(const Scalar& start, const Tensor& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  Tensor out;
+  native::linspace_scalar_tensor_kernel(start, end, steps, dtype, layout, device, pin_memory, out);
+  return out;
+}
+
+ops::linspace_Scalar_Tensor::Kernel* ops::linspace_Scalar_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ linspace_scalar_tensor_kernel_functional,
+    /* Meta */ linspace_scalar_tensor_kernel_functional,
+};
+
+Tensor ops::linspace_Scalar_Tensor::call(const Scalar& start, const Tensor& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  const Device kernel_device = dispatch_device("linspace.Scalar_Tensor", {&end}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linspace.Scalar_Tensor", kernel_device);
+  return kernel(start, end, steps, dtype, layout, device, pin_memory);
+}
+
+Tensor linspace(const Scalar& start, const Tensor& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  return ops::linspace_Scalar_Tensor::call(start, end, steps, dtype, layout, device, pin_memory);
+}
+
+// linspace.Scalar_Tensor_out(Scalar start, Tensor end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& linspace_scalar_tensor_kernel_out(const Scalar& start, const Tensor& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  const Tensor end_in = native::input_unaffected_by_resize(end, out);
+  Tensor out_handle = out;
+  native::linspace_scalar_tensor_kernel(start, end_in, steps, dtype, layout, device, pin_memory, out_handle);
+  return out;
+}
+
+ops::linspace_Scalar_Tensor_out::Kernel* ops::linspace_Scalar_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ linspace_scalar_tensor_kernel_out,
+    /* Meta */ linspace_scalar_tensor_kernel_out,
+};
+
+const Tensor& ops::linspace_Scalar_Tensor_out::call(const Scalar& start, const Tensor& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  const Device kernel_device = dispatch_device("linspace.Scalar_Tensor_out", {&end, &out}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linspace.Scalar_Tensor_out", kernel_device);
+  decltype(auto) result = kernel(start, end, steps, dtype, layout, device, pin_memory, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& linspace_out(const Tensor& out, const Scalar& start, const Tensor& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  check_out_no_grad("linspace.Scalar_Tensor_out", {&end}, {&out});
+  check_factory_out(out, dtype, device);
+  return ops::linspace_Scalar_Tensor_out::call(start, end, steps, dtype, layout, device, pin_memory, out);
+}
+
+// linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+static Tensor linspace_kernel_functional(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  Tensor out;
+  native::linspace_kernel(start, end, steps, dtype, layout, device, pin_memory, out);
+  return out;
+}
+
+ops::linspace::Kernel* ops::linspace::kernels[kNumDeviceTypes] = {
+    /* CPU */ linspace_kernel_functional,
+    /* Meta */ linspace_kernel_functional,
+};
+
+Tensor ops::linspace::call(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  const Device kernel_device = dispatch_device("linspace", {}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linspace", kernel_device);
+  return kernel(start, end, steps, dtype, layout, device, pin_memory);
+}
+
+Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  return ops::linspace::call(start, end, steps, dtype, layout, device, pin_memory);
+}
+
+// linspace.out(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& linspace_kernel_out(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  Tensor out_handle = out;
+  native::linspace_kernel(start, end, steps, dtype, layout, device, pin_memory, out_handle);
+  return out;
+}
+
+ops::linspace_out::Kernel* ops::linspace_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ linspace_kernel_out,
+    /* Meta */ linspace_kernel_out,
+};
+
+const Tensor& ops::linspace_out::call(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  const Device kernel_device = dispatch_device("linspace.out", {&out}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linspace.out", kernel_device);
+  decltype(auto) result = kernel(start, end, steps, dtype, layout, device, pin_memory, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& linspace_out(const Tensor& out, const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  check_out_no_grad("linspace.out", {}, {&out});
+  check_factory_out(out, dtype, device);
+  return ops::linspace_out::call(start, end, steps, dtype, layout, device, pin_memory, out);
 }
 
 // ============================================================================ logcumsumexp

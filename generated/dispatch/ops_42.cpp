@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/diagonal_copy.h"
 #include "generated/ops/logit.h"
 #include "generated/ops/masked_scatter.h"
 #include "generated/ops/narrow.h"
@@ -12,6 +13,61 @@
 #include "generated/ops/stack.h"
 
 namespace tl {
+
+// ============================================================================ diagonal_copy
+
+// diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor
+static Tensor diagonal_copy_kernel_functional(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  Tensor out;
+  native::diagonal_copy_kernel(self, offset, dim1, dim2, out);
+  return out;
+}
+
+ops::diagonal_copy::Kernel* ops::diagonal_copy::kernels[kNumDeviceTypes] = {
+    /* CPU */ diagonal_copy_kernel_functional,
+    /* Meta */ diagonal_copy_kernel_functional,
+};
+
+Tensor ops::diagonal_copy::call(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  const Device kernel_device = dispatch_device("diagonal_copy", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("diagonal_copy", kernel_device);
+  return kernel(self, offset, dim1, dim2);
+}
+
+Tensor diagonal_copy(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::diagonal_copy(self, offset, dim1, dim2);
+  }
+  return ops::diagonal_copy::call(self, offset, dim1, dim2);
+}
+
+// diagonal_copy.out(Tensor self, int offset=0, int dim1=0, int dim2=1, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& diagonal_copy_kernel_out(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::diagonal_copy_kernel(self_in, offset, dim1, dim2, out_handle);
+  return out;
+}
+
+ops::diagonal_copy_out::Kernel* ops::diagonal_copy_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ diagonal_copy_kernel_out,
+    /* Meta */ diagonal_copy_kernel_out,
+};
+
+const Tensor& ops::diagonal_copy_out::call(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2, const Tensor& out) {
+  const Device kernel_device = dispatch_device("diagonal_copy.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("diagonal_copy.out", kernel_device);
+  decltype(auto) result = kernel(self, offset, dim1, dim2, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& diagonal_copy_out(const Tensor& out, const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  check_out_no_grad("diagonal_copy.out", {&self}, {&out});
+  return ops::diagonal_copy_out::call(self, offset, dim1, dim2, out);
+}
 
 // ============================================================================ logit
 

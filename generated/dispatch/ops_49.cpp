@@ -3,11 +3,114 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/eye.h"
 #include "generated/ops/full_like.h"
 #include "generated/ops/index_select.h"
 #include "generated/ops/lt.h"
 
 namespace tl {
+
+// ============================================================================ eye
+
+// eye(int n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+static Tensor eye_kernel_functional(int64_t n, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  Tensor out;
+  native::eye_kernel(n, dtype, layout, device, pin_memory, out);
+  return out;
+}
+
+ops::eye::Kernel* ops::eye::kernels[kNumDeviceTypes] = {
+    /* CPU */ eye_kernel_functional,
+    /* Meta */ eye_kernel_functional,
+};
+
+Tensor ops::eye::call(int64_t n, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  const Device kernel_device = dispatch_device("eye", {}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("eye", kernel_device);
+  return kernel(n, dtype, layout, device, pin_memory);
+}
+
+Tensor eye(int64_t n, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  return ops::eye::call(n, dtype, layout, device, pin_memory);
+}
+
+// eye.out(int n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& eye_kernel_out(int64_t n, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  Tensor out_handle = out;
+  native::eye_kernel(n, dtype, layout, device, pin_memory, out_handle);
+  return out;
+}
+
+ops::eye_out::Kernel* ops::eye_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ eye_kernel_out,
+    /* Meta */ eye_kernel_out,
+};
+
+const Tensor& ops::eye_out::call(int64_t n, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  const Device kernel_device = dispatch_device("eye.out", {&out}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("eye.out", kernel_device);
+  decltype(auto) result = kernel(n, dtype, layout, device, pin_memory, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& eye_out(const Tensor& out, int64_t n, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  check_out_no_grad("eye.out", {}, {&out});
+  check_factory_out(out, dtype, device);
+  return ops::eye_out::call(n, dtype, layout, device, pin_memory, out);
+}
+
+// eye.m(int n, int m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+static Tensor eye_m_kernel_functional(int64_t n, int64_t m, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  Tensor out;
+  native::eye_m_kernel(n, m, dtype, layout, device, pin_memory, out);
+  return out;
+}
+
+ops::eye_m::Kernel* ops::eye_m::kernels[kNumDeviceTypes] = {
+    /* CPU */ eye_m_kernel_functional,
+    /* Meta */ eye_m_kernel_functional,
+};
+
+Tensor ops::eye_m::call(int64_t n, int64_t m, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  const Device kernel_device = dispatch_device("eye.m", {}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("eye.m", kernel_device);
+  return kernel(n, m, dtype, layout, device, pin_memory);
+}
+
+Tensor eye(int64_t n, int64_t m, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  return ops::eye_m::call(n, m, dtype, layout, device, pin_memory);
+}
+
+// eye.m_out(int n, int m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& eye_m_kernel_out(int64_t n, int64_t m, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  Tensor out_handle = out;
+  native::eye_m_kernel(n, m, dtype, layout, device, pin_memory, out_handle);
+  return out;
+}
+
+ops::eye_m_out::Kernel* ops::eye_m_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ eye_m_kernel_out,
+    /* Meta */ eye_m_kernel_out,
+};
+
+const Tensor& ops::eye_m_out::call(int64_t n, int64_t m, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  const Device kernel_device = dispatch_device("eye.m_out", {&out}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("eye.m_out", kernel_device);
+  decltype(auto) result = kernel(n, m, dtype, layout, device, pin_memory, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& eye_out(const Tensor& out, int64_t n, int64_t m, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  check_out_no_grad("eye.m_out", {}, {&out});
+  check_factory_out(out, dtype, device);
+  return ops::eye_m_out::call(n, m, dtype, layout, device, pin_memory, out);
+}
 
 // ============================================================================ full_like
 

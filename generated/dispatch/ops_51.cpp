@@ -6,6 +6,7 @@
 #include "generated/ops/_log_softmax_backward_data.h"
 #include "generated/ops/cosh.h"
 #include "generated/ops/exp2.h"
+#include "generated/ops/tril_indices.h"
 #include "generated/ops/vsplit.h"
 
 namespace tl {
@@ -196,6 +197,25 @@ const Tensor& ops::exp2_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& exp2_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("exp2.out", {&self}, {&out});
   return ops::exp2_out::call(self, out);
+}
+
+// ============================================================================ tril_indices
+
+// tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+ops::tril_indices::Kernel* ops::tril_indices::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::tril_indices_kernel,
+    /* Meta */ native::tril_indices_kernel,
+};
+
+Tensor ops::tril_indices::call(int64_t row, int64_t col, int64_t offset, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  const Device kernel_device = dispatch_device("tril_indices", {}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("tril_indices", kernel_device);
+  return kernel(row, col, offset, dtype, layout, device, pin_memory);
+}
+
+Tensor tril_indices(int64_t row, int64_t col, int64_t offset, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  return ops::tril_indices::call(row, col, offset, dtype, layout, device, pin_memory);
 }
 
 // ============================================================================ vsplit

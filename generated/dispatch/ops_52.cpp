@@ -10,8 +10,11 @@
 #include "generated/ops/fill.h"
 #include "generated/ops/rand.h"
 #include "generated/ops/randperm.h"
+#include "generated/ops/resize_as.h"
 #include "generated/ops/round.h"
 #include "generated/ops/scatter.h"
+#include "generated/ops/tril.h"
+#include "generated/ops/triu.h"
 
 namespace tl {
 
@@ -266,6 +269,28 @@ Tensor ops::randperm::call(int64_t n, std::optional<Generator> generator, std::o
 
 Tensor randperm(int64_t n, std::optional<Generator> generator, std::optional<ScalarType> dtype, std::optional<Device> device) {
   return ops::randperm::call(n, generator, dtype, device);
+}
+
+// ============================================================================ resize_as
+
+// resize_as_(Tensor(a!) self, Tensor the_template, *, MemoryFormat? memory_format=None) -> Tensor(a!)
+ops::resize_as_::Kernel* ops::resize_as_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::resize_as_kernel,
+    /* Meta */ native::resize_as_kernel,
+};
+
+const Tensor& ops::resize_as_::call(const Tensor& self, const Tensor& the_template, std::optional<MemoryFormat> memory_format) {
+  const Device kernel_device = dispatch_device("resize_as_", {&self, &the_template});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("resize_as_", kernel_device);
+  decltype(auto) result = kernel(self, the_template, memory_format);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& resize_as_(const Tensor& self, const Tensor& the_template, std::optional<MemoryFormat> memory_format) {
+  autograd::check_inplace_unrecorded(self, "resize_as_");
+  return ops::resize_as_::call(self, the_template, memory_format);
 }
 
 // ============================================================================ round
@@ -762,6 +787,172 @@ const Tensor& ops::scatter_value_reduce_out::call(const Tensor& self, int64_t di
 const Tensor& scatter_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce) {
   check_out_no_grad("scatter.value_reduce_out", {&self, &index}, {&out});
   return ops::scatter_value_reduce_out::call(self, dim, index, value, reduce, out);
+}
+
+// ============================================================================ tril
+
+// tril(Tensor self, int diagonal=0) -> Tensor
+static Tensor tril_kernel_functional(const Tensor& self, int64_t diagonal) {
+  Tensor out;
+  native::tril_kernel(self, diagonal, out);
+  return out;
+}
+
+ops::tril::Kernel* ops::tril::kernels[kNumDeviceTypes] = {
+    /* CPU */ tril_kernel_functional,
+    /* Meta */ tril_kernel_functional,
+};
+
+Tensor ops::tril::call(const Tensor& self, int64_t diagonal) {
+  const Device kernel_device = dispatch_device("tril", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("tril", kernel_device);
+  return kernel(self, diagonal);
+}
+
+Tensor tril(const Tensor& self, int64_t diagonal) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::tril(self, diagonal);
+  }
+  return ops::tril::call(self, diagonal);
+}
+
+// tril_(Tensor(a!) self, int diagonal=0) -> Tensor(a!)
+static const Tensor& tril_kernel_inplace(const Tensor& self, int64_t diagonal) {
+  Tensor out = self;
+  native::tril_kernel(self, diagonal, out);
+  return self;
+}
+
+ops::tril_::Kernel* ops::tril_::kernels[kNumDeviceTypes] = {
+    /* CPU */ tril_kernel_inplace,
+    /* Meta */ tril_kernel_inplace,
+};
+
+const Tensor& ops::tril_::call(const Tensor& self, int64_t diagonal) {
+  const Device kernel_device = dispatch_device("tril_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("tril_", kernel_device);
+  decltype(auto) result = kernel(self, diagonal);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& tril_(const Tensor& self, int64_t diagonal) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::tril_(self, diagonal);
+  }
+  return ops::tril_::call(self, diagonal);
+}
+
+// tril.out(Tensor self, int diagonal=0, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& tril_kernel_out(const Tensor& self, int64_t diagonal, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::tril_kernel(self_in, diagonal, out_handle);
+  return out;
+}
+
+ops::tril_out::Kernel* ops::tril_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ tril_kernel_out,
+    /* Meta */ tril_kernel_out,
+};
+
+const Tensor& ops::tril_out::call(const Tensor& self, int64_t diagonal, const Tensor& out) {
+  const Device kernel_device = dispatch_device("tril.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("tril.out", kernel_device);
+  decltype(auto) result = kernel(self, diagonal, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& tril_out(const Tensor& out, const Tensor& self, int64_t diagonal) {
+  check_out_no_grad("tril.out", {&self}, {&out});
+  return ops::tril_out::call(self, diagonal, out);
+}
+
+// ============================================================================ triu
+
+// triu(Tensor self, int diagonal=0) -> Tensor
+static Tensor triu_kernel_functional(const Tensor& self, int64_t diagonal) {
+  Tensor out;
+  native::triu_kernel(self, diagonal, out);
+  return out;
+}
+
+ops::triu::Kernel* ops::triu::kernels[kNumDeviceTypes] = {
+    /* CPU */ triu_kernel_functional,
+    /* Meta */ triu_kernel_functional,
+};
+
+Tensor ops::triu::call(const Tensor& self, int64_t diagonal) {
+  const Device kernel_device = dispatch_device("triu", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("triu", kernel_device);
+  return kernel(self, diagonal);
+}
+
+Tensor triu(const Tensor& self, int64_t diagonal) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::triu(self, diagonal);
+  }
+  return ops::triu::call(self, diagonal);
+}
+
+// triu_(Tensor(a!) self, int diagonal=0) -> Tensor(a!)
+static const Tensor& triu_kernel_inplace(const Tensor& self, int64_t diagonal) {
+  Tensor out = self;
+  native::triu_kernel(self, diagonal, out);
+  return self;
+}
+
+ops::triu_::Kernel* ops::triu_::kernels[kNumDeviceTypes] = {
+    /* CPU */ triu_kernel_inplace,
+    /* Meta */ triu_kernel_inplace,
+};
+
+const Tensor& ops::triu_::call(const Tensor& self, int64_t diagonal) {
+  const Device kernel_device = dispatch_device("triu_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("triu_", kernel_device);
+  decltype(auto) result = kernel(self, diagonal);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& triu_(const Tensor& self, int64_t diagonal) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::triu_(self, diagonal);
+  }
+  return ops::triu_::call(self, diagonal);
+}
+
+// triu.out(Tensor self, int diagonal=0, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& triu_kernel_out(const Tensor& self, int64_t diagonal, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::triu_kernel(self_in, diagonal, out_handle);
+  return out;
+}
+
+ops::triu_out::Kernel* ops::triu_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ triu_kernel_out,
+    /* Meta */ triu_kernel_out,
+};
+
+const Tensor& ops::triu_out::call(const Tensor& self, int64_t diagonal, const Tensor& out) {
+  const Device kernel_device = dispatch_device("triu.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("triu.out", kernel_device);
+  decltype(auto) result = kernel(self, diagonal, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& triu_out(const Tensor& out, const Tensor& self, int64_t diagonal) {
+  check_out_no_grad("triu.out", {&self}, {&out});
+  return ops::triu_out::call(self, diagonal, out);
 }
 
 }  // namespace tl

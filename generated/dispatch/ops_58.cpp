@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/clamp.h"
+#include "generated/ops/diag.h"
 #include "generated/ops/greater.h"
 #include "generated/ops/gt.h"
 #include "generated/ops/remainder.h"
@@ -173,6 +174,19 @@ const Tensor& ops::clamp_out::call(const Tensor& self, const std::optional<Scala
 const Tensor& clamp_out(const Tensor& out, const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
   check_out_no_grad("clamp.out", {&self}, {&out});
   return ops::clamp_out::call(self, min, max, out);
+}
+
+// ============================================================================ diag
+
+// diag(Tensor self, int diagonal=0) -> Tensor
+Tensor diag(const Tensor& self, int64_t diagonal) {
+  return native::diag_composite(self, diagonal);
+}
+
+// diag.out(Tensor self, int diagonal=0, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& diag_out(const Tensor& out, const Tensor& self, int64_t diagonal) {
+  check_out_no_grad("diag.out", {&self}, {&out});
+  return copy_to_out(out, diag(self, diagonal), "diag.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ greater

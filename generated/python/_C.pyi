@@ -885,6 +885,22 @@ class TensorBase:
         """A view of `self` detached from the autograd graph; it never requires grad."""
         ...
 
+    def diag(self, diagonal: int = 0) -> Tensor:
+        """For a 1-D `self`, the square matrix with `self` on its `diagonal`-th diagonal; for a 2-D `self`, a copy of that diagonal."""
+        ...
+
+    def diag_embed(self, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+        """A tensor whose diagonals over `dim1` and `dim2` (shifted by `offset`) hold the last dimension of `self`; zeros elsewhere."""
+        ...
+
+    def diagflat(self, offset: int = 0) -> Tensor:
+        """The square matrix with the flattened `self` on its `offset`-th diagonal."""
+        ...
+
+    def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+        """A view of the diagonal of `self` over dimensions `dim1` and `dim2` (above it for a positive `offset`, below for a negative one), appended as the last dimension."""
+        ...
+
     def digamma(self) -> Tensor:
         """The logarithmic derivative of the gamma function of every element of `self` (-inf at +0, +inf at -0, nan at negative integers); integer inputs give the default float dtype."""
         ...
@@ -1050,6 +1066,10 @@ class TensorBase:
 
     def fill_(self, value: Number) -> Tensor:
         """Sets every element of `self` to `value`."""
+        ...
+
+    def fill_diagonal_(self, fill_value: Number, wrap: bool = False) -> Tensor:
+        """Writes `fill_value` on the main diagonal of `self` (2-D, or with all dimensions equal); with `wrap`, a tall matrix's diagonal starts again every `columns + 1` rows."""
         ...
 
     def fix(self) -> Tensor:
@@ -1925,6 +1945,14 @@ class TensorBase:
         """`self` with another shape: a view when the strides allow it, otherwise a copy. One size may be -1."""
         ...
 
+    def resize_(self, size: Sequence[int], *, memory_format: Optional[Any] = None) -> Tensor:
+        """Gives `self` the sizes `size` (contiguous strides, or those of `memory_format`), growing its storage when needed; new elements are uninitialised. Refuses tensors that require grad."""
+        ...
+
+    def resize_as_(self, the_template: Tensor, *, memory_format: Optional[Any] = None) -> Tensor:
+        """Resizes `self` (as `resize_`) to the sizes of `the_template`."""
+        ...
+
     def roll(self, shifts: Union[int, Sequence[int]], dims: Union[int, Sequence[int]] = ()) -> Tensor:
         """`self` with its elements shifted by `shifts[i]` along each `dims[i]`, wrapping around; without `dims` the flattened tensor is shifted and the shape restored."""
         ...
@@ -2279,6 +2307,22 @@ class TensorBase:
 
     def transpose_(self, dim0: int, dim1: int) -> Tensor:
         """Swaps dimensions `dim0` and `dim1` of `self` in place."""
+        ...
+
+    def tril(self, diagonal: int = 0) -> Tensor:
+        """The lower triangle of the last two dimensions of `self` (elements on and below the `diagonal`-th diagonal); zeros elsewhere."""
+        ...
+
+    def tril_(self, diagonal: int = 0) -> Tensor:
+        """In-place version of tril(): writes the result into self. The lower triangle of the last two dimensions of `self` (elements on and below the `diagonal`-th diagonal); zeros elsewhere."""
+        ...
+
+    def triu(self, diagonal: int = 0) -> Tensor:
+        """The upper triangle of the last two dimensions of `self` (elements on and above the `diagonal`-th diagonal); zeros elsewhere."""
+        ...
+
+    def triu_(self, diagonal: int = 0) -> Tensor:
+        """In-place version of triu(): writes the result into self. The upper triangle of the last two dimensions of `self` (elements on and above the `diagonal`-th diagonal); zeros elsewhere."""
         ...
 
     @overload

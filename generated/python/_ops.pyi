@@ -630,6 +630,30 @@ def detach(input: Tensor) -> Tensor:
     """A view of `self` detached from the autograd graph; it never requires grad."""
     ...
 
+def diag(input: Tensor, diagonal: int = 0, *, out: Optional[Tensor] = None) -> Tensor:
+    """For a 1-D `self`, the square matrix with `self` on its `diagonal`-th diagonal; for a 2-D `self`, a copy of that diagonal."""
+    ...
+
+def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """A tensor whose diagonals over `dim1` and `dim2` (shifted by `offset`) hold the last dimension of `self`; zeros elsewhere."""
+    ...
+
+def diagflat(input: Tensor, offset: int = 0) -> Tensor:
+    """The square matrix with the flattened `self` on its `offset`-th diagonal."""
+    ...
+
+def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """A view of the diagonal of `self` over dimensions `dim1` and `dim2` (above it for a positive `offset`, below for a negative one), appended as the last dimension."""
+    ...
+
+def diagonal_backward(grad_output: Tensor, input_sizes: Sequence[int], offset: int, dim1: int, dim2: int) -> Tensor:
+    """Zeros of shape `input_sizes` with `grad_output` written on the diagonal `diagonal(offset, dim1, dim2)` selects; the gradient of `diagonal`."""
+    ...
+
+def diagonal_copy(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1, *, out: Optional[Tensor] = None) -> Tensor:
+    """A contiguous copy of `diagonal(self, offset, dim1, dim2)`."""
+    ...
+
 def digamma(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """The logarithmic derivative of the gamma function of every element of `self` (-inf at +0, +inf at -0, nan at negative integers); integer inputs give the default float dtype."""
     ...
@@ -799,6 +823,15 @@ def expm1(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
 
 def expm1_(input: Tensor) -> Tensor:
     """In-place version of expm1(): writes the result into self. `exp(x) - 1` for every element x of `self`, accurate near zero; integer inputs give the default float dtype."""
+    ...
+
+@overload
+def eye(n: int, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, out: Optional[Tensor] = None, requires_grad: bool = False) -> Tensor:
+    """The `n` x `n` identity matrix (default float dtype unless `dtype`)."""
+    ...
+@overload
+def eye(n: int, m: int, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, out: Optional[Tensor] = None, requires_grad: bool = False) -> Tensor:
+    """The `n` x `m` matrix with ones on its main diagonal and zeros elsewhere (default float dtype unless `dtype`)."""
     ...
 
 def fill_(input: Tensor, value: Number) -> Tensor:
@@ -1230,6 +1263,23 @@ def lgamma_(input: Tensor) -> Tensor:
     """In-place version of lgamma(): writes the result into self. The natural logarithm of the absolute value of the gamma function of every element of `self` (inf at the poles); integer inputs give the default float dtype."""
     ...
 
+@overload
+def linspace(start: Tensor, end: Tensor, steps: int, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, out: Optional[Tensor] = None, requires_grad: bool = False) -> Tensor:
+    """`linspace` with 0-d tensors for `start` and `end` (their values are used; the result does not depend on them for autograd)."""
+    ...
+@overload
+def linspace(start: Tensor, end: Number, steps: int, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, out: Optional[Tensor] = None, requires_grad: bool = False) -> Tensor:
+    """`linspace` with a 0-d tensor for `start`."""
+    ...
+@overload
+def linspace(start: Number, end: Tensor, steps: int, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, out: Optional[Tensor] = None, requires_grad: bool = False) -> Tensor:
+    """`linspace` with a 0-d tensor for `end`."""
+    ...
+@overload
+def linspace(start: Number, end: Number, steps: int, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, out: Optional[Tensor] = None, requires_grad: bool = False) -> Tensor:
+    """`steps` evenly spaced values from `start` to `end` included (default float dtype unless `dtype`); integer dtypes truncate each value as PyTorch does."""
+    ...
+
 def log(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """The natural logarithm of every element of `self`; integer inputs give the default float dtype."""
     ...
@@ -1316,6 +1366,23 @@ def logit(input: Tensor, eps: Optional[float] = None, *, out: Optional[Tensor] =
 
 def logit_(input: Tensor, eps: Optional[float] = None) -> Tensor:
     """In-place version of logit(): writes the result into self. `log(z / (1 - z))` of every element of `self`, with z the element clamped to [eps, 1 - eps] when `eps` is given; integer inputs give the default float dtype."""
+    ...
+
+@overload
+def logspace(start: Tensor, end: Tensor, steps: int, base: float = 10.0, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, out: Optional[Tensor] = None, requires_grad: bool = False) -> Tensor:
+    """`logspace` with 0-d tensors for `start` and `end` (their values are used; the result does not depend on them for autograd)."""
+    ...
+@overload
+def logspace(start: Tensor, end: Number, steps: int, base: float = 10.0, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, out: Optional[Tensor] = None, requires_grad: bool = False) -> Tensor:
+    """`logspace` with a 0-d tensor for `start`."""
+    ...
+@overload
+def logspace(start: Number, end: Tensor, steps: int, base: float = 10.0, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, out: Optional[Tensor] = None, requires_grad: bool = False) -> Tensor:
+    """`logspace` with a 0-d tensor for `end`."""
+    ...
+@overload
+def logspace(start: Number, end: Number, steps: int, base: float = 10.0, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, out: Optional[Tensor] = None, requires_grad: bool = False) -> Tensor:
+    """`steps` values `base ** x` for `x` evenly spaced from `start` to `end` included (default float dtype unless `dtype`)."""
     ...
 
 def logsumexp(input: Tensor, dim: Union[int, Sequence[int]], keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
@@ -1755,6 +1822,10 @@ def repeat_interleave(input: Tensor, repeats: int, dim: Optional[int] = None, *,
 
 def reshape(input: Tensor, shape: Sequence[int]) -> Tensor:
     """`self` with another shape: a view when the strides allow it, otherwise a copy. One size may be -1."""
+    ...
+
+def resize_as_(input: Tensor, the_template: Tensor, *, memory_format: Optional[Any] = None) -> Tensor:
+    """Resizes `self` (as `resize_`) to the sizes of `the_template`."""
     ...
 
 def roll(input: Tensor, shifts: Union[int, Sequence[int]], dims: Union[int, Sequence[int]] = ()) -> Tensor:
@@ -2241,6 +2312,30 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
 
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     """A view of `self` with dimensions `dim0` and `dim1` swapped."""
+    ...
+
+def tril(input: Tensor, diagonal: int = 0, *, out: Optional[Tensor] = None) -> Tensor:
+    """The lower triangle of the last two dimensions of `self` (elements on and below the `diagonal`-th diagonal); zeros elsewhere."""
+    ...
+
+def tril_(input: Tensor, diagonal: int = 0) -> Tensor:
+    """In-place version of tril(): writes the result into self. The lower triangle of the last two dimensions of `self` (elements on and below the `diagonal`-th diagonal); zeros elsewhere."""
+    ...
+
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, requires_grad: bool = False) -> Tensor:
+    """The (row, column) coordinates of the lower triangle of a `row` x `col` matrix (on and below the `offset`-th diagonal), as a 2 x N tensor in row-major order; int64 unless `dtype`."""
+    ...
+
+def triu(input: Tensor, diagonal: int = 0, *, out: Optional[Tensor] = None) -> Tensor:
+    """The upper triangle of the last two dimensions of `self` (elements on and above the `diagonal`-th diagonal); zeros elsewhere."""
+    ...
+
+def triu_(input: Tensor, diagonal: int = 0) -> Tensor:
+    """In-place version of triu(): writes the result into self. The upper triangle of the last two dimensions of `self` (elements on and above the `diagonal`-th diagonal); zeros elsewhere."""
+    ...
+
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, requires_grad: bool = False) -> Tensor:
+    """The (row, column) coordinates of the upper triangle of a `row` x `col` matrix (on and above the `offset`-th diagonal), as a 2 x N tensor in row-major order; int64 unless `dtype`."""
     ...
 
 @overload

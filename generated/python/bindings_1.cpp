@@ -6,6 +6,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/atleast_2d.h"
 #include "generated/ops/concat.h"
+#include "generated/ops/fill_diagonal.h"
 #include "generated/ops/fmin.h"
 #include "generated/ops/index.h"
 #include "generated/ops/ne.h"
@@ -273,6 +274,22 @@ PyObject* operator__ne__(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH_OPERATOR
 }
 
+// Tensor.fill_diagonal_
+PyObject* method_fill_diagonal_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "fill_diagonal_(Scalar fill_value, bool wrap=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto fill_value = r.scalar(0);
+  auto wrap_ = r.toBool(1);
+  auto result = [&] { GilRelease no_gil; return tl::fill_diagonal_(self, fill_value, wrap_); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.fmin
 PyObject* method_fmin(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -495,6 +512,10 @@ True where `self != other`, element by element, with broadcasting.
 __ne__(Scalar other) -> Tensor
 
 True where an element of `self` differs from the number `other`.)doc"});
+  methods.push_back({"fill_diagonal_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_fill_diagonal_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(fill_diagonal_(Scalar fill_value, bool wrap=False) -> Tensor
+
+Writes `fill_value` on the main diagonal of `self` (2-D, or with all dimensions equal); with `wrap`, a tall matrix's diagonal starts again every `columns + 1` rows.)doc"});
   methods.push_back({"fmin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_fmin)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(fmin(Tensor other) -> Tensor
 

@@ -6,6 +6,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/alias.h"
 #include "generated/ops/is_same_size.h"
+#include "generated/ops/logspace.h"
 #include "generated/ops/put.h"
 #include "generated/ops/randn_like.h"
 #include "generated/ops/special_polygamma.h"
@@ -39,6 +40,103 @@ PyObject* fn_is_same_size(PyObject* /*module*/, PyObject* const* args, Py_ssize_
   auto other = r.tensor(1);
   auto result = [&] { GilRelease no_gil; return tl::is_same_size(self, other); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// logspace
+PyObject* fn_logspace(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logspace(Tensor start, Tensor end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False)",
+      "logspace(Tensor start, Scalar end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False)",
+      "logspace(Scalar start, Tensor end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False)",
+      "logspace(Scalar start, Scalar end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // logspace.Tensor_Tensor
+      auto start = r.tensor(0);
+      auto end = r.tensor(1);
+      auto steps = r.toInt64(2);
+      auto base = r.toDouble(3);
+      auto dtype = r.scalartype_optional(4);
+      auto layout = r.layout_optional(5);
+      auto device = r.device_optional(6);
+      auto pin_memory = r.toBool_optional(7);
+      bool requires_grad = r.toBool(9);
+      if (!r.is_none(8)) {
+        auto out = r.tensor(8);
+        auto result = [&] { GilRelease no_gil; return tl::logspace_out(out, start, end, steps, base, dtype, layout, device, pin_memory); }();
+        if (requires_grad) result.set_requires_grad(true);
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::logspace(start, end, steps, base, dtype, layout, device, pin_memory); }();
+      if (requires_grad) result.set_requires_grad(true);
+      return wrap(std::move(result));
+    }
+    case 1: {  // logspace.Tensor_Scalar
+      auto start = r.tensor(0);
+      auto end = r.scalar(1);
+      auto steps = r.toInt64(2);
+      auto base = r.toDouble(3);
+      auto dtype = r.scalartype_optional(4);
+      auto layout = r.layout_optional(5);
+      auto device = r.device_optional(6);
+      auto pin_memory = r.toBool_optional(7);
+      bool requires_grad = r.toBool(9);
+      if (!r.is_none(8)) {
+        auto out = r.tensor(8);
+        auto result = [&] { GilRelease no_gil; return tl::logspace_out(out, start, end, steps, base, dtype, layout, device, pin_memory); }();
+        if (requires_grad) result.set_requires_grad(true);
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::logspace(start, end, steps, base, dtype, layout, device, pin_memory); }();
+      if (requires_grad) result.set_requires_grad(true);
+      return wrap(std::move(result));
+    }
+    case 2: {  // logspace.Scalar_Tensor
+      auto start = r.scalar(0);
+      auto end = r.tensor(1);
+      auto steps = r.toInt64(2);
+      auto base = r.toDouble(3);
+      auto dtype = r.scalartype_optional(4);
+      auto layout = r.layout_optional(5);
+      auto device = r.device_optional(6);
+      auto pin_memory = r.toBool_optional(7);
+      bool requires_grad = r.toBool(9);
+      if (!r.is_none(8)) {
+        auto out = r.tensor(8);
+        auto result = [&] { GilRelease no_gil; return tl::logspace_out(out, start, end, steps, base, dtype, layout, device, pin_memory); }();
+        if (requires_grad) result.set_requires_grad(true);
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::logspace(start, end, steps, base, dtype, layout, device, pin_memory); }();
+      if (requires_grad) result.set_requires_grad(true);
+      return wrap(std::move(result));
+    }
+    case 3: {  // logspace
+      auto start = r.scalar(0);
+      auto end = r.scalar(1);
+      auto steps = r.toInt64(2);
+      auto base = r.toDouble(3);
+      auto dtype = r.scalartype_optional(4);
+      auto layout = r.layout_optional(5);
+      auto device = r.device_optional(6);
+      auto pin_memory = r.toBool_optional(7);
+      bool requires_grad = r.toBool(9);
+      if (!r.is_none(8)) {
+        auto out = r.tensor(8);
+        auto result = [&] { GilRelease no_gil; return tl::logspace_out(out, start, end, steps, base, dtype, layout, device, pin_memory); }();
+        if (requires_grad) result.set_requires_grad(true);
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::logspace(start, end, steps, base, dtype, layout, device, pin_memory); }();
+      if (requires_grad) result.set_requires_grad(true);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -174,6 +272,22 @@ A view of `self` with the same geometry (a new tensor object sharing everything)
                        METH_FASTCALL | METH_KEYWORDS, R"doc(is_same_size(Tensor input, Tensor other) -> bool
 
 Whether `self` and `other` have the same shape.)doc"});
+  functions.push_back({"logspace", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logspace)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(logspace(Tensor start, Tensor end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False) -> Tensor
+
+`logspace` with 0-d tensors for `start` and `end` (their values are used; the result does not depend on them for autograd).
+
+logspace(Tensor start, Scalar end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False) -> Tensor
+
+`logspace` with a 0-d tensor for `start`.
+
+logspace(Scalar start, Tensor end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False) -> Tensor
+
+`logspace` with a 0-d tensor for `end`.
+
+logspace(Scalar start, Scalar end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False) -> Tensor
+
+`steps` values `base ** x` for `x` evenly spaced from `start` to `end` included (default float dtype unless `dtype`).)doc"});
   functions.push_back({"put", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_put)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(put(Tensor input, Tensor index, Tensor source, bool accumulate=False) -> Tensor
 

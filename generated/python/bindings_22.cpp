@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/absolute.h"
+#include "generated/ops/diagonal.h"
 #include "generated/ops/special_erf.h"
 
 namespace tl::python {
@@ -25,6 +26,23 @@ PyObject* fn_absolute(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::absolute(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// diagonal
+PyObject* fn_diagonal(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "diagonal(Tensor input, int offset=0, int dim1=0, int dim2=1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto offset = r.toInt64(1);
+  auto dim1 = r.toInt64(2);
+  auto dim2 = r.toInt64(3);
+  auto result = [&] { GilRelease no_gil; return tl::diagonal(self, offset, dim1, dim2); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -76,6 +94,23 @@ PyObject* method_absolute_(PyObject* py_self, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH
 }
 
+// Tensor.diagonal
+PyObject* method_diagonal(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "diagonal(int offset=0, int dim1=0, int dim2=1)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto offset = r.toInt64(0);
+  auto dim1 = r.toInt64(1);
+  auto dim2 = r.toInt64(2);
+  auto result = [&] { GilRelease no_gil; return tl::diagonal(self, offset, dim1, dim2); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_22(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
@@ -83,6 +118,10 @@ void add_bindings_22(std::vector<PyMethodDef>& functions, std::vector<PyMethodDe
                        METH_FASTCALL | METH_KEYWORDS, R"doc(absolute(Tensor input, *, Tensor? out=None) -> Tensor
 
 Alias of `abs`.)doc"});
+  functions.push_back({"diagonal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_diagonal)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(diagonal(Tensor input, int offset=0, int dim1=0, int dim2=1) -> Tensor
+
+A view of the diagonal of `self` over dimensions `dim1` and `dim2` (above it for a positive `offset`, below for a negative one), appended as the last dimension.)doc"});
   functions.push_back({"special_erf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_erf)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(special_erf(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -95,6 +134,10 @@ Alias of `abs`.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(absolute_() -> Tensor
 
 Alias of `abs_`.)doc"});
+  methods.push_back({"diagonal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_diagonal)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(diagonal(int offset=0, int dim1=0, int dim2=1) -> Tensor
+
+A view of the diagonal of `self` over dimensions `dim1` and `dim2` (above it for a positive `offset`, below for a negative one), appended as the last dimension.)doc"});
   (void)functions;
   (void)methods;
 }

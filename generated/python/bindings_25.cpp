@@ -7,6 +7,7 @@
 #include "generated/ops/fmod.h"
 #include "generated/ops/rand_like.h"
 #include "generated/ops/special_ndtr.h"
+#include "generated/ops/triu_indices.h"
 
 namespace tl::python {
 namespace {
@@ -112,6 +113,28 @@ PyObject* fn_special_ndtr(PyObject* /*module*/, PyObject* const* args, Py_ssize_
   TL_PY_CATCH
 }
 
+// triu_indices
+PyObject* fn_triu_indices(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto row = r.toInt64(0);
+  auto col = r.toInt64(1);
+  auto offset = r.toInt64(2);
+  auto dtype = r.scalartype_optional(3);
+  auto layout = r.layout_optional(4);
+  auto device = r.device_optional(5);
+  auto pin_memory = r.toBool_optional(6);
+  bool requires_grad = r.toBool(7);
+  auto result = [&] { GilRelease no_gil; return tl::triu_indices(row, col, offset, dtype, layout, device, pin_memory); }();
+  if (requires_grad) result.set_requires_grad(true);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.fmod
 PyObject* method_fmod(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -193,6 +216,10 @@ Uniform random numbers in [0, 1) with the shape of `self` and its dtype and devi
                        METH_FASTCALL | METH_KEYWORDS, R"doc(special_ndtr(Tensor input, *, Tensor? out=None) -> Tensor
 
 The standard normal cumulative distribution function `(1 + erf(x / sqrt(2))) / 2` of every element x of `self` (`torchlite.special.ndtr`).)doc"});
+  functions.push_back({"triu_indices", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_triu_indices)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False) -> Tensor
+
+The (row, column) coordinates of the upper triangle of a `row` x `col` matrix (on and above the `offset`-th diagonal), as a 2 x N tensor in row-major order; int64 unless `dtype`.)doc"});
   methods.push_back({"fmod", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_fmod)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(fmod(Tensor other) -> Tensor
 

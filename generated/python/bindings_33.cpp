@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/amax.h"
+#include "generated/ops/diag_embed.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/repeat_interleave.h"
@@ -29,6 +30,23 @@ PyObject* fn_amax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::amax(self, dim, keepdim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// diag_embed
+PyObject* fn_diag_embed(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "diag_embed(Tensor input, int offset=0, int dim1=-2, int dim2=-1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto offset = r.toInt64(1);
+  auto dim1 = r.toInt64(2);
+  auto dim2 = r.toInt64(3);
+  auto result = [&] { GilRelease no_gil; return tl::diag_embed(self, offset, dim1, dim2); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -274,6 +292,23 @@ PyObject* method_amax(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.diag_embed
+PyObject* method_diag_embed(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "diag_embed(int offset=0, int dim1=-2, int dim2=-1)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto offset = r.toInt64(0);
+  auto dim1 = r.toInt64(1);
+  auto dim2 = r.toInt64(2);
+  auto result = [&] { GilRelease no_gil; return tl::diag_embed(self, offset, dim1, dim2); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.mul
 PyObject* method_mul(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -394,6 +429,10 @@ void add_bindings_33(std::vector<PyMethodDef>& functions, std::vector<PyMethodDe
                        METH_FASTCALL | METH_KEYWORDS, R"doc(amax(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor? out=None) -> Tensor
 
 The largest value of `self` over the dimensions in `dim` (all of them when empty); NaN propagates. The gradient is shared evenly between tied maxima.)doc"});
+  functions.push_back({"diag_embed", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_diag_embed)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(diag_embed(Tensor input, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
+
+A tensor whose diagonals over `dim1` and `dim2` (shifted by `offset`) hold the last dimension of `self`; zeros elsewhere.)doc"});
   functions.push_back({"mul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mul)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(mul(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -462,6 +501,10 @@ Multiplies every element of `self` by the number `other`.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(amax(int[1] dim=[], bool keepdim=False) -> Tensor
 
 The largest value of `self` over the dimensions in `dim` (all of them when empty); NaN propagates. The gradient is shared evenly between tied maxima.)doc"});
+  methods.push_back({"diag_embed", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_diag_embed)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(diag_embed(int offset=0, int dim1=-2, int dim2=-1) -> Tensor
+
+A tensor whose diagonals over `dim1` and `dim2` (shifted by `offset`) hold the last dimension of `self`; zeros elsewhere.)doc"});
   methods.push_back({"mul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_mul)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(mul(Tensor other) -> Tensor
 

@@ -7,6 +7,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/kthvalue.h"
 #include "generated/ops/matmul.h"
+#include "generated/ops/resize.h"
 #include "generated/ops/sort.h"
 
 namespace tl::python {
@@ -156,6 +157,22 @@ PyObject* method_matmul(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// Tensor.resize_
+PyObject* method_resize_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "resize_(int[] size, *, MemoryFormat? memory_format=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto size = r.intlist(0);
+  auto memory_format = r.memory_format_optional(1);
+  auto result = [&] { GilRelease no_gil; return tl::resize_(self, size, memory_format); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.sort
 PyObject* method_sort(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -221,6 +238,10 @@ The `k`-th smallest value of `self` along `dim` and its index, the dim removed u
                      METH_FASTCALL | METH_KEYWORDS, R"doc(matmul(Tensor other) -> Tensor
 
 Matrix product with NumPy semantics for 1-D to batched N-D operands (batch dimensions broadcast).)doc"});
+  methods.push_back({"resize_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_resize_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(resize_(int[] size, *, MemoryFormat? memory_format=None) -> Tensor
+
+Gives `self` the sizes `size` (contiguous strides, or those of `memory_format`), growing its storage when needed; new elements are uninitialised. Refuses tensors that require grad.)doc"});
   methods.push_back({"sort", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sort)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(sort(int dim=-1, bool descending=False) -> tuple[Tensor, Tensor]
 

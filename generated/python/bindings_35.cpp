@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_test_sum_defined.h"
+#include "generated/ops/diagonal_backward.h"
 #include "generated/ops/dsplit.h"
 #include "generated/ops/hstack.h"
 #include "generated/ops/is_nonzero.h"
@@ -23,6 +24,24 @@ PyObject* fn__test_sum_defined(PyObject* /*module*/, PyObject* const* args, Py_s
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto tensors = r.list_of_optional_tensors(0);
   auto result = [&] { GilRelease no_gil; return tl::_test_sum_defined(tensors); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// diagonal_backward
+PyObject* fn_diagonal_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "diagonal_backward(Tensor grad_output, int[] input_sizes, int offset, int dim1, int dim2)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto input_sizes = r.intlist(1);
+  auto offset = r.toInt64(2);
+  auto dim1 = r.toInt64(3);
+  auto dim2 = r.toInt64(4);
+  auto result = [&] { GilRelease no_gil; return tl::diagonal_backward(grad_output, input_sizes, offset, dim1, dim2); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -154,6 +173,10 @@ void add_bindings_35(std::vector<PyMethodDef>& functions, std::vector<PyMethodDe
                        METH_FASTCALL | METH_KEYWORDS, R"doc(_test_sum_defined(Tensor?[] tensors) -> Tensor
 
 Test op: the sum of the tensors in `tensors` that are not None (a `Tensor?[]` input).)doc"});
+  functions.push_back({"diagonal_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_diagonal_backward)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(diagonal_backward(Tensor grad_output, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor
+
+Zeros of shape `input_sizes` with `grad_output` written on the diagonal `diagonal(offset, dim1, dim2)` selects; the gradient of `diagonal`.)doc"});
   functions.push_back({"dsplit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_dsplit)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(dsplit(Tensor input, int sections) -> Sequence[Tensor]
 

@@ -4,12 +4,28 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/diagflat.h"
 #include "generated/ops/lerp.h"
 #include "generated/ops/normal.h"
 #include "generated/ops/sgn.h"
 
 namespace tl::python {
 namespace {
+
+// diagflat
+PyObject* fn_diagflat(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "diagflat(Tensor input, int offset=0)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto offset = r.toInt64(1);
+  auto result = [&] { GilRelease no_gil; return tl::diagflat(self, offset); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // lerp
 PyObject* fn_lerp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -177,6 +193,21 @@ PyObject* fn_sgn_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// Tensor.diagflat
+PyObject* method_diagflat(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "diagflat(int offset=0)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto offset = r.toInt64(0);
+  auto result = [&] { GilRelease no_gil; return tl::diagflat(self, offset); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.lerp
 PyObject* method_lerp(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -283,6 +314,10 @@ PyObject* method_sgn_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 }  // namespace
 
 void add_bindings_36(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"diagflat", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_diagflat)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(diagflat(Tensor input, int offset=0) -> Tensor
+
+The square matrix with the flattened `self` on its `offset`-th diagonal.)doc"});
   functions.push_back({"lerp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lerp)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(lerp(Tensor input, Tensor end, Scalar weight, *, Tensor? out=None) -> Tensor
 
@@ -323,6 +358,10 @@ The sign of every element of `self` (-1, 0 or 1; for real tensors the same as `s
                        METH_FASTCALL | METH_KEYWORDS, R"doc(sgn_(Tensor input) -> Tensor
 
 In-place version of sgn(): writes the result into self. The sign of every element of `self` (-1, 0 or 1; for real tensors the same as `sign`).)doc"});
+  methods.push_back({"diagflat", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_diagflat)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(diagflat(int offset=0) -> Tensor
+
+The square matrix with the flattened `self` on its `offset`-th diagonal.)doc"});
   methods.push_back({"lerp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_lerp)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(lerp(Tensor end, Scalar weight) -> Tensor
 

@@ -8,6 +8,7 @@
 #include "generated/ops/abs.h"
 #include "generated/ops/arcsin.h"
 #include "generated/ops/arcsinh.h"
+#include "generated/ops/linspace.h"
 #include "generated/ops/logcumsumexp.h"
 
 namespace tl::python {
@@ -123,6 +124,99 @@ PyObject* fn_arcsinh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::arcsinh_(self); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linspace
+PyObject* fn_linspace(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linspace(Tensor start, Tensor end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False)",
+      "linspace(Tensor start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False)",
+      "linspace(Scalar start, Tensor end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False)",
+      "linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // linspace.Tensor_Tensor
+      auto start = r.tensor(0);
+      auto end = r.tensor(1);
+      auto steps = r.toInt64(2);
+      auto dtype = r.scalartype_optional(3);
+      auto layout = r.layout_optional(4);
+      auto device = r.device_optional(5);
+      auto pin_memory = r.toBool_optional(6);
+      bool requires_grad = r.toBool(8);
+      if (!r.is_none(7)) {
+        auto out = r.tensor(7);
+        auto result = [&] { GilRelease no_gil; return tl::linspace_out(out, start, end, steps, dtype, layout, device, pin_memory); }();
+        if (requires_grad) result.set_requires_grad(true);
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::linspace(start, end, steps, dtype, layout, device, pin_memory); }();
+      if (requires_grad) result.set_requires_grad(true);
+      return wrap(std::move(result));
+    }
+    case 1: {  // linspace.Tensor_Scalar
+      auto start = r.tensor(0);
+      auto end = r.scalar(1);
+      auto steps = r.toInt64(2);
+      auto dtype = r.scalartype_optional(3);
+      auto layout = r.layout_optional(4);
+      auto device = r.device_optional(5);
+      auto pin_memory = r.toBool_optional(6);
+      bool requires_grad = r.toBool(8);
+      if (!r.is_none(7)) {
+        auto out = r.tensor(7);
+        auto result = [&] { GilRelease no_gil; return tl::linspace_out(out, start, end, steps, dtype, layout, device, pin_memory); }();
+        if (requires_grad) result.set_requires_grad(true);
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::linspace(start, end, steps, dtype, layout, device, pin_memory); }();
+      if (requires_grad) result.set_requires_grad(true);
+      return wrap(std::move(result));
+    }
+    case 2: {  // linspace.Scalar_Tensor
+      auto start = r.scalar(0);
+      auto end = r.tensor(1);
+      auto steps = r.toInt64(2);
+      auto dtype = r.scalartype_optional(3);
+      auto layout = r.layout_optional(4);
+      auto device = r.device_optional(5);
+      auto pin_memory = r.toBool_optional(6);
+      bool requires_grad = r.toBool(8);
+      if (!r.is_none(7)) {
+        auto out = r.tensor(7);
+        auto result = [&] { GilRelease no_gil; return tl::linspace_out(out, start, end, steps, dtype, layout, device, pin_memory); }();
+        if (requires_grad) result.set_requires_grad(true);
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::linspace(start, end, steps, dtype, layout, device, pin_memory); }();
+      if (requires_grad) result.set_requires_grad(true);
+      return wrap(std::move(result));
+    }
+    case 3: {  // linspace
+      auto start = r.scalar(0);
+      auto end = r.scalar(1);
+      auto steps = r.toInt64(2);
+      auto dtype = r.scalartype_optional(3);
+      auto layout = r.layout_optional(4);
+      auto device = r.device_optional(5);
+      auto pin_memory = r.toBool_optional(6);
+      bool requires_grad = r.toBool(8);
+      if (!r.is_none(7)) {
+        auto out = r.tensor(7);
+        auto result = [&] { GilRelease no_gil; return tl::linspace_out(out, start, end, steps, dtype, layout, device, pin_memory); }();
+        if (requires_grad) result.set_requires_grad(true);
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::linspace(start, end, steps, dtype, layout, device, pin_memory); }();
+      if (requires_grad) result.set_requires_grad(true);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -290,6 +384,22 @@ Alias of `asinh`.)doc"});
                        METH_FASTCALL | METH_KEYWORDS, R"doc(arcsinh_(Tensor input) -> Tensor
 
 Alias of `asinh_`.)doc"});
+  functions.push_back({"linspace", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linspace)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(linspace(Tensor start, Tensor end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False) -> Tensor
+
+`linspace` with 0-d tensors for `start` and `end` (their values are used; the result does not depend on them for autograd).
+
+linspace(Tensor start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False) -> Tensor
+
+`linspace` with a 0-d tensor for `start`.
+
+linspace(Scalar start, Tensor end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False) -> Tensor
+
+`linspace` with a 0-d tensor for `end`.
+
+linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False) -> Tensor
+
+`steps` evenly spaced values from `start` to `end` included (default float dtype unless `dtype`); integer dtypes truncate each value as PyTorch does.)doc"});
   functions.push_back({"logcumsumexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logcumsumexp)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(logcumsumexp(Tensor input, int dim, *, Tensor? out=None) -> Tensor
 

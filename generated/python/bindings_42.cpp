@@ -4,6 +4,7 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/diagonal_copy.h"
 #include "generated/ops/logit.h"
 #include "generated/ops/masked_scatter.h"
 #include "generated/ops/narrow.h"
@@ -14,6 +15,28 @@
 
 namespace tl::python {
 namespace {
+
+// diagonal_copy
+PyObject* fn_diagonal_copy(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "diagonal_copy(Tensor input, int offset=0, int dim1=0, int dim2=1, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto offset = r.toInt64(1);
+  auto dim1 = r.toInt64(2);
+  auto dim2 = r.toInt64(3);
+  if (!r.is_none(4)) {
+    auto out = r.tensor(4);
+    auto result = [&] { GilRelease no_gil; return tl::diagonal_copy_out(out, self, offset, dim1, dim2); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::diagonal_copy(self, offset, dim1, dim2); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // logit
 PyObject* fn_logit(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -298,6 +321,10 @@ PyObject* method_sin_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 }  // namespace
 
 void add_bindings_42(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"diagonal_copy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_diagonal_copy)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(diagonal_copy(Tensor input, int offset=0, int dim1=0, int dim2=1, *, Tensor? out=None) -> Tensor
+
+A contiguous copy of `diagonal(self, offset, dim1, dim2)`.)doc"});
   functions.push_back({"logit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logit)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(logit(Tensor input, float? eps=None, *, Tensor? out=None) -> Tensor
 

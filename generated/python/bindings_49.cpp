@@ -4,12 +4,63 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/eye.h"
 #include "generated/ops/full_like.h"
 #include "generated/ops/index_select.h"
 #include "generated/ops/lt.h"
 
 namespace tl::python {
 namespace {
+
+// eye
+PyObject* fn_eye(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "eye(int n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False)",
+      "eye(int n, int m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // eye
+      auto n = r.toInt64(0);
+      auto dtype = r.scalartype_optional(1);
+      auto layout = r.layout_optional(2);
+      auto device = r.device_optional(3);
+      auto pin_memory = r.toBool_optional(4);
+      bool requires_grad = r.toBool(6);
+      if (!r.is_none(5)) {
+        auto out = r.tensor(5);
+        auto result = [&] { GilRelease no_gil; return tl::eye_out(out, n, dtype, layout, device, pin_memory); }();
+        if (requires_grad) result.set_requires_grad(true);
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::eye(n, dtype, layout, device, pin_memory); }();
+      if (requires_grad) result.set_requires_grad(true);
+      return wrap(std::move(result));
+    }
+    case 1: {  // eye.m
+      auto n = r.toInt64(0);
+      auto m = r.toInt64(1);
+      auto dtype = r.scalartype_optional(2);
+      auto layout = r.layout_optional(3);
+      auto device = r.device_optional(4);
+      auto pin_memory = r.toBool_optional(5);
+      bool requires_grad = r.toBool(7);
+      if (!r.is_none(6)) {
+        auto out = r.tensor(6);
+        auto result = [&] { GilRelease no_gil; return tl::eye_out(out, n, m, dtype, layout, device, pin_memory); }();
+        if (requires_grad) result.set_requires_grad(true);
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::eye(n, m, dtype, layout, device, pin_memory); }();
+      if (requires_grad) result.set_requires_grad(true);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
 
 // full_like
 PyObject* fn_full_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -215,6 +266,14 @@ PyObject* method_lt_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
 }  // namespace
 
 void add_bindings_49(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"eye", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_eye)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(eye(int n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False) -> Tensor
+
+The `n` x `n` identity matrix (default float dtype unless `dtype`).
+
+eye(int n, int m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False) -> Tensor
+
+The `n` x `m` matrix with ones on its main diagonal and zeros elsewhere (default float dtype unless `dtype`).)doc"});
   functions.push_back({"full_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_full_like)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(full_like(Tensor input, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 

@@ -7,6 +7,7 @@
 #include "generated/ops/_log_softmax_backward_data.h"
 #include "generated/ops/cosh.h"
 #include "generated/ops/exp2.h"
+#include "generated/ops/tril_indices.h"
 #include "generated/ops/vsplit.h"
 
 namespace tl::python {
@@ -91,6 +92,28 @@ PyObject* fn_exp2_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::exp2_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// tril_indices
+PyObject* fn_tril_indices(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto row = r.toInt64(0);
+  auto col = r.toInt64(1);
+  auto offset = r.toInt64(2);
+  auto dtype = r.scalartype_optional(3);
+  auto layout = r.layout_optional(4);
+  auto device = r.device_optional(5);
+  auto pin_memory = r.toBool_optional(6);
+  bool requires_grad = r.toBool(7);
+  auto result = [&] { GilRelease no_gil; return tl::tril_indices(row, col, offset, dtype, layout, device, pin_memory); }();
+  if (requires_grad) result.set_requires_grad(true);
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -228,6 +251,10 @@ In-place version of cosh(): writes the result into self. The hyperbolic cosine o
                        METH_FASTCALL | METH_KEYWORDS, R"doc(exp2_(Tensor input) -> Tensor
 
 In-place version of exp2(): writes the result into self. 2 raised to the power of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"tril_indices", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tril_indices)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False) -> Tensor
+
+The (row, column) coordinates of the lower triangle of a `row` x `col` matrix (on and below the `offset`-th diagonal), as a 2 x N tensor in row-major order; int64 unless `dtype`.)doc"});
   functions.push_back({"vsplit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_vsplit)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(vsplit(Tensor input, int sections) -> Sequence[Tensor]
 

@@ -12,8 +12,11 @@
 #include "generated/ops/fill.h"
 #include "generated/ops/rand.h"
 #include "generated/ops/randperm.h"
+#include "generated/ops/resize_as.h"
 #include "generated/ops/round.h"
 #include "generated/ops/scatter.h"
+#include "generated/ops/tril.h"
+#include "generated/ops/triu.h"
 
 namespace tl::python {
 namespace {
@@ -148,6 +151,22 @@ PyObject* fn_randperm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   bool requires_grad = r.toBool(4);
   auto result = [&] { GilRelease no_gil; return tl::randperm(n, generator, dtype, device); }();
   if (requires_grad) result.set_requires_grad(true);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// resize_as_
+PyObject* fn_resize_as_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "resize_as_(Tensor input, Tensor the_template, *, MemoryFormat? memory_format=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto the_template = r.tensor(1);
+  auto memory_format = r.memory_format_optional(2);
+  auto result = [&] { GilRelease no_gil; return tl::resize_as_(self, the_template, memory_format); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -336,6 +355,76 @@ PyObject* fn_scatter_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
+// tril
+PyObject* fn_tril(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "tril(Tensor input, int diagonal=0, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto diagonal = r.toInt64(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::tril_out(out, self, diagonal); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::tril(self, diagonal); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// tril_
+PyObject* fn_tril_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "tril_(Tensor input, int diagonal=0)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto diagonal = r.toInt64(1);
+  auto result = [&] { GilRelease no_gil; return tl::tril_(self, diagonal); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// triu
+PyObject* fn_triu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "triu(Tensor input, int diagonal=0, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto diagonal = r.toInt64(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::triu_out(out, self, diagonal); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::triu(self, diagonal); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// triu_
+PyObject* fn_triu_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "triu_(Tensor input, int diagonal=0)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto diagonal = r.toInt64(1);
+  auto result = [&] { GilRelease no_gil; return tl::triu_(self, diagonal); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.any
 PyObject* method_any(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -422,6 +511,22 @@ PyObject* method_fill_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   const Tensor& self = unpack_tensor(py_self);
   auto value = r.scalar(0);
   auto result = [&] { GilRelease no_gil; return tl::fill_(self, value); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.resize_as_
+PyObject* method_resize_as_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "resize_as_(Tensor the_template, *, MemoryFormat? memory_format=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto the_template = r.tensor(0);
+  auto memory_format = r.memory_format_optional(1);
+  auto result = [&] { GilRelease no_gil; return tl::resize_as_(self, the_template, memory_format); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -580,6 +685,66 @@ PyObject* method_scatter_(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH
 }
 
+// Tensor.tril
+PyObject* method_tril(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "tril(int diagonal=0)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto diagonal = r.toInt64(0);
+  auto result = [&] { GilRelease no_gil; return tl::tril(self, diagonal); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.tril_
+PyObject* method_tril_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "tril_(int diagonal=0)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto diagonal = r.toInt64(0);
+  auto result = [&] { GilRelease no_gil; return tl::tril_(self, diagonal); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.triu
+PyObject* method_triu(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "triu(int diagonal=0)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto diagonal = r.toInt64(0);
+  auto result = [&] { GilRelease no_gil; return tl::triu(self, diagonal); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.triu_
+PyObject* method_triu_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "triu_(int diagonal=0)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto diagonal = r.toInt64(0);
+  auto result = [&] { GilRelease no_gil; return tl::triu_(self, diagonal); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_52(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
@@ -613,6 +778,10 @@ Uniform random numbers in [0, 1) of shape `size` (PyTorch's numbers for the same
                        METH_FASTCALL | METH_KEYWORDS, R"doc(randperm(int n, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
 A random permutation of 0 .. n-1 (int64 unless `dtype` says otherwise).)doc"});
+  functions.push_back({"resize_as_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_resize_as_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(resize_as_(Tensor input, Tensor the_template, *, MemoryFormat? memory_format=None) -> Tensor
+
+Resizes `self` (as `resize_`) to the sizes of `the_template`.)doc"});
   functions.push_back({"round", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_round)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(round(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -661,6 +830,22 @@ In-place version of scatter(): writes the result into self. A copy of `self` whe
 scatter_(Tensor input, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
 
 In-place version of scatter(): writes the result into self. A copy of `self` where `value` is added to (`reduce='add'`) or multiplies (`'multiply'`) the elements at the positions `index` gives along `dim`, once per occurrence. Like PyTorch, it has no derivative (backward raises).)doc"});
+  functions.push_back({"tril", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tril)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(tril(Tensor input, int diagonal=0, *, Tensor? out=None) -> Tensor
+
+The lower triangle of the last two dimensions of `self` (elements on and below the `diagonal`-th diagonal); zeros elsewhere.)doc"});
+  functions.push_back({"tril_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tril_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(tril_(Tensor input, int diagonal=0) -> Tensor
+
+In-place version of tril(): writes the result into self. The lower triangle of the last two dimensions of `self` (elements on and below the `diagonal`-th diagonal); zeros elsewhere.)doc"});
+  functions.push_back({"triu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_triu)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(triu(Tensor input, int diagonal=0, *, Tensor? out=None) -> Tensor
+
+The upper triangle of the last two dimensions of `self` (elements on and above the `diagonal`-th diagonal); zeros elsewhere.)doc"});
+  functions.push_back({"triu_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_triu_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(triu_(Tensor input, int diagonal=0) -> Tensor
+
+In-place version of triu(): writes the result into self. The upper triangle of the last two dimensions of `self` (elements on and above the `diagonal`-th diagonal); zeros elsewhere.)doc"});
   methods.push_back({"any", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_any)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(any(int dim, bool keepdim=False) -> Tensor
 
@@ -685,6 +870,10 @@ Fills `self` with samples of the exponential distribution of rate `lambd`.)doc"}
                      METH_FASTCALL | METH_KEYWORDS, R"doc(fill_(Scalar value) -> Tensor
 
 Sets every element of `self` to `value`.)doc"});
+  methods.push_back({"resize_as_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_resize_as_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(resize_as_(Tensor the_template, *, MemoryFormat? memory_format=None) -> Tensor
+
+Resizes `self` (as `resize_`) to the sizes of `the_template`.)doc"});
   methods.push_back({"round", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_round)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(round() -> Tensor
 
@@ -733,6 +922,22 @@ In-place version of scatter(): writes the result into self. A copy of `self` whe
 scatter_(int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
 
 In-place version of scatter(): writes the result into self. A copy of `self` where `value` is added to (`reduce='add'`) or multiplies (`'multiply'`) the elements at the positions `index` gives along `dim`, once per occurrence. Like PyTorch, it has no derivative (backward raises).)doc"});
+  methods.push_back({"tril", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_tril)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(tril(int diagonal=0) -> Tensor
+
+The lower triangle of the last two dimensions of `self` (elements on and below the `diagonal`-th diagonal); zeros elsewhere.)doc"});
+  methods.push_back({"tril_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_tril_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(tril_(int diagonal=0) -> Tensor
+
+In-place version of tril(): writes the result into self. The lower triangle of the last two dimensions of `self` (elements on and below the `diagonal`-th diagonal); zeros elsewhere.)doc"});
+  methods.push_back({"triu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_triu)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(triu(int diagonal=0) -> Tensor
+
+The upper triangle of the last two dimensions of `self` (elements on and above the `diagonal`-th diagonal); zeros elsewhere.)doc"});
+  methods.push_back({"triu_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_triu_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(triu_(int diagonal=0) -> Tensor
+
+In-place version of triu(): writes the result into self. The upper triangle of the last two dimensions of `self` (elements on and above the `diagonal`-th diagonal); zeros elsewhere.)doc"});
   (void)functions;
   (void)methods;
 }

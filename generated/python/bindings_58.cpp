@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/clamp.h"
+#include "generated/ops/diag.h"
 #include "generated/ops/greater.h"
 #include "generated/ops/gt.h"
 #include "generated/ops/remainder.h"
@@ -78,6 +79,26 @@ PyObject* fn_clamp_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// diag
+PyObject* fn_diag(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "diag(Tensor input, int diagonal=0, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto diagonal = r.toInt64(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::diag_out(out, self, diagonal); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::diag(self, diagonal); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -440,6 +461,21 @@ PyObject* method_clamp_(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// Tensor.diag
+PyObject* method_diag(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "diag(int diagonal=0)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto diagonal = r.toInt64(0);
+  auto result = [&] { GilRelease no_gil; return tl::diag(self, diagonal); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.greater
 PyObject* method_greater(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -637,6 +673,10 @@ In-place version of clamp(): writes the result into self. Limits every element o
 clamp_(Tensor input, Scalar? min=None, Scalar? max=None) -> Tensor
 
 In-place version of clamp(): writes the result into self. Limits every element of `self` to [min, max] (either bound may be None, not both; max wins when min > max; NaN propagates).)doc"});
+  functions.push_back({"diag", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_diag)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(diag(Tensor input, int diagonal=0, *, Tensor? out=None) -> Tensor
+
+For a 1-D `self`, the square matrix with `self` on its `diagonal`-th diagonal; for a 2-D `self`, a copy of that diagonal.)doc"});
   functions.push_back({"greater", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_greater)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(greater(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -733,6 +773,10 @@ In-place version of clamp(): writes the result into self. Limits every element o
 clamp_(Scalar? min=None, Scalar? max=None) -> Tensor
 
 In-place version of clamp(): writes the result into self. Limits every element of `self` to [min, max] (either bound may be None, not both; max wins when min > max; NaN propagates).)doc"});
+  methods.push_back({"diag", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_diag)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(diag(int diagonal=0) -> Tensor
+
+For a 1-D `self`, the square matrix with `self` on its `diagonal`-th diagonal; for a 2-D `self`, a copy of that diagonal.)doc"});
   methods.push_back({"greater", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_greater)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(greater(Tensor other) -> Tensor
 

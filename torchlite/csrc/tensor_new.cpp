@@ -242,14 +242,12 @@ DimVector compute_sizes(PyObject* obj) {
 // Stores one Python value into *dst (a `dtype` element), converting like PyTorch.
 void store_scalar(void* dst, ScalarType dtype, PyObject* obj) {
   if (is_tensor(obj)) {
-    // A tensor inside a list is a number: PyTorch converts it with __index__ (integer tensors) or
-    // __float__, and raises their errors for tensors of more than one element.
-    const Tensor& t = unpack_tensor(obj);
-    TL_CHECK_TYPE(t.numel() == 1 || t.is_floating_point(),
-                  "only integer tensors of a single element can be converted to an index");
-    TL_CHECK_VALUE(t.numel() == 1, "only one element tensors can be converted to Python scalars");
-    Scalar s = tensor_item(t);
-    TL_DISPATCH_ALL_AND_UNSIGNED(dtype, "tensor", [&] { *static_cast<scalar_t*>(dst) = s.to<opmath_t<scalar_t>>(); });
+    // A tensor in the place of a number is read as PyTorch reads it: with __float__ for a floating
+    // target, __index__ for the others (so a float tensor cannot fill an integer or bool tensor, and
+    // tensors of several elements raise those methods' errors), then stored like that number.
+    PyRef number(is_floating_type(dtype) ? PyNumber_Float(obj) : PyNumber_Index(obj));
+    if (!number) throw python_error();
+    store_scalar(dst, dtype, number.get());
     return;
   }
   if (dtype == ScalarType::Bool) {
@@ -328,13 +326,28 @@ void check_shape(IntArrayRef got, const DimVector& sizes, int64_t dim) {
                  end < static_cast<int64_t>(sizes.size()) ? sizes[end] : 0, " at dim ", end, " (got a scalar)");
 }
 
+// Byte strides of a tensor's elements (declared here, defined with tolist below).
+int64_t byte_stride(int64_t stride, size_t itemsize);
+
 // Fills the contiguous block `dst` (the elements of dimensions dim.. of the result) from `obj`.
 void store_recursive(char* dst, ScalarType dtype, const DimVector& sizes, const DimVector& strides, int64_t dim,
                      PyObject* obj) {
   const int64_t ndim = static_cast<int64_t>(sizes.size());
   const int64_t itemsize = static_cast<int64_t>(element_size(dtype));
-  if (is_tensor(obj)) {
-    TL_CHECK_TYPE(dim == ndim, "not a sequence");
+  if (is_tensor(obj) && dim < ndim) {
+    // A tensor where the sizes (from the first element of each level) say a sequence is iterated
+    // like one, as PyTorch does ([[1, 2], tensor([3, 4])]). When its shape is the rest of the
+    // result's and its elements convert as numbers would (a floating target, or the same dtype),
+    // it is copied in one pass.
+    const Tensor& t = unpack_tensor(obj);
+    const IntArrayRef rest(sizes.data() + dim, static_cast<size_t>(ndim - dim));
+    if (!t.is_meta() && t.sizes() == rest && (is_floating_type(dtype) || t.dtype() == dtype)) {
+      DimVector bs;
+      for (int64_t st : t.strides()) bs.push_back(byte_stride(st, t.itemsize()));
+      copy_cast(dst, dtype, static_cast<const char*>(t.data_ptr()), t.dtype(), t.sizes(), bs);
+      return;
+    }
+  } else if (is_tensor(obj)) {
     store_scalar(dst, dtype, obj);
     return;
   }
