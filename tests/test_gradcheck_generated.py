@@ -35,7 +35,8 @@ LAYOUTS = ["contiguous", "transposed", "sliced", "expanded"]
 def _has_formula(f):
     """A real gradient formula: not `non_differentiable`, nor `not_implemented(...)` (ops PyTorch has no
     derivative for, whose backward raises: tests/test_scatter_reduce.py checks that)."""
-    return any(d.formula.strip() != "non_differentiable" and not d.formula.startswith("not_implemented(")
+    return any(d.formula.strip() != "non_differentiable"
+               and not d.formula.startswith(("not_implemented(", "not_implemented_backward("))
                for d in f.derivatives)
 
 
