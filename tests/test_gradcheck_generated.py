@@ -70,6 +70,9 @@ KNOWN_OUT_GAPS = {
                        "torchlite refuses them, as for every out= op",
     "special_ndtr": "PyTorch's special_ndtr out= accepts inputs that require grad (and records history); "
                     "torchlite refuses them, as for every out= op",
+    **{name: f"PyTorch's {name.split('.')[0]} out= (a composite) accepts inputs that require grad and records a "
+             "copy into out; torchlite refuses them, as for every out= op"
+       for name in ("quantile", "quantile.scalar", "nanquantile", "nanquantile.scalar")},
 }
 
 

@@ -63,7 +63,6 @@ void check_scalar_q(double q) {
 // PyTorch's checks, in its order; returns the result's shape. `out` is checked when given.
 DimVector checked_shape(const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim,
                         const Tensor* out) {
-  const int64_t d = maybe_wrap_dim(dim.value_or(0), self.dim(), "quantile");
   TL_CHECK(self.numel() > 0, "quantile() input tensor must be non-empty");
   TL_CHECK(q.dim() <= 1, "quantile() q must be a scalar or 1D tensor");
   TL_CHECK(self.dtype() == ScalarType::Float32 || self.dtype() == ScalarType::Float64,
@@ -73,6 +72,7 @@ DimVector checked_shape(const Tensor& self, const Tensor& q, std::optional<int64
   TL_CHECK(self.device() == q.device(), "quantile() q tensor must be on the same device as the input tensor");
   TL_CHECK(!out || self.device() == out->device(),
            "quantile() out tensor must be on the same device as the input tensor");
+  const int64_t d = maybe_wrap_dim(dim.value_or(0), self.dim(), "quantile");
   DimVector shape;
   if (dim && self.dim() > 0) {
     shape = DimVector(self.sizes());

@@ -162,6 +162,11 @@ void nanmedian_dim_kernel(const Tensor& self, int64_t dim, bool keepdim, Tensor&
 void mode_kernel(const Tensor& self, int64_t dim, bool keepdim, Tensor& values, Tensor& indices) {
   const char* op = "mode";
   check_out_pair(values, indices, op);
+  // out= dtypes are checked before anything else, as PyTorch's mode_out does
+  TL_CHECK(!indices.defined() || indices.dtype() == ScalarType::Int64, op, "(): expected scalar type 'Long' but got '",
+           scalar_type_name(indices.dtype()), "' for indices output");
+  TL_CHECK(!values.defined() || values.dtype() == self.dtype(), op, "(): expected scalar type '",
+           scalar_type_name(self.dtype()), "' but got '", scalar_type_name(values.dtype()), "' for values output");
   dim = maybe_wrap_dim(dim, self.dim(), op);
   check_reduction_dim(self, dim, "mode()");
   auto [v, ix] = reduced_outputs(self, dim, keepdim, values, indices, op);
