@@ -38,9 +38,10 @@ inline bool nan_of(T x) {
 template <typename T>
 inline opmath_t<T> val(T x) { return static_cast<opmath_t<T>>(x); }
 
-// PyTorch's "Expected reduction dim d to have non-zero size" for reductions without an identity.
+// PyTorch's "Expected reduction dim d to have non-zero size" for reductions without an identity
+// (its Meta kernels do not check it).
 void check_reduction_dim(const Tensor& self, int64_t dim, const char* op_paren) {
-  if (self.dim() == 0 || self.numel() > 0) return;
+  if (self.dim() == 0 || self.numel() > 0 || self.is_meta()) return;
   TL_CHECK_INDEX(self.sizes()[dim] != 0, op_paren, ": Expected reduction dim ", dim, " to have non-zero size.");
 }
 
@@ -114,9 +115,9 @@ void median_dim_impl(const Tensor& self, int64_t dim, bool keepdim, Tensor& valu
 
 Tensor median_all_impl(const Tensor& self, bool ignore_nan) {
   const char* op = ignore_nan ? "nanmedian" : "median";
-  TL_CHECK_AS(NotImplementedError, self.dtype() != ScalarType::Bool, op, ": not implemented for 'Bool'");
   Tensor out = empty_tensor({}, self.dtype(), self.device());
-  if (self.is_meta()) return out;
+  if (self.is_meta()) return out;  // PyTorch's Meta kernel takes every dtype
+  TL_CHECK_AS(NotImplementedError, self.dtype() != ScalarType::Bool, op, ": not implemented for 'Bool'");
   const int64_t n = self.numel();
   if (n == 0) {  // PyTorch: NaN, converted to the dtype
     return cast_to(scalar_to_tensor(Scalar(std::nan("")), ScalarType::Float32, self.device()), self.dtype());
@@ -162,11 +163,14 @@ void nanmedian_dim_kernel(const Tensor& self, int64_t dim, bool keepdim, Tensor&
 void mode_kernel(const Tensor& self, int64_t dim, bool keepdim, Tensor& values, Tensor& indices) {
   const char* op = "mode";
   check_out_pair(values, indices, op);
-  // out= dtypes are checked before anything else, as PyTorch's mode_out does
-  TL_CHECK(!indices.defined() || indices.dtype() == ScalarType::Int64, op, "(): expected scalar type 'Long' but got '",
-           scalar_type_name(indices.dtype()), "' for indices output");
-  TL_CHECK(!values.defined() || values.dtype() == self.dtype(), op, "(): expected scalar type '",
-           scalar_type_name(self.dtype()), "' but got '", scalar_type_name(values.dtype()), "' for values output");
+  // out= dtypes are checked before anything else on the CPU, as PyTorch's mode_out does (its Meta
+  // kernel checks none)
+  if (!self.is_meta()) {
+    TL_CHECK(!indices.defined() || indices.dtype() == ScalarType::Int64, op,
+             "(): expected scalar type 'Long' but got '", scalar_type_name(indices.dtype()), "' for indices output");
+    TL_CHECK(!values.defined() || values.dtype() == self.dtype(), op, "(): expected scalar type '",
+             scalar_type_name(self.dtype()), "' but got '", scalar_type_name(values.dtype()), "' for values output");
+  }
   dim = maybe_wrap_dim(dim, self.dim(), op);
   check_reduction_dim(self, dim, "mode()");
   auto [v, ix] = reduced_outputs(self, dim, keepdim, values, indices, op);
