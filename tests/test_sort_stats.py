@@ -319,3 +319,18 @@ def test_unique_has_no_derivative_like_torch():
         assert y.requires_grad
         with pytest.raises(NotImplementedError, match="is not implemented"):
             y.sum().backward()
+
+
+# ---------------------------------------------------------------- topk (its partial-sort path)
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int64, torch.int16, torch.bfloat16])
+@pytest.mark.parametrize("largest", [True, False])
+def test_topk_ties_like_torch(dtype, largest):
+    """k * 64 <= n takes PyTorch's partial sort (a heap select): among ties, the same indices."""
+    for seed, (n, k) in enumerate([(64, 1), (200, 3), (1000, 15), (5000, 70), (100, 2)]):
+        x = grid((3, n), dtype, seed, nan_rate=0.05, levels=5)
+        got, expected = both(lambda L, t: L.topk(t, k, -1, largest), x)
+        same_exact(got.values, expected.values)
+        same_exact(got.indices, expected.indices)
+        got, expected = both(lambda L, t: L.topk(t.t(), k, 0, largest), x)
+        same_exact(got.indices, expected.indices)
