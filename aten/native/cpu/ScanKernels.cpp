@@ -70,39 +70,6 @@ void cum_rows(const scalar_t* x, scalar_t* y, int64_t outer, int64_t n, int64_t 
                });
 }
 
-// Scan of contiguous x into contiguous y along the last dim: groups of rows are scanned in
-// lockstep, so their accumulators are independent dependency chains (one row's scan waits on each
-// add's latency, about four cycles). Each row is still accumulated in order, so results equal the
-// per-slice loop's.
-template <typename scalar_t, typename acc_t, typename Step>
-void cum_last_dim(const scalar_t* x, scalar_t* y, int64_t rows, int64_t n, acc_t init, Step step) {
-  constexpr int64_t kLanes = 8;
-  const int64_t groups = (rows + kLanes - 1) / kLanes;
-  parallel_for(0, groups, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, n * kLanes)),
-               [&](int64_t b, int64_t e) {
-                 for (int64_t g = b; g < e; ++g) {
-                   const int64_t r0 = g * kLanes;
-                   const scalar_t* xg = x + r0 * n;
-                   scalar_t* yg = y + r0 * n;
-                   if (rows - r0 < kLanes) {  // the last, partial group: row by row
-                     for (int64_t r = 0; r < rows - r0; ++r) {
-                       acc_t acc = init;
-                       for (int64_t i = 0; i < n; ++i) yg[r * n + i] = static_cast<scalar_t>(acc = step(acc, static_cast<acc_t>(xg[r * n + i])));
-                     }
-                     continue;
-                   }
-                   acc_t acc[kLanes];
-                   for (int64_t j = 0; j < kLanes; ++j) acc[j] = init;
-                   for (int64_t i = 0; i < n; ++i) {
-                     for (int64_t j = 0; j < kLanes; ++j) {
-                       acc[j] = step(acc[j], static_cast<acc_t>(xg[j * n + i]));
-                       yg[j * n + i] = static_cast<scalar_t>(acc[j]);
-                     }
-                   }
-                 }
-               });
-}
-
 // Shared body of cumsum and cumprod: `step(acc, x)` folds one element into the accumulator.
 template <typename Step>
 void cum_op(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, Tensor& out, const char* op,
@@ -120,16 +87,8 @@ void cum_op(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, Te
   int64_t inner = 1;
   for (int64_t i = d + 1; i < self.dim(); ++i) inner *= self.sizes()[i];
   const bool rows = inner >= 16 && in.is_contiguous() && out.is_contiguous();
-  const int64_t len = self.dim() == 0 ? 1 : self.sizes()[d];
-  const bool last_rows = inner == 1 && len >= 8 && self.numel() >= 16 * len && in.is_contiguous() &&
-                         out.is_contiguous();
   TL_DISPATCH_ALL(st, op, [&] {
     using acc_t = scan_acc_t<scalar_t>;
-    if (last_rows) {
-      cum_last_dim(in.data_ptr<scalar_t>(), out.data_ptr<scalar_t>(), self.numel() / len, len,
-                   static_cast<acc_t>(init), step);
-      return;
-    }
     if (rows) {
       const int64_t n = self.sizes()[d];
       cum_rows(in.data_ptr<scalar_t>(), out.data_ptr<scalar_t>(), self.numel() / std::max<int64_t>(1, n * inner), n,
