@@ -352,3 +352,17 @@ def test_cumsum_cumprod_last_dim_bitwise_like_torch(dtype):
         y = from_torch(x).clone()
         y.cumsum_(-1)
         assert torch.equal(to_torch(y), torch.cumsum(x, -1))
+
+
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.int16, torch.uint8])
+def test_unique_integers_narrow_and_wide_ranges_like_torch(dtype):
+    """Narrow value ranges take a counting pass, wide ones a sort: both as PyTorch."""
+    info = torch.iinfo(dtype)
+    g = torch.Generator().manual_seed(1)
+    wide = torch.randint(info.min, info.max, (3000,), generator=g, dtype=torch.int64).to(dtype)
+    wide[::7] = info.min
+    wide[::11] = info.max
+    narrow = torch.randint(-3, 4, (50, 40), generator=g).to(dtype)
+    for x in (wide, narrow, wide[:5], torch.full((4,), info.max, dtype=dtype)):
+        got, expected = both(lambda L, t: L.unique(t, return_inverse=True, return_counts=True), x)
+        assert_tuple(got, expected)

@@ -51,12 +51,42 @@ Result3 unique_sorted(const Tensor& self, bool return_inverse, bool return_count
     if (return_inverse) inverse = empty_long(self.sizes(), self);
     return {empty_tensor({0}, self.dtype(), self.device()), inverse, counts};
   }
+  const T* x = in.data_ptr<T>();
+  if constexpr (!std::is_floating_point_v<opmath_t<T>>) {
+    // Integers (and bool) spanning a small range: one counting pass gives the sorted distinct values,
+    // their counts and each element's group, which every sort gives alike for integers.
+    const auto [lo, hi] = std::minmax_element(x, x + n);
+    const uint64_t base = static_cast<uint64_t>(*lo);
+    const uint64_t span = static_cast<uint64_t>(*hi) - base;  // exact: two's complement difference
+    if (span < static_cast<uint64_t>(std::max<int64_t>(int64_t{1} << 16, 2 * n))) {
+      std::vector<int64_t> slot(static_cast<size_t>(span + 1), 0);
+      for (int64_t i = 0; i < n; ++i) ++slot[static_cast<uint64_t>(x[i]) - base];
+      int64_t groups = 0;
+      for (const int64_t c : slot) groups += c != 0;
+      Tensor output = empty_tensor({groups}, self.dtype(), self.device());
+      if (return_counts) counts = empty_long({groups}, self);
+      T* out = output.data_ptr<T>();
+      int64_t* cnt = return_counts ? counts.data_ptr<int64_t>() : nullptr;
+      int64_t g = 0;
+      for (uint64_t k = 0; k <= span; ++k) {
+        if (slot[k] == 0) continue;
+        out[g] = static_cast<T>(base + k);
+        if (cnt) cnt[g] = slot[k];
+        slot[k] = g++;  // from here on: the value's group
+      }
+      if (return_inverse) {
+        inverse = empty_long(self.sizes(), self);
+        int64_t* inv = inverse.data_ptr<int64_t>();
+        for (int64_t i = 0; i < n; ++i) inv[i] = slot[static_cast<uint64_t>(x[i]) - base];
+      }
+      return {output, inverse, counts};
+    }
+  }
   struct Item {
     T v;
     int64_t i;
   };
   std::vector<Item> items(static_cast<size_t>(n));
-  const T* x = in.data_ptr<T>();
   // Without NaN and -0.0 every sort gives the same groups, values and inverse: float32 and int32
   // take the library's radix sort then, several times faster than PyTorch's comparison sort.
   bool torch_order = true;
