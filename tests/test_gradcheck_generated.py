@@ -35,7 +35,8 @@ LAYOUTS = ["contiguous", "transposed", "sliced", "expanded"]
 def _has_formula(f):
     """A real gradient formula: not `non_differentiable`, nor `not_implemented(...)` (ops PyTorch has no
     derivative for, whose backward raises: tests/test_scatter_reduce.py checks that)."""
-    return any(d.formula.strip() != "non_differentiable" and not d.formula.startswith("not_implemented(")
+    return any(d.formula.strip() != "non_differentiable"
+               and not d.formula.startswith(("not_implemented(", "not_implemented_backward("))
                for d in f.derivatives)
 
 
@@ -73,6 +74,9 @@ KNOWN_OUT_GAPS = {
             "for every out= op",
     "diagonal_copy": "PyTorch's diagonal_copy out= accepts inputs that require grad; torchlite refuses them, as for "
                      "every out= op",
+    **{name: f"PyTorch's {name.split('.')[0]} out= (a composite) accepts inputs that require grad and records a "
+             "copy into out; torchlite refuses them, as for every out= op"
+       for name in ("quantile", "quantile.scalar", "nanquantile", "nanquantile.scalar")},
 }
 
 

@@ -68,6 +68,8 @@ globals().update({_name: getattr(_generated_ops, _name) for _name in dir(_genera
 from torchlite._tensor import _nonzero as nonzero  # noqa: E402  (adds as_tuple=, as PyTorch's Python layer)
 from torchlite.functional import (  # noqa: E402,F401  (variadic front ends, as torch.functional)
     atleast_1d, atleast_2d, atleast_3d, broadcast_shapes, broadcast_tensors, meshgrid)
+from torchlite._unique_functions import unique, unique_consecutive, install_methods as _install_unique  # noqa: E402
+_install_unique(Tensor)  # Tensor.unique / unique_consecutive: Python, as in PyTorch
 from torchlite._type_info import finfo, iinfo  # noqa: E402,F401
 from torchlite._legacy_types import (  # noqa: E402,F401
     BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor,

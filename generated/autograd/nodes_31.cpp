@@ -11,6 +11,7 @@
 #include "generated/ops/mvlgamma.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/scatter_add.h"
+#include "generated/ops/unique_dim.h"
 
 namespace tl::autograd::generated {
 
@@ -69,6 +70,23 @@ variable_list ScatterAddBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = gather(grad, dim, index);
+  }
+  return grad_inputs;
+}
+
+// Backward of unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)
+struct UniqueDimBackward0 final : Node {
+  std::string name() const override { return "UniqueDimBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list UniqueDimBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented_backward("unique_dim");
   }
   return grad_inputs;
 }
@@ -147,6 +165,22 @@ const Tensor& scatter_add_(const Tensor& self, int64_t dim, const Tensor& index,
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)
+std::tuple<Tensor, Tensor, Tensor> unique_dim(const Tensor& self, int64_t dim, bool sorted, bool return_inverse, bool return_counts) {
+  auto grad_fn = std::make_shared<UniqueDimBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  std::tuple<Tensor, Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::unique_dim::call(self, dim, sorted, return_inverse, return_counts);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // result1: not differentiable (output_differentiability)
+  set_history(Tensor(), grad_fn);  // result2: not differentiable (output_differentiability)
+  return result;
 }
 
 }  // namespace tl::autograd::wrappers

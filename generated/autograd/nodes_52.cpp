@@ -6,6 +6,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_unique.h"
 #include "generated/ops/cummin.h"
 #include "generated/ops/exponential.h"
 #include "generated/ops/fill.h"
@@ -15,9 +16,27 @@
 #include "generated/ops/scatter.h"
 #include "generated/ops/tril.h"
 #include "generated/ops/triu.h"
+#include "generated/ops/unique_consecutive.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _unique(Tensor self, bool sorted=True, bool return_inverse=False) -> (Tensor, Tensor)
+struct UniqueBackward0 final : Node {
+  std::string name() const override { return "UniqueBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list UniqueBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented_backward("_unique");
+  }
+  return grad_inputs;
+}
 
 // Backward of cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
 struct CumminBackward0 final : Node {
@@ -253,12 +272,44 @@ variable_list TriuBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)
+struct UniqueConsecutiveBackward0 final : Node {
+  std::string name() const override { return "UniqueConsecutiveBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list UniqueConsecutiveBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented_backward("unique_consecutive");
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// _unique(Tensor self, bool sorted=True, bool return_inverse=False) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> _unique(const Tensor& self, bool sorted, bool return_inverse) {
+  auto grad_fn = std::make_shared<UniqueBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_unique::call(self, sorted, return_inverse);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // result1: not differentiable (output_differentiability)
+  return result;
+}
 
 // cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
 std::tuple<Tensor, Tensor> cummin(const Tensor& self, int64_t dim) {
@@ -542,6 +593,22 @@ const Tensor& triu_(const Tensor& self, int64_t diagonal) {
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)
+std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& self, bool return_inverse, bool return_counts, std::optional<int64_t> dim) {
+  auto grad_fn = std::make_shared<UniqueConsecutiveBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  std::tuple<Tensor, Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::unique_consecutive::call(self, return_inverse, return_counts, dim);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // result1: not differentiable (output_differentiability)
+  set_history(Tensor(), grad_fn);  // result2: not differentiable (output_differentiability)
+  return result;
 }
 
 }  // namespace tl::autograd::wrappers

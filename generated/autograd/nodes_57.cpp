@@ -6,12 +6,30 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_unique2.h"
 #include "generated/ops/frac.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/unfold.h"
 #include "generated/ops/unfold_backward.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)
+struct Unique2Backward0 final : Node {
+  std::string name() const override { return "Unique2Backward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list Unique2Backward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented_backward("_unique2");
+  }
+  return grad_inputs;
+}
 
 // Backward of frac(Tensor self) -> Tensor
 struct FracBackward0 final : Node {
@@ -59,6 +77,22 @@ variable_list UnfoldBackwardBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// _unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)
+std::tuple<Tensor, Tensor, Tensor> _unique2(const Tensor& self, bool sorted, bool return_inverse, bool return_counts) {
+  auto grad_fn = std::make_shared<Unique2Backward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  std::tuple<Tensor, Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_unique2::call(self, sorted, return_inverse, return_counts);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // result1: not differentiable (output_differentiability)
+  set_history(Tensor(), grad_fn);  // result2: not differentiable (output_differentiability)
+  return result;
+}
 
 // frac(Tensor self) -> Tensor
 Tensor frac(const Tensor& self) {

@@ -9,6 +9,7 @@
 #include "generated/ops/exp2.h"
 #include "generated/ops/fmax.h"
 #include "generated/ops/hsplit.h"
+#include "generated/ops/median.h"
 #include "generated/ops/polygamma.h"
 #include "generated/ops/randint.h"
 #include "generated/ops/relu.h"
@@ -205,6 +206,84 @@ std::vector<Tensor> hsplit(const Tensor& self, int64_t sections) {
 // hsplit.array(Tensor(a) self, int[] indices) -> Tensor(a)[]
 std::vector<Tensor> hsplit(const Tensor& self, IntArrayRef indices) {
   return native::hsplit_array_composite(self, indices);
+}
+
+// ============================================================================ median
+
+// median(Tensor self) -> Tensor
+ops::median::Kernel* ops::median::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::median_all_kernel,
+    /* Meta */ native::median_all_kernel,
+};
+
+Tensor ops::median::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("median", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("median", kernel_device);
+  return kernel(self);
+}
+
+Tensor median(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::median(self);
+  }
+  return ops::median::call(self);
+}
+
+// median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+static std::tuple<Tensor, Tensor> median_dim_kernel_functional(const Tensor& self, int64_t dim, bool keepdim) {
+  Tensor values;
+  Tensor indices;
+  native::median_dim_kernel(self, dim, keepdim, values, indices);
+  return {values, indices};
+}
+
+ops::median_dim::Kernel* ops::median_dim::kernels[kNumDeviceTypes] = {
+    /* CPU */ median_dim_kernel_functional,
+    /* Meta */ median_dim_kernel_functional,
+};
+
+std::tuple<Tensor, Tensor> ops::median_dim::call(const Tensor& self, int64_t dim, bool keepdim) {
+  const Device kernel_device = dispatch_device("median.dim", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("median.dim", kernel_device);
+  return kernel(self, dim, keepdim);
+}
+
+std::tuple<Tensor, Tensor> median(const Tensor& self, int64_t dim, bool keepdim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::median_dim(self, dim, keepdim);
+  }
+  return ops::median_dim::call(self, dim, keepdim);
+}
+
+// median.dim_out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+static std::tuple<const Tensor&, const Tensor&> median_dim_kernel_out(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values, const Tensor& indices) {
+  const Tensor self_in = native::input_unaffected_by_resize(native::input_unaffected_by_resize(self, values), indices);
+  Tensor values_handle = values;
+  Tensor indices_handle = indices;
+  native::median_dim_kernel(self_in, dim, keepdim, values_handle, indices_handle);
+  return {values, indices};
+}
+
+ops::median_dim_out::Kernel* ops::median_dim_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ median_dim_kernel_out,
+    /* Meta */ median_dim_kernel_out,
+};
+
+std::tuple<const Tensor&, const Tensor&> ops::median_dim_out::call(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values, const Tensor& indices) {
+  const Device kernel_device = dispatch_device("median.dim_out", {&self, &values, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("median.dim_out", kernel_device);
+  decltype(auto) result = kernel(self, dim, keepdim, values, indices);
+  values.bump_version();
+  indices.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&> median_out(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t dim, bool keepdim) {
+  check_out_no_grad("median.dim_out", {&self}, {&values, &indices});
+  return ops::median_dim_out::call(self, dim, keepdim, values, indices);
 }
 
 // ============================================================================ polygamma

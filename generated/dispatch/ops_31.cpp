@@ -5,8 +5,10 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/less.h"
 #include "generated/ops/lt.h"
+#include "generated/ops/msort.h"
 #include "generated/ops/mvlgamma.h"
 #include "generated/ops/scatter_add.h"
+#include "generated/ops/unique_dim.h"
 
 namespace tl {
 
@@ -167,6 +169,19 @@ const Tensor& ops::less_Scalar_out::call(const Tensor& self, const Scalar& other
 const Tensor& less_out(const Tensor& out, const Tensor& self, const Scalar& other) {
   check_out_no_grad("less.Scalar_out", {&self}, {&out});
   return ops::less_Scalar_out::call(self, other, out);
+}
+
+// ============================================================================ msort
+
+// msort(Tensor self) -> Tensor
+Tensor msort(const Tensor& self) {
+  return native::msort_composite(self);
+}
+
+// msort.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& msort_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("msort.out", {&self}, {&out});
+  return copy_to_out(out, msort(self), "msort.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ mvlgamma
@@ -335,6 +350,28 @@ const Tensor& ops::scatter_add_out::call(const Tensor& self, int64_t dim, const 
 const Tensor& scatter_add_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
   check_out_no_grad("scatter_add.out", {&self, &index, &src}, {&out});
   return ops::scatter_add_out::call(self, dim, index, src, out);
+}
+
+// ============================================================================ unique_dim
+
+// unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)
+ops::unique_dim::Kernel* ops::unique_dim::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::unique_dim_kernel,
+    /* Meta */ nullptr,
+};
+
+std::tuple<Tensor, Tensor, Tensor> ops::unique_dim::call(const Tensor& self, int64_t dim, bool sorted, bool return_inverse, bool return_counts) {
+  const Device kernel_device = dispatch_device("unique_dim", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("unique_dim", kernel_device);
+  return kernel(self, dim, sorted, return_inverse, return_counts);
+}
+
+std::tuple<Tensor, Tensor, Tensor> unique_dim(const Tensor& self, int64_t dim, bool sorted, bool return_inverse, bool return_counts) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::unique_dim(self, dim, sorted, return_inverse, return_counts);
+  }
+  return ops::unique_dim::call(self, dim, sorted, return_inverse, return_counts);
 }
 
 }  // namespace tl

@@ -7,6 +7,7 @@
 #include "generated/ops/fix.h"
 #include "generated/ops/full.h"
 #include "generated/ops/logaddexp2.h"
+#include "generated/ops/quantile.h"
 #include "generated/ops/special_ndtri.h"
 #include "generated/ops/trunc.h"
 
@@ -263,6 +264,30 @@ const Tensor& ops::logaddexp2_out::call(const Tensor& self, const Tensor& other,
 const Tensor& logaddexp2_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   check_out_no_grad("logaddexp2.out", {&self, &other}, {&out});
   return ops::logaddexp2_out::call(self, other, out);
+}
+
+// ============================================================================ quantile
+
+// quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+Tensor quantile(const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) {
+  return native::quantile_composite(self, q, dim, keepdim, interpolation);
+}
+
+// quantile.out(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)
+const Tensor& quantile_out(const Tensor& out, const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) {
+  check_out_no_grad("quantile.out", {&self, &q}, {&out});
+  return native::quantile_out_composite(self, q, dim, keepdim, interpolation, out);
+}
+
+// quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+Tensor quantile(const Tensor& self, double q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) {
+  return native::quantile_scalar_composite(self, q, dim, keepdim, interpolation);
+}
+
+// quantile.scalar_out(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)
+const Tensor& quantile_out(const Tensor& out, const Tensor& self, double q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) {
+  check_out_no_grad("quantile.scalar_out", {&self}, {&out});
+  return native::quantile_scalar_out_composite(self, q, dim, keepdim, interpolation, out);
 }
 
 // ============================================================================ special_ndtri

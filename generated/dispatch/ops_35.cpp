@@ -9,6 +9,7 @@
 #include "generated/ops/dsplit.h"
 #include "generated/ops/hstack.h"
 #include "generated/ops/is_nonzero.h"
+#include "generated/ops/nanquantile.h"
 #include "generated/ops/special_digamma.h"
 
 namespace tl {
@@ -72,6 +73,30 @@ const Tensor& hstack_out(const Tensor& out, TensorList tensors) {
 // is_nonzero(Tensor self) -> bool
 bool is_nonzero(const Tensor& self) {
   return native::is_nonzero_composite(self);
+}
+
+// ============================================================================ nanquantile
+
+// nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+Tensor nanquantile(const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) {
+  return native::nanquantile_composite(self, q, dim, keepdim, interpolation);
+}
+
+// nanquantile.out(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)
+const Tensor& nanquantile_out(const Tensor& out, const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) {
+  check_out_no_grad("nanquantile.out", {&self, &q}, {&out});
+  return native::nanquantile_out_composite(self, q, dim, keepdim, interpolation, out);
+}
+
+// nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+Tensor nanquantile(const Tensor& self, double q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) {
+  return native::nanquantile_scalar_composite(self, q, dim, keepdim, interpolation);
+}
+
+// nanquantile.scalar_out(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)
+const Tensor& nanquantile_out(const Tensor& out, const Tensor& self, double q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) {
+  check_out_no_grad("nanquantile.scalar_out", {&self}, {&out});
+  return native::nanquantile_scalar_out_composite(self, q, dim, keepdim, interpolation, out);
 }
 
 // ============================================================================ special_digamma

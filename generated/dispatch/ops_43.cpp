@@ -6,6 +6,7 @@
 #include "generated/ops/arctan.h"
 #include "generated/ops/atan.h"
 #include "generated/ops/logit.h"
+#include "generated/ops/mode.h"
 #include "generated/ops/nonzero.h"
 #include "generated/ops/sigmoid.h"
 #include "generated/ops/special_logit.h"
@@ -28,6 +29,64 @@ const Tensor& arctan_out(const Tensor& out, const Tensor& self) {
 // arctan_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& arctan_(const Tensor& self) {
   return native::arctan__composite(self);
+}
+
+// ============================================================================ mode
+
+// mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+static std::tuple<Tensor, Tensor> mode_kernel_functional(const Tensor& self, int64_t dim, bool keepdim) {
+  Tensor values;
+  Tensor indices;
+  native::mode_kernel(self, dim, keepdim, values, indices);
+  return {values, indices};
+}
+
+ops::mode::Kernel* ops::mode::kernels[kNumDeviceTypes] = {
+    /* CPU */ mode_kernel_functional,
+    /* Meta */ mode_kernel_functional,
+};
+
+std::tuple<Tensor, Tensor> ops::mode::call(const Tensor& self, int64_t dim, bool keepdim) {
+  const Device kernel_device = dispatch_device("mode", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mode", kernel_device);
+  return kernel(self, dim, keepdim);
+}
+
+std::tuple<Tensor, Tensor> mode(const Tensor& self, int64_t dim, bool keepdim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::mode(self, dim, keepdim);
+  }
+  return ops::mode::call(self, dim, keepdim);
+}
+
+// mode.out(Tensor self, int dim=-1, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+static std::tuple<const Tensor&, const Tensor&> mode_kernel_out(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values, const Tensor& indices) {
+  const Tensor self_in = native::input_unaffected_by_resize(native::input_unaffected_by_resize(self, values), indices);
+  Tensor values_handle = values;
+  Tensor indices_handle = indices;
+  native::mode_kernel(self_in, dim, keepdim, values_handle, indices_handle);
+  return {values, indices};
+}
+
+ops::mode_out::Kernel* ops::mode_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ mode_kernel_out,
+    /* Meta */ mode_kernel_out,
+};
+
+std::tuple<const Tensor&, const Tensor&> ops::mode_out::call(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values, const Tensor& indices) {
+  const Device kernel_device = dispatch_device("mode.out", {&self, &values, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mode.out", kernel_device);
+  decltype(auto) result = kernel(self, dim, keepdim, values, indices);
+  values.bump_version();
+  indices.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&> mode_out(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t dim, bool keepdim) {
+  check_out_no_grad("mode.out", {&self}, {&values, &indices});
+  return ops::mode_out::call(self, dim, keepdim, values, indices);
 }
 
 // ============================================================================ nonzero

@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_unique.h"
 #include "generated/ops/any.h"
 #include "generated/ops/broadcast_to.h"
 #include "generated/ops/cummin.h"
@@ -15,8 +16,31 @@
 #include "generated/ops/scatter.h"
 #include "generated/ops/tril.h"
 #include "generated/ops/triu.h"
+#include "generated/ops/unique_consecutive.h"
 
 namespace tl {
+
+// ============================================================================ _unique
+
+// _unique(Tensor self, bool sorted=True, bool return_inverse=False) -> (Tensor, Tensor)
+ops::_unique::Kernel* ops::_unique::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::unique_kernel,
+    /* Meta */ nullptr,
+};
+
+std::tuple<Tensor, Tensor> ops::_unique::call(const Tensor& self, bool sorted, bool return_inverse) {
+  const Device kernel_device = dispatch_device("_unique", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_unique", kernel_device);
+  return kernel(self, sorted, return_inverse);
+}
+
+std::tuple<Tensor, Tensor> _unique(const Tensor& self, bool sorted, bool return_inverse) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::_unique(self, sorted, return_inverse);
+  }
+  return ops::_unique::call(self, sorted, return_inverse);
+}
 
 // ============================================================================ any
 
@@ -953,6 +977,28 @@ const Tensor& ops::triu_out::call(const Tensor& self, int64_t diagonal, const Te
 const Tensor& triu_out(const Tensor& out, const Tensor& self, int64_t diagonal) {
   check_out_no_grad("triu.out", {&self}, {&out});
   return ops::triu_out::call(self, diagonal, out);
+}
+
+// ============================================================================ unique_consecutive
+
+// unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)
+ops::unique_consecutive::Kernel* ops::unique_consecutive::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::unique_consecutive_kernel,
+    /* Meta */ nullptr,
+};
+
+std::tuple<Tensor, Tensor, Tensor> ops::unique_consecutive::call(const Tensor& self, bool return_inverse, bool return_counts, std::optional<int64_t> dim) {
+  const Device kernel_device = dispatch_device("unique_consecutive", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("unique_consecutive", kernel_device);
+  return kernel(self, return_inverse, return_counts, dim);
+}
+
+std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& self, bool return_inverse, bool return_counts, std::optional<int64_t> dim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::unique_consecutive(self, return_inverse, return_counts, dim);
+  }
+  return ops::unique_consecutive::call(self, return_inverse, return_counts, dim);
 }
 
 }  // namespace tl

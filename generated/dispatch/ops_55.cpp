@@ -7,6 +7,7 @@
 #include "generated/ops/eq.h"
 #include "generated/ops/equal.h"
 #include "generated/ops/uniform.h"
+#include "generated/ops/unique_dim_consecutive.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl {
@@ -218,6 +219,28 @@ const Tensor& uniform_(const Tensor& self, double from, double to, std::optional
     return autograd::wrappers::uniform_(self, from, to, generator);
   }
   return ops::uniform_::call(self, from, to, generator);
+}
+
+// ============================================================================ unique_dim_consecutive
+
+// unique_dim_consecutive(Tensor self, int dim, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)
+ops::unique_dim_consecutive::Kernel* ops::unique_dim_consecutive::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::unique_dim_consecutive_kernel,
+    /* Meta */ nullptr,
+};
+
+std::tuple<Tensor, Tensor, Tensor> ops::unique_dim_consecutive::call(const Tensor& self, int64_t dim, bool return_inverse, bool return_counts) {
+  const Device kernel_device = dispatch_device("unique_dim_consecutive", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("unique_dim_consecutive", kernel_device);
+  return kernel(self, dim, return_inverse, return_counts);
+}
+
+std::tuple<Tensor, Tensor, Tensor> unique_dim_consecutive(const Tensor& self, int64_t dim, bool return_inverse, bool return_counts) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::unique_dim_consecutive(self, dim, return_inverse, return_counts);
+  }
+  return ops::unique_dim_consecutive::call(self, dim, return_inverse, return_counts);
 }
 
 // ============================================================================ zeros_like

@@ -3,12 +3,35 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_unique2.h"
 #include "generated/ops/adjoint.h"
 #include "generated/ops/frac.h"
 #include "generated/ops/nanmean.h"
 #include "generated/ops/unfold_backward.h"
 
 namespace tl {
+
+// ============================================================================ _unique2
+
+// _unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)
+ops::_unique2::Kernel* ops::_unique2::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::unique2_kernel,
+    /* Meta */ nullptr,
+};
+
+std::tuple<Tensor, Tensor, Tensor> ops::_unique2::call(const Tensor& self, bool sorted, bool return_inverse, bool return_counts) {
+  const Device kernel_device = dispatch_device("_unique2", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_unique2", kernel_device);
+  return kernel(self, sorted, return_inverse, return_counts);
+}
+
+std::tuple<Tensor, Tensor, Tensor> _unique2(const Tensor& self, bool sorted, bool return_inverse, bool return_counts) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::_unique2(self, sorted, return_inverse, return_counts);
+  }
+  return ops::_unique2::call(self, sorted, return_inverse, return_counts);
+}
 
 // ============================================================================ adjoint
 

@@ -6,6 +6,7 @@
 #include "generated/ops/asinh.h"
 #include "generated/ops/isclose.h"
 #include "generated/ops/lgamma.h"
+#include "generated/ops/nanmedian.h"
 #include "generated/ops/native_dropout_backward.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/negative.h"
@@ -114,6 +115,84 @@ Tensor ops::isclose::call(const Tensor& self, const Tensor& other, double rtol, 
 
 Tensor isclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
   return ops::isclose::call(self, other, rtol, atol, equal_nan);
+}
+
+// ============================================================================ nanmedian
+
+// nanmedian(Tensor self) -> Tensor
+ops::nanmedian::Kernel* ops::nanmedian::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::nanmedian_all_kernel,
+    /* Meta */ native::nanmedian_all_kernel,
+};
+
+Tensor ops::nanmedian::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("nanmedian", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("nanmedian", kernel_device);
+  return kernel(self);
+}
+
+Tensor nanmedian(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::nanmedian(self);
+  }
+  return ops::nanmedian::call(self);
+}
+
+// nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+static std::tuple<Tensor, Tensor> nanmedian_dim_kernel_functional(const Tensor& self, int64_t dim, bool keepdim) {
+  Tensor values;
+  Tensor indices;
+  native::nanmedian_dim_kernel(self, dim, keepdim, values, indices);
+  return {values, indices};
+}
+
+ops::nanmedian_dim::Kernel* ops::nanmedian_dim::kernels[kNumDeviceTypes] = {
+    /* CPU */ nanmedian_dim_kernel_functional,
+    /* Meta */ nanmedian_dim_kernel_functional,
+};
+
+std::tuple<Tensor, Tensor> ops::nanmedian_dim::call(const Tensor& self, int64_t dim, bool keepdim) {
+  const Device kernel_device = dispatch_device("nanmedian.dim", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("nanmedian.dim", kernel_device);
+  return kernel(self, dim, keepdim);
+}
+
+std::tuple<Tensor, Tensor> nanmedian(const Tensor& self, int64_t dim, bool keepdim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::nanmedian_dim(self, dim, keepdim);
+  }
+  return ops::nanmedian_dim::call(self, dim, keepdim);
+}
+
+// nanmedian.dim_out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+static std::tuple<const Tensor&, const Tensor&> nanmedian_dim_kernel_out(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values, const Tensor& indices) {
+  const Tensor self_in = native::input_unaffected_by_resize(native::input_unaffected_by_resize(self, values), indices);
+  Tensor values_handle = values;
+  Tensor indices_handle = indices;
+  native::nanmedian_dim_kernel(self_in, dim, keepdim, values_handle, indices_handle);
+  return {values, indices};
+}
+
+ops::nanmedian_dim_out::Kernel* ops::nanmedian_dim_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ nanmedian_dim_kernel_out,
+    /* Meta */ nanmedian_dim_kernel_out,
+};
+
+std::tuple<const Tensor&, const Tensor&> ops::nanmedian_dim_out::call(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values, const Tensor& indices) {
+  const Device kernel_device = dispatch_device("nanmedian.dim_out", {&self, &values, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("nanmedian.dim_out", kernel_device);
+  decltype(auto) result = kernel(self, dim, keepdim, values, indices);
+  values.bump_version();
+  indices.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&> nanmedian_out(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t dim, bool keepdim) {
+  check_out_no_grad("nanmedian.dim_out", {&self}, {&values, &indices});
+  return ops::nanmedian_dim_out::call(self, dim, keepdim, values, indices);
 }
 
 // ============================================================================ native_dropout_backward

@@ -1652,6 +1652,15 @@ class TensorBase:
         ...
 
     @overload
+    def median(self) -> Tensor:
+        """The lower median of all elements of `self` (the element of rank (numel - 1) // 2) as a 0-d tensor; NaN if any element is NaN or `self` is empty. The gradient is shared evenly between elements equal to it."""
+        ...
+    @overload
+    def median(self, dim: int, keepdim: bool = False) -> tuple[Tensor, Tensor]:
+        """The lower median of `self` along `dim` and its index (among equal values, the one PyTorch's CPU selection picks); a slice holding NaN gives its first NaN."""
+        ...
+
+    @overload
     def min(self) -> Tensor:
         """The smallest element of `self` as a 0-d tensor (NaN if any element is NaN). The gradient is shared evenly between tied minima."""
         ...
@@ -1666,6 +1675,10 @@ class TensorBase:
 
     def mm(self, mat2: Tensor) -> Tensor:
         """Matrix product of two 2-D tensors."""
+        ...
+
+    def mode(self, dim: int = -1, keepdim: bool = False) -> tuple[Tensor, Tensor]:
+        """The most frequent value of `self` along `dim` (the smallest of equally frequent ones; each NaN counts apart) and an index where it occurs, as PyTorch's CPU kernel picks it."""
         ...
 
     @overload
@@ -1684,6 +1697,10 @@ class TensorBase:
     @overload
     def movedim(self, source: int, destination: int) -> Tensor:
         """A view of `self` with dimension `source` moved to position `destination`."""
+        ...
+
+    def msort(self) -> Tensor:
+        """`self` sorted along its first dim (the values of `sort(self, 0)`)."""
         ...
 
     @overload
@@ -1740,6 +1757,24 @@ class TensorBase:
 
     def nanmean(self, dim: Optional[Union[int, Sequence[int]]] = None, keepdim: bool = False, *, dtype: Optional[dtype] = None) -> Tensor:
         """The mean of the elements of `self` that are not NaN, over the dimensions in `dim` (all of them when None); floating-point inputs only."""
+        ...
+
+    @overload
+    def nanmedian(self) -> Tensor:
+        """`median` of the elements of `self` that are not NaN (NaN when all are, or `self` is empty)."""
+        ...
+    @overload
+    def nanmedian(self, dim: int, keepdim: bool = False) -> tuple[Tensor, Tensor]:
+        """`median.dim` ignoring NaN: the lower median of each slice's non-NaN values and its index (NaN and PyTorch's index when the slice is all NaN)."""
+        ...
+
+    @overload
+    def nanquantile(self, q: Tensor, dim: Optional[int] = None, keepdim: bool = False, *, interpolation: str = 'linear') -> Tensor:
+        """`quantile` of the values that are not NaN (NaN for a slice that is all NaN)."""
+        ...
+    @overload
+    def nanquantile(self, q: float, dim: Optional[int] = None, keepdim: bool = False, *, interpolation: str = 'linear') -> Tensor:
+        """`nanquantile` of one `q` given as a number."""
         ...
 
     def nansum(self, dim: Optional[Union[int, Sequence[int]]] = None, keepdim: bool = False, *, dtype: Optional[dtype] = None) -> Tensor:
@@ -1867,6 +1902,15 @@ class TensorBase:
 
     def put_(self, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
         """In-place version of put(): writes the result into self. A copy of `self` with `source` written at the flat (row-major) positions `index`, negative ones counting from the end; added there when `accumulate`."""
+        ...
+
+    @overload
+    def quantile(self, q: Tensor, dim: Optional[int] = None, keepdim: bool = False, *, interpolation: str = 'linear') -> Tensor:
+        """The `q`-th quantiles (q in [0, 1], a 0-d or 1-D tensor of self's dtype) of `self` along `dim` (of all elements when None), interpolating between neighbouring ranks as `interpolation` says (linear, lower, higher, midpoint, nearest); a slice holding NaN gives NaN. float32 and float64 only."""
+        ...
+    @overload
+    def quantile(self, q: float, dim: Optional[int] = None, keepdim: bool = False, *, interpolation: str = 'linear') -> Tensor:
+        """`quantile` of one `q` given as a number."""
         ...
 
     def rad2deg(self) -> Tensor:

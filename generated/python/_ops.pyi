@@ -39,6 +39,14 @@ def _to_copy(input: Tensor, *, dtype: Optional[dtype] = None, device: Optional[D
     """A copy of `self` converted to `dtype` and moved to `device` (the current ones when None)."""
     ...
 
+def _unique(input: Tensor, sorted: bool = True, return_inverse: bool = False) -> tuple[Tensor, Tensor]:
+    """The distinct values of `self`, sorted (whatever `sorted` says, as PyTorch's CPU kernel), and with `return_inverse` the index of each element's value among them (else an empty tensor). Each NaN is distinct."""
+    ...
+
+def _unique2(input: Tensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False) -> tuple[Tensor, Tensor, Tensor]:
+    """`_unique` with the count of each distinct value when `return_counts` (else an empty tensor): what `torchlite.unique` calls without `dim`."""
+    ...
+
 def abs(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """Absolute value of every element of `self`."""
     ...
@@ -1464,6 +1472,15 @@ def mean(input: Tensor, dim: Optional[Union[int, Sequence[int]]], keepdim: bool 
     ...
 
 @overload
+def median(input: Tensor) -> Tensor:
+    """The lower median of all elements of `self` (the element of rank (numel - 1) // 2) as a 0-d tensor; NaN if any element is NaN or `self` is empty. The gradient is shared evenly between elements equal to it."""
+    ...
+@overload
+def median(input: Tensor, dim: int, keepdim: bool = False, *, out: Optional[tuple[Tensor, ...]] = None) -> tuple[Tensor, Tensor]:
+    """The lower median of `self` along `dim` and its index (among equal values, the one PyTorch's CPU selection picks); a slice holding NaN gives its first NaN."""
+    ...
+
+@overload
 def meshgrid(tensors: Sequence[Tensor]) -> Sequence[Tensor]:
     """`meshgrid(tensors, indexing="ij")` (PyTorch also warns that `indexing` will be required; torchlite does not)."""
     ...
@@ -1489,6 +1506,10 @@ def mm(input: Tensor, mat2: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """Matrix product of two 2-D tensors."""
     ...
 
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out: Optional[tuple[Tensor, ...]] = None) -> tuple[Tensor, Tensor]:
+    """The most frequent value of `self` along `dim` (the smallest of equally frequent ones; each NaN counts apart) and an index where it occurs, as PyTorch's CPU kernel picks it."""
+    ...
+
 @overload
 def moveaxis(input: Tensor, source: Sequence[int], destination: Sequence[int]) -> Tensor:
     """Alias of `movedim`."""
@@ -1505,6 +1526,10 @@ def movedim(input: Tensor, source: Sequence[int], destination: Sequence[int]) ->
 @overload
 def movedim(input: Tensor, source: int, destination: int) -> Tensor:
     """A view of `self` with dimension `source` moved to position `destination`."""
+    ...
+
+def msort(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """`self` sorted along its first dim (the values of `sort(self, 0)`)."""
     ...
 
 @overload
@@ -1561,6 +1586,24 @@ def nan_to_num_(input: Tensor, nan: Optional[float] = None, posinf: Optional[flo
 
 def nanmean(input: Tensor, dim: Optional[Union[int, Sequence[int]]] = None, keepdim: bool = False, *, dtype: Optional[dtype] = None, out: Optional[Tensor] = None) -> Tensor:
     """The mean of the elements of `self` that are not NaN, over the dimensions in `dim` (all of them when None); floating-point inputs only."""
+    ...
+
+@overload
+def nanmedian(input: Tensor) -> Tensor:
+    """`median` of the elements of `self` that are not NaN (NaN when all are, or `self` is empty)."""
+    ...
+@overload
+def nanmedian(input: Tensor, dim: int, keepdim: bool = False, *, out: Optional[tuple[Tensor, ...]] = None) -> tuple[Tensor, Tensor]:
+    """`median.dim` ignoring NaN: the lower median of each slice's non-NaN values and its index (NaN and PyTorch's index when the slice is all NaN)."""
+    ...
+
+@overload
+def nanquantile(input: Tensor, q: Tensor, dim: Optional[int] = None, keepdim: bool = False, *, interpolation: str = 'linear', out: Optional[Tensor] = None) -> Tensor:
+    """`quantile` of the values that are not NaN (NaN for a slice that is all NaN)."""
+    ...
+@overload
+def nanquantile(input: Tensor, q: float, dim: Optional[int] = None, keepdim: bool = False, *, interpolation: str = 'linear', out: Optional[Tensor] = None) -> Tensor:
+    """`nanquantile` of one `q` given as a number."""
     ...
 
 def nansum(input: Tensor, dim: Optional[Union[int, Sequence[int]]] = None, keepdim: bool = False, *, dtype: Optional[dtype] = None, out: Optional[Tensor] = None) -> Tensor:
@@ -1717,6 +1760,15 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
 
 def put_(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
     """In-place version of put(): writes the result into self. A copy of `self` with `source` written at the flat (row-major) positions `index`, negative ones counting from the end; added there when `accumulate`."""
+    ...
+
+@overload
+def quantile(input: Tensor, q: Tensor, dim: Optional[int] = None, keepdim: bool = False, *, interpolation: str = 'linear', out: Optional[Tensor] = None) -> Tensor:
+    """The `q`-th quantiles (q in [0, 1], a 0-d or 1-D tensor of self's dtype) of `self` along `dim` (of all elements when None), interpolating between neighbouring ranks as `interpolation` says (linear, lower, higher, midpoint, nearest); a slice holding NaN gives NaN. float32 and float64 only."""
+    ...
+@overload
+def quantile(input: Tensor, q: float, dim: Optional[int] = None, keepdim: bool = False, *, interpolation: str = 'linear', out: Optional[Tensor] = None) -> Tensor:
+    """`quantile` of one `q` given as a number."""
     ...
 
 def rad2deg(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
@@ -2374,6 +2426,18 @@ def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
 
 def unfold_backward(grad_in: Tensor, input_sizes: Sequence[int], dim: int, size: int, step: int) -> Tensor:
     """The gradient of `unfold`: a tensor of `input_sizes` where each element sums the entries of `grad_in` of the windows it fell into."""
+    ...
+
+def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False, dim: Optional[int] = None) -> tuple[Tensor, Tensor, Tensor]:
+    """`self` (flattened when `dim` is None) with every run of equal consecutive values (or slices along `dim`) kept once, with the inverse indices and run lengths when asked (empty tensors otherwise; along a dim both are always computed). `torchlite.unique_consecutive` returns only the asked ones."""
+    ...
+
+def unique_dim(input: Tensor, dim: int, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False) -> tuple[Tensor, Tensor, Tensor]:
+    """The distinct slices of `self` along `dim` in lexicographic order, the index of each slice among them and their counts (both always computed): what `torchlite.unique` calls with `dim`."""
+    ...
+
+def unique_dim_consecutive(input: Tensor, dim: int, return_inverse: bool = False, return_counts: bool = False) -> tuple[Tensor, Tensor, Tensor]:
+    """`unique_consecutive` along `dim`: runs of equal consecutive slices kept once, with inverse indices and run lengths (always computed)."""
     ...
 
 def unsqueeze(input: Tensor, dim: int) -> Tensor:

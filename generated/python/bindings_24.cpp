@@ -3,12 +3,14 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/addcdiv.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/dstack.h"
 #include "generated/ops/fmax.h"
 #include "generated/ops/hsplit.h"
+#include "generated/ops/median.h"
 #include "generated/ops/polygamma.h"
 #include "generated/ops/randint.h"
 #include "generated/ops/relu.h"
@@ -19,6 +21,10 @@
 
 namespace tl::python {
 namespace {
+
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* median_type = nullptr;
+PyTypeObject* median_out_type = nullptr;
 
 // addcdiv
 PyObject* fn_addcdiv(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -134,6 +140,41 @@ PyObject* fn_hsplit(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
       auto indices = r.intlist(1);
       auto result = [&] { GilRelease no_gil; return tl::hsplit(self, indices); }();
       return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// median
+PyObject* fn_median(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "median(Tensor input)",
+      "median(Tensor input, int dim, bool keepdim=False, *, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // median
+      auto self = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::median(self); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // median.dim
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto keepdim = r.toBool(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensorlist(3);
+        check_out_tuple(out, 2);
+        const Tensor& values = out[0];
+        const Tensor& indices = out[1];
+        auto result = [&] { GilRelease no_gil; return tl::median_out(values, indices, self, dim, keepdim); }();
+        return wrap_named(median_out_type, wrap(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::median(self, dim, keepdim); }();
+      return wrap_named(median_type, wrap(result));
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
@@ -402,6 +443,33 @@ PyObject* method_hsplit(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// Tensor.median
+PyObject* method_median(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "median()",
+      "median(int dim, bool keepdim=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // median
+      const Tensor& self = unpack_tensor(py_self);
+      auto result = [&] { GilRelease no_gil; return tl::median(self); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // median.dim
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto keepdim = r.toBool(1);
+      auto result = [&] { GilRelease no_gil; return tl::median(self, dim, keepdim); }();
+      return wrap_named(median_type, wrap(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.polygamma
 PyObject* method_polygamma(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -523,6 +591,8 @@ PyObject* method_swapdims_(PyObject* py_self, PyObject* const* args, Py_ssize_t 
 }  // namespace
 
 void add_bindings_24(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  median_type = return_type("median", {"values", "indices"});
+  median_out_type = return_type("median_out", {"values", "indices"});
   functions.push_back({"addcdiv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_addcdiv)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(addcdiv(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor? out=None) -> Tensor
 
@@ -551,6 +621,14 @@ The larger of `self` and `other` element by element, ignoring a NaN on one side,
 hsplit(Tensor input, int[] indices) -> Sequence[Tensor]
 
 `self` cut along dimension 1 (0 for a 1-D tensor) before each index in `indices`.)doc"});
+  functions.push_back({"median", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_median)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(median(Tensor input) -> Tensor
+
+The lower median of all elements of `self` (the element of rank (numel - 1) // 2) as a 0-d tensor; NaN if any element is NaN or `self` is empty. The gradient is shared evenly between elements equal to it.
+
+median(Tensor input, int dim, bool keepdim=False, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+The lower median of `self` along `dim` and its index (among equal values, the one PyTorch's CPU selection picks); a slice holding NaN gives its first NaN.)doc"});
   functions.push_back({"polygamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_polygamma)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(polygamma(int n, Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -615,6 +693,14 @@ The larger of `self` and `other` element by element, ignoring a NaN on one side,
 hsplit(int[] indices) -> Sequence[Tensor]
 
 `self` cut along dimension 1 (0 for a 1-D tensor) before each index in `indices`.)doc"});
+  methods.push_back({"median", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_median)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(median() -> Tensor
+
+The lower median of all elements of `self` (the element of rank (numel - 1) // 2) as a 0-d tensor; NaN if any element is NaN or `self` is empty. The gradient is shared evenly between elements equal to it.
+
+median(int dim, bool keepdim=False) -> tuple[Tensor, Tensor]
+
+The lower median of `self` along `dim` and its index (among equal values, the one PyTorch's CPU selection picks); a slice holding NaN gives its first NaN.)doc"});
   methods.push_back({"polygamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_polygamma)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(polygamma(int n) -> Tensor
 

@@ -5,8 +5,10 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/less.h"
+#include "generated/ops/msort.h"
 #include "generated/ops/mvlgamma.h"
 #include "generated/ops/scatter_add.h"
+#include "generated/ops/unique_dim.h"
 
 namespace tl::python {
 namespace {
@@ -72,6 +74,25 @@ PyObject* fn_less_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// msort
+PyObject* fn_msort(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "msort(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::msort_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::msort(self); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -149,6 +170,24 @@ PyObject* fn_scatter_add_(PyObject* /*module*/, PyObject* const* args, Py_ssize_
   TL_PY_CATCH
 }
 
+// unique_dim
+PyObject* fn_unique_dim(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "unique_dim(Tensor input, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto sorted = r.toBool(2);
+  auto return_inverse = r.toBool(3);
+  auto return_counts = r.toBool(4);
+  auto result = [&] { GilRelease no_gil; return tl::unique_dim(self, dim, sorted, return_inverse, return_counts); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.less
 PyObject* method_less(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -200,6 +239,20 @@ PyObject* method_less_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.msort
+PyObject* method_msort(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "msort()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::msort(self); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -286,6 +339,10 @@ In-place version of less(): writes the result into self. Alias of `lt`.
 less_(Tensor input, Scalar other) -> Tensor
 
 In-place version of less(): writes the result into self. Alias of `lt`.)doc"});
+  functions.push_back({"msort", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_msort)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(msort(Tensor input, *, Tensor? out=None) -> Tensor
+
+`self` sorted along its first dim (the values of `sort(self, 0)`).)doc"});
   functions.push_back({"mvlgamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mvlgamma)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(mvlgamma(Tensor input, int p, *, Tensor? out=None) -> Tensor
 
@@ -302,6 +359,10 @@ A copy of `self` with `out[index[i][j]][j] += src[i][j]` for dim 0 (and likewise
                        METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_add_(Tensor input, int dim, Tensor index, Tensor src) -> Tensor
 
 In-place version of scatter_add(): writes the result into self. A copy of `self` with `out[index[i][j]][j] += src[i][j]` for dim 0 (and likewise for other dims), summed in index order.)doc"});
+  functions.push_back({"unique_dim", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_unique_dim)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(unique_dim(Tensor input, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> tuple[Tensor, Tensor, Tensor]
+
+The distinct slices of `self` along `dim` in lexicographic order, the index of each slice among them and their counts (both always computed): what `torchlite.unique` calls with `dim`.)doc"});
   methods.push_back({"less", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_less)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(less(Tensor other) -> Tensor
 
@@ -318,6 +379,10 @@ In-place version of less(): writes the result into self. Alias of `lt`.
 less_(Scalar other) -> Tensor
 
 In-place version of less(): writes the result into self. Alias of `lt`.)doc"});
+  methods.push_back({"msort", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_msort)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(msort() -> Tensor
+
+`self` sorted along its first dim (the values of `sort(self, 0)`).)doc"});
   methods.push_back({"mvlgamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_mvlgamma)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(mvlgamma(int p) -> Tensor
 

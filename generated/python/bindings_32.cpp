@@ -8,6 +8,7 @@
 #include "generated/ops/fix.h"
 #include "generated/ops/full.h"
 #include "generated/ops/logaddexp2.h"
+#include "generated/ops/quantile.h"
 #include "generated/ops/special_ndtri.h"
 
 namespace tl::python {
@@ -155,6 +156,49 @@ PyObject* fn_logaddexp2(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH
 }
 
+// quantile
+PyObject* fn_quantile(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "quantile(Tensor input, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor? out=None)",
+      "quantile(Tensor input, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // quantile
+      auto self = r.tensor(0);
+      auto q = r.tensor(1);
+      auto dim = r.toInt64_optional(2);
+      auto keepdim = r.toBool(3);
+      auto interpolation = r.string(4);
+      if (!r.is_none(5)) {
+        auto out = r.tensor(5);
+        auto result = [&] { GilRelease no_gil; return tl::quantile_out(out, self, q, dim, keepdim, interpolation); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::quantile(self, q, dim, keepdim, interpolation); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // quantile.scalar
+      auto self = r.tensor(0);
+      auto q = r.toDouble(1);
+      auto dim = r.toInt64_optional(2);
+      auto keepdim = r.toBool(3);
+      auto interpolation = r.string(4);
+      if (!r.is_none(5)) {
+        auto out = r.tensor(5);
+        auto result = [&] { GilRelease no_gil; return tl::quantile_out(out, self, q, dim, keepdim, interpolation); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::quantile(self, q, dim, keepdim, interpolation); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // special_ndtri
 PyObject* fn_special_ndtri(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -271,6 +315,39 @@ PyObject* method_logaddexp2(PyObject* py_self, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
+// Tensor.quantile
+PyObject* method_quantile(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "quantile(Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear')",
+      "quantile(float q, int? dim=None, bool keepdim=False, *, str interpolation='linear')",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // quantile
+      const Tensor& self = unpack_tensor(py_self);
+      auto q = r.tensor(0);
+      auto dim = r.toInt64_optional(1);
+      auto keepdim = r.toBool(2);
+      auto interpolation = r.string(3);
+      auto result = [&] { GilRelease no_gil; return tl::quantile(self, q, dim, keepdim, interpolation); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // quantile.scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto q = r.toDouble(0);
+      auto dim = r.toInt64_optional(1);
+      auto keepdim = r.toBool(2);
+      auto interpolation = r.string(3);
+      auto result = [&] { GilRelease no_gil; return tl::quantile(self, q, dim, keepdim, interpolation); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_32(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
@@ -306,6 +383,14 @@ A tensor of shape `size` filled with `fill_value`; the dtype is inferred from it
                        METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp2(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 `log2(2**self + 2**other)` without overflow, with broadcasting; floating dtypes only.)doc"});
+  functions.push_back({"quantile", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_quantile)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(quantile(Tensor input, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor? out=None) -> Tensor
+
+The `q`-th quantiles (q in [0, 1], a 0-d or 1-D tensor of self's dtype) of `self` along `dim` (of all elements when None), interpolating between neighbouring ranks as `interpolation` says (linear, lower, higher, midpoint, nearest); a slice holding NaN gives NaN. float32 and float64 only.
+
+quantile(Tensor input, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor? out=None) -> Tensor
+
+`quantile` of one `q` given as a number.)doc"});
   functions.push_back({"special_ndtri", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_ndtri)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(special_ndtri(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -338,6 +423,14 @@ Alias of `trunc_`.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp2(Tensor other) -> Tensor
 
 `log2(2**self + 2**other)` without overflow, with broadcasting; floating dtypes only.)doc"});
+  methods.push_back({"quantile", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_quantile)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(quantile(Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+
+The `q`-th quantiles (q in [0, 1], a 0-d or 1-D tensor of self's dtype) of `self` along `dim` (of all elements when None), interpolating between neighbouring ranks as `interpolation` says (linear, lower, higher, midpoint, nearest); a slice holding NaN gives NaN. float32 and float64 only.
+
+quantile(float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+
+`quantile` of one `q` given as a number.)doc"});
   (void)functions;
   (void)methods;
 }

@@ -9,6 +9,7 @@
 #include "generated/ops/dsplit.h"
 #include "generated/ops/hstack.h"
 #include "generated/ops/is_nonzero.h"
+#include "generated/ops/nanquantile.h"
 #include "generated/ops/special_digamma.h"
 
 namespace tl::python {
@@ -106,6 +107,49 @@ PyObject* fn_is_nonzero(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH
 }
 
+// nanquantile
+PyObject* fn_nanquantile(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nanquantile(Tensor input, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor? out=None)",
+      "nanquantile(Tensor input, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // nanquantile
+      auto self = r.tensor(0);
+      auto q = r.tensor(1);
+      auto dim = r.toInt64_optional(2);
+      auto keepdim = r.toBool(3);
+      auto interpolation = r.string(4);
+      if (!r.is_none(5)) {
+        auto out = r.tensor(5);
+        auto result = [&] { GilRelease no_gil; return tl::nanquantile_out(out, self, q, dim, keepdim, interpolation); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::nanquantile(self, q, dim, keepdim, interpolation); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // nanquantile.scalar
+      auto self = r.tensor(0);
+      auto q = r.toDouble(1);
+      auto dim = r.toInt64_optional(2);
+      auto keepdim = r.toBool(3);
+      auto interpolation = r.string(4);
+      if (!r.is_none(5)) {
+        auto out = r.tensor(5);
+        auto result = [&] { GilRelease no_gil; return tl::nanquantile_out(out, self, q, dim, keepdim, interpolation); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::nanquantile(self, q, dim, keepdim, interpolation); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // special_digamma
 PyObject* fn_special_digamma(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -166,6 +210,39 @@ PyObject* method_is_nonzero(PyObject* py_self, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
+// Tensor.nanquantile
+PyObject* method_nanquantile(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nanquantile(Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear')",
+      "nanquantile(float q, int? dim=None, bool keepdim=False, *, str interpolation='linear')",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // nanquantile
+      const Tensor& self = unpack_tensor(py_self);
+      auto q = r.tensor(0);
+      auto dim = r.toInt64_optional(1);
+      auto keepdim = r.toBool(2);
+      auto interpolation = r.string(3);
+      auto result = [&] { GilRelease no_gil; return tl::nanquantile(self, q, dim, keepdim, interpolation); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // nanquantile.scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto q = r.toDouble(0);
+      auto dim = r.toInt64_optional(1);
+      auto keepdim = r.toBool(2);
+      auto interpolation = r.string(3);
+      auto result = [&] { GilRelease no_gil; return tl::nanquantile(self, q, dim, keepdim, interpolation); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_35(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
@@ -193,6 +270,14 @@ Joins `tensors` column-wise, each made at least 1-D (along dimension 0 for 1-D t
                        METH_FASTCALL | METH_KEYWORDS, R"doc(is_nonzero(Tensor input) -> bool
 
 Whether the single element of `self` is nonzero (RuntimeError for no or several elements, as `bool(tensor)`).)doc"});
+  functions.push_back({"nanquantile", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nanquantile)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(nanquantile(Tensor input, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor? out=None) -> Tensor
+
+`quantile` of the values that are not NaN (NaN for a slice that is all NaN).
+
+nanquantile(Tensor input, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor? out=None) -> Tensor
+
+`nanquantile` of one `q` given as a number.)doc"});
   functions.push_back({"special_digamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_digamma)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(special_digamma(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -209,6 +294,14 @@ dsplit(int[] indices) -> Sequence[Tensor]
                      METH_FASTCALL | METH_KEYWORDS, R"doc(is_nonzero() -> bool
 
 Whether the single element of `self` is nonzero (RuntimeError for no or several elements, as `bool(tensor)`).)doc"});
+  methods.push_back({"nanquantile", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_nanquantile)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(nanquantile(Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+
+`quantile` of the values that are not NaN (NaN for a slice that is all NaN).
+
+nanquantile(float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+
+`nanquantile` of one `q` given as a number.)doc"});
   (void)functions;
   (void)methods;
 }

@@ -3,14 +3,20 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/arctan.h"
+#include "generated/ops/mode.h"
 #include "generated/ops/nonzero.h"
 #include "generated/ops/sigmoid.h"
 #include "generated/ops/special_logit.h"
 
 namespace tl::python {
 namespace {
+
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* mode_type = nullptr;
+PyTypeObject* mode_out_type = nullptr;
 
 // arctan
 PyObject* fn_arctan(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -42,6 +48,30 @@ PyObject* fn_arctan_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::arctan_(self); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// mode
+PyObject* fn_mode(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "mode(Tensor input, int dim=-1, bool keepdim=False, *, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto keepdim = r.toBool(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensorlist(3);
+    check_out_tuple(out, 2);
+    const Tensor& values = out[0];
+    const Tensor& indices = out[1];
+    auto result = [&] { GilRelease no_gil; return tl::mode_out(values, indices, self, dim, keepdim); }();
+    return wrap_named(mode_out_type, wrap(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::mode(self, dim, keepdim); }();
+  return wrap_named(mode_type, wrap(result));
   TL_PY_CATCH
 }
 
@@ -145,6 +175,22 @@ PyObject* method_arctan_(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
+// Tensor.mode
+PyObject* method_mode(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "mode(int dim=-1, bool keepdim=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto keepdim = r.toBool(1);
+  auto result = [&] { GilRelease no_gil; return tl::mode(self, dim, keepdim); }();
+  return wrap_named(mode_type, wrap(result));
+  TL_PY_CATCH
+}
+
 // Tensor.nonzero
 PyObject* method_nonzero(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -190,6 +236,8 @@ PyObject* method_sigmoid_(PyObject* py_self, PyObject* const* args, Py_ssize_t n
 }  // namespace
 
 void add_bindings_43(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  mode_type = return_type("mode", {"values", "indices"});
+  mode_out_type = return_type("mode_out", {"values", "indices"});
   functions.push_back({"arctan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arctan)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(arctan(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -198,6 +246,10 @@ Alias of `atan`.)doc"});
                        METH_FASTCALL | METH_KEYWORDS, R"doc(arctan_(Tensor input) -> Tensor
 
 Alias of `atan_`.)doc"});
+  functions.push_back({"mode", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mode)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(mode(Tensor input, int dim=-1, bool keepdim=False, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+The most frequent value of `self` along `dim` (the smallest of equally frequent ones; each NaN counts apart) and an index where it occurs, as PyTorch's CPU kernel picks it.)doc"});
   functions.push_back({"nonzero", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nonzero)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(nonzero(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -222,6 +274,10 @@ Alias of `atan`.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(arctan_() -> Tensor
 
 Alias of `atan_`.)doc"});
+  methods.push_back({"mode", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_mode)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(mode(int dim=-1, bool keepdim=False) -> tuple[Tensor, Tensor]
+
+The most frequent value of `self` along `dim` (the smallest of equally frequent ones; each NaN counts apart) and an index where it occurs, as PyTorch's CPU kernel picks it.)doc"});
   methods.push_back({"nonzero", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_nonzero)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(nonzero() -> Tensor
 

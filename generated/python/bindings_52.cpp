@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_unique.h"
 #include "generated/ops/any.h"
 #include "generated/ops/broadcast_to.h"
 #include "generated/ops/cummin.h"
@@ -17,6 +18,7 @@
 #include "generated/ops/scatter.h"
 #include "generated/ops/tril.h"
 #include "generated/ops/triu.h"
+#include "generated/ops/unique_consecutive.h"
 
 namespace tl::python {
 namespace {
@@ -24,6 +26,22 @@ namespace {
 // Named tuples (torchlite.return_types), made when the module is imported.
 PyTypeObject* cummin_type = nullptr;
 PyTypeObject* cummin_out_type = nullptr;
+
+// _unique
+PyObject* fn__unique(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_unique(Tensor input, bool sorted=True, bool return_inverse=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto sorted = r.toBool(1);
+  auto return_inverse = r.toBool(2);
+  auto result = [&] { GilRelease no_gil; return tl::_unique(self, sorted, return_inverse); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // any
 PyObject* fn_any(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -425,6 +443,23 @@ PyObject* fn_triu_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// unique_consecutive
+PyObject* fn_unique_consecutive(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "unique_consecutive(Tensor input, bool return_inverse=False, bool return_counts=False, int? dim=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto return_inverse = r.toBool(1);
+  auto return_counts = r.toBool(2);
+  auto dim = r.toInt64_optional(3);
+  auto result = [&] { GilRelease no_gil; return tl::unique_consecutive(self, return_inverse, return_counts, dim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.any
 PyObject* method_any(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -750,6 +785,10 @@ PyObject* method_triu_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 void add_bindings_52(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
   cummin_type = return_type("cummin", {"values", "indices"});
   cummin_out_type = return_type("cummin_out", {"values", "indices"});
+  functions.push_back({"_unique", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__unique)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(_unique(Tensor input, bool sorted=True, bool return_inverse=False) -> tuple[Tensor, Tensor]
+
+The distinct values of `self`, sorted (whatever `sorted` says, as PyTorch's CPU kernel), and with `return_inverse` the index of each element's value among them (else an empty tensor). Each NaN is distinct.)doc"});
   functions.push_back({"any", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_any)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(any(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
 
@@ -846,6 +885,10 @@ The upper triangle of the last two dimensions of `self` (elements on and above t
                        METH_FASTCALL | METH_KEYWORDS, R"doc(triu_(Tensor input, int diagonal=0) -> Tensor
 
 In-place version of triu(): writes the result into self. The upper triangle of the last two dimensions of `self` (elements on and above the `diagonal`-th diagonal); zeros elsewhere.)doc"});
+  functions.push_back({"unique_consecutive", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_unique_consecutive)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(unique_consecutive(Tensor input, bool return_inverse=False, bool return_counts=False, int? dim=None) -> tuple[Tensor, Tensor, Tensor]
+
+`self` (flattened when `dim` is None) with every run of equal consecutive values (or slices along `dim`) kept once, with the inverse indices and run lengths when asked (empty tensors otherwise; along a dim both are always computed). `torchlite.unique_consecutive` returns only the asked ones.)doc"});
   methods.push_back({"any", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_any)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(any(int dim, bool keepdim=False) -> Tensor
 

@@ -8,6 +8,7 @@
 #include "generated/ops/eq.h"
 #include "generated/ops/equal.h"
 #include "generated/ops/uniform.h"
+#include "generated/ops/unique_dim_consecutive.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::python {
@@ -102,6 +103,23 @@ PyObject* fn_equal(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto self = r.tensor(0);
   auto other = r.tensor(1);
   auto result = [&] { GilRelease no_gil; return tl::equal(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// unique_dim_consecutive
+PyObject* fn_unique_dim_consecutive(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "unique_dim_consecutive(Tensor input, int dim, bool return_inverse=False, bool return_counts=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto return_inverse = r.toBool(2);
+  auto return_counts = r.toBool(3);
+  auto result = [&] { GilRelease no_gil; return tl::unique_dim_consecutive(self, dim, return_inverse, return_counts); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -278,6 +296,10 @@ In-place version of eq(): writes the result into self. True where an element of 
                        METH_FASTCALL | METH_KEYWORDS, R"doc(equal(Tensor input, Tensor other) -> bool
 
 Whether `self` and `other` have the same size and equal elements (compared after type promotion; NaN never equals).)doc"});
+  functions.push_back({"unique_dim_consecutive", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_unique_dim_consecutive)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(unique_dim_consecutive(Tensor input, int dim, bool return_inverse=False, bool return_counts=False) -> tuple[Tensor, Tensor, Tensor]
+
+`unique_consecutive` along `dim`: runs of equal consecutive slices kept once, with inverse indices and run lengths (always computed).)doc"});
   functions.push_back({"zeros_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_zeros_like)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(zeros_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 

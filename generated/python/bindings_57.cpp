@@ -4,6 +4,7 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_unique2.h"
 #include "generated/ops/adjoint.h"
 #include "generated/ops/frac.h"
 #include "generated/ops/nanmean.h"
@@ -11,6 +12,23 @@
 
 namespace tl::python {
 namespace {
+
+// _unique2
+PyObject* fn__unique2(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_unique2(Tensor input, bool sorted=True, bool return_inverse=False, bool return_counts=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto sorted = r.toBool(1);
+  auto return_inverse = r.toBool(2);
+  auto return_counts = r.toBool(3);
+  auto result = [&] { GilRelease no_gil; return tl::_unique2(self, sorted, return_inverse, return_counts); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // adjoint
 PyObject* fn_adjoint(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -161,6 +179,10 @@ PyObject* method_nanmean(PyObject* py_self, PyObject* const* args, Py_ssize_t na
 }  // namespace
 
 void add_bindings_57(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"_unique2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__unique2)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(_unique2(Tensor input, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> tuple[Tensor, Tensor, Tensor]
+
+`_unique` with the count of each distinct value when `return_counts` (else an empty tensor): what `torchlite.unique` calls without `dim`.)doc"});
   functions.push_back({"adjoint", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_adjoint)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(adjoint(Tensor input) -> Tensor
 

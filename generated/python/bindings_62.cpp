@@ -3,9 +3,11 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/asinh.h"
 #include "generated/ops/isclose.h"
+#include "generated/ops/nanmedian.h"
 #include "generated/ops/native_dropout_backward.h"
 #include "generated/ops/negative.h"
 #include "generated/ops/sign.h"
@@ -13,6 +15,10 @@
 
 namespace tl::python {
 namespace {
+
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* nanmedian_type = nullptr;
+PyTypeObject* nanmedian_out_type = nullptr;
 
 // asinh
 PyObject* fn_asinh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -62,6 +68,41 @@ PyObject* fn_isclose(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   auto equal_nan = r.toBool(4);
   auto result = [&] { GilRelease no_gil; return tl::isclose(self, other, rtol, atol, equal_nan); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// nanmedian
+PyObject* fn_nanmedian(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nanmedian(Tensor input)",
+      "nanmedian(Tensor input, int dim, bool keepdim=False, *, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // nanmedian
+      auto self = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::nanmedian(self); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // nanmedian.dim
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto keepdim = r.toBool(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensorlist(3);
+        check_out_tuple(out, 2);
+        const Tensor& values = out[0];
+        const Tensor& indices = out[1];
+        auto result = [&] { GilRelease no_gil; return tl::nanmedian_out(values, indices, self, dim, keepdim); }();
+        return wrap_named(nanmedian_out_type, wrap(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::nanmedian(self, dim, keepdim); }();
+      return wrap_named(nanmedian_type, wrap(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -212,6 +253,33 @@ PyObject* method_isclose(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
+// Tensor.nanmedian
+PyObject* method_nanmedian(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nanmedian()",
+      "nanmedian(int dim, bool keepdim=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // nanmedian
+      const Tensor& self = unpack_tensor(py_self);
+      auto result = [&] { GilRelease no_gil; return tl::nanmedian(self); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // nanmedian.dim
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto keepdim = r.toBool(1);
+      auto result = [&] { GilRelease no_gil; return tl::nanmedian(self, dim, keepdim); }();
+      return wrap_named(nanmedian_type, wrap(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.negative
 PyObject* method_negative(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -271,6 +339,8 @@ PyObject* method_sign_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 }  // namespace
 
 void add_bindings_62(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  nanmedian_type = return_type("nanmedian", {"values", "indices"});
+  nanmedian_out_type = return_type("nanmedian_out", {"values", "indices"});
   functions.push_back({"asinh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_asinh)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(asinh(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -283,6 +353,14 @@ In-place version of asinh(): writes the result into self. The inverse hyperbolic
                        METH_FASTCALL | METH_KEYWORDS, R"doc(isclose(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor
 
 True where `|self - other| <= atol + rtol * |other|` (or both are equal, or both NaN when `equal_nan`), element by element with broadcasting; `self` and `other` must have the same dtype.)doc"});
+  functions.push_back({"nanmedian", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nanmedian)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(nanmedian(Tensor input) -> Tensor
+
+`median` of the elements of `self` that are not NaN (NaN when all are, or `self` is empty).
+
+nanmedian(Tensor input, int dim, bool keepdim=False, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+`median.dim` ignoring NaN: the lower median of each slice's non-NaN values and its index (NaN and PyTorch's index when the slice is all NaN).)doc"});
   functions.push_back({"native_dropout_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_native_dropout_backward)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor
 
@@ -319,6 +397,14 @@ In-place version of asinh(): writes the result into self. The inverse hyperbolic
                      METH_FASTCALL | METH_KEYWORDS, R"doc(isclose(Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor
 
 True where `|self - other| <= atol + rtol * |other|` (or both are equal, or both NaN when `equal_nan`), element by element with broadcasting; `self` and `other` must have the same dtype.)doc"});
+  methods.push_back({"nanmedian", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_nanmedian)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(nanmedian() -> Tensor
+
+`median` of the elements of `self` that are not NaN (NaN when all are, or `self` is empty).
+
+nanmedian(int dim, bool keepdim=False) -> tuple[Tensor, Tensor]
+
+`median.dim` ignoring NaN: the lower median of each slice's non-NaN values and its index (NaN and PyTorch's index when the slice is all NaN).)doc"});
   methods.push_back({"negative", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_negative)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(negative() -> Tensor
 

@@ -43,6 +43,18 @@ struct Before {
   }
 };
 
+// The same order with the direction fixed at compile time, for topk's selections: a comparator
+// that tests a runtime flag on every call costs about a quarter of their time.
+template <typename T, bool Descending>
+struct BeforeIn {
+  bool operator()(const Item<T>& a, const Item<T>& b) const {
+    using acc = opmath_t<T>;
+    const acc x = static_cast<acc>(a.v), y = static_cast<acc>(b.v);
+    if constexpr (Descending) return x > y || (is_nan(a.v) && !is_nan(b.v));
+    else return x < y || (!is_nan(a.v) && is_nan(b.v));
+  }
+};
+
 // Loads a slice into the thread's pair buffer.
 template <typename T>
 std::vector<Item<T>>& load_items(const DimSlice& in) {
@@ -154,6 +166,30 @@ void select_kth(std::vector<Item<T>>& a, int64_t k) {
   }
 }
 
+// std::partial_sort(items, items + k, items + n) without materializing the n items: libstdc++'s
+// partial sort is a heap select (make_heap of the first k; each later item that comes before the
+// top replaces it, through __pop_heap(first, middle, item)) and a sort_heap. pop_heap on the k + 1
+// items heap[0..k] with the candidate in heap[k] makes the same moves and comparisons, so the
+// result, ties included, is partial_sort's (PyTorch's topk), while only the slice is read.
+template <typename T, typename Comp>
+void partial_sort_topk(const DimSlice& in, int64_t k, const Comp& before, const DimSlice& values,
+                       const DimSlice& indices) {
+  thread_local std::vector<Item<T>> heap;
+  heap.resize(static_cast<size_t>(k + 1));
+  const T* x = in.as<T>();
+  for (int64_t i = 0; i < k; ++i) heap[i] = {x[i * in.stride], i};
+  std::make_heap(heap.begin(), heap.begin() + k, before);
+  for (int64_t i = k; i < in.size; ++i) {
+    const Item<T> item{x[i * in.stride], i};
+    if (before(item, heap[0])) {
+      heap[k] = item;
+      std::pop_heap(heap.begin(), heap.begin() + k + 1, before);
+    }
+  }
+  std::sort_heap(heap.begin(), heap.begin() + k, before);
+  store_items(heap, k, values, indices);
+}
+
 template <typename T>
 constexpr bool has_radix_v = std::is_same_v<T, float> || std::is_same_v<T, int32_t>;
 
@@ -205,19 +241,19 @@ void topk_kernel(const Tensor& self, int64_t k, int64_t dim, bool largest, bool 
   if (self.is_meta() || (k == 0 && self.dim() > 0)) return;
   if (self.dim() == 0) k = 1;  // a 0-d tensor holds one value whatever k is (0 or 1), as in PyTorch
   TL_DISPATCH_ALL(self.dtype(), op, [&] {
-    dim_apply({values, indices}, {self}, dim, {false, 4}, [&](const DimSlice* s) {
-      auto& items = load_items<scalar_t>(s[2]);
-      // PyTorch's CPU strategy, so that ties come out in its order: a partial sort when k is
-      // small next to the slice, else a selection of the k-th, then (sorted) a sort of those before it.
-      const Before<scalar_t> before{largest};
-      if (k * 64 <= s[2].size) {
-        std::partial_sort(items.begin(), items.begin() + k, items.end(), before);
-      } else {
+    auto run = [&](auto before) {
+      dim_apply({values, indices}, {self}, dim, {false, 4}, [&](const DimSlice* s) {
+        // PyTorch's CPU strategy, so that ties come out in its order: a partial sort when k is small
+        // next to the slice, else a selection of the k-th, then (sorted) a sort of those before it.
+        if (k * 64 <= s[2].size) return partial_sort_topk<scalar_t>(s[2], k, before, s[0], s[1]);
+        auto& items = load_items<scalar_t>(s[2]);
         std::nth_element(items.begin(), items.begin() + (k - 1), items.end(), before);
         if (sorted) std::sort(items.begin(), items.begin() + (k - 1), before);
-      }
-      store_items(items, k, s[0], s[1]);
-    });
+        store_items(items, k, s[0], s[1]);
+      });
+    };
+    if (largest) run(BeforeIn<scalar_t, true>{});
+    else run(BeforeIn<scalar_t, false>{});
   });
 }
 
