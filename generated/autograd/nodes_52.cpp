@@ -13,6 +13,7 @@
 #include "generated/ops/neg.h"
 #include "generated/ops/round.h"
 #include "generated/ops/scatter.h"
+#include "generated/ops/scatter_reduce.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {

@@ -11,6 +11,7 @@
 #include "generated/ops/randperm.h"
 #include "generated/ops/round.h"
 #include "generated/ops/scatter.h"
+#include "generated/ops/scatter_reduce.h"
 
 namespace tl {
 
