@@ -272,6 +272,7 @@ def set_calls(lib):
     for call in (lambda z: z.set_(s), lambda z: z.set_(s, 2, (2, 3)), lambda z: z.set_(s, 1, (3, 2), (1, 3)),
                  lambda z: z.set_(typed), lambda z: z.set_(source=s), lambda z: z.set_(x.reshape(3, 4).t()),
                  lambda z: z.set_(x, 3, (2, 2)), lambda z: z.set_(x, 0, (2, 2), stride=(4, 1)),
+                 lambda z: z.set_(s, 1, (2,), None), lambda z: z.set_(x, 2, (3,), stride=None),
                  lambda z: z.set_()):
         z = lib.empty(0)
         r = call(z)

@@ -20,11 +20,10 @@ import warnings
 
 from torchlite import _C
 
-_ops = _C._ops
 _uint8 = _C.uint8
 
 
-def _slice_bounds(index: slice, size: int, what: str):
+def _slice_bounds(index: slice, size: int):
     start, stop, step = index.indices(size)
     if step != 1:
         raise RuntimeError(f"Trying to slice with a step of {step}, but only a step of 1 is supported")
@@ -87,14 +86,14 @@ class UntypedStorage(_C.StorageBase):
     def __getitem__(self, index):
         n = self.nbytes()
         if isinstance(index, slice):
-            start, stop = _slice_bounds(index, n, "storage")
+            start, stop = _slice_bounds(index, n)
             return self._slice(start, stop)
         return self._tensor(_uint8)[_check_int_index(index, n, "storage")].item()
 
     def __setitem__(self, index, value):
         n = self.nbytes()
         if isinstance(index, slice):
-            start, stop = _slice_bounds(index, n, "storage")
+            start, stop = _slice_bounds(index, n)
             self._tensor(_uint8)[start:stop] = value
         else:
             self._tensor(_uint8)[_check_int_index(index, n, "storage")] = value
@@ -304,7 +303,7 @@ class TypedStorage:
     def __setitem__(self, index, value):
         n = self.size()
         if isinstance(index, slice):
-            start, stop = _slice_bounds(index, n, "storage")
+            start, stop = _slice_bounds(index, n)
             self._elements()[start:stop] = value
         else:
             self._elements()[_check_int_index(index, n, "storage")] = value
@@ -493,6 +492,10 @@ def _install_tensor_methods(tensor_class) -> None:
             args = (_storage_source(self, args[0]),) + args[1:]
         elif isinstance(kwargs.get("source"), (UntypedStorage, TypedStorage)):
             kwargs["source"] = _storage_source(self, kwargs["source"])
+        if len(args) == 4 and args[3] is None:  # stride=None: contiguous, as PyTorch's binding
+            args = args[:3]
+        elif "stride" in kwargs and kwargs["stride"] is None:
+            del kwargs["stride"]
         return generated_set_(self, *args, **kwargs)
 
     tensor_class.set_ = set_
