@@ -8,8 +8,10 @@
 #include <limits>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include "aten/autograd/GradMode.h"
+#include "aten/core/Parallel.h"
 #include "aten/native/IndexEngine.h"
 #include "aten/native/cpu/Loops.h"  // wrapping_add, wrapping_mul
 #include "generated/ops/clamp_min.h"
@@ -19,6 +21,7 @@
 #include "generated/ops/ones_like.h"
 #include "generated/ops/scatter_add.h"
 #include "generated/ops/scatter_reduce.h"
+#include "generated/ops/to.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::native {
@@ -139,6 +142,71 @@ void reduce_into(const Tensor& dst, const Tensor& src, const Tensor& idx, int64_
   });
 }
 
+// True when the dims after `dim` of `t` form one contiguous block (of prod(sizes[dim+1:]) elements).
+bool trailing_block_contiguous(const Tensor& t, int64_t dim) {
+  int64_t expected = 1;
+  for (int64_t d = t.dim() - 1; d > dim; --d) {
+    if (t.sizes()[d] != 1 && t.strides()[d] != expected) return false;
+    expected *= t.sizes()[d];
+  }
+  return true;
+}
+
+// index_reduce when the dims after `dim` are contiguous blocks in out and src (dim 0 of a row-major
+// tensor, the common case): for every index entry, its block of src is combined into out's block
+// element by element, a loop the compiler vectorizes, rather than the engine's one slice along dim
+// per element. Threads split the blocks, so each element still takes its values in index order.
+// Returns false (nothing done) when the layout does not allow it.
+bool index_reduce_blocks(const Tensor& out, const Tensor& src, const Tensor& index, int64_t dim, Reduce r,
+                         bool include_self) {
+  if (out.dim() < 2 || dim == out.dim() - 1 || out.storage() == src.storage()) return false;
+  if (!trailing_block_contiguous(out, dim) || !trailing_block_contiguous(src, dim)) return false;
+  int64_t inner = 1, outer = 1;
+  for (int64_t d = dim + 1; d < out.dim(); ++d) inner *= out.sizes()[d];
+  for (int64_t d = 0; d < dim; ++d) outer *= out.sizes()[d];
+  const Tensor idx64 = index.dtype() == ScalarType::Int64 ? index : tl::to(index, ScalarType::Int64);
+  std::vector<int64_t> ix(static_cast<size_t>(index.numel()));
+  const int64_t istride = idx64.dim() ? idx64.strides()[0] : 0;
+  for (size_t i = 0; i < ix.size(); ++i) ix[i] = idx64.data_ptr<int64_t>()[static_cast<int64_t>(i) * istride];
+  const int64_t n = static_cast<int64_t>(ix.size());
+  // Element offset of outer position o in t (the dims before dim, any strides).
+  auto outer_offset = [dim](const Tensor& t, int64_t o) {
+    int64_t off = 0;
+    for (int64_t d = dim - 1; d >= 0; --d) {
+      off += (o % t.sizes()[d]) * t.strides()[d];
+      o /= t.sizes()[d];
+    }
+    return off;
+  };
+  TL_DISPATCH_ALL(out.dtype(), "index_reduce", [&] {
+    scalar_t* y0 = out.data_ptr<scalar_t>();
+    const scalar_t* x0 = src.data_ptr<scalar_t>();
+    const int64_t ys = out.strides()[dim], xs = src.strides()[dim];
+    const scalar_t init = identity<scalar_t>(r);
+    parallel_for(0, outer * inner, 32768, [&](int64_t begin, int64_t end) {
+      for (int64_t o = begin / inner; o * inner < end; ++o) {
+        const int64_t k0 = std::max(begin - o * inner, int64_t(0)), k1 = std::min(end - o * inner, inner);
+        scalar_t* y = y0 + outer_offset(out, o);
+        const scalar_t* x = x0 + outer_offset(src, o);
+        if (!include_self) {
+          for (int64_t i = 0; i < n; ++i) std::fill(y + ix[i] * ys + k0, y + ix[i] * ys + k1, init);
+        }
+        for (int64_t i = 0; i < n; ++i) {
+          scalar_t* yb = y + ix[i] * ys;
+          const scalar_t* xb = x + i * xs;
+          switch (r) {  // one loop per mode, so each vectorizes
+            case Reduce::Prod: for (int64_t k = k0; k < k1; ++k) accumulate(Reduce::Prod, yb[k], xb[k]); break;
+            case Reduce::Max: for (int64_t k = k0; k < k1; ++k) accumulate(Reduce::Max, yb[k], xb[k]); break;
+            case Reduce::Min: for (int64_t k = k0; k < k1; ++k) accumulate(Reduce::Min, yb[k], xb[k]); break;
+            default: for (int64_t k = k0; k < k1; ++k) accumulate(Reduce::Sum, yb[k], xb[k]); break;
+          }
+        }
+      }
+    });
+  });
+  return true;
+}
+
 // mean: divide by the number of values each position took (itself included when include_self;
 // 1 where none), flooring for integers, as PyTorch's count-then-divide.
 template <typename AddCounts>
@@ -214,8 +282,9 @@ void index_reduce_kernel(const Tensor& self, int64_t dim, const Tensor& index, c
   check_index_values(index, rule);
   init_from_self(self, out, op);
   if (self.is_meta() || index.numel() == 0 || self.numel() == 0) return;
-  const Tensor idx = expand_index(index, src.sizes(), dim);
-  reduce_into(out, src, idx, dim, rule, r, include_self, op);
+  if (!index_reduce_blocks(out, src, index, dim, r, include_self)) {
+    reduce_into(out, src, expand_index(index, src.sizes(), dim), dim, rule, r, include_self, op);
+  }
   if (r == Reduce::Mean) {
     divide_by_counts(out, include_self,
                      [&](const Tensor& count) { tl::index_add_(count, dim, index, tl::ones_like(source)); });
