@@ -82,6 +82,12 @@ from torchlite.autograd import (  # noqa: E402,F401
     enable_grad, inference_mode, is_anomaly_check_nan_enabled, is_anomaly_enabled, is_grad_enabled,
     is_inference_mode_enabled, no_grad, set_grad_enabled)
 
+from torchlite import storage as _storage_module  # noqa: E402
+from torchlite.storage import TypedStorage, UntypedStorage, is_storage  # noqa: E402,F401
+
+globals().update(_storage_module._LEGACY_CLASSES)  # FloatStorage, LongStorage, ...
+_storage_module._install_tensor_methods(Tensor)  # set_ with a storage, storage(), storage_type()
+
 if hasattr(autograd, "_install_tensor_methods"):
     # Hook point: autograd adds register_hook, retain_grad, ... to Tensor.
     autograd._install_tensor_methods(Tensor)
@@ -114,11 +120,6 @@ def is_signed(input) -> bool:
     """Whether `input`'s dtype is signed (every dtype but bool, uint8, uint16, uint32 and uint64)."""
     _expect_tensor("is_signed", "input", 1, input)
     return input.is_signed()
-
-
-def is_storage(obj) -> bool:
-    """True if `obj` is a storage object; torchlite exposes none, so always False."""
-    return False
 
 
 def numel(input) -> int:

@@ -13,6 +13,7 @@
 #include "aten/core/ScalarType.h"
 #include "aten/core/Tensor.h"
 #include "aten/autograd/FunctionsManualIndex.h"  // gather/scatter
+#include "aten/autograd/FunctionsManualScatterReduce.h"  // scatter_reduce, index_reduce
 #include "aten/autograd/FunctionsManualAdvancedIndex.h"  // index, masked_select, masked_scatter
 #include "aten/autograd/FunctionsManualJoin.h"  // helpers for tensor lists
 #include "aten/autograd/FunctionsManualBinary.h"  // helpers for binary/ternary arithmetic

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "aten/core/Exception.h"
+#include "aten/native/StorageBytes.h"
 
 namespace tl::native {
 
@@ -27,7 +28,10 @@ void maybe_grow_storage(const Tensor& self, size_t nbytes) {
   StorageImpl& st = *self.storage();
   if (st.nbytes >= nbytes) return;
   TL_CHECK(st.resizable, "Trying to resize storage that is not resizable");
-  if (st.device.is_meta()) {
+  if (st.device.is_meta() || nbytes <= storage_capacity(st)) {  // the block already holds them
+    if (st.data() && self.dtype() == ScalarType::Bool) {
+      std::memset(static_cast<char*>(st.data()) + st.nbytes, 0, nbytes - st.nbytes);
+    }
     st.nbytes = nbytes;
     return;
   }

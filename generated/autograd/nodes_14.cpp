@@ -16,6 +16,7 @@
 #include "generated/ops/neg.h"
 #include "generated/ops/reshape.h"
 #include "generated/ops/roll.h"
+#include "generated/ops/scatter_reduce.h"
 #include "generated/ops/special_entr.h"
 #include "generated/ops/special_erfcx.h"
 #include "generated/ops/special_i1e.h"
@@ -102,6 +103,49 @@ variable_list RollBackward0::apply(variable_list&& grads) {
   const auto& dims = as_arg(dims_);
   if (should_compute_output(0)) {
     grad_inputs[0] = roll_backward(grad, shifts, dims);
+  }
+  return grad_inputs;
+}
+
+// Backward of scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor
+struct ScatterReduceBackward0 final : Node {
+  std::string name() const override { return "ScatterReduceBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    index_.reset_data();
+    src_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + index_.nbytes() + src_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  int64_t dim_;
+  SavedVariable index_;
+  SavedVariable src_;
+  std::string reduce_;
+  bool include_self_;
+  SavedVariable result_;
+};
+
+variable_list ScatterReduceBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& dim = as_arg(dim_);
+  const auto& index = index_.unpack(shared_from_this());
+  const auto& src = src_.unpack(shared_from_this());
+  const auto& reduce = as_arg(reduce_);
+  const auto& include_self = as_arg(include_self_);
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0) || should_compute_output(1)) {
+    auto computed = scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result);
+    if (should_compute_output(0)) grad_inputs[0] = std::get<0>(std::move(computed));
+    if (should_compute_output(1)) grad_inputs[1] = std::get<1>(std::move(computed));
   }
   return grad_inputs;
 }
@@ -303,6 +347,63 @@ Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
+}
+
+// scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor
+Tensor scatter_reduce_two(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce, bool include_self) {
+  auto grad_fn = std::make_shared<ScatterReduceBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &src}));
+  grad_fn->dim_ = dim;
+  grad_fn->reduce_ = std::string(reduce);
+  grad_fn->include_self_ = include_self;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->index_ = SavedVariable(index, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->src_ = SavedVariable(src, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::scatter_reduce_two::call(self, dim, index, src, reduce, include_self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// scatter_reduce_.two(Tensor(a!) self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor(a!)
+const Tensor& scatter_reduce__two(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce, bool include_self) {
+  check_inplace(self, "scatter_reduce_.two");
+  auto grad_fn = std::make_shared<ScatterReduceBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &src}));
+  grad_fn->dim_ = dim;
+  grad_fn->reduce_ = std::string(reduce);
+  grad_fn->include_self_ = include_self;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->index_ = SavedVariable(index, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->src_ = SavedVariable(src, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::scatter_reduce__two::call(self, dim, index, src, reduce, include_self);
+  }
+  rebase_history(self, grad_fn);
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->result_ = SavedVariable(self, true);
+  }
+  return self;
 }
 
 // special_entr(Tensor self) -> Tensor

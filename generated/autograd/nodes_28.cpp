@@ -8,6 +8,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/masked_fill.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/set.h"
 #include "generated/ops/sub.h"
 #include "generated/ops/sum.h"
 #include "generated/ops/where.h"
@@ -66,6 +67,63 @@ variable_list MaskedFillBackward1::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = sum(where(mask, grad, zeros_like(grad)));
+  }
+  return grad_inputs;
+}
+
+// Backward of set_.source_Tensor(Tensor(a!) self, Tensor source) -> Tensor(a!)
+struct SetBackward0 final : Node {
+  std::string name() const override { return "SetBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list SetBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("set_");
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("set_");
+  }
+  return grad_inputs;
+}
+
+// Backward of set_.source_Tensor_storage_offset(Tensor(a!) self, Tensor source, int storage_offset, int[] size, int[] stride=[]) -> Tensor(a!)
+struct SetBackward1 final : Node {
+  std::string name() const override { return "SetBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list SetBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("set_");
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("set_");
+  }
+  return grad_inputs;
+}
+
+// Backward of set_(Tensor(a!) self) -> Tensor(a!)
+struct SetBackward2 final : Node {
+  std::string name() const override { return "SetBackward2"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list SetBackward2::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("set_");
   }
   return grad_inputs;
 }
@@ -177,6 +235,45 @@ const Tensor& masked_fill__Tensor(const Tensor& self, const Tensor& mask, const 
   {
     AutoGradMode below_autograd(false);
     ops::masked_fill__Tensor::call(self, mask, value);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// set_.source_Tensor(Tensor(a!) self, Tensor source) -> Tensor(a!)
+const Tensor& set__source_Tensor(const Tensor& self, const Tensor& source) {
+  check_inplace(self, "set_.source_Tensor");
+  auto grad_fn = std::make_shared<SetBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &source}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::set__source_Tensor::call(self, source);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// set_.source_Tensor_storage_offset(Tensor(a!) self, Tensor source, int storage_offset, int[] size, int[] stride=[]) -> Tensor(a!)
+const Tensor& set__source_Tensor_storage_offset(const Tensor& self, const Tensor& source, int64_t storage_offset, IntArrayRef size, IntArrayRef stride) {
+  check_inplace(self, "set_.source_Tensor_storage_offset");
+  auto grad_fn = std::make_shared<SetBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &source}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::set__source_Tensor_storage_offset::call(self, source, storage_offset, size, stride);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// set_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& set_(const Tensor& self) {
+  check_inplace(self, "set_");
+  auto grad_fn = std::make_shared<SetBackward2>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::set_::call(self);
   }
   rebase_history(self, grad_fn);
   return self;

@@ -17,9 +17,11 @@
 #include "generated/ops/native_dropout.h"
 #include "generated/ops/native_dropout_backward.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/poisson.h"
 #include "generated/ops/rsub.h"
 #include "generated/ops/sigmoid_backward.h"
 #include "generated/ops/sin.h"
+#include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
 
@@ -132,6 +134,32 @@ variable_list NativeDropoutBackward0::apply(variable_list&& grads) {
   const auto& result1 = result1_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = native_dropout_backward(grad, result1, train.value_or(true) ? (p == 1 ? 0.0 : 1.0 / (1.0 - p)) : 1.0);
+  }
+  return grad_inputs;
+}
+
+// Backward of poisson(Tensor self, Generator? generator=None) -> Tensor
+struct PoissonBackward0 final : Node {
+  std::string name() const override { return "PoissonBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list PoissonBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = zeros_like(self);
   }
   return grad_inputs;
 }
@@ -305,6 +333,23 @@ std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p, std::op
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result1_ = SavedVariable(std::get<1>(result), true);
   }
+  return result;
+}
+
+// poisson(Tensor self, Generator? generator=None) -> Tensor
+Tensor poisson(const Tensor& self, std::optional<Generator> generator) {
+  auto grad_fn = std::make_shared<PoissonBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::poisson::call(self, generator);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
   return result;
 }
 

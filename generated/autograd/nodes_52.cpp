@@ -14,6 +14,7 @@
 #include "generated/ops/neg.h"
 #include "generated/ops/round.h"
 #include "generated/ops/scatter.h"
+#include "generated/ops/scatter_reduce.h"
 #include "generated/ops/tril.h"
 #include "generated/ops/triu.h"
 #include "generated/ops/unique_consecutive.h"

@@ -6,6 +6,7 @@
 #include "generated/ops/clamp_max.h"
 #include "generated/ops/isfinite.h"
 #include "generated/ops/roll.h"
+#include "generated/ops/scatter_reduce.h"
 #include "generated/ops/special_entr.h"
 #include "generated/ops/special_erfcx.h"
 #include "generated/ops/special_i1e.h"
@@ -217,6 +218,91 @@ Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
     return autograd::wrappers::roll(self, shifts, dims);
   }
   return ops::roll::call(self, shifts, dims);
+}
+
+// ============================================================================ scatter_reduce
+
+// scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor
+static Tensor scatter_reduce_two_kernel_functional(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce, bool include_self) {
+  Tensor out;
+  native::scatter_reduce_two_kernel(self, dim, index, src, reduce, include_self, out);
+  return out;
+}
+
+ops::scatter_reduce_two::Kernel* ops::scatter_reduce_two::kernels[kNumDeviceTypes] = {
+    /* CPU */ scatter_reduce_two_kernel_functional,
+    /* Meta */ scatter_reduce_two_kernel_functional,
+};
+
+Tensor ops::scatter_reduce_two::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce, bool include_self) {
+  const Device kernel_device = dispatch_device("scatter_reduce.two", {&self, &index, &src});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("scatter_reduce.two", kernel_device);
+  return kernel(self, dim, index, src, reduce, include_self);
+}
+
+Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce, bool include_self) {
+  if (autograd::compute_requires_grad({&self, &src})) {
+    return autograd::wrappers::scatter_reduce_two(self, dim, index, src, reduce, include_self);
+  }
+  return ops::scatter_reduce_two::call(self, dim, index, src, reduce, include_self);
+}
+
+// scatter_reduce_.two(Tensor(a!) self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor(a!)
+static const Tensor& scatter_reduce_two_kernel_inplace(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce, bool include_self) {
+  Tensor out = self;
+  native::scatter_reduce_two_kernel(self, dim, index, src, reduce, include_self, out);
+  return self;
+}
+
+ops::scatter_reduce__two::Kernel* ops::scatter_reduce__two::kernels[kNumDeviceTypes] = {
+    /* CPU */ scatter_reduce_two_kernel_inplace,
+    /* Meta */ scatter_reduce_two_kernel_inplace,
+};
+
+const Tensor& ops::scatter_reduce__two::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce, bool include_self) {
+  const Device kernel_device = dispatch_device("scatter_reduce_.two", {&self, &index, &src});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("scatter_reduce_.two", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, src, reduce, include_self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& scatter_reduce_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce, bool include_self) {
+  if (autograd::compute_requires_grad({&self, &src})) {
+    return autograd::wrappers::scatter_reduce__two(self, dim, index, src, reduce, include_self);
+  }
+  return ops::scatter_reduce__two::call(self, dim, index, src, reduce, include_self);
+}
+
+// scatter_reduce.two_out(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& scatter_reduce_two_kernel_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce, bool include_self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor index_in = native::input_unaffected_by_resize(index, out);
+  const Tensor src_in = native::input_unaffected_by_resize(src, out);
+  Tensor out_handle = out;
+  native::scatter_reduce_two_kernel(self_in, dim, index_in, src_in, reduce, include_self, out_handle);
+  return out;
+}
+
+ops::scatter_reduce_two_out::Kernel* ops::scatter_reduce_two_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ scatter_reduce_two_kernel_out,
+    /* Meta */ scatter_reduce_two_kernel_out,
+};
+
+const Tensor& ops::scatter_reduce_two_out::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce, bool include_self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("scatter_reduce.two_out", {&self, &index, &src, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("scatter_reduce.two_out", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, src, reduce, include_self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& scatter_reduce_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce, bool include_self) {
+  check_out_no_grad("scatter_reduce.two_out", {&self, &index, &src}, {&out});
+  return ops::scatter_reduce_two_out::call(self, dim, index, src, reduce, include_self, out);
 }
 
 // ============================================================================ special_entr

@@ -5,6 +5,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/bmm.h"
 #include "generated/ops/expm1.h"
+#include "generated/ops/is_set_to.h"
 #include "generated/ops/logical_and.h"
 #include "generated/ops/mvlgamma.h"
 #include "generated/ops/permute.h"
@@ -150,6 +151,25 @@ const Tensor& ops::expm1_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& expm1_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("expm1.out", {&self}, {&out});
   return ops::expm1_out::call(self, out);
+}
+
+// ============================================================================ is_set_to
+
+// is_set_to(Tensor self, Tensor tensor) -> bool
+ops::is_set_to::Kernel* ops::is_set_to::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::is_set_to_kernel,
+    /* Meta */ native::is_set_to_kernel,
+};
+
+bool ops::is_set_to::call(const Tensor& self, const Tensor& tensor) {
+  const Device kernel_device = dispatch_device("is_set_to", {&self, &tensor});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("is_set_to", kernel_device);
+  return kernel(self, tensor);
+}
+
+bool is_set_to(const Tensor& self, const Tensor& tensor) {
+  return ops::is_set_to::call(self, tensor);
 }
 
 // ============================================================================ logical_and

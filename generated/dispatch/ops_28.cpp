@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/masked_fill.h"
+#include "generated/ops/set.h"
 #include "generated/ops/sub.h"
 
 namespace tl {
@@ -116,6 +117,74 @@ const Tensor& masked_fill_(const Tensor& self, const Tensor& mask, const Tensor&
     return autograd::wrappers::masked_fill__Tensor(self, mask, value);
   }
   return ops::masked_fill__Tensor::call(self, mask, value);
+}
+
+// ============================================================================ set
+
+// set_.source_Tensor(Tensor(a!) self, Tensor source) -> Tensor(a!)
+ops::set__source_Tensor::Kernel* ops::set__source_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::set_tensor_kernel,
+    /* Meta */ native::set_tensor_kernel,
+};
+
+const Tensor& ops::set__source_Tensor::call(const Tensor& self, const Tensor& source) {
+  const Device kernel_device = dispatch_device("set_.source_Tensor", {&self, &source});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("set_.source_Tensor", kernel_device);
+  decltype(auto) result = kernel(self, source);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& set_(const Tensor& self, const Tensor& source) {
+  if (autograd::compute_requires_grad({&self, &source})) {
+    return autograd::wrappers::set__source_Tensor(self, source);
+  }
+  return ops::set__source_Tensor::call(self, source);
+}
+
+// set_.source_Tensor_storage_offset(Tensor(a!) self, Tensor source, int storage_offset, int[] size, int[] stride=[]) -> Tensor(a!)
+ops::set__source_Tensor_storage_offset::Kernel* ops::set__source_Tensor_storage_offset::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::set_tensor_storage_offset_kernel,
+    /* Meta */ native::set_tensor_storage_offset_kernel,
+};
+
+const Tensor& ops::set__source_Tensor_storage_offset::call(const Tensor& self, const Tensor& source, int64_t storage_offset, IntArrayRef size, IntArrayRef stride) {
+  const Device kernel_device = dispatch_device("set_.source_Tensor_storage_offset", {&self, &source});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("set_.source_Tensor_storage_offset", kernel_device);
+  decltype(auto) result = kernel(self, source, storage_offset, size, stride);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& set_(const Tensor& self, const Tensor& source, int64_t storage_offset, IntArrayRef size, IntArrayRef stride) {
+  if (autograd::compute_requires_grad({&self, &source})) {
+    return autograd::wrappers::set__source_Tensor_storage_offset(self, source, storage_offset, size, stride);
+  }
+  return ops::set__source_Tensor_storage_offset::call(self, source, storage_offset, size, stride);
+}
+
+// set_(Tensor(a!) self) -> Tensor(a!)
+ops::set_::Kernel* ops::set_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::set_empty_kernel,
+    /* Meta */ native::set_empty_kernel,
+};
+
+const Tensor& ops::set_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("set_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("set_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& set_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::set_(self);
+  }
+  return ops::set_::call(self);
 }
 
 // ============================================================================ sub

@@ -8,6 +8,7 @@
 #include "generated/ops/masked_scatter.h"
 #include "generated/ops/narrow.h"
 #include "generated/ops/native_dropout.h"
+#include "generated/ops/poisson.h"
 #include "generated/ops/sigmoid_backward.h"
 #include "generated/ops/sin.h"
 #include "generated/ops/stack.h"
@@ -235,6 +236,28 @@ std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p, std::op
     return autograd::wrappers::native_dropout(input, p, train);
   }
   return ops::native_dropout::call(input, p, train);
+}
+
+// ============================================================================ poisson
+
+// poisson(Tensor self, Generator? generator=None) -> Tensor
+ops::poisson::Kernel* ops::poisson::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::poisson_kernel,
+    /* Meta */ native::poisson_kernel,
+};
+
+Tensor ops::poisson::call(const Tensor& self, std::optional<Generator> generator) {
+  const Device kernel_device = dispatch_device("poisson", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("poisson", kernel_device);
+  return kernel(self, generator);
+}
+
+Tensor poisson(const Tensor& self, std::optional<Generator> generator) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::poisson(self, generator);
+  }
+  return ops::poisson::call(self, generator);
 }
 
 // ============================================================================ sigmoid_backward

@@ -7,6 +7,7 @@
 #include "generated/ops/full_like.h"
 #include "generated/ops/index_select.h"
 #include "generated/ops/lt.h"
+#include "generated/ops/multinomial.h"
 
 namespace tl {
 
@@ -332,6 +333,58 @@ const Tensor& ops::lt_Scalar_out::call(const Tensor& self, const Scalar& other, 
 const Tensor& lt_out(const Tensor& out, const Tensor& self, const Scalar& other) {
   check_out_no_grad("lt.Scalar_out", {&self}, {&out});
   return ops::lt_Scalar_out::call(self, other, out);
+}
+
+// ============================================================================ multinomial
+
+// multinomial(Tensor self, int num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor
+static Tensor multinomial_kernel_functional(const Tensor& self, int64_t num_samples, bool replacement, std::optional<Generator> generator) {
+  Tensor out;
+  native::multinomial_kernel(self, num_samples, replacement, generator, out);
+  return out;
+}
+
+ops::multinomial::Kernel* ops::multinomial::kernels[kNumDeviceTypes] = {
+    /* CPU */ multinomial_kernel_functional,
+    /* Meta */ multinomial_kernel_functional,
+};
+
+Tensor ops::multinomial::call(const Tensor& self, int64_t num_samples, bool replacement, std::optional<Generator> generator) {
+  const Device kernel_device = dispatch_device("multinomial", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("multinomial", kernel_device);
+  return kernel(self, num_samples, replacement, generator);
+}
+
+Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement, std::optional<Generator> generator) {
+  return ops::multinomial::call(self, num_samples, replacement, generator);
+}
+
+// multinomial.out(Tensor self, int num_samples, bool replacement=False, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& multinomial_kernel_out(const Tensor& self, int64_t num_samples, bool replacement, std::optional<Generator> generator, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::multinomial_kernel(self_in, num_samples, replacement, generator, out_handle);
+  return out;
+}
+
+ops::multinomial_out::Kernel* ops::multinomial_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ multinomial_kernel_out,
+    /* Meta */ multinomial_kernel_out,
+};
+
+const Tensor& ops::multinomial_out::call(const Tensor& self, int64_t num_samples, bool replacement, std::optional<Generator> generator, const Tensor& out) {
+  const Device kernel_device = dispatch_device("multinomial.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("multinomial.out", kernel_device);
+  decltype(auto) result = kernel(self, num_samples, replacement, generator, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& multinomial_out(const Tensor& out, const Tensor& self, int64_t num_samples, bool replacement, std::optional<Generator> generator) {
+  check_out_no_grad("multinomial.out", {&self}, {&out});
+  return ops::multinomial_out::call(self, num_samples, replacement, generator, out);
 }
 
 }  // namespace tl

@@ -6,6 +6,7 @@
 #include "generated/ops/_unique2.h"
 #include "generated/ops/adjoint.h"
 #include "generated/ops/frac.h"
+#include "generated/ops/index_reduce.h"
 #include "generated/ops/nanmean.h"
 #include "generated/ops/unfold_backward.h"
 
@@ -121,6 +122,91 @@ const Tensor& ops::frac_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& frac_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("frac.out", {&self}, {&out});
   return ops::frac_out::call(self, out);
+}
+
+// ============================================================================ index_reduce
+
+// index_reduce(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor
+static Tensor index_reduce_kernel_functional(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce, bool include_self) {
+  Tensor out;
+  native::index_reduce_kernel(self, dim, index, source, reduce, include_self, out);
+  return out;
+}
+
+ops::index_reduce::Kernel* ops::index_reduce::kernels[kNumDeviceTypes] = {
+    /* CPU */ index_reduce_kernel_functional,
+    /* Meta */ index_reduce_kernel_functional,
+};
+
+Tensor ops::index_reduce::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce, bool include_self) {
+  const Device kernel_device = dispatch_device("index_reduce", {&self, &index, &source});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("index_reduce", kernel_device);
+  return kernel(self, dim, index, source, reduce, include_self);
+}
+
+Tensor index_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce, bool include_self) {
+  if (autograd::compute_requires_grad({&self, &source})) {
+    return autograd::wrappers::index_reduce(self, dim, index, source, reduce, include_self);
+  }
+  return ops::index_reduce::call(self, dim, index, source, reduce, include_self);
+}
+
+// index_reduce_(Tensor(a!) self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor(a!)
+static const Tensor& index_reduce_kernel_inplace(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce, bool include_self) {
+  Tensor out = self;
+  native::index_reduce_kernel(self, dim, index, source, reduce, include_self, out);
+  return self;
+}
+
+ops::index_reduce_::Kernel* ops::index_reduce_::kernels[kNumDeviceTypes] = {
+    /* CPU */ index_reduce_kernel_inplace,
+    /* Meta */ index_reduce_kernel_inplace,
+};
+
+const Tensor& ops::index_reduce_::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce, bool include_self) {
+  const Device kernel_device = dispatch_device("index_reduce_", {&self, &index, &source});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("index_reduce_", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, source, reduce, include_self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& index_reduce_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce, bool include_self) {
+  if (autograd::compute_requires_grad({&self, &source})) {
+    return autograd::wrappers::index_reduce_(self, dim, index, source, reduce, include_self);
+  }
+  return ops::index_reduce_::call(self, dim, index, source, reduce, include_self);
+}
+
+// index_reduce.out(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& index_reduce_kernel_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce, bool include_self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor index_in = native::input_unaffected_by_resize(index, out);
+  const Tensor source_in = native::input_unaffected_by_resize(source, out);
+  Tensor out_handle = out;
+  native::index_reduce_kernel(self_in, dim, index_in, source_in, reduce, include_self, out_handle);
+  return out;
+}
+
+ops::index_reduce_out::Kernel* ops::index_reduce_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ index_reduce_kernel_out,
+    /* Meta */ index_reduce_kernel_out,
+};
+
+const Tensor& ops::index_reduce_out::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce, bool include_self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("index_reduce.out", {&self, &index, &source, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("index_reduce.out", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, source, reduce, include_self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& index_reduce_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce, bool include_self) {
+  check_out_no_grad("index_reduce.out", {&self, &index, &source}, {&out});
+  return ops::index_reduce_out::call(self, dim, index, source, reduce, include_self, out);
 }
 
 // ============================================================================ nanmean

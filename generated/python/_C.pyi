@@ -1341,6 +1341,14 @@ class TensorBase:
         """In-place version of index_put(): writes the result into self. A copy of `self` with `values` (broadcast to `self[indices]`'s shape) written at `indices`, or added there when `accumulate` (duplicates then add up, in index order)."""
         ...
 
+    def index_reduce(self, dim: int, index: Tensor, source: Tensor, reduce: str, *, include_self: bool = True) -> Tensor:
+        """A copy of `self` where slice `i` of `source` along `dim` is reduced into slice `index[i]` by `reduce` ('prod', 'mean', 'amax' or 'amin'), in index order; with `include_self=False` the slices of `self` that are indexed take no part. Mean floors for integer dtypes; a NaN in `source` wins amax/amin."""
+        ...
+
+    def index_reduce_(self, dim: int, index: Tensor, source: Tensor, reduce: str, *, include_self: bool = True) -> Tensor:
+        """In-place version of index_reduce(): writes the result into self. A copy of `self` where slice `i` of `source` along `dim` is reduced into slice `index[i]` by `reduce` ('prod', 'mean', 'amax' or 'amin'), in index order; with `include_self=False` the slices of `self` that are indexed take no part. Mean floors for integer dtypes; a NaN in `source` wins amax/amin."""
+        ...
+
     def index_select(self, dim: int, index: Tensor) -> Tensor:
         """The entries of `self` at the positions of the 1-D `index` along `dim`."""
         ...
@@ -1351,6 +1359,10 @@ class TensorBase:
 
     def is_same_size(self, other: Tensor) -> bool:
         """Whether `self` and `other` have the same shape."""
+        ...
+
+    def is_set_to(self, tensor: Tensor) -> bool:
+        """Whether `self` and `tensor` view the same storage with the same offset, sizes and strides."""
         ...
 
     def isclose(self, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
@@ -1721,6 +1733,10 @@ class TensorBase:
         """In-place version of mul(): writes the result into self. Multiplies every element of `self` by the number `other`."""
         ...
 
+    def multinomial(self, num_samples: int, replacement: bool = False, *, generator: Optional[Generator] = None) -> Tensor:
+        """`num_samples` indices drawn from the categories of each row of `self` (1-D or 2-D; nonnegative weights, not necessarily normalised), with or without replacement, as int64. PyTorch's CPU numbers for the same seed: without replacement (or one sample) the argmax / top-k of `self / q` with `q` exponential draws; with replacement a binary search of one float64 uniform per sample in the normalised cumulative sum."""
+        ...
+
     @overload
     def multiply(self, other: Tensor) -> Tensor:
         """Alias of `mul`."""
@@ -2073,8 +2089,29 @@ class TensorBase:
         """In-place version of scatter_add(): writes the result into self. A copy of `self` with `out[index[i][j]][j] += src[i][j]` for dim 0 (and likewise for other dims), summed in index order."""
         ...
 
+    def scatter_reduce(self, dim: int, index: Tensor, src: Tensor, reduce: str, *, include_self: bool = True) -> Tensor:
+        """A copy of `self` where each `src[i][j]` is reduced into `out[index[i][j]][j]` for dim 0 (and likewise for other dims) by `reduce` ('sum', 'prod', 'mean', 'amax' or 'amin'), in index order; with `include_self=False` the values of `self` at the positions scattered to take no part. Mean floors for integer dtypes; a NaN in `src` wins amax/amin."""
+        ...
+
+    def scatter_reduce_(self, dim: int, index: Tensor, src: Tensor, reduce: str, *, include_self: bool = True) -> Tensor:
+        """In-place version of scatter_reduce(): writes the result into self. A copy of `self` where each `src[i][j]` is reduced into `out[index[i][j]][j]` for dim 0 (and likewise for other dims) by `reduce` ('sum', 'prod', 'mean', 'amax' or 'amin'), in index order; with `include_self=False` the values of `self` at the positions scattered to take no part. Mean floors for integer dtypes; a NaN in `src` wins amax/amin."""
+        ...
+
     def select(self, dim: int, index: int) -> Tensor:
         """A view of `self` at position `index` of dimension `dim`, which is removed."""
+        ...
+
+    @overload
+    def set_(self, source: Tensor) -> Tensor:
+        """Makes `self` a view of the storage of `source` with its sizes, strides and offset (`Tensor.set_` also takes a storage, through torchlite/storage.py). No derivative, as in PyTorch."""
+        ...
+    @overload
+    def set_(self, source: Tensor, storage_offset: int, size: Sequence[int], stride: Sequence[int] = ()) -> Tensor:
+        """Makes `self` the tensor of sizes `size` and strides `stride` (contiguous when empty) at `storage_offset` elements into the storage of `source`; the storage grows when it is too small (unless NumPy points into it)."""
+        ...
+    @overload
+    def set_(self) -> Tensor:
+        """Makes `self` an empty tensor (size [0]) on a new, empty storage of its device."""
         ...
 
     def sgn(self) -> Tensor:

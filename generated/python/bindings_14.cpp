@@ -7,6 +7,7 @@
 #include "generated/ops/clamp_max.h"
 #include "generated/ops/isfinite.h"
 #include "generated/ops/roll.h"
+#include "generated/ops/scatter_reduce.h"
 #include "generated/ops/special_entr.h"
 #include "generated/ops/special_erfcx.h"
 #include "generated/ops/special_i1e.h"
@@ -105,6 +106,49 @@ PyObject* fn_roll(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   auto shifts = r.intlist(1);
   auto dims = r.intlist(2);
   auto result = [&] { GilRelease no_gil; return tl::roll(self, shifts, dims); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// scatter_reduce
+PyObject* fn_scatter_reduce(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "scatter_reduce(Tensor input, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto index = r.tensor(2);
+  auto src = r.tensor(3);
+  auto reduce = r.string(4);
+  auto include_self = r.toBool(5);
+  if (!r.is_none(6)) {
+    auto out = r.tensor(6);
+    auto result = [&] { GilRelease no_gil; return tl::scatter_reduce_out(out, self, dim, index, src, reduce, include_self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::scatter_reduce(self, dim, index, src, reduce, include_self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// scatter_reduce_
+PyObject* fn_scatter_reduce_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "scatter_reduce_(Tensor input, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto index = r.tensor(2);
+  auto src = r.tensor(3);
+  auto reduce = r.string(4);
+  auto include_self = r.toBool(5);
+  auto result = [&] { GilRelease no_gil; return tl::scatter_reduce_(self, dim, index, src, reduce, include_self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -250,6 +294,44 @@ PyObject* method_roll(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.scatter_reduce
+PyObject* method_scatter_reduce(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "scatter_reduce(int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto index = r.tensor(1);
+  auto src = r.tensor(2);
+  auto reduce = r.string(3);
+  auto include_self = r.toBool(4);
+  auto result = [&] { GilRelease no_gil; return tl::scatter_reduce(self, dim, index, src, reduce, include_self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.scatter_reduce_
+PyObject* method_scatter_reduce_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "scatter_reduce_(int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto index = r.tensor(1);
+  auto src = r.tensor(2);
+  auto reduce = r.string(3);
+  auto include_self = r.toBool(4);
+  auto result = [&] { GilRelease no_gil; return tl::scatter_reduce_(self, dim, index, src, reduce, include_self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.view
 PyObject* method_view(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -292,6 +374,14 @@ True where an element of `self` is neither infinite nor NaN.)doc"});
                        METH_FASTCALL | METH_KEYWORDS, R"doc(roll(Tensor input, int[1] shifts, int[1] dims=[]) -> Tensor
 
 `self` with its elements shifted by `shifts[i]` along each `dims[i]`, wrapping around; without `dims` the flattened tensor is shifted and the shape restored.)doc"});
+  functions.push_back({"scatter_reduce", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter_reduce)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_reduce(Tensor input, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor? out=None) -> Tensor
+
+A copy of `self` where each `src[i][j]` is reduced into `out[index[i][j]][j]` for dim 0 (and likewise for other dims) by `reduce` ('sum', 'prod', 'mean', 'amax' or 'amin'), in index order; with `include_self=False` the values of `self` at the positions scattered to take no part. Mean floors for integer dtypes; a NaN in `src` wins amax/amin.)doc"});
+  functions.push_back({"scatter_reduce_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter_reduce_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_reduce_(Tensor input, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor
+
+In-place version of scatter_reduce(): writes the result into self. A copy of `self` where each `src[i][j]` is reduced into `out[index[i][j]][j]` for dim 0 (and likewise for other dims) by `reduce` ('sum', 'prod', 'mean', 'amax' or 'amin'), in index order; with `include_self=False` the values of `self` at the positions scattered to take no part. Mean floors for integer dtypes; a NaN in `src` wins amax/amin.)doc"});
   functions.push_back({"special_entr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_entr)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(special_entr(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -328,6 +418,14 @@ True where an element of `self` is neither infinite nor NaN.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(roll(int[1] shifts, int[1] dims=[]) -> Tensor
 
 `self` with its elements shifted by `shifts[i]` along each `dims[i]`, wrapping around; without `dims` the flattened tensor is shifted and the shape restored.)doc"});
+  methods.push_back({"scatter_reduce", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_scatter_reduce)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_reduce(int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor
+
+A copy of `self` where each `src[i][j]` is reduced into `out[index[i][j]][j]` for dim 0 (and likewise for other dims) by `reduce` ('sum', 'prod', 'mean', 'amax' or 'amin'), in index order; with `include_self=False` the values of `self` at the positions scattered to take no part. Mean floors for integer dtypes; a NaN in `src` wins amax/amin.)doc"});
+  methods.push_back({"scatter_reduce_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_scatter_reduce_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_reduce_(int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor
+
+In-place version of scatter_reduce(): writes the result into self. A copy of `self` where each `src[i][j]` is reduced into `out[index[i][j]][j]` for dim 0 (and likewise for other dims) by `reduce` ('sum', 'prod', 'mean', 'amax' or 'amin'), in index order; with `include_self=False` the values of `self` at the positions scattered to take no part. Mean floors for integer dtypes; a NaN in `src` wins amax/amin.)doc"});
   methods.push_back({"view", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_view)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(view(int[] size) -> Tensor
 

@@ -6,6 +6,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/bmm.h"
 #include "generated/ops/expm1.h"
+#include "generated/ops/is_set_to.h"
 #include "generated/ops/logical_and.h"
 #include "generated/ops/permute.h"
 #include "generated/ops/special_multigammaln.h"
@@ -197,6 +198,21 @@ PyObject* method_expm1_(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// Tensor.is_set_to
+PyObject* method_is_set_to(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "is_set_to(Tensor tensor)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto tensor = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::is_set_to(self, tensor); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.logical_and
 PyObject* method_logical_and(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -289,6 +305,10 @@ Batched matrix product of two 3-D tensors with the same batch size.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(expm1_() -> Tensor
 
 In-place version of expm1(): writes the result into self. `exp(x) - 1` for every element x of `self`, accurate near zero; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"is_set_to", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_is_set_to)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(is_set_to(Tensor tensor) -> bool
+
+Whether `self` and `tensor` view the same storage with the same offset, sizes and strides.)doc"});
   methods.push_back({"logical_and", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logical_and)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(logical_and(Tensor other) -> Tensor
 

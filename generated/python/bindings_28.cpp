@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/masked_fill.h"
+#include "generated/ops/set.h"
 #include "generated/ops/sub.h"
 
 namespace tl::python {
@@ -247,6 +248,42 @@ PyObject* method_masked_fill_(PyObject* py_self, PyObject* const* args, Py_ssize
   TL_PY_CATCH
 }
 
+// Tensor.set_
+PyObject* method_set_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "set_(Tensor source)",
+      "set_(Tensor source, int storage_offset, int[] size, int[] stride=[])",
+      "set_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // set_.source_Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto source = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::set_(self, source); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // set_.source_Tensor_storage_offset
+      const Tensor& self = unpack_tensor(py_self);
+      auto source = r.tensor(0);
+      auto storage_offset = r.toInt64(1);
+      auto size = r.intlist(2);
+      auto stride = r.intlist(3);
+      auto result = [&] { GilRelease no_gil; return tl::set_(self, source, storage_offset, size, stride); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // set_
+      const Tensor& self = unpack_tensor(py_self);
+      auto result = [&] { GilRelease no_gil; return tl::set_(self); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.sub
 PyObject* method_sub(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -372,6 +409,18 @@ In-place version of masked_fill(): writes the result into self. A copy of `self`
 masked_fill_(Tensor mask, Tensor value) -> Tensor
 
 In-place version of masked_fill(): writes the result into self. `masked_fill` with the value given as a 0-d tensor.)doc"});
+  methods.push_back({"set_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_set_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(set_(Tensor source) -> Tensor
+
+Makes `self` a view of the storage of `source` with its sizes, strides and offset (`Tensor.set_` also takes a storage, through torchlite/storage.py). No derivative, as in PyTorch.
+
+set_(Tensor source, int storage_offset, int[] size, int[] stride=[]) -> Tensor
+
+Makes `self` the tensor of sizes `size` and strides `stride` (contiguous when empty) at `storage_offset` elements into the storage of `source`; the storage grows when it is too small (unless NumPy points into it).
+
+set_() -> Tensor
+
+Makes `self` an empty tensor (size [0]) on a new, empty storage of its device.)doc"});
   methods.push_back({"sub", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sub)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(sub(Tensor other, *, Scalar alpha=1) -> Tensor
 

@@ -9,6 +9,7 @@
 #include "generated/ops/masked_scatter.h"
 #include "generated/ops/narrow.h"
 #include "generated/ops/native_dropout.h"
+#include "generated/ops/poisson.h"
 #include "generated/ops/sigmoid_backward.h"
 #include "generated/ops/sin.h"
 #include "generated/ops/stack.h"
@@ -134,6 +135,21 @@ PyObject* fn_native_dropout(PyObject* /*module*/, PyObject* const* args, Py_ssiz
   auto p = r.toDouble(1);
   auto train = r.toBool_optional(2);
   auto result = [&] { GilRelease no_gil; return tl::native_dropout(input, p, train); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// poisson
+PyObject* fn_poisson(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "poisson(Tensor input, Generator? generator=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto generator = r.generator_optional(1);
+  auto result = [&] { GilRelease no_gil; return tl::poisson(self, generator); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -349,6 +365,10 @@ A view of `self` keeping `length` indices of dimension `dim` from `start` (which
                        METH_FASTCALL | METH_KEYWORDS, R"doc(native_dropout(Tensor input, float p, bool? train) -> tuple[Tensor, Tensor]
 
 Dropout with its mask, in one pass drawing from the generator. In training (`train` True or None) each element is kept with probability 1-p and scaled by 1/(1-p), the bool mask says which were kept (p=1 gives zeros); with `train` False, a copy of `input` and an all-True mask.)doc"});
+  functions.push_back({"poisson", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_poisson)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(poisson(Tensor input, Generator? generator=None) -> Tensor
+
+A sample of the Poisson distribution of rate `self` per element (in self's dtype), PyTorch's sampler on the same float64 uniforms (so its numbers for the same seed); its gradient is zero, as PyTorch's.)doc"});
   functions.push_back({"sigmoid_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sigmoid_backward)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(sigmoid_backward(Tensor grad_output, Tensor output, *, Tensor? out=None) -> Tensor
 

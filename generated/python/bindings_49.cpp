@@ -8,6 +8,7 @@
 #include "generated/ops/full_like.h"
 #include "generated/ops/index_select.h"
 #include "generated/ops/lt.h"
+#include "generated/ops/multinomial.h"
 
 namespace tl::python {
 namespace {
@@ -166,6 +167,28 @@ PyObject* fn_lt_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_CATCH
 }
 
+// multinomial
+PyObject* fn_multinomial(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "multinomial(Tensor input, int num_samples, bool replacement=False, *, Generator? generator=None, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto num_samples = r.toInt64(1);
+  auto replacement = r.toBool(2);
+  auto generator = r.generator_optional(3);
+  if (!r.is_none(4)) {
+    auto out = r.tensor(4);
+    auto result = [&] { GilRelease no_gil; return tl::multinomial_out(out, self, num_samples, replacement, generator); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::multinomial(self, num_samples, replacement, generator); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.__lt__
 PyObject* operator__lt__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -263,6 +286,23 @@ PyObject* method_lt_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// Tensor.multinomial
+PyObject* method_multinomial(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "multinomial(int num_samples, bool replacement=False, *, Generator? generator=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto num_samples = r.toInt64(0);
+  auto replacement = r.toBool(1);
+  auto generator = r.generator_optional(2);
+  auto result = [&] { GilRelease no_gil; return tl::multinomial(self, num_samples, replacement, generator); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_49(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
@@ -298,6 +338,10 @@ In-place version of lt(): writes the result into self. True where `self < other`
 lt_(Tensor input, Scalar other) -> Tensor
 
 In-place version of lt(): writes the result into self. True where an element of `self` is less than the number `other`.)doc"});
+  functions.push_back({"multinomial", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_multinomial)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(multinomial(Tensor input, int num_samples, bool replacement=False, *, Generator? generator=None, Tensor? out=None) -> Tensor
+
+`num_samples` indices drawn from the categories of each row of `self` (1-D or 2-D; nonnegative weights, not necessarily normalised), with or without replacement, as int64. PyTorch's CPU numbers for the same seed: without replacement (or one sample) the argmax / top-k of `self / q` with `q` exponential draws; with replacement a binary search of one float64 uniform per sample in the normalised cumulative sum.)doc"});
   methods.push_back({"__lt__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__lt__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__lt__(Tensor other) -> Tensor
 
@@ -326,6 +370,10 @@ In-place version of lt(): writes the result into self. True where `self < other`
 lt_(Scalar other) -> Tensor
 
 In-place version of lt(): writes the result into self. True where an element of `self` is less than the number `other`.)doc"});
+  methods.push_back({"multinomial", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_multinomial)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(multinomial(int num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor
+
+`num_samples` indices drawn from the categories of each row of `self` (1-D or 2-D; nonnegative weights, not necessarily normalised), with or without replacement, as int64. PyTorch's CPU numbers for the same seed: without replacement (or one sample) the argmax / top-k of `self / q` with `q` exponential draws; with replacement a binary search of one float64 uniform per sample in the normalised cumulative sum.)doc"});
   (void)functions;
   (void)methods;
 }

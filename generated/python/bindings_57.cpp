@@ -7,6 +7,7 @@
 #include "generated/ops/_unique2.h"
 #include "generated/ops/adjoint.h"
 #include "generated/ops/frac.h"
+#include "generated/ops/index_reduce.h"
 #include "generated/ops/nanmean.h"
 #include "generated/ops/unfold_backward.h"
 
@@ -73,6 +74,49 @@ PyObject* fn_frac_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::frac_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// index_reduce
+PyObject* fn_index_reduce(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_reduce(Tensor input, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto index = r.tensor(2);
+  auto source = r.tensor(3);
+  auto reduce = r.string(4);
+  auto include_self = r.toBool(5);
+  if (!r.is_none(6)) {
+    auto out = r.tensor(6);
+    auto result = [&] { GilRelease no_gil; return tl::index_reduce_out(out, self, dim, index, source, reduce, include_self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::index_reduce(self, dim, index, source, reduce, include_self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// index_reduce_
+PyObject* fn_index_reduce_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_reduce_(Tensor input, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto index = r.tensor(2);
+  auto source = r.tensor(3);
+  auto reduce = r.string(4);
+  auto include_self = r.toBool(5);
+  auto result = [&] { GilRelease no_gil; return tl::index_reduce_(self, dim, index, source, reduce, include_self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -159,6 +203,44 @@ PyObject* method_frac_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// Tensor.index_reduce
+PyObject* method_index_reduce(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_reduce(int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto index = r.tensor(1);
+  auto source = r.tensor(2);
+  auto reduce = r.string(3);
+  auto include_self = r.toBool(4);
+  auto result = [&] { GilRelease no_gil; return tl::index_reduce(self, dim, index, source, reduce, include_self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.index_reduce_
+PyObject* method_index_reduce_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_reduce_(int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto index = r.tensor(1);
+  auto source = r.tensor(2);
+  auto reduce = r.string(3);
+  auto include_self = r.toBool(4);
+  auto result = [&] { GilRelease no_gil; return tl::index_reduce_(self, dim, index, source, reduce, include_self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.nanmean
 PyObject* method_nanmean(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -195,6 +277,14 @@ The fractional part `x - trunc(x)` of every element x of `self`, with x's sign; 
                        METH_FASTCALL | METH_KEYWORDS, R"doc(frac_(Tensor input) -> Tensor
 
 In-place version of frac(): writes the result into self. The fractional part `x - trunc(x)` of every element x of `self`, with x's sign; floating dtypes only.)doc"});
+  functions.push_back({"index_reduce", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_reduce)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(index_reduce(Tensor input, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True, Tensor? out=None) -> Tensor
+
+A copy of `self` where slice `i` of `source` along `dim` is reduced into slice `index[i]` by `reduce` ('prod', 'mean', 'amax' or 'amin'), in index order; with `include_self=False` the slices of `self` that are indexed take no part. Mean floors for integer dtypes; a NaN in `source` wins amax/amin.)doc"});
+  functions.push_back({"index_reduce_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_reduce_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(index_reduce_(Tensor input, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor
+
+In-place version of index_reduce(): writes the result into self. A copy of `self` where slice `i` of `source` along `dim` is reduced into slice `index[i]` by `reduce` ('prod', 'mean', 'amax' or 'amin'), in index order; with `include_self=False` the slices of `self` that are indexed take no part. Mean floors for integer dtypes; a NaN in `source` wins amax/amin.)doc"});
   functions.push_back({"nanmean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nanmean)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(nanmean(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 
@@ -215,6 +305,14 @@ The fractional part `x - trunc(x)` of every element x of `self`, with x's sign; 
                      METH_FASTCALL | METH_KEYWORDS, R"doc(frac_() -> Tensor
 
 In-place version of frac(): writes the result into self. The fractional part `x - trunc(x)` of every element x of `self`, with x's sign; floating dtypes only.)doc"});
+  methods.push_back({"index_reduce", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_index_reduce)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(index_reduce(int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor
+
+A copy of `self` where slice `i` of `source` along `dim` is reduced into slice `index[i]` by `reduce` ('prod', 'mean', 'amax' or 'amin'), in index order; with `include_self=False` the slices of `self` that are indexed take no part. Mean floors for integer dtypes; a NaN in `source` wins amax/amin.)doc"});
+  methods.push_back({"index_reduce_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_index_reduce_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(index_reduce_(int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor
+
+In-place version of index_reduce(): writes the result into self. A copy of `self` where slice `i` of `source` along `dim` is reduced into slice `index[i]` by `reduce` ('prod', 'mean', 'amax' or 'amin'), in index order; with `include_self=False` the slices of `self` that are indexed take no part. Mean floors for integer dtypes; a NaN in `source` wins amax/amin.)doc"});
   methods.push_back({"nanmean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_nanmean)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(nanmean(int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 

@@ -18,6 +18,7 @@
 #include "torchlite/csrc/generated_api.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_utils.h"
+#include "torchlite/csrc/storage.h"
 #include "torchlite/csrc/tensor.h"
 #include "torchlite/csrc/tensor_new.h"
 
@@ -144,6 +145,7 @@ PyMODINIT_FUNC PyInit__C() {
     std::vector<PyMethodDef> tensor_methods;
     init_generated(m, tensor_methods);
     throw_if_error();
+    init_storage(m, tensor_methods);
     init_tensor_type(m, std::move(tensor_methods));
     register_submodule(m, "_ops");
     if (!init_autograd(m)) throw python_error();
