@@ -32,7 +32,11 @@ LAYOUTS = ["transposed", "sliced", "expanded", "zero_d", "empty"]
 
 # Mismatches with PyTorch found by this suite and not fixed yet, each a strict xfail (the entry must go once the
 # bug is fixed): the cases whose (op, sample index, form, layout, dtype) match a pattern (None matches anything).
-KNOWN_MISMATCHES: list = []  # none open
+KNOWN_MISMATCHES: list = [
+    (("cov", 3, "functional", "zero_d", "float32"),
+     "cov of one observation with only aweights: PyTorch zeroes the caller's input in place (in.zero_() on a view "
+     "of it); torchlite returns the same result and leaves the input alone"),
+]
 
 
 def _known_mismatch(key):

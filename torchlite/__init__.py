@@ -66,6 +66,8 @@ globals().update({_name: getattr(_generated_ops, _name) for _name in dir(_genera
                   if _name.startswith("_") and not _name.startswith("__")})
 
 from torchlite._tensor import _nonzero as nonzero  # noqa: E402  (adds as_tuple=, as PyTorch's Python layer)
+from torchlite._norm import norm  # noqa: E402  (PyTorch's Python function: p='fro'/'nuc', dim, dtype, out)
+from torchlite import linalg  # noqa: E402,F401
 from torchlite._type_info import finfo, iinfo  # noqa: E402,F401
 from torchlite._legacy_types import (  # noqa: E402,F401
     BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor,

@@ -18,6 +18,7 @@
 #include "aten/autograd/FunctionsManualBinary.h"  // helpers for binary/ternary arithmetic
 #include "aten/autograd/FunctionsManualSpecial.h"  // helpers for the special functions
 #include "aten/autograd/FunctionsManualUnary.h"  // helpers for the unary catalog ops
+#include "aten/autograd/FunctionsManualNorm.h"  // norm, linalg_vector_norm, renorm
 
 namespace tl::autograd::generated {
 

@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/cauchy.h"
+#include "generated/ops/cov.h"
 #include "generated/ops/ones_like.h"
 #include "generated/ops/sinc.h"
 
@@ -31,6 +32,13 @@ const Tensor& cauchy_(const Tensor& self, double median, double sigma, std::opti
     return autograd::wrappers::cauchy_(self, median, sigma, generator);
   }
   return ops::cauchy_::call(self, median, sigma, generator);
+}
+
+// ============================================================================ cov
+
+// cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor
+Tensor cov(const Tensor& self, int64_t correction, const std::optional<Tensor>& fweights, const std::optional<Tensor>& aweights) {
+  return native::cov_composite(self, correction, fweights, aweights);
 }
 
 // ============================================================================ ones_like

@@ -9,6 +9,7 @@
 #include "generated/ops/ceil.h"
 #include "generated/ops/clamp.h"
 #include "generated/ops/clip.h"
+#include "generated/ops/corrcoef.h"
 #include "generated/ops/expand.h"
 #include "generated/ops/index_fill.h"
 #include "generated/ops/isreal.h"
@@ -418,6 +419,13 @@ const Tensor& ops::clip_out::call(const Tensor& self, const std::optional<Scalar
 const Tensor& clip_out(const Tensor& out, const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
   check_out_no_grad("clip.out", {&self}, {&out});
   return ops::clip_out::call(self, min, max, out);
+}
+
+// ============================================================================ corrcoef
+
+// corrcoef(Tensor self) -> Tensor
+Tensor corrcoef(const Tensor& self) {
+  return native::corrcoef_composite(self);
 }
 
 // ============================================================================ expand

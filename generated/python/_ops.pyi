@@ -282,6 +282,10 @@ def bernoulli(input: Tensor, p: float, *, generator: Optional[Generator] = None)
     """A tensor shaped like `self` holding 1 with probability `p`, else 0."""
     ...
 
+def bincount(input: Tensor, weights: Optional[Tensor] = None, minlength: int = 0) -> Tensor:
+    """The number of occurrences of each value in the 1-D non-negative integer tensor `self` (int64), or the sum of `weights` at each value (float32 weights give float32, any other dtype float64); at least `minlength` bins."""
+    ...
+
 @overload
 def bitwise_and(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """The bitwise AND of `self` and `other` (logical AND for bool), with broadcasting and type promotion; integer and bool dtypes only."""
@@ -402,6 +406,15 @@ def bitwise_xor_(input: Tensor, other: Number) -> Tensor:
 
 def bmm(input: Tensor, mat2: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """Batched matrix product of two 3-D tensors with the same batch size."""
+    ...
+
+@overload
+def bucketize(input: Tensor, boundaries: Tensor, *, out_int32: bool = False, right: bool = False, out: Optional[Tensor] = None) -> Tensor:
+    """The index of the bucket of each element of `self` between the sorted 1-D `boundaries` (`searchsorted(boundaries, self)`); with `right=True` a value equal to a boundary goes to the bucket after it."""
+    ...
+@overload
+def bucketize(self: Number, boundaries: Tensor, *, out_int32: bool = False, right: bool = False) -> Tensor:
+    """`bucketize` of one number (promoted as a Python number): a 0-d index."""
     ...
 
 def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Optional[Tensor] = None) -> Tensor:
@@ -526,6 +539,10 @@ def copysign_(input: Tensor, other: Number) -> Tensor:
     """In-place version of copysign(): writes the result into self. The magnitude of each element of `self` with the sign of the number `other`."""
     ...
 
+def corrcoef(input: Tensor) -> Tensor:
+    """The Pearson correlation coefficients of the variables in the rows of `self` (`cov` normalized by the standard deviations, clipped to [-1, 1])."""
+    ...
+
 def cos(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """The cosine of every element of `self` (radians); integer inputs give the default float dtype."""
     ...
@@ -549,6 +566,10 @@ def count_nonzero(input: Tensor, dim: Optional[int] = None, *, out: Optional[Ten
 @overload
 def count_nonzero(input: Tensor, dim: Sequence[int], *, out: Optional[Tensor] = None) -> Tensor:
     """The number of non-zero elements of `self` over the dimensions in `dim`, as int64."""
+    ...
+
+def cov(input: Tensor, *, correction: int = 1, fweights: Optional[Tensor] = None, aweights: Optional[Tensor] = None) -> Tensor:
+    """The covariance matrix of the variables in the rows of `self` (observations in the columns; a 1-D `self` is one variable), with `correction` subtracted from the number of observations, integer frequency weights `fweights` and floating observation weights `aweights`."""
     ...
 
 def cummax(input: Tensor, dim: int, *, out: Optional[tuple[Tensor, ...]] = None) -> tuple[Tensor, Tensor]:
@@ -585,6 +606,10 @@ def deg2rad_(input: Tensor) -> Tensor:
 
 def detach(input: Tensor) -> Tensor:
     """A view of `self` detached from the autograd graph; it never requires grad."""
+    ...
+
+def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Optional[Tensor] = None, append: Optional[Tensor] = None, *, out: Optional[Tensor] = None) -> Tensor:
+    """The `n`-th forward difference of `self` along `dim` (`x[i+1] - x[i]`, `logical_xor` for bool), after joining `prepend` before and `append` after it along `dim`."""
     ...
 
 def digamma(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
@@ -947,6 +972,10 @@ def heaviside_(input: Tensor, values: Tensor) -> Tensor:
     """In-place version of heaviside(): writes the result into self. The Heaviside step: 0 where `self` < 0 (or NaN), 1 where > 0, and `values` where it is 0; both must have the same dtype."""
     ...
 
+def histc(input: Tensor, bins: int = 100, min: Number = 0, max: Number = 0, *, out: Optional[Tensor] = None) -> Tensor:
+    """A histogram of the elements of `self` in `bins` equal bins between `min` and `max` (the smallest and largest element when both are equal); elements outside are ignored, the last bin includes `max`. The result has `self`'s floating dtype."""
+    ...
+
 def hypot(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """`sqrt(self**2 + other**2)` without intermediate overflow, with broadcasting; floating dtypes only."""
     ...
@@ -1147,6 +1176,10 @@ def lgamma(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
 
 def lgamma_(input: Tensor) -> Tensor:
     """In-place version of lgamma(): writes the result into self. The natural logarithm of the absolute value of the gamma function of every element of `self` (inf at the poles); integer inputs give the default float dtype."""
+    ...
+
+def linalg_vector_norm(input: Tensor, ord: Number = 2, dim: Optional[Union[int, Sequence[int]]] = None, keepdim: bool = False, *, dtype: Optional[dtype] = None, out: Optional[Tensor] = None) -> Tensor:
+    """The vector `ord`-norm of `self` over the dimensions in `dim` (all of them when None): `sum(abs(x)**ord)**(1/ord)`; `inf`/`-inf` the largest/smallest absolute value, 0 the number of non-zero elements (`torchlite.linalg.vector_norm`)."""
     ...
 
 def log(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
@@ -1451,6 +1484,23 @@ def nonzero(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     ...
 
 @overload
+def norm(input: Tensor, p: Number = 2) -> Tensor:
+    """The `p`-norm of all elements of `self` (`linalg_vector_norm(self, p)`). `torchlite.norm` and `Tensor.norm` are PyTorch's Python function over these overloads (`p='fro'`, `'nuc'`, `dim`, `dtype`, `out`)."""
+    ...
+@overload
+def norm(input: Tensor, p: Optional[Number], dim: Union[int, Sequence[int]], keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
+    """The `p`-norm (2 when None) of `self` over the dimensions in `dim` (all of them when empty)."""
+    ...
+@overload
+def norm(input: Tensor, p: Optional[Number], *, dtype: dtype) -> Tensor:
+    """The `p`-norm (2 when None) of all elements of `self`, computed and returned in `dtype` (which `self`'s dtype must convert to without narrowing)."""
+    ...
+@overload
+def norm(input: Tensor, p: Optional[Number], dim: Union[int, Sequence[int]], keepdim: bool, *, dtype: dtype, out: Optional[Tensor] = None) -> Tensor:
+    """The `p`-norm (2 when None) of `self` over the dimensions in `dim`, computed and returned in `dtype`."""
+    ...
+
+@overload
 def normal(mean: Tensor, std: Tensor, *, generator: Optional[Generator] = None, out: Optional[Tensor] = None) -> Tensor:
     """Normal samples with element-wise means `mean` and standard deviations `std` (broadcast together)."""
     ...
@@ -1628,6 +1678,14 @@ def remainder_(input: Tensor, other: Number) -> Tensor:
     """In-place version of remainder(): writes the result into self. The remainder of dividing every element of `self` by the number `other`, with the sign of `other`."""
     ...
 
+def renorm(input: Tensor, p: Number, dim: int, maxnorm: Number, *, out: Optional[Tensor] = None) -> Tensor:
+    """`self` with each sub-tensor along `dim` whose `p`-norm exceeds `maxnorm` scaled down to norm `maxnorm` (by `maxnorm / (norm + 1e-7)`)."""
+    ...
+
+def renorm_(input: Tensor, p: Number, dim: int, maxnorm: Number) -> Tensor:
+    """In-place version of renorm(): writes the result into self. `self` with each sub-tensor along `dim` whose `p`-norm exceeds `maxnorm` scaled down to norm `maxnorm` (by `maxnorm / (norm + 1e-7)`)."""
+    ...
+
 def reshape(input: Tensor, shape: Sequence[int]) -> Tensor:
     """`self` with another shape: a view when the strides allow it, otherwise a copy. One size may be -1."""
     ...
@@ -1707,6 +1765,15 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor, *, out: Opt
 
 def scatter_add_(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     """In-place version of scatter_add(): writes the result into self. A copy of `self` with `out[index[i][j]][j] += src[i][j]` for dim 0 (and likewise for other dims), summed in index order."""
+    ...
+
+@overload
+def searchsorted(sorted_sequence: Tensor, input: Tensor, *, out_int32: bool = False, right: bool = False, side: Optional[str] = None, sorter: Optional[Tensor] = None, out: Optional[Tensor] = None) -> Tensor:
+    """For each value of `self`, the index in the innermost dimension of `sorted_sequence` where it would be inserted to keep it sorted (the first such index, or the last with `right=True` / `side='right'`); `sorter` gives the sorting permutation of an unsorted sequence. int64, or int32 with `out_int32`."""
+    ...
+@overload
+def searchsorted(sorted_sequence: Tensor, self: Number, *, out_int32: bool = False, right: bool = False, side: Optional[str] = None, sorter: Optional[Tensor] = None, out: Optional[Tensor] = None) -> Tensor:
+    """`searchsorted` of one number (promoted as a Python number) in the 1-D `sorted_sequence`: a 0-d index."""
     ...
 
 def select(input: Tensor, dim: int, index: int) -> Tensor:

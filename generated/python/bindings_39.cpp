@@ -8,6 +8,7 @@
 #include "generated/ops/arctanh.h"
 #include "generated/ops/ceil.h"
 #include "generated/ops/clip.h"
+#include "generated/ops/corrcoef.h"
 #include "generated/ops/expand.h"
 #include "generated/ops/index_fill.h"
 #include "generated/ops/isreal.h"
@@ -211,6 +212,20 @@ PyObject* fn_clip_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// corrcoef
+PyObject* fn_corrcoef(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "corrcoef(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::corrcoef(self); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -602,6 +617,20 @@ PyObject* method_clip_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// Tensor.corrcoef
+PyObject* method_corrcoef(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "corrcoef()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::corrcoef(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.expand
 PyObject* method_expand(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -788,6 +817,10 @@ In-place version of clip(): writes the result into self. Alias of `clamp.Tensor`
 clip_(Tensor input, Scalar? min=None, Scalar? max=None) -> Tensor
 
 In-place version of clip(): writes the result into self. Alias of `clamp`.)doc"});
+  functions.push_back({"corrcoef", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_corrcoef)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(corrcoef(Tensor input) -> Tensor
+
+The Pearson correlation coefficients of the variables in the rows of `self` (`cov` normalized by the standard deviations, clipped to [-1, 1]).)doc"});
   functions.push_back({"index_fill", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_fill)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(index_fill(Tensor input, int dim, Tensor index, Scalar value) -> Tensor
 
@@ -892,6 +925,10 @@ In-place version of clip(): writes the result into self. Alias of `clamp.Tensor`
 clip_(Scalar? min=None, Scalar? max=None) -> Tensor
 
 In-place version of clip(): writes the result into self. Alias of `clamp`.)doc"});
+  methods.push_back({"corrcoef", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_corrcoef)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(corrcoef() -> Tensor
+
+The Pearson correlation coefficients of the variables in the rows of `self` (`cov` normalized by the standard deviations, clipped to [-1, 1]).)doc"});
   methods.push_back({"expand", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_expand)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(expand(int[] size, *, bool implicit=False) -> Tensor
 

@@ -7,6 +7,7 @@
 #include "generated/ops/_log_softmax_backward_data.h"
 #include "generated/ops/cosh.h"
 #include "generated/ops/exp2.h"
+#include "generated/ops/linalg_vector_norm.h"
 
 namespace tl::python {
 namespace {
@@ -94,6 +95,29 @@ PyObject* fn_exp2_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// linalg_vector_norm
+PyObject* fn_linalg_vector_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_vector_norm(Tensor input, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto ord = r.scalar(1);
+  auto dim = r.intlist_optional(2);
+  auto keepdim = r.toBool(3);
+  auto dtype = r.scalartype_optional(4);
+  if (!r.is_none(5)) {
+    auto out = r.tensor(5);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_vector_norm_out(out, self, ord, as_arg(dim), keepdim, dtype); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::linalg_vector_norm(self, ord, as_arg(dim), keepdim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.cosh
 PyObject* method_cosh(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -173,6 +197,10 @@ In-place version of cosh(): writes the result into self. The hyperbolic cosine o
                        METH_FASTCALL | METH_KEYWORDS, R"doc(exp2_(Tensor input) -> Tensor
 
 In-place version of exp2(): writes the result into self. 2 raised to the power of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"linalg_vector_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_vector_norm)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_vector_norm(Tensor input, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
+
+The vector `ord`-norm of `self` over the dimensions in `dim` (all of them when None): `sum(abs(x)**ord)**(1/ord)`; `inf`/`-inf` the largest/smallest absolute value, 0 the number of non-zero elements (`torchlite.linalg.vector_norm`).)doc"});
   methods.push_back({"cosh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cosh)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(cosh() -> Tensor
 
