@@ -117,6 +117,7 @@
 #include "generated/ops/gt.h"
 #include "generated/ops/heaviside.h"
 #include "generated/ops/histc.h"
+#include "generated/ops/histogram.h"
 #include "generated/ops/hypot.h"
 #include "generated/ops/i0.h"
 #include "generated/ops/index.h"

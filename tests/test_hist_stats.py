@@ -492,3 +492,95 @@ def test_linalg_vector_norm_namespace():
 def test_norm_meta_shape():
     r = tl.norm(tl.empty(3, 4, device="meta"), 2, 1, True)
     assert r.shape == (3, 1) and r.is_meta
+
+
+# ---------------------------------------------------------------------------------------------- histogram
+
+HX = [1.0, 2.0, 1.0, 5.0, 7.0, 0.5, 1 / 3, 2 / 3, 7.0, 2.6666667]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+@pytest.mark.parametrize("bins,range_", [(3, (0.0, 8.0)), (7, (0.1, 1.0)), (10, (0, 1)), (9, (0.2, 7.0)), (1, (1, 1))])
+def test_histogram_linspace_edges_like_torch(dtype, bins, range_):
+    """The edges are PyTorch's linspace in the input's dtype, and elements at an edge land in its bin."""
+    same_as_torch(lambda lib: lib.histogram(T(lib, HX + EDGE_VALUES, dtype), bins, range=range_), exact=True)
+
+
+@pytest.mark.parametrize("case", [
+    lambda lib: lib.histogram(T(lib, HX), 3),
+    lambda lib: lib.histogram(T(lib, HX, "float64").reshape(2, 5), 4),
+    lambda lib: lib.histogram(T(lib, HX), T(lib, [0.0, 1.0, 5.0, 7.0])),
+    lambda lib: lib.histogram(T(lib, HX), T(lib, [5.0, 1.0, 7.0])),                    # unsorted edges, as PyTorch
+    lambda lib: lib.histogram(T(lib, HX), T(lib, [2.0])),
+    lambda lib: lib.histogram(T(lib, HX), 3, range=(1.0, 1.0)),
+    lambda lib: lib.histogram(T(lib, HX), 3, range=[0, 8]),
+    lambda lib: lib.histogram(T(lib, []), 3),
+    lambda lib: lib.histogram(T(lib, 2.0), 3),
+    lambda lib: lib.histogram(T(lib, [2.0]), 3, weight=T(lib, 3.0)),
+    lambda lib: lib.histogram(T(lib, HX), 3, weight=T(lib, HX) * 2),
+    lambda lib: lib.histogram(T(lib, HX[:6]), 3, weight=T(lib, HX[:6]).reshape(3, 2)),
+    lambda lib: lib.histogram(T(lib, HX), 3, density=True),
+    lambda lib: lib.histogram(T(lib, HX), T(lib, [0.0, 1.0, 5.0, 7.0]), weight=T(lib, HX), density=True),
+    lambda lib: lib.histogram(T(lib, HX), 3, range=(10.0, 11.0), density=True),       # empty: 0 / 0
+    lambda lib: lib.histogram(T(lib, [1.0, nan, inf, -inf, 2.0]), 2, range=(0, 3)),
+    lambda lib: lib.histogram(T(lib, HX), 3, out=(lib.empty(0), lib.empty(0))),
+    lambda lib: lib.histogram(T(lib, HX), T(lib, [0.0, 4.0, 8.0]), out=(lib.zeros(4)[::2], lib.empty(0))),
+    lambda lib: T(lib, HX).histogram(3),
+    lambda lib: T(lib, HX).histogram(T(lib, [0.0, 4.0, 8.0]), density=True),
+])
+def test_histogram_cases(case):
+    same_as_torch(case)
+
+
+@pytest.mark.parametrize("case", [
+    lambda lib: lib.histogram(T(lib, HX, "float16"), 3),                                # no range: float32/64 only
+    lambda lib: lib.histogram(T(lib, HX, "int64"), 3, range=(0.0, 8.0)),
+    lambda lib: lib.histogram(T(lib, HX, "int64"), 3),
+    lambda lib: lib.histogram(T(lib, HX), T(lib, [0.0, 1.0], "float64")),
+    lambda lib: lib.histogram(T(lib, HX), T(lib, [[0.0, 1.0]])),
+    lambda lib: lib.histogram(T(lib, HX), T(lib, [0.0])),
+    lambda lib: lib.histogram(T(lib, HX), T(lib, [])),
+    lambda lib: lib.histogram(T(lib, HX), 0),
+    lambda lib: lib.histogram(T(lib, HX), 3, range=(0.0, 1.0, 2.0)),
+    lambda lib: lib.histogram(T(lib, HX), 3, range=(2.0, 1.0)),
+    lambda lib: lib.histogram(T(lib, HX), 3, range=(0.0, inf)),
+    lambda lib: lib.histogram(T(lib, [1.0, nan]), 3),
+    lambda lib: lib.histogram(T(lib, HX), 3, weight=lib.ones(5)),
+    lambda lib: lib.histogram(T(lib, HX), 3, weight=lib.ones(10, dtype=lib.float64)),
+    lambda lib: lib.histogram(T(lib, HX), 3, out=(lib.empty(0, dtype=lib.float64), lib.empty(0))),
+    lambda lib: lib.histogram(T(lib, HX), 3, out=(lib.empty(0), lib.empty(0, dtype=lib.float64))),
+    lambda lib: lib.histogram(T(lib, HX), 3, range=("a", "b")),
+])
+def test_histogram_errors(case):
+    same_as_torch(case, op="histogram")
+
+
+def test_histogram_named_tuple_and_no_gradient():
+    x = tl.tensor([0.5, 1.5, 1.7], requires_grad=True)
+    r = tl.histogram(x, 2)
+    assert isinstance(r, tl.return_types.histogram) and r.hist.tolist() == [1.0, 2.0]
+    assert r.bin_edges.tolist() == [0.5, 1.100000023841858, 1.7000000476837158]
+    with pytest.raises(RuntimeError, match="derivative for aten::histogram is not implemented"):
+        r.hist.sum().backward()
+
+
+def test_histogram_meta_shapes():
+    hist, edges = tl.histogram(tl.empty(6, device="meta"), 4, range=(0.0, 1.0))
+    assert hist.shape == (4,) and edges.shape == (5,) and hist.is_meta
+    hist, edges = tl.histogram(tl.empty(6, device="meta"), tl.empty(3, device="meta"))
+    assert hist.shape == (2,) and edges.shape == (3,)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+def test_histogram_edges_bit_exact_on_random_ranges(dtype):
+    """PyTorch's float32/float64 linspace is fused multiply-adds (its AVX2 kernels); 16-bit types round each step."""
+    rng = np.random.default_rng(0)
+    x = torch.linspace(-6, 16, 301, dtype=torch.float64).to(getattr(torch, dtype))
+    for _ in range(60):
+        lo = float(rng.uniform(-5, 5))
+        hi = lo + float(rng.uniform(0.01, 10))
+        bins = int(rng.integers(1, 40))
+        h, e = torch.histogram(x, bins, range=(lo, hi))
+        got = tl.histogram(from_torch(x), bins, range=(lo, hi))
+        assert_same(got.bin_edges, e, atol=0, rtol=0)
+        assert_same(got.hist, h, atol=0, rtol=0)

@@ -1245,6 +1245,15 @@ class TensorBase:
         """A histogram of the elements of `self` in `bins` equal bins between `min` and `max` (the smallest and largest element when both are equal); elements outside are ignored, the last bin includes `max`. The result has `self`'s floating dtype."""
         ...
 
+    @overload
+    def histogram(self, bins: Tensor, *, weight: Optional[Tensor] = None, density: bool = False) -> tuple[Tensor, Tensor]:
+        """A histogram of the elements of `self` between the increasing edges `bins` (each bin holds its left edge, the last both), summing `weight` (same number of elements) instead of counting, divided by the total and the bin widths with `density`; returns it and a copy of the edges."""
+        ...
+    @overload
+    def histogram(self, bins: int = 100, *, range: Optional[Sequence[float]] = None, weight: Optional[Tensor] = None, density: bool = False) -> tuple[Tensor, Tensor]:
+        """A histogram of the elements of `self` in `bins` equal bins between the ends of `range` (the smallest and largest element when None), with their edges (PyTorch's linspace); `weight` and `density` as for the edges overload."""
+        ...
+
     def hypot(self, other: Tensor) -> Tensor:
         """`sqrt(self**2 + other**2)` without intermediate overflow, with broadcasting; floating dtypes only."""
         ...

@@ -976,6 +976,15 @@ def histc(input: Tensor, bins: int = 100, min: Number = 0, max: Number = 0, *, o
     """A histogram of the elements of `self` in `bins` equal bins between `min` and `max` (the smallest and largest element when both are equal); elements outside are ignored, the last bin includes `max`. The result has `self`'s floating dtype."""
     ...
 
+@overload
+def histogram(input: Tensor, bins: Tensor, *, weight: Optional[Tensor] = None, density: bool = False, out: Optional[tuple[Tensor, ...]] = None) -> tuple[Tensor, Tensor]:
+    """A histogram of the elements of `self` between the increasing edges `bins` (each bin holds its left edge, the last both), summing `weight` (same number of elements) instead of counting, divided by the total and the bin widths with `density`; returns it and a copy of the edges."""
+    ...
+@overload
+def histogram(input: Tensor, bins: int = 100, *, range: Optional[Sequence[float]] = None, weight: Optional[Tensor] = None, density: bool = False, out: Optional[tuple[Tensor, ...]] = None) -> tuple[Tensor, Tensor]:
+    """A histogram of the elements of `self` in `bins` equal bins between the ends of `range` (the smallest and largest element when None), with their edges (PyTorch's linspace); `weight` and `density` as for the edges overload."""
+    ...
+
 def hypot(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """`sqrt(self**2 + other**2)` without intermediate overflow, with broadcasting; floating dtypes only."""
     ...

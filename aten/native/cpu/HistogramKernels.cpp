@@ -1,5 +1,6 @@
-// Counting kernels: bincount (occurrences of small non-negative integers, optionally weighted)
-// and histc (a histogram of equal-width bins).
+// Counting kernels: bincount (occurrences of small non-negative integers, optionally weighted),
+// histc (a histogram of equal-width bins) and histogram (the same with its bin edges, weights and
+// density; the edges may also be given).
 //
 // histc places an element with PyTorch's arithmetic, in the input's dtype:
 //   bin = (int64)((x - lo) * bins / (hi - lo)), and x == hi goes to the last bin,
@@ -10,17 +11,21 @@
 #include <cmath>
 #include <cstdint>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "aten/core/Exception.h"
 #include "aten/core/Parallel.h"
 #include "aten/native/OutputUtils.h"
+#include "aten/native/Resize.h"
 #include "aten/native/cpu/Loops.h"
 #include "generated/ops/_to_copy.h"
 #include "generated/ops/aminmax.h"
 #include "generated/ops/bincount.h"
 #include "generated/ops/contiguous.h"
+#include "generated/ops/copy.h"
 #include "generated/ops/histc.h"
+#include "generated/ops/histogram.h"
 #include "generated/ops/zeros.h"
 
 namespace tl::native {
@@ -162,6 +167,213 @@ void histc_kernel(const Tensor& self, int64_t bins, const Scalar& min, const Sca
   TL_DISPATCH_FLOAT(self.dtype(), "histc",
                     [&] { histc_counts<scalar_t>(contiguous_of(self), bins, lo, hi, buf.data_ptr<scalar_t>()); });
   commit_output(out, buf);
+}
+
+// ------------------------------------------------------------------------------------ histogram
+
+namespace {
+
+// One piece of PyTorch's at::parallel_for over n elements with this grain: pieces (one per thread,
+// at least `grain` elements each) and their length.
+std::pair<int64_t, int64_t> torch_pieces(int64_t n, int64_t grain) {
+  const int64_t pieces = n < grain ? 1 : std::min<int64_t>(get_num_threads(), (n + grain - 1) / grain);
+  return {pieces, std::max<int64_t>(1, (n + pieces - 1) / pieces)};
+}
+
+// PyTorch's linspace(lo, hi, steps) in T: the first half counted up from lo, the rest down from hi.
+// float and double are fused multiply-adds, as the compiler makes them in PyTorch's AVX2/AVX-512
+// kernels; the 16-bit types round after each operation (c10::Half's operators).
+template <typename T>
+void linspace_edges(double lo_d, double hi_d, int64_t steps, T* out) {
+  using Ar = TypedArith<T>;
+  using A = typename Ar::A;
+  constexpr bool kFused = std::is_same_v<T, float> || std::is_same_v<T, double>;
+  const A lo = Ar::r(static_cast<A>(lo_d)), hi = Ar::r(static_cast<A>(hi_d));
+  const A step = Ar::div(Ar::sub(hi, lo), Ar::r(static_cast<A>(steps - 1)));
+  for (int64_t i = 0; i < steps; ++i) {
+    const bool up = i < steps / 2;
+    const A k = Ar::r(static_cast<A>(up ? i : steps - i - 1));
+    A v;
+    if constexpr (kFused) v = up ? std::fma(step, k, lo) : std::fma(-step, k, hi);
+    else v = up ? Ar::r(lo + Ar::mul(step, k)) : Ar::r(hi - Ar::mul(step, k));
+    out[i] = static_cast<T>(v);
+  }
+}
+
+// First edge index whose edge is above v in [b, e) (std::upper_bound, comparing as T does).
+template <typename T, typename A>
+int64_t upper_edge(const T* edges, int64_t b, int64_t e, A v) {
+  while (b < e) {
+    const int64_t mid = b + (e - b) / 2;
+    if (!(v < static_cast<A>(edges[mid]))) b = mid + 1;
+    else e = mid;
+  }
+  return b;
+}
+
+// Adds each element's weight (1 without weights) into its bin, in T as PyTorch's threads do, with
+// PyTorch's split into pieces. `linear`: the edges are a linspace, so the bin is interpolated and
+// then corrected against its neighbours (PyTorch's local search); otherwise a binary search.
+template <typename T>
+void histogram_fill(const Tensor& in, const std::optional<Tensor>& weight, const T* edges, int64_t ne, bool linear,
+                    T* hist) {
+  using Ar = TypedArith<T>;
+  using A = typename Ar::A;
+  const int64_t bins = ne - 1, n = in.numel();
+  const T* x = in.data_ptr<T>();
+  const Tensor w = weight ? contiguous_of(*weight) : Tensor();
+  const T* pw = weight ? w.data_ptr<T>() : nullptr;
+  const A lo = static_cast<A>(edges[0]), hi = static_cast<A>(edges[ne - 1]);
+  const A width = Ar::sub(hi, lo), nb = Ar::r(static_cast<A>(bins));
+  const auto [pieces, piece] = torch_pieces(n, 200);
+  std::vector<std::vector<A>> local(static_cast<size_t>(pieces), std::vector<A>(static_cast<size_t>(bins), A(0)));
+  parallel_for(0, pieces, 1, [&](int64_t cb, int64_t ce) {
+    for (int64_t c = cb; c < ce; ++c) {
+      A* h = local[static_cast<size_t>(c)].data();
+      for (int64_t i = c * piece, e = std::min(n, i + piece); i < e; ++i) {
+        const A v = to_opmath(x[i]);
+        if (!(v >= lo && v <= hi)) continue;  // outside the edges, or NaN
+        int64_t pos;
+        if (linear) {
+          const A p = Ar::div(Ar::mul(Ar::sub(v, lo), nb), width);
+          const int64_t guess = p >= A(0) && p < static_cast<A>(bins) ? static_cast<int64_t>(p) : (p >= A(0) ? bins : 0);
+          pos = upper_edge(edges, std::max<int64_t>(0, guess - 1), std::min<int64_t>(guess + 2, ne), v) - 1;
+        } else {
+          pos = upper_edge(edges, 0, ne, v) - 1;
+        }
+        pos = std::clamp<int64_t>(pos, 0, bins - 1);  // the last bin includes its right edge
+        h[pos] = Ar::r(h[pos] + (pw ? to_opmath(pw[i]) : A(1)));
+      }
+    }
+  });
+  for (int64_t b = 0; b < bins; ++b) {
+    A total = 0;
+    for (const auto& h : local) total += h[static_cast<size_t>(b)];
+    hist[b] = static_cast<T>(total);
+  }
+}
+
+// density: each bin divided by the total, then by its width (both in T, as PyTorch's div_).
+template <typename T>
+void to_density(T* hist, const T* edges, int64_t bins) {
+  using Ar = TypedArith<T>;
+  using A = typename Ar::A;
+  A total = 0;
+  for (int64_t b = 0; b < bins; ++b) total += static_cast<A>(hist[b]);
+  total = Ar::r(total);
+  for (int64_t b = 0; b < bins; ++b) {
+    const A h = Ar::div(static_cast<A>(hist[b]), total);
+    hist[b] = static_cast<T>(Ar::div(h, Ar::sub(static_cast<A>(edges[b + 1]), static_cast<A>(edges[b]))));
+  }
+}
+
+// PyTorch's checks of the out tensors (hist and bin_edges of the input's dtype) and the bin count.
+void check_histogram_outs(const Tensor& self, const Tensor& hist, const Tensor& bin_edges, int64_t bins) {
+  if (hist.defined())
+    TL_CHECK(hist.dtype() == self.dtype(), "torch.histogram: input tensor and hist tensor should have the same "
+             "dtype, but got input ", legacy_type_name(self.dtype()), " and hist ", legacy_type_name(hist.dtype()));
+  if (bin_edges.defined())
+    TL_CHECK(bin_edges.dtype() == self.dtype(), "torch.histogram: input tensor and bin_edges tensor should have the "
+             "same dtype, but got input ", legacy_type_name(self.dtype()), " and bin_edges ",
+             legacy_type_name(bin_edges.dtype()), " for dimension 0");
+  TL_CHECK(bins > 0, "torch.histogram(): bins must be > 0, but got ", bins, " for dimension 0");
+}
+
+// PyTorch's checks of the weights: self's dtype and one per element.
+void check_histogram_weight(const Tensor& self, const std::optional<Tensor>& weight) {
+  if (weight) {
+    TL_CHECK(weight->dtype() == self.dtype(), "torch.histogram: if weight tensor is provided, input tensor and weight "
+             "tensor should have the same dtype, but got input(", legacy_type_name(self.dtype()), "), and weight(",
+             legacy_type_name(weight->dtype()), ")");
+    TL_CHECK(weight->numel() == self.numel(), "torch.histogram: if weight tensor is provided it should have the same "
+             "shape as the input tensor excluding its innermost dimension, but got input with shape [",
+             self.numel(), ", 1] and weight with shape [", weight->numel(), "]");
+  }
+}
+
+// PyTorch's checks of the edges and the weights (self seen as a column of numel() values).
+void check_histogram_inputs(const Tensor& self, const Tensor& edges, const std::optional<Tensor>& weight) {
+  TL_CHECK(self.dtype() == edges.dtype(), "torch.histogram: input tensor and bins tensors should have the same "
+           "dtype, but got input with dtype ", legacy_type_name(self.dtype()), " and bins for dimension 0 with dtype ",
+           legacy_type_name(edges.dtype()));
+  TL_CHECK(edges.dim() == 1, "torch.histogram: bins tensor should have one dimension, but got ", edges.dim(),
+           " dimensions in the bins tensor for dimension 0");
+  TL_CHECK(edges.numel() > 0, "torch.histogram: bins tensor should have at least 1 element, but got ", edges.numel(),
+           " elements in the bins tensor for dimension 0");
+  check_histogram_weight(self, weight);
+}
+
+void prepare_histogram_outs(const Tensor& self, int64_t bins, Tensor& hist, Tensor& bin_edges) {
+  const int64_t hist_shape[1] = {bins}, edge_shape[1] = {bins + 1};
+  prepare_output(hist, {"histogram", IntArrayRef(hist_shape, 1), self.dtype(), self.device(), OutDtype::Exact});
+  prepare_output(bin_edges, {"histogram", IntArrayRef(edge_shape, 1), self.dtype(), self.device(), OutDtype::Exact});
+}
+
+void check_histogram_dtype(const Tensor& self) {
+  TL_CHECK_AS(NotImplementedError, is_floating_type(self.dtype()), "histogram: not implemented for dtype ",
+              scalar_type_name(self.dtype()));
+}
+
+// Fills hist (and density) from self and the contiguous edges, into the outs (via buffers).
+void histogram_compute(const Tensor& self, const std::optional<Tensor>& weight, bool density, const Tensor& edges,
+                       bool linear, Tensor& hist) {
+  Tensor buf = output_buffer(hist, self.dtype(), self);
+  TL_DISPATCH_FLOAT(self.dtype(), "histogram", [&] {
+    const int64_t ne = edges.numel();
+    histogram_fill<scalar_t>(contiguous_of(self), weight, edges.data_ptr<scalar_t>(), ne, linear,
+                             buf.data_ptr<scalar_t>());
+    if (density) to_density<scalar_t>(buf.data_ptr<scalar_t>(), edges.data_ptr<scalar_t>(), ne - 1);
+  });
+  commit_output(hist, buf);
+}
+
+}  // namespace
+
+void histogram_bins_tensor_kernel(const Tensor& self, const Tensor& bins, const std::optional<Tensor>& weight,
+                                  bool density, Tensor& hist, Tensor& bin_edges) {
+  check_histogram_inputs(self, bins, weight);
+  check_histogram_outs(self, hist, bin_edges, bins.numel() - 1);
+  prepare_histogram_outs(self, bins.numel() - 1, hist, bin_edges);
+  check_histogram_dtype(self);
+  if (self.is_meta()) return;
+  tl::copy_(bin_edges, bins);
+  histogram_compute(self, weight, density, contiguous_of(bins), /*linear=*/false, hist);
+}
+
+void histogram_bin_ct_kernel(const Tensor& self, int64_t bins, std::optional<ArrayRef<double>> range,
+                             const std::optional<Tensor>& weight, bool density, Tensor& hist, Tensor& bin_edges) {
+  check_histogram_outs(self, hist, bin_edges, bins);
+  prepare_histogram_outs(self, bins, hist, bin_edges);
+  // The outer edges: `range`, else the data's extremes ([0, 1] when empty), widened by 1/2 on each
+  // side when equal.
+  double lo = 0, hi = 1;
+  if (range) {
+    TL_CHECK(range->size() == 2, "torch.histogram: for a 1-dimensional histogram range should have 2 elements, "
+             "but got ", range->size());
+    lo = (*range)[0];
+    hi = (*range)[1];
+  } else if (self.numel() > 0 && !self.is_meta()) {
+    TL_CHECK_AS(NotImplementedError, self.dtype() == ScalarType::Float32 || self.dtype() == ScalarType::Float64,
+                "histogram: not implemented for dtype ", scalar_type_name(self.dtype()), " without a range");
+    auto [mn, mx] = tl::aminmax(self);
+    lo = tensor_item(mn).to_double();
+    hi = tensor_item(mx).to_double();
+  }
+  TL_CHECK(std::isfinite(lo) && std::isfinite(hi), "torch.histogram: dimension 0's range [", lo, ", ", hi,
+           "] is not finite");
+  TL_CHECK(lo <= hi, "torch.histogram: min should not exceed max, but got min ", lo, " max ", hi, " for dimension 0");
+  if (lo == hi) {
+    lo -= 0.5;
+    hi += 0.5;
+  }
+  check_histogram_dtype(self);
+  check_histogram_weight(self, weight);
+  if (self.is_meta()) return;
+  Tensor edges = empty_tensor({bins + 1}, self.dtype(), self.device());
+  TL_DISPATCH_FLOAT(self.dtype(), "histogram",
+                    [&] { linspace_edges<scalar_t>(lo, hi, bins + 1, edges.data_ptr<scalar_t>()); });
+  histogram_compute(self, weight, density, edges, /*linear=*/true, hist);
+  tl::copy_(bin_edges, edges);
 }
 
 }  // namespace tl::native
