@@ -366,8 +366,10 @@ void histogram_bin_ct_kernel(const Tensor& self, int64_t bins, std::optional<Arr
     lo -= 0.5;
     hi += 0.5;
   }
-  check_histogram_dtype(self);
+  // PyTorch's order: its linspace refuses bool, then the weights are checked, then the dtype.
+  TL_CHECK_AS(NotImplementedError, self.dtype() != ScalarType::Bool, "histogram: not implemented for dtype bool");
   check_histogram_weight(self, weight);
+  check_histogram_dtype(self);
   if (self.is_meta()) return;
   Tensor edges = empty_tensor({bins + 1}, self.dtype(), self.device());
   TL_DISPATCH_FLOAT(self.dtype(), "histogram",
