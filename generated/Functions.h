@@ -3,6 +3,9 @@
 // include only the generated/ops/<name>.h headers they use, to keep rebuilds small.
 #pragma once
 #include "generated/ops/_clone_contiguous.h"
+#include "generated/ops/_histogramdd_bin_edges.h"
+#include "generated/ops/_histogramdd_from_bin_cts.h"
+#include "generated/ops/_histogramdd_from_bin_tensors.h"
 #include "generated/ops/_log_softmax_backward_data.h"
 #include "generated/ops/_softmax_backward_data.h"
 #include "generated/ops/_test_mul_add.h"
@@ -118,6 +121,7 @@
 #include "generated/ops/heaviside.h"
 #include "generated/ops/histc.h"
 #include "generated/ops/histogram.h"
+#include "generated/ops/histogramdd.h"
 #include "generated/ops/hypot.h"
 #include "generated/ops/i0.h"
 #include "generated/ops/index.h"

@@ -25,6 +25,13 @@ def run(lib, fn):
         return type(e).__name__, str(e)
 
 
+def flat(value):
+    """The tensors of a result: itself, or those of a (nested) tuple such as histogramdd's."""
+    if isinstance(value, (tuple, list)):
+        return [t for v in value for t in flat(v)]
+    return [value]
+
+
 def same_as_torch(fn, *, op=None, exact=False):
     """fn(torchlite) behaves as fn(torch): equal results (tensors or tuples of them), or the same exception
     type; with `op` ("a|b": one of them), torchlite's message must name the op."""
@@ -39,8 +46,7 @@ def same_as_torch(fn, *, op=None, exact=False):
             assert any(name in l_value for name in op.split("|")), l_value
         return
     assert l_status == "ok", (l_status, l_value, t_value)
-    expected = t_value if isinstance(t_value, (tuple, list)) else (t_value,)
-    got = l_value if isinstance(l_value, (tuple, list)) else (l_value,)
+    expected, got = flat(t_value), flat(l_value)
     assert len(got) == len(expected)
     for g, e in zip(got, expected):
         if exact:
@@ -596,3 +602,51 @@ def test_histogram_error_order(case):
     t_status, _ = run(torch, case)
     l_status, message = run(tl, case)
     assert l_status == t_status or (t_status, l_status) == ("NotImplementedError", "RuntimeError"), (l_status, message)
+
+
+# ---------------------------------------------------------------------------------------------- histogramdd
+
+PTS = [[0.0, 1.0], [1.0, 0.0], [2.0, 0.0], [2.0, 2.0], [0.5, 1.5], [1 / 3, 2 / 3], [nan, 1.0], [1.0, inf]]
+
+
+@pytest.mark.parametrize("case", [
+    lambda lib: lib.histogramdd(T(lib, PTS), [3, 3]),
+    lambda lib: lib.histogramdd(T(lib, PTS[:6]), [3, 4], weight=T(lib, [1.0, 2.0, 4.0, 8.0, 16.0, 32.0])),
+    lambda lib: lib.histogramdd(T(lib, PTS), 2, [0.0, 1.0, 0.0, 1.0], density=True),
+    lambda lib: lib.histogramdd(T(lib, PTS, "float64"), [5, 2], range=[-1.0, 3.0, 0.5, 0.5]),
+    lambda lib: lib.histogramdd(T(lib, PTS[:6], "float16"), [2, 3], range=[0.0, 2.0, 0.0, 2.0]),
+    lambda lib: lib.histogramdd(T(lib, PTS[:6], "float64").reshape(2, 3, 2), [2, 2], weight=lib.ones(2, 3,
+                                                                                                    dtype=lib.float64)),
+    lambda lib: lib.histogramdd(lib.empty(0, 3), [2, 2, 2]),
+    lambda lib: lib.histogramdd(T(lib, [[0.5, 0.25, 1.0]]), [1, 2, 3]),
+    lambda lib: lib._histogramdd_from_bin_tensors(T(lib, PTS), [T(lib, [0.0, 1.0, 2.0]), T(lib, [0.0, 0.5, 2.0])],
+                                                  density=True),
+    lambda lib: lib._histogramdd_bin_edges(T(lib, [[1, 5], [3, 2]], "int64"), [3, 2], range=[0.0, 7.0, -1.0, 9.0]),
+])
+def test_histogramdd_cases(case):
+    same_as_torch(case)
+
+
+@pytest.mark.parametrize("case", [
+    lambda lib: lib.histogramdd(T(lib, PTS), [2]),
+    lambda lib: lib.histogramdd(T(lib, PTS[0]), [2]),
+    lambda lib: lib.histogramdd(T(lib, PTS), [2, 0]),
+    lambda lib: lib.histogramdd(T(lib, PTS), [2, 2], range=[0.0, 1.0]),
+    lambda lib: lib.histogramdd(T(lib, PTS), [2, 2], range=[0.0, 1.0, 2.0, 1.0]),
+    lambda lib: lib.histogramdd(T(lib, PTS), [2, 2]),                                       # nan: no range
+    lambda lib: lib.histogramdd(T(lib, PTS[:4]), [2, 2], weight=lib.ones(3)),
+    lambda lib: lib.histogramdd(T(lib, PTS[:4]), [2, 2], weight=lib.ones(4, dtype=lib.float64)),
+    lambda lib: lib.histogramdd(T(lib, PTS[:4], "float16"), [2, 2]),
+    lambda lib: lib.histogramdd(T(lib, PTS[:4], "int64"), [2, 2], range=[0.0, 1.0, 0.0, 1.0]),
+    lambda lib: lib._histogramdd_from_bin_tensors(T(lib, PTS), [T(lib, [0.0, 1.0])]),
+    lambda lib: lib._histogramdd_from_bin_tensors(T(lib, PTS), [T(lib, [0.0, 1.0]), T(lib, [[0.0, 1.0]])]),
+    lambda lib: lib._histogramdd_from_bin_tensors(T(lib, PTS), [T(lib, [0.0, 1.0]), T(lib, [0.0], "float64")]),
+    lambda lib: lib._histogramdd_from_bin_tensors(T(lib, PTS), [T(lib, [0.0, 1.0]), T(lib, [])]),
+])
+def test_histogramdd_errors(case):
+    same_as_torch(case, op="histogram")
+
+
+def test_histogramdd_named_tuple():
+    r = tl.histogramdd(tl.tensor(PTS[:4]), [2, 2])
+    assert isinstance(r, tl.return_types.histogramdd) and isinstance(r.bin_edges, tuple) and len(r.bin_edges) == 2

@@ -11,6 +11,18 @@ def _clone_contiguous(input: Tensor) -> Tensor:
     """A copy of `self` in contiguous (row-major) layout, whatever the layout of `self`; what `contiguous()` makes."""
     ...
 
+def _histogramdd_bin_edges(input: Tensor, bins: Sequence[int], *, range: Optional[Sequence[float]] = None, weight: Optional[Tensor] = None, density: bool = False) -> Sequence[Tensor]:
+    """The bin edges of `histogramdd(self, bins, range)`: for each of the N coordinates (the last dim of `self`), PyTorch's linspace of `bins[d] + 1` edges between the ends of its `range` pair (the data's extremes when None)."""
+    ...
+
+def _histogramdd_from_bin_cts(input: Tensor, bins: Sequence[int], *, range: Optional[Sequence[float]] = None, weight: Optional[Tensor] = None, density: bool = False) -> Tensor:
+    """The histogram of `histogramdd(self, bins, range, weight, density)` (its bins from `_histogramdd_bin_edges`)."""
+    ...
+
+def _histogramdd_from_bin_tensors(input: Tensor, bins: Sequence[Tensor], *, weight: Optional[Tensor] = None, density: bool = False) -> Tensor:
+    """The histogram of `histogramdd` with the increasing edges of each coordinate given (`bins[d]`), by binary search."""
+    ...
+
 def _log_softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int, input_dtype: dtype) -> Tensor:
     """The gradient of log_softmax: `grad_output - exp(output) * sum(grad_output, dim)`, in grad_output's dtype (PyTorch's CPU rule)."""
     ...
@@ -983,6 +995,15 @@ def histogram(input: Tensor, bins: Tensor, *, weight: Optional[Tensor] = None, d
 @overload
 def histogram(input: Tensor, bins: int = 100, *, range: Optional[Sequence[float]] = None, weight: Optional[Tensor] = None, density: bool = False, out: Optional[tuple[Tensor, ...]] = None) -> tuple[Tensor, Tensor]:
     """A histogram of the elements of `self` in `bins` equal bins between the ends of `range` (the smallest and largest element when None), with their edges (PyTorch's linspace); `weight` and `density` as for the edges overload."""
+    ...
+
+@overload
+def histogramdd(input: Tensor, bins: Sequence[int], range: Optional[Sequence[float]] = None, weight: Optional[Tensor] = None, density: bool = False) -> tuple[Tensor, Sequence[Tensor]]:
+    """A histogram of the N-dimensional points in the last dim of `self` (the other dims flattened), with `bins[d]` equal bins along coordinate d between the ends of its `range` pair (the data's extremes when None); `weight` (one per point) and `density` as for `histogram`. Returns the N-dimensional histogram and the N edge tensors."""
+    ...
+@overload
+def histogramdd(input: Tensor, bins: int, range: Optional[Sequence[float]] = None, weight: Optional[Tensor] = None, density: bool = False) -> tuple[Tensor, Sequence[Tensor]]:
+    """`histogramdd` with `bins` equal bins along every coordinate."""
     ...
 
 def hypot(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:

@@ -3,6 +3,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/add.h"
 #include "generated/ops/arctanh.h"
@@ -10,6 +11,7 @@
 #include "generated/ops/clip.h"
 #include "generated/ops/corrcoef.h"
 #include "generated/ops/expand.h"
+#include "generated/ops/histogramdd.h"
 #include "generated/ops/index_fill.h"
 #include "generated/ops/isreal.h"
 #include "generated/ops/masked_select.h"
@@ -17,6 +19,9 @@
 
 namespace tl::python {
 namespace {
+
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* histogramdd_type = nullptr;
 
 // add
 PyObject* fn_add(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -226,6 +231,39 @@ PyObject* fn_corrcoef(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::corrcoef(self); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// histogramdd
+PyObject* fn_histogramdd(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "histogramdd(Tensor input, int[] bins, float[]? range=None, Tensor? weight=None, bool density=False)",
+      "histogramdd(Tensor input, int bins, float[]? range=None, Tensor? weight=None, bool density=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // histogramdd
+      auto self = r.tensor(0);
+      auto bins = r.intlist(1);
+      auto range = r.doublelist_optional(2);
+      auto weight = r.optional_tensor(3);
+      auto density = r.toBool(4);
+      auto result = [&] { GilRelease no_gil; return tl::histogramdd(self, bins, as_arg(range), weight, density); }();
+      return wrap_named(histogramdd_type, wrap(result));
+    }
+    case 1: {  // histogramdd.int_bins
+      auto self = r.tensor(0);
+      auto bins = r.toInt64(1);
+      auto range = r.doublelist_optional(2);
+      auto weight = r.optional_tensor(3);
+      auto density = r.toBool(4);
+      auto result = [&] { GilRelease no_gil; return tl::histogramdd(self, bins, as_arg(range), weight, density); }();
+      return wrap_named(histogramdd_type, wrap(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -769,6 +807,7 @@ PyObject* method_tan_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 }  // namespace
 
 void add_bindings_39(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  histogramdd_type = return_type("histogramdd", {"hist", "bin_edges"});
   functions.push_back({"add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_add)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None) -> Tensor
 
@@ -821,6 +860,14 @@ In-place version of clip(): writes the result into self. Alias of `clamp`.)doc"}
                        METH_FASTCALL | METH_KEYWORDS, R"doc(corrcoef(Tensor input) -> Tensor
 
 The Pearson correlation coefficients of the variables in the rows of `self` (`cov` normalized by the standard deviations, clipped to [-1, 1]).)doc"});
+  functions.push_back({"histogramdd", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_histogramdd)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(histogramdd(Tensor input, int[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> tuple[Tensor, Sequence[Tensor]]
+
+A histogram of the N-dimensional points in the last dim of `self` (the other dims flattened), with `bins[d]` equal bins along coordinate d between the ends of its `range` pair (the data's extremes when None); `weight` (one per point) and `density` as for `histogram`. Returns the N-dimensional histogram and the N edge tensors.
+
+histogramdd(Tensor input, int bins, float[]? range=None, Tensor? weight=None, bool density=False) -> tuple[Tensor, Sequence[Tensor]]
+
+`histogramdd` with `bins` equal bins along every coordinate.)doc"});
   functions.push_back({"index_fill", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_fill)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(index_fill(Tensor input, int dim, Tensor index, Scalar value) -> Tensor
 

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <type_traits>
 #include <vector>
@@ -26,6 +27,8 @@
 #include "generated/ops/copy.h"
 #include "generated/ops/histc.h"
 #include "generated/ops/histogram.h"
+#include "generated/ops/histogramdd.h"
+#include "generated/ops/reshape.h"
 #include "generated/ops/zeros.h"
 
 namespace tl::native {
@@ -200,6 +203,25 @@ void linspace_edges(double lo_d, double hi_d, int64_t steps, T* out) {
   }
 }
 
+// PyTorch's linspace for an integer dtype (histogramdd's edges of an integer input, which only the
+// edges op accepts): the ends converted to T (an end out of T's range is an error), the step and
+// the values in double, truncated.
+template <typename T>
+void integer_linspace(double lo_d, double hi_d, int64_t steps, T* out) {
+  for (double v : {lo_d, hi_d})
+    TL_CHECK(v >= static_cast<double>(std::numeric_limits<T>::lowest()) &&
+                 v <= static_cast<double>(std::numeric_limits<T>::max()),
+             "histogramdd: value cannot be converted to type ", scalar_type_name(CppTypeToScalarType<T>::value),
+             " without overflow");
+  const T lo = static_cast<T>(lo_d), hi = static_cast<T>(hi_d);
+  const double step = (static_cast<double>(hi) - static_cast<double>(lo)) / static_cast<double>(steps - 1);
+  for (int64_t i = 0; i < steps; ++i) {
+    const double v = i < steps / 2 ? std::fma(step, static_cast<double>(i), static_cast<double>(lo))
+                                   : std::fma(-step, static_cast<double>(steps - i - 1), static_cast<double>(hi));
+    out[i] = static_cast<T>(v);
+  }
+}
+
 // First edge index whose edge is above v in [b, e) (std::upper_bound, comparing as T does).
 template <typename T, typename A>
 int64_t upper_edge(const T* edges, int64_t b, int64_t e, A v) {
@@ -211,59 +233,97 @@ int64_t upper_edge(const T* edges, int64_t b, int64_t e, A v) {
   return b;
 }
 
-// Adds each element's weight (1 without weights) into its bin, in T as PyTorch's threads do, with
-// PyTorch's split into pieces. `linear`: the edges are a linspace, so the bin is interpolated and
-// then corrected against its neighbours (PyTorch's local search); otherwise a binary search.
+// The bins of a D-dimensional histogram: per dim its edges (contiguous, of T) and their number.
 template <typename T>
-void histogram_fill(const Tensor& in, const std::optional<Tensor>& weight, const T* edges, int64_t ne, bool linear,
-                    T* hist) {
+struct Axes {
+  std::vector<const T*> edges;
+  std::vector<int64_t> ne;
+  int64_t dims() const { return static_cast<int64_t>(ne.size()); }
+};
+
+// Adds each point's weight (1 without weights) into its bin, in T as PyTorch's threads do, with
+// PyTorch's split into pieces. `in` holds M points of D coordinates (row-major). `linear`: the
+// edges are linspaces, so a bin is interpolated and then corrected against its neighbours
+// (PyTorch's local search); otherwise a binary search. A point outside the edges in any dim, or
+// with a NaN coordinate, is skipped.
+template <typename T>
+void histogram_fill(const T* x, int64_t points, const T* pw, const Axes<T>& axes, bool linear, T* hist) {
   using Ar = TypedArith<T>;
   using A = typename Ar::A;
-  const int64_t bins = ne - 1, n = in.numel();
-  const T* x = in.data_ptr<T>();
-  const Tensor w = weight ? contiguous_of(*weight) : Tensor();
-  const T* pw = weight ? w.data_ptr<T>() : nullptr;
-  const A lo = static_cast<A>(edges[0]), hi = static_cast<A>(edges[ne - 1]);
-  const A width = Ar::sub(hi, lo), nb = Ar::r(static_cast<A>(bins));
-  const auto [pieces, piece] = torch_pieces(n, 200);
-  std::vector<std::vector<A>> local(static_cast<size_t>(pieces), std::vector<A>(static_cast<size_t>(bins), A(0)));
+  const int64_t D = axes.dims();
+  std::vector<int64_t> stride(static_cast<size_t>(D), 1);
+  int64_t cells = 1;
+  for (int64_t d = D - 1; d >= 0; --d) {
+    stride[static_cast<size_t>(d)] = cells;
+    cells *= axes.ne[static_cast<size_t>(d)] - 1;
+  }
+  std::vector<A> lo(static_cast<size_t>(D)), hi(lo), width(lo), nb(lo);
+  for (int64_t d = 0; d < D; ++d) {
+    const size_t k = static_cast<size_t>(d);
+    lo[k] = static_cast<A>(axes.edges[k][0]);
+    hi[k] = static_cast<A>(axes.edges[k][axes.ne[k] - 1]);
+    width[k] = Ar::sub(hi[k], lo[k]);
+    nb[k] = Ar::r(static_cast<A>(axes.ne[k] - 1));
+  }
+  const auto [pieces, piece] = torch_pieces(points, std::max<int64_t>(1, 200 / std::max<int64_t>(D, 1)));
+  std::vector<std::vector<A>> local(static_cast<size_t>(pieces), std::vector<A>(static_cast<size_t>(cells), A(0)));
   parallel_for(0, pieces, 1, [&](int64_t cb, int64_t ce) {
     for (int64_t c = cb; c < ce; ++c) {
       A* h = local[static_cast<size_t>(c)].data();
-      for (int64_t i = c * piece, e = std::min(n, i + piece); i < e; ++i) {
-        const A v = to_opmath(x[i]);
-        if (!(v >= lo && v <= hi)) continue;  // outside the edges, or NaN
-        int64_t pos;
-        if (linear) {
-          const A p = Ar::div(Ar::mul(Ar::sub(v, lo), nb), width);
-          const int64_t guess = p >= A(0) && p < static_cast<A>(bins) ? static_cast<int64_t>(p) : (p >= A(0) ? bins : 0);
-          pos = upper_edge(edges, std::max<int64_t>(0, guess - 1), std::min<int64_t>(guess + 2, ne), v) - 1;
-        } else {
-          pos = upper_edge(edges, 0, ne, v) - 1;
+      for (int64_t i = c * piece, e = std::min(points, i + piece); i < e; ++i) {
+        int64_t cell = 0;
+        bool inside = true;
+        for (int64_t d = 0; d < D && inside; ++d) {
+          const size_t k = static_cast<size_t>(d);
+          const A v = to_opmath(x[i * D + d]);
+          if (!(v >= lo[k] && v <= hi[k])) {
+            inside = false;
+            break;
+          }
+          const T* edges = axes.edges[k];
+          const int64_t ne = axes.ne[k], bins = ne - 1;
+          int64_t pos;
+          if (linear) {
+            const A p = Ar::div(Ar::mul(Ar::sub(v, lo[k]), nb[k]), width[k]);
+            const int64_t guess = p >= A(0) && p < static_cast<A>(bins) ? static_cast<int64_t>(p) : (p >= A(0) ? bins : 0);
+            pos = upper_edge(edges, std::max<int64_t>(0, guess - 1), std::min<int64_t>(guess + 2, ne), v) - 1;
+          } else {
+            pos = upper_edge(edges, 0, ne, v) - 1;
+          }
+          cell += stride[k] * std::clamp<int64_t>(pos, 0, bins - 1);  // the last bin includes its right edge
         }
-        pos = std::clamp<int64_t>(pos, 0, bins - 1);  // the last bin includes its right edge
-        h[pos] = Ar::r(h[pos] + (pw ? to_opmath(pw[i]) : A(1)));
+        if (inside) h[cell] = Ar::r(h[cell] + (pw ? to_opmath(pw[i]) : A(1)));
       }
     }
   });
-  for (int64_t b = 0; b < bins; ++b) {
+  for (int64_t b = 0; b < cells; ++b) {
     A total = 0;
     for (const auto& h : local) total += h[static_cast<size_t>(b)];
     hist[b] = static_cast<T>(total);
   }
 }
 
-// density: each bin divided by the total, then by its width (both in T, as PyTorch's div_).
+// density: each bin divided by the total, then by its width in each dim (in T, as PyTorch's div_).
 template <typename T>
-void to_density(T* hist, const T* edges, int64_t bins) {
+void to_density(T* hist, const Axes<T>& axes) {
   using Ar = TypedArith<T>;
   using A = typename Ar::A;
+  int64_t cells = 1;
+  for (int64_t n : axes.ne) cells *= n - 1;
   A total = 0;
-  for (int64_t b = 0; b < bins; ++b) total += static_cast<A>(hist[b]);
+  for (int64_t b = 0; b < cells; ++b) total += static_cast<A>(hist[b]);
   total = Ar::r(total);
-  for (int64_t b = 0; b < bins; ++b) {
-    const A h = Ar::div(static_cast<A>(hist[b]), total);
-    hist[b] = static_cast<T>(Ar::div(h, Ar::sub(static_cast<A>(edges[b + 1]), static_cast<A>(edges[b]))));
+  for (int64_t b = 0; b < cells; ++b) hist[b] = static_cast<T>(Ar::div(static_cast<A>(hist[b]), total));
+  int64_t inner = cells;
+  for (int64_t d = 0; d < axes.dims(); ++d) {
+    const size_t k = static_cast<size_t>(d);
+    const int64_t bins = axes.ne[k] - 1;
+    inner /= bins;
+    for (int64_t b = 0; b < cells; ++b) {
+      const int64_t p = b / inner % bins;
+      const A len = Ar::sub(static_cast<A>(axes.edges[k][p + 1]), static_cast<A>(axes.edges[k][p]));
+      hist[b] = static_cast<T>(Ar::div(static_cast<A>(hist[b]), len));
+    }
   }
 }
 
@@ -314,15 +374,22 @@ void check_histogram_dtype(const Tensor& self) {
               scalar_type_name(self.dtype()));
 }
 
-// Fills hist (and density) from self and the contiguous edges, into the outs (via buffers).
-void histogram_compute(const Tensor& self, const std::optional<Tensor>& weight, bool density, const Tensor& edges,
-                       bool linear, Tensor& hist) {
+// Fills hist (and density) from the points of self (its last dim holds the coordinates; a 1-D
+// histogram has one) and the contiguous edges of each dim, into the out (via a buffer).
+void histogram_compute(const Tensor& self, int64_t dims, const std::optional<Tensor>& weight, bool density,
+                       const std::vector<Tensor>& edges, bool linear, Tensor& hist) {
   Tensor buf = output_buffer(hist, self.dtype(), self);
   TL_DISPATCH_FLOAT(self.dtype(), "histogram", [&] {
-    const int64_t ne = edges.numel();
-    histogram_fill<scalar_t>(contiguous_of(self), weight, edges.data_ptr<scalar_t>(), ne, linear,
-                             buf.data_ptr<scalar_t>());
-    if (density) to_density<scalar_t>(buf.data_ptr<scalar_t>(), edges.data_ptr<scalar_t>(), ne - 1);
+    Axes<scalar_t> axes;
+    for (const Tensor& e : edges) {
+      axes.edges.push_back(e.data_ptr<scalar_t>());
+      axes.ne.push_back(e.numel());
+    }
+    const Tensor in = contiguous_of(self);
+    const Tensor w = weight ? contiguous_of(*weight) : Tensor();
+    histogram_fill<scalar_t>(in.data_ptr<scalar_t>(), dims == 0 ? 0 : self.numel() / dims,
+                             weight ? w.data_ptr<scalar_t>() : nullptr, axes, linear, buf.data_ptr<scalar_t>());
+    if (density) to_density<scalar_t>(buf.data_ptr<scalar_t>(), axes);
   });
   commit_output(hist, buf);
 }
@@ -337,7 +404,7 @@ void histogram_bins_tensor_kernel(const Tensor& self, const Tensor& bins, const 
   check_histogram_dtype(self);
   if (self.is_meta()) return;
   tl::copy_(bin_edges, bins);
-  histogram_compute(self, weight, density, contiguous_of(bins), /*linear=*/false, hist);
+  histogram_compute(self, 1, weight, density, {contiguous_of(bins)}, /*linear=*/false, hist);
 }
 
 void histogram_bin_ct_kernel(const Tensor& self, int64_t bins, std::optional<ArrayRef<double>> range,
@@ -374,8 +441,133 @@ void histogram_bin_ct_kernel(const Tensor& self, int64_t bins, std::optional<Arr
   Tensor edges = empty_tensor({bins + 1}, self.dtype(), self.device());
   TL_DISPATCH_FLOAT(self.dtype(), "histogram",
                     [&] { linspace_edges<scalar_t>(lo, hi, bins + 1, edges.data_ptr<scalar_t>()); });
-  histogram_compute(self, weight, density, edges, /*linear=*/true, hist);
+  histogram_compute(self, 1, weight, density, {edges}, /*linear=*/true, hist);
   tl::copy_(bin_edges, edges);
+}
+
+// ------------------------------------------------------------------------------------ histogramdd
+
+namespace {
+
+void check_dd_input(const Tensor& self) {
+  TL_CHECK(self.dim() >= 2, "torch.histogramdd: input tensor should have at least 2 dimensions");
+}
+
+// One weight per point: weight's shape is self's without its last dim (a 0-d weight counts as [1]).
+void check_dd_weight(const Tensor& self, const std::optional<Tensor>& weight) {
+  if (!weight) return;
+  TL_CHECK(weight->dtype() == self.dtype(), "torch.histogramdd: if weight tensor is provided, input tensor and "
+           "weight tensor should have the same dtype, but got input(", legacy_type_name(self.dtype()), "), and weight(",
+           legacy_type_name(weight->dtype()), ")");
+  DimVector expected, got;
+  for (int64_t d = 0; d + 1 < self.dim(); ++d) expected.push_back(self.sizes()[d]);
+  for (int64_t d = 0; d < weight->dim(); ++d) got.push_back(weight->sizes()[d]);
+  if (got.empty()) got.push_back(1);
+  TL_CHECK(expected == got, "torch.histogramdd: if weight tensor is provided it should have the same shape as the "
+           "input tensor excluding its innermost dimension, but got input with shape ", self.sizes(),
+           " and weight with shape ", weight->sizes());
+}
+
+// PyTorch's outer edges per coordinate: `range` pairs, else the data's extremes ([0, 1] when
+// empty), widened by 1/2 on each side when equal.
+std::vector<std::pair<double, double>> dd_outer_edges(const Tensor& self, std::optional<ArrayRef<double>> range) {
+  const int64_t N = self.sizes().back();
+  std::vector<std::pair<double, double>> out(static_cast<size_t>(N), {0.0, 1.0});
+  if (range) {
+    TL_CHECK(static_cast<int64_t>(range->size()) == 2 * N, "torch.histogramdd: for a ", N, "-dimensional histogram "
+             "range should have ", 2 * N, " elements, but got ", range->size());
+    for (int64_t d = 0; d < N; ++d) out[static_cast<size_t>(d)] = {(*range)[2 * d], (*range)[2 * d + 1]};
+  } else if (self.numel() > 0 && !self.is_meta()) {
+    TL_CHECK_AS(NotImplementedError, self.dtype() == ScalarType::Float32 || self.dtype() == ScalarType::Float64,
+                "histogramdd: not implemented for dtype ", scalar_type_name(self.dtype()), " without a range");
+    auto [mn, mx] = tl::aminmax(tl::reshape(self, {-1, N}), 0);
+    const Tensor lo = tl::_to_copy(mn, ScalarType::Float64), hi = tl::_to_copy(mx, ScalarType::Float64);
+    for (int64_t d = 0; d < N; ++d) out[static_cast<size_t>(d)] = {lo.data_ptr<double>()[d], hi.data_ptr<double>()[d]};
+  }
+  for (int64_t d = 0; d < N; ++d) {
+    auto& [lo, hi] = out[static_cast<size_t>(d)];
+    TL_CHECK(std::isfinite(lo) && std::isfinite(hi), "torch.histogramdd: dimension ", d, "'s range [", lo, ", ", hi,
+             "] is not finite");
+    TL_CHECK(lo <= hi, "torch.histogramdd: min should not exceed max, but got min ", lo, " max ", hi,
+             " for dimension ", d);
+    if (lo == hi) {
+      lo -= 0.5;
+      hi += 0.5;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Tensor> histogramdd_bin_edges_kernel(const Tensor& self, IntArrayRef bins,
+                                                 std::optional<ArrayRef<double>> range,
+                                                 const std::optional<Tensor>& weight, bool density) {
+  check_dd_input(self);
+  const int64_t N = self.sizes().back();
+  TL_CHECK(static_cast<int64_t>(bins.size()) == N,
+           "histogramdd: The size of bins must be equal to the innermost dimension of the input.");
+  for (int64_t d = 0; d < N; ++d)
+    TL_CHECK(bins[d] > 0, "torch.histogram(): bins must be > 0, but got ", bins[d], " for dimension ", d);
+  const auto ranges = dd_outer_edges(self, range);
+  TL_CHECK_AS(NotImplementedError, self.dtype() != ScalarType::Bool, "histogramdd: not implemented for dtype bool");
+  std::vector<Tensor> edges;
+  for (int64_t d = 0; d < N; ++d) {
+    edges.push_back(empty_tensor({bins[d] + 1}, self.dtype(), self.device()));
+    if (self.is_meta()) continue;
+    TL_DISPATCH_ALL(self.dtype(), "histogramdd", [&] {
+      const auto [lo, hi] = ranges[static_cast<size_t>(d)];
+      if constexpr (std::is_floating_point_v<opmath_t<scalar_t>>) {
+        linspace_edges<scalar_t>(lo, hi, bins[d] + 1, edges.back().data_ptr<scalar_t>());
+      } else if constexpr (std::is_same_v<scalar_t, bool>) {
+        throw NotImplementedError("histogramdd: not implemented for dtype bool");
+      } else {
+        integer_linspace<scalar_t>(lo, hi, bins[d] + 1, edges.back().data_ptr<scalar_t>());
+      }
+    });
+  }
+  return edges;
+}
+
+Tensor histogramdd_from_bin_cts_kernel(const Tensor& self, IntArrayRef bins, std::optional<ArrayRef<double>> range,
+                                       const std::optional<Tensor>& weight, bool density) {
+  const std::vector<Tensor> edges = histogramdd_bin_edges_kernel(self, bins, range, weight, density);
+  check_dd_weight(self, weight);
+  check_histogram_dtype(self);
+  Tensor hist = empty_tensor(bins, self.dtype(), self.device());
+  if (self.is_meta()) return hist;
+  histogram_compute(self, self.sizes().back(), weight, density, edges, /*linear=*/true, hist);
+  return hist;
+}
+
+Tensor histogramdd_from_bin_tensors_kernel(const Tensor& self, TensorList bins, const std::optional<Tensor>& weight,
+                                           bool density) {
+  check_dd_input(self);
+  const int64_t N = self.sizes().back();
+  TL_CHECK(static_cast<int64_t>(bins.size()) == N, "torch.histogramdd: expected ", N, " sequences of bin edges for a ",
+           N, "-dimensional histogram but got ", bins.size());
+  DimVector shape;
+  std::vector<Tensor> edges;
+  for (int64_t d = 0; d < N; ++d) {
+    const Tensor& b = bins[static_cast<size_t>(d)];
+    TL_CHECK(b.dtype() == self.dtype(), "torch.histogramdd: input tensor and bins tensors should have the same dtype, "
+             "but got input with dtype ", legacy_type_name(self.dtype()), " and bins for dimension ", d,
+             " with dtype ", legacy_type_name(b.dtype()));
+    TL_CHECK(b.dim() == 1, "torch.histogramdd: bins tensor should have one dimension, but got ", b.dim(),
+             " dimensions in the bins tensor for dimension ", d);
+    TL_CHECK(b.numel() > 0, "torch.histogramdd: bins tensor should have at least 1 element, but got ", b.numel(),
+             " elements in the bins tensor for dimension ", d);
+    shape.push_back(b.numel() - 1);
+    edges.push_back(contiguous_of(b));
+  }
+  check_dd_weight(self, weight);
+  for (int64_t d = 0; d < N; ++d)
+    TL_CHECK(shape[d] > 0, "torch.histogram(): bins must be > 0, but got ", shape[d], " for dimension ", d);
+  check_histogram_dtype(self);
+  Tensor hist = empty_tensor(shape, self.dtype(), self.device());
+  if (self.is_meta()) return hist;
+  histogram_compute(self, N, weight, density, edges, /*linear=*/false, hist);
+  return hist;
 }
 
 }  // namespace tl::native
