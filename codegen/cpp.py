@@ -50,6 +50,8 @@ def argument_type(t: Type) -> str:
         elem = t.elem
         if isinstance(elem, ListType) and elem.elem == BaseType("int"):
             return "OptionalIntArrayRef"
+        if isinstance(elem, ListType) and elem.elem == BaseType("float"):
+            return "std::optional<ArrayRef<double>>"
         inner = _value_type(elem)
         if inner in ("Tensor", "Scalar"):
             return f"const std::optional<{inner}>&"
@@ -57,6 +59,8 @@ def argument_type(t: Type) -> str:
     if isinstance(t, ListType):
         if t.elem == BaseType("int"):
             return "IntArrayRef"
+        if t.elem == BaseType("float"):
+            return "ArrayRef<double>"
         if t.elem == BaseType("Tensor"):
             return "TensorList"
         if t.elem == BaseType("bool") and t.size is not None:
@@ -72,6 +76,8 @@ def saved_type(t: Type) -> str:
     return {
         "IntArrayRef": "std::vector<int64_t>",
         "OptionalIntArrayRef": "std::optional<std::vector<int64_t>>",
+        "ArrayRef<double>": "std::vector<double>",
+        "std::optional<ArrayRef<double>>": "std::optional<std::vector<double>>",
         "std::string_view": "std::string",
         "std::optional<std::string_view>": "std::optional<std::string>",
         "const Scalar&": "Scalar",

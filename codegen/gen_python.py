@@ -30,7 +30,7 @@ _ACCESSORS = {
 # them no Python binding.
 PYTHON_HIDDEN_TAG = "generated"
 # Owning values that do not convert implicitly to the API type.
-_NEEDS_AS_ARG = {"intlist_optional", "string_optional"}
+_NEEDS_AS_ARG = {"intlist_optional", "string_optional", "doublelist", "doublelist_optional"}
 
 
 def _accessor(t: Type) -> str:
@@ -38,6 +38,10 @@ def _accessor(t: Type) -> str:
         return "intlist"
     if isinstance(t, OptionalType) and isinstance(t.elem, ListType) and t.elem.elem == BaseType("int"):
         return "intlist_optional"
+    if isinstance(t, ListType) and t.elem == BaseType("float"):
+        return "doublelist"
+    if isinstance(t, OptionalType) and isinstance(t.elem, ListType) and t.elem.elem == BaseType("float"):
+        return "doublelist_optional"
     if isinstance(t, ListType) and t.elem == BaseType("bool") and t.size:
         return f"boollist<{t.size}>"
     if isinstance(t, ListType) and t.elem == OptionalType(BaseType("Tensor")):

@@ -40,7 +40,7 @@ _ARG_FORMS: dict[str, frozenset[str]] = {
     "Tensor": frozenset({"", "?", "[]", "?[]"}),
     "Scalar": frozenset({"", "?"}),
     "int": frozenset({"", "?", "[]", "[N]", "[]?", "[N]?"}),
-    "float": frozenset({"", "?"}),
+    "float": frozenset({"", "?", "[]", "[]?"}),
     "bool": frozenset({"", "?", "[N]"}),
     "str": frozenset({"", "?"}),
     "ScalarType": frozenset({"", "?"}),

@@ -105,6 +105,10 @@ class Tensor(_C.TensorBase):
         1-D tensor per dim (as PyTorch, which adds this keyword in Python too)."""
         return _nonzero(self, out=out, as_tuple=as_tuple)
 
+    def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+        """torchlite.norm(self, p, dim, keepdim, dtype=dtype), as PyTorch's Python method."""
+        return torchlite.norm(self, p, dim, keepdim, dtype=dtype)
+
     def __iter__(self):
         if self.dim() == 0:
             raise TypeError("iteration over a 0-d tensor")

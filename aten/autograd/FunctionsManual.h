@@ -20,6 +20,7 @@
 #include "aten/autograd/FunctionsManualSpecial.h"  // helpers for the special functions
 #include "aten/autograd/FunctionsManualUnary.h"  // helpers for the unary catalog ops
 #include "aten/autograd/FunctionsManualShapes.h"  // repeat, roll
+#include "aten/autograd/FunctionsManualNorm.h"  // norm, linalg_vector_norm, renorm
 
 namespace tl::autograd::generated {
 

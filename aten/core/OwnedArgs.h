@@ -21,6 +21,10 @@ inline std::optional<std::string_view> as_arg(const std::optional<std::string>& 
   return s ? std::optional<std::string_view>(*s) : std::nullopt;
 }
 inline TensorList as_arg(const std::vector<Tensor>& v) { return TensorList(v); }
+inline ArrayRef<double> as_arg(const std::vector<double>& v) { return ArrayRef<double>(v); }
+inline std::optional<ArrayRef<double>> as_arg(const std::optional<std::vector<double>>& v) {
+  return v ? std::optional<ArrayRef<double>>(ArrayRef<double>(*v)) : std::nullopt;
+}
 template <typename T>
 const T& as_arg(const T& v) {
   return v;

@@ -6,6 +6,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_histogramdd_from_bin_tensors.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/erf.h"
 #include "generated/ops/exp.h"
@@ -18,6 +19,26 @@
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _histogramdd_from_bin_tensors(Tensor self, Tensor[] bins, *, Tensor? weight=None, bool density=False) -> Tensor
+struct HistogramddFromBinTensorsBackward0 final : Node {
+  std::string name() const override { return "HistogramddFromBinTensorsBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list HistogramddFromBinTensorsBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::_histogramdd_from_bin_tensors");
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("aten::_histogramdd_from_bin_tensors");
+  }
+  return grad_inputs;
+}
 
 // Backward of erf(Tensor self) -> Tensor
 struct ErfBackward0 final : Node {
@@ -126,6 +147,20 @@ variable_list SelectBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// _histogramdd_from_bin_tensors(Tensor self, Tensor[] bins, *, Tensor? weight=None, bool density=False) -> Tensor
+Tensor _histogramdd_from_bin_tensors(const Tensor& self, TensorList bins, const std::optional<Tensor>& weight, bool density) {
+  auto grad_fn = std::make_shared<HistogramddFromBinTensorsBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, opt_ptr(weight)}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_histogramdd_from_bin_tensors::call(self, bins, weight, density);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
 
 // erf(Tensor self) -> Tensor
 Tensor erf(const Tensor& self) {

@@ -6,12 +6,30 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/bincount.h"
 #include "generated/ops/ldexp.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/pow.h"
 
 namespace tl::autograd::generated {
+
+// Backward of bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor
+struct BincountBackward0 final : Node {
+  std::string name() const override { return "BincountBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list BincountBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::bincount");
+  }
+  return grad_inputs;
+}
 
 // Backward of ldexp.Tensor(Tensor self, Tensor other) -> Tensor
 struct LdexpBackward0 final : Node {
@@ -50,6 +68,20 @@ variable_list LdexpBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor
+Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights, int64_t minlength) {
+  auto grad_fn = std::make_shared<BincountBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({opt_ptr(weights)}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::bincount::call(self, weights, minlength);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
 
 // ldexp.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor ldexp_Tensor(const Tensor& self, const Tensor& other) {

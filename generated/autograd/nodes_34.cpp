@@ -6,11 +6,32 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_histogramdd_bin_edges.h"
 #include "generated/ops/kthvalue.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/sort.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _histogramdd_bin_edges(Tensor self, int[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False) -> Tensor[]
+struct HistogramddBinEdgesBackward0 final : Node {
+  std::string name() const override { return "HistogramddBinEdgesBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list HistogramddBinEdgesBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::_histogramdd_bin_edges");
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("aten::_histogramdd_bin_edges");
+  }
+  return grad_inputs;
+}
 
 // Backward of kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
 struct KthvalueBackward0 final : Node {
@@ -106,6 +127,22 @@ variable_list SortBackward1::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// _histogramdd_bin_edges(Tensor self, int[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False) -> Tensor[]
+std::vector<Tensor> _histogramdd_bin_edges(const Tensor& self, IntArrayRef bins, std::optional<ArrayRef<double>> range, const std::optional<Tensor>& weight, bool density) {
+  auto grad_fn = std::make_shared<HistogramddBinEdgesBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, opt_ptr(weight)}));
+  std::vector<Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_histogramdd_bin_edges::call(self, bins, range, weight, density);
+  }
+  for (const Tensor& output : result) {
+    check_differentiable_dtype(output);
+    set_history(output, grad_fn);
+  }
+  return result;
+}
 
 // kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
 std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, bool keepdim) {

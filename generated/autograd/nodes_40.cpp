@@ -7,7 +7,9 @@
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/cat.h"
+#include "generated/ops/clone.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/renorm.h"
 #include "generated/ops/std.h"
 #include "generated/ops/t.h"
 
@@ -33,6 +35,38 @@ variable_list CatBackward0::apply(variable_list&& grads) {
   if (should_compute_any(0, tensors_size_)) {
     std::vector<Tensor> computed = cat_tensors_backward(grad, tensors_sizes, tensors_scalar_type, dim);
     for (size_t i = 0; i < tensors_size_; ++i) grad_inputs[0 + i] = std::move(computed[i]);
+  }
+  return grad_inputs;
+}
+
+// Backward of renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor
+struct RenormBackward0 final : Node {
+  std::string name() const override { return "RenormBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  Scalar p_;
+  int64_t dim_;
+  Scalar maxnorm_;
+};
+
+variable_list RenormBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& p = as_arg(p_);
+  const auto& dim = as_arg(dim_);
+  const auto& maxnorm = as_arg(maxnorm_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = renorm_backward(grad, self, p, dim, maxnorm);
   }
   return grad_inputs;
 }
@@ -194,6 +228,45 @@ Tensor cat(TensorList tensors, int64_t dim) {
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
+}
+
+// renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor
+Tensor renorm(const Tensor& self, const Scalar& p, int64_t dim, const Scalar& maxnorm) {
+  auto grad_fn = std::make_shared<RenormBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->p_ = p;
+  grad_fn->dim_ = dim;
+  grad_fn->maxnorm_ = maxnorm;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::renorm::call(self, p, dim, maxnorm);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// renorm_(Tensor(a!) self, Scalar p, int dim, Scalar maxnorm) -> Tensor(a!)
+const Tensor& renorm_(const Tensor& self, const Scalar& p, int64_t dim, const Scalar& maxnorm) {
+  check_inplace(self, "renorm_");
+  auto grad_fn = std::make_shared<RenormBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->p_ = p;
+  grad_fn->dim_ = dim;
+  grad_fn->maxnorm_ = maxnorm;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::renorm_::call(self, p, dim, maxnorm);
+  }
+  rebase_history(self, grad_fn);
+  return self;
 }
 
 // std(Tensor self, bool unbiased=True) -> Tensor

@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_histogramdd_from_bin_tensors.h"
 #include "generated/ops/atleast_3d.h"
 #include "generated/ops/detach.h"
 #include "generated/ops/erf.h"
@@ -12,6 +13,28 @@
 #include "generated/ops/select.h"
 
 namespace tl {
+
+// ============================================================================ _histogramdd_from_bin_tensors
+
+// _histogramdd_from_bin_tensors(Tensor self, Tensor[] bins, *, Tensor? weight=None, bool density=False) -> Tensor
+ops::_histogramdd_from_bin_tensors::Kernel* ops::_histogramdd_from_bin_tensors::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::histogramdd_from_bin_tensors_kernel,
+    /* Meta */ native::histogramdd_from_bin_tensors_kernel,
+};
+
+Tensor ops::_histogramdd_from_bin_tensors::call(const Tensor& self, TensorList bins, const std::optional<Tensor>& weight, bool density) {
+  const Device kernel_device = dispatch_device("_histogramdd_from_bin_tensors", bins);
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_histogramdd_from_bin_tensors", kernel_device);
+  return kernel(self, bins, weight, density);
+}
+
+Tensor _histogramdd_from_bin_tensors(const Tensor& self, TensorList bins, const std::optional<Tensor>& weight, bool density) {
+  if (autograd::compute_requires_grad({&self, opt_ptr(weight)})) {
+    return autograd::wrappers::_histogramdd_from_bin_tensors(self, bins, weight, density);
+  }
+  return ops::_histogramdd_from_bin_tensors::call(self, bins, weight, density);
+}
 
 // ============================================================================ atleast_3d
 

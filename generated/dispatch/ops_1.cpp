@@ -8,6 +8,7 @@
 #include "generated/ops/concat.h"
 #include "generated/ops/fill_diagonal.h"
 #include "generated/ops/fmin.h"
+#include "generated/ops/histc.h"
 #include "generated/ops/index.h"
 #include "generated/ops/ne.h"
 #include "generated/ops/rad2deg.h"
@@ -102,6 +103,58 @@ const Tensor& ops::fmin_out::call(const Tensor& self, const Tensor& other, const
 const Tensor& fmin_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   check_out_no_grad("fmin.out", {&self, &other}, {&out});
   return ops::fmin_out::call(self, other, out);
+}
+
+// ============================================================================ histc
+
+// histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor
+static Tensor histc_kernel_functional(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& max) {
+  Tensor out;
+  native::histc_kernel(self, bins, min, max, out);
+  return out;
+}
+
+ops::histc::Kernel* ops::histc::kernels[kNumDeviceTypes] = {
+    /* CPU */ histc_kernel_functional,
+    /* Meta */ histc_kernel_functional,
+};
+
+Tensor ops::histc::call(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& max) {
+  const Device kernel_device = dispatch_device("histc", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("histc", kernel_device);
+  return kernel(self, bins, min, max);
+}
+
+Tensor histc(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& max) {
+  return ops::histc::call(self, bins, min, max);
+}
+
+// histc.out(Tensor self, int bins=100, Scalar min=0, Scalar max=0, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& histc_kernel_out(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& max, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::histc_kernel(self_in, bins, min, max, out_handle);
+  return out;
+}
+
+ops::histc_out::Kernel* ops::histc_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ histc_kernel_out,
+    /* Meta */ histc_kernel_out,
+};
+
+const Tensor& ops::histc_out::call(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& max, const Tensor& out) {
+  const Device kernel_device = dispatch_device("histc.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("histc.out", kernel_device);
+  decltype(auto) result = kernel(self, bins, min, max, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& histc_out(const Tensor& out, const Tensor& self, int64_t bins, const Scalar& min, const Scalar& max) {
+  check_out_no_grad("histc.out", {&self}, {&out});
+  return ops::histc_out::call(self, bins, min, max, out);
 }
 
 // ============================================================================ index

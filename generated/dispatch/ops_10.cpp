@@ -5,6 +5,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/cauchy.h"
 #include "generated/ops/column_stack.h"
+#include "generated/ops/cov.h"
 #include "generated/ops/fliplr.h"
 #include "generated/ops/ones_like.h"
 #include "generated/ops/sinc.h"
@@ -46,6 +47,13 @@ Tensor column_stack(TensorList tensors) {
 const Tensor& column_stack_out(const Tensor& out, TensorList tensors) {
   check_out_no_grad("column_stack.out", {}, {&out}, {tensors});
   return native::column_stack_out_composite(tensors, out);
+}
+
+// ============================================================================ cov
+
+// cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor
+Tensor cov(const Tensor& self, int64_t correction, const std::optional<Tensor>& fweights, const std::optional<Tensor>& aweights) {
+  return native::cov_composite(self, correction, fweights, aweights);
 }
 
 // ============================================================================ fliplr

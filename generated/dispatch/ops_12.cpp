@@ -3,12 +3,35 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/bincount.h"
 #include "generated/ops/ldexp.h"
 #include "generated/ops/special_bessel_j0.h"
 #include "generated/ops/special_xlogy.h"
 #include "generated/ops/xlogy.h"
 
 namespace tl {
+
+// ============================================================================ bincount
+
+// bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor
+ops::bincount::Kernel* ops::bincount::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::bincount_kernel,
+    /* Meta */ nullptr,
+};
+
+Tensor ops::bincount::call(const Tensor& self, const std::optional<Tensor>& weights, int64_t minlength) {
+  const Device kernel_device = dispatch_device("bincount", {&self, opt_ptr(weights)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bincount", kernel_device);
+  return kernel(self, weights, minlength);
+}
+
+Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights, int64_t minlength) {
+  if (autograd::compute_requires_grad({opt_ptr(weights)})) {
+    return autograd::wrappers::bincount(self, weights, minlength);
+  }
+  return ops::bincount::call(self, weights, minlength);
+}
 
 // ============================================================================ ldexp
 

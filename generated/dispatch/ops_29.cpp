@@ -8,6 +8,7 @@
 #include "generated/ops/erfinv.h"
 #include "generated/ops/gather.h"
 #include "generated/ops/randint_like.h"
+#include "generated/ops/searchsorted.h"
 #include "generated/ops/special_erfinv.h"
 #include "generated/ops/special_psi.h"
 #include "generated/ops/transpose.h"
@@ -182,6 +183,109 @@ Tensor randint_like(const Tensor& self, int64_t high, std::optional<ScalarType> 
 // randint_like.low_dtype(Tensor self, int low, int high, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor randint_like(const Tensor& self, int64_t low, int64_t high, std::optional<ScalarType> dtype, std::optional<Device> device) {
   return native::randint_like_low_dtype_composite(self, low, high, dtype, device);
+}
+
+// ============================================================================ searchsorted
+
+// searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor
+static Tensor searchsorted_kernel_functional(const Tensor& sorted_sequence, const Tensor& self, bool out_int32, bool right, std::optional<std::string_view> side, const std::optional<Tensor>& sorter) {
+  Tensor out;
+  native::searchsorted_kernel(sorted_sequence, self, out_int32, right, side, sorter, out);
+  return out;
+}
+
+ops::searchsorted_Tensor::Kernel* ops::searchsorted_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ searchsorted_kernel_functional,
+    /* Meta */ searchsorted_kernel_functional,
+};
+
+Tensor ops::searchsorted_Tensor::call(const Tensor& sorted_sequence, const Tensor& self, bool out_int32, bool right, std::optional<std::string_view> side, const std::optional<Tensor>& sorter) {
+  const Device kernel_device = dispatch_device("searchsorted.Tensor", {&sorted_sequence, &self, opt_ptr(sorter)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("searchsorted.Tensor", kernel_device);
+  return kernel(sorted_sequence, self, out_int32, right, side, sorter);
+}
+
+Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& self, bool out_int32, bool right, std::optional<std::string_view> side, const std::optional<Tensor>& sorter) {
+  return ops::searchsorted_Tensor::call(sorted_sequence, self, out_int32, right, side, sorter);
+}
+
+// searchsorted.Tensor_out(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& searchsorted_kernel_out(const Tensor& sorted_sequence, const Tensor& self, bool out_int32, bool right, std::optional<std::string_view> side, const std::optional<Tensor>& sorter, const Tensor& out) {
+  const Tensor sorted_sequence_in = native::input_unaffected_by_resize(sorted_sequence, out);
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::searchsorted_kernel(sorted_sequence_in, self_in, out_int32, right, side, sorter, out_handle);
+  return out;
+}
+
+ops::searchsorted_Tensor_out::Kernel* ops::searchsorted_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ searchsorted_kernel_out,
+    /* Meta */ searchsorted_kernel_out,
+};
+
+const Tensor& ops::searchsorted_Tensor_out::call(const Tensor& sorted_sequence, const Tensor& self, bool out_int32, bool right, std::optional<std::string_view> side, const std::optional<Tensor>& sorter, const Tensor& out) {
+  const Device kernel_device = dispatch_device("searchsorted.Tensor_out", {&sorted_sequence, &self, opt_ptr(sorter), &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("searchsorted.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(sorted_sequence, self, out_int32, right, side, sorter, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& searchsorted_out(const Tensor& out, const Tensor& sorted_sequence, const Tensor& self, bool out_int32, bool right, std::optional<std::string_view> side, const std::optional<Tensor>& sorter) {
+  check_out_no_grad("searchsorted.Tensor_out", {&sorted_sequence, &self, opt_ptr(sorter)}, {&out});
+  return ops::searchsorted_Tensor_out::call(sorted_sequence, self, out_int32, right, side, sorter, out);
+}
+
+// searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor
+static Tensor searchsorted_scalar_kernel_functional(const Tensor& sorted_sequence, const Scalar& self, bool out_int32, bool right, std::optional<std::string_view> side, const std::optional<Tensor>& sorter) {
+  Tensor out;
+  native::searchsorted_scalar_kernel(sorted_sequence, self, out_int32, right, side, sorter, out);
+  return out;
+}
+
+ops::searchsorted_Scalar::Kernel* ops::searchsorted_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ searchsorted_scalar_kernel_functional,
+    /* Meta */ searchsorted_scalar_kernel_functional,
+};
+
+Tensor ops::searchsorted_Scalar::call(const Tensor& sorted_sequence, const Scalar& self, bool out_int32, bool right, std::optional<std::string_view> side, const std::optional<Tensor>& sorter) {
+  const Device kernel_device = dispatch_device("searchsorted.Scalar", {&sorted_sequence, opt_ptr(sorter)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("searchsorted.Scalar", kernel_device);
+  return kernel(sorted_sequence, self, out_int32, right, side, sorter);
+}
+
+Tensor searchsorted(const Tensor& sorted_sequence, const Scalar& self, bool out_int32, bool right, std::optional<std::string_view> side, const std::optional<Tensor>& sorter) {
+  return ops::searchsorted_Scalar::call(sorted_sequence, self, out_int32, right, side, sorter);
+}
+
+// searchsorted.Scalar_out(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& searchsorted_scalar_kernel_out(const Tensor& sorted_sequence, const Scalar& self, bool out_int32, bool right, std::optional<std::string_view> side, const std::optional<Tensor>& sorter, const Tensor& out) {
+  const Tensor sorted_sequence_in = native::input_unaffected_by_resize(sorted_sequence, out);
+  Tensor out_handle = out;
+  native::searchsorted_scalar_kernel(sorted_sequence_in, self, out_int32, right, side, sorter, out_handle);
+  return out;
+}
+
+ops::searchsorted_Scalar_out::Kernel* ops::searchsorted_Scalar_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ searchsorted_scalar_kernel_out,
+    /* Meta */ searchsorted_scalar_kernel_out,
+};
+
+const Tensor& ops::searchsorted_Scalar_out::call(const Tensor& sorted_sequence, const Scalar& self, bool out_int32, bool right, std::optional<std::string_view> side, const std::optional<Tensor>& sorter, const Tensor& out) {
+  const Device kernel_device = dispatch_device("searchsorted.Scalar_out", {&sorted_sequence, opt_ptr(sorter), &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("searchsorted.Scalar_out", kernel_device);
+  decltype(auto) result = kernel(sorted_sequence, self, out_int32, right, side, sorter, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& searchsorted_out(const Tensor& out, const Tensor& sorted_sequence, const Scalar& self, bool out_int32, bool right, std::optional<std::string_view> side, const std::optional<Tensor>& sorter) {
+  check_out_no_grad("searchsorted.Scalar_out", {&sorted_sequence, opt_ptr(sorter)}, {&out});
+  return ops::searchsorted_Scalar_out::call(sorted_sequence, self, out_int32, right, side, sorter, out);
 }
 
 // ============================================================================ special_erfinv

@@ -7,6 +7,7 @@
 #include "generated/ops/fix.h"
 #include "generated/ops/full.h"
 #include "generated/ops/logaddexp2.h"
+#include "generated/ops/norm.h"
 #include "generated/ops/quantile.h"
 #include "generated/ops/special_ndtri.h"
 #include "generated/ops/trunc.h"
@@ -264,6 +265,154 @@ const Tensor& ops::logaddexp2_out::call(const Tensor& self, const Tensor& other,
 const Tensor& logaddexp2_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   check_out_no_grad("logaddexp2.out", {&self, &other}, {&out});
   return ops::logaddexp2_out::call(self, other, out);
+}
+
+// ============================================================================ norm
+
+// norm.Scalar(Tensor self, Scalar p=2) -> Tensor
+ops::norm_Scalar::Kernel* ops::norm_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::norm_scalar_kernel,
+    /* Meta */ native::norm_scalar_kernel,
+};
+
+Tensor ops::norm_Scalar::call(const Tensor& self, const Scalar& p) {
+  const Device kernel_device = dispatch_device("norm.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("norm.Scalar", kernel_device);
+  return kernel(self, p);
+}
+
+Tensor norm(const Tensor& self, const Scalar& p) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::norm_Scalar(self, p);
+  }
+  return ops::norm_Scalar::call(self, p);
+}
+
+// norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor
+static Tensor norm_dim_kernel_functional(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim) {
+  Tensor out;
+  native::norm_dim_kernel(self, p, dim, keepdim, out);
+  return out;
+}
+
+ops::norm_ScalarOpt_dim::Kernel* ops::norm_ScalarOpt_dim::kernels[kNumDeviceTypes] = {
+    /* CPU */ norm_dim_kernel_functional,
+    /* Meta */ norm_dim_kernel_functional,
+};
+
+Tensor ops::norm_ScalarOpt_dim::call(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim) {
+  const Device kernel_device = dispatch_device("norm.ScalarOpt_dim", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("norm.ScalarOpt_dim", kernel_device);
+  return kernel(self, p, dim, keepdim);
+}
+
+Tensor norm(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::norm_ScalarOpt_dim(self, p, dim, keepdim);
+  }
+  return ops::norm_ScalarOpt_dim::call(self, p, dim, keepdim);
+}
+
+// norm.ScalarOpt_dim_out(Tensor self, Scalar? p, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& norm_dim_kernel_out(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::norm_dim_kernel(self_in, p, dim, keepdim, out_handle);
+  return out;
+}
+
+ops::norm_ScalarOpt_dim_out::Kernel* ops::norm_ScalarOpt_dim_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ norm_dim_kernel_out,
+    /* Meta */ norm_dim_kernel_out,
+};
+
+const Tensor& ops::norm_ScalarOpt_dim_out::call(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim, const Tensor& out) {
+  const Device kernel_device = dispatch_device("norm.ScalarOpt_dim_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("norm.ScalarOpt_dim_out", kernel_device);
+  decltype(auto) result = kernel(self, p, dim, keepdim, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& norm_out(const Tensor& out, const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim) {
+  check_out_no_grad("norm.ScalarOpt_dim_out", {&self}, {&out});
+  return ops::norm_ScalarOpt_dim_out::call(self, p, dim, keepdim, out);
+}
+
+// norm.ScalarOpt_dtype(Tensor self, Scalar? p, *, ScalarType dtype) -> Tensor
+ops::norm_ScalarOpt_dtype::Kernel* ops::norm_ScalarOpt_dtype::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::norm_dtype_kernel,
+    /* Meta */ native::norm_dtype_kernel,
+};
+
+Tensor ops::norm_ScalarOpt_dtype::call(const Tensor& self, const std::optional<Scalar>& p, ScalarType dtype) {
+  const Device kernel_device = dispatch_device("norm.ScalarOpt_dtype", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("norm.ScalarOpt_dtype", kernel_device);
+  return kernel(self, p, dtype);
+}
+
+Tensor norm(const Tensor& self, const std::optional<Scalar>& p, ScalarType dtype) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::norm_ScalarOpt_dtype(self, p, dtype);
+  }
+  return ops::norm_ScalarOpt_dtype::call(self, p, dtype);
+}
+
+// norm.ScalarOpt_dim_dtype(Tensor self, Scalar? p, int[1] dim, bool keepdim, *, ScalarType dtype) -> Tensor
+static Tensor norm_dim_dtype_kernel_functional(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim, ScalarType dtype) {
+  Tensor out;
+  native::norm_dim_dtype_kernel(self, p, dim, keepdim, dtype, out);
+  return out;
+}
+
+ops::norm_ScalarOpt_dim_dtype::Kernel* ops::norm_ScalarOpt_dim_dtype::kernels[kNumDeviceTypes] = {
+    /* CPU */ norm_dim_dtype_kernel_functional,
+    /* Meta */ norm_dim_dtype_kernel_functional,
+};
+
+Tensor ops::norm_ScalarOpt_dim_dtype::call(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim, ScalarType dtype) {
+  const Device kernel_device = dispatch_device("norm.ScalarOpt_dim_dtype", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("norm.ScalarOpt_dim_dtype", kernel_device);
+  return kernel(self, p, dim, keepdim, dtype);
+}
+
+Tensor norm(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim, ScalarType dtype) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::norm_ScalarOpt_dim_dtype(self, p, dim, keepdim, dtype);
+  }
+  return ops::norm_ScalarOpt_dim_dtype::call(self, p, dim, keepdim, dtype);
+}
+
+// norm.ScalarOpt_dim_dtype_out(Tensor self, Scalar? p, int[1] dim, bool keepdim, *, ScalarType dtype, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& norm_dim_dtype_kernel_out(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim, ScalarType dtype, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::norm_dim_dtype_kernel(self_in, p, dim, keepdim, dtype, out_handle);
+  return out;
+}
+
+ops::norm_ScalarOpt_dim_dtype_out::Kernel* ops::norm_ScalarOpt_dim_dtype_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ norm_dim_dtype_kernel_out,
+    /* Meta */ norm_dim_dtype_kernel_out,
+};
+
+const Tensor& ops::norm_ScalarOpt_dim_dtype_out::call(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim, ScalarType dtype, const Tensor& out) {
+  const Device kernel_device = dispatch_device("norm.ScalarOpt_dim_dtype_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("norm.ScalarOpt_dim_dtype_out", kernel_device);
+  decltype(auto) result = kernel(self, p, dim, keepdim, dtype, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& norm_out(const Tensor& out, const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim, ScalarType dtype) {
+  check_out_no_grad("norm.ScalarOpt_dim_dtype_out", {&self}, {&out});
+  return ops::norm_ScalarOpt_dim_dtype_out::call(self, p, dim, keepdim, dtype, out);
 }
 
 // ============================================================================ quantile

@@ -3,12 +3,35 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_histogramdd_bin_edges.h"
 #include "generated/ops/kthvalue.h"
 #include "generated/ops/matmul.h"
 #include "generated/ops/resize.h"
 #include "generated/ops/sort.h"
 
 namespace tl {
+
+// ============================================================================ _histogramdd_bin_edges
+
+// _histogramdd_bin_edges(Tensor self, int[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False) -> Tensor[]
+ops::_histogramdd_bin_edges::Kernel* ops::_histogramdd_bin_edges::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::histogramdd_bin_edges_kernel,
+    /* Meta */ native::histogramdd_bin_edges_kernel,
+};
+
+std::vector<Tensor> ops::_histogramdd_bin_edges::call(const Tensor& self, IntArrayRef bins, std::optional<ArrayRef<double>> range, const std::optional<Tensor>& weight, bool density) {
+  const Device kernel_device = dispatch_device("_histogramdd_bin_edges", {&self, opt_ptr(weight)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_histogramdd_bin_edges", kernel_device);
+  return kernel(self, bins, range, weight, density);
+}
+
+std::vector<Tensor> _histogramdd_bin_edges(const Tensor& self, IntArrayRef bins, std::optional<ArrayRef<double>> range, const std::optional<Tensor>& weight, bool density) {
+  if (autograd::compute_requires_grad({&self, opt_ptr(weight)})) {
+    return autograd::wrappers::_histogramdd_bin_edges(self, bins, range, weight, density);
+  }
+  return ops::_histogramdd_bin_edges::call(self, bins, range, weight, density);
+}
 
 // ============================================================================ kthvalue
 

@@ -9,7 +9,9 @@
 #include "generated/ops/ceil.h"
 #include "generated/ops/clamp.h"
 #include "generated/ops/clip.h"
+#include "generated/ops/corrcoef.h"
 #include "generated/ops/expand.h"
+#include "generated/ops/histogramdd.h"
 #include "generated/ops/index_fill.h"
 #include "generated/ops/isreal.h"
 #include "generated/ops/masked_select.h"
@@ -421,6 +423,13 @@ const Tensor& clip_out(const Tensor& out, const Tensor& self, const std::optiona
   return ops::clip_out::call(self, min, max, out);
 }
 
+// ============================================================================ corrcoef
+
+// corrcoef(Tensor self) -> Tensor
+Tensor corrcoef(const Tensor& self) {
+  return native::corrcoef_composite(self);
+}
+
 // ============================================================================ expand
 
 // expand(Tensor(a) self, int[] size, *, bool implicit=False) -> Tensor(a)
@@ -441,6 +450,18 @@ Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
     return autograd::wrappers::expand(self, size, implicit);
   }
   return ops::expand::call(self, size, implicit);
+}
+
+// ============================================================================ histogramdd
+
+// histogramdd(Tensor self, int[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)
+std::tuple<Tensor, std::vector<Tensor>> histogramdd(const Tensor& self, IntArrayRef bins, std::optional<ArrayRef<double>> range, const std::optional<Tensor>& weight, bool density) {
+  return native::histogramdd_composite(self, bins, range, weight, density);
+}
+
+// histogramdd.int_bins(Tensor self, int bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)
+std::tuple<Tensor, std::vector<Tensor>> histogramdd(const Tensor& self, int64_t bins, std::optional<ArrayRef<double>> range, const std::optional<Tensor>& weight, bool density) {
+  return native::histogramdd_int_bins_composite(self, bins, range, weight, density);
 }
 
 // ============================================================================ index_fill

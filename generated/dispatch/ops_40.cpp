@@ -5,6 +5,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/cat.h"
 #include "generated/ops/floor_divide.h"
+#include "generated/ops/renorm.h"
 #include "generated/ops/std.h"
 #include "generated/ops/t.h"
 
@@ -194,6 +195,89 @@ const Tensor& floor_divide_(const Tensor& self, const Scalar& other) {
   ops::floor_divide__Scalar::call(self, other);
   autograd::rebase_history_zero_grad(self, "FloorDivideBackward1");
   return self;
+}
+
+// ============================================================================ renorm
+
+// renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor
+static Tensor renorm_kernel_functional(const Tensor& self, const Scalar& p, int64_t dim, const Scalar& maxnorm) {
+  Tensor out;
+  native::renorm_kernel(self, p, dim, maxnorm, out);
+  return out;
+}
+
+ops::renorm::Kernel* ops::renorm::kernels[kNumDeviceTypes] = {
+    /* CPU */ renorm_kernel_functional,
+    /* Meta */ renorm_kernel_functional,
+};
+
+Tensor ops::renorm::call(const Tensor& self, const Scalar& p, int64_t dim, const Scalar& maxnorm) {
+  const Device kernel_device = dispatch_device("renorm", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("renorm", kernel_device);
+  return kernel(self, p, dim, maxnorm);
+}
+
+Tensor renorm(const Tensor& self, const Scalar& p, int64_t dim, const Scalar& maxnorm) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::renorm(self, p, dim, maxnorm);
+  }
+  return ops::renorm::call(self, p, dim, maxnorm);
+}
+
+// renorm_(Tensor(a!) self, Scalar p, int dim, Scalar maxnorm) -> Tensor(a!)
+static const Tensor& renorm_kernel_inplace(const Tensor& self, const Scalar& p, int64_t dim, const Scalar& maxnorm) {
+  Tensor out = self;
+  native::renorm_kernel(self, p, dim, maxnorm, out);
+  return self;
+}
+
+ops::renorm_::Kernel* ops::renorm_::kernels[kNumDeviceTypes] = {
+    /* CPU */ renorm_kernel_inplace,
+    /* Meta */ renorm_kernel_inplace,
+};
+
+const Tensor& ops::renorm_::call(const Tensor& self, const Scalar& p, int64_t dim, const Scalar& maxnorm) {
+  const Device kernel_device = dispatch_device("renorm_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("renorm_", kernel_device);
+  decltype(auto) result = kernel(self, p, dim, maxnorm);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& renorm_(const Tensor& self, const Scalar& p, int64_t dim, const Scalar& maxnorm) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::renorm_(self, p, dim, maxnorm);
+  }
+  return ops::renorm_::call(self, p, dim, maxnorm);
+}
+
+// renorm.out(Tensor self, Scalar p, int dim, Scalar maxnorm, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& renorm_kernel_out(const Tensor& self, const Scalar& p, int64_t dim, const Scalar& maxnorm, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::renorm_kernel(self_in, p, dim, maxnorm, out_handle);
+  return out;
+}
+
+ops::renorm_out::Kernel* ops::renorm_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ renorm_kernel_out,
+    /* Meta */ renorm_kernel_out,
+};
+
+const Tensor& ops::renorm_out::call(const Tensor& self, const Scalar& p, int64_t dim, const Scalar& maxnorm, const Tensor& out) {
+  const Device kernel_device = dispatch_device("renorm.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("renorm.out", kernel_device);
+  decltype(auto) result = kernel(self, p, dim, maxnorm, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& renorm_out(const Tensor& out, const Tensor& self, const Scalar& p, int64_t dim, const Scalar& maxnorm) {
+  check_out_no_grad("renorm.out", {&self}, {&out});
+  return ops::renorm_out::call(self, p, dim, maxnorm, out);
 }
 
 // ============================================================================ std

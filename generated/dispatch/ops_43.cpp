@@ -5,6 +5,8 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/arctan.h"
 #include "generated/ops/atan.h"
+#include "generated/ops/bucketize.h"
+#include "generated/ops/diff.h"
 #include "generated/ops/logit.h"
 #include "generated/ops/mode.h"
 #include "generated/ops/nonzero.h"
@@ -29,6 +31,89 @@ const Tensor& arctan_out(const Tensor& out, const Tensor& self) {
 // arctan_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& arctan_(const Tensor& self) {
   return native::arctan__composite(self);
+}
+
+// ============================================================================ bucketize
+
+// bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor
+static Tensor bucketize_kernel_functional(const Tensor& self, const Tensor& boundaries, bool out_int32, bool right) {
+  Tensor out;
+  native::bucketize_kernel(self, boundaries, out_int32, right, out);
+  return out;
+}
+
+ops::bucketize_Tensor::Kernel* ops::bucketize_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ bucketize_kernel_functional,
+    /* Meta */ bucketize_kernel_functional,
+};
+
+Tensor ops::bucketize_Tensor::call(const Tensor& self, const Tensor& boundaries, bool out_int32, bool right) {
+  const Device kernel_device = dispatch_device("bucketize.Tensor", {&self, &boundaries});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bucketize.Tensor", kernel_device);
+  return kernel(self, boundaries, out_int32, right);
+}
+
+Tensor bucketize(const Tensor& self, const Tensor& boundaries, bool out_int32, bool right) {
+  return ops::bucketize_Tensor::call(self, boundaries, out_int32, right);
+}
+
+// bucketize.Tensor_out(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& bucketize_kernel_out(const Tensor& self, const Tensor& boundaries, bool out_int32, bool right, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor boundaries_in = native::input_unaffected_by_resize(boundaries, out);
+  Tensor out_handle = out;
+  native::bucketize_kernel(self_in, boundaries_in, out_int32, right, out_handle);
+  return out;
+}
+
+ops::bucketize_Tensor_out::Kernel* ops::bucketize_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ bucketize_kernel_out,
+    /* Meta */ bucketize_kernel_out,
+};
+
+const Tensor& ops::bucketize_Tensor_out::call(const Tensor& self, const Tensor& boundaries, bool out_int32, bool right, const Tensor& out) {
+  const Device kernel_device = dispatch_device("bucketize.Tensor_out", {&self, &boundaries, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bucketize.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, boundaries, out_int32, right, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& bucketize_out(const Tensor& out, const Tensor& self, const Tensor& boundaries, bool out_int32, bool right) {
+  check_out_no_grad("bucketize.Tensor_out", {&self, &boundaries}, {&out});
+  return ops::bucketize_Tensor_out::call(self, boundaries, out_int32, right, out);
+}
+
+// bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor
+ops::bucketize_Scalar::Kernel* ops::bucketize_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::bucketize_scalar_kernel,
+    /* Meta */ native::bucketize_scalar_kernel,
+};
+
+Tensor ops::bucketize_Scalar::call(const Scalar& self, const Tensor& boundaries, bool out_int32, bool right) {
+  const Device kernel_device = dispatch_device("bucketize.Scalar", {&boundaries});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bucketize.Scalar", kernel_device);
+  return kernel(self, boundaries, out_int32, right);
+}
+
+Tensor bucketize(const Scalar& self, const Tensor& boundaries, bool out_int32, bool right) {
+  return ops::bucketize_Scalar::call(self, boundaries, out_int32, right);
+}
+
+// ============================================================================ diff
+
+// diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor
+Tensor diff(const Tensor& self, int64_t n, int64_t dim, const std::optional<Tensor>& prepend, const std::optional<Tensor>& append) {
+  return native::diff_composite(self, n, dim, prepend, append);
+}
+
+// diff.out(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& diff_out(const Tensor& out, const Tensor& self, int64_t n, int64_t dim, const std::optional<Tensor>& prepend, const std::optional<Tensor>& append) {
+  check_out_no_grad("diff.out", {&self, opt_ptr(prepend), opt_ptr(append)}, {&out});
+  return native::diff_out_composite(self, n, dim, prepend, append, out);
 }
 
 // ============================================================================ mode

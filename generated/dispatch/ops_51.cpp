@@ -6,6 +6,7 @@
 #include "generated/ops/_log_softmax_backward_data.h"
 #include "generated/ops/cosh.h"
 #include "generated/ops/exp2.h"
+#include "generated/ops/linalg_vector_norm.h"
 #include "generated/ops/tril_indices.h"
 #include "generated/ops/vsplit.h"
 
@@ -197,6 +198,61 @@ const Tensor& ops::exp2_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& exp2_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("exp2.out", {&self}, {&out});
   return ops::exp2_out::call(self, out);
+}
+
+// ============================================================================ linalg_vector_norm
+
+// linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+static Tensor linalg_vector_norm_kernel_functional(const Tensor& self, const Scalar& ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  Tensor out;
+  native::linalg_vector_norm_kernel(self, ord, dim, keepdim, dtype, out);
+  return out;
+}
+
+ops::linalg_vector_norm::Kernel* ops::linalg_vector_norm::kernels[kNumDeviceTypes] = {
+    /* CPU */ linalg_vector_norm_kernel_functional,
+    /* Meta */ linalg_vector_norm_kernel_functional,
+};
+
+Tensor ops::linalg_vector_norm::call(const Tensor& self, const Scalar& ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  const Device kernel_device = dispatch_device("linalg_vector_norm", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linalg_vector_norm", kernel_device);
+  return kernel(self, ord, dim, keepdim, dtype);
+}
+
+Tensor linalg_vector_norm(const Tensor& self, const Scalar& ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::linalg_vector_norm(self, ord, dim, keepdim, dtype);
+  }
+  return ops::linalg_vector_norm::call(self, ord, dim, keepdim, dtype);
+}
+
+// linalg_vector_norm.out(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& linalg_vector_norm_kernel_out(const Tensor& self, const Scalar& ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::linalg_vector_norm_kernel(self_in, ord, dim, keepdim, dtype, out_handle);
+  return out;
+}
+
+ops::linalg_vector_norm_out::Kernel* ops::linalg_vector_norm_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ linalg_vector_norm_kernel_out,
+    /* Meta */ linalg_vector_norm_kernel_out,
+};
+
+const Tensor& ops::linalg_vector_norm_out::call(const Tensor& self, const Scalar& ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype, const Tensor& out) {
+  const Device kernel_device = dispatch_device("linalg_vector_norm.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linalg_vector_norm.out", kernel_device);
+  decltype(auto) result = kernel(self, ord, dim, keepdim, dtype, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& linalg_vector_norm_out(const Tensor& out, const Tensor& self, const Scalar& ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  check_out_no_grad("linalg_vector_norm.out", {&self}, {&out});
+  return ops::linalg_vector_norm_out::call(self, ord, dim, keepdim, dtype, out);
 }
 
 // ============================================================================ tril_indices

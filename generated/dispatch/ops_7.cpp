@@ -3,10 +3,33 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_histogramdd_from_bin_cts.h"
 #include "generated/ops/flatten.h"
 #include "generated/ops/ones.h"
 
 namespace tl {
+
+// ============================================================================ _histogramdd_from_bin_cts
+
+// _histogramdd_from_bin_cts(Tensor self, int[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False) -> Tensor
+ops::_histogramdd_from_bin_cts::Kernel* ops::_histogramdd_from_bin_cts::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::histogramdd_from_bin_cts_kernel,
+    /* Meta */ native::histogramdd_from_bin_cts_kernel,
+};
+
+Tensor ops::_histogramdd_from_bin_cts::call(const Tensor& self, IntArrayRef bins, std::optional<ArrayRef<double>> range, const std::optional<Tensor>& weight, bool density) {
+  const Device kernel_device = dispatch_device("_histogramdd_from_bin_cts", {&self, opt_ptr(weight)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_histogramdd_from_bin_cts", kernel_device);
+  return kernel(self, bins, range, weight, density);
+}
+
+Tensor _histogramdd_from_bin_cts(const Tensor& self, IntArrayRef bins, std::optional<ArrayRef<double>> range, const std::optional<Tensor>& weight, bool density) {
+  if (autograd::compute_requires_grad({&self, opt_ptr(weight)})) {
+    return autograd::wrappers::_histogramdd_from_bin_cts(self, bins, range, weight, density);
+  }
+  return ops::_histogramdd_from_bin_cts::call(self, bins, range, weight, density);
+}
 
 // ============================================================================ flatten
 

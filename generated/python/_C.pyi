@@ -600,6 +600,10 @@ class TensorBase:
         """Fills `self` with 1 with probability `p`, else 0."""
         ...
 
+    def bincount(self, weights: Optional[Tensor] = None, minlength: int = 0) -> Tensor:
+        """The number of occurrences of each value in the 1-D non-negative integer tensor `self` (int64), or the sum of `weights` at each value (float32 weights give float32, any other dtype float64); at least `minlength` bins."""
+        ...
+
     @overload
     def bitwise_and(self, other: Tensor) -> Tensor:
         """The bitwise AND of `self` and `other` (logical AND for bool), with broadcasting and type promotion; integer and bool dtypes only."""
@@ -824,6 +828,10 @@ class TensorBase:
         """In-place version of copysign(): writes the result into self. The magnitude of each element of `self` with the sign of the number `other`."""
         ...
 
+    def corrcoef(self) -> Tensor:
+        """The Pearson correlation coefficients of the variables in the rows of `self` (`cov` normalized by the standard deviations, clipped to [-1, 1])."""
+        ...
+
     def cos(self) -> Tensor:
         """The cosine of every element of `self` (radians); integer inputs give the default float dtype."""
         ...
@@ -847,6 +855,10 @@ class TensorBase:
     @overload
     def count_nonzero(self, dim: Sequence[int]) -> Tensor:
         """The number of non-zero elements of `self` over the dimensions in `dim`, as int64."""
+        ...
+
+    def cov(self, *, correction: int = 1, fweights: Optional[Tensor] = None, aweights: Optional[Tensor] = None) -> Tensor:
+        """The covariance matrix of the variables in the rows of `self` (observations in the columns; a 1-D `self` is one variable), with `correction` subtracted from the number of observations, integer frequency weights `fweights` and floating observation weights `aweights`."""
         ...
 
     def cummax(self, dim: int) -> tuple[Tensor, Tensor]:
@@ -899,6 +911,10 @@ class TensorBase:
 
     def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
         """A view of the diagonal of `self` over dimensions `dim1` and `dim2` (above it for a positive `offset`, below for a negative one), appended as the last dimension."""
+        ...
+
+    def diff(self, n: int = 1, dim: int = -1, prepend: Optional[Tensor] = None, append: Optional[Tensor] = None) -> Tensor:
+        """The `n`-th forward difference of `self` along `dim` (`x[i+1] - x[i]`, `logical_xor` for bool), after joining `prepend` before and `append` after it along `dim`."""
         ...
 
     def digamma(self) -> Tensor:
@@ -1272,6 +1288,19 @@ class TensorBase:
 
     def heaviside_(self, values: Tensor) -> Tensor:
         """In-place version of heaviside(): writes the result into self. The Heaviside step: 0 where `self` < 0 (or NaN), 1 where > 0, and `values` where it is 0; both must have the same dtype."""
+        ...
+
+    def histc(self, bins: int = 100, min: Number = 0, max: Number = 0) -> Tensor:
+        """A histogram of the elements of `self` in `bins` equal bins between `min` and `max` (the smallest and largest element when both are equal); elements outside are ignored, the last bin includes `max`. The result has `self`'s floating dtype."""
+        ...
+
+    @overload
+    def histogram(self, bins: Tensor, *, weight: Optional[Tensor] = None, density: bool = False) -> tuple[Tensor, Tensor]:
+        """A histogram of the elements of `self` between the increasing edges `bins` (each bin holds its left edge, the last both), summing `weight` (same number of elements) instead of counting, divided by the total and the bin widths with `density`; returns it and a copy of the edges."""
+        ...
+    @overload
+    def histogram(self, bins: int = 100, *, range: Optional[Sequence[float]] = None, weight: Optional[Tensor] = None, density: bool = False) -> tuple[Tensor, Tensor]:
+        """A histogram of the elements of `self` in `bins` equal bins between the ends of `range` (the smallest and largest element when None), with their edges (PyTorch's linspace); `weight` and `density` as for the edges overload."""
         ...
 
     @overload
@@ -1847,6 +1876,23 @@ class TensorBase:
         """The indices of the nonzero elements of `self` as an int64 tensor of shape (count, self.dim()), in row-major order."""
         ...
 
+    @overload
+    def norm(self, p: Number = 2) -> Tensor:
+        """The `p`-norm of all elements of `self` (`linalg_vector_norm(self, p)`). `torchlite.norm` and `Tensor.norm` are PyTorch's Python function over these overloads (`p='fro'`, `'nuc'`, `dim`, `dtype`, `out`)."""
+        ...
+    @overload
+    def norm(self, p: Optional[Number], dim: Union[int, Sequence[int]], keepdim: bool = False) -> Tensor:
+        """The `p`-norm (2 when None) of `self` over the dimensions in `dim` (all of them when empty)."""
+        ...
+    @overload
+    def norm(self, p: Optional[Number], *, dtype: dtype) -> Tensor:
+        """The `p`-norm (2 when None) of all elements of `self`, computed and returned in `dtype` (which `self`'s dtype must convert to without narrowing)."""
+        ...
+    @overload
+    def norm(self, p: Optional[Number], dim: Union[int, Sequence[int]], keepdim: bool, *, dtype: dtype) -> Tensor:
+        """The `p`-norm (2 when None) of `self` over the dimensions in `dim`, computed and returned in `dtype`."""
+        ...
+
     def normal_(self, mean: float = 0, std: float = 1, *, generator: Optional[Generator] = None) -> Tensor:
         """Fills `self` with normal random numbers of mean `mean` and standard deviation `std`."""
         ...
@@ -1986,6 +2032,14 @@ class TensorBase:
     @overload
     def remainder_(self, other: Number) -> Tensor:
         """In-place version of remainder(): writes the result into self. The remainder of dividing every element of `self` by the number `other`, with the sign of `other`."""
+        ...
+
+    def renorm(self, p: Number, dim: int, maxnorm: Number) -> Tensor:
+        """`self` with each sub-tensor along `dim` whose `p`-norm exceeds `maxnorm` scaled down to norm `maxnorm` (by `maxnorm / (norm + 1e-7)`)."""
+        ...
+
+    def renorm_(self, p: Number, dim: int, maxnorm: Number) -> Tensor:
+        """In-place version of renorm(): writes the result into self. `self` with each sub-tensor along `dim` whose `p`-norm exceeds `maxnorm` scaled down to norm `maxnorm` (by `maxnorm / (norm + 1e-7)`)."""
         ...
 
     def repeat(self, repeats: Sequence[int]) -> Tensor:

@@ -11,6 +11,18 @@ def _clone_contiguous(input: Tensor) -> Tensor:
     """A copy of `self` in contiguous (row-major) layout, whatever the layout of `self`; what `contiguous()` makes."""
     ...
 
+def _histogramdd_bin_edges(input: Tensor, bins: Sequence[int], *, range: Optional[Sequence[float]] = None, weight: Optional[Tensor] = None, density: bool = False) -> Sequence[Tensor]:
+    """The bin edges of `histogramdd(self, bins, range)`: for each of the N coordinates (the last dim of `self`), PyTorch's linspace of `bins[d] + 1` edges between the ends of its `range` pair (the data's extremes when None)."""
+    ...
+
+def _histogramdd_from_bin_cts(input: Tensor, bins: Sequence[int], *, range: Optional[Sequence[float]] = None, weight: Optional[Tensor] = None, density: bool = False) -> Tensor:
+    """The histogram of `histogramdd(self, bins, range, weight, density)` (its bins from `_histogramdd_bin_edges`)."""
+    ...
+
+def _histogramdd_from_bin_tensors(input: Tensor, bins: Sequence[Tensor], *, weight: Optional[Tensor] = None, density: bool = False) -> Tensor:
+    """The histogram of `histogramdd` with the increasing edges of each coordinate given (`bins[d]`), by binary search."""
+    ...
+
 def _log_softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int, input_dtype: dtype) -> Tensor:
     """The gradient of log_softmax: `grad_output - exp(output) * sum(grad_output, dim)`, in grad_output's dtype (PyTorch's CPU rule)."""
     ...
@@ -321,6 +333,10 @@ def bernoulli(input: Tensor, p: float, *, generator: Optional[Generator] = None)
     """A tensor shaped like `self` holding 1 with probability `p`, else 0."""
     ...
 
+def bincount(input: Tensor, weights: Optional[Tensor] = None, minlength: int = 0) -> Tensor:
+    """The number of occurrences of each value in the 1-D non-negative integer tensor `self` (int64), or the sum of `weights` at each value (float32 weights give float32, any other dtype float64); at least `minlength` bins."""
+    ...
+
 @overload
 def bitwise_and(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """The bitwise AND of `self` and `other` (logical AND for bool), with broadcasting and type promotion; integer and bool dtypes only."""
@@ -451,6 +467,15 @@ def broadcast_to(input: Tensor, size: Sequence[int]) -> Tensor:
     """A view of `self` broadcast to `size` (`expand`: -1 keeps a size, new leading dimensions may be added)."""
     ...
 
+@overload
+def bucketize(input: Tensor, boundaries: Tensor, *, out_int32: bool = False, right: bool = False, out: Optional[Tensor] = None) -> Tensor:
+    """The index of the bucket of each element of `self` between the sorted 1-D `boundaries` (`searchsorted(boundaries, self)`); with `right=True` a value equal to a boundary goes to the bucket after it."""
+    ...
+@overload
+def bucketize(self: Number, boundaries: Tensor, *, out_int32: bool = False, right: bool = False) -> Tensor:
+    """`bucketize` of one number (promoted as a Python number): a 0-d index."""
+    ...
+
 def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Optional[Tensor] = None) -> Tensor:
     """Joins `tensors` along the existing dimension `dim`, promoting their dtypes; 1-D empty tensors are skipped whatever their shape (PyTorch's legacy rule)."""
     ...
@@ -577,6 +602,10 @@ def copysign_(input: Tensor, other: Number) -> Tensor:
     """In-place version of copysign(): writes the result into self. The magnitude of each element of `self` with the sign of the number `other`."""
     ...
 
+def corrcoef(input: Tensor) -> Tensor:
+    """The Pearson correlation coefficients of the variables in the rows of `self` (`cov` normalized by the standard deviations, clipped to [-1, 1])."""
+    ...
+
 def cos(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """The cosine of every element of `self` (radians); integer inputs give the default float dtype."""
     ...
@@ -600,6 +629,10 @@ def count_nonzero(input: Tensor, dim: Optional[int] = None, *, out: Optional[Ten
 @overload
 def count_nonzero(input: Tensor, dim: Sequence[int], *, out: Optional[Tensor] = None) -> Tensor:
     """The number of non-zero elements of `self` over the dimensions in `dim`, as int64."""
+    ...
+
+def cov(input: Tensor, *, correction: int = 1, fweights: Optional[Tensor] = None, aweights: Optional[Tensor] = None) -> Tensor:
+    """The covariance matrix of the variables in the rows of `self` (observations in the columns; a 1-D `self` is one variable), with `correction` subtracted from the number of observations, integer frequency weights `fweights` and floating observation weights `aweights`."""
     ...
 
 def cummax(input: Tensor, dim: int, *, out: Optional[tuple[Tensor, ...]] = None) -> tuple[Tensor, Tensor]:
@@ -660,6 +693,10 @@ def diagonal_backward(grad_output: Tensor, input_sizes: Sequence[int], offset: i
 
 def diagonal_copy(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1, *, out: Optional[Tensor] = None) -> Tensor:
     """A contiguous copy of `diagonal(self, offset, dim1, dim2)`."""
+    ...
+
+def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Optional[Tensor] = None, append: Optional[Tensor] = None, *, out: Optional[Tensor] = None) -> Tensor:
+    """The `n`-th forward difference of `self` along `dim` (`x[i+1] - x[i]`, `logical_xor` for bool), after joining `prepend` before and `append` after it along `dim`."""
     ...
 
 def digamma(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
@@ -1056,6 +1093,28 @@ def heaviside_(input: Tensor, values: Tensor) -> Tensor:
     """In-place version of heaviside(): writes the result into self. The Heaviside step: 0 where `self` < 0 (or NaN), 1 where > 0, and `values` where it is 0; both must have the same dtype."""
     ...
 
+def histc(input: Tensor, bins: int = 100, min: Number = 0, max: Number = 0, *, out: Optional[Tensor] = None) -> Tensor:
+    """A histogram of the elements of `self` in `bins` equal bins between `min` and `max` (the smallest and largest element when both are equal); elements outside are ignored, the last bin includes `max`. The result has `self`'s floating dtype."""
+    ...
+
+@overload
+def histogram(input: Tensor, bins: Tensor, *, weight: Optional[Tensor] = None, density: bool = False, out: Optional[tuple[Tensor, ...]] = None) -> tuple[Tensor, Tensor]:
+    """A histogram of the elements of `self` between the increasing edges `bins` (each bin holds its left edge, the last both), summing `weight` (same number of elements) instead of counting, divided by the total and the bin widths with `density`; returns it and a copy of the edges."""
+    ...
+@overload
+def histogram(input: Tensor, bins: int = 100, *, range: Optional[Sequence[float]] = None, weight: Optional[Tensor] = None, density: bool = False, out: Optional[tuple[Tensor, ...]] = None) -> tuple[Tensor, Tensor]:
+    """A histogram of the elements of `self` in `bins` equal bins between the ends of `range` (the smallest and largest element when None), with their edges (PyTorch's linspace); `weight` and `density` as for the edges overload."""
+    ...
+
+@overload
+def histogramdd(input: Tensor, bins: Sequence[int], range: Optional[Sequence[float]] = None, weight: Optional[Tensor] = None, density: bool = False) -> tuple[Tensor, Sequence[Tensor]]:
+    """A histogram of the N-dimensional points in the last dim of `self` (the other dims flattened), with `bins[d]` equal bins along coordinate d between the ends of its `range` pair (the data's extremes when None); `weight` (one per point) and `density` as for `histogram`. Returns the N-dimensional histogram and the N edge tensors."""
+    ...
+@overload
+def histogramdd(input: Tensor, bins: int, range: Optional[Sequence[float]] = None, weight: Optional[Tensor] = None, density: bool = False) -> tuple[Tensor, Sequence[Tensor]]:
+    """`histogramdd` with `bins` equal bins along every coordinate."""
+    ...
+
 @overload
 def hsplit(input: Tensor, sections: int) -> Sequence[Tensor]:
     """`self` cut into `sections` equal views along dimension 1 (0 for a 1-D tensor)."""
@@ -1277,6 +1336,10 @@ def lgamma(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
 
 def lgamma_(input: Tensor) -> Tensor:
     """In-place version of lgamma(): writes the result into self. The natural logarithm of the absolute value of the gamma function of every element of `self` (inf at the poles); integer inputs give the default float dtype."""
+    ...
+
+def linalg_vector_norm(input: Tensor, ord: Number = 2, dim: Optional[Union[int, Sequence[int]]] = None, keepdim: bool = False, *, dtype: Optional[dtype] = None, out: Optional[Tensor] = None) -> Tensor:
+    """The vector `ord`-norm of `self` over the dimensions in `dim` (all of them when None): `sum(abs(x)**ord)**(1/ord)`; `inf`/`-inf` the largest/smallest absolute value, 0 the number of non-zero elements (`torchlite.linalg.vector_norm`)."""
     ...
 
 @overload
@@ -1681,6 +1744,23 @@ def nonzero(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     ...
 
 @overload
+def norm(input: Tensor, p: Number = 2) -> Tensor:
+    """The `p`-norm of all elements of `self` (`linalg_vector_norm(self, p)`). `torchlite.norm` and `Tensor.norm` are PyTorch's Python function over these overloads (`p='fro'`, `'nuc'`, `dim`, `dtype`, `out`)."""
+    ...
+@overload
+def norm(input: Tensor, p: Optional[Number], dim: Union[int, Sequence[int]], keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
+    """The `p`-norm (2 when None) of `self` over the dimensions in `dim` (all of them when empty)."""
+    ...
+@overload
+def norm(input: Tensor, p: Optional[Number], *, dtype: dtype) -> Tensor:
+    """The `p`-norm (2 when None) of all elements of `self`, computed and returned in `dtype` (which `self`'s dtype must convert to without narrowing)."""
+    ...
+@overload
+def norm(input: Tensor, p: Optional[Number], dim: Union[int, Sequence[int]], keepdim: bool, *, dtype: dtype, out: Optional[Tensor] = None) -> Tensor:
+    """The `p`-norm (2 when None) of `self` over the dimensions in `dim`, computed and returned in `dtype`."""
+    ...
+
+@overload
 def normal(mean: Tensor, std: Tensor, *, generator: Optional[Generator] = None, out: Optional[Tensor] = None) -> Tensor:
     """Normal samples with element-wise means `mean` and standard deviations `std` (broadcast together)."""
     ...
@@ -1875,6 +1955,14 @@ def remainder_(input: Tensor, other: Number) -> Tensor:
     """In-place version of remainder(): writes the result into self. The remainder of dividing every element of `self` by the number `other`, with the sign of `other`."""
     ...
 
+def renorm(input: Tensor, p: Number, dim: int, maxnorm: Number, *, out: Optional[Tensor] = None) -> Tensor:
+    """`self` with each sub-tensor along `dim` whose `p`-norm exceeds `maxnorm` scaled down to norm `maxnorm` (by `maxnorm / (norm + 1e-7)`)."""
+    ...
+
+def renorm_(input: Tensor, p: Number, dim: int, maxnorm: Number) -> Tensor:
+    """In-place version of renorm(): writes the result into self. `self` with each sub-tensor along `dim` whose `p`-norm exceeds `maxnorm` scaled down to norm `maxnorm` (by `maxnorm / (norm + 1e-7)`)."""
+    ...
+
 @overload
 def repeat_interleave(repeats: Tensor, *, output_size: Optional[int] = None) -> Tensor:
     """The indices 0, 1, ... each repeated `repeats[i]` times (`repeats` a 1-D int32/int64 tensor); `output_size`, when given, must be their sum."""
@@ -1991,6 +2079,15 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
 
 def scatter_reduce_(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *, include_self: bool = True) -> Tensor:
     """In-place version of scatter_reduce(): writes the result into self. A copy of `self` where each `src[i][j]` is reduced into `out[index[i][j]][j]` for dim 0 (and likewise for other dims) by `reduce` ('sum', 'prod', 'mean', 'amax' or 'amin'), in index order; with `include_self=False` the values of `self` at the positions scattered to take no part. Mean floors for integer dtypes; a NaN in `src` wins amax/amin."""
+    ...
+
+@overload
+def searchsorted(sorted_sequence: Tensor, input: Tensor, *, out_int32: bool = False, right: bool = False, side: Optional[str] = None, sorter: Optional[Tensor] = None, out: Optional[Tensor] = None) -> Tensor:
+    """For each value of `self`, the index in the innermost dimension of `sorted_sequence` where it would be inserted to keep it sorted (the first such index, or the last with `right=True` / `side='right'`); `sorter` gives the sorting permutation of an unsorted sequence. int64, or int32 with `out_int32`."""
+    ...
+@overload
+def searchsorted(sorted_sequence: Tensor, self: Number, *, out_int32: bool = False, right: bool = False, side: Optional[str] = None, sorter: Optional[Tensor] = None, out: Optional[Tensor] = None) -> Tensor:
+    """`searchsorted` of one number (promoted as a Python number) in the 1-D `sorted_sequence`: a 0-d index."""
     ...
 
 def select(input: Tensor, dim: int, index: int) -> Tensor:

@@ -4,6 +4,7 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_histogramdd_from_bin_tensors.h"
 #include "generated/ops/atleast_3d.h"
 #include "generated/ops/detach.h"
 #include "generated/ops/erf.h"
@@ -14,6 +15,23 @@
 
 namespace tl::python {
 namespace {
+
+// _histogramdd_from_bin_tensors
+PyObject* fn__histogramdd_from_bin_tensors(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_histogramdd_from_bin_tensors(Tensor input, Tensor[] bins, *, Tensor? weight=None, bool density=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto bins = r.tensorlist(1);
+  auto weight = r.optional_tensor(2);
+  auto density = r.toBool(3);
+  auto result = [&] { GilRelease no_gil; return tl::_histogramdd_from_bin_tensors(self, bins, weight, density); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // atleast_3d
 PyObject* fn_atleast_3d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -272,6 +290,10 @@ PyObject* method_select(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
 }  // namespace
 
 void add_bindings_0(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"_histogramdd_from_bin_tensors", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__histogramdd_from_bin_tensors)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(_histogramdd_from_bin_tensors(Tensor input, Tensor[] bins, *, Tensor? weight=None, bool density=False) -> Tensor
+
+The histogram of `histogramdd` with the increasing edges of each coordinate given (`bins[d]`), by binary search.)doc"});
   functions.push_back({"atleast_3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atleast_3d)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(atleast_3d(Tensor input) -> Tensor
 

@@ -8,6 +8,7 @@
 #include "generated/ops/concat.h"
 #include "generated/ops/fill_diagonal.h"
 #include "generated/ops/fmin.h"
+#include "generated/ops/histc.h"
 #include "generated/ops/index.h"
 #include "generated/ops/ne.h"
 #include "generated/ops/rad2deg.h"
@@ -78,6 +79,28 @@ PyObject* fn_fmin(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::fmin(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// histc
+PyObject* fn_histc(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "histc(Tensor input, int bins=100, Scalar min=0, Scalar max=0, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto bins = r.toInt64(1);
+  auto min = r.scalar(2);
+  auto max = r.scalar(3);
+  if (!r.is_none(4)) {
+    auto out = r.tensor(4);
+    auto result = [&] { GilRelease no_gil; return tl::histc_out(out, self, bins, min, max); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::histc(self, bins, min, max); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -305,6 +328,23 @@ PyObject* method_fmin(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.histc
+PyObject* method_histc(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "histc(int bins=100, Scalar min=0, Scalar max=0)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto bins = r.toInt64(0);
+  auto min = r.scalar(1);
+  auto max = r.scalar(2);
+  auto result = [&] { GilRelease no_gil; return tl::histc(self, bins, min, max); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.ne
 PyObject* method_ne(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -464,6 +504,10 @@ Alias of `cat`.)doc"});
                        METH_FASTCALL | METH_KEYWORDS, R"doc(fmin(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 The smaller of `self` and `other` element by element, ignoring a NaN on one side, with broadcasting and type promotion.)doc"});
+  functions.push_back({"histc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_histc)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(histc(Tensor input, int bins=100, Scalar min=0, Scalar max=0, *, Tensor? out=None) -> Tensor
+
+A histogram of the elements of `self` in `bins` equal bins between `min` and `max` (the smallest and largest element when both are equal); elements outside are ignored, the last bin includes `max`. The result has `self`'s floating dtype.)doc"});
   functions.push_back({"index", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(index(Tensor input, Tensor?[] indices, *, Tensor? out=None) -> Tensor
 
@@ -520,6 +564,10 @@ Writes `fill_value` on the main diagonal of `self` (2-D, or with all dimensions 
                      METH_FASTCALL | METH_KEYWORDS, R"doc(fmin(Tensor other) -> Tensor
 
 The smaller of `self` and `other` element by element, ignoring a NaN on one side, with broadcasting and type promotion.)doc"});
+  methods.push_back({"histc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_histc)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(histc(int bins=100, Scalar min=0, Scalar max=0) -> Tensor
+
+A histogram of the elements of `self` in `bins` equal bins between `min` and `max` (the smallest and largest element when both are equal); elements outside are ignored, the last bin includes `max`. The result has `self`'s floating dtype.)doc"});
   methods.push_back({"ne", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_ne)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(ne(Tensor other) -> Tensor
 

@@ -6,6 +6,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/cauchy.h"
 #include "generated/ops/column_stack.h"
+#include "generated/ops/cov.h"
 #include "generated/ops/fliplr.h"
 #include "generated/ops/ones_like.h"
 #include "generated/ops/sinc.h"
@@ -28,6 +29,23 @@ PyObject* fn_column_stack(PyObject* /*module*/, PyObject* const* args, Py_ssize_
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::column_stack(tensors); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// cov
+PyObject* fn_cov(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cov(Tensor input, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto correction = r.toInt64(1);
+  auto fweights = r.optional_tensor(2);
+  auto aweights = r.optional_tensor(3);
+  auto result = [&] { GilRelease no_gil; return tl::cov(self, correction, fweights, aweights); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -114,6 +132,23 @@ PyObject* method_cauchy_(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
+// Tensor.cov
+PyObject* method_cov(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cov(*, int correction=1, Tensor? fweights=None, Tensor? aweights=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto correction = r.toInt64(0);
+  auto fweights = r.optional_tensor(1);
+  auto aweights = r.optional_tensor(2);
+  auto result = [&] { GilRelease no_gil; return tl::cov(self, correction, fweights, aweights); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.fliplr
 PyObject* method_fliplr(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -163,6 +198,10 @@ void add_bindings_10(std::vector<PyMethodDef>& functions, std::vector<PyMethodDe
                        METH_FASTCALL | METH_KEYWORDS, R"doc(column_stack(Tensor[] tensors, *, Tensor? out=None) -> Tensor
 
 Joins `tensors` as the columns of a matrix (along dimension 1); 0-d and 1-D tensors become single columns.)doc"});
+  functions.push_back({"cov", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cov)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(cov(Tensor input, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor
+
+The covariance matrix of the variables in the rows of `self` (observations in the columns; a 1-D `self` is one variable), with `correction` subtracted from the number of observations, integer frequency weights `fweights` and floating observation weights `aweights`.)doc"});
   functions.push_back({"fliplr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fliplr)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(fliplr(Tensor input) -> Tensor
 
@@ -183,6 +222,10 @@ In-place version of sinc(): writes the result into self. The normalized sinc fun
                      METH_FASTCALL | METH_KEYWORDS, R"doc(cauchy_(float median=0, float sigma=1, *, Generator? generator=None) -> Tensor
 
 Fills `self` with samples of the Cauchy distribution of location `median` and scale `sigma`.)doc"});
+  methods.push_back({"cov", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cov)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(cov(*, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor
+
+The covariance matrix of the variables in the rows of `self` (observations in the columns; a 1-D `self` is one variable), with `correction` subtracted from the number of observations, integer frequency weights `fweights` and floating observation weights `aweights`.)doc"});
   methods.push_back({"fliplr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_fliplr)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(fliplr() -> Tensor
 

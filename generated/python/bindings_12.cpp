@@ -4,12 +4,29 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/bincount.h"
 #include "generated/ops/ldexp.h"
 #include "generated/ops/special_bessel_j0.h"
 #include "generated/ops/special_xlogy.h"
 
 namespace tl::python {
 namespace {
+
+// bincount
+PyObject* fn_bincount(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bincount(Tensor input, Tensor? weights=None, int minlength=0)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto weights = r.optional_tensor(1);
+  auto minlength = r.toInt64(2);
+  auto result = [&] { GilRelease no_gil; return tl::bincount(self, weights, minlength); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // ldexp
 PyObject* fn_ldexp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -114,6 +131,22 @@ PyObject* fn_special_xlogy(PyObject* /*module*/, PyObject* const* args, Py_ssize
   TL_PY_CATCH
 }
 
+// Tensor.bincount
+PyObject* method_bincount(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bincount(Tensor? weights=None, int minlength=0)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto weights = r.optional_tensor(0);
+  auto minlength = r.toInt64(1);
+  auto result = [&] { GilRelease no_gil; return tl::bincount(self, weights, minlength); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.ldexp
 PyObject* method_ldexp(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -147,6 +180,10 @@ PyObject* method_ldexp_(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
 }  // namespace
 
 void add_bindings_12(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"bincount", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bincount)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(bincount(Tensor input, Tensor? weights=None, int minlength=0) -> Tensor
+
+The number of occurrences of each value in the 1-D non-negative integer tensor `self` (int64), or the sum of `weights` at each value (float32 weights give float32, any other dtype float64); at least `minlength` bins.)doc"});
   functions.push_back({"ldexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ldexp)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(ldexp(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -171,6 +208,10 @@ Alias of `xlogy` (`torchlite.special.xlogy`).
 special_xlogy(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
 
 Alias of `xlogy` (`torchlite.special.xlogy`).)doc"});
+  methods.push_back({"bincount", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_bincount)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(bincount(Tensor? weights=None, int minlength=0) -> Tensor
+
+The number of occurrences of each value in the 1-D non-negative integer tensor `self` (int64), or the sum of `weights` at each value (float32 weights give float32, any other dtype float64); at least `minlength` bins.)doc"});
   methods.push_back({"ldexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_ldexp)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(ldexp(Tensor other) -> Tensor
 

@@ -7,6 +7,7 @@
 #include "generated/ops/all.h"
 #include "generated/ops/gather.h"
 #include "generated/ops/randint_like.h"
+#include "generated/ops/searchsorted.h"
 #include "generated/ops/special_erfinv.h"
 #include "generated/ops/special_psi.h"
 #include "generated/ops/transpose.h"
@@ -104,6 +105,51 @@ PyObject* fn_randint_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_
       bool requires_grad = r.toBool(5);
       auto result = [&] { GilRelease no_gil; return tl::randint_like(self, low, high, dtype, device); }();
       if (requires_grad) result.set_requires_grad(true);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// searchsorted
+PyObject* fn_searchsorted(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "searchsorted(Tensor sorted_sequence, Tensor input, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor? out=None)",
+      "searchsorted(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // searchsorted.Tensor
+      auto sorted_sequence = r.tensor(0);
+      auto self = r.tensor(1);
+      auto out_int32 = r.toBool(2);
+      auto right = r.toBool(3);
+      auto side = r.string_optional(4);
+      auto sorter = r.optional_tensor(5);
+      if (!r.is_none(6)) {
+        auto out = r.tensor(6);
+        auto result = [&] { GilRelease no_gil; return tl::searchsorted_out(out, sorted_sequence, self, out_int32, right, as_arg(side), sorter); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::searchsorted(sorted_sequence, self, out_int32, right, as_arg(side), sorter); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // searchsorted.Scalar
+      auto sorted_sequence = r.tensor(0);
+      auto self = r.scalar(1);
+      auto out_int32 = r.toBool(2);
+      auto right = r.toBool(3);
+      auto side = r.string_optional(4);
+      auto sorter = r.optional_tensor(5);
+      if (!r.is_none(6)) {
+        auto out = r.tensor(6);
+        auto result = [&] { GilRelease no_gil; return tl::searchsorted_out(out, sorted_sequence, self, out_int32, right, as_arg(side), sorter); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::searchsorted(sorted_sequence, self, out_int32, right, as_arg(side), sorter); }();
       return wrap(std::move(result));
     }
   }
@@ -266,6 +312,14 @@ Random integers in [0, high) with the shape of `self` and its dtype and device u
 randint_like(Tensor input, int low, int high, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
 Random integers in [low, high) with the shape of `self` and its dtype and device unless given.)doc"});
+  functions.push_back({"searchsorted", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_searchsorted)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(searchsorted(Tensor sorted_sequence, Tensor input, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor? out=None) -> Tensor
+
+For each value of `self`, the index in the innermost dimension of `sorted_sequence` where it would be inserted to keep it sorted (the first such index, or the last with `right=True` / `side='right'`); `sorter` gives the sorting permutation of an unsorted sequence. int64, or int32 with `out_int32`.
+
+searchsorted(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor? out=None) -> Tensor
+
+`searchsorted` of one number (promoted as a Python number) in the 1-D `sorted_sequence`: a 0-d index.)doc"});
   functions.push_back({"special_erfinv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_erfinv)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(special_erfinv(Tensor input, *, Tensor? out=None) -> Tensor
 

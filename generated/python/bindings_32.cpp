@@ -8,6 +8,7 @@
 #include "generated/ops/fix.h"
 #include "generated/ops/full.h"
 #include "generated/ops/logaddexp2.h"
+#include "generated/ops/norm.h"
 #include "generated/ops/quantile.h"
 #include "generated/ops/special_ndtri.h"
 
@@ -153,6 +154,63 @@ PyObject* fn_logaddexp2(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   }
   auto result = [&] { GilRelease no_gil; return tl::logaddexp2(self, other); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// norm
+PyObject* fn_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "norm(Tensor input, Scalar p=2)",
+      "norm(Tensor input, Scalar? p, int[1] dim, bool keepdim=False, *, Tensor? out=None)",
+      "norm(Tensor input, Scalar? p, *, ScalarType dtype)",
+      "norm(Tensor input, Scalar? p, int[1] dim, bool keepdim, *, ScalarType dtype, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // norm.Scalar
+      auto self = r.tensor(0);
+      auto p = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::norm(self, p); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // norm.ScalarOpt_dim
+      auto self = r.tensor(0);
+      auto p = r.scalar_optional(1);
+      auto dim = r.intlist(2);
+      auto keepdim = r.toBool(3);
+      if (!r.is_none(4)) {
+        auto out = r.tensor(4);
+        auto result = [&] { GilRelease no_gil; return tl::norm_out(out, self, p, dim, keepdim); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::norm(self, p, dim, keepdim); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // norm.ScalarOpt_dtype
+      auto self = r.tensor(0);
+      auto p = r.scalar_optional(1);
+      auto dtype = r.scalartype(2);
+      auto result = [&] { GilRelease no_gil; return tl::norm(self, p, dtype); }();
+      return wrap(std::move(result));
+    }
+    case 3: {  // norm.ScalarOpt_dim_dtype
+      auto self = r.tensor(0);
+      auto p = r.scalar_optional(1);
+      auto dim = r.intlist(2);
+      auto keepdim = r.toBool(3);
+      auto dtype = r.scalartype(4);
+      if (!r.is_none(5)) {
+        auto out = r.tensor(5);
+        auto result = [&] { GilRelease no_gil; return tl::norm_out(out, self, p, dim, keepdim, dtype); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::norm(self, p, dim, keepdim, dtype); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -315,6 +373,53 @@ PyObject* method_logaddexp2(PyObject* py_self, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
+// Tensor.norm
+PyObject* method_norm(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "norm(Scalar p=2)",
+      "norm(Scalar? p, int[1] dim, bool keepdim=False)",
+      "norm(Scalar? p, *, ScalarType dtype)",
+      "norm(Scalar? p, int[1] dim, bool keepdim, *, ScalarType dtype)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // norm.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto p = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::norm(self, p); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // norm.ScalarOpt_dim
+      const Tensor& self = unpack_tensor(py_self);
+      auto p = r.scalar_optional(0);
+      auto dim = r.intlist(1);
+      auto keepdim = r.toBool(2);
+      auto result = [&] { GilRelease no_gil; return tl::norm(self, p, dim, keepdim); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // norm.ScalarOpt_dtype
+      const Tensor& self = unpack_tensor(py_self);
+      auto p = r.scalar_optional(0);
+      auto dtype = r.scalartype(1);
+      auto result = [&] { GilRelease no_gil; return tl::norm(self, p, dtype); }();
+      return wrap(std::move(result));
+    }
+    case 3: {  // norm.ScalarOpt_dim_dtype
+      const Tensor& self = unpack_tensor(py_self);
+      auto p = r.scalar_optional(0);
+      auto dim = r.intlist(1);
+      auto keepdim = r.toBool(2);
+      auto dtype = r.scalartype(3);
+      auto result = [&] { GilRelease no_gil; return tl::norm(self, p, dim, keepdim, dtype); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.quantile
 PyObject* method_quantile(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -383,6 +488,22 @@ A tensor of shape `size` filled with `fill_value`; the dtype is inferred from it
                        METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp2(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 `log2(2**self + 2**other)` without overflow, with broadcasting; floating dtypes only.)doc"});
+  functions.push_back({"norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_norm)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(norm(Tensor input, Scalar p=2) -> Tensor
+
+The `p`-norm of all elements of `self` (`linalg_vector_norm(self, p)`). `torchlite.norm` and `Tensor.norm` are PyTorch's Python function over these overloads (`p='fro'`, `'nuc'`, `dim`, `dtype`, `out`).
+
+norm(Tensor input, Scalar? p, int[1] dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
+
+The `p`-norm (2 when None) of `self` over the dimensions in `dim` (all of them when empty).
+
+norm(Tensor input, Scalar? p, *, ScalarType dtype) -> Tensor
+
+The `p`-norm (2 when None) of all elements of `self`, computed and returned in `dtype` (which `self`'s dtype must convert to without narrowing).
+
+norm(Tensor input, Scalar? p, int[1] dim, bool keepdim, *, ScalarType dtype, Tensor? out=None) -> Tensor
+
+The `p`-norm (2 when None) of `self` over the dimensions in `dim`, computed and returned in `dtype`.)doc"});
   functions.push_back({"quantile", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_quantile)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(quantile(Tensor input, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor? out=None) -> Tensor
 
@@ -423,6 +544,22 @@ Alias of `trunc_`.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp2(Tensor other) -> Tensor
 
 `log2(2**self + 2**other)` without overflow, with broadcasting; floating dtypes only.)doc"});
+  methods.push_back({"norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_norm)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(norm(Scalar p=2) -> Tensor
+
+The `p`-norm of all elements of `self` (`linalg_vector_norm(self, p)`). `torchlite.norm` and `Tensor.norm` are PyTorch's Python function over these overloads (`p='fro'`, `'nuc'`, `dim`, `dtype`, `out`).
+
+norm(Scalar? p, int[1] dim, bool keepdim=False) -> Tensor
+
+The `p`-norm (2 when None) of `self` over the dimensions in `dim` (all of them when empty).
+
+norm(Scalar? p, *, ScalarType dtype) -> Tensor
+
+The `p`-norm (2 when None) of all elements of `self`, computed and returned in `dtype` (which `self`'s dtype must convert to without narrowing).
+
+norm(Scalar? p, int[1] dim, bool keepdim, *, ScalarType dtype) -> Tensor
+
+The `p`-norm (2 when None) of `self` over the dimensions in `dim`, computed and returned in `dtype`.)doc"});
   methods.push_back({"quantile", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_quantile)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(quantile(Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
 

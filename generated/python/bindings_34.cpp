@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_histogramdd_bin_edges.h"
 #include "generated/ops/kthvalue.h"
 #include "generated/ops/matmul.h"
 #include "generated/ops/resize.h"
@@ -18,6 +19,24 @@ PyTypeObject* kthvalue_type = nullptr;
 PyTypeObject* kthvalue_out_type = nullptr;
 PyTypeObject* sort_type = nullptr;
 PyTypeObject* sort_out_type = nullptr;
+
+// _histogramdd_bin_edges
+PyObject* fn__histogramdd_bin_edges(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_histogramdd_bin_edges(Tensor input, int[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto bins = r.intlist(1);
+  auto range = r.doublelist_optional(2);
+  auto weight = r.optional_tensor(3);
+  auto density = r.toBool(4);
+  auto result = [&] { GilRelease no_gil; return tl::_histogramdd_bin_edges(self, bins, as_arg(range), weight, density); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // kthvalue
 PyObject* fn_kthvalue(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -210,6 +229,10 @@ void add_bindings_34(std::vector<PyMethodDef>& functions, std::vector<PyMethodDe
   kthvalue_out_type = return_type("kthvalue_out", {"values", "indices"});
   sort_type = return_type("sort", {"values", "indices"});
   sort_out_type = return_type("sort_out", {"values", "indices"});
+  functions.push_back({"_histogramdd_bin_edges", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__histogramdd_bin_edges)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(_histogramdd_bin_edges(Tensor input, int[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False) -> Sequence[Tensor]
+
+The bin edges of `histogramdd(self, bins, range)`: for each of the N coordinates (the last dim of `self`), PyTorch's linspace of `bins[d] + 1` edges between the ends of its `range` pair (the data's extremes when None).)doc"});
   functions.push_back({"kthvalue", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_kthvalue)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(kthvalue(Tensor input, int k, int dim=-1, bool keepdim=False, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 

@@ -3,12 +3,15 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/add.h"
 #include "generated/ops/arctanh.h"
 #include "generated/ops/ceil.h"
 #include "generated/ops/clip.h"
+#include "generated/ops/corrcoef.h"
 #include "generated/ops/expand.h"
+#include "generated/ops/histogramdd.h"
 #include "generated/ops/index_fill.h"
 #include "generated/ops/isreal.h"
 #include "generated/ops/masked_select.h"
@@ -17,6 +20,9 @@
 
 namespace tl::python {
 namespace {
+
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* histogramdd_type = nullptr;
 
 // add
 PyObject* fn_add(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -209,6 +215,53 @@ PyObject* fn_clip_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
       auto max = r.scalar_optional(2);
       auto result = [&] { GilRelease no_gil; return tl::clip_(self, min, max); }();
       return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// corrcoef
+PyObject* fn_corrcoef(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "corrcoef(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::corrcoef(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// histogramdd
+PyObject* fn_histogramdd(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "histogramdd(Tensor input, int[] bins, float[]? range=None, Tensor? weight=None, bool density=False)",
+      "histogramdd(Tensor input, int bins, float[]? range=None, Tensor? weight=None, bool density=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // histogramdd
+      auto self = r.tensor(0);
+      auto bins = r.intlist(1);
+      auto range = r.doublelist_optional(2);
+      auto weight = r.optional_tensor(3);
+      auto density = r.toBool(4);
+      auto result = [&] { GilRelease no_gil; return tl::histogramdd(self, bins, as_arg(range), weight, density); }();
+      return wrap_named(histogramdd_type, wrap(result));
+    }
+    case 1: {  // histogramdd.int_bins
+      auto self = r.tensor(0);
+      auto bins = r.toInt64(1);
+      auto range = r.doublelist_optional(2);
+      auto weight = r.optional_tensor(3);
+      auto density = r.toBool(4);
+      auto result = [&] { GilRelease no_gil; return tl::histogramdd(self, bins, as_arg(range), weight, density); }();
+      return wrap_named(histogramdd_type, wrap(result));
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
@@ -617,6 +670,20 @@ PyObject* method_clip_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// Tensor.corrcoef
+PyObject* method_corrcoef(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "corrcoef()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::corrcoef(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.expand
 PyObject* method_expand(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -769,6 +836,7 @@ PyObject* method_tan_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 }  // namespace
 
 void add_bindings_39(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  histogramdd_type = return_type("histogramdd", {"hist", "bin_edges"});
   functions.push_back({"add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_add)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None) -> Tensor
 
@@ -817,6 +885,18 @@ In-place version of clip(): writes the result into self. Alias of `clamp.Tensor`
 clip_(Tensor input, Scalar? min=None, Scalar? max=None) -> Tensor
 
 In-place version of clip(): writes the result into self. Alias of `clamp`.)doc"});
+  functions.push_back({"corrcoef", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_corrcoef)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(corrcoef(Tensor input) -> Tensor
+
+The Pearson correlation coefficients of the variables in the rows of `self` (`cov` normalized by the standard deviations, clipped to [-1, 1]).)doc"});
+  functions.push_back({"histogramdd", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_histogramdd)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(histogramdd(Tensor input, int[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> tuple[Tensor, Sequence[Tensor]]
+
+A histogram of the N-dimensional points in the last dim of `self` (the other dims flattened), with `bins[d]` equal bins along coordinate d between the ends of its `range` pair (the data's extremes when None); `weight` (one per point) and `density` as for `histogram`. Returns the N-dimensional histogram and the N edge tensors.
+
+histogramdd(Tensor input, int bins, float[]? range=None, Tensor? weight=None, bool density=False) -> tuple[Tensor, Sequence[Tensor]]
+
+`histogramdd` with `bins` equal bins along every coordinate.)doc"});
   functions.push_back({"index_fill", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_fill)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(index_fill(Tensor input, int dim, Tensor index, Scalar value) -> Tensor
 
@@ -925,6 +1005,10 @@ In-place version of clip(): writes the result into self. Alias of `clamp.Tensor`
 clip_(Scalar? min=None, Scalar? max=None) -> Tensor
 
 In-place version of clip(): writes the result into self. Alias of `clamp`.)doc"});
+  methods.push_back({"corrcoef", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_corrcoef)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(corrcoef() -> Tensor
+
+The Pearson correlation coefficients of the variables in the rows of `self` (`cov` normalized by the standard deviations, clipped to [-1, 1]).)doc"});
   methods.push_back({"expand", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_expand)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(expand(int[] size, *, bool implicit=False) -> Tensor
 

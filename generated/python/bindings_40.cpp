@@ -6,6 +6,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/cat.h"
 #include "generated/ops/floor_divide.h"
+#include "generated/ops/renorm.h"
 #include "generated/ops/std.h"
 #include "generated/ops/t.h"
 
@@ -88,6 +89,45 @@ PyObject* fn_floor_divide_(PyObject* /*module*/, PyObject* const* args, Py_ssize
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// renorm
+PyObject* fn_renorm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "renorm(Tensor input, Scalar p, int dim, Scalar maxnorm, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto p = r.scalar(1);
+  auto dim = r.toInt64(2);
+  auto maxnorm = r.scalar(3);
+  if (!r.is_none(4)) {
+    auto out = r.tensor(4);
+    auto result = [&] { GilRelease no_gil; return tl::renorm_out(out, self, p, dim, maxnorm); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::renorm(self, p, dim, maxnorm); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// renorm_
+PyObject* fn_renorm_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "renorm_(Tensor input, Scalar p, int dim, Scalar maxnorm)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto p = r.scalar(1);
+  auto dim = r.toInt64(2);
+  auto maxnorm = r.scalar(3);
+  auto result = [&] { GilRelease no_gil; return tl::renorm_(self, p, dim, maxnorm); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -261,6 +301,40 @@ PyObject* method_floor_divide_(PyObject* py_self, PyObject* const* args, Py_ssiz
   TL_PY_CATCH
 }
 
+// Tensor.renorm
+PyObject* method_renorm(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "renorm(Scalar p, int dim, Scalar maxnorm)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto p = r.scalar(0);
+  auto dim = r.toInt64(1);
+  auto maxnorm = r.scalar(2);
+  auto result = [&] { GilRelease no_gil; return tl::renorm(self, p, dim, maxnorm); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.renorm_
+PyObject* method_renorm_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "renorm_(Scalar p, int dim, Scalar maxnorm)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto p = r.scalar(0);
+  auto dim = r.toInt64(1);
+  auto maxnorm = r.scalar(2);
+  auto result = [&] { GilRelease no_gil; return tl::renorm_(self, p, dim, maxnorm); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.std
 PyObject* method_std(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -350,6 +424,14 @@ In-place version of floor_divide(): writes the result into self. Divides `self` 
 floor_divide_(Tensor input, Scalar other) -> Tensor
 
 In-place version of floor_divide(): writes the result into self. Divides every element of `self` by the number `other`, rounding toward negative infinity.)doc"});
+  functions.push_back({"renorm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_renorm)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(renorm(Tensor input, Scalar p, int dim, Scalar maxnorm, *, Tensor? out=None) -> Tensor
+
+`self` with each sub-tensor along `dim` whose `p`-norm exceeds `maxnorm` scaled down to norm `maxnorm` (by `maxnorm / (norm + 1e-7)`).)doc"});
+  functions.push_back({"renorm_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_renorm_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(renorm_(Tensor input, Scalar p, int dim, Scalar maxnorm) -> Tensor
+
+In-place version of renorm(): writes the result into self. `self` with each sub-tensor along `dim` whose `p`-norm exceeds `maxnorm` scaled down to norm `maxnorm` (by `maxnorm / (norm + 1e-7)`).)doc"});
   functions.push_back({"std", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_std)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(std(Tensor input, bool unbiased=True) -> Tensor
 
@@ -398,6 +480,14 @@ In-place version of floor_divide(): writes the result into self. Divides `self` 
 floor_divide_(Scalar other) -> Tensor
 
 In-place version of floor_divide(): writes the result into self. Divides every element of `self` by the number `other`, rounding toward negative infinity.)doc"});
+  methods.push_back({"renorm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_renorm)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(renorm(Scalar p, int dim, Scalar maxnorm) -> Tensor
+
+`self` with each sub-tensor along `dim` whose `p`-norm exceeds `maxnorm` scaled down to norm `maxnorm` (by `maxnorm / (norm + 1e-7)`).)doc"});
+  methods.push_back({"renorm_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_renorm_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(renorm_(Scalar p, int dim, Scalar maxnorm) -> Tensor
+
+In-place version of renorm(): writes the result into self. `self` with each sub-tensor along `dim` whose `p`-norm exceeds `maxnorm` scaled down to norm `maxnorm` (by `maxnorm / (norm + 1e-7)`).)doc"});
   methods.push_back({"std", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_std)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(std(bool unbiased=True) -> Tensor
 

@@ -6,6 +6,8 @@
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/arctan.h"
+#include "generated/ops/bucketize.h"
+#include "generated/ops/diff.h"
 #include "generated/ops/mode.h"
 #include "generated/ops/nonzero.h"
 #include "generated/ops/sigmoid.h"
@@ -47,6 +49,65 @@ PyObject* fn_arctan_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::arctan_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// bucketize
+PyObject* fn_bucketize(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bucketize(Tensor input, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor? out=None)",
+      "bucketize(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bucketize.Tensor
+      auto self = r.tensor(0);
+      auto boundaries = r.tensor(1);
+      auto out_int32 = r.toBool(2);
+      auto right = r.toBool(3);
+      if (!r.is_none(4)) {
+        auto out = r.tensor(4);
+        auto result = [&] { GilRelease no_gil; return tl::bucketize_out(out, self, boundaries, out_int32, right); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::bucketize(self, boundaries, out_int32, right); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bucketize.Scalar
+      auto self = r.scalar(0);
+      auto boundaries = r.tensor(1);
+      auto out_int32 = r.toBool(2);
+      auto right = r.toBool(3);
+      auto result = [&] { GilRelease no_gil; return tl::bucketize(self, boundaries, out_int32, right); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// diff
+PyObject* fn_diff(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "diff(Tensor input, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto n = r.toInt64(1);
+  auto dim = r.toInt64(2);
+  auto prepend = r.optional_tensor(3);
+  auto append = r.optional_tensor(4);
+  if (!r.is_none(5)) {
+    auto out = r.tensor(5);
+    auto result = [&] { GilRelease no_gil; return tl::diff_out(out, self, n, dim, prepend, append); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::diff(self, n, dim, prepend, append); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -175,6 +236,24 @@ PyObject* method_arctan_(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
+// Tensor.diff
+PyObject* method_diff(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "diff(int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto n = r.toInt64(0);
+  auto dim = r.toInt64(1);
+  auto prepend = r.optional_tensor(2);
+  auto append = r.optional_tensor(3);
+  auto result = [&] { GilRelease no_gil; return tl::diff(self, n, dim, prepend, append); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.mode
 PyObject* method_mode(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -246,6 +325,18 @@ Alias of `atan`.)doc"});
                        METH_FASTCALL | METH_KEYWORDS, R"doc(arctan_(Tensor input) -> Tensor
 
 Alias of `atan_`.)doc"});
+  functions.push_back({"bucketize", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bucketize)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(bucketize(Tensor input, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor? out=None) -> Tensor
+
+The index of the bucket of each element of `self` between the sorted 1-D `boundaries` (`searchsorted(boundaries, self)`); with `right=True` a value equal to a boundary goes to the bucket after it.
+
+bucketize(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor
+
+`bucketize` of one number (promoted as a Python number): a 0-d index.)doc"});
+  functions.push_back({"diff", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_diff)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(diff(Tensor input, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None, *, Tensor? out=None) -> Tensor
+
+The `n`-th forward difference of `self` along `dim` (`x[i+1] - x[i]`, `logical_xor` for bool), after joining `prepend` before and `append` after it along `dim`.)doc"});
   functions.push_back({"mode", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mode)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(mode(Tensor input, int dim=-1, bool keepdim=False, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
@@ -274,6 +365,10 @@ Alias of `atan`.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(arctan_() -> Tensor
 
 Alias of `atan_`.)doc"});
+  methods.push_back({"diff", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_diff)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(diff(int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor
+
+The `n`-th forward difference of `self` along `dim` (`x[i+1] - x[i]`, `logical_xor` for bool), after joining `prepend` before and `append` after it along `dim`.)doc"});
   methods.push_back({"mode", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_mode)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(mode(int dim=-1, bool keepdim=False) -> tuple[Tensor, Tensor]
 

@@ -4,11 +4,30 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_histogramdd_from_bin_cts.h"
 #include "generated/ops/flatten.h"
 #include "generated/ops/ones.h"
 
 namespace tl::python {
 namespace {
+
+// _histogramdd_from_bin_cts
+PyObject* fn__histogramdd_from_bin_cts(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_histogramdd_from_bin_cts(Tensor input, int[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto bins = r.intlist(1);
+  auto range = r.doublelist_optional(2);
+  auto weight = r.optional_tensor(3);
+  auto density = r.toBool(4);
+  auto result = [&] { GilRelease no_gil; return tl::_histogramdd_from_bin_cts(self, bins, as_arg(range), weight, density); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // flatten
 PyObject* fn_flatten(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -69,6 +88,10 @@ PyObject* method_flatten(PyObject* py_self, PyObject* const* args, Py_ssize_t na
 }  // namespace
 
 void add_bindings_7(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"_histogramdd_from_bin_cts", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__histogramdd_from_bin_cts)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(_histogramdd_from_bin_cts(Tensor input, int[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False) -> Tensor
+
+The histogram of `histogramdd(self, bins, range, weight, density)` (its bins from `_histogramdd_bin_edges`).)doc"});
   functions.push_back({"flatten", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_flatten)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(flatten(Tensor input, int start_dim=0, int end_dim=-1) -> Tensor
 

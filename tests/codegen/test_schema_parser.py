@@ -39,6 +39,8 @@ TYPES = {
     "int[1]?": OptionalType(ListType(T("int"), 1)),
     "float": T("float"),
     "float?": OptionalType(T("float")),
+    "float[]": ListType(T("float")),
+    "float[]?": OptionalType(ListType(T("float"))),
     "bool": T("bool"),
     "bool?": OptionalType(T("bool")),
     "bool[3]": ListType(T("bool"), 3),
@@ -216,7 +218,7 @@ def test_round_trip_on_real_yaml(func):
     ('add(str x="abc) -> Tensor', "unterminated string"),
     # types
     ("add(Tensr self) -> Tensor", "unknown type `Tensr`"),
-    ("add(float[] x) -> Tensor", "unsupported type `float[]`"),
+    ("add(float[2] x) -> Tensor", "unsupported type `float[2]`"),
     ("add(Generator g) -> Tensor", "unsupported type `Generator`"),
     ("add(int?? x) -> Tensor", "unsupported type `int??`"),
     ("add(int[0] x) -> Tensor", "bad list size `[0]`"),

@@ -215,6 +215,19 @@ bool FunctionParameter::check(PyObject* obj, bool numbers_as_tensors, int* faile
       // full(2, 1.0) is an error as in PyTorch while zeros(2) and x.view(6) work.
       return size > 0 && is_int_arg(obj);
     }
+    case ParameterType::FloatList: {
+      if (!PyTuple_Check(obj) && !PyList_Check(obj)) return false;
+      Py_ssize_t n = PySequence_Fast_GET_SIZE(obj);
+      PyObject** items = PySequence_Fast_ITEMS(obj);
+      for (Py_ssize_t i = 0; i < n; ++i) {
+        PyObject* item = items[i];
+        if (!PyFloat_Check(item) && !PyLong_Check(item) && !is_zero_dim_tensor_arg(item) && !is_numpy_number(item)) {
+          if (failed_idx) *failed_idx = static_cast<int>(i);
+          return false;
+        }
+      }
+      return true;
+    }
     case ParameterType::BoolList: {
       if (!PyTuple_Check(obj) && !PyList_Check(obj)) return false;
       Py_ssize_t n = PySequence_Fast_GET_SIZE(obj);
@@ -264,6 +277,7 @@ std::string FunctionParameter::type_name() const {
     case ParameterType::TensorList: return "tuple of Tensors";
     case ParameterType::IntList: return "tuple of ints";
     case ParameterType::BoolList: return "tuple of bools";
+    case ParameterType::FloatList: return "tuple of floats";
     case ParameterType::Generator: return "torchlite.Generator";
     case ParameterType::Layout: return "torchlite.layout";
     case ParameterType::MemoryFormat: return "torchlite.memory_format";
@@ -385,6 +399,8 @@ void parse_default(FunctionParameter& p, const std::string& raw, const std::stri
       }
       break;
     }
+    case ParameterType::FloatList:
+      throw RuntimeError(str("PythonArgParser: a float[] parameter can only default to None, in '", sig, "'"));
     case ParameterType::OptionalTensorList:
     case ParameterType::TensorList:
       TL_CHECK(d == "[]", "PythonArgParser: a Tensor[] parameter can only default to [] or None, in '", sig, "'");
@@ -447,6 +463,7 @@ FunctionParameter parse_parameter(const std::string& token, bool keyword_only, c
     else if (type == "Tensor") p.type = ParameterType::TensorList;
     else if (type == "Tensor?") p.type = ParameterType::OptionalTensorList;
     else if (type == "bool") p.type = ParameterType::BoolList;
+    else if (type == "float" || type == "double") p.type = ParameterType::FloatList;
     else throw RuntimeError(str("PythonArgParser: unsupported list type '", p.type_str, "' in '", sig, "'"));
   } else if (type == "Tensor") {
     p.type = ParameterType::Tensor;
@@ -940,6 +957,19 @@ double PythonArgs::double_slow(PyObject* o, int i) const {
     return v;
   }
   return unpack_double(o);
+}
+
+std::vector<double> PythonArgs::doublelist(int i) const {
+  PyObject* o = args[i];
+  if (o == nullptr || o == Py_None) none_error(signature->params[i]);  // only None defaults exist
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+  PyObject** items = PySequence_Fast_ITEMS(o);
+  std::vector<double> out(static_cast<size_t>(n));
+  for (Py_ssize_t k = 0; k < n; ++k) {
+    PyObject* item = items[k];
+    out[static_cast<size_t>(k)] = PyFloat_CheckExact(item) ? PyFloat_AS_DOUBLE(item) : double_slow(item, i);
+  }
+  return out;
 }
 
 bool PythonArgs::bool_slow(PyObject* o, int i) const {

@@ -13,7 +13,7 @@
 // type Tensor (wherever it is) is removed: the bound tensor arrives as `self` instead.
 //
 // Types: Tensor, Tensor?, Tensor[], Scalar, Scalar?, int, int?, int[], int[N], int[]?, int[N]?,
-// float, float?, bool, bool?, str, str?, ScalarType, ScalarType?, Device, Device?, object
+// float, float?, float[], float[]?, bool, bool?, str, str?, ScalarType, ScalarType?, Device, Device?, object
 // (any Python object; for handwritten bindings). Alias annotations such as Tensor(a!) are ignored.
 // Defaults: None, True, False, integers, floats (inf, nan), [], [0, 1], a single int for int[N],
 // quoted strings ('x' or "x"), dtype names (float32, long, ...) for ScalarType, device strings.
@@ -22,7 +22,7 @@
 // no match). Tensor: tensors only. Scalar: bool/int/float, NumPy scalars, 0-d tensors that do
 // not require grad. int: int (not bool), NumPy integers, __index__ objects, 0-d integer tensors.
 // float: int/float/NumPy numbers, 0-d tensors. bool: bool, numpy.bool_. str: str.
-// int[] / int[N]: a tuple/list/Size of ints; int[N] also a single int (repeated N times); when the
+// float[]: a tuple/list of what float takes. int[] / int[N]: a tuple/list/Size of ints; int[N] also a single int (repeated N times); when the
 // list is the only positional parameter, varargs: x.view(2, 3) == x.view((2, 3)), zeros(2) ==
 // zeros((2,)) (but, as in PyTorch, full(2, 1.0) and reshape(x, 6) are errors). ScalarType: a
 // torchlite.dtype (or the Python types float/int/bool). Device: torchlite.device, str or int.
@@ -56,6 +56,7 @@ enum class ParameterType : uint8_t {
   Generator,           // torchlite.Generator
   Layout,              // torchlite.strided
   MemoryFormat,        // torchlite.contiguous_format, ...
+  FloatList,           // float[]: a tuple/list of numbers
 };
 
 struct FunctionParameter {
@@ -197,6 +198,12 @@ struct PythonArgs {
   std::optional<IntListArg> intlist_optional(int i) const {
     if (is_none(i)) return std::nullopt;
     return intlist(i);
+  }
+
+  std::vector<double> doublelist(int i) const;
+  std::optional<std::vector<double>> doublelist_optional(int i) const {
+    if (is_none(i)) return std::nullopt;
+    return doublelist(i);
   }
 
   double toDouble(int i) const {
