@@ -103,7 +103,6 @@ Geometry make_geometry(IntArrayRef sizes, IntArrayRef strides, uint64_t mask, bo
 
 // ---------------------------------------------------------------------------------------- plans
 
-constexpr int64_t kLanes = 16;     // independent accumulators along an inner run
 constexpr int64_t kBlock = 4096;   // outputs folded together by an outer reduction (whole rows: reads stream)
 constexpr int64_t kGrain = 32768;  // elements of work worth a task
 
@@ -139,24 +138,48 @@ struct Scratch {
   T& operator[](int64_t i) { return p[static_cast<size_t>(i)]; }
 };
 
-// Fold of n elements at p with stride s (in elements).
-template <typename Op>
-TL_TARGET_CLONES acc_of<Op> fold_contiguous(const Op& op, const typename Op::in_t* p, int64_t n) {
-  using acc_t = acc_of<Op>;
-  acc_t lane[kLanes];
-  for (int64_t j = 0; j < kLanes; ++j) lane[j] = op.identity();
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
+// Fold of n contiguous elements with reduce(acc, element), in four arrays of one 64-byte vector's
+// worth of independent lanes each (four registers under AVX-512: the loop runs at memory speed
+// instead of waiting on one compare-and-blend or add chain), merged with combine at the end. Every
+// lane starts at `init`: the identity, or any element for an idempotent fold. Always inlined into
+// the callers' ISA clones (GCC does not inline baseline code into them otherwise).
+template <typename A, typename In, typename R, typename C>
+TL_ALWAYS_INLINE A fold_lanes(const In* p, int64_t n, A init, const R& reduce, const C& combine) {
+  constexpr int64_t V = sizeof(A) >= 64 ? 1 : 64 / sizeof(A);
+  A l0[V], l1[V], l2[V], l3[V];
+  for (int64_t j = 0; j < V; ++j) l0[j] = l1[j] = l2[j] = l3[j] = init;
+  auto step = [&](A* l, const In* q) {
 #pragma omp simd
-    for (int64_t j = 0; j < kLanes; ++j) lane[j] = op.reduce(lane[j], p[i + j]);
+    for (int64_t j = 0; j < V; ++j) l[j] = reduce(l[j], q[j]);
+  };
+  int64_t i = 0;
+  for (; i + 4 * V <= n; i += 4 * V) {
+    step(l0, p + i);
+    step(l1, p + i + V);
+    step(l2, p + i + 2 * V);
+    step(l3, p + i + 3 * V);
   }
-  for (int64_t w = kLanes / 2; w >= 1; w /= 2)
-    for (int64_t j = 0; j < w; ++j) lane[j] = op.combine(lane[j], lane[j + w]);
-  acc_t r = lane[0];
-  for (; i < n; ++i) r = op.reduce(r, p[i]);
+  for (int64_t j = 0; j < V; ++j) {
+    l0[j] = combine(l0[j], l1[j]);
+    l2[j] = combine(l2[j], l3[j]);
+  }
+  for (int64_t j = 0; j < V; ++j) l0[j] = combine(l0[j], l2[j]);
+  A r = l0[0];
+  for (int64_t j = 1; j < V; ++j) r = combine(r, l0[j]);
+  for (; i < n; ++i) r = reduce(r, p[i]);
   return r;
 }
 
+// Fold of n contiguous elements at p.
+template <typename Op>
+TL_TARGET_CLONES acc_of<Op> fold_contiguous(const Op& op, const typename Op::in_t* p, int64_t n) {
+  using acc_t = acc_of<Op>;
+  using in_t = typename Op::in_t;
+  return fold_lanes(p, n, op.identity(), [&](acc_t a, in_t x) { return op.reduce(a, x); },
+                    [&](acc_t a, acc_t b) { return op.combine(a, b); });
+}
+
+// Fold of n elements at p with stride s (in elements).
 template <typename Op>
 acc_of<Op> fold_run(const Op& op, const typename Op::in_t* p, int64_t n, int64_t s) {
   if (s == 1) return fold_contiguous(op, p, n);
@@ -250,12 +273,11 @@ void reduce_values(const Op& op, const typename Op::in_t* base, const Geometry& 
       for (int64_t j = 0; j < C; ++j) dst[wout.offset + (j0 + j) * od.vout.stride] = buf[j];
     }
   });
-  if (nc > 1)
-    for (int64_t o = 0; o < K; ++o) {
-      acc_t v = partial[o];
-      for (int64_t c = 1; c < nc; ++c) v = op.combine(v, partial[c * K + o]);
-      acc[o] = v;
-    }
+  if (nc > 1) {  // chunk by chunk, so the partials are read in memory order
+    for (int64_t o = 0; o < K; ++o) acc[o] = partial[o];
+    for (int64_t c = 1; c < nc; ++c)
+      for (int64_t o = 0; o < K; ++o) acc[o] = op.combine(acc[o], partial[c * K + o]);
+  }
 }
 
 // ------------------------------------------------------------------------------------ indexed
@@ -273,49 +295,51 @@ void reduce_values(const Op& op, const typename Op::in_t* base, const Geometry& 
 template <typename Op>
 using val_of = typename Op::val_t;
 
-// Best of n contiguous elements and its first position, in kLanes lanes that each keep their
-// best value and its position (branch-free, vectorizes); ties between lanes go to the lower
-// position.
+// The best of n >= 1 contiguous elements (its value only): a lane fold as fast as amax's (every
+// lane starts at the first element, which changes nothing: "best" is idempotent).
 template <typename Op>
-TL_TARGET_CLONES void best_contiguous(const Op& op, const typename Op::in_t* p, int64_t n, val_of<Op>& best,
-                                      int64_t& best_i) {
+TL_TARGET_CLONES val_of<Op> best_value_contiguous(const Op& op, const typename Op::in_t* p, int64_t n) {
   using val_t = val_of<Op>;
-  const int64_t bulk = n / kLanes * kLanes;
+  using in_t = typename Op::in_t;
+  return fold_lanes(p, n, op.load(p[0]),
+                    [&](val_t a, in_t x) {
+                      const val_t v = op.load(x);
+                      return op.better(v, a) ? v : a;
+                    },
+                    [&](val_t a, val_t b) { return op.better(b, a) ? b : a; });
+}
+
+// Position of the first of n contiguous elements that ties with v, the best of them (nothing in
+// p is better than v, so a tie is "v is not better"): blocks of 64 tested at once, then the block
+// that holds it element by element.
+template <typename Op>
+TL_TARGET_CLONES int64_t first_tie(const Op& op, const typename Op::in_t* p, int64_t n, val_of<Op> v) {
   int64_t i = 0;
-  if (bulk > 0) {
-    val_t lane[kLanes];
-    int64_t li[kLanes];
-    for (int64_t j = 0; j < kLanes; ++j) {
-      lane[j] = op.load(p[j]);
-      li[j] = j;
-    }
-    for (i = kLanes; i < bulk; i += kLanes) {
-#pragma omp simd
-      for (int64_t j = 0; j < kLanes; ++j) {
-        const val_t x = op.load(p[i + j]);
-        const bool b = op.better(x, lane[j]);
-        lane[j] = b ? x : lane[j];
-        li[j] = b ? i + j : li[j];
-      }
-    }
-    best = lane[0];
-    best_i = li[0];
-    for (int64_t j = 1; j < kLanes; ++j) {
-      if (op.better(lane[j], best) || (!op.better(best, lane[j]) && li[j] < best_i)) {
-        best = lane[j];
-        best_i = li[j];
-      }
-    }
-  } else {
-    best = op.load(p[0]);
-    best_i = 0;
-    i = 1;
+  for (; i + 64 <= n; i += 64) {
+    int hits = 0;  // a count: GCC vectorizes this reduction, not a bool one
+#pragma omp simd reduction(+ : hits)
+    for (int64_t j = 0; j < 64; ++j) hits += !op.better(v, op.load(p[i + j]));
+    if (hits) break;
   }
-  for (; i < n; ++i) {
-    const val_t x = op.load(p[i]);
-    if (op.better(x, best)) {
-      best = x;
-      best_i = i;
+  for (; i < n; ++i)
+    if (!op.better(v, op.load(p[i]))) return i;
+  return n - 1;  // not reached
+}
+
+// Best of n contiguous elements and its first position, in two passes over blocks small enough to
+// stay in L1: the block's best value (fast, no positions), then, only when it beats the best so
+// far, a scan of the block for its first tie. The value returned is that element's (so of 0.0 and
+// -0.0, the first one seen, as a sequential scan keeps it).
+template <typename Op>
+void best_contiguous(const Op& op, const typename Op::in_t* p, int64_t n, val_of<Op>& best, int64_t& best_i) {
+  constexpr int64_t kScan = 16384 / sizeof(typename Op::in_t);
+  best_i = -1;
+  for (int64_t b = 0; b < n; b += kScan) {
+    const int64_t m = std::min(kScan, n - b);
+    const val_of<Op> v = best_value_contiguous(op, p + b, m);
+    if (best_i < 0 || op.better(v, best)) {
+      best_i = b + first_tie(op, p + b, m, v);
+      best = op.load(p[best_i]);
     }
   }
 }
@@ -324,8 +348,8 @@ template <typename Op>
 void best_run(const Op& op, const typename Op::in_t* p, int64_t n, int64_t s, int64_t first, val_of<Op>& v,
               int64_t& ix) {
   if (s == 1) {
-    val_of<Op> b;
-    int64_t bi;
+    val_of<Op> b{};
+    int64_t bi = 0;
     best_contiguous(op, p, n, b, bi);
     if (ix < 0 || op.better(b, v)) {
       v = b;
@@ -365,9 +389,11 @@ void best_range(const Op& op, const typename Op::in_t* p, const std::vector<Dim>
   }
 }
 
-template <typename Op>
-TL_TARGET_CLONES void best_rows_contiguous(const Op& op, const typename Op::in_t* row, int64_t C, int64_t r,
-                                           val_of<Op>* v, int64_t* ix) {
+// Row r (a position relative to the first row, int32 or int64) folded into the best values v and
+// positions ix of C neighbouring outputs.
+template <typename Op, typename P>
+TL_TARGET_CLONES void best_rows_contiguous(const Op& op, const typename Op::in_t* row, int64_t C, P r,
+                                           val_of<Op>* v, P* ix) {
 #pragma omp simd
   for (int64_t j = 0; j < C; ++j) {
     val_of<Op> x = op.load(row[j]);
@@ -377,28 +403,45 @@ TL_TARGET_CLONES void best_rows_contiguous(const Op& op, const typename Op::in_t
   }
 }
 
-template <typename Op>
-void best_rows(const Op& op, const typename Op::in_t* p, int64_t C, int64_t sw, const std::vector<Dim>& rd,
-               int64_t rb, int64_t re, val_of<Op>* v, int64_t* ix) {
+template <typename Op, typename P>
+void best_rows_at(const Op& op, const typename Op::in_t* p, int64_t C, int64_t sw, const std::vector<Dim>& rd,
+                  int64_t rb, int64_t re, val_of<Op>* v, P* ix) {
   Walker w(rd, rb);
   for (int64_t j = 0; j < C; ++j) {
     v[j] = op.load(p[w.offset + j * sw]);
-    ix[j] = rb;
+    ix[j] = 0;
   }
   w.next();
   for (int64_t r = rb + 1; r < re; ++r, w.next()) {
     const typename Op::in_t* row = p + w.offset;
+    const P at = static_cast<P>(r - rb);
     if (sw == 1) {
-      best_rows_contiguous(op, row, C, r, v, ix);
+      best_rows_contiguous(op, row, C, at, v, ix);
     } else {
       for (int64_t j = 0; j < C; ++j) {
         val_of<Op> x = op.load(row[j * sw]);
         if (op.better(x, v[j])) {
           v[j] = x;
-          ix[j] = r;
+          ix[j] = at;
         }
       }
     }
+  }
+}
+
+// Rows [rb, re) of the reduction space folded into C outputs: best values v, first positions ix.
+// Positions are kept in int32 when the rows allow (half the traffic of int64, and as many lanes
+// as the float values).
+template <typename Op>
+void best_rows(const Op& op, const typename Op::in_t* p, int64_t C, int64_t sw, const std::vector<Dim>& rd,
+               int64_t rb, int64_t re, val_of<Op>* v, int64_t* ix) {
+  if (re - rb <= std::numeric_limits<int32_t>::max()) {
+    int32_t at[kBlock];
+    best_rows_at(op, p, C, sw, rd, rb, re, v, at);
+    for (int64_t j = 0; j < C; ++j) ix[j] = rb + at[j];
+  } else {
+    best_rows_at(op, p, C, sw, rd, rb, re, v, ix);
+    for (int64_t j = 0; j < C; ++j) ix[j] += rb;
   }
 }
 
@@ -411,14 +454,13 @@ void reduce_with_index(const Op& op, const typename Op::in_t* base, const Geomet
   const int64_t K = g.outputs, R = g.length, nc = plan.chunks;
   Scratch<val_t> pv(nc > 1 ? K * nc : 0);
   Scratch<int64_t> pi(nc > 1 ? K * nc : 0);
-  auto merge = [&](int64_t o, int64_t stride_c, int64_t stride_o) {
-    val_t v = pv[o * stride_o];
-    int64_t ix = pi[o * stride_o];
+  auto merge = [&](int64_t o) {  // inner plan: output o's chunks are neighbours
+    val_t v = pv[o * nc];
+    int64_t ix = pi[o * nc];
     for (int64_t c = 1; c < nc; ++c) {
-      const int64_t at = o * stride_o + c * stride_c;
-      if (op.better(pv[at], v)) {
-        v = pv[at];
-        ix = pi[at];
+      if (op.better(pv[o * nc + c], v)) {
+        v = pv[o * nc + c];
+        ix = pi[o * nc + c];
       }
     }
     vals[o] = v;
@@ -444,7 +486,7 @@ void reduce_with_index(const Op& op, const typename Op::in_t* base, const Geomet
       }
     });
     if (nc > 1)
-      for (int64_t o = 0; o < K; ++o) merge(o, 1, nc);
+      for (int64_t o = 0; o < K; ++o) merge(o);
     return;
   }
   const OuterDims od = outer_dims(g, plan);
@@ -467,8 +509,18 @@ void reduce_with_index(const Op& op, const typename Op::in_t* base, const Geomet
       }
     }
   });
-  if (nc > 1)
-    for (int64_t o = 0; o < K; ++o) merge(o, K, 1);
+  if (nc > 1) {  // chunk by chunk, so the partials are read in memory order
+    for (int64_t o = 0; o < K; ++o) {
+      vals[o] = pv[o];
+      idx[o] = pi[o];
+    }
+    for (int64_t c = 1; c < nc; ++c)
+      for (int64_t o = 0; o < K; ++o)
+        if (op.better(pv[c * K + o], vals[o])) {
+          vals[o] = pv[c * K + o];
+          idx[o] = pi[c * K + o];
+        }
+  }
 }
 
 }  // namespace tl::native::reduce
