@@ -295,51 +295,97 @@ void reduce_values(const Op& op, const typename Op::in_t* base, const Geometry& 
 template <typename Op>
 using val_of = typename Op::val_t;
 
-// The best of n >= 1 contiguous elements (its value only): a lane fold as fast as amax's (every
-// lane starts at the first element, which changes nothing: "best" is idempotent).
+// Best of n >= 1 contiguous elements and its first position, in one pass at amax's speed: four
+// arrays of one vector's worth of lanes each keep, for the positions they see (one lane per
+// position modulo 4 vectors), the best value so far and the first group of 4 vectors where it
+// appeared (int32, as wide as float, so it costs one masked broadcast per vector). At the end only
+// the earliest group holding the overall best is scanned for its first tie. The value returned is
+// that element's (so of 0.0 and -0.0, the first one, as a sequential scan keeps it).
 template <typename Op>
-TL_TARGET_CLONES val_of<Op> best_value_contiguous(const Op& op, const typename Op::in_t* p, int64_t n) {
+TL_TARGET_CLONES void best_contiguous_block(const Op& op, const typename Op::in_t* p, int64_t n, val_of<Op>& best,
+                                            int64_t& best_i) {
   using val_t = val_of<Op>;
   using in_t = typename Op::in_t;
-  return fold_lanes(p, n, op.load(p[0]),
-                    [&](val_t a, in_t x) {
-                      const val_t v = op.load(x);
-                      return op.better(v, a) ? v : a;
-                    },
-                    [&](val_t a, val_t b) { return op.better(b, a) ? b : a; });
-}
-
-// Position of the first of n contiguous elements that ties with v, the best of them (nothing in
-// p is better than v, so a tie is "v is not better"): blocks of 64 tested at once, then the block
-// that holds it element by element.
-template <typename Op>
-TL_TARGET_CLONES int64_t first_tie(const Op& op, const typename Op::in_t* p, int64_t n, val_of<Op> v) {
-  int64_t i = 0;
-  for (; i + 64 <= n; i += 64) {
-    int hits = 0;  // a count: GCC vectorizes this reduction, not a bool one
-#pragma omp simd reduction(+ : hits)
-    for (int64_t j = 0; j < 64; ++j) hits += !op.better(v, op.load(p[i + j]));
-    if (hits) break;
+  constexpr int64_t V = sizeof(val_t) >= 64 ? 1 : 64 / sizeof(val_t), G = 4 * V;
+  const int64_t groups = n / G;  // the caller keeps this below 2^31
+  best = op.load(p[0]);
+  best_i = 0;
+  int64_t i = 1;
+  if (groups > 1) {
+    val_t l0[V], l1[V], l2[V], l3[V];
+    int32_t g0[V], g1[V], g2[V], g3[V];
+    for (int64_t j = 0; j < V; ++j) {
+      l0[j] = op.load(p[j]);
+      l1[j] = op.load(p[V + j]);
+      l2[j] = op.load(p[2 * V + j]);
+      l3[j] = op.load(p[3 * V + j]);
+      g0[j] = g1[j] = g2[j] = g3[j] = 0;
+    }
+    auto step = [&](val_t* l, int32_t* gl, const in_t* q, int32_t g) {
+#pragma omp simd
+      for (int64_t j = 0; j < V; ++j) {
+        const val_t x = op.load(q[j]);
+        const bool b = op.better(x, l[j]);
+        l[j] = b ? x : l[j];
+        gl[j] = b ? g : gl[j];
+      }
+    };
+    for (int64_t g = 1; g < groups; ++g) {
+      const in_t* q = p + g * G;
+      const int32_t at = static_cast<int32_t>(g);
+      step(l0, g0, q, at);
+      step(l1, g1, q + V, at);
+      step(l2, g2, q + 2 * V, at);
+      step(l3, g3, q + 3 * V, at);
+    }
+    // Merge lane arrays: the better value, or on a tie the earlier group.
+    auto merge = [&](val_t* a, int32_t* ga, const val_t* b, const int32_t* gb) {
+      for (int64_t j = 0; j < V; ++j) {
+        const bool take = op.better(b[j], a[j]) | (!op.better(a[j], b[j]) & (gb[j] < ga[j]));
+        a[j] = take ? b[j] : a[j];
+        ga[j] = take ? gb[j] : ga[j];
+      }
+    };
+    merge(l0, g0, l1, g1);
+    merge(l2, g2, l3, g3);
+    merge(l0, g0, l2, g2);
+    val_t v = l0[0];
+    int32_t gm = g0[0];
+    for (int64_t j = 1; j < V; ++j) {
+      if (op.better(l0[j], v) | (!op.better(v, l0[j]) & (g0[j] < gm))) {
+        v = l0[j];
+        gm = g0[j];
+      }
+    }
+    const in_t* q = p + static_cast<int64_t>(gm) * G;
+    int64_t k = 0;
+    while (op.better(v, op.load(q[k]))) ++k;  // the group holds a tie of v
+    best_i = static_cast<int64_t>(gm) * G + k;
+    best = op.load(q[k]);
+    i = groups * G;
   }
-  for (; i < n; ++i)
-    if (!op.better(v, op.load(p[i]))) return i;
-  return n - 1;  // not reached
+  for (; i < n; ++i) {
+    const val_t x = op.load(p[i]);
+    if (op.better(x, best)) {
+      best = x;
+      best_i = i;
+    }
+  }
 }
 
-// Best of n contiguous elements and its first position, in two passes over blocks small enough to
-// stay in L1: the block's best value (fast, no positions), then, only when it beats the best so
-// far, a scan of the block for its first tie. The value returned is that element's (so of 0.0 and
-// -0.0, the first one seen, as a sequential scan keeps it).
+// Best of n contiguous elements and its first position (blocks of up to 2^30 elements, so that
+// group numbers fit in int32; an earlier block wins ties).
 template <typename Op>
 void best_contiguous(const Op& op, const typename Op::in_t* p, int64_t n, val_of<Op>& best, int64_t& best_i) {
-  constexpr int64_t kScan = 16384 / sizeof(typename Op::in_t);
-  best_i = -1;
-  for (int64_t b = 0; b < n; b += kScan) {
-    const int64_t m = std::min(kScan, n - b);
-    const val_of<Op> v = best_value_contiguous(op, p + b, m);
-    if (best_i < 0 || op.better(v, best)) {
-      best_i = b + first_tie(op, p + b, m, v);
-      best = op.load(p[best_i]);
+  constexpr int64_t kMax = int64_t(1) << 30;
+  best_contiguous_block(op, p, std::min(n, kMax), best, best_i);
+  for (int64_t b = kMax; b < n; b += kMax) {
+    val_of<Op> v{};
+    int64_t vi = 0;
+    best_contiguous_block(op, p + b, std::min(kMax, n - b), v, vi);
+    if (op.better(v, best)) {
+      best = v;
+      best_i = b + vi;
     }
   }
 }
