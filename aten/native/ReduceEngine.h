@@ -208,20 +208,43 @@ acc_of<Op> fold_range(const Op& op, const typename Op::in_t* p, const std::vecto
   return acc;
 }
 
-// out[j] = fold over rows r of p[row(r) + j * sw], j < C, rows [rb, re) of `rd`.
+// acc[j] folded with r0[j], r1[j], r2[j], r3[j] in that order, j < C: four rows per pass read and
+// write the accumulators a quarter as often.
 template <typename Op>
-TL_TARGET_CLONES void fold_rows_contiguous(const Op& op, const typename Op::in_t* row, int64_t C,
-                                           acc_of<Op>* acc) {
+TL_TARGET_CLONES void fold_rows4_contiguous(const Op& op, const typename Op::in_t* r0, const typename Op::in_t* r1,
+                                            const typename Op::in_t* r2, const typename Op::in_t* r3, int64_t C,
+                                            acc_of<Op>* acc) {
+#pragma omp simd
+  for (int64_t j = 0; j < C; ++j) acc[j] = op.reduce(op.reduce(op.reduce(op.reduce(acc[j], r0[j]), r1[j]), r2[j]), r3[j]);
+}
+
+template <typename Op>
+TL_TARGET_CLONES void fold_rows_contiguous(const Op& op, const typename Op::in_t* row, int64_t C, acc_of<Op>* acc) {
 #pragma omp simd
   for (int64_t j = 0; j < C; ++j) acc[j] = op.reduce(acc[j], row[j]);
 }
 
+// out[j] = fold over rows r of p[row(r) + j * sw], j < C, rows [rb, re) of `rd`.
 template <typename Op>
 void fold_rows(const Op& op, const typename Op::in_t* p, int64_t C, int64_t sw, const std::vector<Dim>& rd,
                int64_t rb, int64_t re, acc_of<Op>* acc) {
   for (int64_t j = 0; j < C; ++j) acc[j] = op.identity();
   Walker w(rd, rb);
-  for (int64_t r = rb; r < re; ++r, w.next()) {
+  int64_t r = rb;
+  if (sw == 1) {
+    for (; r + 4 <= re; r += 4) {
+      const typename Op::in_t* r0 = p + w.offset;
+      w.next();
+      const typename Op::in_t* r1 = p + w.offset;
+      w.next();
+      const typename Op::in_t* r2 = p + w.offset;
+      w.next();
+      const typename Op::in_t* r3 = p + w.offset;
+      w.next();
+      fold_rows4_contiguous(op, r0, r1, r2, r3, C, acc);
+    }
+  }
+  for (; r < re; ++r, w.next()) {
     const typename Op::in_t* row = p + w.offset;
     if (sw == 1) {
       fold_rows_contiguous(op, row, C, acc);
@@ -435,8 +458,54 @@ void best_range(const Op& op, const typename Op::in_t* p, const std::vector<Dim>
   }
 }
 
-// Row r (a position relative to the first row, int32 or int64) folded into the best values v and
-// positions ix of C neighbouring outputs.
+// Rows r0..r3 (positions r .. r + 3 relative to the first row, int32 or int64) folded, in that
+// order, into the best values v and positions ix of C neighbouring outputs. Written as four
+// one-vector steps on register-sized arrays: GCC 12 does not vectorize the NaN-aware compare of a
+// value selected earlier in the same iteration.
+template <typename Op, typename P>
+TL_TARGET_CLONES void best_rows4_contiguous(const Op& op, const typename Op::in_t* r0, const typename Op::in_t* r1,
+                                            const typename Op::in_t* r2, const typename Op::in_t* r3, int64_t C, P r,
+                                            val_of<Op>* v, P* ix) {
+  using val_t = val_of<Op>;
+  using in_t = typename Op::in_t;
+  constexpr int64_t V = sizeof(val_t) >= 64 ? 1 : 64 / sizeof(val_t);
+  auto step = [&](val_t* bv, P* bi, const in_t* row, P at) {
+#pragma omp simd
+    for (int64_t j = 0; j < V; ++j) {
+      const val_t x = op.load(row[j]);
+      const bool b = op.better(x, bv[j]);
+      bv[j] = b ? x : bv[j];
+      bi[j] = b ? at : bi[j];
+    }
+  };
+  int64_t j0 = 0;
+  for (; j0 + V <= C; j0 += V) {
+    val_t bv[V];
+    P bi[V];
+    for (int64_t j = 0; j < V; ++j) {
+      bv[j] = v[j0 + j];
+      bi[j] = ix[j0 + j];
+    }
+    step(bv, bi, r0 + j0, r);
+    step(bv, bi, r1 + j0, static_cast<P>(r + 1));
+    step(bv, bi, r2 + j0, static_cast<P>(r + 2));
+    step(bv, bi, r3 + j0, static_cast<P>(r + 3));
+    for (int64_t j = 0; j < V; ++j) {
+      v[j0 + j] = bv[j];
+      ix[j0 + j] = bi[j];
+    }
+  }
+  const in_t* rows[4] = {r0, r1, r2, r3};
+  for (; j0 < C; ++j0)
+    for (int k = 0; k < 4; ++k) {
+      const val_t x = op.load(rows[k][j0]);
+      if (op.better(x, v[j0])) {
+        v[j0] = x;
+        ix[j0] = static_cast<P>(r + k);
+      }
+    }
+}
+
 template <typename Op, typename P>
 TL_TARGET_CLONES void best_rows_contiguous(const Op& op, const typename Op::in_t* row, int64_t C, P r,
                                            val_of<Op>* v, P* ix) {
@@ -458,7 +527,21 @@ void best_rows_at(const Op& op, const typename Op::in_t* p, int64_t C, int64_t s
     ix[j] = 0;
   }
   w.next();
-  for (int64_t r = rb + 1; r < re; ++r, w.next()) {
+  int64_t r = rb + 1;
+  if (sw == 1) {
+    for (; r + 4 <= re; r += 4) {
+      const typename Op::in_t* r0 = p + w.offset;
+      w.next();
+      const typename Op::in_t* r1 = p + w.offset;
+      w.next();
+      const typename Op::in_t* r2 = p + w.offset;
+      w.next();
+      const typename Op::in_t* r3 = p + w.offset;
+      w.next();
+      best_rows4_contiguous(op, r0, r1, r2, r3, C, static_cast<P>(r - rb), v, ix);
+    }
+  }
+  for (; r < re; ++r, w.next()) {
     const typename Op::in_t* row = p + w.offset;
     const P at = static_cast<P>(r - rb);
     if (sw == 1) {
