@@ -66,16 +66,8 @@ void load_checked(const I* src, int64_t stride, int64_t n, const IndexRule& rule
 }
 
 // Checks n contiguous int64 indices against [0, bound) without copying them: a branch-free pass
-// that vectorizes, then the first bad one is looked up only when there is one.
-inline void check_in_place(const int64_t* ix, int64_t n, const IndexRule& rule) {
-  const uint64_t bound = static_cast<uint64_t>(rule.bound);
-  int bad = 0;
-#pragma omp simd reduction(| : bad)
-  for (int64_t i = 0; i < n; ++i) bad |= static_cast<uint64_t>(ix[i]) >= bound;  // negatives wrap above
-  if (__builtin_expect(bad, 0))
-    for (int64_t i = 0; i < n; ++i)
-      if (static_cast<uint64_t>(ix[i]) >= bound) throw_out_of_bounds(rule, ix[i]);
-}
+// compiled per ISA (it vectorizes), then the first bad one is looked up only when there is one.
+void check_in_place(const int64_t* ix, int64_t n, const IndexRule& rule);
 
 // Whether an index can be handed to kernels as it is (int64, stride 1, no wrapping to do).
 inline bool usable_in_place(bool is64, int64_t stride, int64_t size, const IndexRule& rule) {

@@ -20,11 +20,11 @@
 // How it runs. The kept dims index the outputs; the reduced dims, sorted by stride and merged
 // when back to back, form the reduction space of each output, walked in memory order.
 //   * inner: when a reduced dim is the one with the smallest stride (x.sum(-1) on a contiguous
-//     tensor), each output folds runs along it, in kLanes independent lanes (vectorizes; also
-//     shortens the dependency chain), lanes merged at the end;
+//     tensor), each output folds runs along it in four vectors' worth of independent lanes
+//     (fold_lanes: vectorizes, and keeps four compare or add chains in flight), merged at the end;
 //   * outer: when a kept dim has the smallest stride (x.sum(0)), a block of up to kBlock
-//     neighbouring outputs is folded row by row, so the loop runs along the contiguous kept dim
-//     and vectorizes across outputs.
+//     neighbouring outputs is folded four rows per pass, so the loop runs along the contiguous
+//     kept dim and vectorizes across outputs.
 // Work is split into tasks (blocks of outputs, and chunks of the reduction when there are few
 // outputs) whose number depends only on the shapes, so results do not depend on the thread count.
 // All index arithmetic is in int64 with chunk bounds computed in 128 bits, so shapes near 2^63

@@ -3,7 +3,7 @@
 // sum is the one reduction not written as an op struct on the reduction engine (ReduceEngine.h):
 // it shares the engine's geometry (dims, walkers, overflow-safe chunk bounds) and output handling
 // (OutputUtils.h), but accumulates with its own cascade for accuracy:
-// floating sums use pairwise summation over contiguous runs (32 lanes, each carrying into a
+// floating sums use pairwise summation over contiguous runs (64 lanes, each carrying into a
 // second level of lanes every 16 terms; leaves of 2048 elements, halving above), and a cascade
 // (carry every 16 terms into the next level) across runs and across rows of a vertical
 // reduction, so the error grows like O(log n): 1e5 x 0.1f gives 10000.001 like PyTorch.
