@@ -318,6 +318,18 @@ void reduce_values(const Op& op, const typename Op::in_t* base, const Geometry& 
 template <typename Op>
 using val_of = typename Op::val_t;
 
+// Lane arrays (value, first group) merged into a: the better value, or on a tie the earlier group.
+// A function, not a lambda, so that it is always inlined into the callers' ISA clones.
+template <int64_t V, typename Op>
+TL_ALWAYS_INLINE void merge_best_lanes(const Op& op, val_of<Op>* a, int32_t* ga, const val_of<Op>* b,
+                                       const int32_t* gb) {
+  for (int64_t j = 0; j < V; ++j) {
+    const bool take = op.better(b[j], a[j]) | (!op.better(a[j], b[j]) & (gb[j] < ga[j]));
+    a[j] = take ? b[j] : a[j];
+    ga[j] = take ? gb[j] : ga[j];
+  }
+}
+
 // Best of n >= 1 contiguous elements and its first position, in one pass at amax's speed: four
 // arrays of one vector's worth of lanes each keep, for the positions they see (one lane per
 // position modulo 4 vectors), the best value so far and the first group of 4 vectors where it
@@ -361,17 +373,9 @@ TL_TARGET_CLONES void best_contiguous_block(const Op& op, const typename Op::in_
       step(l2, g2, q + 2 * V, at);
       step(l3, g3, q + 3 * V, at);
     }
-    // Merge lane arrays: the better value, or on a tie the earlier group.
-    auto merge = [&](val_t* a, int32_t* ga, const val_t* b, const int32_t* gb) {
-      for (int64_t j = 0; j < V; ++j) {
-        const bool take = op.better(b[j], a[j]) | (!op.better(a[j], b[j]) & (gb[j] < ga[j]));
-        a[j] = take ? b[j] : a[j];
-        ga[j] = take ? gb[j] : ga[j];
-      }
-    };
-    merge(l0, g0, l1, g1);
-    merge(l2, g2, l3, g3);
-    merge(l0, g0, l2, g2);
+    merge_best_lanes<V>(op, l0, g0, l1, g1);
+    merge_best_lanes<V>(op, l2, g2, l3, g3);
+    merge_best_lanes<V>(op, l0, g0, l2, g2);
     val_t v = l0[0];
     int32_t gm = g0[0];
     for (int64_t j = 1; j < V; ++j) {
