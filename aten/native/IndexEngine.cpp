@@ -1,5 +1,6 @@
 #include "aten/native/IndexEngine.h"
 
+#include "aten/native/cpu/Vectorize.h"
 #include "generated/ops/copy.h"
 
 namespace tl::native {
@@ -47,6 +48,21 @@ void check_index_values(const Tensor& index, const IndexRule& rule) {
 }
 
 namespace detail {
+namespace {
+TL_TARGET_CLONES bool any_out_of_bounds(const int64_t* ix, int64_t n, int64_t bound) {
+  int bad = 0;
+#pragma omp simd reduction(| : bad)
+  for (int64_t i = 0; i < n; ++i) bad |= (ix[i] < 0) | (ix[i] >= bound);
+  return bad != 0;
+}
+}  // namespace
+
+void check_in_place(const int64_t* ix, int64_t n, const IndexRule& rule) {
+  if (__builtin_expect(any_out_of_bounds(ix, n, rule.bound), 0))
+    for (int64_t i = 0; i < n; ++i)
+      if (ix[i] < 0 || ix[i] >= rule.bound) throw_out_of_bounds(rule, ix[i]);
+}
+
 void throw_out_of_bounds(const IndexRule& rule, int64_t value) {
   std::string msg = str(rule.op, ": ", rule.prefix, "index ", value, " is out of bounds for dimension ",
                         rule.bound_dim, " with size ", rule.bound);

@@ -64,6 +64,15 @@ void load_checked(const I* src, int64_t stride, int64_t n, const IndexRule& rule
     dst[i] = v;
   }
 }
+
+// Checks n contiguous int64 indices against [0, bound) without copying them: a branch-free pass
+// compiled per ISA (it vectorizes), then the first bad one is looked up only when there is one.
+void check_in_place(const int64_t* ix, int64_t n, const IndexRule& rule);
+
+// Whether an index can be handed to kernels as it is (int64, stride 1, no wrapping to do).
+inline bool usable_in_place(bool is64, int64_t stride, int64_t size, const IndexRule& rule) {
+  return is64 && !rule.negative_ok && (stride == 1 || size <= 1);
+}
 }  // namespace detail
 
 // Checks every value of a 1-D (or 0-d) index against `rule` (for ops that must raise even when
@@ -84,6 +93,11 @@ void index_apply(ArrayRef<Tensor> outputs, ArrayRef<Tensor> inputs, const Tensor
   dim_apply(outputs, ins, dim, {/*contiguous=*/true, /*cost_per_element=*/2, /*read_outputs=*/true},
             [&](const DimSlice* s) {
     const DimSlice& is = s[nops - 1];
+    if (detail::usable_in_place(is64, is.stride, is.size, rule)) {  // no int64 copy of the slice
+      detail::check_in_place(is.as<int64_t>(), is.size, rule);
+      f(s, is.as<int64_t>(), is.size);
+      return;
+    }
     thread_local std::vector<int64_t> idx;
     if (static_cast<int64_t>(idx.size()) < is.size) idx.resize(is.size);
     if (is64) detail::load_checked(is.as<int64_t>(), is.stride, is.size, rule, idx.data());

@@ -91,6 +91,13 @@ void scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const Te
         scalar_t* o = sl[0].as<scalar_t>();
         const scalar_t* x = sl[1].as<scalar_t>();
         const int64_t os = sl[0].stride, xs = sl[1].stride;
+        if (os == 1 && xs == 1 && mode != ScatterMode::Multiply) {  // the usual case, as tight loops
+          if (mode == ScatterMode::Set)
+            for (int64_t i = 0; i < n; ++i) o[ix[i]] = x[i];
+          else
+            for (int64_t i = 0; i < n; ++i) o[ix[i]] = combine(ScatterMode::Add, o[ix[i]], x[i]);
+          return;
+        }
         for (int64_t i = 0; i < n; ++i) {
           scalar_t& t = o[ix[i] * os];
           t = mode == ScatterMode::Set ? x[i * xs] : combine(mode, t, x[i * xs]);
@@ -140,6 +147,10 @@ void gather_kernel(const Tensor& self, int64_t dim, const Tensor& index, bool sp
     index_apply({o}, {src}, idx, dim, rule, [&](const DimSlice* s, const int64_t* ix, int64_t n) {
       scalar_t* y = s[0].as<scalar_t>();
       const scalar_t* x = s[1].as<scalar_t>();
+      if (s[0].stride == 1 && s[1].stride == 1) {  // the usual case (the engine's scratch slices too)
+        for (int64_t i = 0; i < n; ++i) y[i] = x[ix[i]];
+        return;
+      }
       for (int64_t i = 0; i < n; ++i) y[i * s[0].stride] = x[ix[i] * s[1].stride];
     });
   });
@@ -191,12 +202,21 @@ void index_select_kernel(const Tensor& self, int64_t dim, const Tensor& index, T
     for (int64_t d = 0; d < dim; ++d) outer *= self.sizes()[d];
     for (int64_t d = dim + 1; d < self.dim(); ++d) inner *= self.sizes()[d];
     const int64_t n = index.numel(), size = self.sizes()[dim];
-    std::vector<int64_t> ix(n);
-    TL_DISPATCH_SWITCH(index.dtype(), op, TL_DISPATCH_CASE(Int64, int64_t, [&] {
-      detail::load_checked(index.data_ptr<scalar_t>(), index.dim() ? index.strides()[0] : 0, n, rule, ix.data());
-    }) TL_DISPATCH_CASE(Int32, int32_t, [&] {
-      detail::load_checked(index.data_ptr<scalar_t>(), index.dim() ? index.strides()[0] : 0, n, rule, ix.data());
-    }));
+    const int64_t istride = index.dim() ? index.strides()[0] : 0;
+    std::vector<int64_t> converted;
+    const int64_t* ix;
+    if (detail::usable_in_place(index.dtype() == ScalarType::Int64, istride, n, rule)) {  // used as it is
+      ix = index.data_ptr<int64_t>();
+      detail::check_in_place(ix, n, rule);
+    } else {
+      converted.resize(n);
+      TL_DISPATCH_SWITCH(index.dtype(), op, TL_DISPATCH_CASE(Int64, int64_t, [&] {
+        detail::load_checked(index.data_ptr<scalar_t>(), istride, n, rule, converted.data());
+      }) TL_DISPATCH_CASE(Int32, int32_t, [&] {
+        detail::load_checked(index.data_ptr<scalar_t>(), istride, n, rule, converted.data());
+      }));
+      ix = converted.data();
+    }
     const char* src = static_cast<const char*>(self.data_ptr());
     char* dst = static_cast<char*>(out.data_ptr());
     const int64_t row = inner * isz;
@@ -204,9 +224,15 @@ void index_select_kernel(const Tensor& self, int64_t dim, const Tensor& index, T
       TL_DISPATCH_ALL_AND_UNSIGNED(self.dtype(), op, [&] {
         const scalar_t* x = reinterpret_cast<const scalar_t*>(src);
         scalar_t* y = reinterpret_cast<scalar_t*>(dst);
-        parallel_for(0, outer, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
-          for (int64_t o = b; o < e; ++o)
-            for (int64_t j = 0; j < n; ++j) y[o * n + j] = x[o * size + ix[j]];
+        // Split over every output element (a 1-D self is one long row).
+        parallel_for(0, outer * n, kGrainSize, [&](int64_t b, int64_t e) {
+          for (int64_t r = b; r < e;) {
+            const int64_t o = r / n, j0 = r - o * n, j1 = std::min(n, j0 + (e - r));
+            const scalar_t* xo = x + o * size;
+            scalar_t* yo = y + o * n;
+            for (int64_t j = j0; j < j1; ++j) yo[j] = xo[ix[j]];
+            r += j1 - j0;
+          }
         });
       });
       return;

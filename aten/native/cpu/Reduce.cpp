@@ -3,7 +3,7 @@
 // sum is the one reduction not written as an op struct on the reduction engine (ReduceEngine.h):
 // it shares the engine's geometry (dims, walkers, overflow-safe chunk bounds) and output handling
 // (OutputUtils.h), but accumulates with its own cascade for accuracy:
-// floating sums use pairwise summation over contiguous runs (32 lanes, each carrying into a
+// floating sums use pairwise summation over contiguous runs (64 lanes, each carrying into a
 // second level of lanes every 16 terms; leaves of 2048 elements, halving above), and a cascade
 // (carry every 16 terms into the next level) across runs and across rows of a vertical
 // reduction, so the error grows like O(log n): 1e5 x 0.1f gives 10000.001 like PyTorch.
@@ -106,7 +106,7 @@ inline void reduced_to_float(const T* src, float* dst, int64_t n) {
 
 // ------------------------------------------------------------------------------ summation primitives
 
-constexpr int64_t kLanes = 32;     // independent partial sums in a leaf (vectorizes)
+constexpr int64_t kLanes = 64;     // independent partial sums in a leaf (four AVX-512 vectors of float)
 constexpr int64_t kLeaf = 2048;    // largest run summed by one set of lanes
 constexpr int kCascadeFan = 16;    // terms per cascade level before carrying up
 constexpr int kCascadeLevels = 9;  // 16^9 terms
@@ -123,8 +123,10 @@ constexpr int kCascadeLevels = 9;  // 16^9 terms
 // accumulator runs long: with equal terms (1e5 x 0.1f) long runs would round the same way each
 // time and drift (PyTorch's cascade sum does the same).
 constexpr int64_t kLaneRun = 16;
+// Always inlined: GCC does not inline a baseline function into a clone compiled for another arch,
+// and a call from the clones would run the baseline (SSE2) loop.
 template <typename acc_t, typename in_t>
-inline acc_t leaf_sum_impl(const in_t* p, int64_t n, int64_t s = 1) {  // n >= kLanes
+__attribute__((always_inline)) inline acc_t leaf_sum_impl(const in_t* p, int64_t n, int64_t s = 1) {  // n >= kLanes
   acc_t hi[kLanes] = {};
   acc_t acc[kLanes];
   int64_t i = 0;
@@ -216,7 +218,7 @@ using reduce::Walker;
 // (outermost first; the last dim is the run summed pairwise), starting at p.
 template <typename acc_t, typename in_t>
 acc_t sum_flat_range(const in_t* p, const std::vector<Dim>& rd, int64_t b, int64_t e) {
-  if (rd.empty()) return b < e ? load<acc_t>(p) : acc_t(0);
+  if (rd.empty()) return b < e ? acc_t(0) + load<acc_t>(p) : acc_t(0);  // 0 + -0.0 is 0.0, as PyTorch's sum
   if (rd.size() == 1) return pairwise_sum<acc_t>(p + b * rd[0].stride, e - b, rd[0].stride);
   const int64_t L = rd.back().size, s = rd.back().stride;
   std::vector<Dim> outer(rd.begin(), rd.end() - 1);
@@ -237,7 +239,7 @@ acc_t sum_flat_range(const in_t* p, const std::vector<Dim>& rd, int64_t b, int64
 // Rows are added four at a time into a cascade of row accumulators (carry every 16 rows).
 constexpr int64_t kChunk = 4096;
 template <typename acc_t, typename in_t>
-void sum_rows(const in_t* p, int64_t C, int64_t sw, const std::vector<Dim>& rd, int64_t rb, int64_t re,
+TL_MULTIVERSION void sum_rows(const in_t* p, int64_t C, int64_t sw, const std::vector<Dim>& rd, int64_t rb, int64_t re,
               acc_t* out) {
   constexpr bool exact = std::is_same_v<acc_t, uint64_t>;
   acc_t level[kCascadeLevels][kChunk];
@@ -310,6 +312,21 @@ acc_t combine(const acc_t* v, int64_t n, int64_t s) {
   if (n == 1) return v[0];
   int64_t h = n / 2;
   return combine(v, h, s) + combine(v + h * s, n - h, s);
+}
+
+// out[o] = combine(v + o, n, s) for o < K: the same pairwise tree (so the same sums), done a
+// whole row of partials at a time so that they are read in memory order.
+template <typename acc_t>
+void combine_rows(const acc_t* v, int64_t n, int64_t s, int64_t K, acc_t* out) {
+  if (n == 1) {
+    std::copy(v, v + K, out);
+    return;
+  }
+  const int64_t h = n / 2;
+  std::vector<acc_t> right(static_cast<size_t>(K));
+  combine_rows(v, h, s, K, out);
+  combine_rows(v + h * s, n - h, s, K, right.data());
+  for (int64_t o = 0; o < K; ++o) out[o] += right[o];
 }
 
 constexpr int64_t kGrain = 32768;  // elements of work worth a task
@@ -409,8 +426,7 @@ void reduce_sum(const Tensor& self, uint64_t mask, acc_type_t<in_t>* acc) {
       for (int64_t j = 0; j < C; ++j) dst[wout.offset + (j0 + j) * vout.stride] = buf[j];
     }
   });
-  if (nchunks > 1)
-    for (int64_t o = 0; o < Kn; ++o) acc[o] = combine(partial.data() + o, nchunks, Kn);
+  if (nchunks > 1) combine_rows(partial.data(), nchunks, Kn, Kn, acc);
 }
 
 // A contiguous copy of `self` converted to `dtype`.
