@@ -222,9 +222,10 @@ void index_select_kernel(const Tensor& self, int64_t dim, const Tensor& index, T
     const int64_t istride = index.dim() ? index.strides()[0] : 0;
     std::vector<int64_t> converted;
     const int64_t* ix;
+    bool unchecked = false;
     if (detail::usable_in_place(index.dtype() == ScalarType::Int64, istride, n, rule)) {  // used as it is
       ix = index.data_ptr<int64_t>();
-      detail::check_in_place(ix, n, rule);
+      unchecked = true;
     } else {
       converted.resize(n);
       TL_DISPATCH_SWITCH(index.dtype(), op, TL_DISPATCH_CASE(Int64, int64_t, [&] {
@@ -236,6 +237,15 @@ void index_select_kernel(const Tensor& self, int64_t dim, const Tensor& index, T
     }
     const char* src = static_cast<const char*>(self.data_ptr());
     char* dst = static_cast<char*>(out.data_ptr());
+    if (inner == 1 && outer == 1) {
+      // A 1-D self: one pass on one thread, as PyTorch's loop for it, checking while it copies.
+      TL_DISPATCH_ALL_AND_UNSIGNED(self.dtype(), op, [&] {
+        if (!gather_row(reinterpret_cast<scalar_t*>(dst), reinterpret_cast<const scalar_t*>(src), ix, n, size))
+          detail::check_in_place(ix, n, rule);  // raises
+      });
+      return;
+    }
+    if (unchecked) detail::check_in_place(ix, n, rule);
     const int64_t row = inner * isz;
     if (inner == 1) {  // single elements: a typed loop per outer row, no memcpy call per element
       TL_DISPATCH_ALL_AND_UNSIGNED(self.dtype(), op, [&] {
