@@ -19,6 +19,7 @@
 //     for (int64_t i = 0; i < n; ++i) out_slice[i] = self_slice[idx[i]];
 //   });
 #pragma once
+#include <type_traits>
 #include <vector>
 
 #include "aten/native/DimEngine.h"
@@ -81,6 +82,9 @@ void check_index_values(const Tensor& index, const IndexRule& rule);
 
 // Runs f(const DimSlice* s, const int64_t* idx, int64_t n) on every slice along dim of the
 // operands (outputs first, then inputs; `index` is not among them: its slice comes as idx).
+// An f that returns bool checks indices itself (as PyTorch's loops do, saving a pass over a
+// large index): it may then get unchecked values, must never touch memory at one outside
+// [0, rule.bound), and returns false when it met one (the engine raises the op's error).
 // Strided slices go through the dim engine's scratch buffers (outputs copied in too: kernels
 // may read-modify-write them), so kernels index cache-resident, contiguous slices.
 template <typename F>
@@ -94,8 +98,13 @@ void index_apply(ArrayRef<Tensor> outputs, ArrayRef<Tensor> inputs, const Tensor
             [&](const DimSlice* s) {
     const DimSlice& is = s[nops - 1];
     if (detail::usable_in_place(is64, is.stride, is.size, rule)) {  // no int64 copy of the slice
-      detail::check_in_place(is.as<int64_t>(), is.size, rule);
-      f(s, is.as<int64_t>(), is.size);
+      if constexpr (std::is_same_v<decltype(f(s, is.as<int64_t>(), is.size)), bool>) {
+        // A self-checking kernel reads the index once: the engine raises only when it reports one.
+        if (!f(s, is.as<int64_t>(), is.size)) detail::check_in_place(is.as<int64_t>(), is.size, rule);
+      } else {
+        detail::check_in_place(is.as<int64_t>(), is.size, rule);
+        f(s, is.as<int64_t>(), is.size);
+      }
       return;
     }
     thread_local std::vector<int64_t> idx;

@@ -15,12 +15,12 @@
 namespace tl::native::dist {
 namespace boxmuller {
 
-inline uint32_t bits_of(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
-inline float from_bits(uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
+TL_ALWAYS_INLINE uint32_t bits_of(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
+TL_ALWAYS_INLINE float from_bits(uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
 
 // Natural log of x in (0, 1] in single precision (Cephes logf: x = m * 2^e with m in
 // [sqrt(1/2), sqrt(2)), a degree-9 polynomial in m - 1, ln 2 split in two parts).
-inline float cephes_log(float x) {
+TL_ALWAYS_INLINE float cephes_log(float x) {
   const int32_t biased = static_cast<int32_t>(bits_of(x) >> 23);
   float m = from_bits((bits_of(x) & ~0x7f800000u) | 0x3f000000u);  // mantissa in [0.5, 1)
   float e = static_cast<float>(biased - 0x7f) + 1.0f;
@@ -48,7 +48,7 @@ inline float cephes_log(float x) {
 
 // sin and cos of x >= 0 in single precision (Cephes sinf/cosf: reduction by multiples of pi/4
 // in three parts, one polynomial for each octant type).
-inline void cephes_sincos(float x, float& s, float& c) {
+TL_ALWAYS_INLINE void cephes_sincos(float x, float& s, float& c) {
   const uint32_t sign = bits_of(x) & 0x80000000u;
   x = std::fabs(x);
   int32_t j = static_cast<int32_t>(x * 1.27323954473516f);  // 4 / pi
@@ -74,8 +74,11 @@ inline void cephes_sincos(float x, float& s, float& c) {
   c = from_bits(bits_of(sin_poly ? pc : ps) ^ cos_sign);
 }
 
+// The 8 pairs of a block are independent and branch-free, so the loop runs as one vector of 8
+// (the same operations per lane: the results do not change).
 template <typename T>
-inline void transform16(T* d, T mean, T std) {
+TL_ALWAYS_INLINE void transform16(T* d, T mean, T std) {
+#pragma omp simd
   for (int j = 0; j < 8; ++j) {
     if constexpr (std::is_same_v<T, float>) {
       const float r = std::sqrt(-2.0f * cephes_log(1.0f - d[j]));

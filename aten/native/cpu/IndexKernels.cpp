@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "aten/native/IndexEngine.h"
+#include "aten/native/cpu/GatherRow.h"
 #include "aten/native/cpu/Loops.h"  // wrapping_add, wrapping_mul
 #include "generated/ops/copy.h"
 #include "generated/ops/gather.h"
@@ -84,33 +85,46 @@ void scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const Te
   const Tensor idx = as_dims_of(index, nd);
   const Tensor dst = restrict_to(out, idx.sizes(), dim);
   const IndexRule rule{op, size_or_1(self, dim), dim};
+  const uint64_t bound = static_cast<uint64_t>(rule.bound);
   TL_DISPATCH_ALL(self.dtype(), op, [&] {
     if (src) {
       const Tensor s = restrict_to(as_dims_of(*src, nd), idx.sizes(), dim);
+      // Indices are checked as they are used (returning false at a bad one), in one pass.
       index_apply({dst}, {s}, idx, dim, rule, [&](const DimSlice* sl, const int64_t* ix, int64_t n) {
         scalar_t* o = sl[0].as<scalar_t>();
         const scalar_t* x = sl[1].as<scalar_t>();
         const int64_t os = sl[0].stride, xs = sl[1].stride;
         if (os == 1 && xs == 1 && mode != ScatterMode::Multiply) {  // the usual case, as tight loops
-          if (mode == ScatterMode::Set)
-            for (int64_t i = 0; i < n; ++i) o[ix[i]] = x[i];
-          else
-            for (int64_t i = 0; i < n; ++i) o[ix[i]] = combine(ScatterMode::Add, o[ix[i]], x[i]);
-          return;
+          if (mode == ScatterMode::Set) {
+            for (int64_t i = 0; i < n; ++i) {
+              if (static_cast<uint64_t>(ix[i]) >= bound) return false;
+              o[ix[i]] = x[i];
+            }
+          } else {
+            for (int64_t i = 0; i < n; ++i) {
+              if (static_cast<uint64_t>(ix[i]) >= bound) return false;
+              o[ix[i]] = combine(ScatterMode::Add, o[ix[i]], x[i]);
+            }
+          }
+          return true;
         }
         for (int64_t i = 0; i < n; ++i) {
+          if (static_cast<uint64_t>(ix[i]) >= bound) return false;
           scalar_t& t = o[ix[i] * os];
           t = mode == ScatterMode::Set ? x[i * xs] : combine(mode, t, x[i * xs]);
         }
+        return true;
       });
     } else {
       const scalar_t v = value->to<scalar_t>();
       index_apply({dst}, {}, idx, dim, rule, [&](const DimSlice* sl, const int64_t* ix, int64_t n) {
         scalar_t* o = sl[0].as<scalar_t>();
         for (int64_t i = 0; i < n; ++i) {
+          if (static_cast<uint64_t>(ix[i]) >= bound) return false;
           scalar_t& t = o[ix[i] * sl[0].stride];
           t = mode == ScatterMode::Set ? v : combine(mode, t, v);
         }
+        return true;
       });
     }
   });
@@ -144,14 +158,17 @@ void gather_kernel(const Tensor& self, int64_t dim, const Tensor& index, bool sp
   const Tensor src = restrict_to(as_dims_of(self, nd), idx.sizes(), dim);
   const IndexRule rule{op, size_or_1(self, dim), dim};
   TL_DISPATCH_ALL(self.dtype(), op, [&] {
+    // Indices are checked as they are used (returning false at a bad one), in one pass.
     index_apply({o}, {src}, idx, dim, rule, [&](const DimSlice* s, const int64_t* ix, int64_t n) {
       scalar_t* y = s[0].as<scalar_t>();
       const scalar_t* x = s[1].as<scalar_t>();
-      if (s[0].stride == 1 && s[1].stride == 1) {  // the usual case (the engine's scratch slices too)
-        for (int64_t i = 0; i < n; ++i) y[i] = x[ix[i]];
-        return;
+      if (s[0].stride == 1 && s[1].stride == 1)  // the usual case (the engine's scratch slices too)
+        return gather_row(y, x, ix, n, rule.bound);
+      for (int64_t i = 0; i < n; ++i) {
+        if (static_cast<uint64_t>(ix[i]) >= static_cast<uint64_t>(rule.bound)) return false;
+        y[i * s[0].stride] = x[ix[i] * s[1].stride];
       }
-      for (int64_t i = 0; i < n; ++i) y[i * s[0].stride] = x[ix[i] * s[1].stride];
+      return true;
     });
   });
 }
@@ -205,9 +222,10 @@ void index_select_kernel(const Tensor& self, int64_t dim, const Tensor& index, T
     const int64_t istride = index.dim() ? index.strides()[0] : 0;
     std::vector<int64_t> converted;
     const int64_t* ix;
+    bool unchecked = false;
     if (detail::usable_in_place(index.dtype() == ScalarType::Int64, istride, n, rule)) {  // used as it is
       ix = index.data_ptr<int64_t>();
-      detail::check_in_place(ix, n, rule);
+      unchecked = true;
     } else {
       converted.resize(n);
       TL_DISPATCH_SWITCH(index.dtype(), op, TL_DISPATCH_CASE(Int64, int64_t, [&] {
@@ -219,6 +237,15 @@ void index_select_kernel(const Tensor& self, int64_t dim, const Tensor& index, T
     }
     const char* src = static_cast<const char*>(self.data_ptr());
     char* dst = static_cast<char*>(out.data_ptr());
+    if (inner == 1 && outer == 1) {
+      // A 1-D self: one pass on one thread, as PyTorch's loop for it, checking while it copies.
+      TL_DISPATCH_ALL_AND_UNSIGNED(self.dtype(), op, [&] {
+        if (!gather_row(reinterpret_cast<scalar_t*>(dst), reinterpret_cast<const scalar_t*>(src), ix, n, size))
+          detail::check_in_place(ix, n, rule);  // raises
+      });
+      return;
+    }
+    if (unchecked) detail::check_in_place(ix, n, rule);
     const int64_t row = inner * isz;
     if (inner == 1) {  // single elements: a typed loop per outer row, no memcpy call per element
       TL_DISPATCH_ALL_AND_UNSIGNED(self.dtype(), op, [&] {

@@ -67,9 +67,18 @@ std::pair<Tensor, Tensor> reduced_outputs(const Tensor& self, int64_t dim, bool 
   return {keep(values), keep(indices)};
 }
 
-// One slice's median (or nanmedian) and its index, written to *value / *index.
+// One slice's median (or nanmedian) and its index, written to *value / *index. nth_element runs
+// over (value, index) pairs rather than over indices into x: the same comparisons in the same
+// order (so the same result, ties and NaNs included), without a dependent load in each.
 template <typename T>
-void median_slice(const T* x, int64_t n, bool ignore_nan, std::vector<int64_t>& idx, T* value, int64_t* index) {
+struct ValueIndex {
+  opmath_t<T> v;
+  int64_t i;
+};
+
+template <typename T>
+void median_slice(const T* x, int64_t n, bool ignore_nan, std::vector<ValueIndex<T>>& items, T* value,
+                  int64_t* index) {
   if (!ignore_nan) {
     const T* nanp = std::find_if(x, x + n, [](T v) { return nan_of(v); });
     if (nanp != x + n) {
@@ -78,23 +87,24 @@ void median_slice(const T* x, int64_t n, bool ignore_nan, std::vector<int64_t>& 
       return;
     }
   }
-  idx.resize(static_cast<size_t>(n));
-  std::iota(idx.begin(), idx.end(), int64_t{0});
-  auto nth = idx.begin();
+  items.resize(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) items[static_cast<size_t>(i)] = {val(x[i]), i};
+  using Item = ValueIndex<T>;
+  auto nth = items.begin();
   if (!ignore_nan) {
     nth += (n - 1) / 2;
-    std::nth_element(idx.begin(), nth, idx.end(), [x](int64_t i, int64_t j) {
-      return val(x[i]) < val(x[j]) || (val(x[i]) == val(x[j]) && i < j);
+    std::nth_element(items.begin(), nth, items.end(), [](const Item& a, const Item& b) {
+      return a.v < b.v || (a.v == b.v && a.i < b.i);
     });
   } else {
     const int64_t nans = std::count_if(x, x + n, [](T v) { return nan_of(v); });
     nth += (n - nans - 1) / 2;  // 0 when every value is NaN ((-1) / 2 truncates to 0)
-    std::nth_element(idx.begin(), nth, idx.end(), [x](int64_t i, int64_t j) {
-      return val(x[i]) < val(x[j]) || (val(x[i]) == val(x[j]) && i < j) || (nan_of(x[j]) && !nan_of(x[i]));
+    std::nth_element(items.begin(), nth, items.end(), [](const Item& a, const Item& b) {
+      return a.v < b.v || (a.v == b.v && a.i < b.i) || (nan_of(b.v) && !nan_of(a.v));
     });
   }
-  *value = x[*nth];
-  *index = *nth;
+  *value = x[nth->i];
+  *index = nth->i;
 }
 
 void median_dim_impl(const Tensor& self, int64_t dim, bool keepdim, Tensor& values, Tensor& indices,
@@ -107,8 +117,8 @@ void median_dim_impl(const Tensor& self, int64_t dim, bool keepdim, Tensor& valu
   if (self.is_meta()) return;
   TL_DISPATCH_NUMERIC(self.dtype(), op, [&] {
     dim_apply({v, ix}, {self}, dim, {true, 8}, [&](const DimSlice* s) {
-      thread_local std::vector<int64_t> idx;
-      median_slice(s[2].as<scalar_t>(), s[2].size, ignore_nan, idx, s[0].as<scalar_t>(), s[1].as<int64_t>());
+      thread_local std::vector<ValueIndex<scalar_t>> items;
+      median_slice(s[2].as<scalar_t>(), s[2].size, ignore_nan, items, s[0].as<scalar_t>(), s[1].as<int64_t>());
     });
   });
 }

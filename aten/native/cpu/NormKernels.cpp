@@ -97,10 +97,29 @@ void fold_into(const Op& op, const Tensor& src, uint64_t mask, const Tensor& buf
   for (int64_t k = 0; k < g.outputs; ++k) out[k] = from_opmath<T>(project(acc[static_cast<size_t>(k)]));
 }
 
+// The 2-norm where each output's elements are one contiguous run, as PyTorch's vectorized
+// last-dim path computes it: one run per output on one thread, threads over outputs only (a single
+// norm of a large tensor stays on the calling thread, as in PyTorch).
 template <typename T>
-void vector_norm_values(const Tensor& src, double ord, uint64_t mask, const Tensor& buf) {
+bool two_norm_of_rows(const Tensor& src, uint64_t mask, const Tensor& buf) {
+  const reduce::Geometry g = reduce::make_geometry(src.sizes(), src.strides(), mask);
+  if (g.outputs == 0 || g.length == 0 || g.red.size() != 1 || g.red[0].stride != 1) return false;
+  const T* base = src.data_ptr<T>();
+  T* out = buf.data_ptr<T>();
+  const int64_t n = g.length;
+  parallel_for(0, g.outputs, std::max<int64_t>(1, kGrainSize / n), [&](int64_t b, int64_t e) {
+    reduce::Walker w(g.kept_in, b);
+    for (int64_t o = b; o < e; ++o, w.next())
+      out[o] = from_opmath<T>(std::sqrt(reduce::fold_contiguous(NormTwoOp<T>{}, base + w.offset, n)));
+  });
+  return true;
+}
+
+template <typename T>
+void vector_norm_values(const Tensor& src, double ord, uint64_t mask, const Tensor& buf, bool rows_path) {
   using A = opmath_t<T>;
   auto same = [](A a) { return a; };
+  if (ord == 2 && rows_path && two_norm_of_rows<T>(src, mask, buf)) return;
   if (ord == 0) fold_into(NormZeroOp<T>{}, src, mask, buf, same);
   else if (ord == 1) fold_into(NormOneOp<T>{}, src, mask, buf, same);
   else if (ord == 2) fold_into(NormTwoOp<T>{}, src, mask, buf, [](A a) { return std::sqrt(a); });
@@ -164,7 +183,10 @@ void vector_norm(const Tensor& self, const Scalar& ord_s, OptionalIntArrayRef di
     return;
   }
   Tensor buf = output_buffer(out, st, self);
-  TL_DISPATCH_FLOAT(st, names.op, [&] { vector_norm_values<scalar_t>(src, ord, mask, buf); });
+  // PyTorch's last-dim path: float, double and bfloat16 computed in their own dtype.
+  const bool rows_path = st == self.dtype() && (st == ScalarType::Float32 || st == ScalarType::Float64 ||
+                                                st == ScalarType::BFloat16);
+  TL_DISPATCH_FLOAT(st, names.op, [&] { vector_norm_values<scalar_t>(src, ord, mask, buf, rows_path); });
   commit_output(out, buf);
 }
 

@@ -7,6 +7,7 @@
 #include "aten/core/Tensor.h"
 #include "aten/native/FactoryOptions.h"
 #include "aten/native/OutputUtils.h"
+#include "aten/native/cpu/Vectorize.h"
 #include "generated/ops/tril.h"
 #include "generated/ops/tril_indices.h"
 #include "generated/ops/triu.h"
@@ -104,6 +105,16 @@ __int128 clamped_sum(int64_t row, __int128 a, int64_t col) {
   return sum;
 }
 
+// One row's (row, column) pairs: rows[j] = r, cols[j] = lo + j for j < hi - lo.
+template <typename I>
+TL_TARGET_CLONES void fill_index_row(I* rows, I* cols, int64_t r, int64_t lo, int64_t hi) {
+#pragma omp simd
+  for (int64_t j = 0; j < hi - lo; ++j) {
+    rows[j] = static_cast<I>(r);
+    cols[j] = static_cast<I>(lo + j);
+  }
+}
+
 Tensor triangle_indices(int64_t row, int64_t col, int64_t offset, std::optional<ScalarType> dtype,
                         std::optional<Device> device, std::optional<bool> pin_memory, bool lower, const char* op) {
   check_pin_memory(pin_memory);
@@ -120,23 +131,18 @@ Tensor triangle_indices(int64_t row, int64_t col, int64_t offset, std::optional<
   const int64_t n = static_cast<int64_t>(count);
   Tensor result = empty_tensor(DimVector{2, n}, st, device.value_or(Device(DeviceType::CPU)));
   if (result.is_meta() || n == 0) return result;
-  // Rows in parallel: where row r starts is the count of the rows before it, in closed form.
+  // One thread, as PyTorch fills it (the fill runs at memory speed; under load a second
+  // thread costs more than it brings), each row's run as one vectorized loop.
   auto fill = [&](auto* data) {
-    using index_t = std::remove_pointer_t<decltype(data)>;
     // The first row of a lower triangle that keeps anything is -offset.
     const int64_t first = lower ? static_cast<int64_t>(std::clamp<__int128>(-static_cast<__int128>(offset), 0, row)) : 0;
     const int64_t last = std::min<int64_t>(row, first + n);  // rows past `last` keep nothing
-    parallel_for(first, last, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(col, 1)), [&](int64_t b, int64_t e) {
-      int64_t k = static_cast<int64_t>(lower ? clamped_sum(b, static_cast<__int128>(offset) + 1, col)
-                                             : static_cast<__int128>(b) * col - clamped_sum(b, offset, col));
-      for (int64_t r = b, lo, hi; r < e; ++r) {
-        triangle_cols(lower, r, col, offset, lo, hi);
-        for (int64_t c = lo; c < hi; ++c, ++k) {
-          data[k] = static_cast<index_t>(r);
-          data[n + k] = static_cast<index_t>(c);
-        }
-      }
-    });
+    int64_t k = 0;
+    for (int64_t r = first, lo, hi; r < last && k < n; ++r) {
+      triangle_cols(lower, r, col, offset, lo, hi);
+      fill_index_row(data + k, data + n + k, r, lo, hi);
+      k += hi - lo;
+    }
   };
   if (st == ScalarType::Int64) fill(result.data_ptr<int64_t>());
   else fill(result.data_ptr<int32_t>());
