@@ -231,6 +231,8 @@ def pick_sample(f):
 
 def fmt(cell):
     t_tl, t_th, config = cell
+    if t_tl is None:
+        return f"n/a ({t_th})"
     unit, u = (1e-6, "us") if config == "one" else (1e-3, "ms")
     r = t_tl / t_th
     mark = "**" if r > TARGET[config] else ""
@@ -264,7 +266,11 @@ def main() -> int:
             continue
         cells = []
         for config in CONFIGS:
-            t_tl, t_th = measure(f, sample, config, rep)
+            try:
+                t_tl, t_th = measure(f, sample, config, rep)
+            except Exception as e:  # noqa: BLE001 - e.g. is_nonzero of 10M elements: both raise
+                cells.append((None, f"{type(e).__name__}", config))
+                continue
             for _ in range(args.retry):
                 if t_tl / t_th <= TARGET[config]:
                     break
@@ -275,7 +281,8 @@ def main() -> int:
         results.append((fam, label, _dtype_for(f), sample.partition("#")[0].strip(), cells, ""))
         print(f"{label:40s} " + " | ".join(fmt(c) for c in cells), flush=True)
     elapsed, load1 = time.time() - start, os.getloadavg()
-    over = [(r[1], c[2], c[0] / c[1]) for r in results if r[4] for c in r[4] if c[0] / c[1] > TARGET[c[2]]]
+    over = [(r[1], c[2], c[0] / c[1]) for r in results if r[4] for c in r[4]
+            if c[0] is not None and c[0] / c[1] > TARGET[c[2]]]
     skipped = [r for r in results if r[4] is None]
     summary = (f"{len(results)} rows ({len(results) - len(skipped)} measured), {len(over)} cells over target; "
                f"{elapsed / 60:.1f} min; load average {load0[0]:.1f} at start, {load1[0]:.1f} at end")
