@@ -206,6 +206,7 @@ def median_pair(f_tl, f_th, number, repeat):
 
 
 CONFIGS = ("f32", "f32t", "one")
+NOTES = "<!-- notes: kept by reruns -->"
 TARGET = {"f32": 1.0, "f32t": 1.0, "one": 0.6}
 
 
@@ -320,7 +321,10 @@ def write_markdown(args, results, over, skipped, summary):
     if skipped:
         lines += ["", "## Not measured (no sample runs on benchmark-shaped inputs)", ""]
         lines += [f"- `{r[1]}`: {r[5]}" for r in skipped]
-    Path(args.markdown).write_text("\n".join(lines) + "\n")
+    # Hand-written analysis below the NOTES marker survives a rerun.
+    path = Path(args.markdown)
+    notes = path.read_text().partition(NOTES)[2] if path.exists() and NOTES in path.read_text() else ""
+    path.write_text("\n".join(lines) + "\n" + (f"\n{NOTES}{notes}" if notes else ""))
 
 
 if __name__ == "__main__":
