@@ -6,6 +6,8 @@
 #include <sys/sysinfo.h>
 
 #include <atomic>
+#include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
@@ -74,14 +76,23 @@ struct CpuAllocator final : Allocator {
     // them would get the process killed: refuse it up front.
     if (nbytes > kMaxBlock || nbytes > memory_limit()) out_of_memory_error(nbytes);
     size_t total = align + ((nbytes + align - 1) / align) * align;
-    void* base = std::aligned_alloc(align, total);
+    // Small blocks come from plain malloc, aligned by hand: aligned_alloc splits and frees a larger
+    // chunk under the arena lock on every call, a fifth of a 1-element op's time; malloc's
+    // thread cache does not. malloc's 16-byte alignment leaves room for the header within `align`.
+    static_assert(sizeof(CpuBlock) <= alignof(std::max_align_t));
+    void* base = huge ? std::aligned_alloc(align, total) : std::malloc(total);
     if (!base) out_of_memory_error(nbytes);
+    char* data = static_cast<char*>(base) + align;
+    if (!huge) {
+      const auto first = reinterpret_cast<uintptr_t>(base) + sizeof(CpuBlock);
+      data = reinterpret_cast<char*>((first + align - 1) & ~uintptr_t(align - 1));
+    }
 #ifdef MADV_HUGEPAGE
-    if (huge) madvise(static_cast<char*>(base) + align, total - align, MADV_HUGEPAGE);
+    if (huge) madvise(data, total - align, MADV_HUGEPAGE);
 #endif
     reinterpret_cast<CpuBlock*>(base)->nbytes = nbytes;
     g_cpu_bytes.fetch_add(nbytes, std::memory_order_relaxed);
-    return DataPtr(static_cast<char*>(base) + align, base, &cpu_free);
+    return DataPtr(data, base, &cpu_free);
   }
 };
 

@@ -280,7 +280,8 @@ Overlap overlap_status(const Tensor& a, const Tensor& b) {
 }  // namespace
 
 void TensorIterator::compute_mem_overlaps(const TensorIteratorConfig& cfg) {
-  if (!cfg.check_mem_overlap_) return;
+  // Meta tensors have no memory to race on: PyTorch's meta functions check no overlap either.
+  if (!cfg.check_mem_overlap_ || is_meta_) return;
   for (int i = 0; i < noutputs_; ++i) {
     const Tensor& out = ops_[i].original;
     if (!out.defined()) continue;
@@ -292,7 +293,6 @@ void TensorIterator::compute_mem_overlaps(const TensorIteratorConfig& cfg) {
                  "single memory location. Please clone() the tensor before performing the operation.");
       }
     }
-    if (is_meta_) continue;
     for (int j = 0; j < ninputs_; ++j) {
       TL_CHECK(overlap_status(out, ops_[noutputs_ + j].original) != Overlap::Partial, op_,
                ": unsupported operation: some elements of the input tensor and the written-to tensor refer to a "

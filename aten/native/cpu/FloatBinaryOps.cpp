@@ -109,6 +109,7 @@ void copysign_scalar_kernel(const Tensor& self, const Scalar& other, Tensor& out
 // rounding and cannot overflow, and it vectorizes; float64 takes libm's hypot.
 void hypot_kernel(const Tensor& self, const Tensor& other, Tensor& out) {
   auto iter = binary_iter(out, self, other, "hypot");
+  if (iter.is_meta()) return;  // meta: every dtype accepted, as PyTorch's meta function
   const ScalarType dt = iter.common_dtype();
   if (!is_floating_type(dt))
     throw NotImplementedError(str("hypot: \"hypot_cpu\" not implemented for '", scalar_type_name(dt), "'"));
@@ -130,6 +131,7 @@ void hypot_kernel(const Tensor& self, const Tensor& other, Tensor& out) {
 
 void nextafter_kernel(const Tensor& self, const Tensor& other, Tensor& out) {
   auto iter = binary_iter(out, self, other, "nextafter");
+  if (iter.is_meta()) return;
   const ScalarType dt = iter.common_dtype();
   if (!is_floating_type(dt))
     throw NotImplementedError(str("nextafter: \"nextafter_cpu\" not implemented for '", scalar_type_name(dt), "'"));
@@ -141,7 +143,8 @@ void nextafter_kernel(const Tensor& self, const Tensor& other, Tensor& out) {
 // values where self == 0, else (self > 0); NaN gives 0 as in PyTorch.
 void heaviside_kernel(const Tensor& self, const Tensor& values, Tensor& out) {
   // out= of another dtype is refused with the same message, as PyTorch.
-  TL_CHECK(self.dtype() == values.dtype() && (!out.defined() || out.dtype() == self.dtype()),
+  // PyTorch's check is in its CPU kernel: meta tensors of different dtypes promote.
+  TL_CHECK(self.is_meta() || (self.dtype() == values.dtype() && (!out.defined() || out.dtype() == self.dtype())),
            "heaviside: heaviside is not yet implemented for tensors with different dtypes.");
   auto iter = binary_iter(out, self, values, "heaviside");
   TL_DISPATCH_ALL(iter.common_dtype(), "heaviside", [&] {

@@ -138,6 +138,7 @@ void rem_scalar_base_loop(TensorIterator& iter, const Scalar& self) {
 template <Rem kind>
 void rem_tensor(const Tensor& self, const Tensor& other, Tensor& out, const char* op, const char* kernel_name) {
   auto iter = binary_iter(out, self, other, op);
+  if (iter.is_meta()) return;  // meta: shapes and dtypes only, every dtype accepted (PyTorch's meta)
   check_not_bool(iter.common_dtype(), kernel_name, op);
   TL_DISPATCH_NUMERIC(iter.common_dtype(), op, [&] { rem_tensor_loop<kind, scalar_t>(iter, op); });
 }
@@ -145,6 +146,7 @@ void rem_tensor(const Tensor& self, const Tensor& other, Tensor& out, const char
 template <Rem kind>
 void rem_scalar(const Tensor& self, const Scalar& other, Tensor& out, const char* op, const char* kernel_name) {
   auto iter = scalar_iter(out, self, other, op);
+  if (iter.is_meta()) return;
   check_not_bool(iter.common_dtype(), kernel_name, op);
   TL_DISPATCH_NUMERIC(iter.common_dtype(), op, [&] { rem_scalar_loop<kind, scalar_t>(iter, other, op); });
 }
@@ -209,6 +211,7 @@ Tensor remainder_scalar_tensor_kernel(const Scalar& self, const Tensor& other) {
 
 void gcd_kernel(const Tensor& self, const Tensor& other, Tensor& out) {
   auto iter = binary_iter(out, self, other, "gcd");
+  if (iter.is_meta()) return;
   check_integral(iter.common_dtype(), "gcd_cpu", "gcd");
   TL_DISPATCH_SWITCH(iter.common_dtype(), "gcd", TL_CASES_INTEGRAL([&] {
     cpu_kernel_novec(iter, [](scalar_t a, scalar_t b) -> scalar_t { return gcd_integer(a, b); });
@@ -217,6 +220,8 @@ void gcd_kernel(const Tensor& self, const Tensor& other, Tensor& out) {
 
 void lcm_kernel(const Tensor& self, const Tensor& other, Tensor& out) {
   auto iter = binary_iter(out, self, other, "lcm");
+  // PyTorch's meta lcm refuses bool only (its formula divides).
+  if (iter.is_meta() && iter.common_dtype() != ScalarType::Bool) return;
   check_integral(iter.common_dtype(), "lcm_cpu", "lcm");
   TL_DISPATCH_SWITCH(iter.common_dtype(), "lcm", TL_CASES_INTEGRAL([&] {
     cpu_kernel_novec(iter, [](scalar_t a, scalar_t b) -> scalar_t { return lcm_integer(a, b); });

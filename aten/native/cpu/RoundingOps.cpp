@@ -27,6 +27,8 @@ void rounding_kernel(const Tensor& self, Tensor& out, const char* op, const char
   // The iterator first: PyTorch checks out= (dtype, overlap) before its kernel refuses the dtype.
   auto iter = same_dtype_unary_iter(out, self, op);
   const ScalarType st = self.scalar_type();
+  // Meta: every dtype accepted, as PyTorch's meta functions, but for frac of bool (its formula subtracts).
+  if (iter.is_meta() && (integers || st != ScalarType::Bool)) return;
   if (st == ScalarType::Bool || (!integers && !is_floating_type(st))) unary_dtype_not_implemented(op, kernel_name, st);
   TL_DISPATCH_SWITCH(iter.common_dtype(), op,
                      TL_CASES_FLOAT([&] { rounding_loop<scalar_t>(iter, f); })

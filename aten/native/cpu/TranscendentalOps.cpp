@@ -78,6 +78,8 @@ void binary_math(const Tensor& a, const Tensor& b, Tensor& out, const char* op, 
                  const MathFloatF& f_float) {
   auto iter = binary_float_iter(out, a, b, op, int_to_float);
   const ScalarType dt = iter.common_dtype();
+  // Meta: PyTorch's meta function accepts integers and refuses bool (its formula subtracts).
+  if (iter.is_meta() && dt != ScalarType::Bool) return;
   if (!is_floating_type(dt)) {
     throw NotImplementedError(str(op, ": \"", op, "_cpu\" not implemented for '", legacy_type_name(dt), "'"));
   }

@@ -92,6 +92,7 @@ void neg_kernel(const Tensor& self, Tensor& out) {
 
 void abs_kernel(const Tensor& self, Tensor& out) {
   auto iter = unary_iter(out, self, "abs");  // out= checks before the dtype error, as in PyTorch
+  if (iter.is_meta()) return;
   if (self.dtype() == ScalarType::Bool) not_implemented_bool("abs", "abs_cpu");
   TL_DISPATCH_NUMERIC(iter.common_dtype(), "abs", [&] { abs_loop<scalar_t>(iter); });
 }

@@ -51,12 +51,27 @@ TL_TARGET_CLONES bool any2(const double* a, const double* b, int64_t n, const P&
   return any;
 }
 
+// Contiguous runs get their own loop, forced to vectorize as map1 (GCC's -O2 cost model will not
+// add the alias checks; the stack buffer never overlaps tensor data). The strided loop stays
+// scalar: it was a fifth of float32 erfinv's time.
 template <typename T>
 TL_TARGET_CLONES void load(const char* p, int64_t stride, int64_t n, double* dst) {
+  if (stride == static_cast<int64_t>(sizeof(T))) {
+    const T* q = reinterpret_cast<const T*>(p);
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<double>(to_opmath(q[i]));
+    return;
+  }
   for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<double>(to_opmath(*reinterpret_cast<const T*>(p + i * stride)));
 }
 template <typename T>
 TL_TARGET_CLONES void store(const double* src, int64_t n, char* p, int64_t stride) {
+  if (stride == static_cast<int64_t>(sizeof(T))) {
+    T* q = reinterpret_cast<T*>(p);
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) q[i] = from_opmath<T>(src[i]);
+    return;
+  }
   for (int64_t i = 0; i < n; ++i) *reinterpret_cast<T*>(p + i * stride) = from_opmath<T>(src[i]);
 }
 
