@@ -129,9 +129,16 @@ void rem_scalar_base_loop(TensorIterator& iter, const Scalar& self) {
       return remainder_integer(a, b);
     });
     if (by_zero.load()) zero_division("remainder");
+  } else if constexpr (std::is_same_v<scalar_t, double>) {
+    cpu_kernel_novec(iter, [a](double b) -> double { return remainder_floating(a, b); });
   } else {
-    const opmath_t<scalar_t> af = to_opmath(a);
-    cpu_kernel_novec(iter, [af](scalar_t b) -> scalar_t { return from_opmath<scalar_t>(remainder_floating(af, to_opmath(b))); });
+    // The vector path of tensor % number, with the roles swapped (exact: see RemainderMath.h).
+    const float af = to_opmath(a);
+    const double ad = af;
+    math_kernel<scalar_t>(
+        iter, [ad](double b) TL_MATH_INLINE { return remainder_small_quotient(ad, b); },
+        [ad](double b) { return fmod_needs_libm(ad, b); },
+        [af](double b) { return static_cast<double>(remainder_floating(af, static_cast<float>(b))); });
   }
 }
 
