@@ -15,6 +15,7 @@
 #include "generated/ops/_to_copy.h"
 #include "generated/ops/_unique.h"
 #include "generated/ops/_unique2.h"
+#include "generated/ops/_unsafe_view.h"
 #include "generated/ops/abs.h"
 #include "generated/ops/absolute.h"
 #include "generated/ops/acos.h"

@@ -272,30 +272,36 @@ class Tensor(_C.TensorBase):
 
     # ---- factories with this tensor's dtype and device ---------------------------------------
 
-    def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+    def new_tensor(self, data, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
         if isinstance(data, _C.TensorBase):
             import warnings
 
             warnings.warn("To copy construct from a tensor, use sourceTensor.detach().clone() rather than "
                           "tensor.new_tensor(sourceTensor).", UserWarning, stacklevel=2)
         return _C.tensor(data, dtype=self.dtype if dtype is None else dtype,
-                         device=self.device if device is None else device, requires_grad=requires_grad)
+                         device=self.device if device is None else device, requires_grad=requires_grad,
+                         pin_memory=pin_memory)  # layout: torchlite.strided is the only one
 
-    def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+    def new_empty(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
         return _ops.empty(_size_arg(size), dtype=self.dtype if dtype is None else dtype,
-                          device=self.device if device is None else device, requires_grad=requires_grad)
+                          device=self.device if device is None else device, requires_grad=requires_grad,
+                          layout=layout, pin_memory=pin_memory)
 
-    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
         return _ops.zeros(_size_arg(size), dtype=self.dtype if dtype is None else dtype,
-                          device=self.device if device is None else device, requires_grad=requires_grad)
+                          device=self.device if device is None else device, requires_grad=requires_grad,
+                          layout=layout, pin_memory=pin_memory)
 
-    def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
         return _ops.ones(_size_arg(size), dtype=self.dtype if dtype is None else dtype,
-                         device=self.device if device is None else device, requires_grad=requires_grad)
+                         device=self.device if device is None else device, requires_grad=requires_grad,
+                         layout=layout, pin_memory=pin_memory)
 
-    def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None,
+                 pin_memory=False):
         return _ops.full(size, fill_value, dtype=self.dtype if dtype is None else dtype,
-                         device=self.device if device is None else device, requires_grad=requires_grad)
+                         device=self.device if device is None else device, requires_grad=requires_grad,
+                         layout=layout, pin_memory=pin_memory)
 
     def new(self, *args, device=None):
         """The legacy factory, with this tensor's dtype and device: new() (empty), new(*sizes) or
