@@ -272,6 +272,9 @@ class NativeFunction:
     # How a composite op's derived out= checks the out tensor's dtype (`out_dtype:`): None for
     # PyTorch's usual rule (the result must cast to it safely), "exact" (matmul), "any" (stack, as cat).
     out_dtype: Optional[str] = None
+    # `device_check: NoCheck`: the dispatcher takes the device of `self` alone and the other tensors
+    # may be anywhere (resize_as_ reads only its template's sizes), as PyTorch's key of that name.
+    device_check: Optional[str] = None
     # Line of each YAML key of the entry ("func", "doc", ...; "non_differentiable:self" for an
     # input declared so), so errors point at the key. Not part of equality.
     key_lines: tuple[tuple[str, int], ...] = field(default=(), compare=False, repr=False)
