@@ -272,15 +272,14 @@ class Tensor(_C.TensorBase):
 
     # ---- factories with this tensor's dtype and device ---------------------------------------
 
-    def new_tensor(self, data, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
         if isinstance(data, _C.TensorBase):
             import warnings
 
             warnings.warn("To copy construct from a tensor, use sourceTensor.detach().clone() rather than "
                           "tensor.new_tensor(sourceTensor).", UserWarning, stacklevel=2)
         return _C.tensor(data, dtype=self.dtype if dtype is None else dtype,
-                         device=self.device if device is None else device, requires_grad=requires_grad,
-                         pin_memory=pin_memory)  # layout: torchlite.strided is the only one
+                         device=self.device if device is None else device, requires_grad=requires_grad)
 
     def new_empty(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
         return _ops.empty(_size_arg(size), dtype=self.dtype if dtype is None else dtype,
