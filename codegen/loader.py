@@ -37,7 +37,8 @@ class CodegenError(Exception):
 
 ENTRY_KEYS = ("func", "doc", "variants", "inplace", "out", "dispatch", "impl", "derivatives",
               "output_differentiability", "tags", "python_operators", "view_of", "samples", "dtypes",
-              "backward_node", "alias_of", "out_dtype", "device_check")
+              "backward_node", "alias_of", "out_dtype", "device_check",
+              "out_autograd")
 TOP_KEYS = ("tags", "functions")
 
 
@@ -213,6 +214,9 @@ class _EntryReader:
         device_check = self._get("device_check", str)
         if device_check not in (None, "NoCheck"):
             self.error("device_check", f"`device_check:` must be `NoCheck` (absent: all tensors on one device), not `{device_check}`")
+        out_autograd = self._get("out_autograd", str)
+        if out_autograd not in (None, "records"):
+            self.error("out_autograd", f"`out_autograd:` must be `records` (absent: out= refuses inputs that require grad), not `{out_autograd}`")
         if not self.ok or schema is None:
             return []
         source = NativeFunction(
@@ -223,6 +227,7 @@ class _EntryReader:
             tags=tuple(tags or ()), python_operators=tuple(python_operators or ()),
             view_of=view_of, samples=tuple(samples or ()), dtypes=dtypes, derive=derive, key_lines=self._key_lines(),
             backward_node=backward_node, alias_of=alias_of, out_dtype=out_dtype, device_check=device_check,
+            out_autograd=out_autograd,
         )
         return _with_derived(source)
 
