@@ -374,3 +374,27 @@ def test_engine_invalid_gradient_message():
     with pytest.raises(RuntimeError, match=r"Function FBackward returned an invalid gradient at index 0 - got \[1, 4\] "
                                            r"but expected shape compatible with \[2, 4\]"):
         f.apply(x).sum().backward()
+
+
+# ------------------------------------------------------------------------------------------- NumPy keyword names
+
+@pytest.mark.parametrize("call", [
+    lambda L, x: L.sum(x, axis=0),
+    lambda L, x: x.sum(axis=1, keepdims=True),
+    lambda L, x: L.cat([x, x], axis=1),
+    lambda L, x: L.concatenate([x, x], axis=-1),
+    lambda L, x: L.add(x1=x, x2=x),
+    lambda L, x: L.abs(x=x),
+    lambda L, x: L.mean(a=x, axis=(0, 1), keepdims=True),
+    lambda L, x: L.amax(x, axis=0),
+])
+def test_numpy_keyword_aliases(call):
+    """PyTorch's parser also takes NumPy's axis/keepdims/x/a/x1/x2 for dim/keepdim/input/other."""
+    a = torch.arange(6.0).reshape(2, 3)
+    assert_same(call(tl, from_torch(a)), call(torch, a))
+
+
+def test_numpy_keyword_alias_with_its_keyword_is_an_error():
+    for lib in (torch, tl):
+        with pytest.raises(TypeError):
+            lib.sum(lib.ones(2, 3), dim=0, axis=1)
