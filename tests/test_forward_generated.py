@@ -38,8 +38,9 @@ KNOWN_MISMATCHES: list = [
      "have (its result depends on the input sizes); torchlite raises RuntimeError for a grad_in that is not "
      "unfold's output shape"),
     (("cov", 3, "functional", "zero_d", "float32"),
-     "cov of one observation with only aweights: PyTorch zeroes the caller's input in place (in.zero_() on a view "
-     "of it); torchlite returns the same result and leaves the input alone"),
+     "cov of one observation with weights: PyTorch zeroes the caller's input in place (its in.zero_() runs on a "
+     "view of the input when the weighted observation count leaves no degrees of freedom; fweights too), a bug "
+     "not copied; torchlite returns the same result and leaves the input alone"),
 ]
 
 
