@@ -7,6 +7,7 @@
 #include "generated/ops/_histogramdd_from_bin_cts.h"
 #include "generated/ops/_histogramdd_from_bin_tensors.h"
 #include "generated/ops/_log_softmax_backward_data.h"
+#include "generated/ops/_reshape_alias.h"
 #include "generated/ops/_softmax_backward_data.h"
 #include "generated/ops/_test_mul_add.h"
 #include "generated/ops/_test_mul_backward.h"

@@ -220,17 +220,19 @@ def test_is_contiguous_argument_errors():
     lambda L, x: x.transpose(0, 2).flatten(),
     lambda L, x: x.transpose(0, 2).reshape(-1),
     lambda L, x: x.transpose(0, 2).flatten(1),
-    pytest.param(lambda L, x: L.flatten(x[:, :, ::2], 0, 1), marks=pytest.mark.xfail(strict=True, reason=(
-        "reshape of a non-contiguous input that can be viewed: PyTorch records _reshape_alias "
-        "(ReshapeAliasBackward0), torchlite view (ViewBackward0); values, geometry and _base agree"))),
+    lambda L, x: L.flatten(x[:, :, ::2], 0, 1),
+    lambda L, x: x.transpose(0, 1).reshape(3, 2, 4),
+    lambda L, x: x[:, :, ::2].reshape(2, 3, 2),
+    lambda L, x: x[:, :1].expand(2, 5, 4).reshape(2, 5, 2, 2),
     lambda L, x: x.flatten(),
     lambda L, x: x.flatten(1, 1),
     lambda L, x: x[0, 0, 0].flatten(),
     lambda L, x: x.reshape(4, 6),
-], ids=["flatten_t", "reshape_t", "flatten_t_1", "flatten_sliced", "flatten_contiguous", "flatten_nothing",
-        "flatten_0d", "reshape_view"])
+], ids=["flatten_t", "reshape_t", "flatten_t_1", "flatten_sliced", "reshape_t_alias", "reshape_same_shape",
+        "reshape_expanded", "flatten_contiguous", "flatten_nothing", "flatten_0d", "reshape_view"])
 def test_flatten_and_reshape_view_or_copy_like_torch(case):
-    """Where a copy is needed the result is the copy itself (no _base, UnsafeViewBackward0), as PyTorch."""
+    """As PyTorch: `view` of a contiguous input, `_reshape_alias` (ReshapeAliasBackward0) of another that can be
+    viewed, and where a copy is needed the copy itself (no _base, UnsafeViewBackward0)."""
     a = torch.arange(24.0).reshape(2, 3, 4).requires_grad_()
     x = tl.arange(24.0).reshape(2, 3, 4).requires_grad_()
     e, g = case(torch, a), case(tl, x)

@@ -27,6 +27,10 @@ def _log_softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int, in
     """The gradient of log_softmax: `grad_output - exp(output) * sum(grad_output, dim)`, in grad_output's dtype (PyTorch's CPU rule)."""
     ...
 
+def _reshape_alias(input: Tensor, size: Sequence[int], stride: Sequence[int]) -> Tensor:
+    """A view of `self` with the given sizes and strides, which `reshape` computes for an input that is not contiguous but can be viewed (as PyTorch). Its gradient assumes such strides (a reshape of `self`), so the samples only check shapes; reshape's own tests check values and gradients."""
+    ...
+
 def _softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int, input_dtype: dtype) -> Tensor:
     """The gradient of softmax: `output * (grad_output - sum(grad_output * output, dim))`, in grad_output's dtype (PyTorch's CPU rule)."""
     ...
