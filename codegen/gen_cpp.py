@@ -56,6 +56,8 @@ def _tensor_ptrs(f: NativeFunction, only: set[str] | None = None, skip_written: 
 
 def _device_expr(f: NativeFunction) -> str:
     op = str(f.schema.name)
+    if f.device_check == "NoCheck" and f.schema.argument("self") is not None:
+        return f'dispatch_device("{op}", {{&self}})'
     lists = [a for a in f.schema.arguments if a.type == ListType(BaseType("Tensor"))]
     if lists:
         return f'dispatch_device("{op}", {lists[0].name})'

@@ -107,8 +107,30 @@ def _py_params(f: NativeFunction, out: NativeFunction | None, method: bool) -> l
         else:  # several outputs: Python passes them as one tuple, `out=(values, indices)`
             params.append(PyParam(None, "out", "Tensor[]? out=None", True, out_tuple=True))
     if "factory" in f.tags:
+        params += _factory_options(f)
         params.append(PyParam(None, "requires_grad", "bool requires_grad=False", True))
     return params
+
+
+# The tensor options of PyTorch's factory signatures that a schema may leave out because they change
+# nothing in torchlite (dense CPU tensors only): Python still accepts them, as PyTorch does.
+# (name, parser signature, stub type); memory_format only for the `*_like` factories (input first).
+_FACTORY_OPTIONS = (("layout", "Layout? layout=None", "Any"), ("pin_memory", "bool? pin_memory=False", "bool"))
+_LIKE_OPTION = ("memory_format", "MemoryFormat? memory_format=None", "Any")
+
+
+def _factory_options(f: NativeFunction) -> list[PyParam]:
+    """Python-only keywords of a factory for the options its schema lacks."""
+    options = list(_FACTORY_OPTIONS)
+    first = f.schema.arguments[0] if f.schema.arguments else None
+    if first is not None and first.name == "self" and first.type == BaseType("Tensor"):
+        options.append(_LIKE_OPTION)
+    return [PyParam(None, name, sig, True) for name, sig, _ in options if f.schema.argument(name) is None]
+
+
+def _option_index(ov: Overload, name: str) -> int | None:
+    """Index of the Python-only factory option `name` among ov's parameters, or None."""
+    return next((i for i, p in enumerate(ov.params) if p.arg is None and p.py_name == name), None)
 
 
 def _signature(name: str, params: list[PyParam]) -> str:
@@ -164,12 +186,32 @@ def _local(name: str) -> str:
     return name + "_" if name in _BODY_NAMES else name
 
 
-def _call(ov: Overload, f: NativeFunction) -> str:
-    """C++ call of the public API for entry f with locals named after the schema arguments."""
+def _typed_lists(b: Binding, f: NativeFunction) -> set[str]:
+    """f's list arguments that need their C++ type named in the call: where another overload of the
+    same C++ function takes another list type at that position (`histogramdd(self, int[] bins)` and
+    `histogramdd(self, Tensor[] bins)`), a bare local would be ambiguous, as `ArrayRef` converts from
+    any container."""
+    mine = cpp.api_params(f)
+    names: set[str] = set()
+    for other in (g for ov in b.overloads for g in (ov.f, ov.out) if g is not None and g is not f):
+        if cpp.api_name(other) != cpp.api_name(f):
+            continue
+        for p, q in zip(mine, cpp.api_params(other)):
+            a, c = f.schema.argument(p.name), other.schema.argument(q.name)
+            if p.type != q.type and isinstance(a.type, ListType) and isinstance(c.type, ListType):
+                names.add(p.name)
+    return names
+
+
+def _call(ov: Overload, f: NativeFunction, typed_lists: frozenset[str] = frozenset()) -> str:
+    """C++ call of the public API for entry f with locals named after the schema arguments
+    (those in `typed_lists` converted to their C++ type explicitly)."""
     args = []
     for p in cpp.api_params(f):
         needs_conversion = _accessor(f.schema.argument(p.name).type) in _NEEDS_AS_ARG
         local = p.name if f.schema.argument(p.name) in f.schema.out_arguments else _local(p.name)
+        if p.name in typed_lists:
+            local = f"{p.type}({local})"
         args.append(f"as_arg({local})" if needs_conversion else local)
     return f"tl::{cpp.api_name(f)}({', '.join(args)})"
 
@@ -217,12 +259,20 @@ def case_body(b: Binding, ov: Overload) -> list[str]:
         lines.append(f"auto {_local(p.arg.name)} = r.{_accessor(p.arg.type)}({i});")
     if ov.factory:
         lines.append(f"bool requires_grad = r.toBool({len(ov.params) - 1});")
+        pin = _option_index(ov, "pin_memory")
+        if pin is not None:  # layout needs no check: torchlite.strided is the only layout
+            lines.append(f"native::check_pin_memory(r.toBool_optional({pin}));")
+    memory_format = _option_index(ov, "memory_format")
 
     def invoke(f: NativeFunction, indent: str) -> list[str]:
-        call = _call(ov, f)
+        call = _call(ov, f, frozenset(_typed_lists(b, f)))
         if not f.schema.returns:
             return [f"{indent}[&] {{ GilRelease no_gil; {call}; }}();", f"{indent}Py_RETURN_NONE;"]
         out = [f"{indent}auto result = [&] {{ GilRelease no_gil; return {call}; }}();"]
+        if memory_format is not None and f is ov.f:  # the result follows self's layout (preserve_format)
+            out.append(f"{indent}if (auto format = r.memory_format_optional({memory_format}); "
+                       "format && *format != MemoryFormat::Preserve)")
+            out.append(f"{indent}  result = tl::contiguous(result, *format);")
         if ov.factory:
             out.append(f"{indent}if (requires_grad) result.set_requires_grad(true);")
         out.append(f"{indent}{_wrap(f)}")
@@ -278,9 +328,14 @@ def generate(ctx: Context) -> dict[str, str]:
     used = [i for i, (fns, mths) in enumerate(shards) if fns or mths]
     for i in used:
         fns, mths = shards[i]
-        headers = sorted({ov.f.schema.name.base for b in fns + mths for ov in b.overloads})
+        headers = {ov.f.schema.name.base for b in fns + mths for ov in b.overloads}
+        if any(_option_index(ov, "memory_format") is not None for b in fns + mths for ov in b.overloads):
+            headers.add("contiguous")  # a *_like factory's memory_format=
+        headers = sorted(headers)
+        factory_options = any(_option_index(ov, "pin_memory") is not None for b in fns + mths for ov in b.overloads)
         files[f"python/bindings_{i}.cpp"] = render("python_shard.cpp.j2", shard=i, functions=fns, methods=mths,
-                                                   headers=headers, case_body=case_body, docstring=docstring,
+                                                   headers=headers, factory_options=factory_options,
+                                                   case_body=case_body, docstring=docstring,
                                                    uses_args=uses_args, return_types=return_types(fns + mths))
     files["python/init.cpp"] = render("python_init.cpp.j2", shards=used)
     files["python/_ops.pyi"] = render("ops.pyi.j2", functions=functions, stub=stub_lines)
@@ -334,7 +389,7 @@ def stub_lines(b: Binding) -> list[str]:
             if p.out_tuple:
                 ty = "Optional[tuple[Tensor, ...]]"
             elif p.arg is None:
-                ty = "bool"
+                ty = next((t for n, _, t in _FACTORY_OPTIONS + (_LIKE_OPTION,) if n == p.py_name), "bool")
             else:
                 ty = "Optional[Tensor]" if p.sig.startswith("Tensor? out") else _py_type(p.arg.type)
             default = p.sig.split("=", 1)[1] if "=" in p.sig else None

@@ -37,7 +37,8 @@ class CodegenError(Exception):
 
 ENTRY_KEYS = ("func", "doc", "variants", "inplace", "out", "dispatch", "impl", "derivatives",
               "output_differentiability", "tags", "python_operators", "view_of", "samples", "dtypes",
-              "backward_node", "alias_of", "out_dtype")
+              "backward_node", "alias_of", "out_dtype", "device_check",
+              "out_autograd")
 TOP_KEYS = ("tags", "functions")
 
 
@@ -210,6 +211,12 @@ class _EntryReader:
         out_dtype = self._get("out_dtype", str)
         if out_dtype not in (None, "exact", "any"):
             self.error("out_dtype", f"`out_dtype:` must be `exact` or `any` (absent: the result casts safely), not `{out_dtype}`")
+        device_check = self._get("device_check", str)
+        if device_check not in (None, "NoCheck"):
+            self.error("device_check", f"`device_check:` must be `NoCheck` (absent: all tensors on one device), not `{device_check}`")
+        out_autograd = self._get("out_autograd", str)
+        if out_autograd not in (None, "records"):
+            self.error("out_autograd", f"`out_autograd:` must be `records` (absent: out= refuses inputs that require grad), not `{out_autograd}`")
         if not self.ok or schema is None:
             return []
         source = NativeFunction(
@@ -219,7 +226,8 @@ class _EntryReader:
             output_differentiability=None if out_diff is None else tuple(out_diff),
             tags=tuple(tags or ()), python_operators=tuple(python_operators or ()),
             view_of=view_of, samples=tuple(samples or ()), dtypes=dtypes, derive=derive, key_lines=self._key_lines(),
-            backward_node=backward_node, alias_of=alias_of, out_dtype=out_dtype,
+            backward_node=backward_node, alias_of=alias_of, out_dtype=out_dtype, device_check=device_check,
+            out_autograd=out_autograd,
         )
         return _with_derived(source)
 

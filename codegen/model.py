@@ -272,6 +272,13 @@ class NativeFunction:
     # How a composite op's derived out= checks the out tensor's dtype (`out_dtype:`): None for
     # PyTorch's usual rule (the result must cast to it safely), "exact" (matmul), "any" (stack, as cat).
     out_dtype: Optional[str] = None
+    # `device_check: NoCheck`: the dispatcher takes the device of `self` alone and the other tensors
+    # may be anywhere (resize_as_ reads only its template's sizes), as PyTorch's key of that name.
+    device_check: Optional[str] = None
+    # `out_autograd: records` on a composite entry: its out= variant accepts inputs that require grad
+    # and records the ops it is made of (the copy into out: CopyBackwards), as PyTorch's
+    # CompositeImplicitAutograd out= overloads (quantile.out); absent, out= refuses them.
+    out_autograd: Optional[str] = None
     # Line of each YAML key of the entry ("func", "doc", ...; "non_differentiable:self" for an
     # input declared so), so errors point at the key. Not part of equality.
     key_lines: tuple[tuple[str, int], ...] = field(default=(), compare=False, repr=False)

@@ -327,7 +327,7 @@ def _check_samples(fn: NativeFunction, tags: set[str]) -> Problems:
 
 
 # PyTorch's names, `_copy` included for the copying variants of view ops (DiagonalBackward0_copy).
-_NODE_NAME = re.compile(r"^[A-Z][A-Za-z0-9]*Backward[0-9]+(_copy)?$")
+_NODE_NAME = re.compile(r"^[A-Z][A-Za-z0-9]*Backward([0-9]+(_copy)?|s)$")  # `s`: PyTorch's hand-written CopyBackwards
 
 
 def _check_out_dtype(fn: NativeFunction, tags: set[str]) -> Problems:

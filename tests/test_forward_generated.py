@@ -37,9 +37,14 @@ KNOWN_MISMATCHES: list = [
      "PyTorch's unfold_backward does not check grad_in's shape: a 0-d grad_in is read through strides it does not "
      "have (its result depends on the input sizes); torchlite raises RuntimeError for a grad_in that is not "
      "unfold's output shape"),
+    *[(("_reshape_alias", None, "functional", variant, None),
+       "PyTorch's _reshape_alias does not check its strides against the storage: on a 0-d or empty input the "
+       "samples' sizes read past it (undefined values); torchlite raises RuntimeError (as_strided's check)")
+      for variant in ("zero_d", "empty")],
     (("cov", 3, "functional", "zero_d", "float32"),
-     "cov of one observation with only aweights: PyTorch zeroes the caller's input in place (in.zero_() on a view "
-     "of it); torchlite returns the same result and leaves the input alone"),
+     "cov of one observation with weights: PyTorch zeroes the caller's input in place (its in.zero_() runs on a "
+     "view of the input when the weighted observation count leaves no degrees of freedom; fweights too), a bug "
+     "not copied; torchlite returns the same result and leaves the input alone"),
 ]
 
 

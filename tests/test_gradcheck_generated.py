@@ -64,19 +64,15 @@ KNOWN_GAPS = {
 }
 # Known out= mismatches, by op: strict xfails of test_out_refuses_inputs_requiring_grad.
 KNOWN_OUT_GAPS = {
-    "softmax.int": "PyTorch's softmax out= accepts inputs that require grad (and records history); torchlite "
-                   "refuses them, as for every out= op",
-    "log_softmax.int": "PyTorch's log_softmax out= accepts inputs that require grad (and records history); "
-                       "torchlite refuses them, as for every out= op",
-    "special_ndtr": "PyTorch's special_ndtr out= accepts inputs that require grad (and records history); "
-                    "torchlite refuses them, as for every out= op",
-    "diag": "PyTorch's diag out= (a composite there) accepts inputs that require grad; torchlite refuses them, as "
-            "for every out= op",
-    "diagonal_copy": "PyTorch's diagonal_copy out= accepts inputs that require grad; torchlite refuses them, as for "
-                     "every out= op",
-    **{name: f"PyTorch's {name.split('.')[0]} out= (a composite) accepts inputs that require grad and records a "
-             "copy into out; torchlite refuses them, as for every out= op"
-       for name in ("quantile", "quantile.scalar", "nanquantile", "nanquantile.scalar")},
+    "softmax.int": "PyTorch's softmax out= accepts inputs that require grad and returns out with a NotImplemented "
+                   "grad_fn (its backward raises 'derivative for aten::softmax is not implemented'); torchlite "
+                   "refuses them",
+    "log_softmax.int": "PyTorch's log_softmax out= accepts inputs that require grad and returns out with a "
+                       "NotImplemented grad_fn (its backward raises); torchlite refuses them",
+    "diag": "PyTorch's diag out= accepts inputs that require grad and returns out with a NotImplemented grad_fn "
+            "(its backward raises 'derivative for aten::diagonal_copy is not implemented'); torchlite refuses them",
+    "diagonal_copy": "PyTorch's diagonal_copy out= accepts inputs that require grad and returns out with a "
+                     "NotImplemented grad_fn (its backward raises); torchlite refuses them",
 }
 
 
@@ -291,6 +287,8 @@ def test_out_refuses_inputs_requiring_grad(f, form, sample, layout):
             return made[0] if len(made) == 1 else made
 
         func, leaves = _prepare(lambda a, k, c=call: c(a, {**k, "out": outs()}), sample, layout, lib, random=random)
+        if _variant(f, SchemaKind.out).out_autograd == "records":
+            continue  # recorded as PyTorch records it: test_out_records_like_torch
         with pytest.raises(RuntimeError, match="requires grad|require grad|automatic differentiation"):
             func(*leaves)
         with lib.no_grad():
@@ -299,6 +297,31 @@ def test_out_refuses_inputs_requiring_grad(f, form, sample, layout):
         for g, e in zip(got, expected, strict=True):
             assert not g.requires_grad
             np.testing.assert_array_equal(g.numpy(), e.numpy())
+
+
+@pytest.mark.parametrize("f,form,sample,layout", [c for c in _cases(forms=("out",), layouts=("contiguous",))
+                                                  if _variant(c.values[0], SchemaKind.out).out_autograd == "records"])
+def test_out_records_like_torch(f, form, sample, layout):
+    """`out_autograd: records` (PyTorch's CompositeImplicitAutograd out= overloads): out= with inputs that
+    require grad records the copy into out (CopyBackwards), and the gradients are PyTorch's."""
+    grads, names = [], []
+    for lib in (torch, tl):
+        call = sample_callables(f, sample)[0 if lib is torch else 1]
+        with lib.no_grad():
+            expected = _prepare(call, sample, layout, lib)[0](*_prepare(call, sample, layout, lib)[1])
+        func, leaves = _prepare(lambda a, k, c=call, e=expected: c(a, {**k, "out": lib.empty(tuple(e.shape),
+                                                                                               dtype=e.dtype)}),
+                                sample, layout, lib)
+        got = func(*leaves)
+        assert got.requires_grad
+        names.append(type(got.grad_fn).__name__)
+        got.sum().backward()
+        grads.append([None if x.grad is None else x.grad.numpy() for x in leaves])
+    assert names[1] == names[0] == "CopyBackwards"
+    for g, e in zip(grads[1], grads[0], strict=True):
+        assert (g is None) == (e is None)
+        if e is not None:
+            np.testing.assert_allclose(g, e, rtol=1e-6, atol=1e-7)
 
 
 # ---------------------------------------------------------------- the sample syntax itself

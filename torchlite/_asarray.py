@@ -12,6 +12,7 @@ import warnings
 
 from torchlite import _C
 from torchlite._legacy_types import _STEMS
+from torchlite.storage import UntypedStorage
 
 _REQUIRES_GRAD_WARNING = (
     "torch.asarray: unspecified requires_grad now defaults to obj.requires_grad instead of False. Pass "
@@ -65,9 +66,18 @@ def _from_buffer(obj, dtype):
     if nbytes % itemsize:
         raise ValueError(f"asarray: buffer length ({nbytes} bytes) after offset (0 bytes) must be a multiple of "
                          f"element size ({itemsize})")
+    if dtype == _C.bfloat16:  # NumPy has no bfloat16: read the 2-byte words, then reinterpret them
+        words, read_only = _quiet_from_numpy(np.frombuffer(view, dtype="uint16"))
+        return _reinterpret(words.untyped_storage(), dtype), read_only
     if dtype not in _NUMPY_NAMES:
         raise TypeError(f"asarray: reading a buffer as {dtype} is not supported")
     return _quiet_from_numpy(np.frombuffer(view, dtype=_NUMPY_NAMES[dtype]))
+
+
+def _reinterpret(storage, dtype):
+    """A 1-D tensor of `dtype` over the whole bytes of an UntypedStorage (a trailing partial element
+    left out), sharing them."""
+    return _C._ops.empty((0,), dtype=dtype).set_(storage, 0, (storage.nbytes() // dtype.itemsize,), (1,))
 
 
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
@@ -96,6 +106,8 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
         elif kind == "array":
             tensor, ro = _quiet_from_numpy(obj)
             read_only = "numpy" if ro else None
+        elif isinstance(obj, UntypedStorage):  # its bytes, as PyTorch: int64 unless `dtype` says otherwise
+            tensor = _reinterpret(obj, dtype if dtype is not None else _C.int64)
         else:
             found = _from_buffer(obj, dtype if dtype is not None else _C.get_default_dtype())
             if found is not None:

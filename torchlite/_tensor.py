@@ -281,21 +281,26 @@ class Tensor(_C.TensorBase):
         return _C.tensor(data, dtype=self.dtype if dtype is None else dtype,
                          device=self.device if device is None else device, requires_grad=requires_grad)
 
-    def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+    def new_empty(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
         return _ops.empty(_size_arg(size), dtype=self.dtype if dtype is None else dtype,
-                          device=self.device if device is None else device, requires_grad=requires_grad)
+                          device=self.device if device is None else device, requires_grad=requires_grad,
+                          layout=layout, pin_memory=pin_memory)
 
-    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
         return _ops.zeros(_size_arg(size), dtype=self.dtype if dtype is None else dtype,
-                          device=self.device if device is None else device, requires_grad=requires_grad)
+                          device=self.device if device is None else device, requires_grad=requires_grad,
+                          layout=layout, pin_memory=pin_memory)
 
-    def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
         return _ops.ones(_size_arg(size), dtype=self.dtype if dtype is None else dtype,
-                         device=self.device if device is None else device, requires_grad=requires_grad)
+                         device=self.device if device is None else device, requires_grad=requires_grad,
+                         layout=layout, pin_memory=pin_memory)
 
-    def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None,
+                 pin_memory=False):
         return _ops.full(size, fill_value, dtype=self.dtype if dtype is None else dtype,
-                         device=self.device if device is None else device, requires_grad=requires_grad)
+                         device=self.device if device is None else device, requires_grad=requires_grad,
+                         layout=layout, pin_memory=pin_memory)
 
     def new(self, *args, device=None):
         """The legacy factory, with this tensor's dtype and device: new() (empty), new(*sizes) or

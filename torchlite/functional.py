@@ -3,6 +3,7 @@ broadcast_tensors, meshgrid and atleast_1d/2d/3d over their YAML-declared ops, a
 broadcast_shapes, which needs no tensors."""
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 
 from torchlite import _C
@@ -19,8 +20,9 @@ def _as_list(tensors):
 
 
 def broadcast_tensors(*tensors):
-    """Views of `tensors` broadcast to their common shape (a tuple). torchlite also accepts one list."""
-    return tuple(_ops.broadcast_tensors(_as_list(tensors)))
+    """Views of `tensors` broadcast to their common shape (a tuple). Like PyTorch, only separate
+    arguments: one list is a TypeError (element 0 is not a Tensor)."""
+    return tuple(_ops.broadcast_tensors(tensors))
 
 
 def broadcast_shapes(*shapes):
@@ -49,11 +51,19 @@ def broadcast_shapes(*shapes):
     return Size(common)
 
 
+_meshgrid_warned = False
+
+
 def meshgrid(*tensors, indexing: str | None = None):
     """Coordinate grids of 0-d/1-D tensors, given as arguments or one list: `indexing="ij"` (the
-    default) or `"xy"`. Unlike PyTorch, no warning when `indexing` is left out."""
+    default) or `"xy"`. Leaving `indexing` out warns once per process, as PyTorch's TORCH_WARN_ONCE."""
+    global _meshgrid_warned
     tensors = _as_list(tensors)
     if indexing is None:
+        if not _meshgrid_warned:
+            _meshgrid_warned = True
+            warnings.warn("torchlite.meshgrid: in an upcoming release, it will be required to pass the indexing "
+                          "argument.", UserWarning, stacklevel=2)
         return tuple(_ops.meshgrid(tensors))
     return tuple(_ops.meshgrid(tensors, indexing=indexing))
 

@@ -6,16 +6,37 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_reshape_alias.h"
 #include "generated/ops/add.h"
 #include "generated/ops/bmm.h"
 #include "generated/ops/expm1.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/permute.h"
+#include "generated/ops/reshape.h"
 #include "generated/ops/transpose.h"
 #include "generated/ops/var_mean.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _reshape_alias(Tensor(a) self, int[] size, int[] stride) -> Tensor(a)
+struct ReshapeAliasBackward0 final : Node {
+  std::string name() const override { return "ReshapeAliasBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  DimVector self_sizes;
+};
+
+variable_list ReshapeAliasBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = reshape(grad, self_sizes);
+  }
+  return grad_inputs;
+}
 
 // Backward of bmm(Tensor self, Tensor mat2) -> Tensor
 struct BmmBackward0 final : Node {
@@ -132,6 +153,21 @@ variable_list VarMeanBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// _reshape_alias(Tensor(a) self, int[] size, int[] stride) -> Tensor(a)
+Tensor _reshape_alias(const Tensor& self, IntArrayRef size, IntArrayRef stride) {
+  auto grad_fn = std::make_shared<ReshapeAliasBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->self_sizes = self.sizes();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_reshape_alias::call(self, size, stride);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
 
 // bmm(Tensor self, Tensor mat2) -> Tensor
 Tensor bmm(const Tensor& self, const Tensor& mat2) {

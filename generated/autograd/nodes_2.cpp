@@ -81,12 +81,12 @@ variable_list AsinBackward0::apply(variable_list&& grads) {
 }
 
 // Backward of copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
-struct CopyBackward0 final : Node {
-  std::string name() const override { return "CopyBackward0"; }
+struct CopyBackwards final : Node {
+  std::string name() const override { return "CopyBackwards"; }
   variable_list apply(variable_list&& grads) override;
 };
 
-variable_list CopyBackward0::apply(variable_list&& grads) {
+variable_list CopyBackwards::apply(variable_list&& grads) {
   variable_list grad_inputs(num_outputs());
   if (!any_defined(grads)) return grad_inputs;
   const Tensor& grad = grads[0];
@@ -302,7 +302,7 @@ const Tensor& asin_(const Tensor& self) {
 // copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
 const Tensor& copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
   check_inplace(self, "copy_");
-  auto grad_fn = std::make_shared<CopyBackward0>();
+  auto grad_fn = std::make_shared<CopyBackwards>();
   grad_fn->set_next_edges(collect_next_edges({&self, &src}));
   {
     AutoGradMode below_autograd(false);

@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_reshape_alias.h"
 #include "generated/ops/bmm.h"
 #include "generated/ops/expm1.h"
 #include "generated/ops/is_set_to.h"
@@ -13,6 +14,28 @@
 #include "generated/ops/var_mean.h"
 
 namespace tl {
+
+// ============================================================================ _reshape_alias
+
+// _reshape_alias(Tensor(a) self, int[] size, int[] stride) -> Tensor(a)
+ops::_reshape_alias::Kernel* ops::_reshape_alias::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::reshape_alias_kernel,
+    /* Meta */ native::reshape_alias_kernel,
+};
+
+Tensor ops::_reshape_alias::call(const Tensor& self, IntArrayRef size, IntArrayRef stride) {
+  const Device kernel_device = dispatch_device("_reshape_alias", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_reshape_alias", kernel_device);
+  return kernel(self, size, stride);
+}
+
+Tensor _reshape_alias(const Tensor& self, IntArrayRef size, IntArrayRef stride) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::_reshape_alias(self, size, stride);
+  }
+  return ops::_reshape_alias::call(self, size, stride);
+}
 
 // ============================================================================ bmm
 

@@ -191,7 +191,6 @@ Tensor special_ndtr(const Tensor& self) {
 
 // special_ndtr.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& special_ndtr_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("special_ndtr.out", {&self}, {&out});
   return copy_to_out(out, special_ndtr(self), "special_ndtr.out", native::OutDtype::CanCast);
 }
 

@@ -424,7 +424,6 @@ Tensor quantile(const Tensor& self, const Tensor& q, std::optional<int64_t> dim,
 
 // quantile.out(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)
 const Tensor& quantile_out(const Tensor& out, const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) {
-  check_out_no_grad("quantile.out", {&self, &q}, {&out});
   return native::quantile_out_composite(self, q, dim, keepdim, interpolation, out);
 }
 
@@ -435,7 +434,6 @@ Tensor quantile(const Tensor& self, double q, std::optional<int64_t> dim, bool k
 
 // quantile.scalar_out(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)
 const Tensor& quantile_out(const Tensor& out, const Tensor& self, double q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) {
-  check_out_no_grad("quantile.scalar_out", {&self}, {&out});
   return native::quantile_scalar_out_composite(self, q, dim, keepdim, interpolation, out);
 }
 

@@ -84,7 +84,6 @@ Tensor nanquantile(const Tensor& self, const Tensor& q, std::optional<int64_t> d
 
 // nanquantile.out(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)
 const Tensor& nanquantile_out(const Tensor& out, const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) {
-  check_out_no_grad("nanquantile.out", {&self, &q}, {&out});
   return native::nanquantile_out_composite(self, q, dim, keepdim, interpolation, out);
 }
 
@@ -95,7 +94,6 @@ Tensor nanquantile(const Tensor& self, double q, std::optional<int64_t> dim, boo
 
 // nanquantile.scalar_out(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)
 const Tensor& nanquantile_out(const Tensor& out, const Tensor& self, double q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) {
-  check_out_no_grad("nanquantile.scalar_out", {&self}, {&out});
   return native::nanquantile_scalar_out_composite(self, q, dim, keepdim, interpolation, out);
 }
 

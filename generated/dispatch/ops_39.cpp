@@ -464,6 +464,11 @@ std::tuple<Tensor, std::vector<Tensor>> histogramdd(const Tensor& self, int64_t 
   return native::histogramdd_int_bins_composite(self, bins, range, weight, density);
 }
 
+// histogramdd.TensorList_bins(Tensor self, Tensor[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)
+std::tuple<Tensor, std::vector<Tensor>> histogramdd(const Tensor& self, TensorList bins, std::optional<ArrayRef<double>> range, const std::optional<Tensor>& weight, bool density) {
+  return native::histogramdd_TensorList_bins_composite(self, bins, range, weight, density);
+}
+
 // ============================================================================ index_fill
 
 // index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor

@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_unsafe_view.h"
 #include "generated/ops/arctan.h"
 #include "generated/ops/atan.h"
 #include "generated/ops/bucketize.h"
@@ -14,6 +15,28 @@
 #include "generated/ops/special_logit.h"
 
 namespace tl {
+
+// ============================================================================ _unsafe_view
+
+// _unsafe_view(Tensor self, int[] size) -> Tensor
+ops::_unsafe_view::Kernel* ops::_unsafe_view::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::unsafe_view_kernel,
+    /* Meta */ native::unsafe_view_kernel,
+};
+
+Tensor ops::_unsafe_view::call(const Tensor& self, IntArrayRef size) {
+  const Device kernel_device = dispatch_device("_unsafe_view", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_unsafe_view", kernel_device);
+  return kernel(self, size);
+}
+
+Tensor _unsafe_view(const Tensor& self, IntArrayRef size) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::_unsafe_view(self, size);
+  }
+  return ops::_unsafe_view::call(self, size);
+}
 
 // ============================================================================ arctan
 

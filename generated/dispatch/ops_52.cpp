@@ -305,7 +305,7 @@ ops::resize_as_::Kernel* ops::resize_as_::kernels[kNumDeviceTypes] = {
 };
 
 const Tensor& ops::resize_as_::call(const Tensor& self, const Tensor& the_template, std::optional<MemoryFormat> memory_format) {
-  const Device kernel_device = dispatch_device("resize_as_", {&self, &the_template});
+  const Device kernel_device = dispatch_device("resize_as_", {&self});
   Kernel* kernel = kernels[device_index(kernel_device)];
   if (!kernel) no_kernel_error("resize_as_", kernel_device);
   decltype(auto) result = kernel(self, the_template, memory_format);

@@ -12,7 +12,11 @@ std::tuple<Tensor, std::vector<Tensor>> histogramdd(const Tensor& self, IntArray
 // histogramdd.int_bins(Tensor self, int bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)
 std::tuple<Tensor, std::vector<Tensor>> histogramdd(const Tensor& self, int64_t bins, std::optional<ArrayRef<double>> range = std::nullopt, const std::optional<Tensor>& weight = std::nullopt, bool density = false);
 
+// histogramdd.TensorList_bins(Tensor self, Tensor[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)
+std::tuple<Tensor, std::vector<Tensor>> histogramdd(const Tensor& self, TensorList bins, std::optional<ArrayRef<double>> range = std::nullopt, const std::optional<Tensor>& weight = std::nullopt, bool density = false);
+
 namespace native {
+std::tuple<Tensor, std::vector<Tensor>> histogramdd_TensorList_bins_composite(const Tensor& self, TensorList bins, std::optional<ArrayRef<double>> range, const std::optional<Tensor>& weight, bool density);
 std::tuple<Tensor, std::vector<Tensor>> histogramdd_composite(const Tensor& self, IntArrayRef bins, std::optional<ArrayRef<double>> range, const std::optional<Tensor>& weight, bool density);
 std::tuple<Tensor, std::vector<Tensor>> histogramdd_int_bins_composite(const Tensor& self, int64_t bins, std::optional<ArrayRef<double>> range, const std::optional<Tensor>& weight, bool density);
 }  // namespace native

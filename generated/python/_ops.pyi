@@ -27,6 +27,10 @@ def _log_softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int, in
     """The gradient of log_softmax: `grad_output - exp(output) * sum(grad_output, dim)`, in grad_output's dtype (PyTorch's CPU rule)."""
     ...
 
+def _reshape_alias(input: Tensor, size: Sequence[int], stride: Sequence[int]) -> Tensor:
+    """A view of `self` with the given sizes and strides, which `reshape` computes for an input that is not contiguous but can be viewed (as PyTorch). Its gradient assumes such strides (a reshape of `self`), so the samples only check shapes; reshape's own tests check values and gradients."""
+    ...
+
 def _softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int, input_dtype: dtype) -> Tensor:
     """The gradient of softmax: `output * (grad_output - sum(grad_output * output, dim))`, in grad_output's dtype (PyTorch's CPU rule)."""
     ...
@@ -57,6 +61,10 @@ def _unique(input: Tensor, sorted: bool = True, return_inverse: bool = False) ->
 
 def _unique2(input: Tensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False) -> tuple[Tensor, Tensor, Tensor]:
     """`_unique` with the count of each distinct value when `return_counts` (else an empty tensor): what `torchlite.unique` calls without `dim`."""
+    ...
+
+def _unsafe_view(input: Tensor, size: Sequence[int]) -> Tensor:
+    """`self` with another shape over the same storage, but not a view of it (no base): what `reshape` returns when it had to copy, as the copy is its own (PyTorch's `_unsafe_view`). The strides must allow it, as for `view`."""
     ...
 
 def abs(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
@@ -168,11 +176,11 @@ def any(input: Tensor, dim: Optional[Sequence[int]] = None, keepdim: bool = Fals
     ...
 
 @overload
-def arange(end: Number, *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, requires_grad: bool = False) -> Tensor:
+def arange(end: Number, *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, layout: Any = None, pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
     """The values 0, 1, ... up to but excluding `end`; int64 when `end` is an integer, the default float dtype otherwise."""
     ...
 @overload
-def arange(start: Number, end: Number, step: Number = 1, *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, out: Optional[Tensor] = None, requires_grad: bool = False) -> Tensor:
+def arange(start: Number, end: Number, step: Number = 1, *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, out: Optional[Tensor] = None, layout: Any = None, pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
     """The values from `start` up to but excluding `end` in steps of `step`; int64 if all three are integers, the default float dtype otherwise."""
     ...
 
@@ -460,7 +468,7 @@ def bmm(input: Tensor, mat2: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     ...
 
 def broadcast_tensors(tensors: Sequence[Tensor]) -> Sequence[Tensor]:
-    """Views of `tensors` broadcast to their common shape. From Python `torchlite.broadcast_tensors(*tensors)`, as PyTorch (a single list is accepted too)."""
+    """Views of `tensors` broadcast to their common shape. From Python `torchlite.broadcast_tensors(*tensors)`, as PyTorch (a single list is a TypeError there too)."""
     ...
 
 def broadcast_to(input: Tensor, size: Sequence[int]) -> Tensor:
@@ -788,15 +796,15 @@ def dstack(tensors: Sequence[Tensor], *, out: Optional[Tensor] = None) -> Tensor
     """Joins `tensors` depth-wise (along dimension 2), each made at least 3-D."""
     ...
 
-def empty(size: Sequence[int], *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, layout: Optional[Any] = None, memory_format: Optional[Any] = None, requires_grad: bool = False) -> Tensor:
+def empty(size: Sequence[int], *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, layout: Optional[Any] = None, memory_format: Optional[Any] = None, pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
     """A tensor of shape `size` with uninitialised data."""
     ...
 
-def empty_like(input: Tensor, *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, requires_grad: bool = False) -> Tensor:
+def empty_like(input: Tensor, *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, layout: Any = None, pin_memory: bool = False, memory_format: Any = None, requires_grad: bool = False) -> Tensor:
     """An uninitialised tensor with the shape of `self` and its dtype and device unless given."""
     ...
 
-def empty_strided(size: Sequence[int], stride: Sequence[int], *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, requires_grad: bool = False) -> Tensor:
+def empty_strided(size: Sequence[int], stride: Sequence[int], *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, layout: Any = None, pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
     """A tensor of shape `size` and strides `stride` with uninitialised data."""
     ...
 
@@ -993,11 +1001,11 @@ def frexp(input: Tensor, *, out: Optional[tuple[Tensor, ...]] = None) -> tuple[T
     """Splits every element of `self` into a mantissa in (-1, -0.5] or [0.5, 1) (0 for 0) and an int32 exponent, with self = mantissa * 2**exponent; both written in one pass."""
     ...
 
-def full(size: Sequence[int], fill_value: Number, *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, out: Optional[Tensor] = None, requires_grad: bool = False) -> Tensor:
+def full(size: Sequence[int], fill_value: Number, *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, out: Optional[Tensor] = None, layout: Any = None, pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
     """A tensor of shape `size` filled with `fill_value`; the dtype is inferred from it (bool, int64 or the default float) when not given."""
     ...
 
-def full_like(input: Tensor, fill_value: Number, *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, requires_grad: bool = False) -> Tensor:
+def full_like(input: Tensor, fill_value: Number, *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, layout: Any = None, pin_memory: bool = False, memory_format: Any = None, requires_grad: bool = False) -> Tensor:
     """A tensor with the shape of `self` filled with `fill_value`; dtype and device of `self` unless given."""
     ...
 
@@ -1113,6 +1121,10 @@ def histogramdd(input: Tensor, bins: Sequence[int], range: Optional[Sequence[flo
 @overload
 def histogramdd(input: Tensor, bins: int, range: Optional[Sequence[float]] = None, weight: Optional[Tensor] = None, density: bool = False) -> tuple[Tensor, Sequence[Tensor]]:
     """`histogramdd` with `bins` equal bins along every coordinate."""
+    ...
+@overload
+def histogramdd(input: Tensor, bins: Sequence[Tensor], range: Optional[Sequence[float]] = None, weight: Optional[Tensor] = None, density: bool = False) -> tuple[Tensor, Sequence[Tensor]]:
+    """`histogramdd` with the increasing edges of each coordinate given (`bins[d]`, of `self`'s dtype); `range` is then unused, and the edges returned are the tensors given."""
     ...
 
 @overload
@@ -1773,7 +1785,7 @@ def normal(mean: float, std: Tensor, *, generator: Optional[Generator] = None, o
     """Normal samples with mean `mean` and element-wise standard deviations `std`."""
     ...
 @overload
-def normal(mean: float, std: float, size: Sequence[int], *, generator: Optional[Generator] = None, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, requires_grad: bool = False) -> Tensor:
+def normal(mean: float, std: float, size: Sequence[int], *, generator: Optional[Generator] = None, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, layout: Any = None, pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
     """Normal samples of shape `size` with mean `mean` and standard deviation `std`."""
     ...
 
@@ -1795,11 +1807,11 @@ def not_equal_(input: Tensor, other: Number) -> Tensor:
     """In-place version of not_equal(): writes the result into self. Alias of `ne`."""
     ...
 
-def ones(size: Sequence[int], *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, out: Optional[Tensor] = None, requires_grad: bool = False) -> Tensor:
+def ones(size: Sequence[int], *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, out: Optional[Tensor] = None, layout: Any = None, pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
     """A tensor of shape `size` filled with ones (default float dtype unless `dtype`)."""
     ...
 
-def ones_like(input: Tensor, *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, requires_grad: bool = False) -> Tensor:
+def ones_like(input: Tensor, *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, layout: Any = None, pin_memory: bool = False, memory_format: Any = None, requires_grad: bool = False) -> Tensor:
     """Ones with the shape of `self` and its dtype and device unless given."""
     ...
 
@@ -1875,41 +1887,41 @@ def rad2deg_(input: Tensor) -> Tensor:
     """In-place version of rad2deg(): writes the result into self. Every element of `self` converted from radians to degrees; integer inputs give the default float dtype."""
     ...
 
-def rand(size: Sequence[int], *, generator: Optional[Generator] = None, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, requires_grad: bool = False) -> Tensor:
+def rand(size: Sequence[int], *, generator: Optional[Generator] = None, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, layout: Any = None, pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
     """Uniform random numbers in [0, 1) of shape `size` (PyTorch's numbers for the same seed; see `manual_seed`)."""
     ...
 
-def rand_like(input: Tensor, *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, requires_grad: bool = False) -> Tensor:
+def rand_like(input: Tensor, *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, layout: Any = None, pin_memory: bool = False, memory_format: Any = None, requires_grad: bool = False) -> Tensor:
     """Uniform random numbers in [0, 1) with the shape of `self` and its dtype and device unless given."""
     ...
 
 @overload
-def randint(high: int, size: Sequence[int], *, generator: Optional[Generator] = None, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, requires_grad: bool = False) -> Tensor:
+def randint(high: int, size: Sequence[int], *, generator: Optional[Generator] = None, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, layout: Any = None, pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
     """Random integers in [0, high) of shape `size` (int64 unless `dtype` says otherwise)."""
     ...
 @overload
-def randint(low: int, high: int, size: Sequence[int], *, generator: Optional[Generator] = None, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, requires_grad: bool = False) -> Tensor:
+def randint(low: int, high: int, size: Sequence[int], *, generator: Optional[Generator] = None, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, layout: Any = None, pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
     """Random integers in [low, high) of shape `size` (int64 unless `dtype` says otherwise)."""
     ...
 
 @overload
-def randint_like(input: Tensor, high: int, *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, requires_grad: bool = False) -> Tensor:
+def randint_like(input: Tensor, high: int, *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, layout: Any = None, pin_memory: bool = False, memory_format: Any = None, requires_grad: bool = False) -> Tensor:
     """Random integers in [0, high) with the shape of `self` and its dtype and device unless given."""
     ...
 @overload
-def randint_like(input: Tensor, low: int, high: int, *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, requires_grad: bool = False) -> Tensor:
+def randint_like(input: Tensor, low: int, high: int, *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, layout: Any = None, pin_memory: bool = False, memory_format: Any = None, requires_grad: bool = False) -> Tensor:
     """Random integers in [low, high) with the shape of `self` and its dtype and device unless given."""
     ...
 
-def randn(size: Sequence[int], *, generator: Optional[Generator] = None, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, requires_grad: bool = False) -> Tensor:
+def randn(size: Sequence[int], *, generator: Optional[Generator] = None, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, layout: Any = None, pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
     """Standard normal random numbers of shape `size` (PyTorch's numbers for the same seed; see `manual_seed`)."""
     ...
 
-def randn_like(input: Tensor, *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, requires_grad: bool = False) -> Tensor:
+def randn_like(input: Tensor, *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, layout: Any = None, pin_memory: bool = False, memory_format: Any = None, requires_grad: bool = False) -> Tensor:
     """Standard normal random numbers with the shape of `self` and its dtype and device unless given."""
     ...
 
-def randperm(n: int, *, generator: Optional[Generator] = None, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, requires_grad: bool = False) -> Tensor:
+def randperm(n: int, *, generator: Optional[Generator] = None, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, layout: Any = None, pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
     """A random permutation of 0 .. n-1 (int64 unless `dtype` says otherwise)."""
     ...
 
@@ -2642,10 +2654,10 @@ def zero_(input: Tensor) -> Tensor:
     """Sets every element of `self` to zero."""
     ...
 
-def zeros(size: Sequence[int], *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, out: Optional[Tensor] = None, requires_grad: bool = False) -> Tensor:
+def zeros(size: Sequence[int], *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, out: Optional[Tensor] = None, layout: Any = None, pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
     """A tensor of shape `size` filled with zeros (default float dtype unless `dtype`)."""
     ...
 
-def zeros_like(input: Tensor, *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, requires_grad: bool = False) -> Tensor:
+def zeros_like(input: Tensor, *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, layout: Any = None, pin_memory: bool = False, memory_format: Any = None, requires_grad: bool = False) -> Tensor:
     """Zeros with the shape of `self` and its dtype and device unless given."""
     ...

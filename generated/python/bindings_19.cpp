@@ -4,6 +4,7 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_reshape_alias.h"
 #include "generated/ops/bmm.h"
 #include "generated/ops/expm1.h"
 #include "generated/ops/is_set_to.h"
@@ -14,6 +15,22 @@
 
 namespace tl::python {
 namespace {
+
+// _reshape_alias
+PyObject* fn__reshape_alias(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_reshape_alias(Tensor input, int[] size, int[] stride)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto size = r.intlist(1);
+  auto stride = r.intlist(2);
+  auto result = [&] { GilRelease no_gil; return tl::_reshape_alias(self, size, stride); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // bmm
 PyObject* fn_bmm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -261,6 +278,10 @@ PyObject* method_permute(PyObject* py_self, PyObject* const* args, Py_ssize_t na
 }  // namespace
 
 void add_bindings_19(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"_reshape_alias", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__reshape_alias)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(_reshape_alias(Tensor input, int[] size, int[] stride) -> Tensor
+
+A view of `self` with the given sizes and strides, which `reshape` computes for an input that is not contiguous but can be viewed (as PyTorch). Its gradient assumes such strides (a reshape of `self`), so the samples only check shapes; reshape's own tests check values and gradients.)doc"});
   functions.push_back({"bmm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bmm)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(bmm(Tensor input, Tensor mat2, *, Tensor? out=None) -> Tensor
 

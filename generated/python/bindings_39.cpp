@@ -241,6 +241,7 @@ PyObject* fn_histogramdd(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
   static PythonArgParser parser({
       "histogramdd(Tensor input, int[] bins, float[]? range=None, Tensor? weight=None, bool density=False)",
       "histogramdd(Tensor input, int bins, float[]? range=None, Tensor? weight=None, bool density=False)",
+      "histogramdd(Tensor input, Tensor[] bins, float[]? range=None, Tensor? weight=None, bool density=False)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -251,7 +252,7 @@ PyObject* fn_histogramdd(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
       auto range = r.doublelist_optional(2);
       auto weight = r.optional_tensor(3);
       auto density = r.toBool(4);
-      auto result = [&] { GilRelease no_gil; return tl::histogramdd(self, bins, as_arg(range), weight, density); }();
+      auto result = [&] { GilRelease no_gil; return tl::histogramdd(self, IntArrayRef(bins), as_arg(range), weight, density); }();
       return wrap_named(histogramdd_type, wrap(result));
     }
     case 1: {  // histogramdd.int_bins
@@ -261,6 +262,15 @@ PyObject* fn_histogramdd(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
       auto weight = r.optional_tensor(3);
       auto density = r.toBool(4);
       auto result = [&] { GilRelease no_gil; return tl::histogramdd(self, bins, as_arg(range), weight, density); }();
+      return wrap_named(histogramdd_type, wrap(result));
+    }
+    case 2: {  // histogramdd.TensorList_bins
+      auto self = r.tensor(0);
+      auto bins = r.tensorlist(1);
+      auto range = r.doublelist_optional(2);
+      auto weight = r.optional_tensor(3);
+      auto density = r.toBool(4);
+      auto result = [&] { GilRelease no_gil; return tl::histogramdd(self, TensorList(bins), as_arg(range), weight, density); }();
       return wrap_named(histogramdd_type, wrap(result));
     }
   }
@@ -896,7 +906,11 @@ A histogram of the N-dimensional points in the last dim of `self` (the other dim
 
 histogramdd(Tensor input, int bins, float[]? range=None, Tensor? weight=None, bool density=False) -> tuple[Tensor, Sequence[Tensor]]
 
-`histogramdd` with `bins` equal bins along every coordinate.)doc"});
+`histogramdd` with `bins` equal bins along every coordinate.
+
+histogramdd(Tensor input, Tensor[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> tuple[Tensor, Sequence[Tensor]]
+
+`histogramdd` with the increasing edges of each coordinate given (`bins[d]`, of `self`'s dtype); `range` is then unused, and the edges returned are the tensors given.)doc"});
   functions.push_back({"index_fill", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_fill)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(index_fill(Tensor input, int dim, Tensor index, Scalar value) -> Tensor
 

@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_unsafe_view.h"
 #include "generated/ops/arctan.h"
 #include "generated/ops/bucketize.h"
 #include "generated/ops/diff.h"
@@ -19,6 +20,21 @@ namespace {
 // Named tuples (torchlite.return_types), made when the module is imported.
 PyTypeObject* mode_type = nullptr;
 PyTypeObject* mode_out_type = nullptr;
+
+// _unsafe_view
+PyObject* fn__unsafe_view(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_unsafe_view(Tensor input, int[] size)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto size = r.intlist(1);
+  auto result = [&] { GilRelease no_gil; return tl::_unsafe_view(self, size); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // arctan
 PyObject* fn_arctan(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -317,6 +333,10 @@ PyObject* method_sigmoid_(PyObject* py_self, PyObject* const* args, Py_ssize_t n
 void add_bindings_43(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
   mode_type = return_type("mode", {"values", "indices"});
   mode_out_type = return_type("mode_out", {"values", "indices"});
+  functions.push_back({"_unsafe_view", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__unsafe_view)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(_unsafe_view(Tensor input, int[] size) -> Tensor
+
+`self` with another shape over the same storage, but not a view of it (no base): what `reshape` returns when it had to copy, as the copy is its own (PyTorch's `_unsafe_view`). The strides must allow it, as for `view`.)doc"});
   functions.push_back({"arctan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arctan)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(arctan(Tensor input, *, Tensor? out=None) -> Tensor
 

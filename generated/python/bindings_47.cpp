@@ -108,7 +108,7 @@ void add_bindings_47(std::vector<PyMethodDef>& functions, std::vector<PyMethodDe
   functions.push_back({"broadcast_tensors", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_broadcast_tensors)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(broadcast_tensors(Tensor[] tensors) -> Sequence[Tensor]
 
-Views of `tensors` broadcast to their common shape. From Python `torchlite.broadcast_tensors(*tensors)`, as PyTorch (a single list is accepted too).)doc"});
+Views of `tensors` broadcast to their common shape. From Python `torchlite.broadcast_tensors(*tensors)`, as PyTorch (a single list is a TypeError there too).)doc"});
   functions.push_back({"log1p", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log1p)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(log1p(Tensor input, *, Tensor? out=None) -> Tensor
 

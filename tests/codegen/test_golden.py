@@ -64,7 +64,32 @@ def test_binding_lists_overload_with_out_keyword(rendered):
 
 def test_factory_binding_takes_requires_grad(rendered):
     bindings = "".join(t for p, t in rendered.items() if p.startswith("python/bindings"))
-    assert '"ones(int[] size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)"' in bindings
+    assert ('"ones(int[] size, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, '
+            'bool? pin_memory=False, bool requires_grad=False)"') in bindings
+
+
+def test_factory_binding_takes_missing_tensor_options(rendered):
+    """Python accepts PyTorch's layout=/pin_memory= (and memory_format= for *_like) even where the schema
+    leaves them out: pin_memory=True raises as in a CPU-only PyTorch, memory_format lays the result out."""
+    bindings = "".join(t for p, t in rendered.items() if p.startswith("python/bindings"))
+    assert "native::check_pin_memory(r.toBool_optional(" in bindings
+    assert ('"ones_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, '
+            'bool? pin_memory=False, MemoryFormat? memory_format=None, bool requires_grad=False)"') in bindings
+    assert "result = tl::contiguous(result, *format);" in bindings
+    # rand's schema has layout and memory_format: only pin_memory is added
+    assert ('"rand(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, '
+            'Device? device=None, MemoryFormat? memory_format=None, bool? pin_memory=False, '
+            'bool requires_grad=False)"') in bindings
+
+
+def test_list_overloads_name_their_cpp_type(rendered):
+    """int[] and Tensor[] overloads of one op: ArrayRef converts from any container, so the binding's
+    call names each list's C++ type (else the C++ call would be ambiguous)."""
+    bindings = "".join(t for p, t in rendered.items() if p.startswith("python/bindings"))
+    assert "tl::bucket(self, IntArrayRef(bins))" in bindings
+    assert "tl::bucket(self, TensorList(bins))" in bindings
+    # a list argument with no competing overload stays a bare local
+    assert "tl::ones(size, dtype, device)" in bindings
 
 
 def test_kernel_declared_with_out_convention(rendered):

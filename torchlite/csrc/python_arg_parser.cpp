@@ -85,6 +85,31 @@ inline PyObject* find_kwarg(PyObject* kwnames, PyObject* const* kwvalues, Py_ssi
   return nullptr;
 }
 
+// NumPy's names that PyTorch's parser also accepts for some keywords (`sum(x, axis=0)`,
+// `keepdims=True`, `add(x1=a, x2=b)`), tried only when the keyword itself is not given.
+const std::vector<PyObject*>& numpy_aliases(const std::string& name) {
+  static const auto make = [](std::initializer_list<const char*> names) {
+    std::vector<PyObject*> out;
+    for (const char* n : names) out.push_back(PyUnicode_InternFromString(n));  // kept for the process
+    return out;
+  };
+  static const std::vector<PyObject*> none, dim = make({"axis"}), keepdim = make({"keepdims"}),
+                                             input = make({"x", "a", "x1"}), other = make({"x2"});
+  if (name == "dim") return dim;
+  if (name == "keepdim") return keepdim;
+  if (name == "input") return input;
+  if (name == "other") return other;
+  return none;
+}
+
+bool is_keyword_of(PyObject* kw, const FunctionParameter& p) {
+  if (unicode_eq(kw, p.py_name)) return true;
+  for (PyObject* alias : numpy_aliases(p.name)) {
+    if (unicode_eq(kw, alias)) return true;
+  }
+  return false;
+}
+
 // ---------------------------------------------------------------- argument checks
 
 // int-like scalar for an `int` parameter.
@@ -590,6 +615,10 @@ bool FunctionSignature::match(PyObject* const* args, Py_ssize_t nargs, PyObject*
       }
     } else if (nkw) {
       obj = find_kwarg(kwnames, kwvalues, nkw, p.py_name);
+      for (PyObject* alias : numpy_aliases(p.name)) {
+        if (obj) break;
+        obj = find_kwarg(kwnames, kwvalues, nkw, alias);
+      }
       if (obj) ++kw_used;
     }
     if (!obj) {
@@ -631,7 +660,7 @@ bool FunctionSignature::match(PyObject* const* args, Py_ssize_t nargs, PyObject*
         PyObject* kw = PyTuple_GET_ITEM(kwnames, j);
         int owner = -1;
         for (int i = 0; i < n; ++i) {
-          if (unicode_eq(kw, params[i].py_name)) owner = i;
+          if (is_keyword_of(kw, params[i])) owner = i;
         }
         bool taken_by_keyword = false;
         if (owner >= 0) {

@@ -451,6 +451,8 @@ TL_GETTER(get_is_leaf, return PyBool_FromLong(t.is_leaf());)
 TL_GETTER(get_grad, return wrap(t.grad());)
 TL_GETTER(get_grad_fn, return wrap_node(t.grad_fn());)
 TL_GETTER(get_data, return wrap(shallow_copy(t, /*share_version=*/false));)
+// The tensor this one is a view of (the root of a chain of views), or None, as PyTorch's `_base`.
+TL_GETTER(get_base, if (!t.impl()->view_base()) Py_RETURN_NONE; return wrap(Tensor(t.impl()->view_base()));)
 
 int set_requires_grad(PyObject* self, PyObject* value, void*) {
   TL_PY_TRY
@@ -520,6 +522,7 @@ PyGetSetDef tensor_getset[] = {
     {"grad", get_grad, set_grad, "The gradient accumulated by backward(), or None.", nullptr},
     {"grad_fn", get_grad_fn, nullptr, "The backward node that computed this tensor, or None.", nullptr},
     {"data", get_data, set_data, "A tensor sharing this one's data, outside autograd.", nullptr},
+    {"_base", get_base, nullptr, "The tensor this one is a view of, or None.", nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr},
 };
 
@@ -537,7 +540,34 @@ TL_NOARGS(m_dim, return PyLong_FromLongLong(t.dim());)
 TL_NOARGS(m_numel, return PyLong_FromLongLong(t.numel());)
 TL_NOARGS(m_element_size, return PyLong_FromSize_t(t.itemsize());)
 TL_NOARGS(m_storage_offset, return PyLong_FromLongLong(t.storage_offset());)
-TL_NOARGS(m_is_contiguous, return PyBool_FromLong(t.is_contiguous());)
+
+// PyTorch's channels-last contiguity: strides grow in the order C, W, H, N (C, W, H, D, N for 5-D),
+// skipping dims of size 1; false for any other rank.
+bool is_channels_last_contiguous(const Tensor& t, MemoryFormat format) {
+  static constexpr int64_t order_2d[] = {1, 3, 2, 0}, order_3d[] = {1, 4, 3, 2, 0};
+  const bool is_3d = format == MemoryFormat::ChannelsLast3d;
+  if (t.dim() != (is_3d ? 5 : 4)) return false;
+  int64_t expected = 1;
+  for (int64_t d : is_3d ? ArrayRef<int64_t>(order_3d, 5) : ArrayRef<int64_t>(order_2d, 4)) {
+    if (t.size(d) == 1) continue;
+    if (t.stride(d) != expected) return false;
+    expected *= t.size(d);
+  }
+  return true;
+}
+
+PyObject* m_is_contiguous(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  const Tensor& t = unpack_tensor(self);
+  if (nargs == 0 && !kwnames) return PyBool_FromLong(t.is_contiguous());
+  static PythonArgParser parser({"is_contiguous(*, MemoryFormat memory_format=contiguous_format)"}, true);
+  ParsedArgs parsed;
+  auto r = parser.parse(self, args, nargs, kwnames, parsed);
+  const MemoryFormat format = r.memory_format(0);
+  if (format == MemoryFormat::Contiguous || format == MemoryFormat::Preserve) return PyBool_FromLong(t.is_contiguous());
+  return PyBool_FromLong(is_channels_last_contiguous(t, format));
+  TL_PY_CATCH
+}
 // 0 for an empty tensor, as PyTorch: its address would mean nothing (and its offset is not applied).
 TL_NOARGS(m_data_ptr, return PyLong_FromVoidPtr(t.numel() ? t.data_ptr() : nullptr);)
 TL_NOARGS(m_is_floating_point, return PyBool_FromLong(t.is_floating_point());)
@@ -616,7 +646,8 @@ PyMethodDef tensor_methods[] = {
     {"nelement", m_numel, METH_NOARGS, "The number of elements (alias of numel())."},
     {"element_size", m_element_size, METH_NOARGS, "Bytes per element."},
     {"storage_offset", m_storage_offset, METH_NOARGS, "Offset of element 0 in the storage, in elements."},
-    {"is_contiguous", m_is_contiguous, METH_NOARGS, "Whether the elements are laid out in row-major order."},
+    {"is_contiguous", TL_FASTCALL(m_is_contiguous), METH_FASTCALL | METH_KEYWORDS,
+     "Whether the elements are laid out in row-major order (or in `memory_format`'s order)."},
     {"data_ptr", m_data_ptr, METH_NOARGS, "Address of element 0 (0 for meta and empty tensors)."},
     {"is_floating_point", m_is_floating_point, METH_NOARGS, "Whether the dtype is a floating-point type."},
     {"is_complex", m_is_complex, METH_NOARGS, "Always False."},

@@ -9,6 +9,7 @@
 
 #include "aten/core/Exception.h"
 #include "aten/core/Storage.h"
+#include "aten/native/FactoryOptions.h"
 #include "torchlite/csrc/device.h"
 #include "torchlite/csrc/dtype.h"
 #include "torchlite/csrc/errors.h"
@@ -601,6 +602,7 @@ PyObject* py_tensor(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject
     }
   }
   bool requires_grad = r.toBool(3);
+  native::check_pin_memory(r.toBool(4));
   Tensor t = tensor_from_data(data, r.scalartype_optional(1), r.device_optional(2));
   if (requires_grad) t.set_requires_grad(true);
   return wrap(std::move(t));

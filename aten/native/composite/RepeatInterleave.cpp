@@ -1,17 +1,19 @@
 // repeat_interleave of a tensor: with a repeats tensor, an index_select of the indices
 // repeat_interleave(repeats) lists (IndexSelectBackward0); with an int, the input broadcast along a
-// new dimension after `dim` and merged into it (ViewBackward0 of a copy), as PyTorch builds them.
+// new dimension after `dim`, copied, and merged into it (ViewBackward0 of the copy), as PyTorch builds them.
 #include <optional>
 #include <vector>
 
 #include "aten/core/Exception.h"
 #include "aten/core/Tensor.h"
+#include "generated/ops/clone.h"
 #include "generated/ops/expand.h"
 #include "generated/ops/flatten.h"
 #include "generated/ops/index_select.h"
 #include "generated/ops/repeat_interleave.h"
 #include "generated/ops/reshape.h"
 #include "generated/ops/unsqueeze.h"
+#include "generated/ops/view.h"
 
 namespace tl::native {
 
@@ -44,7 +46,7 @@ Tensor repeat_interleave_int_composite(const Tensor& self, int64_t repeats, std:
   TL_CHECK(!__builtin_mul_overflow(merged[d], repeats, &merged[d]), "repeat_interleave: the output size overflows");
   TL_CHECK(!output_size || *output_size == merged[d], "repeat_interleave: Invalid output_size, expected ", merged[d],
            " but got ", *output_size);
-  return reshape(expand(column, wide), merged);
+  return view(clone(expand(column, wide), MemoryFormat::Contiguous), merged);
 }
 
 }  // namespace tl::native

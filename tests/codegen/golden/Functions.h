@@ -2,6 +2,7 @@
 // Every op's C++ API, for code that calls many ops (formulas, composites). Kernels should
 // include only the generated/ops/<name>.h headers they use, to keep rebuilds small.
 #pragma once
+#include "generated/ops/bucket.h"
 #include "generated/ops/cat.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/conv_like.h"
@@ -11,6 +12,7 @@
 #include "generated/ops/max.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/ones.h"
+#include "generated/ops/ones_like.h"
 #include "generated/ops/rand.h"
 #include "generated/ops/sum.h"
 #include "generated/ops/transpose.h"

@@ -3,9 +3,22 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/bucket.h"
 #include "generated/ops/conv_like_backward.h"
 
 namespace tl {
+
+// ============================================================================ bucket
+
+// bucket(Tensor self, int[] bins) -> Tensor
+Tensor bucket(const Tensor& self, IntArrayRef bins) {
+  return native::bucket_composite(self, bins);
+}
+
+// bucket.edges(Tensor self, Tensor[] bins) -> Tensor
+Tensor bucket(const Tensor& self, TensorList bins) {
+  return native::bucket_edges_composite(self, bins);
+}
 
 // ============================================================================ conv_like_backward
 

@@ -7,6 +7,15 @@ from torchlite import Generator, Tensor, device, dtype
 Number = Union[int, float, bool]
 DeviceLike = Union[device, str, int]
 
+@overload
+def bucket(input: Tensor, bins: Sequence[int]) -> Tensor:
+    """Overloads whose only difference is the element type of a list (the call names the list's C++ type)."""
+    ...
+@overload
+def bucket(input: Tensor, bins: Sequence[Tensor]) -> Tensor:
+    """The Tensor[] overload of bucket."""
+    ...
+
 def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Optional[Tensor] = None) -> Tensor:
     """Joins tensors."""
     ...
@@ -39,11 +48,15 @@ def mul_(input: Tensor, other: Tensor) -> Tensor:
     """In-place version of mul(): writes the result into self. Multiplies."""
     ...
 
-def ones(size: Sequence[int], *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, requires_grad: bool = False) -> Tensor:
+def ones(size: Sequence[int], *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, layout: Any = None, pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
     """Ones."""
     ...
 
-def rand(size: Sequence[int], *, generator: Optional[Generator] = None, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, memory_format: Optional[Any] = None, requires_grad: bool = False) -> Tensor:
+def ones_like(input: Tensor, *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, layout: Any = None, pin_memory: bool = False, memory_format: Any = None, requires_grad: bool = False) -> Tensor:
+    """Ones of self's shape."""
+    ...
+
+def rand(size: Sequence[int], *, generator: Optional[Generator] = None, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, memory_format: Optional[Any] = None, pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
     """Random numbers."""
     ...
 

@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/bucket.h"
 #include "generated/ops/conv_like_backward.h"
 
 namespace tl::python {
@@ -12,6 +13,33 @@ namespace {
 
 // Named tuples (torchlite.return_types), made when the module is imported.
 PyTypeObject* conv_like_backward_type = nullptr;
+
+// bucket
+PyObject* fn_bucket(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bucket(Tensor input, int[] bins)",
+      "bucket(Tensor input, Tensor[] bins)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bucket
+      auto self = r.tensor(0);
+      auto bins = r.intlist(1);
+      auto result = [&] { GilRelease no_gil; return tl::bucket(self, IntArrayRef(bins)); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bucket.edges
+      auto self = r.tensor(0);
+      auto bins = r.tensorlist(1);
+      auto result = [&] { GilRelease no_gil; return tl::bucket(self, TensorList(bins)); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
 
 // conv_like_backward
 PyObject* fn_conv_like_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -35,6 +63,14 @@ PyObject* fn_conv_like_backward(PyObject* /*module*/, PyObject* const* args, Py_
 
 void add_bindings_6(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
   conv_like_backward_type = return_type("conv_like_backward", {"grad_input", "grad_weight", "grad_bias"});
+  functions.push_back({"bucket", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bucket)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(bucket(Tensor input, int[] bins) -> Tensor
+
+Overloads whose only difference is the element type of a list (the call names the list's C++ type).
+
+bucket(Tensor input, Tensor[] bins) -> Tensor
+
+The Tensor[] overload of bucket.)doc"});
   functions.push_back({"conv_like_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_conv_like_backward)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(conv_like_backward(Tensor grad_output, Tensor input, Tensor weight, int[] bias_sizes, bool[3] output_mask) -> tuple[Tensor, Tensor, Tensor]
 

@@ -15,6 +15,7 @@ void add_bindings_6(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef
 void add_bindings_7(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
 void add_bindings_8(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
 void add_bindings_9(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
+void add_bindings_10(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
 void add_bindings_11(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
 void add_bindings_13(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
 
@@ -27,6 +28,7 @@ void init_generated(PyObject* module, std::vector<PyMethodDef>& tensor_methods) 
   add_bindings_7(functions, tensor_methods);
   add_bindings_8(functions, tensor_methods);
   add_bindings_9(functions, tensor_methods);
+  add_bindings_10(functions, tensor_methods);
   add_bindings_11(functions, tensor_methods);
   add_bindings_13(functions, tensor_methods);
   functions.push_back({nullptr, nullptr, 0, nullptr});
