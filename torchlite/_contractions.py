@@ -45,13 +45,18 @@ def einsum(*args, path=None):
     return _ops.einsum(equation, list(operands), path=flat)
 
 
-def tensordot(a, b, dims=2, out=None):
+def tensordot(a, b, dims=2, *rest, out=None):
     """The contraction of `a` and `b` over `dims`: an int n (the last n dims of `a` with the first n
-    of `b`), a pair of dim lists, or a 2-row tensor of them."""
+    of `b`), a pair of dim lists, or a 2-row tensor of them. `tensordot(a, b, dims_a, dims_b)` is the
+    op's own form; a fourth positional tensor is `out`, as in PyTorch."""
     if hasattr(dims, "tolist"):
         dims = dims.tolist()
-    if isinstance(out, (list, tuple)):  # the op's own form: tensordot(a, b, dims_a, dims_b)
-        dims, out = (dims, out), None
+    if len(rest) > 1:
+        raise TypeError(f"tensordot() takes from 2 to 4 positional arguments but {len(rest) + 3} were given")
+    if rest and isinstance(rest[0], (list, tuple)):
+        dims = (dims, rest[0])
+    elif rest:
+        out = rest[0]
     if isinstance(dims, (list, tuple)):
         if len(dims) != 2:
             raise RuntimeError("tensordot expects dims to be a pair of lists of dims")

@@ -28,6 +28,7 @@
 #include "generated/ops/einsum.h"
 #include "generated/ops/expand.h"
 #include "generated/ops/mm.h"
+#include "generated/ops/mul.h"
 #include "generated/ops/permute.h"
 #include "generated/ops/reshape.h"
 #include "generated/ops/sum.h"
@@ -237,7 +238,10 @@ Term contract(Term a, Term b, const LabelSet& keep) {
   for (int l : free_b) r.labels.push_back(l), out_shape.push_back(b.t.sizes()[dim_of(b, l)]);
   const Tensor pa = tl::permute(a.t, perm_a), pb = tl::permute(b.t, perm_b);
   Tensor product;
-  if (batch.empty()) {
+  if (depth.empty()) {
+    // Nothing summed: a broadcast product (as PyTorch, which also lets bool through here).
+    product = tl::mul(tl::reshape(pa, DimVector{ga[0], ga[1], 1}), tl::reshape(pb, DimVector{gb[0], 1, gb[2]}));
+  } else if (batch.empty()) {
     product = tl::mm(tl::reshape(pa, DimVector{ga[1], ga[2]}), tl::reshape(pb, DimVector{gb[1], gb[2]}));
   } else {
     product = tl::bmm(tl::reshape(pa, DimVector{ga[0], ga[1], ga[2]}), tl::reshape(pb, DimVector{gb[0], gb[1], gb[2]}));

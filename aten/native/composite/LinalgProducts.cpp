@@ -48,6 +48,7 @@
 #include "generated/ops/transpose.h"
 #include "generated/ops/unsqueeze.h"
 #include "generated/ops/vdot.h"
+#include "generated/ops/view.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::native {
@@ -69,7 +70,12 @@ int64_t prod(IntArrayRef s) {
 
 // beta * self + alpha * product, `self` broadcast to the product's shape. beta == 0 ignores
 // `self` (PyTorch's rule: NaN in it does not propagate); bool combines with or/and.
-Tensor scale_and_add(const Tensor& self, const Tensor& product, const Scalar& beta, const Scalar& alpha) {
+// For integer dtypes beta and alpha are truncated to integers first (as PyTorch: beta=0.5 is 0).
+Tensor scale_and_add(const Tensor& self, const Tensor& product, Scalar beta, Scalar alpha) {
+  if (is_integral_type(product.dtype(), /*include_bool=*/false)) {
+    beta = Scalar(beta.to_long());
+    alpha = Scalar(alpha.to_long());
+  }
   const Tensor s = tl::expand(self, product.sizes());
   if (product.dtype() == ScalarType::Bool) {
     Tensor r = alpha.to_bool() ? product : tl::zeros_like(product);
@@ -160,7 +166,14 @@ Tensor outer_composite(const Tensor& self, const Tensor& vec2) {
   return tl::mul(tl::unsqueeze(self, 1), vec2);
 }
 
+// PyTorch reads sizes of 0-d operands before checking ranks: IndexError, as its size(0).
+void check_not_0d(const char* op, std::initializer_list<const Tensor*> ts) {
+  for (const Tensor* t : ts)
+    TL_CHECK_INDEX(t->dim() > 0, op, ": Dimension specified as 0 but tensor has no dimensions");
+}
+
 Tensor mv_composite(const Tensor& self, const Tensor& vec) {
+  check_not_0d("mv", {&self, &vec});
   TL_CHECK(self.dim() == 2 && vec.dim() == 1, "mv: vector + matrix @ vector expected, got 1, ", self.dim(), ", ",
            vec.dim());
   TL_CHECK(self.sizes()[1] == vec.sizes()[0], "mv: size mismatch, got input (", self.sizes()[0], "), mat (",
@@ -204,6 +217,7 @@ Tensor addmm_composite(const Tensor& self, const Tensor& mat1, const Tensor& mat
 
 Tensor baddbmm_composite(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta,
                          const Scalar& alpha) {
+  check_not_0d("baddbmm", {&self, &batch1, &batch2});
   TL_CHECK(self.dtype() == batch1.dtype() && batch1.dtype() == batch2.dtype(),
            "baddbmm: expected scalar type ", legacy_type_name(self.dtype()), " but found ",
            legacy_type_name(self.dtype() != batch1.dtype() ? batch1.dtype() : batch2.dtype()));
@@ -212,6 +226,7 @@ Tensor baddbmm_composite(const Tensor& self, const Tensor& batch1, const Tensor&
 
 Tensor addbmm_composite(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta,
                         const Scalar& alpha) {
+  check_not_0d("addbmm", {&self, &batch1, &batch2});
   TL_CHECK(batch1.dim() == 3, "addbmm: batch1 must be a 3D tensor");
   TL_CHECK(batch2.dim() == 3, "addbmm: batch2 must be a 3D tensor");
   TL_CHECK(batch1.sizes()[0] == batch2.sizes()[0], "addbmm: batch1 and batch2 must have same number of batches, got ",
@@ -235,6 +250,9 @@ Tensor tensordot_composite(const Tensor& self, const Tensor& other, IntArrayRef 
   std::vector<bool> a_used(static_cast<size_t>(self.dim()), false), b_used(static_cast<size_t>(other.dim()), false);
   DimVector ca, cb;  // contracted dims of a and b, paired
   for (size_t i = 0; i < dims_self.size(); ++i) {
+    TL_CHECK_INDEX(self.dim() > 0, "tensordot: Dimension specified as ", dims_self[i], " but tensor has no dimensions");
+    TL_CHECK_INDEX(other.dim() > 0, "tensordot: Dimension specified as ", dims_other[i],
+                   " but tensor has no dimensions");
     const int64_t da = maybe_wrap_dim(dims_self[i], self.dim()), db = maybe_wrap_dim(dims_other[i], other.dim());
     TL_CHECK(!a_used[size_t(da)], "tensordot: dim ", da, " appears multiple times in the list of dims");
     TL_CHECK(!b_used[size_t(db)], "tensordot: dim ", db, " appears multiple times in the list of dims");
@@ -273,7 +291,8 @@ Tensor kron_composite(const Tensor& self, const Tensor& other) {
     const int64_t a = ia >= 0 ? self.sizes()[ia] : 1, b = ib >= 0 ? other.sizes()[ib] : 1;
     sa[size_t(2 * i)] = a, sb[size_t(2 * i + 1)] = b, out[size_t(i)] = a * b;
   }
-  return tl::reshape(tl::mul(tl::reshape(self, sa), tl::reshape(other, sb)), out);
+  // view, not reshape: PyTorch's kron fails the same way when the product's layout forbids it.
+  return tl::view(tl::mul(tl::reshape(self, sa), tl::reshape(other, sb)), out);
 }
 
 Tensor trace_composite(const Tensor& self) {
@@ -286,6 +305,7 @@ Tensor linalg_cross_composite(const Tensor& self, const Tensor& other, int64_t d
   TL_CHECK(self.dim() == other.dim(), "linalg.cross: inputs must have the same number of dimensions.");
   TL_CHECK(self.dtype() == other.dtype(), "linalg.cross: expected scalar type ", legacy_type_name(self.dtype()),
            " but found ", legacy_type_name(other.dtype()));
+  TL_CHECK_INDEX(self.dim() > 0, "linalg.cross: Dimension specified as ", dim, " but tensor has no dimensions");
   const int64_t d = maybe_wrap_dim(dim, self.dim());
   TL_CHECK(self.sizes()[d] == 3 && other.sizes()[d] == 3, "linalg.cross: inputs dimension ", dim,
            " must have length 3. Got ", self.sizes()[d], " and ", other.sizes()[d]);
