@@ -40,11 +40,6 @@ KNOWN_MISMATCHES: list = [
     (("cov", 3, "functional", "zero_d", "float32"),
      "cov of one observation with only aweights: PyTorch zeroes the caller's input in place (in.zero_() on a view "
      "of it); torchlite returns the same result and leaves the input alone"),
-    (("addbmm", 1, "inplace", "contiguous", "bfloat16"),
-     "PyTorch's bfloat16 addbmm_ resizes a broadcastable self ([5] -> [3, 5]) where its other dtypes raise; "
-     "torchlite raises for every dtype"),
-    (("addbmm", 1, "inplace", "empty", None),
-     "PyTorch's addbmm_ resizes a broadcastable empty self ([0] -> [3, 0]); torchlite raises, as for non-empty self"),
     (("kron", 1, "out", "transposed", None),
      "PyTorch's kron raises for this layout (it views its product, which the permuted input's layout forbids) but "
      "its out= form computes; torchlite's out= runs the functional form, so it raises like it"),

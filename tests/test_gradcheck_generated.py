@@ -76,7 +76,7 @@ KNOWN_OUT_GAPS = {
                      "every out= op",
     **{name: f"PyTorch's {name.split('.')[0]} out= (a composite) accepts inputs that require grad and records a "
              "copy into out; torchlite refuses them, as for every out= op"
-       for name in ("quantile", "quantile.scalar", "nanquantile", "nanquantile.scalar")},
+       for name in ("quantile", "quantile.scalar", "nanquantile", "nanquantile.scalar", "inner", "tensordot")},
 }
 
 

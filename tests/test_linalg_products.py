@@ -252,3 +252,18 @@ def test_meta_shapes():
     assert tuple(tl.einsum("bij,bjk->bik", a, b).shape) == (2, 3, 5)
     assert tuple(tl.baddbmm(tl.empty(3, 5, device="meta"), a, b).shape) == (2, 3, 5)
     assert tuple(tl.tensordot(a, b, dims=([2], [1])).shape) == (2, 3, 2, 5)
+
+
+# ---------------------------------------------------------------- shapes the samples leave out
+
+def test_edge_shapes():
+    (la, ta), (lb, tb) = pair((2, 3, 4), "float64", 0), pair((2, 4, 5), "float64", 1)
+    ls, ts = pair((5,), "float64", 2)
+    same(tl.addbmm(ls, la, lb, beta=-1, alpha=2), torch.addbmm(ts, ta, tb, beta=-1, alpha=2))  # broadcast self
+    (lm, tm), (lv, tv) = pair((2, 0), "float64", 3), pair((0,), "float64", 4)
+    same(tl.mv(lm, lv), torch.mv(tm, tv))                                 # empty: zeros
+    (lx, tx) = pair((2, 3), "float64", 5)
+    same(tl.inner(tl.tensor(2.0, dtype=tl.float64), lx), torch.inner(torch.tensor(2.0, dtype=torch.float64), tx))
+    same(tl.chain_matmul(lx), torch.chain_matmul(tx))                     # one matrix: a copy
+    same(tl.einsum("i,j->ij", tl.ones(2, dtype=tl.bool), tl.ones(3, dtype=tl.bool)),
+         torch.einsum("i,j->ij", torch.ones(2, dtype=torch.bool), torch.ones(3, dtype=torch.bool)))

@@ -26,7 +26,7 @@ const Tensor& addr_(const Tensor& self, const Tensor& vec1, const Tensor& vec2, 
 // addr.out(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
 const Tensor& addr_out(const Tensor& out, const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Scalar& beta, const Scalar& alpha) {
   check_out_no_grad("addr.out", {&self, &vec1, &vec2}, {&out});
-  return copy_to_out(out, addr(self, vec1, vec2, beta, alpha), "addr.out", native::OutDtype::Exact);
+  return copy_to_out(out, addr(self, vec1, vec2, beta, alpha), "addr.out", native::OutDtype::CanCast);
 }
 
 // ============================================================================ erfinv

@@ -298,6 +298,9 @@ Tensor kron_composite(const Tensor& self, const Tensor& other) {
 Tensor trace_composite(const Tensor& self) {
   TL_CHECK(self.dim() == 2, "trace: expected a matrix, but got tensor with dim ", self.dim());
   TL_CHECK_AS(NotImplementedError, self.dtype() != ScalarType::Bool, "trace: not implemented for 'Bool'");
+  const ScalarType st = self.dtype();
+  TL_CHECK(st != ScalarType::UInt16 && st != ScalarType::UInt32 && st != ScalarType::UInt64,
+           "trace: not implemented for '", legacy_type_name(st), "'");
   return tl::sum(tl::diagonal(self));
 }
 
