@@ -7,7 +7,7 @@ Rows: matmul float32/float64 of n x n by n x n (n = 256, 1024, 2048) and batched
 GFLOP/s (at least 1.0: torchlite as fast or faster); then a 3-operand einsum
 (`ij,jk,kl->il` with a thin middle, and `bij,bjk,bkl->bil`) beside the best hand-written sequence
 of matmuls in torchlite, and PyTorch's einsum. Each figure is the median of several repeats, the
-libraries measured alternately so load from other processes hits both alike. Both use 2 threads.
+libraries taking turns call by call so load from other processes hits both alike. Both use 2 threads.
 """
 from __future__ import annotations
 
@@ -25,16 +25,16 @@ THREADS = 2
 
 
 def median_times(fns, number: int, repeat: int) -> list[float]:
-    """Median seconds per call of each of `fns`, measured alternately."""
+    """Median seconds per call of each of `fns`: `number * repeat` calls of each, the libraries taking
+    turns call by call, so that bursts of load from other processes hit all of them alike."""
     for f in fns:
         f()
     samples = [[] for _ in fns]
-    for _ in range(repeat):
+    for _ in range(number * repeat):
         for f, s in zip(fns, samples):
             t0 = time.perf_counter()
-            for _ in range(number):
-                f()
-            s.append((time.perf_counter() - t0) / number)
+            f()
+            s.append(time.perf_counter() - t0)
     return [statistics.median(s) for s in samples]
 
 

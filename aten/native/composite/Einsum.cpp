@@ -176,6 +176,15 @@ int64_t dim_of(const Term& op, int l) {
   return -1;
 }
 
+// permute/reshape that skip the call when nothing changes: a contraction is a handful of ops
+// around one product, and for small operands their per-call cost is what einsum adds to it.
+Tensor permuted(const Tensor& t, IntArrayRef perm) {
+  for (size_t i = 0; i < perm.size(); ++i)
+    if (perm[i] != int64_t(i)) return tl::permute(t, perm);
+  return t;
+}
+Tensor reshaped(const Tensor& t, IntArrayRef shape) { return t.sizes() == shape ? t : tl::reshape(t, shape); }
+
 // One pairwise contraction (step 3 of the header).
 Term contract(Term a, Term b, const LabelSet& keep) {
   // Labels only one side has and nobody keeps are summed first; so are shared labels nobody
@@ -236,17 +245,17 @@ Term contract(Term a, Term b, const LabelSet& keep) {
   for (const auto* g : {&batch, &free_a})
     for (int l : *g) r.labels.push_back(l), out_shape.push_back(a.t.sizes()[dim_of(a, l)]);
   for (int l : free_b) r.labels.push_back(l), out_shape.push_back(b.t.sizes()[dim_of(b, l)]);
-  const Tensor pa = tl::permute(a.t, perm_a), pb = tl::permute(b.t, perm_b);
+  const Tensor pa = permuted(a.t, perm_a), pb = permuted(b.t, perm_b);
   Tensor product;
   if (depth.empty()) {
     // Nothing summed: a broadcast product (as PyTorch, which also lets bool through here).
-    product = tl::mul(tl::reshape(pa, DimVector{ga[0], ga[1], 1}), tl::reshape(pb, DimVector{gb[0], 1, gb[2]}));
+    product = tl::mul(reshaped(pa, DimVector{ga[0], ga[1], 1}), reshaped(pb, DimVector{gb[0], 1, gb[2]}));
   } else if (batch.empty()) {
-    product = tl::mm(tl::reshape(pa, DimVector{ga[1], ga[2]}), tl::reshape(pb, DimVector{gb[1], gb[2]}));
+    product = tl::mm(reshaped(pa, DimVector{ga[1], ga[2]}), reshaped(pb, DimVector{gb[1], gb[2]}));
   } else {
-    product = tl::bmm(tl::reshape(pa, DimVector{ga[0], ga[1], ga[2]}), tl::reshape(pb, DimVector{gb[0], gb[1], gb[2]}));
+    product = tl::bmm(reshaped(pa, DimVector{ga[0], ga[1], ga[2]}), reshaped(pb, DimVector{gb[0], gb[1], gb[2]}));
   }
-  r.t = tl::reshape(product, out_shape);
+  r.t = reshaped(product, out_shape);
   return r;
 }
 
@@ -383,7 +392,21 @@ Tensor einsum_composite(std::string_view equation, TensorList tensors, OptionalI
     if (i > j) std::swap(i, j);
     std::vector<std::vector<int>> labels;
     for (const auto& op : ops) labels.push_back(op.labels);
-    Term r = contract(ops[size_t(i)], ops[size_t(j)], kept_labels(labels, size_t(i), size_t(j), output));
+    // The side whose free labels come first in the output goes first, so that the product's rows
+    // and columns are already in the output's order (no transposed result to permute back).
+    auto first_in_output = [&](const Term& t, const Term& other) {  // over t's labels other lacks
+      size_t best = output.size();
+      for (int l : t.labels)
+        if (dim_of(other, l) < 0)
+          for (size_t k = 0; k < output.size(); ++k)
+            if (output[k] == l) best = std::min(best, k);
+      return best;
+    };
+    const Term &ti = ops[size_t(i)], &tj = ops[size_t(j)];
+    const bool swap = first_in_output(tj, ti) < first_in_output(ti, tj);
+    const Term& first = ops[size_t(swap ? j : i)];
+    const Term& second = ops[size_t(swap ? i : j)];
+    Term r = contract(first, second, kept_labels(labels, size_t(i), size_t(j), output));
     ops.erase(ops.begin() + long(j));
     ops.erase(ops.begin() + long(i));
     ops.push_back(std::move(r));
