@@ -267,3 +267,19 @@ def test_edge_shapes():
     same(tl.chain_matmul(lx), torch.chain_matmul(tx))                     # one matrix: a copy
     same(tl.einsum("i,j->ij", tl.ones(2, dtype=tl.bool), tl.ones(3, dtype=tl.bool)),
          torch.einsum("i,j->ij", torch.ones(2, dtype=torch.bool), torch.ones(3, dtype=torch.bool)))
+
+
+@pytest.mark.parametrize("shapes,mode", [(((30, 4), (7, 4)), None), (((2, 5, 3), (1, 40, 3)), None),
+                                         (((6, 3), (5, 3)), "use_mm_for_euclid_dist"),
+                                         (((30, 3), (40, 3)), "donot_use_mm_for_euclid_dist")])
+def test_cdist_matrix_product_path(shapes, mode):
+    """p=2 through one matmul where PyTorch takes that path (more than 25 rows, or asked): same values,
+    gradients from the ops it calls."""
+    (la, ta), (lb, tb) = pair(shapes[0], "float64", 0), pair(shapes[1], "float64", 1)
+    la.requires_grad_(), ta.requires_grad_()
+    kw = {} if mode is None else {"compute_mode": mode}
+    got, exp = tl.cdist(la, lb, **kw), torch.cdist(ta, tb, **kw)
+    same(got.detach(), exp.detach(), rtol=1e-10, atol=1e-10)
+    got.sum().backward()
+    exp.sum().backward()
+    same(la.grad, ta.grad, rtol=1e-8, atol=1e-10)

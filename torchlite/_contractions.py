@@ -1,13 +1,13 @@
 """The product functions PyTorch keeps in Python (torch/functional.py): einsum's front end (operands
-as arguments or one list, the sublist format), tensordot's `dims` forms and chain_matmul's variadic
-call, over their YAML-declared ops (`einsum`, `tensordot`, `chain_matmul`)."""
+as arguments or one list, the sublist format), tensordot's `dims` forms, chain_matmul's variadic
+call and cdist's `compute_mode` names, over their YAML-declared ops."""
 from __future__ import annotations
 
 from torchlite import _C
 
 _ops = _C._ops
 
-__all__ = ["chain_matmul", "einsum", "tensordot"]
+__all__ = ["cdist", "chain_matmul", "einsum", "tensordot"]
 
 
 def _sublist_term(sublist) -> str:
@@ -83,3 +83,16 @@ def chain_matmul(*matrices, out=None):
     if out is None:
         return _ops.chain_matmul(list(matrices))
     return _ops.chain_matmul(list(matrices), out=out)
+
+
+_CDIST_MODES = {"use_mm_for_euclid_dist_if_necessary": 0, "use_mm_for_euclid_dist": 1,
+                "donot_use_mm_for_euclid_dist": 2}
+
+
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """The p-norm distance between each row of `x1` and each row of `x2` (batch dims broadcast).
+    `compute_mode` picks, for p=2, the matrix-product formula: when either side has more than 25
+    rows (the default), always, or never."""
+    if compute_mode not in _CDIST_MODES:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    return _ops.cdist(x1, x2, p, _CDIST_MODES[compute_mode])

@@ -521,7 +521,7 @@ def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Optional[Tensor] = None
     ...
 
 def cdist(x1: Tensor, x2: Tensor, p: float = 2, compute_mode: Optional[int] = None) -> Tensor:
-    """The `p`-norm distance between each row of `x1` (.., r1, m) and each row of `x2` (.., r2, m), batch dims broadcast: a (.., r1, r2) tensor."""
+    """The `p`-norm distance between each row of `x1` (.., r1, m) and each row of `x2` (.., r2, m), batch dims broadcast: a (.., r1, r2) tensor. For p = 2, `compute_mode` 1 (or None/0 with more than 25 rows on a side) uses a matrix product, 2 never; `torchlite.cdist` takes PyTorch's names for the modes."""
     ...
 
 def ceil(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:

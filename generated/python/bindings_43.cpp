@@ -460,7 +460,7 @@ bucketize(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=Fa
   functions.push_back({"cdist", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cdist)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor
 
-The `p`-norm distance between each row of `x1` (.., r1, m) and each row of `x2` (.., r2, m), batch dims broadcast: a (.., r1, r2) tensor.)doc"});
+The `p`-norm distance between each row of `x1` (.., r1, m) and each row of `x2` (.., r2, m), batch dims broadcast: a (.., r1, r2) tensor. For p = 2, `compute_mode` 1 (or None/0 with more than 25 rows on a side) uses a matrix product, 2 never; `torchlite.cdist` takes PyTorch's names for the modes.)doc"});
   functions.push_back({"diff", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_diff)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(diff(Tensor input, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None, *, Tensor? out=None) -> Tensor
 

@@ -21,6 +21,7 @@
 #include "generated/ops/cat.h"
 #include "generated/ops/cdist.h"
 #include "generated/ops/chain_matmul.h"
+#include "generated/ops/clamp_min.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/cross.h"
 #include "generated/ops/diagonal.h"
@@ -33,13 +34,16 @@
 #include "generated/ops/linalg_vecdot.h"
 #include "generated/ops/linalg_vector_norm.h"
 #include "generated/ops/logical_or.h"
+#include "generated/ops/matmul.h"
 #include "generated/ops/mm.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/mv.h"
 #include "generated/ops/narrow.h"
+#include "generated/ops/ones_like.h"
 #include "generated/ops/outer.h"
 #include "generated/ops/permute.h"
 #include "generated/ops/reshape.h"
+#include "generated/ops/sqrt.h"
 #include "generated/ops/squeeze.h"
 #include "generated/ops/sub.h"
 #include "generated/ops/sum.h"
@@ -388,6 +392,17 @@ Tensor cdist_composite(const Tensor& x1, const Tensor& x2, double p, std::option
               "cdist: not implemented for '", legacy_type_name(x1.dtype()), "'");
   TL_CHECK(x1.dtype() == x2.dtype(), "cdist: X1 and X2 must have the same dtype, but got ",
            legacy_type_name(x1.dtype()), " and ", legacy_type_name(x2.dtype()));
+  // PyTorch's choice for p = 2: through one matrix product when either side has more than 25
+  // rows (compute_mode None or 0), always (1), never (2). |a - b|^2 = |a|^2 - 2 a.b + |b|^2 as
+  // one matmul of [-2 x1, |x1|^2, 1] by [x2, 1, |x2|^2]^T, clamped above 0 before the sqrt.
+  const int64_t r1 = x1.sizes()[x1.dim() - 2], r2 = x2.sizes()[x2.dim() - 2];
+  const int64_t mode = compute_mode.value_or(0);
+  if (p == 2 && (mode == 1 || (mode == 0 && (r1 > 25 || r2 > 25)))) {
+    const Tensor n1 = tl::sum(tl::mul(x1, x1), DimVector{-1}, true), n2 = tl::sum(tl::mul(x2, x2), DimVector{-1}, true);
+    const Tensor a = tl::cat(std::vector<Tensor>{tl::mul(x1, -2), n1, tl::ones_like(n1)}, -1);
+    const Tensor b = tl::cat(std::vector<Tensor>{x2, tl::ones_like(n2), n2}, -1);
+    return tl::sqrt(tl::clamp_min(tl::matmul(a, tl::transpose(b, -1, -2)), 1e-30));
+  }
   // |x1[i] - x2[j]|_p over the last dim of the broadcast difference [.., r1, r2, m].
   const Tensor diff = tl::sub(tl::unsqueeze(x1, -2), tl::unsqueeze(x2, -3));
   return tl::linalg_vector_norm(diff, p, DimVector{-1});
