@@ -45,6 +45,15 @@ KNOWN_MISMATCHES: list = [
      "cov of one observation with weights: PyTorch zeroes the caller's input in place (its in.zero_() runs on a "
      "view of the input when the weighted observation count leaves no degrees of freedom; fweights too), a bug "
      "not copied; torchlite returns the same result and leaves the input alone"),
+    (("kron", 1, "out", "transposed", None),
+     "PyTorch's kron raises for this layout (it views its product, which the permuted input's layout forbids) but "
+     "its out= form computes; torchlite's out= runs the functional form, so it raises like it"),
+    (("baddbmm", 0, "inplace", "expanded", None),
+     "PyTorch's baddbmm_ writes into a self whose elements share memory (stride 0); torchlite refuses, as PyTorch's "
+     "addmm_ and copy_ do"),
+    (("addmv", 0, "inplace", "expanded", None),
+     "PyTorch's addmv_ writes into a self whose elements share memory (stride 0); torchlite refuses, as PyTorch's "
+     "addmm_ and copy_ do"),
 ]
 
 

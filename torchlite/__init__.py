@@ -70,6 +70,7 @@ from torchlite.functional import (  # noqa: E402,F401  (variadic front ends, as 
     atleast_1d, atleast_2d, atleast_3d, broadcast_shapes, broadcast_tensors, meshgrid)
 from torchlite._unique_functions import unique, unique_consecutive, install_methods as _install_unique  # noqa: E402
 _install_unique(Tensor)  # Tensor.unique / unique_consecutive: Python, as in PyTorch
+from torchlite._contractions import cdist, chain_matmul, einsum, tensordot  # noqa: E402,F401  (torch/functional.py's)
 from torchlite._norm import norm  # noqa: E402  (PyTorch's Python function: p='fro'/'nuc', dim, dtype, out)
 from torchlite import linalg  # noqa: E402,F401
 from torchlite._type_info import finfo, iinfo  # noqa: E402,F401

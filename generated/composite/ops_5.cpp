@@ -2,10 +2,17 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 5.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
+#include "generated/ops/ger.h"
 #include "generated/ops/log_softmax.h"
+#include "generated/ops/outer.h"
 #include "generated/ops/special_log_softmax.h"
 
 namespace tl::native {
+
+// ger(Tensor self, Tensor vec2) -> Tensor
+Tensor ger_composite(const Tensor& self, const Tensor& vec2) {
+  return outer(self, vec2);
+}
 
 // special_log_softmax(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 Tensor special_log_softmax_composite(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {

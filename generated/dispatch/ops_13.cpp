@@ -5,6 +5,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/arctan2.h"
 #include "generated/ops/atan2.h"
+#include "generated/ops/chain_matmul.h"
 #include "generated/ops/logaddexp.h"
 #include "generated/ops/sum.h"
 #include "generated/ops/xlogy.h"
@@ -27,6 +28,19 @@ const Tensor& arctan2_(const Tensor& self, const Tensor& other) {
 const Tensor& arctan2_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   check_out_no_grad("arctan2.out", {&self, &other}, {&out});
   return atan2_out(out, self, other);
+}
+
+// ============================================================================ chain_matmul
+
+// chain_matmul(Tensor[] matrices) -> Tensor
+Tensor chain_matmul(TensorList matrices) {
+  return native::chain_matmul_composite(matrices);
+}
+
+// chain_matmul.out(Tensor[] matrices, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& chain_matmul_out(const Tensor& out, TensorList matrices) {
+  check_out_no_grad("chain_matmul.out", {}, {&out}, {matrices});
+  return copy_to_out(out, chain_matmul(matrices), "chain_matmul.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ logaddexp

@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/index_copy.h"
+#include "generated/ops/outer.h"
 #include "generated/ops/split.h"
 
 namespace tl {
@@ -91,6 +92,19 @@ const Tensor& ops::index_copy_out::call(const Tensor& self, int64_t dim, const T
 const Tensor& index_copy_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
   check_out_no_grad("index_copy.out", {&self, &index, &source}, {&out});
   return ops::index_copy_out::call(self, dim, index, source, out);
+}
+
+// ============================================================================ outer
+
+// outer(Tensor self, Tensor vec2) -> Tensor
+Tensor outer(const Tensor& self, const Tensor& vec2) {
+  return native::outer_composite(self, vec2);
+}
+
+// outer.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& outer_out(const Tensor& out, const Tensor& self, const Tensor& vec2) {
+  check_out_no_grad("outer.out", {&self, &vec2}, {&out});
+  return copy_to_out(out, outer(self, vec2), "outer.out", native::OutDtype::CanCast);
 }
 
 // ============================================================================ split

@@ -4,6 +4,8 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/atan2.h"
+#include "generated/ops/baddbmm.h"
+#include "generated/ops/copy.h"
 #include "generated/ops/flip.h"
 #include "generated/ops/heaviside.h"
 #include "generated/ops/random.h"
@@ -93,6 +95,24 @@ const Tensor& ops::atan2_out::call(const Tensor& self, const Tensor& other, cons
 const Tensor& atan2_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   check_out_no_grad("atan2.out", {&self, &other}, {&out});
   return ops::atan2_out::call(self, other, out);
+}
+
+// ============================================================================ baddbmm
+
+// baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
+  return native::baddbmm_composite(self, batch1, batch2, beta, alpha);
+}
+
+// baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
+const Tensor& baddbmm_(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
+  return copy_(self, baddbmm(self, batch1, batch2, beta, alpha));
+}
+
+// baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+const Tensor& baddbmm_out(const Tensor& out, const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
+  check_out_no_grad("baddbmm.out", {&self, &batch1, &batch2}, {&out});
+  return copy_to_out(out, baddbmm(self, batch1, batch2, beta, alpha), "baddbmm.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ flip

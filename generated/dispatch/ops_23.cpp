@@ -9,6 +9,7 @@
 #include "generated/ops/clamp_min.h"
 #include "generated/ops/ge.h"
 #include "generated/ops/greater_equal.h"
+#include "generated/ops/kron.h"
 #include "generated/ops/lcm.h"
 #include "generated/ops/prod.h"
 
@@ -530,6 +531,19 @@ const Tensor& ops::greater_equal_Scalar_out::call(const Tensor& self, const Scal
 const Tensor& greater_equal_out(const Tensor& out, const Tensor& self, const Scalar& other) {
   check_out_no_grad("greater_equal.Scalar_out", {&self}, {&out});
   return ops::greater_equal_Scalar_out::call(self, other, out);
+}
+
+// ============================================================================ kron
+
+// kron(Tensor self, Tensor other) -> Tensor
+Tensor kron(const Tensor& self, const Tensor& other) {
+  return native::kron_composite(self, other);
+}
+
+// kron.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& kron_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("kron.out", {&self, &other}, {&out});
+  return copy_to_out(out, kron(self, other), "kron.out", native::OutDtype::CanCast);
 }
 
 // ============================================================================ lcm

@@ -3,12 +3,20 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/einsum.h"
 #include "generated/ops/fmod.h"
 #include "generated/ops/rand_like.h"
 #include "generated/ops/special_ndtr.h"
 #include "generated/ops/triu_indices.h"
 
 namespace tl {
+
+// ============================================================================ einsum
+
+// einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor
+Tensor einsum(std::string_view equation, TensorList tensors, OptionalIntArrayRef path) {
+  return native::einsum_composite(equation, tensors, path);
+}
 
 // ============================================================================ fmod
 

@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/masked_fill.h"
+#include "generated/ops/mv.h"
 #include "generated/ops/set.h"
 #include "generated/ops/sub.h"
 
@@ -117,6 +118,19 @@ const Tensor& masked_fill_(const Tensor& self, const Tensor& mask, const Tensor&
     return autograd::wrappers::masked_fill__Tensor(self, mask, value);
   }
   return ops::masked_fill__Tensor::call(self, mask, value);
+}
+
+// ============================================================================ mv
+
+// mv(Tensor self, Tensor vec) -> Tensor
+Tensor mv(const Tensor& self, const Tensor& vec) {
+  return native::mv_composite(self, vec);
+}
+
+// mv.out(Tensor self, Tensor vec, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& mv_out(const Tensor& out, const Tensor& self, const Tensor& vec) {
+  check_out_no_grad("mv.out", {&self, &vec}, {&out});
+  return copy_to_out(out, mv(self, vec), "mv.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ set

@@ -8,6 +8,7 @@
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/repeat_interleave.h"
+#include "generated/ops/trace.h"
 
 namespace tl {
 
@@ -336,6 +337,13 @@ Tensor repeat_interleave(const Tensor& self, const Tensor& repeats, std::optiona
 // repeat_interleave.self_int(Tensor self, int repeats, int? dim=None, *, int? output_size=None) -> Tensor
 Tensor repeat_interleave(const Tensor& self, int64_t repeats, std::optional<int64_t> dim, std::optional<int64_t> output_size) {
   return native::repeat_interleave_int_composite(self, repeats, dim, output_size);
+}
+
+// ============================================================================ trace
+
+// trace(Tensor self) -> Tensor
+Tensor trace(const Tensor& self) {
+  return native::trace_composite(self);
 }
 
 }  // namespace tl

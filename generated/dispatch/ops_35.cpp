@@ -6,6 +6,7 @@
 #include "generated/ops/_test_sum_defined.h"
 #include "generated/ops/diagonal_backward.h"
 #include "generated/ops/digamma.h"
+#include "generated/ops/dot.h"
 #include "generated/ops/dsplit.h"
 #include "generated/ops/hstack.h"
 #include "generated/ops/is_nonzero.h"
@@ -41,6 +42,19 @@ Tensor diagonal_backward(const Tensor& grad_output, IntArrayRef input_sizes, int
     return autograd::wrappers::diagonal_backward(grad_output, input_sizes, offset, dim1, dim2);
   }
   return ops::diagonal_backward::call(grad_output, input_sizes, offset, dim1, dim2);
+}
+
+// ============================================================================ dot
+
+// dot(Tensor self, Tensor tensor) -> Tensor
+Tensor dot(const Tensor& self, const Tensor& tensor) {
+  return native::dot_composite(self, tensor);
+}
+
+// dot.out(Tensor self, Tensor tensor, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& dot_out(const Tensor& out, const Tensor& self, const Tensor& tensor) {
+  check_out_no_grad("dot.out", {&self, &tensor}, {&out});
+  return copy_to_out(out, dot(self, tensor), "dot.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ dsplit

@@ -9,6 +9,7 @@
 #include "generated/ops/arcsinh.h"
 #include "generated/ops/asin.h"
 #include "generated/ops/asinh.h"
+#include "generated/ops/linalg_cross.h"
 #include "generated/ops/linspace.h"
 #include "generated/ops/logcumsumexp.h"
 
@@ -153,6 +154,19 @@ const Tensor& arcsinh_out(const Tensor& out, const Tensor& self) {
 // arcsinh_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& arcsinh_(const Tensor& self) {
   return native::arcsinh__composite(self);
+}
+
+// ============================================================================ linalg_cross
+
+// linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor
+Tensor linalg_cross(const Tensor& self, const Tensor& other, int64_t dim) {
+  return native::linalg_cross_composite(self, other, dim);
+}
+
+// linalg_cross.out(Tensor self, Tensor other, *, int dim=-1, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_cross_out(const Tensor& out, const Tensor& self, const Tensor& other, int64_t dim) {
+  check_out_no_grad("linalg_cross.out", {&self, &other}, {&out});
+  return copy_to_out(out, linalg_cross(self, other, dim), "linalg_cross.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ linspace

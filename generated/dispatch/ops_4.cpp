@@ -3,7 +3,9 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/addbmm.h"
 #include "generated/ops/bitwise_right_shift.h"
+#include "generated/ops/copy.h"
 #include "generated/ops/empty.h"
 #include "generated/ops/empty_strided.h"
 #include "generated/ops/i0.h"
@@ -13,6 +15,24 @@
 #include "generated/ops/unflatten.h"
 
 namespace tl {
+
+// ============================================================================ addbmm
+
+// addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+Tensor addbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
+  return native::addbmm_composite(self, batch1, batch2, beta, alpha);
+}
+
+// addbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
+const Tensor& addbmm_(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
+  return copy_(self, addbmm(self, batch1, batch2, beta, alpha));
+}
+
+// addbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+const Tensor& addbmm_out(const Tensor& out, const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
+  check_out_no_grad("addbmm.out", {&self, &batch1, &batch2}, {&out});
+  return copy_to_out(out, addbmm(self, batch1, batch2, beta, alpha), "addbmm.out", native::OutDtype::Exact);
+}
 
 // ============================================================================ bitwise_right_shift
 

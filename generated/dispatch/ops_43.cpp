@@ -4,10 +4,14 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/_unsafe_view.h"
+#include "generated/ops/addmv.h"
 #include "generated/ops/arctan.h"
 #include "generated/ops/atan.h"
 #include "generated/ops/bucketize.h"
+#include "generated/ops/cdist.h"
+#include "generated/ops/copy.h"
 #include "generated/ops/diff.h"
+#include "generated/ops/linalg_multi_dot.h"
 #include "generated/ops/logit.h"
 #include "generated/ops/mode.h"
 #include "generated/ops/nonzero.h"
@@ -36,6 +40,24 @@ Tensor _unsafe_view(const Tensor& self, IntArrayRef size) {
     return autograd::wrappers::_unsafe_view(self, size);
   }
   return ops::_unsafe_view::call(self, size);
+}
+
+// ============================================================================ addmv
+
+// addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta, const Scalar& alpha) {
+  return native::addmv_composite(self, mat, vec, beta, alpha);
+}
+
+// addmv_(Tensor(a!) self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
+const Tensor& addmv_(const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta, const Scalar& alpha) {
+  return copy_(self, addmv(self, mat, vec, beta, alpha));
+}
+
+// addmv.out(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+const Tensor& addmv_out(const Tensor& out, const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta, const Scalar& alpha) {
+  check_out_no_grad("addmv.out", {&self, &mat, &vec}, {&out});
+  return copy_to_out(out, addmv(self, mat, vec, beta, alpha), "addmv.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ arctan
@@ -126,6 +148,13 @@ Tensor bucketize(const Scalar& self, const Tensor& boundaries, bool out_int32, b
   return ops::bucketize_Scalar::call(self, boundaries, out_int32, right);
 }
 
+// ============================================================================ cdist
+
+// cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor
+Tensor cdist(const Tensor& x1, const Tensor& x2, double p, std::optional<int64_t> compute_mode) {
+  return native::cdist_composite(x1, x2, p, compute_mode);
+}
+
 // ============================================================================ diff
 
 // diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor
@@ -137,6 +166,19 @@ Tensor diff(const Tensor& self, int64_t n, int64_t dim, const std::optional<Tens
 const Tensor& diff_out(const Tensor& out, const Tensor& self, int64_t n, int64_t dim, const std::optional<Tensor>& prepend, const std::optional<Tensor>& append) {
   check_out_no_grad("diff.out", {&self, opt_ptr(prepend), opt_ptr(append)}, {&out});
   return native::diff_out_composite(self, n, dim, prepend, append, out);
+}
+
+// ============================================================================ linalg_multi_dot
+
+// linalg_multi_dot(Tensor[] tensors) -> Tensor
+Tensor linalg_multi_dot(TensorList tensors) {
+  return native::linalg_multi_dot_composite(tensors);
+}
+
+// linalg_multi_dot.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_multi_dot_out(const Tensor& out, TensorList tensors) {
+  check_out_no_grad("linalg_multi_dot.out", {}, {&out}, {tensors});
+  return copy_to_out(out, linalg_multi_dot(tensors), "linalg_multi_dot.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ mode

@@ -6,6 +6,7 @@
 #include "generated/ops/acos.h"
 #include "generated/ops/cummax.h"
 #include "generated/ops/log_softmax.h"
+#include "generated/ops/vdot.h"
 
 namespace tl {
 
@@ -203,6 +204,19 @@ const Tensor& ops::log_softmax_int_out::call(const Tensor& self, int64_t dim, st
 const Tensor& log_softmax_out(const Tensor& out, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
   check_out_no_grad("log_softmax.int_out", {&self}, {&out});
   return ops::log_softmax_int_out::call(self, dim, dtype, out);
+}
+
+// ============================================================================ vdot
+
+// vdot(Tensor self, Tensor other) -> Tensor
+Tensor vdot(const Tensor& self, const Tensor& other) {
+  return native::vdot_composite(self, other);
+}
+
+// vdot.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& vdot_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("vdot.out", {&self, &other}, {&out});
+  return copy_to_out(out, vdot(self, other), "vdot.out", native::OutDtype::Exact);
 }
 
 }  // namespace tl

@@ -5,9 +5,12 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/_test_mul_add.h"
 #include "generated/ops/cos.h"
+#include "generated/ops/ger.h"
 #include "generated/ops/log.h"
+#include "generated/ops/outer.h"
 #include "generated/ops/rsub.h"
 #include "generated/ops/special_log_softmax.h"
+#include "generated/ops/tensordot.h"
 
 namespace tl {
 
@@ -153,6 +156,19 @@ const Tensor& cos_out(const Tensor& out, const Tensor& self) {
   return ops::cos_out::call(self, out);
 }
 
+// ============================================================================ ger
+
+// ger(Tensor self, Tensor vec2) -> Tensor
+Tensor ger(const Tensor& self, const Tensor& vec2) {
+  return native::ger_composite(self, vec2);
+}
+
+// ger.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& ger_out(const Tensor& out, const Tensor& self, const Tensor& vec2) {
+  check_out_no_grad("ger.out", {&self, &vec2}, {&out});
+  return outer_out(out, self, vec2);
+}
+
 // ============================================================================ log
 
 // log(Tensor self) -> Tensor
@@ -283,6 +299,19 @@ Tensor rsub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
 // special_log_softmax(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 Tensor special_log_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
   return native::special_log_softmax_composite(self, dim, dtype);
+}
+
+// ============================================================================ tensordot
+
+// tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor
+Tensor tensordot(const Tensor& self, const Tensor& other, IntArrayRef dims_self, IntArrayRef dims_other) {
+  return native::tensordot_composite(self, other, dims_self, dims_other);
+}
+
+// tensordot.out(Tensor self, Tensor other, int[] dims_self, int[] dims_other, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& tensordot_out(const Tensor& out, const Tensor& self, const Tensor& other, IntArrayRef dims_self, IntArrayRef dims_other) {
+  check_out_no_grad("tensordot.out", {&self, &other}, {&out});
+  return copy_to_out(out, tensordot(self, other, dims_self, dims_other), "tensordot.out", native::OutDtype::Exact);
 }
 
 }  // namespace tl

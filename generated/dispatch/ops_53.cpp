@@ -3,11 +3,31 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/addr.h"
+#include "generated/ops/copy.h"
 #include "generated/ops/erfinv.h"
 #include "generated/ops/pow.h"
 #include "generated/ops/trunc.h"
 
 namespace tl {
+
+// ============================================================================ addr
+
+// addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+Tensor addr(const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Scalar& beta, const Scalar& alpha) {
+  return native::addr_composite(self, vec1, vec2, beta, alpha);
+}
+
+// addr_(Tensor(a!) self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
+const Tensor& addr_(const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Scalar& beta, const Scalar& alpha) {
+  return copy_(self, addr(self, vec1, vec2, beta, alpha));
+}
+
+// addr.out(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+const Tensor& addr_out(const Tensor& out, const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Scalar& beta, const Scalar& alpha) {
+  check_out_no_grad("addr.out", {&self, &vec1, &vec2}, {&out});
+  return copy_to_out(out, addr(self, vec1, vec2, beta, alpha), "addr.out", native::OutDtype::CanCast);
+}
 
 // ============================================================================ erfinv
 

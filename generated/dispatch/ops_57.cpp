@@ -5,6 +5,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/_unique2.h"
 #include "generated/ops/adjoint.h"
+#include "generated/ops/cross.h"
 #include "generated/ops/frac.h"
 #include "generated/ops/index_reduce.h"
 #include "generated/ops/nanmean.h"
@@ -39,6 +40,19 @@ std::tuple<Tensor, Tensor, Tensor> _unique2(const Tensor& self, bool sorted, boo
 // adjoint(Tensor(a) self) -> Tensor(a)
 Tensor adjoint(const Tensor& self) {
   return native::adjoint_composite(self);
+}
+
+// ============================================================================ cross
+
+// cross(Tensor self, Tensor other, int? dim=None) -> Tensor
+Tensor cross(const Tensor& self, const Tensor& other, std::optional<int64_t> dim) {
+  return native::cross_composite(self, other, dim);
+}
+
+// cross.out(Tensor self, Tensor other, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& cross_out(const Tensor& out, const Tensor& self, const Tensor& other, std::optional<int64_t> dim) {
+  check_out_no_grad("cross.out", {&self, &other}, {&out});
+  return copy_to_out(out, cross(self, other, dim), "cross.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ frac

@@ -8,6 +8,7 @@
 #include "generated/ops/cat.h"
 #include "generated/ops/concatenate.h"
 #include "generated/ops/count_nonzero.h"
+#include "generated/ops/linalg_vecdot.h"
 #include "generated/ops/log10.h"
 #include "generated/ops/ne.h"
 #include "generated/ops/not_equal.h"
@@ -386,6 +387,19 @@ const Tensor& ops::count_nonzero_dim_IntList_out::call(const Tensor& self, IntAr
 const Tensor& count_nonzero_out(const Tensor& out, const Tensor& self, IntArrayRef dim) {
   check_out_no_grad("count_nonzero.dim_IntList_out", {&self}, {&out});
   return ops::count_nonzero_dim_IntList_out::call(self, dim, out);
+}
+
+// ============================================================================ linalg_vecdot
+
+// linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor
+Tensor linalg_vecdot(const Tensor& x, const Tensor& y, int64_t dim) {
+  return native::linalg_vecdot_composite(x, y, dim);
+}
+
+// linalg_vecdot.out(Tensor x, Tensor y, *, int dim=-1, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_vecdot_out(const Tensor& out, const Tensor& x, const Tensor& y, int64_t dim) {
+  check_out_no_grad("linalg_vecdot.out", {&x, &y}, {&out});
+  return copy_to_out(out, linalg_vecdot(x, y, dim), "linalg_vecdot.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ log10

@@ -9,6 +9,7 @@
 #include "generated/ops/angle.h"
 #include "generated/ops/arccos.h"
 #include "generated/ops/div.h"
+#include "generated/ops/inner.h"
 #include "generated/ops/isneginf.h"
 #include "generated/ops/max.h"
 #include "generated/ops/meshgrid.h"
@@ -409,6 +410,19 @@ const Tensor& div_(const Tensor& self, const Scalar& other, std::optional<std::s
     return autograd::wrappers::div__Scalar_mode(self, other, rounding_mode);
   }
   return ops::div__Scalar_mode::call(self, other, rounding_mode);
+}
+
+// ============================================================================ inner
+
+// inner(Tensor self, Tensor other) -> Tensor
+Tensor inner(const Tensor& self, const Tensor& other) {
+  return native::inner_composite(self, other);
+}
+
+// inner.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& inner_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("inner.out", {&self, &other}, {&out});
+  return copy_to_out(out, inner(self, other), "inner.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ isneginf

@@ -403,6 +403,14 @@ class TensorBase:
         """In-place version of add(): writes the result into self. Adds the number `other`, scaled by `alpha`, to every element of `self`."""
         ...
 
+    def addbmm(self, batch1: Tensor, batch2: Tensor, *, beta: Number = 1, alpha: Number = 1) -> Tensor:
+        """`beta * self + alpha * sum(bmm(batch1, batch2), 0)` (one matrix product over the batch), `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored."""
+        ...
+
+    def addbmm_(self, batch1: Tensor, batch2: Tensor, *, beta: Number = 1, alpha: Number = 1) -> Tensor:
+        """In-place version of addbmm(): writes the result into self. `beta * self + alpha * sum(bmm(batch1, batch2), 0)` (one matrix product over the batch), `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored."""
+        ...
+
     def addcdiv(self, tensor1: Tensor, tensor2: Tensor, *, value: Number = 1) -> Tensor:
         """`self + value * tensor1 / tensor2`, with broadcasting and type promotion; integer `tensor1` and `tensor2` are refused."""
         ...
@@ -417,6 +425,30 @@ class TensorBase:
 
     def addcmul_(self, tensor1: Tensor, tensor2: Tensor, *, value: Number = 1) -> Tensor:
         """In-place version of addcmul(): writes the result into self. `self + value * tensor1 * tensor2`, with broadcasting and type promotion across the three."""
+        ...
+
+    def addmm(self, mat1: Tensor, mat2: Tensor, *, beta: Number = 1, alpha: Number = 1) -> Tensor:
+        """`beta * self + alpha * (mat1 @ mat2)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored."""
+        ...
+
+    def addmm_(self, mat1: Tensor, mat2: Tensor, *, beta: Number = 1, alpha: Number = 1) -> Tensor:
+        """In-place version of addmm(): writes the result into self. `beta * self + alpha * (mat1 @ mat2)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored."""
+        ...
+
+    def addmv(self, mat: Tensor, vec: Tensor, *, beta: Number = 1, alpha: Number = 1) -> Tensor:
+        """`beta * self + alpha * (mat @ vec)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored (NaN and inf in it do not propagate)."""
+        ...
+
+    def addmv_(self, mat: Tensor, vec: Tensor, *, beta: Number = 1, alpha: Number = 1) -> Tensor:
+        """In-place version of addmv(): writes the result into self. `beta * self + alpha * (mat @ vec)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored (NaN and inf in it do not propagate)."""
+        ...
+
+    def addr(self, vec1: Tensor, vec2: Tensor, *, beta: Number = 1, alpha: Number = 1) -> Tensor:
+        """`beta * self + alpha * outer(vec1, vec2)`, `self` broadcast to the outer product's shape (for bool: `beta and self or alpha and outer`)."""
+        ...
+
+    def addr_(self, vec1: Tensor, vec2: Tensor, *, beta: Number = 1, alpha: Number = 1) -> Tensor:
+        """In-place version of addr(): writes the result into self. `beta * self + alpha * outer(vec1, vec2)`, `self` broadcast to the outer product's shape (for bool: `beta and self or alpha and outer`)."""
         ...
 
     def adjoint(self) -> Tensor:
@@ -580,6 +612,14 @@ class TensorBase:
 
     def atanh_(self) -> Tensor:
         """In-place version of atanh(): writes the result into self. The inverse hyperbolic tangent of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype."""
+        ...
+
+    def baddbmm(self, batch1: Tensor, batch2: Tensor, *, beta: Number = 1, alpha: Number = 1) -> Tensor:
+        """`beta * self + alpha * bmm(batch1, batch2)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored."""
+        ...
+
+    def baddbmm_(self, batch1: Tensor, batch2: Tensor, *, beta: Number = 1, alpha: Number = 1) -> Tensor:
+        """In-place version of baddbmm(): writes the result into self. `beta * self + alpha * bmm(batch1, batch2)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored."""
         ...
 
     @overload
@@ -861,6 +901,10 @@ class TensorBase:
         """The covariance matrix of the variables in the rows of `self` (observations in the columns; a 1-D `self` is one variable), with `correction` subtracted from the number of observations, integer frequency weights `fweights` and floating observation weights `aweights`."""
         ...
 
+    def cross(self, other: Tensor, dim: Optional[int] = None) -> Tensor:
+        """`linalg.cross` along `dim`; when None, along the first dimension of size 3 (a legacy default PyTorch deprecates)."""
+        ...
+
     def cummax(self, dim: int) -> tuple[Tensor, Tensor]:
         """The running maximum of `self` along `dim` and the index where it was (last) reached; NaN propagates."""
         ...
@@ -991,6 +1035,10 @@ class TensorBase:
     @overload
     def divide_(self, other: Number, *, rounding_mode: Optional[str]) -> Tensor:
         """In-place version of divide(): writes the result into self. Alias of `div` by a number with a `rounding_mode`."""
+        ...
+
+    def dot(self, tensor: Tensor) -> Tensor:
+        """The dot product of two 1-D tensors of the same size and dtype (a 0-d tensor)."""
         ...
 
     @overload
@@ -1228,6 +1276,10 @@ class TensorBase:
         """Fills `self` with samples of the geometric distribution (trials up to the first success of probability `p`)."""
         ...
 
+    def ger(self, vec2: Tensor) -> Tensor:
+        """Alias of `outer`."""
+        ...
+
     @overload
     def greater(self, other: Tensor) -> Tensor:
         """Alias of `gt`."""
@@ -1382,6 +1434,10 @@ class TensorBase:
         """The entries of `self` at the positions of the 1-D `index` along `dim`."""
         ...
 
+    def inner(self, other: Tensor) -> Tensor:
+        """The inner product over the last dimension of both tensors (`tensordot(self, other, ([-1], [-1]))`); a 0-d operand multiplies the other."""
+        ...
+
     def is_nonzero(self) -> bool:
         """Whether the single element of `self` is nonzero (RuntimeError for no or several elements, as `bool(tensor)`)."""
         ...
@@ -1420,6 +1476,10 @@ class TensorBase:
 
     def isreal(self) -> Tensor:
         """True where an element of `self` has no imaginary part, which is every element of a real tensor."""
+        ...
+
+    def kron(self, other: Tensor) -> Tensor:
+        """The Kronecker product: `result[i * other.shape + j] = self[i] * other[j]` over every dim (the fewer dims padded with leading 1s; dtypes promoted)."""
         ...
 
     def kthvalue(self, k: int, dim: int = -1, keepdim: bool = False) -> tuple[Tensor, Tensor]:
@@ -1784,6 +1844,10 @@ class TensorBase:
         """In-place version of multiply(): writes the result into self. Alias of `mul` by a number."""
         ...
 
+    def mv(self, vec: Tensor) -> Tensor:
+        """The product of the matrix `self` (n x m) with the vector `vec` (m)."""
+        ...
+
     def mvlgamma(self, p: int) -> Tensor:
         """The multivariate log-gamma function of dimension `p` of every element x of `self`: `p (p - 1) / 4 log(pi) + sum(lgamma(x - j / 2) for j in 0..p-1)`; integer inputs give the default float dtype."""
         ...
@@ -1913,6 +1977,10 @@ class TensorBase:
     @overload
     def not_equal_(self, other: Number) -> Tensor:
         """In-place version of not_equal(): writes the result into self. Alias of `ne`."""
+        ...
+
+    def outer(self, vec2: Tensor) -> Tensor:
+        """The outer product of two 1-D tensors: `result[i, j] = self[i] * vec2[j]` (dtypes promoted)."""
         ...
 
     def permute(self, dims: Sequence[int]) -> Tensor:
@@ -2436,6 +2504,10 @@ class TensorBase:
         """The `k` largest (or smallest, unless `largest`) values of `self` along `dim` and their indices, in order if `sorted`."""
         ...
 
+    def trace(self) -> Tensor:
+        """The sum of the main diagonal of the matrix `self` (integers summed in int64)."""
+        ...
+
     def transpose(self, dim0: int, dim1: int) -> Tensor:
         """A view of `self` with dimensions `dim0` and `dim1` swapped."""
         ...
@@ -2521,6 +2593,10 @@ class TensorBase:
     @overload
     def var(self, dim: Optional[Union[int, Sequence[int]]] = None, *, correction: Optional[Number] = None, keepdim: bool = False) -> Tensor:
         """The variance of `self` over the dimensions in `dim` (all when None), divided by max(0, N - correction) (correction 1 when None); computed in one numerically stable pass (Welford)."""
+        ...
+
+    def vdot(self, other: Tensor) -> Tensor:
+        """The dot product of two 1-D tensors, the first conjugated; for real tensors the same as `dot` (complex dtypes are not supported yet)."""
         ...
 
     def view(self, size: Sequence[int]) -> Tensor:

@@ -113,6 +113,14 @@ def add_(input: Tensor, other: Number, alpha: Number = 1) -> Tensor:
     """In-place version of add(): writes the result into self. Adds the number `other`, scaled by `alpha`, to every element of `self`."""
     ...
 
+def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Number = 1, alpha: Number = 1, out: Optional[Tensor] = None) -> Tensor:
+    """`beta * self + alpha * sum(bmm(batch1, batch2), 0)` (one matrix product over the batch), `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored."""
+    ...
+
+def addbmm_(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Number = 1, alpha: Number = 1) -> Tensor:
+    """In-place version of addbmm(): writes the result into self. `beta * self + alpha * sum(bmm(batch1, batch2), 0)` (one matrix product over the batch), `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored."""
+    ...
+
 def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Number = 1, out: Optional[Tensor] = None) -> Tensor:
     """`self + value * tensor1 / tensor2`, with broadcasting and type promotion; integer `tensor1` and `tensor2` are refused."""
     ...
@@ -127,6 +135,30 @@ def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Number = 
 
 def addcmul_(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Number = 1) -> Tensor:
     """In-place version of addcmul(): writes the result into self. `self + value * tensor1 * tensor2`, with broadcasting and type promotion across the three."""
+    ...
+
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Number = 1, alpha: Number = 1, out: Optional[Tensor] = None) -> Tensor:
+    """`beta * self + alpha * (mat1 @ mat2)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored."""
+    ...
+
+def addmm_(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Number = 1, alpha: Number = 1) -> Tensor:
+    """In-place version of addmm(): writes the result into self. `beta * self + alpha * (mat1 @ mat2)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored."""
+    ...
+
+def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Number = 1, alpha: Number = 1, out: Optional[Tensor] = None) -> Tensor:
+    """`beta * self + alpha * (mat @ vec)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored (NaN and inf in it do not propagate)."""
+    ...
+
+def addmv_(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Number = 1, alpha: Number = 1) -> Tensor:
+    """In-place version of addmv(): writes the result into self. `beta * self + alpha * (mat @ vec)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored (NaN and inf in it do not propagate)."""
+    ...
+
+def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Number = 1, alpha: Number = 1, out: Optional[Tensor] = None) -> Tensor:
+    """`beta * self + alpha * outer(vec1, vec2)`, `self` broadcast to the outer product's shape (for bool: `beta and self or alpha and outer`)."""
+    ...
+
+def addr_(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Number = 1, alpha: Number = 1) -> Tensor:
+    """In-place version of addr(): writes the result into self. `beta * self + alpha * outer(vec1, vec2)`, `self` broadcast to the outer product's shape (for bool: `beta and self or alpha and outer`)."""
     ...
 
 def adjoint(input: Tensor) -> Tensor:
@@ -332,6 +364,14 @@ def atleast_3d(tensors: Sequence[Tensor]) -> Sequence[Tensor]:
     """`atleast_3d` of each of `tensors`."""
     ...
 
+def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Number = 1, alpha: Number = 1, out: Optional[Tensor] = None) -> Tensor:
+    """`beta * self + alpha * bmm(batch1, batch2)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored."""
+    ...
+
+def baddbmm_(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Number = 1, alpha: Number = 1) -> Tensor:
+    """In-place version of baddbmm(): writes the result into self. `beta * self + alpha * bmm(batch1, batch2)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored."""
+    ...
+
 @overload
 def bernoulli(input: Tensor, *, generator: Optional[Generator] = None, out: Optional[Tensor] = None) -> Tensor:
     """1 with probability `self` (each element a probability in [0, 1]), else 0, in the dtype of `self`."""
@@ -488,12 +528,20 @@ def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Optional[Tensor] = None
     """Joins `tensors` along the existing dimension `dim`, promoting their dtypes; 1-D empty tensors are skipped whatever their shape (PyTorch's legacy rule)."""
     ...
 
+def cdist(x1: Tensor, x2: Tensor, p: float = 2, compute_mode: Optional[int] = None) -> Tensor:
+    """The `p`-norm distance between each row of `x1` (.., r1, m) and each row of `x2` (.., r2, m), batch dims broadcast: a (.., r1, r2) tensor. For p = 2, `compute_mode` 1 (or None/0 with more than 25 rows on a side) uses a matrix product, 2 never; `torchlite.cdist` takes PyTorch's names for the modes."""
+    ...
+
 def ceil(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """The smallest integer not below every element of `self`, in `self`'s dtype; integer tensors are returned unchanged."""
     ...
 
 def ceil_(input: Tensor) -> Tensor:
     """In-place version of ceil(): writes the result into self. The smallest integer not below every element of `self`, in `self`'s dtype; integer tensors are returned unchanged."""
+    ...
+
+def chain_matmul(matrices: Sequence[Tensor], *, out: Optional[Tensor] = None) -> Tensor:
+    """The product of a chain of 2-D matrices in the cheapest order (deprecated by PyTorch for `linalg.multi_dot`)."""
     ...
 
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> Sequence[Tensor]:
@@ -643,6 +691,10 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Optional[Tensor] = None
     """The covariance matrix of the variables in the rows of `self` (observations in the columns; a 1-D `self` is one variable), with `correction` subtracted from the number of observations, integer frequency weights `fweights` and floating observation weights `aweights`."""
     ...
 
+def cross(input: Tensor, other: Tensor, dim: Optional[int] = None, *, out: Optional[Tensor] = None) -> Tensor:
+    """`linalg.cross` along `dim`; when None, along the first dimension of size 3 (a legacy default PyTorch deprecates)."""
+    ...
+
 def cummax(input: Tensor, dim: int, *, out: Optional[tuple[Tensor, ...]] = None) -> tuple[Tensor, Tensor]:
     """The running maximum of `self` along `dim` and the index where it was (last) reached; NaN propagates."""
     ...
@@ -783,6 +835,10 @@ def divide_(input: Tensor, other: Number, *, rounding_mode: Optional[str]) -> Te
     """In-place version of divide(): writes the result into self. Alias of `div` by a number with a `rounding_mode`."""
     ...
 
+def dot(input: Tensor, tensor: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The dot product of two 1-D tensors of the same size and dtype (a 0-d tensor)."""
+    ...
+
 @overload
 def dsplit(input: Tensor, sections: int) -> Sequence[Tensor]:
     """`self` (at least 3-D) cut into `sections` equal views along dimension 2."""
@@ -794,6 +850,10 @@ def dsplit(input: Tensor, indices: Sequence[int]) -> Sequence[Tensor]:
 
 def dstack(tensors: Sequence[Tensor], *, out: Optional[Tensor] = None) -> Tensor:
     """Joins `tensors` depth-wise (along dimension 2), each made at least 3-D."""
+    ...
+
+def einsum(equation: str, tensors: Sequence[Tensor], *, path: Optional[Sequence[int]] = None) -> Tensor:
+    """Einstein summation over the subscripts of `equation` (ellipsis, repeated subscripts for diagonals, implicit output): operands contracted pairwise through batched matrix products, in the order `path` gives (pairs of operand positions, opt_einsum's format) or else in the order of fewest multiplications. `torchlite.einsum` is PyTorch's Python front end (operands as arguments, sublist format)."""
     ...
 
 def empty(size: Sequence[int], *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, layout: Optional[Any] = None, memory_format: Optional[Any] = None, pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
@@ -1039,6 +1099,10 @@ def ge_(input: Tensor, other: Number) -> Tensor:
     """In-place version of ge(): writes the result into self. True where an element of `self` is at least the number `other`."""
     ...
 
+def ger(input: Tensor, vec2: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """Alias of `outer`."""
+    ...
+
 @overload
 def greater(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """Alias of `gt`."""
@@ -1214,6 +1278,10 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out: Optional[Tensor
     """The entries of `self` at the positions of the 1-D `index` along `dim`."""
     ...
 
+def inner(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The inner product over the last dimension of both tensors (`tensordot(self, other, ([-1], [-1]))`); a 0-d operand multiplies the other."""
+    ...
+
 def is_nonzero(input: Tensor) -> bool:
     """Whether the single element of `self` is nonzero (RuntimeError for no or several elements, as `bool(tensor)`)."""
     ...
@@ -1248,6 +1316,10 @@ def isposinf(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
 
 def isreal(input: Tensor) -> Tensor:
     """True where an element of `self` has no imaginary part, which is every element of a real tensor."""
+    ...
+
+def kron(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The Kronecker product: `result[i * other.shape + j] = self[i] * other[j]` over every dim (the fewer dims padded with leading 1s; dtypes promoted)."""
     ...
 
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out: Optional[tuple[Tensor, ...]] = None) -> tuple[Tensor, Tensor]:
@@ -1348,6 +1420,18 @@ def lgamma(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
 
 def lgamma_(input: Tensor) -> Tensor:
     """In-place version of lgamma(): writes the result into self. The natural logarithm of the absolute value of the gamma function of every element of `self` (inf at the poles); integer inputs give the default float dtype."""
+    ...
+
+def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1, out: Optional[Tensor] = None) -> Tensor:
+    """The cross product of 3-vectors along `dim` (size 3 in both), batch dims broadcast (`torchlite.linalg.cross`)."""
+    ...
+
+def linalg_multi_dot(tensors: Sequence[Tensor], *, out: Optional[Tensor] = None) -> Tensor:
+    """The product of a chain of matrices (the first may be a row vector, the last a column vector, each 1-D), multiplied in the order that needs the fewest scalar multiplications (`torchlite.linalg.multi_dot`)."""
+    ...
+
+def linalg_vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out: Optional[Tensor] = None) -> Tensor:
+    """The dot product of `x` and `y` along `dim`, other dims broadcast (`sum(x * y, dim)`; `torchlite.linalg.vecdot`)."""
     ...
 
 def linalg_vector_norm(input: Tensor, ord: Number = 2, dim: Optional[Union[int, Sequence[int]]] = None, keepdim: bool = False, *, dtype: Optional[dtype] = None, out: Optional[Tensor] = None) -> Tensor:
@@ -1655,6 +1739,10 @@ def multiply_(input: Tensor, other: Number) -> Tensor:
     """In-place version of multiply(): writes the result into self. Alias of `mul` by a number."""
     ...
 
+def mv(input: Tensor, vec: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The product of the matrix `self` (n x m) with the vector `vec` (m)."""
+    ...
+
 def mvlgamma(input: Tensor, p: int, *, out: Optional[Tensor] = None) -> Tensor:
     """The multivariate log-gamma function of dimension `p` of every element x of `self`: `p (p - 1) / 4 log(pi) + sum(lgamma(x - j / 2) for j in 0..p-1)`; integer inputs give the default float dtype."""
     ...
@@ -1813,6 +1901,10 @@ def ones(size: Sequence[int], *, dtype: Optional[dtype] = None, device: Optional
 
 def ones_like(input: Tensor, *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, layout: Any = None, pin_memory: bool = False, memory_format: Any = None, requires_grad: bool = False) -> Tensor:
     """Ones with the shape of `self` and its dtype and device unless given."""
+    ...
+
+def outer(input: Tensor, vec2: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The outer product of two 1-D tensors: `result[i, j] = self[i] * vec2[j]` (dtypes promoted)."""
     ...
 
 def permute(input: Tensor, dims: Sequence[int]) -> Tensor:
@@ -2487,12 +2579,20 @@ def tensor_split(input: Tensor, tensor_indices_or_sections: Tensor, dim: int = 0
     """`tensor_split` by an int64 tensor on the CPU: a 0-d one is the number of sections, a 1-D one the indices to cut before."""
     ...
 
+def tensordot(input: Tensor, other: Tensor, dims_self: Sequence[int], dims_other: Sequence[int], *, out: Optional[Tensor] = None) -> Tensor:
+    """The contraction of `self` and `other` over the paired dimensions `dims_self[i]`, `dims_other[i]` (a size-1 dimension is summed against any size): the free dims of `self`, then those of `other`. `torchlite.tensordot(a, b, dims=2)` is PyTorch's Python front end (an int, a pair of lists)."""
+    ...
+
 def tile(input: Tensor, dims: Sequence[int]) -> Tensor:
     """`self` repeated `dims[i]` times along each dimension; with fewer `dims` than dimensions, the leading ones are repeated once (NumPy's tile)."""
     ...
 
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True, *, out: Optional[tuple[Tensor, ...]] = None) -> tuple[Tensor, Tensor]:
     """The `k` largest (or smallest, unless `largest`) values of `self` along `dim` and their indices, in order if `sorted`."""
+    ...
+
+def trace(input: Tensor) -> Tensor:
+    """The sum of the main diagonal of the matrix `self` (integers summed in int64)."""
     ...
 
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
@@ -2592,6 +2692,10 @@ def var(input: Tensor, dim: Optional[Union[int, Sequence[int]]] = None, *, corre
 
 def var_mean(input: Tensor, dim: Optional[Union[int, Sequence[int]]] = None, *, correction: Optional[Number] = None, keepdim: bool = False) -> tuple[Tensor, Tensor]:
     """The variance and the mean of `self` over the dimensions in `dim` (all when None), from one pass."""
+    ...
+
+def vdot(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The dot product of two 1-D tensors, the first conjugated; for real tensors the same as `dot` (complex dtypes are not supported yet)."""
     ...
 
 @overload

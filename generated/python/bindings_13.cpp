@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/arctan2.h"
+#include "generated/ops/chain_matmul.h"
 #include "generated/ops/logaddexp.h"
 #include "generated/ops/sum.h"
 #include "generated/ops/xlogy.h"
@@ -43,6 +44,25 @@ PyObject* fn_arctan2_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   auto self = r.tensor(0);
   auto other = r.tensor(1);
   auto result = [&] { GilRelease no_gil; return tl::arctan2_(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// chain_matmul
+PyObject* fn_chain_matmul(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "chain_matmul(Tensor[] matrices, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto matrices = r.tensorlist(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::chain_matmul_out(out, matrices); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::chain_matmul(matrices); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -316,6 +336,10 @@ Alias of `atan2`.)doc"});
                        METH_FASTCALL | METH_KEYWORDS, R"doc(arctan2_(Tensor input, Tensor other) -> Tensor
 
 In-place version of arctan2(): writes the result into self. Alias of `atan2`.)doc"});
+  functions.push_back({"chain_matmul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_chain_matmul)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(chain_matmul(Tensor[] matrices, *, Tensor? out=None) -> Tensor
+
+The product of a chain of 2-D matrices in the cheapest order (deprecated by PyTorch for `linalg.multi_dot`).)doc"});
   functions.push_back({"logaddexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logaddexp)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 

@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/index_copy.h"
+#include "generated/ops/outer.h"
 #include "generated/ops/split.h"
 
 namespace tl::python {
@@ -45,6 +46,26 @@ PyObject* fn_index_copy_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
   auto index = r.tensor(2);
   auto source = r.tensor(3);
   auto result = [&] { GilRelease no_gil; return tl::index_copy_(self, dim, index, source); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// outer
+PyObject* fn_outer(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "outer(Tensor input, Tensor vec2, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto vec2 = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::outer_out(out, self, vec2); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::outer(self, vec2); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -112,6 +133,21 @@ PyObject* method_index_copy_(PyObject* py_self, PyObject* const* args, Py_ssize_
   TL_PY_CATCH
 }
 
+// Tensor.outer
+PyObject* method_outer(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "outer(Tensor vec2)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto vec2 = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::outer(self, vec2); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.split
 PyObject* method_split(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -152,6 +188,10 @@ A copy of `self` with `source[i]` written at position `index[i]` along `dim`.)do
                        METH_FASTCALL | METH_KEYWORDS, R"doc(index_copy_(Tensor input, int dim, Tensor index, Tensor source) -> Tensor
 
 In-place version of index_copy(): writes the result into self. A copy of `self` with `source[i]` written at position `index[i]` along `dim`.)doc"});
+  functions.push_back({"outer", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_outer)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(outer(Tensor input, Tensor vec2, *, Tensor? out=None) -> Tensor
+
+The outer product of two 1-D tensors: `result[i, j] = self[i] * vec2[j]` (dtypes promoted).)doc"});
   functions.push_back({"split", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_split)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(split(Tensor input, int split_size, int dim=0) -> Sequence[Tensor]
 
@@ -168,6 +208,10 @@ A copy of `self` with `source[i]` written at position `index[i]` along `dim`.)do
                      METH_FASTCALL | METH_KEYWORDS, R"doc(index_copy_(int dim, Tensor index, Tensor source) -> Tensor
 
 In-place version of index_copy(): writes the result into self. A copy of `self` with `source[i]` written at position `index[i]` along `dim`.)doc"});
+  methods.push_back({"outer", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_outer)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(outer(Tensor vec2) -> Tensor
+
+The outer product of two 1-D tensors: `result[i, j] = self[i] * vec2[j]` (dtypes promoted).)doc"});
   methods.push_back({"split", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_split)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(split(int split_size, int dim=0) -> Sequence[Tensor]
 

@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/atan2.h"
+#include "generated/ops/baddbmm.h"
 #include "generated/ops/flip.h"
 #include "generated/ops/heaviside.h"
 #include "generated/ops/random.h"
@@ -44,6 +45,47 @@ PyObject* fn_atan2_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   auto self = r.tensor(0);
   auto other = r.tensor(1);
   auto result = [&] { GilRelease no_gil; return tl::atan2_(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// baddbmm
+PyObject* fn_baddbmm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "baddbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto batch1 = r.tensor(1);
+  auto batch2 = r.tensor(2);
+  auto beta = r.scalar(3);
+  auto alpha = r.scalar(4);
+  if (!r.is_none(5)) {
+    auto out = r.tensor(5);
+    auto result = [&] { GilRelease no_gil; return tl::baddbmm_out(out, self, batch1, batch2, beta, alpha); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::baddbmm(self, batch1, batch2, beta, alpha); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// baddbmm_
+PyObject* fn_baddbmm_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "baddbmm_(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto batch1 = r.tensor(1);
+  auto batch2 = r.tensor(2);
+  auto beta = r.scalar(3);
+  auto alpha = r.scalar(4);
+  auto result = [&] { GilRelease no_gil; return tl::baddbmm_(self, batch1, batch2, beta, alpha); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -124,6 +166,42 @@ PyObject* method_atan2_(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   const Tensor& self = unpack_tensor(py_self);
   auto other = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::atan2_(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.baddbmm
+PyObject* method_baddbmm(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "baddbmm(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto batch1 = r.tensor(0);
+  auto batch2 = r.tensor(1);
+  auto beta = r.scalar(2);
+  auto alpha = r.scalar(3);
+  auto result = [&] { GilRelease no_gil; return tl::baddbmm(self, batch1, batch2, beta, alpha); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.baddbmm_
+PyObject* method_baddbmm_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "baddbmm_(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto batch1 = r.tensor(0);
+  auto batch2 = r.tensor(1);
+  auto beta = r.scalar(2);
+  auto alpha = r.scalar(3);
+  auto result = [&] { GilRelease no_gil; return tl::baddbmm_(self, batch1, batch2, beta, alpha); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -238,6 +316,14 @@ The angle of the point (other, self), that is atan(self / other) in the right qu
                        METH_FASTCALL | METH_KEYWORDS, R"doc(atan2_(Tensor input, Tensor other) -> Tensor
 
 In-place version of atan2(): writes the result into self. The angle of the point (other, self), that is atan(self / other) in the right quadrant, with broadcasting; integer inputs give the default float dtype.)doc"});
+  functions.push_back({"baddbmm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_baddbmm)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(baddbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None) -> Tensor
+
+`beta * self + alpha * bmm(batch1, batch2)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored.)doc"});
+  functions.push_back({"baddbmm_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_baddbmm_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(baddbmm_(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+
+In-place version of baddbmm(): writes the result into self. `beta * self + alpha * bmm(batch1, batch2)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored.)doc"});
   functions.push_back({"flip", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_flip)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(flip(Tensor input, int[] dims) -> Tensor
 
@@ -258,6 +344,14 @@ The angle of the point (other, self), that is atan(self / other) in the right qu
                      METH_FASTCALL | METH_KEYWORDS, R"doc(atan2_(Tensor other) -> Tensor
 
 In-place version of atan2(): writes the result into self. The angle of the point (other, self), that is atan(self / other) in the right quadrant, with broadcasting; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"baddbmm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_baddbmm)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(baddbmm(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+
+`beta * self + alpha * bmm(batch1, batch2)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored.)doc"});
+  methods.push_back({"baddbmm_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_baddbmm_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(baddbmm_(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+
+In-place version of baddbmm(): writes the result into self. `beta * self + alpha * bmm(batch1, batch2)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored.)doc"});
   methods.push_back({"flip", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_flip)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(flip(int[] dims) -> Tensor
 

@@ -8,6 +8,7 @@
 #include "generated/ops/bitwise_left_shift.h"
 #include "generated/ops/clamp_min.h"
 #include "generated/ops/greater_equal.h"
+#include "generated/ops/kron.h"
 #include "generated/ops/lcm.h"
 #include "generated/ops/prod.h"
 
@@ -243,6 +244,26 @@ PyObject* fn_greater_equal_(PyObject* /*module*/, PyObject* const* args, Py_ssiz
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// kron
+PyObject* fn_kron(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "kron(Tensor input, Tensor other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::kron_out(out, self, other); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::kron(self, other); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -559,6 +580,21 @@ PyObject* method_greater_equal_(PyObject* py_self, PyObject* const* args, Py_ssi
   TL_PY_CATCH
 }
 
+// Tensor.kron
+PyObject* method_kron(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "kron(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::kron(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.lcm
 PyObject* method_lcm(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -681,6 +717,10 @@ In-place version of greater_equal(): writes the result into self. Alias of `ge`.
 greater_equal_(Tensor input, Scalar other) -> Tensor
 
 In-place version of greater_equal(): writes the result into self. Alias of `ge`.)doc"});
+  functions.push_back({"kron", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_kron)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(kron(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+The Kronecker product: `result[i * other.shape + j] = self[i] * other[j]` over every dim (the fewer dims padded with leading 1s; dtypes promoted).)doc"});
   functions.push_back({"lcm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lcm)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(lcm(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -769,6 +809,10 @@ In-place version of greater_equal(): writes the result into self. Alias of `ge`.
 greater_equal_(Scalar other) -> Tensor
 
 In-place version of greater_equal(): writes the result into self. Alias of `ge`.)doc"});
+  methods.push_back({"kron", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_kron)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(kron(Tensor other) -> Tensor
+
+The Kronecker product: `result[i * other.shape + j] = self[i] * other[j]` over every dim (the fewer dims padded with leading 1s; dtypes promoted).)doc"});
   methods.push_back({"lcm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_lcm)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(lcm(Tensor other) -> Tensor
 

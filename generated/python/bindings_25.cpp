@@ -6,6 +6,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/contiguous.h"
+#include "generated/ops/einsum.h"
 #include "generated/ops/fmod.h"
 #include "generated/ops/rand_like.h"
 #include "generated/ops/special_ndtr.h"
@@ -13,6 +14,22 @@
 
 namespace tl::python {
 namespace {
+
+// einsum
+PyObject* fn_einsum(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "einsum(str equation, Tensor[] tensors, *, int[]? path=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto equation = r.string(0);
+  auto tensors = r.tensorlist(1);
+  auto path = r.intlist_optional(2);
+  auto result = [&] { GilRelease no_gil; return tl::einsum(equation, tensors, as_arg(path)); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // fmod
 PyObject* fn_fmod(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -197,6 +214,10 @@ PyObject* method_fmod_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 }  // namespace
 
 void add_bindings_25(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"einsum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_einsum)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor
+
+Einstein summation over the subscripts of `equation` (ellipsis, repeated subscripts for diagonals, implicit output): operands contracted pairwise through batched matrix products, in the order `path` gives (pairs of operand positions, opt_einsum's format) or else in the order of fewest multiplications. `torchlite.einsum` is PyTorch's Python front end (operands as arguments, sublist format).)doc"});
   functions.push_back({"fmod", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fmod)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(fmod(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 

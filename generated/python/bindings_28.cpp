@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/masked_fill.h"
+#include "generated/ops/mv.h"
 #include "generated/ops/set.h"
 #include "generated/ops/sub.h"
 
@@ -66,6 +67,26 @@ PyObject* fn_masked_fill_(PyObject* /*module*/, PyObject* const* args, Py_ssize_
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// mv
+PyObject* fn_mv(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "mv(Tensor input, Tensor vec, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto vec = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::mv_out(out, self, vec); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::mv(self, vec); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -248,6 +269,21 @@ PyObject* method_masked_fill_(PyObject* py_self, PyObject* const* args, Py_ssize
   TL_PY_CATCH
 }
 
+// Tensor.mv
+PyObject* method_mv(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "mv(Tensor vec)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto vec = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::mv(self, vec); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.set_
 PyObject* method_set_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -361,6 +397,10 @@ In-place version of masked_fill(): writes the result into self. A copy of `self`
 masked_fill_(Tensor input, Tensor mask, Tensor value) -> Tensor
 
 In-place version of masked_fill(): writes the result into self. `masked_fill` with the value given as a 0-d tensor.)doc"});
+  functions.push_back({"mv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mv)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(mv(Tensor input, Tensor vec, *, Tensor? out=None) -> Tensor
+
+The product of the matrix `self` (n x m) with the vector `vec` (m).)doc"});
   functions.push_back({"sub", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sub)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(sub(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None) -> Tensor
 
@@ -409,6 +449,10 @@ In-place version of masked_fill(): writes the result into self. A copy of `self`
 masked_fill_(Tensor mask, Tensor value) -> Tensor
 
 In-place version of masked_fill(): writes the result into self. `masked_fill` with the value given as a 0-d tensor.)doc"});
+  methods.push_back({"mv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_mv)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(mv(Tensor vec) -> Tensor
+
+The product of the matrix `self` (n x m) with the vector `vec` (m).)doc"});
   methods.push_back({"set_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_set_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(set_(Tensor source) -> Tensor
 

@@ -9,6 +9,7 @@
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/repeat_interleave.h"
+#include "generated/ops/trace.h"
 
 namespace tl::python {
 namespace {
@@ -178,6 +179,20 @@ PyObject* fn_repeat_interleave(PyObject* /*module*/, PyObject* const* args, Py_s
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// trace
+PyObject* fn_trace(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "trace(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::trace(self); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -422,6 +437,20 @@ PyObject* method_repeat_interleave(PyObject* py_self, PyObject* const* args, Py_
   TL_PY_CATCH
 }
 
+// Tensor.trace
+PyObject* method_trace(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "trace()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::trace(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_33(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
@@ -469,6 +498,10 @@ Each element of `self` (flattened when `dim` is None) or each slice along `dim` 
 repeat_interleave(Tensor input, int repeats, int? dim=None, *, int? output_size=None) -> Tensor
 
 Each element of `self` (flattened when `dim` is None) or each slice along `dim` repeated `repeats` times.)doc"});
+  functions.push_back({"trace", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_trace)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(trace(Tensor input) -> Tensor
+
+The sum of the main diagonal of the matrix `self` (integers summed in int64).)doc"});
   methods.push_back({"__imul__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__imul__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__imul__(Tensor other) -> Tensor
 
@@ -537,6 +570,10 @@ Each element of `self` (flattened when `dim` is None) or each slice along `dim` 
 repeat_interleave(int repeats, int? dim=None, *, int? output_size=None) -> Tensor
 
 Each element of `self` (flattened when `dim` is None) or each slice along `dim` repeated `repeats` times.)doc"});
+  methods.push_back({"trace", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_trace)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(trace() -> Tensor
+
+The sum of the main diagonal of the matrix `self` (integers summed in int64).)doc"});
   (void)functions;
   (void)methods;
 }

@@ -6,6 +6,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_test_sum_defined.h"
 #include "generated/ops/diagonal_backward.h"
+#include "generated/ops/dot.h"
 #include "generated/ops/dsplit.h"
 #include "generated/ops/hstack.h"
 #include "generated/ops/is_nonzero.h"
@@ -43,6 +44,26 @@ PyObject* fn_diagonal_backward(PyObject* /*module*/, PyObject* const* args, Py_s
   auto dim1 = r.toInt64(3);
   auto dim2 = r.toInt64(4);
   auto result = [&] { GilRelease no_gil; return tl::diagonal_backward(grad_output, input_sizes, offset, dim1, dim2); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// dot
+PyObject* fn_dot(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "dot(Tensor input, Tensor tensor, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto tensor = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::dot_out(out, self, tensor); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::dot(self, tensor); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -169,6 +190,21 @@ PyObject* fn_special_digamma(PyObject* /*module*/, PyObject* const* args, Py_ssi
   TL_PY_CATCH
 }
 
+// Tensor.dot
+PyObject* method_dot(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "dot(Tensor tensor)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto tensor = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::dot(self, tensor); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.dsplit
 PyObject* method_dsplit(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -254,6 +290,10 @@ Test op: the sum of the tensors in `tensors` that are not None (a `Tensor?[]` in
                        METH_FASTCALL | METH_KEYWORDS, R"doc(diagonal_backward(Tensor grad_output, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor
 
 Zeros of shape `input_sizes` with `grad_output` written on the diagonal `diagonal(offset, dim1, dim2)` selects; the gradient of `diagonal`.)doc"});
+  functions.push_back({"dot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_dot)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(dot(Tensor input, Tensor tensor, *, Tensor? out=None) -> Tensor
+
+The dot product of two 1-D tensors of the same size and dtype (a 0-d tensor).)doc"});
   functions.push_back({"dsplit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_dsplit)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(dsplit(Tensor input, int sections) -> Sequence[Tensor]
 
@@ -282,6 +322,10 @@ nanquantile(Tensor input, float q, int? dim=None, bool keepdim=False, *, str int
                        METH_FASTCALL | METH_KEYWORDS, R"doc(special_digamma(Tensor input, *, Tensor? out=None) -> Tensor
 
 Alias of `digamma` (`torchlite.special.digamma`).)doc"});
+  methods.push_back({"dot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_dot)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(dot(Tensor tensor) -> Tensor
+
+The dot product of two 1-D tensors of the same size and dtype (a 0-d tensor).)doc"});
   methods.push_back({"dsplit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_dsplit)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(dsplit(int sections) -> Sequence[Tensor]
 

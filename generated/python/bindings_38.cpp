@@ -8,6 +8,7 @@
 #include "generated/ops/abs.h"
 #include "generated/ops/arcsin.h"
 #include "generated/ops/arcsinh.h"
+#include "generated/ops/linalg_cross.h"
 #include "generated/ops/linspace.h"
 #include "generated/ops/logcumsumexp.h"
 
@@ -123,6 +124,27 @@ PyObject* fn_arcsinh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::arcsinh_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_cross
+PyObject* fn_linalg_cross(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_cross(Tensor input, Tensor other, *, int dim=-1, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  auto dim = r.toInt64(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_cross_out(out, self, other, dim); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::linalg_cross(self, other, dim); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -384,6 +406,10 @@ Alias of `asinh`.)doc"});
                        METH_FASTCALL | METH_KEYWORDS, R"doc(arcsinh_(Tensor input) -> Tensor
 
 Alias of `asinh_`.)doc"});
+  functions.push_back({"linalg_cross", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_cross)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_cross(Tensor input, Tensor other, *, int dim=-1, Tensor? out=None) -> Tensor
+
+The cross product of 3-vectors along `dim` (size 3 in both), batch dims broadcast (`torchlite.linalg.cross`).)doc"});
   functions.push_back({"linspace", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linspace)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(linspace(Tensor start, Tensor end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False) -> Tensor
 

@@ -5,6 +5,7 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/addbmm.h"
 #include "generated/ops/bitwise_right_shift.h"
 #include "generated/ops/empty.h"
 #include "generated/ops/empty_strided.h"
@@ -15,6 +16,47 @@
 
 namespace tl::python {
 namespace {
+
+// addbmm
+PyObject* fn_addbmm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "addbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto batch1 = r.tensor(1);
+  auto batch2 = r.tensor(2);
+  auto beta = r.scalar(3);
+  auto alpha = r.scalar(4);
+  if (!r.is_none(5)) {
+    auto out = r.tensor(5);
+    auto result = [&] { GilRelease no_gil; return tl::addbmm_out(out, self, batch1, batch2, beta, alpha); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::addbmm(self, batch1, batch2, beta, alpha); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// addbmm_
+PyObject* fn_addbmm_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "addbmm_(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto batch1 = r.tensor(1);
+  auto batch2 = r.tensor(2);
+  auto beta = r.scalar(3);
+  auto alpha = r.scalar(4);
+  auto result = [&] { GilRelease no_gil; return tl::addbmm_(self, batch1, batch2, beta, alpha); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // bitwise_right_shift
 PyObject* fn_bitwise_right_shift(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -232,6 +274,42 @@ PyObject* operator__rshift__(PyObject* py_self, PyObject* const* args, Py_ssize_
   TL_PY_CATCH_OPERATOR
 }
 
+// Tensor.addbmm
+PyObject* method_addbmm(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "addbmm(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto batch1 = r.tensor(0);
+  auto batch2 = r.tensor(1);
+  auto beta = r.scalar(2);
+  auto alpha = r.scalar(3);
+  auto result = [&] { GilRelease no_gil; return tl::addbmm(self, batch1, batch2, beta, alpha); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.addbmm_
+PyObject* method_addbmm_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "addbmm_(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto batch1 = r.tensor(0);
+  auto batch2 = r.tensor(1);
+  auto beta = r.scalar(2);
+  auto alpha = r.scalar(3);
+  auto result = [&] { GilRelease no_gil; return tl::addbmm_(self, batch1, batch2, beta, alpha); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.bitwise_right_shift
 PyObject* method_bitwise_right_shift(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -369,6 +447,14 @@ PyObject* method_unflatten(PyObject* py_self, PyObject* const* args, Py_ssize_t 
 }  // namespace
 
 void add_bindings_4(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"addbmm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_addbmm)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(addbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None) -> Tensor
+
+`beta * self + alpha * sum(bmm(batch1, batch2), 0)` (one matrix product over the batch), `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored.)doc"});
+  functions.push_back({"addbmm_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_addbmm_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(addbmm_(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+
+In-place version of addbmm(): writes the result into self. `beta * self + alpha * sum(bmm(batch1, batch2), 0)` (one matrix product over the batch), `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored.)doc"});
   functions.push_back({"bitwise_right_shift", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_right_shift)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_right_shift(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -425,6 +511,14 @@ Shifts the bits of `self` right by `other` (arithmetic shift for signed dtypes),
 __rshift__(Scalar other) -> Tensor
 
 Shifts the bits of `self` right by the number `other`.)doc"});
+  methods.push_back({"addbmm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_addbmm)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(addbmm(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+
+`beta * self + alpha * sum(bmm(batch1, batch2), 0)` (one matrix product over the batch), `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored.)doc"});
+  methods.push_back({"addbmm_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_addbmm_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(addbmm_(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+
+In-place version of addbmm(): writes the result into self. `beta * self + alpha * sum(bmm(batch1, batch2), 0)` (one matrix product over the batch), `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored.)doc"});
   methods.push_back({"bitwise_right_shift", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_bitwise_right_shift)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_right_shift(Tensor other) -> Tensor
 

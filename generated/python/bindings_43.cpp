@@ -6,9 +6,12 @@
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_unsafe_view.h"
+#include "generated/ops/addmv.h"
 #include "generated/ops/arctan.h"
 #include "generated/ops/bucketize.h"
+#include "generated/ops/cdist.h"
 #include "generated/ops/diff.h"
+#include "generated/ops/linalg_multi_dot.h"
 #include "generated/ops/mode.h"
 #include "generated/ops/nonzero.h"
 #include "generated/ops/sigmoid.h"
@@ -32,6 +35,47 @@ PyObject* fn__unsafe_view(PyObject* /*module*/, PyObject* const* args, Py_ssize_
   auto self = r.tensor(0);
   auto size = r.intlist(1);
   auto result = [&] { GilRelease no_gil; return tl::_unsafe_view(self, size); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// addmv
+PyObject* fn_addmv(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "addmv(Tensor input, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto mat = r.tensor(1);
+  auto vec = r.tensor(2);
+  auto beta = r.scalar(3);
+  auto alpha = r.scalar(4);
+  if (!r.is_none(5)) {
+    auto out = r.tensor(5);
+    auto result = [&] { GilRelease no_gil; return tl::addmv_out(out, self, mat, vec, beta, alpha); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::addmv(self, mat, vec, beta, alpha); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// addmv_
+PyObject* fn_addmv_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "addmv_(Tensor input, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto mat = r.tensor(1);
+  auto vec = r.tensor(2);
+  auto beta = r.scalar(3);
+  auto alpha = r.scalar(4);
+  auto result = [&] { GilRelease no_gil; return tl::addmv_(self, mat, vec, beta, alpha); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -105,6 +149,23 @@ PyObject* fn_bucketize(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH
 }
 
+// cdist
+PyObject* fn_cdist(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto x1 = r.tensor(0);
+  auto x2 = r.tensor(1);
+  auto p = r.toDouble(2);
+  auto compute_mode = r.toInt64_optional(3);
+  auto result = [&] { GilRelease no_gil; return tl::cdist(x1, x2, p, compute_mode); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // diff
 PyObject* fn_diff(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -124,6 +185,25 @@ PyObject* fn_diff(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::diff(self, n, dim, prepend, append); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_multi_dot
+PyObject* fn_linalg_multi_dot(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_multi_dot(Tensor[] tensors, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto tensors = r.tensorlist(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_multi_dot_out(out, tensors); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::linalg_multi_dot(tensors); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -220,6 +300,42 @@ PyObject* fn_special_logit(PyObject* /*module*/, PyObject* const* args, Py_ssize
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::special_logit(self, eps); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.addmv
+PyObject* method_addmv(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "addmv(Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto mat = r.tensor(0);
+  auto vec = r.tensor(1);
+  auto beta = r.scalar(2);
+  auto alpha = r.scalar(3);
+  auto result = [&] { GilRelease no_gil; return tl::addmv(self, mat, vec, beta, alpha); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.addmv_
+PyObject* method_addmv_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "addmv_(Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto mat = r.tensor(0);
+  auto vec = r.tensor(1);
+  auto beta = r.scalar(2);
+  auto alpha = r.scalar(3);
+  auto result = [&] { GilRelease no_gil; return tl::addmv_(self, mat, vec, beta, alpha); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -337,6 +453,14 @@ void add_bindings_43(std::vector<PyMethodDef>& functions, std::vector<PyMethodDe
                        METH_FASTCALL | METH_KEYWORDS, R"doc(_unsafe_view(Tensor input, int[] size) -> Tensor
 
 `self` with another shape over the same storage, but not a view of it (no base): what `reshape` returns when it had to copy, as the copy is its own (PyTorch's `_unsafe_view`). The strides must allow it, as for `view`.)doc"});
+  functions.push_back({"addmv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_addmv)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(addmv(Tensor input, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None) -> Tensor
+
+`beta * self + alpha * (mat @ vec)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored (NaN and inf in it do not propagate).)doc"});
+  functions.push_back({"addmv_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_addmv_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(addmv_(Tensor input, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+
+In-place version of addmv(): writes the result into self. `beta * self + alpha * (mat @ vec)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored (NaN and inf in it do not propagate).)doc"});
   functions.push_back({"arctan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arctan)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(arctan(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -353,10 +477,18 @@ The index of the bucket of each element of `self` between the sorted 1-D `bounda
 bucketize(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor
 
 `bucketize` of one number (promoted as a Python number): a 0-d index.)doc"});
+  functions.push_back({"cdist", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cdist)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor
+
+The `p`-norm distance between each row of `x1` (.., r1, m) and each row of `x2` (.., r2, m), batch dims broadcast: a (.., r1, r2) tensor. For p = 2, `compute_mode` 1 (or None/0 with more than 25 rows on a side) uses a matrix product, 2 never; `torchlite.cdist` takes PyTorch's names for the modes.)doc"});
   functions.push_back({"diff", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_diff)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(diff(Tensor input, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None, *, Tensor? out=None) -> Tensor
 
 The `n`-th forward difference of `self` along `dim` (`x[i+1] - x[i]`, `logical_xor` for bool), after joining `prepend` before and `append` after it along `dim`.)doc"});
+  functions.push_back({"linalg_multi_dot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_multi_dot)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_multi_dot(Tensor[] tensors, *, Tensor? out=None) -> Tensor
+
+The product of a chain of matrices (the first may be a row vector, the last a column vector, each 1-D), multiplied in the order that needs the fewest scalar multiplications (`torchlite.linalg.multi_dot`).)doc"});
   functions.push_back({"mode", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mode)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(mode(Tensor input, int dim=-1, bool keepdim=False, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
@@ -377,6 +509,14 @@ In-place version of sigmoid(): writes the result into self. The logistic functio
                        METH_FASTCALL | METH_KEYWORDS, R"doc(special_logit(Tensor input, float? eps=None, *, Tensor? out=None) -> Tensor
 
 Alias of `logit` (`torchlite.special.logit`).)doc"});
+  methods.push_back({"addmv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_addmv)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(addmv(Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+
+`beta * self + alpha * (mat @ vec)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored (NaN and inf in it do not propagate).)doc"});
+  methods.push_back({"addmv_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_addmv_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(addmv_(Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+
+In-place version of addmv(): writes the result into self. `beta * self + alpha * (mat @ vec)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored (NaN and inf in it do not propagate).)doc"});
   methods.push_back({"arctan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_arctan)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(arctan() -> Tensor
 

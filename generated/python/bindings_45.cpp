@@ -8,6 +8,7 @@
 #include "generated/ops/acos.h"
 #include "generated/ops/cummax.h"
 #include "generated/ops/log_softmax.h"
+#include "generated/ops/vdot.h"
 
 namespace tl::python {
 namespace {
@@ -93,6 +94,26 @@ PyObject* fn_log_softmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
+// vdot
+PyObject* fn_vdot(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "vdot(Tensor input, Tensor other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::vdot_out(out, self, other); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::vdot(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.acos
 PyObject* method_acos(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -152,6 +173,21 @@ PyObject* method_log_softmax(PyObject* py_self, PyObject* const* args, Py_ssize_
   TL_PY_CATCH
 }
 
+// Tensor.vdot
+PyObject* method_vdot(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "vdot(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::vdot(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_45(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
@@ -173,6 +209,10 @@ The running maximum of `self` along `dim` and the index where it was (last) reac
                        METH_FASTCALL | METH_KEYWORDS, R"doc(log_softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None) -> Tensor
 
 `log(softmax(self, dim))`, computed stably; with `dtype`, `self` is converted to it first.)doc"});
+  functions.push_back({"vdot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_vdot)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(vdot(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+The dot product of two 1-D tensors, the first conjugated; for real tensors the same as `dot` (complex dtypes are not supported yet).)doc"});
   methods.push_back({"acos", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_acos)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(acos() -> Tensor
 
@@ -189,6 +229,10 @@ The running maximum of `self` along `dim` and the index where it was (last) reac
                      METH_FASTCALL | METH_KEYWORDS, R"doc(log_softmax(int dim, ScalarType? dtype=None) -> Tensor
 
 `log(softmax(self, dim))`, computed stably; with `dtype`, `self` is converted to it first.)doc"});
+  methods.push_back({"vdot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_vdot)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(vdot(Tensor other) -> Tensor
+
+The dot product of two 1-D tensors, the first conjugated; for real tensors the same as `dot` (complex dtypes are not supported yet).)doc"});
   (void)functions;
   (void)methods;
 }

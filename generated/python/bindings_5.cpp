@@ -7,9 +7,11 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_test_mul_add.h"
 #include "generated/ops/cos.h"
+#include "generated/ops/ger.h"
 #include "generated/ops/log.h"
 #include "generated/ops/rsub.h"
 #include "generated/ops/special_log_softmax.h"
+#include "generated/ops/tensordot.h"
 
 namespace tl::python {
 namespace {
@@ -70,6 +72,26 @@ PyObject* fn_cos_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::cos_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// ger
+PyObject* fn_ger(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "ger(Tensor input, Tensor vec2, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto vec2 = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::ger_out(out, self, vec2); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::ger(self, vec2); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -152,6 +174,28 @@ PyObject* fn_special_log_softmax(PyObject* /*module*/, PyObject* const* args, Py
   TL_PY_CATCH
 }
 
+// tensordot
+PyObject* fn_tensordot(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "tensordot(Tensor input, Tensor other, int[] dims_self, int[] dims_other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  auto dims_self = r.intlist(2);
+  auto dims_other = r.intlist(3);
+  if (!r.is_none(4)) {
+    auto out = r.tensor(4);
+    auto result = [&] { GilRelease no_gil; return tl::tensordot_out(out, self, other, dims_self, dims_other); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::tensordot(self, other, dims_self, dims_other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.__rsub__
 PyObject* operator__rsub__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -211,6 +255,21 @@ PyObject* method_cos_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.ger
+PyObject* method_ger(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "ger(Tensor vec2)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto vec2 = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::ger(self, vec2); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.log
 PyObject* method_log(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -256,6 +315,10 @@ The cosine of every element of `self` (radians); integer inputs give the default
                        METH_FASTCALL | METH_KEYWORDS, R"doc(cos_(Tensor input) -> Tensor
 
 In-place version of cos(): writes the result into self. The cosine of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
+  functions.push_back({"ger", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ger)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(ger(Tensor input, Tensor vec2, *, Tensor? out=None) -> Tensor
+
+Alias of `outer`.)doc"});
   functions.push_back({"log", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(log(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -276,6 +339,10 @@ Computes `other - alpha * self` for a number `other`; backs the reflected `numbe
                        METH_FASTCALL | METH_KEYWORDS, R"doc(special_log_softmax(Tensor input, int dim, *, ScalarType? dtype=None) -> Tensor
 
 Alias of `log_softmax` (`torchlite.special.log_softmax`).)doc"});
+  functions.push_back({"tensordot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tensordot)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(tensordot(Tensor input, Tensor other, int[] dims_self, int[] dims_other, *, Tensor? out=None) -> Tensor
+
+The contraction of `self` and `other` over the paired dimensions `dims_self[i]`, `dims_other[i]` (a size-1 dimension is summed against any size): the free dims of `self`, then those of `other`. `torchlite.tensordot(a, b, dims=2)` is PyTorch's Python front end (an int, a pair of lists).)doc"});
   methods.push_back({"__rsub__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__rsub__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__rsub__(Scalar other, Scalar alpha=1) -> Tensor
 
@@ -292,6 +359,10 @@ The cosine of every element of `self` (radians); integer inputs give the default
                      METH_FASTCALL | METH_KEYWORDS, R"doc(cos_() -> Tensor
 
 In-place version of cos(): writes the result into self. The cosine of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
+  methods.push_back({"ger", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_ger)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(ger(Tensor vec2) -> Tensor
+
+Alias of `outer`.)doc"});
   methods.push_back({"log", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(log() -> Tensor
 

@@ -4,12 +4,54 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/addr.h"
 #include "generated/ops/erfinv.h"
 #include "generated/ops/pow.h"
 #include "generated/ops/trunc.h"
 
 namespace tl::python {
 namespace {
+
+// addr
+PyObject* fn_addr(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "addr(Tensor input, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto vec1 = r.tensor(1);
+  auto vec2 = r.tensor(2);
+  auto beta = r.scalar(3);
+  auto alpha = r.scalar(4);
+  if (!r.is_none(5)) {
+    auto out = r.tensor(5);
+    auto result = [&] { GilRelease no_gil; return tl::addr_out(out, self, vec1, vec2, beta, alpha); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::addr(self, vec1, vec2, beta, alpha); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// addr_
+PyObject* fn_addr_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "addr_(Tensor input, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto vec1 = r.tensor(1);
+  auto vec2 = r.tensor(2);
+  auto beta = r.scalar(3);
+  auto alpha = r.scalar(4);
+  auto result = [&] { GilRelease no_gil; return tl::addr_(self, vec1, vec2, beta, alpha); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // erfinv
 PyObject* fn_erfinv(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -207,6 +249,42 @@ PyObject* operator__pow__(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH_OPERATOR
 }
 
+// Tensor.addr
+PyObject* method_addr(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "addr(Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto vec1 = r.tensor(0);
+  auto vec2 = r.tensor(1);
+  auto beta = r.scalar(2);
+  auto alpha = r.scalar(3);
+  auto result = [&] { GilRelease no_gil; return tl::addr(self, vec1, vec2, beta, alpha); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.addr_
+PyObject* method_addr_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "addr_(Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto vec1 = r.tensor(0);
+  auto vec2 = r.tensor(1);
+  auto beta = r.scalar(2);
+  auto alpha = r.scalar(3);
+  auto result = [&] { GilRelease no_gil; return tl::addr_(self, vec1, vec2, beta, alpha); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.erfinv
 PyObject* method_erfinv(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -320,6 +398,14 @@ PyObject* method_trunc_(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
 }  // namespace
 
 void add_bindings_53(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+  functions.push_back({"addr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_addr)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(addr(Tensor input, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None) -> Tensor
+
+`beta * self + alpha * outer(vec1, vec2)`, `self` broadcast to the outer product's shape (for bool: `beta and self or alpha and outer`).)doc"});
+  functions.push_back({"addr_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_addr_)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(addr_(Tensor input, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+
+In-place version of addr(): writes the result into self. `beta * self + alpha * outer(vec1, vec2)`, `self` broadcast to the outer product's shape (for bool: `beta and self or alpha and outer`).)doc"});
   functions.push_back({"erfinv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_erfinv)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(erfinv(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -372,6 +458,14 @@ Raises each element of `self` to the power in `exponent`, with broadcasting and 
 __pow__(Scalar exponent) -> Tensor
 
 Raises each element of `self` to the number `exponent`.)doc"});
+  methods.push_back({"addr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_addr)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(addr(Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+
+`beta * self + alpha * outer(vec1, vec2)`, `self` broadcast to the outer product's shape (for bool: `beta and self or alpha and outer`).)doc"});
+  methods.push_back({"addr_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_addr_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(addr_(Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+
+In-place version of addr(): writes the result into self. `beta * self + alpha * outer(vec1, vec2)`, `self` broadcast to the outer product's shape (for bool: `beta and self or alpha and outer`).)doc"});
   methods.push_back({"erfinv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_erfinv)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(erfinv() -> Tensor
 

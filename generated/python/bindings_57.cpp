@@ -6,6 +6,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_unique2.h"
 #include "generated/ops/adjoint.h"
+#include "generated/ops/cross.h"
 #include "generated/ops/frac.h"
 #include "generated/ops/index_reduce.h"
 #include "generated/ops/nanmean.h"
@@ -41,6 +42,27 @@ PyObject* fn_adjoint(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::adjoint(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// cross
+PyObject* fn_cross(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cross(Tensor input, Tensor other, int? dim=None, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  auto dim = r.toInt64_optional(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::cross_out(out, self, other, dim); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::cross(self, other, dim); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -175,6 +197,22 @@ PyObject* method_adjoint(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
+// Tensor.cross
+PyObject* method_cross(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cross(Tensor other, int? dim=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto dim = r.toInt64_optional(1);
+  auto result = [&] { GilRelease no_gil; return tl::cross(self, other, dim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.frac
 PyObject* method_frac(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -269,6 +307,10 @@ void add_bindings_57(std::vector<PyMethodDef>& functions, std::vector<PyMethodDe
                        METH_FASTCALL | METH_KEYWORDS, R"doc(adjoint(Tensor input) -> Tensor
 
 A view of `self` with its last two dimensions swapped (the conjugate transpose; torchlite has no complex dtypes, so no conjugation). A 0-d tensor is returned as it is.)doc"});
+  functions.push_back({"cross", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cross)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(cross(Tensor input, Tensor other, int? dim=None, *, Tensor? out=None) -> Tensor
+
+`linalg.cross` along `dim`; when None, along the first dimension of size 3 (a legacy default PyTorch deprecates).)doc"});
   functions.push_back({"frac", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_frac)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(frac(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -297,6 +339,10 @@ The gradient of `unfold`: a tensor of `input_sizes` where each element sums the 
                      METH_FASTCALL | METH_KEYWORDS, R"doc(adjoint() -> Tensor
 
 A view of `self` with its last two dimensions swapped (the conjugate transpose; torchlite has no complex dtypes, so no conjugation). A 0-d tensor is returned as it is.)doc"});
+  methods.push_back({"cross", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cross)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(cross(Tensor other, int? dim=None) -> Tensor
+
+`linalg.cross` along `dim`; when None, along the first dimension of size 3 (a legacy default PyTorch deprecates).)doc"});
   methods.push_back({"frac", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_frac)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(frac() -> Tensor
 

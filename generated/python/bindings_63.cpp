@@ -8,6 +8,7 @@
 #include "generated/ops/bitwise_xor.h"
 #include "generated/ops/concatenate.h"
 #include "generated/ops/count_nonzero.h"
+#include "generated/ops/linalg_vecdot.h"
 #include "generated/ops/log10.h"
 #include "generated/ops/not_equal.h"
 
@@ -172,6 +173,27 @@ PyObject* fn_count_nonzero(PyObject* /*module*/, PyObject* const* args, Py_ssize
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// linalg_vecdot
+PyObject* fn_linalg_vecdot(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_vecdot(Tensor x, Tensor y, *, int dim=-1, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto x = r.tensor(0);
+  auto y = r.tensor(1);
+  auto dim = r.toInt64(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_vecdot_out(out, x, y, dim); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::linalg_vecdot(x, y, dim); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -587,6 +609,10 @@ The number of non-zero elements of `self` along `dim` (of all elements when None
 count_nonzero(Tensor input, int[] dim, *, Tensor? out=None) -> Tensor
 
 The number of non-zero elements of `self` over the dimensions in `dim`, as int64.)doc"});
+  functions.push_back({"linalg_vecdot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_vecdot)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_vecdot(Tensor x, Tensor y, *, int dim=-1, Tensor? out=None) -> Tensor
+
+The dot product of `x` and `y` along `dim`, other dims broadcast (`sum(x * y, dim)`; `torchlite.linalg.vecdot`).)doc"});
   functions.push_back({"log10", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log10)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(log10(Tensor input, *, Tensor? out=None) -> Tensor
 

@@ -10,6 +10,7 @@
 #include "generated/ops/angle.h"
 #include "generated/ops/arccos.h"
 #include "generated/ops/div.h"
+#include "generated/ops/inner.h"
 #include "generated/ops/isneginf.h"
 #include "generated/ops/max.h"
 #include "generated/ops/meshgrid.h"
@@ -204,6 +205,26 @@ PyObject* fn_div_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// inner
+PyObject* fn_inner(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "inner(Tensor input, Tensor other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::inner_out(out, self, other); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::inner(self, other); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -576,6 +597,21 @@ PyObject* method_div_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.inner
+PyObject* method_inner(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "inner(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::inner(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.isneginf
 PyObject* method_isneginf(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -748,6 +784,10 @@ In-place version of div(): writes the result into self. Divides every element of
 div_(Tensor input, Scalar other, *, str? rounding_mode) -> Tensor
 
 In-place version of div(): writes the result into self. Divides every element of `self` by the number `other`, rounding as `rounding_mode` says.)doc"});
+  functions.push_back({"inner", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_inner)),
+                       METH_FASTCALL | METH_KEYWORDS, R"doc(inner(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+The inner product over the last dimension of both tensors (`tensordot(self, other, ([-1], [-1]))`); a 0-d operand multiplies the other.)doc"});
   functions.push_back({"isneginf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isneginf)),
                        METH_FASTCALL | METH_KEYWORDS, R"doc(isneginf(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -852,6 +892,10 @@ In-place version of div(): writes the result into self. Divides every element of
 div_(Scalar other, *, str? rounding_mode) -> Tensor
 
 In-place version of div(): writes the result into self. Divides every element of `self` by the number `other`, rounding as `rounding_mode` says.)doc"});
+  methods.push_back({"inner", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_inner)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(inner(Tensor other) -> Tensor
+
+The inner product over the last dimension of both tensors (`tensordot(self, other, ([-1], [-1]))`); a 0-d operand multiplies the other.)doc"});
   methods.push_back({"isneginf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_isneginf)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(isneginf() -> Tensor
 
