@@ -73,9 +73,6 @@ KNOWN_OUT_GAPS = {
             "(its backward raises 'derivative for aten::diagonal_copy is not implemented'); torchlite refuses them",
     "diagonal_copy": "PyTorch's diagonal_copy out= accepts inputs that require grad and returns out with a "
                      "NotImplemented grad_fn (its backward raises); torchlite refuses them",
-    **{name: f"PyTorch's {name} out= (a composite) accepts inputs that require grad and records a copy into out; "
-             "torchlite refuses them, as for every out= op"
-       for name in ("inner", "tensordot")},
 }
 
 

@@ -310,7 +310,6 @@ Tensor tensordot(const Tensor& self, const Tensor& other, IntArrayRef dims_self,
 
 // tensordot.out(Tensor self, Tensor other, int[] dims_self, int[] dims_other, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& tensordot_out(const Tensor& out, const Tensor& self, const Tensor& other, IntArrayRef dims_self, IntArrayRef dims_other) {
-  check_out_no_grad("tensordot.out", {&self, &other}, {&out});
   return copy_to_out(out, tensordot(self, other, dims_self, dims_other), "tensordot.out", native::OutDtype::Exact);
 }
 

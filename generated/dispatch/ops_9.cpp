@@ -421,7 +421,6 @@ Tensor inner(const Tensor& self, const Tensor& other) {
 
 // inner.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& inner_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  check_out_no_grad("inner.out", {&self, &other}, {&out});
   return copy_to_out(out, inner(self, other), "inner.out", native::OutDtype::Exact);
 }
 
