@@ -16,7 +16,7 @@ from typing import Any, Optional
 import yaml
 
 from codegen.model import (
-    COMPOSITE, DTYPE_GROUPS, DTYPE_NAMES, INPLACE_DUNDERS, Annotation, Argument, BaseType, Derivative,
+    COMPOSITE, DTYPE_GROUPS, DTYPE_NAMES, INPLACE_DUNDERS, PYTHON_MODULES, Annotation, Argument, BaseType, Derivative,
     FunctionSchema, Location, NativeFunction, NativeFunctionsFile, OperatorName,
     Return, SchemaKind, Tag,
 )
@@ -37,7 +37,7 @@ class CodegenError(Exception):
 
 ENTRY_KEYS = ("func", "doc", "variants", "inplace", "out", "dispatch", "impl", "derivatives",
               "output_differentiability", "tags", "python_operators", "view_of", "samples", "dtypes",
-              "backward_node", "alias_of", "out_dtype")
+              "backward_node", "alias_of", "out_dtype", "python_module")
 TOP_KEYS = ("tags", "functions")
 
 
@@ -210,6 +210,10 @@ class _EntryReader:
         out_dtype = self._get("out_dtype", str)
         if out_dtype not in (None, "exact", "any"):
             self.error("out_dtype", f"`out_dtype:` must be `exact` or `any` (absent: the result casts safely), not `{out_dtype}`")
+        python_module = self._get("python_module", str)
+        if python_module is not None and python_module not in PYTHON_MODULES:
+            self.error("python_module", f"`python_module:` must be one of {', '.join(PYTHON_MODULES)}, "
+                       f"not `{python_module}`")
         if not self.ok or schema is None:
             return []
         source = NativeFunction(
@@ -220,6 +224,7 @@ class _EntryReader:
             tags=tuple(tags or ()), python_operators=tuple(python_operators or ()),
             view_of=view_of, samples=tuple(samples or ()), dtypes=dtypes, derive=derive, key_lines=self._key_lines(),
             backward_node=backward_node, alias_of=alias_of, out_dtype=out_dtype,
+            python_module=python_module,
         )
         return _with_derived(source)
 
@@ -442,7 +447,10 @@ def _with_derived(source: NativeFunction) -> list[NativeFunction]:
     for kind in kinds:
         if kind is SchemaKind.inplace:
             schema = _inplace_schema(source.schema)
-            variants = frozenset({"method"} | ({"function"} & source.variants))
+            # PyTorch's in-place ops are methods, except those of a python_module (F.elu_ is
+            # torch._C._nn.elu_, not Tensor.elu_): those keep the entry's variants.
+            variants = source.variants if source.python_module else \
+                frozenset({"method"} | ({"function"} & source.variants))
             operators = inplace_ops
         else:
             schema = _out_schema(source.schema)

@@ -208,6 +208,10 @@ def describe_dtypes(dtypes: tuple[str, ...]) -> str:
     return ", ".join(parts)
 COMPOSITE = "Composite"
 
+# The Python submodules a function binding may be placed in (`python_module: nn` binds it in
+# torchlite._C._nn instead of torchlite._C._ops, as PyTorch binds F.elu's op in torch._C._nn).
+PYTHON_MODULES = ("nn", "special", "linalg", "fft")
+
 # Python's augmented-assignment dunders: a `python_operators` name in this set binds the
 # in-place variant of an op (`__iadd__` -> add_), every other dunder binds the op itself.
 INPLACE_DUNDERS = frozenset(
@@ -272,6 +276,9 @@ class NativeFunction:
     # How a composite op's derived out= checks the out tensor's dtype (`out_dtype:`): None for
     # PyTorch's usual rule (the result must cast to it safely), "exact" (matmul), "any" (stack, as cat).
     out_dtype: Optional[str] = None
+    # The Python submodule of the function binding (`python_module: nn` -> torchlite._C._nn), as
+    # PyTorch's YAML key; None for the top-level torchlite._C._ops. Methods are unaffected.
+    python_module: Optional[str] = None
     # Line of each YAML key of the entry ("func", "doc", ...; "non_differentiable:self" for an
     # input declared so), so errors point at the key. Not part of equality.
     key_lines: tuple[tuple[str, int], ...] = field(default=(), compare=False, repr=False)

@@ -23,7 +23,7 @@ import torch
 import torchlite as tl
 from codegen.loader import load_native_functions
 from codegen.model import COMPOSITE, SchemaKind
-from conftest import Spec, iter_specs, map_specs, parse_sample, sample_callables, sample_hint
+from conftest import Spec, iter_specs, map_specs, op_namespace, parse_sample, sample_callables, sample_hint
 from torchlite.autograd.gradcheck import gradcheck, gradgradcheck
 
 YAML = Path(__file__).resolve().parents[1] / "native_functions.yaml"
@@ -136,7 +136,7 @@ def _leaf(values, layout, lib):
     return lib.from_numpy(np.array(values, order="C")).requires_grad_(), lambda x: x
 
 
-def _prepare(call, sample, layout, lib=tl, inplace=None, random=False):
+def _prepare(call, sample, layout, lib=tl, inplace=None, random=False, namespace=None):
     """(func, leaves): `func(*leaves)` runs `call` (a callable of (args, kwargs)) on the sample's inputs
     built from the leaves. With `inplace` (a method name), func runs `args[0].clone().<inplace>(...)`."""
     args, kwargs = parse_sample(sample, lib)
@@ -155,8 +155,10 @@ def _prepare(call, sample, layout, lib=tl, inplace=None, random=False):
             lib.manual_seed(0)
         slots = iter(inputs)
         a, k = map_specs((args, kwargs), lambda s: next(slots)(xs))
-        if inplace:
-            return getattr(a[0].clone(), inplace)(*a[1:], **k)
+        if inplace:  # a method, or a function of the module (F.elu_ is torch._C._nn.elu_ only)
+            x = a[0].clone()
+            method = getattr(x, inplace, None)
+            return method(*a[1:], **k) if method else getattr(namespace, inplace)(x, *a[1:], **k)
         return call(a, k)
 
     return func, leaves
@@ -169,8 +171,8 @@ def _both(f, form, sample, layout):
         f.schema.name.name if f.schema.name.inplace else None
     t_call, l_call = sample_callables(f, sample)
     random = "random" in f.tags
-    return (_prepare(l_call, sample, layout, tl, name, random),
-            _prepare(t_call, sample, layout, torch, name, random))
+    return (_prepare(l_call, sample, layout, tl, name, random, op_namespace(f, tl)),
+            _prepare(t_call, sample, layout, torch, name, random, op_namespace(f, torch)))
 
 
 def _forward_or_torch_rejects(case, t_case, what, strict):

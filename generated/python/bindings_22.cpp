@@ -3,6 +3,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/absolute.h"
 #include "generated/ops/diagonal.h"
@@ -113,17 +114,17 @@ PyObject* method_diagonal(PyObject* py_self, PyObject* const* args, Py_ssize_t n
 
 }  // namespace
 
-void add_bindings_22(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"absolute", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_absolute)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(absolute(Tensor input, *, Tensor? out=None) -> Tensor
+void add_bindings_22(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"absolute", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_absolute)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(absolute(Tensor input, *, Tensor? out=None) -> Tensor
 
 Alias of `abs`.)doc"});
-  functions.push_back({"diagonal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_diagonal)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(diagonal(Tensor input, int offset=0, int dim1=0, int dim2=1) -> Tensor
+  functions["_ops"].push_back({"diagonal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_diagonal)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(diagonal(Tensor input, int offset=0, int dim1=0, int dim2=1) -> Tensor
 
 A view of the diagonal of `self` over dimensions `dim1` and `dim2` (above it for a positive `offset`, below for a negative one), appended as the last dimension.)doc"});
-  functions.push_back({"special_erf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_erf)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_erf(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"special_erf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_erf)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(special_erf(Tensor input, *, Tensor? out=None) -> Tensor
 
 Alias of `erf` (`torchlite.special.erf`).)doc"});
   methods.push_back({"absolute", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_absolute)),

@@ -3,6 +3,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/fmod.h"
 #include "generated/ops/rand_like.h"
@@ -191,33 +192,33 @@ PyObject* method_fmod_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 
 }  // namespace
 
-void add_bindings_25(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"fmod", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fmod)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(fmod(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+void add_bindings_25(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"fmod", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fmod)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(fmod(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 The remainder of `self / other` with the sign of `self` (C's fmod), with broadcasting and type promotion; integer division by zero raises.
 
 fmod(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
 
 The remainder of dividing every element of `self` by the number `other`, with the sign of `self`.)doc"});
-  functions.push_back({"fmod_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fmod_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(fmod_(Tensor input, Tensor other) -> Tensor
+  functions["_ops"].push_back({"fmod_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fmod_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(fmod_(Tensor input, Tensor other) -> Tensor
 
 In-place version of fmod(): writes the result into self. The remainder of `self / other` with the sign of `self` (C's fmod), with broadcasting and type promotion; integer division by zero raises.
 
 fmod_(Tensor input, Scalar other) -> Tensor
 
 In-place version of fmod(): writes the result into self. The remainder of dividing every element of `self` by the number `other`, with the sign of `self`.)doc"});
-  functions.push_back({"rand_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rand_like)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(rand_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
+  functions["_ops"].push_back({"rand_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rand_like)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(rand_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
 Uniform random numbers in [0, 1) with the shape of `self` and its dtype and device unless given.)doc"});
-  functions.push_back({"special_ndtr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_ndtr)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_ndtr(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"special_ndtr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_ndtr)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(special_ndtr(Tensor input, *, Tensor? out=None) -> Tensor
 
 The standard normal cumulative distribution function `(1 + erf(x / sqrt(2))) / 2` of every element x of `self` (`torchlite.special.ndtr`).)doc"});
-  functions.push_back({"triu_indices", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_triu_indices)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False) -> Tensor
+  functions["_ops"].push_back({"triu_indices", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_triu_indices)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False) -> Tensor
 
 The (row, column) coordinates of the upper triangle of a `row` x `col` matrix (on and above the `offset`-th diagonal), as a 2 x N tensor in row-major order; int64 unless `dtype`.)doc"});
   methods.push_back({"fmod", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_fmod)),

@@ -3,6 +3,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/float_power.h"
 
@@ -141,9 +142,9 @@ PyObject* method_float_power_(PyObject* py_self, PyObject* const* args, Py_ssize
 
 }  // namespace
 
-void add_bindings_30(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"float_power", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_float_power)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(float_power(Tensor input, Tensor exponent, *, Tensor? out=None) -> Tensor
+void add_bindings_30(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"float_power", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_float_power)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(float_power(Tensor input, Tensor exponent, *, Tensor? out=None) -> Tensor
 
 `self ** exponent` computed in float64 (the result is always float64), with broadcasting.
 
@@ -154,8 +155,8 @@ float_power(Tensor input, Scalar exponent, *, Tensor? out=None) -> Tensor
 float_power(Scalar self, Tensor exponent, *, Tensor? out=None) -> Tensor
 
 The number `self` raised to each power in `exponent`, computed in float64 (the result is always float64).)doc"});
-  functions.push_back({"float_power_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_float_power_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(float_power_(Tensor input, Tensor exponent) -> Tensor
+  functions["_ops"].push_back({"float_power_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_float_power_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(float_power_(Tensor input, Tensor exponent) -> Tensor
 
 In-place version of float_power(): writes the result into self. `self ** exponent` computed in float64 (the result is always float64), with broadcasting.
 

@@ -3,6 +3,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/arctan.h"
@@ -314,47 +315,47 @@ PyObject* method_sigmoid_(PyObject* py_self, PyObject* const* args, Py_ssize_t n
 
 }  // namespace
 
-void add_bindings_43(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+void add_bindings_43(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   mode_type = return_type("mode", {"values", "indices"});
   mode_out_type = return_type("mode_out", {"values", "indices"});
-  functions.push_back({"arctan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arctan)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(arctan(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"arctan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arctan)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(arctan(Tensor input, *, Tensor? out=None) -> Tensor
 
 Alias of `atan`.)doc"});
-  functions.push_back({"arctan_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arctan_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(arctan_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"arctan_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arctan_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(arctan_(Tensor input) -> Tensor
 
 Alias of `atan_`.)doc"});
-  functions.push_back({"bucketize", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bucketize)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(bucketize(Tensor input, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"bucketize", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bucketize)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(bucketize(Tensor input, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor? out=None) -> Tensor
 
 The index of the bucket of each element of `self` between the sorted 1-D `boundaries` (`searchsorted(boundaries, self)`); with `right=True` a value equal to a boundary goes to the bucket after it.
 
 bucketize(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor
 
 `bucketize` of one number (promoted as a Python number): a 0-d index.)doc"});
-  functions.push_back({"diff", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_diff)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(diff(Tensor input, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"diff", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_diff)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(diff(Tensor input, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None, *, Tensor? out=None) -> Tensor
 
 The `n`-th forward difference of `self` along `dim` (`x[i+1] - x[i]`, `logical_xor` for bool), after joining `prepend` before and `append` after it along `dim`.)doc"});
-  functions.push_back({"mode", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mode)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(mode(Tensor input, int dim=-1, bool keepdim=False, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+  functions["_ops"].push_back({"mode", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mode)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(mode(Tensor input, int dim=-1, bool keepdim=False, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 The most frequent value of `self` along `dim` (the smallest of equally frequent ones; each NaN counts apart) and an index where it occurs, as PyTorch's CPU kernel picks it.)doc"});
-  functions.push_back({"nonzero", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nonzero)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(nonzero(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"nonzero", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nonzero)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(nonzero(Tensor input, *, Tensor? out=None) -> Tensor
 
 The indices of the nonzero elements of `self` as an int64 tensor of shape (count, self.dim()), in row-major order.)doc"});
-  functions.push_back({"sigmoid", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sigmoid)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(sigmoid(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"sigmoid", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sigmoid)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(sigmoid(Tensor input, *, Tensor? out=None) -> Tensor
 
 The logistic function `1 / (1 + exp(-x))` of every element x of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"sigmoid_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sigmoid_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(sigmoid_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"sigmoid_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sigmoid_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(sigmoid_(Tensor input) -> Tensor
 
 In-place version of sigmoid(): writes the result into self. The logistic function `1 / (1 + exp(-x))` of every element x of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"special_logit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_logit)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_logit(Tensor input, float? eps=None, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"special_logit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_logit)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(special_logit(Tensor input, float? eps=None, *, Tensor? out=None) -> Tensor
 
 Alias of `logit` (`torchlite.special.logit`).)doc"});
   methods.push_back({"arctan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_arctan)),

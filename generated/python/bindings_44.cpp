@@ -3,6 +3,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/topk.h"
@@ -60,11 +61,11 @@ PyObject* method_topk(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 
 }  // namespace
 
-void add_bindings_44(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+void add_bindings_44(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   topk_type = return_type("topk", {"values", "indices"});
   topk_out_type = return_type("topk_out", {"values", "indices"});
-  functions.push_back({"topk", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_topk)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(topk(Tensor input, int k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+  functions["_ops"].push_back({"topk", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_topk)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(topk(Tensor input, int k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 The `k` largest (or smallest, unless `largest`) values of `self` along `dim` and their indices, in order if `sorted`.)doc"});
   methods.push_back({"topk", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_topk)),

@@ -3,6 +3,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/acos.h"
@@ -154,23 +155,23 @@ PyObject* method_log_softmax(PyObject* py_self, PyObject* const* args, Py_ssize_
 
 }  // namespace
 
-void add_bindings_45(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+void add_bindings_45(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   cummax_type = return_type("cummax", {"values", "indices"});
   cummax_out_type = return_type("cummax_out", {"values", "indices"});
-  functions.push_back({"acos", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_acos)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(acos(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"acos", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_acos)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(acos(Tensor input, *, Tensor? out=None) -> Tensor
 
 The arccosine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
-  functions.push_back({"acos_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_acos_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(acos_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"acos_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_acos_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(acos_(Tensor input) -> Tensor
 
 In-place version of acos(): writes the result into self. The arccosine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
-  functions.push_back({"cummax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cummax)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(cummax(Tensor input, int dim, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+  functions["_ops"].push_back({"cummax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cummax)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(cummax(Tensor input, int dim, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 The running maximum of `self` along `dim` and the index where it was (last) reached; NaN propagates.)doc"});
-  functions.push_back({"log_softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log_softmax)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(log_softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"log_softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log_softmax)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(log_softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None) -> Tensor
 
 `log(softmax(self, dim))`, computed stably; with `dtype`, `self` is converted to it first.)doc"});
   methods.push_back({"acos", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_acos)),

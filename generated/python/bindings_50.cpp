@@ -3,6 +3,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/signbit.h"
 #include "generated/ops/unbind.h"
@@ -75,13 +76,13 @@ PyObject* method_unbind(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
 
 }  // namespace
 
-void add_bindings_50(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"signbit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_signbit)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(signbit(Tensor input, *, Tensor? out=None) -> Tensor
+void add_bindings_50(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"signbit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_signbit)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(signbit(Tensor input, *, Tensor? out=None) -> Tensor
 
 True for every element of `self` whose sign bit is set (negative numbers, -0.0, nans with the sign bit).)doc"});
-  functions.push_back({"unbind", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_unbind)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(unbind(Tensor input, int dim=0) -> Sequence[Tensor]
+  functions["_ops"].push_back({"unbind", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_unbind)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(unbind(Tensor input, int dim=0) -> Sequence[Tensor]
 
 Views of every index of dimension `dim` of `self`, with that dimension removed.)doc"});
   methods.push_back({"signbit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_signbit)),

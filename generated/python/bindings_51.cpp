@@ -3,6 +3,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_log_softmax_backward_data.h"
 #include "generated/ops/cosh.h"
@@ -254,37 +255,37 @@ PyObject* method_vsplit(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
 
 }  // namespace
 
-void add_bindings_51(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"_log_softmax_backward_data", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__log_softmax_backward_data)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
+void add_bindings_51(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"_log_softmax_backward_data", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__log_softmax_backward_data)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
 
 The gradient of log_softmax: `grad_output - exp(output) * sum(grad_output, dim)`, in grad_output's dtype (PyTorch's CPU rule).)doc"});
-  functions.push_back({"cosh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cosh)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(cosh(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"cosh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cosh)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(cosh(Tensor input, *, Tensor? out=None) -> Tensor
 
 The hyperbolic cosine of every element of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"cosh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cosh_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(cosh_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"cosh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cosh_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(cosh_(Tensor input) -> Tensor
 
 In-place version of cosh(): writes the result into self. The hyperbolic cosine of every element of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"exp2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_exp2)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(exp2(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"exp2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_exp2)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(exp2(Tensor input, *, Tensor? out=None) -> Tensor
 
 2 raised to the power of every element of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"exp2_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_exp2_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(exp2_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"exp2_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_exp2_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(exp2_(Tensor input) -> Tensor
 
 In-place version of exp2(): writes the result into self. 2 raised to the power of every element of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"linalg_vector_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_vector_norm)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_vector_norm(Tensor input, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"linalg_vector_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_vector_norm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_vector_norm(Tensor input, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 
 The vector `ord`-norm of `self` over the dimensions in `dim` (all of them when None): `sum(abs(x)**ord)**(1/ord)`; `inf`/`-inf` the largest/smallest absolute value, 0 the number of non-zero elements (`torchlite.linalg.vector_norm`).)doc"});
-  functions.push_back({"tril_indices", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tril_indices)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False) -> Tensor
+  functions["_ops"].push_back({"tril_indices", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tril_indices)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False) -> Tensor
 
 The (row, column) coordinates of the lower triangle of a `row` x `col` matrix (on and below the `offset`-th diagonal), as a 2 x N tensor in row-major order; int64 unless `dtype`.)doc"});
-  functions.push_back({"vsplit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_vsplit)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(vsplit(Tensor input, int sections) -> Sequence[Tensor]
+  functions["_ops"].push_back({"vsplit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_vsplit)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(vsplit(Tensor input, int sections) -> Sequence[Tensor]
 
 `self` (at least 2-D) cut into `sections` equal views along dimension 0.
 

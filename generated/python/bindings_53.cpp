@@ -3,6 +3,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/erfinv.h"
 #include "generated/ops/pow.h"
@@ -319,17 +320,17 @@ PyObject* method_trunc_(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
 
 }  // namespace
 
-void add_bindings_53(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"erfinv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_erfinv)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(erfinv(Tensor input, *, Tensor? out=None) -> Tensor
+void add_bindings_53(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"erfinv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_erfinv)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(erfinv(Tensor input, *, Tensor? out=None) -> Tensor
 
 The inverse error function of every element of `self` (nan outside [-1, 1], ±inf at ±1); integer inputs give the default float dtype.)doc"});
-  functions.push_back({"erfinv_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_erfinv_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(erfinv_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"erfinv_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_erfinv_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(erfinv_(Tensor input) -> Tensor
 
 In-place version of erfinv(): writes the result into self. The inverse error function of every element of `self` (nan outside [-1, 1], ±inf at ±1); integer inputs give the default float dtype.)doc"});
-  functions.push_back({"pow", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_pow)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(pow(Tensor input, Tensor exponent, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"pow", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_pow)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(pow(Tensor input, Tensor exponent, *, Tensor? out=None) -> Tensor
 
 Raises each element of `self` to the power in `exponent`, with broadcasting and type promotion.
 
@@ -340,20 +341,20 @@ Raises each element of `self` to the number `exponent`.
 pow(Scalar self, Tensor exponent, *, Tensor? out=None) -> Tensor
 
 Raises the number `self` to each power in `exponent`; backs the reflected `number ** tensor`.)doc"});
-  functions.push_back({"pow_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_pow_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(pow_(Tensor input, Tensor exponent) -> Tensor
+  functions["_ops"].push_back({"pow_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_pow_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(pow_(Tensor input, Tensor exponent) -> Tensor
 
 In-place version of pow(): writes the result into self. Raises each element of `self` to the power in `exponent`, with broadcasting and type promotion.
 
 pow_(Tensor input, Scalar exponent) -> Tensor
 
 In-place version of pow(): writes the result into self. Raises each element of `self` to the number `exponent`.)doc"});
-  functions.push_back({"trunc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_trunc)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(trunc(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"trunc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_trunc)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(trunc(Tensor input, *, Tensor? out=None) -> Tensor
 
 Every element of `self` rounded towards zero, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
-  functions.push_back({"trunc_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_trunc_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(trunc_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"trunc_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_trunc_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(trunc_(Tensor input) -> Tensor
 
 In-place version of trunc(): writes the result into self. Every element of `self` rounded towards zero, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
   methods.push_back({"__ipow__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__ipow__)),

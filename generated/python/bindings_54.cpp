@@ -3,6 +3,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/digamma.h"
 #include "generated/ops/rsqrt.h"
@@ -209,25 +210,25 @@ PyObject* method_tensor_split(PyObject* py_self, PyObject* const* args, Py_ssize
 
 }  // namespace
 
-void add_bindings_54(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"digamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_digamma)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(digamma(Tensor input, *, Tensor? out=None) -> Tensor
+void add_bindings_54(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"digamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_digamma)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(digamma(Tensor input, *, Tensor? out=None) -> Tensor
 
 The logarithmic derivative of the gamma function of every element of `self` (-inf at +0, +inf at -0, nan at negative integers); integer inputs give the default float dtype.)doc"});
-  functions.push_back({"digamma_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_digamma_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(digamma_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"digamma_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_digamma_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(digamma_(Tensor input) -> Tensor
 
 In-place version of digamma(): writes the result into self. The logarithmic derivative of the gamma function of every element of `self` (-inf at +0, +inf at -0, nan at negative integers); integer inputs give the default float dtype.)doc"});
-  functions.push_back({"rsqrt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rsqrt)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(rsqrt(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"rsqrt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rsqrt)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(rsqrt(Tensor input, *, Tensor? out=None) -> Tensor
 
 `1 / sqrt(x)` for every element x of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"rsqrt_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rsqrt_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(rsqrt_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"rsqrt_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rsqrt_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(rsqrt_(Tensor input) -> Tensor
 
 In-place version of rsqrt(): writes the result into self. `1 / sqrt(x)` for every element x of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"tensor_split", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tensor_split)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(tensor_split(Tensor input, int sections, int dim=0) -> Sequence[Tensor]
+  functions["_ops"].push_back({"tensor_split", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tensor_split)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(tensor_split(Tensor input, int sections, int dim=0) -> Sequence[Tensor]
 
 Views of `self` cut along `dim` into `sections` pieces as equal as possible (the first ones one longer).
 

@@ -3,6 +3,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/aminmax.h"
@@ -122,19 +123,19 @@ PyObject* method_logical_xor_(PyObject* py_self, PyObject* const* args, Py_ssize
 
 }  // namespace
 
-void add_bindings_60(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+void add_bindings_60(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   aminmax_type = return_type("aminmax", {"min", "max"});
   aminmax_out_type = return_type("aminmax_out", {"min", "max"});
-  functions.push_back({"aminmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_aminmax)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(aminmax(Tensor input, *, int? dim=None, bool keepdim=False, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+  functions["_ops"].push_back({"aminmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_aminmax)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(aminmax(Tensor input, *, int? dim=None, bool keepdim=False, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 The smallest and the largest values of `self` along `dim` (over all elements when None), in one pass.)doc"});
-  functions.push_back({"logical_xor", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logical_xor)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(logical_xor(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"logical_xor", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logical_xor)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(logical_xor(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 True where exactly one of `self` and `other` is nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype.)doc"});
-  functions.push_back({"logical_xor_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logical_xor_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(logical_xor_(Tensor input, Tensor other) -> Tensor
+  functions["_ops"].push_back({"logical_xor_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logical_xor_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(logical_xor_(Tensor input, Tensor other) -> Tensor
 
 In-place version of logical_xor(): writes the result into self. True where exactly one of `self` and `other` is nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype.)doc"});
   methods.push_back({"aminmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_aminmax)),

@@ -3,6 +3,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/i0.h"
 #include "generated/ops/movedim.h"
@@ -164,25 +165,25 @@ PyObject* method_rot90(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 
 }  // namespace
 
-void add_bindings_61(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"i0", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_i0)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(i0(Tensor input, *, Tensor? out=None) -> Tensor
+void add_bindings_61(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"i0", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_i0)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(i0(Tensor input, *, Tensor? out=None) -> Tensor
 
 The modified Bessel function of the first kind of order 0 of every element of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"i0_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_i0_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(i0_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"i0_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_i0_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(i0_(Tensor input) -> Tensor
 
 In-place version of i0(): writes the result into self. The modified Bessel function of the first kind of order 0 of every element of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"movedim", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_movedim)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(movedim(Tensor input, int[] source, int[] destination) -> Tensor
+  functions["_ops"].push_back({"movedim", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_movedim)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(movedim(Tensor input, int[] source, int[] destination) -> Tensor
 
 A view of `self` with the dimensions `source` moved to the positions `destination`, the others keeping their order.
 
 movedim(Tensor input, int source, int destination) -> Tensor
 
 A view of `self` with dimension `source` moved to position `destination`.)doc"});
-  functions.push_back({"rot90", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rot90)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(rot90(Tensor input, int k=1, int[] dims=[0, 1]) -> Tensor
+  functions["_ops"].push_back({"rot90", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rot90)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(rot90(Tensor input, int k=1, int[] dims=[0, 1]) -> Tensor
 
 `self` rotated by 90 degrees `k` times in the plane of `dims`, from the first towards the second dimension.)doc"});
   methods.push_back({"i0", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_i0)),

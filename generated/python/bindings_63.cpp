@@ -3,6 +3,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/atanh.h"
 #include "generated/ops/bitwise_xor.h"
@@ -546,17 +547,17 @@ PyObject* method_not_equal_(PyObject* py_self, PyObject* const* args, Py_ssize_t
 
 }  // namespace
 
-void add_bindings_63(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"atanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atanh)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(atanh(Tensor input, *, Tensor? out=None) -> Tensor
+void add_bindings_63(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"atanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atanh)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(atanh(Tensor input, *, Tensor? out=None) -> Tensor
 
 The inverse hyperbolic tangent of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
-  functions.push_back({"atanh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atanh_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(atanh_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"atanh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atanh_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(atanh_(Tensor input) -> Tensor
 
 In-place version of atanh(): writes the result into self. The inverse hyperbolic tangent of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
-  functions.push_back({"bitwise_xor", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_xor)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_xor(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"bitwise_xor", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_xor)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_xor(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 The bitwise XOR of `self` and `other` (logical XOR for bool), with broadcasting and type promotion; integer and bool dtypes only.
 
@@ -567,44 +568,44 @@ The bitwise XOR of `self` and the number `other`.
 bitwise_xor(Scalar self, Tensor other) -> Tensor
 
 The bitwise XOR of the number `self` and `other`.)doc"});
-  functions.push_back({"bitwise_xor_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_xor_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_xor_(Tensor input, Tensor other) -> Tensor
+  functions["_ops"].push_back({"bitwise_xor_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_xor_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_xor_(Tensor input, Tensor other) -> Tensor
 
 In-place version of bitwise_xor(): writes the result into self. The bitwise XOR of `self` and `other` (logical XOR for bool), with broadcasting and type promotion; integer and bool dtypes only.
 
 bitwise_xor_(Tensor input, Scalar other) -> Tensor
 
 In-place version of bitwise_xor(): writes the result into self. The bitwise XOR of `self` and the number `other`.)doc"});
-  functions.push_back({"concatenate", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_concatenate)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(concatenate(Tensor[] tensors, int dim=0, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"concatenate", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_concatenate)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(concatenate(Tensor[] tensors, int dim=0, *, Tensor? out=None) -> Tensor
 
 Alias of `cat`.)doc"});
-  functions.push_back({"count_nonzero", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_count_nonzero)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(count_nonzero(Tensor input, int? dim=None, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"count_nonzero", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_count_nonzero)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(count_nonzero(Tensor input, int? dim=None, *, Tensor? out=None) -> Tensor
 
 The number of non-zero elements of `self` along `dim` (of all elements when None), as int64.
 
 count_nonzero(Tensor input, int[] dim, *, Tensor? out=None) -> Tensor
 
 The number of non-zero elements of `self` over the dimensions in `dim`, as int64.)doc"});
-  functions.push_back({"log10", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log10)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(log10(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"log10", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log10)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(log10(Tensor input, *, Tensor? out=None) -> Tensor
 
 The base-10 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"log10_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log10_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(log10_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"log10_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log10_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(log10_(Tensor input) -> Tensor
 
 In-place version of log10(): writes the result into self. The base-10 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"not_equal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_not_equal)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(not_equal(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"not_equal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_not_equal)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(not_equal(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 Alias of `ne`.
 
 not_equal(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
 
 Alias of `ne`.)doc"});
-  functions.push_back({"not_equal_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_not_equal_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(not_equal_(Tensor input, Tensor other) -> Tensor
+  functions["_ops"].push_back({"not_equal_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_not_equal_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(not_equal_(Tensor input, Tensor other) -> Tensor
 
 In-place version of not_equal(): writes the result into self. Alias of `ne`.
 
