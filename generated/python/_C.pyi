@@ -1282,6 +1282,10 @@ class TensorBase:
         """In-place version of gt(): writes the result into self. True where an element of `self` is greater than the number `other`."""
         ...
 
+    def hardshrink(self, lambd: Number = 0.5) -> Tensor:
+        """The hard shrinkage of every element x: x where |x| > lambd, else 0."""
+        ...
+
     def heaviside(self, values: Tensor) -> Tensor:
         """The Heaviside step: 0 where `self` < 0 (or NaN), 1 where > 0, and `values` where it is 0; both must have the same dtype."""
         ...
@@ -1949,6 +1953,10 @@ class TensorBase:
         """In-place version of pow(): writes the result into self. Raises each element of `self` to the number `exponent`."""
         ...
 
+    def prelu(self, weight: Tensor) -> Tensor:
+        """The parametric ReLU: x where x > 0, else `weight * x`, with `weight` one value or one per channel (dim 1 of `self`, dim 0 of a 1-D self)."""
+        ...
+
     @overload
     def prod(self, *, dtype: Optional[dtype] = None) -> Tensor:
         """The product of all elements of `self` (1 for an empty tensor); integer and bool inputs multiply as int64 unless `dtype` says otherwise."""
@@ -2409,6 +2417,10 @@ class TensorBase:
     @overload
     def tensor_split(self, tensor_indices_or_sections: Tensor, dim: int = 0) -> Sequence[Tensor]:
         """`tensor_split` by an int64 tensor on the CPU: a 0-d one is the number of sections, a 1-D one the indices to cut before."""
+        ...
+
+    def threshold_(self, threshold: Number, value: Number) -> Tensor:
+        """In-place version of threshold(): writes the result into self. Every element x of `self` where x > threshold, else `value`."""
         ...
 
     def tile(self, dims: Sequence[int]) -> Tensor:

@@ -13,6 +13,7 @@
 #include "generated/ops/nextafter.h"
 #include "generated/ops/repeat.h"
 #include "generated/ops/select.h"
+#include "generated/ops/softplus_backward.h"
 
 namespace tl::python {
 namespace {
@@ -167,6 +168,23 @@ PyObject* fn_select(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   auto dim = r.toInt64(1);
   auto index = r.toInt64(2);
   auto result = [&] { GilRelease no_gil; return tl::select(self, dim, index); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// softplus_backward
+PyObject* fn_nn_softplus_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "softplus_backward(Tensor grad_output, Tensor input, Scalar beta, Scalar threshold)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto beta = r.scalar(2);
+  auto threshold = r.scalar(3);
+  auto result = [&] { GilRelease no_gil; return tl::softplus_backward(grad_output, self, beta, threshold); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -331,6 +349,10 @@ In-place version of nextafter(): writes the result into self. The next floating-
       METH_FASTCALL | METH_KEYWORDS, R"doc(select(Tensor input, int dim, int index) -> Tensor
 
 A view of `self` at position `index` of dimension `dim`, which is removed.)doc"});
+  functions["_nn"].push_back({"softplus_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_softplus_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(softplus_backward(Tensor grad_output, Tensor input, Scalar beta, Scalar threshold) -> Tensor
+
+The gradient of softplus: `grad_output * sigmoid(beta * x)`, and grad_output where `beta * x > threshold`.)doc"});
   methods.push_back({"detach", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_detach)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(detach() -> Tensor
 

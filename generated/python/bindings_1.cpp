@@ -7,6 +7,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/atleast_2d.h"
 #include "generated/ops/concat.h"
+#include "generated/ops/elu.h"
 #include "generated/ops/fill_diagonal.h"
 #include "generated/ops/fmin.h"
 #include "generated/ops/histc.h"
@@ -60,6 +61,45 @@ PyObject* fn_concat(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::concat(tensors, dim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// elu
+PyObject* fn_nn_elu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "elu(Tensor input, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto alpha = r.scalar(1);
+  auto scale = r.scalar(2);
+  auto input_scale = r.scalar(3);
+  if (!r.is_none(4)) {
+    auto out = r.tensor(4);
+    auto result = [&] { GilRelease no_gil; return tl::elu_out(out, self, alpha, scale, input_scale); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::elu(self, alpha, scale, input_scale); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// elu_
+PyObject* fn_nn_elu_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "elu_(Tensor input, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto alpha = r.scalar(1);
+  auto scale = r.scalar(2);
+  auto input_scale = r.scalar(3);
+  auto result = [&] { GilRelease no_gil; return tl::elu_(self, alpha, scale, input_scale); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -501,6 +541,14 @@ atleast_2d(Tensor[] tensors) -> Sequence[Tensor]
       METH_FASTCALL | METH_KEYWORDS, R"doc(concat(Tensor[] tensors, int dim=0, *, Tensor? out=None) -> Tensor
 
 Alias of `cat`.)doc"});
+  functions["_nn"].push_back({"elu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_elu)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(elu(Tensor input, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor? out=None) -> Tensor
+
+The ELU of every element x of `self`: `scale * x` for x > 0, else `scale * alpha * (exp(x * input_scale) - 1)`.)doc"});
+  functions["_nn"].push_back({"elu_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_elu_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(elu_(Tensor input, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
+
+In-place version of elu(): writes the result into self. The ELU of every element x of `self`: `scale * x` for x > 0, else `scale * alpha * (exp(x * input_scale) - 1)`.)doc"});
   functions["_ops"].push_back({"fmin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fmin)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(fmin(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 

@@ -7,6 +7,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/clamp_max.h"
 #include "generated/ops/isfinite.h"
+#include "generated/ops/leaky_relu.h"
 #include "generated/ops/roll.h"
 #include "generated/ops/scatter_reduce.h"
 #include "generated/ops/special_entr.h"
@@ -91,6 +92,41 @@ PyObject* fn_isfinite(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::isfinite(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// leaky_relu
+PyObject* fn_nn_leaky_relu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "leaky_relu(Tensor input, Scalar negative_slope=0.01, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto negative_slope = r.scalar(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::leaky_relu_out(out, self, negative_slope); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::leaky_relu(self, negative_slope); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// leaky_relu_
+PyObject* fn_nn_leaky_relu_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "leaky_relu_(Tensor input, Scalar negative_slope=0.01)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto negative_slope = r.scalar(1);
+  auto result = [&] { GilRelease no_gil; return tl::leaky_relu_(self, negative_slope); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -371,6 +407,14 @@ In-place version of clamp_max(): writes the result into self. Limits every eleme
       METH_FASTCALL | METH_KEYWORDS, R"doc(isfinite(Tensor input) -> Tensor
 
 True where an element of `self` is neither infinite nor NaN.)doc"});
+  functions["_nn"].push_back({"leaky_relu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_leaky_relu)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(leaky_relu(Tensor input, Scalar negative_slope=0.01, *, Tensor? out=None) -> Tensor
+
+The leaky ReLU of every element x: x for x > 0, else `negative_slope * x`.)doc"});
+  functions["_nn"].push_back({"leaky_relu_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_leaky_relu_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(leaky_relu_(Tensor input, Scalar negative_slope=0.01) -> Tensor
+
+In-place leaky_relu. Its gradient is computed from the result, so a negative slope is refused at backward, as PyTorch.)doc"});
   functions["_ops"].push_back({"roll", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_roll)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(roll(Tensor input, int[1] shifts, int[1] dims=[]) -> Tensor
 

@@ -7,6 +7,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/argmax.h"
 #include "generated/ops/gcd.h"
+#include "generated/ops/mish_backward.h"
 #include "generated/ops/special_expm1.h"
 #include "generated/ops/special_i1.h"
 #include "generated/ops/tanh_backward.h"
@@ -68,6 +69,21 @@ PyObject* fn_gcd_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   auto self = r.tensor(0);
   auto other = r.tensor(1);
   auto result = [&] { GilRelease no_gil; return tl::gcd_(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// mish_backward
+PyObject* fn_nn_mish_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "mish_backward(Tensor grad_output, Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto result = [&] { GilRelease no_gil; return tl::mish_backward(grad_output, self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -243,6 +259,10 @@ The greatest common divisor of `self` and `other` (non-negative; gcd(0, 0) = 0),
       METH_FASTCALL | METH_KEYWORDS, R"doc(gcd_(Tensor input, Tensor other) -> Tensor
 
 In-place version of gcd(): writes the result into self. The greatest common divisor of `self` and `other` (non-negative; gcd(0, 0) = 0), with broadcasting; integer dtypes only.)doc"});
+  functions["_nn"].push_back({"mish_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_mish_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(mish_backward(Tensor grad_output, Tensor input) -> Tensor
+
+The gradient of mish: `grad_output * (t + x * s * (1 - t^2))` with t = tanh(softplus(x)), s = sigmoid(x).)doc"});
   functions["_ops"].push_back({"special_expm1", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_expm1)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_expm1(Tensor input, *, Tensor? out=None) -> Tensor
 

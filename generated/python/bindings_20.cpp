@@ -6,6 +6,7 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/alias.h"
+#include "generated/ops/hardswish_backward.h"
 #include "generated/ops/is_same_size.h"
 #include "generated/ops/logspace.h"
 #include "generated/ops/put.h"
@@ -25,6 +26,21 @@ PyObject* fn_alias(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::alias(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// hardswish_backward
+PyObject* fn_nn_hardswish_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "hardswish_backward(Tensor grad_output, Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto result = [&] { GilRelease no_gil; return tl::hardswish_backward(grad_output, self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -269,6 +285,10 @@ void add_bindings_20(FunctionTables& functions, std::vector<PyMethodDef>& method
       METH_FASTCALL | METH_KEYWORDS, R"doc(alias(Tensor input) -> Tensor
 
 A view of `self` with the same geometry (a new tensor object sharing everything).)doc"});
+  functions["_nn"].push_back({"hardswish_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_hardswish_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(hardswish_backward(Tensor grad_output, Tensor input) -> Tensor
+
+The gradient of hardswish: 0 for x < -3, `grad_output * (x / 3 + 1 / 2)` for -3 <= x <= 3, grad_output above.)doc"});
   functions["_ops"].push_back({"is_same_size", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_is_same_size)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(is_same_size(Tensor input, Tensor other) -> bool
 

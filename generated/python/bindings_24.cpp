@@ -10,6 +10,7 @@
 #include "generated/ops/clone.h"
 #include "generated/ops/dstack.h"
 #include "generated/ops/fmax.h"
+#include "generated/ops/hardsigmoid.h"
 #include "generated/ops/hsplit.h"
 #include "generated/ops/median.h"
 #include "generated/ops/polygamma.h"
@@ -116,6 +117,39 @@ PyObject* fn_fmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::fmax(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// hardsigmoid
+PyObject* fn_nn_hardsigmoid(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "hardsigmoid(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::hardsigmoid_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::hardsigmoid(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// hardsigmoid_
+PyObject* fn_nn_hardsigmoid_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "hardsigmoid_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::hardsigmoid_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -614,6 +648,14 @@ Joins `tensors` depth-wise (along dimension 2), each made at least 3-D.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(fmax(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 The larger of `self` and `other` element by element, ignoring a NaN on one side, with broadcasting and type promotion.)doc"});
+  functions["_nn"].push_back({"hardsigmoid", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_hardsigmoid)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(hardsigmoid(Tensor input, *, Tensor? out=None) -> Tensor
+
+The hard sigmoid of every element x: `clamp(x / 6 + 1 / 2, 0, 1)`.)doc"});
+  functions["_nn"].push_back({"hardsigmoid_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_hardsigmoid_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(hardsigmoid_(Tensor input) -> Tensor
+
+In-place version of hardsigmoid(): writes the result into self. The hard sigmoid of every element x: `clamp(x / 6 + 1 / 2, 0, 1)`.)doc"});
   functions["_ops"].push_back({"hsplit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_hsplit)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(hsplit(Tensor input, int sections) -> Sequence[Tensor]
 

@@ -7,6 +7,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/fmod.h"
 #include "generated/ops/rand_like.h"
+#include "generated/ops/silu.h"
 #include "generated/ops/special_ndtr.h"
 #include "generated/ops/triu_indices.h"
 
@@ -91,6 +92,39 @@ PyObject* fn_rand_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   bool requires_grad = r.toBool(3);
   auto result = [&] { GilRelease no_gil; return tl::rand_like(self, dtype, device); }();
   if (requires_grad) result.set_requires_grad(true);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// silu
+PyObject* fn_nn_silu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "silu(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::silu_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::silu(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// silu_
+PyObject* fn_nn_silu_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "silu_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::silu_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -213,6 +247,14 @@ In-place version of fmod(): writes the result into self. The remainder of dividi
       METH_FASTCALL | METH_KEYWORDS, R"doc(rand_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 
 Uniform random numbers in [0, 1) with the shape of `self` and its dtype and device unless given.)doc"});
+  functions["_nn"].push_back({"silu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_silu)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(silu(Tensor input, *, Tensor? out=None) -> Tensor
+
+The SiLU (swish) of every element x: `x * sigmoid(x)`.)doc"});
+  functions["_nn"].push_back({"silu_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_silu_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(silu_(Tensor input) -> Tensor
+
+In-place version of silu(): writes the result into self. The SiLU (swish) of every element x: `x * sigmoid(x)`.)doc"});
   functions["_ops"].push_back({"special_ndtr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_ndtr)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_ndtr(Tensor input, *, Tensor? out=None) -> Tensor
 

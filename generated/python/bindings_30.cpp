@@ -6,6 +6,7 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/float_power.h"
+#include "generated/ops/log_sigmoid_backward.h"
 
 namespace tl::python {
 namespace {
@@ -86,6 +87,22 @@ PyObject* fn_float_power_(PyObject* /*module*/, PyObject* const* args, Py_ssize_
   TL_PY_CATCH
 }
 
+// log_sigmoid_backward
+PyObject* fn_nn_log_sigmoid_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log_sigmoid_backward(Tensor grad_output, Tensor input, Tensor buffer)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto buffer = r.tensor(2);
+  auto result = [&] { GilRelease no_gil; return tl::log_sigmoid_backward(grad_output, self, buffer); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.float_power
 PyObject* method_float_power(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -163,6 +180,10 @@ In-place version of float_power(): writes the result into self. `self ** exponen
 float_power_(Tensor input, Scalar exponent) -> Tensor
 
 In-place version of float_power(): writes the result into self. `self ** exponent` for a number `exponent`, computed in float64 (the result is always float64).)doc"});
+  functions["_nn"].push_back({"log_sigmoid_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_log_sigmoid_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(log_sigmoid_backward(Tensor grad_output, Tensor input, Tensor buffer) -> Tensor
+
+The gradient of log_sigmoid: `grad_output * sigmoid(-x)` (the buffer is accepted and not needed).)doc"});
   methods.push_back({"float_power", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_float_power)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(float_power(Tensor exponent) -> Tensor
 

@@ -8,6 +8,7 @@
 #include "generated/ops/copysign.h"
 #include "generated/ops/fix.h"
 #include "generated/ops/full.h"
+#include "generated/ops/gelu_backward.h"
 #include "generated/ops/logaddexp2.h"
 #include "generated/ops/norm.h"
 #include "generated/ops/quantile.h"
@@ -134,6 +135,22 @@ PyObject* fn_full(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   }
   auto result = [&] { GilRelease no_gil; return tl::full(size, fill_value, dtype, device); }();
   if (requires_grad) result.set_requires_grad(true);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// gelu_backward
+PyObject* fn_nn_gelu_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "gelu_backward(Tensor grad_output, Tensor input, *, str approximate='none')",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto approximate = r.string(2);
+  auto result = [&] { GilRelease no_gil; return tl::gelu_backward(grad_output, self, approximate); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -485,6 +502,10 @@ Alias of `trunc_`.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(full(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, Tensor? out=None, bool requires_grad=False) -> Tensor
 
 A tensor of shape `size` filled with `fill_value`; the dtype is inferred from it (bool, int64 or the default float) when not given.)doc"});
+  functions["_nn"].push_back({"gelu_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_gelu_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(gelu_backward(Tensor grad_output, Tensor input, *, str approximate='none') -> Tensor
+
+The gradient of gelu: `grad_output * (Phi(x) + x * phi(x))`, or the derivative of the tanh form.)doc"});
   functions["_ops"].push_back({"logaddexp2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logaddexp2)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp2(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 

@@ -6,6 +6,7 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/diagflat.h"
+#include "generated/ops/hardtanh_backward.h"
 #include "generated/ops/lerp.h"
 #include "generated/ops/normal.h"
 #include "generated/ops/sgn.h"
@@ -24,6 +25,23 @@ PyObject* fn_diagflat(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   auto self = r.tensor(0);
   auto offset = r.toInt64(1);
   auto result = [&] { GilRelease no_gil; return tl::diagflat(self, offset); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// hardtanh_backward
+PyObject* fn_nn_hardtanh_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "hardtanh_backward(Tensor grad_output, Tensor input, Scalar min_val, Scalar max_val)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto min_val = r.scalar(2);
+  auto max_val = r.scalar(3);
+  auto result = [&] { GilRelease no_gil; return tl::hardtanh_backward(grad_output, self, min_val, max_val); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -319,6 +337,10 @@ void add_bindings_36(FunctionTables& functions, std::vector<PyMethodDef>& method
       METH_FASTCALL | METH_KEYWORDS, R"doc(diagflat(Tensor input, int offset=0) -> Tensor
 
 The square matrix with the flattened `self` on its `offset`-th diagonal.)doc"});
+  functions["_nn"].push_back({"hardtanh_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_hardtanh_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(hardtanh_backward(Tensor grad_output, Tensor input, Scalar min_val, Scalar max_val) -> Tensor
+
+The gradient of hardtanh: grad_output where `min_val < self < max_val`, else 0.)doc"});
   functions["_ops"].push_back({"lerp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lerp)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(lerp(Tensor input, Tensor end, Scalar weight, *, Tensor? out=None) -> Tensor
 

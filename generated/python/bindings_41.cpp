@@ -6,6 +6,7 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/cumsum.h"
+#include "generated/ops/hardshrink_backward.h"
 #include "generated/ops/special_logsumexp.h"
 #include "generated/ops/special_xlog1py.h"
 #include "generated/ops/split_with_sizes.h"
@@ -47,6 +48,22 @@ PyObject* fn_cumsum_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   auto dim = r.toInt64(1);
   auto dtype = r.scalartype_optional(2);
   auto result = [&] { GilRelease no_gil; return tl::cumsum_(self, dim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// hardshrink_backward
+PyObject* fn_nn_hardshrink_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "hardshrink_backward(Tensor grad_out, Tensor input, Scalar lambd)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_out = r.tensor(0);
+  auto self = r.tensor(1);
+  auto lambd = r.scalar(2);
+  auto result = [&] { GilRelease no_gil; return tl::hardshrink_backward(grad_out, self, lambd); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -257,6 +274,10 @@ Cumulative sum of `self` along `dim`; integer and bool inputs sum as int64 unles
       METH_FASTCALL | METH_KEYWORDS, R"doc(cumsum_(Tensor input, int dim, *, ScalarType? dtype=None) -> Tensor
 
 In-place version of cumsum(): writes the result into self. Cumulative sum of `self` along `dim`; integer and bool inputs sum as int64 unless `dtype` says otherwise.)doc"});
+  functions["_nn"].push_back({"hardshrink_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_hardshrink_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(hardshrink_backward(Tensor grad_out, Tensor input, Scalar lambd) -> Tensor
+
+The gradient of hardshrink: grad_out where |self| > lambd, else 0.)doc"});
   functions["_ops"].push_back({"special_logsumexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_logsumexp)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_logsumexp(Tensor input, int[1] dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
 

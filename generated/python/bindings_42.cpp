@@ -13,6 +13,7 @@
 #include "generated/ops/poisson.h"
 #include "generated/ops/sigmoid_backward.h"
 #include "generated/ops/sin.h"
+#include "generated/ops/softshrink_backward.h"
 #include "generated/ops/stack.h"
 
 namespace tl::python {
@@ -208,6 +209,22 @@ PyObject* fn_sin_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// softshrink_backward
+PyObject* fn_nn_softshrink_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "softshrink_backward(Tensor grad_output, Tensor input, Scalar lambd)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto lambd = r.scalar(2);
+  auto result = [&] { GilRelease no_gil; return tl::softshrink_backward(grad_output, self, lambd); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // stack
 PyObject* fn_stack(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -382,6 +399,10 @@ The sine of every element of `self` (radians); integer inputs give the default f
       METH_FASTCALL | METH_KEYWORDS, R"doc(sin_(Tensor input) -> Tensor
 
 In-place version of sin(): writes the result into self. The sine of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
+  functions["_nn"].push_back({"softshrink_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_softshrink_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(softshrink_backward(Tensor grad_output, Tensor input, Scalar lambd) -> Tensor
+
+The gradient of softshrink: grad_output where |self| > lambd, else 0.)doc"});
   functions["_ops"].push_back({"stack", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_stack)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(stack(Tensor[] tensors, int dim=0, *, Tensor? out=None) -> Tensor
 

@@ -9,6 +9,8 @@
 #include "generated/ops/acos.h"
 #include "generated/ops/cummax.h"
 #include "generated/ops/log_softmax.h"
+#include "generated/ops/relu6.h"
+#include "generated/ops/silu_backward.h"
 
 namespace tl::python {
 namespace {
@@ -94,6 +96,49 @@ PyObject* fn_log_softmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
+// relu6
+PyObject* fn_nn_relu6(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "relu6(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::relu6(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// relu6_
+PyObject* fn_nn_relu6_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "relu6_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::relu6_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// silu_backward
+PyObject* fn_nn_silu_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "silu_backward(Tensor grad_output, Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto result = [&] { GilRelease no_gil; return tl::silu_backward(grad_output, self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.acos
 PyObject* method_acos(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -174,6 +219,18 @@ The running maximum of `self` along `dim` and the index where it was (last) reac
       METH_FASTCALL | METH_KEYWORDS, R"doc(log_softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None) -> Tensor
 
 `log(softmax(self, dim))`, computed stably; with `dtype`, `self` is converted to it first.)doc"});
+  functions["_nn"].push_back({"relu6", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_relu6)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(relu6(Tensor input) -> Tensor
+
+Clamps every element of `self` to [0, 6] (hardtanh(self, 0, 6)).)doc"});
+  functions["_nn"].push_back({"relu6_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_relu6_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(relu6_(Tensor input) -> Tensor
+
+In-place relu6.)doc"});
+  functions["_nn"].push_back({"silu_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_silu_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(silu_backward(Tensor grad_output, Tensor input) -> Tensor
+
+The gradient of silu: `grad_output * s * (1 + x * (1 - s))` with s = sigmoid(x).)doc"});
   methods.push_back({"acos", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_acos)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(acos() -> Tensor
 

@@ -9,6 +9,7 @@
 #include "generated/ops/chunk.h"
 #include "generated/ops/floor.h"
 #include "generated/ops/frexp.h"
+#include "generated/ops/hardtanh.h"
 #include "generated/ops/less_equal.h"
 #include "generated/ops/lgamma.h"
 #include "generated/ops/logical_or.h"
@@ -89,6 +90,43 @@ PyObject* fn_frexp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   }
   auto result = [&] { GilRelease no_gil; return tl::frexp(self); }();
   return wrap_named(frexp_type, wrap(result));
+  TL_PY_CATCH
+}
+
+// hardtanh
+PyObject* fn_nn_hardtanh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "hardtanh(Tensor input, Scalar min_val=-1, Scalar max_val=1, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto min_val = r.scalar(1);
+  auto max_val = r.scalar(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::hardtanh_out(out, self, min_val, max_val); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::hardtanh(self, min_val, max_val); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// hardtanh_
+PyObject* fn_nn_hardtanh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "hardtanh_(Tensor input, Scalar min_val=-1, Scalar max_val=1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto min_val = r.scalar(1);
+  auto max_val = r.scalar(2);
+  auto result = [&] { GilRelease no_gil; return tl::hardtanh_(self, min_val, max_val); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -434,6 +472,14 @@ In-place version of floor(): writes the result into self. The largest integer no
       METH_FASTCALL | METH_KEYWORDS, R"doc(frexp(Tensor input, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 Splits every element of `self` into a mantissa in (-1, -0.5] or [0.5, 1) (0 for 0) and an int32 exponent, with self = mantissa * 2**exponent; both written in one pass.)doc"});
+  functions["_nn"].push_back({"hardtanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_hardtanh)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(hardtanh(Tensor input, Scalar min_val=-1, Scalar max_val=1, *, Tensor? out=None) -> Tensor
+
+Clamps every element of `self` to [min_val, max_val].)doc"});
+  functions["_nn"].push_back({"hardtanh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_hardtanh_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(hardtanh_(Tensor input, Scalar min_val=-1, Scalar max_val=1) -> Tensor
+
+In-place version of hardtanh(): writes the result into self. Clamps every element of `self` to [min_val, max_val].)doc"});
   functions["_ops"].push_back({"less_equal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_less_equal)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(less_equal(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 

@@ -6,6 +6,7 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/broadcast_tensors.h"
+#include "generated/ops/glu.h"
 #include "generated/ops/log1p.h"
 #include "generated/ops/special_softmax.h"
 
@@ -22,6 +23,26 @@ PyObject* fn_broadcast_tensors(PyObject* /*module*/, PyObject* const* args, Py_s
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto tensors = r.tensorlist(0);
   auto result = [&] { GilRelease no_gil; return tl::broadcast_tensors(tensors); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// glu
+PyObject* fn_nn_glu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "glu(Tensor input, int dim=-1, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::glu_out(out, self, dim); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::glu(self, dim); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -110,6 +131,10 @@ void add_bindings_47(FunctionTables& functions, std::vector<PyMethodDef>& method
       METH_FASTCALL | METH_KEYWORDS, R"doc(broadcast_tensors(Tensor[] tensors) -> Sequence[Tensor]
 
 Views of `tensors` broadcast to their common shape. From Python `torchlite.broadcast_tensors(*tensors)`, as PyTorch (a single list is accepted too).)doc"});
+  functions["_nn"].push_back({"glu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_glu)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(glu(Tensor input, int dim=-1, *, Tensor? out=None) -> Tensor
+
+The gated linear unit: `a * sigmoid(b)` where a and b are the halves of `self` along `dim` (whose size must be even).)doc"});
   functions["_ops"].push_back({"log1p", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log1p)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(log1p(Tensor input, *, Tensor? out=None) -> Tensor
 

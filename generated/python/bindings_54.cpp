@@ -6,6 +6,7 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/digamma.h"
+#include "generated/ops/rrelu.h"
 #include "generated/ops/rsqrt.h"
 #include "generated/ops/tensor_split.h"
 
@@ -41,6 +42,42 @@ PyObject* fn_digamma_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::digamma_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// rrelu
+PyObject* fn_rrelu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "rrelu(Tensor input, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto lower = r.scalar(1);
+  auto upper = r.scalar(2);
+  auto training = r.toBool(3);
+  auto generator = r.generator_optional(4);
+  auto result = [&] { GilRelease no_gil; return tl::rrelu(self, lower, upper, training, generator); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// rrelu_
+PyObject* fn_rrelu_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "rrelu_(Tensor input, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto lower = r.scalar(1);
+  auto upper = r.scalar(2);
+  auto training = r.toBool(3);
+  auto generator = r.generator_optional(4);
+  auto result = [&] { GilRelease no_gil; return tl::rrelu_(self, lower, upper, training, generator); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -219,6 +256,14 @@ The logarithmic derivative of the gamma function of every element of `self` (-in
       METH_FASTCALL | METH_KEYWORDS, R"doc(digamma_(Tensor input) -> Tensor
 
 In-place version of digamma(): writes the result into self. The logarithmic derivative of the gamma function of every element of `self` (-inf at +0, +inf at -0, nan at negative integers); integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"rrelu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rrelu)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(rrelu(Tensor input, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor
+
+The randomized leaky ReLU: x where x > 0, else `a * x` with a drawn uniformly from [lower, upper] per element when `training`, and `(lower + upper) / 2` otherwise. The draws are not PyTorch's stream (PyTorch draws for the non-positive elements only).)doc"});
+  functions["_ops"].push_back({"rrelu_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rrelu_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(rrelu_(Tensor input, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor
+
+In-place rrelu.)doc"});
   functions["_ops"].push_back({"rsqrt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rsqrt)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(rsqrt(Tensor input, *, Tensor? out=None) -> Tensor
 

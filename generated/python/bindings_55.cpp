@@ -8,6 +8,7 @@
 #include "generated/ops/argwhere.h"
 #include "generated/ops/eq.h"
 #include "generated/ops/equal.h"
+#include "generated/ops/leaky_relu_backward.h"
 #include "generated/ops/uniform.h"
 #include "generated/ops/unique_dim_consecutive.h"
 #include "generated/ops/zeros_like.h"
@@ -104,6 +105,23 @@ PyObject* fn_equal(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto self = r.tensor(0);
   auto other = r.tensor(1);
   auto result = [&] { GilRelease no_gil; return tl::equal(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// leaky_relu_backward
+PyObject* fn_nn_leaky_relu_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "leaky_relu_backward(Tensor grad_output, Tensor input, Scalar negative_slope, bool self_is_result)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto negative_slope = r.scalar(2);
+  auto self_is_result = r.toBool(3);
+  auto result = [&] { GilRelease no_gil; return tl::leaky_relu_backward(grad_output, self, negative_slope, self_is_result); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -297,6 +315,10 @@ In-place version of eq(): writes the result into self. True where an element of 
       METH_FASTCALL | METH_KEYWORDS, R"doc(equal(Tensor input, Tensor other) -> bool
 
 Whether `self` and `other` have the same size and equal elements (compared after type promotion; NaN never equals).)doc"});
+  functions["_nn"].push_back({"leaky_relu_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_leaky_relu_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(leaky_relu_backward(Tensor grad_output, Tensor input, Scalar negative_slope, bool self_is_result) -> Tensor
+
+The gradient of leaky_relu: grad_output where self > 0, else `grad_output * negative_slope`.)doc"});
   functions["_ops"].push_back({"unique_dim_consecutive", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_unique_dim_consecutive)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(unique_dim_consecutive(Tensor input, int dim, bool return_inverse=False, bool return_counts=False) -> tuple[Tensor, Tensor, Tensor]
 

@@ -8,6 +8,7 @@
 #include "generated/ops/i0.h"
 #include "generated/ops/movedim.h"
 #include "generated/ops/rot90.h"
+#include "generated/ops/selu.h"
 
 namespace tl::python {
 namespace {
@@ -86,6 +87,34 @@ PyObject* fn_rot90(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto k = r.toInt64(1);
   auto dims = r.intlist(2);
   auto result = [&] { GilRelease no_gil; return tl::rot90(self, k, dims); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// selu
+PyObject* fn_selu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "selu(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::selu(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// selu_
+PyObject* fn_selu_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "selu_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::selu_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -186,6 +215,14 @@ A view of `self` with dimension `source` moved to position `destination`.)doc"})
       METH_FASTCALL | METH_KEYWORDS, R"doc(rot90(Tensor input, int k=1, int[] dims=[0, 1]) -> Tensor
 
 `self` rotated by 90 degrees `k` times in the plane of `dims`, from the first towards the second dimension.)doc"});
+  functions["_ops"].push_back({"selu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_selu)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(selu(Tensor input) -> Tensor
+
+The SELU of every element: `elu(self, alpha=1.6732632423543772, scale=1.0507009873554805)`.)doc"});
+  functions["_ops"].push_back({"selu_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_selu_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(selu_(Tensor input) -> Tensor
+
+In-place selu.)doc"});
   methods.push_back({"i0", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_i0)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(i0() -> Tensor
 

@@ -12,6 +12,7 @@
 #include "generated/ops/native_dropout_backward.h"
 #include "generated/ops/negative.h"
 #include "generated/ops/sign.h"
+#include "generated/ops/softshrink.h"
 #include "generated/ops/special_gammaln.h"
 
 namespace tl::python {
@@ -185,6 +186,26 @@ PyObject* fn_sign_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::sign_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// softshrink
+PyObject* fn_nn_softshrink(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "softshrink(Tensor input, Scalar lambd=0.5, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto lambd = r.scalar(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::softshrink_out(out, self, lambd); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::softshrink(self, lambd); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -382,6 +403,10 @@ Alias of `neg_`.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(sign_(Tensor input) -> Tensor
 
 In-place version of sign(): writes the result into self. -1, 0 or 1 for every element of `self` according to its sign.)doc"});
+  functions["_nn"].push_back({"softshrink", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_softshrink)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(softshrink(Tensor input, Scalar lambd=0.5, *, Tensor? out=None) -> Tensor
+
+The soft shrinkage of every element x: `x - lambd` above lambd, `x + lambd` below -lambd, else 0; lambd must be >= 0.)doc"});
   functions["_ops"].push_back({"special_gammaln", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_gammaln)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_gammaln(Tensor input, *, Tensor? out=None) -> Tensor
 

@@ -11,6 +11,7 @@
 #include "generated/ops/count_nonzero.h"
 #include "generated/ops/log10.h"
 #include "generated/ops/not_equal.h"
+#include "generated/ops/threshold_backward.h"
 
 namespace tl::python {
 namespace {
@@ -270,6 +271,22 @@ PyObject* fn_not_equal_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// threshold_backward
+PyObject* fn_nn_threshold_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "threshold_backward(Tensor grad_output, Tensor input, Scalar threshold)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto threshold = r.scalar(2);
+  auto result = [&] { GilRelease no_gil; return tl::threshold_backward(grad_output, self, threshold); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -612,6 +629,10 @@ In-place version of not_equal(): writes the result into self. Alias of `ne`.
 not_equal_(Tensor input, Scalar other) -> Tensor
 
 In-place version of not_equal(): writes the result into self. Alias of `ne`.)doc"});
+  functions["_nn"].push_back({"threshold_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_threshold_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(threshold_backward(Tensor grad_output, Tensor input, Scalar threshold) -> Tensor
+
+The gradient of threshold: grad_output where self > threshold, else 0.)doc"});
   methods.push_back({"__ixor__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__ixor__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__ixor__(Tensor other) -> Tensor
 
