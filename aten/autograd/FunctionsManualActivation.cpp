@@ -8,9 +8,11 @@
 #include "generated/ops/mul.h"
 #include "generated/ops/rsub.h"
 #include "generated/ops/sigmoid.h"
+#include "generated/ops/sigmoid_backward.h"
 #include "generated/ops/softplus.h"
 #include "generated/ops/sub.h"
 #include "generated/ops/tanh.h"
+#include "generated/ops/to.h"
 #include "generated/ops/where.h"
 
 namespace tl::autograd::generated {
@@ -63,12 +65,13 @@ Tensor mish_backward_differentiable(const Tensor& grad, const Tensor& self) {
   return mul(grad, add(t, mul(mul(self, s), rsub(mul(t, t), 1))));
 }
 
-// d/dx sigmoid(beta x) = beta z (1 - z), and 0 where beta x > threshold (the gradient is the constant 1 there).
+// d/dx sigmoid(beta x) = beta z (1 - z), z = sigmoid(beta x), times the mask beta x < threshold (the
+// gradient is the constant 1 above it): a multiplication, as PyTorch, so non-finite terms stay nan.
 Tensor softplus_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& self, const Scalar& beta,
                                 const Scalar& threshold) {
   const Tensor bx = mul(self, beta);
-  const Tensor z = sigmoid(bx);
-  return where(gt(bx, threshold), 0, mul(mul(mul(grad, grad_output), mul(z, rsub(z, 1))), beta));
+  const Tensor below = to(lt(bx, threshold), grad.scalar_type());
+  return mul(mul(sigmoid_backward(mul(grad, grad_output), sigmoid(bx)), below), beta);
 }
 
 // hardswish's gradient x / 3 + 1/2 has slope 1/3 inside (-3, 3).

@@ -67,6 +67,34 @@ variable_list ThresholdBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)
+struct ThresholdBackward1 final : Node {
+  std::string name() const override { return "ThresholdBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  Scalar threshold_;
+};
+
+variable_list ThresholdBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& threshold = as_arg(threshold_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = threshold_backward(grad, self, threshold);
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
@@ -113,7 +141,7 @@ Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& valu
 // threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)
 const Tensor& threshold_(const Tensor& self, const Scalar& threshold, const Scalar& value) {
   check_inplace(self, "threshold_");
-  auto grad_fn = std::make_shared<ThresholdBackward0>();
+  auto grad_fn = std::make_shared<ThresholdBackward1>();
   grad_fn->set_next_edges(collect_next_edges({&self}));
   grad_fn->threshold_ = threshold;
   if (grad_fn->should_compute_output(0)) {

@@ -101,34 +101,6 @@ Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& valu
   return ops::threshold::call(self, threshold, value);
 }
 
-// threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)
-static const Tensor& threshold_kernel_inplace(const Tensor& self, const Scalar& threshold, const Scalar& value) {
-  Tensor out = self;
-  native::threshold_kernel(self, threshold, value, out);
-  return self;
-}
-
-ops::threshold_::Kernel* ops::threshold_::kernels[kNumDeviceTypes] = {
-    /* CPU */ threshold_kernel_inplace,
-    /* Meta */ threshold_kernel_inplace,
-};
-
-const Tensor& ops::threshold_::call(const Tensor& self, const Scalar& threshold, const Scalar& value) {
-  const Device kernel_device = dispatch_device("threshold_", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("threshold_", kernel_device);
-  decltype(auto) result = kernel(self, threshold, value);
-  self.bump_version();
-  return result;
-}
-
-const Tensor& threshold_(const Tensor& self, const Scalar& threshold, const Scalar& value) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::threshold_(self, threshold, value);
-  }
-  return ops::threshold_::call(self, threshold, value);
-}
-
 // threshold.out(Tensor self, Scalar threshold, Scalar value, *, Tensor(a!) out) -> Tensor(a!)
 static const Tensor& threshold_kernel_out(const Tensor& self, const Scalar& threshold, const Scalar& value, const Tensor& out) {
   const Tensor self_in = native::input_unaffected_by_resize(self, out);
@@ -154,6 +126,28 @@ const Tensor& ops::threshold_out::call(const Tensor& self, const Scalar& thresho
 const Tensor& threshold_out(const Tensor& out, const Tensor& self, const Scalar& threshold, const Scalar& value) {
   check_out_no_grad("threshold.out", {&self}, {&out});
   return ops::threshold_out::call(self, threshold, value, out);
+}
+
+// threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)
+ops::threshold_::Kernel* ops::threshold_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::threshold__kernel,
+    /* Meta */ native::threshold__kernel,
+};
+
+const Tensor& ops::threshold_::call(const Tensor& self, const Scalar& threshold, const Scalar& value) {
+  const Device kernel_device = dispatch_device("threshold_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("threshold_", kernel_device);
+  decltype(auto) result = kernel(self, threshold, value);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& threshold_(const Tensor& self, const Scalar& threshold, const Scalar& value) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::threshold_(self, threshold, value);
+  }
+  return ops::threshold_::call(self, threshold, value);
 }
 
 }  // namespace tl

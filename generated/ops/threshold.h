@@ -9,11 +9,11 @@ namespace tl {
 // threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
 Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& value);
 
-// threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)
-const Tensor& threshold_(const Tensor& self, const Scalar& threshold, const Scalar& value);
-
 // threshold.out(Tensor self, Scalar threshold, Scalar value, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& threshold_out(const Tensor& out, const Tensor& self, const Scalar& threshold, const Scalar& value);
+
+// threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)
+const Tensor& threshold_(const Tensor& self, const Scalar& threshold, const Scalar& value);
 
 // Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
@@ -25,18 +25,18 @@ struct threshold {
   static Tensor call(const Tensor& self, const Scalar& threshold, const Scalar& value);
 };
 
-// threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)
-struct threshold_ {
-  using Kernel = const Tensor&(const Tensor& self, const Scalar& threshold, const Scalar& value);
-  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
-  static const Tensor& call(const Tensor& self, const Scalar& threshold, const Scalar& value);
-};
-
 // threshold.out(Tensor self, Scalar threshold, Scalar value, *, Tensor(a!) out) -> Tensor(a!)
 struct threshold_out {
   using Kernel = const Tensor&(const Tensor& self, const Scalar& threshold, const Scalar& value, const Tensor& out);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static const Tensor& call(const Tensor& self, const Scalar& threshold, const Scalar& value, const Tensor& out);
+};
+
+// threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)
+struct threshold_ {
+  using Kernel = const Tensor&(const Tensor& self, const Scalar& threshold, const Scalar& value);
+  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
+  static const Tensor& call(const Tensor& self, const Scalar& threshold, const Scalar& value);
 };
 }  // namespace ops
 
@@ -46,6 +46,7 @@ const Tensor& threshold_(const Tensor& self, const Scalar& threshold, const Scal
 }  // namespace autograd::wrappers
 
 namespace native {
+const Tensor& threshold__kernel(const Tensor& self, const Scalar& threshold, const Scalar& value);
 void threshold_kernel(const Tensor& self, const Scalar& threshold, const Scalar& value, Tensor& out);
 }  // namespace native
 }  // namespace tl

@@ -2419,10 +2419,6 @@ class TensorBase:
         """`tensor_split` by an int64 tensor on the CPU: a 0-d one is the number of sections, a 1-D one the indices to cut before."""
         ...
 
-    def threshold_(self, threshold: Number, value: Number) -> Tensor:
-        """In-place version of threshold(): writes the result into self. Every element x of `self` where x > threshold, else `value`."""
-        ...
-
     def tile(self, dims: Sequence[int]) -> Tensor:
         """`self` repeated `dims[i]` times along each dimension; with fewer `dims` than dimensions, the leading ones are repeated once (NumPy's tile)."""
         ...

@@ -2512,7 +2512,7 @@ def threshold(input: Tensor, threshold: Number, value: Number, *, out: Optional[
     ...
 
 def threshold_(input: Tensor, threshold: Number, value: Number) -> Tensor:
-    """In-place version of threshold(): writes the result into self. Every element x of `self` where x > threshold, else `value`."""
+    """In-place threshold (a function only, as PyTorch: no Tensor.threshold_)."""
     ...
 
 def tile(input: Tensor, dims: Sequence[int]) -> Tensor:

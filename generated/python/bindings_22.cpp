@@ -181,22 +181,6 @@ PyObject* method_prelu(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
-// Tensor.threshold_
-PyObject* method_threshold_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "threshold_(Scalar threshold, Scalar value)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto threshold = r.scalar(0);
-  auto value = r.scalar(1);
-  auto result = [&] { GilRelease no_gil; return tl::threshold_(self, threshold, value); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 }  // namespace
 
 void add_bindings_22(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
@@ -223,7 +207,7 @@ Every element x of `self` where x > threshold, else `value`.)doc"});
   functions["_ops"].push_back({"threshold_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_threshold_)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(threshold_(Tensor input, Scalar threshold, Scalar value) -> Tensor
 
-In-place version of threshold(): writes the result into self. Every element x of `self` where x > threshold, else `value`.)doc"});
+In-place threshold (a function only, as PyTorch: no Tensor.threshold_).)doc"});
   methods.push_back({"absolute", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_absolute)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(absolute() -> Tensor
 
@@ -240,10 +224,6 @@ A view of the diagonal of `self` over dimensions `dim1` and `dim2` (above it for
                      METH_FASTCALL | METH_KEYWORDS, R"doc(prelu(Tensor weight) -> Tensor
 
 The parametric ReLU: x where x > 0, else `weight * x`, with `weight` one value or one per channel (dim 1 of `self`, dim 0 of a 1-D self).)doc"});
-  methods.push_back({"threshold_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_threshold_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(threshold_(Scalar threshold, Scalar value) -> Tensor
-
-In-place version of threshold(): writes the result into self. Every element x of `self` where x > threshold, else `value`.)doc"});
   (void)functions;
   (void)methods;
 }

@@ -139,6 +139,12 @@ void threshold_kernel(const Tensor& self, const Scalar& threshold, const Scalar&
   });
 }
 
+const Tensor& threshold__kernel(const Tensor& self, const Scalar& threshold, const Scalar& value) {
+  Tensor out = self;
+  threshold_kernel(self, threshold, value, out);
+  return self;
+}
+
 // output = min(x, 0) - log1p(exp(-|x|)); buffer = exp(-|x|), what PyTorch's CPU kernel keeps for backward.
 std::tuple<Tensor, Tensor> log_sigmoid_forward_kernel(const Tensor& self) {
   Tensor output, buffer;
