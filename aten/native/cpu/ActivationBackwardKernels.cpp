@@ -46,34 +46,53 @@ Tensor gelu_backward_kernel(const Tensor& grad_output, const Tensor& self, std::
       return g * (0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * dinner);
     });
   }
-  return binary_float(grad_output, self, "gelu_backward", [](double g, double x) TL_MATH_INLINE {
-    const double cdf = 0.5 * (1.0 + vec::erf_f64(x * kSqrt1_2));
-    const double pdf = kInvSqrt2Pi * vec::exp_f64(-0.5 * x * x);
-    return g * (cdf + x * pdf);
-  });
+  return binary_float(
+      grad_output, self, "gelu_backward",
+      [](double g, double x) TL_MATH_INLINE {
+        const double cdf = 0.5 * (1.0 + vec::erf_f64(x * kSqrt1_2));
+        return g * (cdf + x * kInvSqrt2Pi * vec::exp_f64(-0.5 * x * x));
+      },
+      [](double g, double x) TL_MATH_INLINE {
+        const double cdf = 0.5 * (1.0 + vec::erf_for_float(x * kSqrt1_2));
+        return g * (cdf + x * kInvSqrt2Pi * vec::exp_for_float(-0.5 * x * x));
+      });
 }
 
 Tensor silu_backward_kernel(const Tensor& grad_output, const Tensor& self) {
-  return binary_float(grad_output, self, "silu_backward", [](double g, double x) TL_MATH_INLINE {
-    const double s = vec::sigmoid_f64(x);
-    return g * s * (1.0 + x * (1.0 - s));
-  });
+  return binary_float(
+      grad_output, self, "silu_backward",
+      [](double g, double x) TL_MATH_INLINE {
+        const double s = vec::sigmoid_f64(x);
+        return g * s * (1.0 + x * (1.0 - s));
+      },
+      [](double g, double x) TL_MATH_INLINE {
+        const double s = vec::sigmoid_for_float(x);
+        return g * s * (1.0 + x * (1.0 - s));
+      });
 }
 
 Tensor mish_backward_kernel(const Tensor& grad_output, const Tensor& self) {
-  return binary_float(grad_output, self, "mish_backward", [](double g, double x) TL_MATH_INLINE {
-    const double s = vec::sigmoid_f64(x);
-    const double sp = dsel(x > 40, x, vec::log1p_f64(vec::exp_f64(dsel(x > 40, 0.0, x))));
-    const double t = vec::tanh_f64(sp);
-    return g * (t + x * s * (1.0 - t * t));
-  });
+  return binary_float(
+      grad_output, self, "mish_backward",
+      [](double g, double x) TL_MATH_INLINE {
+        const double s = vec::sigmoid_f64(x);
+        const double t = vec::tanh_f64(dsel(x > 0, x, 0.0) + vec::log1p_f64(vec::exp_f64(-vec::dabs(x))));
+        return g * (t + x * s * (1.0 - t * t));
+      },
+      [](double g, double x) TL_MATH_INLINE {
+        const double s = vec::sigmoid_for_float(x);
+        const double t = vec::tanh_for_float(dsel(x > 0, x, 0.0) +
+                                             vec::log1p_unit_for_float(vec::exp_for_float(-vec::dabs(x))));
+        return g * (t + x * s * (1.0 - t * t));
+      });
 }
 
 Tensor softplus_backward_kernel(const Tensor& grad_output, const Tensor& self, const Scalar& beta, const Scalar& threshold) {
   const double b = beta.to_double(), th = threshold.to_double();
-  return binary_float(grad_output, self, "softplus_backward", [=](double g, double x) TL_MATH_INLINE {
-    return dsel(x * b > th, g, g * vec::sigmoid_f64(x * b));
-  });
+  return binary_float(
+      grad_output, self, "softplus_backward",
+      [=](double g, double x) TL_MATH_INLINE { return dsel(x * b > th, g, g * vec::sigmoid_f64(x * b)); },
+      [=](double g, double x) TL_MATH_INLINE { return dsel(x * b > th, g, g * vec::sigmoid_for_float(x * b)); });
 }
 
 Tensor leaky_relu_backward_kernel(const Tensor& grad_output, const Tensor& self, const Scalar& negative_slope,
@@ -92,12 +111,12 @@ Tensor leaky_relu_backward_kernel(const Tensor& grad_output, const Tensor& self,
 Tensor hardtanh_backward_kernel(const Tensor& grad_output, const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
   const double lo = min_val.to_double(), hi = max_val.to_double();
   return binary_float(grad_output, self, "hardtanh_backward",
-                      [=](double g, double x) TL_MATH_INLINE { return dsel(x <= lo || x >= hi, 0.0, g); });
+                      [=](double g, double x) TL_MATH_INLINE { return dsel((x <= lo) | (x >= hi), 0.0, g); });
 }
 
 Tensor hardsigmoid_backward_kernel(const Tensor& grad_output, const Tensor& self) {
   return binary_float(grad_output, self, "hardsigmoid_backward",
-                      [](double g, double x) TL_MATH_INLINE { return dsel(x > -3.0 && x < 3.0, g / 6.0, 0.0); });
+                      [](double g, double x) TL_MATH_INLINE { return dsel((x > -3.0) & (x < 3.0), g / 6.0, 0.0); });
 }
 
 Tensor hardswish_backward_kernel(const Tensor& grad_output, const Tensor& self) {
@@ -109,13 +128,13 @@ Tensor hardswish_backward_kernel(const Tensor& grad_output, const Tensor& self) 
 Tensor softshrink_backward_kernel(const Tensor& grad_output, const Tensor& self, const Scalar& lambd) {
   const double l = lambd.to_double();
   return binary_float(grad_output, self, "softshrink_backward",
-                      [=](double g, double x) TL_MATH_INLINE { return dsel(x >= -l && x <= l, 0.0, g); });
+                      [=](double g, double x) TL_MATH_INLINE { return dsel((x >= -l) & (x <= l), 0.0, g); });
 }
 
 Tensor hardshrink_backward_kernel(const Tensor& grad_out, const Tensor& self, const Scalar& lambd) {
   const double l = lambd.to_double();
   return binary_float(grad_out, self, "hardshrink_backward",
-                      [=](double g, double x) TL_MATH_INLINE { return dsel(x >= -l && x <= l, 0.0, g); });
+                      [=](double g, double x) TL_MATH_INLINE { return dsel((x >= -l) & (x <= l), 0.0, g); });
 }
 
 Tensor threshold_backward_kernel(const Tensor& grad_output, const Tensor& self, const Scalar& threshold) {

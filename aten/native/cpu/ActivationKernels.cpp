@@ -36,32 +36,44 @@ void elu_kernel(const Tensor& self, const Scalar& alpha, const Scalar& scale, co
 void gelu_kernel(const Tensor& self, std::string_view approximate, Tensor& out) {
   TL_CHECK(approximate == "none" || approximate == "tanh", "gelu: approximate argument must be either none or tanh.");
   if (approximate == "tanh") {
-    unary_float(self, out, "gelu", [](double x) TL_MATH_INLINE {
-      return 0.5 * x * (1.0 + vec::tanh_f64(kSqrt2OverPi * (x + kKappa * x * x * x)));
-    });
+    unary_float(
+        self, out, "gelu",
+        [](double x) TL_MATH_INLINE { return 0.5 * x * (1.0 + vec::tanh_f64(kSqrt2OverPi * (x + kKappa * x * x * x))); },
+        [](double x) TL_MATH_INLINE {
+          return 0.5 * x * (1.0 + vec::tanh_for_float(kSqrt2OverPi * (x + kKappa * x * x * x)));
+        });
   } else {
-    unary_float(self, out, "gelu", [](double x) TL_MATH_INLINE { return 0.5 * x * (1.0 + vec::erf_f64(x * kSqrt1_2)); });
+    unary_float(
+        self, out, "gelu", [](double x) TL_MATH_INLINE { return 0.5 * x * (1.0 + vec::erf_f64(x * kSqrt1_2)); },
+        [](double x) TL_MATH_INLINE { return 0.5 * x * (1.0 + vec::erf_for_float(x * kSqrt1_2)); });
   }
 }
 
 void silu_kernel(const Tensor& self, Tensor& out) {
-  unary_float(self, out, "silu", [](double x) TL_MATH_INLINE { return x * vec::sigmoid_f64(x); });
+  unary_float(
+      self, out, "silu", [](double x) TL_MATH_INLINE { return x * vec::sigmoid_f64(x); },
+      [](double x) TL_MATH_INLINE { return x * vec::sigmoid_for_float(x); });
 }
 
-// log1p(exp(x)) is x itself above 40 in double (and exp overflows past 709).
+// log(1 + e^x) = max(x, 0) + log1p(e^-|x|): no overflow, and the log1p argument stays in (0, 1].
 TL_ALWAYS_INLINE static double softplus1(double x) {
-  return dsel(x > 40, x, vec::log1p_f64(vec::exp_f64(dsel(x > 40, 0.0, x))));
+  return dsel(x > 0, x, 0.0) + vec::log1p_f64(vec::exp_f64(-vec::dabs(x)));
+}
+TL_ALWAYS_INLINE static double softplus1_for_float(double x) {
+  return dsel(x > 0, x, 0.0) + vec::log1p_unit_for_float(vec::exp_for_float(-vec::dabs(x)));
 }
 
 void mish_kernel(const Tensor& self, Tensor& out) {
-  unary_float(self, out, "mish", [](double x) TL_MATH_INLINE { return x * vec::tanh_f64(softplus1(x)); });
+  unary_float(
+      self, out, "mish", [](double x) TL_MATH_INLINE { return x * vec::tanh_f64(softplus1(x)); },
+      [](double x) TL_MATH_INLINE { return x * vec::tanh_for_float(softplus1_for_float(x)); });
 }
 
 void softplus_kernel(const Tensor& self, const Scalar& beta, const Scalar& threshold, Tensor& out) {
   const double b = beta.to_double(), t = threshold.to_double();
-  unary_float(self, out, "softplus", [=](double x) TL_MATH_INLINE {
-    return dsel(x * b > t, x, softplus1(x * b) / b);
-  });
+  unary_float(
+      self, out, "softplus", [=](double x) TL_MATH_INLINE { return dsel(x * b > t, x, softplus1(x * b) / b); },
+      [=](double x) TL_MATH_INLINE { return dsel(x * b > t, x, softplus1_for_float(x * b) / b); });
 }
 
 void leaky_relu_kernel(const Tensor& self, const Scalar& negative_slope, Tensor& out) {
@@ -119,7 +131,7 @@ void softshrink_kernel(const Tensor& self, const Scalar& lambd, Tensor& out) {
 
 void hardshrink_kernel(const Tensor& self, const Scalar& lambd, Tensor& out) {
   const double l = lambd.to_double();
-  unary_float(self, out, "hardshrink", [=](double x) TL_MATH_INLINE { return dsel(x >= -l && x <= l, 0.0, x); });
+  unary_float(self, out, "hardshrink", [=](double x) TL_MATH_INLINE { return dsel((x >= -l) & (x <= l), 0.0, x); });
 }
 
 void threshold_kernel(const Tensor& self, const Scalar& threshold, const Scalar& value, Tensor& out) {

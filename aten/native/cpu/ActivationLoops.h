@@ -31,6 +31,28 @@ void unary_float(const Tensor& self, Tensor& out, const char* op, const F& f) {
   TL_DISPATCH_FLOAT(iter.common_dtype(), op, [&] { math_kernel<scalar_t>(iter, f); });
 }
 
+// Same with `f_float` for float32 / float16 / bfloat16 results: the "for float" vector functions
+// (VecMath*.h), accurate to what a float result needs and cheaper than the float64 ones.
+template <typename F, typename FFloat>
+void unary_float(const Tensor& self, Tensor& out, const char* op, const F& f, const FFloat& f_float) {
+  auto iter = unary_iter(out, self, op);
+  TL_DISPATCH_FLOAT(iter.common_dtype(), op, [&] {
+    if constexpr (std::is_same_v<scalar_t, double>) math_kernel<scalar_t>(iter, f);
+    else math_kernel<scalar_t>(iter, f_float);
+  });
+}
+
+template <typename F, typename FFloat>
+Tensor binary_float(const Tensor& grad_output, const Tensor& x, const char* op, const F& f, const FFloat& f_float) {
+  Tensor out;
+  auto iter = binary_iter(out, grad_output, x, op);
+  TL_DISPATCH_FLOAT(iter.common_dtype(), op, [&] {
+    if constexpr (std::is_same_v<scalar_t, double>) math_kernel<scalar_t>(iter, f);
+    else math_kernel<scalar_t>(iter, f_float);
+  });
+  return out;  // allocated by the iterator
+}
+
 // out = f(grad_output, x) for floating dtypes (the backward kernels); returns the new tensor.
 template <typename F>
 Tensor binary_float(const Tensor& grad_output, const Tensor& x, const char* op, const F& f) {
