@@ -228,6 +228,8 @@ def _torch_lacks_derivative(run):
     """Whether `run` raises PyTorch's "derivative for aten::x is not implemented"."""
     try:
         run()
+    except NotImplementedError:  # asinh_...: torchlite may do more; gradgradcheck is the oracle
+        return False
     except RuntimeError as e:
         if "derivative for" in str(e) and "is not implemented" in str(e):
             return True
