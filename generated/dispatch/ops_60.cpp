@@ -77,7 +77,7 @@ Tensor log_sigmoid(const Tensor& self) {
 // log_sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& log_sigmoid_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("log_sigmoid.out", {&self}, {&out});
-  return copy_to_out(out, log_sigmoid(self), "log_sigmoid.out", native::OutDtype::CanCast);
+  return copy_to_out(out, log_sigmoid(self), "log_sigmoid.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ logical_xor

@@ -16,8 +16,9 @@ namespace tl::native::activation {
 
 using vec::dsel;
 
+// out= must have the result's dtype (PyTorch's activations do not cast into another one).
 inline TensorIterator unary_iter(Tensor& out, const Tensor& self, const char* op) {
-  return TensorIteratorConfig().set_op_name(op).add_output(out).add_input(self).build();
+  return TensorIteratorConfig().set_op_name(op).add_output(out).add_input(self).check_exact_output_dtype(true).build();
 }
 
 inline TensorIterator binary_iter(Tensor& out, const Tensor& a, const Tensor& b, const char* op) {
