@@ -9,7 +9,9 @@ from dataclasses import dataclass, field
 
 from codegen import cpp
 from codegen.context import Context
-from codegen.model import Argument, BaseType, ListType, NativeFunction, OptionalType, SchemaKind, Type
+from codegen.model import (
+    PYTHON_MODULES, Argument, BaseType, ListType, NativeFunction, OptionalType, SchemaKind, Type,
+)
 from codegen.templates import render
 
 # Schema type -> PythonArgs accessor.
@@ -77,6 +79,7 @@ class Binding:
     is_method: bool
     not_implemented_on_type_error: bool   # Python operators
     overloads: list[Overload] = field(default_factory=list)
+    module: str = "_ops"     # the torchlite._C submodule of a function (`python_module: nn` -> "_nn")
 
     @property
     def base(self) -> str:
@@ -156,7 +159,7 @@ def bindings(ctx: Context) -> tuple[list[Binding], list[Binding]]:
     # out= overloads written in the YAML, paired with their functional overload by the loader
     outs.update({str(f.out_of.schema.name): f for f in ctx.file.functions
                  if f.out_of is not None and PYTHON_HIDDEN_TAG not in f.tags})
-    functions: dict[str, Binding] = {}
+    functions: dict[tuple[str, str], Binding] = {}  # (name, module): a name may be in several modules
     methods: dict[str, Binding] = {}
     for f in ctx.file.functions:
         if f.schema.kind() == SchemaKind.out or PYTHON_HIDDEN_TAG in f.tags:
@@ -164,7 +167,9 @@ def bindings(ctx: Context) -> tuple[list[Binding], list[Binding]]:
         name = f.schema.name.name
         out = outs.get(str(f.schema.name))
         if "function" in f.variants:
-            b = functions.setdefault(name, Binding(name, f"fn_{name}", False, False))
+            module = f"_{f.python_module}" if f.python_module else "_ops"
+            c_name = f"fn_{name}" if module == "_ops" else f"fn{module}_{name}"
+            b = functions.setdefault((name, module), Binding(name, c_name, False, False, module=module))
             b.overloads.append(_overload(f, out, False, name))
         if "method" in f.variants and f.schema.argument("self") is not None \
                 and f.schema.argument("self").type == BaseType("Tensor"):
@@ -337,8 +342,10 @@ def generate(ctx: Context) -> dict[str, str]:
                                                    headers=headers, factory_options=factory_options,
                                                    case_body=case_body, docstring=docstring,
                                                    uses_args=uses_args, return_types=return_types(fns + mths))
-    files["python/init.cpp"] = render("python_init.cpp.j2", shards=used)
-    files["python/_ops.pyi"] = render("ops.pyi.j2", functions=functions, stub=stub_lines)
+    files["python/init.cpp"] = render("python_init.cpp.j2", shards=used,
+                                      modules=["_ops"] + [f"_{m}" for m in PYTHON_MODULES])
+    files["python/_ops.pyi"] = render("ops.pyi.j2", functions=[b for b in functions if b.module == "_ops"],
+                                      stub=stub_lines)
     files["python/_C.pyi"] = render("C.pyi.j2", methods=methods, stub=stub_lines)
     return files
 

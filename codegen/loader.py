@@ -16,7 +16,7 @@ from typing import Any, Optional
 import yaml
 
 from codegen.model import (
-    COMPOSITE, DTYPE_GROUPS, DTYPE_NAMES, INPLACE_DUNDERS, Annotation, Argument, BaseType, Derivative,
+    COMPOSITE, DTYPE_GROUPS, DTYPE_NAMES, INPLACE_DUNDERS, PYTHON_MODULES, Annotation, Argument, BaseType, Derivative,
     FunctionSchema, Location, NativeFunction, NativeFunctionsFile, OperatorName,
     Return, SchemaKind, Tag,
 )
@@ -38,7 +38,7 @@ class CodegenError(Exception):
 ENTRY_KEYS = ("func", "doc", "variants", "inplace", "out", "dispatch", "impl", "derivatives",
               "output_differentiability", "tags", "python_operators", "view_of", "samples", "dtypes",
               "backward_node", "alias_of", "out_dtype", "device_check",
-              "out_autograd")
+              "out_autograd", "python_module")
 TOP_KEYS = ("tags", "functions")
 
 
@@ -217,6 +217,10 @@ class _EntryReader:
         out_autograd = self._get("out_autograd", str)
         if out_autograd not in (None, "records"):
             self.error("out_autograd", f"`out_autograd:` must be `records` (absent: out= refuses inputs that require grad), not `{out_autograd}`")
+        python_module = self._get("python_module", str)
+        if python_module is not None and python_module not in PYTHON_MODULES:
+            self.error("python_module", f"`python_module:` must be one of {', '.join(PYTHON_MODULES)}, "
+                       f"not `{python_module}`")
         if not self.ok or schema is None:
             return []
         source = NativeFunction(
@@ -228,6 +232,7 @@ class _EntryReader:
             view_of=view_of, samples=tuple(samples or ()), dtypes=dtypes, derive=derive, key_lines=self._key_lines(),
             backward_node=backward_node, alias_of=alias_of, out_dtype=out_dtype, device_check=device_check,
             out_autograd=out_autograd,
+            python_module=python_module,
         )
         return _with_derived(source)
 
@@ -450,7 +455,10 @@ def _with_derived(source: NativeFunction) -> list[NativeFunction]:
     for kind in kinds:
         if kind is SchemaKind.inplace:
             schema = _inplace_schema(source.schema)
-            variants = frozenset({"method"} | ({"function"} & source.variants))
+            # PyTorch's in-place ops are methods, except those of a python_module (F.elu_ is
+            # torch._C._nn.elu_, not Tensor.elu_): those keep the entry's variants.
+            variants = source.variants if source.python_module else \
+                frozenset({"method"} | ({"function"} & source.variants))
             operators = inplace_ops
         else:
             schema = _out_schema(source.schema)

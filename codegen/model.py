@@ -208,6 +208,10 @@ def describe_dtypes(dtypes: tuple[str, ...]) -> str:
     return ", ".join(parts)
 COMPOSITE = "Composite"
 
+# The Python submodules a function binding may be placed in (`python_module: nn` binds it in
+# torchlite._C._nn instead of torchlite._C._ops, as PyTorch binds F.elu's op in torch._C._nn).
+PYTHON_MODULES = ("nn", "special", "linalg", "fft")
+
 # Python's augmented-assignment dunders: a `python_operators` name in this set binds the
 # in-place variant of an op (`__iadd__` -> add_), every other dunder binds the op itself.
 INPLACE_DUNDERS = frozenset(
@@ -279,6 +283,9 @@ class NativeFunction:
     # and records the ops it is made of (the copy into out: CopyBackwards), as PyTorch's
     # CompositeImplicitAutograd out= overloads (quantile.out); absent, out= refuses them.
     out_autograd: Optional[str] = None
+    # The Python submodule of the function binding (`python_module: nn` -> torchlite._C._nn), as
+    # PyTorch's YAML key; None for the top-level torchlite._C._ops. Methods are unaffected.
+    python_module: Optional[str] = None
     # Line of each YAML key of the entry ("func", "doc", ...; "non_differentiable:self" for an
     # input declared so), so errors point at the key. Not part of equality.
     key_lines: tuple[tuple[str, int], ...] = field(default=(), compare=False, repr=False)

@@ -290,6 +290,12 @@ def _check_formulas(fn: NativeFunction, tags: set[str]) -> Problems:
             yield d.loc, "`result` in a formula of an op with several outputs: use the output names"
 
 
+def _check_python_module(fn: NativeFunction, tags: set[str]) -> Problems:
+    if fn.python_module is not None and "function" not in fn.variants:
+        yield "python_module", ("`python_module:` places the function binding, but the entry is not a "
+                                "function (`variants:` has no `function`)")
+
+
 def _check_tags(fn: NativeFunction, tags: set[str]) -> Problems:
     for t in fn.tags:
         if t not in tags:
@@ -349,5 +355,5 @@ _CHECKS: tuple[Callable[[NativeFunction, set[str]], Problems], ...] = (
     _check_doc, _check_argument_names, _check_types, _check_variants, _check_dispatch, _check_derivatives, _check_derive,
     _check_writes, _check_view, _check_tags, _check_python_operators,
     _check_output_differentiability, _check_samples, _check_formulas, _check_backward_node,
-    _check_out_dtype,
+    _check_out_dtype, _check_python_module,
 )

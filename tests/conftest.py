@@ -220,17 +220,23 @@ def iter_specs(obj):
     return found
 
 
+def op_namespace(f, lib):
+    """Where `lib` binds entry f's function: the top level, or lib._C._nn for `python_module: nn`."""
+    return getattr(lib._C, f"_{f.python_module}") if f.python_module else lib
+
+
 def sample_callables(f, sample, name=None):
     """(torch callable, torchlite callable) of YAML entry `f` (or its variant `name`), each taking
     (args, kwargs): the function where PyTorch has one, else the method on the first argument, or
     the PyTorch callable named by the sample's `# torch:` hint."""
     name = name or f.schema.name.name
     hint = sample_hint(sample, "torch")
+    t_ns, l_ns = op_namespace(f, torch), op_namespace(f, tl)
     if hint and name == f.schema.name.name:
         oracle = eval(hint, {"torch": torch})  # noqa: S307 - hints come from our own YAML
-        return (lambda a, k: oracle(*a, **k)), (lambda a, k: getattr(tl, name)(*a, **k))
-    if "function" in f.variants and hasattr(torch, name) and hasattr(tl, name):
-        return (lambda a, k: getattr(torch, name)(*a, **k)), (lambda a, k: getattr(tl, name)(*a, **k))
+        return (lambda a, k: oracle(*a, **k)), (lambda a, k: getattr(l_ns, name)(*a, **k))
+    if "function" in f.variants and hasattr(t_ns, name) and hasattr(l_ns, name):
+        return (lambda a, k: getattr(t_ns, name)(*a, **k)), (lambda a, k: getattr(l_ns, name)(*a, **k))
     if not hasattr(torch.Tensor, name):
         pytest.fail(f"{f.schema.name}: PyTorch has no function or method {name}; give its samples a "
                     "`# torch: <callable>` hint")

@@ -21,6 +21,7 @@
 #include "aten/autograd/FunctionsManualUnary.h"  // helpers for the unary catalog ops
 #include "aten/autograd/FunctionsManualShapes.h"  // repeat, roll
 #include "aten/autograd/FunctionsManualNorm.h"  // norm, linalg_vector_norm, renorm
+#include "aten/autograd/FunctionsManualActivation.h"  // double backward of the activations
 
 namespace tl::autograd::generated {
 

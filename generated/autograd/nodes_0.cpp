@@ -16,6 +16,7 @@
 #include "generated/ops/nextafter.h"
 #include "generated/ops/repeat.h"
 #include "generated/ops/select.h"
+#include "generated/ops/softplus_backward.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
@@ -141,6 +142,42 @@ variable_list SelectBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
+struct SoftplusBackwardBackward0 final : Node {
+  std::string name() const override { return "SoftplusBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    grad_output_.reset_data();
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return grad_output_.nbytes() + self_.nbytes();
+  }
+
+  SavedVariable grad_output_;
+  SavedVariable self_;
+  Scalar beta_;
+  Scalar threshold_;
+};
+
+variable_list SoftplusBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& grad_output = grad_output_.unpack(shared_from_this());
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& beta = as_arg(beta_);
+  const auto& threshold = as_arg(threshold_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = softplus_backward(grad, self, beta, threshold);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = softplus_double_backward(grad, grad_output, self, beta, threshold);
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
@@ -261,6 +298,28 @@ Tensor select_int(const Tensor& self, int64_t dim, int64_t index) {
   {
     AutoGradMode below_autograd(false);
     result = ops::select_int::call(self, dim, index);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
+Tensor softplus_backward(const Tensor& grad_output, const Tensor& self, const Scalar& beta, const Scalar& threshold) {
+  auto grad_fn = std::make_shared<SoftplusBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self}));
+  grad_fn->beta_ = beta;
+  grad_fn->threshold_ = threshold;
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->grad_output_ = SavedVariable(grad_output, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::softplus_backward::call(grad_output, self, beta, threshold);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);

@@ -11,6 +11,8 @@
 #include "generated/ops/clone.h"
 #include "generated/ops/gt.h"
 #include "generated/ops/le.h"
+#include "generated/ops/leaky_relu.h"
+#include "generated/ops/leaky_relu_backward.h"
 #include "generated/ops/log.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
@@ -81,6 +83,62 @@ variable_list ClampMaxBackward1::apply(variable_list&& grads) {
   const auto& max = as_arg(max_);
   if (should_compute_output(0)) {
     grad_inputs[0] = grad_where(le(self, max), grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
+struct LeakyReluBackward0 final : Node {
+  std::string name() const override { return "LeakyReluBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  Scalar negative_slope_;
+};
+
+variable_list LeakyReluBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& negative_slope = as_arg(negative_slope_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = leaky_relu_backward(grad, self, negative_slope, false);
+  }
+  return grad_inputs;
+}
+
+// Backward of leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)
+struct LeakyReluBackward1 final : Node {
+  std::string name() const override { return "LeakyReluBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return result_.nbytes();
+  }
+
+  Scalar negative_slope_;
+  SavedVariable result_;
+};
+
+variable_list LeakyReluBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& negative_slope = as_arg(negative_slope_);
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = leaky_relu_backward(grad, result, negative_slope, true);
   }
   return grad_inputs;
 }
@@ -330,6 +388,41 @@ const Tensor& clamp_max_(const Tensor& self, const Scalar& max) {
     ops::clamp_max_::call(self, max);
   }
   rebase_history(self, grad_fn);
+  return self;
+}
+
+// leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
+Tensor leaky_relu(const Tensor& self, const Scalar& negative_slope) {
+  auto grad_fn = std::make_shared<LeakyReluBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->negative_slope_ = negative_slope;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::leaky_relu::call(self, negative_slope);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)
+const Tensor& leaky_relu_(const Tensor& self, const Scalar& negative_slope) {
+  check_inplace(self, "leaky_relu_");
+  auto grad_fn = std::make_shared<LeakyReluBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->negative_slope_ = negative_slope;
+  {
+    AutoGradMode below_autograd(false);
+    ops::leaky_relu_::call(self, negative_slope);
+  }
+  rebase_history(self, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(self, true);
+  }
   return self;
 }
 

@@ -6,12 +6,33 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/mish_backward.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/special_i1.h"
 #include "generated/ops/tanh_backward.h"
 
 namespace tl::autograd::generated {
+
+// Backward of mish_backward(Tensor grad_output, Tensor self) -> Tensor
+struct MishBackwardBackward0 final : Node {
+  std::string name() const override { return "MishBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list MishBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::mish_backward");
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("aten::mish_backward");
+  }
+  return grad_inputs;
+}
 
 // Backward of special_i1(Tensor self) -> Tensor
 struct SpecialI1Backward0 final : Node {
@@ -79,6 +100,20 @@ variable_list TanhBackwardBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// mish_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor mish_backward(const Tensor& grad_output, const Tensor& self) {
+  auto grad_fn = std::make_shared<MishBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::mish_backward::call(grad_output, self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
 
 // special_i1(Tensor self) -> Tensor
 Tensor special_i1(const Tensor& self) {

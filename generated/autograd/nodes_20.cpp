@@ -7,6 +7,7 @@
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/alias.h"
+#include "generated/ops/hardswish_backward.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/put.h"
 #include "generated/ops/reshape.h"
@@ -28,6 +29,38 @@ variable_list AliasBackward0::apply(variable_list&& grads) {
   (void)grad;
   if (should_compute_output(0)) {
     grad_inputs[0] = grad;
+  }
+  return grad_inputs;
+}
+
+// Backward of hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
+struct HardswishBackwardBackward0 final : Node {
+  std::string name() const override { return "HardswishBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    grad_output_.reset_data();
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return grad_output_.nbytes() + self_.nbytes();
+  }
+
+  SavedVariable grad_output_;
+  SavedVariable self_;
+};
+
+variable_list HardswishBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& grad_output = grad_output_.unpack(shared_from_this());
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = hardswish_backward(grad, self);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = hardswish_double_backward(grad, grad_output, self);
   }
   return grad_inputs;
 }
@@ -81,6 +114,26 @@ Tensor alias(const Tensor& self) {
   {
     AutoGradMode below_autograd(false);
     result = ops::alias::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor hardswish_backward(const Tensor& grad_output, const Tensor& self) {
+  auto grad_fn = std::make_shared<HardswishBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self}));
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->grad_output_ = SavedVariable(grad_output, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::hardswish_backward::call(grad_output, self);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);

@@ -6,9 +6,12 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/clone.h"
 #include "generated/ops/diagonal.h"
 #include "generated/ops/diagonal_backward.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/threshold.h"
+#include "generated/ops/threshold_backward.h"
 
 namespace tl::autograd::generated {
 
@@ -36,6 +39,62 @@ variable_list DiagonalBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
+struct ThresholdBackward0 final : Node {
+  std::string name() const override { return "ThresholdBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  Scalar threshold_;
+};
+
+variable_list ThresholdBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& threshold = as_arg(threshold_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = threshold_backward(grad, self, threshold);
+  }
+  return grad_inputs;
+}
+
+// Backward of threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)
+struct ThresholdBackward1 final : Node {
+  std::string name() const override { return "ThresholdBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  Scalar threshold_;
+};
+
+variable_list ThresholdBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& threshold = as_arg(threshold_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = threshold_backward(grad, self, threshold);
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
@@ -59,6 +118,41 @@ Tensor diagonal(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) 
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
+}
+
+// threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
+Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& value) {
+  auto grad_fn = std::make_shared<ThresholdBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->threshold_ = threshold;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::threshold::call(self, threshold, value);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)
+const Tensor& threshold_(const Tensor& self, const Scalar& threshold, const Scalar& value) {
+  check_inplace(self, "threshold_");
+  auto grad_fn = std::make_shared<ThresholdBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->threshold_ = threshold;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::threshold_::call(self, threshold, value);
+  }
+  rebase_history(self, grad_fn);
+  return self;
 }
 
 }  // namespace tl::autograd::wrappers

@@ -11,6 +11,8 @@
 #include "generated/ops/div.h"
 #include "generated/ops/fmax.h"
 #include "generated/ops/gt.h"
+#include "generated/ops/hardsigmoid.h"
+#include "generated/ops/hardsigmoid_backward.h"
 #include "generated/ops/median.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
@@ -103,6 +105,32 @@ variable_list FmaxBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = fmax_fmin_backward(grad, self, other, false, true);
+  }
+  return grad_inputs;
+}
+
+// Backward of hardsigmoid(Tensor self) -> Tensor
+struct HardsigmoidBackward0 final : Node {
+  std::string name() const override { return "HardsigmoidBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list HardsigmoidBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = hardsigmoid_backward(grad, self);
   }
   return grad_inputs;
 }
@@ -361,6 +389,39 @@ Tensor fmax(const Tensor& self, const Tensor& other) {
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
+}
+
+// hardsigmoid(Tensor self) -> Tensor
+Tensor hardsigmoid(const Tensor& self) {
+  auto grad_fn = std::make_shared<HardsigmoidBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::hardsigmoid::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// hardsigmoid_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& hardsigmoid_(const Tensor& self) {
+  check_inplace(self, "hardsigmoid_");
+  auto grad_fn = std::make_shared<HardsigmoidBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::hardsigmoid_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
 }
 
 // median(Tensor self) -> Tensor

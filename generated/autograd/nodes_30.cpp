@@ -8,6 +8,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/float_power.h"
+#include "generated/ops/log_sigmoid_backward.h"
 #include "generated/ops/neg.h"
 
 namespace tl::autograd::generated {
@@ -102,6 +103,41 @@ variable_list FloatPowerBackward2::apply(variable_list&& grads) {
   const auto& result = result_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = pow_backward_exponent(grad, self, exponent, result);
+  }
+  return grad_inputs;
+}
+
+// Backward of log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor
+struct LogSigmoidBackwardBackward0 final : Node {
+  std::string name() const override { return "LogSigmoidBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    grad_output_.reset_data();
+    self_.reset_data();
+    buffer_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return grad_output_.nbytes() + self_.nbytes() + buffer_.nbytes();
+  }
+
+  SavedVariable grad_output_;
+  SavedVariable self_;
+  SavedVariable buffer_;
+};
+
+variable_list LogSigmoidBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& grad_output = grad_output_.unpack(shared_from_this());
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& buffer = buffer_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = log_sigmoid_backward(grad, self, buffer);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = log_sigmoid_double_backward(grad, grad_output, self);
   }
   return grad_inputs;
 }
@@ -210,6 +246,29 @@ Tensor float_power_Scalar(const Scalar& self, const Tensor& exponent) {
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
   }
+  return result;
+}
+
+// log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor
+Tensor log_sigmoid_backward(const Tensor& grad_output, const Tensor& self, const Tensor& buffer) {
+  auto grad_fn = std::make_shared<LogSigmoidBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self}));
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->grad_output_ = SavedVariable(grad_output, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->buffer_ = SavedVariable(buffer, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::log_sigmoid_backward::call(grad_output, self, buffer);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
   return result;
 }
 

@@ -9,6 +9,7 @@
 #include "generated/ops/clone.h"
 #include "generated/ops/copysign.h"
 #include "generated/ops/exp.h"
+#include "generated/ops/gelu_backward.h"
 #include "generated/ops/logaddexp2.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
@@ -75,6 +76,40 @@ variable_list CopysignBackward1::apply(variable_list&& grads) {
   const auto& result = result_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = copysign_tensor_self_backward(grad, self, result);
+  }
+  return grad_inputs;
+}
+
+// Backward of gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor
+struct GeluBackwardBackward0 final : Node {
+  std::string name() const override { return "GeluBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    grad_output_.reset_data();
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return grad_output_.nbytes() + self_.nbytes();
+  }
+
+  SavedVariable grad_output_;
+  SavedVariable self_;
+  std::string approximate_;
+};
+
+variable_list GeluBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& grad_output = grad_output_.unpack(shared_from_this());
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& approximate = as_arg(approximate_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = gelu_backward(grad, self, approximate);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = gelu_double_backward(grad, grad_output, self, approximate);
   }
   return grad_inputs;
 }
@@ -351,6 +386,27 @@ const Tensor& copysign__Scalar(const Tensor& self, const Scalar& other) {
     grad_fn->result_ = SavedVariable(self, true);
   }
   return self;
+}
+
+// gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor
+Tensor gelu_backward(const Tensor& grad_output, const Tensor& self, std::string_view approximate) {
+  auto grad_fn = std::make_shared<GeluBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self}));
+  grad_fn->approximate_ = std::string(approximate);
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->grad_output_ = SavedVariable(grad_output, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::gelu_backward::call(grad_output, self, approximate);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
 }
 
 // logaddexp2(Tensor self, Tensor other) -> Tensor

@@ -10,10 +10,12 @@
 #include "generated/ops/cat.h"
 #include "generated/ops/cumsum.h"
 #include "generated/ops/div.h"
+#include "generated/ops/hardshrink_backward.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/special_xlog1py.h"
 #include "generated/ops/split_with_sizes.h"
+#include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
 
@@ -33,6 +35,37 @@ variable_list CumsumBackward0::apply(variable_list&& grads) {
   const auto& dim = as_arg(dim_);
   if (should_compute_output(0)) {
     grad_inputs[0] = cumsum_backward(grad, dim);
+  }
+  return grad_inputs;
+}
+
+// Backward of hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor
+struct HardshrinkBackwardBackward0 final : Node {
+  std::string name() const override { return "HardshrinkBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  Scalar lambd_;
+};
+
+variable_list HardshrinkBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& lambd = as_arg(lambd_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = hardshrink_backward(grad, self, lambd);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = zeros_like(grad);
   }
   return grad_inputs;
 }
@@ -122,6 +155,24 @@ const Tensor& cumsum_(const Tensor& self, int64_t dim, std::optional<ScalarType>
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor
+Tensor hardshrink_backward(const Tensor& grad_out, const Tensor& self, const Scalar& lambd) {
+  auto grad_fn = std::make_shared<HardshrinkBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_out, &self}));
+  grad_fn->lambd_ = lambd;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::hardshrink_backward::call(grad_out, self, lambd);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
 }
 
 // special_xlog1py(Tensor self, Tensor other) -> Tensor

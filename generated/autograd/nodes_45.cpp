@@ -15,6 +15,7 @@
 #include "generated/ops/neg.h"
 #include "generated/ops/rsqrt.h"
 #include "generated/ops/rsub.h"
+#include "generated/ops/silu_backward.h"
 
 namespace tl::autograd::generated {
 
@@ -103,6 +104,26 @@ variable_list LogSoftmaxBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of silu_backward(Tensor grad_output, Tensor self) -> Tensor
+struct SiluBackwardBackward0 final : Node {
+  std::string name() const override { return "SiluBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list SiluBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::silu_backward");
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("aten::silu_backward");
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
@@ -181,6 +202,20 @@ Tensor log_softmax_int(const Tensor& self, int64_t dim, std::optional<ScalarType
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
   }
+  return result;
+}
+
+// silu_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor silu_backward(const Tensor& grad_output, const Tensor& self) {
+  auto grad_fn = std::make_shared<SiluBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::silu_backward::call(grad_output, self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
   return result;
 }
 

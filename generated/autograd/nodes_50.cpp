@@ -6,10 +6,39 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/clone.h"
+#include "generated/ops/mish.h"
+#include "generated/ops/mish_backward.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/unbind.h"
 
 namespace tl::autograd::generated {
+
+// Backward of mish(Tensor self) -> Tensor
+struct MishBackward0 final : Node {
+  std::string name() const override { return "MishBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list MishBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = GradMode::is_enabled() ? mish_backward_differentiable(grad, self) : mish_backward(grad, self);
+  }
+  return grad_inputs;
+}
 
 // Backward of unbind.int(Tensor(a) self, int dim=0) -> Tensor(a)[]
 struct UnbindBackward0 final : Node {
@@ -38,6 +67,39 @@ variable_list UnbindBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// mish(Tensor self) -> Tensor
+Tensor mish(const Tensor& self) {
+  auto grad_fn = std::make_shared<MishBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::mish::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// mish_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& mish_(const Tensor& self) {
+  check_inplace(self, "mish_");
+  auto grad_fn = std::make_shared<MishBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::mish_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
 
 // unbind.int(Tensor(a) self, int dim=0) -> Tensor(a)[]
 std::vector<Tensor> unbind_int(const Tensor& self, int64_t dim) {

@@ -10,10 +10,15 @@
 #include "generated/ops/clone.h"
 #include "generated/ops/cosh.h"
 #include "generated/ops/exp2.h"
+#include "generated/ops/hardsigmoid_backward.h"
+#include "generated/ops/hardswish.h"
+#include "generated/ops/hardswish_backward.h"
 #include "generated/ops/linalg_vector_norm.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/sinh.h"
+#include "generated/ops/softplus.h"
+#include "generated/ops/softplus_backward.h"
 
 namespace tl::autograd::generated {
 
@@ -103,6 +108,52 @@ variable_list Exp2Backward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
+struct HardsigmoidBackwardBackward0 final : Node {
+  std::string name() const override { return "HardsigmoidBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list HardsigmoidBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::hardsigmoid_backward");
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("aten::hardsigmoid_backward");
+  }
+  return grad_inputs;
+}
+
+// Backward of hardswish(Tensor self) -> Tensor
+struct HardswishBackward0 final : Node {
+  std::string name() const override { return "HardswishBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list HardswishBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = hardswish_backward(grad, self);
+  }
+  return grad_inputs;
+}
+
 // Backward of linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 struct LinalgVectorNormBackward0 final : Node {
   std::string name() const override { return "LinalgVectorNormBackward0"; }
@@ -134,6 +185,36 @@ variable_list LinalgVectorNormBackward0::apply(variable_list&& grads) {
   const auto& result = result_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = linalg_vector_norm_backward(grad, self, ord, result, dim, keepdim);
+  }
+  return grad_inputs;
+}
+
+// Backward of softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
+struct SoftplusBackward0 final : Node {
+  std::string name() const override { return "SoftplusBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  Scalar beta_;
+  Scalar threshold_;
+};
+
+variable_list SoftplusBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& beta = as_arg(beta_);
+  const auto& threshold = as_arg(threshold_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = softplus_backward(grad, self, beta, threshold);
   }
   return grad_inputs;
 }
@@ -231,6 +312,53 @@ const Tensor& exp2_(const Tensor& self) {
   return self;
 }
 
+// hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor hardsigmoid_backward(const Tensor& grad_output, const Tensor& self) {
+  auto grad_fn = std::make_shared<HardsigmoidBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::hardsigmoid_backward::call(grad_output, self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// hardswish(Tensor self) -> Tensor
+Tensor hardswish(const Tensor& self) {
+  auto grad_fn = std::make_shared<HardswishBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::hardswish::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// hardswish_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& hardswish_(const Tensor& self) {
+  check_inplace(self, "hardswish_");
+  auto grad_fn = std::make_shared<HardswishBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::hardswish_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
 // linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 Tensor linalg_vector_norm(const Tensor& self, const Scalar& ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
   auto grad_fn = std::make_shared<LinalgVectorNormBackward0>();
@@ -251,6 +379,25 @@ Tensor linalg_vector_norm(const Tensor& self, const Scalar& ord, OptionalIntArra
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
   }
+  return result;
+}
+
+// softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
+Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
+  auto grad_fn = std::make_shared<SoftplusBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->beta_ = beta;
+  grad_fn->threshold_ = threshold;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::softplus::call(self, beta, threshold);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
   return result;
 }
 

@@ -9,6 +9,10 @@
 #include "generated/ops/clone.h"
 #include "generated/ops/erfinv.h"
 #include "generated/ops/exp.h"
+#include "generated/ops/gelu.h"
+#include "generated/ops/gelu_backward.h"
+#include "generated/ops/log_sigmoid_backward.h"
+#include "generated/ops/log_sigmoid_forward.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/pow.h"
@@ -39,6 +43,63 @@ variable_list ErfinvBackward0::apply(variable_list&& grads) {
   const auto& result = result_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = mul(grad, mul(exp(mul(result, result)), 0.88622692545275801365));
+  }
+  return grad_inputs;
+}
+
+// Backward of gelu(Tensor self, *, str approximate='none') -> Tensor
+struct GeluBackward0 final : Node {
+  std::string name() const override { return "GeluBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::string approximate_;
+};
+
+variable_list GeluBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& approximate = as_arg(approximate_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = gelu_backward(grad, self, approximate);
+  }
+  return grad_inputs;
+}
+
+// Backward of log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)
+struct LogSigmoidForwardBackward0 final : Node {
+  std::string name() const override { return "LogSigmoidForwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    buffer_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + buffer_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable buffer_;
+};
+
+variable_list LogSigmoidForwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& buffer = buffer_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = log_sigmoid_backward(grads[0], self, buffer);
   }
   return grad_inputs;
 }
@@ -191,6 +252,62 @@ const Tensor& erfinv_(const Tensor& self) {
     grad_fn->result_ = SavedVariable(self, true);
   }
   return self;
+}
+
+// gelu(Tensor self, *, str approximate='none') -> Tensor
+Tensor gelu(const Tensor& self, std::string_view approximate) {
+  auto grad_fn = std::make_shared<GeluBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->approximate_ = std::string(approximate);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::gelu::call(self, approximate);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// gelu_(Tensor(a!) self, *, str approximate='none') -> Tensor(a!)
+const Tensor& gelu_(const Tensor& self, std::string_view approximate) {
+  check_inplace(self, "gelu_");
+  auto grad_fn = std::make_shared<GeluBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->approximate_ = std::string(approximate);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::gelu_::call(self, approximate);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)
+std::tuple<Tensor, Tensor> log_sigmoid_forward(const Tensor& self) {
+  auto grad_fn = std::make_shared<LogSigmoidForwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::log_sigmoid_forward::call(self);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // buffer: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->buffer_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
 }
 
 // pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor

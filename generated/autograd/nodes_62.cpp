@@ -14,6 +14,8 @@
 #include "generated/ops/neg.h"
 #include "generated/ops/rsqrt.h"
 #include "generated/ops/sign.h"
+#include "generated/ops/softshrink.h"
+#include "generated/ops/softshrink_backward.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
@@ -117,6 +119,34 @@ variable_list SignBackward0::apply(variable_list&& grads) {
   (void)grad;
   if (should_compute_output(0)) {
     grad_inputs[0] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of softshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+struct SoftshrinkBackward0 final : Node {
+  std::string name() const override { return "SoftshrinkBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  Scalar lambd_;
+};
+
+variable_list SoftshrinkBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& lambd = as_arg(lambd_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = softshrink_backward(grad, self, lambd);
   }
   return grad_inputs;
 }
@@ -226,6 +256,24 @@ const Tensor& sign_(const Tensor& self) {
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// softshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+Tensor softshrink(const Tensor& self, const Scalar& lambd) {
+  auto grad_fn = std::make_shared<SoftshrinkBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->lambd_ = lambd;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::softshrink::call(self, lambd);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
 }
 
 }  // namespace tl::autograd::wrappers

@@ -13,6 +13,8 @@
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/rsub.h"
+#include "generated/ops/threshold_backward.h"
+#include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
 
@@ -64,6 +66,37 @@ variable_list Log10Backward0::apply(variable_list&& grads) {
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = div(grad, mul(self, 2.302585092994046));
+  }
+  return grad_inputs;
+}
+
+// Backward of threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor
+struct ThresholdBackwardBackward0 final : Node {
+  std::string name() const override { return "ThresholdBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  Scalar threshold_;
+};
+
+variable_list ThresholdBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& threshold = as_arg(threshold_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = threshold_backward(grad, self, threshold);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = zeros_like(grad);
   }
   return grad_inputs;
 }
@@ -138,6 +171,24 @@ const Tensor& log10_(const Tensor& self) {
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor
+Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const Scalar& threshold) {
+  auto grad_fn = std::make_shared<ThresholdBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self}));
+  grad_fn->threshold_ = threshold;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::threshold_backward::call(grad_output, self, threshold);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
 }
 
 }  // namespace tl::autograd::wrappers

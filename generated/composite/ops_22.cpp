@@ -5,7 +5,12 @@
 #include "generated/ops/abs.h"
 #include "generated/ops/absolute.h"
 #include "generated/ops/erf.h"
+#include "generated/ops/gt.h"
+#include "generated/ops/mul.h"
+#include "generated/ops/prelu.h"
+#include "generated/ops/reshape.h"
 #include "generated/ops/special_erf.h"
+#include "generated/ops/where.h"
 
 namespace tl::native {
 
@@ -17,6 +22,26 @@ Tensor absolute_composite(const Tensor& self) {
 // absolute_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& absolute__composite(const Tensor& self) {
   return abs_(self);
+}
+
+// prelu(Tensor self, Tensor weight) -> Tensor
+Tensor prelu_composite(const Tensor& self, const Tensor& weight) {
+  if (!is_floating_type(self.scalar_type()))
+    throw NotImplementedError(str("prelu: not implemented for dtype ", scalar_type_name(self.scalar_type())));
+  TL_CHECK(weight.dim() <= 1, "prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = ", weight.dim());
+  const int64_t channels = self.dim() >= 2 ? self.sizes()[1] : 1;
+  const int64_t w = weight.numel();
+  TL_CHECK(w == 1 || w == channels, "prelu: Mismatch of parameter numbers and input channel size. Found parameter numbers = ", w,
+           " and channel size = ", channels, ".");
+  Tensor wb = weight;
+  if (w != 1 && self.dim() >= 2) {
+    std::vector<int64_t> shape(self.dim(), 1);
+    shape[1] = w;
+    wb = reshape(weight, shape);
+  } else if (w == 1 && weight.dim() == 1 && self.dim() == 0) {
+    wb = reshape(weight, {});
+  }
+  return where(gt(self, 0), self, mul(wb, self));
 }
 
 // special_erf(Tensor self) -> Tensor

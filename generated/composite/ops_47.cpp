@@ -2,10 +2,27 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 47.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
+#include "generated/ops/glu.h"
+#include "generated/ops/mul.h"
+#include "generated/ops/narrow.h"
+#include "generated/ops/sigmoid.h"
 #include "generated/ops/softmax.h"
 #include "generated/ops/special_softmax.h"
 
 namespace tl::native {
+
+// glu(Tensor self, int dim=-1) -> Tensor
+Tensor glu_composite(const Tensor& self, int64_t dim) {
+  if (!is_floating_type(self.scalar_type()))
+    throw NotImplementedError(str("glu: not implemented for dtype ", scalar_type_name(self.scalar_type())));
+  TL_CHECK(self.dim() > 0, "glu: glu does not support scalars because halving size must be even");
+  const int64_t d = dim < 0 ? dim + self.dim() : dim;
+  TL_CHECK_INDEX(d >= 0 && d < self.dim(), "glu: Dimension out of range (expected to be in range of [",
+                 -self.dim(), ", ", self.dim() - 1, "], but got ", dim, ")");
+  const int64_t n = self.sizes()[d];
+  TL_CHECK(n % 2 == 0, "glu: Halving dimension must be even, but dimension ", d, " is size ", n);
+  return mul(narrow(self, d, 0, n / 2), sigmoid(narrow(self, d, n / 2, n / 2)));
+}
 
 // special_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 Tensor special_softmax_composite(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {

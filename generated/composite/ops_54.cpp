@@ -2,10 +2,38 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 54.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
+#include "generated/ops/copy.h"
+#include "generated/ops/empty_like.h"
+#include "generated/ops/le.h"
+#include "generated/ops/leaky_relu.h"
+#include "generated/ops/mul.h"
+#include "generated/ops/rrelu.h"
 #include "generated/ops/slice.h"
 #include "generated/ops/tensor_split.h"
+#include "generated/ops/uniform.h"
+#include "generated/ops/where.h"
 
 namespace tl::native {
+
+// rrelu(Tensor self, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor
+Tensor rrelu_composite(const Tensor& self, const Scalar& lower, const Scalar& upper, bool training, std::optional<Generator> generator) {
+  if (!is_floating_type(self.scalar_type()))
+    throw NotImplementedError(str("rrelu: not implemented for dtype ", scalar_type_name(self.scalar_type())));
+  if (!training) return leaky_relu(self, (lower.to_double() + upper.to_double()) / 2);
+  Tensor noise = empty_like(self);
+  uniform_(noise, lower.to_double(), upper.to_double(), generator);
+  return where(le(self, 0), mul(self, noise), self);
+}
+
+// rrelu_(Tensor(a!) self, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor(a!)
+const Tensor& rrelu__composite(const Tensor& self, const Scalar& lower, const Scalar& upper, bool training, std::optional<Generator> generator) {
+  if (!is_floating_type(self.scalar_type()))
+    throw NotImplementedError(str("rrelu_: not implemented for dtype ", scalar_type_name(self.scalar_type())));
+  if (!training) return leaky_relu_(self, (lower.to_double() + upper.to_double()) / 2);
+  Tensor noise = empty_like(self);
+  uniform_(noise, lower.to_double(), upper.to_double(), generator);
+  return copy_(self, where(le(self, 0), mul(self, noise), self));
+}
 
 // tensor_split.sections(Tensor(a) self, int sections, int dim=0) -> Tensor(a)[]
 std::vector<Tensor> tensor_split_sections_composite(const Tensor& self, int64_t sections, int64_t dim) {

@@ -2,13 +2,25 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 61.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
+#include "generated/ops/elu.h"
 #include "generated/ops/movedim.h"
+#include "generated/ops/selu.h"
 
 namespace tl::native {
 
 // movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)
 Tensor movedim_int_composite(const Tensor& self, int64_t source, int64_t destination) {
   return movedim(self, std::vector<int64_t>{source}, std::vector<int64_t>{destination});
+}
+
+// selu(Tensor self) -> Tensor
+Tensor selu_composite(const Tensor& self) {
+  return elu(self, 1.6732632423543772848170429916717, 1.0507009873554804934193349852946, 1);
+}
+
+// selu_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& selu__composite(const Tensor& self) {
+  return elu_(self, 1.6732632423543772848170429916717, 1.0507009873554804934193349852946, 1);
 }
 
 }  // namespace tl::native

@@ -11,6 +11,7 @@
 #include "generated/ops/nextafter.h"
 #include "generated/ops/repeat.h"
 #include "generated/ops/select.h"
+#include "generated/ops/softplus_backward.h"
 
 namespace tl {
 
@@ -295,6 +296,28 @@ Tensor select(const Tensor& self, int64_t dim, int64_t index) {
     return autograd::wrappers::select_int(self, dim, index);
   }
   return ops::select_int::call(self, dim, index);
+}
+
+// ============================================================================ softplus_backward
+
+// softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
+ops::softplus_backward::Kernel* ops::softplus_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::softplus_backward_kernel,
+    /* Meta */ native::softplus_backward_kernel,
+};
+
+Tensor ops::softplus_backward::call(const Tensor& grad_output, const Tensor& self, const Scalar& beta, const Scalar& threshold) {
+  const Device kernel_device = dispatch_device("softplus_backward", {&grad_output, &self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("softplus_backward", kernel_device);
+  return kernel(grad_output, self, beta, threshold);
+}
+
+Tensor softplus_backward(const Tensor& grad_output, const Tensor& self, const Scalar& beta, const Scalar& threshold) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::softplus_backward(grad_output, self, beta, threshold);
+  }
+  return ops::softplus_backward::call(grad_output, self, beta, threshold);
 }
 
 }  // namespace tl

@@ -6,6 +6,7 @@
 #include "generated/ops/atleast_2d.h"
 #include "generated/ops/cat.h"
 #include "generated/ops/concat.h"
+#include "generated/ops/elu.h"
 #include "generated/ops/fill_diagonal.h"
 #include "generated/ops/fmin.h"
 #include "generated/ops/histc.h"
@@ -40,6 +41,89 @@ Tensor concat(TensorList tensors, int64_t dim) {
 const Tensor& concat_out(const Tensor& out, TensorList tensors, int64_t dim) {
   check_out_no_grad("concat.out", {}, {&out}, {tensors});
   return cat_out(out, tensors, dim);
+}
+
+// ============================================================================ elu
+
+// elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
+static Tensor elu_kernel_functional(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+  Tensor out;
+  native::elu_kernel(self, alpha, scale, input_scale, out);
+  return out;
+}
+
+ops::elu::Kernel* ops::elu::kernels[kNumDeviceTypes] = {
+    /* CPU */ elu_kernel_functional,
+    /* Meta */ elu_kernel_functional,
+};
+
+Tensor ops::elu::call(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+  const Device kernel_device = dispatch_device("elu", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("elu", kernel_device);
+  return kernel(self, alpha, scale, input_scale);
+}
+
+Tensor elu(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::elu(self, alpha, scale, input_scale);
+  }
+  return ops::elu::call(self, alpha, scale, input_scale);
+}
+
+// elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)
+static const Tensor& elu_kernel_inplace(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+  Tensor out = self;
+  native::elu_kernel(self, alpha, scale, input_scale, out);
+  return self;
+}
+
+ops::elu_::Kernel* ops::elu_::kernels[kNumDeviceTypes] = {
+    /* CPU */ elu_kernel_inplace,
+    /* Meta */ elu_kernel_inplace,
+};
+
+const Tensor& ops::elu_::call(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+  const Device kernel_device = dispatch_device("elu_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("elu_", kernel_device);
+  decltype(auto) result = kernel(self, alpha, scale, input_scale);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& elu_(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::elu_(self, alpha, scale, input_scale);
+  }
+  return ops::elu_::call(self, alpha, scale, input_scale);
+}
+
+// elu.out(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& elu_kernel_out(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::elu_kernel(self_in, alpha, scale, input_scale, out_handle);
+  return out;
+}
+
+ops::elu_out::Kernel* ops::elu_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ elu_kernel_out,
+    /* Meta */ elu_kernel_out,
+};
+
+const Tensor& ops::elu_out::call(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale, const Tensor& out) {
+  const Device kernel_device = dispatch_device("elu.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("elu.out", kernel_device);
+  decltype(auto) result = kernel(self, alpha, scale, input_scale, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& elu_out(const Tensor& out, const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+  check_out_no_grad("elu.out", {&self}, {&out});
+  return ops::elu_out::call(self, alpha, scale, input_scale, out);
 }
 
 // ============================================================================ fill_diagonal

@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/argmin.h"
+#include "generated/ops/elu_backward.h"
 #include "generated/ops/isposinf.h"
 #include "generated/ops/logical_not.h"
 #include "generated/ops/mul.h"
@@ -61,6 +62,28 @@ const Tensor& ops::argmin_out::call(const Tensor& self, std::optional<int64_t> d
 const Tensor& argmin_out(const Tensor& out, const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
   check_out_no_grad("argmin.out", {&self}, {&out});
   return ops::argmin_out::call(self, dim, keepdim, out);
+}
+
+// ============================================================================ elu_backward
+
+// elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor
+ops::elu_backward::Kernel* ops::elu_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::elu_backward_kernel,
+    /* Meta */ native::elu_backward_kernel,
+};
+
+Tensor ops::elu_backward::call(const Tensor& grad_output, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale, bool is_result, const Tensor& self_or_result) {
+  const Device kernel_device = dispatch_device("elu_backward", {&grad_output, &self_or_result});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("elu_backward", kernel_device);
+  return kernel(grad_output, alpha, scale, input_scale, is_result, self_or_result);
+}
+
+Tensor elu_backward(const Tensor& grad_output, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale, bool is_result, const Tensor& self_or_result) {
+  if (autograd::compute_requires_grad({&grad_output, &self_or_result})) {
+    return autograd::wrappers::elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result);
+  }
+  return ops::elu_backward::call(grad_output, alpha, scale, input_scale, is_result, self_or_result);
 }
 
 // ============================================================================ isposinf

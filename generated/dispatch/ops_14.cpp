@@ -5,6 +5,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/clamp_max.h"
 #include "generated/ops/isfinite.h"
+#include "generated/ops/leaky_relu.h"
 #include "generated/ops/roll.h"
 #include "generated/ops/scatter_reduce.h"
 #include "generated/ops/special_entr.h"
@@ -196,6 +197,83 @@ Tensor ops::isfinite::call(const Tensor& self) {
 
 Tensor isfinite(const Tensor& self) {
   return ops::isfinite::call(self);
+}
+
+// ============================================================================ leaky_relu
+
+// leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
+static Tensor leaky_relu_kernel_functional(const Tensor& self, const Scalar& negative_slope) {
+  Tensor out;
+  native::leaky_relu_kernel(self, negative_slope, out);
+  return out;
+}
+
+ops::leaky_relu::Kernel* ops::leaky_relu::kernels[kNumDeviceTypes] = {
+    /* CPU */ leaky_relu_kernel_functional,
+    /* Meta */ leaky_relu_kernel_functional,
+};
+
+Tensor ops::leaky_relu::call(const Tensor& self, const Scalar& negative_slope) {
+  const Device kernel_device = dispatch_device("leaky_relu", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("leaky_relu", kernel_device);
+  return kernel(self, negative_slope);
+}
+
+Tensor leaky_relu(const Tensor& self, const Scalar& negative_slope) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::leaky_relu(self, negative_slope);
+  }
+  return ops::leaky_relu::call(self, negative_slope);
+}
+
+// leaky_relu.out(Tensor self, Scalar negative_slope=0.01, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& leaky_relu_kernel_out(const Tensor& self, const Scalar& negative_slope, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::leaky_relu_kernel(self_in, negative_slope, out_handle);
+  return out;
+}
+
+ops::leaky_relu_out::Kernel* ops::leaky_relu_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ leaky_relu_kernel_out,
+    /* Meta */ leaky_relu_kernel_out,
+};
+
+const Tensor& ops::leaky_relu_out::call(const Tensor& self, const Scalar& negative_slope, const Tensor& out) {
+  const Device kernel_device = dispatch_device("leaky_relu.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("leaky_relu.out", kernel_device);
+  decltype(auto) result = kernel(self, negative_slope, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& leaky_relu_out(const Tensor& out, const Tensor& self, const Scalar& negative_slope) {
+  check_out_no_grad("leaky_relu.out", {&self}, {&out});
+  return ops::leaky_relu_out::call(self, negative_slope, out);
+}
+
+// leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)
+ops::leaky_relu_::Kernel* ops::leaky_relu_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::leaky_relu__kernel,
+    /* Meta */ native::leaky_relu__kernel,
+};
+
+const Tensor& ops::leaky_relu_::call(const Tensor& self, const Scalar& negative_slope) {
+  const Device kernel_device = dispatch_device("leaky_relu_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("leaky_relu_", kernel_device);
+  decltype(auto) result = kernel(self, negative_slope);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& leaky_relu_(const Tensor& self, const Scalar& negative_slope) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::leaky_relu_(self, negative_slope);
+  }
+  return ops::leaky_relu_::call(self, negative_slope);
 }
 
 // ============================================================================ roll

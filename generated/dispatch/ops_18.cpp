@@ -6,6 +6,7 @@
 #include "generated/ops/argmax.h"
 #include "generated/ops/expm1.h"
 #include "generated/ops/gcd.h"
+#include "generated/ops/mish_backward.h"
 #include "generated/ops/special_expm1.h"
 #include "generated/ops/special_i1.h"
 #include "generated/ops/tanh_backward.h"
@@ -145,6 +146,28 @@ const Tensor& ops::gcd_out::call(const Tensor& self, const Tensor& other, const 
 const Tensor& gcd_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   check_out_no_grad("gcd.out", {&self, &other}, {&out});
   return ops::gcd_out::call(self, other, out);
+}
+
+// ============================================================================ mish_backward
+
+// mish_backward(Tensor grad_output, Tensor self) -> Tensor
+ops::mish_backward::Kernel* ops::mish_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::mish_backward_kernel,
+    /* Meta */ native::mish_backward_kernel,
+};
+
+Tensor ops::mish_backward::call(const Tensor& grad_output, const Tensor& self) {
+  const Device kernel_device = dispatch_device("mish_backward", {&grad_output, &self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mish_backward", kernel_device);
+  return kernel(grad_output, self);
+}
+
+Tensor mish_backward(const Tensor& grad_output, const Tensor& self) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::mish_backward(grad_output, self);
+  }
+  return ops::mish_backward::call(grad_output, self);
 }
 
 // ============================================================================ special_expm1

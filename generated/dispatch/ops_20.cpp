@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/alias.h"
+#include "generated/ops/hardswish_backward.h"
 #include "generated/ops/is_same_size.h"
 #include "generated/ops/logspace.h"
 #include "generated/ops/polygamma.h"
@@ -33,6 +34,28 @@ Tensor alias(const Tensor& self) {
     return autograd::wrappers::alias(self);
   }
   return ops::alias::call(self);
+}
+
+// ============================================================================ hardswish_backward
+
+// hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
+ops::hardswish_backward::Kernel* ops::hardswish_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::hardswish_backward_kernel,
+    /* Meta */ native::hardswish_backward_kernel,
+};
+
+Tensor ops::hardswish_backward::call(const Tensor& grad_output, const Tensor& self) {
+  const Device kernel_device = dispatch_device("hardswish_backward", {&grad_output, &self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("hardswish_backward", kernel_device);
+  return kernel(grad_output, self);
+}
+
+Tensor hardswish_backward(const Tensor& grad_output, const Tensor& self) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::hardswish_backward(grad_output, self);
+  }
+  return ops::hardswish_backward::call(grad_output, self);
 }
 
 // ============================================================================ is_same_size

@@ -7,7 +7,9 @@
 #include "generated/ops/absolute.h"
 #include "generated/ops/diagonal.h"
 #include "generated/ops/erf.h"
+#include "generated/ops/prelu.h"
 #include "generated/ops/special_erf.h"
+#include "generated/ops/threshold.h"
 
 namespace tl {
 
@@ -51,6 +53,13 @@ Tensor diagonal(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) 
   return ops::diagonal::call(self, offset, dim1, dim2);
 }
 
+// ============================================================================ prelu
+
+// prelu(Tensor self, Tensor weight) -> Tensor
+Tensor prelu(const Tensor& self, const Tensor& weight) {
+  return native::prelu_composite(self, weight);
+}
+
 // ============================================================================ special_erf
 
 // special_erf(Tensor self) -> Tensor
@@ -62,6 +71,83 @@ Tensor special_erf(const Tensor& self) {
 const Tensor& special_erf_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("special_erf.out", {&self}, {&out});
   return erf_out(out, self);
+}
+
+// ============================================================================ threshold
+
+// threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
+static Tensor threshold_kernel_functional(const Tensor& self, const Scalar& threshold, const Scalar& value) {
+  Tensor out;
+  native::threshold_kernel(self, threshold, value, out);
+  return out;
+}
+
+ops::threshold::Kernel* ops::threshold::kernels[kNumDeviceTypes] = {
+    /* CPU */ threshold_kernel_functional,
+    /* Meta */ threshold_kernel_functional,
+};
+
+Tensor ops::threshold::call(const Tensor& self, const Scalar& threshold, const Scalar& value) {
+  const Device kernel_device = dispatch_device("threshold", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("threshold", kernel_device);
+  return kernel(self, threshold, value);
+}
+
+Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& value) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::threshold(self, threshold, value);
+  }
+  return ops::threshold::call(self, threshold, value);
+}
+
+// threshold.out(Tensor self, Scalar threshold, Scalar value, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& threshold_kernel_out(const Tensor& self, const Scalar& threshold, const Scalar& value, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::threshold_kernel(self_in, threshold, value, out_handle);
+  return out;
+}
+
+ops::threshold_out::Kernel* ops::threshold_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ threshold_kernel_out,
+    /* Meta */ threshold_kernel_out,
+};
+
+const Tensor& ops::threshold_out::call(const Tensor& self, const Scalar& threshold, const Scalar& value, const Tensor& out) {
+  const Device kernel_device = dispatch_device("threshold.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("threshold.out", kernel_device);
+  decltype(auto) result = kernel(self, threshold, value, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& threshold_out(const Tensor& out, const Tensor& self, const Scalar& threshold, const Scalar& value) {
+  check_out_no_grad("threshold.out", {&self}, {&out});
+  return ops::threshold_out::call(self, threshold, value, out);
+}
+
+// threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)
+ops::threshold_::Kernel* ops::threshold_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::threshold__kernel,
+    /* Meta */ native::threshold__kernel,
+};
+
+const Tensor& ops::threshold_::call(const Tensor& self, const Scalar& threshold, const Scalar& value) {
+  const Device kernel_device = dispatch_device("threshold_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("threshold_", kernel_device);
+  decltype(auto) result = kernel(self, threshold, value);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& threshold_(const Tensor& self, const Scalar& threshold, const Scalar& value) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::threshold_(self, threshold, value);
+  }
+  return ops::threshold_::call(self, threshold, value);
 }
 
 }  // namespace tl

@@ -8,6 +8,7 @@
 #include "generated/ops/dstack.h"
 #include "generated/ops/exp2.h"
 #include "generated/ops/fmax.h"
+#include "generated/ops/hardsigmoid.h"
 #include "generated/ops/hsplit.h"
 #include "generated/ops/median.h"
 #include "generated/ops/polygamma.h"
@@ -194,6 +195,89 @@ const Tensor& ops::fmax_out::call(const Tensor& self, const Tensor& other, const
 const Tensor& fmax_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   check_out_no_grad("fmax.out", {&self, &other}, {&out});
   return ops::fmax_out::call(self, other, out);
+}
+
+// ============================================================================ hardsigmoid
+
+// hardsigmoid(Tensor self) -> Tensor
+static Tensor hardsigmoid_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::hardsigmoid_kernel(self, out);
+  return out;
+}
+
+ops::hardsigmoid::Kernel* ops::hardsigmoid::kernels[kNumDeviceTypes] = {
+    /* CPU */ hardsigmoid_kernel_functional,
+    /* Meta */ hardsigmoid_kernel_functional,
+};
+
+Tensor ops::hardsigmoid::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("hardsigmoid", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("hardsigmoid", kernel_device);
+  return kernel(self);
+}
+
+Tensor hardsigmoid(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::hardsigmoid(self);
+  }
+  return ops::hardsigmoid::call(self);
+}
+
+// hardsigmoid_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& hardsigmoid_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::hardsigmoid_kernel(self, out);
+  return self;
+}
+
+ops::hardsigmoid_::Kernel* ops::hardsigmoid_::kernels[kNumDeviceTypes] = {
+    /* CPU */ hardsigmoid_kernel_inplace,
+    /* Meta */ hardsigmoid_kernel_inplace,
+};
+
+const Tensor& ops::hardsigmoid_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("hardsigmoid_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("hardsigmoid_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& hardsigmoid_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::hardsigmoid_(self);
+  }
+  return ops::hardsigmoid_::call(self);
+}
+
+// hardsigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& hardsigmoid_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::hardsigmoid_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::hardsigmoid_out::Kernel* ops::hardsigmoid_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ hardsigmoid_kernel_out,
+    /* Meta */ hardsigmoid_kernel_out,
+};
+
+const Tensor& ops::hardsigmoid_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("hardsigmoid.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("hardsigmoid.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& hardsigmoid_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("hardsigmoid.out", {&self}, {&out});
+  return ops::hardsigmoid_out::call(self, out);
 }
 
 // ============================================================================ hsplit

@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/float_power.h"
+#include "generated/ops/log_sigmoid_backward.h"
 
 namespace tl {
 
@@ -223,6 +224,28 @@ const Tensor& ops::float_power_Scalar_out::call(const Scalar& self, const Tensor
 const Tensor& float_power_out(const Tensor& out, const Scalar& self, const Tensor& exponent) {
   check_out_no_grad("float_power.Scalar_out", {&exponent}, {&out});
   return ops::float_power_Scalar_out::call(self, exponent, out);
+}
+
+// ============================================================================ log_sigmoid_backward
+
+// log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor
+ops::log_sigmoid_backward::Kernel* ops::log_sigmoid_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::log_sigmoid_backward_kernel,
+    /* Meta */ native::log_sigmoid_backward_kernel,
+};
+
+Tensor ops::log_sigmoid_backward::call(const Tensor& grad_output, const Tensor& self, const Tensor& buffer) {
+  const Device kernel_device = dispatch_device("log_sigmoid_backward", {&grad_output, &self, &buffer});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("log_sigmoid_backward", kernel_device);
+  return kernel(grad_output, self, buffer);
+}
+
+Tensor log_sigmoid_backward(const Tensor& grad_output, const Tensor& self, const Tensor& buffer) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::log_sigmoid_backward(grad_output, self, buffer);
+  }
+  return ops::log_sigmoid_backward::call(grad_output, self, buffer);
 }
 
 }  // namespace tl

@@ -6,6 +6,7 @@
 #include "generated/ops/copysign.h"
 #include "generated/ops/fix.h"
 #include "generated/ops/full.h"
+#include "generated/ops/gelu_backward.h"
 #include "generated/ops/logaddexp2.h"
 #include "generated/ops/norm.h"
 #include "generated/ops/quantile.h"
@@ -209,6 +210,28 @@ const Tensor& full_out(const Tensor& out, IntArrayRef size, const Scalar& fill_v
   check_out_no_grad("full.out", {}, {&out});
   check_factory_out(out, dtype, device);
   return copy_to_out(out, full(size, fill_value, dtype ? dtype : std::optional<ScalarType>(out.dtype()), device ? device : std::optional<Device>(out.device())), "full.out", native::OutDtype::CanCast);
+}
+
+// ============================================================================ gelu_backward
+
+// gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor
+ops::gelu_backward::Kernel* ops::gelu_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::gelu_backward_kernel,
+    /* Meta */ native::gelu_backward_kernel,
+};
+
+Tensor ops::gelu_backward::call(const Tensor& grad_output, const Tensor& self, std::string_view approximate) {
+  const Device kernel_device = dispatch_device("gelu_backward", {&grad_output, &self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("gelu_backward", kernel_device);
+  return kernel(grad_output, self, approximate);
+}
+
+Tensor gelu_backward(const Tensor& grad_output, const Tensor& self, std::string_view approximate) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::gelu_backward(grad_output, self, approximate);
+  }
+  return ops::gelu_backward::call(grad_output, self, approximate);
 }
 
 // ============================================================================ logaddexp2

@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/_histogramdd_bin_edges.h"
+#include "generated/ops/celu.h"
 #include "generated/ops/kthvalue.h"
 #include "generated/ops/matmul.h"
 #include "generated/ops/resize.h"
@@ -31,6 +32,18 @@ std::vector<Tensor> _histogramdd_bin_edges(const Tensor& self, IntArrayRef bins,
     return autograd::wrappers::_histogramdd_bin_edges(self, bins, range, weight, density);
   }
   return ops::_histogramdd_bin_edges::call(self, bins, range, weight, density);
+}
+
+// ============================================================================ celu
+
+// celu(Tensor self, Scalar alpha=1.0) -> Tensor
+Tensor celu(const Tensor& self, const Scalar& alpha) {
+  return native::celu_composite(self, alpha);
+}
+
+// celu_(Tensor(a!) self, Scalar alpha=1.0) -> Tensor(a!)
+const Tensor& celu_(const Tensor& self, const Scalar& alpha) {
+  return native::celu__composite(self, alpha);
 }
 
 // ============================================================================ kthvalue

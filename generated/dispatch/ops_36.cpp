@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/diagflat.h"
+#include "generated/ops/hardtanh_backward.h"
 #include "generated/ops/lerp.h"
 #include "generated/ops/normal.h"
 #include "generated/ops/sgn.h"
@@ -15,6 +16,28 @@ namespace tl {
 // diagflat(Tensor self, int offset=0) -> Tensor
 Tensor diagflat(const Tensor& self, int64_t offset) {
   return native::diagflat_composite(self, offset);
+}
+
+// ============================================================================ hardtanh_backward
+
+// hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
+ops::hardtanh_backward::Kernel* ops::hardtanh_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::hardtanh_backward_kernel,
+    /* Meta */ native::hardtanh_backward_kernel,
+};
+
+Tensor ops::hardtanh_backward::call(const Tensor& grad_output, const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  const Device kernel_device = dispatch_device("hardtanh_backward", {&grad_output, &self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("hardtanh_backward", kernel_device);
+  return kernel(grad_output, self, min_val, max_val);
+}
+
+Tensor hardtanh_backward(const Tensor& grad_output, const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::hardtanh_backward(grad_output, self, min_val, max_val);
+  }
+  return ops::hardtanh_backward::call(grad_output, self, min_val, max_val);
 }
 
 // ============================================================================ lerp

@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/cumsum.h"
+#include "generated/ops/hardshrink_backward.h"
 #include "generated/ops/logsumexp.h"
 #include "generated/ops/special_logsumexp.h"
 #include "generated/ops/special_xlog1py.h"
@@ -93,6 +94,28 @@ const Tensor& ops::cumsum_out::call(const Tensor& self, int64_t dim, std::option
 const Tensor& cumsum_out(const Tensor& out, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
   check_out_no_grad("cumsum.out", {&self}, {&out});
   return ops::cumsum_out::call(self, dim, dtype, out);
+}
+
+// ============================================================================ hardshrink_backward
+
+// hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor
+ops::hardshrink_backward::Kernel* ops::hardshrink_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::hardshrink_backward_kernel,
+    /* Meta */ native::hardshrink_backward_kernel,
+};
+
+Tensor ops::hardshrink_backward::call(const Tensor& grad_out, const Tensor& self, const Scalar& lambd) {
+  const Device kernel_device = dispatch_device("hardshrink_backward", {&grad_out, &self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("hardshrink_backward", kernel_device);
+  return kernel(grad_out, self, lambd);
+}
+
+Tensor hardshrink_backward(const Tensor& grad_out, const Tensor& self, const Scalar& lambd) {
+  if (autograd::compute_requires_grad({&grad_out, &self})) {
+    return autograd::wrappers::hardshrink_backward(grad_out, self, lambd);
+  }
+  return ops::hardshrink_backward::call(grad_out, self, lambd);
 }
 
 // ============================================================================ special_logsumexp

@@ -11,6 +11,7 @@
 #include "generated/ops/poisson.h"
 #include "generated/ops/sigmoid_backward.h"
 #include "generated/ops/sin.h"
+#include "generated/ops/softshrink_backward.h"
 #include "generated/ops/stack.h"
 
 namespace tl {
@@ -397,6 +398,28 @@ const Tensor& ops::sin_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& sin_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("sin.out", {&self}, {&out});
   return ops::sin_out::call(self, out);
+}
+
+// ============================================================================ softshrink_backward
+
+// softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor
+ops::softshrink_backward::Kernel* ops::softshrink_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::softshrink_backward_kernel,
+    /* Meta */ native::softshrink_backward_kernel,
+};
+
+Tensor ops::softshrink_backward::call(const Tensor& grad_output, const Tensor& self, const Scalar& lambd) {
+  const Device kernel_device = dispatch_device("softshrink_backward", {&grad_output, &self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("softshrink_backward", kernel_device);
+  return kernel(grad_output, self, lambd);
+}
+
+Tensor softshrink_backward(const Tensor& grad_output, const Tensor& self, const Scalar& lambd) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::softshrink_backward(grad_output, self, lambd);
+  }
+  return ops::softshrink_backward::call(grad_output, self, lambd);
 }
 
 // ============================================================================ stack

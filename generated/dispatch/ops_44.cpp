@@ -3,9 +3,65 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/hardshrink.h"
 #include "generated/ops/topk.h"
 
 namespace tl {
+
+// ============================================================================ hardshrink
+
+// hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+static Tensor hardshrink_kernel_functional(const Tensor& self, const Scalar& lambd) {
+  Tensor out;
+  native::hardshrink_kernel(self, lambd, out);
+  return out;
+}
+
+ops::hardshrink::Kernel* ops::hardshrink::kernels[kNumDeviceTypes] = {
+    /* CPU */ hardshrink_kernel_functional,
+    /* Meta */ hardshrink_kernel_functional,
+};
+
+Tensor ops::hardshrink::call(const Tensor& self, const Scalar& lambd) {
+  const Device kernel_device = dispatch_device("hardshrink", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("hardshrink", kernel_device);
+  return kernel(self, lambd);
+}
+
+Tensor hardshrink(const Tensor& self, const Scalar& lambd) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::hardshrink(self, lambd);
+  }
+  return ops::hardshrink::call(self, lambd);
+}
+
+// hardshrink.out(Tensor self, Scalar lambd=0.5, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& hardshrink_kernel_out(const Tensor& self, const Scalar& lambd, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::hardshrink_kernel(self_in, lambd, out_handle);
+  return out;
+}
+
+ops::hardshrink_out::Kernel* ops::hardshrink_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ hardshrink_kernel_out,
+    /* Meta */ hardshrink_kernel_out,
+};
+
+const Tensor& ops::hardshrink_out::call(const Tensor& self, const Scalar& lambd, const Tensor& out) {
+  const Device kernel_device = dispatch_device("hardshrink.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("hardshrink.out", kernel_device);
+  decltype(auto) result = kernel(self, lambd, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& hardshrink_out(const Tensor& out, const Tensor& self, const Scalar& lambd) {
+  check_out_no_grad("hardshrink.out", {&self}, {&out});
+  return ops::hardshrink_out::call(self, lambd, out);
+}
 
 // ============================================================================ topk
 

@@ -6,6 +6,8 @@
 #include "generated/ops/acos.h"
 #include "generated/ops/cummax.h"
 #include "generated/ops/log_softmax.h"
+#include "generated/ops/relu6.h"
+#include "generated/ops/silu_backward.h"
 #include "generated/ops/vdot.h"
 
 namespace tl {
@@ -204,6 +206,40 @@ const Tensor& ops::log_softmax_int_out::call(const Tensor& self, int64_t dim, st
 const Tensor& log_softmax_out(const Tensor& out, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
   check_out_no_grad("log_softmax.int_out", {&self}, {&out});
   return ops::log_softmax_int_out::call(self, dim, dtype, out);
+}
+
+// ============================================================================ relu6
+
+// relu6(Tensor self) -> Tensor
+Tensor relu6(const Tensor& self) {
+  return native::relu6_composite(self);
+}
+
+// relu6_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& relu6_(const Tensor& self) {
+  return native::relu6__composite(self);
+}
+
+// ============================================================================ silu_backward
+
+// silu_backward(Tensor grad_output, Tensor self) -> Tensor
+ops::silu_backward::Kernel* ops::silu_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::silu_backward_kernel,
+    /* Meta */ native::silu_backward_kernel,
+};
+
+Tensor ops::silu_backward::call(const Tensor& grad_output, const Tensor& self) {
+  const Device kernel_device = dispatch_device("silu_backward", {&grad_output, &self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("silu_backward", kernel_device);
+  return kernel(grad_output, self);
+}
+
+Tensor silu_backward(const Tensor& grad_output, const Tensor& self) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::silu_backward(grad_output, self);
+  }
+  return ops::silu_backward::call(grad_output, self);
 }
 
 // ============================================================================ vdot

@@ -6,6 +6,7 @@
 #include "generated/ops/chunk.h"
 #include "generated/ops/floor.h"
 #include "generated/ops/frexp.h"
+#include "generated/ops/hardtanh.h"
 #include "generated/ops/le.h"
 #include "generated/ops/less_equal.h"
 #include "generated/ops/lgamma.h"
@@ -161,6 +162,89 @@ std::tuple<const Tensor&, const Tensor&> ops::frexp_Tensor_out::call(const Tenso
 std::tuple<const Tensor&, const Tensor&> frexp_out(const Tensor& mantissa, const Tensor& exponent, const Tensor& self) {
   check_out_no_grad("frexp.Tensor_out", {&self}, {&mantissa, &exponent});
   return ops::frexp_Tensor_out::call(self, mantissa, exponent);
+}
+
+// ============================================================================ hardtanh
+
+// hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
+static Tensor hardtanh_kernel_functional(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  Tensor out;
+  native::hardtanh_kernel(self, min_val, max_val, out);
+  return out;
+}
+
+ops::hardtanh::Kernel* ops::hardtanh::kernels[kNumDeviceTypes] = {
+    /* CPU */ hardtanh_kernel_functional,
+    /* Meta */ hardtanh_kernel_functional,
+};
+
+Tensor ops::hardtanh::call(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  const Device kernel_device = dispatch_device("hardtanh", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("hardtanh", kernel_device);
+  return kernel(self, min_val, max_val);
+}
+
+Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::hardtanh(self, min_val, max_val);
+  }
+  return ops::hardtanh::call(self, min_val, max_val);
+}
+
+// hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)
+static const Tensor& hardtanh_kernel_inplace(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  Tensor out = self;
+  native::hardtanh_kernel(self, min_val, max_val, out);
+  return self;
+}
+
+ops::hardtanh_::Kernel* ops::hardtanh_::kernels[kNumDeviceTypes] = {
+    /* CPU */ hardtanh_kernel_inplace,
+    /* Meta */ hardtanh_kernel_inplace,
+};
+
+const Tensor& ops::hardtanh_::call(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  const Device kernel_device = dispatch_device("hardtanh_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("hardtanh_", kernel_device);
+  decltype(auto) result = kernel(self, min_val, max_val);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& hardtanh_(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::hardtanh_(self, min_val, max_val);
+  }
+  return ops::hardtanh_::call(self, min_val, max_val);
+}
+
+// hardtanh.out(Tensor self, Scalar min_val=-1, Scalar max_val=1, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& hardtanh_kernel_out(const Tensor& self, const Scalar& min_val, const Scalar& max_val, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::hardtanh_kernel(self_in, min_val, max_val, out_handle);
+  return out;
+}
+
+ops::hardtanh_out::Kernel* ops::hardtanh_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ hardtanh_kernel_out,
+    /* Meta */ hardtanh_kernel_out,
+};
+
+const Tensor& ops::hardtanh_out::call(const Tensor& self, const Scalar& min_val, const Scalar& max_val, const Tensor& out) {
+  const Device kernel_device = dispatch_device("hardtanh.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("hardtanh.out", kernel_device);
+  decltype(auto) result = kernel(self, min_val, max_val, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& hardtanh_out(const Tensor& out, const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  check_out_no_grad("hardtanh.out", {&self}, {&out});
+  return ops::hardtanh_out::call(self, min_val, max_val, out);
 }
 
 // ============================================================================ less_equal

@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/broadcast_tensors.h"
+#include "generated/ops/glu.h"
 #include "generated/ops/log1p.h"
 #include "generated/ops/special_softmax.h"
 
@@ -14,6 +15,19 @@ namespace tl {
 // broadcast_tensors(Tensor[] tensors) -> Tensor[]
 std::vector<Tensor> broadcast_tensors(TensorList tensors) {
   return native::broadcast_tensors_composite(tensors);
+}
+
+// ============================================================================ glu
+
+// glu(Tensor self, int dim=-1) -> Tensor
+Tensor glu(const Tensor& self, int64_t dim) {
+  return native::glu_composite(self, dim);
+}
+
+// glu.out(Tensor self, int dim=-1, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& glu_out(const Tensor& out, const Tensor& self, int64_t dim) {
+  check_out_no_grad("glu.out", {&self}, {&out});
+  return copy_to_out(out, glu(self, dim), "glu.out", native::OutDtype::CanCast);
 }
 
 // ============================================================================ log1p

@@ -3,10 +3,94 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/mish.h"
 #include "generated/ops/signbit.h"
 #include "generated/ops/unbind.h"
 
 namespace tl {
+
+// ============================================================================ mish
+
+// mish(Tensor self) -> Tensor
+static Tensor mish_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::mish_kernel(self, out);
+  return out;
+}
+
+ops::mish::Kernel* ops::mish::kernels[kNumDeviceTypes] = {
+    /* CPU */ mish_kernel_functional,
+    /* Meta */ mish_kernel_functional,
+};
+
+Tensor ops::mish::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("mish", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mish", kernel_device);
+  return kernel(self);
+}
+
+Tensor mish(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::mish(self);
+  }
+  return ops::mish::call(self);
+}
+
+// mish_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& mish_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::mish_kernel(self, out);
+  return self;
+}
+
+ops::mish_::Kernel* ops::mish_::kernels[kNumDeviceTypes] = {
+    /* CPU */ mish_kernel_inplace,
+    /* Meta */ mish_kernel_inplace,
+};
+
+const Tensor& ops::mish_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("mish_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mish_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& mish_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::mish_(self);
+  }
+  return ops::mish_::call(self);
+}
+
+// mish.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& mish_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::mish_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::mish_out::Kernel* ops::mish_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ mish_kernel_out,
+    /* Meta */ mish_kernel_out,
+};
+
+const Tensor& ops::mish_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("mish.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mish.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& mish_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("mish.out", {&self}, {&out});
+  return ops::mish_out::call(self, out);
+}
 
 // ============================================================================ signbit
 

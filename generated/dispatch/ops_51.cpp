@@ -6,7 +6,10 @@
 #include "generated/ops/_log_softmax_backward_data.h"
 #include "generated/ops/cosh.h"
 #include "generated/ops/exp2.h"
+#include "generated/ops/hardsigmoid_backward.h"
+#include "generated/ops/hardswish.h"
 #include "generated/ops/linalg_vector_norm.h"
+#include "generated/ops/softplus.h"
 #include "generated/ops/tril_indices.h"
 #include "generated/ops/vsplit.h"
 
@@ -200,6 +203,111 @@ const Tensor& exp2_out(const Tensor& out, const Tensor& self) {
   return ops::exp2_out::call(self, out);
 }
 
+// ============================================================================ hardsigmoid_backward
+
+// hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
+ops::hardsigmoid_backward::Kernel* ops::hardsigmoid_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::hardsigmoid_backward_kernel,
+    /* Meta */ native::hardsigmoid_backward_kernel,
+};
+
+Tensor ops::hardsigmoid_backward::call(const Tensor& grad_output, const Tensor& self) {
+  const Device kernel_device = dispatch_device("hardsigmoid_backward", {&grad_output, &self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("hardsigmoid_backward", kernel_device);
+  return kernel(grad_output, self);
+}
+
+Tensor hardsigmoid_backward(const Tensor& grad_output, const Tensor& self) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::hardsigmoid_backward(grad_output, self);
+  }
+  return ops::hardsigmoid_backward::call(grad_output, self);
+}
+
+// ============================================================================ hardswish
+
+// hardswish(Tensor self) -> Tensor
+static Tensor hardswish_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::hardswish_kernel(self, out);
+  return out;
+}
+
+ops::hardswish::Kernel* ops::hardswish::kernels[kNumDeviceTypes] = {
+    /* CPU */ hardswish_kernel_functional,
+    /* Meta */ hardswish_kernel_functional,
+};
+
+Tensor ops::hardswish::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("hardswish", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("hardswish", kernel_device);
+  return kernel(self);
+}
+
+Tensor hardswish(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::hardswish(self);
+  }
+  return ops::hardswish::call(self);
+}
+
+// hardswish_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& hardswish_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::hardswish_kernel(self, out);
+  return self;
+}
+
+ops::hardswish_::Kernel* ops::hardswish_::kernels[kNumDeviceTypes] = {
+    /* CPU */ hardswish_kernel_inplace,
+    /* Meta */ hardswish_kernel_inplace,
+};
+
+const Tensor& ops::hardswish_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("hardswish_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("hardswish_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& hardswish_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::hardswish_(self);
+  }
+  return ops::hardswish_::call(self);
+}
+
+// hardswish.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& hardswish_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::hardswish_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::hardswish_out::Kernel* ops::hardswish_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ hardswish_kernel_out,
+    /* Meta */ hardswish_kernel_out,
+};
+
+const Tensor& ops::hardswish_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("hardswish.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("hardswish.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& hardswish_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("hardswish.out", {&self}, {&out});
+  return ops::hardswish_out::call(self, out);
+}
+
 // ============================================================================ linalg_vector_norm
 
 // linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
@@ -253,6 +361,61 @@ const Tensor& ops::linalg_vector_norm_out::call(const Tensor& self, const Scalar
 const Tensor& linalg_vector_norm_out(const Tensor& out, const Tensor& self, const Scalar& ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
   check_out_no_grad("linalg_vector_norm.out", {&self}, {&out});
   return ops::linalg_vector_norm_out::call(self, ord, dim, keepdim, dtype, out);
+}
+
+// ============================================================================ softplus
+
+// softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
+static Tensor softplus_kernel_functional(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
+  Tensor out;
+  native::softplus_kernel(self, beta, threshold, out);
+  return out;
+}
+
+ops::softplus::Kernel* ops::softplus::kernels[kNumDeviceTypes] = {
+    /* CPU */ softplus_kernel_functional,
+    /* Meta */ softplus_kernel_functional,
+};
+
+Tensor ops::softplus::call(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
+  const Device kernel_device = dispatch_device("softplus", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("softplus", kernel_device);
+  return kernel(self, beta, threshold);
+}
+
+Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::softplus(self, beta, threshold);
+  }
+  return ops::softplus::call(self, beta, threshold);
+}
+
+// softplus.out(Tensor self, Scalar beta=1, Scalar threshold=20, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& softplus_kernel_out(const Tensor& self, const Scalar& beta, const Scalar& threshold, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::softplus_kernel(self_in, beta, threshold, out_handle);
+  return out;
+}
+
+ops::softplus_out::Kernel* ops::softplus_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ softplus_kernel_out,
+    /* Meta */ softplus_kernel_out,
+};
+
+const Tensor& ops::softplus_out::call(const Tensor& self, const Scalar& beta, const Scalar& threshold, const Tensor& out) {
+  const Device kernel_device = dispatch_device("softplus.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("softplus.out", kernel_device);
+  decltype(auto) result = kernel(self, beta, threshold, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& softplus_out(const Tensor& out, const Tensor& self, const Scalar& beta, const Scalar& threshold) {
+  check_out_no_grad("softplus.out", {&self}, {&out});
+  return ops::softplus_out::call(self, beta, threshold, out);
 }
 
 // ============================================================================ tril_indices

@@ -6,6 +6,8 @@
 #include "generated/ops/addr.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/erfinv.h"
+#include "generated/ops/gelu.h"
+#include "generated/ops/log_sigmoid_forward.h"
 #include "generated/ops/pow.h"
 #include "generated/ops/trunc.h"
 
@@ -110,6 +112,111 @@ const Tensor& ops::erfinv_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& erfinv_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("erfinv.out", {&self}, {&out});
   return ops::erfinv_out::call(self, out);
+}
+
+// ============================================================================ gelu
+
+// gelu(Tensor self, *, str approximate='none') -> Tensor
+static Tensor gelu_kernel_functional(const Tensor& self, std::string_view approximate) {
+  Tensor out;
+  native::gelu_kernel(self, approximate, out);
+  return out;
+}
+
+ops::gelu::Kernel* ops::gelu::kernels[kNumDeviceTypes] = {
+    /* CPU */ gelu_kernel_functional,
+    /* Meta */ gelu_kernel_functional,
+};
+
+Tensor ops::gelu::call(const Tensor& self, std::string_view approximate) {
+  const Device kernel_device = dispatch_device("gelu", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("gelu", kernel_device);
+  return kernel(self, approximate);
+}
+
+Tensor gelu(const Tensor& self, std::string_view approximate) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::gelu(self, approximate);
+  }
+  return ops::gelu::call(self, approximate);
+}
+
+// gelu_(Tensor(a!) self, *, str approximate='none') -> Tensor(a!)
+static const Tensor& gelu_kernel_inplace(const Tensor& self, std::string_view approximate) {
+  Tensor out = self;
+  native::gelu_kernel(self, approximate, out);
+  return self;
+}
+
+ops::gelu_::Kernel* ops::gelu_::kernels[kNumDeviceTypes] = {
+    /* CPU */ gelu_kernel_inplace,
+    /* Meta */ gelu_kernel_inplace,
+};
+
+const Tensor& ops::gelu_::call(const Tensor& self, std::string_view approximate) {
+  const Device kernel_device = dispatch_device("gelu_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("gelu_", kernel_device);
+  decltype(auto) result = kernel(self, approximate);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& gelu_(const Tensor& self, std::string_view approximate) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::gelu_(self, approximate);
+  }
+  return ops::gelu_::call(self, approximate);
+}
+
+// gelu.out(Tensor self, *, str approximate='none', Tensor(a!) out) -> Tensor(a!)
+static const Tensor& gelu_kernel_out(const Tensor& self, std::string_view approximate, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::gelu_kernel(self_in, approximate, out_handle);
+  return out;
+}
+
+ops::gelu_out::Kernel* ops::gelu_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ gelu_kernel_out,
+    /* Meta */ gelu_kernel_out,
+};
+
+const Tensor& ops::gelu_out::call(const Tensor& self, std::string_view approximate, const Tensor& out) {
+  const Device kernel_device = dispatch_device("gelu.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("gelu.out", kernel_device);
+  decltype(auto) result = kernel(self, approximate, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& gelu_out(const Tensor& out, const Tensor& self, std::string_view approximate) {
+  check_out_no_grad("gelu.out", {&self}, {&out});
+  return ops::gelu_out::call(self, approximate, out);
+}
+
+// ============================================================================ log_sigmoid_forward
+
+// log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)
+ops::log_sigmoid_forward::Kernel* ops::log_sigmoid_forward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::log_sigmoid_forward_kernel,
+    /* Meta */ native::log_sigmoid_forward_kernel,
+};
+
+std::tuple<Tensor, Tensor> ops::log_sigmoid_forward::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("log_sigmoid_forward", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("log_sigmoid_forward", kernel_device);
+  return kernel(self);
+}
+
+std::tuple<Tensor, Tensor> log_sigmoid_forward(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::log_sigmoid_forward(self);
+  }
+  return ops::log_sigmoid_forward::call(self);
 }
 
 // ============================================================================ pow

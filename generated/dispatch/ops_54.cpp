@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/digamma.h"
+#include "generated/ops/rrelu.h"
 #include "generated/ops/rsqrt.h"
 #include "generated/ops/tensor_split.h"
 
@@ -90,6 +91,18 @@ const Tensor& ops::digamma_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& digamma_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("digamma.out", {&self}, {&out});
   return ops::digamma_out::call(self, out);
+}
+
+// ============================================================================ rrelu
+
+// rrelu(Tensor self, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor
+Tensor rrelu(const Tensor& self, const Scalar& lower, const Scalar& upper, bool training, std::optional<Generator> generator) {
+  return native::rrelu_composite(self, lower, upper, training, generator);
+}
+
+// rrelu_(Tensor(a!) self, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor(a!)
+const Tensor& rrelu_(const Tensor& self, const Scalar& lower, const Scalar& upper, bool training, std::optional<Generator> generator) {
+  return native::rrelu__composite(self, lower, upper, training, generator);
 }
 
 // ============================================================================ rsqrt

@@ -6,6 +6,7 @@
 #include "generated/ops/argwhere.h"
 #include "generated/ops/eq.h"
 #include "generated/ops/equal.h"
+#include "generated/ops/leaky_relu_backward.h"
 #include "generated/ops/uniform.h"
 #include "generated/ops/unique_dim_consecutive.h"
 #include "generated/ops/zeros_like.h"
@@ -195,6 +196,28 @@ bool ops::equal::call(const Tensor& self, const Tensor& other) {
 
 bool equal(const Tensor& self, const Tensor& other) {
   return ops::equal::call(self, other);
+}
+
+// ============================================================================ leaky_relu_backward
+
+// leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor
+ops::leaky_relu_backward::Kernel* ops::leaky_relu_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::leaky_relu_backward_kernel,
+    /* Meta */ native::leaky_relu_backward_kernel,
+};
+
+Tensor ops::leaky_relu_backward::call(const Tensor& grad_output, const Tensor& self, const Scalar& negative_slope, bool self_is_result) {
+  const Device kernel_device = dispatch_device("leaky_relu_backward", {&grad_output, &self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("leaky_relu_backward", kernel_device);
+  return kernel(grad_output, self, negative_slope, self_is_result);
+}
+
+Tensor leaky_relu_backward(const Tensor& grad_output, const Tensor& self, const Scalar& negative_slope, bool self_is_result) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::leaky_relu_backward(grad_output, self, negative_slope, self_is_result);
+  }
+  return ops::leaky_relu_backward::call(grad_output, self, negative_slope, self_is_result);
 }
 
 // ============================================================================ uniform

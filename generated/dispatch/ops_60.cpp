@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/aminmax.h"
+#include "generated/ops/log_sigmoid.h"
 #include "generated/ops/logical_xor.h"
 
 namespace tl {
@@ -64,6 +65,19 @@ std::tuple<const Tensor&, const Tensor&> ops::aminmax_out::call(const Tensor& se
 std::tuple<const Tensor&, const Tensor&> aminmax_out(const Tensor& min, const Tensor& max, const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
   check_out_no_grad("aminmax.out", {&self}, {&min, &max});
   return ops::aminmax_out::call(self, dim, keepdim, min, max);
+}
+
+// ============================================================================ log_sigmoid
+
+// log_sigmoid(Tensor self) -> Tensor
+Tensor log_sigmoid(const Tensor& self) {
+  return native::log_sigmoid_composite(self);
+}
+
+// log_sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& log_sigmoid_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("log_sigmoid.out", {&self}, {&out});
+  return copy_to_out(out, log_sigmoid(self), "log_sigmoid.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ logical_xor

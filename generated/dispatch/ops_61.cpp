@@ -6,6 +6,7 @@
 #include "generated/ops/i0.h"
 #include "generated/ops/movedim.h"
 #include "generated/ops/rot90.h"
+#include "generated/ops/selu.h"
 
 namespace tl {
 
@@ -124,6 +125,18 @@ Tensor rot90(const Tensor& self, int64_t k, IntArrayRef dims) {
     return autograd::wrappers::rot90(self, k, dims);
   }
   return ops::rot90::call(self, k, dims);
+}
+
+// ============================================================================ selu
+
+// selu(Tensor self) -> Tensor
+Tensor selu(const Tensor& self) {
+  return native::selu_composite(self);
+}
+
+// selu_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& selu_(const Tensor& self) {
+  return native::selu__composite(self);
 }
 
 }  // namespace tl

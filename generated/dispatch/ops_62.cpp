@@ -11,6 +11,7 @@
 #include "generated/ops/neg.h"
 #include "generated/ops/negative.h"
 #include "generated/ops/sign.h"
+#include "generated/ops/softshrink.h"
 #include "generated/ops/special_gammaln.h"
 
 namespace tl {
@@ -301,6 +302,61 @@ const Tensor& ops::sign_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& sign_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("sign.out", {&self}, {&out});
   return ops::sign_out::call(self, out);
+}
+
+// ============================================================================ softshrink
+
+// softshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+static Tensor softshrink_kernel_functional(const Tensor& self, const Scalar& lambd) {
+  Tensor out;
+  native::softshrink_kernel(self, lambd, out);
+  return out;
+}
+
+ops::softshrink::Kernel* ops::softshrink::kernels[kNumDeviceTypes] = {
+    /* CPU */ softshrink_kernel_functional,
+    /* Meta */ softshrink_kernel_functional,
+};
+
+Tensor ops::softshrink::call(const Tensor& self, const Scalar& lambd) {
+  const Device kernel_device = dispatch_device("softshrink", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("softshrink", kernel_device);
+  return kernel(self, lambd);
+}
+
+Tensor softshrink(const Tensor& self, const Scalar& lambd) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::softshrink(self, lambd);
+  }
+  return ops::softshrink::call(self, lambd);
+}
+
+// softshrink.out(Tensor self, Scalar lambd=0.5, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& softshrink_kernel_out(const Tensor& self, const Scalar& lambd, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::softshrink_kernel(self_in, lambd, out_handle);
+  return out;
+}
+
+ops::softshrink_out::Kernel* ops::softshrink_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ softshrink_kernel_out,
+    /* Meta */ softshrink_kernel_out,
+};
+
+const Tensor& ops::softshrink_out::call(const Tensor& self, const Scalar& lambd, const Tensor& out) {
+  const Device kernel_device = dispatch_device("softshrink.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("softshrink.out", kernel_device);
+  decltype(auto) result = kernel(self, lambd, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& softshrink_out(const Tensor& out, const Tensor& self, const Scalar& lambd) {
+  check_out_no_grad("softshrink.out", {&self}, {&out});
+  return ops::softshrink_out::call(self, lambd, out);
 }
 
 // ============================================================================ special_gammaln

@@ -12,6 +12,7 @@
 #include "generated/ops/log10.h"
 #include "generated/ops/ne.h"
 #include "generated/ops/not_equal.h"
+#include "generated/ops/threshold_backward.h"
 
 namespace tl {
 
@@ -642,6 +643,28 @@ const Tensor& ops::not_equal_Scalar_out::call(const Tensor& self, const Scalar& 
 const Tensor& not_equal_out(const Tensor& out, const Tensor& self, const Scalar& other) {
   check_out_no_grad("not_equal.Scalar_out", {&self}, {&out});
   return ops::not_equal_Scalar_out::call(self, other, out);
+}
+
+// ============================================================================ threshold_backward
+
+// threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor
+ops::threshold_backward::Kernel* ops::threshold_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::threshold_backward_kernel,
+    /* Meta */ native::threshold_backward_kernel,
+};
+
+Tensor ops::threshold_backward::call(const Tensor& grad_output, const Tensor& self, const Scalar& threshold) {
+  const Device kernel_device = dispatch_device("threshold_backward", {&grad_output, &self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("threshold_backward", kernel_device);
+  return kernel(grad_output, self, threshold);
+}
+
+Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const Scalar& threshold) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::threshold_backward(grad_output, self, threshold);
+  }
+  return ops::threshold_backward::call(grad_output, self, threshold);
 }
 
 }  // namespace tl

@@ -1334,6 +1334,10 @@ class TensorBase:
         """In-place version of gt(): writes the result into self. True where an element of `self` is greater than the number `other`."""
         ...
 
+    def hardshrink(self, lambd: Number = 0.5) -> Tensor:
+        """The hard shrinkage of every element x: x where |x| > lambd, else 0."""
+        ...
+
     def heaviside(self, values: Tensor) -> Tensor:
         """The Heaviside step: 0 where `self` < 0 (or NaN), 1 where > 0, and `values` where it is 0; both must have the same dtype."""
         ...
@@ -2015,6 +2019,10 @@ class TensorBase:
     @overload
     def pow_(self, exponent: Number) -> Tensor:
         """In-place version of pow(): writes the result into self. Raises each element of `self` to the number `exponent`."""
+        ...
+
+    def prelu(self, weight: Tensor) -> Tensor:
+        """The parametric ReLU: x where x > 0, else `weight * x`, with `weight` one value or one per channel (dim 1 of `self`, dim 0 of a 1-D self)."""
         ...
 
     @overload

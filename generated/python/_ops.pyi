@@ -540,6 +540,14 @@ def ceil_(input: Tensor) -> Tensor:
     """In-place version of ceil(): writes the result into self. The smallest integer not below every element of `self`, in `self`'s dtype; integer tensors are returned unchanged."""
     ...
 
+def celu(input: Tensor, alpha: Number = 1.0) -> Tensor:
+    """The CELU of every element x: `max(0, x) + min(0, alpha * (exp(x / alpha) - 1))` (elu with input_scale 1/alpha); alpha 0 is an error."""
+    ...
+
+def celu_(input: Tensor, alpha: Number = 1.0) -> Tensor:
+    """In-place celu."""
+    ...
+
 def chain_matmul(matrices: Sequence[Tensor], *, out: Optional[Tensor] = None) -> Tensor:
     """The product of a chain of 2-D matrices in the cheapest order (deprecated by PyTorch for `linalg.multi_dot`)."""
     ...
@@ -1155,6 +1163,10 @@ def gt_(input: Tensor, other: Tensor) -> Tensor:
 @overload
 def gt_(input: Tensor, other: Number) -> Tensor:
     """In-place version of gt(): writes the result into self. True where an element of `self` is greater than the number `other`."""
+    ...
+
+def hardshrink(input: Tensor, lambd: Number = 0.5, *, out: Optional[Tensor] = None) -> Tensor:
+    """The hard shrinkage of every element x: x where |x| > lambd, else 0."""
     ...
 
 def heaviside(input: Tensor, values: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
@@ -1945,6 +1957,10 @@ def pow_(input: Tensor, exponent: Number) -> Tensor:
     """In-place version of pow(): writes the result into self. Raises each element of `self` to the number `exponent`."""
     ...
 
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """The parametric ReLU: x where x > 0, else `weight * x`, with `weight` one value or one per channel (dim 1 of `self`, dim 0 of a 1-D self)."""
+    ...
+
 @overload
 def prod(input: Tensor, *, dtype: Optional[dtype] = None) -> Tensor:
     """The product of all elements of `self` (1 for an empty tensor); integer and bool inputs multiply as int64 unless `dtype` says otherwise."""
@@ -2118,6 +2134,14 @@ def row_stack(tensors: Sequence[Tensor], *, out: Optional[Tensor] = None) -> Ten
     """Alias of `vstack` (deprecated in PyTorch)."""
     ...
 
+def rrelu(input: Tensor, lower: Number = 0.125, upper: Number = 0.3333333333333333, training: bool = False, generator: Optional[Generator] = None) -> Tensor:
+    """The randomized leaky ReLU: x where x > 0, else `a * x` with a drawn uniformly from [lower, upper] per element when `training`, and `(lower + upper) / 2` otherwise. The draws are not PyTorch's stream (PyTorch draws for the non-positive elements only)."""
+    ...
+
+def rrelu_(input: Tensor, lower: Number = 0.125, upper: Number = 0.3333333333333333, training: bool = False, generator: Optional[Generator] = None) -> Tensor:
+    """In-place rrelu."""
+    ...
+
 def rsqrt(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """`1 / sqrt(x)` for every element x of `self`; integer inputs give the default float dtype."""
     ...
@@ -2196,6 +2220,14 @@ def searchsorted(sorted_sequence: Tensor, self: Number, *, out_int32: bool = Fal
 
 def select(input: Tensor, dim: int, index: int) -> Tensor:
     """A view of `self` at position `index` of dimension `dim`, which is removed."""
+    ...
+
+def selu(input: Tensor) -> Tensor:
+    """The SELU of every element: `elu(self, alpha=1.6732632423543772, scale=1.0507009873554805)`."""
+    ...
+
+def selu_(input: Tensor) -> Tensor:
+    """In-place selu."""
     ...
 
 def sgn(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
@@ -2581,6 +2613,14 @@ def tensor_split(input: Tensor, tensor_indices_or_sections: Tensor, dim: int = 0
 
 def tensordot(input: Tensor, other: Tensor, dims_self: Sequence[int], dims_other: Sequence[int], *, out: Optional[Tensor] = None) -> Tensor:
     """The contraction of `self` and `other` over the paired dimensions `dims_self[i]`, `dims_other[i]` (a size-1 dimension is summed against any size): the free dims of `self`, then those of `other`. `torchlite.tensordot(a, b, dims=2)` is PyTorch's Python front end (an int, a pair of lists)."""
+    ...
+
+def threshold(input: Tensor, threshold: Number, value: Number, *, out: Optional[Tensor] = None) -> Tensor:
+    """Every element x of `self` where x > threshold, else `value`."""
+    ...
+
+def threshold_(input: Tensor, threshold: Number, value: Number) -> Tensor:
+    """In-place threshold (a function only, as PyTorch: no Tensor.threshold_)."""
     ...
 
 def tile(input: Tensor, dims: Sequence[int]) -> Tensor:

@@ -3,6 +3,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_histogramdd_from_bin_tensors.h"
 #include "generated/ops/atleast_3d.h"
@@ -12,6 +13,7 @@
 #include "generated/ops/nextafter.h"
 #include "generated/ops/repeat.h"
 #include "generated/ops/select.h"
+#include "generated/ops/softplus_backward.h"
 
 namespace tl::python {
 namespace {
@@ -170,6 +172,23 @@ PyObject* fn_select(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// softplus_backward
+PyObject* fn_nn_softplus_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "softplus_backward(Tensor grad_output, Tensor input, Scalar beta, Scalar threshold)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto beta = r.scalar(2);
+  auto threshold = r.scalar(3);
+  auto result = [&] { GilRelease no_gil; return tl::softplus_backward(grad_output, self, beta, threshold); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.detach
 PyObject* method_detach(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -289,47 +308,51 @@ PyObject* method_select(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
 
 }  // namespace
 
-void add_bindings_0(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"_histogramdd_from_bin_tensors", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__histogramdd_from_bin_tensors)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(_histogramdd_from_bin_tensors(Tensor input, Tensor[] bins, *, Tensor? weight=None, bool density=False) -> Tensor
+void add_bindings_0(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"_histogramdd_from_bin_tensors", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__histogramdd_from_bin_tensors)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_histogramdd_from_bin_tensors(Tensor input, Tensor[] bins, *, Tensor? weight=None, bool density=False) -> Tensor
 
 The histogram of `histogramdd` with the increasing edges of each coordinate given (`bins[d]`), by binary search.)doc"});
-  functions.push_back({"atleast_3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atleast_3d)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(atleast_3d(Tensor input) -> Tensor
+  functions["_ops"].push_back({"atleast_3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atleast_3d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(atleast_3d(Tensor input) -> Tensor
 
 `self` with at least three dimensions: 0-d becomes 1x1x1, 1-D (n) becomes 1xnx1, 2-D (m, n) becomes mxnx1 (views); others are returned as they are.
 
 atleast_3d(Tensor[] tensors) -> Sequence[Tensor]
 
 `atleast_3d` of each of `tensors`.)doc"});
-  functions.push_back({"detach", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_detach)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(detach(Tensor input) -> Tensor
+  functions["_ops"].push_back({"detach", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_detach)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(detach(Tensor input) -> Tensor
 
 A view of `self` detached from the autograd graph; it never requires grad.)doc"});
-  functions.push_back({"erf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_erf)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(erf(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"erf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_erf)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(erf(Tensor input, *, Tensor? out=None) -> Tensor
 
 The error function `2/sqrt(pi) * integral(exp(-t^2), 0, x)` of every element x of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"erf_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_erf_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(erf_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"erf_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_erf_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(erf_(Tensor input) -> Tensor
 
 In-place version of erf(): writes the result into self. The error function `2/sqrt(pi) * integral(exp(-t^2), 0, x)` of every element x of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"isnan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isnan)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(isnan(Tensor input) -> Tensor
+  functions["_ops"].push_back({"isnan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isnan)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(isnan(Tensor input) -> Tensor
 
 True where an element of `self` is NaN.)doc"});
-  functions.push_back({"nextafter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nextafter)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(nextafter(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"nextafter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nextafter)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(nextafter(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 The next floating-point value after `self` in the direction of `other`, with broadcasting; floating dtypes only.)doc"});
-  functions.push_back({"nextafter_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nextafter_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(nextafter_(Tensor input, Tensor other) -> Tensor
+  functions["_ops"].push_back({"nextafter_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nextafter_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(nextafter_(Tensor input, Tensor other) -> Tensor
 
 In-place version of nextafter(): writes the result into self. The next floating-point value after `self` in the direction of `other`, with broadcasting; floating dtypes only.)doc"});
-  functions.push_back({"select", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_select)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(select(Tensor input, int dim, int index) -> Tensor
+  functions["_ops"].push_back({"select", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_select)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(select(Tensor input, int dim, int index) -> Tensor
 
 A view of `self` at position `index` of dimension `dim`, which is removed.)doc"});
+  functions["_nn"].push_back({"softplus_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_softplus_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(softplus_backward(Tensor grad_output, Tensor input, Scalar beta, Scalar threshold) -> Tensor
+
+The gradient of softplus: `grad_output * sigmoid(beta * x)`, and grad_output where `beta * x > threshold`.)doc"});
   methods.push_back({"detach", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_detach)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(detach() -> Tensor
 

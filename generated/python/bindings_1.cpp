@@ -3,9 +3,11 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/atleast_2d.h"
 #include "generated/ops/concat.h"
+#include "generated/ops/elu.h"
 #include "generated/ops/fill_diagonal.h"
 #include "generated/ops/fmin.h"
 #include "generated/ops/histc.h"
@@ -59,6 +61,45 @@ PyObject* fn_concat(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::concat(tensors, dim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// elu
+PyObject* fn_nn_elu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "elu(Tensor input, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto alpha = r.scalar(1);
+  auto scale = r.scalar(2);
+  auto input_scale = r.scalar(3);
+  if (!r.is_none(4)) {
+    auto out = r.tensor(4);
+    auto result = [&] { GilRelease no_gil; return tl::elu_out(out, self, alpha, scale, input_scale); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::elu(self, alpha, scale, input_scale); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// elu_
+PyObject* fn_nn_elu_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "elu_(Tensor input, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto alpha = r.scalar(1);
+  auto scale = r.scalar(2);
+  auto input_scale = r.scalar(3);
+  auto result = [&] { GilRelease no_gil; return tl::elu_(self, alpha, scale, input_scale); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -487,65 +528,73 @@ PyObject* method_unsqueeze_(PyObject* py_self, PyObject* const* args, Py_ssize_t
 
 }  // namespace
 
-void add_bindings_1(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"atleast_2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atleast_2d)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(atleast_2d(Tensor input) -> Tensor
+void add_bindings_1(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"atleast_2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atleast_2d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(atleast_2d(Tensor input) -> Tensor
 
 `self` with at least two dimensions: 0-d becomes 1x1 and 1-D a row (views); others are returned as they are.
 
 atleast_2d(Tensor[] tensors) -> Sequence[Tensor]
 
 `atleast_2d` of each of `tensors`.)doc"});
-  functions.push_back({"concat", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_concat)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(concat(Tensor[] tensors, int dim=0, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"concat", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_concat)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(concat(Tensor[] tensors, int dim=0, *, Tensor? out=None) -> Tensor
 
 Alias of `cat`.)doc"});
-  functions.push_back({"fmin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fmin)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(fmin(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+  functions["_nn"].push_back({"elu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_elu)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(elu(Tensor input, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor? out=None) -> Tensor
+
+The ELU of every element x of `self`: `scale * x` for x > 0, else `scale * alpha * (exp(x * input_scale) - 1)`.)doc"});
+  functions["_nn"].push_back({"elu_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_elu_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(elu_(Tensor input, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
+
+In-place version of elu(): writes the result into self. The ELU of every element x of `self`: `scale * x` for x > 0, else `scale * alpha * (exp(x * input_scale) - 1)`.)doc"});
+  functions["_ops"].push_back({"fmin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fmin)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(fmin(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 The smaller of `self` and `other` element by element, ignoring a NaN on one side, with broadcasting and type promotion.)doc"});
-  functions.push_back({"histc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_histc)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(histc(Tensor input, int bins=100, Scalar min=0, Scalar max=0, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"histc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_histc)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(histc(Tensor input, int bins=100, Scalar min=0, Scalar max=0, *, Tensor? out=None) -> Tensor
 
 A histogram of the elements of `self` in `bins` equal bins between `min` and `max` (the smallest and largest element when both are equal); elements outside are ignored, the last bin includes `max`. The result has `self`'s floating dtype.)doc"});
-  functions.push_back({"index", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(index(Tensor input, Tensor?[] indices, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"index", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(index(Tensor input, Tensor?[] indices, *, Tensor? out=None) -> Tensor
 
 `self` indexed by integer or bool tensors at the dims where `indices` holds one (None keeps a dim whole): PyTorch's advanced indexing, `self[indices]`.)doc"});
-  functions.push_back({"ne", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ne)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(ne(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"ne", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ne)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(ne(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 True where `self != other`, element by element, with broadcasting.
 
 ne(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
 
 True where an element of `self` differs from the number `other`.)doc"});
-  functions.push_back({"ne_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ne_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(ne_(Tensor input, Tensor other) -> Tensor
+  functions["_ops"].push_back({"ne_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ne_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(ne_(Tensor input, Tensor other) -> Tensor
 
 In-place version of ne(): writes the result into self. True where `self != other`, element by element, with broadcasting.
 
 ne_(Tensor input, Scalar other) -> Tensor
 
 In-place version of ne(): writes the result into self. True where an element of `self` differs from the number `other`.)doc"});
-  functions.push_back({"rad2deg", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rad2deg)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(rad2deg(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"rad2deg", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rad2deg)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(rad2deg(Tensor input, *, Tensor? out=None) -> Tensor
 
 Every element of `self` converted from radians to degrees; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"rad2deg_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rad2deg_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(rad2deg_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"rad2deg_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rad2deg_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(rad2deg_(Tensor input) -> Tensor
 
 In-place version of rad2deg(): writes the result into self. Every element of `self` converted from radians to degrees; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"reciprocal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_reciprocal)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(reciprocal(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"reciprocal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_reciprocal)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(reciprocal(Tensor input, *, Tensor? out=None) -> Tensor
 
 1 / x for every element x of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"reciprocal_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_reciprocal_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(reciprocal_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"reciprocal_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_reciprocal_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(reciprocal_(Tensor input) -> Tensor
 
 In-place version of reciprocal(): writes the result into self. 1 / x for every element x of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"unsqueeze", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_unsqueeze)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(unsqueeze(Tensor input, int dim) -> Tensor
+  functions["_ops"].push_back({"unsqueeze", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_unsqueeze)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(unsqueeze(Tensor input, int dim) -> Tensor
 
 A view of `self` with a new dimension of size 1 inserted at `dim`.)doc"});
   methods.push_back({"__ne__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__ne__)),

@@ -4,6 +4,7 @@
 #include "aten/native/FactoryOptions.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/cauchy.h"
 #include "generated/ops/column_stack.h"
@@ -198,29 +199,29 @@ PyObject* method_sinc_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 
 }  // namespace
 
-void add_bindings_10(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"column_stack", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_column_stack)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(column_stack(Tensor[] tensors, *, Tensor? out=None) -> Tensor
+void add_bindings_10(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"column_stack", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_column_stack)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(column_stack(Tensor[] tensors, *, Tensor? out=None) -> Tensor
 
 Joins `tensors` as the columns of a matrix (along dimension 1); 0-d and 1-D tensors become single columns.)doc"});
-  functions.push_back({"cov", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cov)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(cov(Tensor input, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor
+  functions["_ops"].push_back({"cov", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cov)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(cov(Tensor input, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor
 
 The covariance matrix of the variables in the rows of `self` (observations in the columns; a 1-D `self` is one variable), with `correction` subtracted from the number of observations, integer frequency weights `fweights` and floating observation weights `aweights`.)doc"});
-  functions.push_back({"fliplr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fliplr)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(fliplr(Tensor input) -> Tensor
+  functions["_ops"].push_back({"fliplr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fliplr)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(fliplr(Tensor input) -> Tensor
 
 `flip(self, [1])` (at least 2-D): reverses the order of the columns.)doc"});
-  functions.push_back({"ones_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ones_like)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(ones_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, MemoryFormat? memory_format=None, bool requires_grad=False) -> Tensor
+  functions["_ops"].push_back({"ones_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ones_like)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(ones_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, MemoryFormat? memory_format=None, bool requires_grad=False) -> Tensor
 
 Ones with the shape of `self` and its dtype and device unless given.)doc"});
-  functions.push_back({"sinc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sinc)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(sinc(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"sinc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sinc)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(sinc(Tensor input, *, Tensor? out=None) -> Tensor
 
 The normalized sinc function `sin(pi x) / (pi x)` (1 at 0) of every element x of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"sinc_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sinc_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(sinc_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"sinc_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sinc_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(sinc_(Tensor input) -> Tensor
 
 In-place version of sinc(): writes the result into self. The normalized sinc function `sin(pi x) / (pi x)` (1 at 0) of every element x of `self`; integer inputs give the default float dtype.)doc"});
   methods.push_back({"cauchy_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cauchy_)),

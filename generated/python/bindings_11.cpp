@@ -3,8 +3,10 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/argmin.h"
+#include "generated/ops/elu_backward.h"
 #include "generated/ops/isposinf.h"
 #include "generated/ops/logical_not.h"
 #include "generated/ops/multiply.h"
@@ -29,6 +31,25 @@ PyObject* fn_argmin(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::argmin(self, dim, keepdim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// elu_backward
+PyObject* fn_nn_elu_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto alpha = r.scalar(1);
+  auto scale = r.scalar(2);
+  auto input_scale = r.scalar(3);
+  auto is_result = r.toBool(4);
+  auto self_or_result = r.tensor(5);
+  auto result = [&] { GilRelease no_gil; return tl::elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -258,33 +279,37 @@ PyObject* method_multiply_(PyObject* py_self, PyObject* const* args, Py_ssize_t 
 
 }  // namespace
 
-void add_bindings_11(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"argmin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_argmin)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(argmin(Tensor input, int? dim=None, bool keepdim=False, *, Tensor? out=None) -> Tensor
+void add_bindings_11(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"argmin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_argmin)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(argmin(Tensor input, int? dim=None, bool keepdim=False, *, Tensor? out=None) -> Tensor
 
 The index of the smallest value of `self` along `dim` (of the flattened tensor when None); ties give the first, NaN counts as the smallest.)doc"});
-  functions.push_back({"isposinf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isposinf)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(isposinf(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_nn"].push_back({"elu_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_elu_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor
+
+The gradient of elu, from its input (`is_result` false) or its result (true): `grad_output * scale` where positive, else `grad_output * input_scale * alpha * scale * exp(x * input_scale)` (from the result y: `grad_output * input_scale * (y + alpha * scale)`).)doc"});
+  functions["_ops"].push_back({"isposinf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isposinf)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(isposinf(Tensor input, *, Tensor? out=None) -> Tensor
 
 True where an element of `self` is positive infinity.)doc"});
-  functions.push_back({"logical_not", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logical_not)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(logical_not(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"logical_not", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logical_not)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(logical_not(Tensor input, *, Tensor? out=None) -> Tensor
 
 True where an element of `self` is zero; in-place and out= write 1/0 in their own dtype.)doc"});
-  functions.push_back({"logical_not_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logical_not_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(logical_not_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"logical_not_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logical_not_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(logical_not_(Tensor input) -> Tensor
 
 In-place version of logical_not(): writes the result into self. True where an element of `self` is zero; in-place and out= write 1/0 in their own dtype.)doc"});
-  functions.push_back({"multiply", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_multiply)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(multiply(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"multiply", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_multiply)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(multiply(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 Alias of `mul`.
 
 multiply(Tensor input, Scalar other) -> Tensor
 
 Alias of `mul` by a number.)doc"});
-  functions.push_back({"multiply_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_multiply_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(multiply_(Tensor input, Tensor other) -> Tensor
+  functions["_ops"].push_back({"multiply_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_multiply_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(multiply_(Tensor input, Tensor other) -> Tensor
 
 In-place version of multiply(): writes the result into self. Alias of `mul`.
 

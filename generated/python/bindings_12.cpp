@@ -3,6 +3,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/bincount.h"
 #include "generated/ops/ldexp.h"
@@ -179,25 +180,25 @@ PyObject* method_ldexp_(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
 
 }  // namespace
 
-void add_bindings_12(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"bincount", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bincount)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(bincount(Tensor input, Tensor? weights=None, int minlength=0) -> Tensor
+void add_bindings_12(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"bincount", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bincount)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(bincount(Tensor input, Tensor? weights=None, int minlength=0) -> Tensor
 
 The number of occurrences of each value in the 1-D non-negative integer tensor `self` (int64), or the sum of `weights` at each value (float32 weights give float32, any other dtype float64); at least `minlength` bins.)doc"});
-  functions.push_back({"ldexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ldexp)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(ldexp(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"ldexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ldexp)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(ldexp(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 `self * 2**other`, with broadcasting and type promotion (integer inputs give the default float dtype).)doc"});
-  functions.push_back({"ldexp_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ldexp_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(ldexp_(Tensor input, Tensor other) -> Tensor
+  functions["_ops"].push_back({"ldexp_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ldexp_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(ldexp_(Tensor input, Tensor other) -> Tensor
 
 In-place version of ldexp(): writes the result into self. `self * 2**other`, with broadcasting and type promotion (integer inputs give the default float dtype).)doc"});
-  functions.push_back({"special_bessel_j0", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_bessel_j0)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_bessel_j0(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"special_bessel_j0", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_bessel_j0)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(special_bessel_j0(Tensor input, *, Tensor? out=None) -> Tensor
 
 The Bessel function of the first kind of order 0 of every element of `self`; integer inputs give the default float dtype (`torchlite.special.bessel_j0`).)doc"});
-  functions.push_back({"special_xlogy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_xlogy)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_xlogy(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"special_xlogy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_xlogy)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(special_xlogy(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 Alias of `xlogy` (`torchlite.special.xlogy`).
 

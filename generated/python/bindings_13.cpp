@@ -3,6 +3,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/arctan2.h"
 #include "generated/ops/chain_matmul.h"
@@ -327,33 +328,33 @@ PyObject* method_xlogy_(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
 
 }  // namespace
 
-void add_bindings_13(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"arctan2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arctan2)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(arctan2(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+void add_bindings_13(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"arctan2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arctan2)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(arctan2(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 Alias of `atan2`.)doc"});
-  functions.push_back({"arctan2_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arctan2_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(arctan2_(Tensor input, Tensor other) -> Tensor
+  functions["_ops"].push_back({"arctan2_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arctan2_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(arctan2_(Tensor input, Tensor other) -> Tensor
 
 In-place version of arctan2(): writes the result into self. Alias of `atan2`.)doc"});
-  functions.push_back({"chain_matmul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_chain_matmul)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(chain_matmul(Tensor[] matrices, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"chain_matmul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_chain_matmul)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(chain_matmul(Tensor[] matrices, *, Tensor? out=None) -> Tensor
 
 The product of a chain of 2-D matrices in the cheapest order (deprecated by PyTorch for `linalg.multi_dot`).)doc"});
-  functions.push_back({"logaddexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logaddexp)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"logaddexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logaddexp)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 `log(exp(self) + exp(other))` without overflow, with broadcasting; floating dtypes only.)doc"});
-  functions.push_back({"sum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sum)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(sum(Tensor input, *, ScalarType? dtype=None) -> Tensor
+  functions["_ops"].push_back({"sum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sum)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(sum(Tensor input, *, ScalarType? dtype=None) -> Tensor
 
 Sums all elements of `self` into a 0-d tensor; integer and bool inputs sum as int64 unless `dtype` says otherwise.
 
 sum(Tensor input, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 
 Sums `self` over the dimensions in `dim` (all of them when None), keeping them as size 1 if `keepdim`.)doc"});
-  functions.push_back({"xlogy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_xlogy)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(xlogy(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"xlogy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_xlogy)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(xlogy(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 `self * log(other)`, 0 where `self` is 0 (unless `other` is nan), with broadcasting; integer inputs give the default float dtype.
 
@@ -364,8 +365,8 @@ xlogy(Scalar self, Tensor other, *, Tensor? out=None) -> Tensor
 xlogy(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
 
 `self * log(other)` for the number `other`, 0 where `self` is 0 (unless `other` is nan).)doc"});
-  functions.push_back({"xlogy_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_xlogy_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(xlogy_(Tensor input, Tensor other) -> Tensor
+  functions["_ops"].push_back({"xlogy_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_xlogy_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(xlogy_(Tensor input, Tensor other) -> Tensor
 
 In-place version of xlogy(): writes the result into self. `self * log(other)`, 0 where `self` is 0 (unless `other` is nan), with broadcasting; integer inputs give the default float dtype.
 

@@ -3,9 +3,11 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/clamp_max.h"
 #include "generated/ops/isfinite.h"
+#include "generated/ops/leaky_relu.h"
 #include "generated/ops/roll.h"
 #include "generated/ops/scatter_reduce.h"
 #include "generated/ops/special_entr.h"
@@ -90,6 +92,41 @@ PyObject* fn_isfinite(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::isfinite(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// leaky_relu
+PyObject* fn_nn_leaky_relu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "leaky_relu(Tensor input, Scalar negative_slope=0.01, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto negative_slope = r.scalar(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::leaky_relu_out(out, self, negative_slope); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::leaky_relu(self, negative_slope); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// leaky_relu_
+PyObject* fn_nn_leaky_relu_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "leaky_relu_(Tensor input, Scalar negative_slope=0.01)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto negative_slope = r.scalar(1);
+  auto result = [&] { GilRelease no_gil; return tl::leaky_relu_(self, negative_slope); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -349,49 +386,57 @@ PyObject* method_view(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 
 }  // namespace
 
-void add_bindings_14(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"clamp_max", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clamp_max)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_max(Tensor input, Tensor max, *, Tensor? out=None) -> Tensor
+void add_bindings_14(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"clamp_max", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clamp_max)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_max(Tensor input, Tensor max, *, Tensor? out=None) -> Tensor
 
 Limits every element of `self` to at most the matching element of `max` (broadcast).
 
 clamp_max(Tensor input, Scalar max, *, Tensor? out=None) -> Tensor
 
 Limits every element of `self` to at most the number `max` (NaN propagates).)doc"});
-  functions.push_back({"clamp_max_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clamp_max_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_max_(Tensor input, Tensor max) -> Tensor
+  functions["_ops"].push_back({"clamp_max_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clamp_max_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_max_(Tensor input, Tensor max) -> Tensor
 
 In-place version of clamp_max(): writes the result into self. Limits every element of `self` to at most the matching element of `max` (broadcast).
 
 clamp_max_(Tensor input, Scalar max) -> Tensor
 
 In-place version of clamp_max(): writes the result into self. Limits every element of `self` to at most the number `max` (NaN propagates).)doc"});
-  functions.push_back({"isfinite", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isfinite)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(isfinite(Tensor input) -> Tensor
+  functions["_ops"].push_back({"isfinite", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isfinite)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(isfinite(Tensor input) -> Tensor
 
 True where an element of `self` is neither infinite nor NaN.)doc"});
-  functions.push_back({"roll", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_roll)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(roll(Tensor input, int[1] shifts, int[1] dims=[]) -> Tensor
+  functions["_nn"].push_back({"leaky_relu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_leaky_relu)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(leaky_relu(Tensor input, Scalar negative_slope=0.01, *, Tensor? out=None) -> Tensor
+
+The leaky ReLU of every element x: x for x > 0, else `negative_slope * x`.)doc"});
+  functions["_nn"].push_back({"leaky_relu_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_leaky_relu_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(leaky_relu_(Tensor input, Scalar negative_slope=0.01) -> Tensor
+
+In-place leaky_relu. Its gradient is computed from the result, so a negative slope is refused at backward, as PyTorch.)doc"});
+  functions["_ops"].push_back({"roll", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_roll)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(roll(Tensor input, int[1] shifts, int[1] dims=[]) -> Tensor
 
 `self` with its elements shifted by `shifts[i]` along each `dims[i]`, wrapping around; without `dims` the flattened tensor is shifted and the shape restored.)doc"});
-  functions.push_back({"scatter_reduce", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter_reduce)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_reduce(Tensor input, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"scatter_reduce", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter_reduce)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_reduce(Tensor input, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor? out=None) -> Tensor
 
 A copy of `self` where each `src[i][j]` is reduced into `out[index[i][j]][j]` for dim 0 (and likewise for other dims) by `reduce` ('sum', 'prod', 'mean', 'amax' or 'amin'), in index order; with `include_self=False` the values of `self` at the positions scattered to take no part. Mean floors for integer dtypes; a NaN in `src` wins amax/amin.)doc"});
-  functions.push_back({"scatter_reduce_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter_reduce_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_reduce_(Tensor input, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor
+  functions["_ops"].push_back({"scatter_reduce_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter_reduce_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_reduce_(Tensor input, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor
 
 In-place version of scatter_reduce(): writes the result into self. A copy of `self` where each `src[i][j]` is reduced into `out[index[i][j]][j]` for dim 0 (and likewise for other dims) by `reduce` ('sum', 'prod', 'mean', 'amax' or 'amin'), in index order; with `include_self=False` the values of `self` at the positions scattered to take no part. Mean floors for integer dtypes; a NaN in `src` wins amax/amin.)doc"});
-  functions.push_back({"special_entr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_entr)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_entr(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"special_entr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_entr)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(special_entr(Tensor input, *, Tensor? out=None) -> Tensor
 
 The elementwise entropy `-x * log(x)` of every element x of `self` (0 at 0, -inf below 0); integer inputs give the default float dtype (`torchlite.special.entr`).)doc"});
-  functions.push_back({"special_erfcx", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_erfcx)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_erfcx(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"special_erfcx", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_erfcx)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(special_erfcx(Tensor input, *, Tensor? out=None) -> Tensor
 
 The scaled complementary error function `exp(x**2) * erfc(x)` of every element x of `self`, without overflow or underflow; integer inputs give the default float dtype (`torchlite.special.erfcx`).)doc"});
-  functions.push_back({"special_i1e", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_i1e)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_i1e(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"special_i1e", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_i1e)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(special_i1e(Tensor input, *, Tensor? out=None) -> Tensor
 
 The exponentially scaled modified Bessel function `exp(-|x|) * i1(x)` of every element x of `self`; integer inputs give the default float dtype (`torchlite.special.i1e`).)doc"});
   methods.push_back({"clamp_max", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_clamp_max)),

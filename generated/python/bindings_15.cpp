@@ -3,6 +3,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/acosh.h"
 #include "generated/ops/atan.h"
@@ -216,33 +217,33 @@ PyObject* method_deg2rad_(PyObject* py_self, PyObject* const* args, Py_ssize_t n
 
 }  // namespace
 
-void add_bindings_15(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"acosh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_acosh)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(acosh(Tensor input, *, Tensor? out=None) -> Tensor
+void add_bindings_15(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"acosh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_acosh)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(acosh(Tensor input, *, Tensor? out=None) -> Tensor
 
 The inverse hyperbolic cosine of every element of `self` (nan below 1); integer inputs give the default float dtype.)doc"});
-  functions.push_back({"acosh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_acosh_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(acosh_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"acosh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_acosh_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(acosh_(Tensor input) -> Tensor
 
 In-place version of acosh(): writes the result into self. The inverse hyperbolic cosine of every element of `self` (nan below 1); integer inputs give the default float dtype.)doc"});
-  functions.push_back({"atan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atan)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(atan(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"atan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atan)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(atan(Tensor input, *, Tensor? out=None) -> Tensor
 
 The arctangent of every element of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"atan_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atan_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(atan_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"atan_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atan_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(atan_(Tensor input) -> Tensor
 
 In-place version of atan(): writes the result into self. The arctangent of every element of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"deg2rad", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_deg2rad)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(deg2rad(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"deg2rad", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_deg2rad)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(deg2rad(Tensor input, *, Tensor? out=None) -> Tensor
 
 Every element of `self` converted from degrees to radians; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"deg2rad_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_deg2rad_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(deg2rad_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"deg2rad_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_deg2rad_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(deg2rad_(Tensor input) -> Tensor
 
 In-place version of deg2rad(): writes the result into self. Every element of `self` converted from degrees to radians; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"special_i0e", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_i0e)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_i0e(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"special_i0e", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_i0e)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(special_i0e(Tensor input, *, Tensor? out=None) -> Tensor
 
 The exponentially scaled modified Bessel function `exp(-|x|) * i0(x)` of every element x of `self`; integer inputs give the default float dtype (`torchlite.special.i0e`).)doc"});
   methods.push_back({"acosh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_acosh)),

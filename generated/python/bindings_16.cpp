@@ -3,6 +3,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/bitwise_and.h"
@@ -458,11 +459,11 @@ PyObject* method_take_along_dim(PyObject* py_self, PyObject* const* args, Py_ssi
 
 }  // namespace
 
-void add_bindings_16(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+void add_bindings_16(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   min_type = return_type("min", {"values", "indices"});
   min_out_type = return_type("min_out", {"values", "indices"});
-  functions.push_back({"bitwise_and", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_and)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_and(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"bitwise_and", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_and)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_and(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 The bitwise AND of `self` and `other` (logical AND for bool), with broadcasting and type promotion; integer and bool dtypes only.
 
@@ -473,40 +474,40 @@ The bitwise AND of `self` and the number `other`.
 bitwise_and(Scalar self, Tensor other) -> Tensor
 
 The bitwise AND of the number `self` and `other`.)doc"});
-  functions.push_back({"bitwise_and_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_and_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_and_(Tensor input, Tensor other) -> Tensor
+  functions["_ops"].push_back({"bitwise_and_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_and_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_and_(Tensor input, Tensor other) -> Tensor
 
 In-place version of bitwise_and(): writes the result into self. The bitwise AND of `self` and `other` (logical AND for bool), with broadcasting and type promotion; integer and bool dtypes only.
 
 bitwise_and_(Tensor input, Scalar other) -> Tensor
 
 In-place version of bitwise_and(): writes the result into self. The bitwise AND of `self` and the number `other`.)doc"});
-  functions.push_back({"erfc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_erfc)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(erfc(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"erfc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_erfc)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(erfc(Tensor input, *, Tensor? out=None) -> Tensor
 
 The complementary error function `1 - erf(x)` of every element x of `self`, accurate where erf(x) is close to 1; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"erfc_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_erfc_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(erfc_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"erfc_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_erfc_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(erfc_(Tensor input) -> Tensor
 
 In-place version of erfc(): writes the result into self. The complementary error function `1 - erf(x)` of every element x of `self`, accurate where erf(x) is close to 1; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"min", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_min)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(min(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"min", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_min)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(min(Tensor input, *, Tensor? out=None) -> Tensor
 
 The smallest element of `self` as a 0-d tensor (NaN if any element is NaN). The gradient is shared evenly between tied minima.
 
 min(Tensor input, int dim, bool keepdim=False, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 The smallest values of `self` along `dim` and their indices (the first of ties; NaN counts as the smallest).)doc"});
-  functions.push_back({"reshape", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_reshape)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(reshape(Tensor input, int[] shape) -> Tensor
+  functions["_ops"].push_back({"reshape", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_reshape)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(reshape(Tensor input, int[] shape) -> Tensor
 
 `self` with another shape: a view when the strides allow it, otherwise a copy. One size may be -1.)doc"});
-  functions.push_back({"special_log_ndtr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_log_ndtr)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_log_ndtr(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"special_log_ndtr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_log_ndtr)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(special_log_ndtr(Tensor input, *, Tensor? out=None) -> Tensor
 
 The logarithm of the standard normal cumulative distribution function of every element of `self`, accurate in both tails; integer inputs give the default float dtype (`torchlite.special.log_ndtr`).)doc"});
-  functions.push_back({"take_along_dim", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_take_along_dim)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(take_along_dim(Tensor input, Tensor indices, int? dim=None, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"take_along_dim", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_take_along_dim)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(take_along_dim(Tensor input, Tensor indices, int? dim=None, *, Tensor? out=None) -> Tensor
 
 The elements of `self` at `indices` along `dim` (both broadcast apart from `dim`), or of the flattened `self` when `dim` is None.)doc"});
   methods.push_back({"__and__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__and__)),

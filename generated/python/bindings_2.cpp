@@ -4,6 +4,7 @@
 #include "aten/native/FactoryOptions.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_test_scale_optional.h"
 #include "generated/ops/asin.h"
@@ -538,29 +539,29 @@ PyObject* method_squeeze_(PyObject* py_self, PyObject* const* args, Py_ssize_t n
 
 }  // namespace
 
-void add_bindings_2(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"_test_scale_optional", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__test_scale_optional)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(_test_scale_optional(Tensor input, Tensor? weight=None) -> Tensor
+void add_bindings_2(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"_test_scale_optional", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__test_scale_optional)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_test_scale_optional(Tensor input, Tensor? weight=None) -> Tensor
 
 Test op: `self * weight`, or a copy of `self` without `weight` (a `Tensor?` input with a formula).)doc"});
-  functions.push_back({"asin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_asin)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(asin(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"asin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_asin)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(asin(Tensor input, *, Tensor? out=None) -> Tensor
 
 The arcsine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
-  functions.push_back({"asin_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_asin_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(asin_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"asin_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_asin_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(asin_(Tensor input) -> Tensor
 
 In-place version of asin(): writes the result into self. The arcsine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
-  functions.push_back({"atleast_1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atleast_1d)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(atleast_1d(Tensor input) -> Tensor
+  functions["_ops"].push_back({"atleast_1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atleast_1d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(atleast_1d(Tensor input) -> Tensor
 
 `self` with at least one dimension: a 0-d tensor becomes a 1-element 1-D view, others are returned as they are. From Python also `atleast_1d(a, b, ...)` and `atleast_1d([a, b])`, as PyTorch.
 
 atleast_1d(Tensor[] tensors) -> Sequence[Tensor]
 
 `atleast_1d` of each of `tensors`.)doc"});
-  functions.push_back({"bitwise_or", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_or)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_or(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"bitwise_or", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_or)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_or(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 The bitwise OR of `self` and `other` (logical OR for bool), with broadcasting and type promotion; integer and bool dtypes only.
 
@@ -571,32 +572,32 @@ The bitwise OR of `self` and the number `other`.
 bitwise_or(Scalar self, Tensor other) -> Tensor
 
 The bitwise OR of the number `self` and `other`.)doc"});
-  functions.push_back({"bitwise_or_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_or_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_or_(Tensor input, Tensor other) -> Tensor
+  functions["_ops"].push_back({"bitwise_or_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_or_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_or_(Tensor input, Tensor other) -> Tensor
 
 In-place version of bitwise_or(): writes the result into self. The bitwise OR of `self` and `other` (logical OR for bool), with broadcasting and type promotion; integer and bool dtypes only.
 
 bitwise_or_(Tensor input, Scalar other) -> Tensor
 
 In-place version of bitwise_or(): writes the result into self. The bitwise OR of `self` and the number `other`.)doc"});
-  functions.push_back({"copy_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_copy_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(copy_(Tensor input, Tensor src, bool non_blocking=False) -> Tensor
+  functions["_ops"].push_back({"copy_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_copy_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(copy_(Tensor input, Tensor src, bool non_blocking=False) -> Tensor
 
 Copies `src` into `self` in place, broadcasting `src` and converting its dtype to that of `self`.)doc"});
-  functions.push_back({"randn", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_randn)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(randn(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, bool requires_grad=False) -> Tensor
+  functions["_ops"].push_back({"randn", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_randn)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(randn(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, bool requires_grad=False) -> Tensor
 
 Standard normal random numbers of shape `size` (PyTorch's numbers for the same seed; see `manual_seed`).)doc"});
-  functions.push_back({"sinh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sinh)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(sinh(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"sinh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sinh)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(sinh(Tensor input, *, Tensor? out=None) -> Tensor
 
 The hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"sinh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sinh_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(sinh_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"sinh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sinh_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(sinh_(Tensor input) -> Tensor
 
 In-place version of sinh(): writes the result into self. The hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"squeeze", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_squeeze)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(squeeze(Tensor input) -> Tensor
+  functions["_ops"].push_back({"squeeze", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_squeeze)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(squeeze(Tensor input) -> Tensor
 
 A view of `self` without its size-1 dimensions.
 

@@ -4,9 +4,11 @@
 #include "aten/native/FactoryOptions.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/alias.h"
 #include "generated/ops/contiguous.h"
+#include "generated/ops/hardswish_backward.h"
 #include "generated/ops/is_same_size.h"
 #include "generated/ops/logspace.h"
 #include "generated/ops/put.h"
@@ -26,6 +28,21 @@ PyObject* fn_alias(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::alias(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// hardswish_backward
+PyObject* fn_nn_hardswish_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "hardswish_backward(Tensor grad_output, Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto result = [&] { GilRelease no_gil; return tl::hardswish_backward(grad_output, self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -268,17 +285,21 @@ PyObject* method_put_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 
 }  // namespace
 
-void add_bindings_20(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"alias", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_alias)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(alias(Tensor input) -> Tensor
+void add_bindings_20(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"alias", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_alias)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(alias(Tensor input) -> Tensor
 
 A view of `self` with the same geometry (a new tensor object sharing everything).)doc"});
-  functions.push_back({"is_same_size", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_is_same_size)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(is_same_size(Tensor input, Tensor other) -> bool
+  functions["_nn"].push_back({"hardswish_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_hardswish_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(hardswish_backward(Tensor grad_output, Tensor input) -> Tensor
+
+The gradient of hardswish: 0 for x < -3, `grad_output * (x / 3 + 1 / 2)` for -3 <= x <= 3, grad_output above.)doc"});
+  functions["_ops"].push_back({"is_same_size", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_is_same_size)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(is_same_size(Tensor input, Tensor other) -> bool
 
 Whether `self` and `other` have the same shape.)doc"});
-  functions.push_back({"logspace", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logspace)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(logspace(Tensor start, Tensor end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False) -> Tensor
+  functions["_ops"].push_back({"logspace", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logspace)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(logspace(Tensor start, Tensor end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False) -> Tensor
 
 `logspace` with 0-d tensors for `start` and `end` (their values are used; the result does not depend on them for autograd).
 
@@ -293,20 +314,20 @@ logspace(Scalar start, Tensor end, int steps, float base=10.0, *, ScalarType? dt
 logspace(Scalar start, Scalar end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False) -> Tensor
 
 `steps` values `base ** x` for `x` evenly spaced from `start` to `end` included (default float dtype unless `dtype`).)doc"});
-  functions.push_back({"put", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_put)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(put(Tensor input, Tensor index, Tensor source, bool accumulate=False) -> Tensor
+  functions["_ops"].push_back({"put", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_put)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(put(Tensor input, Tensor index, Tensor source, bool accumulate=False) -> Tensor
 
 A copy of `self` with `source` written at the flat (row-major) positions `index`, negative ones counting from the end; added there when `accumulate`.)doc"});
-  functions.push_back({"put_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_put_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(put_(Tensor input, Tensor index, Tensor source, bool accumulate=False) -> Tensor
+  functions["_ops"].push_back({"put_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_put_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(put_(Tensor input, Tensor index, Tensor source, bool accumulate=False) -> Tensor
 
 In-place version of put(): writes the result into self. A copy of `self` with `source` written at the flat (row-major) positions `index`, negative ones counting from the end; added there when `accumulate`.)doc"});
-  functions.push_back({"randn_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_randn_like)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(randn_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, MemoryFormat? memory_format=None, bool requires_grad=False) -> Tensor
+  functions["_ops"].push_back({"randn_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_randn_like)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(randn_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, MemoryFormat? memory_format=None, bool requires_grad=False) -> Tensor
 
 Standard normal random numbers with the shape of `self` and its dtype and device unless given.)doc"});
-  functions.push_back({"special_polygamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_polygamma)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_polygamma(int n, Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"special_polygamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_polygamma)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(special_polygamma(int n, Tensor input, *, Tensor? out=None) -> Tensor
 
 Alias of `polygamma` (`torchlite.special.polygamma`).)doc"});
   methods.push_back({"is_same_size", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_is_same_size)),

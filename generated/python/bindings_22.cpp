@@ -3,10 +3,13 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/absolute.h"
 #include "generated/ops/diagonal.h"
+#include "generated/ops/prelu.h"
 #include "generated/ops/special_erf.h"
+#include "generated/ops/threshold.h"
 
 namespace tl::python {
 namespace {
@@ -47,6 +50,21 @@ PyObject* fn_diagonal(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
+// prelu
+PyObject* fn_prelu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "prelu(Tensor input, Tensor weight)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto weight = r.tensor(1);
+  auto result = [&] { GilRelease no_gil; return tl::prelu(self, weight); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // special_erf
 PyObject* fn_special_erf(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -62,6 +80,43 @@ PyObject* fn_special_erf(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::special_erf(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// threshold
+PyObject* fn_threshold(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "threshold(Tensor input, Scalar threshold, Scalar value, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto threshold = r.scalar(1);
+  auto value = r.scalar(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::threshold_out(out, self, threshold, value); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::threshold(self, threshold, value); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// threshold_
+PyObject* fn_threshold_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "threshold_(Tensor input, Scalar threshold, Scalar value)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto threshold = r.scalar(1);
+  auto value = r.scalar(2);
+  auto result = [&] { GilRelease no_gil; return tl::threshold_(self, threshold, value); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -111,21 +166,48 @@ PyObject* method_diagonal(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH
 }
 
+// Tensor.prelu
+PyObject* method_prelu(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "prelu(Tensor weight)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto weight = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::prelu(self, weight); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
-void add_bindings_22(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"absolute", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_absolute)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(absolute(Tensor input, *, Tensor? out=None) -> Tensor
+void add_bindings_22(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"absolute", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_absolute)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(absolute(Tensor input, *, Tensor? out=None) -> Tensor
 
 Alias of `abs`.)doc"});
-  functions.push_back({"diagonal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_diagonal)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(diagonal(Tensor input, int offset=0, int dim1=0, int dim2=1) -> Tensor
+  functions["_ops"].push_back({"diagonal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_diagonal)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(diagonal(Tensor input, int offset=0, int dim1=0, int dim2=1) -> Tensor
 
 A view of the diagonal of `self` over dimensions `dim1` and `dim2` (above it for a positive `offset`, below for a negative one), appended as the last dimension.)doc"});
-  functions.push_back({"special_erf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_erf)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_erf(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"prelu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_prelu)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(prelu(Tensor input, Tensor weight) -> Tensor
+
+The parametric ReLU: x where x > 0, else `weight * x`, with `weight` one value or one per channel (dim 1 of `self`, dim 0 of a 1-D self).)doc"});
+  functions["_ops"].push_back({"special_erf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_erf)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(special_erf(Tensor input, *, Tensor? out=None) -> Tensor
 
 Alias of `erf` (`torchlite.special.erf`).)doc"});
+  functions["_ops"].push_back({"threshold", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_threshold)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(threshold(Tensor input, Scalar threshold, Scalar value, *, Tensor? out=None) -> Tensor
+
+Every element x of `self` where x > threshold, else `value`.)doc"});
+  functions["_ops"].push_back({"threshold_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_threshold_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(threshold_(Tensor input, Scalar threshold, Scalar value) -> Tensor
+
+In-place threshold (a function only, as PyTorch: no Tensor.threshold_).)doc"});
   methods.push_back({"absolute", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_absolute)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(absolute() -> Tensor
 
@@ -138,6 +220,10 @@ Alias of `abs_`.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(diagonal(int offset=0, int dim1=0, int dim2=1) -> Tensor
 
 A view of the diagonal of `self` over dimensions `dim1` and `dim2` (above it for a positive `offset`, below for a negative one), appended as the last dimension.)doc"});
+  methods.push_back({"prelu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_prelu)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(prelu(Tensor weight) -> Tensor
+
+The parametric ReLU: x where x > 0, else `weight * x`, with `weight` one value or one per channel (dim 1 of `self`, dim 0 of a 1-D self).)doc"});
   (void)functions;
   (void)methods;
 }

@@ -3,6 +3,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/arccosh.h"
 #include "generated/ops/bitwise_left_shift.h"
@@ -656,17 +657,17 @@ PyObject* method_prod(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 
 }  // namespace
 
-void add_bindings_23(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"arccosh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arccosh)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(arccosh(Tensor input, *, Tensor? out=None) -> Tensor
+void add_bindings_23(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"arccosh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arccosh)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(arccosh(Tensor input, *, Tensor? out=None) -> Tensor
 
 Alias of `acosh`.)doc"});
-  functions.push_back({"arccosh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arccosh_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(arccosh_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"arccosh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arccosh_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(arccosh_(Tensor input) -> Tensor
 
 Alias of `acosh_`.)doc"});
-  functions.push_back({"bitwise_left_shift", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_left_shift)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_left_shift(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"bitwise_left_shift", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_left_shift)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_left_shift(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 Shifts the bits of `self` left by `other`, with broadcasting and type promotion; shifts outside [0, bit width) give 0. Integer dtypes only.
 
@@ -677,60 +678,60 @@ Shifts the bits of `self` left by the number `other`.
 bitwise_left_shift(Scalar self, Tensor other) -> Tensor
 
 Shifts the bits of the number `self` left by `other`; backs the reflected `number << tensor`.)doc"});
-  functions.push_back({"bitwise_left_shift_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_left_shift_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_left_shift_(Tensor input, Tensor other) -> Tensor
+  functions["_ops"].push_back({"bitwise_left_shift_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_left_shift_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_left_shift_(Tensor input, Tensor other) -> Tensor
 
 In-place version of bitwise_left_shift(): writes the result into self. Shifts the bits of `self` left by `other`, with broadcasting and type promotion; shifts outside [0, bit width) give 0. Integer dtypes only.
 
 bitwise_left_shift_(Tensor input, Scalar other) -> Tensor
 
 In-place version of bitwise_left_shift(): writes the result into self. Shifts the bits of `self` left by the number `other`.)doc"});
-  functions.push_back({"clamp_min", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clamp_min)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_min(Tensor input, Tensor min, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"clamp_min", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clamp_min)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_min(Tensor input, Tensor min, *, Tensor? out=None) -> Tensor
 
 Limits every element of `self` to at least the matching element of `min` (broadcast).
 
 clamp_min(Tensor input, Scalar min, *, Tensor? out=None) -> Tensor
 
 Limits every element of `self` to at least the number `min` (NaN propagates).)doc"});
-  functions.push_back({"clamp_min_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clamp_min_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_min_(Tensor input, Tensor min) -> Tensor
+  functions["_ops"].push_back({"clamp_min_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clamp_min_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_min_(Tensor input, Tensor min) -> Tensor
 
 In-place version of clamp_min(): writes the result into self. Limits every element of `self` to at least the matching element of `min` (broadcast).
 
 clamp_min_(Tensor input, Scalar min) -> Tensor
 
 In-place version of clamp_min(): writes the result into self. Limits every element of `self` to at least the number `min` (NaN propagates).)doc"});
-  functions.push_back({"greater_equal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_greater_equal)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(greater_equal(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"greater_equal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_greater_equal)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(greater_equal(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 Alias of `ge`.
 
 greater_equal(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
 
 Alias of `ge`.)doc"});
-  functions.push_back({"greater_equal_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_greater_equal_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(greater_equal_(Tensor input, Tensor other) -> Tensor
+  functions["_ops"].push_back({"greater_equal_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_greater_equal_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(greater_equal_(Tensor input, Tensor other) -> Tensor
 
 In-place version of greater_equal(): writes the result into self. Alias of `ge`.
 
 greater_equal_(Tensor input, Scalar other) -> Tensor
 
 In-place version of greater_equal(): writes the result into self. Alias of `ge`.)doc"});
-  functions.push_back({"kron", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_kron)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(kron(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"kron", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_kron)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(kron(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 The Kronecker product: `result[i * other.shape + j] = self[i] * other[j]` over every dim (the fewer dims padded with leading 1s; dtypes promoted).)doc"});
-  functions.push_back({"lcm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lcm)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(lcm(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"lcm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lcm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(lcm(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 The least common multiple of `self` and `other` (non-negative; 0 when either is 0), with broadcasting; integer dtypes only.)doc"});
-  functions.push_back({"lcm_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lcm_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(lcm_(Tensor input, Tensor other) -> Tensor
+  functions["_ops"].push_back({"lcm_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lcm_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(lcm_(Tensor input, Tensor other) -> Tensor
 
 In-place version of lcm(): writes the result into self. The least common multiple of `self` and `other` (non-negative; 0 when either is 0), with broadcasting; integer dtypes only.)doc"});
-  functions.push_back({"prod", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_prod)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(prod(Tensor input, *, ScalarType? dtype=None) -> Tensor
+  functions["_ops"].push_back({"prod", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_prod)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(prod(Tensor input, *, ScalarType? dtype=None) -> Tensor
 
 The product of all elements of `self` (1 for an empty tensor); integer and bool inputs multiply as int64 unless `dtype` says otherwise.
 

@@ -4,12 +4,14 @@
 #include "aten/native/FactoryOptions.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/addcdiv.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/dstack.h"
 #include "generated/ops/fmax.h"
+#include "generated/ops/hardsigmoid.h"
 #include "generated/ops/hsplit.h"
 #include "generated/ops/median.h"
 #include "generated/ops/polygamma.h"
@@ -116,6 +118,39 @@ PyObject* fn_fmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::fmax(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// hardsigmoid
+PyObject* fn_nn_hardsigmoid(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "hardsigmoid(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::hardsigmoid_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::hardsigmoid(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// hardsigmoid_
+PyObject* fn_nn_hardsigmoid_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "hardsigmoid_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::hardsigmoid_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -593,83 +628,91 @@ PyObject* method_swapdims_(PyObject* py_self, PyObject* const* args, Py_ssize_t 
 
 }  // namespace
 
-void add_bindings_24(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+void add_bindings_24(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   median_type = return_type("median", {"values", "indices"});
   median_out_type = return_type("median_out", {"values", "indices"});
-  functions.push_back({"addcdiv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_addcdiv)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(addcdiv(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"addcdiv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_addcdiv)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(addcdiv(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor? out=None) -> Tensor
 
 `self + value * tensor1 / tensor2`, with broadcasting and type promotion; integer `tensor1` and `tensor2` are refused.)doc"});
-  functions.push_back({"addcdiv_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_addcdiv_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(addcdiv_(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+  functions["_ops"].push_back({"addcdiv_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_addcdiv_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(addcdiv_(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 
 In-place version of addcdiv(): writes the result into self. `self + value * tensor1 / tensor2`, with broadcasting and type promotion; integer `tensor1` and `tensor2` are refused.)doc"});
-  functions.push_back({"clone", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clone)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(clone(Tensor input, *, MemoryFormat? memory_format=None) -> Tensor
+  functions["_ops"].push_back({"clone", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clone)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(clone(Tensor input, *, MemoryFormat? memory_format=None) -> Tensor
 
 A copy of `self` with its own (contiguous) storage.)doc"});
-  functions.push_back({"dstack", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_dstack)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(dstack(Tensor[] tensors, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"dstack", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_dstack)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(dstack(Tensor[] tensors, *, Tensor? out=None) -> Tensor
 
 Joins `tensors` depth-wise (along dimension 2), each made at least 3-D.)doc"});
-  functions.push_back({"fmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fmax)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(fmax(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"fmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fmax)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(fmax(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 The larger of `self` and `other` element by element, ignoring a NaN on one side, with broadcasting and type promotion.)doc"});
-  functions.push_back({"hsplit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_hsplit)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(hsplit(Tensor input, int sections) -> Sequence[Tensor]
+  functions["_nn"].push_back({"hardsigmoid", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_hardsigmoid)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(hardsigmoid(Tensor input, *, Tensor? out=None) -> Tensor
+
+The hard sigmoid of every element x: `clamp(x / 6 + 1 / 2, 0, 1)`.)doc"});
+  functions["_nn"].push_back({"hardsigmoid_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_hardsigmoid_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(hardsigmoid_(Tensor input) -> Tensor
+
+In-place version of hardsigmoid(): writes the result into self. The hard sigmoid of every element x: `clamp(x / 6 + 1 / 2, 0, 1)`.)doc"});
+  functions["_ops"].push_back({"hsplit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_hsplit)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(hsplit(Tensor input, int sections) -> Sequence[Tensor]
 
 `self` cut into `sections` equal views along dimension 1 (0 for a 1-D tensor).
 
 hsplit(Tensor input, int[] indices) -> Sequence[Tensor]
 
 `self` cut along dimension 1 (0 for a 1-D tensor) before each index in `indices`.)doc"});
-  functions.push_back({"median", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_median)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(median(Tensor input) -> Tensor
+  functions["_ops"].push_back({"median", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_median)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(median(Tensor input) -> Tensor
 
 The lower median of all elements of `self` (the element of rank (numel - 1) // 2) as a 0-d tensor; NaN if any element is NaN or `self` is empty. The gradient is shared evenly between elements equal to it.
 
 median(Tensor input, int dim, bool keepdim=False, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 The lower median of `self` along `dim` and its index (among equal values, the one PyTorch's CPU selection picks); a slice holding NaN gives its first NaN.)doc"});
-  functions.push_back({"polygamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_polygamma)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(polygamma(int n, Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"polygamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_polygamma)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(polygamma(int n, Tensor input, *, Tensor? out=None) -> Tensor
 
 The `n`-th derivative of the digamma function of every element of `self` (`n` >= 0); integer inputs give the default float dtype.)doc"});
-  functions.push_back({"randint", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_randint)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(randint(int high, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, bool requires_grad=False) -> Tensor
+  functions["_ops"].push_back({"randint", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_randint)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(randint(int high, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, bool requires_grad=False) -> Tensor
 
 Random integers in [0, high) of shape `size` (int64 unless `dtype` says otherwise).
 
 randint(int low, int high, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, bool requires_grad=False) -> Tensor
 
 Random integers in [low, high) of shape `size` (int64 unless `dtype` says otherwise).)doc"});
-  functions.push_back({"relu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_relu)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(relu(Tensor input) -> Tensor
+  functions["_ops"].push_back({"relu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_relu)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(relu(Tensor input) -> Tensor
 
 Replaces every negative element of `self` with zero.)doc"});
-  functions.push_back({"relu_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_relu_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(relu_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"relu_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_relu_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(relu_(Tensor input) -> Tensor
 
 In-place version of relu(): writes the result into self. Replaces every negative element of `self` with zero.)doc"});
-  functions.push_back({"special_exp2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_exp2)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_exp2(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"special_exp2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_exp2)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(special_exp2(Tensor input, *, Tensor? out=None) -> Tensor
 
 Alias of `exp2` (`torchlite.special.exp2`).)doc"});
-  functions.push_back({"sqrt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sqrt)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(sqrt(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"sqrt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sqrt)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(sqrt(Tensor input, *, Tensor? out=None) -> Tensor
 
 The square root of every element of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"sqrt_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sqrt_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(sqrt_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"sqrt_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sqrt_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(sqrt_(Tensor input) -> Tensor
 
 In-place version of sqrt(): writes the result into self. The square root of every element of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"std_mean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_std_mean)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(std_mean(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> tuple[Tensor, Tensor]
+  functions["_ops"].push_back({"std_mean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_std_mean)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(std_mean(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> tuple[Tensor, Tensor]
 
 The standard deviation and the mean of `self` over the dimensions in `dim` (all when None), from one pass.)doc"});
-  functions.push_back({"swapdims", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_swapdims)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(swapdims(Tensor input, int dim0, int dim1) -> Tensor
+  functions["_ops"].push_back({"swapdims", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_swapdims)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(swapdims(Tensor input, int dim0, int dim1) -> Tensor
 
 `transpose(self, dim0, dim1)`.)doc"});
   methods.push_back({"addcdiv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_addcdiv)),

@@ -4,11 +4,13 @@
 #include "aten/native/FactoryOptions.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/einsum.h"
 #include "generated/ops/fmod.h"
 #include "generated/ops/rand_like.h"
+#include "generated/ops/silu.h"
 #include "generated/ops/special_ndtr.h"
 #include "generated/ops/triu_indices.h"
 
@@ -116,6 +118,39 @@ PyObject* fn_rand_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH
 }
 
+// silu
+PyObject* fn_nn_silu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "silu(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::silu_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::silu(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// silu_
+PyObject* fn_nn_silu_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "silu_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::silu_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // special_ndtr
 PyObject* fn_special_ndtr(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -213,37 +248,45 @@ PyObject* method_fmod_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 
 }  // namespace
 
-void add_bindings_25(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"einsum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_einsum)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor
+void add_bindings_25(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"einsum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_einsum)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor
 
 Einstein summation over the subscripts of `equation` (ellipsis, repeated subscripts for diagonals, implicit output): operands contracted pairwise through batched matrix products, in the order `path` gives (pairs of operand positions, opt_einsum's format) or else in the order of fewest multiplications. `torchlite.einsum` is PyTorch's Python front end (operands as arguments, sublist format).)doc"});
-  functions.push_back({"fmod", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fmod)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(fmod(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"fmod", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fmod)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(fmod(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 The remainder of `self / other` with the sign of `self` (C's fmod), with broadcasting and type promotion; integer division by zero raises.
 
 fmod(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
 
 The remainder of dividing every element of `self` by the number `other`, with the sign of `self`.)doc"});
-  functions.push_back({"fmod_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fmod_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(fmod_(Tensor input, Tensor other) -> Tensor
+  functions["_ops"].push_back({"fmod_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fmod_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(fmod_(Tensor input, Tensor other) -> Tensor
 
 In-place version of fmod(): writes the result into self. The remainder of `self / other` with the sign of `self` (C's fmod), with broadcasting and type promotion; integer division by zero raises.
 
 fmod_(Tensor input, Scalar other) -> Tensor
 
 In-place version of fmod(): writes the result into self. The remainder of dividing every element of `self` by the number `other`, with the sign of `self`.)doc"});
-  functions.push_back({"rand_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rand_like)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(rand_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, MemoryFormat? memory_format=None, bool requires_grad=False) -> Tensor
+  functions["_ops"].push_back({"rand_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rand_like)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(rand_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, MemoryFormat? memory_format=None, bool requires_grad=False) -> Tensor
 
 Uniform random numbers in [0, 1) with the shape of `self` and its dtype and device unless given.)doc"});
-  functions.push_back({"special_ndtr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_ndtr)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_ndtr(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_nn"].push_back({"silu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_silu)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(silu(Tensor input, *, Tensor? out=None) -> Tensor
+
+The SiLU (swish) of every element x: `x * sigmoid(x)`.)doc"});
+  functions["_nn"].push_back({"silu_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_silu_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(silu_(Tensor input) -> Tensor
+
+In-place version of silu(): writes the result into self. The SiLU (swish) of every element x: `x * sigmoid(x)`.)doc"});
+  functions["_ops"].push_back({"special_ndtr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_ndtr)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(special_ndtr(Tensor input, *, Tensor? out=None) -> Tensor
 
 The standard normal cumulative distribution function `(1 + erf(x / sqrt(2))) / 2` of every element x of `self` (`torchlite.special.ndtr`).)doc"});
-  functions.push_back({"triu_indices", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_triu_indices)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False) -> Tensor
+  functions["_ops"].push_back({"triu_indices", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_triu_indices)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False) -> Tensor
 
 The (row, column) coordinates of the upper triangle of a `row` x `col` matrix (on and above the `offset`-th diagonal), as a 2 x N tensor in row-major order; int64 unless `dtype`.)doc"});
   methods.push_back({"fmod", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_fmod)),

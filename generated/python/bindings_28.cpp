@@ -3,6 +3,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/masked_fill.h"
 #include "generated/ops/mv.h"
@@ -380,37 +381,37 @@ PyObject* method_sub_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 
 }  // namespace
 
-void add_bindings_28(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"masked_fill", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_masked_fill)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(masked_fill(Tensor input, Tensor mask, Scalar value) -> Tensor
+void add_bindings_28(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"masked_fill", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_masked_fill)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(masked_fill(Tensor input, Tensor mask, Scalar value) -> Tensor
 
 A copy of `self` with `value` where the bool `mask` (broadcast with `self`) is true.
 
 masked_fill(Tensor input, Tensor mask, Tensor value) -> Tensor
 
 `masked_fill` with the value given as a 0-d tensor.)doc"});
-  functions.push_back({"masked_fill_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_masked_fill_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(masked_fill_(Tensor input, Tensor mask, Scalar value) -> Tensor
+  functions["_ops"].push_back({"masked_fill_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_masked_fill_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(masked_fill_(Tensor input, Tensor mask, Scalar value) -> Tensor
 
 In-place version of masked_fill(): writes the result into self. A copy of `self` with `value` where the bool `mask` (broadcast with `self`) is true.
 
 masked_fill_(Tensor input, Tensor mask, Tensor value) -> Tensor
 
 In-place version of masked_fill(): writes the result into self. `masked_fill` with the value given as a 0-d tensor.)doc"});
-  functions.push_back({"mv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mv)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(mv(Tensor input, Tensor vec, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"mv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mv)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(mv(Tensor input, Tensor vec, *, Tensor? out=None) -> Tensor
 
 The product of the matrix `self` (n x m) with the vector `vec` (m).)doc"});
-  functions.push_back({"sub", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sub)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(sub(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"sub", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sub)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(sub(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None) -> Tensor
 
 Subtracts `other`, scaled by `alpha`, from `self`, with broadcasting and type promotion.
 
 sub(Tensor input, Scalar other, Scalar alpha=1) -> Tensor
 
 Subtracts the number `other`, scaled by `alpha`, from every element of `self`.)doc"});
-  functions.push_back({"sub_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sub_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(sub_(Tensor input, Tensor other, *, Scalar alpha=1) -> Tensor
+  functions["_ops"].push_back({"sub_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sub_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(sub_(Tensor input, Tensor other, *, Scalar alpha=1) -> Tensor
 
 In-place version of sub(): writes the result into self. Subtracts `other`, scaled by `alpha`, from `self`, with broadcasting and type promotion.
 

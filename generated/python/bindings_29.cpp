@@ -4,6 +4,7 @@
 #include "aten/native/FactoryOptions.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/all.h"
 #include "generated/ops/contiguous.h"
@@ -299,45 +300,45 @@ PyObject* method_transpose_(PyObject* py_self, PyObject* const* args, Py_ssize_t
 
 }  // namespace
 
-void add_bindings_29(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"all", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_all)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(all(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
+void add_bindings_29(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"all", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_all)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(all(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
 
 Whether every element of `self` along `dim` is non-zero (uint8 inputs give uint8).
 
 all(Tensor input, int[]? dim=None, bool keepdim=False, *, Tensor? out=None) -> Tensor
 
 Whether every element of `self` over the dimensions in `dim` (all of them when None) is non-zero (uint8 inputs give uint8).)doc"});
-  functions.push_back({"gather", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_gather)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(gather(Tensor input, int dim, Tensor index, *, bool sparse_grad=False, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"gather", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_gather)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(gather(Tensor input, int dim, Tensor index, *, bool sparse_grad=False, Tensor? out=None) -> Tensor
 
 `out[i][j] = self[index[i][j]][j]` for dim 0 (and likewise for other dims); `index` has the rank of `self`.)doc"});
-  functions.push_back({"randint_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_randint_like)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(randint_like(Tensor input, int high, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, MemoryFormat? memory_format=None, bool requires_grad=False) -> Tensor
+  functions["_ops"].push_back({"randint_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_randint_like)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(randint_like(Tensor input, int high, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, MemoryFormat? memory_format=None, bool requires_grad=False) -> Tensor
 
 Random integers in [0, high) with the shape of `self` and its dtype and device unless given.
 
 randint_like(Tensor input, int low, int high, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, MemoryFormat? memory_format=None, bool requires_grad=False) -> Tensor
 
 Random integers in [low, high) with the shape of `self` and its dtype and device unless given.)doc"});
-  functions.push_back({"searchsorted", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_searchsorted)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(searchsorted(Tensor sorted_sequence, Tensor input, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"searchsorted", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_searchsorted)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(searchsorted(Tensor sorted_sequence, Tensor input, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor? out=None) -> Tensor
 
 For each value of `self`, the index in the innermost dimension of `sorted_sequence` where it would be inserted to keep it sorted (the first such index, or the last with `right=True` / `side='right'`); `sorter` gives the sorting permutation of an unsorted sequence. int64, or int32 with `out_int32`.
 
 searchsorted(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor? out=None) -> Tensor
 
 `searchsorted` of one number (promoted as a Python number) in the 1-D `sorted_sequence`: a 0-d index.)doc"});
-  functions.push_back({"special_erfinv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_erfinv)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_erfinv(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"special_erfinv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_erfinv)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(special_erfinv(Tensor input, *, Tensor? out=None) -> Tensor
 
 Alias of `erfinv` (`torchlite.special.erfinv`).)doc"});
-  functions.push_back({"special_psi", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_psi)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_psi(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"special_psi", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_psi)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(special_psi(Tensor input, *, Tensor? out=None) -> Tensor
 
 Alias of `digamma` (`torchlite.special.psi`).)doc"});
-  functions.push_back({"transpose", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_transpose)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(transpose(Tensor input, int dim0, int dim1) -> Tensor
+  functions["_ops"].push_back({"transpose", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_transpose)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(transpose(Tensor input, int dim0, int dim1) -> Tensor
 
 A view of `self` with dimensions `dim0` and `dim1` swapped.)doc"});
   methods.push_back({"all", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_all)),

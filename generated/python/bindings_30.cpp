@@ -3,8 +3,10 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/float_power.h"
+#include "generated/ops/log_sigmoid_backward.h"
 
 namespace tl::python {
 namespace {
@@ -85,6 +87,22 @@ PyObject* fn_float_power_(PyObject* /*module*/, PyObject* const* args, Py_ssize_
   TL_PY_CATCH
 }
 
+// log_sigmoid_backward
+PyObject* fn_nn_log_sigmoid_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log_sigmoid_backward(Tensor grad_output, Tensor input, Tensor buffer)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto buffer = r.tensor(2);
+  auto result = [&] { GilRelease no_gil; return tl::log_sigmoid_backward(grad_output, self, buffer); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.float_power
 PyObject* method_float_power(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -141,9 +159,9 @@ PyObject* method_float_power_(PyObject* py_self, PyObject* const* args, Py_ssize
 
 }  // namespace
 
-void add_bindings_30(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"float_power", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_float_power)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(float_power(Tensor input, Tensor exponent, *, Tensor? out=None) -> Tensor
+void add_bindings_30(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"float_power", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_float_power)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(float_power(Tensor input, Tensor exponent, *, Tensor? out=None) -> Tensor
 
 `self ** exponent` computed in float64 (the result is always float64), with broadcasting.
 
@@ -154,14 +172,18 @@ float_power(Tensor input, Scalar exponent, *, Tensor? out=None) -> Tensor
 float_power(Scalar self, Tensor exponent, *, Tensor? out=None) -> Tensor
 
 The number `self` raised to each power in `exponent`, computed in float64 (the result is always float64).)doc"});
-  functions.push_back({"float_power_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_float_power_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(float_power_(Tensor input, Tensor exponent) -> Tensor
+  functions["_ops"].push_back({"float_power_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_float_power_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(float_power_(Tensor input, Tensor exponent) -> Tensor
 
 In-place version of float_power(): writes the result into self. `self ** exponent` computed in float64 (the result is always float64), with broadcasting.
 
 float_power_(Tensor input, Scalar exponent) -> Tensor
 
 In-place version of float_power(): writes the result into self. `self ** exponent` for a number `exponent`, computed in float64 (the result is always float64).)doc"});
+  functions["_nn"].push_back({"log_sigmoid_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_log_sigmoid_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(log_sigmoid_backward(Tensor grad_output, Tensor input, Tensor buffer) -> Tensor
+
+The gradient of log_sigmoid: `grad_output * sigmoid(-x)` (the buffer is accepted and not needed).)doc"});
   methods.push_back({"float_power", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_float_power)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(float_power(Tensor exponent) -> Tensor
 

@@ -3,6 +3,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/less.h"
 #include "generated/ops/msort.h"
@@ -322,45 +323,45 @@ PyObject* method_scatter_add_(PyObject* py_self, PyObject* const* args, Py_ssize
 
 }  // namespace
 
-void add_bindings_31(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"less", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_less)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(less(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+void add_bindings_31(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"less", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_less)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(less(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 Alias of `lt`.
 
 less(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
 
 Alias of `lt`.)doc"});
-  functions.push_back({"less_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_less_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(less_(Tensor input, Tensor other) -> Tensor
+  functions["_ops"].push_back({"less_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_less_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(less_(Tensor input, Tensor other) -> Tensor
 
 In-place version of less(): writes the result into self. Alias of `lt`.
 
 less_(Tensor input, Scalar other) -> Tensor
 
 In-place version of less(): writes the result into self. Alias of `lt`.)doc"});
-  functions.push_back({"msort", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_msort)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(msort(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"msort", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_msort)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(msort(Tensor input, *, Tensor? out=None) -> Tensor
 
 `self` sorted along its first dim (the values of `sort(self, 0)`).)doc"});
-  functions.push_back({"mvlgamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mvlgamma)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(mvlgamma(Tensor input, int p, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"mvlgamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mvlgamma)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(mvlgamma(Tensor input, int p, *, Tensor? out=None) -> Tensor
 
 The multivariate log-gamma function of dimension `p` of every element x of `self`: `p (p - 1) / 4 log(pi) + sum(lgamma(x - j / 2) for j in 0..p-1)`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"mvlgamma_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mvlgamma_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(mvlgamma_(Tensor input, int p) -> Tensor
+  functions["_ops"].push_back({"mvlgamma_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mvlgamma_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(mvlgamma_(Tensor input, int p) -> Tensor
 
 In-place version of mvlgamma(): writes the result into self. The multivariate log-gamma function of dimension `p` of every element x of `self`: `p (p - 1) / 4 log(pi) + sum(lgamma(x - j / 2) for j in 0..p-1)`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"scatter_add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter_add)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_add(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"scatter_add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter_add)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_add(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None) -> Tensor
 
 A copy of `self` with `out[index[i][j]][j] += src[i][j]` for dim 0 (and likewise for other dims), summed in index order.)doc"});
-  functions.push_back({"scatter_add_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter_add_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_add_(Tensor input, int dim, Tensor index, Tensor src) -> Tensor
+  functions["_ops"].push_back({"scatter_add_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter_add_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_add_(Tensor input, int dim, Tensor index, Tensor src) -> Tensor
 
 In-place version of scatter_add(): writes the result into self. A copy of `self` with `out[index[i][j]][j] += src[i][j]` for dim 0 (and likewise for other dims), summed in index order.)doc"});
-  functions.push_back({"unique_dim", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_unique_dim)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(unique_dim(Tensor input, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> tuple[Tensor, Tensor, Tensor]
+  functions["_ops"].push_back({"unique_dim", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_unique_dim)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(unique_dim(Tensor input, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> tuple[Tensor, Tensor, Tensor]
 
 The distinct slices of `self` along `dim` in lexicographic order, the index of each slice among them and their counts (both always computed): what `torchlite.unique` calls with `dim`.)doc"});
   methods.push_back({"less", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_less)),

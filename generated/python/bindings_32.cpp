@@ -4,10 +4,12 @@
 #include "aten/native/FactoryOptions.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/copysign.h"
 #include "generated/ops/fix.h"
 #include "generated/ops/full.h"
+#include "generated/ops/gelu_backward.h"
 #include "generated/ops/logaddexp2.h"
 #include "generated/ops/norm.h"
 #include "generated/ops/quantile.h"
@@ -135,6 +137,22 @@ PyObject* fn_full(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   }
   auto result = [&] { GilRelease no_gil; return tl::full(size, fill_value, dtype, device); }();
   if (requires_grad) result.set_requires_grad(true);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// gelu_backward
+PyObject* fn_nn_gelu_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "gelu_backward(Tensor grad_output, Tensor input, *, str approximate='none')",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto approximate = r.string(2);
+  auto result = [&] { GilRelease no_gil; return tl::gelu_backward(grad_output, self, approximate); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -457,41 +475,45 @@ PyObject* method_quantile(PyObject* py_self, PyObject* const* args, Py_ssize_t n
 
 }  // namespace
 
-void add_bindings_32(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"copysign", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_copysign)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(copysign(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+void add_bindings_32(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"copysign", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_copysign)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(copysign(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 The magnitude of `self` with the sign of `other` (signed zeros included), with broadcasting; integer inputs give the default float dtype.
 
 copysign(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
 
 The magnitude of each element of `self` with the sign of the number `other`.)doc"});
-  functions.push_back({"copysign_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_copysign_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(copysign_(Tensor input, Tensor other) -> Tensor
+  functions["_ops"].push_back({"copysign_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_copysign_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(copysign_(Tensor input, Tensor other) -> Tensor
 
 In-place version of copysign(): writes the result into self. The magnitude of `self` with the sign of `other` (signed zeros included), with broadcasting; integer inputs give the default float dtype.
 
 copysign_(Tensor input, Scalar other) -> Tensor
 
 In-place version of copysign(): writes the result into self. The magnitude of each element of `self` with the sign of the number `other`.)doc"});
-  functions.push_back({"fix", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fix)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(fix(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"fix", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fix)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(fix(Tensor input, *, Tensor? out=None) -> Tensor
 
 Alias of `trunc`.)doc"});
-  functions.push_back({"fix_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fix_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(fix_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"fix_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fix_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(fix_(Tensor input) -> Tensor
 
 Alias of `trunc_`.)doc"});
-  functions.push_back({"full", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_full)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(full(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, Tensor? out=None, Layout? layout=None, bool? pin_memory=False, bool requires_grad=False) -> Tensor
+  functions["_ops"].push_back({"full", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_full)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(full(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, Tensor? out=None, Layout? layout=None, bool? pin_memory=False, bool requires_grad=False) -> Tensor
 
 A tensor of shape `size` filled with `fill_value`; the dtype is inferred from it (bool, int64 or the default float) when not given.)doc"});
-  functions.push_back({"logaddexp2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logaddexp2)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp2(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+  functions["_nn"].push_back({"gelu_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_gelu_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(gelu_backward(Tensor grad_output, Tensor input, *, str approximate='none') -> Tensor
+
+The gradient of gelu: `grad_output * (Phi(x) + x * phi(x))`, or the derivative of the tanh form.)doc"});
+  functions["_ops"].push_back({"logaddexp2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logaddexp2)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp2(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 `log2(2**self + 2**other)` without overflow, with broadcasting; floating dtypes only.)doc"});
-  functions.push_back({"norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_norm)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(norm(Tensor input, Scalar p=2) -> Tensor
+  functions["_ops"].push_back({"norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_norm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(norm(Tensor input, Scalar p=2) -> Tensor
 
 The `p`-norm of all elements of `self` (`linalg_vector_norm(self, p)`). `torchlite.norm` and `Tensor.norm` are PyTorch's Python function over these overloads (`p='fro'`, `'nuc'`, `dim`, `dtype`, `out`).
 
@@ -506,16 +528,16 @@ The `p`-norm (2 when None) of all elements of `self`, computed and returned in `
 norm(Tensor input, Scalar? p, int[1] dim, bool keepdim, *, ScalarType dtype, Tensor? out=None) -> Tensor
 
 The `p`-norm (2 when None) of `self` over the dimensions in `dim`, computed and returned in `dtype`.)doc"});
-  functions.push_back({"quantile", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_quantile)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(quantile(Tensor input, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"quantile", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_quantile)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(quantile(Tensor input, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor? out=None) -> Tensor
 
 The `q`-th quantiles (q in [0, 1], a 0-d or 1-D tensor of self's dtype) of `self` along `dim` (of all elements when None), interpolating between neighbouring ranks as `interpolation` says (linear, lower, higher, midpoint, nearest); a slice holding NaN gives NaN. float32 and float64 only.
 
 quantile(Tensor input, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor? out=None) -> Tensor
 
 `quantile` of one `q` given as a number.)doc"});
-  functions.push_back({"special_ndtri", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_ndtri)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_ndtri(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"special_ndtri", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_ndtri)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(special_ndtri(Tensor input, *, Tensor? out=None) -> Tensor
 
 The inverse of the standard normal cumulative distribution function of every element of `self` (nan outside [0, 1], ±inf at 1 and 0); integer inputs give the default float dtype (`torchlite.special.ndtri`).)doc"});
   methods.push_back({"copysign", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_copysign)),

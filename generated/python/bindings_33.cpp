@@ -3,6 +3,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/amax.h"
 #include "generated/ops/diag_embed.h"
@@ -453,41 +454,41 @@ PyObject* method_trace(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 
 }  // namespace
 
-void add_bindings_33(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"amax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_amax)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(amax(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor? out=None) -> Tensor
+void add_bindings_33(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"amax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_amax)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(amax(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor? out=None) -> Tensor
 
 The largest value of `self` over the dimensions in `dim` (all of them when empty); NaN propagates. The gradient is shared evenly between tied maxima.)doc"});
-  functions.push_back({"diag_embed", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_diag_embed)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(diag_embed(Tensor input, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
+  functions["_ops"].push_back({"diag_embed", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_diag_embed)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(diag_embed(Tensor input, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
 
 A tensor whose diagonals over `dim1` and `dim2` (shifted by `offset`) hold the last dimension of `self`; zeros elsewhere.)doc"});
-  functions.push_back({"mul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mul)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(mul(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"mul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mul)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(mul(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 Multiplies `self` by `other` element by element, with broadcasting and type promotion.
 
 mul(Tensor input, Scalar other) -> Tensor
 
 Multiplies every element of `self` by the number `other`.)doc"});
-  functions.push_back({"mul_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mul_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(mul_(Tensor input, Tensor other) -> Tensor
+  functions["_ops"].push_back({"mul_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mul_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(mul_(Tensor input, Tensor other) -> Tensor
 
 In-place version of mul(): writes the result into self. Multiplies `self` by `other` element by element, with broadcasting and type promotion.
 
 mul_(Tensor input, Scalar other) -> Tensor
 
 In-place version of mul(): writes the result into self. Multiplies every element of `self` by the number `other`.)doc"});
-  functions.push_back({"neg", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_neg)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(neg(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"neg", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_neg)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(neg(Tensor input, *, Tensor? out=None) -> Tensor
 
 Negates every element of `self`.)doc"});
-  functions.push_back({"neg_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_neg_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(neg_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"neg_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_neg_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(neg_(Tensor input) -> Tensor
 
 In-place version of neg(): writes the result into self. Negates every element of `self`.)doc"});
-  functions.push_back({"repeat_interleave", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_repeat_interleave)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(repeat_interleave(Tensor repeats, *, int? output_size=None) -> Tensor
+  functions["_ops"].push_back({"repeat_interleave", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_repeat_interleave)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(repeat_interleave(Tensor repeats, *, int? output_size=None) -> Tensor
 
 The indices 0, 1, ... each repeated `repeats[i]` times (`repeats` a 1-D int32/int64 tensor); `output_size`, when given, must be their sum.
 
@@ -498,8 +499,8 @@ Each element of `self` (flattened when `dim` is None) or each slice along `dim` 
 repeat_interleave(Tensor input, int repeats, int? dim=None, *, int? output_size=None) -> Tensor
 
 Each element of `self` (flattened when `dim` is None) or each slice along `dim` repeated `repeats` times.)doc"});
-  functions.push_back({"trace", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_trace)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(trace(Tensor input) -> Tensor
+  functions["_ops"].push_back({"trace", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_trace)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(trace(Tensor input) -> Tensor
 
 The sum of the main diagonal of the matrix `self` (integers summed in int64).)doc"});
   methods.push_back({"__imul__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__imul__)),

@@ -3,9 +3,11 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_histogramdd_bin_edges.h"
+#include "generated/ops/celu.h"
 #include "generated/ops/kthvalue.h"
 #include "generated/ops/matmul.h"
 #include "generated/ops/resize.h"
@@ -34,6 +36,36 @@ PyObject* fn__histogramdd_bin_edges(PyObject* /*module*/, PyObject* const* args,
   auto weight = r.optional_tensor(3);
   auto density = r.toBool(4);
   auto result = [&] { GilRelease no_gil; return tl::_histogramdd_bin_edges(self, bins, as_arg(range), weight, density); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// celu
+PyObject* fn_celu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "celu(Tensor input, Scalar alpha=1.0)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto alpha = r.scalar(1);
+  auto result = [&] { GilRelease no_gil; return tl::celu(self, alpha); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// celu_
+PyObject* fn_celu_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "celu_(Tensor input, Scalar alpha=1.0)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto alpha = r.scalar(1);
+  auto result = [&] { GilRelease no_gil; return tl::celu_(self, alpha); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -224,25 +256,33 @@ PyObject* method_sort(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 
 }  // namespace
 
-void add_bindings_34(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+void add_bindings_34(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   kthvalue_type = return_type("kthvalue", {"values", "indices"});
   kthvalue_out_type = return_type("kthvalue_out", {"values", "indices"});
   sort_type = return_type("sort", {"values", "indices"});
   sort_out_type = return_type("sort_out", {"values", "indices"});
-  functions.push_back({"_histogramdd_bin_edges", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__histogramdd_bin_edges)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(_histogramdd_bin_edges(Tensor input, int[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False) -> Sequence[Tensor]
+  functions["_ops"].push_back({"_histogramdd_bin_edges", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__histogramdd_bin_edges)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_histogramdd_bin_edges(Tensor input, int[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False) -> Sequence[Tensor]
 
 The bin edges of `histogramdd(self, bins, range)`: for each of the N coordinates (the last dim of `self`), PyTorch's linspace of `bins[d] + 1` edges between the ends of its `range` pair (the data's extremes when None).)doc"});
-  functions.push_back({"kthvalue", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_kthvalue)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(kthvalue(Tensor input, int k, int dim=-1, bool keepdim=False, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+  functions["_ops"].push_back({"celu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_celu)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(celu(Tensor input, Scalar alpha=1.0) -> Tensor
+
+The CELU of every element x: `max(0, x) + min(0, alpha * (exp(x / alpha) - 1))` (elu with input_scale 1/alpha); alpha 0 is an error.)doc"});
+  functions["_ops"].push_back({"celu_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_celu_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(celu_(Tensor input, Scalar alpha=1.0) -> Tensor
+
+In-place celu.)doc"});
+  functions["_ops"].push_back({"kthvalue", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_kthvalue)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(kthvalue(Tensor input, int k, int dim=-1, bool keepdim=False, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 The `k`-th smallest value of `self` along `dim` and its index, the dim removed unless `keepdim`.)doc"});
-  functions.push_back({"matmul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_matmul)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(matmul(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"matmul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_matmul)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(matmul(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 Matrix product with NumPy semantics for 1-D to batched N-D operands (batch dimensions broadcast).)doc"});
-  functions.push_back({"sort", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sort)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(sort(Tensor input, int dim=-1, bool descending=False, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+  functions["_ops"].push_back({"sort", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sort)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(sort(Tensor input, int dim=-1, bool descending=False, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 The values of `self` sorted along `dim` (ascending unless `descending`; NaN is largest) and their indices in `self`; ties keep their order.
 

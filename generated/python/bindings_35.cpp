@@ -3,6 +3,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_test_sum_defined.h"
 #include "generated/ops/diagonal_backward.h"
@@ -281,45 +282,45 @@ PyObject* method_nanquantile(PyObject* py_self, PyObject* const* args, Py_ssize_
 
 }  // namespace
 
-void add_bindings_35(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"_test_sum_defined", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__test_sum_defined)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(_test_sum_defined(Tensor?[] tensors) -> Tensor
+void add_bindings_35(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"_test_sum_defined", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__test_sum_defined)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_test_sum_defined(Tensor?[] tensors) -> Tensor
 
 Test op: the sum of the tensors in `tensors` that are not None (a `Tensor?[]` input).)doc"});
-  functions.push_back({"diagonal_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_diagonal_backward)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(diagonal_backward(Tensor grad_output, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor
+  functions["_ops"].push_back({"diagonal_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_diagonal_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(diagonal_backward(Tensor grad_output, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor
 
 Zeros of shape `input_sizes` with `grad_output` written on the diagonal `diagonal(offset, dim1, dim2)` selects; the gradient of `diagonal`.)doc"});
-  functions.push_back({"dot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_dot)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(dot(Tensor input, Tensor tensor, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"dot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_dot)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(dot(Tensor input, Tensor tensor, *, Tensor? out=None) -> Tensor
 
 The dot product of two 1-D tensors of the same size and dtype (a 0-d tensor).)doc"});
-  functions.push_back({"dsplit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_dsplit)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(dsplit(Tensor input, int sections) -> Sequence[Tensor]
+  functions["_ops"].push_back({"dsplit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_dsplit)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(dsplit(Tensor input, int sections) -> Sequence[Tensor]
 
 `self` (at least 3-D) cut into `sections` equal views along dimension 2.
 
 dsplit(Tensor input, int[] indices) -> Sequence[Tensor]
 
 `self` (at least 3-D) cut along dimension 2 before each index in `indices`.)doc"});
-  functions.push_back({"hstack", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_hstack)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(hstack(Tensor[] tensors, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"hstack", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_hstack)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(hstack(Tensor[] tensors, *, Tensor? out=None) -> Tensor
 
 Joins `tensors` column-wise, each made at least 1-D (along dimension 0 for 1-D tensors, 1 otherwise).)doc"});
-  functions.push_back({"is_nonzero", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_is_nonzero)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(is_nonzero(Tensor input) -> bool
+  functions["_ops"].push_back({"is_nonzero", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_is_nonzero)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(is_nonzero(Tensor input) -> bool
 
 Whether the single element of `self` is nonzero (RuntimeError for no or several elements, as `bool(tensor)`).)doc"});
-  functions.push_back({"nanquantile", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nanquantile)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(nanquantile(Tensor input, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"nanquantile", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nanquantile)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(nanquantile(Tensor input, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor? out=None) -> Tensor
 
 `quantile` of the values that are not NaN (NaN for a slice that is all NaN).
 
 nanquantile(Tensor input, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor? out=None) -> Tensor
 
 `nanquantile` of one `q` given as a number.)doc"});
-  functions.push_back({"special_digamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_digamma)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_digamma(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"special_digamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_digamma)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(special_digamma(Tensor input, *, Tensor? out=None) -> Tensor
 
 Alias of `digamma` (`torchlite.special.digamma`).)doc"});
   methods.push_back({"dot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_dot)),

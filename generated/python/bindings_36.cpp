@@ -4,8 +4,10 @@
 #include "aten/native/FactoryOptions.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/diagflat.h"
+#include "generated/ops/hardtanh_backward.h"
 #include "generated/ops/lerp.h"
 #include "generated/ops/normal.h"
 #include "generated/ops/sgn.h"
@@ -24,6 +26,23 @@ PyObject* fn_diagflat(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   auto self = r.tensor(0);
   auto offset = r.toInt64(1);
   auto result = [&] { GilRelease no_gil; return tl::diagflat(self, offset); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// hardtanh_backward
+PyObject* fn_nn_hardtanh_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "hardtanh_backward(Tensor grad_output, Tensor input, Scalar min_val, Scalar max_val)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto min_val = r.scalar(2);
+  auto max_val = r.scalar(3);
+  auto result = [&] { GilRelease no_gil; return tl::hardtanh_backward(grad_output, self, min_val, max_val); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -315,29 +334,33 @@ PyObject* method_sgn_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 
 }  // namespace
 
-void add_bindings_36(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"diagflat", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_diagflat)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(diagflat(Tensor input, int offset=0) -> Tensor
+void add_bindings_36(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"diagflat", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_diagflat)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(diagflat(Tensor input, int offset=0) -> Tensor
 
 The square matrix with the flattened `self` on its `offset`-th diagonal.)doc"});
-  functions.push_back({"lerp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lerp)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(lerp(Tensor input, Tensor end, Scalar weight, *, Tensor? out=None) -> Tensor
+  functions["_nn"].push_back({"hardtanh_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_hardtanh_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(hardtanh_backward(Tensor grad_output, Tensor input, Scalar min_val, Scalar max_val) -> Tensor
+
+The gradient of hardtanh: grad_output where `min_val < self < max_val`, else 0.)doc"});
+  functions["_ops"].push_back({"lerp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lerp)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(lerp(Tensor input, Tensor end, Scalar weight, *, Tensor? out=None) -> Tensor
 
 `self + weight * (end - self)` for a number `weight`, with broadcasting; `self` and `end` must have the same floating dtype.
 
 lerp(Tensor input, Tensor end, Tensor weight, *, Tensor? out=None) -> Tensor
 
 `self + weight * (end - self)` with a tensor `weight`, with broadcasting; the three must have the same floating dtype (a 0-d weight may have any).)doc"});
-  functions.push_back({"lerp_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lerp_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(lerp_(Tensor input, Tensor end, Scalar weight) -> Tensor
+  functions["_ops"].push_back({"lerp_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lerp_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(lerp_(Tensor input, Tensor end, Scalar weight) -> Tensor
 
 In-place version of lerp(): writes the result into self. `self + weight * (end - self)` for a number `weight`, with broadcasting; `self` and `end` must have the same floating dtype.
 
 lerp_(Tensor input, Tensor end, Tensor weight) -> Tensor
 
 In-place version of lerp(): writes the result into self. `self + weight * (end - self)` with a tensor `weight`, with broadcasting; the three must have the same floating dtype (a 0-d weight may have any).)doc"});
-  functions.push_back({"normal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_normal)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(normal(Tensor mean, Tensor std, *, Generator? generator=None, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"normal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_normal)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(normal(Tensor mean, Tensor std, *, Generator? generator=None, Tensor? out=None) -> Tensor
 
 Normal samples with element-wise means `mean` and standard deviations `std` (broadcast together).
 
@@ -352,12 +375,12 @@ Normal samples with mean `mean` and element-wise standard deviations `std`.
 normal(float mean, float std, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, bool requires_grad=False) -> Tensor
 
 Normal samples of shape `size` with mean `mean` and standard deviation `std`.)doc"});
-  functions.push_back({"sgn", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sgn)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(sgn(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"sgn", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sgn)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(sgn(Tensor input, *, Tensor? out=None) -> Tensor
 
 The sign of every element of `self` (-1, 0 or 1; for real tensors the same as `sign`).)doc"});
-  functions.push_back({"sgn_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sgn_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(sgn_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"sgn_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sgn_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(sgn_(Tensor input) -> Tensor
 
 In-place version of sgn(): writes the result into self. The sign of every element of `self` (-1, 0 or 1; for real tensors the same as `sign`).)doc"});
   methods.push_back({"diagflat", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_diagflat)),

@@ -3,6 +3,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_clone_contiguous.h"
 #include "generated/ops/abs.h"
@@ -377,41 +378,41 @@ PyObject* method_logcumsumexp(PyObject* py_self, PyObject* const* args, Py_ssize
 
 }  // namespace
 
-void add_bindings_38(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"_clone_contiguous", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__clone_contiguous)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(_clone_contiguous(Tensor input) -> Tensor
+void add_bindings_38(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"_clone_contiguous", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__clone_contiguous)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_clone_contiguous(Tensor input) -> Tensor
 
 A copy of `self` in contiguous (row-major) layout, whatever the layout of `self`; what `contiguous()` makes.)doc"});
-  functions.push_back({"abs", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_abs)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(abs(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"abs", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_abs)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(abs(Tensor input, *, Tensor? out=None) -> Tensor
 
 Absolute value of every element of `self`.)doc"});
-  functions.push_back({"abs_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_abs_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(abs_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"abs_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_abs_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(abs_(Tensor input) -> Tensor
 
 In-place version of abs(): writes the result into self. Absolute value of every element of `self`.)doc"});
-  functions.push_back({"arcsin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arcsin)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(arcsin(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"arcsin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arcsin)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(arcsin(Tensor input, *, Tensor? out=None) -> Tensor
 
 Alias of `asin`.)doc"});
-  functions.push_back({"arcsin_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arcsin_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(arcsin_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"arcsin_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arcsin_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(arcsin_(Tensor input) -> Tensor
 
 Alias of `asin_`.)doc"});
-  functions.push_back({"arcsinh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arcsinh)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(arcsinh(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"arcsinh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arcsinh)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(arcsinh(Tensor input, *, Tensor? out=None) -> Tensor
 
 Alias of `asinh`.)doc"});
-  functions.push_back({"arcsinh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arcsinh_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(arcsinh_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"arcsinh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arcsinh_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(arcsinh_(Tensor input) -> Tensor
 
 Alias of `asinh_`.)doc"});
-  functions.push_back({"linalg_cross", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_cross)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_cross(Tensor input, Tensor other, *, int dim=-1, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"linalg_cross", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_cross)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_cross(Tensor input, Tensor other, *, int dim=-1, Tensor? out=None) -> Tensor
 
 The cross product of 3-vectors along `dim` (size 3 in both), batch dims broadcast (`torchlite.linalg.cross`).)doc"});
-  functions.push_back({"linspace", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linspace)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(linspace(Tensor start, Tensor end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False) -> Tensor
+  functions["_ops"].push_back({"linspace", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linspace)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linspace(Tensor start, Tensor end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False) -> Tensor
 
 `linspace` with 0-d tensors for `start` and `end` (their values are used; the result does not depend on them for autograd).
 
@@ -426,8 +427,8 @@ linspace(Scalar start, Tensor end, int steps, *, ScalarType? dtype=None, Layout?
 linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False) -> Tensor
 
 `steps` evenly spaced values from `start` to `end` included (default float dtype unless `dtype`); integer dtypes truncate each value as PyTorch does.)doc"});
-  functions.push_back({"logcumsumexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logcumsumexp)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(logcumsumexp(Tensor input, int dim, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"logcumsumexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logcumsumexp)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(logcumsumexp(Tensor input, int dim, *, Tensor? out=None) -> Tensor
 
 `log(cumsum(exp(self), dim))`, computed without overflow.)doc"});
   methods.push_back({"__abs__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__abs__)),

@@ -3,6 +3,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/add.h"
@@ -845,62 +846,62 @@ PyObject* method_tan_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 
 }  // namespace
 
-void add_bindings_39(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+void add_bindings_39(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   histogramdd_type = return_type("histogramdd", {"hist", "bin_edges"});
-  functions.push_back({"add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_add)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_add)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None) -> Tensor
 
 Adds `other`, scaled by `alpha`, to `self`, broadcasting both and promoting their dtypes.
 
 add(Tensor input, Scalar other, Scalar alpha=1) -> Tensor
 
 Adds the number `other`, scaled by `alpha`, to every element of `self`.)doc"});
-  functions.push_back({"add_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_add_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(add_(Tensor input, Tensor other, *, Scalar alpha=1) -> Tensor
+  functions["_ops"].push_back({"add_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_add_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(add_(Tensor input, Tensor other, *, Scalar alpha=1) -> Tensor
 
 In-place version of add(): writes the result into self. Adds `other`, scaled by `alpha`, to `self`, broadcasting both and promoting their dtypes.
 
 add_(Tensor input, Scalar other, Scalar alpha=1) -> Tensor
 
 In-place version of add(): writes the result into self. Adds the number `other`, scaled by `alpha`, to every element of `self`.)doc"});
-  functions.push_back({"arctanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arctanh)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(arctanh(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"arctanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arctanh)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(arctanh(Tensor input, *, Tensor? out=None) -> Tensor
 
 Alias of `atanh`.)doc"});
-  functions.push_back({"arctanh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arctanh_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(arctanh_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"arctanh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arctanh_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(arctanh_(Tensor input) -> Tensor
 
 Alias of `atanh_`.)doc"});
-  functions.push_back({"ceil", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ceil)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(ceil(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"ceil", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ceil)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(ceil(Tensor input, *, Tensor? out=None) -> Tensor
 
 The smallest integer not below every element of `self`, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
-  functions.push_back({"ceil_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ceil_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(ceil_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"ceil_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ceil_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(ceil_(Tensor input) -> Tensor
 
 In-place version of ceil(): writes the result into self. The smallest integer not below every element of `self`, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
-  functions.push_back({"clip", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clip)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(clip(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"clip", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clip)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(clip(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor? out=None) -> Tensor
 
 Alias of `clamp.Tensor`.
 
 clip(Tensor input, Scalar? min=None, Scalar? max=None, *, Tensor? out=None) -> Tensor
 
 Alias of `clamp`.)doc"});
-  functions.push_back({"clip_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clip_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(clip_(Tensor input, Tensor? min=None, Tensor? max=None) -> Tensor
+  functions["_ops"].push_back({"clip_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clip_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(clip_(Tensor input, Tensor? min=None, Tensor? max=None) -> Tensor
 
 In-place version of clip(): writes the result into self. Alias of `clamp.Tensor`.
 
 clip_(Tensor input, Scalar? min=None, Scalar? max=None) -> Tensor
 
 In-place version of clip(): writes the result into self. Alias of `clamp`.)doc"});
-  functions.push_back({"corrcoef", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_corrcoef)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(corrcoef(Tensor input) -> Tensor
+  functions["_ops"].push_back({"corrcoef", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_corrcoef)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(corrcoef(Tensor input) -> Tensor
 
 The Pearson correlation coefficients of the variables in the rows of `self` (`cov` normalized by the standard deviations, clipped to [-1, 1]).)doc"});
-  functions.push_back({"histogramdd", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_histogramdd)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(histogramdd(Tensor input, int[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> tuple[Tensor, Sequence[Tensor]]
+  functions["_ops"].push_back({"histogramdd", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_histogramdd)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(histogramdd(Tensor input, int[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> tuple[Tensor, Sequence[Tensor]]
 
 A histogram of the N-dimensional points in the last dim of `self` (the other dims flattened), with `bins[d]` equal bins along coordinate d between the ends of its `range` pair (the data's extremes when None); `weight` (one per point) and `density` as for `histogram`. Returns the N-dimensional histogram and the N edge tensors.
 
@@ -911,40 +912,40 @@ histogramdd(Tensor input, int bins, float[]? range=None, Tensor? weight=None, bo
 histogramdd(Tensor input, Tensor[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> tuple[Tensor, Sequence[Tensor]]
 
 `histogramdd` with the increasing edges of each coordinate given (`bins[d]`, of `self`'s dtype); `range` is then unused, and the edges returned are the tensors given.)doc"});
-  functions.push_back({"index_fill", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_fill)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(index_fill(Tensor input, int dim, Tensor index, Scalar value) -> Tensor
+  functions["_ops"].push_back({"index_fill", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_fill)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(index_fill(Tensor input, int dim, Tensor index, Scalar value) -> Tensor
 
 A copy of `self` with `value` at the positions of the 1-D `index` along `dim` (negative indices count from the end).
 
 index_fill(Tensor input, int dim, Tensor index, Tensor value) -> Tensor
 
 `index_fill` with the value given as a 0-d tensor.)doc"});
-  functions.push_back({"index_fill_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_fill_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(index_fill_(Tensor input, int dim, Tensor index, Scalar value) -> Tensor
+  functions["_ops"].push_back({"index_fill_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_fill_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(index_fill_(Tensor input, int dim, Tensor index, Scalar value) -> Tensor
 
 In-place version of index_fill(): writes the result into self. A copy of `self` with `value` at the positions of the 1-D `index` along `dim` (negative indices count from the end).
 
 index_fill_(Tensor input, int dim, Tensor index, Tensor value) -> Tensor
 
 In-place version of index_fill(): writes the result into self. `index_fill` with the value given as a 0-d tensor.)doc"});
-  functions.push_back({"isreal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isreal)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(isreal(Tensor input) -> Tensor
+  functions["_ops"].push_back({"isreal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isreal)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(isreal(Tensor input) -> Tensor
 
 True where an element of `self` has no imaginary part, which is every element of a real tensor.)doc"});
-  functions.push_back({"masked_select", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_masked_select)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(masked_select(Tensor input, Tensor mask, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"masked_select", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_masked_select)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(masked_select(Tensor input, Tensor mask, *, Tensor? out=None) -> Tensor
 
 The elements of `self` where the bool `mask` is true (both broadcast), as a 1-D tensor in row-major order.)doc"});
-  functions.push_back({"ravel", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ravel)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(ravel(Tensor input) -> Tensor
+  functions["_ops"].push_back({"ravel", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ravel)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(ravel(Tensor input) -> Tensor
 
 `self` as a 1-D tensor in row-major order: a view of `self` when it is contiguous, of a contiguous copy otherwise.)doc"});
-  functions.push_back({"tan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tan)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(tan(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"tan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tan)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(tan(Tensor input, *, Tensor? out=None) -> Tensor
 
 The tangent of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
-  functions.push_back({"tan_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tan_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(tan_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"tan_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tan_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(tan_(Tensor input) -> Tensor
 
 In-place version of tan(): writes the result into self. The tangent of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
   methods.push_back({"__add__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__add__)),

@@ -4,6 +4,7 @@
 #include "aten/native/FactoryOptions.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/addbmm.h"
 #include "generated/ops/bitwise_right_shift.h"
@@ -446,17 +447,17 @@ PyObject* method_unflatten(PyObject* py_self, PyObject* const* args, Py_ssize_t 
 
 }  // namespace
 
-void add_bindings_4(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"addbmm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_addbmm)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(addbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None) -> Tensor
+void add_bindings_4(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"addbmm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_addbmm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(addbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None) -> Tensor
 
 `beta * self + alpha * sum(bmm(batch1, batch2), 0)` (one matrix product over the batch), `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored.)doc"});
-  functions.push_back({"addbmm_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_addbmm_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(addbmm_(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+  functions["_ops"].push_back({"addbmm_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_addbmm_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(addbmm_(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
 In-place version of addbmm(): writes the result into self. `beta * self + alpha * sum(bmm(batch1, batch2), 0)` (one matrix product over the batch), `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored.)doc"});
-  functions.push_back({"bitwise_right_shift", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_right_shift)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_right_shift(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"bitwise_right_shift", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_right_shift)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_right_shift(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 Shifts the bits of `self` right by `other` (arithmetic shift for signed dtypes), with broadcasting and type promotion; shifts outside [0, bit width) give 0, or -1 for negative signed values. Integer dtypes only.
 
@@ -467,32 +468,32 @@ Shifts the bits of `self` right by the number `other`.
 bitwise_right_shift(Scalar self, Tensor other) -> Tensor
 
 Shifts the bits of the number `self` right by `other`; backs the reflected `number >> tensor`.)doc"});
-  functions.push_back({"bitwise_right_shift_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_right_shift_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_right_shift_(Tensor input, Tensor other) -> Tensor
+  functions["_ops"].push_back({"bitwise_right_shift_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_right_shift_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_right_shift_(Tensor input, Tensor other) -> Tensor
 
 In-place version of bitwise_right_shift(): writes the result into self. Shifts the bits of `self` right by `other` (arithmetic shift for signed dtypes), with broadcasting and type promotion; shifts outside [0, bit width) give 0, or -1 for negative signed values. Integer dtypes only.
 
 bitwise_right_shift_(Tensor input, Scalar other) -> Tensor
 
 In-place version of bitwise_right_shift(): writes the result into self. Shifts the bits of `self` right by the number `other`.)doc"});
-  functions.push_back({"empty", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_empty)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(empty(int[] size, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, MemoryFormat? memory_format=None, bool? pin_memory=False, bool requires_grad=False) -> Tensor
+  functions["_ops"].push_back({"empty", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_empty)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(empty(int[] size, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, MemoryFormat? memory_format=None, bool? pin_memory=False, bool requires_grad=False) -> Tensor
 
 A tensor of shape `size` with uninitialised data.)doc"});
-  functions.push_back({"empty_strided", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_empty_strided)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(empty_strided(int[] size, int[] stride, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, bool requires_grad=False) -> Tensor
+  functions["_ops"].push_back({"empty_strided", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_empty_strided)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(empty_strided(int[] size, int[] stride, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, bool requires_grad=False) -> Tensor
 
 A tensor of shape `size` and strides `stride` with uninitialised data.)doc"});
-  functions.push_back({"special_i0", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_i0)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_i0(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"special_i0", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_i0)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(special_i0(Tensor input, *, Tensor? out=None) -> Tensor
 
 Alias of `i0` (`torchlite.special.i0`).)doc"});
-  functions.push_back({"tile", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tile)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(tile(Tensor input, int[] dims) -> Tensor
+  functions["_ops"].push_back({"tile", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tile)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(tile(Tensor input, int[] dims) -> Tensor
 
 `self` repeated `dims[i]` times along each dimension; with fewer `dims` than dimensions, the leading ones are repeated once (NumPy's tile).)doc"});
-  functions.push_back({"unflatten", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_unflatten)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(unflatten(Tensor input, int dim, int[] sizes) -> Tensor
+  functions["_ops"].push_back({"unflatten", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_unflatten)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(unflatten(Tensor input, int dim, int[] sizes) -> Tensor
 
 A view of `self` with dimension `dim` split into `sizes` (one of them may be -1).)doc"});
   methods.push_back({"__irshift__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__irshift__)),

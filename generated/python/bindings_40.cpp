@@ -3,6 +3,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/cat.h"
 #include "generated/ops/floor_divide.h"
@@ -403,37 +404,37 @@ PyObject* method_t_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, 
 
 }  // namespace
 
-void add_bindings_40(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"cat", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cat)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(cat(Tensor[] tensors, int dim=0, *, Tensor? out=None) -> Tensor
+void add_bindings_40(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"cat", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cat)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(cat(Tensor[] tensors, int dim=0, *, Tensor? out=None) -> Tensor
 
 Joins `tensors` along the existing dimension `dim`, promoting their dtypes; 1-D empty tensors are skipped whatever their shape (PyTorch's legacy rule).)doc"});
-  functions.push_back({"floor_divide", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_floor_divide)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(floor_divide(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"floor_divide", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_floor_divide)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(floor_divide(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 Divides `self` by `other` and rounds the quotient toward negative infinity (Python's `//`).
 
 floor_divide(Tensor input, Scalar other) -> Tensor
 
 Divides every element of `self` by the number `other`, rounding toward negative infinity.)doc"});
-  functions.push_back({"floor_divide_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_floor_divide_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(floor_divide_(Tensor input, Tensor other) -> Tensor
+  functions["_ops"].push_back({"floor_divide_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_floor_divide_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(floor_divide_(Tensor input, Tensor other) -> Tensor
 
 In-place version of floor_divide(): writes the result into self. Divides `self` by `other` and rounds the quotient toward negative infinity (Python's `//`).
 
 floor_divide_(Tensor input, Scalar other) -> Tensor
 
 In-place version of floor_divide(): writes the result into self. Divides every element of `self` by the number `other`, rounding toward negative infinity.)doc"});
-  functions.push_back({"renorm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_renorm)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(renorm(Tensor input, Scalar p, int dim, Scalar maxnorm, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"renorm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_renorm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(renorm(Tensor input, Scalar p, int dim, Scalar maxnorm, *, Tensor? out=None) -> Tensor
 
 `self` with each sub-tensor along `dim` whose `p`-norm exceeds `maxnorm` scaled down to norm `maxnorm` (by `maxnorm / (norm + 1e-7)`).)doc"});
-  functions.push_back({"renorm_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_renorm_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(renorm_(Tensor input, Scalar p, int dim, Scalar maxnorm) -> Tensor
+  functions["_ops"].push_back({"renorm_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_renorm_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(renorm_(Tensor input, Scalar p, int dim, Scalar maxnorm) -> Tensor
 
 In-place version of renorm(): writes the result into self. `self` with each sub-tensor along `dim` whose `p`-norm exceeds `maxnorm` scaled down to norm `maxnorm` (by `maxnorm / (norm + 1e-7)`).)doc"});
-  functions.push_back({"std", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_std)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(std(Tensor input, bool unbiased=True) -> Tensor
+  functions["_ops"].push_back({"std", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_std)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(std(Tensor input, bool unbiased=True) -> Tensor
 
 The standard deviation of all elements of `self`, from the variance divided by N - 1 (`unbiased`) or N.
 
@@ -444,8 +445,8 @@ The standard deviation of `self` over the dimensions in `dim` (all when None).
 std(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor? out=None) -> Tensor
 
 The standard deviation of `self` over the dimensions in `dim` (all when None), from the variance divided by max(0, N - correction).)doc"});
-  functions.push_back({"t", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_t)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(t(Tensor input) -> Tensor
+  functions["_ops"].push_back({"t", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_t)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(t(Tensor input) -> Tensor
 
 Transposes a tensor of at most 2 dimensions (0-d and 1-D tensors are returned as they are).)doc"});
   methods.push_back({"__floordiv__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__floordiv__)),

@@ -3,8 +3,10 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/cumsum.h"
+#include "generated/ops/hardshrink_backward.h"
 #include "generated/ops/special_logsumexp.h"
 #include "generated/ops/special_xlog1py.h"
 #include "generated/ops/split_with_sizes.h"
@@ -46,6 +48,22 @@ PyObject* fn_cumsum_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   auto dim = r.toInt64(1);
   auto dtype = r.scalartype_optional(2);
   auto result = [&] { GilRelease no_gil; return tl::cumsum_(self, dim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// hardshrink_backward
+PyObject* fn_nn_hardshrink_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "hardshrink_backward(Tensor grad_out, Tensor input, Scalar lambd)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_out = r.tensor(0);
+  auto self = r.tensor(1);
+  auto lambd = r.scalar(2);
+  auto result = [&] { GilRelease no_gil; return tl::hardshrink_backward(grad_out, self, lambd); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -247,21 +265,25 @@ PyObject* method_square_(PyObject* py_self, PyObject* const* args, Py_ssize_t na
 
 }  // namespace
 
-void add_bindings_41(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"cumsum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cumsum)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(cumsum(Tensor input, int dim, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
+void add_bindings_41(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"cumsum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cumsum)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(cumsum(Tensor input, int dim, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 
 Cumulative sum of `self` along `dim`; integer and bool inputs sum as int64 unless `dtype` says otherwise.)doc"});
-  functions.push_back({"cumsum_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cumsum_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(cumsum_(Tensor input, int dim, *, ScalarType? dtype=None) -> Tensor
+  functions["_ops"].push_back({"cumsum_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cumsum_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(cumsum_(Tensor input, int dim, *, ScalarType? dtype=None) -> Tensor
 
 In-place version of cumsum(): writes the result into self. Cumulative sum of `self` along `dim`; integer and bool inputs sum as int64 unless `dtype` says otherwise.)doc"});
-  functions.push_back({"special_logsumexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_logsumexp)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_logsumexp(Tensor input, int[1] dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
+  functions["_nn"].push_back({"hardshrink_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_hardshrink_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(hardshrink_backward(Tensor grad_out, Tensor input, Scalar lambd) -> Tensor
+
+The gradient of hardshrink: grad_out where |self| > lambd, else 0.)doc"});
+  functions["_ops"].push_back({"special_logsumexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_logsumexp)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(special_logsumexp(Tensor input, int[1] dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
 
 Alias of `logsumexp` (`torchlite.special.logsumexp`).)doc"});
-  functions.push_back({"special_xlog1py", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_xlog1py)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_xlog1py(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"special_xlog1py", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_xlog1py)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(special_xlog1py(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 `self * log1p(other)`, 0 where `self` is 0 (unless `other` is nan), with broadcasting; integer inputs give the default float dtype (`torchlite.special.xlog1py`).
 
@@ -272,16 +294,16 @@ special_xlog1py(Scalar self, Tensor other, *, Tensor? out=None) -> Tensor
 special_xlog1py(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
 
 `self * log1p(other)` for the number `other` (`torchlite.special.xlog1py`).)doc"});
-  functions.push_back({"split_with_sizes", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_split_with_sizes)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(split_with_sizes(Tensor input, int[] split_sizes, int dim=0) -> Sequence[Tensor]
+  functions["_ops"].push_back({"split_with_sizes", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_split_with_sizes)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(split_with_sizes(Tensor input, int[] split_sizes, int dim=0) -> Sequence[Tensor]
 
 Views of `self` cut along `dim` into pieces of the sizes in `split_sizes`, which must sum to the size of `dim`; in-place changes of them are refused while autograd records, as in PyTorch.)doc"});
-  functions.push_back({"square", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_square)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(square(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"square", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_square)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(square(Tensor input, *, Tensor? out=None) -> Tensor
 
 `self * self`, as `pow(self, 2)`: bool tensors give int64.)doc"});
-  functions.push_back({"square_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_square_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(square_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"square_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_square_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(square_(Tensor input) -> Tensor
 
 `self` squared in place, as `pow_(self, 2)`.)doc"});
   methods.push_back({"cumsum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cumsum)),

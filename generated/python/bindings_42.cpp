@@ -3,6 +3,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/diagonal_copy.h"
 #include "generated/ops/logit.h"
@@ -12,6 +13,7 @@
 #include "generated/ops/poisson.h"
 #include "generated/ops/sigmoid_backward.h"
 #include "generated/ops/sin.h"
+#include "generated/ops/softshrink_backward.h"
 #include "generated/ops/stack.h"
 
 namespace tl::python {
@@ -207,6 +209,22 @@ PyObject* fn_sin_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// softshrink_backward
+PyObject* fn_nn_softshrink_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "softshrink_backward(Tensor grad_output, Tensor input, Scalar lambd)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto lambd = r.scalar(2);
+  auto result = [&] { GilRelease no_gil; return tl::softshrink_backward(grad_output, self, lambd); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // stack
 PyObject* fn_stack(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -336,53 +354,57 @@ PyObject* method_sin_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 
 }  // namespace
 
-void add_bindings_42(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"diagonal_copy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_diagonal_copy)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(diagonal_copy(Tensor input, int offset=0, int dim1=0, int dim2=1, *, Tensor? out=None) -> Tensor
+void add_bindings_42(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"diagonal_copy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_diagonal_copy)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(diagonal_copy(Tensor input, int offset=0, int dim1=0, int dim2=1, *, Tensor? out=None) -> Tensor
 
 A contiguous copy of `diagonal(self, offset, dim1, dim2)`.)doc"});
-  functions.push_back({"logit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logit)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(logit(Tensor input, float? eps=None, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"logit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logit)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(logit(Tensor input, float? eps=None, *, Tensor? out=None) -> Tensor
 
 `log(z / (1 - z))` of every element of `self`, with z the element clamped to [eps, 1 - eps] when `eps` is given; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"logit_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logit_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(logit_(Tensor input, float? eps=None) -> Tensor
+  functions["_ops"].push_back({"logit_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logit_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(logit_(Tensor input, float? eps=None) -> Tensor
 
 In-place version of logit(): writes the result into self. `log(z / (1 - z))` of every element of `self`, with z the element clamped to [eps, 1 - eps] when `eps` is given; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"masked_scatter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_masked_scatter)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(masked_scatter(Tensor input, Tensor mask, Tensor source) -> Tensor
+  functions["_ops"].push_back({"masked_scatter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_masked_scatter)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(masked_scatter(Tensor input, Tensor mask, Tensor source) -> Tensor
 
 A copy of `self` with the leading elements of `source`, in row-major order, written where the bool `mask` (broadcast to `self`) is true.)doc"});
-  functions.push_back({"masked_scatter_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_masked_scatter_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(masked_scatter_(Tensor input, Tensor mask, Tensor source) -> Tensor
+  functions["_ops"].push_back({"masked_scatter_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_masked_scatter_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(masked_scatter_(Tensor input, Tensor mask, Tensor source) -> Tensor
 
 In-place version of masked_scatter(): writes the result into self. A copy of `self` with the leading elements of `source`, in row-major order, written where the bool `mask` (broadcast to `self`) is true.)doc"});
-  functions.push_back({"narrow", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_narrow)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(narrow(Tensor input, int dim, int start, int length) -> Tensor
+  functions["_ops"].push_back({"narrow", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_narrow)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(narrow(Tensor input, int dim, int start, int length) -> Tensor
 
 A view of `self` keeping `length` indices of dimension `dim` from `start` (which may be negative).)doc"});
-  functions.push_back({"native_dropout", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_native_dropout)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(native_dropout(Tensor input, float p, bool? train) -> tuple[Tensor, Tensor]
+  functions["_ops"].push_back({"native_dropout", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_native_dropout)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(native_dropout(Tensor input, float p, bool? train) -> tuple[Tensor, Tensor]
 
 Dropout with its mask, in one pass drawing from the generator. In training (`train` True or None) each element is kept with probability 1-p and scaled by 1/(1-p), the bool mask says which were kept (p=1 gives zeros); with `train` False, a copy of `input` and an all-True mask.)doc"});
-  functions.push_back({"poisson", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_poisson)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(poisson(Tensor input, Generator? generator=None) -> Tensor
+  functions["_ops"].push_back({"poisson", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_poisson)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(poisson(Tensor input, Generator? generator=None) -> Tensor
 
 A sample of the Poisson distribution of rate `self` per element (in self's dtype), PyTorch's sampler on the same float64 uniforms (so its numbers for the same seed); its gradient is zero, as PyTorch's.)doc"});
-  functions.push_back({"sigmoid_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sigmoid_backward)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(sigmoid_backward(Tensor grad_output, Tensor output, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"sigmoid_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sigmoid_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(sigmoid_backward(Tensor grad_output, Tensor output, *, Tensor? out=None) -> Tensor
 
 The gradient of sigmoid from its result: `grad_output * (1 - output) * output`.)doc"});
-  functions.push_back({"sin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sin)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(sin(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"sin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sin)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(sin(Tensor input, *, Tensor? out=None) -> Tensor
 
 The sine of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
-  functions.push_back({"sin_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sin_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(sin_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"sin_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sin_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(sin_(Tensor input) -> Tensor
 
 In-place version of sin(): writes the result into self. The sine of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
-  functions.push_back({"stack", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_stack)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(stack(Tensor[] tensors, int dim=0, *, Tensor? out=None) -> Tensor
+  functions["_nn"].push_back({"softshrink_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_softshrink_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(softshrink_backward(Tensor grad_output, Tensor input, Scalar lambd) -> Tensor
+
+The gradient of softshrink: grad_output where |self| > lambd, else 0.)doc"});
+  functions["_ops"].push_back({"stack", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_stack)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(stack(Tensor[] tensors, int dim=0, *, Tensor? out=None) -> Tensor
 
 Joins `tensors`, which must all have the same shape, along a new dimension `dim`.)doc"});
   methods.push_back({"logit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logit)),

@@ -3,8 +3,10 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/hardshrink.h"
 #include "generated/ops/topk.h"
 
 namespace tl::python {
@@ -13,6 +15,26 @@ namespace {
 // Named tuples (torchlite.return_types), made when the module is imported.
 PyTypeObject* topk_type = nullptr;
 PyTypeObject* topk_out_type = nullptr;
+
+// hardshrink
+PyObject* fn_hardshrink(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "hardshrink(Tensor input, Scalar lambd=0.5, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto lambd = r.scalar(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::hardshrink_out(out, self, lambd); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::hardshrink(self, lambd); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // topk
 PyObject* fn_topk(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -40,6 +62,21 @@ PyObject* fn_topk(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// Tensor.hardshrink
+PyObject* method_hardshrink(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "hardshrink(Scalar lambd=0.5)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto lambd = r.scalar(0);
+  auto result = [&] { GilRelease no_gil; return tl::hardshrink(self, lambd); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.topk
 PyObject* method_topk(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -60,13 +97,21 @@ PyObject* method_topk(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 
 }  // namespace
 
-void add_bindings_44(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+void add_bindings_44(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   topk_type = return_type("topk", {"values", "indices"});
   topk_out_type = return_type("topk_out", {"values", "indices"});
-  functions.push_back({"topk", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_topk)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(topk(Tensor input, int k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+  functions["_ops"].push_back({"hardshrink", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_hardshrink)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(hardshrink(Tensor input, Scalar lambd=0.5, *, Tensor? out=None) -> Tensor
+
+The hard shrinkage of every element x: x where |x| > lambd, else 0.)doc"});
+  functions["_ops"].push_back({"topk", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_topk)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(topk(Tensor input, int k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 The `k` largest (or smallest, unless `largest`) values of `self` along `dim` and their indices, in order if `sorted`.)doc"});
+  methods.push_back({"hardshrink", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_hardshrink)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(hardshrink(Scalar lambd=0.5) -> Tensor
+
+The hard shrinkage of every element x: x where |x| > lambd, else 0.)doc"});
   methods.push_back({"topk", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_topk)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(topk(int k, int dim=-1, bool largest=True, bool sorted=True) -> tuple[Tensor, Tensor]
 

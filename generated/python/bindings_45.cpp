@@ -3,11 +3,14 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/acos.h"
 #include "generated/ops/cummax.h"
 #include "generated/ops/log_softmax.h"
+#include "generated/ops/relu6.h"
+#include "generated/ops/silu_backward.h"
 #include "generated/ops/vdot.h"
 
 namespace tl::python {
@@ -90,6 +93,49 @@ PyObject* fn_log_softmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::log_softmax(self, dim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// relu6
+PyObject* fn_nn_relu6(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "relu6(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::relu6(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// relu6_
+PyObject* fn_nn_relu6_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "relu6_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::relu6_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// silu_backward
+PyObject* fn_nn_silu_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "silu_backward(Tensor grad_output, Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto result = [&] { GilRelease no_gil; return tl::silu_backward(grad_output, self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -190,27 +236,39 @@ PyObject* method_vdot(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 
 }  // namespace
 
-void add_bindings_45(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+void add_bindings_45(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   cummax_type = return_type("cummax", {"values", "indices"});
   cummax_out_type = return_type("cummax_out", {"values", "indices"});
-  functions.push_back({"acos", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_acos)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(acos(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"acos", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_acos)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(acos(Tensor input, *, Tensor? out=None) -> Tensor
 
 The arccosine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
-  functions.push_back({"acos_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_acos_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(acos_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"acos_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_acos_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(acos_(Tensor input) -> Tensor
 
 In-place version of acos(): writes the result into self. The arccosine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
-  functions.push_back({"cummax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cummax)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(cummax(Tensor input, int dim, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+  functions["_ops"].push_back({"cummax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cummax)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(cummax(Tensor input, int dim, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 The running maximum of `self` along `dim` and the index where it was (last) reached; NaN propagates.)doc"});
-  functions.push_back({"log_softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log_softmax)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(log_softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"log_softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log_softmax)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(log_softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None) -> Tensor
 
 `log(softmax(self, dim))`, computed stably; with `dtype`, `self` is converted to it first.)doc"});
-  functions.push_back({"vdot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_vdot)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(vdot(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+  functions["_nn"].push_back({"relu6", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_relu6)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(relu6(Tensor input) -> Tensor
+
+Clamps every element of `self` to [0, 6] (hardtanh(self, 0, 6)).)doc"});
+  functions["_nn"].push_back({"relu6_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_relu6_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(relu6_(Tensor input) -> Tensor
+
+In-place relu6.)doc"});
+  functions["_nn"].push_back({"silu_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_silu_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(silu_backward(Tensor grad_output, Tensor input) -> Tensor
+
+The gradient of silu: `grad_output * s * (1 + x * (1 - s))` with s = sigmoid(x).)doc"});
+  functions["_ops"].push_back({"vdot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_vdot)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(vdot(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 The dot product of two 1-D tensors, the first conjugated; for real tensors the same as `dot` (complex dtypes are not supported yet).)doc"});
   methods.push_back({"acos", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_acos)),

@@ -3,11 +3,13 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/chunk.h"
 #include "generated/ops/floor.h"
 #include "generated/ops/frexp.h"
+#include "generated/ops/hardtanh.h"
 #include "generated/ops/less_equal.h"
 #include "generated/ops/lgamma.h"
 #include "generated/ops/logical_or.h"
@@ -88,6 +90,43 @@ PyObject* fn_frexp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   }
   auto result = [&] { GilRelease no_gil; return tl::frexp(self); }();
   return wrap_named(frexp_type, wrap(result));
+  TL_PY_CATCH
+}
+
+// hardtanh
+PyObject* fn_nn_hardtanh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "hardtanh(Tensor input, Scalar min_val=-1, Scalar max_val=1, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto min_val = r.scalar(1);
+  auto max_val = r.scalar(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::hardtanh_out(out, self, min_val, max_val); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::hardtanh(self, min_val, max_val); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// hardtanh_
+PyObject* fn_nn_hardtanh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "hardtanh_(Tensor input, Scalar min_val=-1, Scalar max_val=1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto min_val = r.scalar(1);
+  auto max_val = r.scalar(2);
+  auto result = [&] { GilRelease no_gil; return tl::hardtanh_(self, min_val, max_val); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -414,59 +453,67 @@ PyObject* method_logical_or_(PyObject* py_self, PyObject* const* args, Py_ssize_
 
 }  // namespace
 
-void add_bindings_46(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+void add_bindings_46(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   frexp_type = return_type("frexp", {"mantissa", "exponent"});
   frexp_out_type = return_type("frexp_out", {"mantissa", "exponent"});
-  functions.push_back({"chunk", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_chunk)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(chunk(Tensor input, int chunks, int dim=0) -> Sequence[Tensor]
+  functions["_ops"].push_back({"chunk", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_chunk)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(chunk(Tensor input, int chunks, int dim=0) -> Sequence[Tensor]
 
 Views of `self` cut along `dim` into at most `chunks` pieces of equal size (the last may be smaller).)doc"});
-  functions.push_back({"floor", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_floor)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(floor(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"floor", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_floor)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(floor(Tensor input, *, Tensor? out=None) -> Tensor
 
 The largest integer not above every element of `self`, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
-  functions.push_back({"floor_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_floor_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(floor_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"floor_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_floor_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(floor_(Tensor input) -> Tensor
 
 In-place version of floor(): writes the result into self. The largest integer not above every element of `self`, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
-  functions.push_back({"frexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_frexp)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(frexp(Tensor input, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+  functions["_ops"].push_back({"frexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_frexp)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(frexp(Tensor input, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 Splits every element of `self` into a mantissa in (-1, -0.5] or [0.5, 1) (0 for 0) and an int32 exponent, with self = mantissa * 2**exponent; both written in one pass.)doc"});
-  functions.push_back({"less_equal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_less_equal)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(less_equal(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+  functions["_nn"].push_back({"hardtanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_hardtanh)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(hardtanh(Tensor input, Scalar min_val=-1, Scalar max_val=1, *, Tensor? out=None) -> Tensor
+
+Clamps every element of `self` to [min_val, max_val].)doc"});
+  functions["_nn"].push_back({"hardtanh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_hardtanh_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(hardtanh_(Tensor input, Scalar min_val=-1, Scalar max_val=1) -> Tensor
+
+In-place version of hardtanh(): writes the result into self. Clamps every element of `self` to [min_val, max_val].)doc"});
+  functions["_ops"].push_back({"less_equal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_less_equal)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(less_equal(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 Alias of `le`.
 
 less_equal(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
 
 Alias of `le`.)doc"});
-  functions.push_back({"less_equal_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_less_equal_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(less_equal_(Tensor input, Tensor other) -> Tensor
+  functions["_ops"].push_back({"less_equal_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_less_equal_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(less_equal_(Tensor input, Tensor other) -> Tensor
 
 In-place version of less_equal(): writes the result into self. Alias of `le`.
 
 less_equal_(Tensor input, Scalar other) -> Tensor
 
 In-place version of less_equal(): writes the result into self. Alias of `le`.)doc"});
-  functions.push_back({"lgamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lgamma)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(lgamma(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"lgamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lgamma)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(lgamma(Tensor input, *, Tensor? out=None) -> Tensor
 
 The natural logarithm of the absolute value of the gamma function of every element of `self` (inf at the poles); integer inputs give the default float dtype.)doc"});
-  functions.push_back({"lgamma_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lgamma_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(lgamma_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"lgamma_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lgamma_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(lgamma_(Tensor input) -> Tensor
 
 In-place version of lgamma(): writes the result into self. The natural logarithm of the absolute value of the gamma function of every element of `self` (inf at the poles); integer inputs give the default float dtype.)doc"});
-  functions.push_back({"logical_or", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logical_or)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(logical_or(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"logical_or", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logical_or)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(logical_or(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 True where `self` or `other` is nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype.)doc"});
-  functions.push_back({"logical_or_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logical_or_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(logical_or_(Tensor input, Tensor other) -> Tensor
+  functions["_ops"].push_back({"logical_or_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logical_or_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(logical_or_(Tensor input, Tensor other) -> Tensor
 
 In-place version of logical_or(): writes the result into self. True where `self` or `other` is nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype.)doc"});
-  functions.push_back({"special_log1p", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_log1p)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_log1p(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"special_log1p", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_log1p)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(special_log1p(Tensor input, *, Tensor? out=None) -> Tensor
 
 Alias of `log1p` (`torchlite.special.log1p`).)doc"});
   methods.push_back({"chunk", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_chunk)),

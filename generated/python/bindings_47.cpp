@@ -3,8 +3,10 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/broadcast_tensors.h"
+#include "generated/ops/glu.h"
 #include "generated/ops/log1p.h"
 #include "generated/ops/special_softmax.h"
 
@@ -21,6 +23,26 @@ PyObject* fn_broadcast_tensors(PyObject* /*module*/, PyObject* const* args, Py_s
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto tensors = r.tensorlist(0);
   auto result = [&] { GilRelease no_gil; return tl::broadcast_tensors(tensors); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// glu
+PyObject* fn_nn_glu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "glu(Tensor input, int dim=-1, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::glu_out(out, self, dim); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::glu(self, dim); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -104,21 +126,25 @@ PyObject* method_log1p_(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
 
 }  // namespace
 
-void add_bindings_47(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"broadcast_tensors", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_broadcast_tensors)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(broadcast_tensors(Tensor[] tensors) -> Sequence[Tensor]
+void add_bindings_47(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"broadcast_tensors", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_broadcast_tensors)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(broadcast_tensors(Tensor[] tensors) -> Sequence[Tensor]
 
 Views of `tensors` broadcast to their common shape. From Python `torchlite.broadcast_tensors(*tensors)`, as PyTorch (a single list is a TypeError there too).)doc"});
-  functions.push_back({"log1p", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log1p)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(log1p(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_nn"].push_back({"glu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_glu)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(glu(Tensor input, int dim=-1, *, Tensor? out=None) -> Tensor
+
+The gated linear unit: `a * sigmoid(b)` where a and b are the halves of `self` along `dim` (whose size must be even).)doc"});
+  functions["_ops"].push_back({"log1p", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log1p)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(log1p(Tensor input, *, Tensor? out=None) -> Tensor
 
 `log(1 + x)` for every element x of `self`, accurate near zero; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"log1p_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log1p_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(log1p_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"log1p_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log1p_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(log1p_(Tensor input) -> Tensor
 
 In-place version of log1p(): writes the result into self. `log(1 + x)` for every element x of `self`, accurate near zero; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"special_softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_softmax)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_softmax(Tensor input, int dim, ScalarType? dtype=None) -> Tensor
+  functions["_ops"].push_back({"special_softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_softmax)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(special_softmax(Tensor input, int dim, ScalarType? dtype=None) -> Tensor
 
 Alias of `softmax` (`torchlite.special.softmax`).)doc"});
   methods.push_back({"log1p", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log1p)),

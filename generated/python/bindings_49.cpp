@@ -4,6 +4,7 @@
 #include "aten/native/FactoryOptions.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/eye.h"
@@ -310,41 +311,41 @@ PyObject* method_multinomial(PyObject* py_self, PyObject* const* args, Py_ssize_
 
 }  // namespace
 
-void add_bindings_49(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"eye", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_eye)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(eye(int n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False) -> Tensor
+void add_bindings_49(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"eye", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_eye)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(eye(int n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False) -> Tensor
 
 The `n` x `n` identity matrix (default float dtype unless `dtype`).
 
 eye(int n, int m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False) -> Tensor
 
 The `n` x `m` matrix with ones on its main diagonal and zeros elsewhere (default float dtype unless `dtype`).)doc"});
-  functions.push_back({"full_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_full_like)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(full_like(Tensor input, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, MemoryFormat? memory_format=None, bool requires_grad=False) -> Tensor
+  functions["_ops"].push_back({"full_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_full_like)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(full_like(Tensor input, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, MemoryFormat? memory_format=None, bool requires_grad=False) -> Tensor
 
 A tensor with the shape of `self` filled with `fill_value`; dtype and device of `self` unless given.)doc"});
-  functions.push_back({"index_select", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_select)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(index_select(Tensor input, int dim, Tensor index, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"index_select", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_select)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(index_select(Tensor input, int dim, Tensor index, *, Tensor? out=None) -> Tensor
 
 The entries of `self` at the positions of the 1-D `index` along `dim`.)doc"});
-  functions.push_back({"lt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lt)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(lt(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"lt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lt)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(lt(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 True where `self < other`, element by element, with broadcasting.
 
 lt(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
 
 True where an element of `self` is less than the number `other`.)doc"});
-  functions.push_back({"lt_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lt_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(lt_(Tensor input, Tensor other) -> Tensor
+  functions["_ops"].push_back({"lt_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lt_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(lt_(Tensor input, Tensor other) -> Tensor
 
 In-place version of lt(): writes the result into self. True where `self < other`, element by element, with broadcasting.
 
 lt_(Tensor input, Scalar other) -> Tensor
 
 In-place version of lt(): writes the result into self. True where an element of `self` is less than the number `other`.)doc"});
-  functions.push_back({"multinomial", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_multinomial)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(multinomial(Tensor input, int num_samples, bool replacement=False, *, Generator? generator=None, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"multinomial", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_multinomial)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(multinomial(Tensor input, int num_samples, bool replacement=False, *, Generator? generator=None, Tensor? out=None) -> Tensor
 
 `num_samples` indices drawn from the categories of each row of `self` (1-D or 2-D; nonnegative weights, not necessarily normalised), with or without replacement, as int64. PyTorch's CPU numbers for the same seed: without replacement (or one sample) the argmax / top-k of `self / q` with `q` exponential draws; with replacement a binary search of one float64 uniform per sample in the normalised cumulative sum.)doc"});
   methods.push_back({"__lt__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__lt__)),

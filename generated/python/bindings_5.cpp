@@ -3,6 +3,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_test_mul_add.h"
@@ -300,47 +301,47 @@ PyObject* method_log_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 
 }  // namespace
 
-void add_bindings_5(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+void add_bindings_5(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   _test_mul_add_type = return_type("_test_mul_add", {"product", "total"});
   _test_mul_add_out_type = return_type("_test_mul_add_out", {"product", "total"});
-  functions.push_back({"_test_mul_add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__test_mul_add)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(_test_mul_add(Tensor input, Tensor other, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+  functions["_ops"].push_back({"_test_mul_add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__test_mul_add)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_test_mul_add(Tensor input, Tensor other, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 Test op: `(self * other, self + other)`, named returns; `total` is declared not differentiable.)doc"});
-  functions.push_back({"cos", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cos)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(cos(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"cos", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cos)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(cos(Tensor input, *, Tensor? out=None) -> Tensor
 
 The cosine of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
-  functions.push_back({"cos_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cos_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(cos_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"cos_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cos_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(cos_(Tensor input) -> Tensor
 
 In-place version of cos(): writes the result into self. The cosine of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
-  functions.push_back({"ger", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ger)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(ger(Tensor input, Tensor vec2, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"ger", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ger)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(ger(Tensor input, Tensor vec2, *, Tensor? out=None) -> Tensor
 
 Alias of `outer`.)doc"});
-  functions.push_back({"log", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(log(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"log", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(log(Tensor input, *, Tensor? out=None) -> Tensor
 
 The natural logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"log_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(log_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"log_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(log_(Tensor input) -> Tensor
 
 In-place version of log(): writes the result into self. The natural logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"rsub", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rsub)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(rsub(Tensor input, Tensor other, *, Scalar alpha=1) -> Tensor
+  functions["_ops"].push_back({"rsub", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rsub)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(rsub(Tensor input, Tensor other, *, Scalar alpha=1) -> Tensor
 
 Computes `other - alpha * self` (subtraction with the operands reversed).
 
 rsub(Tensor input, Scalar other, Scalar alpha=1) -> Tensor
 
 Computes `other - alpha * self` for a number `other`; backs the reflected `number - tensor`.)doc"});
-  functions.push_back({"special_log_softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_log_softmax)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_log_softmax(Tensor input, int dim, *, ScalarType? dtype=None) -> Tensor
+  functions["_ops"].push_back({"special_log_softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_log_softmax)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(special_log_softmax(Tensor input, int dim, *, ScalarType? dtype=None) -> Tensor
 
 Alias of `log_softmax` (`torchlite.special.log_softmax`).)doc"});
-  functions.push_back({"tensordot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tensordot)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(tensordot(Tensor input, Tensor other, int[] dims_self, int[] dims_other, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"tensordot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tensordot)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(tensordot(Tensor input, Tensor other, int[] dims_self, int[] dims_other, *, Tensor? out=None) -> Tensor
 
 The contraction of `self` and `other` over the paired dimensions `dims_self[i]`, `dims_other[i]` (a size-1 dimension is summed against any size): the free dims of `self`, then those of `other`. `torchlite.tensordot(a, b, dims=2)` is PyTorch's Python front end (an int, a pair of lists).)doc"});
   methods.push_back({"__rsub__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__rsub__)),

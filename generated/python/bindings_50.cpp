@@ -3,12 +3,47 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/mish.h"
 #include "generated/ops/signbit.h"
 #include "generated/ops/unbind.h"
 
 namespace tl::python {
 namespace {
+
+// mish
+PyObject* fn_nn_mish(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "mish(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::mish_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::mish(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// mish_
+PyObject* fn_nn_mish_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "mish_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::mish_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // signbit
 PyObject* fn_signbit(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -75,13 +110,21 @@ PyObject* method_unbind(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
 
 }  // namespace
 
-void add_bindings_50(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"signbit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_signbit)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(signbit(Tensor input, *, Tensor? out=None) -> Tensor
+void add_bindings_50(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_nn"].push_back({"mish", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_mish)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(mish(Tensor input, *, Tensor? out=None) -> Tensor
+
+The Mish of every element x: `x * tanh(softplus(x))`.)doc"});
+  functions["_nn"].push_back({"mish_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_mish_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(mish_(Tensor input) -> Tensor
+
+In-place version of mish(): writes the result into self. The Mish of every element x: `x * tanh(softplus(x))`.)doc"});
+  functions["_ops"].push_back({"signbit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_signbit)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(signbit(Tensor input, *, Tensor? out=None) -> Tensor
 
 True for every element of `self` whose sign bit is set (negative numbers, -0.0, nans with the sign bit).)doc"});
-  functions.push_back({"unbind", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_unbind)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(unbind(Tensor input, int dim=0) -> Sequence[Tensor]
+  functions["_ops"].push_back({"unbind", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_unbind)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(unbind(Tensor input, int dim=0) -> Sequence[Tensor]
 
 Views of every index of dimension `dim` of `self`, with that dimension removed.)doc"});
   methods.push_back({"signbit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_signbit)),

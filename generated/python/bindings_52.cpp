@@ -4,6 +4,7 @@
 #include "aten/native/FactoryOptions.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_unique.h"
@@ -785,63 +786,63 @@ PyObject* method_triu_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 
 }  // namespace
 
-void add_bindings_52(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+void add_bindings_52(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   cummin_type = return_type("cummin", {"values", "indices"});
   cummin_out_type = return_type("cummin_out", {"values", "indices"});
-  functions.push_back({"_unique", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__unique)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(_unique(Tensor input, bool sorted=True, bool return_inverse=False) -> tuple[Tensor, Tensor]
+  functions["_ops"].push_back({"_unique", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__unique)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_unique(Tensor input, bool sorted=True, bool return_inverse=False) -> tuple[Tensor, Tensor]
 
 The distinct values of `self`, sorted (whatever `sorted` says, as PyTorch's CPU kernel), and with `return_inverse` the index of each element's value among them (else an empty tensor). Each NaN is distinct.)doc"});
-  functions.push_back({"any", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_any)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(any(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"any", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_any)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(any(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
 
 Whether any element of `self` along `dim` is non-zero (uint8 inputs give uint8).
 
 any(Tensor input, int[]? dim=None, bool keepdim=False, *, Tensor? out=None) -> Tensor
 
 Whether any element of `self` over the dimensions in `dim` (all of them when None) is non-zero (uint8 inputs give uint8).)doc"});
-  functions.push_back({"broadcast_to", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_broadcast_to)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(broadcast_to(Tensor input, int[] size) -> Tensor
+  functions["_ops"].push_back({"broadcast_to", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_broadcast_to)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(broadcast_to(Tensor input, int[] size) -> Tensor
 
 A view of `self` broadcast to `size` (`expand`: -1 keeps a size, new leading dimensions may be added).)doc"});
-  functions.push_back({"cummin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cummin)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(cummin(Tensor input, int dim, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+  functions["_ops"].push_back({"cummin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cummin)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(cummin(Tensor input, int dim, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 The running minimum of `self` along `dim` and the index where it was (last) reached; NaN propagates.)doc"});
-  functions.push_back({"fill_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fill_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(fill_(Tensor input, Scalar value) -> Tensor
+  functions["_ops"].push_back({"fill_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fill_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(fill_(Tensor input, Scalar value) -> Tensor
 
 Sets every element of `self` to `value`.)doc"});
-  functions.push_back({"rand", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rand)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(rand(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, bool requires_grad=False) -> Tensor
+  functions["_ops"].push_back({"rand", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rand)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(rand(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, bool requires_grad=False) -> Tensor
 
 Uniform random numbers in [0, 1) of shape `size` (PyTorch's numbers for the same seed; see `manual_seed`).)doc"});
-  functions.push_back({"randperm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_randperm)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(randperm(int n, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, bool requires_grad=False) -> Tensor
+  functions["_ops"].push_back({"randperm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_randperm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(randperm(int n, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, bool requires_grad=False) -> Tensor
 
 A random permutation of 0 .. n-1 (int64 unless `dtype` says otherwise).)doc"});
-  functions.push_back({"resize_as_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_resize_as_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(resize_as_(Tensor input, Tensor the_template, *, MemoryFormat? memory_format=None) -> Tensor
+  functions["_ops"].push_back({"resize_as_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_resize_as_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(resize_as_(Tensor input, Tensor the_template, *, MemoryFormat? memory_format=None) -> Tensor
 
 Resizes `self` (as `resize_`) to the sizes of `the_template`.)doc"});
-  functions.push_back({"round", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_round)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(round(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"round", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_round)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(round(Tensor input, *, Tensor? out=None) -> Tensor
 
 Every element of `self` rounded to the nearest integer, half-way cases to the even one, in `self`'s dtype; integer tensors are returned unchanged.
 
 round(Tensor input, *, int decimals, Tensor? out=None) -> Tensor
 
 Every element of `self` rounded to `decimals` decimal digits (to tens, hundreds... when negative), half-way cases to even; floating dtypes only.)doc"});
-  functions.push_back({"round_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_round_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(round_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"round_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_round_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(round_(Tensor input) -> Tensor
 
 In-place version of round(): writes the result into self. Every element of `self` rounded to the nearest integer, half-way cases to the even one, in `self`'s dtype; integer tensors are returned unchanged.
 
 round_(Tensor input, *, int decimals) -> Tensor
 
 In-place version of round(): writes the result into self. Every element of `self` rounded to `decimals` decimal digits (to tens, hundreds... when negative), half-way cases to even; floating dtypes only.)doc"});
-  functions.push_back({"scatter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(scatter(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"scatter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(scatter(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None) -> Tensor
 
 A copy of `self` with `out[index[i][j]][j] = src[i][j]` for dim 0 (and likewise for other dims).
 
@@ -856,8 +857,8 @@ A copy of `self` where each `src[i][j]` is added to (`reduce='add'`) or multipli
 scatter(Tensor input, int dim, Tensor index, Scalar value, *, str reduce, Tensor? out=None) -> Tensor
 
 A copy of `self` where `value` is added to (`reduce='add'`) or multiplies (`'multiply'`) the elements at the positions `index` gives along `dim`, once per occurrence. Like PyTorch, it has no derivative (backward raises).)doc"});
-  functions.push_back({"scatter_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_(Tensor input, int dim, Tensor index, Tensor src) -> Tensor
+  functions["_ops"].push_back({"scatter_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_(Tensor input, int dim, Tensor index, Tensor src) -> Tensor
 
 In-place version of scatter(): writes the result into self. A copy of `self` with `out[index[i][j]][j] = src[i][j]` for dim 0 (and likewise for other dims).
 
@@ -872,24 +873,24 @@ In-place version of scatter(): writes the result into self. A copy of `self` whe
 scatter_(Tensor input, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
 
 In-place version of scatter(): writes the result into self. A copy of `self` where `value` is added to (`reduce='add'`) or multiplies (`'multiply'`) the elements at the positions `index` gives along `dim`, once per occurrence. Like PyTorch, it has no derivative (backward raises).)doc"});
-  functions.push_back({"tril", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tril)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(tril(Tensor input, int diagonal=0, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"tril", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tril)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(tril(Tensor input, int diagonal=0, *, Tensor? out=None) -> Tensor
 
 The lower triangle of the last two dimensions of `self` (elements on and below the `diagonal`-th diagonal); zeros elsewhere.)doc"});
-  functions.push_back({"tril_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tril_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(tril_(Tensor input, int diagonal=0) -> Tensor
+  functions["_ops"].push_back({"tril_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tril_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(tril_(Tensor input, int diagonal=0) -> Tensor
 
 In-place version of tril(): writes the result into self. The lower triangle of the last two dimensions of `self` (elements on and below the `diagonal`-th diagonal); zeros elsewhere.)doc"});
-  functions.push_back({"triu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_triu)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(triu(Tensor input, int diagonal=0, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"triu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_triu)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(triu(Tensor input, int diagonal=0, *, Tensor? out=None) -> Tensor
 
 The upper triangle of the last two dimensions of `self` (elements on and above the `diagonal`-th diagonal); zeros elsewhere.)doc"});
-  functions.push_back({"triu_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_triu_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(triu_(Tensor input, int diagonal=0) -> Tensor
+  functions["_ops"].push_back({"triu_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_triu_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(triu_(Tensor input, int diagonal=0) -> Tensor
 
 In-place version of triu(): writes the result into self. The upper triangle of the last two dimensions of `self` (elements on and above the `diagonal`-th diagonal); zeros elsewhere.)doc"});
-  functions.push_back({"unique_consecutive", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_unique_consecutive)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(unique_consecutive(Tensor input, bool return_inverse=False, bool return_counts=False, int? dim=None) -> tuple[Tensor, Tensor, Tensor]
+  functions["_ops"].push_back({"unique_consecutive", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_unique_consecutive)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(unique_consecutive(Tensor input, bool return_inverse=False, bool return_counts=False, int? dim=None) -> tuple[Tensor, Tensor, Tensor]
 
 `self` (flattened when `dim` is None) with every run of equal consecutive values (or slices along `dim`) kept once, with the inverse indices and run lengths when asked (empty tensors otherwise; along a dim both are always computed). `torchlite.unique_consecutive` returns only the asked ones.)doc"});
   methods.push_back({"any", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_any)),

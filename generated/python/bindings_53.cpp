@@ -3,14 +3,21 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/addr.h"
 #include "generated/ops/erfinv.h"
+#include "generated/ops/gelu.h"
+#include "generated/ops/log_sigmoid_forward.h"
 #include "generated/ops/pow.h"
 #include "generated/ops/trunc.h"
 
 namespace tl::python {
 namespace {
+
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* log_sigmoid_forward_type = nullptr;
 
 // addr
 PyObject* fn_addr(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -83,6 +90,55 @@ PyObject* fn_erfinv_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::erfinv_(self); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// gelu
+PyObject* fn_nn_gelu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "gelu(Tensor input, *, str approximate='none', Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto approximate = r.string(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::gelu_out(out, self, approximate); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::gelu(self, approximate); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// gelu_
+PyObject* fn_nn_gelu_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "gelu_(Tensor input, *, str approximate='none')",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto approximate = r.string(1);
+  auto result = [&] { GilRelease no_gil; return tl::gelu_(self, approximate); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// log_sigmoid_forward
+PyObject* fn_nn_log_sigmoid_forward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log_sigmoid_forward(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::log_sigmoid_forward(self); }();
+  return wrap_named(log_sigmoid_forward_type, wrap(result));
   TL_PY_CATCH
 }
 
@@ -397,25 +453,38 @@ PyObject* method_trunc_(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
 
 }  // namespace
 
-void add_bindings_53(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"addr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_addr)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(addr(Tensor input, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None) -> Tensor
+void add_bindings_53(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  log_sigmoid_forward_type = return_type("log_sigmoid_forward", {"output", "buffer"});
+  functions["_ops"].push_back({"addr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_addr)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(addr(Tensor input, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None) -> Tensor
 
 `beta * self + alpha * outer(vec1, vec2)`, `self` broadcast to the outer product's shape (for bool: `beta and self or alpha and outer`).)doc"});
-  functions.push_back({"addr_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_addr_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(addr_(Tensor input, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+  functions["_ops"].push_back({"addr_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_addr_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(addr_(Tensor input, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
 In-place version of addr(): writes the result into self. `beta * self + alpha * outer(vec1, vec2)`, `self` broadcast to the outer product's shape (for bool: `beta and self or alpha and outer`).)doc"});
-  functions.push_back({"erfinv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_erfinv)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(erfinv(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"erfinv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_erfinv)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(erfinv(Tensor input, *, Tensor? out=None) -> Tensor
 
 The inverse error function of every element of `self` (nan outside [-1, 1], ±inf at ±1); integer inputs give the default float dtype.)doc"});
-  functions.push_back({"erfinv_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_erfinv_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(erfinv_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"erfinv_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_erfinv_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(erfinv_(Tensor input) -> Tensor
 
 In-place version of erfinv(): writes the result into self. The inverse error function of every element of `self` (nan outside [-1, 1], ±inf at ±1); integer inputs give the default float dtype.)doc"});
-  functions.push_back({"pow", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_pow)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(pow(Tensor input, Tensor exponent, *, Tensor? out=None) -> Tensor
+  functions["_nn"].push_back({"gelu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_gelu)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(gelu(Tensor input, *, str approximate='none', Tensor? out=None) -> Tensor
+
+The GELU of every element x: `x * Phi(x)` with the normal CDF Phi (`approximate='none'`), or `0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3)))` (`'tanh'`).)doc"});
+  functions["_nn"].push_back({"gelu_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_gelu_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(gelu_(Tensor input, *, str approximate='none') -> Tensor
+
+In-place version of gelu(): writes the result into self. The GELU of every element x: `x * Phi(x)` with the normal CDF Phi (`approximate='none'`), or `0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3)))` (`'tanh'`).)doc"});
+  functions["_nn"].push_back({"log_sigmoid_forward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_log_sigmoid_forward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(log_sigmoid_forward(Tensor input) -> tuple[Tensor, Tensor]
+
+`log(sigmoid(x))` of every element x, computed as `min(x, 0) - log1p(exp(-|x|))`, and the buffer PyTorch's CPU kernel returns beside it (`exp(-|x|)`).)doc"});
+  functions["_ops"].push_back({"pow", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_pow)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(pow(Tensor input, Tensor exponent, *, Tensor? out=None) -> Tensor
 
 Raises each element of `self` to the power in `exponent`, with broadcasting and type promotion.
 
@@ -426,20 +495,20 @@ Raises each element of `self` to the number `exponent`.
 pow(Scalar self, Tensor exponent, *, Tensor? out=None) -> Tensor
 
 Raises the number `self` to each power in `exponent`; backs the reflected `number ** tensor`.)doc"});
-  functions.push_back({"pow_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_pow_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(pow_(Tensor input, Tensor exponent) -> Tensor
+  functions["_ops"].push_back({"pow_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_pow_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(pow_(Tensor input, Tensor exponent) -> Tensor
 
 In-place version of pow(): writes the result into self. Raises each element of `self` to the power in `exponent`, with broadcasting and type promotion.
 
 pow_(Tensor input, Scalar exponent) -> Tensor
 
 In-place version of pow(): writes the result into self. Raises each element of `self` to the number `exponent`.)doc"});
-  functions.push_back({"trunc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_trunc)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(trunc(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"trunc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_trunc)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(trunc(Tensor input, *, Tensor? out=None) -> Tensor
 
 Every element of `self` rounded towards zero, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
-  functions.push_back({"trunc_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_trunc_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(trunc_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"trunc_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_trunc_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(trunc_(Tensor input) -> Tensor
 
 In-place version of trunc(): writes the result into self. Every element of `self` rounded towards zero, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
   methods.push_back({"__ipow__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__ipow__)),

@@ -3,8 +3,10 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/digamma.h"
+#include "generated/ops/rrelu.h"
 #include "generated/ops/rsqrt.h"
 #include "generated/ops/tensor_split.h"
 
@@ -40,6 +42,42 @@ PyObject* fn_digamma_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::digamma_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// rrelu
+PyObject* fn_rrelu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "rrelu(Tensor input, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto lower = r.scalar(1);
+  auto upper = r.scalar(2);
+  auto training = r.toBool(3);
+  auto generator = r.generator_optional(4);
+  auto result = [&] { GilRelease no_gil; return tl::rrelu(self, lower, upper, training, generator); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// rrelu_
+PyObject* fn_rrelu_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "rrelu_(Tensor input, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto lower = r.scalar(1);
+  auto upper = r.scalar(2);
+  auto training = r.toBool(3);
+  auto generator = r.generator_optional(4);
+  auto result = [&] { GilRelease no_gil; return tl::rrelu_(self, lower, upper, training, generator); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -209,25 +247,33 @@ PyObject* method_tensor_split(PyObject* py_self, PyObject* const* args, Py_ssize
 
 }  // namespace
 
-void add_bindings_54(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"digamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_digamma)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(digamma(Tensor input, *, Tensor? out=None) -> Tensor
+void add_bindings_54(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"digamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_digamma)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(digamma(Tensor input, *, Tensor? out=None) -> Tensor
 
 The logarithmic derivative of the gamma function of every element of `self` (-inf at +0, +inf at -0, nan at negative integers); integer inputs give the default float dtype.)doc"});
-  functions.push_back({"digamma_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_digamma_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(digamma_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"digamma_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_digamma_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(digamma_(Tensor input) -> Tensor
 
 In-place version of digamma(): writes the result into self. The logarithmic derivative of the gamma function of every element of `self` (-inf at +0, +inf at -0, nan at negative integers); integer inputs give the default float dtype.)doc"});
-  functions.push_back({"rsqrt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rsqrt)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(rsqrt(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"rrelu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rrelu)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(rrelu(Tensor input, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor
+
+The randomized leaky ReLU: x where x > 0, else `a * x` with a drawn uniformly from [lower, upper] per element when `training`, and `(lower + upper) / 2` otherwise. The draws are not PyTorch's stream (PyTorch draws for the non-positive elements only).)doc"});
+  functions["_ops"].push_back({"rrelu_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rrelu_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(rrelu_(Tensor input, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor
+
+In-place rrelu.)doc"});
+  functions["_ops"].push_back({"rsqrt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rsqrt)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(rsqrt(Tensor input, *, Tensor? out=None) -> Tensor
 
 `1 / sqrt(x)` for every element x of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"rsqrt_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rsqrt_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(rsqrt_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"rsqrt_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rsqrt_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(rsqrt_(Tensor input) -> Tensor
 
 In-place version of rsqrt(): writes the result into self. `1 / sqrt(x)` for every element x of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"tensor_split", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tensor_split)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(tensor_split(Tensor input, int sections, int dim=0) -> Sequence[Tensor]
+  functions["_ops"].push_back({"tensor_split", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tensor_split)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(tensor_split(Tensor input, int sections, int dim=0) -> Sequence[Tensor]
 
 Views of `self` cut along `dim` into `sections` pieces as equal as possible (the first ones one longer).
 

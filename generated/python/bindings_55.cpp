@@ -4,11 +4,13 @@
 #include "aten/native/FactoryOptions.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/argwhere.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/eq.h"
 #include "generated/ops/equal.h"
+#include "generated/ops/leaky_relu_backward.h"
 #include "generated/ops/uniform.h"
 #include "generated/ops/unique_dim_consecutive.h"
 #include "generated/ops/zeros_like.h"
@@ -105,6 +107,23 @@ PyObject* fn_equal(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto self = r.tensor(0);
   auto other = r.tensor(1);
   auto result = [&] { GilRelease no_gil; return tl::equal(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// leaky_relu_backward
+PyObject* fn_nn_leaky_relu_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "leaky_relu_backward(Tensor grad_output, Tensor input, Scalar negative_slope, bool self_is_result)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto negative_slope = r.scalar(2);
+  auto self_is_result = r.toBool(3);
+  auto result = [&] { GilRelease no_gil; return tl::leaky_relu_backward(grad_output, self, negative_slope, self_is_result); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -276,37 +295,41 @@ PyObject* method_uniform_(PyObject* py_self, PyObject* const* args, Py_ssize_t n
 
 }  // namespace
 
-void add_bindings_55(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"argwhere", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_argwhere)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(argwhere(Tensor input) -> Tensor
+void add_bindings_55(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"argwhere", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_argwhere)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(argwhere(Tensor input) -> Tensor
 
 `nonzero(self)`: the indices of the nonzero elements, one row per element.)doc"});
-  functions.push_back({"eq", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_eq)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(eq(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"eq", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_eq)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(eq(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 True where `self == other`, element by element, with broadcasting.
 
 eq(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
 
 True where an element of `self` equals the number `other`.)doc"});
-  functions.push_back({"eq_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_eq_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(eq_(Tensor input, Tensor other) -> Tensor
+  functions["_ops"].push_back({"eq_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_eq_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(eq_(Tensor input, Tensor other) -> Tensor
 
 In-place version of eq(): writes the result into self. True where `self == other`, element by element, with broadcasting.
 
 eq_(Tensor input, Scalar other) -> Tensor
 
 In-place version of eq(): writes the result into self. True where an element of `self` equals the number `other`.)doc"});
-  functions.push_back({"equal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_equal)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(equal(Tensor input, Tensor other) -> bool
+  functions["_ops"].push_back({"equal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_equal)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(equal(Tensor input, Tensor other) -> bool
 
 Whether `self` and `other` have the same size and equal elements (compared after type promotion; NaN never equals).)doc"});
-  functions.push_back({"unique_dim_consecutive", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_unique_dim_consecutive)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(unique_dim_consecutive(Tensor input, int dim, bool return_inverse=False, bool return_counts=False) -> tuple[Tensor, Tensor, Tensor]
+  functions["_nn"].push_back({"leaky_relu_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_leaky_relu_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(leaky_relu_backward(Tensor grad_output, Tensor input, Scalar negative_slope, bool self_is_result) -> Tensor
+
+The gradient of leaky_relu: grad_output where self > 0, else `grad_output * negative_slope`.)doc"});
+  functions["_ops"].push_back({"unique_dim_consecutive", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_unique_dim_consecutive)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(unique_dim_consecutive(Tensor input, int dim, bool return_inverse=False, bool return_counts=False) -> tuple[Tensor, Tensor, Tensor]
 
 `unique_consecutive` along `dim`: runs of equal consecutive slices kept once, with inverse indices and run lengths (always computed).)doc"});
-  functions.push_back({"zeros_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_zeros_like)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(zeros_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, MemoryFormat? memory_format=None, bool requires_grad=False) -> Tensor
+  functions["_ops"].push_back({"zeros_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_zeros_like)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(zeros_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, MemoryFormat? memory_format=None, bool requires_grad=False) -> Tensor
 
 Zeros with the shape of `self` and its dtype and device unless given.)doc"});
   methods.push_back({"__eq__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__eq__)),

@@ -3,6 +3,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/amin.h"
@@ -213,27 +214,27 @@ PyObject* method_isinf(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 
 }  // namespace
 
-void add_bindings_56(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+void add_bindings_56(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   histogram_type = return_type("histogram", {"hist", "bin_edges"});
   histogram_out_type = return_type("histogram_out", {"hist", "bin_edges"});
-  functions.push_back({"amin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_amin)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(amin(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"amin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_amin)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(amin(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor? out=None) -> Tensor
 
 The smallest value of `self` over the dimensions in `dim` (all of them when empty); NaN propagates. The gradient is shared evenly between tied minima.)doc"});
-  functions.push_back({"histogram", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_histogram)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(histogram(Tensor input, Tensor bins, *, Tensor? weight=None, bool density=False, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+  functions["_ops"].push_back({"histogram", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_histogram)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(histogram(Tensor input, Tensor bins, *, Tensor? weight=None, bool density=False, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 A histogram of the elements of `self` between the increasing edges `bins` (each bin holds its left edge, the last both), summing `weight` (same number of elements) instead of counting, divided by the total and the bin widths with `density`; returns it and a copy of the edges.
 
 histogram(Tensor input, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 A histogram of the elements of `self` in `bins` equal bins between the ends of `range` (the smallest and largest element when None), with their edges (PyTorch's linspace); `weight` and `density` as for the edges overload.)doc"});
-  functions.push_back({"isinf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isinf)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(isinf(Tensor input) -> Tensor
+  functions["_ops"].push_back({"isinf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isinf)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(isinf(Tensor input) -> Tensor
 
 True where an element of `self` is positive or negative infinity.)doc"});
-  functions.push_back({"special_zeta", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_zeta)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_zeta(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"special_zeta", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_zeta)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(special_zeta(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 The Hurwitz zeta function `sum((k + other) ** -self for k >= 0)`, with broadcasting; integer inputs give the default float dtype (`torchlite.special.zeta`).
 

@@ -3,6 +3,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/index_put.h"
 #include "generated/ops/special_erfc.h"
@@ -135,21 +136,21 @@ PyObject* method_take(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 
 }  // namespace
 
-void add_bindings_59(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"index_put", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_put)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(index_put(Tensor input, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor
+void add_bindings_59(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"index_put", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_put)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(index_put(Tensor input, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor
 
 A copy of `self` with `values` (broadcast to `self[indices]`'s shape) written at `indices`, or added there when `accumulate` (duplicates then add up, in index order).)doc"});
-  functions.push_back({"index_put_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_put_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(index_put_(Tensor input, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor
+  functions["_ops"].push_back({"index_put_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_put_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(index_put_(Tensor input, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor
 
 In-place version of index_put(): writes the result into self. A copy of `self` with `values` (broadcast to `self[indices]`'s shape) written at `indices`, or added there when `accumulate` (duplicates then add up, in index order).)doc"});
-  functions.push_back({"special_erfc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_erfc)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_erfc(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"special_erfc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_erfc)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(special_erfc(Tensor input, *, Tensor? out=None) -> Tensor
 
 Alias of `erfc` (`torchlite.special.erfc`).)doc"});
-  functions.push_back({"take", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_take)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(take(Tensor input, Tensor index, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"take", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_take)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(take(Tensor input, Tensor index, *, Tensor? out=None) -> Tensor
 
 The elements of `self`, read as a flat row-major list, at the positions `index` (negative ones count from the end); shaped like `index`.)doc"});
   methods.push_back({"index_put", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_index_put)),

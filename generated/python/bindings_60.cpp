@@ -3,9 +3,11 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/aminmax.h"
+#include "generated/ops/log_sigmoid.h"
 #include "generated/ops/logical_xor.h"
 
 namespace tl::python {
@@ -36,6 +38,25 @@ PyObject* fn_aminmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   }
   auto result = [&] { GilRelease no_gil; return tl::aminmax(self, dim, keepdim); }();
   return wrap_named(aminmax_type, wrap(result));
+  TL_PY_CATCH
+}
+
+// log_sigmoid
+PyObject* fn_nn_log_sigmoid(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log_sigmoid(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::log_sigmoid_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::log_sigmoid(self); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -122,19 +143,23 @@ PyObject* method_logical_xor_(PyObject* py_self, PyObject* const* args, Py_ssize
 
 }  // namespace
 
-void add_bindings_60(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+void add_bindings_60(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   aminmax_type = return_type("aminmax", {"min", "max"});
   aminmax_out_type = return_type("aminmax_out", {"min", "max"});
-  functions.push_back({"aminmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_aminmax)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(aminmax(Tensor input, *, int? dim=None, bool keepdim=False, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+  functions["_ops"].push_back({"aminmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_aminmax)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(aminmax(Tensor input, *, int? dim=None, bool keepdim=False, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 The smallest and the largest values of `self` along `dim` (over all elements when None), in one pass.)doc"});
-  functions.push_back({"logical_xor", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logical_xor)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(logical_xor(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+  functions["_nn"].push_back({"log_sigmoid", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_log_sigmoid)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(log_sigmoid(Tensor input, *, Tensor? out=None) -> Tensor
+
+`log(sigmoid(x))` of every element x, without overflow (log_sigmoid_forward's output).)doc"});
+  functions["_ops"].push_back({"logical_xor", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logical_xor)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(logical_xor(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 True where exactly one of `self` and `other` is nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype.)doc"});
-  functions.push_back({"logical_xor_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logical_xor_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(logical_xor_(Tensor input, Tensor other) -> Tensor
+  functions["_ops"].push_back({"logical_xor_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logical_xor_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(logical_xor_(Tensor input, Tensor other) -> Tensor
 
 In-place version of logical_xor(): writes the result into self. True where exactly one of `self` and `other` is nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype.)doc"});
   methods.push_back({"aminmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_aminmax)),

@@ -3,10 +3,12 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/i0.h"
 #include "generated/ops/movedim.h"
 #include "generated/ops/rot90.h"
+#include "generated/ops/selu.h"
 
 namespace tl::python {
 namespace {
@@ -89,6 +91,34 @@ PyObject* fn_rot90(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// selu
+PyObject* fn_selu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "selu(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::selu(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// selu_
+PyObject* fn_selu_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "selu_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::selu_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.i0
 PyObject* method_i0(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -164,27 +194,35 @@ PyObject* method_rot90(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 
 }  // namespace
 
-void add_bindings_61(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"i0", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_i0)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(i0(Tensor input, *, Tensor? out=None) -> Tensor
+void add_bindings_61(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"i0", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_i0)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(i0(Tensor input, *, Tensor? out=None) -> Tensor
 
 The modified Bessel function of the first kind of order 0 of every element of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"i0_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_i0_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(i0_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"i0_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_i0_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(i0_(Tensor input) -> Tensor
 
 In-place version of i0(): writes the result into self. The modified Bessel function of the first kind of order 0 of every element of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"movedim", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_movedim)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(movedim(Tensor input, int[] source, int[] destination) -> Tensor
+  functions["_ops"].push_back({"movedim", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_movedim)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(movedim(Tensor input, int[] source, int[] destination) -> Tensor
 
 A view of `self` with the dimensions `source` moved to the positions `destination`, the others keeping their order.
 
 movedim(Tensor input, int source, int destination) -> Tensor
 
 A view of `self` with dimension `source` moved to position `destination`.)doc"});
-  functions.push_back({"rot90", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rot90)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(rot90(Tensor input, int k=1, int[] dims=[0, 1]) -> Tensor
+  functions["_ops"].push_back({"rot90", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rot90)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(rot90(Tensor input, int k=1, int[] dims=[0, 1]) -> Tensor
 
 `self` rotated by 90 degrees `k` times in the plane of `dims`, from the first towards the second dimension.)doc"});
+  functions["_ops"].push_back({"selu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_selu)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(selu(Tensor input) -> Tensor
+
+The SELU of every element: `elu(self, alpha=1.6732632423543772, scale=1.0507009873554805)`.)doc"});
+  functions["_ops"].push_back({"selu_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_selu_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(selu_(Tensor input) -> Tensor
+
+In-place selu.)doc"});
   methods.push_back({"i0", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_i0)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(i0() -> Tensor
 

@@ -3,6 +3,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/asinh.h"
@@ -11,6 +12,7 @@
 #include "generated/ops/native_dropout_backward.h"
 #include "generated/ops/negative.h"
 #include "generated/ops/sign.h"
+#include "generated/ops/softshrink.h"
 #include "generated/ops/special_gammaln.h"
 
 namespace tl::python {
@@ -188,6 +190,26 @@ PyObject* fn_sign_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// softshrink
+PyObject* fn_nn_softshrink(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "softshrink(Tensor input, Scalar lambd=0.5, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto lambd = r.scalar(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::softshrink_out(out, self, lambd); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::softshrink(self, lambd); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // special_gammaln
 PyObject* fn_special_gammaln(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -338,51 +360,55 @@ PyObject* method_sign_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 
 }  // namespace
 
-void add_bindings_62(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+void add_bindings_62(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   nanmedian_type = return_type("nanmedian", {"values", "indices"});
   nanmedian_out_type = return_type("nanmedian_out", {"values", "indices"});
-  functions.push_back({"asinh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_asinh)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(asinh(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"asinh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_asinh)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(asinh(Tensor input, *, Tensor? out=None) -> Tensor
 
 The inverse hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"asinh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_asinh_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(asinh_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"asinh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_asinh_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(asinh_(Tensor input) -> Tensor
 
 In-place version of asinh(): writes the result into self. The inverse hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
-  functions.push_back({"isclose", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isclose)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(isclose(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor
+  functions["_ops"].push_back({"isclose", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isclose)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(isclose(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor
 
 True where `|self - other| <= atol + rtol * |other|` (or both are equal, or both NaN when `equal_nan`), element by element with broadcasting; `self` and `other` must have the same dtype.)doc"});
-  functions.push_back({"nanmedian", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nanmedian)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(nanmedian(Tensor input) -> Tensor
+  functions["_ops"].push_back({"nanmedian", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nanmedian)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(nanmedian(Tensor input) -> Tensor
 
 `median` of the elements of `self` that are not NaN (NaN when all are, or `self` is empty).
 
 nanmedian(Tensor input, int dim, bool keepdim=False, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 `median.dim` ignoring NaN: the lower median of each slice's non-NaN values and its index (NaN and PyTorch's index when the slice is all NaN).)doc"});
-  functions.push_back({"native_dropout_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_native_dropout_backward)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor
+  functions["_ops"].push_back({"native_dropout_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_native_dropout_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor
 
 The gradient of `native_dropout`, (grad_output * mask) * scale with the usual type promotion.)doc"});
-  functions.push_back({"negative", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_negative)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(negative(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"negative", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_negative)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(negative(Tensor input, *, Tensor? out=None) -> Tensor
 
 Alias of `neg`.)doc"});
-  functions.push_back({"negative_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_negative_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(negative_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"negative_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_negative_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(negative_(Tensor input) -> Tensor
 
 Alias of `neg_`.)doc"});
-  functions.push_back({"sign", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sign)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(sign(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"sign", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sign)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(sign(Tensor input, *, Tensor? out=None) -> Tensor
 
 -1, 0 or 1 for every element of `self` according to its sign.)doc"});
-  functions.push_back({"sign_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sign_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(sign_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"sign_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sign_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(sign_(Tensor input) -> Tensor
 
 In-place version of sign(): writes the result into self. -1, 0 or 1 for every element of `self` according to its sign.)doc"});
-  functions.push_back({"special_gammaln", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_gammaln)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_gammaln(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_nn"].push_back({"softshrink", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_softshrink)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(softshrink(Tensor input, Scalar lambd=0.5, *, Tensor? out=None) -> Tensor
+
+The soft shrinkage of every element x: `x - lambd` above lambd, `x + lambd` below -lambd, else 0; lambd must be >= 0.)doc"});
+  functions["_ops"].push_back({"special_gammaln", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_gammaln)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(special_gammaln(Tensor input, *, Tensor? out=None) -> Tensor
 
 Alias of `lgamma` (`torchlite.special.gammaln`).)doc"});
   methods.push_back({"asinh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_asinh)),

@@ -4,6 +4,7 @@
 #include "aten/native/FactoryOptions.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/arange.h"
 #include "generated/ops/bitwise_not.h"
@@ -747,25 +748,25 @@ PyObject* method_true_divide_(PyObject* py_self, PyObject* const* args, Py_ssize
 
 }  // namespace
 
-void add_bindings_8(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"arange", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arange)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(arange(Scalar end, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, bool requires_grad=False) -> Tensor
+void add_bindings_8(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"arange", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arange)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(arange(Scalar end, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, bool requires_grad=False) -> Tensor
 
 The values 0, 1, ... up to but excluding `end`; int64 when `end` is an integer, the default float dtype otherwise.
 
 arange(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Device? device=None, Tensor? out=None, Layout? layout=None, bool? pin_memory=False, bool requires_grad=False) -> Tensor
 
 The values from `start` up to but excluding `end` in steps of `step`; int64 if all three are integers, the default float dtype otherwise.)doc"});
-  functions.push_back({"bitwise_not", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_not)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_not(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"bitwise_not", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_not)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_not(Tensor input, *, Tensor? out=None) -> Tensor
 
 The bitwise NOT of every element of `self` (logical NOT for bool); integer and bool dtypes only.)doc"});
-  functions.push_back({"bitwise_not_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_not_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_not_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"bitwise_not_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_not_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_not_(Tensor input) -> Tensor
 
 In-place version of bitwise_not(): writes the result into self. The bitwise NOT of every element of `self` (logical NOT for bool); integer and bool dtypes only.)doc"});
-  functions.push_back({"divide", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_divide)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(divide(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"divide", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_divide)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(divide(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 Alias of `div` (true division).
 
@@ -780,8 +781,8 @@ Alias of `div` with a `rounding_mode`.
 divide(Tensor input, Scalar other, *, str? rounding_mode) -> Tensor
 
 Alias of `div` by a number with a `rounding_mode`.)doc"});
-  functions.push_back({"divide_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_divide_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(divide_(Tensor input, Tensor other) -> Tensor
+  functions["_ops"].push_back({"divide_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_divide_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(divide_(Tensor input, Tensor other) -> Tensor
 
 In-place version of divide(): writes the result into self. Alias of `div` (true division).
 
@@ -796,56 +797,56 @@ In-place version of divide(): writes the result into self. Alias of `div` with a
 divide_(Tensor input, Scalar other, *, str? rounding_mode) -> Tensor
 
 In-place version of divide(): writes the result into self. Alias of `div` by a number with a `rounding_mode`.)doc"});
-  functions.push_back({"ge", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ge)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(ge(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"ge", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ge)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(ge(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 True where `self >= other`, element by element, with broadcasting.
 
 ge(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
 
 True where an element of `self` is at least the number `other`.)doc"});
-  functions.push_back({"ge_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ge_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(ge_(Tensor input, Tensor other) -> Tensor
+  functions["_ops"].push_back({"ge_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ge_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(ge_(Tensor input, Tensor other) -> Tensor
 
 In-place version of ge(): writes the result into self. True where `self >= other`, element by element, with broadcasting.
 
 ge_(Tensor input, Scalar other) -> Tensor
 
 In-place version of ge(): writes the result into self. True where an element of `self` is at least the number `other`.)doc"});
-  functions.push_back({"index_add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_add)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(index_add(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"index_add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_add)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(index_add(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor? out=None) -> Tensor
 
 A copy of `self` with `alpha * source[i]` added at position `index[i]` along `dim`, in index order.)doc"});
-  functions.push_back({"index_add_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_add_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(index_add_(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
+  functions["_ops"].push_back({"index_add_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_add_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(index_add_(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
 
 In-place version of index_add(): writes the result into self. A copy of `self` with `alpha * source[i]` added at position `index[i]` along `dim`, in index order.)doc"});
-  functions.push_back({"moveaxis", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_moveaxis)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(moveaxis(Tensor input, int[] source, int[] destination) -> Tensor
+  functions["_ops"].push_back({"moveaxis", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_moveaxis)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(moveaxis(Tensor input, int[] source, int[] destination) -> Tensor
 
 Alias of `movedim`.
 
 moveaxis(Tensor input, int source, int destination) -> Tensor
 
 Alias of `movedim`.)doc"});
-  functions.push_back({"true_divide", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_true_divide)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(true_divide(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"true_divide", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_true_divide)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(true_divide(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 Alias of `div` (true division).
 
 true_divide(Tensor input, Scalar other) -> Tensor
 
 Alias of `div` by a number (true division).)doc"});
-  functions.push_back({"true_divide_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_true_divide_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(true_divide_(Tensor input, Tensor other) -> Tensor
+  functions["_ops"].push_back({"true_divide_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_true_divide_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(true_divide_(Tensor input, Tensor other) -> Tensor
 
 In-place version of true_divide(): writes the result into self. Alias of `div` (true division).
 
 true_divide_(Tensor input, Scalar other) -> Tensor
 
 In-place version of true_divide(): writes the result into self. Alias of `div` by a number (true division).)doc"});
-  functions.push_back({"vstack", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_vstack)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(vstack(Tensor[] tensors, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"vstack", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_vstack)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(vstack(Tensor[] tensors, *, Tensor? out=None) -> Tensor
 
 Joins `tensors` row-wise (along dimension 0), each made at least 2-D.)doc"});
   methods.push_back({"__ge__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__ge__)),

@@ -3,6 +3,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_softmax_backward_data.h"
@@ -728,32 +729,32 @@ PyObject* method_subtract_(PyObject* py_self, PyObject* const* args, Py_ssize_t 
 
 }  // namespace
 
-void add_bindings_9(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+void add_bindings_9(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   _test_mul_backward_type = return_type("_test_mul_backward", {"grad_self", "grad_other"});
   max_type = return_type("max", {"values", "indices"});
   max_out_type = return_type("max_out", {"values", "indices"});
-  functions.push_back({"_softmax_backward_data", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__softmax_backward_data)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
+  functions["_ops"].push_back({"_softmax_backward_data", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__softmax_backward_data)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
 
 The gradient of softmax: `output * (grad_output - sum(grad_output * output, dim))`, in grad_output's dtype (PyTorch's CPU rule).)doc"});
-  functions.push_back({"_test_mul_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__test_mul_backward)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(_test_mul_backward(Tensor grad_output, Tensor input, Tensor other, bool[2] output_mask) -> tuple[Tensor, Tensor]
+  functions["_ops"].push_back({"_test_mul_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__test_mul_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_test_mul_backward(Tensor grad_output, Tensor input, Tensor other, bool[2] output_mask) -> tuple[Tensor, Tensor]
 
 Test op: the gradients of `self * other` for the inputs `output_mask` asks for (undefined otherwise); a backward op with its own derivative.)doc"});
-  functions.push_back({"angle", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_angle)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(angle(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"angle", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_angle)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(angle(Tensor input, *, Tensor? out=None) -> Tensor
 
 The argument of every element of `self` as a complex number (pi for negative reals, 0 otherwise, nan for nan); integer inputs give the default float dtype.)doc"});
-  functions.push_back({"arccos", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arccos)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(arccos(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"arccos", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arccos)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(arccos(Tensor input, *, Tensor? out=None) -> Tensor
 
 Alias of `acos`.)doc"});
-  functions.push_back({"arccos_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arccos_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(arccos_(Tensor input) -> Tensor
+  functions["_ops"].push_back({"arccos_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arccos_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(arccos_(Tensor input) -> Tensor
 
 Alias of `acos_`.)doc"});
-  functions.push_back({"div", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_div)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(div(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"div", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_div)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(div(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 Divides `self` by `other` (true division; integer inputs give the default float dtype).
 
@@ -768,8 +769,8 @@ Divides every element of `self` by the number `other` (true division).
 div(Tensor input, Scalar other, *, str? rounding_mode) -> Tensor
 
 Divides every element of `self` by the number `other`, rounding as `rounding_mode` says.)doc"});
-  functions.push_back({"div_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_div_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(div_(Tensor input, Tensor other) -> Tensor
+  functions["_ops"].push_back({"div_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_div_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(div_(Tensor input, Tensor other) -> Tensor
 
 In-place version of div(): writes the result into self. Divides `self` by `other` (true division; integer inputs give the default float dtype).
 
@@ -784,48 +785,48 @@ In-place version of div(): writes the result into self. Divides every element of
 div_(Tensor input, Scalar other, *, str? rounding_mode) -> Tensor
 
 In-place version of div(): writes the result into self. Divides every element of `self` by the number `other`, rounding as `rounding_mode` says.)doc"});
-  functions.push_back({"inner", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_inner)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(inner(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"inner", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_inner)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(inner(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 The inner product over the last dimension of both tensors (`tensordot(self, other, ([-1], [-1]))`); a 0-d operand multiplies the other.)doc"});
-  functions.push_back({"isneginf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isneginf)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(isneginf(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"isneginf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isneginf)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(isneginf(Tensor input, *, Tensor? out=None) -> Tensor
 
 True where an element of `self` is negative infinity.)doc"});
-  functions.push_back({"max", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_max)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(max(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"max", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_max)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(max(Tensor input, *, Tensor? out=None) -> Tensor
 
 The largest element of `self` as a 0-d tensor (NaN if any element is NaN). The gradient is shared evenly between tied maxima.
 
 max(Tensor input, int dim, bool keepdim=False, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 The largest values of `self` along `dim` and their indices (the first of ties; NaN counts as the largest).)doc"});
-  functions.push_back({"meshgrid", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_meshgrid)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(meshgrid(Tensor[] tensors) -> Sequence[Tensor]
+  functions["_ops"].push_back({"meshgrid", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_meshgrid)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(meshgrid(Tensor[] tensors) -> Sequence[Tensor]
 
 `meshgrid(tensors, indexing="ij")` (PyTorch also warns that `indexing` will be required; torchlite does not).
 
 meshgrid(Tensor[] tensors, *, str indexing) -> Sequence[Tensor]
 
 Coordinate grids of 0-d or 1-D `tensors` (views, expanded): with `indexing="ij"` output i varies along dimension i, with "xy" the first two dimensions are swapped (NumPy's Cartesian convention). From Python also `meshgrid(a, b, ...)`.)doc"});
-  functions.push_back({"minimum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_minimum)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(minimum(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"minimum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_minimum)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(minimum(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 The smaller of `self` and `other` element by element (NaN if either is NaN), with broadcasting and type promotion.)doc"});
-  functions.push_back({"special_expit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_expit)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(special_expit(Tensor input, *, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"special_expit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_expit)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(special_expit(Tensor input, *, Tensor? out=None) -> Tensor
 
 Alias of `sigmoid` (`torchlite.special.expit`).)doc"});
-  functions.push_back({"subtract", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_subtract)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(subtract(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None) -> Tensor
+  functions["_ops"].push_back({"subtract", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_subtract)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(subtract(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None) -> Tensor
 
 Alias of `sub`.
 
 subtract(Tensor input, Scalar other, Scalar alpha=1) -> Tensor
 
 Alias of `sub` of a number.)doc"});
-  functions.push_back({"subtract_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_subtract_)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(subtract_(Tensor input, Tensor other, *, Scalar alpha=1) -> Tensor
+  functions["_ops"].push_back({"subtract_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_subtract_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(subtract_(Tensor input, Tensor other, *, Scalar alpha=1) -> Tensor
 
 In-place version of subtract(): writes the result into self. Alias of `sub`.
 

@@ -424,3 +424,24 @@ def test_location_uses_the_file_name(tmp_path):
     path.write_text(HEADER + "- func: f() -> Tensor\n")
     with pytest.raises(CodegenError, match=r"^ops\.yaml:5: f: missing `doc:`$"):
         load_native_functions(str(path))
+
+
+def test_python_module_places_functions_not_methods(tmp_path):
+    """`python_module: nn` binds the function (and its in-place and out= forms) in torchlite._C._nn;
+    the in-place form is no method (PyTorch has torch._C._nn.elu_, no Tensor.elu_)."""
+    from codegen.context import build_context
+    from codegen.gen_python import bindings
+    path = tmp_path / "native_functions.yaml"
+    path.write_text("functions:\n"
+                    "- func: f(Tensor self, Scalar alpha=1) -> Tensor\n  doc: F.\n  python_module: nn\n"
+                    "  inplace: true\n  out: true\n  dispatch: {CPU: f_kernel}\n  derivatives: {self: grad}\n"
+                    "- func: g(Tensor self) -> Tensor\n  doc: G.\n  inplace: true\n  dispatch: {CPU: g_kernel}\n"
+                    "  derivatives: {self: grad}\n")
+    nf = load_native_functions(path)
+    assert [(str(f.schema.name), f.python_module, sorted(f.variants)) for f in nf.functions] == [
+        ("f", "nn", ["function"]), ("f_", "nn", ["function"]), ("f.out", "nn", ["function"]),
+        ("g", None, ["function"]), ("g_", None, ["function", "method"])]
+    functions, methods = bindings(build_context(nf))
+    assert [(b.module, b.py_name, b.c_name) for b in functions] == [
+        ("_nn", "f", "fn_nn_f"), ("_nn", "f_", "fn_nn_f_"), ("_ops", "g", "fn_g"), ("_ops", "g_", "fn_g_")]
+    assert [b.py_name for b in methods] == ["g_"]

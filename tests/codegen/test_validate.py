@@ -483,6 +483,22 @@ CASES = {
           derivatives: {self: grad}
         """, [err(L + 4, "f", "`out_dtype:` is for a composite entry with `out: true` (kernels check out's "
                               "dtype themselves; an alias follows its target)")]),
+    "python_module_unknown": ("""
+        - func: f(Tensor self) -> Tensor
+          doc: F.
+          python_module: torch
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: grad}
+        """, [err(L + 2, "f", "`python_module:` must be one of nn, special, linalg, fft, not `torch`")]),
+    "python_module_on_a_method": ("""
+        - func: f(Tensor self) -> Tensor
+          doc: F.
+          variants: method
+          python_module: nn
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: grad}
+        """, [err(L + 3, "f", "`python_module:` places the function binding, but the entry is not a "
+                              "function (`variants:` has no `function`)")]),
     "out_dtype_unknown": ("""
         - func: f(Tensor self) -> Tensor
           doc: F.

@@ -33,7 +33,8 @@ def load_targets(path=YAML):
         if kind == SchemaKind.out:
             targets.append(Target(fn, "out"))
         elif kind == SchemaKind.inplace and _has_tensor_self(fn):
-            targets.append(Target(fn, "inplace"))
+            if "method" in fn.variants:  # not F.elu_ (torchlite._C._nn.elu_, a function only)
+                targets.append(Target(fn, "inplace"))
             if "function" in fn.variants:
                 targets.append(Target(fn, "function"))
         else:

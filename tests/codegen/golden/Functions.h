@@ -7,6 +7,7 @@
 #include "generated/ops/contiguous.h"
 #include "generated/ops/conv_like.h"
 #include "generated/ops/conv_like_backward.h"
+#include "generated/ops/elu_like.h"
 #include "generated/ops/exp.h"
 #include "generated/ops/index.h"
 #include "generated/ops/max.h"

@@ -3,6 +3,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/unbind.h"
 
@@ -41,9 +42,9 @@ PyObject* method_unbind(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
 
 }  // namespace
 
-void add_bindings_2(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
-  functions.push_back({"unbind", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_unbind)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(unbind(Tensor input, int dim=0) -> Sequence[Tensor]
+void add_bindings_2(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"unbind", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_unbind)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(unbind(Tensor input, int dim=0) -> Sequence[Tensor]
 
 Views of each index.)doc"});
   methods.push_back({"unbind", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_unbind)),

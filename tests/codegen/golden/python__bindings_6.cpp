@@ -3,6 +3,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/bucket.h"
@@ -61,18 +62,18 @@ PyObject* fn_conv_like_backward(PyObject* /*module*/, PyObject* const* args, Py_
 
 }  // namespace
 
-void add_bindings_6(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+void add_bindings_6(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   conv_like_backward_type = return_type("conv_like_backward", {"grad_input", "grad_weight", "grad_bias"});
-  functions.push_back({"bucket", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bucket)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(bucket(Tensor input, int[] bins) -> Tensor
+  functions["_ops"].push_back({"bucket", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bucket)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(bucket(Tensor input, int[] bins) -> Tensor
 
 Overloads whose only difference is the element type of a list (the call names the list's C++ type).
 
 bucket(Tensor input, Tensor[] bins) -> Tensor
 
 The Tensor[] overload of bucket.)doc"});
-  functions.push_back({"conv_like_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_conv_like_backward)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(conv_like_backward(Tensor grad_output, Tensor input, Tensor weight, int[] bias_sizes, bool[3] output_mask) -> tuple[Tensor, Tensor, Tensor]
+  functions["_ops"].push_back({"conv_like_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_conv_like_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(conv_like_backward(Tensor grad_output, Tensor input, Tensor weight, int[] bias_sizes, bool[3] output_mask) -> tuple[Tensor, Tensor, Tensor]
 
 A backward op with its own derivative.)doc"});
   (void)functions;

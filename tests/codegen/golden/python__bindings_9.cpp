@@ -3,6 +3,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
+#include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/conv_like.h"
@@ -73,15 +74,15 @@ PyObject* method_max(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
 
 }  // namespace
 
-void add_bindings_9(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {
+void add_bindings_9(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   max_type = return_type("max", {"values", "indices"});
   max_out_type = return_type("max_out", {"values", "indices"});
-  functions.push_back({"conv_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_conv_like)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(conv_like(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
+  functions["_ops"].push_back({"conv_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_conv_like)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(conv_like(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
 
 Uses an optional tensor and grad_input_mask.)doc"});
-  functions.push_back({"max", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_max)),
-                       METH_FASTCALL | METH_KEYWORDS, R"doc(max(Tensor input, int dim, bool keepdim=False, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+  functions["_ops"].push_back({"max", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_max)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(max(Tensor input, int dim, bool keepdim=False, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 Maximum over a dim.)doc"});
   methods.push_back({"max", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_max)),

@@ -1,0 +1,183 @@
+"""torchlite.nn.functional: PyTorch's ``torch.nn.functional`` with its signatures and defaults.
+
+The activations are YAML operators (generated bindings in ``torchlite._C._nn`` where PyTorch binds them
+in ``torch._C._nn``, top-level ones otherwise); this module adds PyTorch's Python layer on top of them:
+``inplace=`` flags, the ``*_`` in-place functions, softmax's implicit ``dim`` (with PyTorch's deprecation
+warning, through Python's ``warnings``) and ``dtype=``, and the few activations PyTorch writes in Python
+(softsign, tanhshrink, softmin).
+"""
+from __future__ import annotations
+
+import warnings
+from typing import Optional
+
+import torchlite as _tl
+from torchlite._C import _nn
+
+__all__ = [
+    "celu", "celu_", "elu", "elu_", "gelu", "glu", "hardshrink", "hardsigmoid", "hardswish", "hardtanh",
+    "hardtanh_", "leaky_relu", "leaky_relu_", "log_softmax", "logsigmoid", "mish", "prelu", "relu", "relu6",
+    "relu_", "rrelu", "rrelu_", "selu", "selu_", "sigmoid", "silu", "softmax", "softmin", "softplus",
+    "softshrink", "softsign", "tanh", "tanhshrink", "threshold", "threshold_",
+]
+
+# Bound as they are in PyTorch (F.gelu is torch._C._nn.gelu, F.hardshrink is torch.hardshrink, ...).
+gelu = _nn.gelu
+softplus = _nn.softplus
+softshrink = _nn.softshrink
+logsigmoid = _nn.log_sigmoid
+hardshrink = _tl.hardshrink
+
+
+def threshold(input, threshold: float, value: float, inplace: bool = False):
+    """x where x > threshold, else value."""
+    return _tl.threshold_(input, threshold, value) if inplace else _tl.threshold(input, threshold, value)
+
+
+threshold_ = _tl.threshold_
+
+
+def relu(input, inplace: bool = False):
+    """max(x, 0) of every element."""
+    return _tl.relu_(input) if inplace else _tl.relu(input)
+
+
+relu_ = _tl.relu_
+
+
+def glu(input, dim: int = -1):
+    """The gated linear unit `a * sigmoid(b)` of the halves a, b of `input` along `dim`."""
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    return _nn.glu(input, dim)
+
+
+def hardtanh(input, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False):
+    """Clamps every element to [min_val, max_val]."""
+    if inplace:
+        return _nn.hardtanh_(input, min_val, max_val)
+    return _nn.hardtanh(input, min_val, max_val)
+
+
+hardtanh_ = _nn.hardtanh_
+
+
+def relu6(input, inplace: bool = False):
+    """Clamps every element to [0, 6]."""
+    return _nn.relu6_(input) if inplace else _nn.relu6(input)
+
+
+def elu(input, alpha: float = 1.0, inplace: bool = False):
+    """scale-free ELU: x for x > 0, else alpha * (exp(x) - 1)."""
+    return _nn.elu_(input, alpha) if inplace else _nn.elu(input, alpha)
+
+
+elu_ = _nn.elu_
+
+
+def selu(input, inplace: bool = False):
+    """SELU: elu with PyTorch's fixed alpha and scale."""
+    return _tl.selu_(input) if inplace else _tl.selu(input)
+
+
+selu_ = _tl.selu_
+
+
+def celu(input, alpha: float = 1.0, inplace: bool = False):
+    """CELU: max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
+    return _tl.celu_(input, alpha) if inplace else _tl.celu(input, alpha)
+
+
+celu_ = _tl.celu_
+
+
+def leaky_relu(input, negative_slope: float = 0.01, inplace: bool = False):
+    """x for x > 0, else negative_slope * x."""
+    return _nn.leaky_relu_(input, negative_slope) if inplace else _nn.leaky_relu(input, negative_slope)
+
+
+leaky_relu_ = _nn.leaky_relu_
+
+
+def prelu(input, weight):
+    """x for x > 0, else weight * x (weight one value or one per channel)."""
+    return _tl.prelu(input, weight)
+
+
+def rrelu(input, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False, inplace: bool = False):
+    """Randomized leaky ReLU: a random slope in [lower, upper] per element when training, their mean otherwise."""
+    if inplace:
+        return _tl.rrelu_(input, lower, upper, training)
+    return _tl.rrelu(input, lower, upper, training)
+
+
+def rrelu_(input, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False):
+    return _tl.rrelu_(input, lower, upper, training)
+
+
+def tanhshrink(input):
+    """x - tanh(x)."""
+    return input - input.tanh()
+
+
+def softsign(input):
+    """x / (1 + |x|)."""
+    return input / (input.abs() + 1)
+
+
+def tanh(input):
+    return input.tanh()
+
+
+def sigmoid(input):
+    return input.sigmoid()
+
+
+def hardsigmoid(input, inplace: bool = False):
+    """clamp(x / 6 + 1/2, 0, 1)."""
+    return _nn.hardsigmoid_(input) if inplace else _nn.hardsigmoid(input)
+
+
+def silu(input, inplace: bool = False):
+    """x * sigmoid(x)."""
+    return _nn.silu_(input) if inplace else _nn.silu(input)
+
+
+def mish(input, inplace: bool = False):
+    """x * tanh(softplus(x))."""
+    return _nn.mish_(input) if inplace else _nn.mish(input)
+
+
+def hardswish(input, inplace: bool = False):
+    """x * clamp(x + 3, 0, 6) / 6."""
+    return _nn.hardswish_(input) if inplace else _nn.hardswish(input)
+
+
+def _get_softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
+    """PyTorch's legacy choice of dim when none is given (deprecated, with its warning)."""
+    warnings.warn(
+        f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as an argument.",
+        stacklevel=stacklevel,
+    )
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmin(input, dim: Optional[int] = None, _stacklevel: int = 3, dtype=None):
+    """softmax(-input) along dim."""
+    if dim is None:
+        dim = _get_softmax_dim("softmin", input.dim(), _stacklevel)
+    return (-input).softmax(dim, dtype=dtype)
+
+
+def softmax(input, dim: Optional[int] = None, _stacklevel: int = 3, dtype=None):
+    """exp(x) / sum(exp(x)) along dim, computed in `dtype` when given."""
+    if dim is None:
+        dim = _get_softmax_dim("softmax", input.dim(), _stacklevel)
+    return input.softmax(dim, dtype=dtype)
+
+
+def log_softmax(input, dim: Optional[int] = None, _stacklevel: int = 3, dtype=None):
+    """log(softmax(x)) along dim, computed in `dtype` when given."""
+    if dim is None:
+        dim = _get_softmax_dim("log_softmax", input.dim(), _stacklevel)
+    return input.log_softmax(dim, dtype=dtype)
