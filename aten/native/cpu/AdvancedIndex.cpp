@@ -225,13 +225,14 @@ struct BlockOffsets {
   // The offset for a single index tensor (the common x[idx]): no loop over index tensors.
   int64_t one(int64_t n) const { return position(n) * stride[0]; }
   // The checked, wrapped index value of a single index tensor at n.
-  int64_t position(int64_t n) const {
+  // Inlined into the kernels' loops: a call per element costs more than the copy itself.
+  [[gnu::always_inline]] int64_t position(int64_t n) const {
     const int64_t v = idx[0][n];
     const int64_t wrapped = v < 0 ? v + size[0] : v;
     if (__builtin_expect(static_cast<uint64_t>(wrapped) >= static_cast<uint64_t>(size[0]), 0)) out_of_bounds(v, 0);
     return wrapped;
   }
-  [[noreturn]] void out_of_bounds(int64_t v, size_t j) const {
+  [[noreturn, gnu::cold, gnu::noinline]] void out_of_bounds(int64_t v, size_t j) const {
     throw IndexError(str("index ", v, " is out of bounds for dimension ", dims[j], " with size ", size[j]));
   }
   int64_t operator()(int64_t n) const {
@@ -523,10 +524,15 @@ void index_put_kernel(const Tensor& self, const std::vector<std::optional<Tensor
     parallel_for(0, p.nb, grain, [&](int64_t b, int64_t e) {
       if (w.size.empty() && w.numel == 1) {
         if (block.idx.size() == 1 && voff.collapsed) {
-          const int64_t vs = voff.single;
+          // x[idx] = v: the index read, checked and wrapped inline (no call per element); no
+          // prefetch, which costs more than it saves on these scattered writes.
+          const int64_t vs = voff.single, size = block.size[0], st = block.stride[0];
+          const int64_t* ix = block.idx[0];
           for (int64_t n = b; n < e; ++n) {
-            if (n + 16 < e) __builtin_prefetch(y + block.stride[0] * block.idx[0][n + 16] + (block.idx[0][n + 16] < 0 ? block.stride[0] * block.size[0] : 0), 1);
-            y[block.one(n)] = x[n * vs];
+            const int64_t i = ix[n], wrapped = i < 0 ? i + size : i;
+            if (__builtin_expect(static_cast<uint64_t>(wrapped) >= static_cast<uint64_t>(size), 0))
+              block.out_of_bounds(i, 0);
+            y[wrapped * st] = x[n * vs];
           }
           return;
         }
