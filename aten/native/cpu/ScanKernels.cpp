@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "aten/native/DimEngine.h"
+#include "aten/native/cpu/CumsumBlocked.h"
 #include "aten/native/cpu/Loops.h"  // wrapping_add, wrapping_mul
 #include "generated/ops/cummax.h"
 #include "generated/ops/cummin.h"
@@ -71,7 +72,8 @@ void cum_rows(const scalar_t* x, scalar_t* y, int64_t outer, int64_t n, int64_t 
 }
 
 // Shared body of cumsum and cumprod: `step(acc, x)` folds one element into the accumulator.
-template <typename Step>
+// `is_sum`: cumsum, whose long float32 slices take the blocked scan (CumsumBlocked.h).
+template <bool is_sum = false, typename Step>
 void cum_op(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, Tensor& out, const char* op,
             double init, Step step) {
   maybe_wrap_dim(dim, self.dim(), op);
@@ -98,6 +100,11 @@ void cum_op(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, Te
     dim_apply({out}, {in}, dim, {}, [&](const DimSlice* s) {
       scalar_t* y = s[0].as<scalar_t>();
       const scalar_t* x = s[1].as<scalar_t>();
+      if constexpr (is_sum && std::is_same_v<scalar_t, float>) {
+        if (s[0].stride == 1 && s[1].stride == 1 && s[1].size >= kCumsumBlockedMin)
+          // (the casts only name the types: this branch runs for float alone)
+          return cumsum_blocked(reinterpret_cast<const float*>(x), reinterpret_cast<float*>(y), s[1].size);
+      }
       acc_t acc = static_cast<acc_t>(init);
       for (int64_t i = 0; i < s[1].size; ++i) {
         acc = step(acc, static_cast<acc_t>(x[i * s[1].stride]));
@@ -159,7 +166,7 @@ void cum_extreme(const Tensor& self, int64_t dim, Tensor& values, Tensor& indice
 
 void cumsum_kernel(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, Tensor& out) {
   // Integers wrap on overflow as in PyTorch (two's complement, without C++'s signed-overflow UB).
-  cum_op(self, dim, dtype, out, "cumsum", 0.0, [](auto acc, auto x) { return wrapping_add(acc, x); });
+  cum_op<true>(self, dim, dtype, out, "cumsum", 0.0, [](auto acc, auto x) { return wrapping_add(acc, x); });
 }
 
 void cumprod_kernel(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, Tensor& out) {
