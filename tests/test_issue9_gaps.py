@@ -469,3 +469,26 @@ def test_frombuffer_errors(kwargs, message):
             lib.frombuffer([1, 2], dtype=lib.int32)
         with pytest.raises(TypeError):
             lib.frombuffer(bytearray(8))  # dtype is required
+
+
+# ------------------------------------------------------------------------------- std_mean / var_mean's unused output
+
+@pytest.mark.parametrize("op", ["std_mean", "var_mean"])
+@pytest.mark.parametrize("used", [0, 1, "both"])
+def test_stat_mean_backward_skips_the_unused_output(op, used):
+    """`materialize_grads: false`: the unused output's gradient stays undefined, so a NaN in its part of the
+    formula (std's or var's) does not reach the gradient of the mean alone (1/n, as PyTorch)."""
+    grads = []
+    for lib in (torch, tl):
+        x = lib.tensor([[1.0, float("nan"), 3.0], [0.5, 2.0, -1.0]], dtype=lib.float64, requires_grad=True)
+        outs = getattr(lib, op)(x, 1)
+        y = outs[0].sum() + outs[1].sum() if used == "both" else outs[used].sum()
+        (g,) = lib.autograd.grad(y, x, create_graph=True)
+        if not g.requires_grad:  # the mean's gradient is a constant (PyTorch records nothing)
+            grads.append((g.numpy(),))
+            continue
+        (gg,) = lib.autograd.grad((g * g).sum(), x)
+        grads.append((g.detach().numpy(), gg.numpy()))
+    assert len(grads[1]) == len(grads[0])
+    for got, exp in zip(grads[1], grads[0]):
+        np.testing.assert_allclose(got, exp, rtol=1e-12, equal_nan=True)

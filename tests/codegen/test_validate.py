@@ -499,6 +499,29 @@ CASES = {
           derivatives: {self: grad}
         """, [err(L + 3, "f", "`python_module:` places the function binding, but the entry is not a "
                               "function (`variants:` has no `function`)")]),
+    "materialize_grads_on_one_output": ("""
+        - func: f(Tensor self) -> Tensor
+          doc: F.
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: "grads[0]"}
+          materialize_grads: false
+        """, [err(L + 4, "f", "`materialize_grads: false` is for an entry with `derivatives:` and several "
+                              "differentiable outputs (one output's gradient is always defined)")]),
+    "materialize_grads_formula_ignores_grads": ("""
+        - func: f(Tensor self) -> (Tensor a, Tensor b)
+          doc: F.
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: "grad"}
+          materialize_grads: false
+        """, [err(L + 4, "f", "`materialize_grads: false`, but the formula for self does not read `grads[i]` "
+                              "(it must check which are defined)")]),
+    "materialize_grads_not_a_bool": ("""
+        - func: f(Tensor self) -> (Tensor a, Tensor b)
+          doc: F.
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: "grads[0]"}
+          materialize_grads: no_thanks
+        """, [err(L + 4, "f", "`materialize_grads:` must be bool, not `no_thanks` (str)")]),
     "out_dtype_unknown": ("""
         - func: f(Tensor self) -> Tensor
           doc: F.
