@@ -215,8 +215,9 @@ class _EntryReader:
         if device_check not in (None, "NoCheck"):
             self.error("device_check", f"`device_check:` must be `NoCheck` (absent: all tensors on one device), not `{device_check}`")
         out_autograd = self._get("out_autograd", str)
-        if out_autograd not in (None, "records"):
-            self.error("out_autograd", f"`out_autograd:` must be `records` (absent: out= refuses inputs that require grad), not `{out_autograd}`")
+        if out_autograd not in (None, "records", "not_implemented"):
+            self.error("out_autograd", "`out_autograd:` must be `records` or `not_implemented` (absent: out= refuses "
+                       f"inputs that require grad), not `{out_autograd}`")
         python_module = self._get("python_module", str)
         if python_module is not None and python_module not in PYTHON_MODULES:
             self.error("python_module", f"`python_module:` must be one of {', '.join(PYTHON_MODULES)}, "

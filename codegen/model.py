@@ -282,6 +282,8 @@ class NativeFunction:
     # `out_autograd: records` on a composite entry: its out= variant accepts inputs that require grad
     # and records the ops it is made of (the copy into out: CopyBackwards), as PyTorch's
     # CompositeImplicitAutograd out= overloads (quantile.out); absent, out= refuses them.
+    # `not_implemented` on a kernel entry: its out= accepts them and gives out PyTorch's NotImplemented
+    # grad_fn, whose backward raises (PyTorch's out= overloads without a formula: softmax.int_out).
     out_autograd: Optional[str] = None
     # The Python submodule of the function binding (`python_module: nn` -> torchlite._C._nn), as
     # PyTorch's YAML key; None for the top-level torchlite._C._ops. Methods are unaffected.

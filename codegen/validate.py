@@ -296,6 +296,13 @@ def _check_python_module(fn: NativeFunction, tags: set[str]) -> Problems:
                                 "function (`variants:` has no `function`)")
 
 
+def _check_out_autograd(fn: NativeFunction, tags: set[str]) -> Problems:
+    if fn.out_autograd == "not_implemented" and (fn.is_composite or fn.composite_body is not None
+                                                 or len(fn.schema.returns) != 1):
+        yield "out_autograd", ("`out_autograd: not_implemented` is for a kernel entry (`dispatch:`) with one "
+                               "output; a composite's out= `records` the ops it is made of")
+
+
 def _check_materialize_grads(fn: NativeFunction, tags: set[str]) -> Problems:
     if fn.materialize_grads:
         return
@@ -369,4 +376,5 @@ _CHECKS: tuple[Callable[[NativeFunction, set[str]], Problems], ...] = (
     _check_writes, _check_view, _check_tags, _check_python_operators,
     _check_output_differentiability, _check_samples, _check_formulas, _check_backward_node,
     _check_out_dtype, _check_python_module, _check_materialize_grads,
+    _check_out_autograd,
 )

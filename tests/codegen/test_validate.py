@@ -499,6 +499,23 @@ CASES = {
           derivatives: {self: grad}
         """, [err(L + 3, "f", "`python_module:` places the function binding, but the entry is not a "
                               "function (`variants:` has no `function`)")]),
+    "out_autograd_not_implemented_on_a_composite": ("""
+        - func: f(Tensor self) -> Tensor
+          doc: F.
+          out: true
+          impl: return self;
+          out_autograd: not_implemented
+        """, [err(L + 4, "f", "`out_autograd: not_implemented` is for a kernel entry (`dispatch:`) with one "
+                              "output; a composite's out= `records` the ops it is made of")]),
+    "out_autograd_unknown": ("""
+        - func: f(Tensor self) -> Tensor
+          doc: F.
+          out: true
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: grad}
+          out_autograd: sometimes
+        """, [err(L + 5, "f", "`out_autograd:` must be `records` or `not_implemented` (absent: out= refuses "
+                              "inputs that require grad), not `sometimes`")]),
     "materialize_grads_on_one_output": ("""
         - func: f(Tensor self) -> Tensor
           doc: F.
