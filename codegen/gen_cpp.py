@@ -323,7 +323,8 @@ def generate(ctx: Context) -> dict[str, str]:
         if groups:
             _drop_repeated_adapters([op for g in groups for op in views[g.base]])
             files[f"dispatch/ops_{i}.cpp"] = _with_includes(
-                ctx, "dispatch_shard.cpp.j2", [g.base for g in groups], shard=i, groups=groups, views=views)
+                ctx, "dispatch_shard.cpp.j2", [g.base for g in groups], shard=i, groups=groups, views=views,
+                not_implemented_out=any(f.out_autograd == "not_implemented" for g in groups for f in g.functions))
     for i, groups in enumerate(composite_shards):
         if groups:
             entries = [f for g in groups for f in g.functions if f.composite_body and f.functional is None]

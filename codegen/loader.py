@@ -38,7 +38,7 @@ class CodegenError(Exception):
 ENTRY_KEYS = ("func", "doc", "variants", "inplace", "out", "dispatch", "impl", "derivatives",
               "output_differentiability", "tags", "python_operators", "view_of", "samples", "dtypes",
               "backward_node", "alias_of", "out_dtype", "device_check",
-              "out_autograd", "python_module")
+              "out_autograd", "python_module", "materialize_grads")
 TOP_KEYS = ("tags", "functions")
 
 
@@ -215,12 +215,14 @@ class _EntryReader:
         if device_check not in (None, "NoCheck"):
             self.error("device_check", f"`device_check:` must be `NoCheck` (absent: all tensors on one device), not `{device_check}`")
         out_autograd = self._get("out_autograd", str)
-        if out_autograd not in (None, "records"):
-            self.error("out_autograd", f"`out_autograd:` must be `records` (absent: out= refuses inputs that require grad), not `{out_autograd}`")
+        if out_autograd not in (None, "records", "not_implemented"):
+            self.error("out_autograd", "`out_autograd:` must be `records` or `not_implemented` (absent: out= refuses "
+                       f"inputs that require grad), not `{out_autograd}`")
         python_module = self._get("python_module", str)
         if python_module is not None and python_module not in PYTHON_MODULES:
             self.error("python_module", f"`python_module:` must be one of {', '.join(PYTHON_MODULES)}, "
                        f"not `{python_module}`")
+        materialize_grads = self._get("materialize_grads", bool, default=True)
         if not self.ok or schema is None:
             return []
         source = NativeFunction(
@@ -232,7 +234,7 @@ class _EntryReader:
             view_of=view_of, samples=tuple(samples or ()), dtypes=dtypes, derive=derive, key_lines=self._key_lines(),
             backward_node=backward_node, alias_of=alias_of, out_dtype=out_dtype, device_check=device_check,
             out_autograd=out_autograd,
-            python_module=python_module,
+            python_module=python_module, materialize_grads=materialize_grads,
         )
         return _with_derived(source)
 

@@ -282,10 +282,16 @@ class NativeFunction:
     # `out_autograd: records` on a composite entry: its out= variant accepts inputs that require grad
     # and records the ops it is made of (the copy into out: CopyBackwards), as PyTorch's
     # CompositeImplicitAutograd out= overloads (quantile.out); absent, out= refuses them.
+    # `not_implemented` on a kernel entry: its out= accepts them and gives out PyTorch's NotImplemented
+    # grad_fn, whose backward raises (PyTorch's out= overloads without a formula: softmax.int_out).
     out_autograd: Optional[str] = None
     # The Python submodule of the function binding (`python_module: nn` -> torchlite._C._nn), as
     # PyTorch's YAML key; None for the top-level torchlite._C._ops. Methods are unaffected.
     python_module: Optional[str] = None
+    # `materialize_grads: false`: the backward node passes the gradients of unused outputs to its
+    # formulas undefined (they check `grads[i].defined()`, as PyTorch's std_mean_backward) instead of
+    # the engine filling them with zeros, which would turn a NaN in an unused part into NaN gradients.
+    materialize_grads: bool = True
     # Line of each YAML key of the entry ("func", "doc", ...; "non_differentiable:self" for an
     # input declared so), so errors point at the key. Not part of equality.
     key_lines: tuple[tuple[str, int], ...] = field(default=(), compare=False, repr=False)

@@ -296,6 +296,26 @@ def _check_python_module(fn: NativeFunction, tags: set[str]) -> Problems:
                                 "function (`variants:` has no `function`)")
 
 
+def _check_out_autograd(fn: NativeFunction, tags: set[str]) -> Problems:
+    if fn.out_autograd == "not_implemented" and (fn.is_composite or fn.composite_body is not None
+                                                 or len(fn.schema.returns) != 1):
+        yield "out_autograd", ("`out_autograd: not_implemented` is for a kernel entry (`dispatch:`) with one "
+                               "output; a composite's out= `records` the ops it is made of")
+
+
+def _check_materialize_grads(fn: NativeFunction, tags: set[str]) -> Problems:
+    if fn.materialize_grads:
+        return
+    differentiable = [d for d in (fn.output_differentiability or [True] * len(fn.schema.returns)) if d]
+    if not fn.derivatives or fn.is_composite or len(differentiable) < 2:
+        yield "materialize_grads", ("`materialize_grads: false` is for an entry with `derivatives:` and several "
+                                    "differentiable outputs (one output's gradient is always defined)")
+    for d in fn.derivatives:
+        if "grads[" not in d.formula:
+            yield "materialize_grads", (f"`materialize_grads: false`, but the formula for {', '.join(d.inputs)} does "
+                                        "not read `grads[i]` (it must check which are defined)")
+
+
 def _check_tags(fn: NativeFunction, tags: set[str]) -> Problems:
     for t in fn.tags:
         if t not in tags:
@@ -355,5 +375,6 @@ _CHECKS: tuple[Callable[[NativeFunction, set[str]], Problems], ...] = (
     _check_doc, _check_argument_names, _check_types, _check_variants, _check_dispatch, _check_derivatives, _check_derive,
     _check_writes, _check_view, _check_tags, _check_python_operators,
     _check_output_differentiability, _check_samples, _check_formulas, _check_backward_node,
-    _check_out_dtype, _check_python_module,
+    _check_out_dtype, _check_python_module, _check_materialize_grads,
+    _check_out_autograd,
 )

@@ -64,15 +64,9 @@ KNOWN_GAPS = {
 }
 # Known out= mismatches, by op: strict xfails of test_out_refuses_inputs_requiring_grad.
 KNOWN_OUT_GAPS = {
-    "softmax.int": "PyTorch's softmax out= accepts inputs that require grad and returns out with a NotImplemented "
-                   "grad_fn (its backward raises 'derivative for aten::softmax is not implemented'); torchlite "
-                   "refuses them",
-    "log_softmax.int": "PyTorch's log_softmax out= accepts inputs that require grad and returns out with a "
-                       "NotImplemented grad_fn (its backward raises); torchlite refuses them",
-    "diag": "PyTorch's diag out= accepts inputs that require grad and returns out with a NotImplemented grad_fn "
-            "(its backward raises 'derivative for aten::diagonal_copy is not implemented'); torchlite refuses them",
-    "diagonal_copy": "PyTorch's diagonal_copy out= accepts inputs that require grad and returns out with a "
-                     "NotImplemented grad_fn (its backward raises); torchlite refuses them",
+    "diag": "PyTorch's diag out= (a composite of diagonal_copy.out / diag_embed.out) accepts inputs that require "
+            "grad and returns out with a NotImplemented grad_fn naming the op it called; torchlite's diag is a "
+            "composite whose derived out= refuses them (`out_autograd: not_implemented` is for kernel entries)",
 }
 
 
@@ -312,8 +306,8 @@ def test_out_refuses_inputs_requiring_grad(f, form, sample, layout):
             return made[0] if len(made) == 1 else made
 
         func, leaves = _prepare(lambda a, k, c=call: c(a, {**k, "out": outs()}), sample, layout, lib, random=random)
-        if _variant(f, SchemaKind.out).out_autograd == "records":
-            continue  # recorded as PyTorch records it: test_out_records_like_torch
+        if _variant(f, SchemaKind.out).out_autograd is not None:
+            continue  # recorded as PyTorch records it: test_out_records_like_torch, test_out_not_implemented_like_torch
         with pytest.raises(RuntimeError, match="requires grad|require grad|automatic differentiation"):
             func(*leaves)
         with lib.no_grad():
@@ -322,6 +316,31 @@ def test_out_refuses_inputs_requiring_grad(f, form, sample, layout):
         for g, e in zip(got, expected, strict=True):
             assert not g.requires_grad
             np.testing.assert_array_equal(g.numpy(), e.numpy())
+
+
+@pytest.mark.parametrize("f,form,sample,layout", [c for c in _cases(forms=("out",), layouts=("contiguous",))
+                                                  if _variant(c.values[0], SchemaKind.out).out_autograd
+                                                  == "not_implemented"])
+def test_out_not_implemented_like_torch(f, form, sample, layout):
+    """`out_autograd: not_implemented`: out= with inputs that require grad returns `out` itself with PyTorch's
+    NotImplemented grad_fn, whose backward raises PyTorch's error; an `out` that requires grad is refused."""
+    for lib in (torch, tl):
+        call = sample_callables(f, sample)[0 if lib is torch else 1]
+        with lib.no_grad():
+            expected = _prepare(call, sample, layout, lib)[0](*_prepare(call, sample, layout, lib)[1])
+        out = lib.empty(tuple(expected.shape), dtype=expected.dtype)
+        func, leaves = _prepare(lambda a, k, c=call: c(a, {**k, "out": out}), sample, layout, lib)
+        got = func(*leaves)
+        assert got is out and got.requires_grad and not got.is_leaf
+        assert got.grad_fn.name() == "torch::autograd::NotImplemented"
+        assert type(got.grad_fn).__name__ == "NotImplemented"
+        assert [type(e[0]).__name__ for e in got.grad_fn.next_functions] == ["AccumulateGrad"] * len(leaves)
+        np.testing.assert_array_equal(got.detach().numpy(), expected.numpy())
+        with pytest.raises(RuntimeError, match=rf"^derivative for aten::{f.schema.name.name} is not implemented$"):
+            got.sum().backward()
+        out = lib.empty(tuple(expected.shape), dtype=expected.dtype, requires_grad=True)
+        with pytest.raises(RuntimeError, match="functions with out=... arguments don't support automatic"):
+            func(*leaves)
 
 
 @pytest.mark.parametrize("f,form,sample,layout", [c for c in _cases(forms=("out",), layouts=("contiguous",))

@@ -400,3 +400,95 @@ def test_numpy_keyword_alias_with_its_keyword_is_an_error():
     for lib in (torch, tl):
         with pytest.raises(TypeError):
             lib.sum(lib.ones(2, 3), dim=0, axis=1)
+
+
+# ------------------------------------------------------------------------------------------- frombuffer
+
+BUFFER = bytes(range(1, 17))
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int16", "int32", "float32", "float64", "bfloat16", "bool"])
+@pytest.mark.parametrize("count,offset", [(-1, 0), (2, 0), (-1, 8), (1, 4), (3, 2)])
+def test_frombuffer_values(dtype, count, offset):
+    item = getattr(torch, dtype).itemsize
+    data = bytes([0, 1] * 8) if dtype == "bool" else BUFFER
+    kw = dict(count=count, offset=offset)
+    fits = (len(data) - offset) % item == 0 if count < 0 else offset + count * item <= len(data)
+    if not fits:  # both refuse it
+        for lib in (torch, tl):
+            with pytest.raises(ValueError):
+                lib.frombuffer(bytearray(data), dtype=getattr(lib, dtype), **kw)
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        assert_same(tl.frombuffer(bytearray(data), dtype=getattr(tl, dtype), **kw),
+                    torch.frombuffer(bytearray(data), dtype=getattr(torch, dtype), **kw))
+
+
+def test_frombuffer_shares_memory_and_requires_grad():
+    for lib in (torch, tl):
+        buf = bytearray(8)
+        t = lib.frombuffer(buf, dtype=lib.int16, offset=2, count=2)
+        t[1] = 0x0102
+        assert buf == bytearray([0, 0, 0, 0, 2, 1, 0, 0])
+        assert not t.requires_grad
+        assert lib.frombuffer(bytearray(8), dtype=lib.float32, requires_grad=True).requires_grad
+        arr = np.zeros(4, dtype=np.float32)
+        lib.frombuffer(arr, dtype=lib.float32)[2] = 5.0
+        assert arr[2] == 5.0
+
+
+def test_frombuffer_read_only_warns():
+    # PyTorch warns once per process (an earlier asarray may have used it up): check torchlite's only
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        t = tl.frombuffer(b"abcd", dtype=tl.uint8)
+    assert [w.category for w in caught] == [UserWarning] and "not writable" in str(caught[0].message)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        assert t.tolist() == torch.frombuffer(b"abcd", dtype=torch.uint8).tolist() == [97, 98, 99, 100]
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"dtype": "int32", "offset": 8}, r"offset \(8 bytes\) must be non-negative and no greater than buffer length"),
+    ({"dtype": "int32", "offset": -1}, r"offset \(-1 bytes\) must be non-negative"),
+    ({"dtype": "int32", "count": 3}, r"requested buffer length \(3 \* 4 bytes\) after offset \(0 bytes\) must not"),
+    ({"dtype": "int32", "count": 0}, r"both buffer length \(8\) and count \(0\) must not be 0"),
+    ({"dtype": "int32", "offset": 1}, r"buffer length \(7 bytes\) after offset \(1 bytes\) must be a multiple of "
+                                      r"element size \(4\)"),
+])
+def test_frombuffer_errors(kwargs, message):
+    for lib in (torch, tl):
+        kw = dict(kwargs, dtype=getattr(lib, kwargs["dtype"]))
+        with pytest.raises(ValueError, match=message):
+            lib.frombuffer(bytearray(8), **kw)
+    for lib in (torch, tl):
+        with pytest.raises(ValueError, match=r"both buffer length \(0\) and count \(-1\)"):
+            lib.frombuffer(bytearray(), dtype=lib.int32)
+        with pytest.raises(ValueError, match="does not implement Python buffer protocol"):
+            lib.frombuffer([1, 2], dtype=lib.int32)
+        with pytest.raises(TypeError):
+            lib.frombuffer(bytearray(8))  # dtype is required
+
+
+# ------------------------------------------------------------------------------- std_mean / var_mean's unused output
+
+@pytest.mark.parametrize("op", ["std_mean", "var_mean"])
+@pytest.mark.parametrize("used", [0, 1, "both"])
+def test_stat_mean_backward_skips_the_unused_output(op, used):
+    """`materialize_grads: false`: the unused output's gradient stays undefined, so a NaN in its part of the
+    formula (std's or var's) does not reach the gradient of the mean alone (1/n, as PyTorch)."""
+    grads = []
+    for lib in (torch, tl):
+        x = lib.tensor([[1.0, float("nan"), 3.0], [0.5, 2.0, -1.0]], dtype=lib.float64, requires_grad=True)
+        outs = getattr(lib, op)(x, 1)
+        y = outs[0].sum() + outs[1].sum() if used == "both" else outs[used].sum()
+        (g,) = lib.autograd.grad(y, x, create_graph=True)
+        if not g.requires_grad:  # the mean's gradient is a constant (PyTorch records nothing)
+            grads.append((g.numpy(),))
+            continue
+        (gg,) = lib.autograd.grad((g * g).sum(), x)
+        grads.append((g.detach().numpy(), gg.numpy()))
+    assert len(grads[1]) == len(grads[0])
+    for got, exp in zip(grads[1], grads[0]):
+        np.testing.assert_allclose(got, exp, rtol=1e-12, equal_nan=True)

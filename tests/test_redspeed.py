@@ -195,10 +195,6 @@ def test_zero_dim_reduction_over_dim_value_and_gradients(op, dim, keepdim, value
     got = value_grad_gradgrad(tl, fn, value, dtype, dim, keepdim)
     assert got[:2] == exp[:2]
     same = all(g == e or (math.isnan(g) and math.isnan(e)) for g, e in zip(got[2], exp[2]))
-    if math.isnan(value) and op == "std_mean[1]":  # a strict xfail: fails the test once it passes
-        assert not same, "fixed: remove this known difference"
-        pytest.xfail("the autograd engine materializes the unused output's gradient as zeros (std's part is "
-                     "then 0 * NaN); PyTorch passes it undefined and skips that part")
     assert same, (got, exp)
 
 

@@ -78,7 +78,7 @@ from torchlite._legacy_types import (  # noqa: E402,F401
     BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor,
     ShortTensor)
 from torchlite import return_types  # noqa: E402,F401
-from torchlite._asarray import asarray  # noqa: E402,F401
+from torchlite._asarray import asarray, frombuffer  # noqa: E402,F401
 from torchlite import autograd  # noqa: E402
 from torchlite import special  # noqa: E402,F401
 from torchlite import nn  # noqa: E402,F401

@@ -52,8 +52,9 @@ def _quiet_from_numpy(array):
         return _C.from_numpy(array), True
 
 
-def _from_buffer(obj, dtype):
-    """A 1-D tensor viewing the bytes of a buffer-protocol object as `dtype`; None when obj has no buffer."""
+def _from_buffer(obj, dtype, count=-1, offset=0, op="asarray"):
+    """A 1-D tensor viewing the bytes of a buffer-protocol object as `dtype` (`count` elements from byte
+    `offset`, all the rest when count is -1) and whether they are read-only; None when obj has no buffer."""
     try:
         view = memoryview(obj)
     except TypeError:
@@ -61,17 +62,27 @@ def _from_buffer(obj, dtype):
     import numpy as np
 
     nbytes, itemsize = view.nbytes, dtype.itemsize
-    if nbytes == 0:
-        raise ValueError(f"asarray: both buffer length ({nbytes}) and count (-1) must not be 0")
-    if nbytes % itemsize:
-        raise ValueError(f"asarray: buffer length ({nbytes} bytes) after offset (0 bytes) must be a multiple of "
-                         f"element size ({itemsize})")
+    if nbytes == 0 or count == 0:
+        raise ValueError(f"{op}: both buffer length ({nbytes}) and count ({count}) must not be 0")
+    if offset < 0 or offset >= nbytes:
+        raise ValueError(f"{op}: offset ({offset} bytes) must be non-negative and no greater than buffer length "
+                         f"({nbytes} bytes) minus 1")
+    if count < 0:
+        if (nbytes - offset) % itemsize:
+            raise ValueError(f"{op}: buffer length ({nbytes - offset} bytes) after offset ({offset} bytes) must be "
+                             f"a multiple of element size ({itemsize})")
+        count = (nbytes - offset) // itemsize
+    elif offset + count * itemsize > nbytes:
+        raise ValueError(f"{op}: requested buffer length ({count} * {itemsize} bytes) after offset ({offset} bytes) "
+                         f"must not be greater than actual buffer length ({nbytes} bytes)")
+    if view.ndim != 1 or view.itemsize != 1:
+        view = view.cast("B")  # np.frombuffer counts and offsets in bytes of a flat view
     if dtype == _C.bfloat16:  # NumPy has no bfloat16: read the 2-byte words, then reinterpret them
-        words, read_only = _quiet_from_numpy(np.frombuffer(view, dtype="uint16"))
+        words, read_only = _quiet_from_numpy(np.frombuffer(view, dtype="uint16", count=count, offset=offset))
         return _reinterpret(words.untyped_storage(), dtype), read_only
     if dtype not in _NUMPY_NAMES:
-        raise TypeError(f"asarray: reading a buffer as {dtype} is not supported")
-    return _quiet_from_numpy(np.frombuffer(view, dtype=_NUMPY_NAMES[dtype]))
+        raise TypeError(f"{op}: reading a buffer as {dtype} is not supported")
+    return _quiet_from_numpy(np.frombuffer(view, dtype=_NUMPY_NAMES[dtype], count=count, offset=offset))
 
 
 def _reinterpret(storage, dtype):
@@ -143,4 +154,18 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
         return tensor.detach()
     if tensor.is_leaf:
         tensor.requires_grad_(wants_grad)
+    return tensor
+
+
+def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
+    """A 1-D tensor sharing the memory of a buffer-protocol object: `count` elements of `dtype` (all that
+    follow when -1) starting `offset` bytes in. Read-only buffers are shared too, with a warning."""
+    found = _from_buffer(buffer, dtype, count, offset, op="frombuffer")
+    if found is None:
+        raise ValueError("frombuffer: object does not implement Python buffer protocol.")
+    tensor, read_only = found
+    if read_only:
+        warnings.warn(_NOT_WRITABLE["buffer"], UserWarning, stacklevel=2)
+    if requires_grad:
+        tensor.requires_grad_(True)
     return tensor

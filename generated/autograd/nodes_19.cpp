@@ -118,6 +118,7 @@ variable_list PermuteBackward0::apply(variable_list&& grads) {
 
 // Backward of var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
 struct VarMeanBackward0 final : Node {
+  VarMeanBackward0() { materialize_grads_ = false; }  // the formulas take undefined gradients
   std::string name() const override { return "VarMeanBackward0"; }
   variable_list apply(variable_list&& grads) override;
   void release_variables() override {

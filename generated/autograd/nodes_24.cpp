@@ -277,6 +277,7 @@ variable_list SqrtBackward0::apply(variable_list&& grads) {
 
 // Backward of std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
 struct StdMeanBackward0 final : Node {
+  StdMeanBackward0() { materialize_grads_ = false; }  // the formulas take undefined gradients
   std::string name() const override { return "StdMeanBackward0"; }
   variable_list apply(variable_list&& grads) override;
   void release_variables() override {

@@ -499,6 +499,46 @@ CASES = {
           derivatives: {self: grad}
         """, [err(L + 3, "f", "`python_module:` places the function binding, but the entry is not a "
                               "function (`variants:` has no `function`)")]),
+    "out_autograd_not_implemented_on_a_composite": ("""
+        - func: f(Tensor self) -> Tensor
+          doc: F.
+          out: true
+          impl: return self;
+          out_autograd: not_implemented
+        """, [err(L + 4, "f", "`out_autograd: not_implemented` is for a kernel entry (`dispatch:`) with one "
+                              "output; a composite's out= `records` the ops it is made of")]),
+    "out_autograd_unknown": ("""
+        - func: f(Tensor self) -> Tensor
+          doc: F.
+          out: true
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: grad}
+          out_autograd: sometimes
+        """, [err(L + 5, "f", "`out_autograd:` must be `records` or `not_implemented` (absent: out= refuses "
+                              "inputs that require grad), not `sometimes`")]),
+    "materialize_grads_on_one_output": ("""
+        - func: f(Tensor self) -> Tensor
+          doc: F.
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: "grads[0]"}
+          materialize_grads: false
+        """, [err(L + 4, "f", "`materialize_grads: false` is for an entry with `derivatives:` and several "
+                              "differentiable outputs (one output's gradient is always defined)")]),
+    "materialize_grads_formula_ignores_grads": ("""
+        - func: f(Tensor self) -> (Tensor a, Tensor b)
+          doc: F.
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: "grad"}
+          materialize_grads: false
+        """, [err(L + 4, "f", "`materialize_grads: false`, but the formula for self does not read `grads[i]` "
+                              "(it must check which are defined)")]),
+    "materialize_grads_not_a_bool": ("""
+        - func: f(Tensor self) -> (Tensor a, Tensor b)
+          doc: F.
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: "grads[0]"}
+          materialize_grads: no_thanks
+        """, [err(L + 4, "f", "`materialize_grads:` must be bool, not `no_thanks` (str)")]),
     "out_dtype_unknown": ("""
         - func: f(Tensor self) -> Tensor
           doc: F.

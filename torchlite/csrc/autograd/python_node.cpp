@@ -222,7 +222,9 @@ PyTypeObject* type_for(const std::string& name) {
   if (it != types.end()) return reinterpret_cast<PyTypeObject*>(it->second);
   PyRef dict(Py_BuildValue("{s:(),s:s}", "__slots__", "__module__", "torchlite.autograd.graph"));
   if (!dict) return nullptr;
-  PyObject* type = PyObject_CallFunction(reinterpret_cast<PyObject*>(&PyType_Type), "s(O)O", name.c_str(),
+  // The class is named without the C++ namespace, as PyTorch's ("torch::autograd::NotImplemented" -> NotImplemented).
+  const std::string short_name = name.substr(name.rfind(':') == std::string::npos ? 0 : name.rfind(':') + 1);
+  PyObject* type = PyObject_CallFunction(reinterpret_cast<PyObject*>(&PyType_Type), "s(O)O", short_name.c_str(),
                                          reinterpret_cast<PyObject*>(&NodeBaseType), dict.get());
   if (!type) return nullptr;
   types.emplace(name, type);
