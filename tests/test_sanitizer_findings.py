@@ -116,3 +116,26 @@ def test_polygamma_backward_matches_torch():
 ], ids=["index_add_alpha", "index_put_accumulate", "scatter_add", "scatter_multiply"])
 def test_integer_accumulation_wraps_like_torch(call):
     assert_same(call(tl), call(torch))
+
+
+# ---------------------------------------------------------------- counts at the int64 limit (CI's sanitized fuzz)
+
+
+@pytest.mark.parametrize("correction", [-2**63, 2**63 - 1])
+def test_cov_correction_at_the_int64_limits_like_torch(correction):
+    # observations - correction wraps in PyTorch's arithmetic: a non-positive count, so the result is inf.
+    x = torch.tensor([[0.5, 1.0, 2.0, 4.0, 8.0]])
+    assert_same(tl.cov(from_torch(x), correction=correction), torch.cov(x, correction=correction))
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.histogram(m.ones(5), bins=2**63 - 1),
+    lambda m: m.histogramdd(m.ones(5, 1), bins=[2**63 - 1]),
+    lambda m: m.bincount(m.tensor([2**63 - 1])),
+], ids=["histogram", "histogramdd", "bincount"])
+def test_bin_counts_at_the_int64_limit_raise(call):
+    # bins + 1 edges (or max + 1 bins) would overflow: RuntimeError, as PyTorch's (its messages differ).
+    with pytest.raises(RuntimeError):
+        call(torch)
+    with pytest.raises(RuntimeError, match="overflow"):
+        call(tl)

@@ -77,7 +77,9 @@ Tensor cov_composite(const Tensor& self, int64_t correction, const std::optional
 
   Tensor norm_factor;
   if (!w.defined()) {
-    norm_factor = scalar_to_tensor(Scalar(observations - correction), ScalarType::Int64);
+    // Wraps for corrections near the int64 limits, as PyTorch's arithmetic does (no signed overflow).
+    const auto dof = static_cast<int64_t>(static_cast<uint64_t>(observations) - static_cast<uint64_t>(correction));
+    norm_factor = scalar_to_tensor(Scalar(dof), ScalarType::Int64);
   } else if (correction == 0) {
     norm_factor = w_sum;
   } else if (!aweights) {

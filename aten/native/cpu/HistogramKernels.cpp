@@ -69,6 +69,9 @@ Tensor bincount_kernel(const Tensor& self, const std::optional<Tensor>& weights,
     if (weights)
       TL_CHECK(weights->dim() == 1 && weights->numel() == n,
                "bincount: weights should be 1-d and have the same length as input");
+    TL_CHECK(static_cast<int64_t>(hi) < std::numeric_limits<int64_t>::max(),
+             "bincount: maximum value of input overflowed, it should be < ", std::numeric_limits<int64_t>::max(),
+             " but got ", static_cast<int64_t>(hi));
     const int64_t bins = std::max<int64_t>(static_cast<int64_t>(hi) + 1, minlength);
     if (weights) {
       if (weights->dtype() == ScalarType::Float32)
@@ -363,8 +366,14 @@ void check_histogram_inputs(const Tensor& self, const Tensor& edges, const std::
   check_histogram_weight(self, weight);
 }
 
+// bins + 1 edges: a count of INT64_MAX bins has no edge count (PyTorch's size computation overflows there).
+int64_t edge_count(int64_t bins, const char* op) {
+  TL_CHECK(bins < std::numeric_limits<int64_t>::max(), op, ": ", bins, " bins: the number of bin edges overflows int64");
+  return bins + 1;
+}
+
 void prepare_histogram_outs(const Tensor& self, int64_t bins, Tensor& hist, Tensor& bin_edges) {
-  const int64_t hist_shape[1] = {bins}, edge_shape[1] = {bins + 1};
+  const int64_t hist_shape[1] = {bins}, edge_shape[1] = {edge_count(bins, "torch.histogram")};
   prepare_output(hist, {"histogram", IntArrayRef(hist_shape, 1), self.dtype(), self.device(), OutDtype::Exact});
   prepare_output(bin_edges, {"histogram", IntArrayRef(edge_shape, 1), self.dtype(), self.device(), OutDtype::Exact});
 }
@@ -507,8 +516,10 @@ std::vector<Tensor> histogramdd_bin_edges_kernel(const Tensor& self, IntArrayRef
   const int64_t N = self.sizes().back();
   TL_CHECK(static_cast<int64_t>(bins.size()) == N,
            "histogramdd: The size of bins must be equal to the innermost dimension of the input.");
-  for (int64_t d = 0; d < N; ++d)
+  for (int64_t d = 0; d < N; ++d) {
     TL_CHECK(bins[d] > 0, "torch.histogram(): bins must be > 0, but got ", bins[d], " for dimension ", d);
+    edge_count(bins[d], "histogramdd");
+  }
   const auto ranges = dd_outer_edges(self, range);
   TL_CHECK_AS(NotImplementedError, self.dtype() != ScalarType::Bool, "histogramdd: not implemented for dtype bool");
   std::vector<Tensor> edges;
