@@ -139,3 +139,13 @@ def test_bin_counts_at_the_int64_limit_raise(call):
         call(torch)
     with pytest.raises(RuntimeError, match="overflow"):
         call(tl)
+
+
+@pytest.mark.parametrize("shape", [(2, 0, 3), (0, 1), ()])
+def test_bincount_of_a_non_1d_input_raises_like_torch(shape):
+    # The extremes were read before the rank was checked: element 0 of an empty (2, 0, 3) input.
+    x = torch.zeros(shape, dtype=torch.int64)
+    with pytest.raises(RuntimeError, match="1-d non-negative"):
+        torch.bincount(x)
+    with pytest.raises(RuntimeError, match="1-d non-negative"):
+        tl.bincount(from_torch(x))

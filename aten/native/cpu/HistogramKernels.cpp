@@ -56,6 +56,8 @@ Tensor bincount_kernel(const Tensor& self, const std::optional<Tensor>& weights,
               "bincount: not implemented for dtype ", scalar_type_name(self.dtype()));
   TL_CHECK(minlength >= 0, "bincount: minlength should be >= 0");
   if (self.dim() == 1 && self.numel() == 0) return tl::zeros({minlength}, ScalarType::Int64, self.device());
+  // Before reading the extremes: an empty input of another rank has none.
+  TL_CHECK(self.dim() == 1, "bincount only supports 1-d non-negative integral inputs.");
   return TL_DISPATCH_SWITCH(self.dtype(), "bincount", TL_CASES_INTEGRAL([&] {
     const Tensor in = contiguous_of(self);
     const scalar_t* x = in.data_ptr<scalar_t>();
