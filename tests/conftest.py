@@ -7,6 +7,8 @@ import torch
 
 import torchlite as tl
 
+pytest_plugins = ["sharding"]  # TORCHLITE_TEST_SHARD=k/n (tests/sharding.py)
+
 DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
 FLOAT_DTYPES = ["float16", "bfloat16", "float32", "float64"]
 INT_DTYPES = ["uint8", "int8", "int16", "int32", "int64"]
