@@ -1,3 +1,10 @@
-"""torchlite.nn: PyTorch's ``torch.nn`` namespace. For now it holds ``functional`` (the Module
-classes come with a later issue)."""
+"""torchlite.nn: PyTorch's ``torch.nn`` namespace: Module and its containers and layers,
+Parameter/Buffer, ``init``, ``utils`` and ``functional``."""
 from torchlite.nn import functional  # noqa: F401
+from torchlite.nn.parameter import (  # noqa: F401
+    Buffer, Parameter, UninitializedBuffer, UninitializedParameter)
+from torchlite.nn.modules import *  # noqa: F401,F403
+from torchlite.nn.modules.module import (  # noqa: F401
+    register_module_forward_hook, register_module_forward_pre_hook,
+    register_module_full_backward_hook, register_module_full_backward_pre_hook)
+from torchlite.nn import init, utils  # noqa: F401,E402
