@@ -515,24 +515,31 @@ class Module:
     # ---- conversions --------------------------------------------------------------------
 
     def _apply(self, fn, recurse=True):
-        """Replaces the data of every parameter, its gradient and every buffer by ``fn`` of it
-        (the Parameter objects stay the same, so optimizers keep working)."""
-        if recurse:
-            for module in self.children():
-                module._apply(fn)
-        for key, param in self._parameters.items():
-            if param is None:
-                continue
-            with torchlite.no_grad():
-                applied = fn(param)
-            param.data = applied
-            if param.grad is not None:
-                with torchlite.no_grad():
-                    grad_applied = fn(param.grad)
-                param.grad.data = grad_applied
-        for key, buf in self._buffers.items():
-            if buf is not None:
-                self._buffers[key] = fn(buf)
+        """Replaces every parameter (and its gradient) and every buffer by ``fn`` of it. When the
+        result has the parameter's dtype, the Parameter object stays and only its data changes
+        (optimizers keep working); torchlite cannot change a tensor's dtype in place, so a dtype
+        conversion makes new Parameter objects (as PyTorch with
+        ``set_overwrite_module_params_on_conversion(True)``), one per original, so tied parameters
+        stay tied."""
+        global _conversion_memo
+        outermost = _conversion_memo is None
+        if outermost:
+            _conversion_memo = {}
+        try:
+            if recurse:
+                for module in self.children():
+                    module._apply(fn)
+            for key, param in self._parameters.items():
+                if param is not None:
+                    self._parameters[key] = _convert_parameter(param, fn, _conversion_memo)
+            for key, buf in self._buffers.items():
+                if buf is not None:
+                    if id(buf) not in _conversion_memo:
+                        _conversion_memo[id(buf)] = (buf, fn(buf))
+                    self._buffers[key] = _conversion_memo[id(buf)][1]
+        finally:
+            if outermost:
+                _conversion_memo = None
         return self
 
     def apply(self, fn):
@@ -578,10 +585,13 @@ class Module:
             raise TypeError("nn.Module.to only accepts floating point or complex "
                             f"dtypes, but got desired dtype={dtype}")
 
+        float_kwargs = {k: v for k, v in (("device", device), ("dtype", dtype)) if v is not None}
+        other_kwargs = {"device": device} if device is not None else {}
+
         def convert(t):
             if t.is_floating_point() or t.is_complex():
-                return t.to(device=device, dtype=dtype)
-            return t.to(device=device)
+                return t.to(**float_kwargs)
+            return t.to(**other_kwargs)
 
         return self._apply(convert)
 
@@ -981,6 +991,32 @@ class Module:
             else:
                 main += "\n  " + "\n  ".join(lines) + "\n"
         return main + ")"
+
+
+_conversion_memo = None  # id(original) -> (original, converted) during one Module._apply
+
+
+def _convert_parameter(param, fn, memo):
+    """``fn`` applied to a parameter and its gradient (see Module._apply)."""
+    if id(param) in memo:
+        return memo[id(param)][1]
+    with torchlite.no_grad():
+        applied = fn(param)
+        grad = param.grad
+        grad_applied = fn(grad) if grad is not None else None
+    if applied.dtype == param.dtype and applied.device == param.device:
+        param.data = applied
+        if grad is not None:
+            grad.data = grad_applied
+        result = param
+    else:
+        result = type(param)(applied, param.requires_grad) if isinstance(param, Parameter) \
+            else Parameter(applied, param.requires_grad)
+        result.__dict__.update(param.__dict__)
+        if grad is not None:
+            result.grad = grad_applied
+    memo[id(param)] = (param, result)
+    return result
 
 
 def _torch_size_str(size):
