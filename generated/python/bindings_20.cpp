@@ -293,7 +293,7 @@ A view of `self` with the same geometry (a new tensor object sharing everything)
   functions["_nn"].push_back({"hardswish_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_hardswish_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(hardswish_backward(Tensor grad_output, Tensor input) -> Tensor
 
-The gradient of hardswish: 0 for x < -3, `grad_output * (x / 3 + 1 / 2)` for -3 <= x <= 3, grad_output above.)doc"});
+The gradient of hardswish: 0 for x <= -3, `grad_output * (x / 3 + 1 / 2)` for -3 < x < 3, grad_output from 3 on.)doc"});
   functions["_ops"].push_back({"is_same_size", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_is_same_size)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(is_same_size(Tensor input, Tensor other) -> bool
 
