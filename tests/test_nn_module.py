@@ -610,3 +610,18 @@ def test_functional_call_like_torch():
     assert_same(got.detach(), want.detach())
     assert l.scale.sum().item() == 6.0                  # restored afterwards
     assert l.tied is l.scale
+
+
+def test_legacy_backward_hook_like_torch():
+    def report(lib):
+        log = []
+        m = lib.nn.Tanh()
+        m.register_backward_hook(lambda mod, gi, go: log.append(
+            ([round(float(g.sum()), 4) for g in gi], [round(float(g.sum()), 4) for g in go])))
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            x = lib.linspace(-1, 1, 4).requires_grad_()
+            m(x).sum().backward()               # a leaf input: "multiple autograd Nodes"
+            m(x * 2).sum().backward()           # a non-leaf input: no warning
+        return log, [str(x.message) for x in w]
+    assert report(tl) == report(torch)
