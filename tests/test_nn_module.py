@@ -625,3 +625,30 @@ def test_legacy_backward_hook_like_torch():
             m(x * 2).sum().backward()           # a non-leaf input: no warning
         return log, [str(x.message) for x in w]
     assert report(tl) == report(torch)
+
+
+def test_full_backward_hook_grad_input_slots_like_torch():
+    # grad_input has a slot per tensor argument: zeros for those without a gradient, while
+    # grad_output has None for outputs that got none; a hook returning Nones drops the gradient
+    def report(lib):
+        log = []
+
+        class Two(lib.nn.Module):
+            def forward(self, a, b, scale, c):
+                return a * b * scale, c
+
+        def fmt(gs):
+            return [None if g is None else g.tolist() for g in gs]
+
+        t = Two()
+        t.register_full_backward_hook(lambda mod, gi, go: log.append((fmt(gi), fmt(go))))
+        a, b = lib.tensor([1.0], requires_grad=True), lib.tensor([2.0])
+        c = lib.tensor([5.0], requires_grad=True)
+        o1, _ = t(a, b, 3, c)
+        o1.sum().backward()
+        t.register_full_backward_hook(lambda mod, gi, go: (None,) * 4)
+        o1, _ = t(a, b, 3, c)
+        o1.sum().backward()
+        log.append(a.grad.tolist())
+        return log
+    assert report(tl) == report(torch)

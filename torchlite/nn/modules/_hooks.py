@@ -85,27 +85,31 @@ class BackwardHook:
         self.input_hooked = False
 
     @staticmethod
-    def _wrap(args, callback):
+    def _wrap(args, callback, materialize=False):
         """Routes the tensors of ``args`` that require grad through one _HookIdentity node. Returns
-        (new args, the number of tensors, whether a node was made)."""
+        (new args, the number of slots, whether a node was made). The callback gets one gradient
+        slot per element of ``args`` (None for non-tensors); a tensor's missing gradient is None,
+        or zeros with ``materialize`` (PyTorch's grad_input holds zeros there, grad_output None)."""
         is_tuple = isinstance(args, tuple)
         items = list(args) if is_tuple else [args]
-        tensor_pos = [i for i, a in enumerate(items) if isinstance(a, torchlite.Tensor)]
-        hooked = [i for i in tensor_pos if items[i].requires_grad]
+        n = len(items)
+        hooked = [i for i, a in enumerate(items) if isinstance(a, torchlite.Tensor) and a.requires_grad]
         if not hooked or not torchlite.is_grad_enabled():
-            return args, len(tensor_pos), False
-        slot_of = {i: k for k, i in enumerate(tensor_pos)}
-        n = len(tensor_pos)
+            return args, n, False
+        originals = list(items)
 
         def spread(grads):
-            # gradients of the hooked tensors -> one slot per tensor argument (None elsewhere)
+            # gradients of the hooked tensors -> one slot per element of args
             full = [None] * n
             for g, i in zip(grads, hooked):
-                full[slot_of[i]] = g
+                full[i] = g
+            if materialize:
+                full = [torchlite.zeros_like(a) if g is None and isinstance(a, torchlite.Tensor)
+                        else g for g, a in zip(full, originals)]
             return full
 
         def gather(full):
-            return [full[slot_of[i]] for i in hooked]
+            return [full[i] for i in hooked]
 
         outs = _HookIdentity.apply(lambda grads: gather(callback(tuple(spread(grads)))),
                                    *[items[i] for i in hooked])
@@ -118,7 +122,8 @@ class BackwardHook:
     def setup_input_hook(self, args):
         if not self.user_hooks:
             return args
-        args, self.n_inputs, self.input_hooked = self._wrap(args, self._input_grads)
+        args, self.n_inputs, self.input_hooked = self._wrap(args, self._input_grads,
+                                                            materialize=True)
         return args
 
     def setup_output_hook(self, result):
