@@ -601,15 +601,32 @@ def test_setstate_fills_missing_registries():
 
 def test_functional_call_like_torch():
     from torch.func import functional_call as torch_call
-    from torchlite.nn.utils.stateless import functional_call as tl_call
     t, l = make_net(torch), make_net(tl)
     xt = torch.linspace(-1, 1, 6).reshape(2, 3)
-    new = {"scale": torch.full((2, 3), 2.0)}
-    want = torch_call(t, new, (xt,))
-    got = tl_call(l, {"scale": tl.full((2, 3), 2.0)}, (from_torch(xt),))
+    want = torch_call(t, {"scale": torch.full((2, 3), 2.0)}, (xt,))
+    got = tl.func.functional_call(l, {"scale": tl.full((2, 3), 2.0)}, (from_torch(xt),))
     assert_same(got.detach(), want.detach())
     assert l.scale.sum().item() == 6.0                  # restored afterwards
     assert l.tied is l.scale
+    # a sequence of dicts, a single non-tuple argument, tied weights follow
+    w = torch_call(t, ({"scale": torch.full((2, 3), 0.5)}, {"running": torch.ones(3)}), xt)
+    g = tl.func.functional_call(l, ({"scale": tl.full((2, 3), 0.5)}, {"running": tl.ones(3)}),
+                                from_torch(xt))
+    assert_same(g.detach(), w.detach())
+    with pytest.raises(ValueError, match="appeared in multiple dictionaries"):
+        tl.func.functional_call(l, ({"scale": tl.ones(2, 3)}, {"scale": tl.ones(2, 3)}), (1,))
+    def errors(lib, net, x):
+        out = []
+        for d in [{"scale": lib.ones(2, 3), "tied": lib.ones(2, 3)},
+                  {"scale": lib.ones(2, 3), "bogus": lib.ones(1), "running": lib.ones(3)}]:
+            try:
+                lib.func.functional_call(net, d, (x,), strict=True)
+            except Exception as e:  # noqa: BLE001 - comparing the exception itself
+                out.append((type(e).__name__, str(e)))
+        return out
+    assert errors(tl, l, from_torch(xt)) == errors(torch, t, xt)
+    with pytest.warns(FutureWarning, match="stateless.functional_call` is deprecated"):
+        tl.nn.utils.stateless.functional_call(l, {"scale": tl.ones(2, 3)}, (from_torch(xt),))
 
 
 def test_legacy_backward_hook_like_torch():

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextlib
+import warnings
 
 __all__ = ["functional_call"]
 
@@ -52,8 +53,19 @@ def _swapped(module, tensors, strict):
 _ABSENT = object()
 
 
-def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, *,
-                    tie_weights=True, strict=False):
+def functional_call(module, parameters_and_buffers, args=None, kwargs=None, *, tie_weights=True,
+                    strict=False):
+    """Deprecated (as in PyTorch 2.x): torchlite.func.functional_call."""
+    warnings.warn("`torch.nn.utils.stateless.functional_call` is deprecated as of PyTorch 2.0 and "
+                  "will be removed in a future version of PyTorch. Please use "
+                  "`torch.func.functional_call` instead which is a drop-in replacement.",
+                  FutureWarning, stacklevel=2)
+    return _functional_call(module, parameters_and_buffers, args, kwargs,
+                            tie_weights=tie_weights, strict=strict)
+
+
+def _functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, *,
+                     tie_weights=True, strict=False):
     """``module(*args, **kwargs)`` with the parameters and buffers named in
     ``parameter_and_buffer_dicts`` (a dict, or a sequence of dicts with distinct keys) replaced by
     the given tensors for this call only."""
@@ -76,6 +88,9 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
             by_id.setdefault(id(t), []).append(name)
         for names in by_id.values():
             given = [n for n in names if n in tensors]
+            if len(given) > 1 and len({id(tensors[n]) for n in given}) != 1:
+                raise ValueError(f"functional_call got multiple values for keys {sorted(names)}, "
+                                 "which are tied. Consider using tie_weights=False")
             if given:
                 for n in names:
                     tensors.setdefault(n, tensors[given[0]])
