@@ -669,3 +669,54 @@ def test_full_backward_hook_grad_input_slots_like_torch():
         log.append(a.grad.tolist())
         return log
     assert report(tl) == report(torch)
+
+
+def _lazy_classes(lib):
+    nn = lib.nn
+    from importlib import import_module
+    mixin = import_module(lib.__name__ + ".nn.modules.lazy").LazyModuleMixin
+
+    class Scale(nn.Module):
+        def __init__(self, n):
+            super().__init__()
+            self.weight = nn.Parameter(lib.empty(n))
+            self.register_buffer("seen", lib.zeros(n))
+
+        def forward(self, x):
+            return x * self.weight
+
+    class LazyScale(mixin, Scale):
+        cls_to_become = Scale
+
+        def __init__(self):
+            super().__init__(0)
+            self.weight = nn.UninitializedParameter()
+            self.seen = nn.UninitializedBuffer()
+
+        def initialize_parameters(self, x):
+            if self.has_uninitialized_params():
+                with lib.no_grad():
+                    self.weight.materialize((x.shape[-1],))
+                    self.seen.materialize((x.shape[-1],))
+                    self.weight.fill_(2.0)
+                    self.seen.zero_()
+
+    return Scale, LazyScale
+
+
+def test_lazy_module_like_torch():
+    def report(lib):
+        Scale, LazyScale = _lazy_classes(lib)
+        m = LazyScale()
+        out = [m.has_uninitialized_params(), [type(v).__name__ for v in m.state_dict().values()]]
+        y = m(lib.ones(2, 3))
+        out += [type(m).__name__, tuple(m.weight.shape),
+                type(m.weight).__name__, y.tolist(), list(m._forward_pre_hooks),
+                hasattr(m, "_initialize_hook")]
+        # loading a checkpoint materializes a fresh lazy module with the checkpoint's shapes
+        fresh = LazyScale()
+        fresh.load_state_dict({"weight": lib.full((4,), 3.0), "seen": lib.ones(4)})
+        out += [tuple(fresh.weight.shape), fresh.weight.tolist(), type(fresh).__name__,
+                fresh(lib.ones(4)).tolist(), type(fresh).__name__]
+        return out
+    assert report(tl) == report(torch)
