@@ -522,8 +522,8 @@ def test_always_call_hook_runs_when_forward_raises():
 
 def test_global_forward_hooks():
     log = []
-    h1 = tl.nn.register_module_forward_pre_hook(lambda mod, args: log.append(("gpre", type(mod).__name__)))
-    h2 = tl.nn.register_module_forward_hook(lambda mod, args, out: log.append(("gpost", type(mod).__name__)))
+    h1 = tl.nn.modules.module.register_module_forward_pre_hook(lambda mod, args: log.append(("gpre", type(mod).__name__)))
+    h2 = tl.nn.modules.module.register_module_forward_hook(lambda mod, args, out: log.append(("gpost", type(mod).__name__)))
     try:
         tl.nn.Sequential(tl.nn.ReLU())(tl.ones(1))
     finally:
@@ -584,6 +584,7 @@ def test_pickle_round_trip():
     assert repr(r) == repr(m)
     assert r.scale.tolist() == m.scale.tolist() and type(r.scale) is tl.nn.Parameter
     assert r.scale.requires_grad and r.count == 5
+    assert r.scale is r.tied and r.body is r.alias          # sharing survives
     assert [n for n, _ in r.named_buffers()] == ["running", "scratch"]
     assert list(r.state_dict()) == list(m.state_dict())
     assert r.training
@@ -719,4 +720,30 @@ def test_lazy_module_like_torch():
         out += [tuple(fresh.weight.shape), fresh.weight.tolist(), type(fresh).__name__,
                 fresh(lib.ones(4)).tolist(), type(fresh).__name__]
         return out
+    assert report(tl) == report(torch)
+
+
+def test_global_registration_hooks_like_torch():
+    def report(lib):
+        mm = lib.nn.modules.module
+        log = []
+        handles = [
+            mm.register_module_buffer_registration_hook(lambda m, n, v: log.append(("buffer", n))),
+            mm.register_module_parameter_registration_hook(lambda m, n, v: log.append(("param", n))),
+            mm.register_module_module_registration_hook(
+                lambda m, n, v: lib.nn.Tanh() if n == "swap" else log.append(("module", n))),
+        ]
+        try:
+            m = lib.nn.Module()
+            m.register_buffer("b", lib.ones(1))
+            m.p = lib.nn.Parameter(lib.ones(1))
+            m.c = lib.nn.ReLU()
+            m.add_module("d", None)
+            m.swap = lib.nn.ReLU()
+            kinds = type(m.swap).__name__
+        finally:
+            for h in handles:
+                h.remove()
+        m.e = lib.nn.ReLU()
+        return log, kinds
     assert report(tl) == report(torch)

@@ -4,9 +4,6 @@ from torchlite.nn import functional  # noqa: F401
 from torchlite.nn.parameter import (  # noqa: F401
     Buffer, Parameter, UninitializedBuffer, UninitializedParameter)
 from torchlite.nn.modules import *  # noqa: F401,F403
-from torchlite.nn.modules.module import (  # noqa: F401
-    register_module_forward_hook, register_module_forward_pre_hook,
-    register_module_full_backward_hook, register_module_full_backward_pre_hook)
 from torchlite.nn import init, utils  # noqa: F401,E402
 # torchlite.func (functional_call) is bound here, as the package is imported with torchlite.nn,
 # so `torchlite.func.functional_call` works after `import torchlite` as torch.func does.

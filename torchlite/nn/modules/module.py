@@ -21,7 +21,9 @@ from torchlite.nn.parameter import Buffer, Parameter, is_lazy
 from ._hooks import BackwardHook, RemovableHandle
 
 __all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
-           "register_module_full_backward_pre_hook", "register_module_full_backward_hook"]
+           "register_module_full_backward_pre_hook", "register_module_full_backward_hook",
+           "register_module_buffer_registration_hook", "register_module_module_registration_hook",
+           "register_module_parameter_registration_hook"]
 
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
 
@@ -31,6 +33,39 @@ _global_forward_hooks: dict = OrderedDict()
 _global_forward_hooks_always_called: dict = OrderedDict()
 _global_backward_pre_hooks: dict = OrderedDict()
 _global_backward_hooks: dict = OrderedDict()
+# hook(module, name, value) before a buffer/submodule/parameter is registered; may return a new value
+_global_buffer_registration_hooks: dict = OrderedDict()
+_global_module_registration_hooks: dict = OrderedDict()
+_global_parameter_registration_hooks: dict = OrderedDict()
+
+
+def _add_global_hook(hooks, hook):
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = hook
+    return handle
+
+
+def register_module_buffer_registration_hook(hook):
+    """``hook(module, name, buffer)`` before any module registers a buffer."""
+    return _add_global_hook(_global_buffer_registration_hooks, hook)
+
+
+def register_module_module_registration_hook(hook):
+    """``hook(module, name, submodule)`` before any module registers a submodule."""
+    return _add_global_hook(_global_module_registration_hooks, hook)
+
+
+def register_module_parameter_registration_hook(hook):
+    """``hook(module, name, param)`` before any module registers a parameter."""
+    return _add_global_hook(_global_parameter_registration_hooks, hook)
+
+
+def _run_registration_hooks(hooks, module, name, value):
+    for hook in hooks.values():
+        output = hook(module, name, value)
+        if output is not None:
+            value = output
+    return value
 
 
 def register_module_forward_pre_hook(hook):
@@ -192,6 +227,7 @@ class Module:
                             "(torch Tensor or None required)")
         if isinstance(tensor, Buffer):
             persistent = tensor.persistent
+        tensor = _run_registration_hooks(_global_buffer_registration_hooks, self, name, tensor)
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers_set.discard(name)
@@ -221,6 +257,7 @@ class Module:
                 f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must be "
                 f"created explicitly. To express '{name}' as a function of another Tensor, compute "
                 "the value in the forward() method.")
+        param = _run_registration_hooks(_global_parameter_registration_hooks, self, name, param)
         self._parameters[name] = param
 
     def add_module(self, name, module):
@@ -235,6 +272,7 @@ class Module:
             raise KeyError(f'module name can\'t contain ".", got: {name}')
         if name == "":
             raise KeyError('module name can\'t be empty string ""')
+        module = _run_registration_hooks(_global_module_registration_hooks, self, name, module)
         self._modules[name] = module
 
     def register_module(self, name, module):
@@ -352,13 +390,15 @@ class Module:
                 raise AttributeError("cannot assign module before Module.__init__() call")
             remove_from(self.__dict__, self._parameters, self._buffers,
                         self._non_persistent_buffers_set)
-            modules[name] = value
+            modules[name] = _run_registration_hooks(_global_module_registration_hooks, self, name,
+                                                    value)
             return
         if modules is not None and name in modules:
             if value is not None:
                 raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
                                 "(torch.nn.Module or None expected)")
-            modules[name] = value
+            modules[name] = _run_registration_hooks(_global_module_registration_hooks, self, name,
+                                                    value)
             return
         buffers = self.__dict__.get("_buffers")
         if isinstance(value, Buffer) or (buffers is not None and name in buffers):
