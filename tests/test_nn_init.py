@@ -151,6 +151,36 @@ def test_meta_tensors_are_left_alone():
     assert tl.nn.init.sparse_(tl.empty(3, 3, device="meta"), 0.5).is_meta
 
 
-def test_orthogonal_is_absent_until_linalg_qr_exists():
-    # orthogonal_ needs a QR factorisation; torchlite.linalg.qr lands with issue 10's LAPACK part
+def test_orthogonal_like_torch_where_linalg_qr_exists():
+    # orthogonal_ needs a QR factorisation: torchlite.linalg.qr lands with issue 10's LAPACK part,
+    # and orthogonal_ exists exactly where it does
     assert hasattr(tl.nn.init, "orthogonal_") == hasattr(tl.linalg, "qr")
+    if not hasattr(tl.linalg, "qr"):
+        return
+    for shape, gain in [((5, 3), 1.0), ((3, 5), 2.0), ((4, 2, 3), 1.0), ((6, 6), 0.5)]:
+        torch.manual_seed(0)
+        want = torch.nn.init.orthogonal_(torch.empty(shape), gain=gain)
+        tl.manual_seed(0)
+        got = tl.nn.init.orthogonal_(tl.empty(shape), gain=gain)
+        torch.testing.assert_close(to_torch(got), want, rtol=1e-4, atol=1e-5)
+    with pytest.raises(ValueError, match="Only tensors with 2 or more dimensions are supported"):
+        tl.nn.init.orthogonal_(tl.empty(3))
+
+
+def test_orthogonal_logic_with_a_numpy_qr(monkeypatch):
+    # orthogonal_'s own steps (normal draw, transposes, sign fix, gain) against torch's, with
+    # NumPy's LAPACK QR standing in for torchlite.linalg.qr until that exists
+    import numpy as np
+
+    def numpy_qr(a):
+        q, r = np.linalg.qr(a.numpy())
+        return tl.from_numpy(np.ascontiguousarray(q)), tl.from_numpy(np.ascontiguousarray(r))
+
+    monkeypatch.setattr(tl.linalg, "qr", numpy_qr, raising=False)
+    for shape, gain in [((5, 3), 1.0), ((3, 5), 2.0), ((4, 2, 3), 1.0), ((6, 6), 0.5)]:
+        torch.manual_seed(0)
+        want = torch.nn.init.orthogonal_(torch.empty(shape), gain=gain)
+        tl.manual_seed(0)
+        got = tl.nn.init._orthogonal_(tl.empty(shape), gain=gain)
+        torch.testing.assert_close(to_torch(got), want, rtol=1e-4, atol=1e-5)
+    assert tl.nn.init._orthogonal_(tl.empty(0, 3)).shape == (0, 3)

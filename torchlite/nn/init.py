@@ -12,7 +12,8 @@ __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_"
            "zeros_", "eye_", "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
            "kaiming_normal_", "sparse_", "uniform", "normal", "constant", "eye", "dirac",
            "xavier_uniform", "xavier_normal", "kaiming_uniform", "kaiming_normal", "sparse"]
-# orthogonal_ needs torchlite.linalg.qr, which does not exist yet (issue 10's LAPACK part).
+# orthogonal_ needs torchlite.linalg.qr (issue 10's LAPACK part): it is defined (at the end of
+# this file) only where that exists.
 
 _LINEAR_FNS = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
                "conv_transpose3d")
@@ -230,6 +231,30 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     return tensor
 
 
+def _orthogonal_(tensor, gain=1, generator=None):
+    """Fills ``tensor`` (2+ dims, seen as rows x the rest) with a (semi-)orthogonal matrix: the Q of
+    the QR factorisation of a standard normal matrix (of its transpose when there are fewer rows than
+    columns), with column signs fixed by R's diagonal so that the result is unique, times ``gain``."""
+    if tensor.ndimension() < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0 or tensor.is_meta:
+        return tensor
+    rows = tensor.size(0)
+    cols = tensor.numel() // rows
+    normal = tensor.new_empty((rows, cols)).normal_(0, 1, generator=generator)
+    wide = rows < cols
+    if wide:
+        normal = normal.t()
+    q, r = torchlite.linalg.qr(normal)
+    q = q * torchlite.diagonal(r, 0).sign()
+    if wide:
+        q = q.t()
+    with torchlite.no_grad():
+        tensor.view_as(q).copy_(q)
+        tensor.mul_(gain)
+    return tensor
+
+
 def _deprecated(fn):
     old = fn.__name__[:-1]
 
@@ -253,3 +278,9 @@ xavier_normal = _deprecated(xavier_normal_)
 kaiming_uniform = _deprecated(kaiming_uniform_)
 kaiming_normal = _deprecated(kaiming_normal_)
 sparse = _deprecated(sparse_)
+
+if hasattr(torchlite.linalg, "qr"):
+    orthogonal_ = _orthogonal_
+    orthogonal_.__name__ = "orthogonal_"
+    orthogonal = _deprecated(orthogonal_)
+    __all__ += ["orthogonal_", "orthogonal"]
