@@ -524,14 +524,18 @@ def test_global_forward_hooks():
     log = []
     h1 = tl.nn.modules.module.register_module_forward_pre_hook(lambda mod, args: log.append(("gpre", type(mod).__name__)))
     h2 = tl.nn.modules.module.register_module_forward_hook(lambda mod, args, out: log.append(("gpost", type(mod).__name__)))
+    h3 = tl.nn.modules.module.register_module_forward_hook(
+        lambda mod, args, kwargs, out: log.append(("gkw", kwargs)), with_kwargs=True)
     try:
         tl.nn.Sequential(tl.nn.ReLU())(tl.ones(1))
     finally:
         h1.remove()
         h2.remove()
-    assert log == [("gpre", "Sequential"), ("gpre", "ReLU"), ("gpost", "ReLU"), ("gpost", "Sequential")]
+        h3.remove()
+    assert log == [("gpre", "Sequential"), ("gpre", "ReLU"), ("gpost", "ReLU"), ("gkw", {}),
+                   ("gpost", "Sequential"), ("gkw", {})]
     tl.nn.ReLU()(tl.ones(1))
-    assert len(log) == 4
+    assert len(log) == 6 and not tl.nn.modules.module._global_forward_hooks_with_kwargs
 
 
 def test_backward_hook_mixing_is_refused():

@@ -31,6 +31,7 @@ _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
 _global_forward_pre_hooks: dict = OrderedDict()
 _global_forward_hooks: dict = OrderedDict()
 _global_forward_hooks_always_called: dict = OrderedDict()
+_global_forward_hooks_with_kwargs: dict = OrderedDict()
 _global_backward_pre_hooks: dict = OrderedDict()
 _global_backward_hooks: dict = OrderedDict()
 # hook(module, name, value) before a buffer/submodule/parameter is registered; may return a new value
@@ -75,10 +76,15 @@ def register_module_forward_pre_hook(hook):
     return handle
 
 
-def register_module_forward_hook(hook, *, always_call=False):
-    """A forward hook ``hook(module, args, output)`` run by every module, before its own."""
-    handle = RemovableHandle(_global_forward_hooks, extra_dict=_global_forward_hooks_always_called)
+def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
+    """A forward hook ``hook(module, args, output)`` (``hook(module, args, kwargs, output)`` with
+    with_kwargs) run by every module, before its own."""
+    handle = RemovableHandle(_global_forward_hooks,
+                             extra_dict=[_global_forward_hooks_always_called,
+                                         _global_forward_hooks_with_kwargs])
     _global_forward_hooks[handle.id] = hook
+    if with_kwargs:
+        _global_forward_hooks_with_kwargs[handle.id] = True
     if always_call:
         _global_forward_hooks_always_called[handle.id] = True
     return handle
@@ -684,7 +690,8 @@ class Module:
                 if (hook_id in self._forward_hooks_always_called
                         or hook_id in _global_forward_hooks_always_called):
                     called_always.add(hook_id)
-                if hook_id in self._forward_hooks_with_kwargs:
+                if (hook_id in self._forward_hooks_with_kwargs
+                        or hook_id in _global_forward_hooks_with_kwargs):
                     res = hook(self, args, kwargs, result)
                 else:
                     res = hook(self, args, result)
@@ -707,7 +714,8 @@ class Module:
                           or hook_id in _global_forward_hooks_always_called)
                 if always and hook_id not in called_always:
                     try:
-                        if hook_id in self._forward_hooks_with_kwargs:
+                        if (hook_id in self._forward_hooks_with_kwargs
+                                or hook_id in _global_forward_hooks_with_kwargs):
                             hook(self, args, kwargs, None)
                         else:
                             hook(self, args, None)
