@@ -156,3 +156,16 @@ def test_softmax_setstate_defaults_dim():
     fresh = tl.nn.Softmax.__new__(tl.nn.Softmax)
     fresh.__setstate__(state)
     assert fresh.dim is None
+
+
+@pytest.mark.parametrize("name,args", CASES)
+def test_meta_inputs_give_torch_shapes(name, args):
+    t, l = _pair(name, args)
+    if name == "RReLU":
+        t.eval()
+        l.eval()
+    if list(l.parameters()):
+        l.to_empty(device="meta")
+    shape = (4, 6, 2, 2) if name == "Softmax2d" else (4, 6)
+    y = l(tl.empty(shape, device="meta"))
+    assert y.is_meta and tuple(y.shape) == tuple(t(torch.zeros(shape)).shape)

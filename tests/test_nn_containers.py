@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-import pytest
 import torch
 
 import torchlite as tl

@@ -7,7 +7,7 @@ tensor marked so that Module.__setattr__ registers it as a buffer.
 """
 from __future__ import annotations
 
-from collections import OrderedDict
+import copy
 
 import torchlite
 from torchlite._tensor import Tensor
@@ -46,7 +46,7 @@ class Parameter(Tensor):
             return memo[id(self)]
         result = type(self)(self.data.clone(), self.requires_grad)
         result.__dict__.update(
-            {k: __import__("copy").deepcopy(v, memo) for k, v in self.__dict__.items()})
+            {k: copy.deepcopy(v, memo) for k, v in self.__dict__.items()})
         memo[id(self)] = result
         return result
 
