@@ -441,7 +441,7 @@ def _hook_log(lib, with_grad_input=True):
     m.register_forward_pre_hook(lambda mod, args: log.append("pre-first"), prepend=True)
     m.register_forward_pre_hook(lambda mod, args, kwargs: log.append(("pre-kw", sorted(kwargs))),
                                 with_kwargs=True)
-    m.register_forward_hook(lambda mod, args, out: log.append(("post", round(float(out.sum()), 3))))
+    m.register_forward_hook(lambda mod, args, out: log.append(("post", round(float(out.detach().sum()), 3))))
     m.register_forward_hook(lambda mod, args, kwargs, out: log.append("post-kw"), with_kwargs=True,
                             prepend=True)
     m[0].register_forward_hook(lambda mod, args, out: log.append("inner-post"))
