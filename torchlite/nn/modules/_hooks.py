@@ -2,6 +2,7 @@
 which full backward (pre-)hooks see a module's input and output gradients."""
 from __future__ import annotations
 
+import warnings
 import weakref
 from collections import OrderedDict
 
@@ -145,6 +146,11 @@ class BackwardHook:
         self.grad_outputs = grad_outputs
         if self.user_hooks and not self.input_hooked:
             # no input needs a gradient: the hooks run now, with grad_input all None
+            warnings.warn("Full backward hook is firing when gradients are computed with respect "
+                          "to module outputs since no inputs require gradients. See "
+                          "https://docs.pytorch.org/docs/main/generated/torch.nn.Module.html"
+                          "#torch.nn.Module.register_full_backward_hook for more details.",
+                          stacklevel=5)
             grad_inputs = (None,) * self.n_inputs
             for hook in self.user_hooks:
                 res = hook(self.module, grad_inputs, self.grad_outputs)
