@@ -730,6 +730,12 @@ def test_lazy_module_like_torch():
         fresh.load_state_dict({"weight": lib.full((4,), 3.0), "seen": lib.ones(4)})
         out += [tuple(fresh.weight.shape), fresh.weight.tolist(), type(fresh).__name__,
                 fresh(lib.ones(4)).tolist(), type(fresh).__name__]
+        # converted before its first call, a lazy module keeps its placeholders, in the new dtype
+        d = LazyScale().double()
+        out += [type(d.weight).__name__, str(d.weight.dtype).split(".")[-1],
+                type(d.seen).__name__]
+        y = d(lib.ones(2, 5, dtype=lib.float64))
+        out += [str(y.dtype).split(".")[-1], str(d.seen.dtype).split(".")[-1], tuple(d.seen.shape)]
         return out
     assert report(tl) == report(torch)
 

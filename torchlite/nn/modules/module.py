@@ -578,7 +578,7 @@ class Module:
             for key, buf in self._buffers.items():
                 if buf is not None:
                     if id(buf) not in _conversion_memo:
-                        _conversion_memo[id(buf)] = (buf, fn(buf))
+                        _conversion_memo[id(buf)] = (buf, _convert_buffer(buf, fn))
                     self._buffers[key] = _conversion_memo[id(buf)][1]
         finally:
             if outermost:
@@ -1046,7 +1046,10 @@ def _convert_parameter(param, fn, memo):
         applied = fn(param)
         grad = param.grad
         grad_applied = fn(grad) if grad is not None else None
-    if applied.dtype == param.dtype and applied.device == param.device:
+    if is_lazy(param):
+        # a placeholder stays one, with the new dtype/device
+        result = type(param)(param.requires_grad, device=applied.device, dtype=applied.dtype)
+    elif applied.dtype == param.dtype and applied.device == param.device:
         param.data = applied
         if grad is not None:
             grad.data = grad_applied
@@ -1089,6 +1092,15 @@ def _warn_legacy_backward_hook(inputs, result, grad_fn):
     if in_fns != {n[0] for n in grad_fn.next_functions}:
         _legacy_hook_warning("a non-full backward hook when the forward contains multiple "
                              "autograd Nodes")
+
+
+def _convert_buffer(buf, fn):
+    applied = fn(buf)
+    if is_lazy(buf) and not is_lazy(applied):
+        # a placeholder stays one, with the new dtype/device
+        return type(buf)(buf.requires_grad, device=applied.device, dtype=applied.dtype,
+                         persistent=getattr(buf, "persistent", True))
+    return applied
 
 
 def _torch_size_str(size):
