@@ -805,6 +805,7 @@ def test_training_loop_matches_torch_step_for_step():
             losses.append(loss.item())
         return losses, model.state_dict()
     (lt, sd_tl), (tt, sd_torch) = run(tl), run(torch)
-    assert lt == pytest.approx(tt, rel=1e-12, abs=1e-12)
+    # float64 throughout: only summation order (BLAS) can differ
+    assert lt == pytest.approx(tt, rel=1e-10, abs=1e-12)
     for k in sd_torch:
-        assert_same(sd_tl[k], sd_torch[k], rtol=1e-12, atol=1e-12)
+        assert_same(sd_tl[k], sd_torch[k], rtol=1e-10, atol=1e-12)
