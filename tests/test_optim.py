@@ -226,3 +226,118 @@ def test_step_runs_without_recording_autograd():
     p.grad = tl.ones(2)
     opt.step()
     assert p.grad_fn is None and p.requires_grad and p.is_leaf
+
+
+# ---- the fused steps (torchlite's default for SGD, Adam, AdamW, Adagrad) ----------------------------------
+FUSED = [c for c in CONFIGS if c[0] in ("SGD", "Adam", "AdamW", "Adagrad")]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name,options", FUSED, ids=[f"{n}-{i}" for i, (n, _) in enumerate(FUSED)])
+def test_single_tensor_path_matches_torch(name, options, dtype):
+    # foreach=False selects the op-by-op path: PyTorch's own sequence of tensor ops.
+    options = dict(options, foreach=False)
+    _, _, ours = _run(tl, name, options, dtype, steps=12)
+    _, _, theirs = _run(torch, name, options, dtype, steps=12)
+    for a, b in zip(ours, theirs):
+        for x, y in zip(a, b):
+            np.testing.assert_allclose(x.numpy(), y.numpy(), rtol=2e-6 if dtype == "float32" else 1e-13,
+                                       atol=1e-7 if dtype == "float32" else 1e-15)
+
+
+def _steps_with_grads(name, options, dtype, shape=(6, 5), transpose=False, steps=8):
+    rng = np.random.default_rng(3)
+    base = tl.tensor(rng.standard_normal(shape).astype("float32")).to(getattr(tl, dtype))
+    p = (base.t() if transpose else base).detach().requires_grad_()
+    opt = getattr(tl.optim, name)([p], **options)
+    for k in range(steps):
+        g = tl.tensor(rng.standard_normal(tuple(p.shape)).astype("float32")).to(getattr(tl, dtype))
+        p.grad = g
+        opt.step()
+    return p.detach().double().numpy(), opt
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("name,options", FUSED, ids=[f"{n}-{i}" for i, (n, _) in enumerate(FUSED)])
+def test_fused_step_equals_the_op_by_op_step(name, options, dtype):
+    # Same rule, same float operations in the same order (Half/BFloat16 rounded where a tensor is stored).
+    fused, _ = _steps_with_grads(name, dict(options, fused=True), dtype)
+    single, _ = _steps_with_grads(name, dict(options, foreach=False), dtype)
+    tol = {"float32": 1e-6, "float64": 1e-14, "float16": 2e-3, "bfloat16": 1.6e-2}[dtype]
+    np.testing.assert_allclose(fused, single, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("name,options", FUSED[::2], ids=[n for n, _ in FUSED[::2]])
+def test_fused_step_on_non_contiguous_parameters(name, options):
+    fused, opt = _steps_with_grads(name, dict(options, fused=True), "float64", transpose=True)
+    single, _ = _steps_with_grads(name, dict(options, foreach=False), "float64", transpose=True)
+    np.testing.assert_allclose(fused, single, rtol=1e-14, atol=1e-15)
+    p = opt.param_groups[0]["params"][0]
+    assert not p.is_contiguous()  # updated in place, strides kept
+
+
+def test_fused_adam_op_matches_torch_with_grad_scale_and_found_inf():
+    rng = np.random.default_rng(0)
+    arrays = [rng.standard_normal(7).astype("float32") for _ in range(4)]
+    for found in (0.0, 1.0):
+        results = []
+        for lib in (tl, torch):
+            p, g, m, v = (lib.tensor(a.copy()) for a in arrays)
+            v = v.abs()
+            step = lib.tensor(3.0)
+            lib._fused_adam_([p], [g], [m], [v], [], [step], lr=0.1, beta1=0.9, beta2=0.99, weight_decay=0.1,
+                             eps=1e-8, amsgrad=False, maximize=False, grad_scale=lib.tensor(4.0),
+                             found_inf=lib.tensor(found))
+            results.append([t.numpy() for t in (p, g, m, v)])
+        for x, y in zip(*results):
+            np.testing.assert_allclose(x, y, rtol=1e-6, atol=1e-7)
+
+
+def test_fused_sgd_op_matches_torch():
+    rng = np.random.default_rng(1)
+    arrays = [rng.standard_normal(9).astype("float64") for _ in range(3)]
+    for first in (True, False):
+        results = []
+        for lib in (tl, torch):
+            p, g, b = (lib.tensor(a.copy()) for a in arrays)
+            lib._fused_sgd_([p], [g], [b], weight_decay=0.1, momentum=0.9, lr=0.2, dampening=0.1, nesterov=False,
+                            maximize=True, is_first_step=first)
+            results.append([t.numpy() for t in (p, g, b)])
+        for x, y in zip(*results):
+            np.testing.assert_allclose(x, y, rtol=1e-14)
+
+
+@pytest.mark.parametrize("call,message", [
+    (lambda: tl._fused_sgd_([tl.ones(3)], [], [], weight_decay=0.0, momentum=0.0, lr=0.1, dampening=0.0,
+                            nesterov=False, maximize=False, is_first_step=False),
+     "_fused_sgd_: expected grads to hold one tensor per parameter \\(1\\), got 0"),
+    (lambda: tl._fused_sgd_([tl.ones(3)], [tl.ones(4)], [], weight_decay=0.0, momentum=0.0, lr=0.1,
+                            dampening=0.0, nesterov=False, maximize=False, is_first_step=False),
+     "_fused_sgd_: grads\\[0\\] has shape \\[4\\] but its parameter has shape \\[3\\]"),
+    (lambda: tl._fused_adam_([tl.ones(3)], [tl.ones(3)], [tl.ones(3, dtype=tl.float64)], [tl.ones(3)], [],
+                             [tl.tensor(1.0)], lr=0.1, beta1=0.9, beta2=0.9, weight_decay=0.0, eps=1e-8,
+                             amsgrad=False, maximize=False),
+     "_fused_adam_: exp_avgs\\[0\\] has dtype float64 but its parameter has dtype float32"),
+    (lambda: tl._fused_adagrad_([tl.ones(3, dtype=tl.int64)], [tl.ones(3, dtype=tl.int64)],
+                                [tl.ones(3, dtype=tl.int64)], [tl.tensor(1.0)], lr=0.1, lr_decay=0.0,
+                                weight_decay=0.0, eps=1e-8, maximize=False),
+     "_fused_adagrad_: expected floating-point parameters"),
+    (lambda: tl._fused_adam_([tl.ones(3)], [tl.ones(3)], [tl.ones(3)], [tl.ones(3)], [], [tl.tensor(1.0)],
+                             lr=0.1, beta1=0.9, beta2=0.9, weight_decay=0.0, eps=1e-8, amsgrad=True, maximize=False),
+     "_fused_adam_: expected max_exp_avg_sqs to hold one tensor per parameter"),
+])
+def test_fused_op_errors(call, message):
+    with pytest.raises(RuntimeError, match=message):
+        call()
+
+
+def test_fused_and_foreach_together_are_refused():
+    with pytest.raises(RuntimeError, match="`fused` and `foreach` cannot be `True` together."):
+        tl.optim.Adam([tl.ones(1, requires_grad=True)], fused=True, foreach=True)
+
+
+def test_fused_step_refuses_leaves_requiring_grad_outside_no_grad():
+    p = tl.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        tl._fused_sgd_([p], [tl.ones(3)], [], weight_decay=0.0, momentum=0.0, lr=0.1, dampening=0.0, nesterov=False,
+                       maximize=False, is_first_step=False)

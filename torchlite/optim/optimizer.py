@@ -369,3 +369,17 @@ def _check_options(*, lr, eps=None, betas=None, weight_decay=None, differentiabl
 def _value(x) -> float:
     """A Python number from a float or a 1-element tensor (lr and betas may be tensors)."""
     return x.item() if isinstance(x, Tensor) else x
+
+
+def _use_fused(group: dict[str, Any]) -> bool:
+    """torchlite runs the fused C++ step (torchlite._fused_<name>_) unless the group asks for the
+    single-tensor path (fused=False, or foreach=False without fused=True): the fused step is one pass per
+    parameter and follows the same update rule."""
+    if group.get("fused") is not None:
+        return bool(group["fused"])
+    return group.get("foreach") is not False
+
+
+def _check_fused_foreach(fused, foreach) -> None:
+    if fused and foreach:
+        raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
