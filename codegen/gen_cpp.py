@@ -29,6 +29,7 @@ class OpView:
     adapters: list[str]                 # adapter function definitions for out kernels
     device_expr: str
     written: list[str]                  # (a!) arguments: their versions bump
+    version_bumps: list[str]            # the statements bumping them (each tensor of a Tensor(a!)[] list)
     requires_grad: str                  # C++ condition: autograd records (an input requiring grad, grad mode on)
     next_edges: str                     # C++ expression: the recorded node's next edges
     has_autograd: bool
@@ -131,7 +132,10 @@ def op_view(ctx: Context, f: NativeFunction, backward: dict[str, BackwardInfo],
                 kernels.append((backend, made[kernel]))
             else:
                 kernels.append((backend, f"native::{kernel}"))
-    written = [a.name for a in s.arguments if a.annotation is not None and a.annotation.is_write]
+    written_args = [a for a in s.arguments if a.annotation is not None and a.annotation.is_write]
+    written = [a.name for a in written_args]
+    version_bumps = [f"for (const Tensor& t : {a.name}) t.bump_version();" if isinstance(a.type, ListType)
+                     else f"{a.name}.bump_version();" for a in written_args]
     info = backward.get(str(src.schema.name))
     has_autograd = info is not None and s.kind() != SchemaKind.out and not f.is_composite
     requires_grad = next_edges = ""
@@ -149,7 +153,7 @@ def op_view(ctx: Context, f: NativeFunction, backward: dict[str, BackwardInfo],
         params_decl=", ".join(p.decl(True) for p in api), params=", ".join(p.decl(False) for p in api),
         schema_params=", ".join(p.decl(False) for p in sp), schema_args=", ".join(a.name for a in s.arguments),
         kind=s.kind().value, composite=f.is_composite, composite_kernel=composite_kernel, kernels=kernels,
-        adapters=adapters, device_expr=_device_expr(f), written=written, requires_grad=requires_grad,
+        adapters=adapters, device_expr=_device_expr(f), written=written, version_bumps=version_bumps, requires_grad=requires_grad,
         next_edges=next_edges,
         has_autograd=has_autograd,
         out_check_inputs=_out_check_inputs(f),

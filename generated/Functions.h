@@ -3,6 +3,10 @@
 // include only the generated/ops/<name>.h headers they use, to keep rebuilds small.
 #pragma once
 #include "generated/ops/_clone_contiguous.h"
+#include "generated/ops/_fused_adagrad.h"
+#include "generated/ops/_fused_adam.h"
+#include "generated/ops/_fused_adamw.h"
+#include "generated/ops/_fused_sgd.h"
 #include "generated/ops/_histogramdd_bin_edges.h"
 #include "generated/ops/_histogramdd_from_bin_cts.h"
 #include "generated/ops/_histogramdd_from_bin_tensors.h"

@@ -426,6 +426,10 @@ void check_inplace_unrecorded(const Tensor& self, const char* op) {
   if (self.requires_grad() || (base_meta && base_meta->requires_grad) || impl->is_inference()) check_inplace(self, op);
 }
 
+void check_inplace_unrecorded(TensorList tensors, const char* op) {
+  for (const Tensor& t : tensors) check_inplace_unrecorded(t, op);
+}
+
 namespace {
 
 struct Geometry {

@@ -187,6 +187,9 @@ void check_inplace(const Tensor& self, const char* op);
 // The same checks for in-place ops that autograd does not record (eq_, floor_divide_, ...; the
 // dispatcher calls it): made when `self` or the base it views requires grad, or is an inference tensor.
 void check_inplace_unrecorded(const Tensor& self, const char* op);
+// ... for each tensor of a written list (the fused optimizer steps: leaves requiring grad are refused
+// unless grad mode is off, as a step runs under no_grad).
+void check_inplace_unrecorded(TensorList tensors, const char* op);
 // Marks the outputs of an op returning several views of one input (split, unbind; the dispatcher
 // calls it, recording or not): in-place changes of them, or of views of them, are then refused
 // while grad mode is on, as in PyTorch (CreationMeta.h).

@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_fused_adagrad.h"
 #include "generated/ops/bincount.h"
 #include "generated/ops/ldexp.h"
 #include "generated/ops/special_bessel_j0.h"
@@ -10,6 +11,30 @@
 #include "generated/ops/xlogy.h"
 
 namespace tl {
+
+// ============================================================================ _fused_adagrad
+
+// _fused_adagrad_(Tensor(a!)[] self, Tensor(b!)[] grad_list, Tensor(c!)[] state_sums, Tensor(d!)[] state_steps, *, float lr, float lr_decay, float weight_decay, float eps, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> ()
+ops::_fused_adagrad_::Kernel* ops::_fused_adagrad_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::fused_adagrad_kernel,
+    /* Meta */ nullptr,
+};
+
+void ops::_fused_adagrad_::call(TensorList self, TensorList grad_list, TensorList state_sums, TensorList state_steps, double lr, double lr_decay, double weight_decay, double eps, bool maximize, const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
+  const Device kernel_device = dispatch_device("_fused_adagrad_", self);
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_fused_adagrad_", kernel_device);
+  kernel(self, grad_list, state_sums, state_steps, lr, lr_decay, weight_decay, eps, maximize, grad_scale, found_inf);
+  for (const Tensor& t : self) t.bump_version();
+  for (const Tensor& t : grad_list) t.bump_version();
+  for (const Tensor& t : state_sums) t.bump_version();
+  for (const Tensor& t : state_steps) t.bump_version();
+}
+
+void _fused_adagrad_(TensorList self, TensorList grad_list, TensorList state_sums, TensorList state_steps, double lr, double lr_decay, double weight_decay, double eps, bool maximize, const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
+  autograd::check_inplace_unrecorded(self, "_fused_adagrad_");
+  return ops::_fused_adagrad_::call(self, grad_list, state_sums, state_steps, lr, lr_decay, weight_decay, eps, maximize, grad_scale, found_inf);
+}
 
 // ============================================================================ bincount
 

@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_fused_adamw.h"
 #include "generated/ops/allclose.h"
 #include "generated/ops/empty_like.h"
 #include "generated/ops/logsumexp.h"
@@ -11,6 +12,31 @@
 #include "generated/ops/swapaxes.h"
 
 namespace tl {
+
+// ============================================================================ _fused_adamw
+
+// _fused_adamw_(Tensor(a!)[] self, Tensor(b!)[] grad_list, Tensor(c!)[] exp_avgs, Tensor(d!)[] exp_avg_sqs, Tensor(e!)[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> ()
+ops::_fused_adamw_::Kernel* ops::_fused_adamw_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::fused_adamw_kernel,
+    /* Meta */ nullptr,
+};
+
+void ops::_fused_adamw_::call(TensorList self, TensorList grad_list, TensorList exp_avgs, TensorList exp_avg_sqs, TensorList max_exp_avg_sqs, TensorList state_steps, double lr, double beta1, double beta2, double weight_decay, double eps, bool amsgrad, bool maximize, const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
+  const Device kernel_device = dispatch_device("_fused_adamw_", self);
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_fused_adamw_", kernel_device);
+  kernel(self, grad_list, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1, beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf);
+  for (const Tensor& t : self) t.bump_version();
+  for (const Tensor& t : grad_list) t.bump_version();
+  for (const Tensor& t : exp_avgs) t.bump_version();
+  for (const Tensor& t : exp_avg_sqs) t.bump_version();
+  for (const Tensor& t : max_exp_avg_sqs) t.bump_version();
+}
+
+void _fused_adamw_(TensorList self, TensorList grad_list, TensorList exp_avgs, TensorList exp_avg_sqs, TensorList max_exp_avg_sqs, TensorList state_steps, double lr, double beta1, double beta2, double weight_decay, double eps, bool amsgrad, bool maximize, const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
+  autograd::check_inplace_unrecorded(self, "_fused_adamw_");
+  return ops::_fused_adamw_::call(self, grad_list, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1, beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf);
+}
 
 // ============================================================================ allclose
 

@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_fused_sgd.h"
 #include "generated/ops/add.h"
 #include "generated/ops/arctanh.h"
 #include "generated/ops/atanh.h"
@@ -19,6 +20,29 @@
 #include "generated/ops/tan.h"
 
 namespace tl {
+
+// ============================================================================ _fused_sgd
+
+// _fused_sgd_(Tensor(a!)[] self, Tensor(b!)[] grad_list, Tensor(c!)[] momentum_buffer_list, *, float weight_decay, float momentum, float lr, float dampening, bool nesterov, bool maximize, bool is_first_step, Tensor? grad_scale=None, Tensor? found_inf=None) -> ()
+ops::_fused_sgd_::Kernel* ops::_fused_sgd_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::fused_sgd_kernel,
+    /* Meta */ nullptr,
+};
+
+void ops::_fused_sgd_::call(TensorList self, TensorList grad_list, TensorList momentum_buffer_list, double weight_decay, double momentum, double lr, double dampening, bool nesterov, bool maximize, bool is_first_step, const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
+  const Device kernel_device = dispatch_device("_fused_sgd_", self);
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_fused_sgd_", kernel_device);
+  kernel(self, grad_list, momentum_buffer_list, weight_decay, momentum, lr, dampening, nesterov, maximize, is_first_step, grad_scale, found_inf);
+  for (const Tensor& t : self) t.bump_version();
+  for (const Tensor& t : grad_list) t.bump_version();
+  for (const Tensor& t : momentum_buffer_list) t.bump_version();
+}
+
+void _fused_sgd_(TensorList self, TensorList grad_list, TensorList momentum_buffer_list, double weight_decay, double momentum, double lr, double dampening, bool nesterov, bool maximize, bool is_first_step, const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
+  autograd::check_inplace_unrecorded(self, "_fused_sgd_");
+  return ops::_fused_sgd_::call(self, grad_list, momentum_buffer_list, weight_decay, momentum, lr, dampening, nesterov, maximize, is_first_step, grad_scale, found_inf);
+}
 
 // ============================================================================ add
 

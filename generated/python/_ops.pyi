@@ -11,6 +11,22 @@ def _clone_contiguous(input: Tensor) -> Tensor:
     """A copy of `self` in contiguous (row-major) layout, whatever the layout of `self`; what `contiguous()` makes."""
     ...
 
+def _fused_adagrad_(self: Sequence[Tensor], grad_list: Sequence[Tensor], state_sums: Sequence[Tensor], state_steps: Sequence[Tensor], *, lr: float, lr_decay: float, weight_decay: float, eps: float, maximize: bool, grad_scale: Optional[Tensor] = None, found_inf: Optional[Tensor] = None) -> None:
+    """One Adagrad step for every parameter of `self` (PyTorch's `_fused_adagrad_`): weight decay, the learning rate decayed by each parameter's `state_steps` value (already incremented), the accumulated squares, maximize, `grad_scale`/`found_inf` as `_fused_sgd_`."""
+    ...
+
+def _fused_adam_(self: Sequence[Tensor], grad_list: Sequence[Tensor], exp_avgs: Sequence[Tensor], exp_avg_sqs: Sequence[Tensor], max_exp_avg_sqs: Sequence[Tensor], state_steps: Sequence[Tensor], *, lr: float, beta1: float, beta2: float, weight_decay: float, eps: float, amsgrad: bool, maximize: bool, grad_scale: Optional[Tensor] = None, found_inf: Optional[Tensor] = None) -> None:
+    """One Adam step for every parameter of `self` (PyTorch's `_fused_adam_`): L2 weight decay added to the gradient, the moving averages, bias corrections from each parameter's `state_steps` value (already incremented), amsgrad (`max_exp_avg_sqs` empty otherwise), maximize, `grad_scale`/`found_inf` as `_fused_sgd_`."""
+    ...
+
+def _fused_adamw_(self: Sequence[Tensor], grad_list: Sequence[Tensor], exp_avgs: Sequence[Tensor], exp_avg_sqs: Sequence[Tensor], max_exp_avg_sqs: Sequence[Tensor], state_steps: Sequence[Tensor], *, lr: float, beta1: float, beta2: float, weight_decay: float, eps: float, amsgrad: bool, maximize: bool, grad_scale: Optional[Tensor] = None, found_inf: Optional[Tensor] = None) -> None:
+    """`_fused_adam_` with decoupled weight decay (the parameters scaled by 1 - lr * weight_decay first), AdamW's rule."""
+    ...
+
+def _fused_sgd_(self: Sequence[Tensor], grad_list: Sequence[Tensor], momentum_buffer_list: Sequence[Tensor], *, weight_decay: float, momentum: float, lr: float, dampening: float, nesterov: bool, maximize: bool, is_first_step: bool, grad_scale: Optional[Tensor] = None, found_inf: Optional[Tensor] = None) -> None:
+    """One SGD step for every parameter of `self` (PyTorch's `_fused_sgd_`; its `grads` is named `grad_list` here): weight decay, momentum (the buffers are set to the gradient when `is_first_step`), Nesterov, maximize. `grad_scale` divides the gradients first (written back), a `found_inf` of 1 skips the step."""
+    ...
+
 def _histogramdd_bin_edges(input: Tensor, bins: Sequence[int], *, range: Optional[Sequence[float]] = None, weight: Optional[Tensor] = None, density: bool = False) -> Sequence[Tensor]:
     """The bin edges of `histogramdd(self, bins, range)`: for each of the N coordinates (the last dim of `self`), PyTorch's linspace of `bins[d] + 1` edges between the ends of its `range` pair (the data's extremes when None)."""
     ...

@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_fused_adagrad.h"
 #include "generated/ops/bincount.h"
 #include "generated/ops/ldexp.h"
 #include "generated/ops/special_bessel_j0.h"
@@ -12,6 +13,30 @@
 
 namespace tl::python {
 namespace {
+
+// _fused_adagrad_
+PyObject* fn__fused_adagrad_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_fused_adagrad_(Tensor[] self, Tensor[] grad_list, Tensor[] state_sums, Tensor[] state_steps, *, float lr, float lr_decay, float weight_decay, float eps, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensorlist(0);
+  auto grad_list = r.tensorlist(1);
+  auto state_sums = r.tensorlist(2);
+  auto state_steps = r.tensorlist(3);
+  auto lr = r.toDouble(4);
+  auto lr_decay = r.toDouble(5);
+  auto weight_decay = r.toDouble(6);
+  auto eps = r.toDouble(7);
+  auto maximize = r.toBool(8);
+  auto grad_scale = r.optional_tensor(9);
+  auto found_inf = r.optional_tensor(10);
+  [&] { GilRelease no_gil; tl::_fused_adagrad_(self, grad_list, state_sums, state_steps, lr, lr_decay, weight_decay, eps, maximize, grad_scale, found_inf); }();
+  Py_RETURN_NONE;
+  TL_PY_CATCH
+}
 
 // bincount
 PyObject* fn_bincount(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -181,6 +206,10 @@ PyObject* method_ldexp_(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
 }  // namespace
 
 void add_bindings_12(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"_fused_adagrad_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__fused_adagrad_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_fused_adagrad_(Tensor[] self, Tensor[] grad_list, Tensor[] state_sums, Tensor[] state_steps, *, float lr, float lr_decay, float weight_decay, float eps, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> None
+
+One Adagrad step for every parameter of `self` (PyTorch's `_fused_adagrad_`): weight decay, the learning rate decayed by each parameter's `state_steps` value (already incremented), the accumulated squares, maximize, `grad_scale`/`found_inf` as `_fused_sgd_`.)doc"});
   functions["_ops"].push_back({"bincount", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bincount)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(bincount(Tensor input, Tensor? weights=None, int minlength=0) -> Tensor
 

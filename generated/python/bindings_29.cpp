@@ -6,6 +6,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_fused_adam.h"
 #include "generated/ops/all.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/gather.h"
@@ -17,6 +18,34 @@
 
 namespace tl::python {
 namespace {
+
+// _fused_adam_
+PyObject* fn__fused_adam_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_fused_adam_(Tensor[] self, Tensor[] grad_list, Tensor[] exp_avgs, Tensor[] exp_avg_sqs, Tensor[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensorlist(0);
+  auto grad_list = r.tensorlist(1);
+  auto exp_avgs = r.tensorlist(2);
+  auto exp_avg_sqs = r.tensorlist(3);
+  auto max_exp_avg_sqs = r.tensorlist(4);
+  auto state_steps = r.tensorlist(5);
+  auto lr = r.toDouble(6);
+  auto beta1 = r.toDouble(7);
+  auto beta2 = r.toDouble(8);
+  auto weight_decay = r.toDouble(9);
+  auto eps = r.toDouble(10);
+  auto amsgrad = r.toBool(11);
+  auto maximize = r.toBool(12);
+  auto grad_scale = r.optional_tensor(13);
+  auto found_inf = r.optional_tensor(14);
+  [&] { GilRelease no_gil; tl::_fused_adam_(self, grad_list, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1, beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf); }();
+  Py_RETURN_NONE;
+  TL_PY_CATCH
+}
 
 // all
 PyObject* fn_all(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -301,6 +330,10 @@ PyObject* method_transpose_(PyObject* py_self, PyObject* const* args, Py_ssize_t
 }  // namespace
 
 void add_bindings_29(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"_fused_adam_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__fused_adam_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_fused_adam_(Tensor[] self, Tensor[] grad_list, Tensor[] exp_avgs, Tensor[] exp_avg_sqs, Tensor[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> None
+
+One Adam step for every parameter of `self` (PyTorch's `_fused_adam_`): L2 weight decay added to the gradient, the moving averages, bias corrections from each parameter's `state_steps` value (already incremented), amsgrad (`max_exp_avg_sqs` empty otherwise), maximize, `grad_scale`/`found_inf` as `_fused_sgd_`.)doc"});
   functions["_ops"].push_back({"all", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_all)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(all(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
 

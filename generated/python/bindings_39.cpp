@@ -6,6 +6,7 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_fused_sgd.h"
 #include "generated/ops/add.h"
 #include "generated/ops/arctanh.h"
 #include "generated/ops/ceil.h"
@@ -24,6 +25,31 @@ namespace {
 
 // Named tuples (torchlite.return_types), made when the module is imported.
 PyTypeObject* histogramdd_type = nullptr;
+
+// _fused_sgd_
+PyObject* fn__fused_sgd_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_fused_sgd_(Tensor[] self, Tensor[] grad_list, Tensor[] momentum_buffer_list, *, float weight_decay, float momentum, float lr, float dampening, bool nesterov, bool maximize, bool is_first_step, Tensor? grad_scale=None, Tensor? found_inf=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensorlist(0);
+  auto grad_list = r.tensorlist(1);
+  auto momentum_buffer_list = r.tensorlist(2);
+  auto weight_decay = r.toDouble(3);
+  auto momentum = r.toDouble(4);
+  auto lr = r.toDouble(5);
+  auto dampening = r.toDouble(6);
+  auto nesterov = r.toBool(7);
+  auto maximize = r.toBool(8);
+  auto is_first_step = r.toBool(9);
+  auto grad_scale = r.optional_tensor(10);
+  auto found_inf = r.optional_tensor(11);
+  [&] { GilRelease no_gil; tl::_fused_sgd_(self, grad_list, momentum_buffer_list, weight_decay, momentum, lr, dampening, nesterov, maximize, is_first_step, grad_scale, found_inf); }();
+  Py_RETURN_NONE;
+  TL_PY_CATCH
+}
 
 // add
 PyObject* fn_add(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -848,6 +874,10 @@ PyObject* method_tan_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 
 void add_bindings_39(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   histogramdd_type = return_type("histogramdd", {"hist", "bin_edges"});
+  functions["_ops"].push_back({"_fused_sgd_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__fused_sgd_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_fused_sgd_(Tensor[] self, Tensor[] grad_list, Tensor[] momentum_buffer_list, *, float weight_decay, float momentum, float lr, float dampening, bool nesterov, bool maximize, bool is_first_step, Tensor? grad_scale=None, Tensor? found_inf=None) -> None
+
+One SGD step for every parameter of `self` (PyTorch's `_fused_sgd_`; its `grads` is named `grad_list` here): weight decay, momentum (the buffers are set to the gradient when `is_first_step`), Nesterov, maximize. `grad_scale` divides the gradients first (written back), a `found_inf` of 1 skips the step.)doc"});
   functions["_ops"].push_back({"add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_add)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None) -> Tensor
 

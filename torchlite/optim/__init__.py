@@ -1,0 +1,15 @@
+"""torchlite.optim: the optimizers of torch.optim with PyTorch's update rules, defaults, state_dict layout and
+errors (trajectories equal PyTorch's single-tensor CPU path)."""
+from . import lr_scheduler
+from .adadelta import Adadelta
+from .adagrad import Adagrad
+from .adam import Adam, AdamW
+from .adamax import Adamax
+from .nadam import NAdam
+from .optimizer import Optimizer
+from .radam import RAdam
+from .rmsprop import RMSprop
+from .sgd import SGD
+
+__all__ = ["Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "NAdam", "Optimizer", "RAdam", "RMSprop", "SGD",
+           "lr_scheduler"]
