@@ -174,3 +174,4 @@ short = int16
 int = int32  # noqa: A001
 long = int64
 bool = _C.bool  # noqa: A001
+from torchlite.serialization import load, save  # noqa: E402,F401  (after the dtypes it names)
