@@ -404,6 +404,15 @@ def test_dtype_conversions(method, dtype):
     assert m.scale is m.tied
 
 
+def test_dtype_conversion_keeps_the_parameter_objects():
+    # As PyTorch's `param.data = fn(param)`: an optimizer made before .double() still holds the parameters.
+    m = make_net(tl)
+    before = list(m.parameters())
+    m.double()
+    after = list(m.parameters())
+    assert all(a is b for a, b in zip(before, after)) and all(p.dtype == tl.float64 for p in after)
+
+
 def test_to_and_type():
     m = make_net(tl)
     assert m.to(tl.float64) is m and m.scale.dtype == tl.float64
@@ -809,3 +818,11 @@ def test_training_loop_matches_torch_step_for_step():
     assert lt == pytest.approx(tt, rel=1e-10, abs=1e-12)
     for k in sd_torch:
         assert_same(sd_tl[k], sd_torch[k], rtol=1e-10, atol=1e-12)
+
+
+def test_data_assignment_may_change_dtype_as_torch():
+    for lib in (tl, torch):
+        x = lib.ones(2, requires_grad=True)
+        x.data = lib.arange(3, dtype=lib.float64)
+        assert x.dtype == lib.float64 and tuple(x.shape) == (3,) and x.requires_grad and x.is_leaf
+        assert x.tolist() == [0.0, 1.0, 2.0]

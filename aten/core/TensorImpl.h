@@ -39,6 +39,8 @@ class TensorImpl : public intrusive_target {
   int64_t numel() const { return numel_; }
   int64_t storage_offset() const { return storage_offset_; }
   ScalarType dtype() const { return dtype_; }
+  // `x.data = y` with another dtype (Module.double() keeps its Parameter objects this way, as PyTorch).
+  void set_dtype(ScalarType dtype) { dtype_ = dtype; }
   size_t itemsize() const { return element_size(dtype_); }
   Device device() const { return storage_->device; }
   bool is_contiguous() const { return is_contiguous_; }

@@ -489,15 +489,17 @@ int set_grad(PyObject* self, PyObject* value, void*) {
   TL_PY_CATCH_RETURN(-1)
 }
 
-// x.data = y: x takes y's storage and geometry (same dtype), keeping its own identity and autograd state.
+// x.data = y: x takes y's storage, dtype and geometry, keeping its own identity and autograd state (as
+// PyTorch's set_data: the device must match).
 int set_data(PyObject* self, PyObject* value, void*) {
   TL_PY_TRY
   TL_CHECK_TYPE(value && is_tensor(value), "Tensor.data must be set to a Tensor, got ",
                 value ? Py_TYPE(value)->tp_name : "nothing (it cannot be deleted)");
   const Tensor& t = unpack_tensor(self);
   const Tensor& src = unpack_tensor(value);
-  TL_CHECK(src.dtype() == t.dtype(), "data set to a tensor of dtype ", scalar_type_name(src.dtype()),
-           " but the tensor has dtype ", scalar_type_name(t.dtype()), "; torchlite cannot change a tensor's dtype");
+  TL_CHECK(src.device() == t.device(), "Attempted to call `variable.set_data(tensor)`, but `variable` and "
+           "`tensor` have incompatible tensor type.");
+  t.impl()->set_dtype(src.dtype());
   t.impl()->set_storage(src.storage());
   t.impl()->set_sizes_and_strides(src.sizes(), src.strides(), src.storage_offset());
   return 0;

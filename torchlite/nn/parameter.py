@@ -93,11 +93,6 @@ class UninitializedTensorMixin:
             device = self.data.device
         if dtype is None:
             dtype = self.data.dtype
-        if dtype != self.data.dtype:
-            # torchlite cannot change a tensor's dtype in place: make the placeholder with it
-            raise RuntimeError(
-                f"materialize: the placeholder was made with dtype {self.data.dtype} and cannot "
-                f"become {dtype} in torchlite; pass dtype= when constructing it")
         self.data = torchlite.empty(shape, device=device, dtype=dtype)
         self.__class__ = self.cls_to_become
 

@@ -558,12 +558,9 @@ class Module:
     # ---- conversions --------------------------------------------------------------------
 
     def _apply(self, fn, recurse=True):
-        """Replaces every parameter (and its gradient) and every buffer by ``fn`` of it. When the
-        result has the parameter's dtype, the Parameter object stays and only its data changes
-        (optimizers keep working); torchlite cannot change a tensor's dtype in place, so a dtype
-        conversion makes new Parameter objects (as PyTorch with
-        ``set_overwrite_module_params_on_conversion(True)``), one per original, so tied parameters
-        stay tied."""
+        """Replaces every parameter (and its gradient) and every buffer by ``fn`` of it. The Parameter
+        objects stay and only their data (and dtype) change, as PyTorch's ``param.data = fn(param)``,
+        so optimizers built before a conversion keep working; tied parameters stay tied."""
         global _conversion_memo
         outermost = _conversion_memo is None
         if outermost:
@@ -1049,7 +1046,7 @@ def _convert_parameter(param, fn, memo):
     if is_lazy(param):
         # a placeholder stays one, with the new dtype/device
         result = type(param)(param.requires_grad, device=applied.device, dtype=applied.dtype)
-    elif applied.dtype == param.dtype and applied.device == param.device:
+    elif applied.device == param.device:
         param.data = applied
         if grad is not None:
             grad.data = grad_applied
