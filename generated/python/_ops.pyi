@@ -31,6 +31,14 @@ def _reshape_alias(input: Tensor, size: Sequence[int], stride: Sequence[int]) ->
     """A view of `self` with the given sizes and strides, which `reshape` computes for an input that is not contiguous but can be viewed (as PyTorch). Its gradient assumes such strides (a reshape of `self`), so the samples only check shapes; reshape's own tests check values and gradients."""
     ...
 
+def _scaled_dot_product_flash_attention_for_cpu(query: Tensor, key: Tensor, value: Tensor, dropout_p: float = 0., is_causal: bool = False, *, attn_mask: Optional[Tensor] = None, scale: Optional[float] = None) -> tuple[Tensor, Tensor]:
+    """The fused CPU attention kernel behind scaled_dot_product_attention for 4-D query (B, H, L, E), key/value (B, Hk, S, E) with Hk dividing H: per block of query rows it streams key/value blocks with an online softmax (running max and sum), so memory is O(L * block), never L x S; returns the output and the row logsumexp (B, H, L) in float32 (float64 for float64 inputs) for the backward. `attn_mask` is additive (2-D or 4-D, broadcast). No dropout, as PyTorch's."""
+    ...
+
+def _scaled_dot_product_flash_attention_for_cpu_backward(grad_out: Tensor, query: Tensor, key: Tensor, value: Tensor, out: Tensor, logsumexp: Tensor, dropout_p: float, is_causal: bool, *, attn_mask: Optional[Tensor] = None, scale: Optional[float] = None) -> tuple[Tensor, Tensor, Tensor]:
+    """The fused backward of `_scaled_dot_product_flash_attention_for_cpu`: recomputes the attention probabilities blockwise from query, key and the saved logsumexp (never an L x S tensor) and accumulates the gradients of query, key and value. Not differentiable, as PyTorch's."""
+    ...
+
 def _softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int, input_dtype: dtype) -> Tensor:
     """The gradient of softmax: `output * (grad_output - sum(grad_output * output, dim))`, in grad_output's dtype (PyTorch's CPU rule)."""
     ...
