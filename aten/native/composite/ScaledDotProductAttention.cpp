@@ -122,10 +122,27 @@ Tensor scaled_dot_product_attention_composite(const Tensor& query, const Tensor&
                                               bool is_causal, std::optional<double> scale, bool enable_gqa) {
   validate(query, key, value, attn_mask);
   TL_CHECK(dropout_p >= 0.0, kOp, ": dropout probability has to be between 0 and 1, but got ", dropout_p);
+  if (!is_floating_type(query.scalar_type())) {
+    // PyTorch's math path scales integer inputs into float32 and then fails in the product with
+    // value, except when there is nothing to compute: an empty result of the inputs' dtype.
+    const ScalarType f = ScalarType::Float32;
+    std::optional<Tensor> mask;
+    if (attn_mask) mask = cast_to(additive_mask(*attn_mask, f), f);
+    const Tensor r = math_attention(cast_to(query, f), cast_to(key, f), cast_to(value, f), mask, dropout_p, is_causal,
+                                    scale, enable_gqa);
+    TL_CHECK(r.numel() == 0, kOp, ": expected scalar type Float but found ", legacy_type_name(query.scalar_type()));
+    return cast_to(r, query.scalar_type());
+  }
   std::optional<Tensor> mask;
   if (attn_mask) mask = additive_mask(*attn_mask, query.scalar_type());
-  if (use_fused_kernel(query, key, value, attn_mask, dropout_p, enable_gqa))
+  if (use_fused_kernel(query, key, value, attn_mask, dropout_p, enable_gqa)) {
+    // The kernel takes the mask in the query's dtype, or float32 beside 16-bit queries.
+    const ScalarType qt = query.scalar_type();
+    if (mask && mask->scalar_type() != qt &&
+        !(mask->scalar_type() == ScalarType::Float32 && (qt == ScalarType::Float16 || qt == ScalarType::BFloat16)))
+      mask = cast_to(*mask, qt);
     return std::get<0>(_scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p, is_causal, mask, scale));
+  }
   return math_attention(query, key, value, mask, dropout_p, is_causal, scale, enable_gqa);
 }
 

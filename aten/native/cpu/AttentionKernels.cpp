@@ -27,8 +27,6 @@
 #include "generated/ops/_scaled_dot_product_flash_attention_for_cpu_backward.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/expand.h"
-#include "generated/ops/logical_not.h"
-#include "generated/ops/masked_fill.h"
 #include "generated/ops/transpose.h"
 #include "generated/ops/zeros.h"
 
@@ -55,10 +53,32 @@ struct Sizes {
   int64_t B, H, Hk, L, S, E, Ev;
 };
 
-Sizes check_inputs(const Tensor& q, const Tensor& k, const Tensor& v, double dropout_p, const char* op) {
+// PyTorch reads sizes up to dim `read` before checking the rank: fewer dims is its IndexError.
+void check_rank(const Tensor& t, int64_t read, const char* op) {
+  if (t.dim() > read) return;
+  const int64_t d = std::max<int64_t>(t.dim(), 1);
+  throw IndexError(str(op, ": Dimension out of range (expected to be in range of [", -d, ", ", d - 1, "], but got ",
+                       t.dim() == 0 ? 0 : read, ")"));
+}
+
+// The mask is additive, of the query's dtype (or float32 for 16-bit queries), as PyTorch's kernel
+// takes it; it is not differentiable, so one that requires grad is refused as PyTorch's autograd
+// layer refuses it (scaled_dot_product_attention sends such masks to the math path).
+void check_mask(const std::optional<Tensor>& mask, ScalarType query_dtype, const char* op) {
+  if (!mask || !mask->defined()) return;
+  const ScalarType mt = mask->scalar_type();
+  TL_CHECK(mt == query_dtype || (mt == ScalarType::Float32 && acc_dtype(query_dtype) == ScalarType::Float32), op,
+           ": Attention mask is the same data type as query");
+  TL_CHECK(!mask->requires_grad(), op, ": The function '", kOp,
+           "' is not differentiable with respect to argument 'attn_mask'. This input cannot have requires_grad True.");
+}
+
+Sizes check_inputs(const Tensor& q, const Tensor& k, const Tensor& v, double dropout_p, bool backward,
+                   const char* op) {
   TL_CHECK(dropout_p == 0.0, op, ": Currently do not support dropout > 0");
-  TL_CHECK(q.dim() == 4 && k.dim() == 4 && v.dim() == 4, op, ": expected 4-D query, key and value, but got query.dim: ",
-           q.dim(), " key.dim: ", k.dim(), " and value.dim: ", v.dim());
+  for (const Tensor* t : {&q, &k, &v}) check_rank(*t, backward ? 3 : 2, op);
+  TL_CHECK(q.dim() == 4 && k.dim() == 4 && v.dim() == 4, op, ": Accept only 4 dims inputs shape of {B, H, T, K}");
+  TL_CHECK(k.sizes()[3] == q.sizes()[3] && v.sizes()[3] == q.sizes()[3], op, ": Q/K/V should have the same head size");
   TL_CHECK(q.dtype() == k.dtype() && q.dtype() == v.dtype(), op,
            ": Expected query, key, and value to have the same dtype, but got query.dtype: ", cpp_type_name(q.dtype()),
            " key.dtype: ", cpp_type_name(k.dtype()), " and value.dtype: ", cpp_type_name(v.dtype()), " instead.");
@@ -93,14 +113,9 @@ struct Mask {
 Mask make_mask(const std::optional<Tensor>& attn_mask, const Sizes& s, ScalarType acc, const char* op) {
   Mask m;
   if (!attn_mask || !attn_mask->defined()) return m;
-  Tensor mask = *attn_mask;
+  const Tensor& mask = *attn_mask;
   TL_CHECK(mask.dim() == 2 || mask.dim() == 4, op, ": expected attn_mask to be 2-D or 4-D, but got a ", mask.dim(),
            "-D tensor");
-  if (mask.scalar_type() == ScalarType::Bool)  // True takes part: 0, False: -inf
-    mask = masked_fill(zeros(mask.sizes(), acc, mask.device()), logical_not(mask),
-                       -std::numeric_limits<double>::infinity());
-  TL_CHECK(is_floating_type(mask.scalar_type()), op, ": expected attn_mask to be bool or floating point, but got ",
-           cpp_type_name(mask.scalar_type()));
   m.t = expand(cast_to(mask, acc), {s.B, s.H, s.L, s.S});
   if (m.t.is_meta()) return m;
   m.data = m.t.data_ptr();
@@ -280,13 +295,14 @@ double softmax_scale(std::optional<double> scale, int64_t E) {
 std::tuple<Tensor, Tensor> _scaled_dot_product_flash_attention_for_cpu_kernel(
     const Tensor& query, const Tensor& key, const Tensor& value, double dropout_p, bool is_causal,
     const std::optional<Tensor>& attn_mask, std::optional<double> scale) {
-  const Sizes s = check_inputs(query, key, value, dropout_p, kOp);
+  const Sizes s = check_inputs(query, key, value, dropout_p, false, kOp);
+  check_mask(attn_mask, query.scalar_type(), kOp);
   const ScalarType st = query.scalar_type(), acc = acc_dtype(st);
-  const Mask mask = make_mask(attn_mask, s, acc, kOp);
   // logsumexp is laid out (B, L, H) and returned transposed, as PyTorch's.
   Tensor lse = empty_tensor({s.B, s.L, s.H}, acc, query.device());
   Tensor out = empty_tensor({s.B, s.H, s.L, s.Ev}, acc, query.device());
-  if (!query.is_meta() && lse.numel() > 0) {
+  if (!query.is_meta() && lse.numel() > 0) {  // with nothing to compute the mask is not read
+    const Mask mask = make_mask(attn_mask, s, acc, kOp);
     const Tensor q = gemm_ready(query, acc), k = gemm_ready(key, acc), v = gemm_ready(value, acc);
     TL_DISPATCH_SWITCH(acc, kOp, TL_DISPATCH_CASE(Float32, float, [&] {
       flash_forward<float>(q, k, v, mask, is_causal, static_cast<float>(softmax_scale(scale, s.E)), s,
@@ -303,18 +319,22 @@ std::tuple<Tensor, Tensor, Tensor> _scaled_dot_product_flash_attention_for_cpu_b
     const Tensor& grad_out, const Tensor& query, const Tensor& key, const Tensor& value, const Tensor& out,
     const Tensor& logsumexp, double dropout_p, bool is_causal, const std::optional<Tensor>& attn_mask,
     std::optional<double> scale) {
-  const Sizes s = check_inputs(query, key, value, dropout_p, kBackwardOp);
+  const Sizes s = check_inputs(query, key, value, dropout_p, true, kBackwardOp);
   TL_CHECK(grad_out.sizes() == IntArrayRef({s.B, s.H, s.L, s.Ev}) && out.sizes() == grad_out.sizes(), kBackwardOp,
            ": expected grad_out and out of shape ", IntArrayRef({s.B, s.H, s.L, s.Ev}), ", got ", grad_out.sizes(),
            " and ", out.sizes());
   TL_CHECK(logsumexp.sizes() == IntArrayRef({s.B, s.H, s.L}), kBackwardOp, ": expected logsumexp of shape ",
            IntArrayRef({s.B, s.H, s.L}), ", got ", logsumexp.sizes());
   const ScalarType st = query.scalar_type(), acc = acc_dtype(st);
-  const Mask mask = make_mask(attn_mask, s, acc, kBackwardOp);
+  // PyTorch reads these buffers with fixed types: the logsumexp in the accumulation dtype.
+  for (const auto& [t, want] : {std::pair{&grad_out, st}, std::pair{&out, st}, std::pair{&logsumexp, acc}})
+    TL_CHECK(t->scalar_type() == want, kBackwardOp, ": expected scalar type ", legacy_type_name(want), " but found ",
+             legacy_type_name(t->scalar_type()));
   Tensor gq = empty_tensor(query.sizes(), acc, query.device());
   Tensor gk = zeros(key.sizes(), acc, key.device());
   Tensor gv = zeros(value.sizes(), acc, value.device());
   if (!query.is_meta() && s.B * s.H * s.L > 0) {
+    const Mask mask = make_mask(attn_mask, s, acc, kBackwardOp);
     const Tensor go = gemm_ready(grad_out, acc), q = gemm_ready(query, acc), k = gemm_ready(key, acc),
                  v = gemm_ready(value, acc), o = contiguous(cast_to(out, acc)), l = contiguous(cast_to(logsumexp, acc));
     TL_DISPATCH_SWITCH(acc, kBackwardOp, TL_DISPATCH_CASE(Float32, float, [&] {
