@@ -1155,6 +1155,14 @@ def greater_equal_(input: Tensor, other: Number) -> Tensor:
     """In-place version of greater_equal(): writes the result into self. Alias of `ge`."""
     ...
 
+def gru(input: Tensor, hx: Tensor, params: Sequence[Tensor], has_biases: bool, num_layers: int, dropout: float, train: bool, bidirectional: bool, batch_first: bool) -> tuple[Tensor, Tensor]:
+    """A multi-layer GRU over a sequence (T, N, I), or (N, T, I) with `batch_first`: hx (layers * directions, N, H), params per layer and direction w_ih, w_hh[, b_ih, b_hh]; dropout between layers when `train`. Returns (output, h_n)."""
+    ...
+
+def gru_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Optional[Tensor] = None, b_hh: Optional[Tensor] = None) -> Tensor:
+    """One GRU step: gates reset r, update z from `input @ w_ih^T + b_ih` and `hx @ w_hh^T + b_hh`, new n = tanh(x_n + r * h_n); returns (1 - z) n + z hx."""
+    ...
+
 @overload
 def gt(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """True where `self > other`, element by element, with broadcasting."""
@@ -1582,6 +1590,14 @@ def logspace(start: Number, end: Number, steps: int, base: float = 10.0, *, dtyp
 
 def logsumexp(input: Tensor, dim: Union[int, Sequence[int]], keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
     """log(sum(exp(self))) over the dimensions in `dim`, computed stably (the maximum is subtracted first; +-inf inputs give +-inf); integer inputs give the default float dtype."""
+    ...
+
+def lstm(input: Tensor, hx: Sequence[Tensor], params: Sequence[Tensor], has_biases: bool, num_layers: int, dropout: float, train: bool, bidirectional: bool, batch_first: bool) -> tuple[Tensor, Tensor, Tensor]:
+    """A multi-layer LSTM over a sequence (T, N, I), or (N, T, I) with `batch_first`: hx = [h0, c0] of (layers * directions, N, H) (h0 of the projection size with projections), params per layer and direction w_ih, w_hh[, b_ih, b_hh][, w_hr]; dropout between layers when `train`. Returns (output, h_n, c_n)."""
+    ...
+
+def lstm_cell(input: Tensor, hx: Sequence[Tensor], w_ih: Tensor, w_hh: Tensor, b_ih: Optional[Tensor] = None, b_hh: Optional[Tensor] = None) -> tuple[Tensor, Tensor]:
+    """One LSTM step for input (N, I) and hx = [h (N, H), c (N, H)]: gates `input @ w_ih^T + b_ih + h @ w_hh^T + b_hh` split as input, forget, cell, output; returns (h', c') with c' = sigmoid(f) c + sigmoid(i) tanh(g), h' = sigmoid(o) tanh(c')."""
     ...
 
 @overload
@@ -2110,6 +2126,22 @@ def reshape(input: Tensor, shape: Sequence[int]) -> Tensor:
 
 def resize_as_(input: Tensor, the_template: Tensor, *, memory_format: Optional[Any] = None) -> Tensor:
     """Resizes `self` (as `resize_`) to the sizes of `the_template`."""
+    ...
+
+def rnn_relu(input: Tensor, hx: Tensor, params: Sequence[Tensor], has_biases: bool, num_layers: int, dropout: float, train: bool, bidirectional: bool, batch_first: bool) -> tuple[Tensor, Tensor]:
+    """A multi-layer Elman RNN with ReLU over a sequence, as `rnn_tanh.input`. Returns (output, h_n)."""
+    ...
+
+def rnn_relu_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Optional[Tensor] = None, b_hh: Optional[Tensor] = None) -> Tensor:
+    """One Elman RNN step with ReLU: `relu(input @ w_ih^T + b_ih + hx @ w_hh^T + b_hh)`."""
+    ...
+
+def rnn_tanh(input: Tensor, hx: Tensor, params: Sequence[Tensor], has_biases: bool, num_layers: int, dropout: float, train: bool, bidirectional: bool, batch_first: bool) -> tuple[Tensor, Tensor]:
+    """A multi-layer Elman RNN with tanh over a sequence, as `gru.input` with one gate. Returns (output, h_n)."""
+    ...
+
+def rnn_tanh_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Optional[Tensor] = None, b_hh: Optional[Tensor] = None) -> Tensor:
+    """One Elman RNN step: `tanh(input @ w_ih^T + b_ih + hx @ w_hh^T + b_hh)` for input (N, I) and hx (N, H)."""
     ...
 
 def roll(input: Tensor, shifts: Union[int, Sequence[int]], dims: Union[int, Sequence[int]] = ()) -> Tensor:
