@@ -36,6 +36,7 @@
 #include "generated/ops/tanh.h"
 #include "generated/ops/to.h"
 #include "generated/ops/transpose.h"
+#include "generated/ops/unbind.h"
 
 namespace tl::native {
 
@@ -156,11 +157,14 @@ std::tuple<Tensor, Tensor, Tensor> run_direction(Cell cell, const Tensor& x, con
   // adds them, so 16-bit results round alike).
   const Tensor xg =
       reshape(linear2d(reshape(x, {T * N, x.sizes()[2]}), p.w_ih, p.b_ih), {T, N, p.w_ih.sizes()[0]});
+  // unbind, not select per step: its backward stacks the T gradients once, where T selects would
+  // each spread theirs over a zero (T, N, G) tensor.
+  const std::vector<Tensor> steps = unbind(xg, 0);
   Tensor h = h0, c = c0;
   std::vector<Tensor> outs(T);
   for (int64_t s = 0; s < T; ++s) {
     const int64_t step = reverse ? T - 1 - s : s;
-    std::tie(h, c) = cell_step(cell, select(xg, 0, step), h, c, p.w_hh, p.b_hh, p.w_hr);
+    std::tie(h, c) = cell_step(cell, steps[step], h, c, p.w_hh, p.b_hh, p.w_hr);
     outs[step] = h;
   }
   return {stack(outs, 0), h, c};
