@@ -41,10 +41,47 @@ constexpr const char* kBackwardOp = "_scaled_dot_product_flash_attention_for_cpu
 constexpr int64_t kQBlock = 64;
 constexpr int64_t kKvBlock = 512;
 
+// exp in float arithmetic for the float32 path (Cody-Waite reduction, degree-6 polynomial: about
+// 2 ulp, the accuracy class of the exp PyTorch's kernel uses; vec::exp_f32 goes through double,
+// at half the vector width). Branch-free so the loops vectorize; x below -87.3 (masked scores
+// are -inf) gives exactly 0, NaN stays NaN (through the clamp and the product).
+TL_ALWAYS_INLINE float exp_attn(float x) {
+  const float xc = std::min(std::max(x, -87.3f), 88.7f);
+  const float kf = (xc * 1.44269504088896341f + 12582912.0f) - 12582912.0f;  // round to nearest: 1.5 * 2^23
+  const float r = (xc - kf * 0.693359375f) + kf * 2.12194440e-4f;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  const float y = p * r * r + r + 1.0f;
+  const int32_t k = static_cast<int32_t>(kf);
+  const float two_k = vec::bits_to_float(static_cast<uint32_t>(k + 127) << 23);
+  uint32_t bits = vec::float_to_bits(y * two_k);
+  bits &= -(static_cast<uint32_t>(x >= -87.3f) | static_cast<uint32_t>(x != x));  // underflow, -inf: 0
+  return vec::bits_to_float(bits);
+}
+
 template <typename T>
 TL_ALWAYS_INLINE T vexp(T x) {
   if constexpr (std::is_same_v<T, double>) return vec::exp_f64(x);
-  else return vec::exp_f32(x);
+  else return exp_attn(x);
+}
+
+// The largest of n values, with independent lanes so the loop vectorizes (`a > b ? a : b` is
+// the max instruction); NaN is ignored here and then propagates through exp.
+template <typename T>
+TL_ALWAYS_INLINE T row_max(const T* x, int64_t n) {
+  constexpr int64_t kLanes = 16;
+  T acc[kLanes];
+  for (int64_t j = 0; j < kLanes; ++j) acc[j] = -std::numeric_limits<T>::infinity();
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int64_t j = 0; j < kLanes; ++j) acc[j] = x[i + j] > acc[j] ? x[i + j] : acc[j];
+  for (; i < n; ++i) acc[0] = x[i] > acc[0] ? x[i] : acc[0];
+  for (int64_t j = 1; j < kLanes; ++j) acc[0] = acc[j] > acc[0] ? acc[j] : acc[0];
+  return acc[0];
 }
 
 ScalarType acc_dtype(ScalarType st) { return st == ScalarType::Float64 ? ScalarType::Float64 : ScalarType::Float32; }
@@ -179,8 +216,7 @@ void flash_forward(const Tensor& q, const Tensor& k, const Tensor& v, const Mask
         mask_block(sc.data(), m, n, i0, j0, mask, b, h, causal);
         for (int64_t r = 0; r < m; ++r) {
           T* row = sc.data() + r * n;
-          T mx = ninf;
-          for (int64_t c = 0; c < n; ++c) mx = row[c] > mx ? row[c] : mx;
+          const T mx = row_max(row, n);
           const T new_max = std::max(rmax[r], mx);
           if (new_max == ninf) {  // every key so far masked: nothing to add
             std::fill(row, row + n, T(0));
