@@ -43,10 +43,18 @@ constexpr int64_t kKvBlock = 512;
 
 // exp in float arithmetic for the float32 path (Cody-Waite reduction, degree-6 polynomial: about
 // 2 ulp, the accuracy class of the exp PyTorch's kernel uses; vec::exp_f32 goes through double,
-// at half the vector width). Branch-free so the loops vectorize; x below -87.3 (masked scores
-// are -inf) gives exactly 0, NaN stays NaN (through the clamp and the product).
+// at half the vector width). The clamp is done on the bit pattern, without `?:` on floats (see
+// Vectorize.h: a float select becomes a branch and stops the loop vectorizing). x below -87.3
+// (masked scores are -inf) gives exactly 0; NaN stays NaN.
 TL_ALWAYS_INLINE float exp_attn(float x) {
-  const float xc = std::min(std::max(x, -87.3f), 88.7f);
+  const int32_t xi = static_cast<int32_t>(vec::float_to_bits(x));
+  const int32_t mag = xi & 0x7fffffff;
+  const int32_t not_nan = -static_cast<int32_t>(mag <= 0x7f800000);
+  const int32_t hi = -static_cast<int32_t>(xi > 0x42B16666) & not_nan;  // x > 88.7
+  const int32_t lo = -static_cast<int32_t>(xi < 0) & -static_cast<int32_t>(mag > 0x42AE999A) & not_nan;  // x < -87.3
+  int32_t ci = (xi & ~hi) | (0x42B16666 & hi);
+  ci = (ci & ~lo) | (static_cast<int32_t>(0xC2AE999Au) & lo);
+  const float xc = vec::bits_to_float(static_cast<uint32_t>(ci));
   const float kf = (xc * 1.44269504088896341f + 12582912.0f) - 12582912.0f;  // round to nearest: 1.5 * 2^23
   const float r = (xc - kf * 0.693359375f) + kf * 2.12194440e-4f;
   float p = 1.9875691500e-4f;
@@ -58,9 +66,7 @@ TL_ALWAYS_INLINE float exp_attn(float x) {
   const float y = p * r * r + r + 1.0f;
   const int32_t k = static_cast<int32_t>(kf);
   const float two_k = vec::bits_to_float(static_cast<uint32_t>(k + 127) << 23);
-  uint32_t bits = vec::float_to_bits(y * two_k);
-  bits &= -(static_cast<uint32_t>(x >= -87.3f) | static_cast<uint32_t>(x != x));  // underflow, -inf: 0
-  return vec::bits_to_float(bits);
+  return vec::bits_to_float(vec::float_to_bits(y * two_k) & ~static_cast<uint32_t>(lo));
 }
 
 template <typename T>
