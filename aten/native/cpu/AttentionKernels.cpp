@@ -78,7 +78,7 @@ TL_ALWAYS_INLINE T vexp(T x) {
 // The largest of n values, with independent lanes so the loop vectorizes (`a > b ? a : b` is
 // the max instruction); NaN is ignored here and then propagates through exp.
 template <typename T>
-TL_ALWAYS_INLINE T row_max(const T* x, int64_t n) {
+TL_TARGET_CLONES T row_max(const T* x, int64_t n) {
   constexpr int64_t kLanes = 16;
   T acc[kLanes];
   for (int64_t j = 0; j < kLanes; ++j) acc[j] = -std::numeric_limits<T>::infinity();
@@ -88,6 +88,40 @@ TL_ALWAYS_INLINE T row_max(const T* x, int64_t n) {
   for (; i < n; ++i) acc[0] = x[i] > acc[0] ? x[i] : acc[0];
   for (int64_t j = 1; j < kLanes; ++j) acc[0] = acc[j] > acc[0] ? acc[j] : acc[0];
   return acc[0];
+}
+
+// The row loops of both passes, compiled per ISA (TL_TARGET_CLONES) so they run at the widest vectors.
+// row[c] = exp(row[c] - shift); returns their sum.
+template <typename T>
+TL_TARGET_CLONES T exp_shifted_sum(T* row, int64_t n, T shift) {
+  T sum = 0;
+#pragma omp simd reduction(+ : sum)
+  for (int64_t c = 0; c < n; ++c) {
+    row[c] = vexp<T>(row[c] - shift);
+    sum += row[c];
+  }
+  return sum;
+}
+
+template <typename T>
+TL_TARGET_CLONES void scale_row(T* row, int64_t n, T factor) {
+#pragma omp simd
+  for (int64_t c = 0; c < n; ++c) row[c] *= factor;
+}
+
+template <typename T>
+TL_TARGET_CLONES T dot_row(const T* a, const T* b, int64_t n) {
+  T d = 0;
+#pragma omp simd reduction(+ : d)
+  for (int64_t c = 0; c < n; ++c) d += a[c] * b[c];
+  return d;
+}
+
+// dS = P * (dP - d), in place of dP.
+template <typename T>
+TL_TARGET_CLONES void softmax_grad_row(const T* p, T* dp, int64_t n, T d) {
+#pragma omp simd
+  for (int64_t c = 0; c < n; ++c) dp[c] = p[c] * (dp[c] - d);
 }
 
 ScalarType acc_dtype(ScalarType st) { return st == ScalarType::Float64 ? ScalarType::Float64 : ScalarType::Float32; }
@@ -228,20 +262,11 @@ void flash_forward(const Tensor& q, const Tensor& k, const Tensor& v, const Mask
             std::fill(row, row + n, T(0));
             continue;
           }
-          T sum = 0;
-#pragma omp simd reduction(+ : sum)
-          for (int64_t c = 0; c < n; ++c) {
-            row[c] = vexp<T>(row[c] - new_max);
-            sum += row[c];
-          }
+          const T sum = exp_shifted_sum(row, n, new_max);
           const T corr = vexp<T>(rmax[r] - new_max);  // exp(-inf) = 0 on the first block
           rsum[r] = rsum[r] * corr + sum;
           rmax[r] = new_max;
-          if (corr != T(1)) {
-            T* ar = acc.data() + r * s.Ev;
-#pragma omp simd
-            for (int64_t c = 0; c < s.Ev; ++c) ar[c] *= corr;
-          }
+          if (corr != T(1)) scale_row(acc.data() + r * s.Ev, s.Ev, corr);
         }
         if (s.Ev > 0) blas::gemm<T>(false, false, m, s.Ev, n, T(1), sc.data(), n, vb + j0 * vs[2], vs[2], T(1), acc.data(), s.Ev);
       }
@@ -285,37 +310,21 @@ void flash_backward(const Tensor& go, const Tensor& q, const Tensor& k, const Te
           const T* gob = god + b * gs[0] + h * gs[1] + i0 * gs[2];
           const T* ob = od + ((b * s.H + h) * s.L + i0) * s.Ev;
           const T* lb = ld + (b * s.H + h) * s.L + i0;
-          for (int64_t r = 0; r < m; ++r) {
-            T d = 0;
-#pragma omp simd reduction(+ : d)
-            for (int64_t c = 0; c < s.Ev; ++c) d += gob[r * gs[2] + c] * ob[r * s.Ev + c];
-            dsum[r] = d;
-          }
+          for (int64_t r = 0; r < m; ++r) dsum[r] = dot_row(gob + r * gs[2], ob + r * s.Ev, s.Ev);
           std::fill(dq.begin(), dq.end(), T(0));
           for (int64_t j0 = 0; j0 < kv_end; j0 += kvb) {
             const int64_t n = std::min(kvb, kv_end - j0);
             if (s.E > 0) blas::gemm<T>(false, true, m, n, s.E, scale, qb, qs[2], kb + j0 * ks[2], ks[2], T(0), p.data(), n);
             else std::fill(p.begin(), p.begin() + m * n, T(0));
             mask_block(p.data(), m, n, i0, j0, mask, b, h, causal);
-            for (int64_t r = 0; r < m; ++r) {
-              T* row = p.data() + r * n;
-              const T l = lb[r];
-#pragma omp simd
-              for (int64_t c = 0; c < n; ++c) row[c] = vexp<T>(row[c] - l);
-            }
+            for (int64_t r = 0; r < m; ++r) exp_shifted_sum(p.data() + r * n, n, lb[r]);
             if (s.Ev > 0) {
               blas::gemm<T>(true, false, n, s.Ev, m, T(1), p.data(), n, gob, gs[2], T(1), gvb + j0 * s.Ev, s.Ev);
               blas::gemm<T>(false, true, m, n, s.Ev, T(1), gob, gs[2], vb + j0 * vs[2], vs[2], T(0), dp.data(), n);
             } else {
               std::fill(dp.begin(), dp.begin() + m * n, T(0));
             }
-            for (int64_t r = 0; r < m; ++r) {
-              T* dr = dp.data() + r * n;
-              const T* pr = p.data() + r * n;
-              const T d = dsum[r];
-#pragma omp simd
-              for (int64_t c = 0; c < n; ++c) dr[c] = pr[c] * (dr[c] - d);
-            }
+            for (int64_t r = 0; r < m; ++r) softmax_grad_row(p.data() + r * n, dp.data() + r * n, n, dsum[r]);
             if (s.E > 0) {
               blas::gemm<T>(false, false, m, s.E, n, scale, dp.data(), n, kb + j0 * ks[2], ks[2], T(1), dq.data(), s.E);
               blas::gemm<T>(true, false, n, s.E, m, scale, dp.data(), n, qb, qs[2], T(1), gkb + j0 * s.E, s.E);
