@@ -6,6 +6,8 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_scaled_dot_product_flash_attention_for_cpu.h"
+#include "generated/ops/_scaled_dot_product_flash_attention_for_cpu_backward.h"
 #include "generated/ops/_unique.h"
 #include "generated/ops/cummin.h"
 #include "generated/ops/exponential.h"
@@ -21,6 +23,56 @@
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0., bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)
+struct ScaledDotProductFlashAttentionForCpuBackward0 final : Node {
+  std::string name() const override { return "ScaledDotProductFlashAttentionForCpuBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    query_.reset_data();
+    key_.reset_data();
+    value_.reset_data();
+    attn_mask_.reset_data();
+    output_.reset_data();
+    logsumexp_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return query_.nbytes() + key_.nbytes() + value_.nbytes() + attn_mask_.nbytes() + output_.nbytes() + logsumexp_.nbytes();
+  }
+
+  SavedVariable query_;
+  SavedVariable key_;
+  SavedVariable value_;
+  double dropout_p_;
+  bool is_causal_;
+  SavedVariable attn_mask_;
+  std::optional<double> scale_;
+  SavedVariable output_;
+  SavedVariable logsumexp_;
+};
+
+variable_list ScaledDotProductFlashAttentionForCpuBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& query = query_.unpack(shared_from_this());
+  const auto& key = key_.unpack(shared_from_this());
+  const auto& value = value_.unpack(shared_from_this());
+  const auto& dropout_p = as_arg(dropout_p_);
+  const auto& is_causal = as_arg(is_causal_);
+  const auto& attn_mask = unpack_optional(attn_mask_, shared_from_this());
+  const auto& scale = as_arg(scale_);
+  const auto& output = output_.unpack(shared_from_this());
+  const auto& logsumexp = logsumexp_.unpack(shared_from_this());
+  if (should_compute_output(0) || should_compute_output(1) || should_compute_output(2)) {
+    auto computed = _scaled_dot_product_flash_attention_for_cpu_backward(grad, query, key, value, output, logsumexp, dropout_p, is_causal, attn_mask, scale);
+    if (should_compute_output(0)) grad_inputs[0] = std::get<0>(std::move(computed));
+    if (should_compute_output(1)) grad_inputs[1] = std::get<1>(std::move(computed));
+    if (should_compute_output(2)) grad_inputs[2] = std::get<2>(std::move(computed));
+  }
+  return grad_inputs;
+}
 
 // Backward of _unique(Tensor self, bool sorted=True, bool return_inverse=False) -> (Tensor, Tensor)
 struct UniqueBackward0 final : Node {
@@ -296,6 +348,42 @@ variable_list UniqueConsecutiveBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// _scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0., bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)
+std::tuple<Tensor, Tensor> _scaled_dot_product_flash_attention_for_cpu(const Tensor& query, const Tensor& key, const Tensor& value, double dropout_p, bool is_causal, const std::optional<Tensor>& attn_mask, std::optional<double> scale) {
+  auto grad_fn = std::make_shared<ScaledDotProductFlashAttentionForCpuBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&query, &key, &value}));
+  grad_fn->dropout_p_ = dropout_p;
+  grad_fn->is_causal_ = is_causal;
+  grad_fn->scale_ = scale;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->query_ = SavedVariable(query, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->key_ = SavedVariable(key, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->value_ = SavedVariable(value, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->attn_mask_ = save_optional(attn_mask, false);
+  }
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_scaled_dot_product_flash_attention_for_cpu::call(query, key, value, dropout_p, is_causal, attn_mask, scale);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // logsumexp: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->output_ = SavedVariable(std::get<0>(result), true);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->logsumexp_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
+}
 
 // _unique(Tensor self, bool sorted=True, bool return_inverse=False) -> (Tensor, Tensor)
 std::tuple<Tensor, Tensor> _unique(const Tensor& self, bool sorted, bool return_inverse) {

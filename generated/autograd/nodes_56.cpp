@@ -6,6 +6,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_scaled_dot_product_flash_attention_for_cpu_backward.h"
 #include "generated/ops/add.h"
 #include "generated/ops/amin.h"
 #include "generated/ops/histogram.h"
@@ -14,6 +15,38 @@
 #include "generated/ops/special_zeta.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value)
+struct ScaledDotProductFlashAttentionForCpuBackwardBackward0 final : Node {
+  std::string name() const override { return "ScaledDotProductFlashAttentionForCpuBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list ScaledDotProductFlashAttentionForCpuBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::_scaled_dot_product_flash_attention_for_cpu_backward");
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("aten::_scaled_dot_product_flash_attention_for_cpu_backward");
+  }
+  if (should_compute_output(2)) {
+    grad_inputs[2] = not_implemented("aten::_scaled_dot_product_flash_attention_for_cpu_backward");
+  }
+  if (should_compute_output(3)) {
+    grad_inputs[3] = not_implemented("aten::_scaled_dot_product_flash_attention_for_cpu_backward");
+  }
+  if (should_compute_output(4)) {
+    grad_inputs[4] = not_implemented("aten::_scaled_dot_product_flash_attention_for_cpu_backward");
+  }
+  if (should_compute_output(5)) {
+    grad_inputs[5] = not_implemented("aten::_scaled_dot_product_flash_attention_for_cpu_backward");
+  }
+  return grad_inputs;
+}
 
 // Backward of amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
 struct AminBackward0 final : Node {
@@ -128,6 +161,24 @@ variable_list SpecialZetaBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// _scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value)
+std::tuple<Tensor, Tensor, Tensor> _scaled_dot_product_flash_attention_for_cpu_backward(const Tensor& grad_out, const Tensor& query, const Tensor& key, const Tensor& value, const Tensor& out, const Tensor& logsumexp, double dropout_p, bool is_causal, const std::optional<Tensor>& attn_mask, std::optional<double> scale) {
+  auto grad_fn = std::make_shared<ScaledDotProductFlashAttentionForCpuBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_out, &query, &key, &value, &out, &logsumexp}));
+  std::tuple<Tensor, Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_scaled_dot_product_flash_attention_for_cpu_backward::call(grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask, scale);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  check_differentiable_dtype(std::get<1>(result));
+  set_history(std::get<1>(result), grad_fn);
+  check_differentiable_dtype(std::get<2>(result));
+  set_history(std::get<2>(result), grad_fn);
+  return result;
+}
 
 // amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
 Tensor amin(const Tensor& self, IntArrayRef dim, bool keepdim) {

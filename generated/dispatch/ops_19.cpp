@@ -10,6 +10,7 @@
 #include "generated/ops/logical_and.h"
 #include "generated/ops/mvlgamma.h"
 #include "generated/ops/permute.h"
+#include "generated/ops/rnn_tanh.h"
 #include "generated/ops/special_multigammaln.h"
 #include "generated/ops/var_mean.h"
 
@@ -296,6 +297,13 @@ Tensor permute(const Tensor& self, IntArrayRef dims) {
     return autograd::wrappers::permute(self, dims);
   }
   return ops::permute::call(self, dims);
+}
+
+// ============================================================================ rnn_tanh
+
+// rnn_tanh.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> rnn_tanh(const Tensor& input, const Tensor& hx, TensorList params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional, bool batch_first) {
+  return native::rnn_tanh_input_composite(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first);
 }
 
 // ============================================================================ special_multigammaln

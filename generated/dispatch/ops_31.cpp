@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/gru_cell.h"
 #include "generated/ops/less.h"
 #include "generated/ops/lt.h"
 #include "generated/ops/msort.h"
@@ -11,6 +12,13 @@
 #include "generated/ops/unique_dim.h"
 
 namespace tl {
+
+// ============================================================================ gru_cell
+
+// gru_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor
+Tensor gru_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh, const std::optional<Tensor>& b_ih, const std::optional<Tensor>& b_hh) {
+  return native::gru_cell_composite(input, hx, w_ih, w_hh, b_ih, b_hh);
+}
 
 // ============================================================================ less
 

@@ -15,6 +15,7 @@
 #include "generated/ops/logit.h"
 #include "generated/ops/mode.h"
 #include "generated/ops/nonzero.h"
+#include "generated/ops/rnn_relu_cell.h"
 #include "generated/ops/sigmoid.h"
 #include "generated/ops/special_logit.h"
 
@@ -289,6 +290,13 @@ const Tensor& ops::nonzero_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& nonzero_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("nonzero.out", {&self}, {&out});
   return ops::nonzero_out::call(self, out);
+}
+
+// ============================================================================ rnn_relu_cell
+
+// rnn_relu_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor
+Tensor rnn_relu_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh, const std::optional<Tensor>& b_ih, const std::optional<Tensor>& b_hh) {
+  return native::rnn_relu_cell_composite(input, hx, w_ih, w_hh, b_ih, b_hh);
 }
 
 // ============================================================================ sigmoid

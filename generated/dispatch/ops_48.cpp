@@ -5,6 +5,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/_to_copy.h"
 #include "generated/ops/addcmul.h"
+#include "generated/ops/gru.h"
 #include "generated/ops/mean.h"
 #include "generated/ops/mm.h"
 
@@ -115,6 +116,13 @@ const Tensor& ops::addcmul_out::call(const Tensor& self, const Tensor& tensor1, 
 const Tensor& addcmul_out(const Tensor& out, const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
   check_out_no_grad("addcmul.out", {&self, &tensor1, &tensor2}, {&out});
   return ops::addcmul_out::call(self, tensor1, tensor2, value, out);
+}
+
+// ============================================================================ gru
+
+// gru.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> gru(const Tensor& input, const Tensor& hx, TensorList params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional, bool batch_first) {
+  return native::gru_input_composite(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first);
 }
 
 // ============================================================================ mean

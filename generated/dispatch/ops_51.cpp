@@ -9,6 +9,7 @@
 #include "generated/ops/hardsigmoid_backward.h"
 #include "generated/ops/hardswish.h"
 #include "generated/ops/linalg_vector_norm.h"
+#include "generated/ops/scaled_dot_product_attention.h"
 #include "generated/ops/softplus.h"
 #include "generated/ops/tril_indices.h"
 #include "generated/ops/vsplit.h"
@@ -361,6 +362,13 @@ const Tensor& ops::linalg_vector_norm_out::call(const Tensor& self, const Scalar
 const Tensor& linalg_vector_norm_out(const Tensor& out, const Tensor& self, const Scalar& ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
   check_out_no_grad("linalg_vector_norm.out", {&self}, {&out});
   return ops::linalg_vector_norm_out::call(self, ord, dim, keepdim, dtype, out);
+}
+
+// ============================================================================ scaled_dot_product_attention
+
+// scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor
+Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value, const std::optional<Tensor>& attn_mask, double dropout_p, bool is_causal, std::optional<double> scale, bool enable_gqa) {
+  return native::scaled_dot_product_attention_composite(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa);
 }
 
 // ============================================================================ softplus

@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_scaled_dot_product_flash_attention_for_cpu.h"
 #include "generated/ops/_unique.h"
 #include "generated/ops/any.h"
 #include "generated/ops/broadcast_to.h"
@@ -20,6 +21,28 @@
 #include "generated/ops/unique_consecutive.h"
 
 namespace tl {
+
+// ============================================================================ _scaled_dot_product_flash_attention_for_cpu
+
+// _scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0., bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)
+ops::_scaled_dot_product_flash_attention_for_cpu::Kernel* ops::_scaled_dot_product_flash_attention_for_cpu::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::_scaled_dot_product_flash_attention_for_cpu_kernel,
+    /* Meta */ native::_scaled_dot_product_flash_attention_for_cpu_kernel,
+};
+
+std::tuple<Tensor, Tensor> ops::_scaled_dot_product_flash_attention_for_cpu::call(const Tensor& query, const Tensor& key, const Tensor& value, double dropout_p, bool is_causal, const std::optional<Tensor>& attn_mask, std::optional<double> scale) {
+  const Device kernel_device = dispatch_device("_scaled_dot_product_flash_attention_for_cpu", {&query, &key, &value, opt_ptr(attn_mask)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_scaled_dot_product_flash_attention_for_cpu", kernel_device);
+  return kernel(query, key, value, dropout_p, is_causal, attn_mask, scale);
+}
+
+std::tuple<Tensor, Tensor> _scaled_dot_product_flash_attention_for_cpu(const Tensor& query, const Tensor& key, const Tensor& value, double dropout_p, bool is_causal, const std::optional<Tensor>& attn_mask, std::optional<double> scale) {
+  if (autograd::compute_requires_grad({&query, &key, &value})) {
+    return autograd::wrappers::_scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p, is_causal, attn_mask, scale);
+  }
+  return ops::_scaled_dot_product_flash_attention_for_cpu::call(query, key, value, dropout_p, is_causal, attn_mask, scale);
+}
 
 // ============================================================================ _unique
 

@@ -8,6 +8,7 @@
 #include "generated/ops/erfinv.h"
 #include "generated/ops/gelu.h"
 #include "generated/ops/log_sigmoid_forward.h"
+#include "generated/ops/lstm_cell.h"
 #include "generated/ops/pow.h"
 #include "generated/ops/trunc.h"
 
@@ -217,6 +218,13 @@ std::tuple<Tensor, Tensor> log_sigmoid_forward(const Tensor& self) {
     return autograd::wrappers::log_sigmoid_forward(self);
   }
   return ops::log_sigmoid_forward::call(self);
+}
+
+// ============================================================================ lstm_cell
+
+// lstm_cell(Tensor input, Tensor[] hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> lstm_cell(const Tensor& input, TensorList hx, const Tensor& w_ih, const Tensor& w_hh, const std::optional<Tensor>& b_ih, const std::optional<Tensor>& b_hh) {
+  return native::lstm_cell_composite(input, hx, w_ih, w_hh, b_ih, b_hh);
 }
 
 // ============================================================================ pow

@@ -7,6 +7,7 @@
 #include "generated/ops/eq.h"
 #include "generated/ops/equal.h"
 #include "generated/ops/leaky_relu_backward.h"
+#include "generated/ops/rnn_tanh_cell.h"
 #include "generated/ops/uniform.h"
 #include "generated/ops/unique_dim_consecutive.h"
 #include "generated/ops/zeros_like.h"
@@ -218,6 +219,13 @@ Tensor leaky_relu_backward(const Tensor& grad_output, const Tensor& self, const 
     return autograd::wrappers::leaky_relu_backward(grad_output, self, negative_slope, self_is_result);
   }
   return ops::leaky_relu_backward::call(grad_output, self, negative_slope, self_is_result);
+}
+
+// ============================================================================ rnn_tanh_cell
+
+// rnn_tanh_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor
+Tensor rnn_tanh_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh, const std::optional<Tensor>& b_ih, const std::optional<Tensor>& b_hh) {
+  return native::rnn_tanh_cell_composite(input, hx, w_ih, w_hh, b_ih, b_hh);
 }
 
 // ============================================================================ uniform

@@ -3,12 +3,35 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_scaled_dot_product_flash_attention_for_cpu_backward.h"
 #include "generated/ops/amin.h"
 #include "generated/ops/histogram.h"
 #include "generated/ops/isinf.h"
 #include "generated/ops/special_zeta.h"
 
 namespace tl {
+
+// ============================================================================ _scaled_dot_product_flash_attention_for_cpu_backward
+
+// _scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value)
+ops::_scaled_dot_product_flash_attention_for_cpu_backward::Kernel* ops::_scaled_dot_product_flash_attention_for_cpu_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::_scaled_dot_product_flash_attention_for_cpu_backward_kernel,
+    /* Meta */ native::_scaled_dot_product_flash_attention_for_cpu_backward_kernel,
+};
+
+std::tuple<Tensor, Tensor, Tensor> ops::_scaled_dot_product_flash_attention_for_cpu_backward::call(const Tensor& grad_out, const Tensor& query, const Tensor& key, const Tensor& value, const Tensor& out, const Tensor& logsumexp, double dropout_p, bool is_causal, const std::optional<Tensor>& attn_mask, std::optional<double> scale) {
+  const Device kernel_device = dispatch_device("_scaled_dot_product_flash_attention_for_cpu_backward", {&grad_out, &query, &key, &value, &out, &logsumexp, opt_ptr(attn_mask)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_scaled_dot_product_flash_attention_for_cpu_backward", kernel_device);
+  return kernel(grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask, scale);
+}
+
+std::tuple<Tensor, Tensor, Tensor> _scaled_dot_product_flash_attention_for_cpu_backward(const Tensor& grad_out, const Tensor& query, const Tensor& key, const Tensor& value, const Tensor& out, const Tensor& logsumexp, double dropout_p, bool is_causal, const std::optional<Tensor>& attn_mask, std::optional<double> scale) {
+  if (autograd::compute_requires_grad({&grad_out, &query, &key, &value, &out, &logsumexp})) {
+    return autograd::wrappers::_scaled_dot_product_flash_attention_for_cpu_backward(grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask, scale);
+  }
+  return ops::_scaled_dot_product_flash_attention_for_cpu_backward::call(grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask, scale);
+}
 
 // ============================================================================ amin
 

@@ -8,6 +8,7 @@
 #include "generated/ops/cross.h"
 #include "generated/ops/frac.h"
 #include "generated/ops/index_reduce.h"
+#include "generated/ops/lstm.h"
 #include "generated/ops/nanmean.h"
 #include "generated/ops/unfold_backward.h"
 
@@ -221,6 +222,13 @@ const Tensor& ops::index_reduce_out::call(const Tensor& self, int64_t dim, const
 const Tensor& index_reduce_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce, bool include_self) {
   check_out_no_grad("index_reduce.out", {&self, &index, &source}, {&out});
   return ops::index_reduce_out::call(self, dim, index, source, reduce, include_self, out);
+}
+
+// ============================================================================ lstm
+
+// lstm.input(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor, Tensor)
+std::tuple<Tensor, Tensor, Tensor> lstm(const Tensor& input, TensorList hx, TensorList params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional, bool batch_first) {
+  return native::lstm_input_composite(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first);
 }
 
 // ============================================================================ nanmean

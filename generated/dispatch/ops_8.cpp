@@ -11,6 +11,7 @@
 #include "generated/ops/ge.h"
 #include "generated/ops/index_add.h"
 #include "generated/ops/moveaxis.h"
+#include "generated/ops/rnn_relu.h"
 #include "generated/ops/true_divide.h"
 #include "generated/ops/vstack.h"
 
@@ -468,6 +469,13 @@ Tensor moveaxis(const Tensor& self, IntArrayRef source, IntArrayRef destination)
 // moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)
 Tensor moveaxis(const Tensor& self, int64_t source, int64_t destination) {
   return native::moveaxis_int_composite(self, source, destination);
+}
+
+// ============================================================================ rnn_relu
+
+// rnn_relu.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> rnn_relu(const Tensor& input, const Tensor& hx, TensorList params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional, bool batch_first) {
+  return native::rnn_relu_input_composite(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first);
 }
 
 // ============================================================================ true_divide

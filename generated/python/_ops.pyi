@@ -47,6 +47,14 @@ def _reshape_alias(input: Tensor, size: Sequence[int], stride: Sequence[int]) ->
     """A view of `self` with the given sizes and strides, which `reshape` computes for an input that is not contiguous but can be viewed (as PyTorch). Its gradient assumes such strides (a reshape of `self`), so the samples only check shapes; reshape's own tests check values and gradients."""
     ...
 
+def _scaled_dot_product_flash_attention_for_cpu(query: Tensor, key: Tensor, value: Tensor, dropout_p: float = 0., is_causal: bool = False, *, attn_mask: Optional[Tensor] = None, scale: Optional[float] = None) -> tuple[Tensor, Tensor]:
+    """The fused CPU attention kernel behind scaled_dot_product_attention for 4-D query (B, H, L, E), key/value (B, Hk, S, E) with Hk dividing H: per block of query rows it streams key/value blocks with an online softmax (running max and sum), so memory is O(L * block), never L x S; returns the output and the row logsumexp (B, H, L) in float32 (float64 for float64 inputs) for the backward. `attn_mask` is additive (2-D or 4-D, broadcast). No dropout, as PyTorch's."""
+    ...
+
+def _scaled_dot_product_flash_attention_for_cpu_backward(grad_out: Tensor, query: Tensor, key: Tensor, value: Tensor, out: Tensor, logsumexp: Tensor, dropout_p: float, is_causal: bool, *, attn_mask: Optional[Tensor] = None, scale: Optional[float] = None) -> tuple[Tensor, Tensor, Tensor]:
+    """The fused backward of `_scaled_dot_product_flash_attention_for_cpu`: recomputes the attention probabilities blockwise from query, key and the saved logsumexp (never an L x S tensor) and accumulates the gradients of query, key and value. Not differentiable, as PyTorch's."""
+    ...
+
 def _softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int, input_dtype: dtype) -> Tensor:
     """The gradient of softmax: `output * (grad_output - sum(grad_output * output, dim))`, in grad_output's dtype (PyTorch's CPU rule)."""
     ...
@@ -1163,6 +1171,14 @@ def greater_equal_(input: Tensor, other: Number) -> Tensor:
     """In-place version of greater_equal(): writes the result into self. Alias of `ge`."""
     ...
 
+def gru(input: Tensor, hx: Tensor, params: Sequence[Tensor], has_biases: bool, num_layers: int, dropout: float, train: bool, bidirectional: bool, batch_first: bool) -> tuple[Tensor, Tensor]:
+    """A multi-layer GRU over a sequence (T, N, I), or (N, T, I) with `batch_first`: hx (layers * directions, N, H), params per layer and direction w_ih, w_hh[, b_ih, b_hh]; dropout between layers when `train`. Returns (output, h_n)."""
+    ...
+
+def gru_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Optional[Tensor] = None, b_hh: Optional[Tensor] = None) -> Tensor:
+    """One GRU step: gates reset r, update z from `input @ w_ih^T + b_ih` and `hx @ w_hh^T + b_hh`, new n = tanh(x_n + r * h_n); returns (1 - z) n + z hx."""
+    ...
+
 @overload
 def gt(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """True where `self > other`, element by element, with broadcasting."""
@@ -1590,6 +1606,14 @@ def logspace(start: Number, end: Number, steps: int, base: float = 10.0, *, dtyp
 
 def logsumexp(input: Tensor, dim: Union[int, Sequence[int]], keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
     """log(sum(exp(self))) over the dimensions in `dim`, computed stably (the maximum is subtracted first; +-inf inputs give +-inf); integer inputs give the default float dtype."""
+    ...
+
+def lstm(input: Tensor, hx: Sequence[Tensor], params: Sequence[Tensor], has_biases: bool, num_layers: int, dropout: float, train: bool, bidirectional: bool, batch_first: bool) -> tuple[Tensor, Tensor, Tensor]:
+    """A multi-layer LSTM over a sequence (T, N, I), or (N, T, I) with `batch_first`: hx = [h0, c0] of (layers * directions, N, H) (h0 of the projection size with projections), params per layer and direction w_ih, w_hh[, b_ih, b_hh][, w_hr]; dropout between layers when `train`. Returns (output, h_n, c_n)."""
+    ...
+
+def lstm_cell(input: Tensor, hx: Sequence[Tensor], w_ih: Tensor, w_hh: Tensor, b_ih: Optional[Tensor] = None, b_hh: Optional[Tensor] = None) -> tuple[Tensor, Tensor]:
+    """One LSTM step for input (N, I) and hx = [h (N, H), c (N, H)]: gates `input @ w_ih^T + b_ih + h @ w_hh^T + b_hh` split as input, forget, cell, output; returns (h', c') with c' = sigmoid(f) c + sigmoid(i) tanh(g), h' = sigmoid(o) tanh(c')."""
     ...
 
 @overload
@@ -2118,6 +2142,22 @@ def reshape(input: Tensor, shape: Sequence[int]) -> Tensor:
 
 def resize_as_(input: Tensor, the_template: Tensor, *, memory_format: Optional[Any] = None) -> Tensor:
     """Resizes `self` (as `resize_`) to the sizes of `the_template`."""
+    ...
+
+def rnn_relu(input: Tensor, hx: Tensor, params: Sequence[Tensor], has_biases: bool, num_layers: int, dropout: float, train: bool, bidirectional: bool, batch_first: bool) -> tuple[Tensor, Tensor]:
+    """A multi-layer Elman RNN with ReLU over a sequence, as `rnn_tanh.input`. Returns (output, h_n)."""
+    ...
+
+def rnn_relu_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Optional[Tensor] = None, b_hh: Optional[Tensor] = None) -> Tensor:
+    """One Elman RNN step with ReLU: `relu(input @ w_ih^T + b_ih + hx @ w_hh^T + b_hh)`."""
+    ...
+
+def rnn_tanh(input: Tensor, hx: Tensor, params: Sequence[Tensor], has_biases: bool, num_layers: int, dropout: float, train: bool, bidirectional: bool, batch_first: bool) -> tuple[Tensor, Tensor]:
+    """A multi-layer Elman RNN with tanh over a sequence, as `gru.input` with one gate. Returns (output, h_n)."""
+    ...
+
+def rnn_tanh_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Optional[Tensor] = None, b_hh: Optional[Tensor] = None) -> Tensor:
+    """One Elman RNN step: `tanh(input @ w_ih^T + b_ih + hx @ w_hh^T + b_hh)` for input (N, I) and hx (N, H)."""
     ...
 
 def roll(input: Tensor, shifts: Union[int, Sequence[int]], dims: Union[int, Sequence[int]] = ()) -> Tensor:

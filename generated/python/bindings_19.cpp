@@ -11,6 +11,7 @@
 #include "generated/ops/is_set_to.h"
 #include "generated/ops/logical_and.h"
 #include "generated/ops/permute.h"
+#include "generated/ops/rnn_tanh.h"
 #include "generated/ops/special_multigammaln.h"
 #include "generated/ops/var_mean.h"
 
@@ -132,6 +133,28 @@ PyObject* fn_permute(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   auto self = r.tensor(0);
   auto dims = r.intlist(1);
   auto result = [&] { GilRelease no_gil; return tl::permute(self, dims); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// rnn_tanh
+PyObject* fn_rnn_tanh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "rnn_tanh(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto hx = r.tensor(1);
+  auto params = r.tensorlist(2);
+  auto has_biases = r.toBool(3);
+  auto num_layers = r.toInt64(4);
+  auto dropout = r.toDouble(5);
+  auto train = r.toBool(6);
+  auto bidirectional = r.toBool(7);
+  auto batch_first = r.toBool(8);
+  auto result = [&] { GilRelease no_gil; return tl::rnn_tanh(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -307,6 +330,10 @@ In-place version of logical_and(): writes the result into self. True where both 
       METH_FASTCALL | METH_KEYWORDS, R"doc(permute(Tensor input, int[] dims) -> Tensor
 
 A view of `self` with its dimensions reordered as `dims` says.)doc"});
+  functions["_ops"].push_back({"rnn_tanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rnn_tanh)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(rnn_tanh(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> tuple[Tensor, Tensor]
+
+A multi-layer Elman RNN with tanh over a sequence, as `gru.input` with one gate. Returns (output, h_n).)doc"});
   functions["_ops"].push_back({"special_multigammaln", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_multigammaln)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_multigammaln(Tensor input, int p, *, Tensor? out=None) -> Tensor
 

@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/gru_cell.h"
 #include "generated/ops/less.h"
 #include "generated/ops/msort.h"
 #include "generated/ops/mvlgamma.h"
@@ -13,6 +14,25 @@
 
 namespace tl::python {
 namespace {
+
+// gru_cell
+PyObject* fn_gru_cell(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "gru_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto hx = r.tensor(1);
+  auto w_ih = r.tensor(2);
+  auto w_hh = r.tensor(3);
+  auto b_ih = r.optional_tensor(4);
+  auto b_hh = r.optional_tensor(5);
+  auto result = [&] { GilRelease no_gil; return tl::gru_cell(input, hx, w_ih, w_hh, b_ih, b_hh); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // less
 PyObject* fn_less(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -324,6 +344,10 @@ PyObject* method_scatter_add_(PyObject* py_self, PyObject* const* args, Py_ssize
 }  // namespace
 
 void add_bindings_31(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"gru_cell", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_gru_cell)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(gru_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor
+
+One GRU step: gates reset r, update z from `input @ w_ih^T + b_ih` and `hx @ w_hh^T + b_hh`, new n = tanh(x_n + r * h_n); returns (1 - z) n + z hx.)doc"});
   functions["_ops"].push_back({"less", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_less)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(less(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 

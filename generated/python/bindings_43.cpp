@@ -15,6 +15,7 @@
 #include "generated/ops/linalg_multi_dot.h"
 #include "generated/ops/mode.h"
 #include "generated/ops/nonzero.h"
+#include "generated/ops/rnn_relu_cell.h"
 #include "generated/ops/sigmoid.h"
 #include "generated/ops/special_logit.h"
 
@@ -248,6 +249,25 @@ PyObject* fn_nonzero(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::nonzero(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// rnn_relu_cell
+PyObject* fn_rnn_relu_cell(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "rnn_relu_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto hx = r.tensor(1);
+  auto w_ih = r.tensor(2);
+  auto w_hh = r.tensor(3);
+  auto b_ih = r.optional_tensor(4);
+  auto b_hh = r.optional_tensor(5);
+  auto result = [&] { GilRelease no_gil; return tl::rnn_relu_cell(input, hx, w_ih, w_hh, b_ih, b_hh); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -498,6 +518,10 @@ The most frequent value of `self` along `dim` (the smallest of equally frequent 
       METH_FASTCALL | METH_KEYWORDS, R"doc(nonzero(Tensor input, *, Tensor? out=None) -> Tensor
 
 The indices of the nonzero elements of `self` as an int64 tensor of shape (count, self.dim()), in row-major order.)doc"});
+  functions["_ops"].push_back({"rnn_relu_cell", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rnn_relu_cell)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(rnn_relu_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor
+
+One Elman RNN step with ReLU: `relu(input @ w_ih^T + b_ih + hx @ w_hh^T + b_hh)`.)doc"});
   functions["_ops"].push_back({"sigmoid", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sigmoid)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(sigmoid(Tensor input, *, Tensor? out=None) -> Tensor
 

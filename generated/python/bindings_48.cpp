@@ -7,6 +7,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_to_copy.h"
 #include "generated/ops/addcmul.h"
+#include "generated/ops/gru.h"
 #include "generated/ops/mean.h"
 #include "generated/ops/mm.h"
 
@@ -64,6 +65,28 @@ PyObject* fn_addcmul_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   auto tensor2 = r.tensor(2);
   auto value = r.scalar(3);
   auto result = [&] { GilRelease no_gil; return tl::addcmul_(self, tensor1, tensor2, value); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// gru
+PyObject* fn_gru(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "gru(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto hx = r.tensor(1);
+  auto params = r.tensorlist(2);
+  auto has_biases = r.toBool(3);
+  auto num_layers = r.toInt64(4);
+  auto dropout = r.toDouble(5);
+  auto train = r.toBool(6);
+  auto bidirectional = r.toBool(7);
+  auto batch_first = r.toBool(8);
+  auto result = [&] { GilRelease no_gil; return tl::gru(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -220,6 +243,10 @@ A copy of `self` converted to `dtype` and moved to `device` (the current ones wh
       METH_FASTCALL | METH_KEYWORDS, R"doc(addcmul_(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 
 In-place version of addcmul(): writes the result into self. `self + value * tensor1 * tensor2`, with broadcasting and type promotion across the three.)doc"});
+  functions["_ops"].push_back({"gru", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_gru)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(gru(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> tuple[Tensor, Tensor]
+
+A multi-layer GRU over a sequence (T, N, I), or (N, T, I) with `batch_first`: hx (layers * directions, N, H), params per layer and direction w_ih, w_hh[, b_ih, b_hh]; dropout between layers when `train`. Returns (output, h_n).)doc"});
   functions["_ops"].push_back({"mean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mean)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(mean(Tensor input, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 

@@ -11,6 +11,7 @@
 #include "generated/ops/hardsigmoid_backward.h"
 #include "generated/ops/hardswish.h"
 #include "generated/ops/linalg_vector_norm.h"
+#include "generated/ops/scaled_dot_product_attention.h"
 #include "generated/ops/softplus.h"
 #include "generated/ops/tril_indices.h"
 #include "generated/ops/vsplit.h"
@@ -168,6 +169,27 @@ PyObject* fn_linalg_vector_norm(PyObject* /*module*/, PyObject* const* args, Py_
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::linalg_vector_norm(self, ord, as_arg(dim), keepdim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// scaled_dot_product_attention
+PyObject* fn_nn_scaled_dot_product_attention(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto query = r.tensor(0);
+  auto key = r.tensor(1);
+  auto value = r.tensor(2);
+  auto attn_mask = r.optional_tensor(3);
+  auto dropout_p = r.toDouble(4);
+  auto is_causal = r.toBool(5);
+  auto scale = r.toDouble_optional(6);
+  auto enable_gqa = r.toBool(7);
+  auto result = [&] { GilRelease no_gil; return tl::scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -364,6 +386,10 @@ In-place version of hardswish(): writes the result into self. The hard swish of 
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_vector_norm(Tensor input, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 
 The vector `ord`-norm of `self` over the dimensions in `dim` (all of them when None): `sum(abs(x)**ord)**(1/ord)`; `inf`/`-inf` the largest/smallest absolute value, 0 the number of non-zero elements (`torchlite.linalg.vector_norm`).)doc"});
+  functions["_nn"].push_back({"scaled_dot_product_attention", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_scaled_dot_product_attention)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor
+
+Attention `softmax(query @ key^T * scale + mask) @ value` over query (..., L, E), key (..., S, E), value (..., S, Ev): `attn_mask` bool (True takes part) or additive, `is_causal` masks above the diagonal (top-left aligned), `scale` defaults to 1/sqrt(E), `dropout_p` drops attention weights, `enable_gqa` lets key/value heads divide query heads. As PyTorch on CPU, 4-D inputs with unit last strides and no dropout run the fused blockwise kernel (`_scaled_dot_product_flash_attention_for_cpu`), the rest the composite math path; fully masked rows give zeros.)doc"});
   functions["_nn"].push_back({"softplus", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_softplus)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(softplus(Tensor input, Scalar beta=1, Scalar threshold=20, *, Tensor? out=None) -> Tensor
 

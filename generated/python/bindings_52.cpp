@@ -7,6 +7,7 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_scaled_dot_product_flash_attention_for_cpu.h"
 #include "generated/ops/_unique.h"
 #include "generated/ops/any.h"
 #include "generated/ops/broadcast_to.h"
@@ -26,8 +27,29 @@ namespace tl::python {
 namespace {
 
 // Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* _scaled_dot_product_flash_attention_for_cpu_type = nullptr;
 PyTypeObject* cummin_type = nullptr;
 PyTypeObject* cummin_out_type = nullptr;
+
+// _scaled_dot_product_flash_attention_for_cpu
+PyObject* fn__scaled_dot_product_flash_attention_for_cpu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0., bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto query = r.tensor(0);
+  auto key = r.tensor(1);
+  auto value = r.tensor(2);
+  auto dropout_p = r.toDouble(3);
+  auto is_causal = r.toBool(4);
+  auto attn_mask = r.optional_tensor(5);
+  auto scale = r.toDouble_optional(6);
+  auto result = [&] { GilRelease no_gil; return tl::_scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p, is_causal, attn_mask, scale); }();
+  return wrap_named(_scaled_dot_product_flash_attention_for_cpu_type, wrap(result));
+  TL_PY_CATCH
+}
 
 // _unique
 PyObject* fn__unique(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -787,8 +809,13 @@ PyObject* method_triu_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 }  // namespace
 
 void add_bindings_52(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  _scaled_dot_product_flash_attention_for_cpu_type = return_type("_scaled_dot_product_flash_attention_for_cpu", {"output", "logsumexp"});
   cummin_type = return_type("cummin", {"values", "indices"});
   cummin_out_type = return_type("cummin_out", {"values", "indices"});
+  functions["_ops"].push_back({"_scaled_dot_product_flash_attention_for_cpu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__scaled_dot_product_flash_attention_for_cpu)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0., bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> tuple[Tensor, Tensor]
+
+The fused CPU attention kernel behind scaled_dot_product_attention for 4-D query (B, H, L, E), key/value (B, Hk, S, E) with Hk dividing H: per block of query rows it streams key/value blocks with an online softmax (running max and sum), so memory is O(L * block), never L x S; returns the output and the row logsumexp (B, H, L) in float32 (float64 for float64 inputs) for the backward. `attn_mask` is additive (2-D or 4-D, broadcast). No dropout, as PyTorch's.)doc"});
   functions["_ops"].push_back({"_unique", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__unique)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_unique(Tensor input, bool sorted=True, bool return_inverse=False) -> tuple[Tensor, Tensor]
 

@@ -10,6 +10,7 @@
 #include "generated/ops/erfinv.h"
 #include "generated/ops/gelu.h"
 #include "generated/ops/log_sigmoid_forward.h"
+#include "generated/ops/lstm_cell.h"
 #include "generated/ops/pow.h"
 #include "generated/ops/trunc.h"
 
@@ -139,6 +140,25 @@ PyObject* fn_nn_log_sigmoid_forward(PyObject* /*module*/, PyObject* const* args,
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::log_sigmoid_forward(self); }();
   return wrap_named(log_sigmoid_forward_type, wrap(result));
+  TL_PY_CATCH
+}
+
+// lstm_cell
+PyObject* fn_lstm_cell(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "lstm_cell(Tensor input, Tensor[] hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto hx = r.tensorlist(1);
+  auto w_ih = r.tensor(2);
+  auto w_hh = r.tensor(3);
+  auto b_ih = r.optional_tensor(4);
+  auto b_hh = r.optional_tensor(5);
+  auto result = [&] { GilRelease no_gil; return tl::lstm_cell(input, hx, w_ih, w_hh, b_ih, b_hh); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -483,6 +503,10 @@ In-place version of gelu(): writes the result into self. The GELU of every eleme
       METH_FASTCALL | METH_KEYWORDS, R"doc(log_sigmoid_forward(Tensor input) -> tuple[Tensor, Tensor]
 
 `log(sigmoid(x))` of every element x, computed as `min(x, 0) - log1p(exp(-|x|))`, and the buffer PyTorch's CPU kernel returns beside it (`exp(-|x|)`).)doc"});
+  functions["_ops"].push_back({"lstm_cell", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lstm_cell)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(lstm_cell(Tensor input, Tensor[] hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> tuple[Tensor, Tensor]
+
+One LSTM step for input (N, I) and hx = [h (N, H), c (N, H)]: gates `input @ w_ih^T + b_ih + h @ w_hh^T + b_hh` split as input, forget, cell, output; returns (h', c') with c' = sigmoid(f) c + sigmoid(i) tanh(g), h' = sigmoid(o) tanh(c').)doc"});
   functions["_ops"].push_back({"pow", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_pow)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(pow(Tensor input, Tensor exponent, *, Tensor? out=None) -> Tensor
 

@@ -11,6 +11,7 @@
 #include "generated/ops/eq.h"
 #include "generated/ops/equal.h"
 #include "generated/ops/leaky_relu_backward.h"
+#include "generated/ops/rnn_tanh_cell.h"
 #include "generated/ops/uniform.h"
 #include "generated/ops/unique_dim_consecutive.h"
 #include "generated/ops/zeros_like.h"
@@ -124,6 +125,25 @@ PyObject* fn_nn_leaky_relu_backward(PyObject* /*module*/, PyObject* const* args,
   auto negative_slope = r.scalar(2);
   auto self_is_result = r.toBool(3);
   auto result = [&] { GilRelease no_gil; return tl::leaky_relu_backward(grad_output, self, negative_slope, self_is_result); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// rnn_tanh_cell
+PyObject* fn_rnn_tanh_cell(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "rnn_tanh_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto hx = r.tensor(1);
+  auto w_ih = r.tensor(2);
+  auto w_hh = r.tensor(3);
+  auto b_ih = r.optional_tensor(4);
+  auto b_hh = r.optional_tensor(5);
+  auto result = [&] { GilRelease no_gil; return tl::rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih, b_hh); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -324,6 +344,10 @@ Whether `self` and `other` have the same size and equal elements (compared after
       METH_FASTCALL | METH_KEYWORDS, R"doc(leaky_relu_backward(Tensor grad_output, Tensor input, Scalar negative_slope, bool self_is_result) -> Tensor
 
 The gradient of leaky_relu: grad_output where self > 0, else `grad_output * negative_slope`.)doc"});
+  functions["_ops"].push_back({"rnn_tanh_cell", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rnn_tanh_cell)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(rnn_tanh_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor
+
+One Elman RNN step: `tanh(input @ w_ih^T + b_ih + hx @ w_hh^T + b_hh)` for input (N, I) and hx (N, H).)doc"});
   functions["_ops"].push_back({"unique_dim_consecutive", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_unique_dim_consecutive)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(unique_dim_consecutive(Tensor input, int dim, bool return_inverse=False, bool return_counts=False) -> tuple[Tensor, Tensor, Tensor]
 

@@ -6,6 +6,7 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_scaled_dot_product_flash_attention_for_cpu_backward.h"
 #include "generated/ops/amin.h"
 #include "generated/ops/histogram.h"
 #include "generated/ops/isinf.h"
@@ -15,8 +16,32 @@ namespace tl::python {
 namespace {
 
 // Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* _scaled_dot_product_flash_attention_for_cpu_backward_type = nullptr;
 PyTypeObject* histogram_type = nullptr;
 PyTypeObject* histogram_out_type = nullptr;
+
+// _scaled_dot_product_flash_attention_for_cpu_backward
+PyObject* fn__scaled_dot_product_flash_attention_for_cpu_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_out = r.tensor(0);
+  auto query = r.tensor(1);
+  auto key = r.tensor(2);
+  auto value = r.tensor(3);
+  auto out = r.tensor(4);
+  auto logsumexp = r.tensor(5);
+  auto dropout_p = r.toDouble(6);
+  auto is_causal = r.toBool(7);
+  auto attn_mask = r.optional_tensor(8);
+  auto scale = r.toDouble_optional(9);
+  auto result = [&] { GilRelease no_gil; return tl::_scaled_dot_product_flash_attention_for_cpu_backward(grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask, scale); }();
+  return wrap_named(_scaled_dot_product_flash_attention_for_cpu_backward_type, wrap(result));
+  TL_PY_CATCH
+}
 
 // amin
 PyObject* fn_amin(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -215,8 +240,13 @@ PyObject* method_isinf(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 }  // namespace
 
 void add_bindings_56(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  _scaled_dot_product_flash_attention_for_cpu_backward_type = return_type("_scaled_dot_product_flash_attention_for_cpu_backward", {"grad_query", "grad_key", "grad_value"});
   histogram_type = return_type("histogram", {"hist", "bin_edges"});
   histogram_out_type = return_type("histogram_out", {"hist", "bin_edges"});
+  functions["_ops"].push_back({"_scaled_dot_product_flash_attention_for_cpu_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__scaled_dot_product_flash_attention_for_cpu_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> tuple[Tensor, Tensor, Tensor]
+
+The fused backward of `_scaled_dot_product_flash_attention_for_cpu`: recomputes the attention probabilities blockwise from query, key and the saved logsumexp (never an L x S tensor) and accumulates the gradients of query, key and value. Not differentiable, as PyTorch's.)doc"});
   functions["_ops"].push_back({"amin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_amin)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(amin(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor? out=None) -> Tensor
 

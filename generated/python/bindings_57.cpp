@@ -10,6 +10,7 @@
 #include "generated/ops/cross.h"
 #include "generated/ops/frac.h"
 #include "generated/ops/index_reduce.h"
+#include "generated/ops/lstm.h"
 #include "generated/ops/nanmean.h"
 #include "generated/ops/unfold_backward.h"
 
@@ -140,6 +141,28 @@ PyObject* fn_index_reduce_(PyObject* /*module*/, PyObject* const* args, Py_ssize
   auto reduce = r.string(4);
   auto include_self = r.toBool(5);
   auto result = [&] { GilRelease no_gil; return tl::index_reduce_(self, dim, index, source, reduce, include_self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// lstm
+PyObject* fn_lstm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "lstm(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto hx = r.tensorlist(1);
+  auto params = r.tensorlist(2);
+  auto has_biases = r.toBool(3);
+  auto num_layers = r.toInt64(4);
+  auto dropout = r.toDouble(5);
+  auto train = r.toBool(6);
+  auto bidirectional = r.toBool(7);
+  auto batch_first = r.toBool(8);
+  auto result = [&] { GilRelease no_gil; return tl::lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -328,6 +351,10 @@ A copy of `self` where slice `i` of `source` along `dim` is reduced into slice `
       METH_FASTCALL | METH_KEYWORDS, R"doc(index_reduce_(Tensor input, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor
 
 In-place version of index_reduce(): writes the result into self. A copy of `self` where slice `i` of `source` along `dim` is reduced into slice `index[i]` by `reduce` ('prod', 'mean', 'amax' or 'amin'), in index order; with `include_self=False` the slices of `self` that are indexed take no part. Mean floors for integer dtypes; a NaN in `source` wins amax/amin.)doc"});
+  functions["_ops"].push_back({"lstm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lstm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(lstm(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> tuple[Tensor, Tensor, Tensor]
+
+A multi-layer LSTM over a sequence (T, N, I), or (N, T, I) with `batch_first`: hx = [h0, c0] of (layers * directions, N, H) (h0 of the projection size with projections), params per layer and direction w_ih, w_hh[, b_ih, b_hh][, w_hr]; dropout between layers when `train`. Returns (output, h_n, c_n).)doc"});
   functions["_ops"].push_back({"nanmean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nanmean)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(nanmean(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 

@@ -13,6 +13,7 @@
 #include "generated/ops/ge.h"
 #include "generated/ops/index_add.h"
 #include "generated/ops/moveaxis.h"
+#include "generated/ops/rnn_relu.h"
 #include "generated/ops/true_divide.h"
 #include "generated/ops/vstack.h"
 
@@ -322,6 +323,28 @@ PyObject* fn_moveaxis(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// rnn_relu
+PyObject* fn_rnn_relu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "rnn_relu(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto hx = r.tensor(1);
+  auto params = r.tensorlist(2);
+  auto has_biases = r.toBool(3);
+  auto num_layers = r.toInt64(4);
+  auto dropout = r.toDouble(5);
+  auto train = r.toBool(6);
+  auto bidirectional = r.toBool(7);
+  auto batch_first = r.toBool(8);
+  auto result = [&] { GilRelease no_gil; return tl::rnn_relu(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -829,6 +852,10 @@ Alias of `movedim`.
 moveaxis(Tensor input, int source, int destination) -> Tensor
 
 Alias of `movedim`.)doc"});
+  functions["_ops"].push_back({"rnn_relu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rnn_relu)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(rnn_relu(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> tuple[Tensor, Tensor]
+
+A multi-layer Elman RNN with ReLU over a sequence, as `rnn_tanh.input`. Returns (output, h_n).)doc"});
   functions["_ops"].push_back({"true_divide", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_true_divide)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(true_divide(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
