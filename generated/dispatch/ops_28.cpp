@@ -3,12 +3,26 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/adaptive_avg_pool3d.h"
 #include "generated/ops/masked_fill.h"
 #include "generated/ops/mv.h"
 #include "generated/ops/set.h"
 #include "generated/ops/sub.h"
 
 namespace tl {
+
+// ============================================================================ adaptive_avg_pool3d
+
+// adaptive_avg_pool3d(Tensor self, int[3] output_size) -> Tensor
+Tensor adaptive_avg_pool3d(const Tensor& self, IntArrayRef output_size) {
+  return native::adaptive_avg_pool3d_composite(self, output_size);
+}
+
+// adaptive_avg_pool3d.out(Tensor self, int[3] output_size, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& adaptive_avg_pool3d_out(const Tensor& out, const Tensor& self, IntArrayRef output_size) {
+  check_out_no_grad("adaptive_avg_pool3d.out", {&self}, {&out});
+  return copy_to_out(out, adaptive_avg_pool3d(self, output_size), "adaptive_avg_pool3d.out", native::OutDtype::CanCast);
+}
 
 // ============================================================================ masked_fill
 

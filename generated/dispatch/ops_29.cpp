@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/adaptive_avg_pool2d.h"
 #include "generated/ops/all.h"
 #include "generated/ops/digamma.h"
 #include "generated/ops/erfinv.h"
@@ -14,6 +15,19 @@
 #include "generated/ops/transpose.h"
 
 namespace tl {
+
+// ============================================================================ adaptive_avg_pool2d
+
+// adaptive_avg_pool2d(Tensor self, int[2] output_size) -> Tensor
+Tensor adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
+  return native::adaptive_avg_pool2d_composite(self, output_size);
+}
+
+// adaptive_avg_pool2d.out(Tensor self, int[2] output_size, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& adaptive_avg_pool2d_out(const Tensor& out, const Tensor& self, IntArrayRef output_size) {
+  check_out_no_grad("adaptive_avg_pool2d.out", {&self}, {&out});
+  return copy_to_out(out, adaptive_avg_pool2d(self, output_size), "adaptive_avg_pool2d.out", native::OutDtype::CanCast);
+}
 
 // ============================================================================ all
 

@@ -6,6 +6,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/adaptive_avg_pool2d.h"
 #include "generated/ops/all.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/gather.h"
@@ -17,6 +18,26 @@
 
 namespace tl::python {
 namespace {
+
+// adaptive_avg_pool2d
+PyObject* fn_nn_adaptive_avg_pool2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "adaptive_avg_pool2d(Tensor input, int[2] output_size, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto output_size = r.intlist(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::adaptive_avg_pool2d_out(out, self, output_size); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::adaptive_avg_pool2d(self, output_size); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // all
 PyObject* fn_all(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -301,6 +322,10 @@ PyObject* method_transpose_(PyObject* py_self, PyObject* const* args, Py_ssize_t
 }  // namespace
 
 void add_bindings_29(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_nn"].push_back({"adaptive_avg_pool2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_adaptive_avg_pool2d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(adaptive_avg_pool2d(Tensor input, int[2] output_size, *, Tensor? out=None) -> Tensor
+
+_adaptive_avg_pool2d, or the mean over the last two dims (kept) when `output_size` is (1, 1), as PyTorch.)doc"});
   functions["_ops"].push_back({"all", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_all)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(all(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
 

@@ -1,0 +1,264 @@
+// _adaptive_avg_pool2d/3d and adaptive_max_pool2d/3d with their backward ops: output position o of a
+// dim of size `in` pooled to `out` covers [floor(o * in / out), ceil((o + 1) * in / out)). Planes in
+// parallel on contiguous (planes, D, H, W) data (PoolingShape.h); sums in opmath divided by each window
+// extent in turn and NaN winning a max, as PyTorch's CPU kernels.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "aten/native/DimEngine.h"
+#include "aten/native/cpu/PoolingShape.h"
+#include "generated/ops/_adaptive_avg_pool2d.h"
+#include "generated/ops/_adaptive_avg_pool2d_backward.h"
+#include "generated/ops/_adaptive_avg_pool3d.h"
+#include "generated/ops/_adaptive_avg_pool3d_backward.h"
+#include "generated/ops/adaptive_max_pool2d.h"
+#include "generated/ops/adaptive_max_pool2d_backward.h"
+#include "generated/ops/adaptive_max_pool3d.h"
+#include "generated/ops/adaptive_max_pool3d_backward.h"
+
+namespace tl::native {
+
+using namespace pooling;
+
+namespace {
+
+inline int64_t window_begin(int64_t o, int64_t out, int64_t in) { return (o / out) * in + ((o % out) * in) / out; }
+inline int64_t window_end(int64_t o, int64_t out, int64_t in) { return 1 + ((o + 1) * in - 1) / out; }
+
+struct AdaptivePlan {
+  Planes g;
+  Dims3 out{1, 1, 1};
+  DimVector shape;
+  int64_t out_plane() const { return out[0] * out[1] * out[2]; }
+};
+
+// PyTorch's checks: output_size of n entries >= 0, a (C, spatial) or (N, C, spatial) input whose
+// dims after the first are not empty.
+AdaptivePlan plan_adaptive(const Tensor& self, IntArrayRef output_size, int n, bool avg, const char* op) {
+  if (avg) {
+    TL_CHECK(static_cast<int>(output_size.size()) == n, op, ": output_size must be ", n);
+  } else {
+    TL_CHECK(static_cast<int>(output_size.size()) == n, op, "(): internal error: output_size.size() must be ", n);
+  }
+  for (int64_t s : output_size)
+    TL_CHECK(s >= 0, op, ": elements of output_size must be greater than or equal to 0 but received ", output_size);
+  const int64_t nd = self.dim();
+  TL_CHECK(nd == n + 1 || nd == n + 2, op, "(): Expected ", n + 1, "D or ", n + 2, "D tensor, but got ", self.sizes());
+  for (int64_t i = 1; i < nd; ++i)
+    TL_CHECK(self.sizes()[i] != 0, op,
+             "(): Expected input to have non-zero size for non-batch dimensions, but input has sizes ", self.sizes(),
+             " with dimension ", i, " being empty");
+  AdaptivePlan pl;
+  pl.g = planes_of(self, n);
+  for (int i = 0; i < n; ++i) pl.out[3 - n + i] = output_size[i];
+  pl.shape = pooled_shape(self, n, pl.out);
+  return pl;
+}
+
+// Calls f(window begin/end per dim) for every output position of a plane, in order.
+template <typename F>
+void for_each_adaptive_window(const AdaptivePlan& pl, const F& f) {
+  const Dims3 &I = pl.g.in, &O = pl.out;
+  for (int64_t od = 0; od < O[0]; ++od) {
+    const int64_t d0 = window_begin(od, O[0], I[0]), d1 = window_end(od, O[0], I[0]);
+    for (int64_t oh = 0; oh < O[1]; ++oh) {
+      const int64_t h0 = window_begin(oh, O[1], I[1]), h1 = window_end(oh, O[1], I[1]);
+      for (int64_t ow = 0; ow < O[2]; ++ow) {
+        const int64_t w0 = window_begin(ow, O[2], I[2]), w1 = window_end(ow, O[2], I[2]);
+        f(d0, d1, h0, h1, w0, w1);
+      }
+    }
+  }
+}
+
+// Work of one plane: each input element is read about once per output window covering it.
+int64_t adaptive_work(const AdaptivePlan& pl) { return std::max(pl.g.plane_size(), pl.out_plane()); }
+
+Tensor adaptive_avg_nd(const Tensor& self, IntArrayRef output_size, int n, const char* op) {
+  const AdaptivePlan pl = plan_adaptive(self, output_size, n, true, op);
+  Tensor out;
+  prepare_output(out, pl.shape, self.dtype(), self, OutDtype::Exact, op);
+  if (self.is_meta()) return out;
+  const Tensor in = contiguous_of(self);
+  const int64_t in_plane = pl.g.plane_size(), out_plane = pl.out_plane();
+  const Dims3& I = pl.g.in;
+  TL_DISPATCH_FLOAT(self.dtype(), op, [&] {
+    using acc = opmath_t<scalar_t>;
+    const scalar_t* src = in.data_ptr<scalar_t>();
+    scalar_t* dst = out.data_ptr<scalar_t>();
+    parallel_for(0, pl.g.planes, plane_grain(adaptive_work(pl)), [&](int64_t b, int64_t e) {
+      for (int64_t plane = b; plane < e; ++plane) {
+        const scalar_t* ip = src + plane * in_plane;
+        scalar_t* op_ = dst + plane * out_plane;
+        for_each_adaptive_window(pl, [&](int64_t d0, int64_t d1, int64_t h0, int64_t h1, int64_t w0, int64_t w1) {
+          acc sum = 0;
+          for (int64_t id = d0; id < d1; ++id)
+            for (int64_t ih = h0; ih < h1; ++ih) {
+              const scalar_t* row = ip + (id * I[1] + ih) * I[2];
+              for (int64_t iw = w0; iw < w1; ++iw) sum += static_cast<acc>(row[iw]);
+            }
+          *op_++ = static_cast<scalar_t>(sum / static_cast<acc>(d1 - d0) / static_cast<acc>(h1 - h0) /
+                                         static_cast<acc>(w1 - w0));
+        });
+      }
+    });
+  });
+  return out;
+}
+
+Tensor adaptive_avg_backward_nd(const Tensor& grad_output, const Tensor& self, int n, const char* op) {
+  const int64_t nd = grad_output.dim();
+  TL_CHECK(nd == self.dim() && (nd == n + 1 || nd == n + 2), op, ": expected grad_output of ", self.dim(),
+           " dims, but got ", grad_output.sizes());
+  DimVector out_size;
+  for (int i = 0; i < n; ++i) out_size.push_back(grad_output.sizes()[nd - n + i]);
+  const AdaptivePlan pl = plan_adaptive(self, out_size, n, true, op);
+  check_grad_shape(grad_output, pl.shape, op, "grad_output");
+  TL_CHECK(grad_output.dtype() == self.dtype(), op, ": expected grad_output of dtype ", scalar_type_name(self.dtype()),
+           ", but got ", scalar_type_name(grad_output.dtype()));
+  Tensor grad_input;
+  prepare_output(grad_input, self.sizes(), self.dtype(), self, OutDtype::Exact, op);
+  if (self.is_meta()) return grad_input;
+  const Tensor go = contiguous_of(grad_output);
+  const int64_t in_plane = pl.g.plane_size(), out_plane = pl.out_plane();
+  const Dims3& I = pl.g.in;
+  TL_DISPATCH_FLOAT(self.dtype(), op, [&] {
+    using acc = opmath_t<scalar_t>;
+    const scalar_t* src = go.data_ptr<scalar_t>();
+    scalar_t* dst = grad_input.data_ptr<scalar_t>();
+    std::memset(static_cast<void*>(dst), 0, static_cast<size_t>(grad_input.numel()) * sizeof(scalar_t));
+    parallel_for(0, pl.g.planes, plane_grain(adaptive_work(pl)), [&](int64_t b, int64_t e) {
+      for (int64_t plane = b; plane < e; ++plane) {
+        const scalar_t* gp = src + plane * out_plane;
+        scalar_t* ip = dst + plane * in_plane;
+        for_each_adaptive_window(pl, [&](int64_t d0, int64_t d1, int64_t h0, int64_t h1, int64_t w0, int64_t w1) {
+          const acc delta = static_cast<acc>(*gp++) / static_cast<acc>(d1 - d0) / static_cast<acc>(h1 - h0) /
+                            static_cast<acc>(w1 - w0);
+          for (int64_t id = d0; id < d1; ++id)
+            for (int64_t ih = h0; ih < h1; ++ih) {
+              scalar_t* row = ip + (id * I[1] + ih) * I[2];
+              for (int64_t iw = w0; iw < w1; ++iw) row[iw] = static_cast<scalar_t>(static_cast<acc>(row[iw]) + delta);
+            }
+        });
+      }
+    });
+  });
+  return grad_input;
+}
+
+void adaptive_max_nd(const Tensor& self, IntArrayRef output_size, int n, const char* op, Tensor& out,
+                     Tensor& indices) {
+  const AdaptivePlan pl = plan_adaptive(self, output_size, n, false, op);
+  prepare_output(out, pl.shape, self.dtype(), self, OutDtype::Exact, op);
+  prepare_output(indices, pl.shape, ScalarType::Int64, self, OutDtype::Exact, op);
+  if (self.is_meta()) return;
+  const Tensor in = contiguous_of(self);
+  Tensor ob = write_buffer(out, self), ib = write_buffer(indices, self);
+  const int64_t in_plane = pl.g.plane_size(), out_plane = pl.out_plane();
+  const Dims3& I = pl.g.in;
+  TL_DISPATCH_FLOAT(self.dtype(), op, [&] {
+    using acc = opmath_t<scalar_t>;
+    const scalar_t* src = in.data_ptr<scalar_t>();
+    scalar_t* dst = ob.data_ptr<scalar_t>();
+    int64_t* ix = ib.data_ptr<int64_t>();
+    parallel_for(0, pl.g.planes, plane_grain(adaptive_work(pl)), [&](int64_t b, int64_t e) {
+      for (int64_t plane = b; plane < e; ++plane) {
+        const scalar_t* ip = src + plane * in_plane;
+        scalar_t* op_ = dst + plane * out_plane;
+        int64_t* xp = ix + plane * out_plane;
+        for_each_adaptive_window(pl, [&](int64_t d0, int64_t d1, int64_t h0, int64_t h1, int64_t w0, int64_t w1) {
+          acc best = -std::numeric_limits<acc>::infinity();
+          int64_t best_i = (d0 * I[1] + h0) * I[2] + w0;
+          for (int64_t id = d0; id < d1; ++id)
+            for (int64_t ih = h0; ih < h1; ++ih) {
+              const int64_t row = (id * I[1] + ih) * I[2];
+              for (int64_t iw = w0; iw < w1; ++iw) {
+                const acc v = static_cast<acc>(ip[row + iw]);
+                if (v > best || std::isnan(v)) best = v, best_i = row + iw;  // NaN wins, as PyTorch
+              }
+            }
+          *op_++ = static_cast<scalar_t>(best);
+          *xp++ = best_i;
+        });
+      }
+    });
+  });
+  commit(out, ob);
+  commit(indices, ib);
+}
+
+Tensor adaptive_max_backward_nd(const Tensor& grad_output, const Tensor& self, const Tensor& indices, int n,
+                                const char* op) {
+  const int64_t nd = self.dim();
+  TL_CHECK(nd == n + 1 || nd == n + 2, op, "(): Expected ", n + 1, "D or ", n + 2, "D tensor, but got ", self.sizes());
+  TL_CHECK(grad_output.dim() == nd, op, ": expected grad_output of ", nd, " dims, but got ", grad_output.sizes());
+  check_grad_shape(indices, grad_output.sizes(), op, "indices");
+  TL_CHECK(indices.dtype() == ScalarType::Int64, op, ": expected indices of dtype int64, but got ",
+           scalar_type_name(indices.dtype()));
+  TL_CHECK(grad_output.dtype() == self.dtype(), op, ": expected grad_output of dtype ", scalar_type_name(self.dtype()),
+           ", but got ", scalar_type_name(grad_output.dtype()));
+  for (int64_t i = 0; i < nd - n; ++i)
+    TL_CHECK(grad_output.sizes()[i] == self.sizes()[i], op, ": expected grad_output of size ", self.sizes(),
+             " in its leading dims, but got ", grad_output.sizes());
+  Tensor grad_input;
+  prepare_output(grad_input, self.sizes(), self.dtype(), self, OutDtype::Exact, op);
+  if (self.is_meta()) return grad_input;
+  const Planes g = planes_of(self, n);
+  scatter_planes(contiguous_of(grad_output), contiguous_of(indices), grad_input, g.planes, g.plane_size(), true, op);
+  return grad_input;
+}
+
+}  // namespace
+
+Tensor _adaptive_avg_pool2d_kernel(const Tensor& self, IntArrayRef output_size) {
+  return adaptive_avg_nd(self, output_size, 2, "adaptive_avg_pool2d");
+}
+
+Tensor _adaptive_avg_pool3d_kernel(const Tensor& self, IntArrayRef output_size) {
+  return adaptive_avg_nd(self, output_size, 3, "adaptive_avg_pool3d");
+}
+
+Tensor _adaptive_avg_pool2d_backward_kernel(const Tensor& grad_output, const Tensor& self) {
+  return adaptive_avg_backward_nd(grad_output, self, 2, "_adaptive_avg_pool2d_backward");
+}
+
+Tensor _adaptive_avg_pool3d_backward_kernel(const Tensor& grad_output, const Tensor& self) {
+  return adaptive_avg_backward_nd(grad_output, self, 3, "_adaptive_avg_pool3d_backward");
+}
+
+std::tuple<Tensor, Tensor> adaptive_max_pool2d_kernel(const Tensor& self, IntArrayRef output_size) {
+  Tensor out, indices;
+  adaptive_max_nd(self, output_size, 2, "adaptive_max_pool2d", out, indices);
+  return {out, indices};
+}
+
+std::tuple<const Tensor&, const Tensor&> adaptive_max_pool2d_out_kernel(const Tensor& self, IntArrayRef output_size,
+                                                                      const Tensor& out, const Tensor& indices) {
+  Tensor o = out, i = indices;  // handles on the user's tensors: resized and written in place
+  adaptive_max_nd(self, output_size, 2, "adaptive_max_pool2d", o, i);
+  return {out, indices};
+}
+
+std::tuple<Tensor, Tensor> adaptive_max_pool3d_kernel(const Tensor& self, IntArrayRef output_size) {
+  Tensor out, indices;
+  adaptive_max_nd(self, output_size, 3, "adaptive_max_pool3d", out, indices);
+  return {out, indices};
+}
+
+std::tuple<const Tensor&, const Tensor&> adaptive_max_pool3d_out_kernel(const Tensor& self, IntArrayRef output_size,
+                                                                      const Tensor& out, const Tensor& indices) {
+  Tensor o = out, i = indices;  // handles on the user's tensors: resized and written in place
+  adaptive_max_nd(self, output_size, 3, "adaptive_max_pool3d", o, i);
+  return {out, indices};
+}
+
+Tensor adaptive_max_pool2d_backward_kernel(const Tensor& grad_output, const Tensor& self, const Tensor& indices) {
+  return adaptive_max_backward_nd(grad_output, self, indices, 2, "adaptive_max_pool2d_backward");
+}
+
+Tensor adaptive_max_pool3d_backward_kernel(const Tensor& grad_output, const Tensor& self, const Tensor& indices) {
+  return adaptive_max_backward_nd(grad_output, self, indices, 3, "adaptive_max_pool3d_backward");
+}
+
+}  // namespace tl::native
