@@ -12,7 +12,19 @@ Tensor adaptive_avg_pool3d(const Tensor& self, IntArrayRef output_size);
 // adaptive_avg_pool3d.out(Tensor self, int[3] output_size, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& adaptive_avg_pool3d_out(const Tensor& out, const Tensor& self, IntArrayRef output_size);
 
+// Entry points below autograd: each runs the kernel for its arguments' device.
+namespace ops {
+
+// adaptive_avg_pool3d.out(Tensor self, int[3] output_size, *, Tensor(a!) out) -> Tensor(a!)
+struct adaptive_avg_pool3d_out {
+  using Kernel = const Tensor&(const Tensor& self, IntArrayRef output_size, const Tensor& out);
+  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
+  static const Tensor& call(const Tensor& self, IntArrayRef output_size, const Tensor& out);
+};
+}  // namespace ops
+
 namespace native {
 Tensor adaptive_avg_pool3d_composite(const Tensor& self, IntArrayRef output_size);
+const Tensor& adaptive_avg_pool3d_out_kernel(const Tensor& self, IntArrayRef output_size, const Tensor& out);
 }  // namespace native
 }  // namespace tl

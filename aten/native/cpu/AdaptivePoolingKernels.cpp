@@ -12,6 +12,8 @@
 #include "generated/ops/_adaptive_avg_pool2d_backward.h"
 #include "generated/ops/_adaptive_avg_pool3d.h"
 #include "generated/ops/_adaptive_avg_pool3d_backward.h"
+#include "generated/ops/adaptive_avg_pool2d.h"
+#include "generated/ops/adaptive_avg_pool3d.h"
 #include "generated/ops/adaptive_max_pool2d.h"
 #include "generated/ops/adaptive_max_pool2d_backward.h"
 #include "generated/ops/adaptive_max_pool3d.h"
@@ -75,18 +77,19 @@ void for_each_adaptive_window(const AdaptivePlan& pl, const F& f) {
 // Work of one plane: each input element is read about once per output window covering it.
 int64_t adaptive_work(const AdaptivePlan& pl) { return std::max(pl.g.plane_size(), pl.out_plane()); }
 
-Tensor adaptive_avg_nd(const Tensor& self, IntArrayRef output_size, int n, const char* op) {
+void adaptive_avg_nd(const Tensor& self, IntArrayRef output_size, int n, const char* op, Tensor& out) {
   const AdaptivePlan pl = plan_adaptive(self, output_size, n, true, op);
-  Tensor out;
   prepare_output(out, pl.shape, self.dtype(), self, OutDtype::Exact, op);
-  if (self.is_meta()) return out;
+  if (self.is_meta()) return;
+  if (n == 2 && self.numel() == 0) return;  // PyTorch's 2-d kernel checks the dtype only when there is work
   const Tensor in = contiguous_of(self);
+  Tensor ob = write_buffer(out, self);
   const int64_t in_plane = pl.g.plane_size(), out_plane = pl.out_plane();
   const Dims3& I = pl.g.in;
   TL_DISPATCH_FLOAT(self.dtype(), op, [&] {
     using acc = opmath_t<scalar_t>;
     const scalar_t* src = in.data_ptr<scalar_t>();
-    scalar_t* dst = out.data_ptr<scalar_t>();
+    scalar_t* dst = ob.data_ptr<scalar_t>();
     parallel_for(0, pl.g.planes, plane_grain(adaptive_work(pl)), [&](int64_t b, int64_t e) {
       for (int64_t plane = b; plane < e; ++plane) {
         const scalar_t* ip = src + plane * in_plane;
@@ -104,13 +107,20 @@ Tensor adaptive_avg_nd(const Tensor& self, IntArrayRef output_size, int n, const
       }
     });
   });
-  return out;
+  commit(out, ob);
 }
 
 Tensor adaptive_avg_backward_nd(const Tensor& grad_output, const Tensor& self, int n, const char* op) {
   const int64_t nd = grad_output.dim();
+  // PyTorch's 3-d backward reads grad_output.size(-4) first: IndexError below 4 dims.
+  TL_CHECK_INDEX(n == 2 || nd >= n + 1, op, ": Dimension specified as ", -(n + 1), " but tensor has ", nd,
+                 " dimensions");
   TL_CHECK(nd == self.dim() && (nd == n + 1 || nd == n + 2), op, ": expected grad_output of ", self.dim(),
            " dims, but got ", grad_output.sizes());
+  for (int64_t i = 1; i < nd; ++i)
+    TL_CHECK(grad_output.sizes()[i] != 0, op,
+             ": Expected grad_output to have non-zero size for non-batch dimensions, but grad_output has sizes ",
+             grad_output.sizes(), " with dimension ", i, " being empty");
   DimVector out_size;
   for (int i = 0; i < n; ++i) out_size.push_back(grad_output.sizes()[nd - n + i]);
   const AdaptivePlan pl = plan_adaptive(self, out_size, n, true, op);
@@ -212,11 +222,28 @@ Tensor adaptive_max_backward_nd(const Tensor& grad_output, const Tensor& self, c
 }  // namespace
 
 Tensor _adaptive_avg_pool2d_kernel(const Tensor& self, IntArrayRef output_size) {
-  return adaptive_avg_nd(self, output_size, 2, "adaptive_avg_pool2d");
+  Tensor out;
+  adaptive_avg_nd(self, output_size, 2, "adaptive_avg_pool2d", out);
+  return out;
 }
 
 Tensor _adaptive_avg_pool3d_kernel(const Tensor& self, IntArrayRef output_size) {
-  return adaptive_avg_nd(self, output_size, 3, "adaptive_avg_pool3d");
+  Tensor out;
+  adaptive_avg_nd(self, output_size, 3, "adaptive_avg_pool3d", out);
+  return out;
+}
+
+// adaptive_avg_pool2d/3d's out= runs the kernel for every output size (PyTorch's takes no mean shortcut).
+const Tensor& adaptive_avg_pool2d_out_kernel(const Tensor& self, IntArrayRef output_size, const Tensor& out) {
+  Tensor o = out;  // a handle on the user's tensor: resized and written in place
+  adaptive_avg_nd(self, output_size, 2, "adaptive_avg_pool2d", o);
+  return out;
+}
+
+const Tensor& adaptive_avg_pool3d_out_kernel(const Tensor& self, IntArrayRef output_size, const Tensor& out) {
+  Tensor o = out;
+  adaptive_avg_nd(self, output_size, 3, "adaptive_avg_pool3d", o);
+  return out;
 }
 
 Tensor _adaptive_avg_pool2d_backward_kernel(const Tensor& grad_output, const Tensor& self) {

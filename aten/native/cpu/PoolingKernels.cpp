@@ -223,6 +223,13 @@ void for_each_avg_window(const PoolPlan& pl, bool count_include_pad, std::option
   }
 }
 
+// PyTorch's CPU avg_pool3d has no float16/bfloat16 kernel (avg_pool2d has).
+void check_avg_dtype(const Tensor& self, int n, const char* op) {
+  const ScalarType t = self.dtype();
+  TL_CHECK_AS(NotImplementedError, n == 2 || (t != ScalarType::Float16 && t != ScalarType::BFloat16), op,
+              ": not implemented for dtype ", scalar_type_name(t));
+}
+
 PoolPlan plan_avg_pool(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
                        bool ceil_mode, std::optional<int64_t> divisor_override, int n, const char* op) {
   const int64_t one[1] = {1};
@@ -236,6 +243,7 @@ void avg_pool_nd(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride
   const PoolPlan pl = plan_avg_pool(self, kernel_size, stride, padding, ceil_mode, divisor_override, n, op);
   prepare_output(out, pl.shape, self.dtype(), self, OutDtype::Exact, op);
   if (self.is_meta()) return;
+  check_avg_dtype(self, n, op);
   const Tensor in = contiguous_of(self);
   Tensor ob = write_buffer(out, self);
   const int64_t in_plane = pl.g.plane_size(), out_plane = pl.out_plane();
@@ -280,6 +288,7 @@ void avg_pool_backward_nd(const Tensor& grad_output, const Tensor& self, IntArra
            ", but got ", scalar_type_name(grad_output.dtype()));
   prepare_output(grad_input, self.sizes(), self.dtype(), self, OutDtype::Exact, op);
   if (self.is_meta()) return;
+  check_avg_dtype(self, n, op);
   const Tensor go = contiguous_of(grad_output);
   Tensor gb = write_buffer(grad_input, grad_output);
   const int64_t in_plane = pl.g.plane_size(), out_plane = pl.out_plane();
