@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "aten/native/DimEngine.h"
 #include "aten/native/cpu/PoolingShape.h"
@@ -74,6 +75,21 @@ void for_each_adaptive_window(const AdaptivePlan& pl, const F& f) {
   }
 }
 
+// For each input index of a dim, the outputs whose windows cover it: [lo, hi) (empty when out is 0).
+struct Covering {
+  std::vector<int64_t> lo, hi;
+};
+
+Covering covering(int64_t in, int64_t out) {
+  Covering c{std::vector<int64_t>(static_cast<size_t>(in), out), std::vector<int64_t>(static_cast<size_t>(in), 0)};
+  for (int64_t o = 0; o < out; ++o)
+    for (int64_t i = window_begin(o, out, in); i < window_end(o, out, in); ++i) {
+      c.lo[i] = std::min(c.lo[i], o);
+      c.hi[i] = std::max(c.hi[i], o + 1);
+    }
+  return c;
+}
+
 // Work of one plane: each input element is read about once per output window covering it.
 int64_t adaptive_work(const AdaptivePlan& pl) { return std::max(pl.g.plane_size(), pl.out_plane()); }
 
@@ -137,20 +153,35 @@ Tensor adaptive_avg_backward_nd(const Tensor& grad_output, const Tensor& self, i
     using acc = opmath_t<scalar_t>;
     const scalar_t* src = go.data_ptr<scalar_t>();
     scalar_t* dst = grad_input.data_ptr<scalar_t>();
-    std::memset(static_cast<void*>(dst), 0, static_cast<size_t>(grad_input.numel()) * sizeof(scalar_t));
+    const Dims3& O = pl.out;
+    const Covering cover[3] = {covering(I[0], O[0]), covering(I[1], O[1]), covering(I[2], O[2])};
     parallel_for(0, pl.g.planes, plane_grain(adaptive_work(pl)), [&](int64_t b, int64_t e) {
+      std::vector<acc> delta(static_cast<size_t>(out_plane));
       for (int64_t plane = b; plane < e; ++plane) {
         const scalar_t* gp = src + plane * out_plane;
         scalar_t* ip = dst + plane * in_plane;
+        // Each output's share of its window, rounded to scalar_t as PyTorch's kernel keeps it.
+        int64_t j = 0;
         for_each_adaptive_window(pl, [&](int64_t d0, int64_t d1, int64_t h0, int64_t h1, int64_t w0, int64_t w1) {
-          const acc delta = static_cast<acc>(*gp++) / static_cast<acc>(d1 - d0) / static_cast<acc>(h1 - h0) /
-                            static_cast<acc>(w1 - w0);
-          for (int64_t id = d0; id < d1; ++id)
-            for (int64_t ih = h0; ih < h1; ++ih) {
-              scalar_t* row = ip + (id * I[1] + ih) * I[2];
-              for (int64_t iw = w0; iw < w1; ++iw) row[iw] = static_cast<scalar_t>(static_cast<acc>(row[iw]) + delta);
-            }
+          delta[j] = static_cast<acc>(static_cast<scalar_t>(static_cast<acc>(gp[j]) / static_cast<acc>(d1 - d0) /
+                                                            static_cast<acc>(h1 - h0) / static_cast<acc>(w1 - w0)));
+          ++j;
         });
+        // Every input element sums the shares of the windows covering it, in output order (the order
+        // PyTorch's scatter adds them): one write per element, no zeroing pass.
+        for (int64_t id = 0; id < I[0]; ++id)
+          for (int64_t ih = 0; ih < I[1]; ++ih) {
+            scalar_t* row = ip + (id * I[1] + ih) * I[2];
+            for (int64_t iw = 0; iw < I[2]; ++iw) {
+              acc sum = 0;
+              for (int64_t od = cover[0].lo[id]; od < cover[0].hi[id]; ++od)
+                for (int64_t oh = cover[1].lo[ih]; oh < cover[1].hi[ih]; ++oh) {
+                  const acc* drow = delta.data() + (od * O[1] + oh) * O[2];
+                  for (int64_t ow = cover[2].lo[iw]; ow < cover[2].hi[iw]; ++ow) sum += drow[ow];
+                }
+              row[iw] = static_cast<scalar_t>(sum);
+            }
+          }
       }
     });
   });
