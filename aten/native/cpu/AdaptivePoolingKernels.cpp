@@ -155,8 +155,10 @@ Tensor adaptive_avg_backward_nd(const Tensor& grad_output, const Tensor& self, i
     scalar_t* dst = grad_input.data_ptr<scalar_t>();
     const Dims3& O = pl.out;
     const Covering cover[3] = {covering(I[0], O[0]), covering(I[1], O[1]), covering(I[2], O[2])};
+    bool w_disjoint = true;  // every input column in exactly one window
+    for (int64_t iw = 0; iw < I[2]; ++iw) w_disjoint = w_disjoint && cover[2].hi[iw] - cover[2].lo[iw] == 1;
     parallel_for(0, pl.g.planes, plane_grain(adaptive_work(pl)), [&](int64_t b, int64_t e) {
-      std::vector<acc> delta(static_cast<size_t>(out_plane));
+      std::vector<acc> delta(static_cast<size_t>(out_plane)), column(static_cast<size_t>(O[2]));
       for (int64_t plane = b; plane < e; ++plane) {
         const scalar_t* gp = src + plane * out_plane;
         scalar_t* ip = dst + plane * in_plane;
@@ -167,19 +169,30 @@ Tensor adaptive_avg_backward_nd(const Tensor& grad_output, const Tensor& self, i
                                                             static_cast<acc>(h1 - h0) / static_cast<acc>(w1 - w0)));
           ++j;
         });
-        // Every input element sums the shares of the windows covering it, in output order (the order
-        // PyTorch's scatter adds them): one write per element, no zeroing pass.
+        // Every input element sums the shares of the windows covering it: one write per element, no
+        // zeroing pass. A row first sums its covering (d, h) windows per output column; columns whose
+        // windows do not overlap (the usual case) then fill their span with one value.
         for (int64_t id = 0; id < I[0]; ++id)
           for (int64_t ih = 0; ih < I[1]; ++ih) {
-            scalar_t* row = ip + (id * I[1] + ih) * I[2];
-            for (int64_t iw = 0; iw < I[2]; ++iw) {
+            for (int64_t ow = 0; ow < O[2]; ++ow) {
               acc sum = 0;
               for (int64_t od = cover[0].lo[id]; od < cover[0].hi[id]; ++od)
-                for (int64_t oh = cover[1].lo[ih]; oh < cover[1].hi[ih]; ++oh) {
-                  const acc* drow = delta.data() + (od * O[1] + oh) * O[2];
-                  for (int64_t ow = cover[2].lo[iw]; ow < cover[2].hi[iw]; ++ow) sum += drow[ow];
-                }
-              row[iw] = static_cast<scalar_t>(sum);
+                for (int64_t oh = cover[1].lo[ih]; oh < cover[1].hi[ih]; ++oh) sum += delta[(od * O[1] + oh) * O[2] + ow];
+              column[ow] = sum;
+            }
+            scalar_t* row = ip + (id * I[1] + ih) * I[2];
+            if (w_disjoint) {
+              for (int64_t ow = 0; ow < O[2]; ++ow) {
+                const scalar_t v = static_cast<scalar_t>(column[ow]);
+                for (int64_t iw = window_begin(ow, O[2], I[2]), end = window_end(ow, O[2], I[2]); iw < end; ++iw)
+                  row[iw] = v;
+              }
+            } else {
+              for (int64_t iw = 0; iw < I[2]; ++iw) {
+                acc sum = 0;
+                for (int64_t ow = cover[2].lo[iw]; ow < cover[2].hi[iw]; ++ow) sum += column[ow];
+                row[iw] = static_cast<scalar_t>(sum);
+              }
             }
           }
       }
