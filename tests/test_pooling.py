@@ -329,3 +329,18 @@ def test_reduced_precision_through_float32(dtype):
         assert_same(got, expected)
         ref = getattr(F, name)(x.float(), *args).to(getattr(torch, dtype))
         assert torch.equal(to_torch(got), ref)
+
+
+def test_meta_shapes_like_torch():
+    cases = [("max_pool2d", (2, 3, 9, 8), (3, 2, 1), {"ceil_mode": True, "return_indices": True}),
+             ("max_pool1d", (2, 3, 9), (2,), {}), ("max_pool3d", (1, 2, 5, 6, 4), (2,), {}),
+             ("avg_pool2d", (2, 3, 9, 8), (3, 2, 1), {}), ("avg_pool3d", (1, 2, 5, 6, 4), (2,), {}),
+             ("adaptive_avg_pool2d", (2, 3, 9, 8), ((4, None),), {}),
+             ("adaptive_max_pool3d", (1, 2, 5, 6, 4), ((2, 3, 1),), {"return_indices": True})]
+    for name, shape, args, kwargs in cases:
+        expected = getattr(F, name)(torch.empty(shape, device="meta"), *args, **kwargs)
+        got = getattr(TF, name)(tl.empty(*shape, device="meta"), *args, **kwargs)
+        expected = expected if isinstance(expected, tuple) else (expected,)
+        got = got if isinstance(got, tuple) else (got,)
+        assert [tuple(g.shape) for g in got] == [tuple(e.shape) for e in expected], name
+        assert all(g.device.type == "meta" for g in got)
