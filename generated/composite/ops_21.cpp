@@ -20,10 +20,11 @@ Tensor max_pool1d_composite(const Tensor& self, IntArrayRef kernel_size, IntArra
   TL_CHECK(p >= 0, "max_pool1d: padding must be non-negative, but got ", p);
   TL_CHECK(p <= k / 2, "max_pool1d: padding should be at most half of kernel size, but got padding=", p, " and kernel_size=", k);
   TL_CHECK(dilation[0] > 0, "max_pool1d: dilation must be greater than zero, but got ", dilation[0]);
-  // Without autograd PyTorch runs a float-only kernel: integer inputs are refused there.
+  Tensor values = std::get<0>(max_pool1d_with_indices(self, kernel_size, std::vector<int64_t>{s}, padding, dilation, ceil_mode));
+  // Without autograd PyTorch runs a float-only kernel: integer inputs are refused there (after the shape checks).
   if (!self.is_floating_point() && !self.is_meta())
     throw NotImplementedError(str("max_pool1d: not implemented for dtype ", scalar_type_name(self.scalar_type())));
-  return std::get<0>(max_pool1d_with_indices(self, kernel_size, std::vector<int64_t>{s}, padding, dilation, ceil_mode));
+  return values;
 }
 
 }  // namespace tl::native

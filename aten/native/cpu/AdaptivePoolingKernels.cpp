@@ -48,7 +48,8 @@ AdaptivePlan plan_adaptive(const Tensor& self, IntArrayRef output_size, int n, b
     TL_CHECK(s >= 0, op, ": elements of output_size must be greater than or equal to 0 but received ", output_size);
   const int64_t nd = self.dim();
   TL_CHECK(nd == n + 1 || nd == n + 2, op, "(): Expected ", n + 1, "D or ", n + 2, "D tensor, but got ", self.sizes());
-  for (int64_t i = 1; i < nd; ++i)
+  // PyTorch's 2-d average checks only the pooled dims; the others every dim after the first.
+  for (int64_t i = (avg && n == 2) ? nd - 2 : 1; i < nd; ++i)
     TL_CHECK(self.sizes()[i] != 0, op,
              "(): Expected input to have non-zero size for non-batch dimensions, but input has sizes ", self.sizes(),
              " with dimension ", i, " being empty");
@@ -97,7 +98,7 @@ void adaptive_avg_nd(const Tensor& self, IntArrayRef output_size, int n, const c
   const AdaptivePlan pl = plan_adaptive(self, output_size, n, true, op);
   prepare_output(out, pl.shape, self.dtype(), self, OutDtype::Exact, op);
   if (self.is_meta()) return;
-  if (n == 2 && self.numel() == 0) return;  // PyTorch's 2-d kernel checks the dtype only when there is work
+  if (n == 2 && out.numel() == 0) return;  // PyTorch's 2-d kernel checks the dtype only when there is work
   const Tensor in = contiguous_of(self);
   Tensor ob = write_buffer(out, self);
   const int64_t in_plane = pl.g.plane_size(), out_plane = pl.out_plane();
@@ -255,6 +256,10 @@ Tensor adaptive_max_backward_nd(const Tensor& grad_output, const Tensor& self, c
   for (int64_t i = 0; i < nd - n; ++i)
     TL_CHECK(grad_output.sizes()[i] == self.sizes()[i], op, ": expected grad_output of size ", self.sizes(),
              " in its leading dims, but got ", grad_output.sizes());
+  for (int64_t i = 1; i < nd; ++i)
+    TL_CHECK(grad_output.sizes()[i] != 0, op,
+             ": Expected grad_output to have non-zero size for non-batch dimensions, but grad_output has sizes ",
+             grad_output.sizes(), " with dimension ", i, " being empty");
   Tensor grad_input;
   prepare_output(grad_input, self.sizes(), self.dtype(), self, OutDtype::Exact, op);
   if (self.is_meta()) return grad_input;
