@@ -139,10 +139,12 @@ void max_pool_planes(const T* in, T* out, int64_t* ind, const PoolPlan& pl) {
                 const int64_t row = (id * I[1] + ih) * I[2];
                 for (int64_t iw = w0; iw < w1; iw += d[2]) {
                   const acc v = static_cast<acc>(ip[row + iw]);
-                  // NaN wins (the last NaN of the window), as PyTorch's CPU kernel.
+                  // NaN wins (the last NaN of the window), as PyTorch's CPU kernel. `|` and selects, not
+                  // `||` and a branch: the update compiles to conditional moves.
                   bool take = v > best;
-                  if constexpr (std::numeric_limits<acc>::has_quiet_NaN) take = take || std::isnan(v);
-                  if (take) best = v, best_i = row + iw;
+                  if constexpr (std::numeric_limits<acc>::has_quiet_NaN) take = take | (v != v);
+                  best = take ? v : best;
+                  best_i = take ? row + iw : best_i;
                 }
               }
             *op = static_cast<T>(best);
