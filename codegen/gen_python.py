@@ -292,10 +292,11 @@ def case_body(b: Binding, ov: Overload) -> list[str]:
         else:
             idx = next(i for i, p in enumerate(ov.params) if p.out_tuple)
             lines.append(f"if (!r.is_none({idx})) {{")
-            lines.append(f"  auto out = r.tensorlist({idx});")
-            lines.append(f"  check_out_tuple(out, {len(names)});")
+            # `outs`, not `out`: PyTorch names the first output `out` in some (max_pool2d_with_indices.out).
+            lines.append(f"  auto outs = r.tensorlist({idx});")
+            lines.append(f"  check_out_tuple(outs, {len(names)});")
             for k, n in enumerate(names):
-                lines.append(f"  const Tensor& {n} = out[{k}];")
+                lines.append(f"  const Tensor& {n} = outs[{k}];")
         lines += invoke(ov.out, "  ")
         lines.append("}")
     lines += invoke(ov.f, "")
@@ -338,10 +339,12 @@ def generate(ctx: Context) -> dict[str, str]:
             headers.add("contiguous")  # a *_like factory's memory_format=
         headers = sorted(headers)
         factory_options = any(_option_index(ov, "pin_memory") is not None for b in fns + mths for ov in b.overloads)
+        out_tuples = any(p.out_tuple for b in fns + mths for ov in b.overloads for p in ov.params)
         files[f"python/bindings_{i}.cpp"] = render("python_shard.cpp.j2", shard=i, functions=fns, methods=mths,
                                                    headers=headers, factory_options=factory_options,
                                                    case_body=case_body, docstring=docstring,
-                                                   uses_args=uses_args, return_types=return_types(fns + mths))
+                                                   uses_args=uses_args, return_types=return_types(fns + mths),
+                                                   out_tuples=out_tuples)
     files["python/init.cpp"] = render("python_init.cpp.j2", shards=used,
                                       modules=["_ops"] + [f"_{m}" for m in PYTHON_MODULES])
     files["python/_ops.pyi"] = render("ops.pyi.j2", functions=[b for b in functions if b.module == "_ops"],

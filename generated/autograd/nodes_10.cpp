@@ -8,6 +8,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/cauchy.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/max_unpool2d.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/sinc.h"
 #include "generated/ops/zeros_like.h"
@@ -27,6 +28,32 @@ variable_list CauchyBackward0::apply(variable_list&& grads) {
   (void)grad;
   if (should_compute_output(0)) {
     grad_inputs[0] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of max_unpool2d(Tensor self, Tensor indices, int[2] output_size) -> Tensor
+struct MaxUnpool2DBackward0 final : Node {
+  std::string name() const override { return "MaxUnpool2DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    indices_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return indices_.nbytes();
+  }
+
+  SavedVariable indices_;
+};
+
+variable_list MaxUnpool2DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& indices = indices_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = max_pool_double_backward(grad, indices, 2);
   }
   return grad_inputs;
 }
@@ -74,6 +101,23 @@ const Tensor& cauchy_(const Tensor& self, double median, double sigma, std::opti
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// max_unpool2d(Tensor self, Tensor indices, int[2] output_size) -> Tensor
+Tensor max_unpool2d(const Tensor& self, const Tensor& indices, IntArrayRef output_size) {
+  auto grad_fn = std::make_shared<MaxUnpool2DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->indices_ = SavedVariable(indices, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::max_unpool2d::call(self, indices, output_size);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
 }
 
 // sinc(Tensor self) -> Tensor

@@ -7,6 +7,7 @@
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/elu_backward.h"
+#include "generated/ops/max_unpool3d.h"
 #include "generated/ops/neg.h"
 
 namespace tl::autograd::generated {
@@ -50,6 +51,32 @@ variable_list EluBackwardBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of max_unpool3d(Tensor self, Tensor indices, int[3] output_size, int[3] stride, int[3] padding) -> Tensor
+struct MaxUnpool3DBackward0 final : Node {
+  std::string name() const override { return "MaxUnpool3DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    indices_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return indices_.nbytes();
+  }
+
+  SavedVariable indices_;
+};
+
+variable_list MaxUnpool3DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& indices = indices_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = max_pool_double_backward(grad, indices, 3);
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
@@ -75,6 +102,23 @@ Tensor elu_backward(const Tensor& grad_output, const Scalar& alpha, const Scalar
   {
     AutoGradMode below_autograd(false);
     result = ops::elu_backward::call(grad_output, alpha, scale, input_scale, is_result, self_or_result);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// max_unpool3d(Tensor self, Tensor indices, int[3] output_size, int[3] stride, int[3] padding) -> Tensor
+Tensor max_unpool3d(const Tensor& self, const Tensor& indices, IntArrayRef output_size, IntArrayRef stride, IntArrayRef padding) {
+  auto grad_fn = std::make_shared<MaxUnpool3DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->indices_ = SavedVariable(indices, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::max_unpool3d::call(self, indices, output_size, stride, padding);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);

@@ -6,6 +6,8 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/adaptive_max_pool2d_backward.h"
+#include "generated/ops/adaptive_max_pool3d_backward.h"
 #include "generated/ops/alias.h"
 #include "generated/ops/hardswish_backward.h"
 #include "generated/ops/neg.h"
@@ -15,6 +17,70 @@
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of adaptive_max_pool2d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor
+struct AdaptiveMaxPool2DBackwardBackward0 final : Node {
+  std::string name() const override { return "AdaptiveMaxPool2DBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    indices_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + indices_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable indices_;
+};
+
+variable_list AdaptiveMaxPool2DBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& indices = indices_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = max_pool_double_backward(grad, indices, 2);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = zeros_like(self);
+  }
+  return grad_inputs;
+}
+
+// Backward of adaptive_max_pool3d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor
+struct AdaptiveMaxPool3DBackwardBackward0 final : Node {
+  std::string name() const override { return "AdaptiveMaxPool3DBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    indices_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + indices_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable indices_;
+};
+
+variable_list AdaptiveMaxPool3DBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& indices = indices_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = max_pool_double_backward(grad, indices, 3);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = zeros_like(self);
+  }
+  return grad_inputs;
+}
 
 // Backward of alias(Tensor(a) self) -> Tensor(a)
 struct AliasBackward0 final : Node {
@@ -105,6 +171,46 @@ variable_list PutBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// adaptive_max_pool2d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor
+Tensor adaptive_max_pool2d_backward(const Tensor& grad_output, const Tensor& self, const Tensor& indices) {
+  auto grad_fn = std::make_shared<AdaptiveMaxPool2DBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self}));
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->indices_ = SavedVariable(indices, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::adaptive_max_pool2d_backward::call(grad_output, self, indices);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// adaptive_max_pool3d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor
+Tensor adaptive_max_pool3d_backward(const Tensor& grad_output, const Tensor& self, const Tensor& indices) {
+  auto grad_fn = std::make_shared<AdaptiveMaxPool3DBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self}));
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->indices_ = SavedVariable(indices, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::adaptive_max_pool3d_backward::call(grad_output, self, indices);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
 
 // alias(Tensor(a) self) -> Tensor(a)
 Tensor alias(const Tensor& self) {

@@ -8,6 +8,8 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/_clone_contiguous.h"
 #include "generated/ops/abs.h"
+#include "generated/ops/avg_pool3d.h"
+#include "generated/ops/avg_pool3d_backward.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/logcumsumexp.h"
 #include "generated/ops/mul.h"
@@ -55,6 +57,44 @@ variable_list AbsBackward0::apply(variable_list&& grads) {
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = mul(grad, sign(self));
+  }
+  return grad_inputs;
+}
+
+// Backward of avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
+struct AvgPool3DBackward0 final : Node {
+  std::string name() const override { return "AvgPool3DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::vector<int64_t> kernel_size_;
+  std::vector<int64_t> stride_;
+  std::vector<int64_t> padding_;
+  bool ceil_mode_;
+  bool count_include_pad_;
+  std::optional<int64_t> divisor_override_;
+};
+
+variable_list AvgPool3DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& kernel_size = as_arg(kernel_size_);
+  const auto& stride = as_arg(stride_);
+  const auto& padding = as_arg(padding_);
+  const auto& ceil_mode = as_arg(ceil_mode_);
+  const auto& count_include_pad = as_arg(count_include_pad_);
+  const auto& divisor_override = as_arg(divisor_override_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = avg_pool3d_backward(grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
   }
   return grad_inputs;
 }
@@ -141,6 +181,29 @@ const Tensor& abs_(const Tensor& self) {
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
+Tensor avg_pool3d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  auto grad_fn = std::make_shared<AvgPool3DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->kernel_size_ = kernel_size.vec();
+  grad_fn->stride_ = stride.vec();
+  grad_fn->padding_ = padding.vec();
+  grad_fn->ceil_mode_ = ceil_mode;
+  grad_fn->count_include_pad_ = count_include_pad;
+  grad_fn->divisor_override_ = divisor_override;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::avg_pool3d::call(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
 }
 
 // logcumsumexp(Tensor self, int dim) -> Tensor

@@ -7,6 +7,8 @@
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/add.h"
+#include "generated/ops/avg_pool2d.h"
+#include "generated/ops/avg_pool2d_backward.h"
 #include "generated/ops/ceil.h"
 #include "generated/ops/clip.h"
 #include "generated/ops/clone.h"
@@ -58,6 +60,44 @@ variable_list AddBackward1::apply(variable_list&& grads) {
   (void)grad;
   if (should_compute_output(0)) {
     grad_inputs[0] = grad;
+  }
+  return grad_inputs;
+}
+
+// Backward of avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
+struct AvgPool2DBackward0 final : Node {
+  std::string name() const override { return "AvgPool2DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::vector<int64_t> kernel_size_;
+  std::vector<int64_t> stride_;
+  std::vector<int64_t> padding_;
+  bool ceil_mode_;
+  bool count_include_pad_;
+  std::optional<int64_t> divisor_override_;
+};
+
+variable_list AvgPool2DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& kernel_size = as_arg(kernel_size_);
+  const auto& stride = as_arg(stride_);
+  const auto& padding = as_arg(padding_);
+  const auto& ceil_mode = as_arg(ceil_mode_);
+  const auto& count_include_pad = as_arg(count_include_pad_);
+  const auto& divisor_override = as_arg(divisor_override_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = avg_pool2d_backward(grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
   }
   return grad_inputs;
 }
@@ -338,6 +378,29 @@ const Tensor& add__Scalar(const Tensor& self, const Scalar& other, const Scalar&
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
+Tensor avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  auto grad_fn = std::make_shared<AvgPool2DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->kernel_size_ = kernel_size.vec();
+  grad_fn->stride_ = stride.vec();
+  grad_fn->padding_ = padding.vec();
+  grad_fn->ceil_mode_ = ceil_mode;
+  grad_fn->count_include_pad_ = count_include_pad;
+  grad_fn->divisor_override_ = divisor_override;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::avg_pool2d::call(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
 }
 
 // ceil(Tensor self) -> Tensor

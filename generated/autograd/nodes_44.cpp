@@ -6,12 +6,71 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_adaptive_avg_pool3d.h"
+#include "generated/ops/_adaptive_avg_pool3d_backward.h"
+#include "generated/ops/adaptive_max_pool2d.h"
+#include "generated/ops/adaptive_max_pool2d_backward.h"
 #include "generated/ops/hardshrink.h"
 #include "generated/ops/hardshrink_backward.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/topk.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _adaptive_avg_pool3d(Tensor self, int[3] output_size) -> Tensor
+struct AdaptiveAvgPool3DBackward0 final : Node {
+  std::string name() const override { return "AdaptiveAvgPool3DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list AdaptiveAvgPool3DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = _adaptive_avg_pool3d_backward(grad, self);
+  }
+  return grad_inputs;
+}
+
+// Backward of adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)
+struct AdaptiveMaxPool2DBackward0 final : Node {
+  std::string name() const override { return "AdaptiveMaxPool2DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result1_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result1_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable result1_;
+};
+
+variable_list AdaptiveMaxPool2DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& result1 = result1_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = adaptive_max_pool2d_backward(grad, self, result1);
+  }
+  return grad_inputs;
+}
 
 // Backward of hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor
 struct HardshrinkBackward0 final : Node {
@@ -75,6 +134,44 @@ variable_list TopkBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// _adaptive_avg_pool3d(Tensor self, int[3] output_size) -> Tensor
+Tensor _adaptive_avg_pool3d(const Tensor& self, IntArrayRef output_size) {
+  auto grad_fn = std::make_shared<AdaptiveAvgPool3DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_adaptive_avg_pool3d::call(self, output_size);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& self, IntArrayRef output_size) {
+  auto grad_fn = std::make_shared<AdaptiveMaxPool2DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::adaptive_max_pool2d::call(self, output_size);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // result1: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result1_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
+}
 
 // hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor
 Tensor hardshrink(const Tensor& self, const Scalar& lambd) {

@@ -6,8 +6,12 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_adaptive_avg_pool2d.h"
+#include "generated/ops/_adaptive_avg_pool2d_backward.h"
 #include "generated/ops/_log_softmax_backward_data.h"
 #include "generated/ops/acos.h"
+#include "generated/ops/adaptive_max_pool3d.h"
+#include "generated/ops/adaptive_max_pool3d_backward.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/cummax.h"
 #include "generated/ops/log_softmax.h"
@@ -18,6 +22,32 @@
 #include "generated/ops/silu_backward.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _adaptive_avg_pool2d(Tensor self, int[2] output_size) -> Tensor
+struct AdaptiveAvgPool2DBackward0 final : Node {
+  std::string name() const override { return "AdaptiveAvgPool2DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list AdaptiveAvgPool2DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = _adaptive_avg_pool2d_backward(grad, self);
+  }
+  return grad_inputs;
+}
 
 // Backward of acos(Tensor self) -> Tensor
 struct AcosBackward0 final : Node {
@@ -41,6 +71,35 @@ variable_list AcosBackward0::apply(variable_list&& grads) {
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = neg(mul(grad, rsqrt(rsub(mul(self, self), 1))));
+  }
+  return grad_inputs;
+}
+
+// Backward of adaptive_max_pool3d(Tensor self, int[3] output_size) -> (Tensor, Tensor)
+struct AdaptiveMaxPool3DBackward0 final : Node {
+  std::string name() const override { return "AdaptiveMaxPool3DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result1_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result1_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable result1_;
+};
+
+variable_list AdaptiveMaxPool3DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& result1 = result1_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = adaptive_max_pool3d_backward(grad, self, result1);
   }
   return grad_inputs;
 }
@@ -131,6 +190,23 @@ variable_list SiluBackwardBackward0::apply(variable_list&& grads) {
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
 
+// _adaptive_avg_pool2d(Tensor self, int[2] output_size) -> Tensor
+Tensor _adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
+  auto grad_fn = std::make_shared<AdaptiveAvgPool2DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_adaptive_avg_pool2d::call(self, output_size);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
 // acos(Tensor self) -> Tensor
 Tensor acos(const Tensor& self) {
   auto grad_fn = std::make_shared<AcosBackward0>();
@@ -162,6 +238,27 @@ const Tensor& acos_(const Tensor& self) {
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// adaptive_max_pool3d(Tensor self, int[3] output_size) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> adaptive_max_pool3d(const Tensor& self, IntArrayRef output_size) {
+  auto grad_fn = std::make_shared<AdaptiveMaxPool3DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::adaptive_max_pool3d::call(self, output_size);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // result1: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result1_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
 }
 
 // cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)

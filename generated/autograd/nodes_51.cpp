@@ -14,6 +14,8 @@
 #include "generated/ops/hardswish.h"
 #include "generated/ops/hardswish_backward.h"
 #include "generated/ops/linalg_vector_norm.h"
+#include "generated/ops/max_pool2d_with_indices.h"
+#include "generated/ops/max_pool2d_with_indices_backward.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/sinh.h"
@@ -185,6 +187,45 @@ variable_list LinalgVectorNormBackward0::apply(variable_list&& grads) {
   const auto& result = result_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = linalg_vector_norm_backward(grad, self, ord, result, dim, keepdim);
+  }
+  return grad_inputs;
+}
+
+// Backward of max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
+struct MaxPool2DWithIndicesBackward0 final : Node {
+  std::string name() const override { return "MaxPool2DWithIndicesBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result1_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result1_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::vector<int64_t> kernel_size_;
+  std::vector<int64_t> stride_;
+  std::vector<int64_t> padding_;
+  std::vector<int64_t> dilation_;
+  bool ceil_mode_;
+  SavedVariable result1_;
+};
+
+variable_list MaxPool2DWithIndicesBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& kernel_size = as_arg(kernel_size_);
+  const auto& stride = as_arg(stride_);
+  const auto& padding = as_arg(padding_);
+  const auto& dilation = as_arg(dilation_);
+  const auto& ceil_mode = as_arg(ceil_mode_);
+  const auto& result1 = result1_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = max_pool2d_with_indices_backward(grad, self, kernel_size, stride, padding, dilation, ceil_mode, result1);
   }
   return grad_inputs;
 }
@@ -378,6 +419,32 @@ Tensor linalg_vector_norm(const Tensor& self, const Scalar& ord, OptionalIntArra
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  auto grad_fn = std::make_shared<MaxPool2DWithIndicesBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->kernel_size_ = kernel_size.vec();
+  grad_fn->stride_ = stride.vec();
+  grad_fn->padding_ = padding.vec();
+  grad_fn->dilation_ = dilation.vec();
+  grad_fn->ceil_mode_ = ceil_mode;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::max_pool2d_with_indices::call(self, kernel_size, stride, padding, dilation, ceil_mode);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // result1: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result1_ = SavedVariable(std::get<1>(result), true);
   }
   return result;
 }

@@ -6,7 +6,11 @@
 #include "generated/ops/fill.h"
 #include "generated/ops/flip.h"
 #include "generated/ops/fliplr.h"
+#include "generated/ops/max_pool1d_with_indices.h"
+#include "generated/ops/max_pool2d_with_indices.h"
 #include "generated/ops/ones_like.h"
+#include "generated/ops/squeeze.h"
+#include "generated/ops/unsqueeze.h"
 
 namespace tl::native {
 
@@ -14,6 +18,19 @@ namespace tl::native {
 Tensor fliplr_composite(const Tensor& self) {
   TL_CHECK(self.dim() >= 2, "fliplr: Input must be >= 2-d.");
   return flip(self, std::vector<int64_t>{1});
+}
+
+// max_pool1d_with_indices(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> max_pool1d_with_indices_composite(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  TL_CHECK(self.dim() == 2 || self.dim() == 3, "max_pool1d_with_indices: Expected 2 to 3 dimensions, but got ", self.dim(),
+           "-dimensional tensor for argument #1 'self' (while checking arguments for max_pool1d)");
+  TL_CHECK(kernel_size.size() == 1 && stride.size() <= 1 && padding.size() == 1 && dilation.size() == 1,
+           "max_pool1d_with_indices: kernel_size, stride, padding and dilation should contain one int");
+  const int64_t s = stride.empty() ? kernel_size[0] : stride[0];
+  auto [values, indices] = max_pool2d_with_indices(unsqueeze(self, -2), std::vector<int64_t>{1, kernel_size[0]},
+                                                   std::vector<int64_t>{1, s}, std::vector<int64_t>{0, padding[0]},
+                                                   std::vector<int64_t>{1, dilation[0]}, ceil_mode);
+  return {squeeze(values, -2), squeeze(indices, -2)};
 }
 
 // ones_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor

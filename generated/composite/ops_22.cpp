@@ -6,6 +6,8 @@
 #include "generated/ops/absolute.h"
 #include "generated/ops/erf.h"
 #include "generated/ops/gt.h"
+#include "generated/ops/max_pool2d.h"
+#include "generated/ops/max_pool2d_with_indices.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/prelu.h"
 #include "generated/ops/reshape.h"
@@ -22,6 +24,11 @@ Tensor absolute_composite(const Tensor& self) {
 // absolute_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& absolute__composite(const Tensor& self) {
   return abs_(self);
+}
+
+// max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor
+Tensor max_pool2d_composite(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  return std::get<0>(max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode));
 }
 
 // prelu(Tensor self, Tensor weight) -> Tensor

@@ -2,15 +2,27 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 29.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
+#include "generated/ops/_adaptive_avg_pool2d.h"
+#include "generated/ops/adaptive_avg_pool2d.h"
 #include "generated/ops/digamma.h"
 #include "generated/ops/empty_like.h"
 #include "generated/ops/erfinv.h"
+#include "generated/ops/mean.h"
 #include "generated/ops/randint_like.h"
 #include "generated/ops/random.h"
 #include "generated/ops/special_erfinv.h"
 #include "generated/ops/special_psi.h"
 
 namespace tl::native {
+
+// adaptive_avg_pool2d(Tensor self, int[2] output_size) -> Tensor
+Tensor adaptive_avg_pool2d_composite(const Tensor& self, IntArrayRef output_size) {
+  TL_CHECK(output_size.size() == 2, "adaptive_avg_pool2d: output_size must be 2");
+  TL_CHECK(output_size[0] >= 0 && output_size[1] >= 0,
+           "adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but received ", output_size);
+  if (output_size[0] == 1 && output_size[1] == 1) return mean(self, std::vector<int64_t>{-1, -2}, true);
+  return _adaptive_avg_pool2d(self, output_size);
+}
 
 // randint_like(Tensor self, int high, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor randint_like_composite(const Tensor& self, int64_t high, std::optional<ScalarType> dtype, std::optional<Device> device) {

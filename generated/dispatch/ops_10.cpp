@@ -7,6 +7,8 @@
 #include "generated/ops/column_stack.h"
 #include "generated/ops/cov.h"
 #include "generated/ops/fliplr.h"
+#include "generated/ops/max_pool1d_with_indices.h"
+#include "generated/ops/max_unpool2d.h"
 #include "generated/ops/ones_like.h"
 #include "generated/ops/sinc.h"
 
@@ -61,6 +63,69 @@ Tensor cov(const Tensor& self, int64_t correction, const std::optional<Tensor>& 
 // fliplr(Tensor self) -> Tensor
 Tensor fliplr(const Tensor& self) {
   return native::fliplr_composite(self);
+}
+
+// ============================================================================ max_pool1d_with_indices
+
+// max_pool1d_with_indices(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> max_pool1d_with_indices(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  return native::max_pool1d_with_indices_composite(self, kernel_size, stride, padding, dilation, ceil_mode);
+}
+
+// ============================================================================ max_unpool2d
+
+// max_unpool2d(Tensor self, Tensor indices, int[2] output_size) -> Tensor
+static Tensor max_unpool2d_kernel_functional(const Tensor& self, const Tensor& indices, IntArrayRef output_size) {
+  Tensor out;
+  native::max_unpool2d_kernel(self, indices, output_size, out);
+  return out;
+}
+
+ops::max_unpool2d::Kernel* ops::max_unpool2d::kernels[kNumDeviceTypes] = {
+    /* CPU */ max_unpool2d_kernel_functional,
+    /* Meta */ max_unpool2d_kernel_functional,
+};
+
+Tensor ops::max_unpool2d::call(const Tensor& self, const Tensor& indices, IntArrayRef output_size) {
+  const Device kernel_device = dispatch_device("max_unpool2d", {&self, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("max_unpool2d", kernel_device);
+  return kernel(self, indices, output_size);
+}
+
+Tensor max_unpool2d(const Tensor& self, const Tensor& indices, IntArrayRef output_size) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::max_unpool2d(self, indices, output_size);
+  }
+  return ops::max_unpool2d::call(self, indices, output_size);
+}
+
+// max_unpool2d.out(Tensor self, Tensor indices, int[2] output_size, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& max_unpool2d_kernel_out(const Tensor& self, const Tensor& indices, IntArrayRef output_size, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor indices_in = native::input_unaffected_by_resize(indices, out);
+  Tensor out_handle = out;
+  native::max_unpool2d_kernel(self_in, indices_in, output_size, out_handle);
+  return out;
+}
+
+ops::max_unpool2d_out::Kernel* ops::max_unpool2d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ max_unpool2d_kernel_out,
+    /* Meta */ max_unpool2d_kernel_out,
+};
+
+const Tensor& ops::max_unpool2d_out::call(const Tensor& self, const Tensor& indices, IntArrayRef output_size, const Tensor& out) {
+  const Device kernel_device = dispatch_device("max_unpool2d.out", {&self, &indices, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("max_unpool2d.out", kernel_device);
+  decltype(auto) result = kernel(self, indices, output_size, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& max_unpool2d_out(const Tensor& out, const Tensor& self, const Tensor& indices, IntArrayRef output_size) {
+  check_out_no_grad("max_unpool2d.out", {&self, &indices}, {&out});
+  return ops::max_unpool2d_out::call(self, indices, output_size, out);
 }
 
 // ============================================================================ ones_like

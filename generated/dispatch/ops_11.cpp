@@ -7,6 +7,7 @@
 #include "generated/ops/elu_backward.h"
 #include "generated/ops/isposinf.h"
 #include "generated/ops/logical_not.h"
+#include "generated/ops/max_unpool3d.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/multiply.h"
 
@@ -216,6 +217,62 @@ const Tensor& ops::logical_not_out::call(const Tensor& self, const Tensor& out) 
 const Tensor& logical_not_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("logical_not.out", {&self}, {&out});
   return ops::logical_not_out::call(self, out);
+}
+
+// ============================================================================ max_unpool3d
+
+// max_unpool3d(Tensor self, Tensor indices, int[3] output_size, int[3] stride, int[3] padding) -> Tensor
+static Tensor max_unpool3d_kernel_functional(const Tensor& self, const Tensor& indices, IntArrayRef output_size, IntArrayRef stride, IntArrayRef padding) {
+  Tensor out;
+  native::max_unpool3d_kernel(self, indices, output_size, stride, padding, out);
+  return out;
+}
+
+ops::max_unpool3d::Kernel* ops::max_unpool3d::kernels[kNumDeviceTypes] = {
+    /* CPU */ max_unpool3d_kernel_functional,
+    /* Meta */ max_unpool3d_kernel_functional,
+};
+
+Tensor ops::max_unpool3d::call(const Tensor& self, const Tensor& indices, IntArrayRef output_size, IntArrayRef stride, IntArrayRef padding) {
+  const Device kernel_device = dispatch_device("max_unpool3d", {&self, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("max_unpool3d", kernel_device);
+  return kernel(self, indices, output_size, stride, padding);
+}
+
+Tensor max_unpool3d(const Tensor& self, const Tensor& indices, IntArrayRef output_size, IntArrayRef stride, IntArrayRef padding) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::max_unpool3d(self, indices, output_size, stride, padding);
+  }
+  return ops::max_unpool3d::call(self, indices, output_size, stride, padding);
+}
+
+// max_unpool3d.out(Tensor self, Tensor indices, int[3] output_size, int[3] stride, int[3] padding, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& max_unpool3d_kernel_out(const Tensor& self, const Tensor& indices, IntArrayRef output_size, IntArrayRef stride, IntArrayRef padding, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor indices_in = native::input_unaffected_by_resize(indices, out);
+  Tensor out_handle = out;
+  native::max_unpool3d_kernel(self_in, indices_in, output_size, stride, padding, out_handle);
+  return out;
+}
+
+ops::max_unpool3d_out::Kernel* ops::max_unpool3d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ max_unpool3d_kernel_out,
+    /* Meta */ max_unpool3d_kernel_out,
+};
+
+const Tensor& ops::max_unpool3d_out::call(const Tensor& self, const Tensor& indices, IntArrayRef output_size, IntArrayRef stride, IntArrayRef padding, const Tensor& out) {
+  const Device kernel_device = dispatch_device("max_unpool3d.out", {&self, &indices, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("max_unpool3d.out", kernel_device);
+  decltype(auto) result = kernel(self, indices, output_size, stride, padding, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& max_unpool3d_out(const Tensor& out, const Tensor& self, const Tensor& indices, IntArrayRef output_size, IntArrayRef stride, IntArrayRef padding) {
+  check_out_no_grad("max_unpool3d.out", {&self, &indices}, {&out});
+  return ops::max_unpool3d_out::call(self, indices, output_size, stride, padding, out);
 }
 
 // ============================================================================ multiply

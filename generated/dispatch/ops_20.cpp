@@ -3,6 +3,8 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/adaptive_max_pool2d_backward.h"
+#include "generated/ops/adaptive_max_pool3d_backward.h"
 #include "generated/ops/alias.h"
 #include "generated/ops/hardswish_backward.h"
 #include "generated/ops/is_same_size.h"
@@ -13,6 +15,50 @@
 #include "generated/ops/special_polygamma.h"
 
 namespace tl {
+
+// ============================================================================ adaptive_max_pool2d_backward
+
+// adaptive_max_pool2d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor
+ops::adaptive_max_pool2d_backward::Kernel* ops::adaptive_max_pool2d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::adaptive_max_pool2d_backward_kernel,
+    /* Meta */ native::adaptive_max_pool2d_backward_kernel,
+};
+
+Tensor ops::adaptive_max_pool2d_backward::call(const Tensor& grad_output, const Tensor& self, const Tensor& indices) {
+  const Device kernel_device = dispatch_device("adaptive_max_pool2d_backward", {&grad_output, &self, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("adaptive_max_pool2d_backward", kernel_device);
+  return kernel(grad_output, self, indices);
+}
+
+Tensor adaptive_max_pool2d_backward(const Tensor& grad_output, const Tensor& self, const Tensor& indices) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::adaptive_max_pool2d_backward(grad_output, self, indices);
+  }
+  return ops::adaptive_max_pool2d_backward::call(grad_output, self, indices);
+}
+
+// ============================================================================ adaptive_max_pool3d_backward
+
+// adaptive_max_pool3d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor
+ops::adaptive_max_pool3d_backward::Kernel* ops::adaptive_max_pool3d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::adaptive_max_pool3d_backward_kernel,
+    /* Meta */ native::adaptive_max_pool3d_backward_kernel,
+};
+
+Tensor ops::adaptive_max_pool3d_backward::call(const Tensor& grad_output, const Tensor& self, const Tensor& indices) {
+  const Device kernel_device = dispatch_device("adaptive_max_pool3d_backward", {&grad_output, &self, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("adaptive_max_pool3d_backward", kernel_device);
+  return kernel(grad_output, self, indices);
+}
+
+Tensor adaptive_max_pool3d_backward(const Tensor& grad_output, const Tensor& self, const Tensor& indices) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::adaptive_max_pool3d_backward(grad_output, self, indices);
+  }
+  return ops::adaptive_max_pool3d_backward::call(grad_output, self, indices);
+}
 
 // ============================================================================ alias
 

@@ -8,6 +8,7 @@
 #include "generated/ops/copy.h"
 #include "generated/ops/flip.h"
 #include "generated/ops/heaviside.h"
+#include "generated/ops/max_pool1d.h"
 #include "generated/ops/random.h"
 #include "generated/ops/unfold.h"
 
@@ -216,6 +217,13 @@ const Tensor& ops::heaviside_out::call(const Tensor& self, const Tensor& values,
 const Tensor& heaviside_out(const Tensor& out, const Tensor& self, const Tensor& values) {
   check_out_no_grad("heaviside.out", {&self, &values}, {&out});
   return ops::heaviside_out::call(self, values, out);
+}
+
+// ============================================================================ max_pool1d
+
+// max_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False) -> Tensor
+Tensor max_pool1d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  return native::max_pool1d_composite(self, kernel_size, stride, padding, dilation, ceil_mode);
 }
 
 // ============================================================================ random

@@ -7,6 +7,7 @@
 #include "generated/ops/absolute.h"
 #include "generated/ops/diagonal.h"
 #include "generated/ops/erf.h"
+#include "generated/ops/max_pool2d.h"
 #include "generated/ops/prelu.h"
 #include "generated/ops/special_erf.h"
 #include "generated/ops/threshold.h"
@@ -51,6 +52,13 @@ Tensor diagonal(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) 
     return autograd::wrappers::diagonal(self, offset, dim1, dim2);
   }
   return ops::diagonal::call(self, offset, dim1, dim2);
+}
+
+// ============================================================================ max_pool2d
+
+// max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor
+Tensor max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  return native::max_pool2d_composite(self, kernel_size, stride, padding, dilation, ceil_mode);
 }
 
 // ============================================================================ prelu

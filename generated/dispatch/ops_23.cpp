@@ -11,6 +11,7 @@
 #include "generated/ops/greater_equal.h"
 #include "generated/ops/kron.h"
 #include "generated/ops/lcm.h"
+#include "generated/ops/max_pool3d.h"
 #include "generated/ops/prod.h"
 
 namespace tl {
@@ -625,6 +626,13 @@ const Tensor& ops::lcm_out::call(const Tensor& self, const Tensor& other, const 
 const Tensor& lcm_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   check_out_no_grad("lcm.out", {&self, &other}, {&out});
   return ops::lcm_out::call(self, other, out);
+}
+
+// ============================================================================ max_pool3d
+
+// max_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> Tensor
+Tensor max_pool3d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  return native::max_pool3d_composite(self, kernel_size, stride, padding, dilation, ceil_mode);
 }
 
 // ============================================================================ prod

@@ -3,10 +3,18 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/adaptive_avg_pool1d.h"
 #include "generated/ops/float_power.h"
 #include "generated/ops/log_sigmoid_backward.h"
 
 namespace tl {
+
+// ============================================================================ adaptive_avg_pool1d
+
+// adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor
+Tensor adaptive_avg_pool1d(const Tensor& self, IntArrayRef output_size) {
+  return native::adaptive_avg_pool1d_composite(self, output_size);
+}
 
 // ============================================================================ float_power
 

@@ -10,6 +10,7 @@
 #include "generated/ops/dsplit.h"
 #include "generated/ops/hstack.h"
 #include "generated/ops/is_nonzero.h"
+#include "generated/ops/max_pool3d_with_indices_backward.h"
 #include "generated/ops/nanquantile.h"
 #include "generated/ops/special_digamma.h"
 
@@ -87,6 +88,28 @@ const Tensor& hstack_out(const Tensor& out, TensorList tensors) {
 // is_nonzero(Tensor self) -> bool
 bool is_nonzero(const Tensor& self) {
   return native::is_nonzero_composite(self);
+}
+
+// ============================================================================ max_pool3d_with_indices_backward
+
+// max_pool3d_with_indices_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] stride, int[3] padding, int[3] dilation, bool ceil_mode, Tensor indices) -> Tensor
+ops::max_pool3d_with_indices_backward::Kernel* ops::max_pool3d_with_indices_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::max_pool3d_with_indices_backward_kernel,
+    /* Meta */ native::max_pool3d_with_indices_backward_kernel,
+};
+
+Tensor ops::max_pool3d_with_indices_backward::call(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode, const Tensor& indices) {
+  const Device kernel_device = dispatch_device("max_pool3d_with_indices_backward", {&grad_output, &self, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("max_pool3d_with_indices_backward", kernel_device);
+  return kernel(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
+}
+
+Tensor max_pool3d_with_indices_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode, const Tensor& indices) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::max_pool3d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
+  }
+  return ops::max_pool3d_with_indices_backward::call(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
 }
 
 // ============================================================================ nanquantile

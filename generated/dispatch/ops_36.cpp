@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/avg_pool1d.h"
 #include "generated/ops/diagflat.h"
 #include "generated/ops/hardtanh_backward.h"
 #include "generated/ops/lerp.h"
@@ -10,6 +11,13 @@
 #include "generated/ops/sgn.h"
 
 namespace tl {
+
+// ============================================================================ avg_pool1d
+
+// avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor
+Tensor avg_pool1d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad) {
+  return native::avg_pool1d_composite(self, kernel_size, stride, padding, ceil_mode, count_include_pad);
+}
 
 // ============================================================================ diagflat
 

@@ -3,6 +3,8 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_adaptive_avg_pool2d_backward.h"
+#include "generated/ops/_adaptive_avg_pool3d_backward.h"
 #include "generated/ops/_fused_adamw.h"
 #include "generated/ops/allclose.h"
 #include "generated/ops/empty_like.h"
@@ -12,6 +14,50 @@
 #include "generated/ops/swapaxes.h"
 
 namespace tl {
+
+// ============================================================================ _adaptive_avg_pool2d_backward
+
+// _adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor
+ops::_adaptive_avg_pool2d_backward::Kernel* ops::_adaptive_avg_pool2d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::_adaptive_avg_pool2d_backward_kernel,
+    /* Meta */ native::_adaptive_avg_pool2d_backward_kernel,
+};
+
+Tensor ops::_adaptive_avg_pool2d_backward::call(const Tensor& grad_output, const Tensor& self) {
+  const Device kernel_device = dispatch_device("_adaptive_avg_pool2d_backward", {&grad_output, &self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_adaptive_avg_pool2d_backward", kernel_device);
+  return kernel(grad_output, self);
+}
+
+Tensor _adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& self) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::_adaptive_avg_pool2d_backward(grad_output, self);
+  }
+  return ops::_adaptive_avg_pool2d_backward::call(grad_output, self);
+}
+
+// ============================================================================ _adaptive_avg_pool3d_backward
+
+// _adaptive_avg_pool3d_backward(Tensor grad_output, Tensor self) -> Tensor
+ops::_adaptive_avg_pool3d_backward::Kernel* ops::_adaptive_avg_pool3d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::_adaptive_avg_pool3d_backward_kernel,
+    /* Meta */ native::_adaptive_avg_pool3d_backward_kernel,
+};
+
+Tensor ops::_adaptive_avg_pool3d_backward::call(const Tensor& grad_output, const Tensor& self) {
+  const Device kernel_device = dispatch_device("_adaptive_avg_pool3d_backward", {&grad_output, &self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_adaptive_avg_pool3d_backward", kernel_device);
+  return kernel(grad_output, self);
+}
+
+Tensor _adaptive_avg_pool3d_backward(const Tensor& grad_output, const Tensor& self) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::_adaptive_avg_pool3d_backward(grad_output, self);
+  }
+  return ops::_adaptive_avg_pool3d_backward::call(grad_output, self);
+}
 
 // ============================================================================ _fused_adamw
 

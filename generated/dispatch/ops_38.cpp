@@ -9,6 +9,7 @@
 #include "generated/ops/arcsinh.h"
 #include "generated/ops/asin.h"
 #include "generated/ops/asinh.h"
+#include "generated/ops/avg_pool3d.h"
 #include "generated/ops/linalg_cross.h"
 #include "generated/ops/linspace.h"
 #include "generated/ops/logcumsumexp.h"
@@ -154,6 +155,61 @@ const Tensor& arcsinh_out(const Tensor& out, const Tensor& self) {
 // arcsinh_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& arcsinh_(const Tensor& self) {
   return native::arcsinh__composite(self);
+}
+
+// ============================================================================ avg_pool3d
+
+// avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
+static Tensor avg_pool3d_kernel_functional(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  Tensor out;
+  native::avg_pool3d_kernel(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+  return out;
+}
+
+ops::avg_pool3d::Kernel* ops::avg_pool3d::kernels[kNumDeviceTypes] = {
+    /* CPU */ avg_pool3d_kernel_functional,
+    /* Meta */ avg_pool3d_kernel_functional,
+};
+
+Tensor ops::avg_pool3d::call(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  const Device kernel_device = dispatch_device("avg_pool3d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("avg_pool3d", kernel_device);
+  return kernel(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+}
+
+Tensor avg_pool3d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::avg_pool3d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  }
+  return ops::avg_pool3d::call(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+}
+
+// avg_pool3d.out(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& avg_pool3d_kernel_out(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::avg_pool3d_kernel(self_in, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out_handle);
+  return out;
+}
+
+ops::avg_pool3d_out::Kernel* ops::avg_pool3d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ avg_pool3d_kernel_out,
+    /* Meta */ avg_pool3d_kernel_out,
+};
+
+const Tensor& ops::avg_pool3d_out::call(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override, const Tensor& out) {
+  const Device kernel_device = dispatch_device("avg_pool3d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("avg_pool3d.out", kernel_device);
+  decltype(auto) result = kernel(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& avg_pool3d_out(const Tensor& out, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  check_out_no_grad("avg_pool3d.out", {&self}, {&out});
+  return ops::avg_pool3d_out::call(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
 }
 
 // ============================================================================ linalg_cross

@@ -4,11 +4,14 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/addbmm.h"
+#include "generated/ops/avg_pool2d_backward.h"
+#include "generated/ops/avg_pool3d_backward.h"
 #include "generated/ops/bitwise_right_shift.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/empty.h"
 #include "generated/ops/empty_strided.h"
 #include "generated/ops/i0.h"
+#include "generated/ops/max_pool2d_with_indices_backward.h"
 #include "generated/ops/special_i0.h"
 #include "generated/ops/tile.h"
 #include "generated/ops/to.h"
@@ -32,6 +35,50 @@ const Tensor& addbmm_(const Tensor& self, const Tensor& batch1, const Tensor& ba
 const Tensor& addbmm_out(const Tensor& out, const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
   check_out_no_grad("addbmm.out", {&self, &batch1, &batch2}, {&out});
   return copy_to_out(out, addbmm(self, batch1, batch2, beta, alpha), "addbmm.out", native::OutDtype::Exact);
+}
+
+// ============================================================================ avg_pool2d_backward
+
+// avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
+ops::avg_pool2d_backward::Kernel* ops::avg_pool2d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::avg_pool2d_backward_kernel,
+    /* Meta */ native::avg_pool2d_backward_kernel,
+};
+
+Tensor ops::avg_pool2d_backward::call(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  const Device kernel_device = dispatch_device("avg_pool2d_backward", {&grad_output, &self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("avg_pool2d_backward", kernel_device);
+  return kernel(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+}
+
+Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  }
+  return ops::avg_pool2d_backward::call(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+}
+
+// ============================================================================ avg_pool3d_backward
+
+// avg_pool3d_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] stride, int[3] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
+ops::avg_pool3d_backward::Kernel* ops::avg_pool3d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::avg_pool3d_backward_kernel,
+    /* Meta */ native::avg_pool3d_backward_kernel,
+};
+
+Tensor ops::avg_pool3d_backward::call(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  const Device kernel_device = dispatch_device("avg_pool3d_backward", {&grad_output, &self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("avg_pool3d_backward", kernel_device);
+  return kernel(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+}
+
+Tensor avg_pool3d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::avg_pool3d_backward(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  }
+  return ops::avg_pool3d_backward::call(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
 }
 
 // ============================================================================ bitwise_right_shift
@@ -246,6 +293,28 @@ Tensor ops::empty_strided::call(IntArrayRef size, IntArrayRef stride, std::optio
 
 Tensor empty_strided(IntArrayRef size, IntArrayRef stride, std::optional<ScalarType> dtype, std::optional<Device> device) {
   return ops::empty_strided::call(size, stride, dtype, device);
+}
+
+// ============================================================================ max_pool2d_with_indices_backward
+
+// max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor
+ops::max_pool2d_with_indices_backward::Kernel* ops::max_pool2d_with_indices_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::max_pool2d_with_indices_backward_kernel,
+    /* Meta */ native::max_pool2d_with_indices_backward_kernel,
+};
+
+Tensor ops::max_pool2d_with_indices_backward::call(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode, const Tensor& indices) {
+  const Device kernel_device = dispatch_device("max_pool2d_with_indices_backward", {&grad_output, &self, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("max_pool2d_with_indices_backward", kernel_device);
+  return kernel(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
+}
+
+Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode, const Tensor& indices) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
+  }
+  return ops::max_pool2d_with_indices_backward::call(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
 }
 
 // ============================================================================ special_i0

@@ -4,7 +4,9 @@
 #include "aten/autograd/NotImplementedOut.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_adaptive_avg_pool2d.h"
 #include "generated/ops/acos.h"
+#include "generated/ops/adaptive_max_pool3d.h"
 #include "generated/ops/cummax.h"
 #include "generated/ops/log_softmax.h"
 #include "generated/ops/relu6.h"
@@ -12,6 +14,28 @@
 #include "generated/ops/vdot.h"
 
 namespace tl {
+
+// ============================================================================ _adaptive_avg_pool2d
+
+// _adaptive_avg_pool2d(Tensor self, int[2] output_size) -> Tensor
+ops::_adaptive_avg_pool2d::Kernel* ops::_adaptive_avg_pool2d::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::_adaptive_avg_pool2d_kernel,
+    /* Meta */ native::_adaptive_avg_pool2d_kernel,
+};
+
+Tensor ops::_adaptive_avg_pool2d::call(const Tensor& self, IntArrayRef output_size) {
+  const Device kernel_device = dispatch_device("_adaptive_avg_pool2d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_adaptive_avg_pool2d", kernel_device);
+  return kernel(self, output_size);
+}
+
+Tensor _adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::_adaptive_avg_pool2d(self, output_size);
+  }
+  return ops::_adaptive_avg_pool2d::call(self, output_size);
+}
 
 // ============================================================================ acos
 
@@ -94,6 +118,49 @@ const Tensor& ops::acos_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& acos_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("acos.out", {&self}, {&out});
   return ops::acos_out::call(self, out);
+}
+
+// ============================================================================ adaptive_max_pool3d
+
+// adaptive_max_pool3d(Tensor self, int[3] output_size) -> (Tensor, Tensor)
+ops::adaptive_max_pool3d::Kernel* ops::adaptive_max_pool3d::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::adaptive_max_pool3d_kernel,
+    /* Meta */ native::adaptive_max_pool3d_kernel,
+};
+
+std::tuple<Tensor, Tensor> ops::adaptive_max_pool3d::call(const Tensor& self, IntArrayRef output_size) {
+  const Device kernel_device = dispatch_device("adaptive_max_pool3d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("adaptive_max_pool3d", kernel_device);
+  return kernel(self, output_size);
+}
+
+std::tuple<Tensor, Tensor> adaptive_max_pool3d(const Tensor& self, IntArrayRef output_size) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::adaptive_max_pool3d(self, output_size);
+  }
+  return ops::adaptive_max_pool3d::call(self, output_size);
+}
+
+// adaptive_max_pool3d.out(Tensor self, int[3] output_size, *, Tensor(a!) out, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))
+ops::adaptive_max_pool3d_out::Kernel* ops::adaptive_max_pool3d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::adaptive_max_pool3d_out_kernel,
+    /* Meta */ native::adaptive_max_pool3d_out_kernel,
+};
+
+std::tuple<const Tensor&, const Tensor&> ops::adaptive_max_pool3d_out::call(const Tensor& self, IntArrayRef output_size, const Tensor& out, const Tensor& indices) {
+  const Device kernel_device = dispatch_device("adaptive_max_pool3d.out", {&self, &out, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("adaptive_max_pool3d.out", kernel_device);
+  decltype(auto) result = kernel(self, output_size, out, indices);
+  out.bump_version();
+  indices.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&> adaptive_max_pool3d_out(const Tensor& out, const Tensor& indices, const Tensor& self, IntArrayRef output_size) {
+  check_out_no_grad("adaptive_max_pool3d.out", {&self}, {&out, &indices});
+  return ops::adaptive_max_pool3d_out::call(self, output_size, out, indices);
 }
 
 // ============================================================================ cummax

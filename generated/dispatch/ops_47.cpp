@@ -3,12 +3,20 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/adaptive_max_pool1d.h"
 #include "generated/ops/broadcast_tensors.h"
 #include "generated/ops/glu.h"
 #include "generated/ops/log1p.h"
 #include "generated/ops/special_softmax.h"
 
 namespace tl {
+
+// ============================================================================ adaptive_max_pool1d
+
+// adaptive_max_pool1d(Tensor self, int[1] output_size) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> adaptive_max_pool1d(const Tensor& self, IntArrayRef output_size) {
+  return native::adaptive_max_pool1d_composite(self, output_size);
+}
 
 // ============================================================================ broadcast_tensors
 

@@ -7,6 +7,14 @@ from torchlite import Generator, Tensor, device, dtype
 Number = Union[int, float, bool]
 DeviceLike = Union[device, str, int]
 
+def _adaptive_avg_pool2d(input: Tensor, output_size: Union[int, Sequence[int]]) -> Tensor:
+    """The mean of each of the `output_size` windows that tile every (H, W) plane of a (C, H, W) or (N, C, H, W) input: output row i covers input rows floor(i * H / oH) to ceil((i + 1) * H / oH)."""
+    ...
+
+def _adaptive_avg_pool3d(input: Tensor, output_size: Union[int, Sequence[int]]) -> Tensor:
+    """The mean of each of the `output_size` windows that tile every (D, H, W) volume of a (C, D, H, W) or (N, C, D, H, W) input; as _adaptive_avg_pool2d."""
+    ...
+
 def _clone_contiguous(input: Tensor) -> Tensor:
     """A copy of `self` in contiguous (row-major) layout, whatever the layout of `self`; what `contiguous()` makes."""
     ...
@@ -117,6 +125,14 @@ def acosh(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
 
 def acosh_(input: Tensor) -> Tensor:
     """In-place version of acosh(): writes the result into self. The inverse hyperbolic cosine of every element of `self` (nan below 1); integer inputs give the default float dtype."""
+    ...
+
+def adaptive_avg_pool1d(input: Tensor, output_size: Union[int, Sequence[int]]) -> Tensor:
+    """adaptive_avg_pool2d of every row of a (C, L) or (N, C, L) input over a unit height."""
+    ...
+
+def adaptive_max_pool1d(input: Tensor, output_size: Union[int, Sequence[int]]) -> tuple[Tensor, Tensor]:
+    """adaptive_max_pool2d of every row of a (C, L) or (N, C, L) input over a unit height: the maxima and their indices in the row."""
     ...
 
 @overload
@@ -386,6 +402,10 @@ def atleast_3d(input: Tensor) -> Tensor:
 @overload
 def atleast_3d(tensors: Sequence[Tensor]) -> Sequence[Tensor]:
     """`atleast_3d` of each of `tensors`."""
+    ...
+
+def avg_pool1d(input: Tensor, kernel_size: Union[int, Sequence[int]], stride: Union[int, Sequence[int]] = (), padding: Union[int, Sequence[int]] = 0, ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:
+    """The mean of each window of every row of a (C, L) or (N, C, L) input: avg_pool2d over a unit height."""
     ...
 
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Number = 1, alpha: Number = 1, out: Optional[Tensor] = None) -> Tensor:
@@ -1675,6 +1695,22 @@ def max(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
 @overload
 def max(input: Tensor, dim: int, keepdim: bool = False, *, out: Optional[tuple[Tensor, ...]] = None) -> tuple[Tensor, Tensor]:
     """The largest values of `self` along `dim` and their indices (the first of ties; NaN counts as the largest)."""
+    ...
+
+def max_pool1d(input: Tensor, kernel_size: Union[int, Sequence[int]], stride: Union[int, Sequence[int]] = (), padding: Union[int, Sequence[int]] = 0, dilation: Union[int, Sequence[int]] = 1, ceil_mode: bool = False) -> Tensor:
+    """The maximum of each window of every row of a (C, L) or (N, C, L) input (max_pool1d_with_indices without the indices)."""
+    ...
+
+def max_pool1d_with_indices(input: Tensor, kernel_size: Union[int, Sequence[int]], stride: Union[int, Sequence[int]] = (), padding: Union[int, Sequence[int]] = 0, dilation: Union[int, Sequence[int]] = 1, ceil_mode: bool = False) -> tuple[Tensor, Tensor]:
+    """The maximum of each window of every row of a (C, L) or (N, C, L) input and its index in the row: max_pool2d_with_indices over a unit height."""
+    ...
+
+def max_pool2d(input: Tensor, kernel_size: Union[int, Sequence[int]], stride: Union[int, Sequence[int]] = (), padding: Union[int, Sequence[int]] = 0, dilation: Union[int, Sequence[int]] = 1, ceil_mode: bool = False) -> Tensor:
+    """The maximum of each window of every (H, W) plane (max_pool2d_with_indices without the indices)."""
+    ...
+
+def max_pool3d(input: Tensor, kernel_size: Union[int, Sequence[int]], stride: Union[int, Sequence[int]] = (), padding: Union[int, Sequence[int]] = 0, dilation: Union[int, Sequence[int]] = 1, ceil_mode: bool = False) -> Tensor:
+    """The maximum of each window of every (D, H, W) volume (max_pool3d_with_indices without the indices)."""
     ...
 
 def maximum(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:

@@ -11,6 +11,8 @@
 #include "generated/ops/contiguous.h"
 #include "generated/ops/cov.h"
 #include "generated/ops/fliplr.h"
+#include "generated/ops/max_pool1d_with_indices.h"
+#include "generated/ops/max_unpool2d.h"
 #include "generated/ops/ones_like.h"
 #include "generated/ops/sinc.h"
 
@@ -63,6 +65,46 @@ PyObject* fn_fliplr(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::fliplr(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// max_pool1d_with_indices
+PyObject* fn_max_pool1d_with_indices(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "max_pool1d_with_indices(Tensor input, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto kernel_size = r.intlist(1);
+  auto stride = r.intlist(2);
+  auto padding = r.intlist(3);
+  auto dilation = r.intlist(4);
+  auto ceil_mode = r.toBool(5);
+  auto result = [&] { GilRelease no_gil; return tl::max_pool1d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// max_unpool2d
+PyObject* fn_nn_max_unpool2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "max_unpool2d(Tensor input, Tensor indices, int[2] output_size, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto indices = r.tensor(1);
+  auto output_size = r.intlist(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::max_unpool2d_out(out, self, indices, output_size); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::max_unpool2d(self, indices, output_size); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -212,6 +254,14 @@ The covariance matrix of the variables in the rows of `self` (observations in th
       METH_FASTCALL | METH_KEYWORDS, R"doc(fliplr(Tensor input) -> Tensor
 
 `flip(self, [1])` (at least 2-D): reverses the order of the columns.)doc"});
+  functions["_ops"].push_back({"max_pool1d_with_indices", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_max_pool1d_with_indices)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(max_pool1d_with_indices(Tensor input, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False) -> tuple[Tensor, Tensor]
+
+The maximum of each window of every row of a (C, L) or (N, C, L) input and its index in the row: max_pool2d_with_indices over a unit height.)doc"});
+  functions["_nn"].push_back({"max_unpool2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_max_unpool2d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(max_unpool2d(Tensor input, Tensor indices, int[2] output_size, *, Tensor? out=None) -> Tensor
+
+The partial inverse of max_pool2d_with_indices: a zero (N, C, oH, oW) or (C, oH, oW) result with each element of `self` written at its `indices` entry (h * oW + w) in its plane.)doc"});
   functions["_ops"].push_back({"ones_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ones_like)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(ones_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, MemoryFormat? memory_format=None, bool requires_grad=False) -> Tensor
 

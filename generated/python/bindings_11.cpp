@@ -9,6 +9,7 @@
 #include "generated/ops/elu_backward.h"
 #include "generated/ops/isposinf.h"
 #include "generated/ops/logical_not.h"
+#include "generated/ops/max_unpool3d.h"
 #include "generated/ops/multiply.h"
 
 namespace tl::python {
@@ -102,6 +103,29 @@ PyObject* fn_logical_not_(PyObject* /*module*/, PyObject* const* args, Py_ssize_
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::logical_not_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// max_unpool3d
+PyObject* fn_nn_max_unpool3d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "max_unpool3d(Tensor input, Tensor indices, int[3] output_size, int[3] stride, int[3] padding, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto indices = r.tensor(1);
+  auto output_size = r.intlist(2);
+  auto stride = r.intlist(3);
+  auto padding = r.intlist(4);
+  if (!r.is_none(5)) {
+    auto out = r.tensor(5);
+    auto result = [&] { GilRelease no_gil; return tl::max_unpool3d_out(out, self, indices, output_size, stride, padding); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::max_unpool3d(self, indices, output_size, stride, padding); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -300,6 +324,10 @@ True where an element of `self` is zero; in-place and out= write 1/0 in their ow
       METH_FASTCALL | METH_KEYWORDS, R"doc(logical_not_(Tensor input) -> Tensor
 
 In-place version of logical_not(): writes the result into self. True where an element of `self` is zero; in-place and out= write 1/0 in their own dtype.)doc"});
+  functions["_nn"].push_back({"max_unpool3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_max_unpool3d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(max_unpool3d(Tensor input, Tensor indices, int[3] output_size, int[3] stride, int[3] padding, *, Tensor? out=None) -> Tensor
+
+The partial inverse of max_pool3d_with_indices: a zero result of `output_size` volumes with each element of `self` written at its `indices` entry (d * oH * oW + h * oW + w). `stride` and `padding` are only checked.)doc"});
   functions["_ops"].push_back({"multiply", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_multiply)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(multiply(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 

@@ -6,6 +6,8 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/adaptive_max_pool2d_backward.h"
+#include "generated/ops/adaptive_max_pool3d_backward.h"
 #include "generated/ops/alias.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/hardswish_backward.h"
@@ -17,6 +19,38 @@
 
 namespace tl::python {
 namespace {
+
+// adaptive_max_pool2d_backward
+PyObject* fn_nn_adaptive_max_pool2d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "adaptive_max_pool2d_backward(Tensor grad_output, Tensor input, Tensor indices)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto indices = r.tensor(2);
+  auto result = [&] { GilRelease no_gil; return tl::adaptive_max_pool2d_backward(grad_output, self, indices); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// adaptive_max_pool3d_backward
+PyObject* fn_nn_adaptive_max_pool3d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "adaptive_max_pool3d_backward(Tensor grad_output, Tensor input, Tensor indices)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto indices = r.tensor(2);
+  auto result = [&] { GilRelease no_gil; return tl::adaptive_max_pool3d_backward(grad_output, self, indices); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // alias
 PyObject* fn_alias(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -286,6 +320,14 @@ PyObject* method_put_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 }  // namespace
 
 void add_bindings_20(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_nn"].push_back({"adaptive_max_pool2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_adaptive_max_pool2d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(adaptive_max_pool2d_backward(Tensor grad_output, Tensor input, Tensor indices) -> Tensor
+
+The gradient of adaptive_max_pool2d: each element of `grad_output` added to the input element its `indices` entry names, in its plane.)doc"});
+  functions["_nn"].push_back({"adaptive_max_pool3d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_adaptive_max_pool3d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(adaptive_max_pool3d_backward(Tensor grad_output, Tensor input, Tensor indices) -> Tensor
+
+The gradient of adaptive_max_pool3d: each element of `grad_output` added to the input element its `indices` entry names, in its volume.)doc"});
   functions["_ops"].push_back({"alias", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_alias)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(alias(Tensor input) -> Tensor
 

@@ -9,6 +9,7 @@
 #include "generated/ops/baddbmm.h"
 #include "generated/ops/flip.h"
 #include "generated/ops/heaviside.h"
+#include "generated/ops/max_pool1d.h"
 #include "generated/ops/random.h"
 #include "generated/ops/unfold.h"
 
@@ -137,6 +138,25 @@ PyObject* fn_heaviside_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   auto self = r.tensor(0);
   auto values = r.tensor(1);
   auto result = [&] { GilRelease no_gil; return tl::heaviside_(self, values); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// max_pool1d
+PyObject* fn_max_pool1d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "max_pool1d(Tensor input, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto kernel_size = r.intlist(1);
+  auto stride = r.intlist(2);
+  auto padding = r.intlist(3);
+  auto dilation = r.intlist(4);
+  auto ceil_mode = r.toBool(5);
+  auto result = [&] { GilRelease no_gil; return tl::max_pool1d(self, kernel_size, stride, padding, dilation, ceil_mode); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -337,6 +357,10 @@ The Heaviside step: 0 where `self` < 0 (or NaN), 1 where > 0, and `values` where
       METH_FASTCALL | METH_KEYWORDS, R"doc(heaviside_(Tensor input, Tensor values) -> Tensor
 
 In-place version of heaviside(): writes the result into self. The Heaviside step: 0 where `self` < 0 (or NaN), 1 where > 0, and `values` where it is 0; both must have the same dtype.)doc"});
+  functions["_ops"].push_back({"max_pool1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_max_pool1d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(max_pool1d(Tensor input, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False) -> Tensor
+
+The maximum of each window of every row of a (C, L) or (N, C, L) input (max_pool1d_with_indices without the indices).)doc"});
   methods.push_back({"atan2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_atan2)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(atan2(Tensor other) -> Tensor
 

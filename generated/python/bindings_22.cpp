@@ -7,6 +7,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/absolute.h"
 #include "generated/ops/diagonal.h"
+#include "generated/ops/max_pool2d.h"
 #include "generated/ops/prelu.h"
 #include "generated/ops/special_erf.h"
 #include "generated/ops/threshold.h"
@@ -46,6 +47,25 @@ PyObject* fn_diagonal(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   auto dim1 = r.toInt64(2);
   auto dim2 = r.toInt64(3);
   auto result = [&] { GilRelease no_gil; return tl::diagonal(self, offset, dim1, dim2); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// max_pool2d
+PyObject* fn_max_pool2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "max_pool2d(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto kernel_size = r.intlist(1);
+  auto stride = r.intlist(2);
+  auto padding = r.intlist(3);
+  auto dilation = r.intlist(4);
+  auto ceil_mode = r.toBool(5);
+  auto result = [&] { GilRelease no_gil; return tl::max_pool2d(self, kernel_size, stride, padding, dilation, ceil_mode); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -192,6 +212,10 @@ Alias of `abs`.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(diagonal(Tensor input, int offset=0, int dim1=0, int dim2=1) -> Tensor
 
 A view of the diagonal of `self` over dimensions `dim1` and `dim2` (above it for a positive `offset`, below for a negative one), appended as the last dimension.)doc"});
+  functions["_ops"].push_back({"max_pool2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_max_pool2d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(max_pool2d(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor
+
+The maximum of each window of every (H, W) plane (max_pool2d_with_indices without the indices).)doc"});
   functions["_ops"].push_back({"prelu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_prelu)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(prelu(Tensor input, Tensor weight) -> Tensor
 

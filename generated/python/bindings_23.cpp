@@ -11,6 +11,7 @@
 #include "generated/ops/greater_equal.h"
 #include "generated/ops/kron.h"
 #include "generated/ops/lcm.h"
+#include "generated/ops/max_pool3d.h"
 #include "generated/ops/prod.h"
 
 namespace tl::python {
@@ -299,6 +300,25 @@ PyObject* fn_lcm_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   auto self = r.tensor(0);
   auto other = r.tensor(1);
   auto result = [&] { GilRelease no_gil; return tl::lcm_(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// max_pool3d
+PyObject* fn_max_pool3d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "max_pool3d(Tensor input, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto kernel_size = r.intlist(1);
+  auto stride = r.intlist(2);
+  auto padding = r.intlist(3);
+  auto dilation = r.intlist(4);
+  auto ceil_mode = r.toBool(5);
+  auto result = [&] { GilRelease no_gil; return tl::max_pool3d(self, kernel_size, stride, padding, dilation, ceil_mode); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -730,6 +750,10 @@ The least common multiple of `self` and `other` (non-negative; 0 when either is 
       METH_FASTCALL | METH_KEYWORDS, R"doc(lcm_(Tensor input, Tensor other) -> Tensor
 
 In-place version of lcm(): writes the result into self. The least common multiple of `self` and `other` (non-negative; 0 when either is 0), with broadcasting; integer dtypes only.)doc"});
+  functions["_ops"].push_back({"max_pool3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_max_pool3d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(max_pool3d(Tensor input, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> Tensor
+
+The maximum of each window of every (D, H, W) volume (max_pool3d_with_indices without the indices).)doc"});
   functions["_ops"].push_back({"prod", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_prod)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(prod(Tensor input, *, ScalarType? dtype=None) -> Tensor
 

@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/adaptive_avg_pool3d.h"
 #include "generated/ops/masked_fill.h"
 #include "generated/ops/mv.h"
 #include "generated/ops/set.h"
@@ -12,6 +13,26 @@
 
 namespace tl::python {
 namespace {
+
+// adaptive_avg_pool3d
+PyObject* fn_nn_adaptive_avg_pool3d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "adaptive_avg_pool3d(Tensor input, int[3] output_size, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto output_size = r.intlist(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::adaptive_avg_pool3d_out(out, self, output_size); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::adaptive_avg_pool3d(self, output_size); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // masked_fill
 PyObject* fn_masked_fill(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -382,6 +403,10 @@ PyObject* method_sub_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 }  // namespace
 
 void add_bindings_28(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_nn"].push_back({"adaptive_avg_pool3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_adaptive_avg_pool3d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(adaptive_avg_pool3d(Tensor input, int[3] output_size, *, Tensor? out=None) -> Tensor
+
+_adaptive_avg_pool3d, or the mean over the last three dims (kept) when `output_size` is (1, 1, 1), as PyTorch.)doc"});
   functions["_ops"].push_back({"masked_fill", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_masked_fill)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(masked_fill(Tensor input, Tensor mask, Scalar value) -> Tensor
 

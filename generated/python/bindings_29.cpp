@@ -7,6 +7,7 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_fused_adam.h"
+#include "generated/ops/adaptive_avg_pool2d.h"
 #include "generated/ops/all.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/gather.h"
@@ -44,6 +45,26 @@ PyObject* fn__fused_adam_(PyObject* /*module*/, PyObject* const* args, Py_ssize_
   auto found_inf = r.optional_tensor(14);
   [&] { GilRelease no_gil; tl::_fused_adam_(self, grad_list, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1, beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf); }();
   Py_RETURN_NONE;
+  TL_PY_CATCH
+}
+
+// adaptive_avg_pool2d
+PyObject* fn_nn_adaptive_avg_pool2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "adaptive_avg_pool2d(Tensor input, int[2] output_size, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto output_size = r.intlist(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::adaptive_avg_pool2d_out(out, self, output_size); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::adaptive_avg_pool2d(self, output_size); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -334,6 +355,10 @@ void add_bindings_29(FunctionTables& functions, std::vector<PyMethodDef>& method
       METH_FASTCALL | METH_KEYWORDS, R"doc(_fused_adam_(Tensor[] self, Tensor[] grad_list, Tensor[] exp_avgs, Tensor[] exp_avg_sqs, Tensor[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> None
 
 One Adam step for every parameter of `self` (PyTorch's `_fused_adam_`): L2 weight decay added to the gradient, the moving averages, bias corrections from each parameter's `state_steps` value (already incremented), amsgrad (`max_exp_avg_sqs` empty otherwise), maximize, `grad_scale`/`found_inf` as `_fused_sgd_`.)doc"});
+  functions["_nn"].push_back({"adaptive_avg_pool2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_adaptive_avg_pool2d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(adaptive_avg_pool2d(Tensor input, int[2] output_size, *, Tensor? out=None) -> Tensor
+
+_adaptive_avg_pool2d, or the mean over the last two dims (kept) when `output_size` is (1, 1), as PyTorch.)doc"});
   functions["_ops"].push_back({"all", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_all)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(all(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
 

@@ -5,11 +5,27 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/adaptive_avg_pool1d.h"
 #include "generated/ops/float_power.h"
 #include "generated/ops/log_sigmoid_backward.h"
 
 namespace tl::python {
 namespace {
+
+// adaptive_avg_pool1d
+PyObject* fn_adaptive_avg_pool1d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "adaptive_avg_pool1d(Tensor input, int[1] output_size)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto output_size = r.intlist(1);
+  auto result = [&] { GilRelease no_gil; return tl::adaptive_avg_pool1d(self, output_size); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // float_power
 PyObject* fn_float_power(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -160,6 +176,10 @@ PyObject* method_float_power_(PyObject* py_self, PyObject* const* args, Py_ssize
 }  // namespace
 
 void add_bindings_30(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"adaptive_avg_pool1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_adaptive_avg_pool1d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(adaptive_avg_pool1d(Tensor input, int[1] output_size) -> Tensor
+
+adaptive_avg_pool2d of every row of a (C, L) or (N, C, L) input over a unit height.)doc"});
   functions["_ops"].push_back({"float_power", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_float_power)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(float_power(Tensor input, Tensor exponent, *, Tensor? out=None) -> Tensor
 

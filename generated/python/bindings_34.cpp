@@ -83,10 +83,10 @@ PyObject* fn_kthvalue(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   auto dim = r.toInt64(2);
   auto keepdim = r.toBool(3);
   if (!r.is_none(4)) {
-    auto out = r.tensorlist(4);
-    check_out_tuple(out, 2);
-    const Tensor& values = out[0];
-    const Tensor& indices = out[1];
+    auto outs = r.tensorlist(4);
+    check_out_tuple(outs, 2);
+    const Tensor& values = outs[0];
+    const Tensor& indices = outs[1];
     auto result = [&] { GilRelease no_gil; return tl::kthvalue_out(values, indices, self, k, dim, keepdim); }();
     return wrap_named(kthvalue_out_type, wrap(result));
   }
@@ -130,10 +130,10 @@ PyObject* fn_sort(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
       auto dim = r.toInt64(1);
       auto descending = r.toBool(2);
       if (!r.is_none(3)) {
-        auto out = r.tensorlist(3);
-        check_out_tuple(out, 2);
-        const Tensor& values = out[0];
-        const Tensor& indices = out[1];
+        auto outs = r.tensorlist(3);
+        check_out_tuple(outs, 2);
+        const Tensor& values = outs[0];
+        const Tensor& indices = outs[1];
         auto result = [&] { GilRelease no_gil; return tl::sort_out(values, indices, self, dim, descending); }();
         return wrap_named(sort_out_type, wrap(result));
       }
@@ -146,10 +146,10 @@ PyObject* fn_sort(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
       auto dim = r.toInt64(2);
       auto descending = r.toBool(3);
       if (!r.is_none(4)) {
-        auto out = r.tensorlist(4);
-        check_out_tuple(out, 2);
-        const Tensor& values = out[0];
-        const Tensor& indices = out[1];
+        auto outs = r.tensorlist(4);
+        check_out_tuple(outs, 2);
+        const Tensor& values = outs[0];
+        const Tensor& indices = outs[1];
         auto result = [&] { GilRelease no_gil; return tl::sort_out(values, indices, self, stable, dim, descending); }();
         return wrap_named(sort_out_type, wrap(result));
       }

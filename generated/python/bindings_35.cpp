@@ -11,6 +11,7 @@
 #include "generated/ops/dsplit.h"
 #include "generated/ops/hstack.h"
 #include "generated/ops/is_nonzero.h"
+#include "generated/ops/max_pool3d_with_indices_backward.h"
 #include "generated/ops/nanquantile.h"
 #include "generated/ops/special_digamma.h"
 
@@ -125,6 +126,27 @@ PyObject* fn_is_nonzero(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::is_nonzero(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// max_pool3d_with_indices_backward
+PyObject* fn_nn_max_pool3d_with_indices_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "max_pool3d_with_indices_backward(Tensor grad_output, Tensor input, int[3] kernel_size, int[3] stride, int[3] padding, int[3] dilation, bool ceil_mode, Tensor indices)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto kernel_size = r.intlist(2);
+  auto stride = r.intlist(3);
+  auto padding = r.intlist(4);
+  auto dilation = r.intlist(5);
+  auto ceil_mode = r.toBool(6);
+  auto indices = r.tensor(7);
+  auto result = [&] { GilRelease no_gil; return tl::max_pool3d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -311,6 +333,10 @@ Joins `tensors` column-wise, each made at least 1-D (along dimension 0 for 1-D t
       METH_FASTCALL | METH_KEYWORDS, R"doc(is_nonzero(Tensor input) -> bool
 
 Whether the single element of `self` is nonzero (RuntimeError for no or several elements, as `bool(tensor)`).)doc"});
+  functions["_nn"].push_back({"max_pool3d_with_indices_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_max_pool3d_with_indices_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(max_pool3d_with_indices_backward(Tensor grad_output, Tensor input, int[3] kernel_size, int[3] stride, int[3] padding, int[3] dilation, bool ceil_mode, Tensor indices) -> Tensor
+
+The gradient of max_pool3d_with_indices: each element of `grad_output` added to the input element its `indices` entry names, in its volume.)doc"});
   functions["_ops"].push_back({"nanquantile", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nanquantile)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(nanquantile(Tensor input, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor? out=None) -> Tensor
 

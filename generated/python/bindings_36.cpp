@@ -6,6 +6,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/avg_pool1d.h"
 #include "generated/ops/diagflat.h"
 #include "generated/ops/hardtanh_backward.h"
 #include "generated/ops/lerp.h"
@@ -14,6 +15,25 @@
 
 namespace tl::python {
 namespace {
+
+// avg_pool1d
+PyObject* fn_avg_pool1d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "avg_pool1d(Tensor input, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto kernel_size = r.intlist(1);
+  auto stride = r.intlist(2);
+  auto padding = r.intlist(3);
+  auto ceil_mode = r.toBool(4);
+  auto count_include_pad = r.toBool(5);
+  auto result = [&] { GilRelease no_gil; return tl::avg_pool1d(self, kernel_size, stride, padding, ceil_mode, count_include_pad); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // diagflat
 PyObject* fn_diagflat(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -335,6 +355,10 @@ PyObject* method_sgn_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 }  // namespace
 
 void add_bindings_36(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"avg_pool1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_avg_pool1d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(avg_pool1d(Tensor input, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor
+
+The mean of each window of every row of a (C, L) or (N, C, L) input: avg_pool2d over a unit height.)doc"});
   functions["_ops"].push_back({"diagflat", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_diagflat)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(diagflat(Tensor input, int offset=0) -> Tensor
 

@@ -6,6 +6,8 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_adaptive_avg_pool2d_backward.h"
+#include "generated/ops/_adaptive_avg_pool3d_backward.h"
 #include "generated/ops/_fused_adamw.h"
 #include "generated/ops/allclose.h"
 #include "generated/ops/contiguous.h"
@@ -17,6 +19,36 @@
 
 namespace tl::python {
 namespace {
+
+// _adaptive_avg_pool2d_backward
+PyObject* fn_nn__adaptive_avg_pool2d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto result = [&] { GilRelease no_gil; return tl::_adaptive_avg_pool2d_backward(grad_output, self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// _adaptive_avg_pool3d_backward
+PyObject* fn_nn__adaptive_avg_pool3d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_adaptive_avg_pool3d_backward(Tensor grad_output, Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto result = [&] { GilRelease no_gil; return tl::_adaptive_avg_pool3d_backward(grad_output, self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // _fused_adamw_
 PyObject* fn__fused_adamw_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -269,6 +301,14 @@ PyObject* method_swapaxes_(PyObject* py_self, PyObject* const* args, Py_ssize_t 
 }  // namespace
 
 void add_bindings_37(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_nn"].push_back({"_adaptive_avg_pool2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn__adaptive_avg_pool2d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor input) -> Tensor
+
+The gradient of _adaptive_avg_pool2d: each element of `grad_output` divided by its window's size and added to the window's input elements.)doc"});
+  functions["_nn"].push_back({"_adaptive_avg_pool3d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn__adaptive_avg_pool3d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_adaptive_avg_pool3d_backward(Tensor grad_output, Tensor input) -> Tensor
+
+The gradient of _adaptive_avg_pool3d: each element of `grad_output` divided by its window's size and added to the window's input elements.)doc"});
   functions["_ops"].push_back({"_fused_adamw_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__fused_adamw_)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_fused_adamw_(Tensor[] self, Tensor[] grad_list, Tensor[] exp_avgs, Tensor[] exp_avg_sqs, Tensor[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> None
 

@@ -9,6 +9,7 @@
 #include "generated/ops/abs.h"
 #include "generated/ops/arcsin.h"
 #include "generated/ops/arcsinh.h"
+#include "generated/ops/avg_pool3d.h"
 #include "generated/ops/linalg_cross.h"
 #include "generated/ops/linspace.h"
 #include "generated/ops/logcumsumexp.h"
@@ -125,6 +126,31 @@ PyObject* fn_arcsinh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::arcsinh_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// avg_pool3d
+PyObject* fn_nn_avg_pool3d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "avg_pool3d(Tensor input, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto kernel_size = r.intlist(1);
+  auto stride = r.intlist(2);
+  auto padding = r.intlist(3);
+  auto ceil_mode = r.toBool(4);
+  auto count_include_pad = r.toBool(5);
+  auto divisor_override = r.toInt64_optional(6);
+  if (!r.is_none(7)) {
+    auto out = r.tensor(7);
+    auto result = [&] { GilRelease no_gil; return tl::avg_pool3d_out(out, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::avg_pool3d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -407,6 +433,10 @@ Alias of `asinh`.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(arcsinh_(Tensor input) -> Tensor
 
 Alias of `asinh_`.)doc"});
+  functions["_nn"].push_back({"avg_pool3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_avg_pool3d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(avg_pool3d(Tensor input, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor? out=None) -> Tensor
+
+The mean of each `kernel_size` window of every (D, H, W) volume of a (C, D, H, W) or (N, C, D, H, W) input; as avg_pool2d.)doc"});
   functions["_ops"].push_back({"linalg_cross", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_cross)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_cross(Tensor input, Tensor other, *, int dim=-1, Tensor? out=None) -> Tensor
 

@@ -9,6 +9,7 @@
 #include "generated/ops/_fused_sgd.h"
 #include "generated/ops/add.h"
 #include "generated/ops/arctanh.h"
+#include "generated/ops/avg_pool2d.h"
 #include "generated/ops/ceil.h"
 #include "generated/ops/clip.h"
 #include "generated/ops/corrcoef.h"
@@ -143,6 +144,31 @@ PyObject* fn_arctanh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::arctanh_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// avg_pool2d
+PyObject* fn_nn_avg_pool2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "avg_pool2d(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto kernel_size = r.intlist(1);
+  auto stride = r.intlist(2);
+  auto padding = r.intlist(3);
+  auto ceil_mode = r.toBool(4);
+  auto count_include_pad = r.toBool(5);
+  auto divisor_override = r.toInt64_optional(6);
+  if (!r.is_none(7)) {
+    auto out = r.tensor(7);
+    auto result = [&] { GilRelease no_gil; return tl::avg_pool2d_out(out, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::avg_pool2d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -902,6 +928,10 @@ Alias of `atanh`.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(arctanh_(Tensor input) -> Tensor
 
 Alias of `atanh_`.)doc"});
+  functions["_nn"].push_back({"avg_pool2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_avg_pool2d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(avg_pool2d(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor? out=None) -> Tensor
+
+The mean of each `kernel_size` window (spaced by `stride`, over the input zero-padded by `padding`) of every (H, W) plane of a (C, H, W) or (N, C, H, W) input: divided by the window's size with the padding (`count_include_pad`), without it, or by `divisor_override`. int64 means truncate.)doc"});
   functions["_ops"].push_back({"ceil", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ceil)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(ceil(Tensor input, *, Tensor? out=None) -> Tensor
 

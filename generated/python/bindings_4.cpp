@@ -7,9 +7,12 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/addbmm.h"
+#include "generated/ops/avg_pool2d_backward.h"
+#include "generated/ops/avg_pool3d_backward.h"
 #include "generated/ops/bitwise_right_shift.h"
 #include "generated/ops/empty.h"
 #include "generated/ops/empty_strided.h"
+#include "generated/ops/max_pool2d_with_indices_backward.h"
 #include "generated/ops/special_i0.h"
 #include "generated/ops/tile.h"
 #include "generated/ops/to.h"
@@ -55,6 +58,48 @@ PyObject* fn_addbmm_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   auto beta = r.scalar(3);
   auto alpha = r.scalar(4);
   auto result = [&] { GilRelease no_gil; return tl::addbmm_(self, batch1, batch2, beta, alpha); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// avg_pool2d_backward
+PyObject* fn_nn_avg_pool2d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "avg_pool2d_backward(Tensor grad_output, Tensor input, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto kernel_size = r.intlist(2);
+  auto stride = r.intlist(3);
+  auto padding = r.intlist(4);
+  auto ceil_mode = r.toBool(5);
+  auto count_include_pad = r.toBool(6);
+  auto divisor_override = r.toInt64_optional(7);
+  auto result = [&] { GilRelease no_gil; return tl::avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// avg_pool3d_backward
+PyObject* fn_nn_avg_pool3d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "avg_pool3d_backward(Tensor grad_output, Tensor input, int[3] kernel_size, int[3] stride, int[3] padding, bool ceil_mode, bool count_include_pad, int? divisor_override)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto kernel_size = r.intlist(2);
+  auto stride = r.intlist(3);
+  auto padding = r.intlist(4);
+  auto ceil_mode = r.toBool(5);
+  auto count_include_pad = r.toBool(6);
+  auto divisor_override = r.toInt64_optional(7);
+  auto result = [&] { GilRelease no_gil; return tl::avg_pool3d_backward(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -167,6 +212,27 @@ PyObject* fn_empty_strided(PyObject* /*module*/, PyObject* const* args, Py_ssize
   native::check_pin_memory(r.toBool_optional(5));
   auto result = [&] { GilRelease no_gil; return tl::empty_strided(size, stride, dtype, device); }();
   if (requires_grad) result.set_requires_grad(true);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// max_pool2d_with_indices_backward
+PyObject* fn_nn_max_pool2d_with_indices_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "max_pool2d_with_indices_backward(Tensor grad_output, Tensor input, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto kernel_size = r.intlist(2);
+  auto stride = r.intlist(3);
+  auto padding = r.intlist(4);
+  auto dilation = r.intlist(5);
+  auto ceil_mode = r.toBool(6);
+  auto indices = r.tensor(7);
+  auto result = [&] { GilRelease no_gil; return tl::max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -456,6 +522,14 @@ void add_bindings_4(FunctionTables& functions, std::vector<PyMethodDef>& methods
       METH_FASTCALL | METH_KEYWORDS, R"doc(addbmm_(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
 In-place version of addbmm(): writes the result into self. `beta * self + alpha * sum(bmm(batch1, batch2), 0)` (one matrix product over the batch), `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored.)doc"});
+  functions["_nn"].push_back({"avg_pool2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_avg_pool2d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(avg_pool2d_backward(Tensor grad_output, Tensor input, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
+
+The gradient of avg_pool2d: each element of `grad_output` divided by its window's divisor and added to the window's input elements.)doc"});
+  functions["_nn"].push_back({"avg_pool3d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_avg_pool3d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(avg_pool3d_backward(Tensor grad_output, Tensor input, int[3] kernel_size, int[3] stride, int[3] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
+
+The gradient of avg_pool3d: each element of `grad_output` divided by its window's divisor and added to the window's input elements.)doc"});
   functions["_ops"].push_back({"bitwise_right_shift", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_right_shift)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_right_shift(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -484,6 +558,10 @@ A tensor of shape `size` with uninitialised data.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(empty_strided(int[] size, int[] stride, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, bool requires_grad=False) -> Tensor
 
 A tensor of shape `size` and strides `stride` with uninitialised data.)doc"});
+  functions["_nn"].push_back({"max_pool2d_with_indices_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_max_pool2d_with_indices_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(max_pool2d_with_indices_backward(Tensor grad_output, Tensor input, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor
+
+The gradient of max_pool2d_with_indices: each element of `grad_output` added to the input element its `indices` entry names, in its plane.)doc"});
   functions["_ops"].push_back({"special_i0", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_i0)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_i0(Tensor input, *, Tensor? out=None) -> Tensor
 

@@ -6,6 +6,8 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_adaptive_avg_pool3d.h"
+#include "generated/ops/adaptive_max_pool2d.h"
 #include "generated/ops/hardshrink.h"
 #include "generated/ops/topk.h"
 
@@ -15,6 +17,44 @@ namespace {
 // Named tuples (torchlite.return_types), made when the module is imported.
 PyTypeObject* topk_type = nullptr;
 PyTypeObject* topk_out_type = nullptr;
+
+// _adaptive_avg_pool3d
+PyObject* fn__adaptive_avg_pool3d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_adaptive_avg_pool3d(Tensor input, int[3] output_size)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto output_size = r.intlist(1);
+  auto result = [&] { GilRelease no_gil; return tl::_adaptive_avg_pool3d(self, output_size); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// adaptive_max_pool2d
+PyObject* fn_nn_adaptive_max_pool2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "adaptive_max_pool2d(Tensor input, int[2] output_size, *, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto output_size = r.intlist(1);
+  if (!r.is_none(2)) {
+    auto outs = r.tensorlist(2);
+    check_out_tuple(outs, 2);
+    const Tensor& out = outs[0];
+    const Tensor& indices = outs[1];
+    auto result = [&] { GilRelease no_gil; return tl::adaptive_max_pool2d_out(out, indices, self, output_size); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::adaptive_max_pool2d(self, output_size); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // hardshrink
 PyObject* fn_hardshrink(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -50,10 +90,10 @@ PyObject* fn_topk(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   auto largest = r.toBool(3);
   auto sorted = r.toBool(4);
   if (!r.is_none(5)) {
-    auto out = r.tensorlist(5);
-    check_out_tuple(out, 2);
-    const Tensor& values = out[0];
-    const Tensor& indices = out[1];
+    auto outs = r.tensorlist(5);
+    check_out_tuple(outs, 2);
+    const Tensor& values = outs[0];
+    const Tensor& indices = outs[1];
     auto result = [&] { GilRelease no_gil; return tl::topk_out(values, indices, self, k, dim, largest, sorted); }();
     return wrap_named(topk_out_type, wrap(result));
   }
@@ -100,6 +140,14 @@ PyObject* method_topk(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 void add_bindings_44(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   topk_type = return_type("topk", {"values", "indices"});
   topk_out_type = return_type("topk_out", {"values", "indices"});
+  functions["_ops"].push_back({"_adaptive_avg_pool3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__adaptive_avg_pool3d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_adaptive_avg_pool3d(Tensor input, int[3] output_size) -> Tensor
+
+The mean of each of the `output_size` windows that tile every (D, H, W) volume of a (C, D, H, W) or (N, C, D, H, W) input; as _adaptive_avg_pool2d.)doc"});
+  functions["_nn"].push_back({"adaptive_max_pool2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_adaptive_max_pool2d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(adaptive_max_pool2d(Tensor input, int[2] output_size, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+The maximum of each of the `output_size` windows that tile every (H, W) plane (as _adaptive_avg_pool2d's) and its index in the plane. NaN wins.)doc"});
   functions["_ops"].push_back({"hardshrink", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_hardshrink)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(hardshrink(Tensor input, Scalar lambd=0.5, *, Tensor? out=None) -> Tensor
 

@@ -6,7 +6,9 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_adaptive_avg_pool2d.h"
 #include "generated/ops/acos.h"
+#include "generated/ops/adaptive_max_pool3d.h"
 #include "generated/ops/cummax.h"
 #include "generated/ops/log_softmax.h"
 #include "generated/ops/relu6.h"
@@ -19,6 +21,21 @@ namespace {
 // Named tuples (torchlite.return_types), made when the module is imported.
 PyTypeObject* cummax_type = nullptr;
 PyTypeObject* cummax_out_type = nullptr;
+
+// _adaptive_avg_pool2d
+PyObject* fn__adaptive_avg_pool2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_adaptive_avg_pool2d(Tensor input, int[2] output_size)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto output_size = r.intlist(1);
+  auto result = [&] { GilRelease no_gil; return tl::_adaptive_avg_pool2d(self, output_size); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // acos
 PyObject* fn_acos(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -53,6 +70,29 @@ PyObject* fn_acos_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// adaptive_max_pool3d
+PyObject* fn_nn_adaptive_max_pool3d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "adaptive_max_pool3d(Tensor input, int[3] output_size, *, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto output_size = r.intlist(1);
+  if (!r.is_none(2)) {
+    auto outs = r.tensorlist(2);
+    check_out_tuple(outs, 2);
+    const Tensor& out = outs[0];
+    const Tensor& indices = outs[1];
+    auto result = [&] { GilRelease no_gil; return tl::adaptive_max_pool3d_out(out, indices, self, output_size); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::adaptive_max_pool3d(self, output_size); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // cummax
 PyObject* fn_cummax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -64,10 +104,10 @@ PyObject* fn_cummax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   auto self = r.tensor(0);
   auto dim = r.toInt64(1);
   if (!r.is_none(2)) {
-    auto out = r.tensorlist(2);
-    check_out_tuple(out, 2);
-    const Tensor& values = out[0];
-    const Tensor& indices = out[1];
+    auto outs = r.tensorlist(2);
+    check_out_tuple(outs, 2);
+    const Tensor& values = outs[0];
+    const Tensor& indices = outs[1];
     auto result = [&] { GilRelease no_gil; return tl::cummax_out(values, indices, self, dim); }();
     return wrap_named(cummax_out_type, wrap(result));
   }
@@ -239,6 +279,10 @@ PyObject* method_vdot(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 void add_bindings_45(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   cummax_type = return_type("cummax", {"values", "indices"});
   cummax_out_type = return_type("cummax_out", {"values", "indices"});
+  functions["_ops"].push_back({"_adaptive_avg_pool2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__adaptive_avg_pool2d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_adaptive_avg_pool2d(Tensor input, int[2] output_size) -> Tensor
+
+The mean of each of the `output_size` windows that tile every (H, W) plane of a (C, H, W) or (N, C, H, W) input: output row i covers input rows floor(i * H / oH) to ceil((i + 1) * H / oH).)doc"});
   functions["_ops"].push_back({"acos", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_acos)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(acos(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -247,6 +291,10 @@ The arccosine of every element of `self` (nan outside [-1, 1]); integer inputs g
       METH_FASTCALL | METH_KEYWORDS, R"doc(acos_(Tensor input) -> Tensor
 
 In-place version of acos(): writes the result into self. The arccosine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
+  functions["_nn"].push_back({"adaptive_max_pool3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_adaptive_max_pool3d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(adaptive_max_pool3d(Tensor input, int[3] output_size, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+The maximum of each of the `output_size` windows that tile every (D, H, W) volume and its index in the volume; as adaptive_max_pool2d.)doc"});
   functions["_ops"].push_back({"cummax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cummax)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(cummax(Tensor input, int dim, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 

@@ -81,10 +81,10 @@ PyObject* fn_frexp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   if (!r.is_none(1)) {
-    auto out = r.tensorlist(1);
-    check_out_tuple(out, 2);
-    const Tensor& mantissa = out[0];
-    const Tensor& exponent = out[1];
+    auto outs = r.tensorlist(1);
+    check_out_tuple(outs, 2);
+    const Tensor& mantissa = outs[0];
+    const Tensor& exponent = outs[1];
     auto result = [&] { GilRelease no_gil; return tl::frexp_out(mantissa, exponent, self); }();
     return wrap_named(frexp_out_type, wrap(result));
   }

@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/adaptive_max_pool1d.h"
 #include "generated/ops/broadcast_tensors.h"
 #include "generated/ops/glu.h"
 #include "generated/ops/log1p.h"
@@ -12,6 +13,21 @@
 
 namespace tl::python {
 namespace {
+
+// adaptive_max_pool1d
+PyObject* fn_adaptive_max_pool1d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "adaptive_max_pool1d(Tensor input, int[1] output_size)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto output_size = r.intlist(1);
+  auto result = [&] { GilRelease no_gil; return tl::adaptive_max_pool1d(self, output_size); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // broadcast_tensors
 PyObject* fn_broadcast_tensors(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -127,6 +143,10 @@ PyObject* method_log1p_(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
 }  // namespace
 
 void add_bindings_47(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"adaptive_max_pool1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_adaptive_max_pool1d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(adaptive_max_pool1d(Tensor input, int[1] output_size) -> tuple[Tensor, Tensor]
+
+adaptive_max_pool2d of every row of a (C, L) or (N, C, L) input over a unit height: the maxima and their indices in the row.)doc"});
   functions["_ops"].push_back({"broadcast_tensors", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_broadcast_tensors)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(broadcast_tensors(Tensor[] tensors) -> Sequence[Tensor]
 

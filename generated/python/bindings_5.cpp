@@ -32,10 +32,10 @@ PyObject* fn__test_mul_add(PyObject* /*module*/, PyObject* const* args, Py_ssize
   auto self = r.tensor(0);
   auto other = r.tensor(1);
   if (!r.is_none(2)) {
-    auto out = r.tensorlist(2);
-    check_out_tuple(out, 2);
-    const Tensor& product = out[0];
-    const Tensor& total = out[1];
+    auto outs = r.tensorlist(2);
+    check_out_tuple(outs, 2);
+    const Tensor& product = outs[0];
+    const Tensor& total = outs[1];
     auto result = [&] { GilRelease no_gil; return tl::_test_mul_add_out(product, total, self, other); }();
     return wrap_named(_test_mul_add_out_type, wrap(result));
   }

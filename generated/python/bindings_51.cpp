@@ -4,6 +4,7 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_log_softmax_backward_data.h"
 #include "generated/ops/cosh.h"
@@ -11,6 +12,7 @@
 #include "generated/ops/hardsigmoid_backward.h"
 #include "generated/ops/hardswish.h"
 #include "generated/ops/linalg_vector_norm.h"
+#include "generated/ops/max_pool2d_with_indices.h"
 #include "generated/ops/scaled_dot_product_attention.h"
 #include "generated/ops/softplus.h"
 #include "generated/ops/tril_indices.h"
@@ -169,6 +171,33 @@ PyObject* fn_linalg_vector_norm(PyObject* /*module*/, PyObject* const* args, Py_
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::linalg_vector_norm(self, ord, as_arg(dim), keepdim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// max_pool2d_with_indices
+PyObject* fn_nn_max_pool2d_with_indices(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "max_pool2d_with_indices(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, *, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto kernel_size = r.intlist(1);
+  auto stride = r.intlist(2);
+  auto padding = r.intlist(3);
+  auto dilation = r.intlist(4);
+  auto ceil_mode = r.toBool(5);
+  if (!r.is_none(6)) {
+    auto outs = r.tensorlist(6);
+    check_out_tuple(outs, 2);
+    const Tensor& out = outs[0];
+    const Tensor& indices = outs[1];
+    auto result = [&] { GilRelease no_gil; return tl::max_pool2d_with_indices_out(out, indices, self, kernel_size, stride, padding, dilation, ceil_mode); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -386,6 +415,10 @@ In-place version of hardswish(): writes the result into self. The hard swish of 
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_vector_norm(Tensor input, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 
 The vector `ord`-norm of `self` over the dimensions in `dim` (all of them when None): `sum(abs(x)**ord)**(1/ord)`; `inf`/`-inf` the largest/smallest absolute value, 0 the number of non-zero elements (`torchlite.linalg.vector_norm`).)doc"});
+  functions["_nn"].push_back({"max_pool2d_with_indices", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_max_pool2d_with_indices)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(max_pool2d_with_indices(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+The maximum of each `kernel_size` window (spaced by `stride`, its elements `dilation` apart, over the input padded with -inf by `padding`) of every (H, W) plane of a (C, H, W) or (N, C, H, W) input, and its index in the plane (h * W + w). NaN wins; `ceil_mode` rounds the output size up.)doc"});
   functions["_nn"].push_back({"scaled_dot_product_attention", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_scaled_dot_product_attention)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor
 

@@ -132,10 +132,10 @@ PyObject* fn_cummin(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   auto self = r.tensor(0);
   auto dim = r.toInt64(1);
   if (!r.is_none(2)) {
-    auto out = r.tensorlist(2);
-    check_out_tuple(out, 2);
-    const Tensor& values = out[0];
-    const Tensor& indices = out[1];
+    auto outs = r.tensorlist(2);
+    check_out_tuple(outs, 2);
+    const Tensor& values = outs[0];
+    const Tensor& indices = outs[1];
     auto result = [&] { GilRelease no_gil; return tl::cummin_out(values, indices, self, dim); }();
     return wrap_named(cummin_out_type, wrap(result));
   }

@@ -80,10 +80,10 @@ PyObject* fn_histogram(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
       auto weight = r.optional_tensor(2);
       auto density = r.toBool(3);
       if (!r.is_none(4)) {
-        auto out = r.tensorlist(4);
-        check_out_tuple(out, 2);
-        const Tensor& hist = out[0];
-        const Tensor& bin_edges = out[1];
+        auto outs = r.tensorlist(4);
+        check_out_tuple(outs, 2);
+        const Tensor& hist = outs[0];
+        const Tensor& bin_edges = outs[1];
         auto result = [&] { GilRelease no_gil; return tl::histogram_out(hist, bin_edges, self, bins, weight, density); }();
         return wrap_named(histogram_out_type, wrap(result));
       }
@@ -97,10 +97,10 @@ PyObject* fn_histogram(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
       auto weight = r.optional_tensor(3);
       auto density = r.toBool(4);
       if (!r.is_none(5)) {
-        auto out = r.tensorlist(5);
-        check_out_tuple(out, 2);
-        const Tensor& hist = out[0];
-        const Tensor& bin_edges = out[1];
+        auto outs = r.tensorlist(5);
+        check_out_tuple(outs, 2);
+        const Tensor& hist = outs[0];
+        const Tensor& bin_edges = outs[1];
         auto result = [&] { GilRelease no_gil; return tl::histogram_out(hist, bin_edges, self, bins, as_arg(range), weight, density); }();
         return wrap_named(histogram_out_type, wrap(result));
       }

@@ -29,10 +29,10 @@ PyObject* fn_aminmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   auto dim = r.toInt64_optional(1);
   auto keepdim = r.toBool(2);
   if (!r.is_none(3)) {
-    auto out = r.tensorlist(3);
-    check_out_tuple(out, 2);
-    const Tensor& min = out[0];
-    const Tensor& max = out[1];
+    auto outs = r.tensorlist(3);
+    check_out_tuple(outs, 2);
+    const Tensor& min = outs[0];
+    const Tensor& max = outs[1];
     auto result = [&] { GilRelease no_gil; return tl::aminmax_out(min, max, self, dim, keepdim); }();
     return wrap_named(aminmax_out_type, wrap(result));
   }

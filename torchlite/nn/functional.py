@@ -182,3 +182,4 @@ def log_softmax(input, dim: Optional[int] = None, _stacklevel: int = 3, dtype=No
         dim = _get_softmax_dim("log_softmax", input.dim(), _stacklevel)
     return input.log_softmax(dim, dtype=dtype)
 from ._functional.attention import *  # noqa: F401,F403
+from ._functional.pooling import *  # noqa: F401,F403

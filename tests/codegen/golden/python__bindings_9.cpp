@@ -44,10 +44,10 @@ PyObject* fn_max(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   auto dim = r.toInt64(1);
   auto keepdim = r.toBool(2);
   if (!r.is_none(3)) {
-    auto out = r.tensorlist(3);
-    check_out_tuple(out, 2);
-    const Tensor& values = out[0];
-    const Tensor& indices = out[1];
+    auto outs = r.tensorlist(3);
+    check_out_tuple(outs, 2);
+    const Tensor& values = outs[0];
+    const Tensor& indices = outs[1];
     auto result = [&] { GilRelease no_gil; return tl::max_out(values, indices, self, dim, keepdim); }();
     return wrap_named(max_out_type, wrap(result));
   }
