@@ -11,6 +11,7 @@
 #include "generated/ops/hardsigmoid_backward.h"
 #include "generated/ops/hardswish.h"
 #include "generated/ops/linalg_vector_norm.h"
+#include "generated/ops/linear.h"
 #include "generated/ops/softplus.h"
 #include "generated/ops/tril_indices.h"
 #include "generated/ops/vsplit.h"
@@ -168,6 +169,27 @@ PyObject* fn_linalg_vector_norm(PyObject* /*module*/, PyObject* const* args, Py_
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::linalg_vector_norm(self, ord, as_arg(dim), keepdim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linear
+PyObject* fn_nn_linear(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linear(Tensor input, Tensor weight, Tensor? bias=None, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto weight = r.tensor(1);
+  auto bias = r.optional_tensor(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::linear_out(out, input, weight, bias); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::linear(input, weight, bias); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -364,6 +386,10 @@ In-place version of hardswish(): writes the result into self. The hard swish of 
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_vector_norm(Tensor input, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 
 The vector `ord`-norm of `self` over the dimensions in `dim` (all of them when None): `sum(abs(x)**ord)**(1/ord)`; `inf`/`-inf` the largest/smallest absolute value, 0 the number of non-zero elements (`torchlite.linalg.vector_norm`).)doc"});
+  functions["_nn"].push_back({"linear", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_linear)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linear(Tensor input, Tensor weight, Tensor? bias=None, *, Tensor? out=None) -> Tensor
+
+`input @ weight.T + bias` over the last dimension of `input` (`(*, in)` with `weight` `(out, in)`, or a 1-D `weight` `(in)`): one matrix product with the bias folded in as its initial value.)doc"});
   functions["_nn"].push_back({"softplus", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_softplus)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(softplus(Tensor input, Scalar beta=1, Scalar threshold=20, *, Tensor? out=None) -> Tensor
 
