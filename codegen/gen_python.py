@@ -195,7 +195,8 @@ def _typed_lists(b: Binding, f: NativeFunction) -> set[str]:
     """f's list arguments that need their C++ type named in the call: where another overload of the
     same C++ function takes another list type at that position (`histogramdd(self, int[] bins)` and
     `histogramdd(self, Tensor[] bins)`), a bare local would be ambiguous, as `ArrayRef` converts from
-    any container."""
+    any container, a `std::string` included (`conv2d(..., int[2] padding)` and `conv2d.padding(...,
+    str padding)`)."""
     mine = cpp.api_params(f)
     names: set[str] = set()
     for other in (g for ov in b.overloads for g in (ov.f, ov.out) if g is not None and g is not f):
@@ -203,7 +204,8 @@ def _typed_lists(b: Binding, f: NativeFunction) -> set[str]:
             continue
         for p, q in zip(mine, cpp.api_params(other)):
             a, c = f.schema.argument(p.name), other.schema.argument(q.name)
-            if p.type != q.type and isinstance(a.type, ListType) and isinstance(c.type, ListType):
+            listy = [isinstance(t, ListType) or t == BaseType("str") for t in (a.type, c.type)]
+            if p.type != q.type and all(listy) and ListType in (type(a.type), type(c.type)):
                 names.add(p.name)
     return names
 

@@ -23,6 +23,7 @@
 #include "aten/autograd/FunctionsManualNorm.h"  // norm, linalg_vector_norm, renorm
 #include "aten/autograd/FunctionsManualActivation.h"  // double backward of the activations
 #include "aten/autograd/FunctionsManualPooling.h"  // max-pool double backward, adaptive sizes
+#include "aten/autograd/FunctionsManualConvolution.h"  // linear, convolution (double backward)
 
 namespace tl::autograd::generated {
 

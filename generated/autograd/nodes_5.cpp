@@ -9,8 +9,10 @@
 #include "generated/ops/_test_mul_add.h"
 #include "generated/ops/_test_mul_backward.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/col2im.h"
 #include "generated/ops/cos.h"
 #include "generated/ops/div.h"
+#include "generated/ops/im2col.h"
 #include "generated/ops/log.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
@@ -51,6 +53,32 @@ variable_list TestMulAddBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of col2im(Tensor self, int[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor
+struct Col2ImBackward0 final : Node {
+  std::string name() const override { return "Col2ImBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> kernel_size_;
+  std::vector<int64_t> dilation_;
+  std::vector<int64_t> padding_;
+  std::vector<int64_t> stride_;
+};
+
+variable_list Col2ImBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& kernel_size = as_arg(kernel_size_);
+  const auto& dilation = as_arg(dilation_);
+  const auto& padding = as_arg(padding_);
+  const auto& stride = as_arg(stride_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = im2col(grad, kernel_size, dilation, padding, stride);
+  }
+  return grad_inputs;
+}
+
 // Backward of cos(Tensor self) -> Tensor
 struct CosBackward0 final : Node {
   std::string name() const override { return "CosBackward0"; }
@@ -73,6 +101,34 @@ variable_list CosBackward0::apply(variable_list&& grads) {
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = mul(grad, neg(sin(self)));
+  }
+  return grad_inputs;
+}
+
+// Backward of im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor
+struct Im2ColBackward0 final : Node {
+  std::string name() const override { return "Im2ColBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> kernel_size_;
+  std::vector<int64_t> dilation_;
+  std::vector<int64_t> padding_;
+  std::vector<int64_t> stride_;
+  int64_t self_dim;
+  DimVector self_sizes;
+};
+
+variable_list Im2ColBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& kernel_size = as_arg(kernel_size_);
+  const auto& dilation = as_arg(dilation_);
+  const auto& padding = as_arg(padding_);
+  const auto& stride = as_arg(stride_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = col2im(grad, {self_sizes[self_dim - 2], self_sizes[self_dim - 1]}, kernel_size, dilation, padding, stride);
   }
   return grad_inputs;
 }
@@ -173,6 +229,24 @@ std::tuple<Tensor, Tensor> _test_mul_add(const Tensor& self, const Tensor& other
   return result;
 }
 
+// col2im(Tensor self, int[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor
+Tensor col2im(const Tensor& self, IntArrayRef output_size, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride) {
+  auto grad_fn = std::make_shared<Col2ImBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->kernel_size_ = kernel_size.vec();
+  grad_fn->dilation_ = dilation.vec();
+  grad_fn->padding_ = padding.vec();
+  grad_fn->stride_ = stride.vec();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::col2im::call(self, output_size, kernel_size, dilation, padding, stride);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
 // cos(Tensor self) -> Tensor
 Tensor cos(const Tensor& self) {
   auto grad_fn = std::make_shared<CosBackward0>();
@@ -204,6 +278,26 @@ const Tensor& cos_(const Tensor& self) {
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor
+Tensor im2col(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride) {
+  auto grad_fn = std::make_shared<Im2ColBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->kernel_size_ = kernel_size.vec();
+  grad_fn->dilation_ = dilation.vec();
+  grad_fn->padding_ = padding.vec();
+  grad_fn->stride_ = stride.vec();
+  grad_fn->self_dim = self.dim();
+  grad_fn->self_sizes = self.sizes();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::im2col::call(self, kernel_size, dilation, padding, stride);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
 }
 
 // log(Tensor self) -> Tensor

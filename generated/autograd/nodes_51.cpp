@@ -14,6 +14,7 @@
 #include "generated/ops/hardswish.h"
 #include "generated/ops/hardswish_backward.h"
 #include "generated/ops/linalg_vector_norm.h"
+#include "generated/ops/linear.h"
 #include "generated/ops/max_pool2d_with_indices.h"
 #include "generated/ops/max_pool2d_with_indices_backward.h"
 #include "generated/ops/mul.h"
@@ -187,6 +188,42 @@ variable_list LinalgVectorNormBackward0::apply(variable_list&& grads) {
   const auto& result = result_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = linalg_vector_norm_backward(grad, self, ord, result, dim, keepdim);
+  }
+  return grad_inputs;
+}
+
+// Backward of linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
+struct LinearBackward0 final : Node {
+  std::string name() const override { return "LinearBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    input_.reset_data();
+    weight_.reset_data();
+    bias_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return input_.nbytes() + weight_.nbytes() + bias_.nbytes();
+  }
+
+  SavedVariable input_;
+  SavedVariable weight_;
+  SavedVariable bias_;
+};
+
+variable_list LinearBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& input = input_.unpack(shared_from_this());
+  const auto& weight = weight_.unpack(shared_from_this());
+  const auto& bias = unpack_optional(bias_, shared_from_this());
+  if (should_compute_output(0) || should_compute_output(1) || should_compute_output(2)) {
+    const std::array<bool, 3> grad_input_mask = {should_compute_output(0), should_compute_output(1), should_compute_output(2)};
+    auto computed = linear_backward(grad, input, weight, bias, grad_input_mask);
+    if (should_compute_output(0)) grad_inputs[0] = std::get<0>(std::move(computed));
+    if (should_compute_output(1)) grad_inputs[1] = std::get<1>(std::move(computed));
+    if (should_compute_output(2)) grad_inputs[2] = std::get<2>(std::move(computed));
   }
   return grad_inputs;
 }
@@ -420,6 +457,29 @@ Tensor linalg_vector_norm(const Tensor& self, const Scalar& ord, OptionalIntArra
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
   }
+  return result;
+}
+
+// linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
+Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
+  auto grad_fn = std::make_shared<LinearBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&input, &weight, opt_ptr(bias)}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->input_ = SavedVariable(input, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->weight_ = SavedVariable(weight, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->bias_ = save_optional(bias, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::linear::call(input, weight, bias);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
   return result;
 }
 

@@ -5,6 +5,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/cauchy.h"
 #include "generated/ops/column_stack.h"
+#include "generated/ops/conv_transpose3d.h"
 #include "generated/ops/cov.h"
 #include "generated/ops/fliplr.h"
 #include "generated/ops/max_pool1d_with_indices.h"
@@ -49,6 +50,13 @@ Tensor column_stack(TensorList tensors) {
 const Tensor& column_stack_out(const Tensor& out, TensorList tensors) {
   check_out_no_grad("column_stack.out", {}, {&out}, {tensors});
   return native::column_stack_out_composite(tensors, out);
+}
+
+// ============================================================================ conv_transpose3d
+
+// conv_transpose3d.input(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, int[3] padding=0, int[3] output_padding=0, int groups=1, int[3] dilation=1) -> Tensor
+Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
+  return native::conv_transpose3d_composite(input, weight, bias, stride, padding, output_padding, groups, dilation);
 }
 
 // ============================================================================ cov

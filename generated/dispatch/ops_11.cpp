@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/argmin.h"
+#include "generated/ops/conv_transpose2d.h"
 #include "generated/ops/elu_backward.h"
 #include "generated/ops/isposinf.h"
 #include "generated/ops/logical_not.h"
@@ -63,6 +64,13 @@ const Tensor& ops::argmin_out::call(const Tensor& self, std::optional<int64_t> d
 const Tensor& argmin_out(const Tensor& out, const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
   check_out_no_grad("argmin.out", {&self}, {&out});
   return ops::argmin_out::call(self, dim, keepdim, out);
+}
+
+// ============================================================================ conv_transpose2d
+
+// conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] output_padding=0, int groups=1, int[2] dilation=1) -> Tensor
+Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
+  return native::conv_transpose2d_composite(input, weight, bias, stride, padding, output_padding, groups, dilation);
 }
 
 // ============================================================================ elu_backward

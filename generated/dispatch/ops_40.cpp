@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/cat.h"
+#include "generated/ops/conv3d.h"
 #include "generated/ops/floor_divide.h"
 #include "generated/ops/renorm.h"
 #include "generated/ops/std.h"
@@ -63,6 +64,18 @@ const Tensor& ops::cat_out::call(TensorList tensors, int64_t dim, const Tensor& 
 const Tensor& cat_out(const Tensor& out, TensorList tensors, int64_t dim) {
   check_out_no_grad("cat.out", {}, {&out}, {tensors});
   return ops::cat_out::call(tensors, dim, out);
+}
+
+// ============================================================================ conv3d
+
+// conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, int[3] padding=0, int[3] dilation=1, int groups=1) -> Tensor
+Tensor conv3d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  return native::conv3d_composite(input, weight, bias, stride, padding, dilation, groups);
+}
+
+// conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, str padding='valid', int[3] dilation=1, int groups=1) -> Tensor
+Tensor conv3d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, std::string_view padding, IntArrayRef dilation, int64_t groups) {
+  return native::conv3d_padding_composite(input, weight, bias, stride, padding, dilation, groups);
 }
 
 // ============================================================================ floor_divide

@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/conv2d.h"
 #include "generated/ops/cumsum.h"
 #include "generated/ops/hardshrink_backward.h"
 #include "generated/ops/logsumexp.h"
@@ -12,6 +13,18 @@
 #include "generated/ops/square.h"
 
 namespace tl {
+
+// ============================================================================ conv2d
+
+// conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1, int groups=1) -> Tensor
+Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  return native::conv2d_composite(input, weight, bias, stride, padding, dilation, groups);
+}
+
+// conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, str padding='valid', int[2] dilation=1, int groups=1) -> Tensor
+Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, std::string_view padding, IntArrayRef dilation, int64_t groups) {
+  return native::conv2d_padding_composite(input, weight, bias, stride, padding, dilation, groups);
+}
 
 // ============================================================================ cumsum
 

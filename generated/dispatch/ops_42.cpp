@@ -4,6 +4,7 @@
 #include "aten/autograd/NotImplementedOut.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/conv1d.h"
 #include "generated/ops/diagonal_copy.h"
 #include "generated/ops/logit.h"
 #include "generated/ops/masked_scatter.h"
@@ -16,6 +17,18 @@
 #include "generated/ops/stack.h"
 
 namespace tl {
+
+// ============================================================================ conv1d
+
+// conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] dilation=1, int groups=1) -> Tensor
+Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  return native::conv1d_composite(input, weight, bias, stride, padding, dilation, groups);
+}
+
+// conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, str padding='valid', int[1] dilation=1, int groups=1) -> Tensor
+Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, std::string_view padding, IntArrayRef dilation, int64_t groups) {
+  return native::conv1d_padding_composite(input, weight, bias, stride, padding, dilation, groups);
+}
 
 // ============================================================================ diagonal_copy
 

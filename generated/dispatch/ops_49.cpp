@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/convolution_backward.h"
 #include "generated/ops/eye.h"
 #include "generated/ops/full_like.h"
 #include "generated/ops/index_select.h"
@@ -10,6 +11,28 @@
 #include "generated/ops/multinomial.h"
 
 namespace tl {
+
+// ============================================================================ convolution_backward
+
+// convolution_backward(Tensor grad_output, Tensor input, Tensor weight, int[]? bias_sizes, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+ops::convolution_backward::Kernel* ops::convolution_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::convolution_backward_kernel,
+    /* Meta */ native::convolution_backward_kernel,
+};
+
+std::tuple<Tensor, Tensor, Tensor> ops::convolution_backward::call(const Tensor& grad_output, const Tensor& input, const Tensor& weight, OptionalIntArrayRef bias_sizes, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding, int64_t groups, std::array<bool, 3> output_mask) {
+  const Device kernel_device = dispatch_device("convolution_backward", {&grad_output, &input, &weight});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("convolution_backward", kernel_device);
+  return kernel(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask);
+}
+
+std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_output, const Tensor& input, const Tensor& weight, OptionalIntArrayRef bias_sizes, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding, int64_t groups, std::array<bool, 3> output_mask) {
+  if (autograd::compute_requires_grad({&grad_output, &input, &weight})) {
+    return autograd::wrappers::convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask);
+  }
+  return ops::convolution_backward::call(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask);
+}
 
 // ============================================================================ eye
 

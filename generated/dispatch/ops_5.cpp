@@ -4,8 +4,10 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/_test_mul_add.h"
+#include "generated/ops/col2im.h"
 #include "generated/ops/cos.h"
 #include "generated/ops/ger.h"
+#include "generated/ops/im2col.h"
 #include "generated/ops/log.h"
 #include "generated/ops/outer.h"
 #include "generated/ops/rsub.h"
@@ -71,6 +73,61 @@ std::tuple<const Tensor&, const Tensor&> ops::_test_mul_add_out::call(const Tens
 std::tuple<const Tensor&, const Tensor&> _test_mul_add_out(const Tensor& product, const Tensor& total, const Tensor& self, const Tensor& other) {
   check_out_no_grad("_test_mul_add.out", {&self, &other}, {&product, &total});
   return ops::_test_mul_add_out::call(self, other, product, total);
+}
+
+// ============================================================================ col2im
+
+// col2im(Tensor self, int[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor
+static Tensor col2im_kernel_functional(const Tensor& self, IntArrayRef output_size, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride) {
+  Tensor out;
+  native::col2im_kernel(self, output_size, kernel_size, dilation, padding, stride, out);
+  return out;
+}
+
+ops::col2im::Kernel* ops::col2im::kernels[kNumDeviceTypes] = {
+    /* CPU */ col2im_kernel_functional,
+    /* Meta */ col2im_kernel_functional,
+};
+
+Tensor ops::col2im::call(const Tensor& self, IntArrayRef output_size, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride) {
+  const Device kernel_device = dispatch_device("col2im", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("col2im", kernel_device);
+  return kernel(self, output_size, kernel_size, dilation, padding, stride);
+}
+
+Tensor col2im(const Tensor& self, IntArrayRef output_size, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::col2im(self, output_size, kernel_size, dilation, padding, stride);
+  }
+  return ops::col2im::call(self, output_size, kernel_size, dilation, padding, stride);
+}
+
+// col2im.out(Tensor self, int[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& col2im_kernel_out(const Tensor& self, IntArrayRef output_size, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::col2im_kernel(self_in, output_size, kernel_size, dilation, padding, stride, out_handle);
+  return out;
+}
+
+ops::col2im_out::Kernel* ops::col2im_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ col2im_kernel_out,
+    /* Meta */ col2im_kernel_out,
+};
+
+const Tensor& ops::col2im_out::call(const Tensor& self, IntArrayRef output_size, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride, const Tensor& out) {
+  const Device kernel_device = dispatch_device("col2im.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("col2im.out", kernel_device);
+  decltype(auto) result = kernel(self, output_size, kernel_size, dilation, padding, stride, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& col2im_out(const Tensor& out, const Tensor& self, IntArrayRef output_size, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride) {
+  check_out_no_grad("col2im.out", {&self}, {&out});
+  return ops::col2im_out::call(self, output_size, kernel_size, dilation, padding, stride, out);
 }
 
 // ============================================================================ cos
@@ -167,6 +224,61 @@ Tensor ger(const Tensor& self, const Tensor& vec2) {
 const Tensor& ger_out(const Tensor& out, const Tensor& self, const Tensor& vec2) {
   check_out_no_grad("ger.out", {&self, &vec2}, {&out});
   return outer_out(out, self, vec2);
+}
+
+// ============================================================================ im2col
+
+// im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor
+static Tensor im2col_kernel_functional(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride) {
+  Tensor out;
+  native::im2col_kernel(self, kernel_size, dilation, padding, stride, out);
+  return out;
+}
+
+ops::im2col::Kernel* ops::im2col::kernels[kNumDeviceTypes] = {
+    /* CPU */ im2col_kernel_functional,
+    /* Meta */ im2col_kernel_functional,
+};
+
+Tensor ops::im2col::call(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride) {
+  const Device kernel_device = dispatch_device("im2col", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("im2col", kernel_device);
+  return kernel(self, kernel_size, dilation, padding, stride);
+}
+
+Tensor im2col(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::im2col(self, kernel_size, dilation, padding, stride);
+  }
+  return ops::im2col::call(self, kernel_size, dilation, padding, stride);
+}
+
+// im2col.out(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& im2col_kernel_out(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::im2col_kernel(self_in, kernel_size, dilation, padding, stride, out_handle);
+  return out;
+}
+
+ops::im2col_out::Kernel* ops::im2col_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ im2col_kernel_out,
+    /* Meta */ im2col_kernel_out,
+};
+
+const Tensor& ops::im2col_out::call(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride, const Tensor& out) {
+  const Device kernel_device = dispatch_device("im2col.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("im2col.out", kernel_device);
+  decltype(auto) result = kernel(self, kernel_size, dilation, padding, stride, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& im2col_out(const Tensor& out, const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride) {
+  check_out_no_grad("im2col.out", {&self}, {&out});
+  return ops::im2col_out::call(self, kernel_size, dilation, padding, stride, out);
 }
 
 // ============================================================================ log

@@ -9,6 +9,7 @@
 #include "generated/ops/hardsigmoid_backward.h"
 #include "generated/ops/hardswish.h"
 #include "generated/ops/linalg_vector_norm.h"
+#include "generated/ops/linear.h"
 #include "generated/ops/max_pool2d_with_indices.h"
 #include "generated/ops/scaled_dot_product_attention.h"
 #include "generated/ops/softplus.h"
@@ -363,6 +364,62 @@ const Tensor& ops::linalg_vector_norm_out::call(const Tensor& self, const Scalar
 const Tensor& linalg_vector_norm_out(const Tensor& out, const Tensor& self, const Scalar& ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
   check_out_no_grad("linalg_vector_norm.out", {&self}, {&out});
   return ops::linalg_vector_norm_out::call(self, ord, dim, keepdim, dtype, out);
+}
+
+// ============================================================================ linear
+
+// linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
+static Tensor linear_kernel_functional(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
+  Tensor out;
+  native::linear_kernel(input, weight, bias, out);
+  return out;
+}
+
+ops::linear::Kernel* ops::linear::kernels[kNumDeviceTypes] = {
+    /* CPU */ linear_kernel_functional,
+    /* Meta */ linear_kernel_functional,
+};
+
+Tensor ops::linear::call(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
+  const Device kernel_device = dispatch_device("linear", {&input, &weight, opt_ptr(bias)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linear", kernel_device);
+  return kernel(input, weight, bias);
+}
+
+Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
+  if (autograd::compute_requires_grad({&input, &weight, opt_ptr(bias)})) {
+    return autograd::wrappers::linear(input, weight, bias);
+  }
+  return ops::linear::call(input, weight, bias);
+}
+
+// linear.out(Tensor input, Tensor weight, Tensor? bias=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& linear_kernel_out(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, const Tensor& out) {
+  const Tensor input_in = native::input_unaffected_by_resize(input, out);
+  const Tensor weight_in = native::input_unaffected_by_resize(weight, out);
+  Tensor out_handle = out;
+  native::linear_kernel(input_in, weight_in, bias, out_handle);
+  return out;
+}
+
+ops::linear_out::Kernel* ops::linear_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ linear_kernel_out,
+    /* Meta */ linear_kernel_out,
+};
+
+const Tensor& ops::linear_out::call(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, const Tensor& out) {
+  const Device kernel_device = dispatch_device("linear.out", {&input, &weight, opt_ptr(bias), &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linear.out", kernel_device);
+  decltype(auto) result = kernel(input, weight, bias, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& linear_out(const Tensor& out, const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
+  check_out_no_grad("linear.out", {&input, &weight, opt_ptr(bias)}, {&out});
+  return ops::linear_out::call(input, weight, bias, out);
 }
 
 // ============================================================================ max_pool2d_with_indices

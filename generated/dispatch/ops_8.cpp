@@ -6,6 +6,8 @@
 #include "generated/ops/arange.h"
 #include "generated/ops/bitwise_not.h"
 #include "generated/ops/contiguous.h"
+#include "generated/ops/conv_transpose1d.h"
+#include "generated/ops/convolution.h"
 #include "generated/ops/div.h"
 #include "generated/ops/divide.h"
 #include "generated/ops/ge.h"
@@ -159,6 +161,35 @@ const Tensor& bitwise_not_out(const Tensor& out, const Tensor& self) {
 // contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)
 Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {
   return native::contiguous_composite(self, memory_format);
+}
+
+// ============================================================================ conv_transpose1d
+
+// conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] output_padding=0, int groups=1, int[1] dilation=1) -> Tensor
+Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
+  return native::conv_transpose1d_composite(input, weight, bias, stride, padding, output_padding, groups, dilation);
+}
+
+// ============================================================================ convolution
+
+// convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups) -> Tensor
+ops::convolution::Kernel* ops::convolution::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::convolution_kernel,
+    /* Meta */ native::convolution_kernel,
+};
+
+Tensor ops::convolution::call(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding, int64_t groups) {
+  const Device kernel_device = dispatch_device("convolution", {&input, &weight, opt_ptr(bias)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("convolution", kernel_device);
+  return kernel(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
+}
+
+Tensor convolution(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding, int64_t groups) {
+  if (autograd::compute_requires_grad({&input, &weight, opt_ptr(bias)})) {
+    return autograd::wrappers::convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
+  }
+  return ops::convolution::call(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
 }
 
 // ============================================================================ divide

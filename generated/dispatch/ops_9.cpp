@@ -8,6 +8,7 @@
 #include "generated/ops/acos.h"
 #include "generated/ops/angle.h"
 #include "generated/ops/arccos.h"
+#include "generated/ops/bilinear.h"
 #include "generated/ops/div.h"
 #include "generated/ops/inner.h"
 #include "generated/ops/isneginf.h"
@@ -136,6 +137,13 @@ const Tensor& arccos_out(const Tensor& out, const Tensor& self) {
 // arccos_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& arccos_(const Tensor& self) {
   return native::arccos__composite(self);
+}
+
+// ============================================================================ bilinear
+
+// bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None) -> Tensor
+Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight, const std::optional<Tensor>& bias) {
+  return native::bilinear_composite(input1, input2, weight, bias);
 }
 
 // ============================================================================ div

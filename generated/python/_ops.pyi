@@ -425,6 +425,10 @@ def bernoulli(input: Tensor, p: float, *, generator: Optional[Generator] = None)
     """A tensor shaped like `self` holding 1 with probability `p`, else 0."""
     ...
 
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
+    """`y[..., o] = sum_ij input1[..., i] weight[o, i, j] input2[..., j] + bias[o]`: one matrix product of `input1` with the weight, then a batched product with `input2`."""
+    ...
+
 def bincount(input: Tensor, weights: Optional[Tensor] = None, minlength: int = 0) -> Tensor:
     """The number of occurrences of each value in the 1-D non-negative integer tensor `self` (int64), or the sum of `weights` at each value (float32 weights give float32, any other dtype float64); at least `minlength` bins."""
     ...
@@ -686,6 +690,53 @@ def concat(tensors: Sequence[Tensor], dim: int = 0, *, out: Optional[Tensor] = N
 
 def concatenate(tensors: Sequence[Tensor], dim: int = 0, *, out: Optional[Tensor] = None) -> Tensor:
     """Alias of `cat`."""
+    ...
+
+@overload
+def conv1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: Union[int, Sequence[int]] = 1, padding: Union[int, Sequence[int]] = 0, dilation: Union[int, Sequence[int]] = 1, groups: int = 1) -> Tensor:
+    """1-D convolution of `(N, C, L)` or unbatched `(C, L)` input with `weight` `(out, C/groups, k)`."""
+    ...
+@overload
+def conv1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: Union[int, Sequence[int]] = 1, padding: str = 'valid', dilation: Union[int, Sequence[int]] = 1, groups: int = 1) -> Tensor:
+    """1-D convolution with `padding='valid'` (none) or `'same'` (the output as long as the input; an odd total padding puts the extra element at the end)."""
+    ...
+
+@overload
+def conv2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: Union[int, Sequence[int]] = 1, padding: Union[int, Sequence[int]] = 0, dilation: Union[int, Sequence[int]] = 1, groups: int = 1) -> Tensor:
+    """2-D convolution of `(N, C, H, W)` or unbatched `(C, H, W)` input with `weight` `(out, C/groups, kh, kw)`."""
+    ...
+@overload
+def conv2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: Union[int, Sequence[int]] = 1, padding: str = 'valid', dilation: Union[int, Sequence[int]] = 1, groups: int = 1) -> Tensor:
+    """2-D convolution with `padding='valid'` (none) or `'same'` (the output the size of the input; an odd total padding puts the extra row/column at the end)."""
+    ...
+
+@overload
+def conv3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: Union[int, Sequence[int]] = 1, padding: Union[int, Sequence[int]] = 0, dilation: Union[int, Sequence[int]] = 1, groups: int = 1) -> Tensor:
+    """3-D convolution of `(N, C, D, H, W)` or unbatched `(C, D, H, W)` input with `weight` `(out, C/groups, kd, kh, kw)`."""
+    ...
+@overload
+def conv3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: Union[int, Sequence[int]] = 1, padding: str = 'valid', dilation: Union[int, Sequence[int]] = 1, groups: int = 1) -> Tensor:
+    """3-D convolution with `padding='valid'` (none) or `'same'` (the output the size of the input)."""
+    ...
+
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: Union[int, Sequence[int]] = 1, padding: Union[int, Sequence[int]] = 0, output_padding: Union[int, Sequence[int]] = 0, groups: int = 1, dilation: Union[int, Sequence[int]] = 1) -> Tensor:
+    """1-D transposed convolution (the gradient of conv1d with respect to its input) of `(N, C, L)` or `(C, L)` input with `weight` `(C, out/groups, k)`."""
+    ...
+
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: Union[int, Sequence[int]] = 1, padding: Union[int, Sequence[int]] = 0, output_padding: Union[int, Sequence[int]] = 0, groups: int = 1, dilation: Union[int, Sequence[int]] = 1) -> Tensor:
+    """2-D transposed convolution (the gradient of conv2d with respect to its input) of `(N, C, H, W)` or `(C, H, W)` input with `weight` `(C, out/groups, kh, kw)`."""
+    ...
+
+def conv_transpose3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: Union[int, Sequence[int]] = 1, padding: Union[int, Sequence[int]] = 0, output_padding: Union[int, Sequence[int]] = 0, groups: int = 1, dilation: Union[int, Sequence[int]] = 1) -> Tensor:
+    """3-D transposed convolution (the gradient of conv3d with respect to its input) of `(N, C, D, H, W)` or `(C, D, H, W)` input with `weight` `(C, out/groups, kd, kh, kw)`."""
+    ...
+
+def convolution(input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: Sequence[int], padding: Sequence[int], dilation: Sequence[int], transposed: bool, output_padding: Sequence[int], groups: int) -> Tensor:
+    """N-d convolution (1 to 3 spatial dims) of a batched `input` `(N, C, *)`, or its transpose (`transposed`: the gradient of a convolution with respect to its input, `weight` `(C, out/groups, *)`); im2col + one matrix product per group and batch element."""
+    ...
+
+def convolution_backward(grad_output: Tensor, input: Tensor, weight: Tensor, bias_sizes: Optional[Sequence[int]], stride: Sequence[int], padding: Sequence[int], dilation: Sequence[int], transposed: bool, output_padding: Sequence[int], groups: int, output_mask: Sequence[bool]) -> tuple[Tensor, Tensor, Tensor]:
+    """The gradients of `convolution` with respect to its input, weight and bias, each only where `output_mask` asks for it (undefined otherwise): the input's by the transposed product and col2im, the weight's by a product with the im2col columns, the bias's by a sum."""
     ...
 
 def copy_(input: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:

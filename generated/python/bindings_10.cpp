@@ -9,6 +9,7 @@
 #include "generated/ops/cauchy.h"
 #include "generated/ops/column_stack.h"
 #include "generated/ops/contiguous.h"
+#include "generated/ops/conv_transpose3d.h"
 #include "generated/ops/cov.h"
 #include "generated/ops/fliplr.h"
 #include "generated/ops/max_pool1d_with_indices.h"
@@ -34,6 +35,27 @@ PyObject* fn_column_stack(PyObject* /*module*/, PyObject* const* args, Py_ssize_
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::column_stack(tensors); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// conv_transpose3d
+PyObject* fn_conv_transpose3d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, int[3] padding=0, int[3] output_padding=0, int groups=1, int[3] dilation=1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto weight = r.tensor(1);
+  auto bias = r.optional_tensor(2);
+  auto stride = r.intlist(3);
+  auto padding = r.intlist(4);
+  auto output_padding = r.intlist(5);
+  auto groups = r.toInt64(6);
+  auto dilation = r.intlist(7);
+  auto result = [&] { GilRelease no_gil; return tl::conv_transpose3d(input, weight, bias, stride, padding, output_padding, groups, dilation); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -246,6 +268,10 @@ void add_bindings_10(FunctionTables& functions, std::vector<PyMethodDef>& method
       METH_FASTCALL | METH_KEYWORDS, R"doc(column_stack(Tensor[] tensors, *, Tensor? out=None) -> Tensor
 
 Joins `tensors` as the columns of a matrix (along dimension 1); 0-d and 1-D tensors become single columns.)doc"});
+  functions["_ops"].push_back({"conv_transpose3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_conv_transpose3d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, int[3] padding=0, int[3] output_padding=0, int groups=1, int[3] dilation=1) -> Tensor
+
+3-D transposed convolution (the gradient of conv3d with respect to its input) of `(N, C, D, H, W)` or `(C, D, H, W)` input with `weight` `(C, out/groups, kd, kh, kw)`.)doc"});
   functions["_ops"].push_back({"cov", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cov)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(cov(Tensor input, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor
 

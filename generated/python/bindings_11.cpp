@@ -6,6 +6,7 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/argmin.h"
+#include "generated/ops/conv_transpose2d.h"
 #include "generated/ops/elu_backward.h"
 #include "generated/ops/isposinf.h"
 #include "generated/ops/logical_not.h"
@@ -32,6 +33,27 @@ PyObject* fn_argmin(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::argmin(self, dim, keepdim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// conv_transpose2d
+PyObject* fn_conv_transpose2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] output_padding=0, int groups=1, int[2] dilation=1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto weight = r.tensor(1);
+  auto bias = r.optional_tensor(2);
+  auto stride = r.intlist(3);
+  auto padding = r.intlist(4);
+  auto output_padding = r.intlist(5);
+  auto groups = r.toInt64(6);
+  auto dilation = r.intlist(7);
+  auto result = [&] { GilRelease no_gil; return tl::conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -308,6 +330,10 @@ void add_bindings_11(FunctionTables& functions, std::vector<PyMethodDef>& method
       METH_FASTCALL | METH_KEYWORDS, R"doc(argmin(Tensor input, int? dim=None, bool keepdim=False, *, Tensor? out=None) -> Tensor
 
 The index of the smallest value of `self` along `dim` (of the flattened tensor when None); ties give the first, NaN counts as the smallest.)doc"});
+  functions["_ops"].push_back({"conv_transpose2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_conv_transpose2d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] output_padding=0, int groups=1, int[2] dilation=1) -> Tensor
+
+2-D transposed convolution (the gradient of conv2d with respect to its input) of `(N, C, H, W)` or `(C, H, W)` input with `weight` `(C, out/groups, kh, kw)`.)doc"});
   functions["_nn"].push_back({"elu_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_elu_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor
 

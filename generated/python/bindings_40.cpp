@@ -6,6 +6,7 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/cat.h"
+#include "generated/ops/conv3d.h"
 #include "generated/ops/floor_divide.h"
 #include "generated/ops/renorm.h"
 #include "generated/ops/std.h"
@@ -31,6 +32,43 @@ PyObject* fn_cat(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   }
   auto result = [&] { GilRelease no_gil; return tl::cat(tensors, dim); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// conv3d
+PyObject* fn_conv3d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, int[3] padding=0, int[3] dilation=1, int groups=1)",
+      "conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, str padding='valid', int[3] dilation=1, int groups=1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // conv3d
+      auto input = r.tensor(0);
+      auto weight = r.tensor(1);
+      auto bias = r.optional_tensor(2);
+      auto stride = r.intlist(3);
+      auto padding = r.intlist(4);
+      auto dilation = r.intlist(5);
+      auto groups = r.toInt64(6);
+      auto result = [&] { GilRelease no_gil; return tl::conv3d(input, weight, bias, stride, IntArrayRef(padding), dilation, groups); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // conv3d.padding
+      auto input = r.tensor(0);
+      auto weight = r.tensor(1);
+      auto bias = r.optional_tensor(2);
+      auto stride = r.intlist(3);
+      auto padding = r.string(4);
+      auto dilation = r.intlist(5);
+      auto groups = r.toInt64(6);
+      auto result = [&] { GilRelease no_gil; return tl::conv3d(input, weight, bias, stride, std::string_view(padding), dilation, groups); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -409,6 +447,14 @@ void add_bindings_40(FunctionTables& functions, std::vector<PyMethodDef>& method
       METH_FASTCALL | METH_KEYWORDS, R"doc(cat(Tensor[] tensors, int dim=0, *, Tensor? out=None) -> Tensor
 
 Joins `tensors` along the existing dimension `dim`, promoting their dtypes; 1-D empty tensors are skipped whatever their shape (PyTorch's legacy rule).)doc"});
+  functions["_ops"].push_back({"conv3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_conv3d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, int[3] padding=0, int[3] dilation=1, int groups=1) -> Tensor
+
+3-D convolution of `(N, C, D, H, W)` or unbatched `(C, D, H, W)` input with `weight` `(out, C/groups, kd, kh, kw)`.
+
+conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, str padding='valid', int[3] dilation=1, int groups=1) -> Tensor
+
+3-D convolution with `padding='valid'` (none) or `'same'` (the output the size of the input).)doc"});
   functions["_ops"].push_back({"floor_divide", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_floor_divide)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(floor_divide(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 

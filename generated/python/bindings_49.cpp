@@ -7,6 +7,7 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/contiguous.h"
+#include "generated/ops/convolution_backward.h"
 #include "generated/ops/eye.h"
 #include "generated/ops/full_like.h"
 #include "generated/ops/index_select.h"
@@ -15,6 +16,30 @@
 
 namespace tl::python {
 namespace {
+
+// convolution_backward
+PyObject* fn_convolution_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "convolution_backward(Tensor grad_output, Tensor input, Tensor weight, int[]? bias_sizes, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, bool[3] output_mask)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto input = r.tensor(1);
+  auto weight = r.tensor(2);
+  auto bias_sizes = r.intlist_optional(3);
+  auto stride = r.intlist(4);
+  auto padding = r.intlist(5);
+  auto dilation = r.intlist(6);
+  auto transposed = r.toBool(7);
+  auto output_padding = r.intlist(8);
+  auto groups = r.toInt64(9);
+  auto output_mask = r.boollist<3>(10);
+  auto result = [&] { GilRelease no_gil; return tl::convolution_backward(grad_output, input, weight, as_arg(bias_sizes), stride, padding, dilation, transposed, output_padding, groups, output_mask); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // eye
 PyObject* fn_eye(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -312,6 +337,10 @@ PyObject* method_multinomial(PyObject* py_self, PyObject* const* args, Py_ssize_
 }  // namespace
 
 void add_bindings_49(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"convolution_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_convolution_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(convolution_backward(Tensor grad_output, Tensor input, Tensor weight, int[]? bias_sizes, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, bool[3] output_mask) -> tuple[Tensor, Tensor, Tensor]
+
+The gradients of `convolution` with respect to its input, weight and bias, each only where `output_mask` asks for it (undefined otherwise): the input's by the transposed product and col2im, the weight's by a product with the im2col columns, the bias's by a sum.)doc"});
   functions["_ops"].push_back({"eye", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_eye)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(eye(int n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False) -> Tensor
 

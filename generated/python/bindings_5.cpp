@@ -7,8 +7,10 @@
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_test_mul_add.h"
+#include "generated/ops/col2im.h"
 #include "generated/ops/cos.h"
 #include "generated/ops/ger.h"
+#include "generated/ops/im2col.h"
 #include "generated/ops/log.h"
 #include "generated/ops/rsub.h"
 #include "generated/ops/special_log_softmax.h"
@@ -41,6 +43,30 @@ PyObject* fn__test_mul_add(PyObject* /*module*/, PyObject* const* args, Py_ssize
   }
   auto result = [&] { GilRelease no_gil; return tl::_test_mul_add(self, other); }();
   return wrap_named(_test_mul_add_type, wrap(result));
+  TL_PY_CATCH
+}
+
+// col2im
+PyObject* fn_nn_col2im(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "col2im(Tensor input, int[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto output_size = r.intlist(1);
+  auto kernel_size = r.intlist(2);
+  auto dilation = r.intlist(3);
+  auto padding = r.intlist(4);
+  auto stride = r.intlist(5);
+  if (!r.is_none(6)) {
+    auto out = r.tensor(6);
+    auto result = [&] { GilRelease no_gil; return tl::col2im_out(out, self, output_size, kernel_size, dilation, padding, stride); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::col2im(self, output_size, kernel_size, dilation, padding, stride); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -93,6 +119,29 @@ PyObject* fn_ger(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::ger(self, vec2); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// im2col
+PyObject* fn_nn_im2col(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "im2col(Tensor input, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto kernel_size = r.intlist(1);
+  auto dilation = r.intlist(2);
+  auto padding = r.intlist(3);
+  auto stride = r.intlist(4);
+  if (!r.is_none(5)) {
+    auto out = r.tensor(5);
+    auto result = [&] { GilRelease no_gil; return tl::im2col_out(out, self, kernel_size, dilation, padding, stride); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::im2col(self, kernel_size, dilation, padding, stride); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -308,6 +357,10 @@ void add_bindings_5(FunctionTables& functions, std::vector<PyMethodDef>& methods
       METH_FASTCALL | METH_KEYWORDS, R"doc(_test_mul_add(Tensor input, Tensor other, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 Test op: `(self * other, self + other)`, named returns; `total` is declared not differentiable.)doc"});
+  functions["_nn"].push_back({"col2im", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_col2im)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(col2im(Tensor input, int[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride, *, Tensor? out=None) -> Tensor
+
+Sums columns `(N, C * kh * kw, L)` (or `(C * kh * kw, L)`) of sliding blocks back into an image `(N, C, *output_size)`, adding where the blocks overlap (`torch.nn.functional.fold`).)doc"});
   functions["_ops"].push_back({"cos", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cos)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(cos(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -320,6 +373,10 @@ In-place version of cos(): writes the result into self. The cosine of every elem
       METH_FASTCALL | METH_KEYWORDS, R"doc(ger(Tensor input, Tensor vec2, *, Tensor? out=None) -> Tensor
 
 Alias of `outer`.)doc"});
+  functions["_nn"].push_back({"im2col", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_im2col)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(im2col(Tensor input, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride, *, Tensor? out=None) -> Tensor
+
+The sliding blocks of a `(N, C, H, W)` or `(C, H, W)` input as columns `(N, C * kh * kw, L)` (`torch.nn.functional.unfold`).)doc"});
   functions["_ops"].push_back({"log", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(log(Tensor input, *, Tensor? out=None) -> Tensor
 

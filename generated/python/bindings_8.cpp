@@ -9,6 +9,8 @@
 #include "generated/ops/arange.h"
 #include "generated/ops/bitwise_not.h"
 #include "generated/ops/contiguous.h"
+#include "generated/ops/conv_transpose1d.h"
+#include "generated/ops/convolution.h"
 #include "generated/ops/divide.h"
 #include "generated/ops/ge.h"
 #include "generated/ops/index_add.h"
@@ -92,6 +94,49 @@ PyObject* fn_bitwise_not_(PyObject* /*module*/, PyObject* const* args, Py_ssize_
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::bitwise_not_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// conv_transpose1d
+PyObject* fn_conv_transpose1d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] output_padding=0, int groups=1, int[1] dilation=1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto weight = r.tensor(1);
+  auto bias = r.optional_tensor(2);
+  auto stride = r.intlist(3);
+  auto padding = r.intlist(4);
+  auto output_padding = r.intlist(5);
+  auto groups = r.toInt64(6);
+  auto dilation = r.intlist(7);
+  auto result = [&] { GilRelease no_gil; return tl::conv_transpose1d(input, weight, bias, stride, padding, output_padding, groups, dilation); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// convolution
+PyObject* fn_convolution(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto weight = r.tensor(1);
+  auto bias = r.optional_tensor(2);
+  auto stride = r.intlist(3);
+  auto padding = r.intlist(4);
+  auto dilation = r.intlist(5);
+  auto transposed = r.toBool(6);
+  auto output_padding = r.intlist(7);
+  auto groups = r.toInt64(8);
+  auto result = [&] { GilRelease no_gil; return tl::convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -788,6 +833,14 @@ The bitwise NOT of every element of `self` (logical NOT for bool); integer and b
       METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_not_(Tensor input) -> Tensor
 
 In-place version of bitwise_not(): writes the result into self. The bitwise NOT of every element of `self` (logical NOT for bool); integer and bool dtypes only.)doc"});
+  functions["_ops"].push_back({"conv_transpose1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_conv_transpose1d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] output_padding=0, int groups=1, int[1] dilation=1) -> Tensor
+
+1-D transposed convolution (the gradient of conv1d with respect to its input) of `(N, C, L)` or `(C, L)` input with `weight` `(C, out/groups, k)`.)doc"});
+  functions["_ops"].push_back({"convolution", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_convolution)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups) -> Tensor
+
+N-d convolution (1 to 3 spatial dims) of a batched `input` `(N, C, *)`, or its transpose (`transposed`: the gradient of a convolution with respect to its input, `weight` `(C, out/groups, *)`); im2col + one matrix product per group and batch element.)doc"});
   functions["_ops"].push_back({"divide", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_divide)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(divide(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 

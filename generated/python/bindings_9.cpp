@@ -10,6 +10,7 @@
 #include "generated/ops/_test_mul_backward.h"
 #include "generated/ops/angle.h"
 #include "generated/ops/arccos.h"
+#include "generated/ops/bilinear.h"
 #include "generated/ops/div.h"
 #include "generated/ops/inner.h"
 #include "generated/ops/isneginf.h"
@@ -109,6 +110,23 @@ PyObject* fn_arccos_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::arccos_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// bilinear
+PyObject* fn_bilinear(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input1 = r.tensor(0);
+  auto input2 = r.tensor(1);
+  auto weight = r.tensor(2);
+  auto bias = r.optional_tensor(3);
+  auto result = [&] { GilRelease no_gil; return tl::bilinear(input1, input2, weight, bias); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -753,6 +771,10 @@ Alias of `acos`.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(arccos_(Tensor input) -> Tensor
 
 Alias of `acos_`.)doc"});
+  functions["_ops"].push_back({"bilinear", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bilinear)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None) -> Tensor
+
+`y[..., o] = sum_ij input1[..., i] weight[o, i, j] input2[..., j] + bias[o]`: one matrix product of `input1` with the weight, then a batched product with `input2`.)doc"});
   functions["_ops"].push_back({"div", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_div)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(div(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 

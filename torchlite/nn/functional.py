@@ -183,3 +183,4 @@ def log_softmax(input, dim: Optional[int] = None, _stacklevel: int = 3, dtype=No
     return input.log_softmax(dim, dtype=dtype)
 from ._functional.attention import *  # noqa: F401,F403
 from ._functional.pooling import *  # noqa: F401,F403
+from ._functional.convolution import *  # noqa: F401,F403

@@ -1,0 +1,465 @@
+// convolution and convolution_backward on the CPU: im2col (Im2Col.h) + one matrix product per
+// batch element and group (GemmOrLoop.h: the BLAS for float32/float64), parallel over the batch.
+// float16/bfloat16 are computed in float32; integers by the plain loop.
+//
+// One geometry serves both directions. The "image" side is the one the kernel slides over (the
+// input of a convolution, the output of a transposed one); the "column" side has one position per
+// window. With the weight viewed per group as W_g = [colC/groups, imgC/groups * K]:
+//   cols_from_image:  colside = W_g @ im2col(image)       conv forward, transposed conv's grad_input
+//   image_from_cols:  image   = col2im(W_g^T @ colside)   transposed forward, conv's grad_input
+//   weight_grad:      dW_g    = sum_n colside @ im2col(image)^T   (both directions)
+#include <array>
+#include <string>
+#include <vector>
+
+#include "aten/core/Exception.h"
+#include "aten/core/Parallel.h"
+#include "aten/core/Tensor.h"
+#include "aten/native/cpu/GemmOrLoop.h"
+#include "aten/native/cpu/Im2Col.h"
+#include "generated/ops/_to_copy.h"
+#include "generated/ops/contiguous.h"
+#include "generated/ops/convolution.h"
+#include "generated/ops/convolution_backward.h"
+#include "generated/ops/flip.h"
+#include "generated/ops/reshape.h"
+#include "generated/ops/transpose.h"
+#include "generated/ops/zeros.h"
+
+namespace tl::native {
+
+namespace {
+
+using conv::Geometry;
+
+// The checked problem: batch, channels and spatial sizes of both sides.
+struct ConvShape {
+  int64_t nsp = 0;  // spatial dims (1 to 3)
+  int64_t batch = 0, groups = 1;
+  int64_t img_channels = 0, col_channels = 0;
+  int64_t bias_channels = 0;  // the weight's output channels (the output has none when the weight is empty)
+  DimVector output;  // the convolution's output shape
+  Geometry g;
+};
+
+DimVector expand_param(IntArrayRef v, int64_t n, const char* name) {
+  if (v.size() == 1) return DimVector(static_cast<size_t>(n), v[0]);
+  TL_CHECK(static_cast<int64_t>(v.size()) == n, "convolution: expected ", name,
+           " to be a single integer value or a list of ", n,
+           " values to match the convolution dimensions, but got ", name, "=", v);
+  return DimVector(v);
+}
+
+std::string join_x(const int64_t* v, int64_t n) {
+  std::string s;
+  for (int64_t i = 0; i < n; ++i) s += (i ? " x " : "") + std::to_string(v[i]);
+  return s;
+}
+
+// PyTorch's argument checks, in its order, and the output shape.
+ConvShape check_convolution(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                            IntArrayRef stride_, IntArrayRef padding_, IntArrayRef dilation_, bool transposed,
+                            IntArrayRef output_padding_, int64_t groups) {
+  TL_CHECK(weight.dim() >= 3, "convolution: weight should have at least three dimensions");
+  TL_CHECK(weight.dim() <= 5, "convolution: only 1, 2 or 3 spatial dimensions are supported, but got weight of size ",
+           weight.sizes());
+  const int64_t nsp = weight.dim() - 2;
+  const DimVector stride = expand_param(stride_, nsp, "stride");
+  const DimVector padding = expand_param(padding_, nsp, "padding");
+  const DimVector dilation = expand_param(dilation_, nsp, "dilation");
+  const DimVector output_padding =
+      transposed ? expand_param(output_padding_, nsp, "output_padding") : DimVector(static_cast<size_t>(nsp), 0);
+  for (int64_t v : stride) TL_CHECK(v > 0, "convolution: non-positive stride is not supported");
+  for (int64_t v : padding) TL_CHECK(v >= 0, "convolution: negative padding is not supported");
+  for (int64_t v : output_padding) TL_CHECK(v >= 0, "convolution: negative output_padding is not supported");
+  for (int64_t v : dilation) TL_CHECK(v > 0, "convolution: dilation should be greater than zero, but got ", dilation.ref());
+  TL_CHECK(groups > 0, "convolution: non-positive groups is not supported");
+  TL_CHECK(input.dim() == weight.dim(), "convolution: Expected ", weight.dim(), "-dimensional input for ", weight.dim(),
+           "-dimensional weight ", weight.sizes(), ", but got ", input.dim(), "-dimensional input of size ",
+           input.sizes(), " instead");
+  TL_CHECK(input.dtype() == weight.dtype(), "convolution: expected scalar type ", scalar_type_name(input.dtype()),
+           " but found ", scalar_type_name(weight.dtype()));
+  if (bias)
+    TL_CHECK(bias->dtype() == input.dtype(), "convolution: Input type (", scalar_type_name(input.dtype()),
+             ") and bias type (", scalar_type_name(bias->dtype()), ") should be the same");
+  // Inputs with no batch or no channels skip PyTorch's kernels (and their kernel-size check); other
+  // empty inputs are refused.
+  const bool empty_path = input.dim() >= 2 && (input.sizes()[0] == 0 || input.sizes()[1] == 0);
+  if (!empty_path) {
+    TL_CHECK(input.numel() > 0, "convolution: Only zero batch or zero channel inputs are supported, but got input shape: ",
+             input.sizes());
+    for (int64_t i = 2; i < weight.dim(); ++i)
+      TL_CHECK(weight.sizes()[i] > 0, "convolution: kernel size should be greater than zero, but got weight of size ",
+               weight.sizes());
+  }
+  const int64_t w0 = weight.sizes()[0], w1 = weight.sizes()[1];
+  TL_CHECK(w0 >= groups, "convolution: Given groups=", groups, ", expected weight to be at least ", groups,
+           " at dimension 0, but got weight of size ", weight.sizes(), " instead");
+  TL_CHECK(w0 % groups == 0, "convolution: Given groups=", groups, ", expected weight to be divisible by ", groups,
+           " at dimension 0, but got weight of size [", weight.sizes(), "] instead");
+  const int64_t in_ch = input.sizes()[1];
+  // PyTorch gives an empty weight (no input channels) an output with no channels.
+  const int64_t bias_ch = transposed ? w1 * groups : w0;
+  const int64_t out_ch = !transposed && weight.numel() == 0 ? 0 : bias_ch;
+  if (!transposed) {
+    TL_CHECK(in_ch == w1 * groups, "convolution: Given groups=", groups, ", weight of size ", weight.sizes(),
+             ", expected input", input.sizes(), " to have ", w1 * groups, " channels, but got ", in_ch,
+             " channels instead");
+  } else {
+    TL_CHECK(in_ch == w0, "convolution: Given transposed=1, weight of size ", weight.sizes(), ", expected input",
+             input.sizes(), " to have ", w0, " channels, but got ", in_ch, " channels instead");
+  }
+  if (bias)
+    TL_CHECK(bias->dim() == 1 && bias->sizes()[0] == bias_ch, "convolution: Given ",
+             transposed ? "transposed=1, " : "", "weight of size ", weight.sizes(), ", expected bias to be 1-dimensional with ",
+             bias_ch, " elements, but got bias of size ", bias->sizes(), " instead");
+
+  // PyTorch's transposed and dilated CPU kernels compute int64 among the integers, its others all of them.
+  if (is_integral_type(input.dtype(), false) && input.dtype() != ScalarType::Int64) {
+    bool dilated = false;
+    for (int64_t v : dilation) dilated = dilated || v != 1;
+    TL_CHECK_AS(NotImplementedError, !transposed && !dilated, "convolution: ", transposed ? "transposed" : "dilated",
+                " convolution is not implemented for dtype ", scalar_type_name(input.dtype()));
+  }
+  ConvShape sh;
+  sh.nsp = nsp;
+  sh.batch = input.sizes()[0];
+  sh.groups = groups;
+  sh.bias_channels = bias_ch;
+  sh.output = DimVector{sh.batch, out_ch};
+  int64_t in_sp[3], k[3], padded[3], dk[3], out_sp[3];
+  for (int64_t i = 0; i < nsp; ++i) {
+    in_sp[i] = input.sizes()[2 + i];
+    k[i] = weight.sizes()[2 + i];
+    padded[i] = in_sp[i] + 2 * padding[i];
+    dk[i] = dilation[i] * (k[i] - 1) + 1;
+  }
+  if (!transposed) {
+    bool fits = true;
+    for (int64_t i = 0; i < nsp; ++i) fits = fits && padded[i] >= dk[i];
+    TL_CHECK(fits, "convolution: Calculated padded input size per channel: (", join_x(padded, nsp), "). Kernel size: (",
+             join_x(dk, nsp), "). Kernel size can't be greater than actual input size");
+    for (int64_t i = 0; i < nsp; ++i) out_sp[i] = (padded[i] - dk[i]) / stride[i] + 1;
+  } else {
+    for (int64_t i = 0; i < nsp; ++i) {
+      TL_CHECK(output_padding[i] < stride[i] || output_padding[i] < dilation[i],
+               "convolution: output padding must be smaller than either stride or dilation, but got output_padding=",
+               output_padding.ref(), " stride=", stride.ref(), " dilation=", dilation.ref());
+      out_sp[i] = (in_sp[i] - 1) * stride[i] - 2 * padding[i] + dk[i] + output_padding[i];
+    }
+    bool positive = true;
+    for (int64_t i = 0; i < nsp; ++i) positive = positive && out_sp[i] > 0;
+    TL_CHECK(positive, "convolution: Given input size per channel: (", join_x(in_sp, nsp),
+             "). Calculated output size per channel: (", join_x(out_sp, nsp), "). Output size is too small");
+  }
+  for (int64_t i = 0; i < nsp; ++i) sh.output.push_back(out_sp[i]);
+  // The image side is the input of a convolution and the output of a transposed one.
+  const int64_t off = 3 - nsp;
+  for (int64_t i = 0; i < nsp; ++i) {
+    sh.g.img[off + i] = transposed ? out_sp[i] : in_sp[i];
+    sh.g.col[off + i] = transposed ? in_sp[i] : out_sp[i];
+    sh.g.k[off + i] = k[i];
+    sh.g.s[off + i] = stride[i];
+    sh.g.p[off + i] = padding[i];
+    sh.g.d[off + i] = dilation[i];
+  }
+  sh.img_channels = transposed ? out_ch : in_ch;
+  sh.col_channels = transposed ? in_ch : out_ch;
+  return sh;
+}
+
+// Window positions are processed in tiles of whole output rows (depth slices for 3-d) so that one
+// tile's columns stay in cache between im2col/col2im and the product (measured: the whole
+// rows x L buffer of a ResNet layer is 7 MB). A tile is the geometry with fewer positions along
+// the tiled dim and its padding shifted by the tile's start.
+struct Tile {
+  Geometry g;
+  int64_t offset, len;  // first column and column count within the full L
+};
+constexpr int64_t kTileBytes = int64_t(256) << 10;
+
+template <typename F>
+void for_each_tile(const Geometry& g, int64_t rows, size_t elem, const F& f) {
+  const int t = g.col[0] > 1 ? 0 : 1;
+  const int64_t inner = t == 0 ? g.col[1] * g.col[2] : g.col[2];
+  const int64_t per_unit = std::max<int64_t>(1, rows * inner * static_cast<int64_t>(elem));
+  const int64_t units = std::max<int64_t>(1, kTileBytes / per_unit);
+  for (int64_t u0 = 0; u0 < g.col[t]; u0 += units) {
+    const int64_t u1 = std::min(g.col[t], u0 + units);
+    Tile tile{g, u0 * inner, (u1 - u0) * inner};
+    tile.g.col[t] = u1 - u0;
+    tile.g.p[t] = g.p[t] - u0 * g.s[t];
+    f(tile);
+  }
+}
+
+// colside[n] = W_g @ im2col(image[n]) per group, starting from the bias when there is one.
+template <typename T>
+void cols_from_image(const T* w, const T* image, const T* bias, T* colside, const ConvShape& sh) {
+  const Geometry& g = sh.g;
+  const int64_t G = sh.groups, imgCg = sh.img_channels / G, colCg = sh.col_channels / G;
+  const int64_t K = g.k_numel(), L = g.col_numel(), I = g.img_numel(), rows = imgCg * K;
+  const bool identity = g.is_identity();
+  parallel_for(0, sh.batch, 1, [&](int64_t n0, int64_t n1) {
+    std::vector<T> col;
+    for (int64_t n = n0; n < n1; ++n)
+      for (int64_t gi = 0; gi < G; ++gi) {
+        const T* src = image + (n * sh.img_channels + gi * imgCg) * I;
+        const T* wg = w + gi * colCg * rows;
+        T* dst = colside + (n * sh.col_channels + gi * colCg) * L;
+        if (bias)
+          for (int64_t c = 0; c < colCg; ++c) std::fill(dst + c * L, dst + (c + 1) * L, bias[gi * colCg + c]);
+        if (identity) {
+          gemm_or_loop<T>(false, false, colCg, L, rows, wg, rows, src, L, bias != nullptr, dst, L);
+          continue;
+        }
+        for_each_tile(g, rows, sizeof(T), [&](const Tile& t) {
+          col.resize(static_cast<size_t>(rows * t.len));
+          conv::im2col(src, imgCg, t.g, col.data());
+          gemm_or_loop<T>(false, false, colCg, t.len, rows, wg, rows, col.data(), t.len, bias != nullptr,
+                          dst + t.offset, L);
+        });
+      }
+  });
+}
+
+// image[n] = col2im(W_g^T @ colside[n]) per group (the image is overwritten).
+template <typename T>
+void image_from_cols(const T* w, const T* colside, T* image, const ConvShape& sh) {
+  const Geometry& g = sh.g;
+  const int64_t G = sh.groups, imgCg = sh.img_channels / G, colCg = sh.col_channels / G;
+  const int64_t K = g.k_numel(), L = g.col_numel(), I = g.img_numel(), rows = imgCg * K;
+  const bool identity = g.is_identity();
+  parallel_for(0, sh.batch, 1, [&](int64_t n0, int64_t n1) {
+    std::vector<T> col;
+    for (int64_t n = n0; n < n1; ++n)
+      for (int64_t gi = 0; gi < G; ++gi) {
+        const T* src = colside + (n * sh.col_channels + gi * colCg) * L;
+        const T* wg = w + gi * colCg * rows;
+        T* dst = image + (n * sh.img_channels + gi * imgCg) * I;
+        if (identity) {
+          gemm_or_loop<T>(true, false, rows, L, colCg, wg, rows, src, L, false, dst, L);
+          continue;
+        }
+        std::fill(dst, dst + imgCg * I, T(0));
+        for_each_tile(g, rows, sizeof(T), [&](const Tile& t) {
+          col.resize(static_cast<size_t>(rows * t.len));
+          gemm_or_loop<T>(true, false, rows, t.len, colCg, wg, rows, src + t.offset, L, false, col.data(), t.len);
+          conv::col2im(col.data(), imgCg, t.g, dst);
+        });
+      }
+  });
+}
+
+// dW_g = sum over the batch of colside[n] @ im2col(image[n])^T. Each thread sums its share of the
+// batch into its own buffer (the first into dW itself); the buffers are added at the end.
+template <typename T>
+void weight_grad(const T* colside, const T* image, T* dw, const ConvShape& sh) {
+  const Geometry& g = sh.g;
+  const int64_t G = sh.groups, imgCg = sh.img_channels / G, colCg = sh.col_channels / G;
+  const int64_t K = g.k_numel(), L = g.col_numel(), I = g.img_numel(), rows = imgCg * K;
+  const int64_t wsize = sh.col_channels * rows;
+  if (sh.batch == 0) {
+    std::fill(dw, dw + wsize, T(0));
+    return;
+  }
+  const bool identity = g.is_identity();
+  const int64_t chunks = std::max<int64_t>(1, std::min<int64_t>(get_num_threads(), sh.batch));
+  std::vector<std::vector<T>> partial(static_cast<size_t>(chunks - 1));
+  parallel_for(0, chunks, 1, [&](int64_t c0, int64_t c1) {
+    std::vector<T> col;
+    for (int64_t ch = c0; ch < c1; ++ch) {
+      T* acc = dw;
+      if (ch > 0) {
+        partial[ch - 1].resize(static_cast<size_t>(wsize));
+        acc = partial[ch - 1].data();
+      }
+      const int64_t nb = sh.batch * ch / chunks, ne = sh.batch * (ch + 1) / chunks;
+      for (int64_t n = nb; n < ne; ++n)
+        for (int64_t gi = 0; gi < G; ++gi) {
+          const T* img = image + (n * sh.img_channels + gi * imgCg) * I;
+          const T* cs = colside + (n * sh.col_channels + gi * colCg) * L;
+          T* dwg = acc + gi * colCg * rows;
+          if (identity) {
+            gemm_or_loop<T>(false, true, colCg, rows, L, cs, L, img, L, n != nb, dwg, rows);
+            continue;
+          }
+          bool first = n == nb;
+          for_each_tile(g, rows, sizeof(T), [&](const Tile& t) {
+            col.resize(static_cast<size_t>(rows * t.len));
+            conv::im2col(img, imgCg, t.g, col.data());
+            gemm_or_loop<T>(false, true, colCg, rows, t.len, cs + t.offset, L, col.data(), t.len, !first, dwg, rows);
+            first = false;
+          });
+        }
+    }
+  });
+  for (const auto& p : partial)
+    for (int64_t i = 0; i < wsize; ++i) dw[i] += p[static_cast<size_t>(i)];
+}
+
+// Sum of grad_output over the batch and spatial dims, per channel (accumulated in double / int64).
+template <typename T>
+void bias_grad(const T* go, T* db, int64_t batch, int64_t channels, int64_t spatial) {
+  using acc_t = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
+  parallel_for(0, channels, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, batch * spatial)),
+               [&](int64_t c0, int64_t c1) {
+                 for (int64_t c = c0; c < c1; ++c) {
+                   acc_t acc = 0;
+                   for (int64_t n = 0; n < batch; ++n) {
+                     const T* p = go + (n * channels + c) * spatial;
+                     for (int64_t i = 0; i < spatial; ++i) acc += static_cast<acc_t>(p[i]);
+                   }
+                   db[c] = static_cast<T>(acc);
+                 }
+               });
+}
+
+// float32, float64 and the integers; float16/bfloat16 are widened by the callers.
+#define TL_DISPATCH_CONV(dtype, opname, ...)                                                           \
+  TL_DISPATCH_SWITCH(dtype, opname, TL_DISPATCH_CASE(Float32, float, __VA_ARGS__)                      \
+                                        TL_DISPATCH_CASE(Float64, double, __VA_ARGS__)                 \
+                                            TL_CASES_INTEGRAL(__VA_ARGS__))
+
+Tensor widen(const Tensor& t) { return t.defined() ? _to_copy(t, ScalarType::Float32) : t; }
+Tensor narrow_to(const Tensor& t, ScalarType st) { return t.defined() ? _to_copy(t, st) : t; }
+
+}  // namespace
+
+Tensor convolution_kernel(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                          IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool transposed,
+                          IntArrayRef output_padding, int64_t groups) {
+  const ConvShape sh =
+      check_convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
+  const ScalarType st = input.dtype();
+  // PyTorch's path for inputs with no batch reads the weight's first element.
+  TL_CHECK_AS(IndexError, input.sizes()[0] != 0 || input.sizes()[1] == 0 || weight.numel() > 0,
+              "convolution: select(): index 0 out of range for tensor of size [0] at dimension 0");
+  if (input.is_meta() || weight.is_meta()) return empty_tensor(sh.output, st, input.device());
+  if (is_reduced_float(st)) {
+    std::optional<Tensor> b32;
+    if (bias) b32 = widen(*bias);
+    return narrow_to(convolution_kernel(widen(input), widen(weight), b32, stride, padding, dilation, transposed,
+                                        output_padding, groups),
+                     st);
+  }
+  Tensor out = empty_tensor(sh.output, st, input.device());
+  if (out.numel() == 0) return out;
+  const Tensor x = contiguous(input), w = contiguous(weight);
+  const Tensor b = bias ? contiguous(*bias) : Tensor();
+  TL_DISPATCH_CONV(st, "convolution", [&] {
+    const scalar_t* bp = b.defined() ? b.data_ptr<scalar_t>() : nullptr;
+    if (!transposed) {
+      cols_from_image<scalar_t>(w.data_ptr<scalar_t>(), x.data_ptr<scalar_t>(), bp, out.data_ptr<scalar_t>(), sh);
+    } else {
+      image_from_cols<scalar_t>(w.data_ptr<scalar_t>(), x.data_ptr<scalar_t>(), out.data_ptr<scalar_t>(), sh);
+      if (bp) {
+        const int64_t I = sh.g.img_numel();
+        scalar_t* o = out.data_ptr<scalar_t>();
+        for (int64_t n = 0; n < sh.batch; ++n)
+          for (int64_t c = 0; c < sh.img_channels; ++c) {
+            scalar_t* p = o + (n * sh.img_channels + c) * I;
+            for (int64_t i = 0; i < I; ++i) p[i] += bp[c];
+          }
+      }
+    }
+  });
+  return out;
+}
+
+std::tuple<Tensor, Tensor, Tensor> convolution_backward_kernel(const Tensor& grad_output, const Tensor& input,
+                                                               const Tensor& weight, OptionalIntArrayRef bias_sizes,
+                                                               IntArrayRef stride, IntArrayRef padding,
+                                                               IntArrayRef dilation, bool transposed,
+                                                               IntArrayRef output_padding, int64_t groups,
+                                                               std::array<bool, 3> output_mask) {
+  (void)bias_sizes;  // the bias gradient is always (out_channels,), as PyTorch's
+  const ConvShape sh =
+      check_convolution(input, weight, std::nullopt, stride, padding, dilation, transposed, output_padding, groups);
+  TL_CHECK(grad_output.numel() == 0 || grad_output.sizes() == IntArrayRef(sh.output), "convolution_backward: expected grad_output of size ",
+           IntArrayRef(sh.output), ", but got ", grad_output.sizes());
+  TL_CHECK(grad_output.dtype() == input.dtype(), "convolution_backward: expected grad_output of dtype ",
+           scalar_type_name(input.dtype()), ", but got ", scalar_type_name(grad_output.dtype()));
+  const ScalarType st = input.dtype();
+  const int64_t out_ch = sh.bias_channels;
+  Tensor gi, gw, gb;
+  // Empty problems have all-zero gradients, computed for any dtype (PyTorch skips its kernels there).
+  if (grad_output.numel() == 0 || input.numel() == 0) {
+    if (output_mask[0]) gi = zeros(input.sizes(), st, input.device());
+    if (output_mask[1]) gw = zeros(weight.sizes(), st, input.device());
+    if (output_mask[2]) gb = zeros({out_ch}, st, input.device());
+    return {gi, gw, gb};
+  }
+  TL_CHECK_AS(NotImplementedError, is_floating_type(st), "convolution_backward: not implemented for dtype ",
+              scalar_type_name(st));
+  if (input.is_meta() || weight.is_meta() || grad_output.is_meta()) {
+    if (output_mask[0]) gi = empty_tensor(input.sizes(), st, input.device());
+    if (output_mask[1]) gw = empty_tensor(weight.sizes(), st, input.device());
+    if (output_mask[2]) gb = empty_tensor({out_ch}, st, input.device());
+    return {gi, gw, gb};
+  }
+  if (is_reduced_float(st)) {
+    auto [a, b, c] = convolution_backward_kernel(widen(grad_output), widen(input), widen(weight), bias_sizes, stride,
+                                                 padding, dilation, transposed, output_padding, groups, output_mask);
+    return {narrow_to(a, st), narrow_to(b, st), narrow_to(c, st)};
+  }
+  const Tensor go = contiguous(grad_output), x = contiguous(input), w = contiguous(weight);
+  if (output_mask[0]) gi = empty_tensor(input.sizes(), st, input.device());
+  if (output_mask[1]) gw = empty_tensor(weight.sizes(), st, input.device());
+  if (output_mask[2]) gb = empty_tensor({out_ch}, st, input.device());
+  // With stride 1, a convolution's input gradient is itself a convolution of grad_output with the
+  // weight flipped and its channel dims swapped (padding d * (k - 1) - p): one product of depth
+  // out_channels * K per position instead of a depth-out_channels product and a col2im pass
+  // (measured ~1.5x faster on a ResNet 3x3 layer).
+  bool full_conv_ok = !transposed && output_mask[0];
+  DimVector full_pad;
+  const DimVector dil = expand_param(dilation, sh.nsp, "dilation");
+  const DimVector pad = expand_param(padding, sh.nsp, "padding");
+  for (int64_t i = 0; i < sh.nsp && full_conv_ok; ++i) {
+    full_conv_ok = sh.g.s[3 - sh.nsp + i] == 1 && dil[i] * (weight.sizes()[2 + i] - 1) - pad[i] >= 0;
+    full_pad.push_back(dil[i] * (weight.sizes()[2 + i] - 1) - pad[i]);
+  }
+  Tensor flipped;
+  if (full_conv_ok) {
+    // (out, in/g, k...) -> (g, out/g, in/g, k...) -> (in, out/g, k...), spatially reversed.
+    DimVector grouped{groups, weight.sizes()[0] / groups, weight.sizes()[1]};
+    DimVector flat{weight.sizes()[1] * groups, weight.sizes()[0] / groups};
+    DimVector spatial_dims;
+    for (int64_t i = 2; i < weight.dim(); ++i) {
+      grouped.push_back(weight.sizes()[i]);
+      flat.push_back(weight.sizes()[i]);
+      spatial_dims.push_back(i + 1);
+    }
+    flipped = contiguous(reshape(flip(transpose(reshape(w, grouped), 1, 2), spatial_dims), flat));
+  }
+  TL_DISPATCH_CONV(st, "convolution_backward", [&] {
+    const scalar_t* gop = go.data_ptr<scalar_t>();
+    const scalar_t* xp = x.data_ptr<scalar_t>();
+    const scalar_t* wp = w.data_ptr<scalar_t>();
+    // A convolution's column side is its output; a transposed one's is its input.
+    const scalar_t* colside = transposed ? xp : gop;
+    const scalar_t* image = transposed ? gop : xp;
+    if (gi.defined() && gi.numel() > 0) {
+      if (!transposed && full_conv_ok) {
+        const ConvShape fs = check_convolution(go, flipped, std::nullopt, DimVector(sh.nsp, 1), full_pad, dilation,
+                                               false, {0}, groups);
+        cols_from_image<scalar_t>(flipped.data_ptr<scalar_t>(), gop, nullptr, gi.data_ptr<scalar_t>(), fs);
+      } else if (!transposed) {
+        image_from_cols<scalar_t>(wp, gop, gi.data_ptr<scalar_t>(), sh);
+      } else {
+        cols_from_image<scalar_t>(wp, gop, nullptr, gi.data_ptr<scalar_t>(), sh);
+      }
+    }
+    if (gw.defined() && gw.numel() > 0) weight_grad<scalar_t>(colside, image, gw.data_ptr<scalar_t>(), sh);
+    if (gb.defined() && go.numel() == 0) {
+      std::fill(gb.data_ptr<scalar_t>(), gb.data_ptr<scalar_t>() + gb.numel(), scalar_t(0));
+    } else if (gb.defined() && gb.numel() > 0) {
+      int64_t spatial = 1;
+      for (size_t i = 2; i < sh.output.size(); ++i) spatial *= sh.output[i];
+      bias_grad<scalar_t>(gop, gb.data_ptr<scalar_t>(), sh.batch, out_ch, spatial);
+    }
+  });
+  return {gi, gw, gb};
+}
+
+}  // namespace tl::native
