@@ -9,6 +9,8 @@
 #include "generated/ops/cat.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/reflection_pad3d.h"
+#include "generated/ops/reflection_pad3d_backward.h"
 #include "generated/ops/renorm.h"
 #include "generated/ops/std.h"
 #include "generated/ops/t.h"
@@ -35,6 +37,34 @@ variable_list CatBackward0::apply(variable_list&& grads) {
   if (should_compute_any(0, tensors_size_)) {
     std::vector<Tensor> computed = cat_tensors_backward(grad, tensors_sizes, tensors_scalar_type, dim);
     for (size_t i = 0; i < tensors_size_; ++i) grad_inputs[0 + i] = std::move(computed[i]);
+  }
+  return grad_inputs;
+}
+
+// Backward of reflection_pad3d(Tensor self, int[6] padding) -> Tensor
+struct ReflectionPad3DBackward0 final : Node {
+  std::string name() const override { return "ReflectionPad3DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::vector<int64_t> padding_;
+};
+
+variable_list ReflectionPad3DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& padding = as_arg(padding_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = reflection_pad3d_backward(grad, self, padding);
   }
   return grad_inputs;
 }
@@ -224,6 +254,24 @@ Tensor cat(TensorList tensors, int64_t dim) {
   {
     AutoGradMode below_autograd(false);
     result = ops::cat::call(tensors, dim);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// reflection_pad3d(Tensor self, int[6] padding) -> Tensor
+Tensor reflection_pad3d(const Tensor& self, IntArrayRef padding) {
+  auto grad_fn = std::make_shared<ReflectionPad3DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->padding_ = padding.vec();
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::reflection_pad3d::call(self, padding);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);

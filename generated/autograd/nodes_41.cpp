@@ -13,6 +13,8 @@
 #include "generated/ops/hardshrink_backward.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/reflection_pad2d.h"
+#include "generated/ops/reflection_pad2d_backward.h"
 #include "generated/ops/special_xlog1py.h"
 #include "generated/ops/split_with_sizes.h"
 #include "generated/ops/zeros_like.h"
@@ -66,6 +68,34 @@ variable_list HardshrinkBackwardBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of reflection_pad2d(Tensor self, int[4] padding) -> Tensor
+struct ReflectionPad2DBackward0 final : Node {
+  std::string name() const override { return "ReflectionPad2DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::vector<int64_t> padding_;
+};
+
+variable_list ReflectionPad2DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& padding = as_arg(padding_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = reflection_pad2d_backward(grad, self, padding);
   }
   return grad_inputs;
 }
@@ -169,6 +199,24 @@ Tensor hardshrink_backward(const Tensor& grad_out, const Tensor& self, const Sca
   {
     AutoGradMode below_autograd(false);
     result = ops::hardshrink_backward::call(grad_out, self, lambd);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// reflection_pad2d(Tensor self, int[4] padding) -> Tensor
+Tensor reflection_pad2d(const Tensor& self, IntArrayRef padding) {
+  auto grad_fn = std::make_shared<ReflectionPad2DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->padding_ = padding.vec();
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::reflection_pad2d::call(self, padding);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);

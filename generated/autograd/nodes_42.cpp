@@ -18,6 +18,8 @@
 #include "generated/ops/native_dropout_backward.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/poisson.h"
+#include "generated/ops/reflection_pad1d.h"
+#include "generated/ops/reflection_pad1d_backward.h"
 #include "generated/ops/rsub.h"
 #include "generated/ops/sigmoid_backward.h"
 #include "generated/ops/sin.h"
@@ -161,6 +163,34 @@ variable_list PoissonBackward0::apply(variable_list&& grads) {
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = zeros_like(self);
+  }
+  return grad_inputs;
+}
+
+// Backward of reflection_pad1d(Tensor self, int[2] padding) -> Tensor
+struct ReflectionPad1DBackward0 final : Node {
+  std::string name() const override { return "ReflectionPad1DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::vector<int64_t> padding_;
+};
+
+variable_list ReflectionPad1DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& padding = as_arg(padding_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = reflection_pad1d_backward(grad, self, padding);
   }
   return grad_inputs;
 }
@@ -379,6 +409,24 @@ Tensor poisson(const Tensor& self, std::optional<Generator> generator) {
   {
     AutoGradMode below_autograd(false);
     result = ops::poisson::call(self, generator);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// reflection_pad1d(Tensor self, int[2] padding) -> Tensor
+Tensor reflection_pad1d(const Tensor& self, IntArrayRef padding) {
+  auto grad_fn = std::make_shared<ReflectionPad1DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->padding_ = padding.vec();
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::reflection_pad1d::call(self, padding);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);

@@ -12,6 +12,8 @@
 #include "generated/ops/mm.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/replication_pad1d.h"
+#include "generated/ops/replication_pad1d_backward.h"
 
 namespace tl::autograd::generated {
 
@@ -148,6 +150,34 @@ variable_list MmBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of replication_pad1d(Tensor self, int[2] padding) -> Tensor
+struct ReplicationPad1DBackward0 final : Node {
+  std::string name() const override { return "ReplicationPad1DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::vector<int64_t> padding_;
+};
+
+variable_list ReplicationPad1DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& padding = as_arg(padding_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = replication_pad1d_backward(grad, self, padding);
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
@@ -260,6 +290,24 @@ Tensor mm(const Tensor& self, const Tensor& mat2) {
   {
     AutoGradMode below_autograd(false);
     result = ops::mm::call(self, mat2);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// replication_pad1d(Tensor self, int[2] padding) -> Tensor
+Tensor replication_pad1d(const Tensor& self, IntArrayRef padding) {
+  auto grad_fn = std::make_shared<ReplicationPad1DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->padding_ = padding.vec();
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::replication_pad1d::call(self, padding);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);

@@ -6,6 +6,7 @@
 #include "generated/ops/cumsum.h"
 #include "generated/ops/hardshrink_backward.h"
 #include "generated/ops/logsumexp.h"
+#include "generated/ops/reflection_pad2d.h"
 #include "generated/ops/special_logsumexp.h"
 #include "generated/ops/special_xlog1py.h"
 #include "generated/ops/split_with_sizes.h"
@@ -116,6 +117,61 @@ Tensor hardshrink_backward(const Tensor& grad_out, const Tensor& self, const Sca
     return autograd::wrappers::hardshrink_backward(grad_out, self, lambd);
   }
   return ops::hardshrink_backward::call(grad_out, self, lambd);
+}
+
+// ============================================================================ reflection_pad2d
+
+// reflection_pad2d(Tensor self, int[4] padding) -> Tensor
+static Tensor reflection_pad2d_kernel_functional(const Tensor& self, IntArrayRef padding) {
+  Tensor out;
+  native::reflection_pad2d_kernel(self, padding, out);
+  return out;
+}
+
+ops::reflection_pad2d::Kernel* ops::reflection_pad2d::kernels[kNumDeviceTypes] = {
+    /* CPU */ reflection_pad2d_kernel_functional,
+    /* Meta */ reflection_pad2d_kernel_functional,
+};
+
+Tensor ops::reflection_pad2d::call(const Tensor& self, IntArrayRef padding) {
+  const Device kernel_device = dispatch_device("reflection_pad2d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("reflection_pad2d", kernel_device);
+  return kernel(self, padding);
+}
+
+Tensor reflection_pad2d(const Tensor& self, IntArrayRef padding) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::reflection_pad2d(self, padding);
+  }
+  return ops::reflection_pad2d::call(self, padding);
+}
+
+// reflection_pad2d.out(Tensor self, int[4] padding, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& reflection_pad2d_kernel_out(const Tensor& self, IntArrayRef padding, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::reflection_pad2d_kernel(self_in, padding, out_handle);
+  return out;
+}
+
+ops::reflection_pad2d_out::Kernel* ops::reflection_pad2d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ reflection_pad2d_kernel_out,
+    /* Meta */ reflection_pad2d_kernel_out,
+};
+
+const Tensor& ops::reflection_pad2d_out::call(const Tensor& self, IntArrayRef padding, const Tensor& out) {
+  const Device kernel_device = dispatch_device("reflection_pad2d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("reflection_pad2d.out", kernel_device);
+  decltype(auto) result = kernel(self, padding, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& reflection_pad2d_out(const Tensor& out, const Tensor& self, IntArrayRef padding) {
+  check_out_no_grad("reflection_pad2d.out", {&self}, {&out});
+  return ops::reflection_pad2d_out::call(self, padding, out);
 }
 
 // ============================================================================ special_logsumexp

@@ -10,6 +10,7 @@
 #include "generated/ops/narrow.h"
 #include "generated/ops/native_dropout.h"
 #include "generated/ops/poisson.h"
+#include "generated/ops/reflection_pad1d.h"
 #include "generated/ops/sigmoid_backward.h"
 #include "generated/ops/sin.h"
 #include "generated/ops/softshrink_backward.h"
@@ -267,6 +268,61 @@ Tensor poisson(const Tensor& self, std::optional<Generator> generator) {
     return autograd::wrappers::poisson(self, generator);
   }
   return ops::poisson::call(self, generator);
+}
+
+// ============================================================================ reflection_pad1d
+
+// reflection_pad1d(Tensor self, int[2] padding) -> Tensor
+static Tensor reflection_pad1d_kernel_functional(const Tensor& self, IntArrayRef padding) {
+  Tensor out;
+  native::reflection_pad1d_kernel(self, padding, out);
+  return out;
+}
+
+ops::reflection_pad1d::Kernel* ops::reflection_pad1d::kernels[kNumDeviceTypes] = {
+    /* CPU */ reflection_pad1d_kernel_functional,
+    /* Meta */ reflection_pad1d_kernel_functional,
+};
+
+Tensor ops::reflection_pad1d::call(const Tensor& self, IntArrayRef padding) {
+  const Device kernel_device = dispatch_device("reflection_pad1d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("reflection_pad1d", kernel_device);
+  return kernel(self, padding);
+}
+
+Tensor reflection_pad1d(const Tensor& self, IntArrayRef padding) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::reflection_pad1d(self, padding);
+  }
+  return ops::reflection_pad1d::call(self, padding);
+}
+
+// reflection_pad1d.out(Tensor self, int[2] padding, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& reflection_pad1d_kernel_out(const Tensor& self, IntArrayRef padding, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::reflection_pad1d_kernel(self_in, padding, out_handle);
+  return out;
+}
+
+ops::reflection_pad1d_out::Kernel* ops::reflection_pad1d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ reflection_pad1d_kernel_out,
+    /* Meta */ reflection_pad1d_kernel_out,
+};
+
+const Tensor& ops::reflection_pad1d_out::call(const Tensor& self, IntArrayRef padding, const Tensor& out) {
+  const Device kernel_device = dispatch_device("reflection_pad1d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("reflection_pad1d.out", kernel_device);
+  decltype(auto) result = kernel(self, padding, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& reflection_pad1d_out(const Tensor& out, const Tensor& self, IntArrayRef padding) {
+  check_out_no_grad("reflection_pad1d.out", {&self}, {&out});
+  return ops::reflection_pad1d_out::call(self, padding, out);
 }
 
 // ============================================================================ sigmoid_backward

@@ -7,6 +7,7 @@
 #include "generated/ops/addcmul.h"
 #include "generated/ops/mean.h"
 #include "generated/ops/mm.h"
+#include "generated/ops/replication_pad1d.h"
 
 namespace tl {
 
@@ -279,6 +280,61 @@ const Tensor& ops::mm_out::call(const Tensor& self, const Tensor& mat2, const Te
 const Tensor& mm_out(const Tensor& out, const Tensor& self, const Tensor& mat2) {
   check_out_no_grad("mm.out", {&self, &mat2}, {&out});
   return ops::mm_out::call(self, mat2, out);
+}
+
+// ============================================================================ replication_pad1d
+
+// replication_pad1d(Tensor self, int[2] padding) -> Tensor
+static Tensor replication_pad1d_kernel_functional(const Tensor& self, IntArrayRef padding) {
+  Tensor out;
+  native::replication_pad1d_kernel(self, padding, out);
+  return out;
+}
+
+ops::replication_pad1d::Kernel* ops::replication_pad1d::kernels[kNumDeviceTypes] = {
+    /* CPU */ replication_pad1d_kernel_functional,
+    /* Meta */ replication_pad1d_kernel_functional,
+};
+
+Tensor ops::replication_pad1d::call(const Tensor& self, IntArrayRef padding) {
+  const Device kernel_device = dispatch_device("replication_pad1d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("replication_pad1d", kernel_device);
+  return kernel(self, padding);
+}
+
+Tensor replication_pad1d(const Tensor& self, IntArrayRef padding) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::replication_pad1d(self, padding);
+  }
+  return ops::replication_pad1d::call(self, padding);
+}
+
+// replication_pad1d.out(Tensor self, int[2] padding, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& replication_pad1d_kernel_out(const Tensor& self, IntArrayRef padding, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::replication_pad1d_kernel(self_in, padding, out_handle);
+  return out;
+}
+
+ops::replication_pad1d_out::Kernel* ops::replication_pad1d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ replication_pad1d_kernel_out,
+    /* Meta */ replication_pad1d_kernel_out,
+};
+
+const Tensor& ops::replication_pad1d_out::call(const Tensor& self, IntArrayRef padding, const Tensor& out) {
+  const Device kernel_device = dispatch_device("replication_pad1d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("replication_pad1d.out", kernel_device);
+  decltype(auto) result = kernel(self, padding, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& replication_pad1d_out(const Tensor& out, const Tensor& self, IntArrayRef padding) {
+  check_out_no_grad("replication_pad1d.out", {&self}, {&out});
+  return ops::replication_pad1d_out::call(self, padding, out);
 }
 
 }  // namespace tl

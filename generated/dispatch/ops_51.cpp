@@ -9,6 +9,9 @@
 #include "generated/ops/hardsigmoid_backward.h"
 #include "generated/ops/hardswish.h"
 #include "generated/ops/linalg_vector_norm.h"
+#include "generated/ops/reflection_pad2d_backward.h"
+#include "generated/ops/reflection_pad3d_backward.h"
+#include "generated/ops/replication_pad2d.h"
 #include "generated/ops/softplus.h"
 #include "generated/ops/tril_indices.h"
 #include "generated/ops/vsplit.h"
@@ -361,6 +364,105 @@ const Tensor& ops::linalg_vector_norm_out::call(const Tensor& self, const Scalar
 const Tensor& linalg_vector_norm_out(const Tensor& out, const Tensor& self, const Scalar& ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
   check_out_no_grad("linalg_vector_norm.out", {&self}, {&out});
   return ops::linalg_vector_norm_out::call(self, ord, dim, keepdim, dtype, out);
+}
+
+// ============================================================================ reflection_pad2d_backward
+
+// reflection_pad2d_backward(Tensor grad_output, Tensor self, int[4] padding) -> Tensor
+ops::reflection_pad2d_backward::Kernel* ops::reflection_pad2d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::reflection_pad2d_backward_kernel,
+    /* Meta */ native::reflection_pad2d_backward_kernel,
+};
+
+Tensor ops::reflection_pad2d_backward::call(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+  const Device kernel_device = dispatch_device("reflection_pad2d_backward", {&grad_output, &self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("reflection_pad2d_backward", kernel_device);
+  return kernel(grad_output, self, padding);
+}
+
+Tensor reflection_pad2d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::reflection_pad2d_backward(grad_output, self, padding);
+  }
+  return ops::reflection_pad2d_backward::call(grad_output, self, padding);
+}
+
+// ============================================================================ reflection_pad3d_backward
+
+// reflection_pad3d_backward(Tensor grad_output, Tensor self, int[6] padding) -> Tensor
+ops::reflection_pad3d_backward::Kernel* ops::reflection_pad3d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::reflection_pad3d_backward_kernel,
+    /* Meta */ native::reflection_pad3d_backward_kernel,
+};
+
+Tensor ops::reflection_pad3d_backward::call(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+  const Device kernel_device = dispatch_device("reflection_pad3d_backward", {&grad_output, &self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("reflection_pad3d_backward", kernel_device);
+  return kernel(grad_output, self, padding);
+}
+
+Tensor reflection_pad3d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::reflection_pad3d_backward(grad_output, self, padding);
+  }
+  return ops::reflection_pad3d_backward::call(grad_output, self, padding);
+}
+
+// ============================================================================ replication_pad2d
+
+// replication_pad2d(Tensor self, int[4] padding) -> Tensor
+static Tensor replication_pad2d_kernel_functional(const Tensor& self, IntArrayRef padding) {
+  Tensor out;
+  native::replication_pad2d_kernel(self, padding, out);
+  return out;
+}
+
+ops::replication_pad2d::Kernel* ops::replication_pad2d::kernels[kNumDeviceTypes] = {
+    /* CPU */ replication_pad2d_kernel_functional,
+    /* Meta */ replication_pad2d_kernel_functional,
+};
+
+Tensor ops::replication_pad2d::call(const Tensor& self, IntArrayRef padding) {
+  const Device kernel_device = dispatch_device("replication_pad2d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("replication_pad2d", kernel_device);
+  return kernel(self, padding);
+}
+
+Tensor replication_pad2d(const Tensor& self, IntArrayRef padding) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::replication_pad2d(self, padding);
+  }
+  return ops::replication_pad2d::call(self, padding);
+}
+
+// replication_pad2d.out(Tensor self, int[4] padding, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& replication_pad2d_kernel_out(const Tensor& self, IntArrayRef padding, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::replication_pad2d_kernel(self_in, padding, out_handle);
+  return out;
+}
+
+ops::replication_pad2d_out::Kernel* ops::replication_pad2d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ replication_pad2d_kernel_out,
+    /* Meta */ replication_pad2d_kernel_out,
+};
+
+const Tensor& ops::replication_pad2d_out::call(const Tensor& self, IntArrayRef padding, const Tensor& out) {
+  const Device kernel_device = dispatch_device("replication_pad2d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("replication_pad2d.out", kernel_device);
+  decltype(auto) result = kernel(self, padding, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& replication_pad2d_out(const Tensor& out, const Tensor& self, IntArrayRef padding) {
+  check_out_no_grad("replication_pad2d.out", {&self}, {&out});
+  return ops::replication_pad2d_out::call(self, padding, out);
 }
 
 // ============================================================================ softplus

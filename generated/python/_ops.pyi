@@ -644,6 +644,10 @@ def concatenate(tensors: Sequence[Tensor], dim: int = 0, *, out: Optional[Tensor
     """Alias of `cat`."""
     ...
 
+def constant_pad_nd(input: Tensor, pad: Sequence[int], value: Number = 0) -> Tensor:
+    """`self` padded with `value` on both sides of its last `len(pad) // 2` dims (`pad` lists (before, after) pairs from the last dim backwards); a negative pad crops."""
+    ...
+
 def copy_(input: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
     """Copies `src` into `self` in place, broadcasting `src` and converting its dtype to that of `self`."""
     ...

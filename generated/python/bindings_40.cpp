@@ -7,6 +7,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/cat.h"
 #include "generated/ops/floor_divide.h"
+#include "generated/ops/reflection_pad3d.h"
 #include "generated/ops/renorm.h"
 #include "generated/ops/std.h"
 #include "generated/ops/t.h"
@@ -90,6 +91,26 @@ PyObject* fn_floor_divide_(PyObject* /*module*/, PyObject* const* args, Py_ssize
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// reflection_pad3d
+PyObject* fn_nn_reflection_pad3d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "reflection_pad3d(Tensor input, int[6] padding, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto padding = r.intlist(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::reflection_pad3d_out(out, self, padding); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::reflection_pad3d(self, padding); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -425,6 +446,10 @@ In-place version of floor_divide(): writes the result into self. Divides `self` 
 floor_divide_(Tensor input, Scalar other) -> Tensor
 
 In-place version of floor_divide(): writes the result into self. Divides every element of `self` by the number `other`, rounding toward negative infinity.)doc"});
+  functions["_nn"].push_back({"reflection_pad3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_reflection_pad3d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(reflection_pad3d(Tensor input, int[6] padding, *, Tensor? out=None) -> Tensor
+
+`self` (C, D, H, W) or (N, C, D, H, W) padded along W, H and D with the reflection of its elements; `padding` is (left, right, top, bottom, front, back).)doc"});
   functions["_ops"].push_back({"renorm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_renorm)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(renorm(Tensor input, Scalar p, int dim, Scalar maxnorm, *, Tensor? out=None) -> Tensor
 

@@ -7,6 +7,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/cumsum.h"
 #include "generated/ops/hardshrink_backward.h"
+#include "generated/ops/reflection_pad2d.h"
 #include "generated/ops/special_logsumexp.h"
 #include "generated/ops/special_xlog1py.h"
 #include "generated/ops/split_with_sizes.h"
@@ -64,6 +65,26 @@ PyObject* fn_nn_hardshrink_backward(PyObject* /*module*/, PyObject* const* args,
   auto self = r.tensor(1);
   auto lambd = r.scalar(2);
   auto result = [&] { GilRelease no_gil; return tl::hardshrink_backward(grad_out, self, lambd); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// reflection_pad2d
+PyObject* fn_nn_reflection_pad2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "reflection_pad2d(Tensor input, int[4] padding, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto padding = r.intlist(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::reflection_pad2d_out(out, self, padding); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::reflection_pad2d(self, padding); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -278,6 +299,10 @@ In-place version of cumsum(): writes the result into self. Cumulative sum of `se
       METH_FASTCALL | METH_KEYWORDS, R"doc(hardshrink_backward(Tensor grad_out, Tensor input, Scalar lambd) -> Tensor
 
 The gradient of hardshrink: grad_out where |self| > lambd, else 0.)doc"});
+  functions["_nn"].push_back({"reflection_pad2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_reflection_pad2d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(reflection_pad2d(Tensor input, int[4] padding, *, Tensor? out=None) -> Tensor
+
+`self` (C, H, W) or (N, C, H, W) padded along W and H with the reflection of its elements; `padding` is (left, right, top, bottom), each less than its dim.)doc"});
   functions["_ops"].push_back({"special_logsumexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_logsumexp)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_logsumexp(Tensor input, int[1] dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
 

@@ -11,6 +11,7 @@
 #include "generated/ops/narrow.h"
 #include "generated/ops/native_dropout.h"
 #include "generated/ops/poisson.h"
+#include "generated/ops/reflection_pad1d.h"
 #include "generated/ops/sigmoid_backward.h"
 #include "generated/ops/sin.h"
 #include "generated/ops/softshrink_backward.h"
@@ -152,6 +153,26 @@ PyObject* fn_poisson(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   auto self = r.tensor(0);
   auto generator = r.generator_optional(1);
   auto result = [&] { GilRelease no_gil; return tl::poisson(self, generator); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// reflection_pad1d
+PyObject* fn_nn_reflection_pad1d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "reflection_pad1d(Tensor input, int[2] padding, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto padding = r.intlist(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::reflection_pad1d_out(out, self, padding); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::reflection_pad1d(self, padding); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -387,6 +408,10 @@ Dropout with its mask, in one pass drawing from the generator. In training (`tra
       METH_FASTCALL | METH_KEYWORDS, R"doc(poisson(Tensor input, Generator? generator=None) -> Tensor
 
 A sample of the Poisson distribution of rate `self` per element (in self's dtype), PyTorch's sampler on the same float64 uniforms (so its numbers for the same seed); its gradient is zero, as PyTorch's.)doc"});
+  functions["_nn"].push_back({"reflection_pad1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_reflection_pad1d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(reflection_pad1d(Tensor input, int[2] padding, *, Tensor? out=None) -> Tensor
+
+`self` (C, W) or (N, C, W) padded along W with the reflection of its elements (the edge not repeated); each pad must be less than W.)doc"});
   functions["_ops"].push_back({"sigmoid_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sigmoid_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(sigmoid_backward(Tensor grad_output, Tensor output, *, Tensor? out=None) -> Tensor
 

@@ -9,6 +9,7 @@
 #include "generated/ops/addcmul.h"
 #include "generated/ops/mean.h"
 #include "generated/ops/mm.h"
+#include "generated/ops/replication_pad1d.h"
 
 namespace tl::python {
 namespace {
@@ -127,6 +128,26 @@ PyObject* fn_mm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, P
   TL_PY_CATCH
 }
 
+// replication_pad1d
+PyObject* fn_nn_replication_pad1d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "replication_pad1d(Tensor input, int[2] padding, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto padding = r.intlist(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::replication_pad1d_out(out, self, padding); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::replication_pad1d(self, padding); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.addcmul
 PyObject* method_addcmul(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -232,6 +253,10 @@ The mean of `self` over the dimensions in `dim` (all of them when None), keeping
       METH_FASTCALL | METH_KEYWORDS, R"doc(mm(Tensor input, Tensor mat2, *, Tensor? out=None) -> Tensor
 
 Matrix product of two 2-D tensors.)doc"});
+  functions["_nn"].push_back({"replication_pad1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_replication_pad1d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(replication_pad1d(Tensor input, int[2] padding, *, Tensor? out=None) -> Tensor
+
+`self` (C, W) or (N, C, W) padded along W by repeating its edge elements.)doc"});
   methods.push_back({"addcmul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_addcmul)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(addcmul(Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 

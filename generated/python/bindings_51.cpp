@@ -11,6 +11,9 @@
 #include "generated/ops/hardsigmoid_backward.h"
 #include "generated/ops/hardswish.h"
 #include "generated/ops/linalg_vector_norm.h"
+#include "generated/ops/reflection_pad2d_backward.h"
+#include "generated/ops/reflection_pad3d_backward.h"
+#include "generated/ops/replication_pad2d.h"
 #include "generated/ops/softplus.h"
 #include "generated/ops/tril_indices.h"
 #include "generated/ops/vsplit.h"
@@ -168,6 +171,58 @@ PyObject* fn_linalg_vector_norm(PyObject* /*module*/, PyObject* const* args, Py_
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::linalg_vector_norm(self, ord, as_arg(dim), keepdim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// reflection_pad2d_backward
+PyObject* fn_nn_reflection_pad2d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "reflection_pad2d_backward(Tensor grad_output, Tensor input, int[4] padding)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto padding = r.intlist(2);
+  auto result = [&] { GilRelease no_gil; return tl::reflection_pad2d_backward(grad_output, self, padding); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// reflection_pad3d_backward
+PyObject* fn_nn_reflection_pad3d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "reflection_pad3d_backward(Tensor grad_output, Tensor input, int[6] padding)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto padding = r.intlist(2);
+  auto result = [&] { GilRelease no_gil; return tl::reflection_pad3d_backward(grad_output, self, padding); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// replication_pad2d
+PyObject* fn_nn_replication_pad2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "replication_pad2d(Tensor input, int[4] padding, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto padding = r.intlist(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::replication_pad2d_out(out, self, padding); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::replication_pad2d(self, padding); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -364,6 +419,18 @@ In-place version of hardswish(): writes the result into self. The hard swish of 
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_vector_norm(Tensor input, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 
 The vector `ord`-norm of `self` over the dimensions in `dim` (all of them when None): `sum(abs(x)**ord)**(1/ord)`; `inf`/`-inf` the largest/smallest absolute value, 0 the number of non-zero elements (`torchlite.linalg.vector_norm`).)doc"});
+  functions["_nn"].push_back({"reflection_pad2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_reflection_pad2d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(reflection_pad2d_backward(Tensor grad_output, Tensor input, int[4] padding) -> Tensor
+
+The gradient of reflection_pad2d: each element of `grad_output` added to the input element it was read from.)doc"});
+  functions["_nn"].push_back({"reflection_pad3d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_reflection_pad3d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(reflection_pad3d_backward(Tensor grad_output, Tensor input, int[6] padding) -> Tensor
+
+The gradient of reflection_pad3d: each element of `grad_output` added to the input element it was read from.)doc"});
+  functions["_nn"].push_back({"replication_pad2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_replication_pad2d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(replication_pad2d(Tensor input, int[4] padding, *, Tensor? out=None) -> Tensor
+
+`self` (C, H, W) or (N, C, H, W) padded along W and H by repeating its edge elements; `padding` is (left, right, top, bottom).)doc"});
   functions["_nn"].push_back({"softplus", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_softplus)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(softplus(Tensor input, Scalar beta=1, Scalar threshold=20, *, Tensor? out=None) -> Tensor
 
