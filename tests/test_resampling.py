@@ -172,3 +172,111 @@ def test_out_variant_like_torch():
     assert_same(out, torch._C._nn.reflection_pad1d(x, [2, 1]))
     with pytest.raises(RuntimeError):
         tl._C._nn.reflection_pad1d(from_torch(x), [2, 1], out=tl.empty(0, dtype=tl.float32))
+
+
+# ---- interpolate
+
+def test_interpolate_signature():
+    for f, g in ((TF.interpolate, F.interpolate), (TF.upsample, F.upsample)):
+        assert list(inspect.signature(f).parameters) == list(inspect.signature(g).parameters)
+        for name, p in inspect.signature(g).parameters.items():
+            assert inspect.signature(f).parameters[name].default == p.default, name
+
+
+UPSAMPLE = [
+    # (shape, kwargs)
+    ((2, 3, 5), dict(size=9)),
+    ((2, 3, 5), dict(scale_factor=2.5)),
+    ((2, 3, 5), dict(scale_factor=0.5)),
+    ((2, 3, 5, 4), dict(size=(7, 3))),
+    ((2, 3, 5, 4), dict(scale_factor=(1.5, 2.0))),
+    ((2, 3, 5, 4), dict(scale_factor=1.7, recompute_scale_factor=True)),
+    ((1, 2, 3, 4, 3), dict(size=(5, 2, 7))),
+    ((1, 2, 3, 4, 3), dict(scale_factor=2)),
+]
+MODES = {3: ["nearest", "nearest-exact", "linear"], 4: ["nearest", "nearest-exact", "bilinear", "bicubic"],
+         5: ["nearest", "nearest-exact", "trilinear"]}
+
+
+@pytest.mark.parametrize("shape, kwargs", UPSAMPLE)
+@pytest.mark.parametrize("align_corners", [None, False, True])
+def test_interpolate_like_torch(shape, kwargs, align_corners):
+    x = _rand(*shape)
+    for mode in MODES[len(shape)]:
+        if align_corners is not None and mode.startswith("nearest"):
+            continue
+        expected = F.interpolate(x, mode=mode, align_corners=align_corners, **kwargs)
+        got = TF.interpolate(from_torch(x), mode=mode, align_corners=align_corners, **kwargs)
+        assert_same(got, expected)
+        # float32, non-contiguous
+        xt = x.float().transpose(-1, -2).contiguous()
+        assert_same(TF.interpolate(from_torch(xt).transpose(-1, -2), mode=mode, align_corners=align_corners, **kwargs),
+                    F.interpolate(xt.transpose(-1, -2), mode=mode, align_corners=align_corners, **kwargs))
+
+
+@pytest.mark.parametrize("shape, kwargs", UPSAMPLE)
+def test_interpolate_gradients_like_torch(shape, kwargs):
+    for mode in MODES[len(shape)]:
+        x = _rand(*shape).requires_grad_()
+        y = F.interpolate(x, mode=mode, **kwargs)
+        gy = _rand(*y.shape)
+        (gx,) = torch.autograd.grad(y, x, gy)
+        lx = from_torch(x.detach()).requires_grad_()
+        ly = TF.interpolate(lx, mode=mode, **kwargs)
+        assert type(ly.grad_fn).__name__ == type(y.grad_fn).__name__
+        (lgx,) = tl.autograd.grad(ly, lx, from_torch(gy))
+        assert_same(lgx, gx)
+
+
+def test_interpolate_half_types():
+    x = _rand(2, 3, 5, 4)
+    for dt in ("float16", "bfloat16"):
+        xd = x.to(getattr(torch, dt))
+        for mode in ("nearest", "bilinear", "bicubic"):
+            assert_same(TF.interpolate(from_torch(xd), scale_factor=2, mode=mode),
+                        F.interpolate(xd, scale_factor=2, mode=mode))
+
+
+def test_interpolate_empty_batch_and_meta():
+    x = torch.ones(0, 2, 3, 4)
+    assert_same(TF.interpolate(from_torch(x), scale_factor=2, mode="bilinear"),
+                F.interpolate(x, scale_factor=2, mode="bilinear"))
+    m = tl.empty(2, 3, 5, 4, device="meta")
+    assert TF.interpolate(m, size=(7, 9), mode="bicubic").shape == (2, 3, 7, 9)
+
+
+INTERP_ERRORS = [
+    ((2, 3, 4), dict(size=5, mode="nearest", align_corners=True), ValueError, "align_corners option can only be set"),
+    ((2, 3, 4), dict(size=5, scale_factor=2), ValueError, "only one of size or scale_factor"),
+    ((2, 3, 4), dict(), ValueError, "either size or scale_factor should be defined"),
+    ((2, 3, 4), dict(size=(5, 5)), ValueError, "Input and output must have the same number of spatial dimensions"),
+    ((2, 3, 4), dict(scale_factor=(2, 2)), ValueError, "Input and scale_factor must have the same number"),
+    ((2, 3, 4), dict(size=5, recompute_scale_factor=True), ValueError, "recompute_scale_factor is not meaningful"),
+    ((2, 3, 4), dict(size=5, mode="bilinear", antialias=True), ValueError, "Anti-alias option is restricted"),
+    ((2, 3, 4), dict(size=5, mode="bilinear"), NotImplementedError, "Got 3D input, but bilinear mode needs 4D input"),
+    ((2, 3, 4, 4), dict(size=5, mode="trilinear"), NotImplementedError, "Got 4D input, but trilinear mode needs 5D"),
+    ((2, 3), dict(size=5, mode="nearest"), (NotImplementedError, ValueError), ""),
+    ((2, 3, 4, 4), dict(size=5, mode="foo"), NotImplementedError, "Input Error: Only 3D, 4D and 5D input"),
+    ((2, 0, 4, 4), dict(size=5, mode="bilinear"), RuntimeError, "Non-empty 4D data tensor expected"),
+    ((2, 3, 4, 4), dict(size=(0, 5), mode="bilinear"), RuntimeError, "Input and output sizes should be greater than 0"),
+]
+
+
+@pytest.mark.parametrize("shape, kwargs, exc, message", INTERP_ERRORS)
+def test_interpolate_errors_like_torch(shape, kwargs, exc, message):
+    with pytest.raises(exc, match=message):
+        F.interpolate(torch.ones(shape), **kwargs)
+    with pytest.raises(exc, match=message):
+        TF.interpolate(tl.ones(shape), **kwargs)
+
+
+def test_upsample_backward_ops_double_backward_like_torch():
+    g = _rand(2, 3, 7, 9).requires_grad_()
+    gi = torch.ops.aten.upsample_bicubic2d_backward(g, [7, 9], [2, 3, 4, 5], True)
+    v = _rand(*gi.shape)
+    (expected,) = torch.autograd.grad(gi, g, v)
+    lg = from_torch(g.detach()).requires_grad_()
+    lgi = tl._C._nn.upsample_bicubic2d_backward(lg, [7, 9], [2, 3, 4, 5], True)
+    assert type(lgi.grad_fn).__name__ == type(gi.grad_fn).__name__
+    (got,) = tl.autograd.grad(lgi, lg, from_torch(v))
+    assert_same(got, expected)

@@ -25,6 +25,8 @@
 #include "generated/ops/sinh.h"
 #include "generated/ops/softplus.h"
 #include "generated/ops/softplus_backward.h"
+#include "generated/ops/upsample_nearest1d.h"
+#include "generated/ops/upsample_nearest1d_backward.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
@@ -315,6 +317,29 @@ variable_list SoftplusBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of upsample_nearest1d(Tensor self, int[1] output_size, float? scales=None) -> Tensor
+struct UpsampleNearest1DBackward0 final : Node {
+  std::string name() const override { return "UpsampleNearest1DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> output_size_;
+  std::optional<double> scales_;
+  DimVector self_sizes;
+};
+
+variable_list UpsampleNearest1DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& output_size = as_arg(output_size_);
+  const auto& scales = as_arg(scales_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = upsample_nearest1d_backward(grad, output_size, self_sizes, scales);
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
@@ -546,6 +571,23 @@ Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold)
   {
     AutoGradMode below_autograd(false);
     result = ops::softplus::call(self, beta, threshold);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// upsample_nearest1d(Tensor self, int[1] output_size, float? scales=None) -> Tensor
+Tensor upsample_nearest1d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales) {
+  auto grad_fn = std::make_shared<UpsampleNearest1DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->output_size_ = output_size.vec();
+  grad_fn->scales_ = scales;
+  grad_fn->self_sizes = self.sizes();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::upsample_nearest1d::call(self, output_size, scales);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);

@@ -3,6 +3,8 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_upsample_nearest_exact2d_backward.h"
+#include "generated/ops/_upsample_nearest_exact3d_backward.h"
 #include "generated/ops/all.h"
 #include "generated/ops/digamma.h"
 #include "generated/ops/erfinv.h"
@@ -14,6 +16,50 @@
 #include "generated/ops/transpose.h"
 
 namespace tl {
+
+// ============================================================================ _upsample_nearest_exact2d_backward
+
+// _upsample_nearest_exact2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, float? scales_h=None, float? scales_w=None) -> Tensor
+ops::_upsample_nearest_exact2d_backward::Kernel* ops::_upsample_nearest_exact2d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::_upsample_nearest_exact2d_backward_kernel,
+    /* Meta */ native::_upsample_nearest_exact2d_backward_kernel,
+};
+
+Tensor ops::_upsample_nearest_exact2d_backward::call(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, std::optional<double> scales_h, std::optional<double> scales_w) {
+  const Device kernel_device = dispatch_device("_upsample_nearest_exact2d_backward", {&grad_output});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_upsample_nearest_exact2d_backward", kernel_device);
+  return kernel(grad_output, output_size, input_size, scales_h, scales_w);
+}
+
+Tensor _upsample_nearest_exact2d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, std::optional<double> scales_h, std::optional<double> scales_w) {
+  if (autograd::compute_requires_grad({&grad_output})) {
+    return autograd::wrappers::_upsample_nearest_exact2d_backward(grad_output, output_size, input_size, scales_h, scales_w);
+  }
+  return ops::_upsample_nearest_exact2d_backward::call(grad_output, output_size, input_size, scales_h, scales_w);
+}
+
+// ============================================================================ _upsample_nearest_exact3d_backward
+
+// _upsample_nearest_exact3d_backward(Tensor grad_output, int[3] output_size, int[5] input_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+ops::_upsample_nearest_exact3d_backward::Kernel* ops::_upsample_nearest_exact3d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::_upsample_nearest_exact3d_backward_kernel,
+    /* Meta */ native::_upsample_nearest_exact3d_backward_kernel,
+};
+
+Tensor ops::_upsample_nearest_exact3d_backward::call(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  const Device kernel_device = dispatch_device("_upsample_nearest_exact3d_backward", {&grad_output});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_upsample_nearest_exact3d_backward", kernel_device);
+  return kernel(grad_output, output_size, input_size, scales_d, scales_h, scales_w);
+}
+
+Tensor _upsample_nearest_exact3d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  if (autograd::compute_requires_grad({&grad_output})) {
+    return autograd::wrappers::_upsample_nearest_exact3d_backward(grad_output, output_size, input_size, scales_d, scales_h, scales_w);
+  }
+  return ops::_upsample_nearest_exact3d_backward::call(grad_output, output_size, input_size, scales_d, scales_h, scales_w);
+}
 
 // ============================================================================ all
 

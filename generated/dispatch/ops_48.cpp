@@ -8,6 +8,9 @@
 #include "generated/ops/mean.h"
 #include "generated/ops/mm.h"
 #include "generated/ops/replication_pad1d.h"
+#include "generated/ops/upsample_bilinear2d.h"
+#include "generated/ops/upsample_linear1d_backward.h"
+#include "generated/ops/upsample_nearest2d.h"
 
 namespace tl {
 
@@ -335,6 +338,148 @@ const Tensor& ops::replication_pad1d_out::call(const Tensor& self, IntArrayRef p
 const Tensor& replication_pad1d_out(const Tensor& out, const Tensor& self, IntArrayRef padding) {
   check_out_no_grad("replication_pad1d.out", {&self}, {&out});
   return ops::replication_pad1d_out::call(self, padding, out);
+}
+
+// ============================================================================ upsample_bilinear2d
+
+// upsample_bilinear2d(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+static Tensor upsample_bilinear2d_kernel_functional(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  Tensor out;
+  native::upsample_bilinear2d_kernel(self, output_size, align_corners, scales_h, scales_w, out);
+  return out;
+}
+
+ops::upsample_bilinear2d::Kernel* ops::upsample_bilinear2d::kernels[kNumDeviceTypes] = {
+    /* CPU */ upsample_bilinear2d_kernel_functional,
+    /* Meta */ upsample_bilinear2d_kernel_functional,
+};
+
+Tensor ops::upsample_bilinear2d::call(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  const Device kernel_device = dispatch_device("upsample_bilinear2d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_bilinear2d", kernel_device);
+  return kernel(self, output_size, align_corners, scales_h, scales_w);
+}
+
+Tensor upsample_bilinear2d(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::upsample_bilinear2d(self, output_size, align_corners, scales_h, scales_w);
+  }
+  return ops::upsample_bilinear2d::call(self, output_size, align_corners, scales_h, scales_w);
+}
+
+// upsample_bilinear2d.out(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& upsample_bilinear2d_kernel_out(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::upsample_bilinear2d_kernel(self_in, output_size, align_corners, scales_h, scales_w, out_handle);
+  return out;
+}
+
+ops::upsample_bilinear2d_out::Kernel* ops::upsample_bilinear2d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ upsample_bilinear2d_kernel_out,
+    /* Meta */ upsample_bilinear2d_kernel_out,
+};
+
+const Tensor& ops::upsample_bilinear2d_out::call(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& out) {
+  const Device kernel_device = dispatch_device("upsample_bilinear2d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_bilinear2d.out", kernel_device);
+  decltype(auto) result = kernel(self, output_size, align_corners, scales_h, scales_w, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& upsample_bilinear2d_out(const Tensor& out, const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  check_out_no_grad("upsample_bilinear2d.out", {&self}, {&out});
+  return ops::upsample_bilinear2d_out::call(self, output_size, align_corners, scales_h, scales_w, out);
+}
+
+// upsample_bilinear2d.vec(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor
+Tensor upsample_bilinear2d(const Tensor& input, OptionalIntArrayRef output_size, bool align_corners, std::optional<ArrayRef<double>> scale_factors) {
+  return native::upsample_bilinear2d_vec_composite(input, output_size, align_corners, scale_factors);
+}
+
+// ============================================================================ upsample_linear1d_backward
+
+// upsample_linear1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, bool align_corners, float? scales=None) -> Tensor
+ops::upsample_linear1d_backward::Kernel* ops::upsample_linear1d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::upsample_linear1d_backward_kernel,
+    /* Meta */ native::upsample_linear1d_backward_kernel,
+};
+
+Tensor ops::upsample_linear1d_backward::call(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, bool align_corners, std::optional<double> scales) {
+  const Device kernel_device = dispatch_device("upsample_linear1d_backward", {&grad_output});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_linear1d_backward", kernel_device);
+  return kernel(grad_output, output_size, input_size, align_corners, scales);
+}
+
+Tensor upsample_linear1d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, bool align_corners, std::optional<double> scales) {
+  if (autograd::compute_requires_grad({&grad_output})) {
+    return autograd::wrappers::upsample_linear1d_backward(grad_output, output_size, input_size, align_corners, scales);
+  }
+  return ops::upsample_linear1d_backward::call(grad_output, output_size, input_size, align_corners, scales);
+}
+
+// ============================================================================ upsample_nearest2d
+
+// upsample_nearest2d(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor
+static Tensor upsample_nearest2d_kernel_functional(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_h, std::optional<double> scales_w) {
+  Tensor out;
+  native::upsample_nearest2d_kernel(self, output_size, scales_h, scales_w, out);
+  return out;
+}
+
+ops::upsample_nearest2d::Kernel* ops::upsample_nearest2d::kernels[kNumDeviceTypes] = {
+    /* CPU */ upsample_nearest2d_kernel_functional,
+    /* Meta */ upsample_nearest2d_kernel_functional,
+};
+
+Tensor ops::upsample_nearest2d::call(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_h, std::optional<double> scales_w) {
+  const Device kernel_device = dispatch_device("upsample_nearest2d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_nearest2d", kernel_device);
+  return kernel(self, output_size, scales_h, scales_w);
+}
+
+Tensor upsample_nearest2d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_h, std::optional<double> scales_w) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::upsample_nearest2d(self, output_size, scales_h, scales_w);
+  }
+  return ops::upsample_nearest2d::call(self, output_size, scales_h, scales_w);
+}
+
+// upsample_nearest2d.out(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& upsample_nearest2d_kernel_out(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::upsample_nearest2d_kernel(self_in, output_size, scales_h, scales_w, out_handle);
+  return out;
+}
+
+ops::upsample_nearest2d_out::Kernel* ops::upsample_nearest2d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ upsample_nearest2d_kernel_out,
+    /* Meta */ upsample_nearest2d_kernel_out,
+};
+
+const Tensor& ops::upsample_nearest2d_out::call(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& out) {
+  const Device kernel_device = dispatch_device("upsample_nearest2d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_nearest2d.out", kernel_device);
+  decltype(auto) result = kernel(self, output_size, scales_h, scales_w, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& upsample_nearest2d_out(const Tensor& out, const Tensor& self, IntArrayRef output_size, std::optional<double> scales_h, std::optional<double> scales_w) {
+  check_out_no_grad("upsample_nearest2d.out", {&self}, {&out});
+  return ops::upsample_nearest2d_out::call(self, output_size, scales_h, scales_w, out);
+}
+
+// upsample_nearest2d.vec(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+Tensor upsample_nearest2d(const Tensor& input, OptionalIntArrayRef output_size, std::optional<ArrayRef<double>> scale_factors) {
+  return native::upsample_nearest2d_vec_composite(input, output_size, scale_factors);
 }
 
 }  // namespace tl

@@ -14,6 +14,7 @@
 #include "generated/ops/replication_pad2d.h"
 #include "generated/ops/softplus.h"
 #include "generated/ops/tril_indices.h"
+#include "generated/ops/upsample_nearest1d.h"
 #include "generated/ops/vsplit.h"
 
 namespace tl {
@@ -537,6 +538,66 @@ Tensor ops::tril_indices::call(int64_t row, int64_t col, int64_t offset, std::op
 
 Tensor tril_indices(int64_t row, int64_t col, int64_t offset, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
   return ops::tril_indices::call(row, col, offset, dtype, layout, device, pin_memory);
+}
+
+// ============================================================================ upsample_nearest1d
+
+// upsample_nearest1d(Tensor self, int[1] output_size, float? scales=None) -> Tensor
+static Tensor upsample_nearest1d_kernel_functional(const Tensor& self, IntArrayRef output_size, std::optional<double> scales) {
+  Tensor out;
+  native::upsample_nearest1d_kernel(self, output_size, scales, out);
+  return out;
+}
+
+ops::upsample_nearest1d::Kernel* ops::upsample_nearest1d::kernels[kNumDeviceTypes] = {
+    /* CPU */ upsample_nearest1d_kernel_functional,
+    /* Meta */ upsample_nearest1d_kernel_functional,
+};
+
+Tensor ops::upsample_nearest1d::call(const Tensor& self, IntArrayRef output_size, std::optional<double> scales) {
+  const Device kernel_device = dispatch_device("upsample_nearest1d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_nearest1d", kernel_device);
+  return kernel(self, output_size, scales);
+}
+
+Tensor upsample_nearest1d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::upsample_nearest1d(self, output_size, scales);
+  }
+  return ops::upsample_nearest1d::call(self, output_size, scales);
+}
+
+// upsample_nearest1d.out(Tensor self, int[1] output_size, float? scales=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& upsample_nearest1d_kernel_out(const Tensor& self, IntArrayRef output_size, std::optional<double> scales, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::upsample_nearest1d_kernel(self_in, output_size, scales, out_handle);
+  return out;
+}
+
+ops::upsample_nearest1d_out::Kernel* ops::upsample_nearest1d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ upsample_nearest1d_kernel_out,
+    /* Meta */ upsample_nearest1d_kernel_out,
+};
+
+const Tensor& ops::upsample_nearest1d_out::call(const Tensor& self, IntArrayRef output_size, std::optional<double> scales, const Tensor& out) {
+  const Device kernel_device = dispatch_device("upsample_nearest1d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_nearest1d.out", kernel_device);
+  decltype(auto) result = kernel(self, output_size, scales, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& upsample_nearest1d_out(const Tensor& out, const Tensor& self, IntArrayRef output_size, std::optional<double> scales) {
+  check_out_no_grad("upsample_nearest1d.out", {&self}, {&out});
+  return ops::upsample_nearest1d_out::call(self, output_size, scales, out);
+}
+
+// upsample_nearest1d.vec(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+Tensor upsample_nearest1d(const Tensor& input, OptionalIntArrayRef output_size, std::optional<ArrayRef<double>> scale_factors) {
+  return native::upsample_nearest1d_vec_composite(input, output_size, scale_factors);
 }
 
 // ============================================================================ vsplit

@@ -12,6 +12,7 @@
 #include "generated/ops/index_add.h"
 #include "generated/ops/moveaxis.h"
 #include "generated/ops/true_divide.h"
+#include "generated/ops/upsample_bilinear2d_backward.h"
 #include "generated/ops/vstack.h"
 
 namespace tl {
@@ -606,6 +607,28 @@ const Tensor& true_divide_(const Tensor& self, const Scalar& other) {
     return autograd::wrappers::true_divide__Scalar(self, other);
   }
   return ops::true_divide__Scalar::call(self, other);
+}
+
+// ============================================================================ upsample_bilinear2d_backward
+
+// upsample_bilinear2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+ops::upsample_bilinear2d_backward::Kernel* ops::upsample_bilinear2d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::upsample_bilinear2d_backward_kernel,
+    /* Meta */ native::upsample_bilinear2d_backward_kernel,
+};
+
+Tensor ops::upsample_bilinear2d_backward::call(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  const Device kernel_device = dispatch_device("upsample_bilinear2d_backward", {&grad_output});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_bilinear2d_backward", kernel_device);
+  return kernel(grad_output, output_size, input_size, align_corners, scales_h, scales_w);
+}
+
+Tensor upsample_bilinear2d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  if (autograd::compute_requires_grad({&grad_output})) {
+    return autograd::wrappers::upsample_bilinear2d_backward(grad_output, output_size, input_size, align_corners, scales_h, scales_w);
+  }
+  return ops::upsample_bilinear2d_backward::call(grad_output, output_size, input_size, align_corners, scales_h, scales_w);
 }
 
 // ============================================================================ vstack

@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_upsample_nearest_exact1d_backward.h"
 #include "generated/ops/masked_fill.h"
 #include "generated/ops/mv.h"
 #include "generated/ops/set.h"
@@ -12,6 +13,23 @@
 
 namespace tl::python {
 namespace {
+
+// _upsample_nearest_exact1d_backward
+PyObject* fn_nn__upsample_nearest_exact1d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_upsample_nearest_exact1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, float? scales=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto output_size = r.intlist(1);
+  auto input_size = r.intlist(2);
+  auto scales = r.toDouble_optional(3);
+  auto result = [&] { GilRelease no_gil; return tl::_upsample_nearest_exact1d_backward(grad_output, output_size, input_size, scales); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // masked_fill
 PyObject* fn_masked_fill(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -382,6 +400,10 @@ PyObject* method_sub_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 }  // namespace
 
 void add_bindings_28(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_nn"].push_back({"_upsample_nearest_exact1d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn__upsample_nearest_exact1d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_upsample_nearest_exact1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, float? scales=None) -> Tensor
+
+The gradient of _upsample_nearest_exact1d: each element of `grad_output` added, with its interpolation weights, to the input elements it was computed from.)doc"});
   functions["_ops"].push_back({"masked_fill", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_masked_fill)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(masked_fill(Tensor input, Tensor mask, Scalar value) -> Tensor
 

@@ -6,6 +6,8 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_upsample_nearest_exact2d_backward.h"
+#include "generated/ops/_upsample_nearest_exact3d_backward.h"
 #include "generated/ops/all.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/gather.h"
@@ -17,6 +19,43 @@
 
 namespace tl::python {
 namespace {
+
+// _upsample_nearest_exact2d_backward
+PyObject* fn_nn__upsample_nearest_exact2d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_upsample_nearest_exact2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, float? scales_h=None, float? scales_w=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto output_size = r.intlist(1);
+  auto input_size = r.intlist(2);
+  auto scales_h = r.toDouble_optional(3);
+  auto scales_w = r.toDouble_optional(4);
+  auto result = [&] { GilRelease no_gil; return tl::_upsample_nearest_exact2d_backward(grad_output, output_size, input_size, scales_h, scales_w); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// _upsample_nearest_exact3d_backward
+PyObject* fn_nn__upsample_nearest_exact3d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_upsample_nearest_exact3d_backward(Tensor grad_output, int[3] output_size, int[5] input_size, float? scales_d=None, float? scales_h=None, float? scales_w=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto output_size = r.intlist(1);
+  auto input_size = r.intlist(2);
+  auto scales_d = r.toDouble_optional(3);
+  auto scales_h = r.toDouble_optional(4);
+  auto scales_w = r.toDouble_optional(5);
+  auto result = [&] { GilRelease no_gil; return tl::_upsample_nearest_exact3d_backward(grad_output, output_size, input_size, scales_d, scales_h, scales_w); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // all
 PyObject* fn_all(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -301,6 +340,14 @@ PyObject* method_transpose_(PyObject* py_self, PyObject* const* args, Py_ssize_t
 }  // namespace
 
 void add_bindings_29(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_nn"].push_back({"_upsample_nearest_exact2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn__upsample_nearest_exact2d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_upsample_nearest_exact2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, float? scales_h=None, float? scales_w=None) -> Tensor
+
+The gradient of _upsample_nearest_exact2d: each element of `grad_output` added, with its interpolation weights, to the input elements it was computed from.)doc"});
+  functions["_nn"].push_back({"_upsample_nearest_exact3d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn__upsample_nearest_exact3d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_upsample_nearest_exact3d_backward(Tensor grad_output, int[3] output_size, int[5] input_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+
+The gradient of _upsample_nearest_exact3d: each element of `grad_output` added, with its interpolation weights, to the input elements it was computed from.)doc"});
   functions["_ops"].push_back({"all", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_all)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(all(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
 

@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_upsample_nearest_exact2d.h"
 #include "generated/ops/cumsum.h"
 #include "generated/ops/hardshrink_backward.h"
 #include "generated/ops/reflection_pad2d.h"
@@ -15,6 +16,41 @@
 
 namespace tl::python {
 namespace {
+
+// _upsample_nearest_exact2d
+PyObject* fn_nn__upsample_nearest_exact2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_upsample_nearest_exact2d(Tensor input, int[2] output_size, float? scales_h=None, float? scales_w=None, *, Tensor? out=None)",
+      "_upsample_nearest_exact2d(Tensor input, int[]? output_size, float[]? scale_factors)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // _upsample_nearest_exact2d
+      auto self = r.tensor(0);
+      auto output_size = r.intlist(1);
+      auto scales_h = r.toDouble_optional(2);
+      auto scales_w = r.toDouble_optional(3);
+      if (!r.is_none(4)) {
+        auto out = r.tensor(4);
+        auto result = [&] { GilRelease no_gil; return tl::_upsample_nearest_exact2d_out(out, self, output_size, scales_h, scales_w); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::_upsample_nearest_exact2d(self, output_size, scales_h, scales_w); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // _upsample_nearest_exact2d.vec
+      auto input = r.tensor(0);
+      auto output_size = r.intlist_optional(1);
+      auto scale_factors = r.doublelist_optional(2);
+      auto result = [&] { GilRelease no_gil; return tl::_upsample_nearest_exact2d(input, as_arg(output_size), as_arg(scale_factors)); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
 
 // cumsum
 PyObject* fn_cumsum(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -287,6 +323,14 @@ PyObject* method_square_(PyObject* py_self, PyObject* const* args, Py_ssize_t na
 }  // namespace
 
 void add_bindings_41(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_nn"].push_back({"_upsample_nearest_exact2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn__upsample_nearest_exact2d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_upsample_nearest_exact2d(Tensor input, int[2] output_size, float? scales_h=None, float? scales_w=None, *, Tensor? out=None) -> Tensor
+
+`self` (N, C, H, W) resampled to `output_size` by nearest neighbour, rounded as PIL and scikit-image (floor((o + 0.5) * scale)); `scales_h`, `scales_w` (1 / the scale used to map output to input positions) default to output / input size.
+
+_upsample_nearest_exact2d(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+
+_upsample_nearest_exact2d with the output size given, or computed from `scale_factors` (then also passed on as the scales), as F.interpolate calls it.)doc"});
   functions["_ops"].push_back({"cumsum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cumsum)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(cumsum(Tensor input, int dim, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 

@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_upsample_nearest_exact1d.h"
 #include "generated/ops/diagonal_copy.h"
 #include "generated/ops/logit.h"
 #include "generated/ops/masked_scatter.h"
@@ -16,9 +17,44 @@
 #include "generated/ops/sin.h"
 #include "generated/ops/softshrink_backward.h"
 #include "generated/ops/stack.h"
+#include "generated/ops/upsample_trilinear3d.h"
 
 namespace tl::python {
 namespace {
+
+// _upsample_nearest_exact1d
+PyObject* fn_nn__upsample_nearest_exact1d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_upsample_nearest_exact1d(Tensor input, int[1] output_size, float? scales=None, *, Tensor? out=None)",
+      "_upsample_nearest_exact1d(Tensor input, int[]? output_size, float[]? scale_factors)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // _upsample_nearest_exact1d
+      auto self = r.tensor(0);
+      auto output_size = r.intlist(1);
+      auto scales = r.toDouble_optional(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        auto result = [&] { GilRelease no_gil; return tl::_upsample_nearest_exact1d_out(out, self, output_size, scales); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::_upsample_nearest_exact1d(self, output_size, scales); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // _upsample_nearest_exact1d.vec
+      auto input = r.tensor(0);
+      auto output_size = r.intlist_optional(1);
+      auto scale_factors = r.doublelist_optional(2);
+      auto result = [&] { GilRelease no_gil; return tl::_upsample_nearest_exact1d(input, as_arg(output_size), as_arg(scale_factors)); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
 
 // diagonal_copy
 PyObject* fn_diagonal_copy(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -266,6 +302,44 @@ PyObject* fn_stack(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// upsample_trilinear3d
+PyObject* fn_nn_upsample_trilinear3d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "upsample_trilinear3d(Tensor input, int[3] output_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None, *, Tensor? out=None)",
+      "upsample_trilinear3d(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // upsample_trilinear3d
+      auto self = r.tensor(0);
+      auto output_size = r.intlist(1);
+      auto align_corners = r.toBool(2);
+      auto scales_d = r.toDouble_optional(3);
+      auto scales_h = r.toDouble_optional(4);
+      auto scales_w = r.toDouble_optional(5);
+      if (!r.is_none(6)) {
+        auto out = r.tensor(6);
+        auto result = [&] { GilRelease no_gil; return tl::upsample_trilinear3d_out(out, self, output_size, align_corners, scales_d, scales_h, scales_w); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::upsample_trilinear3d(self, output_size, align_corners, scales_d, scales_h, scales_w); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // upsample_trilinear3d.vec
+      auto input = r.tensor(0);
+      auto output_size = r.intlist_optional(1);
+      auto align_corners = r.toBool(2);
+      auto scale_factors = r.doublelist_optional(3);
+      auto result = [&] { GilRelease no_gil; return tl::upsample_trilinear3d(input, as_arg(output_size), align_corners, as_arg(scale_factors)); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.logit
 PyObject* method_logit(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -376,6 +450,14 @@ PyObject* method_sin_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 }  // namespace
 
 void add_bindings_42(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_nn"].push_back({"_upsample_nearest_exact1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn__upsample_nearest_exact1d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_upsample_nearest_exact1d(Tensor input, int[1] output_size, float? scales=None, *, Tensor? out=None) -> Tensor
+
+`self` (N, C, W) resampled to `output_size` by nearest neighbour, rounded as PIL and scikit-image (floor((o + 0.5) * scale)); `scales` (1 / the scale used to map output to input positions) default to output / input size.
+
+_upsample_nearest_exact1d(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+
+_upsample_nearest_exact1d with the output size given, or computed from `scale_factors` (then also passed on as the scales), as F.interpolate calls it.)doc"});
   functions["_ops"].push_back({"diagonal_copy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_diagonal_copy)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(diagonal_copy(Tensor input, int offset=0, int dim1=0, int dim2=1, *, Tensor? out=None) -> Tensor
 
@@ -432,6 +514,14 @@ The gradient of softshrink: grad_output where |self| > lambd, else 0.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(stack(Tensor[] tensors, int dim=0, *, Tensor? out=None) -> Tensor
 
 Joins `tensors`, which must all have the same shape, along a new dimension `dim`.)doc"});
+  functions["_nn"].push_back({"upsample_trilinear3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_upsample_trilinear3d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(upsample_trilinear3d(Tensor input, int[3] output_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None, *, Tensor? out=None) -> Tensor
+
+`self` (N, C, D, H, W) resampled to `output_size` by trilinear interpolation; `scales_d`, `scales_h`, `scales_w` (1 / the scale used to map output to input positions) default to output / input size; `align_corners` maps the corner pixels onto each other.
+
+upsample_trilinear3d(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor
+
+upsample_trilinear3d with the output size given, or computed from `scale_factors` (then also passed on as the scales), as F.interpolate calls it.)doc"});
   methods.push_back({"logit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logit)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(logit(float? eps=None) -> Tensor
 

@@ -16,6 +16,7 @@
 #include "generated/ops/replication_pad2d.h"
 #include "generated/ops/softplus.h"
 #include "generated/ops/tril_indices.h"
+#include "generated/ops/upsample_nearest1d.h"
 #include "generated/ops/vsplit.h"
 
 namespace tl::python {
@@ -270,6 +271,40 @@ PyObject* fn_tril_indices(PyObject* /*module*/, PyObject* const* args, Py_ssize_
   TL_PY_CATCH
 }
 
+// upsample_nearest1d
+PyObject* fn_nn_upsample_nearest1d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "upsample_nearest1d(Tensor input, int[1] output_size, float? scales=None, *, Tensor? out=None)",
+      "upsample_nearest1d(Tensor input, int[]? output_size, float[]? scale_factors)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // upsample_nearest1d
+      auto self = r.tensor(0);
+      auto output_size = r.intlist(1);
+      auto scales = r.toDouble_optional(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        auto result = [&] { GilRelease no_gil; return tl::upsample_nearest1d_out(out, self, output_size, scales); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::upsample_nearest1d(self, output_size, scales); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // upsample_nearest1d.vec
+      auto input = r.tensor(0);
+      auto output_size = r.intlist_optional(1);
+      auto scale_factors = r.doublelist_optional(2);
+      auto result = [&] { GilRelease no_gil; return tl::upsample_nearest1d(input, as_arg(output_size), as_arg(scale_factors)); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // vsplit
 PyObject* fn_vsplit(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -439,6 +474,14 @@ The softplus of every element x: `log(1 + exp(beta * x)) / beta`, and x itself w
       METH_FASTCALL | METH_KEYWORDS, R"doc(tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False) -> Tensor
 
 The (row, column) coordinates of the lower triangle of a `row` x `col` matrix (on and below the `offset`-th diagonal), as a 2 x N tensor in row-major order; int64 unless `dtype`.)doc"});
+  functions["_nn"].push_back({"upsample_nearest1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_upsample_nearest1d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(upsample_nearest1d(Tensor input, int[1] output_size, float? scales=None, *, Tensor? out=None) -> Tensor
+
+`self` (N, C, W) resampled to `output_size` by nearest neighbour (the input element at floor(o * scale)); `scales` (1 / the scale used to map output to input positions) default to output / input size.
+
+upsample_nearest1d(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+
+upsample_nearest1d with the output size given, or computed from `scale_factors` (then also passed on as the scales), as F.interpolate calls it.)doc"});
   functions["_ops"].push_back({"vsplit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_vsplit)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(vsplit(Tensor input, int sections) -> Sequence[Tensor]
 

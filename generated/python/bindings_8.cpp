@@ -14,6 +14,7 @@
 #include "generated/ops/index_add.h"
 #include "generated/ops/moveaxis.h"
 #include "generated/ops/true_divide.h"
+#include "generated/ops/upsample_bilinear2d_backward.h"
 #include "generated/ops/vstack.h"
 
 namespace tl::python {
@@ -381,6 +382,25 @@ PyObject* fn_true_divide_(PyObject* /*module*/, PyObject* const* args, Py_ssize_
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// upsample_bilinear2d_backward
+PyObject* fn_nn_upsample_bilinear2d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "upsample_bilinear2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto output_size = r.intlist(1);
+  auto input_size = r.intlist(2);
+  auto align_corners = r.toBool(3);
+  auto scales_h = r.toDouble_optional(4);
+  auto scales_w = r.toDouble_optional(5);
+  auto result = [&] { GilRelease no_gil; return tl::upsample_bilinear2d_backward(grad_output, output_size, input_size, align_corners, scales_h, scales_w); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -845,6 +865,10 @@ In-place version of true_divide(): writes the result into self. Alias of `div` (
 true_divide_(Tensor input, Scalar other) -> Tensor
 
 In-place version of true_divide(): writes the result into self. Alias of `div` by a number (true division).)doc"});
+  functions["_nn"].push_back({"upsample_bilinear2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_upsample_bilinear2d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(upsample_bilinear2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+
+The gradient of upsample_bilinear2d: each element of `grad_output` added, with its interpolation weights, to the input elements it was computed from.)doc"});
   functions["_ops"].push_back({"vstack", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_vstack)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(vstack(Tensor[] tensors, *, Tensor? out=None) -> Tensor
 

@@ -275,7 +275,8 @@ Tensor pad_backward_kernel(const char* op, const Tensor& grad_output, const Tens
     TL_CHECK(shape[nd - 1 - i] >= 1, op, ": grad_output is empty along a padded dimension");
   const PadGeometry g = pad_geometry(self, shape, padding, k, reflect);
   const Tensor go = grad_output.is_contiguous() ? grad_output : tl::contiguous(grad_output);
-  TL_DISPATCH_FLOAT(self.dtype(), op, [&] { pad_backward(go.data_ptr<scalar_t>(), grad_input.data_ptr<scalar_t>(), g); });
+  TL_DISPATCH_FLOAT(self.dtype(), op,
+                    [&] { pad_backward(go.data_ptr<scalar_t>(), grad_input.data_ptr<scalar_t>(), g); });
   return grad_input;
 }
 
