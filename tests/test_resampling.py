@@ -280,3 +280,40 @@ def test_upsample_backward_ops_double_backward_like_torch():
     assert type(lgi.grad_fn).__name__ == type(gi.grad_fn).__name__
     (got,) = tl.autograd.grad(lgi, lg, from_torch(v))
     assert_same(got, expected)
+
+
+# ---- pixel_shuffle, pixel_unshuffle, channel_shuffle
+
+@pytest.mark.parametrize("name", ["pixel_shuffle", "pixel_unshuffle", "channel_shuffle"])
+def test_shuffles_bound_as_torch(name):
+    assert hasattr(tl, name) and getattr(TF, name) is getattr(tl, name)
+    assert hasattr(tl.Tensor, name) == hasattr(torch.Tensor, name)
+
+
+def test_shuffles_round_trip_and_grad_names():
+    x = _rand(2, 3, 8, 4, 6).requires_grad_()
+    lx = from_torch(x.detach()).requires_grad_()
+    for f, arg in ((torch.pixel_shuffle, 2), (torch.pixel_unshuffle, 2), (torch.channel_shuffle, 3)):
+        y = f(x, arg)
+        ly = getattr(tl, f.__name__)(lx, arg)
+        assert_same(ly.detach(), y.detach())
+        assert type(ly.grad_fn).__name__ == type(y.grad_fn).__name__
+    assert_same(tl.pixel_unshuffle(tl.pixel_shuffle(lx.detach(), 2), 2), x.detach())
+
+
+SHUFFLE_ERRORS = [
+    (lambda m: m.pixel_shuffle(m.ones(4, 2), 2), "pixel_shuffle expects input to have at least 3 dimensions"),
+    (lambda m: m.pixel_shuffle(m.ones(3, 2, 2), 2), "pixel_shuffle expects its input's 'channel' dimension"),
+    (lambda m: m.pixel_shuffle(m.ones(4, 2, 2), 0), "pixel_shuffle expects a positive upscale_factor"),
+    (lambda m: m.pixel_unshuffle(m.ones(4, 3, 2), 2), "pixel_unshuffle expects height to be divisible"),
+    (lambda m: m.channel_shuffle(m.ones(4, 6, 2), 4), "Number of channels must be divisible by groups"),
+    (lambda m: m.channel_shuffle(m.ones(2, 6), 3), "channel_shuffle expects input with > 2 dims"),
+]
+
+
+@pytest.mark.parametrize("call, message", SHUFFLE_ERRORS)
+def test_shuffle_errors_like_torch(call, message):
+    with pytest.raises(RuntimeError, match=message):
+        call(torch)
+    with pytest.raises(RuntimeError, match=message):
+        call(tl)

@@ -8,6 +8,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/_to_copy.h"
 #include "generated/ops/addcmul.h"
+#include "generated/ops/channel_shuffle.h"
 #include "generated/ops/mean.h"
 #include "generated/ops/mm.h"
 #include "generated/ops/mul.h"
@@ -76,6 +77,26 @@ variable_list AddcmulBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(2)) {
     grad_inputs[2] = mul(grad, maybe_multiply(tensor1, value));
+  }
+  return grad_inputs;
+}
+
+// Backward of channel_shuffle(Tensor self, int groups) -> Tensor
+struct ChannelShuffleBackward0 final : Node {
+  std::string name() const override { return "ChannelShuffleBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  int64_t groups_;
+};
+
+variable_list ChannelShuffleBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& groups = as_arg(groups_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = channel_shuffle(grad, grad.sizes()[1] / groups);
   }
   return grad_inputs;
 }
@@ -321,6 +342,21 @@ const Tensor& addcmul_(const Tensor& self, const Tensor& tensor1, const Tensor& 
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// channel_shuffle(Tensor self, int groups) -> Tensor
+Tensor channel_shuffle(const Tensor& self, int64_t groups) {
+  auto grad_fn = std::make_shared<ChannelShuffleBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->groups_ = groups;
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::channel_shuffle::call(self, groups);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
 }
 
 // mean(Tensor self, *, ScalarType? dtype=None) -> Tensor

@@ -9,6 +9,8 @@
 #include "generated/ops/clone.h"
 #include "generated/ops/index_add.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/pixel_shuffle.h"
+#include "generated/ops/pixel_unshuffle.h"
 #include "generated/ops/true_divide.h"
 #include "generated/ops/upsample_bilinear2d.h"
 #include "generated/ops/upsample_bilinear2d_backward.h"
@@ -45,6 +47,26 @@ variable_list IndexAddBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = index_add_source_backward(grad, dim, index, source_sizes, alpha);
+  }
+  return grad_inputs;
+}
+
+// Backward of pixel_shuffle(Tensor self, int upscale_factor) -> Tensor
+struct PixelShuffleBackward0 final : Node {
+  std::string name() const override { return "PixelShuffleBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  int64_t upscale_factor_;
+};
+
+variable_list PixelShuffleBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& upscale_factor = as_arg(upscale_factor_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = pixel_unshuffle(grad, upscale_factor);
   }
   return grad_inputs;
 }
@@ -172,6 +194,21 @@ const Tensor& index_add_(const Tensor& self, int64_t dim, const Tensor& index, c
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// pixel_shuffle(Tensor self, int upscale_factor) -> Tensor
+Tensor pixel_shuffle(const Tensor& self, int64_t upscale_factor) {
+  auto grad_fn = std::make_shared<PixelShuffleBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->upscale_factor_ = upscale_factor;
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::pixel_shuffle::call(self, upscale_factor);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
 }
 
 // true_divide.Tensor(Tensor self, Tensor other) -> Tensor

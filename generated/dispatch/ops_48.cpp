@@ -5,6 +5,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/_to_copy.h"
 #include "generated/ops/addcmul.h"
+#include "generated/ops/channel_shuffle.h"
 #include "generated/ops/mean.h"
 #include "generated/ops/mm.h"
 #include "generated/ops/replication_pad1d.h"
@@ -119,6 +120,28 @@ const Tensor& ops::addcmul_out::call(const Tensor& self, const Tensor& tensor1, 
 const Tensor& addcmul_out(const Tensor& out, const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
   check_out_no_grad("addcmul.out", {&self, &tensor1, &tensor2}, {&out});
   return ops::addcmul_out::call(self, tensor1, tensor2, value, out);
+}
+
+// ============================================================================ channel_shuffle
+
+// channel_shuffle(Tensor self, int groups) -> Tensor
+ops::channel_shuffle::Kernel* ops::channel_shuffle::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::channel_shuffle_kernel,
+    /* Meta */ native::channel_shuffle_kernel,
+};
+
+Tensor ops::channel_shuffle::call(const Tensor& self, int64_t groups) {
+  const Device kernel_device = dispatch_device("channel_shuffle", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("channel_shuffle", kernel_device);
+  return kernel(self, groups);
+}
+
+Tensor channel_shuffle(const Tensor& self, int64_t groups) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::channel_shuffle(self, groups);
+  }
+  return ops::channel_shuffle::call(self, groups);
 }
 
 // ============================================================================ mean

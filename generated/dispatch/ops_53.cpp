@@ -8,6 +8,7 @@
 #include "generated/ops/erfinv.h"
 #include "generated/ops/gelu.h"
 #include "generated/ops/log_sigmoid_forward.h"
+#include "generated/ops/pixel_unshuffle.h"
 #include "generated/ops/pow.h"
 #include "generated/ops/trunc.h"
 
@@ -217,6 +218,28 @@ std::tuple<Tensor, Tensor> log_sigmoid_forward(const Tensor& self) {
     return autograd::wrappers::log_sigmoid_forward(self);
   }
   return ops::log_sigmoid_forward::call(self);
+}
+
+// ============================================================================ pixel_unshuffle
+
+// pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor
+ops::pixel_unshuffle::Kernel* ops::pixel_unshuffle::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::pixel_unshuffle_kernel,
+    /* Meta */ native::pixel_unshuffle_kernel,
+};
+
+Tensor ops::pixel_unshuffle::call(const Tensor& self, int64_t downscale_factor) {
+  const Device kernel_device = dispatch_device("pixel_unshuffle", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("pixel_unshuffle", kernel_device);
+  return kernel(self, downscale_factor);
+}
+
+Tensor pixel_unshuffle(const Tensor& self, int64_t downscale_factor) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::pixel_unshuffle(self, downscale_factor);
+  }
+  return ops::pixel_unshuffle::call(self, downscale_factor);
 }
 
 // ============================================================================ pow

@@ -11,6 +11,7 @@
 #include "generated/ops/ge.h"
 #include "generated/ops/index_add.h"
 #include "generated/ops/moveaxis.h"
+#include "generated/ops/pixel_shuffle.h"
 #include "generated/ops/true_divide.h"
 #include "generated/ops/upsample_bilinear2d_backward.h"
 #include "generated/ops/vstack.h"
@@ -469,6 +470,28 @@ Tensor moveaxis(const Tensor& self, IntArrayRef source, IntArrayRef destination)
 // moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)
 Tensor moveaxis(const Tensor& self, int64_t source, int64_t destination) {
   return native::moveaxis_int_composite(self, source, destination);
+}
+
+// ============================================================================ pixel_shuffle
+
+// pixel_shuffle(Tensor self, int upscale_factor) -> Tensor
+ops::pixel_shuffle::Kernel* ops::pixel_shuffle::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::pixel_shuffle_kernel,
+    /* Meta */ native::pixel_shuffle_kernel,
+};
+
+Tensor ops::pixel_shuffle::call(const Tensor& self, int64_t upscale_factor) {
+  const Device kernel_device = dispatch_device("pixel_shuffle", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("pixel_shuffle", kernel_device);
+  return kernel(self, upscale_factor);
+}
+
+Tensor pixel_shuffle(const Tensor& self, int64_t upscale_factor) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::pixel_shuffle(self, upscale_factor);
+  }
+  return ops::pixel_shuffle::call(self, upscale_factor);
 }
 
 // ============================================================================ true_divide

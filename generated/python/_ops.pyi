@@ -552,6 +552,10 @@ def chain_matmul(matrices: Sequence[Tensor], *, out: Optional[Tensor] = None) ->
     """The product of a chain of 2-D matrices in the cheapest order (deprecated by PyTorch for `linalg.multi_dot`)."""
     ...
 
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """`self` (N, C, *) with its channels seen as (groups, C / groups) and transposed to (C / groups, groups), as ShuffleNet mixes groups."""
+    ...
+
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> Sequence[Tensor]:
     """Views of `self` cut along `dim` into at most `chunks` pieces of equal size (the last may be smaller)."""
     ...
@@ -1925,6 +1929,14 @@ def outer(input: Tensor, vec2: Tensor, *, out: Optional[Tensor] = None) -> Tenso
 
 def permute(input: Tensor, dims: Sequence[int]) -> Tensor:
     """A view of `self` with its dimensions reordered as `dims` says."""
+    ...
+
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
+    """Rearranges `self` (*, C * r * r, H, W) into (*, C, H * r, W * r), r = `upscale_factor`: each r x r block of the output comes from r * r channels."""
+    ...
+
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
+    """The inverse of pixel_shuffle: `self` (*, C, H * r, W * r) into (*, C * r * r, H, W), r = `downscale_factor`."""
     ...
 
 def poisson(input: Tensor, generator: Optional[Generator] = None) -> Tensor:

@@ -7,6 +7,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_to_copy.h"
 #include "generated/ops/addcmul.h"
+#include "generated/ops/channel_shuffle.h"
 #include "generated/ops/mean.h"
 #include "generated/ops/mm.h"
 #include "generated/ops/replication_pad1d.h"
@@ -68,6 +69,21 @@ PyObject* fn_addcmul_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   auto tensor2 = r.tensor(2);
   auto value = r.scalar(3);
   auto result = [&] { GilRelease no_gil; return tl::addcmul_(self, tensor1, tensor2, value); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// channel_shuffle
+PyObject* fn_channel_shuffle(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "channel_shuffle(Tensor input, int groups)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto groups = r.toInt64(1);
+  auto result = [&] { GilRelease no_gil; return tl::channel_shuffle(self, groups); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -334,6 +350,10 @@ A copy of `self` converted to `dtype` and moved to `device` (the current ones wh
       METH_FASTCALL | METH_KEYWORDS, R"doc(addcmul_(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 
 In-place version of addcmul(): writes the result into self. `self + value * tensor1 * tensor2`, with broadcasting and type promotion across the three.)doc"});
+  functions["_ops"].push_back({"channel_shuffle", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_channel_shuffle)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(channel_shuffle(Tensor input, int groups) -> Tensor
+
+`self` (N, C, *) with its channels seen as (groups, C / groups) and transposed to (C / groups, groups), as ShuffleNet mixes groups.)doc"});
   functions["_ops"].push_back({"mean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mean)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(mean(Tensor input, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 

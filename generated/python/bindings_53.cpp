@@ -10,6 +10,7 @@
 #include "generated/ops/erfinv.h"
 #include "generated/ops/gelu.h"
 #include "generated/ops/log_sigmoid_forward.h"
+#include "generated/ops/pixel_unshuffle.h"
 #include "generated/ops/pow.h"
 #include "generated/ops/trunc.h"
 
@@ -139,6 +140,21 @@ PyObject* fn_nn_log_sigmoid_forward(PyObject* /*module*/, PyObject* const* args,
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::log_sigmoid_forward(self); }();
   return wrap_named(log_sigmoid_forward_type, wrap(result));
+  TL_PY_CATCH
+}
+
+// pixel_unshuffle
+PyObject* fn_pixel_unshuffle(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "pixel_unshuffle(Tensor input, int downscale_factor)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto downscale_factor = r.toInt64(1);
+  auto result = [&] { GilRelease no_gil; return tl::pixel_unshuffle(self, downscale_factor); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -483,6 +499,10 @@ In-place version of gelu(): writes the result into self. The GELU of every eleme
       METH_FASTCALL | METH_KEYWORDS, R"doc(log_sigmoid_forward(Tensor input) -> tuple[Tensor, Tensor]
 
 `log(sigmoid(x))` of every element x, computed as `min(x, 0) - log1p(exp(-|x|))`, and the buffer PyTorch's CPU kernel returns beside it (`exp(-|x|)`).)doc"});
+  functions["_ops"].push_back({"pixel_unshuffle", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_pixel_unshuffle)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(pixel_unshuffle(Tensor input, int downscale_factor) -> Tensor
+
+The inverse of pixel_shuffle: `self` (*, C, H * r, W * r) into (*, C * r * r, H, W), r = `downscale_factor`.)doc"});
   functions["_ops"].push_back({"pow", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_pow)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(pow(Tensor input, Tensor exponent, *, Tensor? out=None) -> Tensor
 

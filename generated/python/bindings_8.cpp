@@ -13,6 +13,7 @@
 #include "generated/ops/ge.h"
 #include "generated/ops/index_add.h"
 #include "generated/ops/moveaxis.h"
+#include "generated/ops/pixel_shuffle.h"
 #include "generated/ops/true_divide.h"
 #include "generated/ops/upsample_bilinear2d_backward.h"
 #include "generated/ops/vstack.h"
@@ -323,6 +324,21 @@ PyObject* fn_moveaxis(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// pixel_shuffle
+PyObject* fn_pixel_shuffle(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "pixel_shuffle(Tensor input, int upscale_factor)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto upscale_factor = r.toInt64(1);
+  auto result = [&] { GilRelease no_gil; return tl::pixel_shuffle(self, upscale_factor); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -849,6 +865,10 @@ Alias of `movedim`.
 moveaxis(Tensor input, int source, int destination) -> Tensor
 
 Alias of `movedim`.)doc"});
+  functions["_ops"].push_back({"pixel_shuffle", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_pixel_shuffle)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(pixel_shuffle(Tensor input, int upscale_factor) -> Tensor
+
+Rearranges `self` (*, C * r * r, H, W) into (*, C, H * r, W * r), r = `upscale_factor`: each r x r block of the output comes from r * r channels.)doc"});
   functions["_ops"].push_back({"true_divide", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_true_divide)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(true_divide(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 

@@ -13,7 +13,13 @@ from typing import List, Optional
 import torchlite as _tl
 from torchlite._C import _nn
 
-__all__ = ["interpolate", "pad", "upsample", "upsample_bilinear", "upsample_nearest"]
+__all__ = ["channel_shuffle", "interpolate", "pad", "pixel_shuffle", "pixel_unshuffle", "upsample",
+           "upsample_bilinear", "upsample_nearest"]
+
+# Bound as PyTorch binds them (F.pixel_shuffle is torch.pixel_shuffle, ...).
+pixel_shuffle = _tl.pixel_shuffle
+pixel_unshuffle = _tl.pixel_unshuffle
+channel_shuffle = _tl.channel_shuffle
 
 
 def pad(input, pad: List[int], mode: str = "constant", value: Optional[float] = None):
