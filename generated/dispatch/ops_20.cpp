@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/alias.h"
+#include "generated/ops/cosine_similarity.h"
 #include "generated/ops/hardswish_backward.h"
 #include "generated/ops/is_same_size.h"
 #include "generated/ops/logspace.h"
@@ -34,6 +35,13 @@ Tensor alias(const Tensor& self) {
     return autograd::wrappers::alias(self);
   }
   return ops::alias::call(self);
+}
+
+// ============================================================================ cosine_similarity
+
+// cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08) -> Tensor
+Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim, double eps) {
+  return native::cosine_similarity_composite(x1, x2, dim, eps);
 }
 
 // ============================================================================ hardswish_backward

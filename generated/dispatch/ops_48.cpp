@@ -8,6 +8,7 @@
 #include "generated/ops/channel_shuffle.h"
 #include "generated/ops/mean.h"
 #include "generated/ops/mm.h"
+#include "generated/ops/pairwise_distance.h"
 #include "generated/ops/replication_pad1d.h"
 #include "generated/ops/upsample_bilinear2d.h"
 #include "generated/ops/upsample_linear1d_backward.h"
@@ -306,6 +307,13 @@ const Tensor& ops::mm_out::call(const Tensor& self, const Tensor& mat2, const Te
 const Tensor& mm_out(const Tensor& out, const Tensor& self, const Tensor& mat2) {
   check_out_no_grad("mm.out", {&self, &mat2}, {&out});
   return ops::mm_out::call(self, mat2, out);
+}
+
+// ============================================================================ pairwise_distance
+
+// pairwise_distance(Tensor x1, Tensor x2, float p=2, float eps=1e-06, bool keepdim=False) -> Tensor
+Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p, double eps, bool keepdim) {
+  return native::pairwise_distance_composite(x1, x2, p, eps, keepdim);
 }
 
 // ============================================================================ replication_pad1d

@@ -694,6 +694,10 @@ def cosh_(input: Tensor) -> Tensor:
     """In-place version of cosh(): writes the result into self. The hyperbolic cosine of every element of `self`; integer inputs give the default float dtype."""
     ...
 
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-08) -> Tensor:
+    """The cosine of the angle between `x1` and `x2` (broadcast) along `dim`: each divided by its 2-norm (at least `eps`), then their dot product."""
+    ...
+
 @overload
 def count_nonzero(input: Tensor, dim: Optional[int] = None, *, out: Optional[Tensor] = None) -> Tensor:
     """The number of non-zero elements of `self` along `dim` (of all elements when None), as int64."""
@@ -1925,6 +1929,10 @@ def ones_like(input: Tensor, *, dtype: Optional[dtype] = None, device: Optional[
 
 def outer(input: Tensor, vec2: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """The outer product of two 1-D tensors: `result[i, j] = self[i] * vec2[j]` (dtypes promoted)."""
+    ...
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2, eps: float = 1e-06, keepdim: bool = False) -> Tensor:
+    """The p-norm of `x1 - x2 + eps` (broadcast) along the last dim."""
     ...
 
 def permute(input: Tensor, dims: Sequence[int]) -> Tensor:

@@ -10,6 +10,7 @@
 #include "generated/ops/bitwise_right_shift.h"
 #include "generated/ops/empty.h"
 #include "generated/ops/empty_strided.h"
+#include "generated/ops/one_hot.h"
 #include "generated/ops/special_i0.h"
 #include "generated/ops/tile.h"
 #include "generated/ops/to.h"
@@ -167,6 +168,21 @@ PyObject* fn_empty_strided(PyObject* /*module*/, PyObject* const* args, Py_ssize
   native::check_pin_memory(r.toBool_optional(5));
   auto result = [&] { GilRelease no_gil; return tl::empty_strided(size, stride, dtype, device); }();
   if (requires_grad) result.set_requires_grad(true);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// one_hot
+PyObject* fn_nn_one_hot(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "one_hot(Tensor input, int num_classes=-1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto num_classes = r.toInt64(1);
+  auto result = [&] { GilRelease no_gil; return tl::one_hot(self, num_classes); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -484,6 +500,10 @@ A tensor of shape `size` with uninitialised data.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(empty_strided(int[] size, int[] stride, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, bool requires_grad=False) -> Tensor
 
 A tensor of shape `size` and strides `stride` with uninitialised data.)doc"});
+  functions["_nn"].push_back({"one_hot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_one_hot)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(one_hot(Tensor input, int num_classes=-1) -> Tensor
+
+The int64 one-hot encoding of the class indices `self`: a new last dim of `num_classes` entries (-1: the largest index + 1), 1 at each index and 0 elsewhere.)doc"});
   functions["_ops"].push_back({"special_i0", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_i0)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_i0(Tensor input, *, Tensor? out=None) -> Tensor
 

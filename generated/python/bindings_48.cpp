@@ -10,6 +10,7 @@
 #include "generated/ops/channel_shuffle.h"
 #include "generated/ops/mean.h"
 #include "generated/ops/mm.h"
+#include "generated/ops/pairwise_distance.h"
 #include "generated/ops/replication_pad1d.h"
 #include "generated/ops/upsample_bilinear2d.h"
 #include "generated/ops/upsample_linear1d_backward.h"
@@ -143,6 +144,24 @@ PyObject* fn_mm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, P
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::mm(self, mat2); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// pairwise_distance
+PyObject* fn_pairwise_distance(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "pairwise_distance(Tensor x1, Tensor x2, float p=2, float eps=1e-06, bool keepdim=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto x1 = r.tensor(0);
+  auto x2 = r.tensor(1);
+  auto p = r.toDouble(2);
+  auto eps = r.toDouble(3);
+  auto keepdim = r.toBool(4);
+  auto result = [&] { GilRelease no_gil; return tl::pairwise_distance(x1, x2, p, eps, keepdim); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -366,6 +385,10 @@ The mean of `self` over the dimensions in `dim` (all of them when None), keeping
       METH_FASTCALL | METH_KEYWORDS, R"doc(mm(Tensor input, Tensor mat2, *, Tensor? out=None) -> Tensor
 
 Matrix product of two 2-D tensors.)doc"});
+  functions["_ops"].push_back({"pairwise_distance", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_pairwise_distance)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(pairwise_distance(Tensor x1, Tensor x2, float p=2, float eps=1e-06, bool keepdim=False) -> Tensor
+
+The p-norm of `x1 - x2 + eps` (broadcast) along the last dim.)doc"});
   functions["_nn"].push_back({"replication_pad1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_replication_pad1d)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(replication_pad1d(Tensor input, int[2] padding, *, Tensor? out=None) -> Tensor
 

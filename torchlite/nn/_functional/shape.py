@@ -1,4 +1,4 @@
-"""torch.nn.functional's padding, resampling and shape functions (issue 11, part shape11).
+"""torch.nn.functional's padding, resampling, shape and distance functions and one_hot (issue 11, part shape11).
 
 Each is PyTorch's Python layer over the YAML operators (bound in ``torchlite._C._nn`` or at the top level,
 where PyTorch binds them): the same names, signatures and defaults.
@@ -13,13 +13,16 @@ from typing import List, Optional
 import torchlite as _tl
 from torchlite._C import _nn
 
-__all__ = ["channel_shuffle", "interpolate", "pad", "pixel_shuffle", "pixel_unshuffle", "upsample",
-           "upsample_bilinear", "upsample_nearest"]
+__all__ = ["channel_shuffle", "cosine_similarity", "interpolate", "one_hot", "pad", "pairwise_distance",
+           "pixel_shuffle", "pixel_unshuffle", "upsample", "upsample_bilinear", "upsample_nearest"]
 
 # Bound as PyTorch binds them (F.pixel_shuffle is torch.pixel_shuffle, ...).
 pixel_shuffle = _tl.pixel_shuffle
 pixel_unshuffle = _tl.pixel_unshuffle
 channel_shuffle = _tl.channel_shuffle
+one_hot = _nn.one_hot
+cosine_similarity = _tl.cosine_similarity
+pairwise_distance = _tl.pairwise_distance
 
 
 def pad(input, pad: List[int], mode: str = "constant", value: Optional[float] = None):
