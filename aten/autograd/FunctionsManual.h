@@ -24,6 +24,7 @@
 #include "aten/autograd/FunctionsManualActivation.h"  // double backward of the activations
 #include "aten/autograd/FunctionsManualPooling.h"  // max-pool double backward, adaptive sizes
 #include "aten/autograd/FunctionsManualConvolution.h"  // linear, convolution (double backward)
+#include "aten/autograd/FunctionsManualPadding.h"  // constant_pad_nd
 
 namespace tl::autograd::generated {
 

@@ -13,6 +13,8 @@
 #include "generated/ops/neg.h"
 #include "generated/ops/reshape.h"
 #include "generated/ops/split.h"
+#include "generated/ops/upsample_bicubic2d.h"
+#include "generated/ops/upsample_bicubic2d_backward.h"
 
 namespace tl::autograd::generated {
 
@@ -64,6 +66,32 @@ variable_list SplitBackward0::apply(variable_list&& grads) {
   const auto& dim = as_arg(dim_);
   if (should_compute_output(0)) {
     grad_inputs[0] = cat(grads, dim);
+  }
+  return grad_inputs;
+}
+
+// Backward of upsample_bicubic2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+struct UpsampleBicubic2DBackwardBackward0 final : Node {
+  std::string name() const override { return "UpsampleBicubic2DBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> output_size_;
+  bool align_corners_;
+  std::optional<double> scales_h_;
+  std::optional<double> scales_w_;
+};
+
+variable_list UpsampleBicubic2DBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& output_size = as_arg(output_size_);
+  const auto& align_corners = as_arg(align_corners_);
+  const auto& scales_h = as_arg(scales_h_);
+  const auto& scales_w = as_arg(scales_w_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = upsample_bicubic2d(grad, output_size, align_corners, scales_h, scales_w);
   }
   return grad_inputs;
 }
@@ -125,6 +153,24 @@ std::vector<Tensor> split_Tensor(const Tensor& self, int64_t split_size, int64_t
     check_differentiable_dtype(output);
     set_history(output, grad_fn);
   }
+  return result;
+}
+
+// upsample_bicubic2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+Tensor upsample_bicubic2d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  auto grad_fn = std::make_shared<UpsampleBicubic2DBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output}));
+  grad_fn->output_size_ = output_size.vec();
+  grad_fn->align_corners_ = align_corners;
+  grad_fn->scales_h_ = scales_h;
+  grad_fn->scales_w_ = scales_w;
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::upsample_bicubic2d_backward::call(grad_output, output_size, input_size, align_corners, scales_h, scales_w);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
   return result;
 }
 

@@ -12,6 +12,8 @@
 #include "generated/ops/lt.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/prod.h"
+#include "generated/ops/upsample_linear1d.h"
+#include "generated/ops/upsample_linear1d_backward.h"
 
 namespace tl::autograd::generated {
 
@@ -136,6 +138,31 @@ variable_list ProdBackward1::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of upsample_linear1d(Tensor self, int[1] output_size, bool align_corners, float? scales=None) -> Tensor
+struct UpsampleLinear1DBackward0 final : Node {
+  std::string name() const override { return "UpsampleLinear1DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> output_size_;
+  bool align_corners_;
+  std::optional<double> scales_;
+  DimVector self_sizes;
+};
+
+variable_list UpsampleLinear1DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& output_size = as_arg(output_size_);
+  const auto& align_corners = as_arg(align_corners_);
+  const auto& scales = as_arg(scales_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = upsample_linear1d_backward(grad, output_size, self_sizes, align_corners, scales);
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
@@ -256,6 +283,24 @@ Tensor prod_dim_int(const Tensor& self, int64_t dim, bool keepdim, std::optional
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
   }
+  return result;
+}
+
+// upsample_linear1d(Tensor self, int[1] output_size, bool align_corners, float? scales=None) -> Tensor
+Tensor upsample_linear1d(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales) {
+  auto grad_fn = std::make_shared<UpsampleLinear1DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->output_size_ = output_size.vec();
+  grad_fn->align_corners_ = align_corners;
+  grad_fn->scales_ = scales;
+  grad_fn->self_sizes = self.sizes();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::upsample_linear1d::call(self, output_size, align_corners, scales);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
   return result;
 }
 

@@ -6,6 +6,8 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_upsample_nearest_exact1d.h"
+#include "generated/ops/_upsample_nearest_exact1d_backward.h"
 #include "generated/ops/masked_fill.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/set.h"
@@ -15,6 +17,28 @@
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _upsample_nearest_exact1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, float? scales=None) -> Tensor
+struct UpsampleNearestExact1DBackwardBackward0 final : Node {
+  std::string name() const override { return "UpsampleNearestExact1DBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> output_size_;
+  std::optional<double> scales_;
+};
+
+variable_list UpsampleNearestExact1DBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& output_size = as_arg(output_size_);
+  const auto& scales = as_arg(scales_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = _upsample_nearest_exact1d(grad, output_size, scales);
+  }
+  return grad_inputs;
+}
 
 // Backward of masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 struct MaskedFillBackward0 final : Node {
@@ -173,6 +197,22 @@ variable_list SubBackward1::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// _upsample_nearest_exact1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, float? scales=None) -> Tensor
+Tensor _upsample_nearest_exact1d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, std::optional<double> scales) {
+  auto grad_fn = std::make_shared<UpsampleNearestExact1DBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output}));
+  grad_fn->output_size_ = output_size.vec();
+  grad_fn->scales_ = scales;
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_upsample_nearest_exact1d_backward::call(grad_output, output_size, input_size, scales);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
 
 // masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 Tensor masked_fill_Scalar(const Tensor& self, const Tensor& mask, const Scalar& value) {

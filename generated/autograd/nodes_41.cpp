@@ -6,6 +6,8 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_upsample_nearest_exact2d.h"
+#include "generated/ops/_upsample_nearest_exact2d_backward.h"
 #include "generated/ops/add.h"
 #include "generated/ops/cat.h"
 #include "generated/ops/cumsum.h"
@@ -13,11 +15,38 @@
 #include "generated/ops/hardshrink_backward.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/reflection_pad2d.h"
+#include "generated/ops/reflection_pad2d_backward.h"
 #include "generated/ops/special_xlog1py.h"
 #include "generated/ops/split_with_sizes.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _upsample_nearest_exact2d(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor
+struct UpsampleNearestExact2DBackward0 final : Node {
+  std::string name() const override { return "UpsampleNearestExact2DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> output_size_;
+  std::optional<double> scales_h_;
+  std::optional<double> scales_w_;
+  DimVector self_sizes;
+};
+
+variable_list UpsampleNearestExact2DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& output_size = as_arg(output_size_);
+  const auto& scales_h = as_arg(scales_h_);
+  const auto& scales_w = as_arg(scales_w_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = _upsample_nearest_exact2d_backward(grad, output_size, self_sizes, scales_h, scales_w);
+  }
+  return grad_inputs;
+}
 
 // Backward of cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 struct CumsumBackward0 final : Node {
@@ -66,6 +95,34 @@ variable_list HardshrinkBackwardBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of reflection_pad2d(Tensor self, int[4] padding) -> Tensor
+struct ReflectionPad2DBackward0 final : Node {
+  std::string name() const override { return "ReflectionPad2DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::vector<int64_t> padding_;
+};
+
+variable_list ReflectionPad2DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& padding = as_arg(padding_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = reflection_pad2d_backward(grad, self, padding);
   }
   return grad_inputs;
 }
@@ -128,6 +185,24 @@ variable_list SplitWithSizesBackward0::apply(variable_list&& grads) {
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
 
+// _upsample_nearest_exact2d(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor
+Tensor _upsample_nearest_exact2d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_h, std::optional<double> scales_w) {
+  auto grad_fn = std::make_shared<UpsampleNearestExact2DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->output_size_ = output_size.vec();
+  grad_fn->scales_h_ = scales_h;
+  grad_fn->scales_w_ = scales_w;
+  grad_fn->self_sizes = self.sizes();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_upsample_nearest_exact2d::call(self, output_size, scales_h, scales_w);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
 // cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
   auto grad_fn = std::make_shared<CumsumBackward0>();
@@ -169,6 +244,24 @@ Tensor hardshrink_backward(const Tensor& grad_out, const Tensor& self, const Sca
   {
     AutoGradMode below_autograd(false);
     result = ops::hardshrink_backward::call(grad_out, self, lambd);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// reflection_pad2d(Tensor self, int[4] padding) -> Tensor
+Tensor reflection_pad2d(const Tensor& self, IntArrayRef padding) {
+  auto grad_fn = std::make_shared<ReflectionPad2DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->padding_ = padding.vec();
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::reflection_pad2d::call(self, padding);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);

@@ -6,6 +6,8 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_upsample_nearest_exact1d.h"
+#include "generated/ops/_upsample_nearest_exact1d_backward.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/cos.h"
 #include "generated/ops/diagonal_backward.h"
@@ -18,13 +20,40 @@
 #include "generated/ops/native_dropout_backward.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/poisson.h"
+#include "generated/ops/reflection_pad1d.h"
+#include "generated/ops/reflection_pad1d_backward.h"
 #include "generated/ops/rsub.h"
 #include "generated/ops/sigmoid_backward.h"
 #include "generated/ops/sin.h"
 #include "generated/ops/softshrink_backward.h"
+#include "generated/ops/upsample_trilinear3d.h"
+#include "generated/ops/upsample_trilinear3d_backward.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _upsample_nearest_exact1d(Tensor self, int[1] output_size, float? scales=None) -> Tensor
+struct UpsampleNearestExact1DBackward0 final : Node {
+  std::string name() const override { return "UpsampleNearestExact1DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> output_size_;
+  std::optional<double> scales_;
+  DimVector self_sizes;
+};
+
+variable_list UpsampleNearestExact1DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& output_size = as_arg(output_size_);
+  const auto& scales = as_arg(scales_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = _upsample_nearest_exact1d_backward(grad, output_size, self_sizes, scales);
+  }
+  return grad_inputs;
+}
 
 // Backward of diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor
 struct DiagonalBackward0_copy final : Node {
@@ -165,6 +194,34 @@ variable_list PoissonBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of reflection_pad1d(Tensor self, int[2] padding) -> Tensor
+struct ReflectionPad1DBackward0 final : Node {
+  std::string name() const override { return "ReflectionPad1DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::vector<int64_t> padding_;
+};
+
+variable_list ReflectionPad1DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& padding = as_arg(padding_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = reflection_pad1d_backward(grad, self, padding);
+  }
+  return grad_inputs;
+}
+
 // Backward of sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
 struct SigmoidBackwardBackward0 final : Node {
   std::string name() const override { return "SigmoidBackwardBackward0"; }
@@ -253,12 +310,58 @@ variable_list SoftshrinkBackwardBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of upsample_trilinear3d(Tensor self, int[3] output_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+struct UpsampleTrilinear3DBackward0 final : Node {
+  std::string name() const override { return "UpsampleTrilinear3DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> output_size_;
+  bool align_corners_;
+  std::optional<double> scales_d_;
+  std::optional<double> scales_h_;
+  std::optional<double> scales_w_;
+  DimVector self_sizes;
+};
+
+variable_list UpsampleTrilinear3DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& output_size = as_arg(output_size_);
+  const auto& align_corners = as_arg(align_corners_);
+  const auto& scales_d = as_arg(scales_d_);
+  const auto& scales_h = as_arg(scales_h_);
+  const auto& scales_w = as_arg(scales_w_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = upsample_trilinear3d_backward(grad, output_size, self_sizes, align_corners, scales_d, scales_h, scales_w);
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// _upsample_nearest_exact1d(Tensor self, int[1] output_size, float? scales=None) -> Tensor
+Tensor _upsample_nearest_exact1d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales) {
+  auto grad_fn = std::make_shared<UpsampleNearestExact1DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->output_size_ = output_size.vec();
+  grad_fn->scales_ = scales;
+  grad_fn->self_sizes = self.sizes();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_upsample_nearest_exact1d::call(self, output_size, scales);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
 
 // diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor
 Tensor diagonal_copy(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
@@ -385,6 +488,24 @@ Tensor poisson(const Tensor& self, std::optional<Generator> generator) {
   return result;
 }
 
+// reflection_pad1d(Tensor self, int[2] padding) -> Tensor
+Tensor reflection_pad1d(const Tensor& self, IntArrayRef padding) {
+  auto grad_fn = std::make_shared<ReflectionPad1DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->padding_ = padding.vec();
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::reflection_pad1d::call(self, padding);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
 // sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
 Tensor sigmoid_backward(const Tensor& grad_output, const Tensor& output) {
   auto grad_fn = std::make_shared<SigmoidBackwardBackward0>();
@@ -450,6 +571,26 @@ Tensor softshrink_backward(const Tensor& grad_output, const Tensor& self, const 
   {
     AutoGradMode below_autograd(false);
     result = ops::softshrink_backward::call(grad_output, self, lambd);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// upsample_trilinear3d(Tensor self, int[3] output_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+Tensor upsample_trilinear3d(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  auto grad_fn = std::make_shared<UpsampleTrilinear3DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->output_size_ = output_size.vec();
+  grad_fn->align_corners_ = align_corners;
+  grad_fn->scales_d_ = scales_d;
+  grad_fn->scales_h_ = scales_h;
+  grad_fn->scales_w_ = scales_w;
+  grad_fn->self_sizes = self.sizes();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::upsample_trilinear3d::call(self, output_size, align_corners, scales_d, scales_h, scales_w);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);

@@ -8,10 +8,19 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/_to_copy.h"
 #include "generated/ops/addcmul.h"
+#include "generated/ops/channel_shuffle.h"
 #include "generated/ops/mean.h"
 #include "generated/ops/mm.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/replication_pad1d.h"
+#include "generated/ops/replication_pad1d_backward.h"
+#include "generated/ops/upsample_bilinear2d.h"
+#include "generated/ops/upsample_bilinear2d_backward.h"
+#include "generated/ops/upsample_linear1d.h"
+#include "generated/ops/upsample_linear1d_backward.h"
+#include "generated/ops/upsample_nearest2d.h"
+#include "generated/ops/upsample_nearest2d_backward.h"
 
 namespace tl::autograd::generated {
 
@@ -68,6 +77,26 @@ variable_list AddcmulBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(2)) {
     grad_inputs[2] = mul(grad, maybe_multiply(tensor1, value));
+  }
+  return grad_inputs;
+}
+
+// Backward of channel_shuffle(Tensor self, int groups) -> Tensor
+struct ChannelShuffleBackward0 final : Node {
+  std::string name() const override { return "ChannelShuffleBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  int64_t groups_;
+};
+
+variable_list ChannelShuffleBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& groups = as_arg(groups_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = channel_shuffle(grad, grad.sizes()[1] / groups);
   }
   return grad_inputs;
 }
@@ -148,6 +177,110 @@ variable_list MmBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of replication_pad1d(Tensor self, int[2] padding) -> Tensor
+struct ReplicationPad1DBackward0 final : Node {
+  std::string name() const override { return "ReplicationPad1DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::vector<int64_t> padding_;
+};
+
+variable_list ReplicationPad1DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& padding = as_arg(padding_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = replication_pad1d_backward(grad, self, padding);
+  }
+  return grad_inputs;
+}
+
+// Backward of upsample_bilinear2d(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+struct UpsampleBilinear2DBackward0 final : Node {
+  std::string name() const override { return "UpsampleBilinear2DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> output_size_;
+  bool align_corners_;
+  std::optional<double> scales_h_;
+  std::optional<double> scales_w_;
+  DimVector self_sizes;
+};
+
+variable_list UpsampleBilinear2DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& output_size = as_arg(output_size_);
+  const auto& align_corners = as_arg(align_corners_);
+  const auto& scales_h = as_arg(scales_h_);
+  const auto& scales_w = as_arg(scales_w_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = upsample_bilinear2d_backward(grad, output_size, self_sizes, align_corners, scales_h, scales_w);
+  }
+  return grad_inputs;
+}
+
+// Backward of upsample_linear1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, bool align_corners, float? scales=None) -> Tensor
+struct UpsampleLinear1DBackwardBackward0 final : Node {
+  std::string name() const override { return "UpsampleLinear1DBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> output_size_;
+  bool align_corners_;
+  std::optional<double> scales_;
+};
+
+variable_list UpsampleLinear1DBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& output_size = as_arg(output_size_);
+  const auto& align_corners = as_arg(align_corners_);
+  const auto& scales = as_arg(scales_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = upsample_linear1d(grad, output_size, align_corners, scales);
+  }
+  return grad_inputs;
+}
+
+// Backward of upsample_nearest2d(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor
+struct UpsampleNearest2DBackward0 final : Node {
+  std::string name() const override { return "UpsampleNearest2DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> output_size_;
+  std::optional<double> scales_h_;
+  std::optional<double> scales_w_;
+  DimVector self_sizes;
+};
+
+variable_list UpsampleNearest2DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& output_size = as_arg(output_size_);
+  const auto& scales_h = as_arg(scales_h_);
+  const auto& scales_w = as_arg(scales_w_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = upsample_nearest2d_backward(grad, output_size, self_sizes, scales_h, scales_w);
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
@@ -211,6 +344,21 @@ const Tensor& addcmul_(const Tensor& self, const Tensor& tensor1, const Tensor& 
   return self;
 }
 
+// channel_shuffle(Tensor self, int groups) -> Tensor
+Tensor channel_shuffle(const Tensor& self, int64_t groups) {
+  auto grad_fn = std::make_shared<ChannelShuffleBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->groups_ = groups;
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::channel_shuffle::call(self, groups);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
 // mean(Tensor self, *, ScalarType? dtype=None) -> Tensor
 Tensor mean(const Tensor& self, std::optional<ScalarType> dtype) {
   auto grad_fn = std::make_shared<MeanBackward0>();
@@ -260,6 +408,78 @@ Tensor mm(const Tensor& self, const Tensor& mat2) {
   {
     AutoGradMode below_autograd(false);
     result = ops::mm::call(self, mat2);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// replication_pad1d(Tensor self, int[2] padding) -> Tensor
+Tensor replication_pad1d(const Tensor& self, IntArrayRef padding) {
+  auto grad_fn = std::make_shared<ReplicationPad1DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->padding_ = padding.vec();
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::replication_pad1d::call(self, padding);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// upsample_bilinear2d(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+Tensor upsample_bilinear2d(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  auto grad_fn = std::make_shared<UpsampleBilinear2DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->output_size_ = output_size.vec();
+  grad_fn->align_corners_ = align_corners;
+  grad_fn->scales_h_ = scales_h;
+  grad_fn->scales_w_ = scales_w;
+  grad_fn->self_sizes = self.sizes();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::upsample_bilinear2d::call(self, output_size, align_corners, scales_h, scales_w);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// upsample_linear1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, bool align_corners, float? scales=None) -> Tensor
+Tensor upsample_linear1d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, bool align_corners, std::optional<double> scales) {
+  auto grad_fn = std::make_shared<UpsampleLinear1DBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output}));
+  grad_fn->output_size_ = output_size.vec();
+  grad_fn->align_corners_ = align_corners;
+  grad_fn->scales_ = scales;
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::upsample_linear1d_backward::call(grad_output, output_size, input_size, align_corners, scales);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// upsample_nearest2d(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor
+Tensor upsample_nearest2d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_h, std::optional<double> scales_w) {
+  auto grad_fn = std::make_shared<UpsampleNearest2DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->output_size_ = output_size.vec();
+  grad_fn->scales_h_ = scales_h;
+  grad_fn->scales_w_ = scales_w;
+  grad_fn->self_sizes = self.sizes();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::upsample_nearest2d::call(self, output_size, scales_h, scales_w);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);

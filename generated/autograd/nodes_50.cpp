@@ -10,7 +10,12 @@
 #include "generated/ops/mish.h"
 #include "generated/ops/mish_backward.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/reflection_pad1d.h"
+#include "generated/ops/reflection_pad1d_backward.h"
+#include "generated/ops/replication_pad3d.h"
+#include "generated/ops/replication_pad3d_backward.h"
 #include "generated/ops/unbind.h"
+#include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
 
@@ -36,6 +41,65 @@ variable_list MishBackward0::apply(variable_list&& grads) {
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = GradMode::is_enabled() ? mish_backward_differentiable(grad, self) : mish_backward(grad, self);
+  }
+  return grad_inputs;
+}
+
+// Backward of reflection_pad1d_backward(Tensor grad_output, Tensor self, int[2] padding) -> Tensor
+struct ReflectionPad1DBackwardBackward0 final : Node {
+  std::string name() const override { return "ReflectionPad1DBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::vector<int64_t> padding_;
+};
+
+variable_list ReflectionPad1DBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& padding = as_arg(padding_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = reflection_pad1d(grad, padding);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = zeros_like(self);
+  }
+  return grad_inputs;
+}
+
+// Backward of replication_pad3d(Tensor self, int[6] padding) -> Tensor
+struct ReplicationPad3DBackward0 final : Node {
+  std::string name() const override { return "ReplicationPad3DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::vector<int64_t> padding_;
+};
+
+variable_list ReplicationPad3DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& padding = as_arg(padding_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = replication_pad3d_backward(grad, self, padding);
   }
   return grad_inputs;
 }
@@ -99,6 +163,42 @@ const Tensor& mish_(const Tensor& self) {
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// reflection_pad1d_backward(Tensor grad_output, Tensor self, int[2] padding) -> Tensor
+Tensor reflection_pad1d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+  auto grad_fn = std::make_shared<ReflectionPad1DBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self}));
+  grad_fn->padding_ = padding.vec();
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::reflection_pad1d_backward::call(grad_output, self, padding);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// replication_pad3d(Tensor self, int[6] padding) -> Tensor
+Tensor replication_pad3d(const Tensor& self, IntArrayRef padding) {
+  auto grad_fn = std::make_shared<ReplicationPad3DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->padding_ = padding.vec();
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::replication_pad3d::call(self, padding);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
 }
 
 // unbind.int(Tensor(a) self, int dim=0) -> Tensor(a)[]

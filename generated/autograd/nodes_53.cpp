@@ -15,6 +15,8 @@
 #include "generated/ops/log_sigmoid_forward.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/pixel_shuffle.h"
+#include "generated/ops/pixel_unshuffle.h"
 #include "generated/ops/pow.h"
 #include "generated/ops/trunc.h"
 #include "generated/ops/zeros_like.h"
@@ -100,6 +102,26 @@ variable_list LogSigmoidForwardBackward0::apply(variable_list&& grads) {
   const auto& buffer = buffer_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = log_sigmoid_backward(grads[0], self, buffer);
+  }
+  return grad_inputs;
+}
+
+// Backward of pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor
+struct PixelUnshuffleBackward0 final : Node {
+  std::string name() const override { return "PixelUnshuffleBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  int64_t downscale_factor_;
+};
+
+variable_list PixelUnshuffleBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& downscale_factor = as_arg(downscale_factor_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = pixel_shuffle(grad, downscale_factor);
   }
   return grad_inputs;
 }
@@ -307,6 +329,21 @@ std::tuple<Tensor, Tensor> log_sigmoid_forward(const Tensor& self) {
   if (grad_fn->should_compute_output(0)) {
     grad_fn->buffer_ = SavedVariable(std::get<1>(result), true);
   }
+  return result;
+}
+
+// pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor
+Tensor pixel_unshuffle(const Tensor& self, int64_t downscale_factor) {
+  auto grad_fn = std::make_shared<PixelUnshuffleBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->downscale_factor_ = downscale_factor;
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::pixel_unshuffle::call(self, downscale_factor);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
   return result;
 }
 

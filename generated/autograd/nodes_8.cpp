@@ -10,7 +10,11 @@
 #include "generated/ops/convolution.h"
 #include "generated/ops/index_add.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/pixel_shuffle.h"
+#include "generated/ops/pixel_unshuffle.h"
 #include "generated/ops/true_divide.h"
+#include "generated/ops/upsample_bilinear2d.h"
+#include "generated/ops/upsample_bilinear2d_backward.h"
 
 namespace tl::autograd::generated {
 
@@ -96,6 +100,26 @@ variable_list IndexAddBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of pixel_shuffle(Tensor self, int upscale_factor) -> Tensor
+struct PixelShuffleBackward0 final : Node {
+  std::string name() const override { return "PixelShuffleBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  int64_t upscale_factor_;
+};
+
+variable_list PixelShuffleBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& upscale_factor = as_arg(upscale_factor_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = pixel_unshuffle(grad, upscale_factor);
+  }
+  return grad_inputs;
+}
+
 // Backward of true_divide.Tensor(Tensor self, Tensor other) -> Tensor
 struct TrueDivideBackward0 final : Node {
   std::string name() const override { return "TrueDivideBackward0"; }
@@ -146,6 +170,32 @@ variable_list TrueDivideBackward1::apply(variable_list&& grads) {
   const auto& other = as_arg(other_);
   if (should_compute_output(0)) {
     grad_inputs[0] = div_scalar_self_backward(grad, other, self_scalar_type);
+  }
+  return grad_inputs;
+}
+
+// Backward of upsample_bilinear2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+struct UpsampleBilinear2DBackwardBackward0 final : Node {
+  std::string name() const override { return "UpsampleBilinear2DBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> output_size_;
+  bool align_corners_;
+  std::optional<double> scales_h_;
+  std::optional<double> scales_w_;
+};
+
+variable_list UpsampleBilinear2DBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& output_size = as_arg(output_size_);
+  const auto& align_corners = as_arg(align_corners_);
+  const auto& scales_h = as_arg(scales_h_);
+  const auto& scales_w = as_arg(scales_w_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = upsample_bilinear2d(grad, output_size, align_corners, scales_h, scales_w);
   }
   return grad_inputs;
 }
@@ -224,6 +274,21 @@ const Tensor& index_add_(const Tensor& self, int64_t dim, const Tensor& index, c
   return self;
 }
 
+// pixel_shuffle(Tensor self, int upscale_factor) -> Tensor
+Tensor pixel_shuffle(const Tensor& self, int64_t upscale_factor) {
+  auto grad_fn = std::make_shared<PixelShuffleBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->upscale_factor_ = upscale_factor;
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::pixel_shuffle::call(self, upscale_factor);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
 // true_divide.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor true_divide_Tensor(const Tensor& self, const Tensor& other) {
   auto grad_fn = std::make_shared<TrueDivideBackward0>();
@@ -294,6 +359,24 @@ const Tensor& true_divide__Scalar(const Tensor& self, const Scalar& other) {
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// upsample_bilinear2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+Tensor upsample_bilinear2d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  auto grad_fn = std::make_shared<UpsampleBilinear2DBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output}));
+  grad_fn->output_size_ = output_size.vec();
+  grad_fn->align_corners_ = align_corners;
+  grad_fn->scales_h_ = scales_h;
+  grad_fn->scales_w_ = scales_w;
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::upsample_bilinear2d_backward::call(grad_output, output_size, input_size, align_corners, scales_h, scales_w);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
 }
 
 }  // namespace tl::autograd::wrappers

@@ -7,6 +7,8 @@
 #include "generated/ops/atan2.h"
 #include "generated/ops/chain_matmul.h"
 #include "generated/ops/logaddexp.h"
+#include "generated/ops/replication_pad2d_backward.h"
+#include "generated/ops/replication_pad3d_backward.h"
 #include "generated/ops/sum.h"
 #include "generated/ops/xlogy.h"
 
@@ -97,6 +99,50 @@ const Tensor& ops::logaddexp_out::call(const Tensor& self, const Tensor& other, 
 const Tensor& logaddexp_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   check_out_no_grad("logaddexp.out", {&self, &other}, {&out});
   return ops::logaddexp_out::call(self, other, out);
+}
+
+// ============================================================================ replication_pad2d_backward
+
+// replication_pad2d_backward(Tensor grad_output, Tensor self, int[4] padding) -> Tensor
+ops::replication_pad2d_backward::Kernel* ops::replication_pad2d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::replication_pad2d_backward_kernel,
+    /* Meta */ native::replication_pad2d_backward_kernel,
+};
+
+Tensor ops::replication_pad2d_backward::call(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+  const Device kernel_device = dispatch_device("replication_pad2d_backward", {&grad_output, &self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("replication_pad2d_backward", kernel_device);
+  return kernel(grad_output, self, padding);
+}
+
+Tensor replication_pad2d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::replication_pad2d_backward(grad_output, self, padding);
+  }
+  return ops::replication_pad2d_backward::call(grad_output, self, padding);
+}
+
+// ============================================================================ replication_pad3d_backward
+
+// replication_pad3d_backward(Tensor grad_output, Tensor self, int[6] padding) -> Tensor
+ops::replication_pad3d_backward::Kernel* ops::replication_pad3d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::replication_pad3d_backward_kernel,
+    /* Meta */ native::replication_pad3d_backward_kernel,
+};
+
+Tensor ops::replication_pad3d_backward::call(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+  const Device kernel_device = dispatch_device("replication_pad3d_backward", {&grad_output, &self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("replication_pad3d_backward", kernel_device);
+  return kernel(grad_output, self, padding);
+}
+
+Tensor replication_pad3d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::replication_pad3d_backward(grad_output, self, padding);
+  }
+  return ops::replication_pad3d_backward::call(grad_output, self, padding);
 }
 
 // ============================================================================ sum

@@ -6,6 +6,7 @@
 #include "generated/ops/index_copy.h"
 #include "generated/ops/outer.h"
 #include "generated/ops/split.h"
+#include "generated/ops/upsample_bicubic2d_backward.h"
 
 namespace tl {
 
@@ -132,6 +133,28 @@ std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim) {
 // split.sizes(Tensor(a) self, int[] split_size, int dim=0) -> Tensor(a)[]
 std::vector<Tensor> split(const Tensor& self, IntArrayRef split_size, int64_t dim) {
   return native::split_sizes_composite(self, split_size, dim);
+}
+
+// ============================================================================ upsample_bicubic2d_backward
+
+// upsample_bicubic2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+ops::upsample_bicubic2d_backward::Kernel* ops::upsample_bicubic2d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::upsample_bicubic2d_backward_kernel,
+    /* Meta */ native::upsample_bicubic2d_backward_kernel,
+};
+
+Tensor ops::upsample_bicubic2d_backward::call(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  const Device kernel_device = dispatch_device("upsample_bicubic2d_backward", {&grad_output});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_bicubic2d_backward", kernel_device);
+  return kernel(grad_output, output_size, input_size, align_corners, scales_h, scales_w);
+}
+
+Tensor upsample_bicubic2d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  if (autograd::compute_requires_grad({&grad_output})) {
+    return autograd::wrappers::upsample_bicubic2d_backward(grad_output, output_size, input_size, align_corners, scales_h, scales_w);
+  }
+  return ops::upsample_bicubic2d_backward::call(grad_output, output_size, input_size, align_corners, scales_h, scales_w);
 }
 
 }  // namespace tl

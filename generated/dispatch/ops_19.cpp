@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_pad_enum.h"
 #include "generated/ops/_reshape_alias.h"
 #include "generated/ops/bmm.h"
 #include "generated/ops/expm1.h"
@@ -15,6 +16,13 @@
 #include "generated/ops/var_mean.h"
 
 namespace tl {
+
+// ============================================================================ _pad_enum
+
+// _pad_enum(Tensor self, int[] pad, int mode, float? value=None) -> Tensor
+Tensor _pad_enum(const Tensor& self, IntArrayRef pad, int64_t mode, std::optional<double> value) {
+  return native::_pad_enum_composite(self, pad, mode, value);
+}
 
 // ============================================================================ _reshape_alias
 

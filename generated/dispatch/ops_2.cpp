@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_pad_circular.h"
 #include "generated/ops/_test_scale_optional.h"
 #include "generated/ops/asin.h"
 #include "generated/ops/atleast_1d.h"
@@ -13,6 +14,13 @@
 #include "generated/ops/squeeze.h"
 
 namespace tl {
+
+// ============================================================================ _pad_circular
+
+// _pad_circular(Tensor self, int[] pad) -> Tensor
+Tensor _pad_circular(const Tensor& self, IntArrayRef pad) {
+  return native::_pad_circular_composite(self, pad);
+}
 
 // ============================================================================ _test_scale_optional
 

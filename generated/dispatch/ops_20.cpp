@@ -6,6 +6,7 @@
 #include "generated/ops/adaptive_max_pool2d_backward.h"
 #include "generated/ops/adaptive_max_pool3d_backward.h"
 #include "generated/ops/alias.h"
+#include "generated/ops/cosine_similarity.h"
 #include "generated/ops/hardswish_backward.h"
 #include "generated/ops/is_same_size.h"
 #include "generated/ops/logspace.h"
@@ -80,6 +81,13 @@ Tensor alias(const Tensor& self) {
     return autograd::wrappers::alias(self);
   }
   return ops::alias::call(self);
+}
+
+// ============================================================================ cosine_similarity
+
+// cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08) -> Tensor
+Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim, double eps) {
+  return native::cosine_similarity_composite(x1, x2, dim, eps);
 }
 
 // ============================================================================ hardswish_backward

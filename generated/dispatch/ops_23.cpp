@@ -13,6 +13,7 @@
 #include "generated/ops/lcm.h"
 #include "generated/ops/max_pool3d.h"
 #include "generated/ops/prod.h"
+#include "generated/ops/upsample_linear1d.h"
 
 namespace tl {
 
@@ -708,6 +709,66 @@ const Tensor& ops::prod_dim_int_out::call(const Tensor& self, int64_t dim, bool 
 const Tensor& prod_out(const Tensor& out, const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
   check_out_no_grad("prod.dim_int_out", {&self}, {&out});
   return ops::prod_dim_int_out::call(self, dim, keepdim, dtype, out);
+}
+
+// ============================================================================ upsample_linear1d
+
+// upsample_linear1d(Tensor self, int[1] output_size, bool align_corners, float? scales=None) -> Tensor
+static Tensor upsample_linear1d_kernel_functional(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales) {
+  Tensor out;
+  native::upsample_linear1d_kernel(self, output_size, align_corners, scales, out);
+  return out;
+}
+
+ops::upsample_linear1d::Kernel* ops::upsample_linear1d::kernels[kNumDeviceTypes] = {
+    /* CPU */ upsample_linear1d_kernel_functional,
+    /* Meta */ upsample_linear1d_kernel_functional,
+};
+
+Tensor ops::upsample_linear1d::call(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales) {
+  const Device kernel_device = dispatch_device("upsample_linear1d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_linear1d", kernel_device);
+  return kernel(self, output_size, align_corners, scales);
+}
+
+Tensor upsample_linear1d(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::upsample_linear1d(self, output_size, align_corners, scales);
+  }
+  return ops::upsample_linear1d::call(self, output_size, align_corners, scales);
+}
+
+// upsample_linear1d.out(Tensor self, int[1] output_size, bool align_corners, float? scales=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& upsample_linear1d_kernel_out(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::upsample_linear1d_kernel(self_in, output_size, align_corners, scales, out_handle);
+  return out;
+}
+
+ops::upsample_linear1d_out::Kernel* ops::upsample_linear1d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ upsample_linear1d_kernel_out,
+    /* Meta */ upsample_linear1d_kernel_out,
+};
+
+const Tensor& ops::upsample_linear1d_out::call(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales, const Tensor& out) {
+  const Device kernel_device = dispatch_device("upsample_linear1d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_linear1d.out", kernel_device);
+  decltype(auto) result = kernel(self, output_size, align_corners, scales, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& upsample_linear1d_out(const Tensor& out, const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales) {
+  check_out_no_grad("upsample_linear1d.out", {&self}, {&out});
+  return ops::upsample_linear1d_out::call(self, output_size, align_corners, scales, out);
+}
+
+// upsample_linear1d.vec(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor
+Tensor upsample_linear1d(const Tensor& input, OptionalIntArrayRef output_size, bool align_corners, std::optional<ArrayRef<double>> scale_factors) {
+  return native::upsample_linear1d_vec_composite(input, output_size, align_corners, scale_factors);
 }
 
 }  // namespace tl

@@ -4,6 +4,7 @@
 #include "aten/autograd/NotImplementedOut.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_upsample_nearest_exact1d_backward.h"
 #include "generated/ops/adaptive_avg_pool3d.h"
 #include "generated/ops/masked_fill.h"
 #include "generated/ops/mv.h"
@@ -11,6 +12,28 @@
 #include "generated/ops/sub.h"
 
 namespace tl {
+
+// ============================================================================ _upsample_nearest_exact1d_backward
+
+// _upsample_nearest_exact1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, float? scales=None) -> Tensor
+ops::_upsample_nearest_exact1d_backward::Kernel* ops::_upsample_nearest_exact1d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::_upsample_nearest_exact1d_backward_kernel,
+    /* Meta */ native::_upsample_nearest_exact1d_backward_kernel,
+};
+
+Tensor ops::_upsample_nearest_exact1d_backward::call(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, std::optional<double> scales) {
+  const Device kernel_device = dispatch_device("_upsample_nearest_exact1d_backward", {&grad_output});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_upsample_nearest_exact1d_backward", kernel_device);
+  return kernel(grad_output, output_size, input_size, scales);
+}
+
+Tensor _upsample_nearest_exact1d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, std::optional<double> scales) {
+  if (autograd::compute_requires_grad({&grad_output})) {
+    return autograd::wrappers::_upsample_nearest_exact1d_backward(grad_output, output_size, input_size, scales);
+  }
+  return ops::_upsample_nearest_exact1d_backward::call(grad_output, output_size, input_size, scales);
+}
 
 // ============================================================================ adaptive_avg_pool3d
 

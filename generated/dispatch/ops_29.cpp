@@ -5,6 +5,8 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/_fused_adam.h"
+#include "generated/ops/_upsample_nearest_exact2d_backward.h"
+#include "generated/ops/_upsample_nearest_exact3d_backward.h"
 #include "generated/ops/adaptive_avg_pool2d.h"
 #include "generated/ops/all.h"
 #include "generated/ops/digamma.h"
@@ -41,6 +43,50 @@ void ops::_fused_adam_::call(TensorList self, TensorList grad_list, TensorList e
 void _fused_adam_(TensorList self, TensorList grad_list, TensorList exp_avgs, TensorList exp_avg_sqs, TensorList max_exp_avg_sqs, TensorList state_steps, double lr, double beta1, double beta2, double weight_decay, double eps, bool amsgrad, bool maximize, const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
   autograd::check_inplace_unrecorded(self, "_fused_adam_");
   return ops::_fused_adam_::call(self, grad_list, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1, beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf);
+}
+
+// ============================================================================ _upsample_nearest_exact2d_backward
+
+// _upsample_nearest_exact2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, float? scales_h=None, float? scales_w=None) -> Tensor
+ops::_upsample_nearest_exact2d_backward::Kernel* ops::_upsample_nearest_exact2d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::_upsample_nearest_exact2d_backward_kernel,
+    /* Meta */ native::_upsample_nearest_exact2d_backward_kernel,
+};
+
+Tensor ops::_upsample_nearest_exact2d_backward::call(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, std::optional<double> scales_h, std::optional<double> scales_w) {
+  const Device kernel_device = dispatch_device("_upsample_nearest_exact2d_backward", {&grad_output});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_upsample_nearest_exact2d_backward", kernel_device);
+  return kernel(grad_output, output_size, input_size, scales_h, scales_w);
+}
+
+Tensor _upsample_nearest_exact2d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, std::optional<double> scales_h, std::optional<double> scales_w) {
+  if (autograd::compute_requires_grad({&grad_output})) {
+    return autograd::wrappers::_upsample_nearest_exact2d_backward(grad_output, output_size, input_size, scales_h, scales_w);
+  }
+  return ops::_upsample_nearest_exact2d_backward::call(grad_output, output_size, input_size, scales_h, scales_w);
+}
+
+// ============================================================================ _upsample_nearest_exact3d_backward
+
+// _upsample_nearest_exact3d_backward(Tensor grad_output, int[3] output_size, int[5] input_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+ops::_upsample_nearest_exact3d_backward::Kernel* ops::_upsample_nearest_exact3d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::_upsample_nearest_exact3d_backward_kernel,
+    /* Meta */ native::_upsample_nearest_exact3d_backward_kernel,
+};
+
+Tensor ops::_upsample_nearest_exact3d_backward::call(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  const Device kernel_device = dispatch_device("_upsample_nearest_exact3d_backward", {&grad_output});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_upsample_nearest_exact3d_backward", kernel_device);
+  return kernel(grad_output, output_size, input_size, scales_d, scales_h, scales_w);
+}
+
+Tensor _upsample_nearest_exact3d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  if (autograd::compute_requires_grad({&grad_output})) {
+    return autograd::wrappers::_upsample_nearest_exact3d_backward(grad_output, output_size, input_size, scales_d, scales_h, scales_w);
+  }
+  return ops::_upsample_nearest_exact3d_backward::call(grad_output, output_size, input_size, scales_d, scales_h, scales_w);
 }
 
 // ============================================================================ adaptive_avg_pool2d

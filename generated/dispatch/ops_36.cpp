@@ -9,6 +9,7 @@
 #include "generated/ops/lerp.h"
 #include "generated/ops/normal.h"
 #include "generated/ops/sgn.h"
+#include "generated/ops/upsample_bicubic2d.h"
 
 namespace tl {
 
@@ -497,6 +498,66 @@ const Tensor& ops::sgn_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& sgn_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("sgn.out", {&self}, {&out});
   return ops::sgn_out::call(self, out);
+}
+
+// ============================================================================ upsample_bicubic2d
+
+// upsample_bicubic2d(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+static Tensor upsample_bicubic2d_kernel_functional(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  Tensor out;
+  native::upsample_bicubic2d_kernel(self, output_size, align_corners, scales_h, scales_w, out);
+  return out;
+}
+
+ops::upsample_bicubic2d::Kernel* ops::upsample_bicubic2d::kernels[kNumDeviceTypes] = {
+    /* CPU */ upsample_bicubic2d_kernel_functional,
+    /* Meta */ upsample_bicubic2d_kernel_functional,
+};
+
+Tensor ops::upsample_bicubic2d::call(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  const Device kernel_device = dispatch_device("upsample_bicubic2d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_bicubic2d", kernel_device);
+  return kernel(self, output_size, align_corners, scales_h, scales_w);
+}
+
+Tensor upsample_bicubic2d(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::upsample_bicubic2d(self, output_size, align_corners, scales_h, scales_w);
+  }
+  return ops::upsample_bicubic2d::call(self, output_size, align_corners, scales_h, scales_w);
+}
+
+// upsample_bicubic2d.out(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& upsample_bicubic2d_kernel_out(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::upsample_bicubic2d_kernel(self_in, output_size, align_corners, scales_h, scales_w, out_handle);
+  return out;
+}
+
+ops::upsample_bicubic2d_out::Kernel* ops::upsample_bicubic2d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ upsample_bicubic2d_kernel_out,
+    /* Meta */ upsample_bicubic2d_kernel_out,
+};
+
+const Tensor& ops::upsample_bicubic2d_out::call(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& out) {
+  const Device kernel_device = dispatch_device("upsample_bicubic2d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_bicubic2d.out", kernel_device);
+  decltype(auto) result = kernel(self, output_size, align_corners, scales_h, scales_w, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& upsample_bicubic2d_out(const Tensor& out, const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  check_out_no_grad("upsample_bicubic2d.out", {&self}, {&out});
+  return ops::upsample_bicubic2d_out::call(self, output_size, align_corners, scales_h, scales_w, out);
+}
+
+// upsample_bicubic2d.vec(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor
+Tensor upsample_bicubic2d(const Tensor& input, OptionalIntArrayRef output_size, bool align_corners, std::optional<ArrayRef<double>> scale_factors) {
+  return native::upsample_bicubic2d_vec_composite(input, output_size, align_corners, scale_factors);
 }
 
 }  // namespace tl

@@ -9,6 +9,7 @@
 #include "generated/ops/allclose.h"
 #include "generated/ops/empty_like.h"
 #include "generated/ops/logsumexp.h"
+#include "generated/ops/pad.h"
 #include "generated/ops/positive.h"
 #include "generated/ops/slice.h"
 #include "generated/ops/swapaxes.h"
@@ -151,6 +152,13 @@ const Tensor& ops::logsumexp_out::call(const Tensor& self, IntArrayRef dim, bool
 const Tensor& logsumexp_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
   check_out_no_grad("logsumexp.out", {&self}, {&out});
   return ops::logsumexp_out::call(self, dim, keepdim, out);
+}
+
+// ============================================================================ pad
+
+// pad(Tensor self, int[] pad, str mode='constant', float? value=None) -> Tensor
+Tensor pad(const Tensor& self, IntArrayRef pad, std::string_view mode, std::optional<double> value) {
+  return native::pad_composite(self, pad, mode, value);
 }
 
 // ============================================================================ positive

@@ -12,6 +12,7 @@
 #include "generated/ops/empty_strided.h"
 #include "generated/ops/i0.h"
 #include "generated/ops/max_pool2d_with_indices_backward.h"
+#include "generated/ops/one_hot.h"
 #include "generated/ops/special_i0.h"
 #include "generated/ops/tile.h"
 #include "generated/ops/to.h"
@@ -315,6 +316,25 @@ Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor&
     return autograd::wrappers::max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
   }
   return ops::max_pool2d_with_indices_backward::call(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
+}
+
+// ============================================================================ one_hot
+
+// one_hot(Tensor self, int num_classes=-1) -> Tensor
+ops::one_hot::Kernel* ops::one_hot::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::one_hot_kernel,
+    /* Meta */ native::one_hot_kernel,
+};
+
+Tensor ops::one_hot::call(const Tensor& self, int64_t num_classes) {
+  const Device kernel_device = dispatch_device("one_hot", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("one_hot", kernel_device);
+  return kernel(self, num_classes);
+}
+
+Tensor one_hot(const Tensor& self, int64_t num_classes) {
+  return ops::one_hot::call(self, num_classes);
 }
 
 // ============================================================================ special_i0

@@ -3,16 +3,78 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_upsample_nearest_exact2d.h"
 #include "generated/ops/conv2d.h"
 #include "generated/ops/cumsum.h"
 #include "generated/ops/hardshrink_backward.h"
 #include "generated/ops/logsumexp.h"
+#include "generated/ops/reflection_pad2d.h"
 #include "generated/ops/special_logsumexp.h"
 #include "generated/ops/special_xlog1py.h"
 #include "generated/ops/split_with_sizes.h"
 #include "generated/ops/square.h"
 
 namespace tl {
+
+// ============================================================================ _upsample_nearest_exact2d
+
+// _upsample_nearest_exact2d(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor
+static Tensor _upsample_nearest_exact2d_kernel_functional(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_h, std::optional<double> scales_w) {
+  Tensor out;
+  native::_upsample_nearest_exact2d_kernel(self, output_size, scales_h, scales_w, out);
+  return out;
+}
+
+ops::_upsample_nearest_exact2d::Kernel* ops::_upsample_nearest_exact2d::kernels[kNumDeviceTypes] = {
+    /* CPU */ _upsample_nearest_exact2d_kernel_functional,
+    /* Meta */ _upsample_nearest_exact2d_kernel_functional,
+};
+
+Tensor ops::_upsample_nearest_exact2d::call(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_h, std::optional<double> scales_w) {
+  const Device kernel_device = dispatch_device("_upsample_nearest_exact2d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_upsample_nearest_exact2d", kernel_device);
+  return kernel(self, output_size, scales_h, scales_w);
+}
+
+Tensor _upsample_nearest_exact2d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_h, std::optional<double> scales_w) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::_upsample_nearest_exact2d(self, output_size, scales_h, scales_w);
+  }
+  return ops::_upsample_nearest_exact2d::call(self, output_size, scales_h, scales_w);
+}
+
+// _upsample_nearest_exact2d.out(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& _upsample_nearest_exact2d_kernel_out(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::_upsample_nearest_exact2d_kernel(self_in, output_size, scales_h, scales_w, out_handle);
+  return out;
+}
+
+ops::_upsample_nearest_exact2d_out::Kernel* ops::_upsample_nearest_exact2d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ _upsample_nearest_exact2d_kernel_out,
+    /* Meta */ _upsample_nearest_exact2d_kernel_out,
+};
+
+const Tensor& ops::_upsample_nearest_exact2d_out::call(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& out) {
+  const Device kernel_device = dispatch_device("_upsample_nearest_exact2d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_upsample_nearest_exact2d.out", kernel_device);
+  decltype(auto) result = kernel(self, output_size, scales_h, scales_w, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& _upsample_nearest_exact2d_out(const Tensor& out, const Tensor& self, IntArrayRef output_size, std::optional<double> scales_h, std::optional<double> scales_w) {
+  check_out_no_grad("_upsample_nearest_exact2d.out", {&self}, {&out});
+  return ops::_upsample_nearest_exact2d_out::call(self, output_size, scales_h, scales_w, out);
+}
+
+// _upsample_nearest_exact2d.vec(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+Tensor _upsample_nearest_exact2d(const Tensor& input, OptionalIntArrayRef output_size, std::optional<ArrayRef<double>> scale_factors) {
+  return native::_upsample_nearest_exact2d_vec_composite(input, output_size, scale_factors);
+}
 
 // ============================================================================ conv2d
 
@@ -129,6 +191,61 @@ Tensor hardshrink_backward(const Tensor& grad_out, const Tensor& self, const Sca
     return autograd::wrappers::hardshrink_backward(grad_out, self, lambd);
   }
   return ops::hardshrink_backward::call(grad_out, self, lambd);
+}
+
+// ============================================================================ reflection_pad2d
+
+// reflection_pad2d(Tensor self, int[4] padding) -> Tensor
+static Tensor reflection_pad2d_kernel_functional(const Tensor& self, IntArrayRef padding) {
+  Tensor out;
+  native::reflection_pad2d_kernel(self, padding, out);
+  return out;
+}
+
+ops::reflection_pad2d::Kernel* ops::reflection_pad2d::kernels[kNumDeviceTypes] = {
+    /* CPU */ reflection_pad2d_kernel_functional,
+    /* Meta */ reflection_pad2d_kernel_functional,
+};
+
+Tensor ops::reflection_pad2d::call(const Tensor& self, IntArrayRef padding) {
+  const Device kernel_device = dispatch_device("reflection_pad2d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("reflection_pad2d", kernel_device);
+  return kernel(self, padding);
+}
+
+Tensor reflection_pad2d(const Tensor& self, IntArrayRef padding) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::reflection_pad2d(self, padding);
+  }
+  return ops::reflection_pad2d::call(self, padding);
+}
+
+// reflection_pad2d.out(Tensor self, int[4] padding, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& reflection_pad2d_kernel_out(const Tensor& self, IntArrayRef padding, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::reflection_pad2d_kernel(self_in, padding, out_handle);
+  return out;
+}
+
+ops::reflection_pad2d_out::Kernel* ops::reflection_pad2d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ reflection_pad2d_kernel_out,
+    /* Meta */ reflection_pad2d_kernel_out,
+};
+
+const Tensor& ops::reflection_pad2d_out::call(const Tensor& self, IntArrayRef padding, const Tensor& out) {
+  const Device kernel_device = dispatch_device("reflection_pad2d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("reflection_pad2d.out", kernel_device);
+  decltype(auto) result = kernel(self, padding, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& reflection_pad2d_out(const Tensor& out, const Tensor& self, IntArrayRef padding) {
+  check_out_no_grad("reflection_pad2d.out", {&self}, {&out});
+  return ops::reflection_pad2d_out::call(self, padding, out);
 }
 
 // ============================================================================ special_logsumexp

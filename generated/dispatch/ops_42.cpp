@@ -4,6 +4,7 @@
 #include "aten/autograd/NotImplementedOut.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_upsample_nearest_exact1d.h"
 #include "generated/ops/conv1d.h"
 #include "generated/ops/diagonal_copy.h"
 #include "generated/ops/logit.h"
@@ -11,12 +12,74 @@
 #include "generated/ops/narrow.h"
 #include "generated/ops/native_dropout.h"
 #include "generated/ops/poisson.h"
+#include "generated/ops/reflection_pad1d.h"
 #include "generated/ops/sigmoid_backward.h"
 #include "generated/ops/sin.h"
 #include "generated/ops/softshrink_backward.h"
 #include "generated/ops/stack.h"
+#include "generated/ops/upsample_trilinear3d.h"
 
 namespace tl {
+
+// ============================================================================ _upsample_nearest_exact1d
+
+// _upsample_nearest_exact1d(Tensor self, int[1] output_size, float? scales=None) -> Tensor
+static Tensor _upsample_nearest_exact1d_kernel_functional(const Tensor& self, IntArrayRef output_size, std::optional<double> scales) {
+  Tensor out;
+  native::_upsample_nearest_exact1d_kernel(self, output_size, scales, out);
+  return out;
+}
+
+ops::_upsample_nearest_exact1d::Kernel* ops::_upsample_nearest_exact1d::kernels[kNumDeviceTypes] = {
+    /* CPU */ _upsample_nearest_exact1d_kernel_functional,
+    /* Meta */ _upsample_nearest_exact1d_kernel_functional,
+};
+
+Tensor ops::_upsample_nearest_exact1d::call(const Tensor& self, IntArrayRef output_size, std::optional<double> scales) {
+  const Device kernel_device = dispatch_device("_upsample_nearest_exact1d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_upsample_nearest_exact1d", kernel_device);
+  return kernel(self, output_size, scales);
+}
+
+Tensor _upsample_nearest_exact1d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::_upsample_nearest_exact1d(self, output_size, scales);
+  }
+  return ops::_upsample_nearest_exact1d::call(self, output_size, scales);
+}
+
+// _upsample_nearest_exact1d.out(Tensor self, int[1] output_size, float? scales=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& _upsample_nearest_exact1d_kernel_out(const Tensor& self, IntArrayRef output_size, std::optional<double> scales, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::_upsample_nearest_exact1d_kernel(self_in, output_size, scales, out_handle);
+  return out;
+}
+
+ops::_upsample_nearest_exact1d_out::Kernel* ops::_upsample_nearest_exact1d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ _upsample_nearest_exact1d_kernel_out,
+    /* Meta */ _upsample_nearest_exact1d_kernel_out,
+};
+
+const Tensor& ops::_upsample_nearest_exact1d_out::call(const Tensor& self, IntArrayRef output_size, std::optional<double> scales, const Tensor& out) {
+  const Device kernel_device = dispatch_device("_upsample_nearest_exact1d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_upsample_nearest_exact1d.out", kernel_device);
+  decltype(auto) result = kernel(self, output_size, scales, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& _upsample_nearest_exact1d_out(const Tensor& out, const Tensor& self, IntArrayRef output_size, std::optional<double> scales) {
+  check_out_no_grad("_upsample_nearest_exact1d.out", {&self}, {&out});
+  return ops::_upsample_nearest_exact1d_out::call(self, output_size, scales, out);
+}
+
+// _upsample_nearest_exact1d.vec(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+Tensor _upsample_nearest_exact1d(const Tensor& input, OptionalIntArrayRef output_size, std::optional<ArrayRef<double>> scale_factors) {
+  return native::_upsample_nearest_exact1d_vec_composite(input, output_size, scale_factors);
+}
 
 // ============================================================================ conv1d
 
@@ -282,6 +345,61 @@ Tensor poisson(const Tensor& self, std::optional<Generator> generator) {
   return ops::poisson::call(self, generator);
 }
 
+// ============================================================================ reflection_pad1d
+
+// reflection_pad1d(Tensor self, int[2] padding) -> Tensor
+static Tensor reflection_pad1d_kernel_functional(const Tensor& self, IntArrayRef padding) {
+  Tensor out;
+  native::reflection_pad1d_kernel(self, padding, out);
+  return out;
+}
+
+ops::reflection_pad1d::Kernel* ops::reflection_pad1d::kernels[kNumDeviceTypes] = {
+    /* CPU */ reflection_pad1d_kernel_functional,
+    /* Meta */ reflection_pad1d_kernel_functional,
+};
+
+Tensor ops::reflection_pad1d::call(const Tensor& self, IntArrayRef padding) {
+  const Device kernel_device = dispatch_device("reflection_pad1d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("reflection_pad1d", kernel_device);
+  return kernel(self, padding);
+}
+
+Tensor reflection_pad1d(const Tensor& self, IntArrayRef padding) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::reflection_pad1d(self, padding);
+  }
+  return ops::reflection_pad1d::call(self, padding);
+}
+
+// reflection_pad1d.out(Tensor self, int[2] padding, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& reflection_pad1d_kernel_out(const Tensor& self, IntArrayRef padding, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::reflection_pad1d_kernel(self_in, padding, out_handle);
+  return out;
+}
+
+ops::reflection_pad1d_out::Kernel* ops::reflection_pad1d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ reflection_pad1d_kernel_out,
+    /* Meta */ reflection_pad1d_kernel_out,
+};
+
+const Tensor& ops::reflection_pad1d_out::call(const Tensor& self, IntArrayRef padding, const Tensor& out) {
+  const Device kernel_device = dispatch_device("reflection_pad1d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("reflection_pad1d.out", kernel_device);
+  decltype(auto) result = kernel(self, padding, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& reflection_pad1d_out(const Tensor& out, const Tensor& self, IntArrayRef padding) {
+  check_out_no_grad("reflection_pad1d.out", {&self}, {&out});
+  return ops::reflection_pad1d_out::call(self, padding, out);
+}
+
 // ============================================================================ sigmoid_backward
 
 // sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
@@ -454,6 +572,66 @@ Tensor stack(TensorList tensors, int64_t dim) {
 const Tensor& stack_out(const Tensor& out, TensorList tensors, int64_t dim) {
   check_out_no_grad("stack.out", {}, {&out}, {tensors});
   return native::stack_out_composite(tensors, dim, out);
+}
+
+// ============================================================================ upsample_trilinear3d
+
+// upsample_trilinear3d(Tensor self, int[3] output_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+static Tensor upsample_trilinear3d_kernel_functional(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  Tensor out;
+  native::upsample_trilinear3d_kernel(self, output_size, align_corners, scales_d, scales_h, scales_w, out);
+  return out;
+}
+
+ops::upsample_trilinear3d::Kernel* ops::upsample_trilinear3d::kernels[kNumDeviceTypes] = {
+    /* CPU */ upsample_trilinear3d_kernel_functional,
+    /* Meta */ upsample_trilinear3d_kernel_functional,
+};
+
+Tensor ops::upsample_trilinear3d::call(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  const Device kernel_device = dispatch_device("upsample_trilinear3d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_trilinear3d", kernel_device);
+  return kernel(self, output_size, align_corners, scales_d, scales_h, scales_w);
+}
+
+Tensor upsample_trilinear3d(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::upsample_trilinear3d(self, output_size, align_corners, scales_d, scales_h, scales_w);
+  }
+  return ops::upsample_trilinear3d::call(self, output_size, align_corners, scales_d, scales_h, scales_w);
+}
+
+// upsample_trilinear3d.out(Tensor self, int[3] output_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& upsample_trilinear3d_kernel_out(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::upsample_trilinear3d_kernel(self_in, output_size, align_corners, scales_d, scales_h, scales_w, out_handle);
+  return out;
+}
+
+ops::upsample_trilinear3d_out::Kernel* ops::upsample_trilinear3d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ upsample_trilinear3d_kernel_out,
+    /* Meta */ upsample_trilinear3d_kernel_out,
+};
+
+const Tensor& ops::upsample_trilinear3d_out::call(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& out) {
+  const Device kernel_device = dispatch_device("upsample_trilinear3d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_trilinear3d.out", kernel_device);
+  decltype(auto) result = kernel(self, output_size, align_corners, scales_d, scales_h, scales_w, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& upsample_trilinear3d_out(const Tensor& out, const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  check_out_no_grad("upsample_trilinear3d.out", {&self}, {&out});
+  return ops::upsample_trilinear3d_out::call(self, output_size, align_corners, scales_d, scales_h, scales_w, out);
+}
+
+// upsample_trilinear3d.vec(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor
+Tensor upsample_trilinear3d(const Tensor& input, OptionalIntArrayRef output_size, bool align_corners, std::optional<ArrayRef<double>> scale_factors) {
+  return native::upsample_trilinear3d_vec_composite(input, output_size, align_corners, scale_factors);
 }
 
 }  // namespace tl

@@ -5,9 +5,15 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/_to_copy.h"
 #include "generated/ops/addcmul.h"
+#include "generated/ops/channel_shuffle.h"
 #include "generated/ops/gru.h"
 #include "generated/ops/mean.h"
 #include "generated/ops/mm.h"
+#include "generated/ops/pairwise_distance.h"
+#include "generated/ops/replication_pad1d.h"
+#include "generated/ops/upsample_bilinear2d.h"
+#include "generated/ops/upsample_linear1d_backward.h"
+#include "generated/ops/upsample_nearest2d.h"
 
 namespace tl {
 
@@ -116,6 +122,28 @@ const Tensor& ops::addcmul_out::call(const Tensor& self, const Tensor& tensor1, 
 const Tensor& addcmul_out(const Tensor& out, const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
   check_out_no_grad("addcmul.out", {&self, &tensor1, &tensor2}, {&out});
   return ops::addcmul_out::call(self, tensor1, tensor2, value, out);
+}
+
+// ============================================================================ channel_shuffle
+
+// channel_shuffle(Tensor self, int groups) -> Tensor
+ops::channel_shuffle::Kernel* ops::channel_shuffle::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::channel_shuffle_kernel,
+    /* Meta */ native::channel_shuffle_kernel,
+};
+
+Tensor ops::channel_shuffle::call(const Tensor& self, int64_t groups) {
+  const Device kernel_device = dispatch_device("channel_shuffle", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("channel_shuffle", kernel_device);
+  return kernel(self, groups);
+}
+
+Tensor channel_shuffle(const Tensor& self, int64_t groups) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::channel_shuffle(self, groups);
+  }
+  return ops::channel_shuffle::call(self, groups);
 }
 
 // ============================================================================ gru
@@ -287,6 +315,210 @@ const Tensor& ops::mm_out::call(const Tensor& self, const Tensor& mat2, const Te
 const Tensor& mm_out(const Tensor& out, const Tensor& self, const Tensor& mat2) {
   check_out_no_grad("mm.out", {&self, &mat2}, {&out});
   return ops::mm_out::call(self, mat2, out);
+}
+
+// ============================================================================ pairwise_distance
+
+// pairwise_distance(Tensor x1, Tensor x2, float p=2, float eps=1e-06, bool keepdim=False) -> Tensor
+Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p, double eps, bool keepdim) {
+  return native::pairwise_distance_composite(x1, x2, p, eps, keepdim);
+}
+
+// ============================================================================ replication_pad1d
+
+// replication_pad1d(Tensor self, int[2] padding) -> Tensor
+static Tensor replication_pad1d_kernel_functional(const Tensor& self, IntArrayRef padding) {
+  Tensor out;
+  native::replication_pad1d_kernel(self, padding, out);
+  return out;
+}
+
+ops::replication_pad1d::Kernel* ops::replication_pad1d::kernels[kNumDeviceTypes] = {
+    /* CPU */ replication_pad1d_kernel_functional,
+    /* Meta */ replication_pad1d_kernel_functional,
+};
+
+Tensor ops::replication_pad1d::call(const Tensor& self, IntArrayRef padding) {
+  const Device kernel_device = dispatch_device("replication_pad1d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("replication_pad1d", kernel_device);
+  return kernel(self, padding);
+}
+
+Tensor replication_pad1d(const Tensor& self, IntArrayRef padding) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::replication_pad1d(self, padding);
+  }
+  return ops::replication_pad1d::call(self, padding);
+}
+
+// replication_pad1d.out(Tensor self, int[2] padding, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& replication_pad1d_kernel_out(const Tensor& self, IntArrayRef padding, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::replication_pad1d_kernel(self_in, padding, out_handle);
+  return out;
+}
+
+ops::replication_pad1d_out::Kernel* ops::replication_pad1d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ replication_pad1d_kernel_out,
+    /* Meta */ replication_pad1d_kernel_out,
+};
+
+const Tensor& ops::replication_pad1d_out::call(const Tensor& self, IntArrayRef padding, const Tensor& out) {
+  const Device kernel_device = dispatch_device("replication_pad1d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("replication_pad1d.out", kernel_device);
+  decltype(auto) result = kernel(self, padding, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& replication_pad1d_out(const Tensor& out, const Tensor& self, IntArrayRef padding) {
+  check_out_no_grad("replication_pad1d.out", {&self}, {&out});
+  return ops::replication_pad1d_out::call(self, padding, out);
+}
+
+// ============================================================================ upsample_bilinear2d
+
+// upsample_bilinear2d(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+static Tensor upsample_bilinear2d_kernel_functional(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  Tensor out;
+  native::upsample_bilinear2d_kernel(self, output_size, align_corners, scales_h, scales_w, out);
+  return out;
+}
+
+ops::upsample_bilinear2d::Kernel* ops::upsample_bilinear2d::kernels[kNumDeviceTypes] = {
+    /* CPU */ upsample_bilinear2d_kernel_functional,
+    /* Meta */ upsample_bilinear2d_kernel_functional,
+};
+
+Tensor ops::upsample_bilinear2d::call(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  const Device kernel_device = dispatch_device("upsample_bilinear2d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_bilinear2d", kernel_device);
+  return kernel(self, output_size, align_corners, scales_h, scales_w);
+}
+
+Tensor upsample_bilinear2d(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::upsample_bilinear2d(self, output_size, align_corners, scales_h, scales_w);
+  }
+  return ops::upsample_bilinear2d::call(self, output_size, align_corners, scales_h, scales_w);
+}
+
+// upsample_bilinear2d.out(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& upsample_bilinear2d_kernel_out(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::upsample_bilinear2d_kernel(self_in, output_size, align_corners, scales_h, scales_w, out_handle);
+  return out;
+}
+
+ops::upsample_bilinear2d_out::Kernel* ops::upsample_bilinear2d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ upsample_bilinear2d_kernel_out,
+    /* Meta */ upsample_bilinear2d_kernel_out,
+};
+
+const Tensor& ops::upsample_bilinear2d_out::call(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& out) {
+  const Device kernel_device = dispatch_device("upsample_bilinear2d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_bilinear2d.out", kernel_device);
+  decltype(auto) result = kernel(self, output_size, align_corners, scales_h, scales_w, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& upsample_bilinear2d_out(const Tensor& out, const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  check_out_no_grad("upsample_bilinear2d.out", {&self}, {&out});
+  return ops::upsample_bilinear2d_out::call(self, output_size, align_corners, scales_h, scales_w, out);
+}
+
+// upsample_bilinear2d.vec(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor
+Tensor upsample_bilinear2d(const Tensor& input, OptionalIntArrayRef output_size, bool align_corners, std::optional<ArrayRef<double>> scale_factors) {
+  return native::upsample_bilinear2d_vec_composite(input, output_size, align_corners, scale_factors);
+}
+
+// ============================================================================ upsample_linear1d_backward
+
+// upsample_linear1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, bool align_corners, float? scales=None) -> Tensor
+ops::upsample_linear1d_backward::Kernel* ops::upsample_linear1d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::upsample_linear1d_backward_kernel,
+    /* Meta */ native::upsample_linear1d_backward_kernel,
+};
+
+Tensor ops::upsample_linear1d_backward::call(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, bool align_corners, std::optional<double> scales) {
+  const Device kernel_device = dispatch_device("upsample_linear1d_backward", {&grad_output});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_linear1d_backward", kernel_device);
+  return kernel(grad_output, output_size, input_size, align_corners, scales);
+}
+
+Tensor upsample_linear1d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, bool align_corners, std::optional<double> scales) {
+  if (autograd::compute_requires_grad({&grad_output})) {
+    return autograd::wrappers::upsample_linear1d_backward(grad_output, output_size, input_size, align_corners, scales);
+  }
+  return ops::upsample_linear1d_backward::call(grad_output, output_size, input_size, align_corners, scales);
+}
+
+// ============================================================================ upsample_nearest2d
+
+// upsample_nearest2d(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor
+static Tensor upsample_nearest2d_kernel_functional(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_h, std::optional<double> scales_w) {
+  Tensor out;
+  native::upsample_nearest2d_kernel(self, output_size, scales_h, scales_w, out);
+  return out;
+}
+
+ops::upsample_nearest2d::Kernel* ops::upsample_nearest2d::kernels[kNumDeviceTypes] = {
+    /* CPU */ upsample_nearest2d_kernel_functional,
+    /* Meta */ upsample_nearest2d_kernel_functional,
+};
+
+Tensor ops::upsample_nearest2d::call(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_h, std::optional<double> scales_w) {
+  const Device kernel_device = dispatch_device("upsample_nearest2d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_nearest2d", kernel_device);
+  return kernel(self, output_size, scales_h, scales_w);
+}
+
+Tensor upsample_nearest2d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_h, std::optional<double> scales_w) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::upsample_nearest2d(self, output_size, scales_h, scales_w);
+  }
+  return ops::upsample_nearest2d::call(self, output_size, scales_h, scales_w);
+}
+
+// upsample_nearest2d.out(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& upsample_nearest2d_kernel_out(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::upsample_nearest2d_kernel(self_in, output_size, scales_h, scales_w, out_handle);
+  return out;
+}
+
+ops::upsample_nearest2d_out::Kernel* ops::upsample_nearest2d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ upsample_nearest2d_kernel_out,
+    /* Meta */ upsample_nearest2d_kernel_out,
+};
+
+const Tensor& ops::upsample_nearest2d_out::call(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& out) {
+  const Device kernel_device = dispatch_device("upsample_nearest2d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_nearest2d.out", kernel_device);
+  decltype(auto) result = kernel(self, output_size, scales_h, scales_w, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& upsample_nearest2d_out(const Tensor& out, const Tensor& self, IntArrayRef output_size, std::optional<double> scales_h, std::optional<double> scales_w) {
+  check_out_no_grad("upsample_nearest2d.out", {&self}, {&out});
+  return ops::upsample_nearest2d_out::call(self, output_size, scales_h, scales_w, out);
+}
+
+// upsample_nearest2d.vec(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+Tensor upsample_nearest2d(const Tensor& input, OptionalIntArrayRef output_size, std::optional<ArrayRef<double>> scale_factors) {
+  return native::upsample_nearest2d_vec_composite(input, output_size, scale_factors);
 }
 
 }  // namespace tl

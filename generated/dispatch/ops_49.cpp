@@ -9,6 +9,7 @@
 #include "generated/ops/index_select.h"
 #include "generated/ops/lt.h"
 #include "generated/ops/multinomial.h"
+#include "generated/ops/upsample_nearest3d.h"
 
 namespace tl {
 
@@ -408,6 +409,66 @@ const Tensor& ops::multinomial_out::call(const Tensor& self, int64_t num_samples
 const Tensor& multinomial_out(const Tensor& out, const Tensor& self, int64_t num_samples, bool replacement, std::optional<Generator> generator) {
   check_out_no_grad("multinomial.out", {&self}, {&out});
   return ops::multinomial_out::call(self, num_samples, replacement, generator, out);
+}
+
+// ============================================================================ upsample_nearest3d
+
+// upsample_nearest3d(Tensor self, int[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+static Tensor upsample_nearest3d_kernel_functional(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  Tensor out;
+  native::upsample_nearest3d_kernel(self, output_size, scales_d, scales_h, scales_w, out);
+  return out;
+}
+
+ops::upsample_nearest3d::Kernel* ops::upsample_nearest3d::kernels[kNumDeviceTypes] = {
+    /* CPU */ upsample_nearest3d_kernel_functional,
+    /* Meta */ upsample_nearest3d_kernel_functional,
+};
+
+Tensor ops::upsample_nearest3d::call(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  const Device kernel_device = dispatch_device("upsample_nearest3d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_nearest3d", kernel_device);
+  return kernel(self, output_size, scales_d, scales_h, scales_w);
+}
+
+Tensor upsample_nearest3d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::upsample_nearest3d(self, output_size, scales_d, scales_h, scales_w);
+  }
+  return ops::upsample_nearest3d::call(self, output_size, scales_d, scales_h, scales_w);
+}
+
+// upsample_nearest3d.out(Tensor self, int[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& upsample_nearest3d_kernel_out(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::upsample_nearest3d_kernel(self_in, output_size, scales_d, scales_h, scales_w, out_handle);
+  return out;
+}
+
+ops::upsample_nearest3d_out::Kernel* ops::upsample_nearest3d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ upsample_nearest3d_kernel_out,
+    /* Meta */ upsample_nearest3d_kernel_out,
+};
+
+const Tensor& ops::upsample_nearest3d_out::call(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& out) {
+  const Device kernel_device = dispatch_device("upsample_nearest3d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_nearest3d.out", kernel_device);
+  decltype(auto) result = kernel(self, output_size, scales_d, scales_h, scales_w, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& upsample_nearest3d_out(const Tensor& out, const Tensor& self, IntArrayRef output_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  check_out_no_grad("upsample_nearest3d.out", {&self}, {&out});
+  return ops::upsample_nearest3d_out::call(self, output_size, scales_d, scales_h, scales_w, out);
+}
+
+// upsample_nearest3d.vec(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+Tensor upsample_nearest3d(const Tensor& input, OptionalIntArrayRef output_size, std::optional<ArrayRef<double>> scale_factors) {
+  return native::upsample_nearest3d_vec_composite(input, output_size, scale_factors);
 }
 
 }  // namespace tl

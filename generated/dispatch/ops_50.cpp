@@ -4,6 +4,8 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/mish.h"
+#include "generated/ops/reflection_pad1d_backward.h"
+#include "generated/ops/replication_pad3d.h"
 #include "generated/ops/signbit.h"
 #include "generated/ops/unbind.h"
 
@@ -90,6 +92,83 @@ const Tensor& ops::mish_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& mish_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("mish.out", {&self}, {&out});
   return ops::mish_out::call(self, out);
+}
+
+// ============================================================================ reflection_pad1d_backward
+
+// reflection_pad1d_backward(Tensor grad_output, Tensor self, int[2] padding) -> Tensor
+ops::reflection_pad1d_backward::Kernel* ops::reflection_pad1d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::reflection_pad1d_backward_kernel,
+    /* Meta */ native::reflection_pad1d_backward_kernel,
+};
+
+Tensor ops::reflection_pad1d_backward::call(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+  const Device kernel_device = dispatch_device("reflection_pad1d_backward", {&grad_output, &self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("reflection_pad1d_backward", kernel_device);
+  return kernel(grad_output, self, padding);
+}
+
+Tensor reflection_pad1d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::reflection_pad1d_backward(grad_output, self, padding);
+  }
+  return ops::reflection_pad1d_backward::call(grad_output, self, padding);
+}
+
+// ============================================================================ replication_pad3d
+
+// replication_pad3d(Tensor self, int[6] padding) -> Tensor
+static Tensor replication_pad3d_kernel_functional(const Tensor& self, IntArrayRef padding) {
+  Tensor out;
+  native::replication_pad3d_kernel(self, padding, out);
+  return out;
+}
+
+ops::replication_pad3d::Kernel* ops::replication_pad3d::kernels[kNumDeviceTypes] = {
+    /* CPU */ replication_pad3d_kernel_functional,
+    /* Meta */ replication_pad3d_kernel_functional,
+};
+
+Tensor ops::replication_pad3d::call(const Tensor& self, IntArrayRef padding) {
+  const Device kernel_device = dispatch_device("replication_pad3d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("replication_pad3d", kernel_device);
+  return kernel(self, padding);
+}
+
+Tensor replication_pad3d(const Tensor& self, IntArrayRef padding) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::replication_pad3d(self, padding);
+  }
+  return ops::replication_pad3d::call(self, padding);
+}
+
+// replication_pad3d.out(Tensor self, int[6] padding, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& replication_pad3d_kernel_out(const Tensor& self, IntArrayRef padding, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::replication_pad3d_kernel(self_in, padding, out_handle);
+  return out;
+}
+
+ops::replication_pad3d_out::Kernel* ops::replication_pad3d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ replication_pad3d_kernel_out,
+    /* Meta */ replication_pad3d_kernel_out,
+};
+
+const Tensor& ops::replication_pad3d_out::call(const Tensor& self, IntArrayRef padding, const Tensor& out) {
+  const Device kernel_device = dispatch_device("replication_pad3d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("replication_pad3d.out", kernel_device);
+  decltype(auto) result = kernel(self, padding, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& replication_pad3d_out(const Tensor& out, const Tensor& self, IntArrayRef padding) {
+  check_out_no_grad("replication_pad3d.out", {&self}, {&out});
+  return ops::replication_pad3d_out::call(self, padding, out);
 }
 
 // ============================================================================ signbit

@@ -11,9 +11,13 @@
 #include "generated/ops/linalg_vector_norm.h"
 #include "generated/ops/linear.h"
 #include "generated/ops/max_pool2d_with_indices.h"
+#include "generated/ops/reflection_pad2d_backward.h"
+#include "generated/ops/reflection_pad3d_backward.h"
+#include "generated/ops/replication_pad2d.h"
 #include "generated/ops/scaled_dot_product_attention.h"
 #include "generated/ops/softplus.h"
 #include "generated/ops/tril_indices.h"
+#include "generated/ops/upsample_nearest1d.h"
 #include "generated/ops/vsplit.h"
 
 namespace tl {
@@ -465,6 +469,105 @@ std::tuple<const Tensor&, const Tensor&> max_pool2d_with_indices_out(const Tenso
   return ops::max_pool2d_with_indices_out::call(self, kernel_size, stride, padding, dilation, ceil_mode, out, indices);
 }
 
+// ============================================================================ reflection_pad2d_backward
+
+// reflection_pad2d_backward(Tensor grad_output, Tensor self, int[4] padding) -> Tensor
+ops::reflection_pad2d_backward::Kernel* ops::reflection_pad2d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::reflection_pad2d_backward_kernel,
+    /* Meta */ native::reflection_pad2d_backward_kernel,
+};
+
+Tensor ops::reflection_pad2d_backward::call(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+  const Device kernel_device = dispatch_device("reflection_pad2d_backward", {&grad_output, &self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("reflection_pad2d_backward", kernel_device);
+  return kernel(grad_output, self, padding);
+}
+
+Tensor reflection_pad2d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::reflection_pad2d_backward(grad_output, self, padding);
+  }
+  return ops::reflection_pad2d_backward::call(grad_output, self, padding);
+}
+
+// ============================================================================ reflection_pad3d_backward
+
+// reflection_pad3d_backward(Tensor grad_output, Tensor self, int[6] padding) -> Tensor
+ops::reflection_pad3d_backward::Kernel* ops::reflection_pad3d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::reflection_pad3d_backward_kernel,
+    /* Meta */ native::reflection_pad3d_backward_kernel,
+};
+
+Tensor ops::reflection_pad3d_backward::call(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+  const Device kernel_device = dispatch_device("reflection_pad3d_backward", {&grad_output, &self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("reflection_pad3d_backward", kernel_device);
+  return kernel(grad_output, self, padding);
+}
+
+Tensor reflection_pad3d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::reflection_pad3d_backward(grad_output, self, padding);
+  }
+  return ops::reflection_pad3d_backward::call(grad_output, self, padding);
+}
+
+// ============================================================================ replication_pad2d
+
+// replication_pad2d(Tensor self, int[4] padding) -> Tensor
+static Tensor replication_pad2d_kernel_functional(const Tensor& self, IntArrayRef padding) {
+  Tensor out;
+  native::replication_pad2d_kernel(self, padding, out);
+  return out;
+}
+
+ops::replication_pad2d::Kernel* ops::replication_pad2d::kernels[kNumDeviceTypes] = {
+    /* CPU */ replication_pad2d_kernel_functional,
+    /* Meta */ replication_pad2d_kernel_functional,
+};
+
+Tensor ops::replication_pad2d::call(const Tensor& self, IntArrayRef padding) {
+  const Device kernel_device = dispatch_device("replication_pad2d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("replication_pad2d", kernel_device);
+  return kernel(self, padding);
+}
+
+Tensor replication_pad2d(const Tensor& self, IntArrayRef padding) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::replication_pad2d(self, padding);
+  }
+  return ops::replication_pad2d::call(self, padding);
+}
+
+// replication_pad2d.out(Tensor self, int[4] padding, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& replication_pad2d_kernel_out(const Tensor& self, IntArrayRef padding, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::replication_pad2d_kernel(self_in, padding, out_handle);
+  return out;
+}
+
+ops::replication_pad2d_out::Kernel* ops::replication_pad2d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ replication_pad2d_kernel_out,
+    /* Meta */ replication_pad2d_kernel_out,
+};
+
+const Tensor& ops::replication_pad2d_out::call(const Tensor& self, IntArrayRef padding, const Tensor& out) {
+  const Device kernel_device = dispatch_device("replication_pad2d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("replication_pad2d.out", kernel_device);
+  decltype(auto) result = kernel(self, padding, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& replication_pad2d_out(const Tensor& out, const Tensor& self, IntArrayRef padding) {
+  check_out_no_grad("replication_pad2d.out", {&self}, {&out});
+  return ops::replication_pad2d_out::call(self, padding, out);
+}
+
 // ============================================================================ scaled_dot_product_attention
 
 // scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor
@@ -544,6 +647,66 @@ Tensor ops::tril_indices::call(int64_t row, int64_t col, int64_t offset, std::op
 
 Tensor tril_indices(int64_t row, int64_t col, int64_t offset, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
   return ops::tril_indices::call(row, col, offset, dtype, layout, device, pin_memory);
+}
+
+// ============================================================================ upsample_nearest1d
+
+// upsample_nearest1d(Tensor self, int[1] output_size, float? scales=None) -> Tensor
+static Tensor upsample_nearest1d_kernel_functional(const Tensor& self, IntArrayRef output_size, std::optional<double> scales) {
+  Tensor out;
+  native::upsample_nearest1d_kernel(self, output_size, scales, out);
+  return out;
+}
+
+ops::upsample_nearest1d::Kernel* ops::upsample_nearest1d::kernels[kNumDeviceTypes] = {
+    /* CPU */ upsample_nearest1d_kernel_functional,
+    /* Meta */ upsample_nearest1d_kernel_functional,
+};
+
+Tensor ops::upsample_nearest1d::call(const Tensor& self, IntArrayRef output_size, std::optional<double> scales) {
+  const Device kernel_device = dispatch_device("upsample_nearest1d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_nearest1d", kernel_device);
+  return kernel(self, output_size, scales);
+}
+
+Tensor upsample_nearest1d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::upsample_nearest1d(self, output_size, scales);
+  }
+  return ops::upsample_nearest1d::call(self, output_size, scales);
+}
+
+// upsample_nearest1d.out(Tensor self, int[1] output_size, float? scales=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& upsample_nearest1d_kernel_out(const Tensor& self, IntArrayRef output_size, std::optional<double> scales, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::upsample_nearest1d_kernel(self_in, output_size, scales, out_handle);
+  return out;
+}
+
+ops::upsample_nearest1d_out::Kernel* ops::upsample_nearest1d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ upsample_nearest1d_kernel_out,
+    /* Meta */ upsample_nearest1d_kernel_out,
+};
+
+const Tensor& ops::upsample_nearest1d_out::call(const Tensor& self, IntArrayRef output_size, std::optional<double> scales, const Tensor& out) {
+  const Device kernel_device = dispatch_device("upsample_nearest1d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_nearest1d.out", kernel_device);
+  decltype(auto) result = kernel(self, output_size, scales, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& upsample_nearest1d_out(const Tensor& out, const Tensor& self, IntArrayRef output_size, std::optional<double> scales) {
+  check_out_no_grad("upsample_nearest1d.out", {&self}, {&out});
+  return ops::upsample_nearest1d_out::call(self, output_size, scales, out);
+}
+
+// upsample_nearest1d.vec(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+Tensor upsample_nearest1d(const Tensor& input, OptionalIntArrayRef output_size, std::optional<ArrayRef<double>> scale_factors) {
+  return native::upsample_nearest1d_vec_composite(input, output_size, scale_factors);
 }
 
 // ============================================================================ vsplit

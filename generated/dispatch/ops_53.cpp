@@ -9,6 +9,7 @@
 #include "generated/ops/gelu.h"
 #include "generated/ops/log_sigmoid_forward.h"
 #include "generated/ops/lstm_cell.h"
+#include "generated/ops/pixel_unshuffle.h"
 #include "generated/ops/pow.h"
 #include "generated/ops/trunc.h"
 
@@ -225,6 +226,28 @@ std::tuple<Tensor, Tensor> log_sigmoid_forward(const Tensor& self) {
 // lstm_cell(Tensor input, Tensor[] hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> (Tensor, Tensor)
 std::tuple<Tensor, Tensor> lstm_cell(const Tensor& input, TensorList hx, const Tensor& w_ih, const Tensor& w_hh, const std::optional<Tensor>& b_ih, const std::optional<Tensor>& b_hh) {
   return native::lstm_cell_composite(input, hx, w_ih, w_hh, b_ih, b_hh);
+}
+
+// ============================================================================ pixel_unshuffle
+
+// pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor
+ops::pixel_unshuffle::Kernel* ops::pixel_unshuffle::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::pixel_unshuffle_kernel,
+    /* Meta */ native::pixel_unshuffle_kernel,
+};
+
+Tensor ops::pixel_unshuffle::call(const Tensor& self, int64_t downscale_factor) {
+  const Device kernel_device = dispatch_device("pixel_unshuffle", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("pixel_unshuffle", kernel_device);
+  return kernel(self, downscale_factor);
+}
+
+Tensor pixel_unshuffle(const Tensor& self, int64_t downscale_factor) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::pixel_unshuffle(self, downscale_factor);
+  }
+  return ops::pixel_unshuffle::call(self, downscale_factor);
 }
 
 // ============================================================================ pow

@@ -5,6 +5,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/_scaled_dot_product_flash_attention_for_cpu_backward.h"
 #include "generated/ops/amin.h"
+#include "generated/ops/constant_pad_nd.h"
 #include "generated/ops/histogram.h"
 #include "generated/ops/isinf.h"
 #include "generated/ops/special_zeta.h"
@@ -86,6 +87,28 @@ const Tensor& ops::amin_out::call(const Tensor& self, IntArrayRef dim, bool keep
 const Tensor& amin_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
   check_out_no_grad("amin.out", {&self}, {&out});
   return ops::amin_out::call(self, dim, keepdim, out);
+}
+
+// ============================================================================ constant_pad_nd
+
+// constant_pad_nd(Tensor self, int[] pad, Scalar value=0) -> Tensor
+ops::constant_pad_nd::Kernel* ops::constant_pad_nd::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::constant_pad_nd_kernel,
+    /* Meta */ native::constant_pad_nd_kernel,
+};
+
+Tensor ops::constant_pad_nd::call(const Tensor& self, IntArrayRef pad, const Scalar& value) {
+  const Device kernel_device = dispatch_device("constant_pad_nd", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("constant_pad_nd", kernel_device);
+  return kernel(self, pad, value);
+}
+
+Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::constant_pad_nd(self, pad, value);
+  }
+  return ops::constant_pad_nd::call(self, pad, value);
 }
 
 // ============================================================================ histogram

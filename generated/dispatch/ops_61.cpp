@@ -7,6 +7,7 @@
 #include "generated/ops/movedim.h"
 #include "generated/ops/rot90.h"
 #include "generated/ops/selu.h"
+#include "generated/ops/upsample_nearest1d_backward.h"
 
 namespace tl {
 
@@ -137,6 +138,28 @@ Tensor selu(const Tensor& self) {
 // selu_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& selu_(const Tensor& self) {
   return native::selu__composite(self);
+}
+
+// ============================================================================ upsample_nearest1d_backward
+
+// upsample_nearest1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, float? scales=None) -> Tensor
+ops::upsample_nearest1d_backward::Kernel* ops::upsample_nearest1d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::upsample_nearest1d_backward_kernel,
+    /* Meta */ native::upsample_nearest1d_backward_kernel,
+};
+
+Tensor ops::upsample_nearest1d_backward::call(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, std::optional<double> scales) {
+  const Device kernel_device = dispatch_device("upsample_nearest1d_backward", {&grad_output});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_nearest1d_backward", kernel_device);
+  return kernel(grad_output, output_size, input_size, scales);
+}
+
+Tensor upsample_nearest1d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, std::optional<double> scales) {
+  if (autograd::compute_requires_grad({&grad_output})) {
+    return autograd::wrappers::upsample_nearest1d_backward(grad_output, output_size, input_size, scales);
+  }
+  return ops::upsample_nearest1d_backward::call(grad_output, output_size, input_size, scales);
 }
 
 }  // namespace tl

@@ -13,8 +13,10 @@
 #include "generated/ops/ge.h"
 #include "generated/ops/index_add.h"
 #include "generated/ops/moveaxis.h"
+#include "generated/ops/pixel_shuffle.h"
 #include "generated/ops/rnn_relu.h"
 #include "generated/ops/true_divide.h"
+#include "generated/ops/upsample_bilinear2d_backward.h"
 #include "generated/ops/vstack.h"
 
 namespace tl {
@@ -502,6 +504,28 @@ Tensor moveaxis(const Tensor& self, int64_t source, int64_t destination) {
   return native::moveaxis_int_composite(self, source, destination);
 }
 
+// ============================================================================ pixel_shuffle
+
+// pixel_shuffle(Tensor self, int upscale_factor) -> Tensor
+ops::pixel_shuffle::Kernel* ops::pixel_shuffle::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::pixel_shuffle_kernel,
+    /* Meta */ native::pixel_shuffle_kernel,
+};
+
+Tensor ops::pixel_shuffle::call(const Tensor& self, int64_t upscale_factor) {
+  const Device kernel_device = dispatch_device("pixel_shuffle", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("pixel_shuffle", kernel_device);
+  return kernel(self, upscale_factor);
+}
+
+Tensor pixel_shuffle(const Tensor& self, int64_t upscale_factor) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::pixel_shuffle(self, upscale_factor);
+  }
+  return ops::pixel_shuffle::call(self, upscale_factor);
+}
+
 // ============================================================================ rnn_relu
 
 // rnn_relu.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)
@@ -645,6 +669,28 @@ const Tensor& true_divide_(const Tensor& self, const Scalar& other) {
     return autograd::wrappers::true_divide__Scalar(self, other);
   }
   return ops::true_divide__Scalar::call(self, other);
+}
+
+// ============================================================================ upsample_bilinear2d_backward
+
+// upsample_bilinear2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+ops::upsample_bilinear2d_backward::Kernel* ops::upsample_bilinear2d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::upsample_bilinear2d_backward_kernel,
+    /* Meta */ native::upsample_bilinear2d_backward_kernel,
+};
+
+Tensor ops::upsample_bilinear2d_backward::call(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  const Device kernel_device = dispatch_device("upsample_bilinear2d_backward", {&grad_output});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_bilinear2d_backward", kernel_device);
+  return kernel(grad_output, output_size, input_size, align_corners, scales_h, scales_w);
+}
+
+Tensor upsample_bilinear2d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  if (autograd::compute_requires_grad({&grad_output})) {
+    return autograd::wrappers::upsample_bilinear2d_backward(grad_output, output_size, input_size, align_corners, scales_h, scales_w);
+  }
+  return ops::upsample_bilinear2d_backward::call(grad_output, output_size, input_size, align_corners, scales_h, scales_w);
 }
 
 // ============================================================================ vstack

@@ -600,6 +600,10 @@ def chain_matmul(matrices: Sequence[Tensor], *, out: Optional[Tensor] = None) ->
     """The product of a chain of 2-D matrices in the cheapest order (deprecated by PyTorch for `linalg.multi_dot`)."""
     ...
 
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """`self` (N, C, *) with its channels seen as (groups, C / groups) and transposed to (C / groups, groups), as ShuffleNet mixes groups."""
+    ...
+
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> Sequence[Tensor]:
     """Views of `self` cut along `dim` into at most `chunks` pieces of equal size (the last may be smaller)."""
     ...
@@ -692,6 +696,10 @@ def concatenate(tensors: Sequence[Tensor], dim: int = 0, *, out: Optional[Tensor
     """Alias of `cat`."""
     ...
 
+def constant_pad_nd(input: Tensor, pad: Sequence[int], value: Number = 0) -> Tensor:
+    """`self` padded with `value` on both sides of its last `len(pad) // 2` dims (`pad` lists (before, after) pairs from the last dim backwards); a negative pad crops."""
+    ...
+
 @overload
 def conv1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: Union[int, Sequence[int]] = 1, padding: Union[int, Sequence[int]] = 0, dilation: Union[int, Sequence[int]] = 1, groups: int = 1) -> Tensor:
     """1-D convolution of `(N, C, L)` or unbatched `(C, L)` input with `weight` `(out, C/groups, k)`."""
@@ -779,6 +787,10 @@ def cosh(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
 
 def cosh_(input: Tensor) -> Tensor:
     """In-place version of cosh(): writes the result into self. The hyperbolic cosine of every element of `self`; integer inputs give the default float dtype."""
+    ...
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-08) -> Tensor:
+    """The cosine of the angle between `x1` and `x2` (broadcast) along `dim`: each divided by its 2-norm (at least `eps`), then their dot product."""
     ...
 
 @overload
@@ -2046,8 +2058,20 @@ def outer(input: Tensor, vec2: Tensor, *, out: Optional[Tensor] = None) -> Tenso
     """The outer product of two 1-D tensors: `result[i, j] = self[i] * vec2[j]` (dtypes promoted)."""
     ...
 
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2, eps: float = 1e-06, keepdim: bool = False) -> Tensor:
+    """The p-norm of `x1 - x2 + eps` (broadcast) along the last dim."""
+    ...
+
 def permute(input: Tensor, dims: Sequence[int]) -> Tensor:
     """A view of `self` with its dimensions reordered as `dims` says."""
+    ...
+
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
+    """Rearranges `self` (*, C * r * r, H, W) into (*, C, H * r, W * r), r = `upscale_factor`: each r x r block of the output comes from r * r channels."""
+    ...
+
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
+    """The inverse of pixel_shuffle: `self` (*, C, H * r, W * r) into (*, C * r * r, H, W), r = `downscale_factor`."""
     ...
 
 def poisson(input: Tensor, generator: Optional[Generator] = None) -> Tensor:

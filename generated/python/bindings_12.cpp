@@ -8,6 +8,7 @@
 #include "generated/ops/_fused_adagrad.h"
 #include "generated/ops/bincount.h"
 #include "generated/ops/ldexp.h"
+#include "generated/ops/replication_pad1d_backward.h"
 #include "generated/ops/special_bessel_j0.h"
 #include "generated/ops/special_xlogy.h"
 
@@ -85,6 +86,22 @@ PyObject* fn_ldexp_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   auto self = r.tensor(0);
   auto other = r.tensor(1);
   auto result = [&] { GilRelease no_gil; return tl::ldexp_(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// replication_pad1d_backward
+PyObject* fn_nn_replication_pad1d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "replication_pad1d_backward(Tensor grad_output, Tensor input, int[2] padding)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto padding = r.intlist(2);
+  auto result = [&] { GilRelease no_gil; return tl::replication_pad1d_backward(grad_output, self, padding); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -222,6 +239,10 @@ The number of occurrences of each value in the 1-D non-negative integer tensor `
       METH_FASTCALL | METH_KEYWORDS, R"doc(ldexp_(Tensor input, Tensor other) -> Tensor
 
 In-place version of ldexp(): writes the result into self. `self * 2**other`, with broadcasting and type promotion (integer inputs give the default float dtype).)doc"});
+  functions["_nn"].push_back({"replication_pad1d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_replication_pad1d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(replication_pad1d_backward(Tensor grad_output, Tensor input, int[2] padding) -> Tensor
+
+The gradient of replication_pad1d: each element of `grad_output` added to the input element it was read from.)doc"});
   functions["_ops"].push_back({"special_bessel_j0", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_bessel_j0)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_bessel_j0(Tensor input, *, Tensor? out=None) -> Tensor
 

@@ -8,6 +8,8 @@
 #include "generated/ops/arctan2.h"
 #include "generated/ops/chain_matmul.h"
 #include "generated/ops/logaddexp.h"
+#include "generated/ops/replication_pad2d_backward.h"
+#include "generated/ops/replication_pad3d_backward.h"
 #include "generated/ops/sum.h"
 #include "generated/ops/xlogy.h"
 
@@ -84,6 +86,38 @@ PyObject* fn_logaddexp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::logaddexp(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// replication_pad2d_backward
+PyObject* fn_nn_replication_pad2d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "replication_pad2d_backward(Tensor grad_output, Tensor input, int[4] padding)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto padding = r.intlist(2);
+  auto result = [&] { GilRelease no_gil; return tl::replication_pad2d_backward(grad_output, self, padding); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// replication_pad3d_backward
+PyObject* fn_nn_replication_pad3d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "replication_pad3d_backward(Tensor grad_output, Tensor input, int[6] padding)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto padding = r.intlist(2);
+  auto result = [&] { GilRelease no_gil; return tl::replication_pad3d_backward(grad_output, self, padding); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -345,6 +379,14 @@ The product of a chain of 2-D matrices in the cheapest order (deprecated by PyTo
       METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 `log(exp(self) + exp(other))` without overflow, with broadcasting; floating dtypes only.)doc"});
+  functions["_nn"].push_back({"replication_pad2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_replication_pad2d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(replication_pad2d_backward(Tensor grad_output, Tensor input, int[4] padding) -> Tensor
+
+The gradient of replication_pad2d: each element of `grad_output` added to the input element it was read from.)doc"});
+  functions["_nn"].push_back({"replication_pad3d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_replication_pad3d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(replication_pad3d_backward(Tensor grad_output, Tensor input, int[6] padding) -> Tensor
+
+The gradient of replication_pad3d: each element of `grad_output` added to the input element it was read from.)doc"});
   functions["_ops"].push_back({"sum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sum)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(sum(Tensor input, *, ScalarType? dtype=None) -> Tensor
 

@@ -8,6 +8,7 @@
 #include "generated/ops/index_copy.h"
 #include "generated/ops/outer.h"
 #include "generated/ops/split.h"
+#include "generated/ops/upsample_bicubic2d_backward.h"
 
 namespace tl::python {
 namespace {
@@ -97,6 +98,25 @@ PyObject* fn_split(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// upsample_bicubic2d_backward
+PyObject* fn_nn_upsample_bicubic2d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "upsample_bicubic2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto output_size = r.intlist(1);
+  auto input_size = r.intlist(2);
+  auto align_corners = r.toBool(3);
+  auto scales_h = r.toDouble_optional(4);
+  auto scales_w = r.toDouble_optional(5);
+  auto result = [&] { GilRelease no_gil; return tl::upsample_bicubic2d_backward(grad_output, output_size, input_size, align_corners, scales_h, scales_w); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -201,6 +221,10 @@ Views of `self` cut along `dim` into pieces of `split_size` (the last may be sma
 split(Tensor input, int[] split_size, int dim=0) -> Sequence[Tensor]
 
 Views of `self` cut along `dim` into pieces of the sizes in `split_size`, which must sum to the size of `dim`.)doc"});
+  functions["_nn"].push_back({"upsample_bicubic2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_upsample_bicubic2d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(upsample_bicubic2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+
+The gradient of upsample_bicubic2d: each element of `grad_output` added, with its interpolation weights, to the input elements it was computed from.)doc"});
   methods.push_back({"index_copy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_index_copy)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(index_copy(int dim, Tensor index, Tensor source) -> Tensor
 

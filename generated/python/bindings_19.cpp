@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_pad_enum.h"
 #include "generated/ops/_reshape_alias.h"
 #include "generated/ops/bmm.h"
 #include "generated/ops/expm1.h"
@@ -17,6 +18,23 @@
 
 namespace tl::python {
 namespace {
+
+// _pad_enum
+PyObject* fn_nn__pad_enum(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_pad_enum(Tensor input, int[] pad, int mode, float? value=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto pad = r.intlist(1);
+  auto mode = r.toInt64(2);
+  auto value = r.toDouble_optional(3);
+  auto result = [&] { GilRelease no_gil; return tl::_pad_enum(self, pad, mode, value); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // _reshape_alias
 PyObject* fn__reshape_alias(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -302,6 +320,10 @@ PyObject* method_permute(PyObject* py_self, PyObject* const* args, Py_ssize_t na
 }  // namespace
 
 void add_bindings_19(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_nn"].push_back({"_pad_enum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn__pad_enum)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_pad_enum(Tensor input, int[] pad, int mode, float? value=None) -> Tensor
+
+pad with the mode as a number (PyTorch's padding_mode: 0 reflect, 1 replicate, 2 circular, 3 constant).)doc"});
   functions["_ops"].push_back({"_reshape_alias", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__reshape_alias)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_reshape_alias(Tensor input, int[] size, int[] stride) -> Tensor
 

@@ -6,6 +6,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_pad_circular.h"
 #include "generated/ops/_test_scale_optional.h"
 #include "generated/ops/asin.h"
 #include "generated/ops/atleast_1d.h"
@@ -17,6 +18,21 @@
 
 namespace tl::python {
 namespace {
+
+// _pad_circular
+PyObject* fn_nn__pad_circular(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_pad_circular(Tensor input, int[] pad)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto pad = r.intlist(1);
+  auto result = [&] { GilRelease no_gil; return tl::_pad_circular(self, pad); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // _test_scale_optional
 PyObject* fn__test_scale_optional(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -540,6 +556,10 @@ PyObject* method_squeeze_(PyObject* py_self, PyObject* const* args, Py_ssize_t n
 }  // namespace
 
 void add_bindings_2(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_nn"].push_back({"_pad_circular", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn__pad_circular)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_pad_circular(Tensor input, int[] pad) -> Tensor
+
+`self` (N, C, *) or (C, *) padded along its last `len(pad) // 2` dims with the elements from the other end (the input wrapped around); a negative pad crops.)doc"});
   functions["_ops"].push_back({"_test_scale_optional", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__test_scale_optional)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_test_scale_optional(Tensor input, Tensor? weight=None) -> Tensor
 

@@ -10,6 +10,7 @@
 #include "generated/ops/adaptive_max_pool3d_backward.h"
 #include "generated/ops/alias.h"
 #include "generated/ops/contiguous.h"
+#include "generated/ops/cosine_similarity.h"
 #include "generated/ops/hardswish_backward.h"
 #include "generated/ops/is_same_size.h"
 #include "generated/ops/logspace.h"
@@ -62,6 +63,23 @@ PyObject* fn_alias(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::alias(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// cosine_similarity
+PyObject* fn_cosine_similarity(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto x1 = r.tensor(0);
+  auto x2 = r.tensor(1);
+  auto dim = r.toInt64(2);
+  auto eps = r.toDouble(3);
+  auto result = [&] { GilRelease no_gil; return tl::cosine_similarity(x1, x2, dim, eps); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -332,6 +350,10 @@ The gradient of adaptive_max_pool3d: each element of `grad_output` added to the 
       METH_FASTCALL | METH_KEYWORDS, R"doc(alias(Tensor input) -> Tensor
 
 A view of `self` with the same geometry (a new tensor object sharing everything).)doc"});
+  functions["_ops"].push_back({"cosine_similarity", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cosine_similarity)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08) -> Tensor
+
+The cosine of the angle between `x1` and `x2` (broadcast) along `dim`: each divided by its 2-norm (at least `eps`), then their dot product.)doc"});
   functions["_nn"].push_back({"hardswish_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_hardswish_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(hardswish_backward(Tensor grad_output, Tensor input) -> Tensor
 

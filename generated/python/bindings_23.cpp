@@ -13,6 +13,7 @@
 #include "generated/ops/lcm.h"
 #include "generated/ops/max_pool3d.h"
 #include "generated/ops/prod.h"
+#include "generated/ops/upsample_linear1d.h"
 
 namespace tl::python {
 namespace {
@@ -350,6 +351,42 @@ PyObject* fn_prod(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
         return wrap(std::move(result));
       }
       auto result = [&] { GilRelease no_gil; return tl::prod(self, dim, keepdim, dtype); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// upsample_linear1d
+PyObject* fn_nn_upsample_linear1d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "upsample_linear1d(Tensor input, int[1] output_size, bool align_corners, float? scales=None, *, Tensor? out=None)",
+      "upsample_linear1d(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // upsample_linear1d
+      auto self = r.tensor(0);
+      auto output_size = r.intlist(1);
+      auto align_corners = r.toBool(2);
+      auto scales = r.toDouble_optional(3);
+      if (!r.is_none(4)) {
+        auto out = r.tensor(4);
+        auto result = [&] { GilRelease no_gil; return tl::upsample_linear1d_out(out, self, output_size, align_corners, scales); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::upsample_linear1d(self, output_size, align_corners, scales); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // upsample_linear1d.vec
+      auto input = r.tensor(0);
+      auto output_size = r.intlist_optional(1);
+      auto align_corners = r.toBool(2);
+      auto scale_factors = r.doublelist_optional(3);
+      auto result = [&] { GilRelease no_gil; return tl::upsample_linear1d(input, as_arg(output_size), align_corners, as_arg(scale_factors)); }();
       return wrap(std::move(result));
     }
   }
@@ -762,6 +799,14 @@ The product of all elements of `self` (1 for an empty tensor); integer and bool 
 prod(Tensor input, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 
 The product of `self` along `dim`, keeping it as size 1 if `keepdim`.)doc"});
+  functions["_nn"].push_back({"upsample_linear1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_upsample_linear1d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(upsample_linear1d(Tensor input, int[1] output_size, bool align_corners, float? scales=None, *, Tensor? out=None) -> Tensor
+
+`self` (N, C, W) resampled to `output_size` by linear interpolation; `scales` (1 / the scale used to map output to input positions) default to output / input size; `align_corners` maps the corner pixels onto each other.
+
+upsample_linear1d(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor
+
+upsample_linear1d with the output size given, or computed from `scale_factors` (then also passed on as the scales), as F.interpolate calls it.)doc"});
   methods.push_back({"__ilshift__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__ilshift__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__ilshift__(Tensor other) -> Tensor
 

@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_upsample_nearest_exact1d_backward.h"
 #include "generated/ops/adaptive_avg_pool3d.h"
 #include "generated/ops/masked_fill.h"
 #include "generated/ops/mv.h"
@@ -13,6 +14,23 @@
 
 namespace tl::python {
 namespace {
+
+// _upsample_nearest_exact1d_backward
+PyObject* fn_nn__upsample_nearest_exact1d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_upsample_nearest_exact1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, float? scales=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto output_size = r.intlist(1);
+  auto input_size = r.intlist(2);
+  auto scales = r.toDouble_optional(3);
+  auto result = [&] { GilRelease no_gil; return tl::_upsample_nearest_exact1d_backward(grad_output, output_size, input_size, scales); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // adaptive_avg_pool3d
 PyObject* fn_nn_adaptive_avg_pool3d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -403,6 +421,10 @@ PyObject* method_sub_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 }  // namespace
 
 void add_bindings_28(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_nn"].push_back({"_upsample_nearest_exact1d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn__upsample_nearest_exact1d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_upsample_nearest_exact1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, float? scales=None) -> Tensor
+
+The gradient of _upsample_nearest_exact1d: each element of `grad_output` added, with its interpolation weights, to the input elements it was computed from.)doc"});
   functions["_nn"].push_back({"adaptive_avg_pool3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_adaptive_avg_pool3d)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(adaptive_avg_pool3d(Tensor input, int[3] output_size, *, Tensor? out=None) -> Tensor
 

@@ -7,6 +7,8 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_fused_adam.h"
+#include "generated/ops/_upsample_nearest_exact2d_backward.h"
+#include "generated/ops/_upsample_nearest_exact3d_backward.h"
 #include "generated/ops/adaptive_avg_pool2d.h"
 #include "generated/ops/all.h"
 #include "generated/ops/contiguous.h"
@@ -45,6 +47,43 @@ PyObject* fn__fused_adam_(PyObject* /*module*/, PyObject* const* args, Py_ssize_
   auto found_inf = r.optional_tensor(14);
   [&] { GilRelease no_gil; tl::_fused_adam_(self, grad_list, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1, beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf); }();
   Py_RETURN_NONE;
+  TL_PY_CATCH
+}
+
+// _upsample_nearest_exact2d_backward
+PyObject* fn_nn__upsample_nearest_exact2d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_upsample_nearest_exact2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, float? scales_h=None, float? scales_w=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto output_size = r.intlist(1);
+  auto input_size = r.intlist(2);
+  auto scales_h = r.toDouble_optional(3);
+  auto scales_w = r.toDouble_optional(4);
+  auto result = [&] { GilRelease no_gil; return tl::_upsample_nearest_exact2d_backward(grad_output, output_size, input_size, scales_h, scales_w); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// _upsample_nearest_exact3d_backward
+PyObject* fn_nn__upsample_nearest_exact3d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_upsample_nearest_exact3d_backward(Tensor grad_output, int[3] output_size, int[5] input_size, float? scales_d=None, float? scales_h=None, float? scales_w=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto output_size = r.intlist(1);
+  auto input_size = r.intlist(2);
+  auto scales_d = r.toDouble_optional(3);
+  auto scales_h = r.toDouble_optional(4);
+  auto scales_w = r.toDouble_optional(5);
+  auto result = [&] { GilRelease no_gil; return tl::_upsample_nearest_exact3d_backward(grad_output, output_size, input_size, scales_d, scales_h, scales_w); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -355,6 +394,14 @@ void add_bindings_29(FunctionTables& functions, std::vector<PyMethodDef>& method
       METH_FASTCALL | METH_KEYWORDS, R"doc(_fused_adam_(Tensor[] self, Tensor[] grad_list, Tensor[] exp_avgs, Tensor[] exp_avg_sqs, Tensor[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> None
 
 One Adam step for every parameter of `self` (PyTorch's `_fused_adam_`): L2 weight decay added to the gradient, the moving averages, bias corrections from each parameter's `state_steps` value (already incremented), amsgrad (`max_exp_avg_sqs` empty otherwise), maximize, `grad_scale`/`found_inf` as `_fused_sgd_`.)doc"});
+  functions["_nn"].push_back({"_upsample_nearest_exact2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn__upsample_nearest_exact2d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_upsample_nearest_exact2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, float? scales_h=None, float? scales_w=None) -> Tensor
+
+The gradient of _upsample_nearest_exact2d: each element of `grad_output` added, with its interpolation weights, to the input elements it was computed from.)doc"});
+  functions["_nn"].push_back({"_upsample_nearest_exact3d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn__upsample_nearest_exact3d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_upsample_nearest_exact3d_backward(Tensor grad_output, int[3] output_size, int[5] input_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+
+The gradient of _upsample_nearest_exact3d: each element of `grad_output` added, with its interpolation weights, to the input elements it was computed from.)doc"});
   functions["_nn"].push_back({"adaptive_avg_pool2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_adaptive_avg_pool2d)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(adaptive_avg_pool2d(Tensor input, int[2] output_size, *, Tensor? out=None) -> Tensor
 

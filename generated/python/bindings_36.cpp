@@ -12,6 +12,7 @@
 #include "generated/ops/lerp.h"
 #include "generated/ops/normal.h"
 #include "generated/ops/sgn.h"
+#include "generated/ops/upsample_bicubic2d.h"
 
 namespace tl::python {
 namespace {
@@ -234,6 +235,43 @@ PyObject* fn_sgn_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// upsample_bicubic2d
+PyObject* fn_nn_upsample_bicubic2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "upsample_bicubic2d(Tensor input, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor? out=None)",
+      "upsample_bicubic2d(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // upsample_bicubic2d
+      auto self = r.tensor(0);
+      auto output_size = r.intlist(1);
+      auto align_corners = r.toBool(2);
+      auto scales_h = r.toDouble_optional(3);
+      auto scales_w = r.toDouble_optional(4);
+      if (!r.is_none(5)) {
+        auto out = r.tensor(5);
+        auto result = [&] { GilRelease no_gil; return tl::upsample_bicubic2d_out(out, self, output_size, align_corners, scales_h, scales_w); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::upsample_bicubic2d(self, output_size, align_corners, scales_h, scales_w); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // upsample_bicubic2d.vec
+      auto input = r.tensor(0);
+      auto output_size = r.intlist_optional(1);
+      auto align_corners = r.toBool(2);
+      auto scale_factors = r.doublelist_optional(3);
+      auto result = [&] { GilRelease no_gil; return tl::upsample_bicubic2d(input, as_arg(output_size), align_corners, as_arg(scale_factors)); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.diagflat
 PyObject* method_diagflat(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -407,6 +445,14 @@ The sign of every element of `self` (-1, 0 or 1; for real tensors the same as `s
       METH_FASTCALL | METH_KEYWORDS, R"doc(sgn_(Tensor input) -> Tensor
 
 In-place version of sgn(): writes the result into self. The sign of every element of `self` (-1, 0 or 1; for real tensors the same as `sign`).)doc"});
+  functions["_nn"].push_back({"upsample_bicubic2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_upsample_bicubic2d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(upsample_bicubic2d(Tensor input, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor? out=None) -> Tensor
+
+`self` (N, C, H, W) resampled to `output_size` by bicubic interpolation (cubic convolution, A = -0.75, edges clamped); `scales_h`, `scales_w` (1 / the scale used to map output to input positions) default to output / input size; `align_corners` maps the corner pixels onto each other.
+
+upsample_bicubic2d(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor
+
+upsample_bicubic2d with the output size given, or computed from `scale_factors` (then also passed on as the scales), as F.interpolate calls it.)doc"});
   methods.push_back({"diagflat", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_diagflat)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(diagflat(int offset=0) -> Tensor
 

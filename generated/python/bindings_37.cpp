@@ -13,6 +13,7 @@
 #include "generated/ops/contiguous.h"
 #include "generated/ops/empty_like.h"
 #include "generated/ops/logsumexp.h"
+#include "generated/ops/pad.h"
 #include "generated/ops/positive.h"
 #include "generated/ops/slice.h"
 #include "generated/ops/swapaxes.h"
@@ -134,6 +135,23 @@ PyObject* fn_logsumexp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::logsumexp(self, dim, keepdim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// pad
+PyObject* fn_nn_pad(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "pad(Tensor input, int[] pad, str mode='constant', float? value=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto pad = r.intlist(1);
+  auto mode = r.string(2);
+  auto value = r.toDouble_optional(3);
+  auto result = [&] { GilRelease no_gil; return tl::pad(self, pad, mode, value); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -325,6 +343,10 @@ An uninitialised tensor with the shape of `self` and its dtype and device unless
       METH_FASTCALL | METH_KEYWORDS, R"doc(logsumexp(Tensor input, int[1] dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
 
 log(sum(exp(self))) over the dimensions in `dim`, computed stably (the maximum is subtracted first; +-inf inputs give +-inf); integer inputs give the default float dtype.)doc"});
+  functions["_nn"].push_back({"pad", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_pad)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(pad(Tensor input, int[] pad, str mode='constant', float? value=None) -> Tensor
+
+`self` padded along its last `len(pad) // 2` dims (`pad` lists (before, after) pairs from the last dim backwards): mode 'constant' (with `value`, any number of dims; negative pads crop), 'reflect', 'replicate' or 'circular' (1 to 3 trailing dims of a batched or unbatched input).)doc"});
   functions["_ops"].push_back({"positive", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_positive)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(positive(Tensor input) -> Tensor
 

@@ -13,6 +13,7 @@
 #include "generated/ops/empty.h"
 #include "generated/ops/empty_strided.h"
 #include "generated/ops/max_pool2d_with_indices_backward.h"
+#include "generated/ops/one_hot.h"
 #include "generated/ops/special_i0.h"
 #include "generated/ops/tile.h"
 #include "generated/ops/to.h"
@@ -233,6 +234,21 @@ PyObject* fn_nn_max_pool2d_with_indices_backward(PyObject* /*module*/, PyObject*
   auto ceil_mode = r.toBool(6);
   auto indices = r.tensor(7);
   auto result = [&] { GilRelease no_gil; return tl::max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// one_hot
+PyObject* fn_nn_one_hot(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "one_hot(Tensor input, int num_classes=-1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto num_classes = r.toInt64(1);
+  auto result = [&] { GilRelease no_gil; return tl::one_hot(self, num_classes); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -562,6 +578,10 @@ A tensor of shape `size` and strides `stride` with uninitialised data.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(max_pool2d_with_indices_backward(Tensor grad_output, Tensor input, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor
 
 The gradient of max_pool2d_with_indices: each element of `grad_output` added to the input element its `indices` entry names, in its plane.)doc"});
+  functions["_nn"].push_back({"one_hot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_one_hot)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(one_hot(Tensor input, int num_classes=-1) -> Tensor
+
+The int64 one-hot encoding of the class indices `self`: a new last dim of `num_classes` entries (-1: the largest index + 1), 1 at each index and 0 elsewhere.)doc"});
   functions["_ops"].push_back({"special_i0", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_i0)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_i0(Tensor input, *, Tensor? out=None) -> Tensor
 

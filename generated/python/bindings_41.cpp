@@ -5,9 +5,11 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_upsample_nearest_exact2d.h"
 #include "generated/ops/conv2d.h"
 #include "generated/ops/cumsum.h"
 #include "generated/ops/hardshrink_backward.h"
+#include "generated/ops/reflection_pad2d.h"
 #include "generated/ops/special_logsumexp.h"
 #include "generated/ops/special_xlog1py.h"
 #include "generated/ops/split_with_sizes.h"
@@ -15,6 +17,41 @@
 
 namespace tl::python {
 namespace {
+
+// _upsample_nearest_exact2d
+PyObject* fn_nn__upsample_nearest_exact2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_upsample_nearest_exact2d(Tensor input, int[2] output_size, float? scales_h=None, float? scales_w=None, *, Tensor? out=None)",
+      "_upsample_nearest_exact2d(Tensor input, int[]? output_size, float[]? scale_factors)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // _upsample_nearest_exact2d
+      auto self = r.tensor(0);
+      auto output_size = r.intlist(1);
+      auto scales_h = r.toDouble_optional(2);
+      auto scales_w = r.toDouble_optional(3);
+      if (!r.is_none(4)) {
+        auto out = r.tensor(4);
+        auto result = [&] { GilRelease no_gil; return tl::_upsample_nearest_exact2d_out(out, self, output_size, scales_h, scales_w); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::_upsample_nearest_exact2d(self, output_size, scales_h, scales_w); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // _upsample_nearest_exact2d.vec
+      auto input = r.tensor(0);
+      auto output_size = r.intlist_optional(1);
+      auto scale_factors = r.doublelist_optional(2);
+      auto result = [&] { GilRelease no_gil; return tl::_upsample_nearest_exact2d(input, as_arg(output_size), as_arg(scale_factors)); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
 
 // conv2d
 PyObject* fn_conv2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -102,6 +139,26 @@ PyObject* fn_nn_hardshrink_backward(PyObject* /*module*/, PyObject* const* args,
   auto self = r.tensor(1);
   auto lambd = r.scalar(2);
   auto result = [&] { GilRelease no_gil; return tl::hardshrink_backward(grad_out, self, lambd); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// reflection_pad2d
+PyObject* fn_nn_reflection_pad2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "reflection_pad2d(Tensor input, int[4] padding, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto padding = r.intlist(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::reflection_pad2d_out(out, self, padding); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::reflection_pad2d(self, padding); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -304,6 +361,14 @@ PyObject* method_square_(PyObject* py_self, PyObject* const* args, Py_ssize_t na
 }  // namespace
 
 void add_bindings_41(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_nn"].push_back({"_upsample_nearest_exact2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn__upsample_nearest_exact2d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_upsample_nearest_exact2d(Tensor input, int[2] output_size, float? scales_h=None, float? scales_w=None, *, Tensor? out=None) -> Tensor
+
+`self` (N, C, H, W) resampled to `output_size` by nearest neighbour, rounded as PIL and scikit-image (floor((o + 0.5) * scale)); `scales_h`, `scales_w` (1 / the scale used to map output to input positions) default to output / input size.
+
+_upsample_nearest_exact2d(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+
+_upsample_nearest_exact2d with the output size given, or computed from `scale_factors` (then also passed on as the scales), as F.interpolate calls it.)doc"});
   functions["_ops"].push_back({"conv2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_conv2d)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1, int groups=1) -> Tensor
 
@@ -324,6 +389,10 @@ In-place version of cumsum(): writes the result into self. Cumulative sum of `se
       METH_FASTCALL | METH_KEYWORDS, R"doc(hardshrink_backward(Tensor grad_out, Tensor input, Scalar lambd) -> Tensor
 
 The gradient of hardshrink: grad_out where |self| > lambd, else 0.)doc"});
+  functions["_nn"].push_back({"reflection_pad2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_reflection_pad2d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(reflection_pad2d(Tensor input, int[4] padding, *, Tensor? out=None) -> Tensor
+
+`self` (C, H, W) or (N, C, H, W) padded along W and H with the reflection of its elements; `padding` is (left, right, top, bottom), each less than its dim.)doc"});
   functions["_ops"].push_back({"special_logsumexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_logsumexp)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_logsumexp(Tensor input, int[1] dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
 

@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_upsample_nearest_exact1d.h"
 #include "generated/ops/conv1d.h"
 #include "generated/ops/diagonal_copy.h"
 #include "generated/ops/logit.h"
@@ -12,13 +13,49 @@
 #include "generated/ops/narrow.h"
 #include "generated/ops/native_dropout.h"
 #include "generated/ops/poisson.h"
+#include "generated/ops/reflection_pad1d.h"
 #include "generated/ops/sigmoid_backward.h"
 #include "generated/ops/sin.h"
 #include "generated/ops/softshrink_backward.h"
 #include "generated/ops/stack.h"
+#include "generated/ops/upsample_trilinear3d.h"
 
 namespace tl::python {
 namespace {
+
+// _upsample_nearest_exact1d
+PyObject* fn_nn__upsample_nearest_exact1d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_upsample_nearest_exact1d(Tensor input, int[1] output_size, float? scales=None, *, Tensor? out=None)",
+      "_upsample_nearest_exact1d(Tensor input, int[]? output_size, float[]? scale_factors)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // _upsample_nearest_exact1d
+      auto self = r.tensor(0);
+      auto output_size = r.intlist(1);
+      auto scales = r.toDouble_optional(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        auto result = [&] { GilRelease no_gil; return tl::_upsample_nearest_exact1d_out(out, self, output_size, scales); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::_upsample_nearest_exact1d(self, output_size, scales); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // _upsample_nearest_exact1d.vec
+      auto input = r.tensor(0);
+      auto output_size = r.intlist_optional(1);
+      auto scale_factors = r.doublelist_optional(2);
+      auto result = [&] { GilRelease no_gil; return tl::_upsample_nearest_exact1d(input, as_arg(output_size), as_arg(scale_factors)); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
 
 // conv1d
 PyObject* fn_conv1d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -194,6 +231,26 @@ PyObject* fn_poisson(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// reflection_pad1d
+PyObject* fn_nn_reflection_pad1d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "reflection_pad1d(Tensor input, int[2] padding, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto padding = r.intlist(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::reflection_pad1d_out(out, self, padding); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::reflection_pad1d(self, padding); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // sigmoid_backward
 PyObject* fn_sigmoid_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -280,6 +337,44 @@ PyObject* fn_stack(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   }
   auto result = [&] { GilRelease no_gil; return tl::stack(tensors, dim); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// upsample_trilinear3d
+PyObject* fn_nn_upsample_trilinear3d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "upsample_trilinear3d(Tensor input, int[3] output_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None, *, Tensor? out=None)",
+      "upsample_trilinear3d(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // upsample_trilinear3d
+      auto self = r.tensor(0);
+      auto output_size = r.intlist(1);
+      auto align_corners = r.toBool(2);
+      auto scales_d = r.toDouble_optional(3);
+      auto scales_h = r.toDouble_optional(4);
+      auto scales_w = r.toDouble_optional(5);
+      if (!r.is_none(6)) {
+        auto out = r.tensor(6);
+        auto result = [&] { GilRelease no_gil; return tl::upsample_trilinear3d_out(out, self, output_size, align_corners, scales_d, scales_h, scales_w); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::upsample_trilinear3d(self, output_size, align_corners, scales_d, scales_h, scales_w); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // upsample_trilinear3d.vec
+      auto input = r.tensor(0);
+      auto output_size = r.intlist_optional(1);
+      auto align_corners = r.toBool(2);
+      auto scale_factors = r.doublelist_optional(3);
+      auto result = [&] { GilRelease no_gil; return tl::upsample_trilinear3d(input, as_arg(output_size), align_corners, as_arg(scale_factors)); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -393,6 +488,14 @@ PyObject* method_sin_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 }  // namespace
 
 void add_bindings_42(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_nn"].push_back({"_upsample_nearest_exact1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn__upsample_nearest_exact1d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_upsample_nearest_exact1d(Tensor input, int[1] output_size, float? scales=None, *, Tensor? out=None) -> Tensor
+
+`self` (N, C, W) resampled to `output_size` by nearest neighbour, rounded as PIL and scikit-image (floor((o + 0.5) * scale)); `scales` (1 / the scale used to map output to input positions) default to output / input size.
+
+_upsample_nearest_exact1d(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+
+_upsample_nearest_exact1d with the output size given, or computed from `scale_factors` (then also passed on as the scales), as F.interpolate calls it.)doc"});
   functions["_ops"].push_back({"conv1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_conv1d)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] dilation=1, int groups=1) -> Tensor
 
@@ -433,6 +536,10 @@ Dropout with its mask, in one pass drawing from the generator. In training (`tra
       METH_FASTCALL | METH_KEYWORDS, R"doc(poisson(Tensor input, Generator? generator=None) -> Tensor
 
 A sample of the Poisson distribution of rate `self` per element (in self's dtype), PyTorch's sampler on the same float64 uniforms (so its numbers for the same seed); its gradient is zero, as PyTorch's.)doc"});
+  functions["_nn"].push_back({"reflection_pad1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_reflection_pad1d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(reflection_pad1d(Tensor input, int[2] padding, *, Tensor? out=None) -> Tensor
+
+`self` (C, W) or (N, C, W) padded along W with the reflection of its elements (the edge not repeated); each pad must be less than W.)doc"});
   functions["_ops"].push_back({"sigmoid_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sigmoid_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(sigmoid_backward(Tensor grad_output, Tensor output, *, Tensor? out=None) -> Tensor
 
@@ -453,6 +560,14 @@ The gradient of softshrink: grad_output where |self| > lambd, else 0.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(stack(Tensor[] tensors, int dim=0, *, Tensor? out=None) -> Tensor
 
 Joins `tensors`, which must all have the same shape, along a new dimension `dim`.)doc"});
+  functions["_nn"].push_back({"upsample_trilinear3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_upsample_trilinear3d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(upsample_trilinear3d(Tensor input, int[3] output_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None, *, Tensor? out=None) -> Tensor
+
+`self` (N, C, D, H, W) resampled to `output_size` by trilinear interpolation; `scales_d`, `scales_h`, `scales_w` (1 / the scale used to map output to input positions) default to output / input size; `align_corners` maps the corner pixels onto each other.
+
+upsample_trilinear3d(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor
+
+upsample_trilinear3d with the output size given, or computed from `scale_factors` (then also passed on as the scales), as F.interpolate calls it.)doc"});
   methods.push_back({"logit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logit)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(logit(float? eps=None) -> Tensor
 

@@ -7,9 +7,15 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_to_copy.h"
 #include "generated/ops/addcmul.h"
+#include "generated/ops/channel_shuffle.h"
 #include "generated/ops/gru.h"
 #include "generated/ops/mean.h"
 #include "generated/ops/mm.h"
+#include "generated/ops/pairwise_distance.h"
+#include "generated/ops/replication_pad1d.h"
+#include "generated/ops/upsample_bilinear2d.h"
+#include "generated/ops/upsample_linear1d_backward.h"
+#include "generated/ops/upsample_nearest2d.h"
 
 namespace tl::python {
 namespace {
@@ -65,6 +71,21 @@ PyObject* fn_addcmul_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   auto tensor2 = r.tensor(2);
   auto value = r.scalar(3);
   auto result = [&] { GilRelease no_gil; return tl::addcmul_(self, tensor1, tensor2, value); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// channel_shuffle
+PyObject* fn_channel_shuffle(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "channel_shuffle(Tensor input, int groups)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto groups = r.toInt64(1);
+  auto result = [&] { GilRelease no_gil; return tl::channel_shuffle(self, groups); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -147,6 +168,134 @@ PyObject* fn_mm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, P
   }
   auto result = [&] { GilRelease no_gil; return tl::mm(self, mat2); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// pairwise_distance
+PyObject* fn_pairwise_distance(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "pairwise_distance(Tensor x1, Tensor x2, float p=2, float eps=1e-06, bool keepdim=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto x1 = r.tensor(0);
+  auto x2 = r.tensor(1);
+  auto p = r.toDouble(2);
+  auto eps = r.toDouble(3);
+  auto keepdim = r.toBool(4);
+  auto result = [&] { GilRelease no_gil; return tl::pairwise_distance(x1, x2, p, eps, keepdim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// replication_pad1d
+PyObject* fn_nn_replication_pad1d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "replication_pad1d(Tensor input, int[2] padding, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto padding = r.intlist(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::replication_pad1d_out(out, self, padding); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::replication_pad1d(self, padding); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// upsample_bilinear2d
+PyObject* fn_nn_upsample_bilinear2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "upsample_bilinear2d(Tensor input, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor? out=None)",
+      "upsample_bilinear2d(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // upsample_bilinear2d
+      auto self = r.tensor(0);
+      auto output_size = r.intlist(1);
+      auto align_corners = r.toBool(2);
+      auto scales_h = r.toDouble_optional(3);
+      auto scales_w = r.toDouble_optional(4);
+      if (!r.is_none(5)) {
+        auto out = r.tensor(5);
+        auto result = [&] { GilRelease no_gil; return tl::upsample_bilinear2d_out(out, self, output_size, align_corners, scales_h, scales_w); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::upsample_bilinear2d(self, output_size, align_corners, scales_h, scales_w); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // upsample_bilinear2d.vec
+      auto input = r.tensor(0);
+      auto output_size = r.intlist_optional(1);
+      auto align_corners = r.toBool(2);
+      auto scale_factors = r.doublelist_optional(3);
+      auto result = [&] { GilRelease no_gil; return tl::upsample_bilinear2d(input, as_arg(output_size), align_corners, as_arg(scale_factors)); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// upsample_linear1d_backward
+PyObject* fn_nn_upsample_linear1d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "upsample_linear1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, bool align_corners, float? scales=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto output_size = r.intlist(1);
+  auto input_size = r.intlist(2);
+  auto align_corners = r.toBool(3);
+  auto scales = r.toDouble_optional(4);
+  auto result = [&] { GilRelease no_gil; return tl::upsample_linear1d_backward(grad_output, output_size, input_size, align_corners, scales); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// upsample_nearest2d
+PyObject* fn_nn_upsample_nearest2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "upsample_nearest2d(Tensor input, int[2] output_size, float? scales_h=None, float? scales_w=None, *, Tensor? out=None)",
+      "upsample_nearest2d(Tensor input, int[]? output_size, float[]? scale_factors)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // upsample_nearest2d
+      auto self = r.tensor(0);
+      auto output_size = r.intlist(1);
+      auto scales_h = r.toDouble_optional(2);
+      auto scales_w = r.toDouble_optional(3);
+      if (!r.is_none(4)) {
+        auto out = r.tensor(4);
+        auto result = [&] { GilRelease no_gil; return tl::upsample_nearest2d_out(out, self, output_size, scales_h, scales_w); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::upsample_nearest2d(self, output_size, scales_h, scales_w); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // upsample_nearest2d.vec
+      auto input = r.tensor(0);
+      auto output_size = r.intlist_optional(1);
+      auto scale_factors = r.doublelist_optional(2);
+      auto result = [&] { GilRelease no_gil; return tl::upsample_nearest2d(input, as_arg(output_size), as_arg(scale_factors)); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -243,6 +392,10 @@ A copy of `self` converted to `dtype` and moved to `device` (the current ones wh
       METH_FASTCALL | METH_KEYWORDS, R"doc(addcmul_(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 
 In-place version of addcmul(): writes the result into self. `self + value * tensor1 * tensor2`, with broadcasting and type promotion across the three.)doc"});
+  functions["_ops"].push_back({"channel_shuffle", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_channel_shuffle)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(channel_shuffle(Tensor input, int groups) -> Tensor
+
+`self` (N, C, *) with its channels seen as (groups, C / groups) and transposed to (C / groups, groups), as ShuffleNet mixes groups.)doc"});
   functions["_ops"].push_back({"gru", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_gru)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(gru(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> tuple[Tensor, Tensor]
 
@@ -259,6 +412,34 @@ The mean of `self` over the dimensions in `dim` (all of them when None), keeping
       METH_FASTCALL | METH_KEYWORDS, R"doc(mm(Tensor input, Tensor mat2, *, Tensor? out=None) -> Tensor
 
 Matrix product of two 2-D tensors.)doc"});
+  functions["_ops"].push_back({"pairwise_distance", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_pairwise_distance)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(pairwise_distance(Tensor x1, Tensor x2, float p=2, float eps=1e-06, bool keepdim=False) -> Tensor
+
+The p-norm of `x1 - x2 + eps` (broadcast) along the last dim.)doc"});
+  functions["_nn"].push_back({"replication_pad1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_replication_pad1d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(replication_pad1d(Tensor input, int[2] padding, *, Tensor? out=None) -> Tensor
+
+`self` (C, W) or (N, C, W) padded along W by repeating its edge elements.)doc"});
+  functions["_nn"].push_back({"upsample_bilinear2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_upsample_bilinear2d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(upsample_bilinear2d(Tensor input, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor? out=None) -> Tensor
+
+`self` (N, C, H, W) resampled to `output_size` by bilinear interpolation; `scales_h`, `scales_w` (1 / the scale used to map output to input positions) default to output / input size; `align_corners` maps the corner pixels onto each other.
+
+upsample_bilinear2d(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor
+
+upsample_bilinear2d with the output size given, or computed from `scale_factors` (then also passed on as the scales), as F.interpolate calls it.)doc"});
+  functions["_nn"].push_back({"upsample_linear1d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_upsample_linear1d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(upsample_linear1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, bool align_corners, float? scales=None) -> Tensor
+
+The gradient of upsample_linear1d: each element of `grad_output` added, with its interpolation weights, to the input elements it was computed from.)doc"});
+  functions["_nn"].push_back({"upsample_nearest2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_upsample_nearest2d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(upsample_nearest2d(Tensor input, int[2] output_size, float? scales_h=None, float? scales_w=None, *, Tensor? out=None) -> Tensor
+
+`self` (N, C, H, W) resampled to `output_size` by nearest neighbour (the input element at floor(o * scale)); `scales_h`, `scales_w` (1 / the scale used to map output to input positions) default to output / input size.
+
+upsample_nearest2d(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+
+upsample_nearest2d with the output size given, or computed from `scale_factors` (then also passed on as the scales), as F.interpolate calls it.)doc"});
   methods.push_back({"addcmul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_addcmul)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(addcmul(Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 

@@ -13,6 +13,7 @@
 #include "generated/ops/index_select.h"
 #include "generated/ops/lt.h"
 #include "generated/ops/multinomial.h"
+#include "generated/ops/upsample_nearest3d.h"
 
 namespace tl::python {
 namespace {
@@ -220,6 +221,42 @@ PyObject* fn_multinomial(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
+// upsample_nearest3d
+PyObject* fn_nn_upsample_nearest3d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "upsample_nearest3d(Tensor input, int[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None, *, Tensor? out=None)",
+      "upsample_nearest3d(Tensor input, int[]? output_size, float[]? scale_factors)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // upsample_nearest3d
+      auto self = r.tensor(0);
+      auto output_size = r.intlist(1);
+      auto scales_d = r.toDouble_optional(2);
+      auto scales_h = r.toDouble_optional(3);
+      auto scales_w = r.toDouble_optional(4);
+      if (!r.is_none(5)) {
+        auto out = r.tensor(5);
+        auto result = [&] { GilRelease no_gil; return tl::upsample_nearest3d_out(out, self, output_size, scales_d, scales_h, scales_w); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::upsample_nearest3d(self, output_size, scales_d, scales_h, scales_w); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // upsample_nearest3d.vec
+      auto input = r.tensor(0);
+      auto output_size = r.intlist_optional(1);
+      auto scale_factors = r.doublelist_optional(2);
+      auto result = [&] { GilRelease no_gil; return tl::upsample_nearest3d(input, as_arg(output_size), as_arg(scale_factors)); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.__lt__
 PyObject* operator__lt__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -377,6 +414,14 @@ In-place version of lt(): writes the result into self. True where an element of 
       METH_FASTCALL | METH_KEYWORDS, R"doc(multinomial(Tensor input, int num_samples, bool replacement=False, *, Generator? generator=None, Tensor? out=None) -> Tensor
 
 `num_samples` indices drawn from the categories of each row of `self` (1-D or 2-D; nonnegative weights, not necessarily normalised), with or without replacement, as int64. PyTorch's CPU numbers for the same seed: without replacement (or one sample) the argmax / top-k of `self / q` with `q` exponential draws; with replacement a binary search of one float64 uniform per sample in the normalised cumulative sum.)doc"});
+  functions["_nn"].push_back({"upsample_nearest3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_upsample_nearest3d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(upsample_nearest3d(Tensor input, int[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None, *, Tensor? out=None) -> Tensor
+
+`self` (N, C, D, H, W) resampled to `output_size` by nearest neighbour (the input element at floor(o * scale)); `scales_d`, `scales_h`, `scales_w` (1 / the scale used to map output to input positions) default to output / input size.
+
+upsample_nearest3d(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+
+upsample_nearest3d with the output size given, or computed from `scale_factors` (then also passed on as the scales), as F.interpolate calls it.)doc"});
   methods.push_back({"__lt__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__lt__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__lt__(Tensor other) -> Tensor
 

@@ -6,6 +6,8 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/mish.h"
+#include "generated/ops/reflection_pad1d_backward.h"
+#include "generated/ops/replication_pad3d.h"
 #include "generated/ops/signbit.h"
 #include "generated/ops/unbind.h"
 
@@ -41,6 +43,42 @@ PyObject* fn_nn_mish_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::mish_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// reflection_pad1d_backward
+PyObject* fn_nn_reflection_pad1d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "reflection_pad1d_backward(Tensor grad_output, Tensor input, int[2] padding)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto padding = r.intlist(2);
+  auto result = [&] { GilRelease no_gil; return tl::reflection_pad1d_backward(grad_output, self, padding); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// replication_pad3d
+PyObject* fn_nn_replication_pad3d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "replication_pad3d(Tensor input, int[6] padding, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto padding = r.intlist(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::replication_pad3d_out(out, self, padding); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::replication_pad3d(self, padding); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -119,6 +157,14 @@ The Mish of every element x: `x * tanh(softplus(x))`.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(mish_(Tensor input) -> Tensor
 
 In-place version of mish(): writes the result into self. The Mish of every element x: `x * tanh(softplus(x))`.)doc"});
+  functions["_nn"].push_back({"reflection_pad1d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_reflection_pad1d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(reflection_pad1d_backward(Tensor grad_output, Tensor input, int[2] padding) -> Tensor
+
+The gradient of reflection_pad1d: each element of `grad_output` added to the input element it was read from.)doc"});
+  functions["_nn"].push_back({"replication_pad3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_replication_pad3d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(replication_pad3d(Tensor input, int[6] padding, *, Tensor? out=None) -> Tensor
+
+`self` (C, D, H, W) or (N, C, D, H, W) padded along W, H and D by repeating its edge elements; `padding` is (left, right, top, bottom, front, back).)doc"});
   functions["_ops"].push_back({"signbit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_signbit)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(signbit(Tensor input, *, Tensor? out=None) -> Tensor
 

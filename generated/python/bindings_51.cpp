@@ -14,9 +14,13 @@
 #include "generated/ops/linalg_vector_norm.h"
 #include "generated/ops/linear.h"
 #include "generated/ops/max_pool2d_with_indices.h"
+#include "generated/ops/reflection_pad2d_backward.h"
+#include "generated/ops/reflection_pad3d_backward.h"
+#include "generated/ops/replication_pad2d.h"
 #include "generated/ops/scaled_dot_product_attention.h"
 #include "generated/ops/softplus.h"
 #include "generated/ops/tril_indices.h"
+#include "generated/ops/upsample_nearest1d.h"
 #include "generated/ops/vsplit.h"
 
 namespace tl::python {
@@ -224,6 +228,58 @@ PyObject* fn_nn_max_pool2d_with_indices(PyObject* /*module*/, PyObject* const* a
   TL_PY_CATCH
 }
 
+// reflection_pad2d_backward
+PyObject* fn_nn_reflection_pad2d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "reflection_pad2d_backward(Tensor grad_output, Tensor input, int[4] padding)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto padding = r.intlist(2);
+  auto result = [&] { GilRelease no_gil; return tl::reflection_pad2d_backward(grad_output, self, padding); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// reflection_pad3d_backward
+PyObject* fn_nn_reflection_pad3d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "reflection_pad3d_backward(Tensor grad_output, Tensor input, int[6] padding)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto padding = r.intlist(2);
+  auto result = [&] { GilRelease no_gil; return tl::reflection_pad3d_backward(grad_output, self, padding); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// replication_pad2d
+PyObject* fn_nn_replication_pad2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "replication_pad2d(Tensor input, int[4] padding, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto padding = r.intlist(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::replication_pad2d_out(out, self, padding); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::replication_pad2d(self, padding); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // scaled_dot_product_attention
 PyObject* fn_nn_scaled_dot_product_attention(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -285,6 +341,40 @@ PyObject* fn_tril_indices(PyObject* /*module*/, PyObject* const* args, Py_ssize_
   auto result = [&] { GilRelease no_gil; return tl::tril_indices(row, col, offset, dtype, layout, device, pin_memory); }();
   if (requires_grad) result.set_requires_grad(true);
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// upsample_nearest1d
+PyObject* fn_nn_upsample_nearest1d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "upsample_nearest1d(Tensor input, int[1] output_size, float? scales=None, *, Tensor? out=None)",
+      "upsample_nearest1d(Tensor input, int[]? output_size, float[]? scale_factors)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // upsample_nearest1d
+      auto self = r.tensor(0);
+      auto output_size = r.intlist(1);
+      auto scales = r.toDouble_optional(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        auto result = [&] { GilRelease no_gil; return tl::upsample_nearest1d_out(out, self, output_size, scales); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::upsample_nearest1d(self, output_size, scales); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // upsample_nearest1d.vec
+      auto input = r.tensor(0);
+      auto output_size = r.intlist_optional(1);
+      auto scale_factors = r.doublelist_optional(2);
+      auto result = [&] { GilRelease no_gil; return tl::upsample_nearest1d(input, as_arg(output_size), as_arg(scale_factors)); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -445,6 +535,18 @@ The vector `ord`-norm of `self` over the dimensions in `dim` (all of them when N
       METH_FASTCALL | METH_KEYWORDS, R"doc(max_pool2d_with_indices(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 The maximum of each `kernel_size` window (spaced by `stride`, its elements `dilation` apart, over the input padded with -inf by `padding`) of every (H, W) plane of a (C, H, W) or (N, C, H, W) input, and its index in the plane (h * W + w). NaN wins; `ceil_mode` rounds the output size up.)doc"});
+  functions["_nn"].push_back({"reflection_pad2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_reflection_pad2d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(reflection_pad2d_backward(Tensor grad_output, Tensor input, int[4] padding) -> Tensor
+
+The gradient of reflection_pad2d: each element of `grad_output` added to the input element it was read from.)doc"});
+  functions["_nn"].push_back({"reflection_pad3d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_reflection_pad3d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(reflection_pad3d_backward(Tensor grad_output, Tensor input, int[6] padding) -> Tensor
+
+The gradient of reflection_pad3d: each element of `grad_output` added to the input element it was read from.)doc"});
+  functions["_nn"].push_back({"replication_pad2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_replication_pad2d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(replication_pad2d(Tensor input, int[4] padding, *, Tensor? out=None) -> Tensor
+
+`self` (C, H, W) or (N, C, H, W) padded along W and H by repeating its edge elements; `padding` is (left, right, top, bottom).)doc"});
   functions["_nn"].push_back({"scaled_dot_product_attention", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_scaled_dot_product_attention)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor
 
@@ -457,6 +559,14 @@ The softplus of every element x: `log(1 + exp(beta * x)) / beta`, and x itself w
       METH_FASTCALL | METH_KEYWORDS, R"doc(tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False) -> Tensor
 
 The (row, column) coordinates of the lower triangle of a `row` x `col` matrix (on and below the `offset`-th diagonal), as a 2 x N tensor in row-major order; int64 unless `dtype`.)doc"});
+  functions["_nn"].push_back({"upsample_nearest1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_upsample_nearest1d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(upsample_nearest1d(Tensor input, int[1] output_size, float? scales=None, *, Tensor? out=None) -> Tensor
+
+`self` (N, C, W) resampled to `output_size` by nearest neighbour (the input element at floor(o * scale)); `scales` (1 / the scale used to map output to input positions) default to output / input size.
+
+upsample_nearest1d(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+
+upsample_nearest1d with the output size given, or computed from `scale_factors` (then also passed on as the scales), as F.interpolate calls it.)doc"});
   functions["_ops"].push_back({"vsplit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_vsplit)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(vsplit(Tensor input, int sections) -> Sequence[Tensor]
 

@@ -11,6 +11,7 @@
 #include "generated/ops/gelu.h"
 #include "generated/ops/log_sigmoid_forward.h"
 #include "generated/ops/lstm_cell.h"
+#include "generated/ops/pixel_unshuffle.h"
 #include "generated/ops/pow.h"
 #include "generated/ops/trunc.h"
 
@@ -158,6 +159,21 @@ PyObject* fn_lstm_cell(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   auto b_ih = r.optional_tensor(4);
   auto b_hh = r.optional_tensor(5);
   auto result = [&] { GilRelease no_gil; return tl::lstm_cell(input, hx, w_ih, w_hh, b_ih, b_hh); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// pixel_unshuffle
+PyObject* fn_pixel_unshuffle(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "pixel_unshuffle(Tensor input, int downscale_factor)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto downscale_factor = r.toInt64(1);
+  auto result = [&] { GilRelease no_gil; return tl::pixel_unshuffle(self, downscale_factor); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -507,6 +523,10 @@ In-place version of gelu(): writes the result into self. The GELU of every eleme
       METH_FASTCALL | METH_KEYWORDS, R"doc(lstm_cell(Tensor input, Tensor[] hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> tuple[Tensor, Tensor]
 
 One LSTM step for input (N, I) and hx = [h (N, H), c (N, H)]: gates `input @ w_ih^T + b_ih + h @ w_hh^T + b_hh` split as input, forget, cell, output; returns (h', c') with c' = sigmoid(f) c + sigmoid(i) tanh(g), h' = sigmoid(o) tanh(c').)doc"});
+  functions["_ops"].push_back({"pixel_unshuffle", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_pixel_unshuffle)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(pixel_unshuffle(Tensor input, int downscale_factor) -> Tensor
+
+The inverse of pixel_shuffle: `self` (*, C, H * r, W * r) into (*, C * r * r, H, W), r = `downscale_factor`.)doc"});
   functions["_ops"].push_back({"pow", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_pow)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(pow(Tensor input, Tensor exponent, *, Tensor? out=None) -> Tensor
 

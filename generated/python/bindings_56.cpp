@@ -8,6 +8,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_scaled_dot_product_flash_attention_for_cpu_backward.h"
 #include "generated/ops/amin.h"
+#include "generated/ops/constant_pad_nd.h"
 #include "generated/ops/histogram.h"
 #include "generated/ops/isinf.h"
 #include "generated/ops/special_zeta.h"
@@ -60,6 +61,22 @@ PyObject* fn_amin(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::amin(self, dim, keepdim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// constant_pad_nd
+PyObject* fn_constant_pad_nd(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "constant_pad_nd(Tensor input, int[] pad, Scalar value=0)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto pad = r.intlist(1);
+  auto value = r.scalar(2);
+  auto result = [&] { GilRelease no_gil; return tl::constant_pad_nd(self, pad, value); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -251,6 +268,10 @@ The fused backward of `_scaled_dot_product_flash_attention_for_cpu`: recomputes 
       METH_FASTCALL | METH_KEYWORDS, R"doc(amin(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor? out=None) -> Tensor
 
 The smallest value of `self` over the dimensions in `dim` (all of them when empty); NaN propagates. The gradient is shared evenly between tied minima.)doc"});
+  functions["_ops"].push_back({"constant_pad_nd", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_constant_pad_nd)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(constant_pad_nd(Tensor input, int[] pad, Scalar value=0) -> Tensor
+
+`self` padded with `value` on both sides of its last `len(pad) // 2` dims (`pad` lists (before, after) pairs from the last dim backwards); a negative pad crops.)doc"});
   functions["_ops"].push_back({"histogram", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_histogram)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(histogram(Tensor input, Tensor bins, *, Tensor? weight=None, bool density=False, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 

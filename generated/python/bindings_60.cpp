@@ -9,6 +9,8 @@
 #include "generated/ops/aminmax.h"
 #include "generated/ops/log_sigmoid.h"
 #include "generated/ops/logical_xor.h"
+#include "generated/ops/upsample_nearest2d_backward.h"
+#include "generated/ops/upsample_nearest3d_backward.h"
 
 namespace tl::python {
 namespace {
@@ -95,6 +97,43 @@ PyObject* fn_logical_xor_(PyObject* /*module*/, PyObject* const* args, Py_ssize_
   TL_PY_CATCH
 }
 
+// upsample_nearest2d_backward
+PyObject* fn_nn_upsample_nearest2d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "upsample_nearest2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, float? scales_h=None, float? scales_w=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto output_size = r.intlist(1);
+  auto input_size = r.intlist(2);
+  auto scales_h = r.toDouble_optional(3);
+  auto scales_w = r.toDouble_optional(4);
+  auto result = [&] { GilRelease no_gil; return tl::upsample_nearest2d_backward(grad_output, output_size, input_size, scales_h, scales_w); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// upsample_nearest3d_backward
+PyObject* fn_nn_upsample_nearest3d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "upsample_nearest3d_backward(Tensor grad_output, int[3] output_size, int[5] input_size, float? scales_d=None, float? scales_h=None, float? scales_w=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto output_size = r.intlist(1);
+  auto input_size = r.intlist(2);
+  auto scales_d = r.toDouble_optional(3);
+  auto scales_h = r.toDouble_optional(4);
+  auto scales_w = r.toDouble_optional(5);
+  auto result = [&] { GilRelease no_gil; return tl::upsample_nearest3d_backward(grad_output, output_size, input_size, scales_d, scales_h, scales_w); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.aminmax
 PyObject* method_aminmax(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -162,6 +201,14 @@ True where exactly one of `self` and `other` is nonzero, element by element with
       METH_FASTCALL | METH_KEYWORDS, R"doc(logical_xor_(Tensor input, Tensor other) -> Tensor
 
 In-place version of logical_xor(): writes the result into self. True where exactly one of `self` and `other` is nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype.)doc"});
+  functions["_nn"].push_back({"upsample_nearest2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_upsample_nearest2d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(upsample_nearest2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, float? scales_h=None, float? scales_w=None) -> Tensor
+
+The gradient of upsample_nearest2d: each element of `grad_output` added, with its interpolation weights, to the input elements it was computed from.)doc"});
+  functions["_nn"].push_back({"upsample_nearest3d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_upsample_nearest3d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(upsample_nearest3d_backward(Tensor grad_output, int[3] output_size, int[5] input_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+
+The gradient of upsample_nearest3d: each element of `grad_output` added, with its interpolation weights, to the input elements it was computed from.)doc"});
   methods.push_back({"aminmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_aminmax)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(aminmax(*, int? dim=None, bool keepdim=False) -> tuple[Tensor, Tensor]
 

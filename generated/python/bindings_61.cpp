@@ -9,6 +9,7 @@
 #include "generated/ops/movedim.h"
 #include "generated/ops/rot90.h"
 #include "generated/ops/selu.h"
+#include "generated/ops/upsample_nearest1d_backward.h"
 
 namespace tl::python {
 namespace {
@@ -119,6 +120,23 @@ PyObject* fn_selu_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// upsample_nearest1d_backward
+PyObject* fn_nn_upsample_nearest1d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "upsample_nearest1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, float? scales=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto output_size = r.intlist(1);
+  auto input_size = r.intlist(2);
+  auto scales = r.toDouble_optional(3);
+  auto result = [&] { GilRelease no_gil; return tl::upsample_nearest1d_backward(grad_output, output_size, input_size, scales); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.i0
 PyObject* method_i0(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -223,6 +241,10 @@ The SELU of every element: `elu(self, alpha=1.6732632423543772, scale=1.05070098
       METH_FASTCALL | METH_KEYWORDS, R"doc(selu_(Tensor input) -> Tensor
 
 In-place selu.)doc"});
+  functions["_nn"].push_back({"upsample_nearest1d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_upsample_nearest1d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(upsample_nearest1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, float? scales=None) -> Tensor
+
+The gradient of upsample_nearest1d: each element of `grad_output` added, with its interpolation weights, to the input elements it was computed from.)doc"});
   methods.push_back({"i0", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_i0)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(i0() -> Tensor
 

@@ -15,8 +15,10 @@
 #include "generated/ops/ge.h"
 #include "generated/ops/index_add.h"
 #include "generated/ops/moveaxis.h"
+#include "generated/ops/pixel_shuffle.h"
 #include "generated/ops/rnn_relu.h"
 #include "generated/ops/true_divide.h"
+#include "generated/ops/upsample_bilinear2d_backward.h"
 #include "generated/ops/vstack.h"
 
 namespace tl::python {
@@ -371,6 +373,21 @@ PyObject* fn_moveaxis(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
+// pixel_shuffle
+PyObject* fn_pixel_shuffle(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "pixel_shuffle(Tensor input, int upscale_factor)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto upscale_factor = r.toInt64(1);
+  auto result = [&] { GilRelease no_gil; return tl::pixel_shuffle(self, upscale_factor); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // rnn_relu
 PyObject* fn_rnn_relu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -449,6 +466,25 @@ PyObject* fn_true_divide_(PyObject* /*module*/, PyObject* const* args, Py_ssize_
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// upsample_bilinear2d_backward
+PyObject* fn_nn_upsample_bilinear2d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "upsample_bilinear2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto output_size = r.intlist(1);
+  auto input_size = r.intlist(2);
+  auto align_corners = r.toBool(3);
+  auto scales_h = r.toDouble_optional(4);
+  auto scales_w = r.toDouble_optional(5);
+  auto result = [&] { GilRelease no_gil; return tl::upsample_bilinear2d_backward(grad_output, output_size, input_size, align_corners, scales_h, scales_w); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -905,6 +941,10 @@ Alias of `movedim`.
 moveaxis(Tensor input, int source, int destination) -> Tensor
 
 Alias of `movedim`.)doc"});
+  functions["_ops"].push_back({"pixel_shuffle", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_pixel_shuffle)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(pixel_shuffle(Tensor input, int upscale_factor) -> Tensor
+
+Rearranges `self` (*, C * r * r, H, W) into (*, C, H * r, W * r), r = `upscale_factor`: each r x r block of the output comes from r * r channels.)doc"});
   functions["_ops"].push_back({"rnn_relu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rnn_relu)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(rnn_relu(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> tuple[Tensor, Tensor]
 
@@ -925,6 +965,10 @@ In-place version of true_divide(): writes the result into self. Alias of `div` (
 true_divide_(Tensor input, Scalar other) -> Tensor
 
 In-place version of true_divide(): writes the result into self. Alias of `div` by a number (true division).)doc"});
+  functions["_nn"].push_back({"upsample_bilinear2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_upsample_bilinear2d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(upsample_bilinear2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+
+The gradient of upsample_bilinear2d: each element of `grad_output` added, with its interpolation weights, to the input elements it was computed from.)doc"});
   functions["_ops"].push_back({"vstack", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_vstack)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(vstack(Tensor[] tensors, *, Tensor? out=None) -> Tensor
 

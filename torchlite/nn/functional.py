@@ -184,3 +184,4 @@ def log_softmax(input, dim: Optional[int] = None, _stacklevel: int = 3, dtype=No
 from ._functional.attention import *  # noqa: F401,F403
 from ._functional.pooling import *  # noqa: F401,F403
 from ._functional.convolution import *  # noqa: F401,F403
+from ._functional.shape import *  # noqa: F401,F403

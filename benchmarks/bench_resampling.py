@@ -1,0 +1,89 @@
+"""Padding, interpolation and embedding: torchlite beside PyTorch in one run (float32, 2 threads).
+
+    python benchmarks/bench_resampling.py [--repeat N] [--markdown]
+
+Cases (issue 11): interpolate bilinear 2x on 32x64x56x56 (forward, and its backward op as autograd calls
+it), F.pad reflect on the same input (forward and backward op). Medians of several repeats, the two
+libraries measured alternately; the ratio is torchlite's time over PyTorch's (below 1.0: torchlite is faster).
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+import torchlite as tl
+import torchlite.nn.functional as TF
+
+
+def median_pair(f_tl, f_torch, number: int, repeat: int) -> tuple[float, float]:
+    """Median seconds per call of each, measured alternately."""
+    a, b = [], []
+    f_tl(), f_torch()  # warm up
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for _ in range(number):
+            f_tl()
+        t1 = time.perf_counter()
+        for _ in range(number):
+            f_torch()
+        t2 = time.perf_counter()
+        a.append((t1 - t0) / number)
+        b.append((t2 - t1) / number)
+    return statistics.median(a), statistics.median(b)
+
+
+def cases():
+    x = torch.randn(32, 64, 56, 56)
+    lx = tl.tensor(x.numpy())
+    g2 = torch.randn(32, 64, 112, 112)
+    lg2 = tl.tensor(g2.numpy())
+    gp = torch.randn(32, 64, 62, 62)
+    lgp = tl.tensor(gp.numpy())
+    A = torch.ops.aten
+    N = tl._C._nn
+    yield ("interpolate bilinear 2x, 32x64x56x56",
+           lambda: TF.interpolate(lx, scale_factor=2, mode="bilinear"),
+           lambda: F.interpolate(x, scale_factor=2, mode="bilinear"))
+    yield ("upsample_bilinear2d_backward (2x)",
+           lambda: N.upsample_bilinear2d_backward(lg2, [112, 112], [32, 64, 56, 56], False, 2.0, 2.0),
+           lambda: A.upsample_bilinear2d_backward(g2, [112, 112], [32, 64, 56, 56], False, 2.0, 2.0))
+    yield ("interpolate nearest 2x, 32x64x56x56",
+           lambda: TF.interpolate(lx, scale_factor=2),
+           lambda: F.interpolate(x, scale_factor=2))
+    yield ("pad reflect (3, 3, 3, 3), 32x64x56x56",
+           lambda: TF.pad(lx, [3, 3, 3, 3], mode="reflect"),
+           lambda: F.pad(x, [3, 3, 3, 3], mode="reflect"))
+    yield ("reflection_pad2d_backward",
+           lambda: N.reflection_pad2d_backward(lgp, lx, [3, 3, 3, 3]),
+           lambda: A.reflection_pad2d_backward(gp, x, [3, 3, 3, 3]))
+    yield ("pad constant (3, 3, 3, 3), 32x64x56x56",
+           lambda: TF.pad(lx, [3, 3, 3, 3]),
+           lambda: F.pad(x, [3, 3, 3, 3]))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--markdown", action="store_true")
+    args = parser.parse_args()
+    torch.set_num_threads(2)
+    tl.set_num_threads(2)
+    rows = []
+    for name, f_tl, f_torch in cases():
+        t_tl, t_torch = median_pair(f_tl, f_torch, 1, args.repeat)
+        rows.append((name, t_tl * 1e3, t_torch * 1e3, t_tl / t_torch))
+        if not args.markdown:
+            print(f"{name:45s} torchlite {t_tl * 1e3:8.2f} ms  torch {t_torch * 1e3:8.2f} ms  ratio {t_tl / t_torch:5.2f}")
+    if args.markdown:
+        print("| case | torchlite ms | torch ms | ratio |\n|---|---:|---:|---:|")
+        for r in rows:
+            print(f"| {r[0]} | {r[1]:.2f} | {r[2]:.2f} | {r[3]:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
