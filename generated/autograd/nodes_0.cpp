@@ -14,6 +14,8 @@
 #include "generated/ops/ne.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/nextafter.h"
+#include "generated/ops/nll_loss2d.h"
+#include "generated/ops/nll_loss2d_backward.h"
 #include "generated/ops/repeat.h"
 #include "generated/ops/select.h"
 #include "generated/ops/softplus_backward.h"
@@ -95,6 +97,45 @@ variable_list NextafterBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) -> Tensor
+struct NllLoss2DBackwardBackward0 final : Node {
+  std::string name() const override { return "NllLoss2DBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    target_.reset_data();
+    weight_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return target_.nbytes() + weight_.nbytes();
+  }
+
+  SavedVariable target_;
+  SavedVariable weight_;
+  int64_t reduction_;
+  int64_t ignore_index_;
+};
+
+variable_list NllLoss2DBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& target = target_.unpack(shared_from_this());
+  const auto& weight = unpack_optional(weight_, shared_from_this());
+  const auto& reduction = as_arg(reduction_);
+  const auto& ignore_index = as_arg(ignore_index_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = nll_loss2d(grad, target, weight, reduction, ignore_index);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = zeros_like(grad);
+  }
+  if (should_compute_output(2)) {
+    grad_inputs[2] = not_implemented("aten::nll_loss2d_backward");
   }
   return grad_inputs;
 }
@@ -269,6 +310,28 @@ const Tensor& nextafter_(const Tensor& self, const Tensor& other) {
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) -> Tensor
+Tensor nll_loss2d_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index, const Tensor& total_weight) {
+  auto grad_fn = std::make_shared<NllLoss2DBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self, opt_ptr(weight)}));
+  grad_fn->reduction_ = reduction;
+  grad_fn->ignore_index_ = ignore_index;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->target_ = SavedVariable(target, false);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->weight_ = save_optional(weight, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::nll_loss2d_backward::call(grad_output, self, target, weight, reduction, ignore_index, total_weight);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
 }
 
 // repeat(Tensor self, int[] repeats) -> Tensor

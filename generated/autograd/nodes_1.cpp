@@ -15,6 +15,7 @@
 #include "generated/ops/neg.h"
 #include "generated/ops/rad2deg.h"
 #include "generated/ops/reciprocal.h"
+#include "generated/ops/smooth_l1_loss_backward.h"
 #include "generated/ops/squeeze.h"
 #include "generated/ops/unsqueeze.h"
 
@@ -144,6 +145,48 @@ variable_list ReciprocalBackward0::apply(variable_list&& grads) {
   const auto& result = result_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = neg(mul(grad, mul(result, result)));
+  }
+  return grad_inputs;
+}
+
+// Backward of smooth_l1_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float beta) -> Tensor
+struct SmoothL1LossBackwardBackward0 final : Node {
+  std::string name() const override { return "SmoothL1LossBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    grad_output_.reset_data();
+    self_.reset_data();
+    target_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return grad_output_.nbytes() + self_.nbytes() + target_.nbytes();
+  }
+
+  SavedVariable grad_output_;
+  SavedVariable self_;
+  SavedVariable target_;
+  int64_t reduction_;
+  double beta_;
+};
+
+variable_list SmoothL1LossBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& grad_output = grad_output_.unpack(shared_from_this());
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& target = target_.unpack(shared_from_this());
+  const auto& reduction = as_arg(reduction_);
+  const auto& beta = as_arg(beta_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = smooth_l1_loss_double_backward_grad_output(grad, grad_output, self, target, reduction, beta);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = smooth_l1_loss_double_backward(mul(grad, grad_output), self, target, reduction, beta);
+  }
+  if (should_compute_output(2)) {
+    grad_inputs[2] = neg(smooth_l1_loss_double_backward(mul(grad, grad_output), self, target, reduction, beta));
   }
   return grad_inputs;
 }
@@ -327,6 +370,31 @@ const Tensor& reciprocal_(const Tensor& self) {
     grad_fn->result_ = SavedVariable(self, true);
   }
   return self;
+}
+
+// smooth_l1_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float beta) -> Tensor
+Tensor smooth_l1_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, int64_t reduction, double beta) {
+  auto grad_fn = std::make_shared<SmoothL1LossBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self, &target}));
+  grad_fn->reduction_ = reduction;
+  grad_fn->beta_ = beta;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->grad_output_ = SavedVariable(grad_output, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->target_ = SavedVariable(target, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::smooth_l1_loss_backward::call(grad_output, self, target, reduction, beta);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
 }
 
 // unsqueeze(Tensor(a) self, int dim) -> Tensor(a)

@@ -12,6 +12,8 @@
 #include "generated/ops/logaddexp.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/nll_loss2d_backward.h"
+#include "generated/ops/nll_loss2d_forward.h"
 #include "generated/ops/sum.h"
 #include "generated/ops/xlogy.h"
 
@@ -45,6 +47,48 @@ variable_list LogaddexpBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = logaddexp_backward(grad, other, self, false);
+  }
+  return grad_inputs;
+}
+
+// Backward of nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index) -> (Tensor output, Tensor total_weight)
+struct NllLoss2DForwardBackward0 final : Node {
+  std::string name() const override { return "NllLoss2DForwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    target_.reset_data();
+    weight_.reset_data();
+    total_weight_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + target_.nbytes() + weight_.nbytes() + total_weight_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable target_;
+  SavedVariable weight_;
+  int64_t reduction_;
+  int64_t ignore_index_;
+  SavedVariable total_weight_;
+};
+
+variable_list NllLoss2DForwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& target = target_.unpack(shared_from_this());
+  const auto& weight = unpack_optional(weight_, shared_from_this());
+  const auto& reduction = as_arg(reduction_);
+  const auto& ignore_index = as_arg(ignore_index_);
+  const auto& total_weight = total_weight_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = nll_loss2d_backward(grad, self, target, weight, reduction, ignore_index, total_weight);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("aten::nll_loss2d_forward");
   }
   return grad_inputs;
 }
@@ -174,6 +218,35 @@ Tensor logaddexp(const Tensor& self, const Tensor& other) {
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
+  return result;
+}
+
+// nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index) -> (Tensor output, Tensor total_weight)
+std::tuple<Tensor, Tensor> nll_loss2d_forward(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
+  auto grad_fn = std::make_shared<NllLoss2DForwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, opt_ptr(weight)}));
+  grad_fn->reduction_ = reduction;
+  grad_fn->ignore_index_ = ignore_index;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->target_ = SavedVariable(target, false);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->weight_ = save_optional(weight, false);
+  }
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::nll_loss2d_forward::call(self, target, weight, reduction, ignore_index);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // total_weight: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->total_weight_ = SavedVariable(std::get<1>(result), true);
+  }
   return result;
 }
 

@@ -10,6 +10,7 @@
 #include "generated/ops/index_copy.h"
 #include "generated/ops/index_fill.h"
 #include "generated/ops/index_select.h"
+#include "generated/ops/multi_margin_loss_backward.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/reshape.h"
 #include "generated/ops/split.h"
@@ -44,6 +45,29 @@ variable_list IndexCopyBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = reshape(index_select(grad, dim, index), source_sizes);
+  }
+  return grad_inputs;
+}
+
+// Backward of multi_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, Scalar p, Scalar margin, Tensor? weight=None, int reduction=1) -> Tensor
+struct MultiMarginLossBackwardBackward0 final : Node {
+  std::string name() const override { return "MultiMarginLossBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list MultiMarginLossBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::multi_margin_loss_backward");
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("aten::multi_margin_loss_backward");
+  }
+  if (should_compute_output(2)) {
+    grad_inputs[2] = not_implemented("aten::multi_margin_loss_backward");
   }
   return grad_inputs;
 }
@@ -109,6 +133,20 @@ const Tensor& index_copy_(const Tensor& self, int64_t dim, const Tensor& index, 
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// multi_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, Scalar p, Scalar margin, Tensor? weight=None, int reduction=1) -> Tensor
+Tensor multi_margin_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, const Scalar& p, const Scalar& margin, const std::optional<Tensor>& weight, int64_t reduction) {
+  auto grad_fn = std::make_shared<MultiMarginLossBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self, opt_ptr(weight)}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::multi_margin_loss_backward::call(grad_output, self, target, p, margin, weight, reduction);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
 }
 
 // split.Tensor(Tensor(a) self, int split_size, int dim=0) -> Tensor(a)[]

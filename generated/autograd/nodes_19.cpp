@@ -10,6 +10,8 @@
 #include "generated/ops/add.h"
 #include "generated/ops/bmm.h"
 #include "generated/ops/expm1.h"
+#include "generated/ops/mse_loss.h"
+#include "generated/ops/mse_loss_backward.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/permute.h"
@@ -92,6 +94,40 @@ variable_list Expm1Backward0::apply(variable_list&& grads) {
   const auto& result = result_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = mul(grad, add(result, 1));
+  }
+  return grad_inputs;
+}
+
+// Backward of mse_loss(Tensor self, Tensor target, int reduction=1) -> Tensor
+struct MseLossBackward0 final : Node {
+  std::string name() const override { return "MseLossBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    target_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + target_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable target_;
+  int64_t reduction_;
+};
+
+variable_list MseLossBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& target = target_.unpack(shared_from_this());
+  const auto& reduction = as_arg(reduction_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mse_loss_backward(grad, self, target, reduction);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = mse_loss_backward(grad, target, self, reduction);
   }
   return grad_inputs;
 }
@@ -221,6 +257,27 @@ const Tensor& expm1_(const Tensor& self) {
     grad_fn->result_ = SavedVariable(self, true);
   }
   return self;
+}
+
+// mse_loss(Tensor self, Tensor target, int reduction=1) -> Tensor
+Tensor mse_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
+  auto grad_fn = std::make_shared<MseLossBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &target}));
+  grad_fn->reduction_ = reduction;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->target_ = SavedVariable(target, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::mse_loss::call(self, target, reduction);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
 }
 
 // permute(Tensor(a) self, int[] dims) -> Tensor(a)

@@ -6,15 +6,59 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/binary_cross_entropy.h"
+#include "generated/ops/binary_cross_entropy_backward.h"
 #include "generated/ops/masked_fill.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/set.h"
+#include "generated/ops/smooth_l1_loss.h"
+#include "generated/ops/smooth_l1_loss_backward.h"
 #include "generated/ops/sub.h"
 #include "generated/ops/sum.h"
 #include "generated/ops/where.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=1) -> Tensor
+struct BinaryCrossEntropyBackward0 final : Node {
+  std::string name() const override { return "BinaryCrossEntropyBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    target_.reset_data();
+    weight_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + target_.nbytes() + weight_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable target_;
+  SavedVariable weight_;
+  int64_t reduction_;
+};
+
+variable_list BinaryCrossEntropyBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& target = target_.unpack(shared_from_this());
+  const auto& weight = unpack_optional(weight_, shared_from_this());
+  const auto& reduction = as_arg(reduction_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = binary_cross_entropy_backward(grad, self, target, weight, reduction);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = binary_cross_entropy_target_backward(grad, self, target, weight, reduction);
+  }
+  if (should_compute_output(2)) {
+    grad_inputs[2] = not_implemented("aten::binary_cross_entropy");
+  }
+  return grad_inputs;
+}
 
 // Backward of masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 struct MaskedFillBackward0 final : Node {
@@ -128,6 +172,42 @@ variable_list SetBackward2::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of smooth_l1_loss(Tensor self, Tensor target, int reduction=1, float beta=1.0) -> Tensor
+struct SmoothL1LossBackward0 final : Node {
+  std::string name() const override { return "SmoothL1LossBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    target_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + target_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable target_;
+  int64_t reduction_;
+  double beta_;
+};
+
+variable_list SmoothL1LossBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& target = target_.unpack(shared_from_this());
+  const auto& reduction = as_arg(reduction_);
+  const auto& beta = as_arg(beta_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = smooth_l1_loss_backward(grad, self, target, reduction, beta);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = smooth_l1_loss_backward(grad, target, self, reduction, beta);
+  }
+  return grad_inputs;
+}
+
 // Backward of sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 struct SubBackward0 final : Node {
   std::string name() const override { return "SubBackward0"; }
@@ -173,6 +253,30 @@ variable_list SubBackward1::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=1) -> Tensor
+Tensor binary_cross_entropy(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction) {
+  auto grad_fn = std::make_shared<BinaryCrossEntropyBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &target, opt_ptr(weight)}));
+  grad_fn->reduction_ = reduction;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->target_ = SavedVariable(target, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->weight_ = save_optional(weight, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::binary_cross_entropy::call(self, target, weight, reduction);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
 
 // masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 Tensor masked_fill_Scalar(const Tensor& self, const Tensor& mask, const Scalar& value) {
@@ -277,6 +381,28 @@ const Tensor& set_(const Tensor& self) {
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// smooth_l1_loss(Tensor self, Tensor target, int reduction=1, float beta=1.0) -> Tensor
+Tensor smooth_l1_loss(const Tensor& self, const Tensor& target, int64_t reduction, double beta) {
+  auto grad_fn = std::make_shared<SmoothL1LossBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &target}));
+  grad_fn->reduction_ = reduction;
+  grad_fn->beta_ = beta;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->target_ = SavedVariable(target, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::smooth_l1_loss::call(self, target, reduction, beta);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
 }
 
 // sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor

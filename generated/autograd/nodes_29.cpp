@@ -7,6 +7,8 @@
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/gather.h"
+#include "generated/ops/huber_loss_backward.h"
+#include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/transpose.h"
 
@@ -37,6 +39,48 @@ variable_list GatherBackward0::apply(variable_list&& grads) {
   const auto& index = index_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = gather_backward(grad, self_sizes, dim, index);
+  }
+  return grad_inputs;
+}
+
+// Backward of huber_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float delta) -> Tensor
+struct HuberLossBackwardBackward0 final : Node {
+  std::string name() const override { return "HuberLossBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    grad_output_.reset_data();
+    self_.reset_data();
+    target_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return grad_output_.nbytes() + self_.nbytes() + target_.nbytes();
+  }
+
+  SavedVariable grad_output_;
+  SavedVariable self_;
+  SavedVariable target_;
+  int64_t reduction_;
+  double delta_;
+};
+
+variable_list HuberLossBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& grad_output = grad_output_.unpack(shared_from_this());
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& target = target_.unpack(shared_from_this());
+  const auto& reduction = as_arg(reduction_);
+  const auto& delta = as_arg(delta_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = huber_loss_double_backward_grad_output(grad, grad_output, self, target, reduction, delta);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = huber_loss_double_backward(mul(grad, grad_output), self, target, reduction, delta);
+  }
+  if (should_compute_output(2)) {
+    grad_inputs[2] = neg(huber_loss_double_backward(mul(grad, grad_output), self, target, reduction, delta));
   }
   return grad_inputs;
 }
@@ -104,6 +148,31 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_
   {
     AutoGradMode below_autograd(false);
     result = ops::gather::call(self, dim, index, sparse_grad);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// huber_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float delta) -> Tensor
+Tensor huber_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, int64_t reduction, double delta) {
+  auto grad_fn = std::make_shared<HuberLossBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self, &target}));
+  grad_fn->reduction_ = reduction;
+  grad_fn->delta_ = delta;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->grad_output_ = SavedVariable(grad_output, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->target_ = SavedVariable(target, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::huber_loss_backward::call(grad_output, self, target, reduction, delta);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);

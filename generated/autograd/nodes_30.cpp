@@ -9,6 +9,8 @@
 #include "generated/ops/clone.h"
 #include "generated/ops/float_power.h"
 #include "generated/ops/log_sigmoid_backward.h"
+#include "generated/ops/multilabel_margin_loss_backward.h"
+#include "generated/ops/multilabel_margin_loss_forward.h"
 #include "generated/ops/neg.h"
 
 namespace tl::autograd::generated {
@@ -141,6 +143,40 @@ variable_list LogSigmoidBackwardBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of multilabel_margin_loss_forward(Tensor self, Tensor target, int reduction) -> (Tensor output, Tensor is_target)
+struct MultilabelMarginLossForwardBackward0 final : Node {
+  std::string name() const override { return "MultilabelMarginLossForwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    target_.reset_data();
+    is_target_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + target_.nbytes() + is_target_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable target_;
+  int64_t reduction_;
+  SavedVariable is_target_;
+};
+
+variable_list MultilabelMarginLossForwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& target = target_.unpack(shared_from_this());
+  const auto& reduction = as_arg(reduction_);
+  const auto& is_target = is_target_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = multilabel_margin_loss_backward(grad, self, target, reduction, is_target);
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
@@ -269,6 +305,31 @@ Tensor log_sigmoid_backward(const Tensor& grad_output, const Tensor& self, const
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
+  return result;
+}
+
+// multilabel_margin_loss_forward(Tensor self, Tensor target, int reduction) -> (Tensor output, Tensor is_target)
+std::tuple<Tensor, Tensor> multilabel_margin_loss_forward(const Tensor& self, const Tensor& target, int64_t reduction) {
+  auto grad_fn = std::make_shared<MultilabelMarginLossForwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->reduction_ = reduction;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->target_ = SavedVariable(target, false);
+  }
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::multilabel_margin_loss_forward::call(self, target, reduction);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // is_target: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->is_target_ = SavedVariable(std::get<1>(result), true);
+  }
   return result;
 }
 

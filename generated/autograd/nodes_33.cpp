@@ -7,11 +7,14 @@
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/amax.h"
+#include "generated/ops/binary_cross_entropy_backward.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/diag_embed.h"
 #include "generated/ops/diagonal.h"
 #include "generated/ops/mul.h"
+#include "generated/ops/multilabel_margin_loss_backward.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/soft_margin_loss_backward.h"
 
 namespace tl::autograd::generated {
 
@@ -44,6 +47,52 @@ variable_list AmaxBackward0::apply(variable_list&& grads) {
   const auto& result = result_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = amax_amin_backward(grad, self, result, dim, keepdim);
+  }
+  return grad_inputs;
+}
+
+// Backward of binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=1) -> Tensor
+struct BinaryCrossEntropyBackwardBackward0 final : Node {
+  std::string name() const override { return "BinaryCrossEntropyBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    grad_output_.reset_data();
+    self_.reset_data();
+    target_.reset_data();
+    weight_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return grad_output_.nbytes() + self_.nbytes() + target_.nbytes() + weight_.nbytes();
+  }
+
+  SavedVariable grad_output_;
+  SavedVariable self_;
+  SavedVariable target_;
+  SavedVariable weight_;
+  int64_t reduction_;
+};
+
+variable_list BinaryCrossEntropyBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& grad_output = grad_output_.unpack(shared_from_this());
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& target = target_.unpack(shared_from_this());
+  const auto& weight = unpack_optional(weight_, shared_from_this());
+  const auto& reduction = as_arg(reduction_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = binary_cross_entropy_double_backward_grad_output(grad, self, target, weight, reduction);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = binary_cross_entropy_double_backward(grad_output, grad, self, target, weight, reduction);
+  }
+  if (should_compute_output(2)) {
+    grad_inputs[2] = binary_cross_entropy_double_backward_target(grad, grad_output, self, target, weight, reduction);
+  }
+  if (should_compute_output(3)) {
+    grad_inputs[3] = not_implemented("aten::binary_cross_entropy_backward");
   }
   return grad_inputs;
 }
@@ -126,6 +175,26 @@ variable_list MulBackward1::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of multilabel_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, Tensor is_target) -> Tensor
+struct MultilabelMarginLossBackwardBackward0 final : Node {
+  std::string name() const override { return "MultilabelMarginLossBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list MultilabelMarginLossBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::multilabel_margin_loss_backward");
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("aten::multilabel_margin_loss_backward");
+  }
+  return grad_inputs;
+}
+
 // Backward of neg(Tensor self) -> Tensor
 struct NegBackward0 final : Node {
   std::string name() const override { return "NegBackward0"; }
@@ -139,6 +208,46 @@ variable_list NegBackward0::apply(variable_list&& grads) {
   (void)grad;
   if (should_compute_output(0)) {
     grad_inputs[0] = neg(grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of soft_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor
+struct SoftMarginLossBackwardBackward0 final : Node {
+  std::string name() const override { return "SoftMarginLossBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    grad_output_.reset_data();
+    self_.reset_data();
+    target_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return grad_output_.nbytes() + self_.nbytes() + target_.nbytes();
+  }
+
+  SavedVariable grad_output_;
+  SavedVariable self_;
+  SavedVariable target_;
+  int64_t reduction_;
+};
+
+variable_list SoftMarginLossBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& grad_output = grad_output_.unpack(shared_from_this());
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& target = target_.unpack(shared_from_this());
+  const auto& reduction = as_arg(reduction_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = soft_margin_loss_double_backward_grad_output(grad, grad_output, self, target, reduction);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = soft_margin_loss_double_backward(mul(grad, grad_output), self, target, reduction);
+  }
+  if (should_compute_output(2)) {
+    grad_inputs[2] = not_implemented("aten::soft_margin_loss_backward");
   }
   return grad_inputs;
 }
@@ -168,6 +277,33 @@ Tensor amax(const Tensor& self, IntArrayRef dim, bool keepdim) {
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
   }
+  return result;
+}
+
+// binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=1) -> Tensor
+Tensor binary_cross_entropy_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction) {
+  auto grad_fn = std::make_shared<BinaryCrossEntropyBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self, &target, opt_ptr(weight)}));
+  grad_fn->reduction_ = reduction;
+  if (grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->grad_output_ = SavedVariable(grad_output, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->target_ = SavedVariable(target, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->weight_ = save_optional(weight, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::binary_cross_entropy_backward::call(grad_output, self, target, weight, reduction);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
   return result;
 }
 
@@ -260,6 +396,20 @@ const Tensor& mul__Scalar(const Tensor& self, const Scalar& other) {
   return self;
 }
 
+// multilabel_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, Tensor is_target) -> Tensor
+Tensor multilabel_margin_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, int64_t reduction, const Tensor& is_target) {
+  auto grad_fn = std::make_shared<MultilabelMarginLossBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::multilabel_margin_loss_backward::call(grad_output, self, target, reduction, is_target);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
 // neg(Tensor self) -> Tensor
 Tensor neg(const Tensor& self) {
   auto grad_fn = std::make_shared<NegBackward0>();
@@ -285,6 +435,30 @@ const Tensor& neg_(const Tensor& self) {
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// soft_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor
+Tensor soft_margin_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, int64_t reduction) {
+  auto grad_fn = std::make_shared<SoftMarginLossBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self, &target}));
+  grad_fn->reduction_ = reduction;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->grad_output_ = SavedVariable(grad_output, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->target_ = SavedVariable(target, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::soft_margin_loss_backward::call(grad_output, self, target, reduction);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
 }
 
 }  // namespace tl::autograd::wrappers

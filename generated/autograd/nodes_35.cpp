@@ -8,7 +8,11 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/diagonal.h"
 #include "generated/ops/diagonal_backward.h"
+#include "generated/ops/mse_loss_backward.h"
+#include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/soft_margin_loss.h"
+#include "generated/ops/soft_margin_loss_backward.h"
 
 namespace tl::autograd::generated {
 
@@ -35,6 +39,80 @@ variable_list DiagonalBackwardBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of mse_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor
+struct MseLossBackwardBackward0 final : Node {
+  std::string name() const override { return "MseLossBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    grad_output_.reset_data();
+    self_.reset_data();
+    target_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return grad_output_.nbytes() + self_.nbytes() + target_.nbytes();
+  }
+
+  SavedVariable grad_output_;
+  SavedVariable self_;
+  SavedVariable target_;
+  int64_t reduction_;
+};
+
+variable_list MseLossBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& grad_output = grad_output_.unpack(shared_from_this());
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& target = target_.unpack(shared_from_this());
+  const auto& reduction = as_arg(reduction_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mse_loss_double_backward_grad_output(grad, grad_output, self, target, reduction);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = mse_loss_double_backward(mul(grad, grad_output), self, reduction);
+  }
+  if (should_compute_output(2)) {
+    grad_inputs[2] = neg(mse_loss_double_backward(mul(grad, grad_output), target, reduction));
+  }
+  return grad_inputs;
+}
+
+// Backward of soft_margin_loss(Tensor self, Tensor target, int reduction=1) -> Tensor
+struct SoftMarginLossBackward0 final : Node {
+  std::string name() const override { return "SoftMarginLossBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    target_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + target_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable target_;
+  int64_t reduction_;
+};
+
+variable_list SoftMarginLossBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& target = target_.unpack(shared_from_this());
+  const auto& reduction = as_arg(reduction_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = soft_margin_loss_backward(grad, self, target, reduction);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("aten::soft_margin_loss");
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
@@ -53,6 +131,51 @@ Tensor diagonal_backward(const Tensor& grad_output, IntArrayRef input_sizes, int
   {
     AutoGradMode below_autograd(false);
     result = ops::diagonal_backward::call(grad_output, input_sizes, offset, dim1, dim2);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// mse_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor
+Tensor mse_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, int64_t reduction) {
+  auto grad_fn = std::make_shared<MseLossBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self, &target}));
+  grad_fn->reduction_ = reduction;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->grad_output_ = SavedVariable(grad_output, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(2)) {
+    grad_fn->target_ = SavedVariable(target, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::mse_loss_backward::call(grad_output, self, target, reduction);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// soft_margin_loss(Tensor self, Tensor target, int reduction=1) -> Tensor
+Tensor soft_margin_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
+  auto grad_fn = std::make_shared<SoftMarginLossBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &target}));
+  grad_fn->reduction_ = reduction;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->target_ = SavedVariable(target, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::soft_margin_loss::call(self, target, reduction);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);

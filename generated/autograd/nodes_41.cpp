@@ -11,6 +11,8 @@
 #include "generated/ops/cumsum.h"
 #include "generated/ops/div.h"
 #include "generated/ops/hardshrink_backward.h"
+#include "generated/ops/huber_loss.h"
+#include "generated/ops/huber_loss_backward.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/special_xlog1py.h"
@@ -66,6 +68,42 @@ variable_list HardshrinkBackwardBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of huber_loss(Tensor self, Tensor target, int reduction=1, float delta=1.0) -> Tensor
+struct HuberLossBackward0 final : Node {
+  std::string name() const override { return "HuberLossBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    target_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + target_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable target_;
+  int64_t reduction_;
+  double delta_;
+};
+
+variable_list HuberLossBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& target = target_.unpack(shared_from_this());
+  const auto& reduction = as_arg(reduction_);
+  const auto& delta = as_arg(delta_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = huber_loss_backward(grad, self, target, reduction, delta);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = huber_loss_backward(grad, target, self, reduction, delta);
   }
   return grad_inputs;
 }
@@ -169,6 +207,28 @@ Tensor hardshrink_backward(const Tensor& grad_out, const Tensor& self, const Sca
   {
     AutoGradMode below_autograd(false);
     result = ops::hardshrink_backward::call(grad_out, self, lambd);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// huber_loss(Tensor self, Tensor target, int reduction=1, float delta=1.0) -> Tensor
+Tensor huber_loss(const Tensor& self, const Tensor& target, int64_t reduction, double delta) {
+  auto grad_fn = std::make_shared<HuberLossBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &target}));
+  grad_fn->reduction_ = reduction;
+  grad_fn->delta_ = delta;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->target_ = SavedVariable(target, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::huber_loss::call(self, target, reduction, delta);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);

@@ -3,6 +3,8 @@
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/msort.h"
+#include "generated/ops/nll_loss.h"
+#include "generated/ops/nll_loss_forward.h"
 #include "generated/ops/sort.h"
 
 namespace tl::native {
@@ -10,6 +12,11 @@ namespace tl::native {
 // msort(Tensor self) -> Tensor
 Tensor msort_composite(const Tensor& self) {
   return std::get<0>(sort(self, 0, false));
+}
+
+// nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100) -> Tensor
+Tensor nll_loss_composite(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
+  return std::get<0>(nll_loss_forward(self, target, weight, reduction, ignore_index));
 }
 
 }  // namespace tl::native

@@ -4,6 +4,8 @@
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/glu.h"
 #include "generated/ops/mul.h"
+#include "generated/ops/multilabel_margin_loss.h"
+#include "generated/ops/multilabel_margin_loss_forward.h"
 #include "generated/ops/narrow.h"
 #include "generated/ops/sigmoid.h"
 #include "generated/ops/softmax.h"
@@ -22,6 +24,11 @@ Tensor glu_composite(const Tensor& self, int64_t dim) {
   const int64_t n = self.sizes()[d];
   TL_CHECK(n % 2 == 0, "glu: Halving dimension must be even, but dimension ", d, " is size ", n);
   return mul(narrow(self, d, 0, n / 2), sigmoid(narrow(self, d, n / 2, n / 2)));
+}
+
+// multilabel_margin_loss(Tensor self, Tensor target, int reduction=1) -> Tensor
+Tensor multilabel_margin_loss_composite(const Tensor& self, const Tensor& target, int64_t reduction) {
+  return std::get<0>(multilabel_margin_loss_forward(self, target, reduction));
 }
 
 // special_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor

@@ -9,6 +9,7 @@
 #include "generated/ops/erf.h"
 #include "generated/ops/isnan.h"
 #include "generated/ops/nextafter.h"
+#include "generated/ops/nll_loss2d_backward.h"
 #include "generated/ops/repeat.h"
 #include "generated/ops/select.h"
 #include "generated/ops/softplus_backward.h"
@@ -252,6 +253,28 @@ const Tensor& ops::nextafter_out::call(const Tensor& self, const Tensor& other, 
 const Tensor& nextafter_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   check_out_no_grad("nextafter.out", {&self, &other}, {&out});
   return ops::nextafter_out::call(self, other, out);
+}
+
+// ============================================================================ nll_loss2d_backward
+
+// nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) -> Tensor
+ops::nll_loss2d_backward::Kernel* ops::nll_loss2d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::nll_loss2d_backward_kernel,
+    /* Meta */ native::nll_loss2d_backward_kernel,
+};
+
+Tensor ops::nll_loss2d_backward::call(const Tensor& grad_output, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index, const Tensor& total_weight) {
+  const Device kernel_device = dispatch_device("nll_loss2d_backward", {&grad_output, &self, &target, opt_ptr(weight), &total_weight});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("nll_loss2d_backward", kernel_device);
+  return kernel(grad_output, self, target, weight, reduction, ignore_index, total_weight);
+}
+
+Tensor nll_loss2d_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index, const Tensor& total_weight) {
+  if (autograd::compute_requires_grad({&grad_output, &self, opt_ptr(weight)})) {
+    return autograd::wrappers::nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight);
+  }
+  return ops::nll_loss2d_backward::call(grad_output, self, target, weight, reduction, ignore_index, total_weight);
 }
 
 // ============================================================================ repeat

@@ -14,6 +14,7 @@
 #include "generated/ops/ne.h"
 #include "generated/ops/rad2deg.h"
 #include "generated/ops/reciprocal.h"
+#include "generated/ops/smooth_l1_loss_backward.h"
 #include "generated/ops/unsqueeze.h"
 
 namespace tl {
@@ -619,6 +620,28 @@ const Tensor& ops::reciprocal_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& reciprocal_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("reciprocal.out", {&self}, {&out});
   return ops::reciprocal_out::call(self, out);
+}
+
+// ============================================================================ smooth_l1_loss_backward
+
+// smooth_l1_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float beta) -> Tensor
+ops::smooth_l1_loss_backward::Kernel* ops::smooth_l1_loss_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::smooth_l1_loss_backward_kernel,
+    /* Meta */ native::smooth_l1_loss_backward_kernel,
+};
+
+Tensor ops::smooth_l1_loss_backward::call(const Tensor& grad_output, const Tensor& self, const Tensor& target, int64_t reduction, double beta) {
+  const Device kernel_device = dispatch_device("smooth_l1_loss_backward", {&grad_output, &self, &target});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("smooth_l1_loss_backward", kernel_device);
+  return kernel(grad_output, self, target, reduction, beta);
+}
+
+Tensor smooth_l1_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, int64_t reduction, double beta) {
+  if (autograd::compute_requires_grad({&grad_output, &self, &target})) {
+    return autograd::wrappers::smooth_l1_loss_backward(grad_output, self, target, reduction, beta);
+  }
+  return ops::smooth_l1_loss_backward::call(grad_output, self, target, reduction, beta);
 }
 
 // ============================================================================ unsqueeze

@@ -7,6 +7,7 @@
 #include "generated/ops/atan2.h"
 #include "generated/ops/chain_matmul.h"
 #include "generated/ops/logaddexp.h"
+#include "generated/ops/nll_loss2d_forward.h"
 #include "generated/ops/sum.h"
 #include "generated/ops/xlogy.h"
 
@@ -97,6 +98,28 @@ const Tensor& ops::logaddexp_out::call(const Tensor& self, const Tensor& other, 
 const Tensor& logaddexp_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   check_out_no_grad("logaddexp.out", {&self, &other}, {&out});
   return ops::logaddexp_out::call(self, other, out);
+}
+
+// ============================================================================ nll_loss2d_forward
+
+// nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index) -> (Tensor output, Tensor total_weight)
+ops::nll_loss2d_forward::Kernel* ops::nll_loss2d_forward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::nll_loss2d_forward_kernel,
+    /* Meta */ native::nll_loss2d_forward_kernel,
+};
+
+std::tuple<Tensor, Tensor> ops::nll_loss2d_forward::call(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
+  const Device kernel_device = dispatch_device("nll_loss2d_forward", {&self, &target, opt_ptr(weight)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("nll_loss2d_forward", kernel_device);
+  return kernel(self, target, weight, reduction, ignore_index);
+}
+
+std::tuple<Tensor, Tensor> nll_loss2d_forward(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
+  if (autograd::compute_requires_grad({&self, opt_ptr(weight)})) {
+    return autograd::wrappers::nll_loss2d_forward(self, target, weight, reduction, ignore_index);
+  }
+  return ops::nll_loss2d_forward::call(self, target, weight, reduction, ignore_index);
 }
 
 // ============================================================================ sum

@@ -6,6 +6,7 @@
 #include "generated/ops/acosh.h"
 #include "generated/ops/atan.h"
 #include "generated/ops/deg2rad.h"
+#include "generated/ops/hinge_embedding_loss.h"
 #include "generated/ops/special_i0e.h"
 
 namespace tl {
@@ -257,6 +258,13 @@ const Tensor& ops::deg2rad_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& deg2rad_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("deg2rad.out", {&self}, {&out});
   return ops::deg2rad_out::call(self, out);
+}
+
+// ============================================================================ hinge_embedding_loss
+
+// hinge_embedding_loss(Tensor self, Tensor target, float margin=1.0, int reduction=1) -> Tensor
+Tensor hinge_embedding_loss(const Tensor& self, const Tensor& target, double margin, int64_t reduction) {
+  return native::hinge_embedding_loss_composite(self, target, margin, reduction);
 }
 
 // ============================================================================ special_i0e

@@ -7,6 +7,7 @@
 #include "generated/ops/erfc.h"
 #include "generated/ops/geometric.h"
 #include "generated/ops/min.h"
+#include "generated/ops/nll_loss_forward.h"
 #include "generated/ops/reshape.h"
 #include "generated/ops/special_log_ndtr.h"
 #include "generated/ops/take_along_dim.h"
@@ -392,6 +393,28 @@ const Tensor& ops::min_unary_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& min_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("min.unary_out", {&self}, {&out});
   return ops::min_unary_out::call(self, out);
+}
+
+// ============================================================================ nll_loss_forward
+
+// nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index) -> (Tensor output, Tensor total_weight)
+ops::nll_loss_forward::Kernel* ops::nll_loss_forward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::nll_loss_forward_kernel,
+    /* Meta */ native::nll_loss_forward_kernel,
+};
+
+std::tuple<Tensor, Tensor> ops::nll_loss_forward::call(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
+  const Device kernel_device = dispatch_device("nll_loss_forward", {&self, &target, opt_ptr(weight)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("nll_loss_forward", kernel_device);
+  return kernel(self, target, weight, reduction, ignore_index);
+}
+
+std::tuple<Tensor, Tensor> nll_loss_forward(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
+  if (autograd::compute_requires_grad({&self, opt_ptr(weight)})) {
+    return autograd::wrappers::nll_loss_forward(self, target, weight, reduction, ignore_index);
+  }
+  return ops::nll_loss_forward::call(self, target, weight, reduction, ignore_index);
 }
 
 // ============================================================================ reshape

@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/index_copy.h"
+#include "generated/ops/multi_margin_loss_backward.h"
 #include "generated/ops/outer.h"
 #include "generated/ops/split.h"
 
@@ -92,6 +93,28 @@ const Tensor& ops::index_copy_out::call(const Tensor& self, int64_t dim, const T
 const Tensor& index_copy_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
   check_out_no_grad("index_copy.out", {&self, &index, &source}, {&out});
   return ops::index_copy_out::call(self, dim, index, source, out);
+}
+
+// ============================================================================ multi_margin_loss_backward
+
+// multi_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, Scalar p, Scalar margin, Tensor? weight=None, int reduction=1) -> Tensor
+ops::multi_margin_loss_backward::Kernel* ops::multi_margin_loss_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::multi_margin_loss_backward_kernel,
+    /* Meta */ native::multi_margin_loss_backward_kernel,
+};
+
+Tensor ops::multi_margin_loss_backward::call(const Tensor& grad_output, const Tensor& self, const Tensor& target, const Scalar& p, const Scalar& margin, const std::optional<Tensor>& weight, int64_t reduction) {
+  const Device kernel_device = dispatch_device("multi_margin_loss_backward", {&grad_output, &self, &target, opt_ptr(weight)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("multi_margin_loss_backward", kernel_device);
+  return kernel(grad_output, self, target, p, margin, weight, reduction);
+}
+
+Tensor multi_margin_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, const Scalar& p, const Scalar& margin, const std::optional<Tensor>& weight, int64_t reduction) {
+  if (autograd::compute_requires_grad({&grad_output, &self, opt_ptr(weight)})) {
+    return autograd::wrappers::multi_margin_loss_backward(grad_output, self, target, p, margin, weight, reduction);
+  }
+  return ops::multi_margin_loss_backward::call(grad_output, self, target, p, margin, weight, reduction);
 }
 
 // ============================================================================ outer

@@ -8,6 +8,7 @@
 #include "generated/ops/expm1.h"
 #include "generated/ops/is_set_to.h"
 #include "generated/ops/logical_and.h"
+#include "generated/ops/mse_loss.h"
 #include "generated/ops/mvlgamma.h"
 #include "generated/ops/permute.h"
 #include "generated/ops/special_multigammaln.h"
@@ -274,6 +275,62 @@ const Tensor& ops::logical_and_out::call(const Tensor& self, const Tensor& other
 const Tensor& logical_and_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   check_out_no_grad("logical_and.out", {&self, &other}, {&out});
   return ops::logical_and_out::call(self, other, out);
+}
+
+// ============================================================================ mse_loss
+
+// mse_loss(Tensor self, Tensor target, int reduction=1) -> Tensor
+static Tensor mse_loss_kernel_functional(const Tensor& self, const Tensor& target, int64_t reduction) {
+  Tensor out;
+  native::mse_loss_kernel(self, target, reduction, out);
+  return out;
+}
+
+ops::mse_loss::Kernel* ops::mse_loss::kernels[kNumDeviceTypes] = {
+    /* CPU */ mse_loss_kernel_functional,
+    /* Meta */ mse_loss_kernel_functional,
+};
+
+Tensor ops::mse_loss::call(const Tensor& self, const Tensor& target, int64_t reduction) {
+  const Device kernel_device = dispatch_device("mse_loss", {&self, &target});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mse_loss", kernel_device);
+  return kernel(self, target, reduction);
+}
+
+Tensor mse_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
+  if (autograd::compute_requires_grad({&self, &target})) {
+    return autograd::wrappers::mse_loss(self, target, reduction);
+  }
+  return ops::mse_loss::call(self, target, reduction);
+}
+
+// mse_loss.out(Tensor self, Tensor target, int reduction=1, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& mse_loss_kernel_out(const Tensor& self, const Tensor& target, int64_t reduction, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor target_in = native::input_unaffected_by_resize(target, out);
+  Tensor out_handle = out;
+  native::mse_loss_kernel(self_in, target_in, reduction, out_handle);
+  return out;
+}
+
+ops::mse_loss_out::Kernel* ops::mse_loss_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ mse_loss_kernel_out,
+    /* Meta */ mse_loss_kernel_out,
+};
+
+const Tensor& ops::mse_loss_out::call(const Tensor& self, const Tensor& target, int64_t reduction, const Tensor& out) {
+  const Device kernel_device = dispatch_device("mse_loss.out", {&self, &target, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mse_loss.out", kernel_device);
+  decltype(auto) result = kernel(self, target, reduction, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& mse_loss_out(const Tensor& out, const Tensor& self, const Tensor& target, int64_t reduction) {
+  check_out_no_grad("mse_loss.out", {&self, &target}, {&out});
+  return ops::mse_loss_out::call(self, target, reduction, out);
 }
 
 // ============================================================================ permute

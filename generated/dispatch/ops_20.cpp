@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/alias.h"
+#include "generated/ops/cross_entropy_loss.h"
 #include "generated/ops/hardswish_backward.h"
 #include "generated/ops/is_same_size.h"
 #include "generated/ops/logspace.h"
@@ -34,6 +35,13 @@ Tensor alias(const Tensor& self) {
     return autograd::wrappers::alias(self);
   }
   return ops::alias::call(self);
+}
+
+// ============================================================================ cross_entropy_loss
+
+// cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100, float label_smoothing=0.0) -> Tensor
+Tensor cross_entropy_loss(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index, double label_smoothing) {
+  return native::cross_entropy_loss_composite(self, target, weight, reduction, ignore_index, label_smoothing);
 }
 
 // ============================================================================ hardswish_backward

@@ -7,6 +7,7 @@
 #include "generated/ops/absolute.h"
 #include "generated/ops/diagonal.h"
 #include "generated/ops/erf.h"
+#include "generated/ops/margin_ranking_loss.h"
 #include "generated/ops/prelu.h"
 #include "generated/ops/special_erf.h"
 #include "generated/ops/threshold.h"
@@ -51,6 +52,13 @@ Tensor diagonal(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) 
     return autograd::wrappers::diagonal(self, offset, dim1, dim2);
   }
   return ops::diagonal::call(self, offset, dim1, dim2);
+}
+
+// ============================================================================ margin_ranking_loss
+
+// margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=1) -> Tensor
+Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin, int64_t reduction) {
+  return native::margin_ranking_loss_composite(input1, input2, target, margin, reduction);
 }
 
 // ============================================================================ prelu

@@ -7,6 +7,7 @@
 #include "generated/ops/arccosh.h"
 #include "generated/ops/bitwise_left_shift.h"
 #include "generated/ops/clamp_min.h"
+#include "generated/ops/cosine_embedding_loss.h"
 #include "generated/ops/ge.h"
 #include "generated/ops/greater_equal.h"
 #include "generated/ops/kron.h"
@@ -372,6 +373,13 @@ const Tensor& ops::clamp_min_out::call(const Tensor& self, const Scalar& min, co
 const Tensor& clamp_min_out(const Tensor& out, const Tensor& self, const Scalar& min) {
   check_out_no_grad("clamp_min.out", {&self}, {&out});
   return ops::clamp_min_out::call(self, min, out);
+}
+
+// ============================================================================ cosine_embedding_loss
+
+// cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=1) -> Tensor
+Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin, int64_t reduction) {
+  return native::cosine_embedding_loss_composite(input1, input2, target, margin, reduction);
 }
 
 // ============================================================================ greater_equal

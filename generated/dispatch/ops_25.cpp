@@ -5,6 +5,8 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/einsum.h"
 #include "generated/ops/fmod.h"
+#include "generated/ops/kl_div.h"
+#include "generated/ops/nll_loss2d.h"
 #include "generated/ops/rand_like.h"
 #include "generated/ops/silu.h"
 #include "generated/ops/special_ndtr.h"
@@ -182,6 +184,26 @@ const Tensor& ops::fmod_Scalar_out::call(const Tensor& self, const Scalar& other
 const Tensor& fmod_out(const Tensor& out, const Tensor& self, const Scalar& other) {
   check_out_no_grad("fmod.Scalar_out", {&self}, {&out});
   return ops::fmod_Scalar_out::call(self, other, out);
+}
+
+// ============================================================================ kl_div
+
+// kl_div(Tensor self, Tensor target, int reduction=1, *, bool log_target=False) -> Tensor
+Tensor kl_div(const Tensor& self, const Tensor& target, int64_t reduction, bool log_target) {
+  return native::kl_div_composite(self, target, reduction, log_target);
+}
+
+// ============================================================================ nll_loss2d
+
+// nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100) -> Tensor
+Tensor nll_loss2d(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
+  return native::nll_loss2d_composite(self, target, weight, reduction, ignore_index);
+}
+
+// nll_loss2d.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& nll_loss2d_out(const Tensor& out, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
+  check_out_no_grad("nll_loss2d.out", {&self, &target, opt_ptr(weight)}, {&out});
+  return copy_to_out(out, nll_loss2d(self, target, weight, reduction, ignore_index), "nll_loss2d.out", native::OutDtype::CanCast);
 }
 
 // ============================================================================ rand_like

@@ -3,12 +3,70 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/binary_cross_entropy.h"
 #include "generated/ops/masked_fill.h"
 #include "generated/ops/mv.h"
 #include "generated/ops/set.h"
+#include "generated/ops/smooth_l1_loss.h"
 #include "generated/ops/sub.h"
 
 namespace tl {
+
+// ============================================================================ binary_cross_entropy
+
+// binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=1) -> Tensor
+static Tensor binary_cross_entropy_kernel_functional(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction) {
+  Tensor out;
+  native::binary_cross_entropy_kernel(self, target, weight, reduction, out);
+  return out;
+}
+
+ops::binary_cross_entropy::Kernel* ops::binary_cross_entropy::kernels[kNumDeviceTypes] = {
+    /* CPU */ binary_cross_entropy_kernel_functional,
+    /* Meta */ binary_cross_entropy_kernel_functional,
+};
+
+Tensor ops::binary_cross_entropy::call(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction) {
+  const Device kernel_device = dispatch_device("binary_cross_entropy", {&self, &target, opt_ptr(weight)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("binary_cross_entropy", kernel_device);
+  return kernel(self, target, weight, reduction);
+}
+
+Tensor binary_cross_entropy(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction) {
+  if (autograd::compute_requires_grad({&self, &target, opt_ptr(weight)})) {
+    return autograd::wrappers::binary_cross_entropy(self, target, weight, reduction);
+  }
+  return ops::binary_cross_entropy::call(self, target, weight, reduction);
+}
+
+// binary_cross_entropy.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& binary_cross_entropy_kernel_out(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor target_in = native::input_unaffected_by_resize(target, out);
+  Tensor out_handle = out;
+  native::binary_cross_entropy_kernel(self_in, target_in, weight, reduction, out_handle);
+  return out;
+}
+
+ops::binary_cross_entropy_out::Kernel* ops::binary_cross_entropy_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ binary_cross_entropy_kernel_out,
+    /* Meta */ binary_cross_entropy_kernel_out,
+};
+
+const Tensor& ops::binary_cross_entropy_out::call(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, const Tensor& out) {
+  const Device kernel_device = dispatch_device("binary_cross_entropy.out", {&self, &target, opt_ptr(weight), &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("binary_cross_entropy.out", kernel_device);
+  decltype(auto) result = kernel(self, target, weight, reduction, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& binary_cross_entropy_out(const Tensor& out, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction) {
+  check_out_no_grad("binary_cross_entropy.out", {&self, &target, opt_ptr(weight)}, {&out});
+  return ops::binary_cross_entropy_out::call(self, target, weight, reduction, out);
+}
 
 // ============================================================================ masked_fill
 
@@ -199,6 +257,62 @@ const Tensor& set_(const Tensor& self) {
     return autograd::wrappers::set_(self);
   }
   return ops::set_::call(self);
+}
+
+// ============================================================================ smooth_l1_loss
+
+// smooth_l1_loss(Tensor self, Tensor target, int reduction=1, float beta=1.0) -> Tensor
+static Tensor smooth_l1_loss_kernel_functional(const Tensor& self, const Tensor& target, int64_t reduction, double beta) {
+  Tensor out;
+  native::smooth_l1_loss_kernel(self, target, reduction, beta, out);
+  return out;
+}
+
+ops::smooth_l1_loss::Kernel* ops::smooth_l1_loss::kernels[kNumDeviceTypes] = {
+    /* CPU */ smooth_l1_loss_kernel_functional,
+    /* Meta */ smooth_l1_loss_kernel_functional,
+};
+
+Tensor ops::smooth_l1_loss::call(const Tensor& self, const Tensor& target, int64_t reduction, double beta) {
+  const Device kernel_device = dispatch_device("smooth_l1_loss", {&self, &target});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("smooth_l1_loss", kernel_device);
+  return kernel(self, target, reduction, beta);
+}
+
+Tensor smooth_l1_loss(const Tensor& self, const Tensor& target, int64_t reduction, double beta) {
+  if (autograd::compute_requires_grad({&self, &target})) {
+    return autograd::wrappers::smooth_l1_loss(self, target, reduction, beta);
+  }
+  return ops::smooth_l1_loss::call(self, target, reduction, beta);
+}
+
+// smooth_l1_loss.out(Tensor self, Tensor target, int reduction=1, float beta=1.0, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& smooth_l1_loss_kernel_out(const Tensor& self, const Tensor& target, int64_t reduction, double beta, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor target_in = native::input_unaffected_by_resize(target, out);
+  Tensor out_handle = out;
+  native::smooth_l1_loss_kernel(self_in, target_in, reduction, beta, out_handle);
+  return out;
+}
+
+ops::smooth_l1_loss_out::Kernel* ops::smooth_l1_loss_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ smooth_l1_loss_kernel_out,
+    /* Meta */ smooth_l1_loss_kernel_out,
+};
+
+const Tensor& ops::smooth_l1_loss_out::call(const Tensor& self, const Tensor& target, int64_t reduction, double beta, const Tensor& out) {
+  const Device kernel_device = dispatch_device("smooth_l1_loss.out", {&self, &target, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("smooth_l1_loss.out", kernel_device);
+  decltype(auto) result = kernel(self, target, reduction, beta, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& smooth_l1_loss_out(const Tensor& out, const Tensor& self, const Tensor& target, int64_t reduction, double beta) {
+  check_out_no_grad("smooth_l1_loss.out", {&self, &target}, {&out});
+  return ops::smooth_l1_loss_out::call(self, target, reduction, beta, out);
 }
 
 // ============================================================================ sub

@@ -7,6 +7,7 @@
 #include "generated/ops/digamma.h"
 #include "generated/ops/erfinv.h"
 #include "generated/ops/gather.h"
+#include "generated/ops/huber_loss_backward.h"
 #include "generated/ops/randint_like.h"
 #include "generated/ops/searchsorted.h"
 #include "generated/ops/special_erfinv.h"
@@ -171,6 +172,28 @@ const Tensor& ops::gather_out::call(const Tensor& self, int64_t dim, const Tenso
 const Tensor& gather_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad) {
   check_out_no_grad("gather.out", {&self, &index}, {&out});
   return ops::gather_out::call(self, dim, index, sparse_grad, out);
+}
+
+// ============================================================================ huber_loss_backward
+
+// huber_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float delta) -> Tensor
+ops::huber_loss_backward::Kernel* ops::huber_loss_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::huber_loss_backward_kernel,
+    /* Meta */ native::huber_loss_backward_kernel,
+};
+
+Tensor ops::huber_loss_backward::call(const Tensor& grad_output, const Tensor& self, const Tensor& target, int64_t reduction, double delta) {
+  const Device kernel_device = dispatch_device("huber_loss_backward", {&grad_output, &self, &target});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("huber_loss_backward", kernel_device);
+  return kernel(grad_output, self, target, reduction, delta);
+}
+
+Tensor huber_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, int64_t reduction, double delta) {
+  if (autograd::compute_requires_grad({&grad_output, &self, &target})) {
+    return autograd::wrappers::huber_loss_backward(grad_output, self, target, reduction, delta);
+  }
+  return ops::huber_loss_backward::call(grad_output, self, target, reduction, delta);
 }
 
 // ============================================================================ randint_like

@@ -5,6 +5,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/float_power.h"
 #include "generated/ops/log_sigmoid_backward.h"
+#include "generated/ops/multilabel_margin_loss_forward.h"
 
 namespace tl {
 
@@ -246,6 +247,28 @@ Tensor log_sigmoid_backward(const Tensor& grad_output, const Tensor& self, const
     return autograd::wrappers::log_sigmoid_backward(grad_output, self, buffer);
   }
   return ops::log_sigmoid_backward::call(grad_output, self, buffer);
+}
+
+// ============================================================================ multilabel_margin_loss_forward
+
+// multilabel_margin_loss_forward(Tensor self, Tensor target, int reduction) -> (Tensor output, Tensor is_target)
+ops::multilabel_margin_loss_forward::Kernel* ops::multilabel_margin_loss_forward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::multilabel_margin_loss_forward_kernel,
+    /* Meta */ native::multilabel_margin_loss_forward_kernel,
+};
+
+std::tuple<Tensor, Tensor> ops::multilabel_margin_loss_forward::call(const Tensor& self, const Tensor& target, int64_t reduction) {
+  const Device kernel_device = dispatch_device("multilabel_margin_loss_forward", {&self, &target});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("multilabel_margin_loss_forward", kernel_device);
+  return kernel(self, target, reduction);
+}
+
+std::tuple<Tensor, Tensor> multilabel_margin_loss_forward(const Tensor& self, const Tensor& target, int64_t reduction) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::multilabel_margin_loss_forward(self, target, reduction);
+  }
+  return ops::multilabel_margin_loss_forward::call(self, target, reduction);
 }
 
 }  // namespace tl

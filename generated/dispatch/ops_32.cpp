@@ -8,6 +8,7 @@
 #include "generated/ops/full.h"
 #include "generated/ops/gelu_backward.h"
 #include "generated/ops/logaddexp2.h"
+#include "generated/ops/nll_loss_nd.h"
 #include "generated/ops/norm.h"
 #include "generated/ops/quantile.h"
 #include "generated/ops/special_ndtri.h"
@@ -288,6 +289,13 @@ const Tensor& ops::logaddexp2_out::call(const Tensor& self, const Tensor& other,
 const Tensor& logaddexp2_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   check_out_no_grad("logaddexp2.out", {&self, &other}, {&out});
   return ops::logaddexp2_out::call(self, other, out);
+}
+
+// ============================================================================ nll_loss_nd
+
+// nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100) -> Tensor
+Tensor nll_loss_nd(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
+  return native::nll_loss_nd_composite(self, target, weight, reduction, ignore_index);
 }
 
 // ============================================================================ norm

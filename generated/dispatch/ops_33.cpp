@@ -4,10 +4,13 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/amax.h"
+#include "generated/ops/binary_cross_entropy_backward.h"
 #include "generated/ops/diag_embed.h"
 #include "generated/ops/mul.h"
+#include "generated/ops/multilabel_margin_loss_backward.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/repeat_interleave.h"
+#include "generated/ops/soft_margin_loss_backward.h"
 #include "generated/ops/trace.h"
 
 namespace tl {
@@ -65,6 +68,28 @@ const Tensor& ops::amax_out::call(const Tensor& self, IntArrayRef dim, bool keep
 const Tensor& amax_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
   check_out_no_grad("amax.out", {&self}, {&out});
   return ops::amax_out::call(self, dim, keepdim, out);
+}
+
+// ============================================================================ binary_cross_entropy_backward
+
+// binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=1) -> Tensor
+ops::binary_cross_entropy_backward::Kernel* ops::binary_cross_entropy_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::binary_cross_entropy_backward_kernel,
+    /* Meta */ native::binary_cross_entropy_backward_kernel,
+};
+
+Tensor ops::binary_cross_entropy_backward::call(const Tensor& grad_output, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction) {
+  const Device kernel_device = dispatch_device("binary_cross_entropy_backward", {&grad_output, &self, &target, opt_ptr(weight)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("binary_cross_entropy_backward", kernel_device);
+  return kernel(grad_output, self, target, weight, reduction);
+}
+
+Tensor binary_cross_entropy_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction) {
+  if (autograd::compute_requires_grad({&grad_output, &self, &target, opt_ptr(weight)})) {
+    return autograd::wrappers::binary_cross_entropy_backward(grad_output, self, target, weight, reduction);
+  }
+  return ops::binary_cross_entropy_backward::call(grad_output, self, target, weight, reduction);
 }
 
 // ============================================================================ diag_embed
@@ -227,6 +252,28 @@ const Tensor& mul_(const Tensor& self, const Scalar& other) {
   return ops::mul__Scalar::call(self, other);
 }
 
+// ============================================================================ multilabel_margin_loss_backward
+
+// multilabel_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, Tensor is_target) -> Tensor
+ops::multilabel_margin_loss_backward::Kernel* ops::multilabel_margin_loss_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::multilabel_margin_loss_backward_kernel,
+    /* Meta */ native::multilabel_margin_loss_backward_kernel,
+};
+
+Tensor ops::multilabel_margin_loss_backward::call(const Tensor& grad_output, const Tensor& self, const Tensor& target, int64_t reduction, const Tensor& is_target) {
+  const Device kernel_device = dispatch_device("multilabel_margin_loss_backward", {&grad_output, &self, &target, &is_target});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("multilabel_margin_loss_backward", kernel_device);
+  return kernel(grad_output, self, target, reduction, is_target);
+}
+
+Tensor multilabel_margin_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, int64_t reduction, const Tensor& is_target) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::multilabel_margin_loss_backward(grad_output, self, target, reduction, is_target);
+  }
+  return ops::multilabel_margin_loss_backward::call(grad_output, self, target, reduction, is_target);
+}
+
 // ============================================================================ neg
 
 // neg(Tensor self) -> Tensor
@@ -337,6 +384,28 @@ Tensor repeat_interleave(const Tensor& self, const Tensor& repeats, std::optiona
 // repeat_interleave.self_int(Tensor self, int repeats, int? dim=None, *, int? output_size=None) -> Tensor
 Tensor repeat_interleave(const Tensor& self, int64_t repeats, std::optional<int64_t> dim, std::optional<int64_t> output_size) {
   return native::repeat_interleave_int_composite(self, repeats, dim, output_size);
+}
+
+// ============================================================================ soft_margin_loss_backward
+
+// soft_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor
+ops::soft_margin_loss_backward::Kernel* ops::soft_margin_loss_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::soft_margin_loss_backward_kernel,
+    /* Meta */ native::soft_margin_loss_backward_kernel,
+};
+
+Tensor ops::soft_margin_loss_backward::call(const Tensor& grad_output, const Tensor& self, const Tensor& target, int64_t reduction) {
+  const Device kernel_device = dispatch_device("soft_margin_loss_backward", {&grad_output, &self, &target});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("soft_margin_loss_backward", kernel_device);
+  return kernel(grad_output, self, target, reduction);
+}
+
+Tensor soft_margin_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, int64_t reduction) {
+  if (autograd::compute_requires_grad({&grad_output, &self, &target})) {
+    return autograd::wrappers::soft_margin_loss_backward(grad_output, self, target, reduction);
+  }
+  return ops::soft_margin_loss_backward::call(grad_output, self, target, reduction);
 }
 
 // ============================================================================ trace

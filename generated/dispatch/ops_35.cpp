@@ -10,7 +10,9 @@
 #include "generated/ops/dsplit.h"
 #include "generated/ops/hstack.h"
 #include "generated/ops/is_nonzero.h"
+#include "generated/ops/mse_loss_backward.h"
 #include "generated/ops/nanquantile.h"
+#include "generated/ops/soft_margin_loss.h"
 #include "generated/ops/special_digamma.h"
 
 namespace tl {
@@ -89,6 +91,28 @@ bool is_nonzero(const Tensor& self) {
   return native::is_nonzero_composite(self);
 }
 
+// ============================================================================ mse_loss_backward
+
+// mse_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor
+ops::mse_loss_backward::Kernel* ops::mse_loss_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::mse_loss_backward_kernel,
+    /* Meta */ native::mse_loss_backward_kernel,
+};
+
+Tensor ops::mse_loss_backward::call(const Tensor& grad_output, const Tensor& self, const Tensor& target, int64_t reduction) {
+  const Device kernel_device = dispatch_device("mse_loss_backward", {&grad_output, &self, &target});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mse_loss_backward", kernel_device);
+  return kernel(grad_output, self, target, reduction);
+}
+
+Tensor mse_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, int64_t reduction) {
+  if (autograd::compute_requires_grad({&grad_output, &self, &target})) {
+    return autograd::wrappers::mse_loss_backward(grad_output, self, target, reduction);
+  }
+  return ops::mse_loss_backward::call(grad_output, self, target, reduction);
+}
+
 // ============================================================================ nanquantile
 
 // nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
@@ -109,6 +133,62 @@ Tensor nanquantile(const Tensor& self, double q, std::optional<int64_t> dim, boo
 // nanquantile.scalar_out(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)
 const Tensor& nanquantile_out(const Tensor& out, const Tensor& self, double q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) {
   return native::nanquantile_scalar_out_composite(self, q, dim, keepdim, interpolation, out);
+}
+
+// ============================================================================ soft_margin_loss
+
+// soft_margin_loss(Tensor self, Tensor target, int reduction=1) -> Tensor
+static Tensor soft_margin_loss_kernel_functional(const Tensor& self, const Tensor& target, int64_t reduction) {
+  Tensor out;
+  native::soft_margin_loss_kernel(self, target, reduction, out);
+  return out;
+}
+
+ops::soft_margin_loss::Kernel* ops::soft_margin_loss::kernels[kNumDeviceTypes] = {
+    /* CPU */ soft_margin_loss_kernel_functional,
+    /* Meta */ soft_margin_loss_kernel_functional,
+};
+
+Tensor ops::soft_margin_loss::call(const Tensor& self, const Tensor& target, int64_t reduction) {
+  const Device kernel_device = dispatch_device("soft_margin_loss", {&self, &target});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("soft_margin_loss", kernel_device);
+  return kernel(self, target, reduction);
+}
+
+Tensor soft_margin_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
+  if (autograd::compute_requires_grad({&self, &target})) {
+    return autograd::wrappers::soft_margin_loss(self, target, reduction);
+  }
+  return ops::soft_margin_loss::call(self, target, reduction);
+}
+
+// soft_margin_loss.out(Tensor self, Tensor target, int reduction=1, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& soft_margin_loss_kernel_out(const Tensor& self, const Tensor& target, int64_t reduction, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor target_in = native::input_unaffected_by_resize(target, out);
+  Tensor out_handle = out;
+  native::soft_margin_loss_kernel(self_in, target_in, reduction, out_handle);
+  return out;
+}
+
+ops::soft_margin_loss_out::Kernel* ops::soft_margin_loss_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ soft_margin_loss_kernel_out,
+    /* Meta */ soft_margin_loss_kernel_out,
+};
+
+const Tensor& ops::soft_margin_loss_out::call(const Tensor& self, const Tensor& target, int64_t reduction, const Tensor& out) {
+  const Device kernel_device = dispatch_device("soft_margin_loss.out", {&self, &target, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("soft_margin_loss.out", kernel_device);
+  decltype(auto) result = kernel(self, target, reduction, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& soft_margin_loss_out(const Tensor& out, const Tensor& self, const Tensor& target, int64_t reduction) {
+  check_out_no_grad("soft_margin_loss.out", {&self, &target}, {&out});
+  return ops::soft_margin_loss_out::call(self, target, reduction, out);
 }
 
 // ============================================================================ special_digamma

@@ -5,6 +5,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/cat.h"
 #include "generated/ops/floor_divide.h"
+#include "generated/ops/l1_loss.h"
 #include "generated/ops/renorm.h"
 #include "generated/ops/std.h"
 #include "generated/ops/t.h"
@@ -195,6 +196,13 @@ const Tensor& floor_divide_(const Tensor& self, const Scalar& other) {
   ops::floor_divide__Scalar::call(self, other);
   autograd::rebase_history_zero_grad(self, "FloorDivideBackward1");
   return self;
+}
+
+// ============================================================================ l1_loss
+
+// l1_loss(Tensor self, Tensor target, int reduction=1) -> Tensor
+Tensor l1_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
+  return native::l1_loss_composite(self, target, reduction);
 }
 
 // ============================================================================ renorm

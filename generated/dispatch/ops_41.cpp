@@ -5,6 +5,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/cumsum.h"
 #include "generated/ops/hardshrink_backward.h"
+#include "generated/ops/huber_loss.h"
 #include "generated/ops/logsumexp.h"
 #include "generated/ops/special_logsumexp.h"
 #include "generated/ops/special_xlog1py.h"
@@ -116,6 +117,62 @@ Tensor hardshrink_backward(const Tensor& grad_out, const Tensor& self, const Sca
     return autograd::wrappers::hardshrink_backward(grad_out, self, lambd);
   }
   return ops::hardshrink_backward::call(grad_out, self, lambd);
+}
+
+// ============================================================================ huber_loss
+
+// huber_loss(Tensor self, Tensor target, int reduction=1, float delta=1.0) -> Tensor
+static Tensor huber_loss_kernel_functional(const Tensor& self, const Tensor& target, int64_t reduction, double delta) {
+  Tensor out;
+  native::huber_loss_kernel(self, target, reduction, delta, out);
+  return out;
+}
+
+ops::huber_loss::Kernel* ops::huber_loss::kernels[kNumDeviceTypes] = {
+    /* CPU */ huber_loss_kernel_functional,
+    /* Meta */ huber_loss_kernel_functional,
+};
+
+Tensor ops::huber_loss::call(const Tensor& self, const Tensor& target, int64_t reduction, double delta) {
+  const Device kernel_device = dispatch_device("huber_loss", {&self, &target});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("huber_loss", kernel_device);
+  return kernel(self, target, reduction, delta);
+}
+
+Tensor huber_loss(const Tensor& self, const Tensor& target, int64_t reduction, double delta) {
+  if (autograd::compute_requires_grad({&self, &target})) {
+    return autograd::wrappers::huber_loss(self, target, reduction, delta);
+  }
+  return ops::huber_loss::call(self, target, reduction, delta);
+}
+
+// huber_loss.out(Tensor self, Tensor target, int reduction=1, float delta=1.0, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& huber_loss_kernel_out(const Tensor& self, const Tensor& target, int64_t reduction, double delta, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor target_in = native::input_unaffected_by_resize(target, out);
+  Tensor out_handle = out;
+  native::huber_loss_kernel(self_in, target_in, reduction, delta, out_handle);
+  return out;
+}
+
+ops::huber_loss_out::Kernel* ops::huber_loss_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ huber_loss_kernel_out,
+    /* Meta */ huber_loss_kernel_out,
+};
+
+const Tensor& ops::huber_loss_out::call(const Tensor& self, const Tensor& target, int64_t reduction, double delta, const Tensor& out) {
+  const Device kernel_device = dispatch_device("huber_loss.out", {&self, &target, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("huber_loss.out", kernel_device);
+  decltype(auto) result = kernel(self, target, reduction, delta, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& huber_loss_out(const Tensor& out, const Tensor& self, const Tensor& target, int64_t reduction, double delta) {
+  check_out_no_grad("huber_loss.out", {&self, &target}, {&out});
+  return ops::huber_loss_out::call(self, target, reduction, delta, out);
 }
 
 // ============================================================================ special_logsumexp

@@ -3,10 +3,68 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/binary_cross_entropy_with_logits.h"
 #include "generated/ops/hardshrink.h"
+#include "generated/ops/nll_loss_backward.h"
 #include "generated/ops/topk.h"
 
 namespace tl {
+
+// ============================================================================ binary_cross_entropy_with_logits
+
+// binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=1) -> Tensor
+static Tensor binary_cross_entropy_with_logits_kernel_functional(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, const std::optional<Tensor>& pos_weight, int64_t reduction) {
+  Tensor out;
+  native::binary_cross_entropy_with_logits_kernel(self, target, weight, pos_weight, reduction, out);
+  return out;
+}
+
+ops::binary_cross_entropy_with_logits::Kernel* ops::binary_cross_entropy_with_logits::kernels[kNumDeviceTypes] = {
+    /* CPU */ binary_cross_entropy_with_logits_kernel_functional,
+    /* Meta */ binary_cross_entropy_with_logits_kernel_functional,
+};
+
+Tensor ops::binary_cross_entropy_with_logits::call(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, const std::optional<Tensor>& pos_weight, int64_t reduction) {
+  const Device kernel_device = dispatch_device("binary_cross_entropy_with_logits", {&self, &target, opt_ptr(weight), opt_ptr(pos_weight)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("binary_cross_entropy_with_logits", kernel_device);
+  return kernel(self, target, weight, pos_weight, reduction);
+}
+
+Tensor binary_cross_entropy_with_logits(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, const std::optional<Tensor>& pos_weight, int64_t reduction) {
+  if (autograd::compute_requires_grad({&self, &target, opt_ptr(weight), opt_ptr(pos_weight)})) {
+    return autograd::wrappers::binary_cross_entropy_with_logits(self, target, weight, pos_weight, reduction);
+  }
+  return ops::binary_cross_entropy_with_logits::call(self, target, weight, pos_weight, reduction);
+}
+
+// binary_cross_entropy_with_logits.out(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=1, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& binary_cross_entropy_with_logits_kernel_out(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, const std::optional<Tensor>& pos_weight, int64_t reduction, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor target_in = native::input_unaffected_by_resize(target, out);
+  Tensor out_handle = out;
+  native::binary_cross_entropy_with_logits_kernel(self_in, target_in, weight, pos_weight, reduction, out_handle);
+  return out;
+}
+
+ops::binary_cross_entropy_with_logits_out::Kernel* ops::binary_cross_entropy_with_logits_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ binary_cross_entropy_with_logits_kernel_out,
+    /* Meta */ binary_cross_entropy_with_logits_kernel_out,
+};
+
+const Tensor& ops::binary_cross_entropy_with_logits_out::call(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, const std::optional<Tensor>& pos_weight, int64_t reduction, const Tensor& out) {
+  const Device kernel_device = dispatch_device("binary_cross_entropy_with_logits.out", {&self, &target, opt_ptr(weight), opt_ptr(pos_weight), &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("binary_cross_entropy_with_logits.out", kernel_device);
+  decltype(auto) result = kernel(self, target, weight, pos_weight, reduction, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& binary_cross_entropy_with_logits_out(const Tensor& out, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, const std::optional<Tensor>& pos_weight, int64_t reduction) {
+  check_out_no_grad("binary_cross_entropy_with_logits.out", {&self, &target, opt_ptr(weight), opt_ptr(pos_weight)}, {&out});
+  return ops::binary_cross_entropy_with_logits_out::call(self, target, weight, pos_weight, reduction, out);
+}
 
 // ============================================================================ hardshrink
 
@@ -61,6 +119,28 @@ const Tensor& ops::hardshrink_out::call(const Tensor& self, const Scalar& lambd,
 const Tensor& hardshrink_out(const Tensor& out, const Tensor& self, const Scalar& lambd) {
   check_out_no_grad("hardshrink.out", {&self}, {&out});
   return ops::hardshrink_out::call(self, lambd, out);
+}
+
+// ============================================================================ nll_loss_backward
+
+// nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) -> Tensor
+ops::nll_loss_backward::Kernel* ops::nll_loss_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::nll_loss_backward_kernel,
+    /* Meta */ native::nll_loss_backward_kernel,
+};
+
+Tensor ops::nll_loss_backward::call(const Tensor& grad_output, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index, const Tensor& total_weight) {
+  const Device kernel_device = dispatch_device("nll_loss_backward", {&grad_output, &self, &target, opt_ptr(weight), &total_weight});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("nll_loss_backward", kernel_device);
+  return kernel(grad_output, self, target, weight, reduction, ignore_index, total_weight);
+}
+
+Tensor nll_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index, const Tensor& total_weight) {
+  if (autograd::compute_requires_grad({&grad_output, &self, opt_ptr(weight)})) {
+    return autograd::wrappers::nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight);
+  }
+  return ops::nll_loss_backward::call(grad_output, self, target, weight, reduction, ignore_index, total_weight);
 }
 
 // ============================================================================ topk

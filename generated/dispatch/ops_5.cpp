@@ -11,6 +11,7 @@
 #include "generated/ops/rsub.h"
 #include "generated/ops/special_log_softmax.h"
 #include "generated/ops/tensordot.h"
+#include "generated/ops/triplet_margin_loss.h"
 
 namespace tl {
 
@@ -311,6 +312,13 @@ Tensor tensordot(const Tensor& self, const Tensor& other, IntArrayRef dims_self,
 // tensordot.out(Tensor self, Tensor other, int[] dims_self, int[] dims_other, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& tensordot_out(const Tensor& out, const Tensor& self, const Tensor& other, IntArrayRef dims_self, IntArrayRef dims_other) {
   return copy_to_out(out, tensordot(self, other, dims_self, dims_other), "tensordot.out", native::OutDtype::Exact);
+}
+
+// ============================================================================ triplet_margin_loss
+
+// triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, float p=2, float eps=1e-06, bool swap=False, int reduction=1) -> Tensor
+Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative, double margin, double p, double eps, bool swap, int64_t reduction) {
+  return native::triplet_margin_loss_composite(anchor, positive, negative, margin, p, eps, swap, reduction);
 }
 
 }  // namespace tl

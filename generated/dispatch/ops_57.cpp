@@ -9,6 +9,7 @@
 #include "generated/ops/frac.h"
 #include "generated/ops/index_reduce.h"
 #include "generated/ops/nanmean.h"
+#include "generated/ops/poisson_nll_loss.h"
 #include "generated/ops/unfold_backward.h"
 
 namespace tl {
@@ -234,6 +235,13 @@ Tensor nanmean(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::o
 const Tensor& nanmean_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
   check_out_no_grad("nanmean.out", {&self}, {&out});
   return copy_to_out(out, nanmean(self, dim, keepdim, dtype ? dtype : std::optional<ScalarType>(out.dtype())), "nanmean.out", native::OutDtype::CanCast);
+}
+
+// ============================================================================ poisson_nll_loss
+
+// poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction) -> Tensor
+Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, bool log_input, bool full, double eps, int64_t reduction) {
+  return native::poisson_nll_loss_composite(input, target, log_input, full, eps, reduction);
 }
 
 // ============================================================================ unfold_backward

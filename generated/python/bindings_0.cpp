@@ -11,6 +11,7 @@
 #include "generated/ops/erf.h"
 #include "generated/ops/isnan.h"
 #include "generated/ops/nextafter.h"
+#include "generated/ops/nll_loss2d_backward.h"
 #include "generated/ops/repeat.h"
 #include "generated/ops/select.h"
 #include "generated/ops/softplus_backward.h"
@@ -152,6 +153,26 @@ PyObject* fn_nextafter_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   auto self = r.tensor(0);
   auto other = r.tensor(1);
   auto result = [&] { GilRelease no_gil; return tl::nextafter_(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// nll_loss2d_backward
+PyObject* fn_nn_nll_loss2d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nll_loss2d_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto target = r.tensor(2);
+  auto weight = r.optional_tensor(3);
+  auto reduction = r.toInt64(4);
+  auto ignore_index = r.toInt64(5);
+  auto total_weight = r.tensor(6);
+  auto result = [&] { GilRelease no_gil; return tl::nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -345,6 +366,10 @@ The next floating-point value after `self` in the direction of `other`, with bro
       METH_FASTCALL | METH_KEYWORDS, R"doc(nextafter_(Tensor input, Tensor other) -> Tensor
 
 In-place version of nextafter(): writes the result into self. The next floating-point value after `self` in the direction of `other`, with broadcasting; floating dtypes only.)doc"});
+  functions["_nn"].push_back({"nll_loss2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_nll_loss2d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(nll_loss2d_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) -> Tensor
+
+The gradient of nll_loss2d_forward with respect to `self`.)doc"});
   functions["_ops"].push_back({"select", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_select)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(select(Tensor input, int dim, int index) -> Tensor
 

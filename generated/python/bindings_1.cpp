@@ -15,6 +15,7 @@
 #include "generated/ops/ne.h"
 #include "generated/ops/rad2deg.h"
 #include "generated/ops/reciprocal.h"
+#include "generated/ops/smooth_l1_loss_backward.h"
 #include "generated/ops/unsqueeze.h"
 
 namespace tl::python {
@@ -292,6 +293,24 @@ PyObject* fn_reciprocal_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::reciprocal_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// smooth_l1_loss_backward
+PyObject* fn_nn_smooth_l1_loss_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "smooth_l1_loss_backward(Tensor grad_output, Tensor input, Tensor target, int reduction, float beta)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto target = r.tensor(2);
+  auto reduction = r.toInt64(3);
+  auto beta = r.toDouble(4);
+  auto result = [&] { GilRelease no_gil; return tl::smooth_l1_loss_backward(grad_output, self, target, reduction, beta); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -593,6 +612,10 @@ In-place version of rad2deg(): writes the result into self. Every element of `se
       METH_FASTCALL | METH_KEYWORDS, R"doc(reciprocal_(Tensor input) -> Tensor
 
 In-place version of reciprocal(): writes the result into self. 1 / x for every element x of `self`; integer inputs give the default float dtype.)doc"});
+  functions["_nn"].push_back({"smooth_l1_loss_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_smooth_l1_loss_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(smooth_l1_loss_backward(Tensor grad_output, Tensor input, Tensor target, int reduction, float beta) -> Tensor
+
+The gradient of smooth_l1_loss with respect to `self`: `(self - target) / beta` inside (-beta, beta), its sign outside, times `grad_output` (divided by `self.numel()` for mean).)doc"});
   functions["_ops"].push_back({"unsqueeze", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_unsqueeze)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(unsqueeze(Tensor input, int dim) -> Tensor
 

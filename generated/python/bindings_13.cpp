@@ -4,15 +4,20 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/arctan2.h"
 #include "generated/ops/chain_matmul.h"
 #include "generated/ops/logaddexp.h"
+#include "generated/ops/nll_loss2d_forward.h"
 #include "generated/ops/sum.h"
 #include "generated/ops/xlogy.h"
 
 namespace tl::python {
 namespace {
+
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* nll_loss2d_forward_type = nullptr;
 
 // arctan2
 PyObject* fn_arctan2(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -85,6 +90,24 @@ PyObject* fn_logaddexp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   }
   auto result = [&] { GilRelease no_gil; return tl::logaddexp(self, other); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// nll_loss2d_forward
+PyObject* fn_nn_nll_loss2d_forward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nll_loss2d_forward(Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto target = r.tensor(1);
+  auto weight = r.optional_tensor(2);
+  auto reduction = r.toInt64(3);
+  auto ignore_index = r.toInt64(4);
+  auto result = [&] { GilRelease no_gil; return tl::nll_loss2d_forward(self, target, weight, reduction, ignore_index); }();
+  return wrap_named(nll_loss2d_forward_type, wrap(result));
   TL_PY_CATCH
 }
 
@@ -329,6 +352,7 @@ PyObject* method_xlogy_(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
 }  // namespace
 
 void add_bindings_13(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  nll_loss2d_forward_type = return_type("nll_loss2d_forward", {"output", "total_weight"});
   functions["_ops"].push_back({"arctan2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arctan2)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(arctan2(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -345,6 +369,10 @@ The product of a chain of 2-D matrices in the cheapest order (deprecated by PyTo
       METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 `log(exp(self) + exp(other))` without overflow, with broadcasting; floating dtypes only.)doc"});
+  functions["_nn"].push_back({"nll_loss2d_forward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_nll_loss2d_forward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(nll_loss2d_forward(Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index) -> tuple[Tensor, Tensor]
+
+nll_loss_forward over images: `self` of shape (N, C, H, W) and `target` (N, H, W), one class index per pixel.)doc"});
   functions["_ops"].push_back({"sum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sum)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(sum(Tensor input, *, ScalarType? dtype=None) -> Tensor
 

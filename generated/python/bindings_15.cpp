@@ -8,6 +8,7 @@
 #include "generated/ops/acosh.h"
 #include "generated/ops/atan.h"
 #include "generated/ops/deg2rad.h"
+#include "generated/ops/hinge_embedding_loss.h"
 #include "generated/ops/special_i0e.h"
 
 namespace tl::python {
@@ -108,6 +109,23 @@ PyObject* fn_deg2rad_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::deg2rad_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// hinge_embedding_loss
+PyObject* fn_hinge_embedding_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "hinge_embedding_loss(Tensor input, Tensor target, float margin=1.0, int reduction=1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto target = r.tensor(1);
+  auto margin = r.toDouble(2);
+  auto reduction = r.toInt64(3);
+  auto result = [&] { GilRelease no_gil; return tl::hinge_embedding_loss(self, target, margin, reduction); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -242,6 +260,10 @@ Every element of `self` converted from degrees to radians; integer inputs give t
       METH_FASTCALL | METH_KEYWORDS, R"doc(deg2rad_(Tensor input) -> Tensor
 
 In-place version of deg2rad(): writes the result into self. Every element of `self` converted from degrees to radians; integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"hinge_embedding_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_hinge_embedding_loss)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(hinge_embedding_loss(Tensor input, Tensor target, float margin=1.0, int reduction=1) -> Tensor
+
+`self` where target is 1, `max(0, margin - self)` where target is -1, reduced as `reduction` says.)doc"});
   functions["_ops"].push_back({"special_i0e", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_i0e)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_i0e(Tensor input, *, Tensor? out=None) -> Tensor
 

@@ -10,6 +10,7 @@
 #include "generated/ops/erfc.h"
 #include "generated/ops/geometric.h"
 #include "generated/ops/min.h"
+#include "generated/ops/nll_loss_forward.h"
 #include "generated/ops/reshape.h"
 #include "generated/ops/special_log_ndtr.h"
 #include "generated/ops/take_along_dim.h"
@@ -20,6 +21,7 @@ namespace {
 // Named tuples (torchlite.return_types), made when the module is imported.
 PyTypeObject* min_type = nullptr;
 PyTypeObject* min_out_type = nullptr;
+PyTypeObject* nll_loss_forward_type = nullptr;
 
 // bitwise_and
 PyObject* fn_bitwise_and(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -162,6 +164,24 @@ PyObject* fn_min(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// nll_loss_forward
+PyObject* fn_nn_nll_loss_forward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nll_loss_forward(Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto target = r.tensor(1);
+  auto weight = r.optional_tensor(2);
+  auto reduction = r.toInt64(3);
+  auto ignore_index = r.toInt64(4);
+  auto result = [&] { GilRelease no_gil; return tl::nll_loss_forward(self, target, weight, reduction, ignore_index); }();
+  return wrap_named(nll_loss_forward_type, wrap(result));
   TL_PY_CATCH
 }
 
@@ -462,6 +482,7 @@ PyObject* method_take_along_dim(PyObject* py_self, PyObject* const* args, Py_ssi
 void add_bindings_16(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   min_type = return_type("min", {"values", "indices"});
   min_out_type = return_type("min_out", {"values", "indices"});
+  nll_loss_forward_type = return_type("nll_loss_forward", {"output", "total_weight"});
   functions["_ops"].push_back({"bitwise_and", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_and)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_and(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -498,6 +519,10 @@ The smallest element of `self` as a 0-d tensor (NaN if any element is NaN). The 
 min(Tensor input, int dim, bool keepdim=False, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 The smallest values of `self` along `dim` and their indices (the first of ties; NaN counts as the smallest).)doc"});
+  functions["_nn"].push_back({"nll_loss_forward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_nll_loss_forward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(nll_loss_forward(Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index) -> tuple[Tensor, Tensor]
+
+The negative log likelihood of class indices `target` (int64 or uint8) under the log-probabilities `self` of shape (C,) or (N, C): `-weight[t] * self[n, t]` per sample (0 where `t == ignore_index`), summed, averaged over the total weight of the targets counted (mean), or per sample (none); also returns that total weight.)doc"});
   functions["_ops"].push_back({"reshape", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_reshape)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(reshape(Tensor input, int[] shape) -> Tensor
 

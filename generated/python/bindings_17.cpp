@@ -6,6 +6,7 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/index_copy.h"
+#include "generated/ops/multi_margin_loss_backward.h"
 #include "generated/ops/outer.h"
 #include "generated/ops/split.h"
 
@@ -47,6 +48,26 @@ PyObject* fn_index_copy_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
   auto index = r.tensor(2);
   auto source = r.tensor(3);
   auto result = [&] { GilRelease no_gil; return tl::index_copy_(self, dim, index, source); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// multi_margin_loss_backward
+PyObject* fn_nn_multi_margin_loss_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "multi_margin_loss_backward(Tensor grad_output, Tensor input, Tensor target, Scalar p, Scalar margin, Tensor? weight=None, int reduction=1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto target = r.tensor(2);
+  auto p = r.scalar(3);
+  auto margin = r.scalar(4);
+  auto weight = r.optional_tensor(5);
+  auto reduction = r.toInt64(6);
+  auto result = [&] { GilRelease no_gil; return tl::multi_margin_loss_backward(grad_output, self, target, p, margin, weight, reduction); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -189,6 +210,10 @@ A copy of `self` with `source[i]` written at position `index[i]` along `dim`.)do
       METH_FASTCALL | METH_KEYWORDS, R"doc(index_copy_(Tensor input, int dim, Tensor index, Tensor source) -> Tensor
 
 In-place version of index_copy(): writes the result into self. A copy of `self` with `source[i]` written at position `index[i]` along `dim`.)doc"});
+  functions["_nn"].push_back({"multi_margin_loss_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_multi_margin_loss_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(multi_margin_loss_backward(Tensor grad_output, Tensor input, Tensor target, Scalar p, Scalar margin, Tensor? weight=None, int reduction=1) -> Tensor
+
+The gradient of multi_margin_loss with respect to `self` (PyTorch has no derivative for it).)doc"});
   functions["_ops"].push_back({"outer", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_outer)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(outer(Tensor input, Tensor vec2, *, Tensor? out=None) -> Tensor
 

@@ -10,6 +10,7 @@
 #include "generated/ops/expm1.h"
 #include "generated/ops/is_set_to.h"
 #include "generated/ops/logical_and.h"
+#include "generated/ops/mse_loss.h"
 #include "generated/ops/permute.h"
 #include "generated/ops/special_multigammaln.h"
 #include "generated/ops/var_mean.h"
@@ -117,6 +118,27 @@ PyObject* fn_logical_and_(PyObject* /*module*/, PyObject* const* args, Py_ssize_
   auto self = r.tensor(0);
   auto other = r.tensor(1);
   auto result = [&] { GilRelease no_gil; return tl::logical_and_(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// mse_loss
+PyObject* fn_nn_mse_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "mse_loss(Tensor input, Tensor target, int reduction=1, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto target = r.tensor(1);
+  auto reduction = r.toInt64(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::mse_loss_out(out, self, target, reduction); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::mse_loss(self, target, reduction); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -303,6 +325,10 @@ True where both `self` and `other` are nonzero, element by element with broadcas
       METH_FASTCALL | METH_KEYWORDS, R"doc(logical_and_(Tensor input, Tensor other) -> Tensor
 
 In-place version of logical_and(): writes the result into self. True where both `self` and `other` are nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype.)doc"});
+  functions["_nn"].push_back({"mse_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_mse_loss)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(mse_loss(Tensor input, Tensor target, int reduction=1, *, Tensor? out=None) -> Tensor
+
+The squared error `(self - target) ** 2` (broadcast), averaged (mean), summed (sum) or per element (none).)doc"});
   functions["_ops"].push_back({"permute", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_permute)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(permute(Tensor input, int[] dims) -> Tensor
 

@@ -8,6 +8,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/alias.h"
 #include "generated/ops/contiguous.h"
+#include "generated/ops/cross_entropy_loss.h"
 #include "generated/ops/hardswish_backward.h"
 #include "generated/ops/is_same_size.h"
 #include "generated/ops/logspace.h"
@@ -28,6 +29,25 @@ PyObject* fn_alias(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::alias(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// cross_entropy_loss
+PyObject* fn_nn_cross_entropy_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cross_entropy_loss(Tensor input, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100, float label_smoothing=0.0)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto target = r.tensor(1);
+  auto weight = r.optional_tensor(2);
+  auto reduction = r.toInt64(3);
+  auto ignore_index = r.toInt64(4);
+  auto label_smoothing = r.toDouble(5);
+  auto result = [&] { GilRelease no_gil; return tl::cross_entropy_loss(self, target, weight, reduction, ignore_index, label_smoothing); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -290,6 +310,10 @@ void add_bindings_20(FunctionTables& functions, std::vector<PyMethodDef>& method
       METH_FASTCALL | METH_KEYWORDS, R"doc(alias(Tensor input) -> Tensor
 
 A view of `self` with the same geometry (a new tensor object sharing everything).)doc"});
+  functions["_nn"].push_back({"cross_entropy_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_cross_entropy_loss)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(cross_entropy_loss(Tensor input, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100, float label_smoothing=0.0) -> Tensor
+
+The cross entropy of logits `self` ((C,), (N, C) or (N, C, d1, ..., dk)) against class indices (`nll_loss_nd(log_softmax(self, 1))`, with `label_smoothing` mixing in the mean over classes) or against class probabilities of `self`'s shape.)doc"});
   functions["_nn"].push_back({"hardswish_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_hardswish_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(hardswish_backward(Tensor grad_output, Tensor input) -> Tensor
 

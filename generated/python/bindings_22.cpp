@@ -7,6 +7,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/absolute.h"
 #include "generated/ops/diagonal.h"
+#include "generated/ops/margin_ranking_loss.h"
 #include "generated/ops/prelu.h"
 #include "generated/ops/special_erf.h"
 #include "generated/ops/threshold.h"
@@ -46,6 +47,24 @@ PyObject* fn_diagonal(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   auto dim1 = r.toInt64(2);
   auto dim2 = r.toInt64(3);
   auto result = [&] { GilRelease no_gil; return tl::diagonal(self, offset, dim1, dim2); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// margin_ranking_loss
+PyObject* fn_margin_ranking_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input1 = r.tensor(0);
+  auto input2 = r.tensor(1);
+  auto target = r.tensor(2);
+  auto margin = r.toDouble(3);
+  auto reduction = r.toInt64(4);
+  auto result = [&] { GilRelease no_gil; return tl::margin_ranking_loss(input1, input2, target, margin, reduction); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -192,6 +211,10 @@ Alias of `abs`.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(diagonal(Tensor input, int offset=0, int dim1=0, int dim2=1) -> Tensor
 
 A view of the diagonal of `self` over dimensions `dim1` and `dim2` (above it for a positive `offset`, below for a negative one), appended as the last dimension.)doc"});
+  functions["_ops"].push_back({"margin_ranking_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_margin_ranking_loss)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=1) -> Tensor
+
+`max(0, -target * (input1 - input2) + margin)`, reduced as `reduction` says.)doc"});
   functions["_ops"].push_back({"prelu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_prelu)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(prelu(Tensor input, Tensor weight) -> Tensor
 

@@ -8,6 +8,7 @@
 #include "generated/ops/arccosh.h"
 #include "generated/ops/bitwise_left_shift.h"
 #include "generated/ops/clamp_min.h"
+#include "generated/ops/cosine_embedding_loss.h"
 #include "generated/ops/greater_equal.h"
 #include "generated/ops/kron.h"
 #include "generated/ops/lcm.h"
@@ -181,6 +182,24 @@ PyObject* fn_clamp_min_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// cosine_embedding_loss
+PyObject* fn_cosine_embedding_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input1 = r.tensor(0);
+  auto input2 = r.tensor(1);
+  auto target = r.tensor(2);
+  auto margin = r.toDouble(3);
+  auto reduction = r.toInt64(4);
+  auto result = [&] { GilRelease no_gil; return tl::cosine_embedding_loss(input1, input2, target, margin, reduction); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -702,6 +721,10 @@ In-place version of clamp_min(): writes the result into self. Limits every eleme
 clamp_min_(Tensor input, Scalar min) -> Tensor
 
 In-place version of clamp_min(): writes the result into self. Limits every element of `self` to at least the number `min` (NaN propagates).)doc"});
+  functions["_ops"].push_back({"cosine_embedding_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cosine_embedding_loss)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=1) -> Tensor
+
+`1 - cos(input1, input2)` where target is 1, `max(0, cos - margin)` where it is -1 (cosine along the last dim), reduced as `reduction` says.)doc"});
   functions["_ops"].push_back({"greater_equal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_greater_equal)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(greater_equal(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 

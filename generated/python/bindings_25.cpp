@@ -9,6 +9,8 @@
 #include "generated/ops/contiguous.h"
 #include "generated/ops/einsum.h"
 #include "generated/ops/fmod.h"
+#include "generated/ops/kl_div.h"
+#include "generated/ops/nll_loss2d.h"
 #include "generated/ops/rand_like.h"
 #include "generated/ops/silu.h"
 #include "generated/ops/special_ndtr.h"
@@ -94,6 +96,46 @@ PyObject* fn_fmod_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// kl_div
+PyObject* fn_kl_div(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "kl_div(Tensor input, Tensor target, int reduction=1, *, bool log_target=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto target = r.tensor(1);
+  auto reduction = r.toInt64(2);
+  auto log_target = r.toBool(3);
+  auto result = [&] { GilRelease no_gil; return tl::kl_div(self, target, reduction, log_target); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// nll_loss2d
+PyObject* fn_nn_nll_loss2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nll_loss2d(Tensor input, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto target = r.tensor(1);
+  auto weight = r.optional_tensor(2);
+  auto reduction = r.toInt64(3);
+  auto ignore_index = r.toInt64(4);
+  if (!r.is_none(5)) {
+    auto out = r.tensor(5);
+    auto result = [&] { GilRelease no_gil; return tl::nll_loss2d_out(out, self, target, weight, reduction, ignore_index); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::nll_loss2d(self, target, weight, reduction, ignore_index); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -269,6 +311,14 @@ In-place version of fmod(): writes the result into self. The remainder of `self 
 fmod_(Tensor input, Scalar other) -> Tensor
 
 In-place version of fmod(): writes the result into self. The remainder of dividing every element of `self` by the number `other`, with the sign of `self`.)doc"});
+  functions["_ops"].push_back({"kl_div", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_kl_div)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(kl_div(Tensor input, Tensor target, int reduction=1, *, bool log_target=False) -> Tensor
+
+The Kullback-Leibler divergence of log-probabilities `self` from `target` (probabilities, or log-probabilities with `log_target`): `target * (log(target) - self)` (0 where target is 0), reduced as `reduction` says.)doc"});
+  functions["_nn"].push_back({"nll_loss2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_nll_loss2d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(nll_loss2d(Tensor input, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100, *, Tensor? out=None) -> Tensor
+
+The loss of nll_loss2d_forward (inputs of shape (N, C, H, W)).)doc"});
   functions["_ops"].push_back({"rand_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rand_like)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(rand_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, MemoryFormat? memory_format=None, bool requires_grad=False) -> Tensor
 

@@ -5,13 +5,37 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/binary_cross_entropy.h"
 #include "generated/ops/masked_fill.h"
 #include "generated/ops/mv.h"
 #include "generated/ops/set.h"
+#include "generated/ops/smooth_l1_loss.h"
 #include "generated/ops/sub.h"
 
 namespace tl::python {
 namespace {
+
+// binary_cross_entropy
+PyObject* fn_nn_binary_cross_entropy(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "binary_cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int reduction=1, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto target = r.tensor(1);
+  auto weight = r.optional_tensor(2);
+  auto reduction = r.toInt64(3);
+  if (!r.is_none(4)) {
+    auto out = r.tensor(4);
+    auto result = [&] { GilRelease no_gil; return tl::binary_cross_entropy_out(out, self, target, weight, reduction); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::binary_cross_entropy(self, target, weight, reduction); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // masked_fill
 PyObject* fn_masked_fill(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -87,6 +111,28 @@ PyObject* fn_mv(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, P
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::mv(self, vec); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// smooth_l1_loss
+PyObject* fn_nn_smooth_l1_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "smooth_l1_loss(Tensor input, Tensor target, int reduction=1, float beta=1.0, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto target = r.tensor(1);
+  auto reduction = r.toInt64(2);
+  auto beta = r.toDouble(3);
+  if (!r.is_none(4)) {
+    auto out = r.tensor(4);
+    auto result = [&] { GilRelease no_gil; return tl::smooth_l1_loss_out(out, self, target, reduction, beta); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::smooth_l1_loss(self, target, reduction, beta); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -382,6 +428,10 @@ PyObject* method_sub_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 }  // namespace
 
 void add_bindings_28(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_nn"].push_back({"binary_cross_entropy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_binary_cross_entropy)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(binary_cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int reduction=1, *, Tensor? out=None) -> Tensor
+
+The binary cross entropy of probabilities `self` (in [0, 1]) against `target`: `-(target * log(self) + (1 - target) * log(1 - self))`, the logs clamped at -100, times `weight`, reduced as `reduction` says.)doc"});
   functions["_ops"].push_back({"masked_fill", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_masked_fill)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(masked_fill(Tensor input, Tensor mask, Scalar value) -> Tensor
 
@@ -402,6 +452,10 @@ In-place version of masked_fill(): writes the result into self. `masked_fill` wi
       METH_FASTCALL | METH_KEYWORDS, R"doc(mv(Tensor input, Tensor vec, *, Tensor? out=None) -> Tensor
 
 The product of the matrix `self` (n x m) with the vector `vec` (m).)doc"});
+  functions["_nn"].push_back({"smooth_l1_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_smooth_l1_loss)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(smooth_l1_loss(Tensor input, Tensor target, int reduction=1, float beta=1.0, *, Tensor? out=None) -> Tensor
+
+The smooth L1 error of `z = |self - target|`: `0.5 * z ** 2 / beta` where `z < beta`, else `z - 0.5 * beta` (l1_loss for beta 0), reduced as `reduction` says.)doc"});
   functions["_ops"].push_back({"sub", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sub)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(sub(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None) -> Tensor
 

@@ -9,6 +9,7 @@
 #include "generated/ops/all.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/gather.h"
+#include "generated/ops/huber_loss_backward.h"
 #include "generated/ops/randint_like.h"
 #include "generated/ops/searchsorted.h"
 #include "generated/ops/special_erfinv.h"
@@ -75,6 +76,24 @@ PyObject* fn_gather(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::gather(self, dim, index, sparse_grad); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// huber_loss_backward
+PyObject* fn_nn_huber_loss_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "huber_loss_backward(Tensor grad_output, Tensor input, Tensor target, int reduction, float delta)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto target = r.tensor(2);
+  auto reduction = r.toInt64(3);
+  auto delta = r.toDouble(4);
+  auto result = [&] { GilRelease no_gil; return tl::huber_loss_backward(grad_output, self, target, reduction, delta); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -313,6 +332,10 @@ Whether every element of `self` over the dimensions in `dim` (all of them when N
       METH_FASTCALL | METH_KEYWORDS, R"doc(gather(Tensor input, int dim, Tensor index, *, bool sparse_grad=False, Tensor? out=None) -> Tensor
 
 `out[i][j] = self[index[i][j]][j]` for dim 0 (and likewise for other dims); `index` has the rank of `self`.)doc"});
+  functions["_nn"].push_back({"huber_loss_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_huber_loss_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(huber_loss_backward(Tensor grad_output, Tensor input, Tensor target, int reduction, float delta) -> Tensor
+
+The gradient of huber_loss with respect to `self`: `self - target` inside (-delta, delta), `delta` times its sign outside, times `grad_output` (divided by `self.numel()` for mean).)doc"});
   functions["_ops"].push_back({"randint_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_randint_like)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(randint_like(Tensor input, int high, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, MemoryFormat? memory_format=None, bool requires_grad=False) -> Tensor
 

@@ -4,12 +4,17 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/float_power.h"
 #include "generated/ops/log_sigmoid_backward.h"
+#include "generated/ops/multilabel_margin_loss_forward.h"
 
 namespace tl::python {
 namespace {
+
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* multilabel_margin_loss_forward_type = nullptr;
 
 // float_power
 PyObject* fn_float_power(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -103,6 +108,22 @@ PyObject* fn_nn_log_sigmoid_backward(PyObject* /*module*/, PyObject* const* args
   TL_PY_CATCH
 }
 
+// multilabel_margin_loss_forward
+PyObject* fn_nn_multilabel_margin_loss_forward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "multilabel_margin_loss_forward(Tensor input, Tensor target, int reduction)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto target = r.tensor(1);
+  auto reduction = r.toInt64(2);
+  auto result = [&] { GilRelease no_gil; return tl::multilabel_margin_loss_forward(self, target, reduction); }();
+  return wrap_named(multilabel_margin_loss_forward_type, wrap(result));
+  TL_PY_CATCH
+}
+
 // Tensor.float_power
 PyObject* method_float_power(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -160,6 +181,7 @@ PyObject* method_float_power_(PyObject* py_self, PyObject* const* args, Py_ssize
 }  // namespace
 
 void add_bindings_30(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  multilabel_margin_loss_forward_type = return_type("multilabel_margin_loss_forward", {"output", "is_target"});
   functions["_ops"].push_back({"float_power", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_float_power)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(float_power(Tensor input, Tensor exponent, *, Tensor? out=None) -> Tensor
 
@@ -184,6 +206,10 @@ In-place version of float_power(): writes the result into self. `self ** exponen
       METH_FASTCALL | METH_KEYWORDS, R"doc(log_sigmoid_backward(Tensor grad_output, Tensor input, Tensor buffer) -> Tensor
 
 The gradient of log_sigmoid: `grad_output * sigmoid(-x)` (the buffer is accepted and not needed).)doc"});
+  functions["_nn"].push_back({"multilabel_margin_loss_forward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_multilabel_margin_loss_forward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(multilabel_margin_loss_forward(Tensor input, Tensor target, int reduction) -> tuple[Tensor, Tensor]
+
+The multi-label hinge loss of scores `self` ((C,) or (N, C)) for `target`, each sample's class indices up to its first negative one: the sum over target classes j and other classes i of `max(0, 1 - (self[j] - self[i]))`, divided by C; also returns the mask of target classes.)doc"});
   methods.push_back({"float_power", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_float_power)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(float_power(Tensor exponent) -> Tensor
 

@@ -8,6 +8,7 @@
 #include "generated/ops/less.h"
 #include "generated/ops/msort.h"
 #include "generated/ops/mvlgamma.h"
+#include "generated/ops/nll_loss.h"
 #include "generated/ops/scatter_add.h"
 #include "generated/ops/unique_dim.h"
 
@@ -128,6 +129,29 @@ PyObject* fn_mvlgamma_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   auto self = r.tensor(0);
   auto p = r.toInt64(1);
   auto result = [&] { GilRelease no_gil; return tl::mvlgamma_(self, p); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// nll_loss
+PyObject* fn_nn_nll_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nll_loss(Tensor input, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto target = r.tensor(1);
+  auto weight = r.optional_tensor(2);
+  auto reduction = r.toInt64(3);
+  auto ignore_index = r.toInt64(4);
+  if (!r.is_none(5)) {
+    auto out = r.tensor(5);
+    auto result = [&] { GilRelease no_gil; return tl::nll_loss_out(out, self, target, weight, reduction, ignore_index); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::nll_loss(self, target, weight, reduction, ignore_index); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -352,6 +376,10 @@ The multivariate log-gamma function of dimension `p` of every element x of `self
       METH_FASTCALL | METH_KEYWORDS, R"doc(mvlgamma_(Tensor input, int p) -> Tensor
 
 In-place version of mvlgamma(): writes the result into self. The multivariate log-gamma function of dimension `p` of every element x of `self`: `p (p - 1) / 4 log(pi) + sum(lgamma(x - j / 2) for j in 0..p-1)`; integer inputs give the default float dtype.)doc"});
+  functions["_nn"].push_back({"nll_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_nll_loss)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(nll_loss(Tensor input, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100, *, Tensor? out=None) -> Tensor
+
+The loss of nll_loss_forward (inputs of shape (C,) or (N, C)).)doc"});
   functions["_ops"].push_back({"scatter_add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter_add)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_add(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None) -> Tensor
 

@@ -11,6 +11,7 @@
 #include "generated/ops/full.h"
 #include "generated/ops/gelu_backward.h"
 #include "generated/ops/logaddexp2.h"
+#include "generated/ops/nll_loss_nd.h"
 #include "generated/ops/norm.h"
 #include "generated/ops/quantile.h"
 #include "generated/ops/special_ndtri.h"
@@ -173,6 +174,24 @@ PyObject* fn_logaddexp2(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::logaddexp2(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// nll_loss_nd
+PyObject* fn_nn_nll_loss_nd(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nll_loss_nd(Tensor input, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto target = r.tensor(1);
+  auto weight = r.optional_tensor(2);
+  auto reduction = r.toInt64(3);
+  auto ignore_index = r.toInt64(4);
+  auto result = [&] { GilRelease no_gil; return tl::nll_loss_nd(self, target, weight, reduction, ignore_index); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -512,6 +531,10 @@ The gradient of gelu: `grad_output * (Phi(x) + x * phi(x))`, or the derivative o
       METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp2(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 `log2(2**self + 2**other)` without overflow, with broadcasting; floating dtypes only.)doc"});
+  functions["_nn"].push_back({"nll_loss_nd", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_nll_loss_nd)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(nll_loss_nd(Tensor input, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100) -> Tensor
+
+nll_loss for inputs of any rank: (C,), (N, C) or (N, C, d1, ..., dk) with targets (N, d1, ..., dk); the K-dimensional case runs as nll_loss2d on an (N, C, 1, d1*...*dk) view.)doc"});
   functions["_ops"].push_back({"norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_norm)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(norm(Tensor input, Scalar p=2) -> Tensor
 

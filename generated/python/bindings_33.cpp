@@ -6,10 +6,13 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/amax.h"
+#include "generated/ops/binary_cross_entropy_backward.h"
 #include "generated/ops/diag_embed.h"
 #include "generated/ops/mul.h"
+#include "generated/ops/multilabel_margin_loss_backward.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/repeat_interleave.h"
+#include "generated/ops/soft_margin_loss_backward.h"
 #include "generated/ops/trace.h"
 
 namespace tl::python {
@@ -32,6 +35,24 @@ PyObject* fn_amax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::amax(self, dim, keepdim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// binary_cross_entropy_backward
+PyObject* fn_nn_binary_cross_entropy_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "binary_cross_entropy_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight=None, int reduction=1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto target = r.tensor(2);
+  auto weight = r.optional_tensor(3);
+  auto reduction = r.toInt64(4);
+  auto result = [&] { GilRelease no_gil; return tl::binary_cross_entropy_backward(grad_output, self, target, weight, reduction); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -112,6 +133,24 @@ PyObject* fn_mul_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// multilabel_margin_loss_backward
+PyObject* fn_nn_multilabel_margin_loss_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "multilabel_margin_loss_backward(Tensor grad_output, Tensor input, Tensor target, int reduction, Tensor is_target)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto target = r.tensor(2);
+  auto reduction = r.toInt64(3);
+  auto is_target = r.tensor(4);
+  auto result = [&] { GilRelease no_gil; return tl::multilabel_margin_loss_backward(grad_output, self, target, reduction, is_target); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // neg
 PyObject* fn_neg(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -180,6 +219,23 @@ PyObject* fn_repeat_interleave(PyObject* /*module*/, PyObject* const* args, Py_s
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// soft_margin_loss_backward
+PyObject* fn_nn_soft_margin_loss_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "soft_margin_loss_backward(Tensor grad_output, Tensor input, Tensor target, int reduction)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto target = r.tensor(2);
+  auto reduction = r.toInt64(3);
+  auto result = [&] { GilRelease no_gil; return tl::soft_margin_loss_backward(grad_output, self, target, reduction); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -459,6 +515,10 @@ void add_bindings_33(FunctionTables& functions, std::vector<PyMethodDef>& method
       METH_FASTCALL | METH_KEYWORDS, R"doc(amax(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor? out=None) -> Tensor
 
 The largest value of `self` over the dimensions in `dim` (all of them when empty); NaN propagates. The gradient is shared evenly between tied maxima.)doc"});
+  functions["_nn"].push_back({"binary_cross_entropy_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_binary_cross_entropy_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(binary_cross_entropy_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight=None, int reduction=1) -> Tensor
+
+The gradient of binary_cross_entropy with respect to `self`: `grad_output * (self - target) / max(self * (1 - self), 1e-12)`, times `weight`, divided by `self.numel()` for mean.)doc"});
   functions["_ops"].push_back({"diag_embed", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_diag_embed)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(diag_embed(Tensor input, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
 
@@ -479,6 +539,10 @@ In-place version of mul(): writes the result into self. Multiplies `self` by `ot
 mul_(Tensor input, Scalar other) -> Tensor
 
 In-place version of mul(): writes the result into self. Multiplies every element of `self` by the number `other`.)doc"});
+  functions["_nn"].push_back({"multilabel_margin_loss_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_multilabel_margin_loss_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(multilabel_margin_loss_backward(Tensor grad_output, Tensor input, Tensor target, int reduction, Tensor is_target) -> Tensor
+
+The gradient of multilabel_margin_loss_forward with respect to `self` (PyTorch has no derivative for it).)doc"});
   functions["_ops"].push_back({"neg", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_neg)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(neg(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -499,6 +563,10 @@ Each element of `self` (flattened when `dim` is None) or each slice along `dim` 
 repeat_interleave(Tensor input, int repeats, int? dim=None, *, int? output_size=None) -> Tensor
 
 Each element of `self` (flattened when `dim` is None) or each slice along `dim` repeated `repeats` times.)doc"});
+  functions["_nn"].push_back({"soft_margin_loss_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_soft_margin_loss_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(soft_margin_loss_backward(Tensor grad_output, Tensor input, Tensor target, int reduction) -> Tensor
+
+The gradient of soft_margin_loss with respect to `self`: `-target * exp(-target * self) / (1 + exp(-target * self)) * grad_output`, divided by `self.numel()` for mean.)doc"});
   functions["_ops"].push_back({"trace", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_trace)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(trace(Tensor input) -> Tensor
 

@@ -11,7 +11,9 @@
 #include "generated/ops/dsplit.h"
 #include "generated/ops/hstack.h"
 #include "generated/ops/is_nonzero.h"
+#include "generated/ops/mse_loss_backward.h"
 #include "generated/ops/nanquantile.h"
+#include "generated/ops/soft_margin_loss.h"
 #include "generated/ops/special_digamma.h"
 
 namespace tl::python {
@@ -129,6 +131,23 @@ PyObject* fn_is_nonzero(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH
 }
 
+// mse_loss_backward
+PyObject* fn_nn_mse_loss_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "mse_loss_backward(Tensor grad_output, Tensor input, Tensor target, int reduction)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto target = r.tensor(2);
+  auto reduction = r.toInt64(3);
+  auto result = [&] { GilRelease no_gil; return tl::mse_loss_backward(grad_output, self, target, reduction); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // nanquantile
 PyObject* fn_nanquantile(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -169,6 +188,27 @@ PyObject* fn_nanquantile(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// soft_margin_loss
+PyObject* fn_nn_soft_margin_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "soft_margin_loss(Tensor input, Tensor target, int reduction=1, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto target = r.tensor(1);
+  auto reduction = r.toInt64(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::soft_margin_loss_out(out, self, target, reduction); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::soft_margin_loss(self, target, reduction); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -311,6 +351,10 @@ Joins `tensors` column-wise, each made at least 1-D (along dimension 0 for 1-D t
       METH_FASTCALL | METH_KEYWORDS, R"doc(is_nonzero(Tensor input) -> bool
 
 Whether the single element of `self` is nonzero (RuntimeError for no or several elements, as `bool(tensor)`).)doc"});
+  functions["_nn"].push_back({"mse_loss_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_mse_loss_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(mse_loss_backward(Tensor grad_output, Tensor input, Tensor target, int reduction) -> Tensor
+
+The gradient of mse_loss with respect to `self`: `2 * (self - target) * grad_output`, divided by `self.numel()` for mean.)doc"});
   functions["_ops"].push_back({"nanquantile", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nanquantile)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(nanquantile(Tensor input, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor? out=None) -> Tensor
 
@@ -319,6 +363,10 @@ Whether the single element of `self` is nonzero (RuntimeError for no or several 
 nanquantile(Tensor input, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor? out=None) -> Tensor
 
 `nanquantile` of one `q` given as a number.)doc"});
+  functions["_nn"].push_back({"soft_margin_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_soft_margin_loss)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(soft_margin_loss(Tensor input, Tensor target, int reduction=1, *, Tensor? out=None) -> Tensor
+
+The two-class logistic loss `log(1 + exp(-target * self))` (targets 1 or -1), reduced as `reduction` says.)doc"});
   functions["_ops"].push_back({"special_digamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_digamma)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_digamma(Tensor input, *, Tensor? out=None) -> Tensor
 

@@ -7,6 +7,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/cumsum.h"
 #include "generated/ops/hardshrink_backward.h"
+#include "generated/ops/huber_loss.h"
 #include "generated/ops/special_logsumexp.h"
 #include "generated/ops/special_xlog1py.h"
 #include "generated/ops/split_with_sizes.h"
@@ -64,6 +65,28 @@ PyObject* fn_nn_hardshrink_backward(PyObject* /*module*/, PyObject* const* args,
   auto self = r.tensor(1);
   auto lambd = r.scalar(2);
   auto result = [&] { GilRelease no_gil; return tl::hardshrink_backward(grad_out, self, lambd); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// huber_loss
+PyObject* fn_nn_huber_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "huber_loss(Tensor input, Tensor target, int reduction=1, float delta=1.0, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto target = r.tensor(1);
+  auto reduction = r.toInt64(2);
+  auto delta = r.toDouble(3);
+  if (!r.is_none(4)) {
+    auto out = r.tensor(4);
+    auto result = [&] { GilRelease no_gil; return tl::huber_loss_out(out, self, target, reduction, delta); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::huber_loss(self, target, reduction, delta); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -278,6 +301,10 @@ In-place version of cumsum(): writes the result into self. Cumulative sum of `se
       METH_FASTCALL | METH_KEYWORDS, R"doc(hardshrink_backward(Tensor grad_out, Tensor input, Scalar lambd) -> Tensor
 
 The gradient of hardshrink: grad_out where |self| > lambd, else 0.)doc"});
+  functions["_nn"].push_back({"huber_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_huber_loss)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(huber_loss(Tensor input, Tensor target, int reduction=1, float delta=1.0, *, Tensor? out=None) -> Tensor
+
+The Huber error of `z = |self - target|`: `0.5 * z ** 2` where `z < delta`, else `delta * (z - 0.5 * delta)`, reduced as `reduction` says.)doc"});
   functions["_ops"].push_back({"special_logsumexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_logsumexp)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_logsumexp(Tensor input, int[1] dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
 

@@ -6,7 +6,9 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/binary_cross_entropy_with_logits.h"
 #include "generated/ops/hardshrink.h"
+#include "generated/ops/nll_loss_backward.h"
 #include "generated/ops/topk.h"
 
 namespace tl::python {
@@ -15,6 +17,29 @@ namespace {
 // Named tuples (torchlite.return_types), made when the module is imported.
 PyTypeObject* topk_type = nullptr;
 PyTypeObject* topk_out_type = nullptr;
+
+// binary_cross_entropy_with_logits
+PyObject* fn_binary_cross_entropy_with_logits(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "binary_cross_entropy_with_logits(Tensor input, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=1, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto target = r.tensor(1);
+  auto weight = r.optional_tensor(2);
+  auto pos_weight = r.optional_tensor(3);
+  auto reduction = r.toInt64(4);
+  if (!r.is_none(5)) {
+    auto out = r.tensor(5);
+    auto result = [&] { GilRelease no_gil; return tl::binary_cross_entropy_with_logits_out(out, self, target, weight, pos_weight, reduction); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::binary_cross_entropy_with_logits(self, target, weight, pos_weight, reduction); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // hardshrink
 PyObject* fn_hardshrink(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -32,6 +57,26 @@ PyObject* fn_hardshrink(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::hardshrink(self, lambd); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// nll_loss_backward
+PyObject* fn_nn_nll_loss_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nll_loss_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto target = r.tensor(2);
+  auto weight = r.optional_tensor(3);
+  auto reduction = r.toInt64(4);
+  auto ignore_index = r.toInt64(5);
+  auto total_weight = r.tensor(6);
+  auto result = [&] { GilRelease no_gil; return tl::nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -100,10 +145,18 @@ PyObject* method_topk(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 void add_bindings_44(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   topk_type = return_type("topk", {"values", "indices"});
   topk_out_type = return_type("topk_out", {"values", "indices"});
+  functions["_ops"].push_back({"binary_cross_entropy_with_logits", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_binary_cross_entropy_with_logits)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(binary_cross_entropy_with_logits(Tensor input, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=1, *, Tensor? out=None) -> Tensor
+
+binary_cross_entropy of `sigmoid(self)`, computed stably from the logits: `(1 - target) * self - (1 + (pos_weight - 1) * target) * log_sigmoid(self)`, times `weight`, reduced as `reduction` says.)doc"});
   functions["_ops"].push_back({"hardshrink", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_hardshrink)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(hardshrink(Tensor input, Scalar lambd=0.5, *, Tensor? out=None) -> Tensor
 
 The hard shrinkage of every element x: x where |x| > lambd, else 0.)doc"});
+  functions["_nn"].push_back({"nll_loss_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_nll_loss_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(nll_loss_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) -> Tensor
+
+The gradient of nll_loss_forward with respect to `self`: zero except `-weight[t] * grad_output` (divided by `total_weight` for mean) at each counted sample's target class.)doc"});
   functions["_ops"].push_back({"topk", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_topk)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(topk(Tensor input, int k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 

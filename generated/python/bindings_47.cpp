@@ -8,6 +8,8 @@
 #include "generated/ops/broadcast_tensors.h"
 #include "generated/ops/glu.h"
 #include "generated/ops/log1p.h"
+#include "generated/ops/multi_margin_loss.h"
+#include "generated/ops/multilabel_margin_loss.h"
 #include "generated/ops/special_softmax.h"
 
 namespace tl::python {
@@ -80,6 +82,51 @@ PyObject* fn_log1p_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// multi_margin_loss
+PyObject* fn_nn_multi_margin_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "multi_margin_loss(Tensor input, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=1, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto target = r.tensor(1);
+  auto p = r.scalar(2);
+  auto margin = r.scalar(3);
+  auto weight = r.optional_tensor(4);
+  auto reduction = r.toInt64(5);
+  if (!r.is_none(6)) {
+    auto out = r.tensor(6);
+    auto result = [&] { GilRelease no_gil; return tl::multi_margin_loss_out(out, self, target, p, margin, weight, reduction); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::multi_margin_loss(self, target, p, margin, weight, reduction); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// multilabel_margin_loss
+PyObject* fn_nn_multilabel_margin_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "multilabel_margin_loss(Tensor input, Tensor target, int reduction=1, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto target = r.tensor(1);
+  auto reduction = r.toInt64(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::multilabel_margin_loss_out(out, self, target, reduction); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::multilabel_margin_loss(self, target, reduction); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // special_softmax
 PyObject* fn_special_softmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -143,6 +190,14 @@ The gated linear unit: `a * sigmoid(b)` where a and b are the halves of `self` a
       METH_FASTCALL | METH_KEYWORDS, R"doc(log1p_(Tensor input) -> Tensor
 
 In-place version of log1p(): writes the result into self. `log(1 + x)` for every element x of `self`, accurate near zero; integer inputs give the default float dtype.)doc"});
+  functions["_nn"].push_back({"multi_margin_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_multi_margin_loss)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(multi_margin_loss(Tensor input, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=1, *, Tensor? out=None) -> Tensor
+
+The multi-class hinge loss of scores `self` ((C,) or (N, C)) for class indices `target`: per sample, the sum over classes i other than y of `weight[y] * max(0, margin - self[y] + self[i]) ** p` (p 1 or 2), divided by C.)doc"});
+  functions["_nn"].push_back({"multilabel_margin_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_multilabel_margin_loss)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(multilabel_margin_loss(Tensor input, Tensor target, int reduction=1, *, Tensor? out=None) -> Tensor
+
+The loss of multilabel_margin_loss_forward.)doc"});
   functions["_ops"].push_back({"special_softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_softmax)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_softmax(Tensor input, int dim, ScalarType? dtype=None) -> Tensor
 

@@ -13,6 +13,7 @@
 #include "generated/ops/rsub.h"
 #include "generated/ops/special_log_softmax.h"
 #include "generated/ops/tensordot.h"
+#include "generated/ops/triplet_margin_loss.h"
 
 namespace tl::python {
 namespace {
@@ -197,6 +198,27 @@ PyObject* fn_tensordot(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH
 }
 
+// triplet_margin_loss
+PyObject* fn_triplet_margin_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, float p=2, float eps=1e-06, bool swap=False, int reduction=1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto anchor = r.tensor(0);
+  auto positive = r.tensor(1);
+  auto negative = r.tensor(2);
+  auto margin = r.toDouble(3);
+  auto p = r.toDouble(4);
+  auto eps = r.toDouble(5);
+  auto swap = r.toBool(6);
+  auto reduction = r.toInt64(7);
+  auto result = [&] { GilRelease no_gil; return tl::triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.__rsub__
 PyObject* operator__rsub__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -344,6 +366,10 @@ Alias of `log_softmax` (`torchlite.special.log_softmax`).)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(tensordot(Tensor input, Tensor other, int[] dims_self, int[] dims_other, *, Tensor? out=None) -> Tensor
 
 The contraction of `self` and `other` over the paired dimensions `dims_self[i]`, `dims_other[i]` (a size-1 dimension is summed against any size): the free dims of `self`, then those of `other`. `torchlite.tensordot(a, b, dims=2)` is PyTorch's Python front end (an int, a pair of lists).)doc"});
+  functions["_ops"].push_back({"triplet_margin_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_triplet_margin_loss)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, float p=2, float eps=1e-06, bool swap=False, int reduction=1) -> Tensor
+
+`max(0, margin + d(anchor, positive) - d(anchor, negative))` with d the p-norm distance along the last dim (pairwise_distance, with `eps`); `swap` uses the smaller of d(anchor, negative) and d(positive, negative).)doc"});
   methods.push_back({"__rsub__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__rsub__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__rsub__(Scalar other, Scalar alpha=1) -> Tensor
 

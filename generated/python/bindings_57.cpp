@@ -11,6 +11,7 @@
 #include "generated/ops/frac.h"
 #include "generated/ops/index_reduce.h"
 #include "generated/ops/nanmean.h"
+#include "generated/ops/poisson_nll_loss.h"
 #include "generated/ops/unfold_backward.h"
 
 namespace tl::python {
@@ -162,6 +163,25 @@ PyObject* fn_nanmean(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::nanmean(self, as_arg(dim), keepdim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// poisson_nll_loss
+PyObject* fn_poisson_nll_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto target = r.tensor(1);
+  auto log_input = r.toBool(2);
+  auto full = r.toBool(3);
+  auto eps = r.toDouble(4);
+  auto reduction = r.toInt64(5);
+  auto result = [&] { GilRelease no_gil; return tl::poisson_nll_loss(input, target, log_input, full, eps, reduction); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -332,6 +352,10 @@ In-place version of index_reduce(): writes the result into self. A copy of `self
       METH_FASTCALL | METH_KEYWORDS, R"doc(nanmean(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 
 The mean of the elements of `self` that are not NaN, over the dimensions in `dim` (all of them when None); floating-point inputs only.)doc"});
+  functions["_ops"].push_back({"poisson_nll_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_poisson_nll_loss)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction) -> Tensor
+
+The negative log likelihood of `target` under a Poisson distribution of rate `exp(input)` (`log_input`) or `input`: `exp(input) - target * input` or `input - target * log(input + eps)`, plus Stirling's approximation of `log(target!)` where target > 1 when `full`.)doc"});
   functions["_ops"].push_back({"unfold_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_unfold_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(unfold_backward(Tensor grad_in, int[] input_sizes, int dim, int size, int step) -> Tensor
 
