@@ -54,6 +54,18 @@ KNOWN_MISMATCHES: list = [
     (("addmv", 0, "inplace", "expanded", None),
      "PyTorch's addmv_ writes into a self whose elements share memory (stride 0); torchlite refuses, as PyTorch's "
      "addmm_ and copy_ do"),
+    *[(("binary_cross_entropy", i, "out", variant, dtype),
+       "PyTorch's binary_cross_entropy out= computes the loss into a squeezed view of out that it resizes, not out: "
+       "an empty out stays empty, so 'none' returns it empty and 'mean'/'sum' reduce nothing (nan/0), a bug not "
+       "copied; torchlite writes the loss into out")
+      for i in (0, 1, 2) for variant, dtype in
+      [("contiguous", d) for d in ("float16", "bfloat16", "float32", "float64")]
+      + [(v, "float32") for v in (("transposed", "sliced", "expanded") if i < 2 else ("sliced", "expanded"))]],
+    *[(("smooth_l1_loss_backward", 1, "functional", "contiguous", dtype),
+       "PyTorch's integer smooth_l1_loss_backward gives different values in its vectorized loop (trunc(x / beta) * "
+       "grad) and its scalar tail (trunc(x * grad / beta)), so a result depends on the element's position; "
+       "torchlite computes every element as the vectorized loop does")
+      for dtype in ("uint8", "int8", "int16", "int32")],
 ]
 
 

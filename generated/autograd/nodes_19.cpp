@@ -98,7 +98,7 @@ variable_list Expm1Backward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
-// Backward of mse_loss(Tensor self, Tensor target, int reduction=1) -> Tensor
+// Backward of mse_loss(Tensor self, Tensor target, int reduction=0) -> Tensor
 struct MseLossBackward0 final : Node {
   std::string name() const override { return "MseLossBackward0"; }
   variable_list apply(variable_list&& grads) override;
@@ -259,7 +259,7 @@ const Tensor& expm1_(const Tensor& self) {
   return self;
 }
 
-// mse_loss(Tensor self, Tensor target, int reduction=1) -> Tensor
+// mse_loss(Tensor self, Tensor target, int reduction=0) -> Tensor
 Tensor mse_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
   auto grad_fn = std::make_shared<MseLossBackward0>();
   grad_fn->set_next_edges(collect_next_edges({&self, &target}));

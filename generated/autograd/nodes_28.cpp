@@ -20,7 +20,7 @@
 
 namespace tl::autograd::generated {
 
-// Backward of binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=1) -> Tensor
+// Backward of binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=0) -> Tensor
 struct BinaryCrossEntropyBackward0 final : Node {
   std::string name() const override { return "BinaryCrossEntropyBackward0"; }
   variable_list apply(variable_list&& grads) override;
@@ -172,7 +172,7 @@ variable_list SetBackward2::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
-// Backward of smooth_l1_loss(Tensor self, Tensor target, int reduction=1, float beta=1.0) -> Tensor
+// Backward of smooth_l1_loss(Tensor self, Tensor target, int reduction=0, float beta=1.0) -> Tensor
 struct SmoothL1LossBackward0 final : Node {
   std::string name() const override { return "SmoothL1LossBackward0"; }
   variable_list apply(variable_list&& grads) override;
@@ -254,7 +254,7 @@ variable_list SubBackward1::apply(variable_list&& grads) {
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
 
-// binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=1) -> Tensor
+// binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=0) -> Tensor
 Tensor binary_cross_entropy(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction) {
   auto grad_fn = std::make_shared<BinaryCrossEntropyBackward0>();
   grad_fn->set_next_edges(collect_next_edges({&self, &target, opt_ptr(weight)}));
@@ -383,7 +383,7 @@ const Tensor& set_(const Tensor& self) {
   return self;
 }
 
-// smooth_l1_loss(Tensor self, Tensor target, int reduction=1, float beta=1.0) -> Tensor
+// smooth_l1_loss(Tensor self, Tensor target, int reduction=0, float beta=1.0) -> Tensor
 Tensor smooth_l1_loss(const Tensor& self, const Tensor& target, int64_t reduction, double beta) {
   auto grad_fn = std::make_shared<SmoothL1LossBackward0>();
   grad_fn->set_next_edges(collect_next_edges({&self, &target}));

@@ -80,7 +80,7 @@ variable_list MseLossBackwardBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
-// Backward of soft_margin_loss(Tensor self, Tensor target, int reduction=1) -> Tensor
+// Backward of soft_margin_loss(Tensor self, Tensor target, int reduction=0) -> Tensor
 struct SoftMarginLossBackward0 final : Node {
   std::string name() const override { return "SoftMarginLossBackward0"; }
   variable_list apply(variable_list&& grads) override;
@@ -161,7 +161,7 @@ Tensor mse_loss_backward(const Tensor& grad_output, const Tensor& self, const Te
   return result;
 }
 
-// soft_margin_loss(Tensor self, Tensor target, int reduction=1) -> Tensor
+// soft_margin_loss(Tensor self, Tensor target, int reduction=0) -> Tensor
 Tensor soft_margin_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
   auto grad_fn = std::make_shared<SoftMarginLossBackward0>();
   grad_fn->set_next_edges(collect_next_edges({&self, &target}));

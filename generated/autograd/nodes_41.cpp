@@ -72,7 +72,7 @@ variable_list HardshrinkBackwardBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
-// Backward of huber_loss(Tensor self, Tensor target, int reduction=1, float delta=1.0) -> Tensor
+// Backward of huber_loss(Tensor self, Tensor target, int reduction=0, float delta=1.0) -> Tensor
 struct HuberLossBackward0 final : Node {
   std::string name() const override { return "HuberLossBackward0"; }
   variable_list apply(variable_list&& grads) override;
@@ -213,7 +213,7 @@ Tensor hardshrink_backward(const Tensor& grad_out, const Tensor& self, const Sca
   return result;
 }
 
-// huber_loss(Tensor self, Tensor target, int reduction=1, float delta=1.0) -> Tensor
+// huber_loss(Tensor self, Tensor target, int reduction=0, float delta=1.0) -> Tensor
 Tensor huber_loss(const Tensor& self, const Tensor& target, int64_t reduction, double delta) {
   auto grad_fn = std::make_shared<HuberLossBackward0>();
   grad_fn->set_next_edges(collect_next_edges({&self, &target}));

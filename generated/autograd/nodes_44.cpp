@@ -17,7 +17,7 @@
 
 namespace tl::autograd::generated {
 
-// Backward of binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=1) -> Tensor
+// Backward of binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=0) -> Tensor
 struct BinaryCrossEntropyWithLogitsBackward0 final : Node {
   std::string name() const override { return "BinaryCrossEntropyWithLogitsBackward0"; }
   variable_list apply(variable_list&& grads) override;
@@ -165,7 +165,7 @@ variable_list TopkBackward0::apply(variable_list&& grads) {
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
 
-// binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=1) -> Tensor
+// binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=0) -> Tensor
 Tensor binary_cross_entropy_with_logits(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, const std::optional<Tensor>& pos_weight, int64_t reduction) {
   auto grad_fn = std::make_shared<BinaryCrossEntropyWithLogitsBackward0>();
   grad_fn->set_next_edges(collect_next_edges({&self, &target, opt_ptr(weight), opt_ptr(pos_weight)}));

@@ -42,7 +42,7 @@ variable_list Log1PBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
-// Backward of multi_margin_loss(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=1) -> Tensor
+// Backward of multi_margin_loss(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=0) -> Tensor
 struct MultiMarginLossBackward0 final : Node {
   std::string name() const override { return "MultiMarginLossBackward0"; }
   variable_list apply(variable_list&& grads) override;
@@ -122,7 +122,7 @@ const Tensor& log1p_(const Tensor& self) {
   return self;
 }
 
-// multi_margin_loss(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=1) -> Tensor
+// multi_margin_loss(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=0) -> Tensor
 Tensor multi_margin_loss(const Tensor& self, const Tensor& target, const Scalar& p, const Scalar& margin, const std::optional<Tensor>& weight, int64_t reduction) {
   auto grad_fn = std::make_shared<MultiMarginLossBackward0>();
   grad_fn->set_next_edges(collect_next_edges({&self, opt_ptr(weight)}));

@@ -14,7 +14,7 @@
 
 namespace tl::native {
 
-// nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100) -> Tensor
+// nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100) -> Tensor
 Tensor nll_loss2d_composite(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
   return std::get<0>(nll_loss2d_forward(self, target, weight, reduction, ignore_index));
 }

@@ -14,7 +14,7 @@ Tensor msort_composite(const Tensor& self) {
   return std::get<0>(sort(self, 0, false));
 }
 
-// nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100) -> Tensor
+// nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100) -> Tensor
 Tensor nll_loss_composite(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
   return std::get<0>(nll_loss_forward(self, target, weight, reduction, ignore_index));
 }

@@ -26,7 +26,7 @@ Tensor glu_composite(const Tensor& self, int64_t dim) {
   return mul(narrow(self, d, 0, n / 2), sigmoid(narrow(self, d, n / 2, n / 2)));
 }
 
-// multilabel_margin_loss(Tensor self, Tensor target, int reduction=1) -> Tensor
+// multilabel_margin_loss(Tensor self, Tensor target, int reduction=0) -> Tensor
 Tensor multilabel_margin_loss_composite(const Tensor& self, const Tensor& target, int64_t reduction) {
   return std::get<0>(multilabel_margin_loss_forward(self, target, reduction));
 }

@@ -262,7 +262,7 @@ const Tensor& deg2rad_out(const Tensor& out, const Tensor& self) {
 
 // ============================================================================ hinge_embedding_loss
 
-// hinge_embedding_loss(Tensor self, Tensor target, float margin=1.0, int reduction=1) -> Tensor
+// hinge_embedding_loss(Tensor self, Tensor target, float margin=1.0, int reduction=0) -> Tensor
 Tensor hinge_embedding_loss(const Tensor& self, const Tensor& target, double margin, int64_t reduction) {
   return native::hinge_embedding_loss_composite(self, target, margin, reduction);
 }

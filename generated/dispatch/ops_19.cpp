@@ -279,7 +279,7 @@ const Tensor& logical_and_out(const Tensor& out, const Tensor& self, const Tenso
 
 // ============================================================================ mse_loss
 
-// mse_loss(Tensor self, Tensor target, int reduction=1) -> Tensor
+// mse_loss(Tensor self, Tensor target, int reduction=0) -> Tensor
 static Tensor mse_loss_kernel_functional(const Tensor& self, const Tensor& target, int64_t reduction) {
   Tensor out;
   native::mse_loss_kernel(self, target, reduction, out);
@@ -305,7 +305,7 @@ Tensor mse_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
   return ops::mse_loss::call(self, target, reduction);
 }
 
-// mse_loss.out(Tensor self, Tensor target, int reduction=1, *, Tensor(a!) out) -> Tensor(a!)
+// mse_loss.out(Tensor self, Tensor target, int reduction=0, *, Tensor(a!) out) -> Tensor(a!)
 static const Tensor& mse_loss_kernel_out(const Tensor& self, const Tensor& target, int64_t reduction, const Tensor& out) {
   const Tensor self_in = native::input_unaffected_by_resize(self, out);
   const Tensor target_in = native::input_unaffected_by_resize(target, out);

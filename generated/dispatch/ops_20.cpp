@@ -39,7 +39,7 @@ Tensor alias(const Tensor& self) {
 
 // ============================================================================ cross_entropy_loss
 
-// cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100, float label_smoothing=0.0) -> Tensor
+// cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100, float label_smoothing=0.0) -> Tensor
 Tensor cross_entropy_loss(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index, double label_smoothing) {
   return native::cross_entropy_loss_composite(self, target, weight, reduction, ignore_index, label_smoothing);
 }

@@ -56,7 +56,7 @@ Tensor diagonal(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) 
 
 // ============================================================================ margin_ranking_loss
 
-// margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=1) -> Tensor
+// margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=0) -> Tensor
 Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin, int64_t reduction) {
   return native::margin_ranking_loss_composite(input1, input2, target, margin, reduction);
 }

@@ -377,7 +377,7 @@ const Tensor& clamp_min_out(const Tensor& out, const Tensor& self, const Scalar&
 
 // ============================================================================ cosine_embedding_loss
 
-// cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=1) -> Tensor
+// cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=0) -> Tensor
 Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin, int64_t reduction) {
   return native::cosine_embedding_loss_composite(input1, input2, target, margin, reduction);
 }

@@ -188,19 +188,19 @@ const Tensor& fmod_out(const Tensor& out, const Tensor& self, const Scalar& othe
 
 // ============================================================================ kl_div
 
-// kl_div(Tensor self, Tensor target, int reduction=1, *, bool log_target=False) -> Tensor
+// kl_div(Tensor self, Tensor target, int reduction=0, *, bool log_target=False) -> Tensor
 Tensor kl_div(const Tensor& self, const Tensor& target, int64_t reduction, bool log_target) {
   return native::kl_div_composite(self, target, reduction, log_target);
 }
 
 // ============================================================================ nll_loss2d
 
-// nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100) -> Tensor
+// nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100) -> Tensor
 Tensor nll_loss2d(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
   return native::nll_loss2d_composite(self, target, weight, reduction, ignore_index);
 }
 
-// nll_loss2d.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)
+// nll_loss2d.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& nll_loss2d_out(const Tensor& out, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
   check_out_no_grad("nll_loss2d.out", {&self, &target, opt_ptr(weight)}, {&out});
   return copy_to_out(out, nll_loss2d(self, target, weight, reduction, ignore_index), "nll_loss2d.out", native::OutDtype::CanCast);

@@ -14,7 +14,7 @@ namespace tl {
 
 // ============================================================================ binary_cross_entropy
 
-// binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=1) -> Tensor
+// binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=0) -> Tensor
 static Tensor binary_cross_entropy_kernel_functional(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction) {
   Tensor out;
   native::binary_cross_entropy_kernel(self, target, weight, reduction, out);
@@ -40,7 +40,7 @@ Tensor binary_cross_entropy(const Tensor& self, const Tensor& target, const std:
   return ops::binary_cross_entropy::call(self, target, weight, reduction);
 }
 
-// binary_cross_entropy.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, *, Tensor(a!) out) -> Tensor(a!)
+// binary_cross_entropy.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=0, *, Tensor(a!) out) -> Tensor(a!)
 static const Tensor& binary_cross_entropy_kernel_out(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, const Tensor& out) {
   const Tensor self_in = native::input_unaffected_by_resize(self, out);
   const Tensor target_in = native::input_unaffected_by_resize(target, out);
@@ -261,7 +261,7 @@ const Tensor& set_(const Tensor& self) {
 
 // ============================================================================ smooth_l1_loss
 
-// smooth_l1_loss(Tensor self, Tensor target, int reduction=1, float beta=1.0) -> Tensor
+// smooth_l1_loss(Tensor self, Tensor target, int reduction=0, float beta=1.0) -> Tensor
 static Tensor smooth_l1_loss_kernel_functional(const Tensor& self, const Tensor& target, int64_t reduction, double beta) {
   Tensor out;
   native::smooth_l1_loss_kernel(self, target, reduction, beta, out);
@@ -287,7 +287,7 @@ Tensor smooth_l1_loss(const Tensor& self, const Tensor& target, int64_t reductio
   return ops::smooth_l1_loss::call(self, target, reduction, beta);
 }
 
-// smooth_l1_loss.out(Tensor self, Tensor target, int reduction=1, float beta=1.0, *, Tensor(a!) out) -> Tensor(a!)
+// smooth_l1_loss.out(Tensor self, Tensor target, int reduction=0, float beta=1.0, *, Tensor(a!) out) -> Tensor(a!)
 static const Tensor& smooth_l1_loss_kernel_out(const Tensor& self, const Tensor& target, int64_t reduction, double beta, const Tensor& out) {
   const Tensor self_in = native::input_unaffected_by_resize(self, out);
   const Tensor target_in = native::input_unaffected_by_resize(target, out);

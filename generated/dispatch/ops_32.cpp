@@ -293,7 +293,7 @@ const Tensor& logaddexp2_out(const Tensor& out, const Tensor& self, const Tensor
 
 // ============================================================================ nll_loss_nd
 
-// nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100) -> Tensor
+// nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100) -> Tensor
 Tensor nll_loss_nd(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
   return native::nll_loss_nd_composite(self, target, weight, reduction, ignore_index);
 }

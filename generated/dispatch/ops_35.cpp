@@ -137,7 +137,7 @@ const Tensor& nanquantile_out(const Tensor& out, const Tensor& self, double q, s
 
 // ============================================================================ soft_margin_loss
 
-// soft_margin_loss(Tensor self, Tensor target, int reduction=1) -> Tensor
+// soft_margin_loss(Tensor self, Tensor target, int reduction=0) -> Tensor
 static Tensor soft_margin_loss_kernel_functional(const Tensor& self, const Tensor& target, int64_t reduction) {
   Tensor out;
   native::soft_margin_loss_kernel(self, target, reduction, out);
@@ -163,7 +163,7 @@ Tensor soft_margin_loss(const Tensor& self, const Tensor& target, int64_t reduct
   return ops::soft_margin_loss::call(self, target, reduction);
 }
 
-// soft_margin_loss.out(Tensor self, Tensor target, int reduction=1, *, Tensor(a!) out) -> Tensor(a!)
+// soft_margin_loss.out(Tensor self, Tensor target, int reduction=0, *, Tensor(a!) out) -> Tensor(a!)
 static const Tensor& soft_margin_loss_kernel_out(const Tensor& self, const Tensor& target, int64_t reduction, const Tensor& out) {
   const Tensor self_in = native::input_unaffected_by_resize(self, out);
   const Tensor target_in = native::input_unaffected_by_resize(target, out);

@@ -200,7 +200,7 @@ const Tensor& floor_divide_(const Tensor& self, const Scalar& other) {
 
 // ============================================================================ l1_loss
 
-// l1_loss(Tensor self, Tensor target, int reduction=1) -> Tensor
+// l1_loss(Tensor self, Tensor target, int reduction=0) -> Tensor
 Tensor l1_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
   return native::l1_loss_composite(self, target, reduction);
 }

@@ -121,7 +121,7 @@ Tensor hardshrink_backward(const Tensor& grad_out, const Tensor& self, const Sca
 
 // ============================================================================ huber_loss
 
-// huber_loss(Tensor self, Tensor target, int reduction=1, float delta=1.0) -> Tensor
+// huber_loss(Tensor self, Tensor target, int reduction=0, float delta=1.0) -> Tensor
 static Tensor huber_loss_kernel_functional(const Tensor& self, const Tensor& target, int64_t reduction, double delta) {
   Tensor out;
   native::huber_loss_kernel(self, target, reduction, delta, out);
@@ -147,7 +147,7 @@ Tensor huber_loss(const Tensor& self, const Tensor& target, int64_t reduction, d
   return ops::huber_loss::call(self, target, reduction, delta);
 }
 
-// huber_loss.out(Tensor self, Tensor target, int reduction=1, float delta=1.0, *, Tensor(a!) out) -> Tensor(a!)
+// huber_loss.out(Tensor self, Tensor target, int reduction=0, float delta=1.0, *, Tensor(a!) out) -> Tensor(a!)
 static const Tensor& huber_loss_kernel_out(const Tensor& self, const Tensor& target, int64_t reduction, double delta, const Tensor& out) {
   const Tensor self_in = native::input_unaffected_by_resize(self, out);
   const Tensor target_in = native::input_unaffected_by_resize(target, out);

@@ -12,16 +12,10 @@ namespace tl {
 
 // ============================================================================ binary_cross_entropy_with_logits
 
-// binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=1) -> Tensor
-static Tensor binary_cross_entropy_with_logits_kernel_functional(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, const std::optional<Tensor>& pos_weight, int64_t reduction) {
-  Tensor out;
-  native::binary_cross_entropy_with_logits_kernel(self, target, weight, pos_weight, reduction, out);
-  return out;
-}
-
+// binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=0) -> Tensor
 ops::binary_cross_entropy_with_logits::Kernel* ops::binary_cross_entropy_with_logits::kernels[kNumDeviceTypes] = {
-    /* CPU */ binary_cross_entropy_with_logits_kernel_functional,
-    /* Meta */ binary_cross_entropy_with_logits_kernel_functional,
+    /* CPU */ native::binary_cross_entropy_with_logits_kernel,
+    /* Meta */ native::binary_cross_entropy_with_logits_kernel,
 };
 
 Tensor ops::binary_cross_entropy_with_logits::call(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, const std::optional<Tensor>& pos_weight, int64_t reduction) {
@@ -36,34 +30,6 @@ Tensor binary_cross_entropy_with_logits(const Tensor& self, const Tensor& target
     return autograd::wrappers::binary_cross_entropy_with_logits(self, target, weight, pos_weight, reduction);
   }
   return ops::binary_cross_entropy_with_logits::call(self, target, weight, pos_weight, reduction);
-}
-
-// binary_cross_entropy_with_logits.out(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=1, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& binary_cross_entropy_with_logits_kernel_out(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, const std::optional<Tensor>& pos_weight, int64_t reduction, const Tensor& out) {
-  const Tensor self_in = native::input_unaffected_by_resize(self, out);
-  const Tensor target_in = native::input_unaffected_by_resize(target, out);
-  Tensor out_handle = out;
-  native::binary_cross_entropy_with_logits_kernel(self_in, target_in, weight, pos_weight, reduction, out_handle);
-  return out;
-}
-
-ops::binary_cross_entropy_with_logits_out::Kernel* ops::binary_cross_entropy_with_logits_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ binary_cross_entropy_with_logits_kernel_out,
-    /* Meta */ binary_cross_entropy_with_logits_kernel_out,
-};
-
-const Tensor& ops::binary_cross_entropy_with_logits_out::call(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, const std::optional<Tensor>& pos_weight, int64_t reduction, const Tensor& out) {
-  const Device kernel_device = dispatch_device("binary_cross_entropy_with_logits.out", {&self, &target, opt_ptr(weight), opt_ptr(pos_weight), &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("binary_cross_entropy_with_logits.out", kernel_device);
-  decltype(auto) result = kernel(self, target, weight, pos_weight, reduction, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& binary_cross_entropy_with_logits_out(const Tensor& out, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, const std::optional<Tensor>& pos_weight, int64_t reduction) {
-  check_out_no_grad("binary_cross_entropy_with_logits.out", {&self, &target, opt_ptr(weight), opt_ptr(pos_weight)}, {&out});
-  return ops::binary_cross_entropy_with_logits_out::call(self, target, weight, pos_weight, reduction, out);
 }
 
 // ============================================================================ hardshrink

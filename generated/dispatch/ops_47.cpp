@@ -117,7 +117,7 @@ const Tensor& log1p_out(const Tensor& out, const Tensor& self) {
 
 // ============================================================================ multi_margin_loss
 
-// multi_margin_loss(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=1) -> Tensor
+// multi_margin_loss(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=0) -> Tensor
 static Tensor multi_margin_loss_kernel_functional(const Tensor& self, const Tensor& target, const Scalar& p, const Scalar& margin, const std::optional<Tensor>& weight, int64_t reduction) {
   Tensor out;
   native::multi_margin_loss_kernel(self, target, p, margin, weight, reduction, out);
@@ -143,7 +143,7 @@ Tensor multi_margin_loss(const Tensor& self, const Tensor& target, const Scalar&
   return ops::multi_margin_loss::call(self, target, p, margin, weight, reduction);
 }
 
-// multi_margin_loss.out(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=1, *, Tensor(a!) out) -> Tensor(a!)
+// multi_margin_loss.out(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=0, *, Tensor(a!) out) -> Tensor(a!)
 static const Tensor& multi_margin_loss_kernel_out(const Tensor& self, const Tensor& target, const Scalar& p, const Scalar& margin, const std::optional<Tensor>& weight, int64_t reduction, const Tensor& out) {
   const Tensor self_in = native::input_unaffected_by_resize(self, out);
   const Tensor target_in = native::input_unaffected_by_resize(target, out);
@@ -173,12 +173,12 @@ const Tensor& multi_margin_loss_out(const Tensor& out, const Tensor& self, const
 
 // ============================================================================ multilabel_margin_loss
 
-// multilabel_margin_loss(Tensor self, Tensor target, int reduction=1) -> Tensor
+// multilabel_margin_loss(Tensor self, Tensor target, int reduction=0) -> Tensor
 Tensor multilabel_margin_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
   return native::multilabel_margin_loss_composite(self, target, reduction);
 }
 
-// multilabel_margin_loss.out(Tensor self, Tensor target, int reduction=1, *, Tensor(a!) out) -> Tensor(a!)
+// multilabel_margin_loss.out(Tensor self, Tensor target, int reduction=0, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& multilabel_margin_loss_out(const Tensor& out, const Tensor& self, const Tensor& target, int64_t reduction) {
   check_out_no_grad("multilabel_margin_loss.out", {&self, &target}, {&out});
   return copy_to_out(out, multilabel_margin_loss(self, target, reduction), "multilabel_margin_loss.out", native::OutDtype::CanCast);

@@ -316,7 +316,7 @@ const Tensor& tensordot_out(const Tensor& out, const Tensor& self, const Tensor&
 
 // ============================================================================ triplet_margin_loss
 
-// triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, float p=2, float eps=1e-06, bool swap=False, int reduction=1) -> Tensor
+// triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, float p=2, float eps=1e-06, bool swap=False, int reduction=0) -> Tensor
 Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative, double margin, double p, double eps, bool swap, int64_t reduction) {
   return native::triplet_margin_loss_composite(anchor, positive, negative, margin, p, eps, swap, reduction);
 }

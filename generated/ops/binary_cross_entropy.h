@@ -6,23 +6,23 @@
 
 namespace tl {
 
-// binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=1) -> Tensor
-Tensor binary_cross_entropy(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight = std::nullopt, int64_t reduction = 1);
+// binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=0) -> Tensor
+Tensor binary_cross_entropy(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight = std::nullopt, int64_t reduction = 0);
 
-// binary_cross_entropy.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, *, Tensor(a!) out) -> Tensor(a!)
-const Tensor& binary_cross_entropy_out(const Tensor& out, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight = std::nullopt, int64_t reduction = 1);
+// binary_cross_entropy.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=0, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& binary_cross_entropy_out(const Tensor& out, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight = std::nullopt, int64_t reduction = 0);
 
 // Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=1) -> Tensor
+// binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=0) -> Tensor
 struct binary_cross_entropy {
   using Kernel = Tensor(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction);
 };
 
-// binary_cross_entropy.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, *, Tensor(a!) out) -> Tensor(a!)
+// binary_cross_entropy.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=0, *, Tensor(a!) out) -> Tensor(a!)
 struct binary_cross_entropy_out {
   using Kernel = const Tensor&(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, const Tensor& out);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none

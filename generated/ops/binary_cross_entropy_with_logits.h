@@ -6,27 +6,17 @@
 
 namespace tl {
 
-// binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=1) -> Tensor
-Tensor binary_cross_entropy_with_logits(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight = std::nullopt, const std::optional<Tensor>& pos_weight = std::nullopt, int64_t reduction = 1);
-
-// binary_cross_entropy_with_logits.out(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=1, *, Tensor(a!) out) -> Tensor(a!)
-const Tensor& binary_cross_entropy_with_logits_out(const Tensor& out, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight = std::nullopt, const std::optional<Tensor>& pos_weight = std::nullopt, int64_t reduction = 1);
+// binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=0) -> Tensor
+Tensor binary_cross_entropy_with_logits(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight = std::nullopt, const std::optional<Tensor>& pos_weight = std::nullopt, int64_t reduction = 0);
 
 // Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=1) -> Tensor
+// binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=0) -> Tensor
 struct binary_cross_entropy_with_logits {
   using Kernel = Tensor(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, const std::optional<Tensor>& pos_weight, int64_t reduction);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, const std::optional<Tensor>& pos_weight, int64_t reduction);
-};
-
-// binary_cross_entropy_with_logits.out(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=1, *, Tensor(a!) out) -> Tensor(a!)
-struct binary_cross_entropy_with_logits_out {
-  using Kernel = const Tensor&(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, const std::optional<Tensor>& pos_weight, int64_t reduction, const Tensor& out);
-  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
-  static const Tensor& call(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, const std::optional<Tensor>& pos_weight, int64_t reduction, const Tensor& out);
 };
 }  // namespace ops
 
@@ -35,6 +25,6 @@ Tensor binary_cross_entropy_with_logits(const Tensor& self, const Tensor& target
 }  // namespace autograd::wrappers
 
 namespace native {
-void binary_cross_entropy_with_logits_kernel(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, const std::optional<Tensor>& pos_weight, int64_t reduction, Tensor& out);
+Tensor binary_cross_entropy_with_logits_kernel(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, const std::optional<Tensor>& pos_weight, int64_t reduction);
 }  // namespace native
 }  // namespace tl

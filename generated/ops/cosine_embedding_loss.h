@@ -6,8 +6,8 @@
 
 namespace tl {
 
-// cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=1) -> Tensor
-Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin = 0.0, int64_t reduction = 1);
+// cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=0) -> Tensor
+Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin = 0.0, int64_t reduction = 0);
 
 namespace native {
 Tensor cosine_embedding_loss_composite(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin, int64_t reduction);

@@ -6,8 +6,8 @@
 
 namespace tl {
 
-// cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100, float label_smoothing=0.0) -> Tensor
-Tensor cross_entropy_loss(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight = std::nullopt, int64_t reduction = 1, int64_t ignore_index = -100, double label_smoothing = 0.0);
+// cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100, float label_smoothing=0.0) -> Tensor
+Tensor cross_entropy_loss(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight = std::nullopt, int64_t reduction = 0, int64_t ignore_index = -100, double label_smoothing = 0.0);
 
 namespace native {
 Tensor cross_entropy_loss_composite(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index, double label_smoothing);

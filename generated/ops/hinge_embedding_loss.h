@@ -6,8 +6,8 @@
 
 namespace tl {
 
-// hinge_embedding_loss(Tensor self, Tensor target, float margin=1.0, int reduction=1) -> Tensor
-Tensor hinge_embedding_loss(const Tensor& self, const Tensor& target, double margin = 1.0, int64_t reduction = 1);
+// hinge_embedding_loss(Tensor self, Tensor target, float margin=1.0, int reduction=0) -> Tensor
+Tensor hinge_embedding_loss(const Tensor& self, const Tensor& target, double margin = 1.0, int64_t reduction = 0);
 
 namespace native {
 Tensor hinge_embedding_loss_composite(const Tensor& self, const Tensor& target, double margin, int64_t reduction);

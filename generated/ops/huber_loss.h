@@ -6,23 +6,23 @@
 
 namespace tl {
 
-// huber_loss(Tensor self, Tensor target, int reduction=1, float delta=1.0) -> Tensor
-Tensor huber_loss(const Tensor& self, const Tensor& target, int64_t reduction = 1, double delta = 1.0);
+// huber_loss(Tensor self, Tensor target, int reduction=0, float delta=1.0) -> Tensor
+Tensor huber_loss(const Tensor& self, const Tensor& target, int64_t reduction = 0, double delta = 1.0);
 
-// huber_loss.out(Tensor self, Tensor target, int reduction=1, float delta=1.0, *, Tensor(a!) out) -> Tensor(a!)
-const Tensor& huber_loss_out(const Tensor& out, const Tensor& self, const Tensor& target, int64_t reduction = 1, double delta = 1.0);
+// huber_loss.out(Tensor self, Tensor target, int reduction=0, float delta=1.0, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& huber_loss_out(const Tensor& out, const Tensor& self, const Tensor& target, int64_t reduction = 0, double delta = 1.0);
 
 // Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// huber_loss(Tensor self, Tensor target, int reduction=1, float delta=1.0) -> Tensor
+// huber_loss(Tensor self, Tensor target, int reduction=0, float delta=1.0) -> Tensor
 struct huber_loss {
   using Kernel = Tensor(const Tensor& self, const Tensor& target, int64_t reduction, double delta);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self, const Tensor& target, int64_t reduction, double delta);
 };
 
-// huber_loss.out(Tensor self, Tensor target, int reduction=1, float delta=1.0, *, Tensor(a!) out) -> Tensor(a!)
+// huber_loss.out(Tensor self, Tensor target, int reduction=0, float delta=1.0, *, Tensor(a!) out) -> Tensor(a!)
 struct huber_loss_out {
   using Kernel = const Tensor&(const Tensor& self, const Tensor& target, int64_t reduction, double delta, const Tensor& out);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none

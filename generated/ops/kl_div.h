@@ -6,8 +6,8 @@
 
 namespace tl {
 
-// kl_div(Tensor self, Tensor target, int reduction=1, *, bool log_target=False) -> Tensor
-Tensor kl_div(const Tensor& self, const Tensor& target, int64_t reduction = 1, bool log_target = false);
+// kl_div(Tensor self, Tensor target, int reduction=0, *, bool log_target=False) -> Tensor
+Tensor kl_div(const Tensor& self, const Tensor& target, int64_t reduction = 0, bool log_target = false);
 
 namespace native {
 Tensor kl_div_composite(const Tensor& self, const Tensor& target, int64_t reduction, bool log_target);

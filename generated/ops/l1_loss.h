@@ -6,8 +6,8 @@
 
 namespace tl {
 
-// l1_loss(Tensor self, Tensor target, int reduction=1) -> Tensor
-Tensor l1_loss(const Tensor& self, const Tensor& target, int64_t reduction = 1);
+// l1_loss(Tensor self, Tensor target, int reduction=0) -> Tensor
+Tensor l1_loss(const Tensor& self, const Tensor& target, int64_t reduction = 0);
 
 namespace native {
 Tensor l1_loss_composite(const Tensor& self, const Tensor& target, int64_t reduction);

@@ -6,8 +6,8 @@
 
 namespace tl {
 
-// margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=1) -> Tensor
-Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin = 0.0, int64_t reduction = 1);
+// margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=0) -> Tensor
+Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin = 0.0, int64_t reduction = 0);
 
 namespace native {
 Tensor margin_ranking_loss_composite(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin, int64_t reduction);

@@ -6,23 +6,23 @@
 
 namespace tl {
 
-// mse_loss(Tensor self, Tensor target, int reduction=1) -> Tensor
-Tensor mse_loss(const Tensor& self, const Tensor& target, int64_t reduction = 1);
+// mse_loss(Tensor self, Tensor target, int reduction=0) -> Tensor
+Tensor mse_loss(const Tensor& self, const Tensor& target, int64_t reduction = 0);
 
-// mse_loss.out(Tensor self, Tensor target, int reduction=1, *, Tensor(a!) out) -> Tensor(a!)
-const Tensor& mse_loss_out(const Tensor& out, const Tensor& self, const Tensor& target, int64_t reduction = 1);
+// mse_loss.out(Tensor self, Tensor target, int reduction=0, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& mse_loss_out(const Tensor& out, const Tensor& self, const Tensor& target, int64_t reduction = 0);
 
 // Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// mse_loss(Tensor self, Tensor target, int reduction=1) -> Tensor
+// mse_loss(Tensor self, Tensor target, int reduction=0) -> Tensor
 struct mse_loss {
   using Kernel = Tensor(const Tensor& self, const Tensor& target, int64_t reduction);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self, const Tensor& target, int64_t reduction);
 };
 
-// mse_loss.out(Tensor self, Tensor target, int reduction=1, *, Tensor(a!) out) -> Tensor(a!)
+// mse_loss.out(Tensor self, Tensor target, int reduction=0, *, Tensor(a!) out) -> Tensor(a!)
 struct mse_loss_out {
   using Kernel = const Tensor&(const Tensor& self, const Tensor& target, int64_t reduction, const Tensor& out);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none

@@ -6,23 +6,23 @@
 
 namespace tl {
 
-// multi_margin_loss(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=1) -> Tensor
-Tensor multi_margin_loss(const Tensor& self, const Tensor& target, const Scalar& p = 1, const Scalar& margin = 1, const std::optional<Tensor>& weight = std::nullopt, int64_t reduction = 1);
+// multi_margin_loss(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=0) -> Tensor
+Tensor multi_margin_loss(const Tensor& self, const Tensor& target, const Scalar& p = 1, const Scalar& margin = 1, const std::optional<Tensor>& weight = std::nullopt, int64_t reduction = 0);
 
-// multi_margin_loss.out(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=1, *, Tensor(a!) out) -> Tensor(a!)
-const Tensor& multi_margin_loss_out(const Tensor& out, const Tensor& self, const Tensor& target, const Scalar& p = 1, const Scalar& margin = 1, const std::optional<Tensor>& weight = std::nullopt, int64_t reduction = 1);
+// multi_margin_loss.out(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=0, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& multi_margin_loss_out(const Tensor& out, const Tensor& self, const Tensor& target, const Scalar& p = 1, const Scalar& margin = 1, const std::optional<Tensor>& weight = std::nullopt, int64_t reduction = 0);
 
 // Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// multi_margin_loss(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=1) -> Tensor
+// multi_margin_loss(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=0) -> Tensor
 struct multi_margin_loss {
   using Kernel = Tensor(const Tensor& self, const Tensor& target, const Scalar& p, const Scalar& margin, const std::optional<Tensor>& weight, int64_t reduction);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self, const Tensor& target, const Scalar& p, const Scalar& margin, const std::optional<Tensor>& weight, int64_t reduction);
 };
 
-// multi_margin_loss.out(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=1, *, Tensor(a!) out) -> Tensor(a!)
+// multi_margin_loss.out(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=0, *, Tensor(a!) out) -> Tensor(a!)
 struct multi_margin_loss_out {
   using Kernel = const Tensor&(const Tensor& self, const Tensor& target, const Scalar& p, const Scalar& margin, const std::optional<Tensor>& weight, int64_t reduction, const Tensor& out);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none

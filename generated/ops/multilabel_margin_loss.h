@@ -6,11 +6,11 @@
 
 namespace tl {
 
-// multilabel_margin_loss(Tensor self, Tensor target, int reduction=1) -> Tensor
-Tensor multilabel_margin_loss(const Tensor& self, const Tensor& target, int64_t reduction = 1);
+// multilabel_margin_loss(Tensor self, Tensor target, int reduction=0) -> Tensor
+Tensor multilabel_margin_loss(const Tensor& self, const Tensor& target, int64_t reduction = 0);
 
-// multilabel_margin_loss.out(Tensor self, Tensor target, int reduction=1, *, Tensor(a!) out) -> Tensor(a!)
-const Tensor& multilabel_margin_loss_out(const Tensor& out, const Tensor& self, const Tensor& target, int64_t reduction = 1);
+// multilabel_margin_loss.out(Tensor self, Tensor target, int reduction=0, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& multilabel_margin_loss_out(const Tensor& out, const Tensor& self, const Tensor& target, int64_t reduction = 0);
 
 namespace native {
 Tensor multilabel_margin_loss_composite(const Tensor& self, const Tensor& target, int64_t reduction);

@@ -6,11 +6,11 @@
 
 namespace tl {
 
-// nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100) -> Tensor
-Tensor nll_loss2d(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight = std::nullopt, int64_t reduction = 1, int64_t ignore_index = -100);
+// nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100) -> Tensor
+Tensor nll_loss2d(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight = std::nullopt, int64_t reduction = 0, int64_t ignore_index = -100);
 
-// nll_loss2d.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)
-const Tensor& nll_loss2d_out(const Tensor& out, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight = std::nullopt, int64_t reduction = 1, int64_t ignore_index = -100);
+// nll_loss2d.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& nll_loss2d_out(const Tensor& out, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight = std::nullopt, int64_t reduction = 0, int64_t ignore_index = -100);
 
 namespace native {
 Tensor nll_loss2d_composite(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index);

@@ -6,8 +6,8 @@
 
 namespace tl {
 
-// nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100) -> Tensor
-Tensor nll_loss_nd(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight = std::nullopt, int64_t reduction = 1, int64_t ignore_index = -100);
+// nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100) -> Tensor
+Tensor nll_loss_nd(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight = std::nullopt, int64_t reduction = 0, int64_t ignore_index = -100);
 
 namespace native {
 Tensor nll_loss_nd_composite(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index);

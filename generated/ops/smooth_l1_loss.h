@@ -6,23 +6,23 @@
 
 namespace tl {
 
-// smooth_l1_loss(Tensor self, Tensor target, int reduction=1, float beta=1.0) -> Tensor
-Tensor smooth_l1_loss(const Tensor& self, const Tensor& target, int64_t reduction = 1, double beta = 1.0);
+// smooth_l1_loss(Tensor self, Tensor target, int reduction=0, float beta=1.0) -> Tensor
+Tensor smooth_l1_loss(const Tensor& self, const Tensor& target, int64_t reduction = 0, double beta = 1.0);
 
-// smooth_l1_loss.out(Tensor self, Tensor target, int reduction=1, float beta=1.0, *, Tensor(a!) out) -> Tensor(a!)
-const Tensor& smooth_l1_loss_out(const Tensor& out, const Tensor& self, const Tensor& target, int64_t reduction = 1, double beta = 1.0);
+// smooth_l1_loss.out(Tensor self, Tensor target, int reduction=0, float beta=1.0, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& smooth_l1_loss_out(const Tensor& out, const Tensor& self, const Tensor& target, int64_t reduction = 0, double beta = 1.0);
 
 // Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// smooth_l1_loss(Tensor self, Tensor target, int reduction=1, float beta=1.0) -> Tensor
+// smooth_l1_loss(Tensor self, Tensor target, int reduction=0, float beta=1.0) -> Tensor
 struct smooth_l1_loss {
   using Kernel = Tensor(const Tensor& self, const Tensor& target, int64_t reduction, double beta);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self, const Tensor& target, int64_t reduction, double beta);
 };
 
-// smooth_l1_loss.out(Tensor self, Tensor target, int reduction=1, float beta=1.0, *, Tensor(a!) out) -> Tensor(a!)
+// smooth_l1_loss.out(Tensor self, Tensor target, int reduction=0, float beta=1.0, *, Tensor(a!) out) -> Tensor(a!)
 struct smooth_l1_loss_out {
   using Kernel = const Tensor&(const Tensor& self, const Tensor& target, int64_t reduction, double beta, const Tensor& out);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none

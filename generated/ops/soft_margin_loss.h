@@ -6,23 +6,23 @@
 
 namespace tl {
 
-// soft_margin_loss(Tensor self, Tensor target, int reduction=1) -> Tensor
-Tensor soft_margin_loss(const Tensor& self, const Tensor& target, int64_t reduction = 1);
+// soft_margin_loss(Tensor self, Tensor target, int reduction=0) -> Tensor
+Tensor soft_margin_loss(const Tensor& self, const Tensor& target, int64_t reduction = 0);
 
-// soft_margin_loss.out(Tensor self, Tensor target, int reduction=1, *, Tensor(a!) out) -> Tensor(a!)
-const Tensor& soft_margin_loss_out(const Tensor& out, const Tensor& self, const Tensor& target, int64_t reduction = 1);
+// soft_margin_loss.out(Tensor self, Tensor target, int reduction=0, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& soft_margin_loss_out(const Tensor& out, const Tensor& self, const Tensor& target, int64_t reduction = 0);
 
 // Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
-// soft_margin_loss(Tensor self, Tensor target, int reduction=1) -> Tensor
+// soft_margin_loss(Tensor self, Tensor target, int reduction=0) -> Tensor
 struct soft_margin_loss {
   using Kernel = Tensor(const Tensor& self, const Tensor& target, int64_t reduction);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self, const Tensor& target, int64_t reduction);
 };
 
-// soft_margin_loss.out(Tensor self, Tensor target, int reduction=1, *, Tensor(a!) out) -> Tensor(a!)
+// soft_margin_loss.out(Tensor self, Tensor target, int reduction=0, *, Tensor(a!) out) -> Tensor(a!)
 struct soft_margin_loss_out {
   using Kernel = const Tensor&(const Tensor& self, const Tensor& target, int64_t reduction, const Tensor& out);
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none

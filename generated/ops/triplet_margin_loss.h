@@ -6,8 +6,8 @@
 
 namespace tl {
 
-// triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, float p=2, float eps=1e-06, bool swap=False, int reduction=1) -> Tensor
-Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative, double margin = 1.0, double p = 2, double eps = 1e-06, bool swap = false, int64_t reduction = 1);
+// triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, float p=2, float eps=1e-06, bool swap=False, int reduction=0) -> Tensor
+Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative, double margin = 1.0, double p = 2, double eps = 1e-06, bool swap = false, int64_t reduction = 0);
 
 namespace native {
 Tensor triplet_margin_loss_composite(const Tensor& anchor, const Tensor& positive, const Tensor& negative, double margin, double p, double eps, bool swap, int64_t reduction);

@@ -381,7 +381,7 @@ def bernoulli(input: Tensor, p: float, *, generator: Optional[Generator] = None)
     """A tensor shaped like `self` holding 1 with probability `p`, else 0."""
     ...
 
-def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, pos_weight: Optional[Tensor] = None, reduction: int = 1, *, out: Optional[Tensor] = None) -> Tensor:
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, pos_weight: Optional[Tensor] = None, reduction: int = 0) -> Tensor:
     """binary_cross_entropy of `sigmoid(self)`, computed stably from the logits: `(1 - target) * self - (1 + (pos_weight - 1) * target) * log_sigmoid(self)`, times `weight`, reduced as `reduction` says."""
     ...
 
@@ -690,7 +690,7 @@ def cosh_(input: Tensor) -> Tensor:
     """In-place version of cosh(): writes the result into self. The hyperbolic cosine of every element of `self`; integer inputs give the default float dtype."""
     ...
 
-def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0, reduction: int = 1) -> Tensor:
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0, reduction: int = 0) -> Tensor:
     """`1 - cos(input1, input2)` where target is 1, `max(0, cos - margin)` where it is -1 (cosine along the last dim), reduced as `reduction` says."""
     ...
 
@@ -1185,7 +1185,7 @@ def heaviside_(input: Tensor, values: Tensor) -> Tensor:
     """In-place version of heaviside(): writes the result into self. The Heaviside step: 0 where `self` < 0 (or NaN), 1 where > 0, and `values` where it is 0; both must have the same dtype."""
     ...
 
-def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, reduction: int = 1) -> Tensor:
+def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, reduction: int = 0) -> Tensor:
     """`self` where target is 1, `max(0, margin - self)` where target is -1, reduced as `reduction` says."""
     ...
 
@@ -1342,7 +1342,7 @@ def isreal(input: Tensor) -> Tensor:
     """True where an element of `self` has no imaginary part, which is every element of a real tensor."""
     ...
 
-def kl_div(input: Tensor, target: Tensor, reduction: int = 1, *, log_target: bool = False) -> Tensor:
+def kl_div(input: Tensor, target: Tensor, reduction: int = 0, *, log_target: bool = False) -> Tensor:
     """The Kullback-Leibler divergence of log-probabilities `self` from `target` (probabilities, or log-probabilities with `log_target`): `target * (log(target) - self)` (0 where target is 0), reduced as `reduction` says."""
     ...
 
@@ -1610,7 +1610,7 @@ def lt_(input: Tensor, other: Number) -> Tensor:
     """In-place version of lt(): writes the result into self. True where an element of `self` is less than the number `other`."""
     ...
 
-def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0, reduction: int = 1) -> Tensor:
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0, reduction: int = 0) -> Tensor:
     """`max(0, -target * (input1 - input2) + margin)`, reduced as `reduction` says."""
     ...
 
@@ -2675,7 +2675,7 @@ def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Optional[dtype] 
     """The (row, column) coordinates of the lower triangle of a `row` x `col` matrix (on and below the `offset`-th diagonal), as a 2 x N tensor in row-major order; int64 unless `dtype`."""
     ...
 
-def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2, eps: float = 1e-06, swap: bool = False, reduction: int = 1) -> Tensor:
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2, eps: float = 1e-06, swap: bool = False, reduction: int = 0) -> Tensor:
     """`max(0, margin + d(anchor, positive) - d(anchor, negative))` with d the p-norm distance along the last dim (pairwise_distance, with `eps`); `swap` uses the smaller of d(anchor, negative) and d(positive, negative)."""
     ...
 

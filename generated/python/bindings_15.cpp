@@ -117,7 +117,7 @@ PyObject* fn_deg2rad_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
 PyObject* fn_hinge_embedding_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "hinge_embedding_loss(Tensor input, Tensor target, float margin=1.0, int reduction=1)",
+      "hinge_embedding_loss(Tensor input, Tensor target, float margin=1.0, int reduction=0)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -261,7 +261,7 @@ Every element of `self` converted from degrees to radians; integer inputs give t
 
 In-place version of deg2rad(): writes the result into self. Every element of `self` converted from degrees to radians; integer inputs give the default float dtype.)doc"});
   functions["_ops"].push_back({"hinge_embedding_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_hinge_embedding_loss)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(hinge_embedding_loss(Tensor input, Tensor target, float margin=1.0, int reduction=1) -> Tensor
+      METH_FASTCALL | METH_KEYWORDS, R"doc(hinge_embedding_loss(Tensor input, Tensor target, float margin=1.0, int reduction=0) -> Tensor
 
 `self` where target is 1, `max(0, margin - self)` where target is -1, reduced as `reduction` says.)doc"});
   functions["_ops"].push_back({"special_i0e", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_i0e)),

@@ -126,7 +126,7 @@ PyObject* fn_logical_and_(PyObject* /*module*/, PyObject* const* args, Py_ssize_
 PyObject* fn_nn_mse_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "mse_loss(Tensor input, Tensor target, int reduction=1, *, Tensor? out=None)",
+      "mse_loss(Tensor input, Tensor target, int reduction=0, *, Tensor? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -326,7 +326,7 @@ True where both `self` and `other` are nonzero, element by element with broadcas
 
 In-place version of logical_and(): writes the result into self. True where both `self` and `other` are nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype.)doc"});
   functions["_nn"].push_back({"mse_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_mse_loss)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(mse_loss(Tensor input, Tensor target, int reduction=1, *, Tensor? out=None) -> Tensor
+      METH_FASTCALL | METH_KEYWORDS, R"doc(mse_loss(Tensor input, Tensor target, int reduction=0, *, Tensor? out=None) -> Tensor
 
 The squared error `(self - target) ** 2` (broadcast), averaged (mean), summed (sum) or per element (none).)doc"});
   functions["_ops"].push_back({"permute", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_permute)),

@@ -37,7 +37,7 @@ PyObject* fn_alias(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
 PyObject* fn_nn_cross_entropy_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "cross_entropy_loss(Tensor input, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100, float label_smoothing=0.0)",
+      "cross_entropy_loss(Tensor input, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100, float label_smoothing=0.0)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -311,7 +311,7 @@ void add_bindings_20(FunctionTables& functions, std::vector<PyMethodDef>& method
 
 A view of `self` with the same geometry (a new tensor object sharing everything).)doc"});
   functions["_nn"].push_back({"cross_entropy_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_cross_entropy_loss)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(cross_entropy_loss(Tensor input, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100, float label_smoothing=0.0) -> Tensor
+      METH_FASTCALL | METH_KEYWORDS, R"doc(cross_entropy_loss(Tensor input, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100, float label_smoothing=0.0) -> Tensor
 
 The cross entropy of logits `self` ((C,), (N, C) or (N, C, d1, ..., dk)) against class indices (`nll_loss_nd(log_softmax(self, 1))`, with `label_smoothing` mixing in the mean over classes) or against class probabilities of `self`'s shape.)doc"});
   functions["_nn"].push_back({"hardswish_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_hardswish_backward)),

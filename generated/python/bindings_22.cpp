@@ -55,7 +55,7 @@ PyObject* fn_diagonal(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
 PyObject* fn_margin_ranking_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=1)",
+      "margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=0)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -212,7 +212,7 @@ Alias of `abs`.)doc"});
 
 A view of the diagonal of `self` over dimensions `dim1` and `dim2` (above it for a positive `offset`, below for a negative one), appended as the last dimension.)doc"});
   functions["_ops"].push_back({"margin_ranking_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_margin_ranking_loss)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=1) -> Tensor
+      METH_FASTCALL | METH_KEYWORDS, R"doc(margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=0) -> Tensor
 
 `max(0, -target * (input1 - input2) + margin)`, reduced as `reduction` says.)doc"});
   functions["_ops"].push_back({"prelu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_prelu)),

@@ -189,7 +189,7 @@ PyObject* fn_clamp_min_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
 PyObject* fn_cosine_embedding_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=1)",
+      "cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=0)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -722,7 +722,7 @@ clamp_min_(Tensor input, Scalar min) -> Tensor
 
 In-place version of clamp_min(): writes the result into self. Limits every element of `self` to at least the number `min` (NaN propagates).)doc"});
   functions["_ops"].push_back({"cosine_embedding_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cosine_embedding_loss)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=1) -> Tensor
+      METH_FASTCALL | METH_KEYWORDS, R"doc(cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=0) -> Tensor
 
 `1 - cos(input1, input2)` where target is 1, `max(0, cos - margin)` where it is -1 (cosine along the last dim), reduced as `reduction` says.)doc"});
   functions["_ops"].push_back({"greater_equal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_greater_equal)),

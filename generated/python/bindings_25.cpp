@@ -103,7 +103,7 @@ PyObject* fn_fmod_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
 PyObject* fn_kl_div(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "kl_div(Tensor input, Tensor target, int reduction=1, *, bool log_target=False)",
+      "kl_div(Tensor input, Tensor target, int reduction=0, *, bool log_target=False)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -120,7 +120,7 @@ PyObject* fn_kl_div(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
 PyObject* fn_nn_nll_loss2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "nll_loss2d(Tensor input, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100, *, Tensor? out=None)",
+      "nll_loss2d(Tensor input, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100, *, Tensor? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -312,11 +312,11 @@ fmod_(Tensor input, Scalar other) -> Tensor
 
 In-place version of fmod(): writes the result into self. The remainder of dividing every element of `self` by the number `other`, with the sign of `self`.)doc"});
   functions["_ops"].push_back({"kl_div", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_kl_div)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(kl_div(Tensor input, Tensor target, int reduction=1, *, bool log_target=False) -> Tensor
+      METH_FASTCALL | METH_KEYWORDS, R"doc(kl_div(Tensor input, Tensor target, int reduction=0, *, bool log_target=False) -> Tensor
 
 The Kullback-Leibler divergence of log-probabilities `self` from `target` (probabilities, or log-probabilities with `log_target`): `target * (log(target) - self)` (0 where target is 0), reduced as `reduction` says.)doc"});
   functions["_nn"].push_back({"nll_loss2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_nll_loss2d)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(nll_loss2d(Tensor input, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100, *, Tensor? out=None) -> Tensor
+      METH_FASTCALL | METH_KEYWORDS, R"doc(nll_loss2d(Tensor input, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100, *, Tensor? out=None) -> Tensor
 
 The loss of nll_loss2d_forward (inputs of shape (N, C, H, W)).)doc"});
   functions["_ops"].push_back({"rand_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rand_like)),

@@ -19,7 +19,7 @@ namespace {
 PyObject* fn_nn_binary_cross_entropy(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "binary_cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int reduction=1, *, Tensor? out=None)",
+      "binary_cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int reduction=0, *, Tensor? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -119,7 +119,7 @@ PyObject* fn_mv(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, P
 PyObject* fn_nn_smooth_l1_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "smooth_l1_loss(Tensor input, Tensor target, int reduction=1, float beta=1.0, *, Tensor? out=None)",
+      "smooth_l1_loss(Tensor input, Tensor target, int reduction=0, float beta=1.0, *, Tensor? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -429,7 +429,7 @@ PyObject* method_sub_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 
 void add_bindings_28(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   functions["_nn"].push_back({"binary_cross_entropy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_binary_cross_entropy)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(binary_cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int reduction=1, *, Tensor? out=None) -> Tensor
+      METH_FASTCALL | METH_KEYWORDS, R"doc(binary_cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int reduction=0, *, Tensor? out=None) -> Tensor
 
 The binary cross entropy of probabilities `self` (in [0, 1]) against `target`: `-(target * log(self) + (1 - target) * log(1 - self))`, the logs clamped at -100, times `weight`, reduced as `reduction` says.)doc"});
   functions["_ops"].push_back({"masked_fill", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_masked_fill)),
@@ -453,7 +453,7 @@ In-place version of masked_fill(): writes the result into self. `masked_fill` wi
 
 The product of the matrix `self` (n x m) with the vector `vec` (m).)doc"});
   functions["_nn"].push_back({"smooth_l1_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_smooth_l1_loss)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(smooth_l1_loss(Tensor input, Tensor target, int reduction=1, float beta=1.0, *, Tensor? out=None) -> Tensor
+      METH_FASTCALL | METH_KEYWORDS, R"doc(smooth_l1_loss(Tensor input, Tensor target, int reduction=0, float beta=1.0, *, Tensor? out=None) -> Tensor
 
 The smooth L1 error of `z = |self - target|`: `0.5 * z ** 2 / beta` where `z < beta`, else `z - 0.5 * beta` (l1_loss for beta 0), reduced as `reduction` says.)doc"});
   functions["_ops"].push_back({"sub", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sub)),

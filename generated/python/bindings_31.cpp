@@ -137,7 +137,7 @@ PyObject* fn_mvlgamma_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
 PyObject* fn_nn_nll_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "nll_loss(Tensor input, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100, *, Tensor? out=None)",
+      "nll_loss(Tensor input, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100, *, Tensor? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -377,7 +377,7 @@ The multivariate log-gamma function of dimension `p` of every element x of `self
 
 In-place version of mvlgamma(): writes the result into self. The multivariate log-gamma function of dimension `p` of every element x of `self`: `p (p - 1) / 4 log(pi) + sum(lgamma(x - j / 2) for j in 0..p-1)`; integer inputs give the default float dtype.)doc"});
   functions["_nn"].push_back({"nll_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_nll_loss)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(nll_loss(Tensor input, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100, *, Tensor? out=None) -> Tensor
+      METH_FASTCALL | METH_KEYWORDS, R"doc(nll_loss(Tensor input, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100, *, Tensor? out=None) -> Tensor
 
 The loss of nll_loss_forward (inputs of shape (C,) or (N, C)).)doc"});
   functions["_ops"].push_back({"scatter_add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter_add)),

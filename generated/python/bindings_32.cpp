@@ -182,7 +182,7 @@ PyObject* fn_logaddexp2(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
 PyObject* fn_nn_nll_loss_nd(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "nll_loss_nd(Tensor input, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100)",
+      "nll_loss_nd(Tensor input, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -532,7 +532,7 @@ The gradient of gelu: `grad_output * (Phi(x) + x * phi(x))`, or the derivative o
 
 `log2(2**self + 2**other)` without overflow, with broadcasting; floating dtypes only.)doc"});
   functions["_nn"].push_back({"nll_loss_nd", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_nll_loss_nd)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(nll_loss_nd(Tensor input, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100) -> Tensor
+      METH_FASTCALL | METH_KEYWORDS, R"doc(nll_loss_nd(Tensor input, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100) -> Tensor
 
 nll_loss for inputs of any rank: (C,), (N, C) or (N, C, d1, ..., dk) with targets (N, d1, ..., dk); the K-dimensional case runs as nll_loss2d on an (N, C, 1, d1*...*dk) view.)doc"});
   functions["_ops"].push_back({"norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_norm)),

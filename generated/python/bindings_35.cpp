@@ -195,7 +195,7 @@ PyObject* fn_nanquantile(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
 PyObject* fn_nn_soft_margin_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "soft_margin_loss(Tensor input, Tensor target, int reduction=1, *, Tensor? out=None)",
+      "soft_margin_loss(Tensor input, Tensor target, int reduction=0, *, Tensor? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -364,7 +364,7 @@ nanquantile(Tensor input, float q, int? dim=None, bool keepdim=False, *, str int
 
 `nanquantile` of one `q` given as a number.)doc"});
   functions["_nn"].push_back({"soft_margin_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_soft_margin_loss)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(soft_margin_loss(Tensor input, Tensor target, int reduction=1, *, Tensor? out=None) -> Tensor
+      METH_FASTCALL | METH_KEYWORDS, R"doc(soft_margin_loss(Tensor input, Tensor target, int reduction=0, *, Tensor? out=None) -> Tensor
 
 The two-class logistic loss `log(1 + exp(-target * self))` (targets 1 or -1), reduced as `reduction` says.)doc"});
   functions["_ops"].push_back({"special_digamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_digamma)),

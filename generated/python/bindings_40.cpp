@@ -98,7 +98,7 @@ PyObject* fn_floor_divide_(PyObject* /*module*/, PyObject* const* args, Py_ssize
 PyObject* fn_nn_l1_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "l1_loss(Tensor input, Tensor target, int reduction=1)",
+      "l1_loss(Tensor input, Tensor target, int reduction=0)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -443,7 +443,7 @@ floor_divide_(Tensor input, Scalar other) -> Tensor
 
 In-place version of floor_divide(): writes the result into self. Divides every element of `self` by the number `other`, rounding toward negative infinity.)doc"});
   functions["_nn"].push_back({"l1_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_l1_loss)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(l1_loss(Tensor input, Tensor target, int reduction=1) -> Tensor
+      METH_FASTCALL | METH_KEYWORDS, R"doc(l1_loss(Tensor input, Tensor target, int reduction=0) -> Tensor
 
 The absolute error `|self - target|` (broadcast), averaged (mean), summed (sum) or per element (none).)doc"});
   functions["_ops"].push_back({"renorm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_renorm)),

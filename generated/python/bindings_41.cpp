@@ -73,7 +73,7 @@ PyObject* fn_nn_hardshrink_backward(PyObject* /*module*/, PyObject* const* args,
 PyObject* fn_nn_huber_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "huber_loss(Tensor input, Tensor target, int reduction=1, float delta=1.0, *, Tensor? out=None)",
+      "huber_loss(Tensor input, Tensor target, int reduction=0, float delta=1.0, *, Tensor? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -302,7 +302,7 @@ In-place version of cumsum(): writes the result into self. Cumulative sum of `se
 
 The gradient of hardshrink: grad_out where |self| > lambd, else 0.)doc"});
   functions["_nn"].push_back({"huber_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_huber_loss)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(huber_loss(Tensor input, Tensor target, int reduction=1, float delta=1.0, *, Tensor? out=None) -> Tensor
+      METH_FASTCALL | METH_KEYWORDS, R"doc(huber_loss(Tensor input, Tensor target, int reduction=0, float delta=1.0, *, Tensor? out=None) -> Tensor
 
 The Huber error of `z = |self - target|`: `0.5 * z ** 2` where `z < delta`, else `delta * (z - 0.5 * delta)`, reduced as `reduction` says.)doc"});
   functions["_ops"].push_back({"special_logsumexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_logsumexp)),

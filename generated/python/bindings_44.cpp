@@ -22,7 +22,7 @@ PyTypeObject* topk_out_type = nullptr;
 PyObject* fn_binary_cross_entropy_with_logits(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "binary_cross_entropy_with_logits(Tensor input, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=1, *, Tensor? out=None)",
+      "binary_cross_entropy_with_logits(Tensor input, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=0)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -31,11 +31,6 @@ PyObject* fn_binary_cross_entropy_with_logits(PyObject* /*module*/, PyObject* co
   auto weight = r.optional_tensor(2);
   auto pos_weight = r.optional_tensor(3);
   auto reduction = r.toInt64(4);
-  if (!r.is_none(5)) {
-    auto out = r.tensor(5);
-    auto result = [&] { GilRelease no_gil; return tl::binary_cross_entropy_with_logits_out(out, self, target, weight, pos_weight, reduction); }();
-    return wrap(std::move(result));
-  }
   auto result = [&] { GilRelease no_gil; return tl::binary_cross_entropy_with_logits(self, target, weight, pos_weight, reduction); }();
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -146,7 +141,7 @@ void add_bindings_44(FunctionTables& functions, std::vector<PyMethodDef>& method
   topk_type = return_type("topk", {"values", "indices"});
   topk_out_type = return_type("topk_out", {"values", "indices"});
   functions["_ops"].push_back({"binary_cross_entropy_with_logits", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_binary_cross_entropy_with_logits)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(binary_cross_entropy_with_logits(Tensor input, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=1, *, Tensor? out=None) -> Tensor
+      METH_FASTCALL | METH_KEYWORDS, R"doc(binary_cross_entropy_with_logits(Tensor input, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=0) -> Tensor
 
 binary_cross_entropy of `sigmoid(self)`, computed stably from the logits: `(1 - target) * self - (1 + (pos_weight - 1) * target) * log_sigmoid(self)`, times `weight`, reduced as `reduction` says.)doc"});
   functions["_ops"].push_back({"hardshrink", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_hardshrink)),

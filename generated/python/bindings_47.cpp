@@ -86,7 +86,7 @@ PyObject* fn_log1p_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
 PyObject* fn_nn_multi_margin_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "multi_margin_loss(Tensor input, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=1, *, Tensor? out=None)",
+      "multi_margin_loss(Tensor input, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=0, *, Tensor? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -110,7 +110,7 @@ PyObject* fn_nn_multi_margin_loss(PyObject* /*module*/, PyObject* const* args, P
 PyObject* fn_nn_multilabel_margin_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "multilabel_margin_loss(Tensor input, Tensor target, int reduction=1, *, Tensor? out=None)",
+      "multilabel_margin_loss(Tensor input, Tensor target, int reduction=0, *, Tensor? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -191,11 +191,11 @@ The gated linear unit: `a * sigmoid(b)` where a and b are the halves of `self` a
 
 In-place version of log1p(): writes the result into self. `log(1 + x)` for every element x of `self`, accurate near zero; integer inputs give the default float dtype.)doc"});
   functions["_nn"].push_back({"multi_margin_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_multi_margin_loss)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(multi_margin_loss(Tensor input, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=1, *, Tensor? out=None) -> Tensor
+      METH_FASTCALL | METH_KEYWORDS, R"doc(multi_margin_loss(Tensor input, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=0, *, Tensor? out=None) -> Tensor
 
 The multi-class hinge loss of scores `self` ((C,) or (N, C)) for class indices `target`: per sample, the sum over classes i other than y of `weight[y] * max(0, margin - self[y] + self[i]) ** p` (p 1 or 2), divided by C.)doc"});
   functions["_nn"].push_back({"multilabel_margin_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_multilabel_margin_loss)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(multilabel_margin_loss(Tensor input, Tensor target, int reduction=1, *, Tensor? out=None) -> Tensor
+      METH_FASTCALL | METH_KEYWORDS, R"doc(multilabel_margin_loss(Tensor input, Tensor target, int reduction=0, *, Tensor? out=None) -> Tensor
 
 The loss of multilabel_margin_loss_forward.)doc"});
   functions["_ops"].push_back({"special_softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_softmax)),

@@ -202,7 +202,7 @@ PyObject* fn_tensordot(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
 PyObject* fn_triplet_margin_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, float p=2, float eps=1e-06, bool swap=False, int reduction=1)",
+      "triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, float p=2, float eps=1e-06, bool swap=False, int reduction=0)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -367,7 +367,7 @@ Alias of `log_softmax` (`torchlite.special.log_softmax`).)doc"});
 
 The contraction of `self` and `other` over the paired dimensions `dims_self[i]`, `dims_other[i]` (a size-1 dimension is summed against any size): the free dims of `self`, then those of `other`. `torchlite.tensordot(a, b, dims=2)` is PyTorch's Python front end (an int, a pair of lists).)doc"});
   functions["_ops"].push_back({"triplet_margin_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_triplet_margin_loss)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, float p=2, float eps=1e-06, bool swap=False, int reduction=1) -> Tensor
+      METH_FASTCALL | METH_KEYWORDS, R"doc(triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, float p=2, float eps=1e-06, bool swap=False, int reduction=0) -> Tensor
 
 `max(0, margin + d(anchor, positive) - d(anchor, negative))` with d the p-norm distance along the last dim (pairwise_distance, with `eps`); `swap` uses the smaller of d(anchor, negative) and d(positive, negative).)doc"});
   methods.push_back({"__rsub__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__rsub__)),

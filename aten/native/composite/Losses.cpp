@@ -10,6 +10,7 @@
 #include "generated/ops/abs.h"
 #include "generated/ops/clamp_min.h"
 #include "generated/ops/cosine_embedding_loss.h"
+#include "generated/ops/full_like.h"
 #include "generated/ops/hinge_embedding_loss.h"
 #include "generated/ops/margin_ranking_loss.h"
 #include "generated/ops/minimum.h"
@@ -100,7 +101,8 @@ Tensor nll_loss_nd_composite(const Tensor& self, const Tensor& target, const std
 // x where target != -1, plus max(0, margin - x) where target != 1.
 Tensor hinge_embedding_loss_composite(const Tensor& self, const Tensor& target, double margin, int64_t reduction) {
   const Tensor zeros = zeros_like(self);
-  const Tensor margin_part = where(ne(target, 1), clamp_min(rsub(self, margin), 0), zeros);
+  // PyTorch's C++ `margin - self` fills a tensor like self with margin first: in self's dtype.
+  const Tensor margin_part = where(ne(target, 1), clamp_min(sub(full_like(self, margin), self), 0), zeros);
   const Tensor self_part = where(ne(target, -1), self, zeros);
   return apply_loss_reduction(add(margin_part, self_part), reduction);
 }
@@ -132,7 +134,7 @@ Tensor cosine_embedding_loss_composite(const Tensor& input1, const Tensor& input
   const Tensor mag2 = add(sum(mul(input2, input2), dim, false, std::nullopt), eps);
   const Tensor cos = div(prod, sqrt(mul(mag1, mag2)));
   const Tensor zeros = zeros_like(cos);
-  const Tensor pos = where(eq(target, 1), rsub(cos, 1.0), zeros);
+  const Tensor pos = where(eq(target, 1), sub(full_like(cos, 1), cos), zeros);
   const Tensor negative = where(eq(target, -1), clamp_min(sub(cos, margin), 0), zeros);
   return apply_loss_reduction(add(pos, negative), reduction);
 }

@@ -14,6 +14,7 @@
 #include "aten/native/cpu/ActivationLoops.h"
 #include "aten/native/cpu/VecMathCommon.h"
 #include "aten/native/OutputUtils.h"
+#include "aten/native/ShapeUtils.h"
 #include "aten/native/cpu/VecMathExpLog.h"
 #include "generated/ops/abs.h"
 #include "generated/ops/add.h"
@@ -23,6 +24,9 @@
 #include "generated/ops/copy.h"
 #include "generated/ops/div.h"
 #include "generated/ops/empty.h"
+#include "generated/ops/ge.h"
+#include "generated/ops/le.h"
+#include "generated/ops/where.h"
 #include "generated/ops/log_sigmoid.h"
 #include "generated/ops/max.h"
 #include "generated/ops/min.h"
@@ -111,9 +115,28 @@ void mse_loss_kernel(const Tensor& self, const Tensor& target, int64_t reduction
   });
 }
 
+// Integer inputs: PyTorch's kernels compute these two backward ops in the integer type itself, the
+// norm (and beta) truncated to it; the same ops in that type give the same values.
+bool integral_common(const Tensor& a, const Tensor& b, const Tensor& c) {
+  return !is_floating_type(a.dtype()) && !is_floating_type(b.dtype()) && !is_floating_type(c.dtype()) &&
+         a.dtype() != ScalarType::Bool;
+}
+
+// The norm as the integer PyTorch's kernel converts it to (2 / 0 for an empty mean overflows, as there).
+int64_t integral_norm(double norm, const char* op) {
+  TL_CHECK(std::isfinite(norm) && std::abs(norm) < 9.2e18, op,
+           ": value cannot be converted to type int64_t without overflow");
+  return static_cast<int64_t>(norm);
+}
+
 Tensor mse_loss_backward_kernel(const Tensor& grad_output, const Tensor& self, const Tensor& target,
                                 int64_t reduction) {
   const double norm = 2.0 * mean_norm(self, reduction);
+  if (integral_common(grad_output, self, target)) {
+    check_reduction(reduction, "mse_loss_backward");
+    const double raw = reduction == kReductionMean ? 2.0 / static_cast<double>(self.numel()) : 2.0;
+    return mul(mul(sub(self, target), integral_norm(raw, "mse_loss_backward")), grad_output);
+  }
   return pointwise_loss_backward(grad_output, self, target, reduction, "mse_loss_backward",
                                  [=](double d, double g) TL_MATH_INLINE { return norm * d * g; });
 }
@@ -135,6 +158,14 @@ void smooth_l1_loss_kernel(const Tensor& self, const Tensor& target, int64_t red
 Tensor smooth_l1_loss_backward_kernel(const Tensor& grad_output, const Tensor& self, const Tensor& target,
                                       int64_t reduction, double beta) {
   const double norm = mean_norm(self, reduction);
+  if (integral_common(grad_output, self, target)) {
+    check_reduction(reduction, "smooth_l1_loss_backward");
+    const double raw = reduction == kReductionMean ? 1.0 / static_cast<double>(self.numel()) : 1.0;
+    const int64_t n = integral_norm(raw, "smooth_l1_loss_backward"), b = integral_norm(beta, "smooth_l1_loss_backward");
+    const Tensor d = sub(self, target);
+    const Tensor inside = mul(div(mul(d, n), b, "trunc"), grad_output);
+    return where(le(d, -b), mul(grad_output, -n), where(ge(d, b), mul(grad_output, n), inside));
+  }
   // PyTorch's branches: the sign at |d| >= beta (so -1 at d == 0 for beta 0), d / beta inside.
   const double inv_beta = beta == 0 ? 0.0 : 1.0 / beta;
   return pointwise_loss_backward(grad_output, self, target, reduction, "smooth_l1_loss_backward",
@@ -171,6 +202,8 @@ void binary_cross_entropy_kernel(const Tensor& self, const Tensor& target, const
   check_reduction(reduction, op);
   TL_CHECK_AS(NotImplementedError, is_floating_type(self.dtype()), op, ": not implemented for '",
               scalar_type_name(self.dtype()), "'");
+  TL_CHECK(target.dtype() == self.dtype(), op, ": Found dtype ", scalar_type_name(target.dtype()), " but expected ",
+           scalar_type_name(self.dtype()));
   // As PyTorch: the loss has self's shape, computed on the squeezed self and target (target broadcast to it).
   const Tensor x = squeeze(self);
   Tensor loss = empty(x.sizes(), self.dtype(), self.device());
@@ -189,8 +222,7 @@ void binary_cross_entropy_kernel(const Tensor& self, const Tensor& target, const
     });
   });
   loss = reshape(loss, self.sizes());
-  if (has(weight)) loss = mul(loss, *weight);
-  if (loss.sizes() != self.sizes()) loss = reshape(loss, self.sizes());  // a weight may not grow it
+  if (has(weight)) mul_(loss, *weight);  // in place, as PyTorch: weight may not grow the loss or change its dtype
   reduce_into(loss, reduction, out, op);
 }
 
@@ -209,18 +241,23 @@ Tensor binary_cross_entropy_backward_kernel(const Tensor& grad_output, const Ten
   return grad;
 }
 
-void binary_cross_entropy_with_logits_kernel(const Tensor& self, const Tensor& target,
-                                             const std::optional<Tensor>& weight,
-                                             const std::optional<Tensor>& pos_weight, int64_t reduction,
-                                             Tensor& out) {
+Tensor binary_cross_entropy_with_logits_kernel(const Tensor& self, const Tensor& target,
+                                               const std::optional<Tensor>& weight,
+                                               const std::optional<Tensor>& pos_weight, int64_t reduction) {
   const char* op = "binary_cross_entropy_with_logits";
   check_reduction(reduction, op);
+  // PyTorch computes in place on (1 - target), on log_sigmoid(self) when pos_weight is given, then on the
+  // loss for weight: each must already have the broadcast shape.
+  auto check_grows = [&](IntArrayRef held, IntArrayRef other) {
+    const DimVector b = broadcast_shapes(held, other);
+    TL_CHECK(IntArrayRef(b) == held, op, ": output with shape ", held, " doesn't match the broadcast shape ",
+             IntArrayRef(b));
+  };
+  check_grows(target.sizes(), self.sizes());
+  if (has(pos_weight)) check_grows(self.sizes(), broadcast_shapes(pos_weight->sizes(), target.sizes()));
+  if (has(weight)) check_grows(target.sizes(), weight->sizes());
   Tensor loss;
-  if (has(pos_weight)) {
-    // (1 - y) x - (1 + (pos_weight - 1) y) log_sigmoid(x)
-    const Tensor log_weight = add(mul(sub(*pos_weight, 1.0), target), 1.0);
-    loss = sub(mul(rsub(target, 1.0), self), mul(log_sigmoid(self), log_weight));
-  } else {
+  if (!has(pos_weight) && self.dtype() == target.dtype()) {
     // (1 - y) x - log_sigmoid(x) = (1 - y) x + max(-x, 0) + log1p(exp(-|x|)): one pass, no overflow.
     loss = binary_float(
         self, target, op,
@@ -230,30 +267,53 @@ void binary_cross_entropy_with_logits_kernel(const Tensor& self, const Tensor& t
         [](double x, double y) TL_MATH_INLINE {
           return (1.0 - y) * x + dsel(x < 0, -x, 0.0) + vec::log1p_unit_for_float(vec::exp_for_float(-vec::dabs(x)));
         });
+  } else {
+    // PyTorch's in-place steps, which fix the result dtype (target's): (1 - y) * x - lw * log_sigmoid(x),
+    // lw = 1 + (pos_weight - 1) * y.
+    Tensor log_sig = log_sigmoid(self);
+    if (has(pos_weight)) mul_(log_sig, add(mul(sub(*pos_weight, 1.0), target), 1.0));
+    loss = rsub(target, 1.0);
+    sub_(mul_(loss, self), log_sig);
   }
-  if (has(weight)) loss = mul(loss, *weight);
-  reduce_into(loss, reduction, out, op);
+  if (has(weight)) mul_(loss, *weight);
+  return apply_loss_reduction(loss, reduction);
 }
 
 // ---- soft margin: log(1 + exp(-target * self)), computed as PyTorch does (no rewriting for large -y x).
 
-void soft_margin_loss_kernel(const Tensor& self, const Tensor& target, int64_t reduction, Tensor& out) {
-  pointwise_loss(self, target, reduction, out, "soft_margin_loss", [](double x, double y) TL_MATH_INLINE {
-    return vec::log1p_f64(vec::exp_f64(-y * x));
+// As PyTorch (which computes in place on a tensor like self): the result has self's shape and dtype, and a
+// target whose promotion self cannot hold is refused ("result type Double can't be cast to ... Char").
+// The forward keeps self's shape; the backward (PyTorch's mul_out into an empty tensor) takes the broadcast one.
+static Tensor soft_margin_map(const Tensor& self, const Tensor& target, const char* op,
+                              double (*f)(double, double, double), double norm, bool broadcast) {
+  Tensor out = empty(self.sizes(), self.dtype(), self.device());
+  auto iter = TensorIteratorConfig().set_op_name(op).add_output(out).add_input(self).add_input(target)
+                  .resize_outputs(broadcast).build();
+  TL_DISPATCH_FLOAT(iter.common_dtype(), op, [&] {
+    math_kernel<scalar_t>(iter, [=](double x, double y) TL_MATH_INLINE { return f(x, y, norm); });
   });
+  return out;
+}
+
+void soft_margin_loss_kernel(const Tensor& self, const Tensor& target, int64_t reduction, Tensor& out) {
+  const char* op = "soft_margin_loss";
+  check_reduction(reduction, op);
+  const Tensor loss = soft_margin_map(self, target, op, [](double x, double y, double) TL_MATH_INLINE {
+    return vec::log1p_f64(vec::exp_f64(-y * x));
+  }, 1.0, false);
+  reduce_into(loss, reduction, out, op);
 }
 
 Tensor soft_margin_loss_backward_kernel(const Tensor& grad_output, const Tensor& self, const Tensor& target,
                                         int64_t reduction) {
   const char* op = "soft_margin_loss_backward";
   check_reduction(reduction, op);
-  const double norm = mean_norm(self, reduction);
-  // -y exp(-y x) / (1 + exp(-y x)) per element, times grad_output.
-  const Tensor slope = binary_float(self, target, op, [=](double x, double y) TL_MATH_INLINE {
+  // -y exp(-y x) / (1 + exp(-y x)) per element (in self's dtype), times grad_output in place.
+  const Tensor grad = soft_margin_map(self, target, op, [](double x, double y, double norm) TL_MATH_INLINE {
     const double z = vec::exp_f64(-y * x);
     return -norm * y * z / (z + 1.0);
-  });
-  return mul(slope, grad_output);
+  }, mean_norm(self, reduction), true);
+  return mul_(grad, grad_output);
 }
 
 }  // namespace tl::native

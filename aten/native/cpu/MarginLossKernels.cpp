@@ -79,6 +79,8 @@ static Tensor multi_margin_loss_impl(const Tensor& self_, const Tensor& target_,
   if (has_weight) {
     TL_CHECK(weight->dim() <= 1 && weight->numel() == f.dim, op, ": inconsistent weight size, expected ", f.dim,
              " but got ", weight->sizes());
+    TL_CHECK(weight->dtype() == self_.dtype(), op, ": expected scalar type ", scalar_type_name(self_.dtype()),
+             " but found ", scalar_type_name(weight->dtype()));
   }
   check_float_and_long(self_, target_, op);
   const bool per_frame = reduction == kReductionNone && target_.dim() > 0;
@@ -133,6 +135,8 @@ Tensor multi_margin_loss_backward_kernel(const Tensor& grad_output, const Tensor
   if (has_weight) {
     TL_CHECK(weight->dim() <= 1 && weight->numel() == f.dim, op, ": inconsistent weight size, expected ", f.dim,
              " but got ", weight->sizes());
+    TL_CHECK(weight->dtype() == self_.dtype(), op, ": expected scalar type ", scalar_type_name(self_.dtype()),
+             " but found ", scalar_type_name(weight->dtype()));
   }
   check_float_and_long(self_, target_, op);
   const bool per_frame = reduction == kReductionNone && grad_output.dim() > 0;
@@ -258,6 +262,8 @@ Tensor multilabel_margin_loss_backward_kernel(const Tensor& grad_output, const T
   const Frames f = multilabel_frames(self_, target_, op);
   TL_CHECK(is_target_.sizes() == target_.sizes(), op, ": inconsistent is_target size: ", is_target_.sizes(),
            " for target of size: ", target_.sizes());
+  TL_CHECK(is_target_.dtype() == self_.dtype(), op, ": expected scalar type ", scalar_type_name(self_.dtype()),
+           " but found ", scalar_type_name(is_target_.dtype()));
   const bool per_frame = reduction == kReductionNone && grad_output.dim() > 0;
   TL_CHECK(per_frame ? grad_output.numel() == f.n : grad_output.numel() == 1, op,
            ": grad_output has the wrong size ", grad_output.sizes());

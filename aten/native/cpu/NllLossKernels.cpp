@@ -14,6 +14,7 @@
 #include "aten/core/Tensor.h"
 #include "aten/native/DimEngine.h"
 #include "aten/native/Losses.h"
+#include "aten/native/TensorIterator.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/empty.h"
 #include "generated/ops/nll_loss2d_backward.h"
@@ -209,6 +210,9 @@ Tensor nll_loss2d_backward_kernel(const Tensor& grad_output, const Tensor& self,
                                   const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index,
                                   const Tensor& total_weight) {
   const char* op = "nll_loss2d_backward";
+  // PyTorch's grad_input is empty_like(self), which keeps a dense self's permuted layout, and its kernel
+  // refuses that.
+  TL_CHECK(self.is_contiguous() || !is_non_overlapping_and_dense(self), op, ": grad_input must be contiguous");
   return nll_backward_impl(grad_output, self, target, weight, reduction, ignore_index, total_weight,
                            nll_shape_2d(self, target, weight, op), op);
 }
