@@ -59,6 +59,18 @@ KNOWN_MISMATCHES: list = [
        "rounding (its AVX uint8 path); torchlite computes in float and rounds once, so some elements differ by 1")
       for op, i in (("upsample_bilinear2d", None), ("upsample_bilinear2d.vec", None), ("upsample_bicubic2d", 0),
                     ("upsample_bicubic2d", 2), ("upsample_bicubic2d.vec", None))],
+    *[(("binary_cross_entropy", i, "out", variant, dtype),
+       "PyTorch's binary_cross_entropy out= computes the loss into a squeezed view of out that it resizes, not out: "
+       "an empty out stays empty, so 'none' returns it empty and 'mean'/'sum' reduce nothing (nan/0), a bug not "
+       "copied; torchlite writes the loss into out")
+      for i in (0, 1, 2) for variant, dtype in
+      [("contiguous", d) for d in ("float16", "bfloat16", "float32", "float64")]
+      + [(v, "float32") for v in (("transposed", "sliced", "expanded") if i < 2 else ("sliced", "expanded"))]],
+    *[(("smooth_l1_loss_backward", 1, "functional", "contiguous", dtype),
+       "PyTorch's integer smooth_l1_loss_backward gives different values in its vectorized loop (trunc(x / beta) * "
+       "grad) and its scalar tail (trunc(x * grad / beta)), so a result depends on the element's position; "
+       "torchlite computes every element as the vectorized loop does")
+      for dtype in ("uint8", "int8", "int16", "int32")],
 ]
 
 

@@ -25,6 +25,7 @@
 #include "aten/autograd/FunctionsManualPooling.h"  // max-pool double backward, adaptive sizes
 #include "aten/autograd/FunctionsManualConvolution.h"  // linear, convolution (double backward)
 #include "aten/autograd/FunctionsManualPadding.h"  // constant_pad_nd
+#include "aten/autograd/FunctionsManualLoss.h"  // double backward of the losses
 
 namespace tl::autograd::generated {
 

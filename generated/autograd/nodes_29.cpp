@@ -6,8 +6,6 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
-#include "generated/ops/_upsample_nearest_exact2d.h"
-#include "generated/ops/_upsample_nearest_exact2d_backward.h"
 #include "generated/ops/_upsample_nearest_exact3d.h"
 #include "generated/ops/_upsample_nearest_exact3d_backward.h"
 #include "generated/ops/gather.h"
@@ -15,30 +13,6 @@
 #include "generated/ops/transpose.h"
 
 namespace tl::autograd::generated {
-
-// Backward of _upsample_nearest_exact2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, float? scales_h=None, float? scales_w=None) -> Tensor
-struct UpsampleNearestExact2DBackwardBackward0 final : Node {
-  std::string name() const override { return "UpsampleNearestExact2DBackwardBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-
-  std::vector<int64_t> output_size_;
-  std::optional<double> scales_h_;
-  std::optional<double> scales_w_;
-};
-
-variable_list UpsampleNearestExact2DBackwardBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& output_size = as_arg(output_size_);
-  const auto& scales_h = as_arg(scales_h_);
-  const auto& scales_w = as_arg(scales_w_);
-  if (should_compute_output(0)) {
-    grad_inputs[0] = _upsample_nearest_exact2d(grad, output_size, scales_h, scales_w);
-  }
-  return grad_inputs;
-}
 
 // Backward of _upsample_nearest_exact3d_backward(Tensor grad_output, int[3] output_size, int[5] input_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
 struct UpsampleNearestExact3DBackwardBackward0 final : Node {
@@ -144,23 +118,6 @@ variable_list TransposeBackward1::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
-
-// _upsample_nearest_exact2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, float? scales_h=None, float? scales_w=None) -> Tensor
-Tensor _upsample_nearest_exact2d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, std::optional<double> scales_h, std::optional<double> scales_w) {
-  auto grad_fn = std::make_shared<UpsampleNearestExact2DBackwardBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&grad_output}));
-  grad_fn->output_size_ = output_size.vec();
-  grad_fn->scales_h_ = scales_h;
-  grad_fn->scales_w_ = scales_w;
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::_upsample_nearest_exact2d_backward::call(grad_output, output_size, input_size, scales_h, scales_w);
-  }
-  check_differentiable_dtype(result);
-  set_history(result, grad_fn);
-  return result;
-}
 
 // _upsample_nearest_exact3d_backward(Tensor grad_output, int[3] output_size, int[5] input_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
 Tensor _upsample_nearest_exact3d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {

@@ -6,71 +6,12 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
-#include "generated/ops/amax.h"
 #include "generated/ops/clone.h"
-#include "generated/ops/diag_embed.h"
-#include "generated/ops/diagonal.h"
 #include "generated/ops/mul.h"
+#include "generated/ops/multilabel_margin_loss_backward.h"
 #include "generated/ops/neg.h"
 
 namespace tl::autograd::generated {
-
-// Backward of amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
-struct AmaxBackward0 final : Node {
-  std::string name() const override { return "AmaxBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    self_.reset_data();
-    result_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return self_.nbytes() + result_.nbytes();
-  }
-
-  SavedVariable self_;
-  std::vector<int64_t> dim_;
-  bool keepdim_;
-  SavedVariable result_;
-};
-
-variable_list AmaxBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& self = self_.unpack(shared_from_this());
-  const auto& dim = as_arg(dim_);
-  const auto& keepdim = as_arg(keepdim_);
-  const auto& result = result_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = amax_amin_backward(grad, self, result, dim, keepdim);
-  }
-  return grad_inputs;
-}
-
-// Backward of diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
-struct DiagEmbedBackward0 final : Node {
-  std::string name() const override { return "DiagEmbedBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-
-  int64_t offset_;
-  int64_t dim1_;
-  int64_t dim2_;
-};
-
-variable_list DiagEmbedBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& offset = as_arg(offset_);
-  const auto& dim1 = as_arg(dim1_);
-  const auto& dim2 = as_arg(dim2_);
-  if (should_compute_output(0)) {
-    grad_inputs[0] = diagonal(grad, offset, dim1, dim2);
-  }
-  return grad_inputs;
-}
 
 // Backward of mul.Tensor(Tensor self, Tensor other) -> Tensor
 struct MulBackward0 final : Node {
@@ -126,6 +67,26 @@ variable_list MulBackward1::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of multilabel_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, Tensor is_target) -> Tensor
+struct MultilabelMarginLossBackwardBackward0 final : Node {
+  std::string name() const override { return "MultilabelMarginLossBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list MultilabelMarginLossBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::multilabel_margin_loss_backward");
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("aten::multilabel_margin_loss_backward");
+  }
+  return grad_inputs;
+}
+
 // Backward of neg(Tensor self) -> Tensor
 struct NegBackward0 final : Node {
   std::string name() const override { return "NegBackward0"; }
@@ -148,45 +109,6 @@ variable_list NegBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
-
-// amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
-Tensor amax(const Tensor& self, IntArrayRef dim, bool keepdim) {
-  auto grad_fn = std::make_shared<AmaxBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->dim_ = dim.vec();
-  grad_fn->keepdim_ = keepdim;
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(self, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::amax::call(self, dim, keepdim);
-  }
-  check_differentiable_dtype(result);
-  set_history(result, grad_fn);
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->result_ = SavedVariable(result, true);
-  }
-  return result;
-}
-
-// diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
-Tensor diag_embed(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
-  auto grad_fn = std::make_shared<DiagEmbedBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->offset_ = offset;
-  grad_fn->dim1_ = dim1;
-  grad_fn->dim2_ = dim2;
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::diag_embed::call(self, offset, dim1, dim2);
-  }
-  check_differentiable_dtype(result);
-  set_history(result, grad_fn);
-  return result;
-}
 
 // mul.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor mul_Tensor(const Tensor& self, const Tensor& other) {
@@ -258,6 +180,20 @@ const Tensor& mul__Scalar(const Tensor& self, const Scalar& other) {
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// multilabel_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, Tensor is_target) -> Tensor
+Tensor multilabel_margin_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, int64_t reduction, const Tensor& is_target) {
+  auto grad_fn = std::make_shared<MultilabelMarginLossBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::multilabel_margin_loss_backward::call(grad_output, self, target, reduction, is_target);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
 }
 
 // neg(Tensor self) -> Tensor

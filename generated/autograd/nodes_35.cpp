@@ -8,9 +8,9 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/diagonal.h"
 #include "generated/ops/diagonal_backward.h"
-#include "generated/ops/max_pool3d_with_indices_backward.h"
 #include "generated/ops/neg.h"
-#include "generated/ops/zeros_like.h"
+#include "generated/ops/soft_margin_loss.h"
+#include "generated/ops/soft_margin_loss_backward.h"
 
 namespace tl::autograd::generated {
 
@@ -38,34 +38,36 @@ variable_list DiagonalBackwardBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
-// Backward of max_pool3d_with_indices_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] stride, int[3] padding, int[3] dilation, bool ceil_mode, Tensor indices) -> Tensor
-struct MaxPool3DWithIndicesBackwardBackward0 final : Node {
-  std::string name() const override { return "MaxPool3DWithIndicesBackwardBackward0"; }
+// Backward of soft_margin_loss(Tensor self, Tensor target, int reduction=0) -> Tensor
+struct SoftMarginLossBackward0 final : Node {
+  std::string name() const override { return "SoftMarginLossBackward0"; }
   variable_list apply(variable_list&& grads) override;
   void release_variables() override {
     self_.reset_data();
-    indices_.reset_data();
+    target_.reset_data();
   }
   size_t saved_bytes() const override {
-    return self_.nbytes() + indices_.nbytes();
+    return self_.nbytes() + target_.nbytes();
   }
 
   SavedVariable self_;
-  SavedVariable indices_;
+  SavedVariable target_;
+  int64_t reduction_;
 };
 
-variable_list MaxPool3DWithIndicesBackwardBackward0::apply(variable_list&& grads) {
+variable_list SoftMarginLossBackward0::apply(variable_list&& grads) {
   variable_list grad_inputs(num_outputs());
   if (!any_defined(grads)) return grad_inputs;
   const Tensor& grad = grads[0];
   (void)grad;
   const auto& self = self_.unpack(shared_from_this());
-  const auto& indices = indices_.unpack(shared_from_this());
+  const auto& target = target_.unpack(shared_from_this());
+  const auto& reduction = as_arg(reduction_);
   if (should_compute_output(0)) {
-    grad_inputs[0] = max_pool_double_backward(grad, indices, 3);
+    grad_inputs[0] = soft_margin_loss_backward(grad, self, target, reduction);
   }
   if (should_compute_output(1)) {
-    grad_inputs[1] = zeros_like(self);
+    grad_inputs[1] = not_implemented("aten::soft_margin_loss");
   }
   return grad_inputs;
 }
@@ -93,20 +95,21 @@ Tensor diagonal_backward(const Tensor& grad_output, IntArrayRef input_sizes, int
   return result;
 }
 
-// max_pool3d_with_indices_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] stride, int[3] padding, int[3] dilation, bool ceil_mode, Tensor indices) -> Tensor
-Tensor max_pool3d_with_indices_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode, const Tensor& indices) {
-  auto grad_fn = std::make_shared<MaxPool3DWithIndicesBackwardBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self}));
-  if (grad_fn->should_compute_output(1)) {
+// soft_margin_loss(Tensor self, Tensor target, int reduction=0) -> Tensor
+Tensor soft_margin_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
+  auto grad_fn = std::make_shared<SoftMarginLossBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &target}));
+  grad_fn->reduction_ = reduction;
+  if (grad_fn->should_compute_output(0)) {
     grad_fn->self_ = SavedVariable(self, false);
   }
   if (grad_fn->should_compute_output(0)) {
-    grad_fn->indices_ = SavedVariable(indices, false);
+    grad_fn->target_ = SavedVariable(target, false);
   }
   Tensor result;
   {
     AutoGradMode below_autograd(false);
-    result = ops::max_pool3d_with_indices_backward::call(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
+    result = ops::soft_margin_loss::call(self, target, reduction);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);

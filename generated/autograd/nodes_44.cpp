@@ -10,10 +10,13 @@
 #include "generated/ops/_adaptive_avg_pool3d_backward.h"
 #include "generated/ops/adaptive_max_pool2d.h"
 #include "generated/ops/adaptive_max_pool2d_backward.h"
+#include "generated/ops/binary_cross_entropy_with_logits.h"
 #include "generated/ops/hardshrink.h"
 #include "generated/ops/hardshrink_backward.h"
 #include "generated/ops/neg.h"
-#include "generated/ops/topk.h"
+#include "generated/ops/nll_loss.h"
+#include "generated/ops/nll_loss_backward.h"
+#include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
 
@@ -72,6 +75,52 @@ variable_list AdaptiveMaxPool2DBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=0) -> Tensor
+struct BinaryCrossEntropyWithLogitsBackward0 final : Node {
+  std::string name() const override { return "BinaryCrossEntropyWithLogitsBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    target_.reset_data();
+    weight_.reset_data();
+    pos_weight_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + target_.nbytes() + weight_.nbytes() + pos_weight_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable target_;
+  SavedVariable weight_;
+  SavedVariable pos_weight_;
+  int64_t reduction_;
+};
+
+variable_list BinaryCrossEntropyWithLogitsBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& target = target_.unpack(shared_from_this());
+  const auto& weight = unpack_optional(weight_, shared_from_this());
+  const auto& pos_weight = unpack_optional(pos_weight_, shared_from_this());
+  const auto& reduction = as_arg(reduction_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = binary_cross_entropy_with_logits_backward(grad, self, target, weight, pos_weight, reduction);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = binary_cross_entropy_with_logits_target_backward(grad, self, target, weight, pos_weight, reduction);
+  }
+  if (should_compute_output(2)) {
+    grad_inputs[2] = not_implemented("aten::binary_cross_entropy_with_logits");
+  }
+  if (should_compute_output(3)) {
+    grad_inputs[3] = not_implemented("aten::binary_cross_entropy_with_logits");
+  }
+  return grad_inputs;
+}
+
 // Backward of hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor
 struct HardshrinkBackward0 final : Node {
   std::string name() const override { return "HardshrinkBackward0"; }
@@ -100,31 +149,41 @@ variable_list HardshrinkBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
-// Backward of topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
-struct TopkBackward0 final : Node {
-  std::string name() const override { return "TopkBackward0"; }
+// Backward of nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) -> Tensor
+struct NllLossBackwardBackward0 final : Node {
+  std::string name() const override { return "NllLossBackwardBackward0"; }
   variable_list apply(variable_list&& grads) override;
   void release_variables() override {
-    indices_.reset_data();
+    target_.reset_data();
+    weight_.reset_data();
   }
   size_t saved_bytes() const override {
-    return indices_.nbytes();
+    return target_.nbytes() + weight_.nbytes();
   }
 
-  int64_t dim_;
-  DimVector self_sizes;
-  SavedVariable indices_;
+  SavedVariable target_;
+  SavedVariable weight_;
+  int64_t reduction_;
+  int64_t ignore_index_;
 };
 
-variable_list TopkBackward0::apply(variable_list&& grads) {
+variable_list NllLossBackwardBackward0::apply(variable_list&& grads) {
   variable_list grad_inputs(num_outputs());
   if (!any_defined(grads)) return grad_inputs;
   const Tensor& grad = grads[0];
   (void)grad;
-  const auto& dim = as_arg(dim_);
-  const auto& indices = indices_.unpack(shared_from_this());
+  const auto& target = target_.unpack(shared_from_this());
+  const auto& weight = unpack_optional(weight_, shared_from_this());
+  const auto& reduction = as_arg(reduction_);
+  const auto& ignore_index = as_arg(ignore_index_);
   if (should_compute_output(0)) {
-    grad_inputs[0] = value_selecting_reduction_backward(grad, dim, indices, self_sizes, true);
+    grad_inputs[0] = nll_loss(grad, target, weight, reduction, ignore_index);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = zeros_like(grad);
+  }
+  if (should_compute_output(2)) {
+    grad_inputs[2] = not_implemented("aten::nll_loss_backward");
   }
   return grad_inputs;
 }
@@ -173,6 +232,33 @@ std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& self, IntArrayRef o
   return result;
 }
 
+// binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=0) -> Tensor
+Tensor binary_cross_entropy_with_logits(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, const std::optional<Tensor>& pos_weight, int64_t reduction) {
+  auto grad_fn = std::make_shared<BinaryCrossEntropyWithLogitsBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &target, opt_ptr(weight), opt_ptr(pos_weight)}));
+  grad_fn->reduction_ = reduction;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->target_ = SavedVariable(target, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->weight_ = save_optional(weight, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->pos_weight_ = save_optional(pos_weight, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::binary_cross_entropy_with_logits::call(self, target, weight, pos_weight, reduction);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
 // hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor
 Tensor hardshrink(const Tensor& self, const Scalar& lambd) {
   auto grad_fn = std::make_shared<HardshrinkBackward0>();
@@ -191,23 +277,25 @@ Tensor hardshrink(const Tensor& self, const Scalar& lambd) {
   return result;
 }
 
-// topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
-std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
-  auto grad_fn = std::make_shared<TopkBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  grad_fn->dim_ = dim;
-  grad_fn->self_sizes = self.sizes();
-  std::tuple<Tensor, Tensor> result;
+// nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) -> Tensor
+Tensor nll_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index, const Tensor& total_weight) {
+  auto grad_fn = std::make_shared<NllLossBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self, opt_ptr(weight)}));
+  grad_fn->reduction_ = reduction;
+  grad_fn->ignore_index_ = ignore_index;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->target_ = SavedVariable(target, false);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->weight_ = save_optional(weight, false);
+  }
+  Tensor result;
   {
     AutoGradMode below_autograd(false);
-    result = ops::topk::call(self, k, dim, largest, sorted);
+    result = ops::nll_loss_backward::call(grad_output, self, target, weight, reduction, ignore_index, total_weight);
   }
-  check_differentiable_dtype(std::get<0>(result));
-  set_history(std::get<0>(result), grad_fn);
-  set_history(Tensor(), grad_fn);  // indices: not differentiable (output_differentiability)
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->indices_ = SavedVariable(std::get<1>(result), true);
-  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
   return result;
 }
 

@@ -10,6 +10,8 @@
 #include "generated/ops/clone.h"
 #include "generated/ops/div.h"
 #include "generated/ops/log1p.h"
+#include "generated/ops/multi_margin_loss.h"
+#include "generated/ops/multi_margin_loss_backward.h"
 #include "generated/ops/neg.h"
 
 namespace tl::autograd::generated {
@@ -36,6 +38,47 @@ variable_list Log1PBackward0::apply(variable_list&& grads) {
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = div(grad, add(self, 1));
+  }
+  return grad_inputs;
+}
+
+// Backward of multi_margin_loss(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=0) -> Tensor
+struct MultiMarginLossBackward0 final : Node {
+  std::string name() const override { return "MultiMarginLossBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    target_.reset_data();
+    weight_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + target_.nbytes() + weight_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable target_;
+  Scalar p_;
+  Scalar margin_;
+  SavedVariable weight_;
+  int64_t reduction_;
+};
+
+variable_list MultiMarginLossBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& target = target_.unpack(shared_from_this());
+  const auto& p = as_arg(p_);
+  const auto& margin = as_arg(margin_);
+  const auto& weight = unpack_optional(weight_, shared_from_this());
+  const auto& reduction = as_arg(reduction_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = multi_margin_loss_backward(grad, self, target, p, margin, weight, reduction);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("aten::multi_margin_loss");
   }
   return grad_inputs;
 }
@@ -77,6 +120,32 @@ const Tensor& log1p_(const Tensor& self) {
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// multi_margin_loss(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=0) -> Tensor
+Tensor multi_margin_loss(const Tensor& self, const Tensor& target, const Scalar& p, const Scalar& margin, const std::optional<Tensor>& weight, int64_t reduction) {
+  auto grad_fn = std::make_shared<MultiMarginLossBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, opt_ptr(weight)}));
+  grad_fn->p_ = p;
+  grad_fn->margin_ = margin;
+  grad_fn->reduction_ = reduction;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->target_ = SavedVariable(target, false);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->weight_ = save_optional(weight, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::multi_margin_loss::call(self, target, p, margin, weight, reduction);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
 }
 
 }  // namespace tl::autograd::wrappers

@@ -6,43 +6,15 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
-#include "generated/ops/atanh.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/div.h"
 #include "generated/ops/log10.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
-#include "generated/ops/rsub.h"
 #include "generated/ops/threshold_backward.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
-
-// Backward of atanh(Tensor self) -> Tensor
-struct AtanhBackward0 final : Node {
-  std::string name() const override { return "AtanhBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    self_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return self_.nbytes();
-  }
-
-  SavedVariable self_;
-};
-
-variable_list AtanhBackward0::apply(variable_list&& grads) {
-  variable_list grad_inputs(num_outputs());
-  if (!any_defined(grads)) return grad_inputs;
-  const Tensor& grad = grads[0];
-  (void)grad;
-  const auto& self = self_.unpack(shared_from_this());
-  if (should_compute_output(0)) {
-    grad_inputs[0] = div(grad, rsub(mul(self, self), 1));
-  }
-  return grad_inputs;
-}
 
 // Backward of log10(Tensor self) -> Tensor
 struct Log10Backward0 final : Node {
@@ -106,39 +78,6 @@ variable_list ThresholdBackwardBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
-
-// atanh(Tensor self) -> Tensor
-Tensor atanh(const Tensor& self) {
-  auto grad_fn = std::make_shared<AtanhBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(self, false);
-  }
-  Tensor result;
-  {
-    AutoGradMode below_autograd(false);
-    result = ops::atanh::call(self);
-  }
-  check_differentiable_dtype(result);
-  set_history(result, grad_fn);
-  return result;
-}
-
-// atanh_(Tensor(a!) self) -> Tensor(a!)
-const Tensor& atanh_(const Tensor& self) {
-  check_inplace(self, "atanh_");
-  auto grad_fn = std::make_shared<AtanhBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
-  if (grad_fn->should_compute_output(0)) {
-    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
-  }
-  {
-    AutoGradMode below_autograd(false);
-    ops::atanh_::call(self);
-  }
-  rebase_history(self, grad_fn);
-  return self;
-}
 
 // log10(Tensor self) -> Tensor
 Tensor log10(const Tensor& self) {

@@ -6,11 +6,7 @@
 #include "generated/ops/_histogramdd_from_bin_tensors.h"
 #include "generated/ops/atleast_3d.h"
 #include "generated/ops/detach.h"
-#include "generated/ops/erf.h"
-#include "generated/ops/isnan.h"
 #include "generated/ops/nextafter.h"
-#include "generated/ops/repeat.h"
-#include "generated/ops/select.h"
 #include "generated/ops/softplus_backward.h"
 
 namespace tl {
@@ -66,108 +62,6 @@ Tensor ops::detach::call(const Tensor& self) {
 
 Tensor detach(const Tensor& self) {
   return ops::detach::call(self);
-}
-
-// ============================================================================ erf
-
-// erf(Tensor self) -> Tensor
-static Tensor erf_kernel_functional(const Tensor& self) {
-  Tensor out;
-  native::erf_kernel(self, out);
-  return out;
-}
-
-ops::erf::Kernel* ops::erf::kernels[kNumDeviceTypes] = {
-    /* CPU */ erf_kernel_functional,
-    /* Meta */ erf_kernel_functional,
-};
-
-Tensor ops::erf::call(const Tensor& self) {
-  const Device kernel_device = dispatch_device("erf", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("erf", kernel_device);
-  return kernel(self);
-}
-
-Tensor erf(const Tensor& self) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::erf(self);
-  }
-  return ops::erf::call(self);
-}
-
-// erf_(Tensor(a!) self) -> Tensor(a!)
-static const Tensor& erf_kernel_inplace(const Tensor& self) {
-  Tensor out = self;
-  native::erf_kernel(self, out);
-  return self;
-}
-
-ops::erf_::Kernel* ops::erf_::kernels[kNumDeviceTypes] = {
-    /* CPU */ erf_kernel_inplace,
-    /* Meta */ erf_kernel_inplace,
-};
-
-const Tensor& ops::erf_::call(const Tensor& self) {
-  const Device kernel_device = dispatch_device("erf_", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("erf_", kernel_device);
-  decltype(auto) result = kernel(self);
-  self.bump_version();
-  return result;
-}
-
-const Tensor& erf_(const Tensor& self) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::erf_(self);
-  }
-  return ops::erf_::call(self);
-}
-
-// erf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& erf_kernel_out(const Tensor& self, const Tensor& out) {
-  const Tensor self_in = native::input_unaffected_by_resize(self, out);
-  Tensor out_handle = out;
-  native::erf_kernel(self_in, out_handle);
-  return out;
-}
-
-ops::erf_out::Kernel* ops::erf_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ erf_kernel_out,
-    /* Meta */ erf_kernel_out,
-};
-
-const Tensor& ops::erf_out::call(const Tensor& self, const Tensor& out) {
-  const Device kernel_device = dispatch_device("erf.out", {&self, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("erf.out", kernel_device);
-  decltype(auto) result = kernel(self, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& erf_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("erf.out", {&self}, {&out});
-  return ops::erf_out::call(self, out);
-}
-
-// ============================================================================ isnan
-
-// isnan(Tensor self) -> Tensor
-ops::isnan::Kernel* ops::isnan::kernels[kNumDeviceTypes] = {
-    /* CPU */ native::isnan_kernel,
-    /* Meta */ native::isnan_kernel,
-};
-
-Tensor ops::isnan::call(const Tensor& self) {
-  const Device kernel_device = dispatch_device("isnan", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("isnan", kernel_device);
-  return kernel(self);
-}
-
-Tensor isnan(const Tensor& self) {
-  return ops::isnan::call(self);
 }
 
 // ============================================================================ nextafter
@@ -252,50 +146,6 @@ const Tensor& ops::nextafter_out::call(const Tensor& self, const Tensor& other, 
 const Tensor& nextafter_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   check_out_no_grad("nextafter.out", {&self, &other}, {&out});
   return ops::nextafter_out::call(self, other, out);
-}
-
-// ============================================================================ repeat
-
-// repeat(Tensor self, int[] repeats) -> Tensor
-ops::repeat::Kernel* ops::repeat::kernels[kNumDeviceTypes] = {
-    /* CPU */ native::repeat_kernel,
-    /* Meta */ native::repeat_kernel,
-};
-
-Tensor ops::repeat::call(const Tensor& self, IntArrayRef repeats) {
-  const Device kernel_device = dispatch_device("repeat", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("repeat", kernel_device);
-  return kernel(self, repeats);
-}
-
-Tensor repeat(const Tensor& self, IntArrayRef repeats) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::repeat(self, repeats);
-  }
-  return ops::repeat::call(self, repeats);
-}
-
-// ============================================================================ select
-
-// select.int(Tensor(a) self, int dim, int index) -> Tensor(a)
-ops::select_int::Kernel* ops::select_int::kernels[kNumDeviceTypes] = {
-    /* CPU */ native::select_kernel,
-    /* Meta */ native::select_kernel,
-};
-
-Tensor ops::select_int::call(const Tensor& self, int64_t dim, int64_t index) {
-  const Device kernel_device = dispatch_device("select.int", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("select.int", kernel_device);
-  return kernel(self, dim, index);
-}
-
-Tensor select(const Tensor& self, int64_t dim, int64_t index) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::select_int(self, dim, index);
-  }
-  return ops::select_int::call(self, dim, index);
 }
 
 // ============================================================================ softplus_backward

@@ -5,8 +5,9 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/_adaptive_avg_pool3d.h"
 #include "generated/ops/adaptive_max_pool2d.h"
+#include "generated/ops/binary_cross_entropy_with_logits.h"
 #include "generated/ops/hardshrink.h"
-#include "generated/ops/topk.h"
+#include "generated/ops/nll_loss_backward.h"
 
 namespace tl {
 
@@ -75,6 +76,28 @@ std::tuple<const Tensor&, const Tensor&> adaptive_max_pool2d_out(const Tensor& o
   return ops::adaptive_max_pool2d_out::call(self, output_size, out, indices);
 }
 
+// ============================================================================ binary_cross_entropy_with_logits
+
+// binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=0) -> Tensor
+ops::binary_cross_entropy_with_logits::Kernel* ops::binary_cross_entropy_with_logits::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::binary_cross_entropy_with_logits_kernel,
+    /* Meta */ native::binary_cross_entropy_with_logits_kernel,
+};
+
+Tensor ops::binary_cross_entropy_with_logits::call(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, const std::optional<Tensor>& pos_weight, int64_t reduction) {
+  const Device kernel_device = dispatch_device("binary_cross_entropy_with_logits", {&self, &target, opt_ptr(weight), opt_ptr(pos_weight)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("binary_cross_entropy_with_logits", kernel_device);
+  return kernel(self, target, weight, pos_weight, reduction);
+}
+
+Tensor binary_cross_entropy_with_logits(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, const std::optional<Tensor>& pos_weight, int64_t reduction) {
+  if (autograd::compute_requires_grad({&self, &target, opt_ptr(weight), opt_ptr(pos_weight)})) {
+    return autograd::wrappers::binary_cross_entropy_with_logits(self, target, weight, pos_weight, reduction);
+  }
+  return ops::binary_cross_entropy_with_logits::call(self, target, weight, pos_weight, reduction);
+}
+
 // ============================================================================ hardshrink
 
 // hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor
@@ -130,62 +153,26 @@ const Tensor& hardshrink_out(const Tensor& out, const Tensor& self, const Scalar
   return ops::hardshrink_out::call(self, lambd, out);
 }
 
-// ============================================================================ topk
+// ============================================================================ nll_loss_backward
 
-// topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
-static std::tuple<Tensor, Tensor> topk_kernel_functional(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
-  Tensor values;
-  Tensor indices;
-  native::topk_kernel(self, k, dim, largest, sorted, values, indices);
-  return {values, indices};
-}
-
-ops::topk::Kernel* ops::topk::kernels[kNumDeviceTypes] = {
-    /* CPU */ topk_kernel_functional,
-    /* Meta */ topk_kernel_functional,
+// nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) -> Tensor
+ops::nll_loss_backward::Kernel* ops::nll_loss_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::nll_loss_backward_kernel,
+    /* Meta */ native::nll_loss_backward_kernel,
 };
 
-std::tuple<Tensor, Tensor> ops::topk::call(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
-  const Device kernel_device = dispatch_device("topk", {&self});
+Tensor ops::nll_loss_backward::call(const Tensor& grad_output, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index, const Tensor& total_weight) {
+  const Device kernel_device = dispatch_device("nll_loss_backward", {&grad_output, &self, &target, opt_ptr(weight), &total_weight});
   Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("topk", kernel_device);
-  return kernel(self, k, dim, largest, sorted);
+  if (!kernel) no_kernel_error("nll_loss_backward", kernel_device);
+  return kernel(grad_output, self, target, weight, reduction, ignore_index, total_weight);
 }
 
-std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::topk(self, k, dim, largest, sorted);
+Tensor nll_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index, const Tensor& total_weight) {
+  if (autograd::compute_requires_grad({&grad_output, &self, opt_ptr(weight)})) {
+    return autograd::wrappers::nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight);
   }
-  return ops::topk::call(self, k, dim, largest, sorted);
-}
-
-// topk.out(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
-static std::tuple<const Tensor&, const Tensor&> topk_kernel_out(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted, const Tensor& values, const Tensor& indices) {
-  const Tensor self_in = native::input_unaffected_by_resize(native::input_unaffected_by_resize(self, values), indices);
-  Tensor values_handle = values;
-  Tensor indices_handle = indices;
-  native::topk_kernel(self_in, k, dim, largest, sorted, values_handle, indices_handle);
-  return {values, indices};
-}
-
-ops::topk_out::Kernel* ops::topk_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ topk_kernel_out,
-    /* Meta */ topk_kernel_out,
-};
-
-std::tuple<const Tensor&, const Tensor&> ops::topk_out::call(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted, const Tensor& values, const Tensor& indices) {
-  const Device kernel_device = dispatch_device("topk.out", {&self, &values, &indices});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("topk.out", kernel_device);
-  decltype(auto) result = kernel(self, k, dim, largest, sorted, values, indices);
-  values.bump_version();
-  indices.bump_version();
-  return result;
-}
-
-std::tuple<const Tensor&, const Tensor&> topk_out(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
-  check_out_no_grad("topk.out", {&self}, {&values, &indices});
-  return ops::topk_out::call(self, k, dim, largest, sorted, values, indices);
+  return ops::nll_loss_backward::call(grad_output, self, target, weight, reduction, ignore_index, total_weight);
 }
 
 }  // namespace tl

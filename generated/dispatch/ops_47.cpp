@@ -3,20 +3,12 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
-#include "generated/ops/adaptive_max_pool1d.h"
 #include "generated/ops/broadcast_tensors.h"
 #include "generated/ops/glu.h"
 #include "generated/ops/log1p.h"
-#include "generated/ops/special_softmax.h"
+#include "generated/ops/multi_margin_loss.h"
 
 namespace tl {
-
-// ============================================================================ adaptive_max_pool1d
-
-// adaptive_max_pool1d(Tensor self, int[1] output_size) -> (Tensor, Tensor)
-std::tuple<Tensor, Tensor> adaptive_max_pool1d(const Tensor& self, IntArrayRef output_size) {
-  return native::adaptive_max_pool1d_composite(self, output_size);
-}
 
 // ============================================================================ broadcast_tensors
 
@@ -121,11 +113,60 @@ const Tensor& log1p_out(const Tensor& out, const Tensor& self) {
   return ops::log1p_out::call(self, out);
 }
 
-// ============================================================================ special_softmax
+// ============================================================================ multi_margin_loss
 
-// special_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
-Tensor special_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  return native::special_softmax_composite(self, dim, dtype);
+// multi_margin_loss(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=0) -> Tensor
+static Tensor multi_margin_loss_kernel_functional(const Tensor& self, const Tensor& target, const Scalar& p, const Scalar& margin, const std::optional<Tensor>& weight, int64_t reduction) {
+  Tensor out;
+  native::multi_margin_loss_kernel(self, target, p, margin, weight, reduction, out);
+  return out;
+}
+
+ops::multi_margin_loss::Kernel* ops::multi_margin_loss::kernels[kNumDeviceTypes] = {
+    /* CPU */ multi_margin_loss_kernel_functional,
+    /* Meta */ multi_margin_loss_kernel_functional,
+};
+
+Tensor ops::multi_margin_loss::call(const Tensor& self, const Tensor& target, const Scalar& p, const Scalar& margin, const std::optional<Tensor>& weight, int64_t reduction) {
+  const Device kernel_device = dispatch_device("multi_margin_loss", {&self, &target, opt_ptr(weight)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("multi_margin_loss", kernel_device);
+  return kernel(self, target, p, margin, weight, reduction);
+}
+
+Tensor multi_margin_loss(const Tensor& self, const Tensor& target, const Scalar& p, const Scalar& margin, const std::optional<Tensor>& weight, int64_t reduction) {
+  if (autograd::compute_requires_grad({&self, opt_ptr(weight)})) {
+    return autograd::wrappers::multi_margin_loss(self, target, p, margin, weight, reduction);
+  }
+  return ops::multi_margin_loss::call(self, target, p, margin, weight, reduction);
+}
+
+// multi_margin_loss.out(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=0, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& multi_margin_loss_kernel_out(const Tensor& self, const Tensor& target, const Scalar& p, const Scalar& margin, const std::optional<Tensor>& weight, int64_t reduction, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor target_in = native::input_unaffected_by_resize(target, out);
+  Tensor out_handle = out;
+  native::multi_margin_loss_kernel(self_in, target_in, p, margin, weight, reduction, out_handle);
+  return out;
+}
+
+ops::multi_margin_loss_out::Kernel* ops::multi_margin_loss_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ multi_margin_loss_kernel_out,
+    /* Meta */ multi_margin_loss_kernel_out,
+};
+
+const Tensor& ops::multi_margin_loss_out::call(const Tensor& self, const Tensor& target, const Scalar& p, const Scalar& margin, const std::optional<Tensor>& weight, int64_t reduction, const Tensor& out) {
+  const Device kernel_device = dispatch_device("multi_margin_loss.out", {&self, &target, opt_ptr(weight), &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("multi_margin_loss.out", kernel_device);
+  decltype(auto) result = kernel(self, target, p, margin, weight, reduction, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& multi_margin_loss_out(const Tensor& out, const Tensor& self, const Tensor& target, const Scalar& p, const Scalar& margin, const std::optional<Tensor>& weight, int64_t reduction) {
+  check_out_no_grad("multi_margin_loss.out", {&self, &target, opt_ptr(weight)}, {&out});
+  return ops::multi_margin_loss_out::call(self, target, p, margin, weight, reduction, out);
 }
 
 }  // namespace tl

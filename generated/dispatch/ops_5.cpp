@@ -6,13 +6,8 @@
 #include "generated/ops/_test_mul_add.h"
 #include "generated/ops/col2im.h"
 #include "generated/ops/cos.h"
-#include "generated/ops/ger.h"
 #include "generated/ops/im2col.h"
-#include "generated/ops/log.h"
-#include "generated/ops/outer.h"
-#include "generated/ops/rsub.h"
-#include "generated/ops/special_log_softmax.h"
-#include "generated/ops/tensordot.h"
+#include "generated/ops/triplet_margin_loss.h"
 
 namespace tl {
 
@@ -213,19 +208,6 @@ const Tensor& cos_out(const Tensor& out, const Tensor& self) {
   return ops::cos_out::call(self, out);
 }
 
-// ============================================================================ ger
-
-// ger(Tensor self, Tensor vec2) -> Tensor
-Tensor ger(const Tensor& self, const Tensor& vec2) {
-  return native::ger_composite(self, vec2);
-}
-
-// ger.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)
-const Tensor& ger_out(const Tensor& out, const Tensor& self, const Tensor& vec2) {
-  check_out_no_grad("ger.out", {&self, &vec2}, {&out});
-  return outer_out(out, self, vec2);
-}
-
 // ============================================================================ im2col
 
 // im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor
@@ -281,148 +263,11 @@ const Tensor& im2col_out(const Tensor& out, const Tensor& self, IntArrayRef kern
   return ops::im2col_out::call(self, kernel_size, dilation, padding, stride, out);
 }
 
-// ============================================================================ log
+// ============================================================================ triplet_margin_loss
 
-// log(Tensor self) -> Tensor
-static Tensor log_kernel_functional(const Tensor& self) {
-  Tensor out;
-  native::log_kernel(self, out);
-  return out;
-}
-
-ops::log::Kernel* ops::log::kernels[kNumDeviceTypes] = {
-    /* CPU */ log_kernel_functional,
-    /* Meta */ log_kernel_functional,
-};
-
-Tensor ops::log::call(const Tensor& self) {
-  const Device kernel_device = dispatch_device("log", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("log", kernel_device);
-  return kernel(self);
-}
-
-Tensor log(const Tensor& self) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::log(self);
-  }
-  return ops::log::call(self);
-}
-
-// log_(Tensor(a!) self) -> Tensor(a!)
-static const Tensor& log_kernel_inplace(const Tensor& self) {
-  Tensor out = self;
-  native::log_kernel(self, out);
-  return self;
-}
-
-ops::log_::Kernel* ops::log_::kernels[kNumDeviceTypes] = {
-    /* CPU */ log_kernel_inplace,
-    /* Meta */ log_kernel_inplace,
-};
-
-const Tensor& ops::log_::call(const Tensor& self) {
-  const Device kernel_device = dispatch_device("log_", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("log_", kernel_device);
-  decltype(auto) result = kernel(self);
-  self.bump_version();
-  return result;
-}
-
-const Tensor& log_(const Tensor& self) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::log_(self);
-  }
-  return ops::log_::call(self);
-}
-
-// log.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
-static const Tensor& log_kernel_out(const Tensor& self, const Tensor& out) {
-  const Tensor self_in = native::input_unaffected_by_resize(self, out);
-  Tensor out_handle = out;
-  native::log_kernel(self_in, out_handle);
-  return out;
-}
-
-ops::log_out::Kernel* ops::log_out::kernels[kNumDeviceTypes] = {
-    /* CPU */ log_kernel_out,
-    /* Meta */ log_kernel_out,
-};
-
-const Tensor& ops::log_out::call(const Tensor& self, const Tensor& out) {
-  const Device kernel_device = dispatch_device("log.out", {&self, &out});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("log.out", kernel_device);
-  decltype(auto) result = kernel(self, out);
-  out.bump_version();
-  return result;
-}
-
-const Tensor& log_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("log.out", {&self}, {&out});
-  return ops::log_out::call(self, out);
-}
-
-// ============================================================================ rsub
-
-// rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
-ops::rsub_Tensor::Kernel* ops::rsub_Tensor::kernels[kNumDeviceTypes] = {
-    /* CPU */ native::rsub_kernel,
-    /* Meta */ native::rsub_kernel,
-};
-
-Tensor ops::rsub_Tensor::call(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  const Device kernel_device = dispatch_device("rsub.Tensor", {&self, &other});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("rsub.Tensor", kernel_device);
-  return kernel(self, other, alpha);
-}
-
-Tensor rsub(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  if (autograd::compute_requires_grad({&self, &other})) {
-    return autograd::wrappers::rsub_Tensor(self, other, alpha);
-  }
-  return ops::rsub_Tensor::call(self, other, alpha);
-}
-
-// rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
-ops::rsub_Scalar::Kernel* ops::rsub_Scalar::kernels[kNumDeviceTypes] = {
-    /* CPU */ native::rsub_scalar_kernel,
-    /* Meta */ native::rsub_scalar_kernel,
-};
-
-Tensor ops::rsub_Scalar::call(const Tensor& self, const Scalar& other, const Scalar& alpha) {
-  const Device kernel_device = dispatch_device("rsub.Scalar", {&self});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("rsub.Scalar", kernel_device);
-  return kernel(self, other, alpha);
-}
-
-Tensor rsub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
-  if (autograd::compute_requires_grad({&self})) {
-    return autograd::wrappers::rsub_Scalar(self, other, alpha);
-  }
-  return ops::rsub_Scalar::call(self, other, alpha);
-}
-
-// ============================================================================ special_log_softmax
-
-// special_log_softmax(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
-Tensor special_log_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  return native::special_log_softmax_composite(self, dim, dtype);
-}
-
-// ============================================================================ tensordot
-
-// tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor
-Tensor tensordot(const Tensor& self, const Tensor& other, IntArrayRef dims_self, IntArrayRef dims_other) {
-  return native::tensordot_composite(self, other, dims_self, dims_other);
-}
-
-// tensordot.out(Tensor self, Tensor other, int[] dims_self, int[] dims_other, *, Tensor(a!) out) -> Tensor(a!)
-const Tensor& tensordot_out(const Tensor& out, const Tensor& self, const Tensor& other, IntArrayRef dims_self, IntArrayRef dims_other) {
-  return copy_to_out(out, tensordot(self, other, dims_self, dims_other), "tensordot.out", native::OutDtype::Exact);
+// triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, float p=2, float eps=1e-06, bool swap=False, int reduction=0) -> Tensor
+Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative, double margin, double p, double eps, bool swap, int64_t reduction) {
+  return native::triplet_margin_loss_composite(anchor, positive, negative, margin, p, eps, swap, reduction);
 }
 
 }  // namespace tl

@@ -4,9 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/aminmax.h"
-#include "generated/ops/log_sigmoid.h"
 #include "generated/ops/logical_xor.h"
-#include "generated/ops/upsample_nearest2d_backward.h"
 #include "generated/ops/upsample_nearest3d_backward.h"
 
 namespace tl {
@@ -67,19 +65,6 @@ std::tuple<const Tensor&, const Tensor&> ops::aminmax_out::call(const Tensor& se
 std::tuple<const Tensor&, const Tensor&> aminmax_out(const Tensor& min, const Tensor& max, const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
   check_out_no_grad("aminmax.out", {&self}, {&min, &max});
   return ops::aminmax_out::call(self, dim, keepdim, min, max);
-}
-
-// ============================================================================ log_sigmoid
-
-// log_sigmoid(Tensor self) -> Tensor
-Tensor log_sigmoid(const Tensor& self) {
-  return native::log_sigmoid_composite(self);
-}
-
-// log_sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
-const Tensor& log_sigmoid_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("log_sigmoid.out", {&self}, {&out});
-  return copy_to_out(out, log_sigmoid(self), "log_sigmoid.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ logical_xor
@@ -161,28 +146,6 @@ const Tensor& ops::logical_xor_out::call(const Tensor& self, const Tensor& other
 const Tensor& logical_xor_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   check_out_no_grad("logical_xor.out", {&self, &other}, {&out});
   return ops::logical_xor_out::call(self, other, out);
-}
-
-// ============================================================================ upsample_nearest2d_backward
-
-// upsample_nearest2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, float? scales_h=None, float? scales_w=None) -> Tensor
-ops::upsample_nearest2d_backward::Kernel* ops::upsample_nearest2d_backward::kernels[kNumDeviceTypes] = {
-    /* CPU */ native::upsample_nearest2d_backward_kernel,
-    /* Meta */ native::upsample_nearest2d_backward_kernel,
-};
-
-Tensor ops::upsample_nearest2d_backward::call(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, std::optional<double> scales_h, std::optional<double> scales_w) {
-  const Device kernel_device = dispatch_device("upsample_nearest2d_backward", {&grad_output});
-  Kernel* kernel = kernels[device_index(kernel_device)];
-  if (!kernel) no_kernel_error("upsample_nearest2d_backward", kernel_device);
-  return kernel(grad_output, output_size, input_size, scales_h, scales_w);
-}
-
-Tensor upsample_nearest2d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, std::optional<double> scales_h, std::optional<double> scales_w) {
-  if (autograd::compute_requires_grad({&grad_output})) {
-    return autograd::wrappers::upsample_nearest2d_backward(grad_output, output_size, input_size, scales_h, scales_w);
-  }
-  return ops::upsample_nearest2d_backward::call(grad_output, output_size, input_size, scales_h, scales_w);
 }
 
 // ============================================================================ upsample_nearest3d_backward

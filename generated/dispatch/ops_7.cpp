@@ -4,8 +4,6 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/_histogramdd_from_bin_cts.h"
-#include "generated/ops/addmm.h"
-#include "generated/ops/copy.h"
 #include "generated/ops/flatten.h"
 #include "generated/ops/ones.h"
 
@@ -31,24 +29,6 @@ Tensor _histogramdd_from_bin_cts(const Tensor& self, IntArrayRef bins, std::opti
     return autograd::wrappers::_histogramdd_from_bin_cts(self, bins, range, weight, density);
   }
   return ops::_histogramdd_from_bin_cts::call(self, bins, range, weight, density);
-}
-
-// ============================================================================ addmm
-
-// addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
-Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
-  return native::addmm_composite(self, mat1, mat2, beta, alpha);
-}
-
-// addmm_(Tensor(a!) self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
-const Tensor& addmm_(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
-  return copy_(self, addmm(self, mat1, mat2, beta, alpha));
-}
-
-// addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
-const Tensor& addmm_out(const Tensor& out, const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
-  check_out_no_grad("addmm.out", {&self, &mat1, &mat2}, {&out});
-  return copy_to_out(out, addmm(self, mat1, mat2, beta, alpha), "addmm.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ flatten

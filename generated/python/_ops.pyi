@@ -429,6 +429,10 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Optional[Tens
     """`y[..., o] = sum_ij input1[..., i] weight[o, i, j] input2[..., j] + bias[o]`: one matrix product of `input1` with the weight, then a batched product with `input2`."""
     ...
 
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, pos_weight: Optional[Tensor] = None, reduction: int = 0) -> Tensor:
+    """binary_cross_entropy of `sigmoid(self)`, computed stably from the logits: `(1 - target) * self - (1 + (pos_weight - 1) * target) * log_sigmoid(self)`, times `weight`, reduced as `reduction` says."""
+    ...
+
 def bincount(input: Tensor, weights: Optional[Tensor] = None, minlength: int = 0) -> Tensor:
     """The number of occurrences of each value in the 1-D non-negative integer tensor `self` (int64), or the sum of `weights` at each value (float32 weights give float32, any other dtype float64); at least `minlength` bins."""
     ...
@@ -787,6 +791,10 @@ def cosh(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
 
 def cosh_(input: Tensor) -> Tensor:
     """In-place version of cosh(): writes the result into self. The hyperbolic cosine of every element of `self`; integer inputs give the default float dtype."""
+    ...
+
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0, reduction: int = 0) -> Tensor:
+    """`1 - cos(input1, input2)` where target is 1, `max(0, cos - margin)` where it is -1 (cosine along the last dim), reduced as `reduction` says."""
     ...
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-08) -> Tensor:
@@ -1292,6 +1300,10 @@ def heaviside_(input: Tensor, values: Tensor) -> Tensor:
     """In-place version of heaviside(): writes the result into self. The Heaviside step: 0 where `self` < 0 (or NaN), 1 where > 0, and `values` where it is 0; both must have the same dtype."""
     ...
 
+def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, reduction: int = 0) -> Tensor:
+    """`self` where target is 1, `max(0, margin - self)` where target is -1, reduced as `reduction` says."""
+    ...
+
 def histc(input: Tensor, bins: int = 100, min: Number = 0, max: Number = 0, *, out: Optional[Tensor] = None) -> Tensor:
     """A histogram of the elements of `self` in `bins` equal bins between `min` and `max` (the smallest and largest element when both are equal); elements outside are ignored, the last bin includes `max`. The result has `self`'s floating dtype."""
     ...
@@ -1443,6 +1455,10 @@ def isposinf(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
 
 def isreal(input: Tensor) -> Tensor:
     """True where an element of `self` has no imaginary part, which is every element of a real tensor."""
+    ...
+
+def kl_div(input: Tensor, target: Tensor, reduction: int = 0, *, log_target: bool = False) -> Tensor:
+    """The Kullback-Leibler divergence of log-probabilities `self` from `target` (probabilities, or log-probabilities with `log_target`): `target * (log(target) - self)` (0 where target is 0), reduced as `reduction` says."""
     ...
 
 def kron(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
@@ -1715,6 +1731,10 @@ def lt_(input: Tensor, other: Tensor) -> Tensor:
 @overload
 def lt_(input: Tensor, other: Number) -> Tensor:
     """In-place version of lt(): writes the result into self. True where an element of `self` is less than the number `other`."""
+    ...
+
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0, reduction: int = 0) -> Tensor:
+    """`max(0, -target * (input1 - input2) + margin)`, reduced as `reduction` says."""
     ...
 
 @overload
@@ -2076,6 +2096,10 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
 
 def poisson(input: Tensor, generator: Optional[Generator] = None) -> Tensor:
     """A sample of the Poisson distribution of rate `self` per element (in self's dtype), PyTorch's sampler on the same float64 uniforms (so its numbers for the same seed); its gradient is zero, as PyTorch's."""
+    ...
+
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool, full: bool, eps: float, reduction: int) -> Tensor:
+    """The negative log likelihood of `target` under a Poisson distribution of rate `exp(input)` (`log_input`) or `input`: `exp(input) - target * input` or `input - target * log(input + eps)`, plus Stirling's approximation of `log(target!)` where target > 1 when `full`."""
     ...
 
 def polygamma(n: int, input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
@@ -2816,6 +2840,10 @@ def tril_(input: Tensor, diagonal: int = 0) -> Tensor:
 
 def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, requires_grad: bool = False) -> Tensor:
     """The (row, column) coordinates of the lower triangle of a `row` x `col` matrix (on and below the `offset`-th diagonal), as a 2 x N tensor in row-major order; int64 unless `dtype`."""
+    ...
+
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2, eps: float = 1e-06, swap: bool = False, reduction: int = 0) -> Tensor:
+    """`max(0, margin + d(anchor, positive) - d(anchor, negative))` with d the p-norm distance along the last dim (pairwise_distance, with `eps`); `swap` uses the smaller of d(anchor, negative) and d(positive, negative)."""
     ...
 
 def triu(input: Tensor, diagonal: int = 0, *, out: Optional[Tensor] = None) -> Tensor:

@@ -8,11 +8,7 @@
 #include "generated/ops/_histogramdd_from_bin_tensors.h"
 #include "generated/ops/atleast_3d.h"
 #include "generated/ops/detach.h"
-#include "generated/ops/erf.h"
-#include "generated/ops/isnan.h"
 #include "generated/ops/nextafter.h"
-#include "generated/ops/repeat.h"
-#include "generated/ops/select.h"
 #include "generated/ops/softplus_backward.h"
 
 namespace tl::python {
@@ -74,53 +70,6 @@ PyObject* fn_detach(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
-// erf
-PyObject* fn_erf(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "erf(Tensor input, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  if (!r.is_none(1)) {
-    auto out = r.tensor(1);
-    auto result = [&] { GilRelease no_gil; return tl::erf_out(out, self); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::erf(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// erf_
-PyObject* fn_erf_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "erf_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::erf_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// isnan
-PyObject* fn_isnan(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "isnan(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::isnan(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // nextafter
 PyObject* fn_nextafter(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -156,22 +105,6 @@ PyObject* fn_nextafter_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH
 }
 
-// select
-PyObject* fn_select(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "select(Tensor input, int dim, int index)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto dim = r.toInt64(1);
-  auto index = r.toInt64(2);
-  auto result = [&] { GilRelease no_gil; return tl::select(self, dim, index); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // softplus_backward
 PyObject* fn_nn_softplus_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -199,48 +132,6 @@ PyObject* method_detach(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
   auto result = [&] { GilRelease no_gil; return tl::detach(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.erf
-PyObject* method_erf(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "erf()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::erf(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.erf_
-PyObject* method_erf_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "erf_()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::erf_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.isnan
-PyObject* method_isnan(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "isnan()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::isnan(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -275,37 +166,6 @@ PyObject* method_nextafter_(PyObject* py_self, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
-// Tensor.repeat
-PyObject* method_repeat(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "repeat(int[] repeats)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto repeats = r.intlist(0);
-  auto result = [&] { GilRelease no_gil; return tl::repeat(self, repeats); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.select
-PyObject* method_select(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "select(int dim, int index)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto dim = r.toInt64(0);
-  auto index = r.toInt64(1);
-  auto result = [&] { GilRelease no_gil; return tl::select(self, dim, index); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 }  // namespace
 
 void add_bindings_0(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
@@ -325,18 +185,6 @@ atleast_3d(Tensor[] tensors) -> Sequence[Tensor]
       METH_FASTCALL | METH_KEYWORDS, R"doc(detach(Tensor input) -> Tensor
 
 A view of `self` detached from the autograd graph; it never requires grad.)doc"});
-  functions["_ops"].push_back({"erf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_erf)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(erf(Tensor input, *, Tensor? out=None) -> Tensor
-
-The error function `2/sqrt(pi) * integral(exp(-t^2), 0, x)` of every element x of `self`; integer inputs give the default float dtype.)doc"});
-  functions["_ops"].push_back({"erf_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_erf_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(erf_(Tensor input) -> Tensor
-
-In-place version of erf(): writes the result into self. The error function `2/sqrt(pi) * integral(exp(-t^2), 0, x)` of every element x of `self`; integer inputs give the default float dtype.)doc"});
-  functions["_ops"].push_back({"isnan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isnan)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(isnan(Tensor input) -> Tensor
-
-True where an element of `self` is NaN.)doc"});
   functions["_ops"].push_back({"nextafter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nextafter)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(nextafter(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -345,10 +193,6 @@ The next floating-point value after `self` in the direction of `other`, with bro
       METH_FASTCALL | METH_KEYWORDS, R"doc(nextafter_(Tensor input, Tensor other) -> Tensor
 
 In-place version of nextafter(): writes the result into self. The next floating-point value after `self` in the direction of `other`, with broadcasting; floating dtypes only.)doc"});
-  functions["_ops"].push_back({"select", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_select)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(select(Tensor input, int dim, int index) -> Tensor
-
-A view of `self` at position `index` of dimension `dim`, which is removed.)doc"});
   functions["_nn"].push_back({"softplus_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_softplus_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(softplus_backward(Tensor grad_output, Tensor input, Scalar beta, Scalar threshold) -> Tensor
 
@@ -357,18 +201,6 @@ The gradient of softplus: `grad_output * sigmoid(beta * x)`, and grad_output whe
                      METH_FASTCALL | METH_KEYWORDS, R"doc(detach() -> Tensor
 
 A view of `self` detached from the autograd graph; it never requires grad.)doc"});
-  methods.push_back({"erf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_erf)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(erf() -> Tensor
-
-The error function `2/sqrt(pi) * integral(exp(-t^2), 0, x)` of every element x of `self`; integer inputs give the default float dtype.)doc"});
-  methods.push_back({"erf_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_erf_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(erf_() -> Tensor
-
-In-place version of erf(): writes the result into self. The error function `2/sqrt(pi) * integral(exp(-t^2), 0, x)` of every element x of `self`; integer inputs give the default float dtype.)doc"});
-  methods.push_back({"isnan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_isnan)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(isnan() -> Tensor
-
-True where an element of `self` is NaN.)doc"});
   methods.push_back({"nextafter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_nextafter)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(nextafter(Tensor other) -> Tensor
 
@@ -377,14 +209,6 @@ The next floating-point value after `self` in the direction of `other`, with bro
                      METH_FASTCALL | METH_KEYWORDS, R"doc(nextafter_(Tensor other) -> Tensor
 
 In-place version of nextafter(): writes the result into self. The next floating-point value after `self` in the direction of `other`, with broadcasting; floating dtypes only.)doc"});
-  methods.push_back({"repeat", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_repeat)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(repeat(int[] repeats) -> Tensor
-
-`self` tiled `repeats[i]` times along each dimension i; `repeats` may have more dimensions than `self` (new leading ones).)doc"});
-  methods.push_back({"select", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_select)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(select(int dim, int index) -> Tensor
-
-A view of `self` at position `index` of dimension `dim`, which is removed.)doc"});
   (void)functions;
   (void)methods;
 }

@@ -5,28 +5,11 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
-#include "generated/ops/adaptive_avg_pool1d.h"
 #include "generated/ops/float_power.h"
 #include "generated/ops/log_sigmoid_backward.h"
-#include "generated/ops/upsample_trilinear3d_backward.h"
 
 namespace tl::python {
 namespace {
-
-// adaptive_avg_pool1d
-PyObject* fn_adaptive_avg_pool1d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "adaptive_avg_pool1d(Tensor input, int[1] output_size)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto output_size = r.intlist(1);
-  auto result = [&] { GilRelease no_gil; return tl::adaptive_avg_pool1d(self, output_size); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
 
 // float_power
 PyObject* fn_float_power(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -120,26 +103,6 @@ PyObject* fn_nn_log_sigmoid_backward(PyObject* /*module*/, PyObject* const* args
   TL_PY_CATCH
 }
 
-// upsample_trilinear3d_backward
-PyObject* fn_nn_upsample_trilinear3d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "upsample_trilinear3d_backward(Tensor grad_output, int[3] output_size, int[5] input_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto grad_output = r.tensor(0);
-  auto output_size = r.intlist(1);
-  auto input_size = r.intlist(2);
-  auto align_corners = r.toBool(3);
-  auto scales_d = r.toDouble_optional(4);
-  auto scales_h = r.toDouble_optional(5);
-  auto scales_w = r.toDouble_optional(6);
-  auto result = [&] { GilRelease no_gil; return tl::upsample_trilinear3d_backward(grad_output, output_size, input_size, align_corners, scales_d, scales_h, scales_w); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // Tensor.float_power
 PyObject* method_float_power(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -197,10 +160,6 @@ PyObject* method_float_power_(PyObject* py_self, PyObject* const* args, Py_ssize
 }  // namespace
 
 void add_bindings_30(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
-  functions["_ops"].push_back({"adaptive_avg_pool1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_adaptive_avg_pool1d)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(adaptive_avg_pool1d(Tensor input, int[1] output_size) -> Tensor
-
-adaptive_avg_pool2d of every row of a (C, L) or (N, C, L) input over a unit height.)doc"});
   functions["_ops"].push_back({"float_power", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_float_power)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(float_power(Tensor input, Tensor exponent, *, Tensor? out=None) -> Tensor
 
@@ -225,10 +184,6 @@ In-place version of float_power(): writes the result into self. `self ** exponen
       METH_FASTCALL | METH_KEYWORDS, R"doc(log_sigmoid_backward(Tensor grad_output, Tensor input, Tensor buffer) -> Tensor
 
 The gradient of log_sigmoid: `grad_output * sigmoid(-x)` (the buffer is accepted and not needed).)doc"});
-  functions["_nn"].push_back({"upsample_trilinear3d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_upsample_trilinear3d_backward)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(upsample_trilinear3d_backward(Tensor grad_output, int[3] output_size, int[5] input_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
-
-The gradient of upsample_trilinear3d: each element of `grad_output` added, with its interpolation weights, to the input elements it was computed from.)doc"});
   methods.push_back({"float_power", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_float_power)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(float_power(Tensor exponent) -> Tensor
 

@@ -7,10 +7,8 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/copysign.h"
-#include "generated/ops/fix.h"
 #include "generated/ops/full.h"
 #include "generated/ops/gelu_backward.h"
-#include "generated/ops/logaddexp2.h"
 #include "generated/ops/norm.h"
 #include "generated/ops/quantile.h"
 #include "generated/ops/special_ndtri.h"
@@ -82,39 +80,6 @@ PyObject* fn_copysign_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH
 }
 
-// fix
-PyObject* fn_fix(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "fix(Tensor input, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  if (!r.is_none(1)) {
-    auto out = r.tensor(1);
-    auto result = [&] { GilRelease no_gil; return tl::fix_out(out, self); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::fix(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// fix_
-PyObject* fn_fix_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "fix_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::fix_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // full
 PyObject* fn_full(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -153,26 +118,6 @@ PyObject* fn_nn_gelu_backward(PyObject* /*module*/, PyObject* const* args, Py_ss
   auto self = r.tensor(1);
   auto approximate = r.string(2);
   auto result = [&] { GilRelease no_gil; return tl::gelu_backward(grad_output, self, approximate); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// logaddexp2
-PyObject* fn_logaddexp2(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "logaddexp2(Tensor input, Tensor other, *, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto other = r.tensor(1);
-  if (!r.is_none(2)) {
-    auto out = r.tensor(2);
-    auto result = [&] { GilRelease no_gil; return tl::logaddexp2_out(out, self, other); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::logaddexp2(self, other); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -350,49 +295,6 @@ PyObject* method_copysign_(PyObject* py_self, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH
 }
 
-// Tensor.fix
-PyObject* method_fix(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "fix()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::fix(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.fix_
-PyObject* method_fix_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "fix_()",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto result = [&] { GilRelease no_gil; return tl::fix_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.logaddexp2
-PyObject* method_logaddexp2(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "logaddexp2(Tensor other)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto other = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::logaddexp2(self, other); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // Tensor.norm
 PyObject* method_norm(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -492,14 +394,6 @@ In-place version of copysign(): writes the result into self. The magnitude of `s
 copysign_(Tensor input, Scalar other) -> Tensor
 
 In-place version of copysign(): writes the result into self. The magnitude of each element of `self` with the sign of the number `other`.)doc"});
-  functions["_ops"].push_back({"fix", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fix)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(fix(Tensor input, *, Tensor? out=None) -> Tensor
-
-Alias of `trunc`.)doc"});
-  functions["_ops"].push_back({"fix_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fix_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(fix_(Tensor input) -> Tensor
-
-Alias of `trunc_`.)doc"});
   functions["_ops"].push_back({"full", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_full)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(full(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, Tensor? out=None, Layout? layout=None, bool? pin_memory=False, bool requires_grad=False) -> Tensor
 
@@ -508,10 +402,6 @@ A tensor of shape `size` filled with `fill_value`; the dtype is inferred from it
       METH_FASTCALL | METH_KEYWORDS, R"doc(gelu_backward(Tensor grad_output, Tensor input, *, str approximate='none') -> Tensor
 
 The gradient of gelu: `grad_output * (Phi(x) + x * phi(x))`, or the derivative of the tanh form.)doc"});
-  functions["_ops"].push_back({"logaddexp2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logaddexp2)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp2(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
-
-`log2(2**self + 2**other)` without overflow, with broadcasting; floating dtypes only.)doc"});
   functions["_ops"].push_back({"norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_norm)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(norm(Tensor input, Scalar p=2) -> Tensor
 
@@ -556,18 +446,6 @@ In-place version of copysign(): writes the result into self. The magnitude of `s
 copysign_(Scalar other) -> Tensor
 
 In-place version of copysign(): writes the result into self. The magnitude of each element of `self` with the sign of the number `other`.)doc"});
-  methods.push_back({"fix", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_fix)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(fix() -> Tensor
-
-Alias of `trunc`.)doc"});
-  methods.push_back({"fix_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_fix_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(fix_() -> Tensor
-
-Alias of `trunc_`.)doc"});
-  methods.push_back({"logaddexp2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logaddexp2)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp2(Tensor other) -> Tensor
-
-`log2(2**self + 2**other)` without overflow, with broadcasting; floating dtypes only.)doc"});
   methods.push_back({"norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_norm)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(norm(Scalar p=2) -> Tensor
 

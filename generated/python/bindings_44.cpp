@@ -8,15 +8,12 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_adaptive_avg_pool3d.h"
 #include "generated/ops/adaptive_max_pool2d.h"
+#include "generated/ops/binary_cross_entropy_with_logits.h"
 #include "generated/ops/hardshrink.h"
-#include "generated/ops/topk.h"
+#include "generated/ops/nll_loss_backward.h"
 
 namespace tl::python {
 namespace {
-
-// Named tuples (torchlite.return_types), made when the module is imported.
-PyTypeObject* topk_type = nullptr;
-PyTypeObject* topk_out_type = nullptr;
 
 // _adaptive_avg_pool3d
 PyObject* fn__adaptive_avg_pool3d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -56,6 +53,24 @@ PyObject* fn_nn_adaptive_max_pool2d(PyObject* /*module*/, PyObject* const* args,
   TL_PY_CATCH
 }
 
+// binary_cross_entropy_with_logits
+PyObject* fn_binary_cross_entropy_with_logits(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "binary_cross_entropy_with_logits(Tensor input, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=0)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto target = r.tensor(1);
+  auto weight = r.optional_tensor(2);
+  auto pos_weight = r.optional_tensor(3);
+  auto reduction = r.toInt64(4);
+  auto result = [&] { GilRelease no_gil; return tl::binary_cross_entropy_with_logits(self, target, weight, pos_weight, reduction); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // hardshrink
 PyObject* fn_hardshrink(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -76,29 +91,23 @@ PyObject* fn_hardshrink(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH
 }
 
-// topk
-PyObject* fn_topk(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// nll_loss_backward
+PyObject* fn_nn_nll_loss_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "topk(Tensor input, int k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor[]? out=None)",
+      "nll_loss_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto k = r.toInt64(1);
-  auto dim = r.toInt64(2);
-  auto largest = r.toBool(3);
-  auto sorted = r.toBool(4);
-  if (!r.is_none(5)) {
-    auto outs = r.tensorlist(5);
-    check_out_tuple(outs, 2);
-    const Tensor& values = outs[0];
-    const Tensor& indices = outs[1];
-    auto result = [&] { GilRelease no_gil; return tl::topk_out(values, indices, self, k, dim, largest, sorted); }();
-    return wrap_named(topk_out_type, wrap(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::topk(self, k, dim, largest, sorted); }();
-  return wrap_named(topk_type, wrap(result));
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto target = r.tensor(2);
+  auto weight = r.optional_tensor(3);
+  auto reduction = r.toInt64(4);
+  auto ignore_index = r.toInt64(5);
+  auto total_weight = r.tensor(6);
+  auto result = [&] { GilRelease no_gil; return tl::nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -117,29 +126,9 @@ PyObject* method_hardshrink(PyObject* py_self, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
-// Tensor.topk
-PyObject* method_topk(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "topk(int k, int dim=-1, bool largest=True, bool sorted=True)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto k = r.toInt64(0);
-  auto dim = r.toInt64(1);
-  auto largest = r.toBool(2);
-  auto sorted = r.toBool(3);
-  auto result = [&] { GilRelease no_gil; return tl::topk(self, k, dim, largest, sorted); }();
-  return wrap_named(topk_type, wrap(result));
-  TL_PY_CATCH
-}
-
 }  // namespace
 
 void add_bindings_44(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
-  topk_type = return_type("topk", {"values", "indices"});
-  topk_out_type = return_type("topk_out", {"values", "indices"});
   functions["_ops"].push_back({"_adaptive_avg_pool3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__adaptive_avg_pool3d)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_adaptive_avg_pool3d(Tensor input, int[3] output_size) -> Tensor
 
@@ -148,22 +137,22 @@ The mean of each of the `output_size` windows that tile every (D, H, W) volume o
       METH_FASTCALL | METH_KEYWORDS, R"doc(adaptive_max_pool2d(Tensor input, int[2] output_size, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 The maximum of each of the `output_size` windows that tile every (H, W) plane (as _adaptive_avg_pool2d's) and its index in the plane. NaN wins.)doc"});
+  functions["_ops"].push_back({"binary_cross_entropy_with_logits", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_binary_cross_entropy_with_logits)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(binary_cross_entropy_with_logits(Tensor input, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=0) -> Tensor
+
+binary_cross_entropy of `sigmoid(self)`, computed stably from the logits: `(1 - target) * self - (1 + (pos_weight - 1) * target) * log_sigmoid(self)`, times `weight`, reduced as `reduction` says.)doc"});
   functions["_ops"].push_back({"hardshrink", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_hardshrink)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(hardshrink(Tensor input, Scalar lambd=0.5, *, Tensor? out=None) -> Tensor
 
 The hard shrinkage of every element x: x where |x| > lambd, else 0.)doc"});
-  functions["_ops"].push_back({"topk", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_topk)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(topk(Tensor input, int k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+  functions["_nn"].push_back({"nll_loss_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_nll_loss_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(nll_loss_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) -> Tensor
 
-The `k` largest (or smallest, unless `largest`) values of `self` along `dim` and their indices, in order if `sorted`.)doc"});
+The gradient of nll_loss_forward with respect to `self`: zero except `-weight[t] * grad_output` (divided by `total_weight` for mean) at each counted sample's target class.)doc"});
   methods.push_back({"hardshrink", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_hardshrink)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(hardshrink(Scalar lambd=0.5) -> Tensor
 
 The hard shrinkage of every element x: x where |x| > lambd, else 0.)doc"});
-  methods.push_back({"topk", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_topk)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(topk(int k, int dim=-1, bool largest=True, bool sorted=True) -> tuple[Tensor, Tensor]
-
-The `k` largest (or smallest, unless `largest`) values of `self` along `dim` and their indices, in order if `sorted`.)doc"});
   (void)functions;
   (void)methods;
 }

@@ -5,29 +5,13 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
-#include "generated/ops/adaptive_max_pool1d.h"
 #include "generated/ops/broadcast_tensors.h"
 #include "generated/ops/glu.h"
 #include "generated/ops/log1p.h"
-#include "generated/ops/special_softmax.h"
+#include "generated/ops/multi_margin_loss.h"
 
 namespace tl::python {
 namespace {
-
-// adaptive_max_pool1d
-PyObject* fn_adaptive_max_pool1d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "adaptive_max_pool1d(Tensor input, int[1] output_size)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto output_size = r.intlist(1);
-  auto result = [&] { GilRelease no_gil; return tl::adaptive_max_pool1d(self, output_size); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
 
 // broadcast_tensors
 PyObject* fn_broadcast_tensors(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -96,18 +80,26 @@ PyObject* fn_log1p_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
-// special_softmax
-PyObject* fn_special_softmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// multi_margin_loss
+PyObject* fn_nn_multi_margin_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "special_softmax(Tensor input, int dim, ScalarType? dtype=None)",
+      "multi_margin_loss(Tensor input, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=0, *, Tensor? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
-  auto dim = r.toInt64(1);
-  auto dtype = r.scalartype_optional(2);
-  auto result = [&] { GilRelease no_gil; return tl::special_softmax(self, dim, dtype); }();
+  auto target = r.tensor(1);
+  auto p = r.scalar(2);
+  auto margin = r.scalar(3);
+  auto weight = r.optional_tensor(4);
+  auto reduction = r.toInt64(5);
+  if (!r.is_none(6)) {
+    auto out = r.tensor(6);
+    auto result = [&] { GilRelease no_gil; return tl::multi_margin_loss_out(out, self, target, p, margin, weight, reduction); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::multi_margin_loss(self, target, p, margin, weight, reduction); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -143,10 +135,6 @@ PyObject* method_log1p_(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
 }  // namespace
 
 void add_bindings_47(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
-  functions["_ops"].push_back({"adaptive_max_pool1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_adaptive_max_pool1d)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(adaptive_max_pool1d(Tensor input, int[1] output_size) -> tuple[Tensor, Tensor]
-
-adaptive_max_pool2d of every row of a (C, L) or (N, C, L) input over a unit height: the maxima and their indices in the row.)doc"});
   functions["_ops"].push_back({"broadcast_tensors", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_broadcast_tensors)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(broadcast_tensors(Tensor[] tensors) -> Sequence[Tensor]
 
@@ -163,10 +151,10 @@ The gated linear unit: `a * sigmoid(b)` where a and b are the halves of `self` a
       METH_FASTCALL | METH_KEYWORDS, R"doc(log1p_(Tensor input) -> Tensor
 
 In-place version of log1p(): writes the result into self. `log(1 + x)` for every element x of `self`, accurate near zero; integer inputs give the default float dtype.)doc"});
-  functions["_ops"].push_back({"special_softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_softmax)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(special_softmax(Tensor input, int dim, ScalarType? dtype=None) -> Tensor
+  functions["_nn"].push_back({"multi_margin_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_multi_margin_loss)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(multi_margin_loss(Tensor input, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=0, *, Tensor? out=None) -> Tensor
 
-Alias of `softmax` (`torchlite.special.softmax`).)doc"});
+The multi-class hinge loss of scores `self` ((C,) or (N, C)) for class indices `target`: per sample, the sum over classes i other than y of `weight[y] * max(0, margin - self[y] + self[i]) ** p` (p 1 or 2), divided by C.)doc"});
   methods.push_back({"log1p", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log1p)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(log1p() -> Tensor
 

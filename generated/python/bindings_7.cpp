@@ -7,7 +7,6 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_histogramdd_from_bin_cts.h"
-#include "generated/ops/addmm.h"
 #include "generated/ops/flatten.h"
 #include "generated/ops/ones.h"
 
@@ -28,47 +27,6 @@ PyObject* fn__histogramdd_from_bin_cts(PyObject* /*module*/, PyObject* const* ar
   auto weight = r.optional_tensor(3);
   auto density = r.toBool(4);
   auto result = [&] { GilRelease no_gil; return tl::_histogramdd_from_bin_cts(self, bins, as_arg(range), weight, density); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// addmm
-PyObject* fn_addmm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto mat1 = r.tensor(1);
-  auto mat2 = r.tensor(2);
-  auto beta = r.scalar(3);
-  auto alpha = r.scalar(4);
-  if (!r.is_none(5)) {
-    auto out = r.tensor(5);
-    auto result = [&] { GilRelease no_gil; return tl::addmm_out(out, self, mat1, mat2, beta, alpha); }();
-    return wrap(std::move(result));
-  }
-  auto result = [&] { GilRelease no_gil; return tl::addmm(self, mat1, mat2, beta, alpha); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// addmm_
-PyObject* fn_addmm_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "addmm_(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto mat1 = r.tensor(1);
-  auto mat2 = r.tensor(2);
-  auto beta = r.scalar(3);
-  auto alpha = r.scalar(4);
-  auto result = [&] { GilRelease no_gil; return tl::addmm_(self, mat1, mat2, beta, alpha); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -114,42 +72,6 @@ PyObject* fn_ones(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
-// Tensor.addmm
-PyObject* method_addmm(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "addmm(Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto mat1 = r.tensor(0);
-  auto mat2 = r.tensor(1);
-  auto beta = r.scalar(2);
-  auto alpha = r.scalar(3);
-  auto result = [&] { GilRelease no_gil; return tl::addmm(self, mat1, mat2, beta, alpha); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// Tensor.addmm_
-PyObject* method_addmm_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "addmm_(Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto mat1 = r.tensor(0);
-  auto mat2 = r.tensor(1);
-  auto beta = r.scalar(2);
-  auto alpha = r.scalar(3);
-  auto result = [&] { GilRelease no_gil; return tl::addmm_(self, mat1, mat2, beta, alpha); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // Tensor.flatten
 PyObject* method_flatten(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -173,14 +95,6 @@ void add_bindings_7(FunctionTables& functions, std::vector<PyMethodDef>& methods
       METH_FASTCALL | METH_KEYWORDS, R"doc(_histogramdd_from_bin_cts(Tensor input, int[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False) -> Tensor
 
 The histogram of `histogramdd(self, bins, range, weight, density)` (its bins from `_histogramdd_bin_edges`).)doc"});
-  functions["_ops"].push_back({"addmm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_addmm)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None) -> Tensor
-
-`beta * self + alpha * (mat1 @ mat2)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored.)doc"});
-  functions["_ops"].push_back({"addmm_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_addmm_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(addmm_(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
-
-In-place version of addmm(): writes the result into self. `beta * self + alpha * (mat1 @ mat2)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored.)doc"});
   functions["_ops"].push_back({"flatten", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_flatten)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(flatten(Tensor input, int start_dim=0, int end_dim=-1) -> Tensor
 
@@ -189,14 +103,6 @@ In-place version of addmm(): writes the result into self. `beta * self + alpha *
       METH_FASTCALL | METH_KEYWORDS, R"doc(ones(int[] size, *, ScalarType? dtype=None, Device? device=None, Tensor? out=None, Layout? layout=None, bool? pin_memory=False, bool requires_grad=False) -> Tensor
 
 A tensor of shape `size` filled with ones (default float dtype unless `dtype`).)doc"});
-  methods.push_back({"addmm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_addmm)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(addmm(Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
-
-`beta * self + alpha * (mat1 @ mat2)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored.)doc"});
-  methods.push_back({"addmm_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_addmm_)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(addmm_(Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
-
-In-place version of addmm(): writes the result into self. `beta * self + alpha * (mat1 @ mat2)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored.)doc"});
   methods.push_back({"flatten", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_flatten)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(flatten(int start_dim=0, int end_dim=-1) -> Tensor
 

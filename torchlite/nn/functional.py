@@ -185,3 +185,4 @@ from ._functional.attention import *  # noqa: F401,F403
 from ._functional.pooling import *  # noqa: F401,F403
 from ._functional.convolution import *  # noqa: F401,F403
 from ._functional.shape import *  # noqa: F401,F403
+from ._functional.loss import *  # noqa: F401,F403
