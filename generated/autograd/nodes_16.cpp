@@ -14,6 +14,8 @@
 #include "generated/ops/geometric.h"
 #include "generated/ops/min.h"
 #include "generated/ops/mul.h"
+#include "generated/ops/native_group_norm.h"
+#include "generated/ops/native_group_norm_backward.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/special_log_ndtr.h"
 #include "generated/ops/zeros_like.h"
@@ -119,6 +121,53 @@ variable_list MinBackward0::apply(variable_list&& grads) {
   const auto& indices = indices_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = value_selecting_reduction_backward(grad, dim, indices, self_sizes, keepdim);
+  }
+  return grad_inputs;
+}
+
+// Backward of native_group_norm(Tensor input, Tensor? weight, Tensor? bias, int N, int C, int HxW, int group, float eps) -> (Tensor, Tensor, Tensor)
+struct NativeGroupNormBackward0 final : Node {
+  std::string name() const override { return "NativeGroupNormBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    input_.reset_data();
+    weight_.reset_data();
+    result1_.reset_data();
+    result2_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return input_.nbytes() + weight_.nbytes() + result1_.nbytes() + result2_.nbytes();
+  }
+
+  SavedVariable input_;
+  SavedVariable weight_;
+  int64_t N_;
+  int64_t C_;
+  int64_t HxW_;
+  int64_t group_;
+  SavedVariable result1_;
+  SavedVariable result2_;
+};
+
+variable_list NativeGroupNormBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& input = input_.unpack(shared_from_this());
+  const auto& weight = unpack_optional(weight_, shared_from_this());
+  const auto& N = as_arg(N_);
+  const auto& C = as_arg(C_);
+  const auto& HxW = as_arg(HxW_);
+  const auto& group = as_arg(group_);
+  const auto& result1 = result1_.unpack(shared_from_this());
+  const auto& result2 = result2_.unpack(shared_from_this());
+  if (should_compute_output(0) || should_compute_output(1) || should_compute_output(2)) {
+    const std::array<bool, 3> grad_input_mask = {should_compute_output(0), should_compute_output(1), should_compute_output(2)};
+    auto computed = native_group_norm_backward(grad, input, result1, result2, weight, N, C, HxW, group, grad_input_mask);
+    if (should_compute_output(0)) grad_inputs[0] = std::get<0>(std::move(computed));
+    if (should_compute_output(1)) grad_inputs[1] = std::get<1>(std::move(computed));
+    if (should_compute_output(2)) grad_inputs[2] = std::get<2>(std::move(computed));
   }
   return grad_inputs;
 }
@@ -241,6 +290,38 @@ std::tuple<Tensor, Tensor> min_dim(const Tensor& self, int64_t dim, bool keepdim
   set_history(Tensor(), grad_fn);  // indices: not differentiable (output_differentiability)
   if (grad_fn->should_compute_output(0)) {
     grad_fn->indices_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
+}
+
+// native_group_norm(Tensor input, Tensor? weight, Tensor? bias, int N, int C, int HxW, int group, float eps) -> (Tensor, Tensor, Tensor)
+std::tuple<Tensor, Tensor, Tensor> native_group_norm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, int64_t N, int64_t C, int64_t HxW, int64_t group, double eps) {
+  auto grad_fn = std::make_shared<NativeGroupNormBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&input, opt_ptr(weight), opt_ptr(bias)}));
+  grad_fn->N_ = N;
+  grad_fn->C_ = C;
+  grad_fn->HxW_ = HxW;
+  grad_fn->group_ = group;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->input_ = SavedVariable(input, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->weight_ = save_optional(weight, false);
+  }
+  std::tuple<Tensor, Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::native_group_norm::call(input, weight, bias, N, C, HxW, group, eps);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // result1: not differentiable (output_differentiability)
+  set_history(Tensor(), grad_fn);  // result2: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->result1_ = SavedVariable(std::get<1>(result), true);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->result2_ = SavedVariable(std::get<2>(result), true);
   }
   return result;
 }

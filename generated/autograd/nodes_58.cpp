@@ -11,6 +11,8 @@
 #include "generated/ops/clone.h"
 #include "generated/ops/div.h"
 #include "generated/ops/mul.h"
+#include "generated/ops/native_layer_norm.h"
+#include "generated/ops/native_layer_norm_backward.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/remainder.h"
 #include "generated/ops/softmax.h"
@@ -81,6 +83,50 @@ variable_list ClampBackward1::apply(variable_list&& grads) {
   const auto& max = as_arg(max_);
   if (should_compute_output(0)) {
     grad_inputs[0] = clamp_backward(grad, self, min, max);
+  }
+  return grad_inputs;
+}
+
+// Backward of native_layer_norm(Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)
+struct NativeLayerNormBackward0 final : Node {
+  std::string name() const override { return "NativeLayerNormBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    input_.reset_data();
+    weight_.reset_data();
+    bias_.reset_data();
+    result1_.reset_data();
+    result2_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return input_.nbytes() + weight_.nbytes() + bias_.nbytes() + result1_.nbytes() + result2_.nbytes();
+  }
+
+  SavedVariable input_;
+  std::vector<int64_t> normalized_shape_;
+  SavedVariable weight_;
+  SavedVariable bias_;
+  SavedVariable result1_;
+  SavedVariable result2_;
+};
+
+variable_list NativeLayerNormBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& input = input_.unpack(shared_from_this());
+  const auto& normalized_shape = as_arg(normalized_shape_);
+  const auto& weight = unpack_optional(weight_, shared_from_this());
+  const auto& bias = unpack_optional(bias_, shared_from_this());
+  const auto& result1 = result1_.unpack(shared_from_this());
+  const auto& result2 = result2_.unpack(shared_from_this());
+  if (should_compute_output(0) || should_compute_output(1) || should_compute_output(2)) {
+    const std::array<bool, 3> grad_input_mask = {should_compute_output(0), should_compute_output(1), should_compute_output(2)};
+    auto computed = native_layer_norm_backward(grad, input, normalized_shape, result1, result2, weight, bias, grad_input_mask);
+    if (should_compute_output(0)) grad_inputs[0] = std::get<0>(std::move(computed));
+    if (should_compute_output(1)) grad_inputs[1] = std::get<1>(std::move(computed));
+    if (should_compute_output(2)) grad_inputs[2] = std::get<2>(std::move(computed));
   }
   return grad_inputs;
 }
@@ -249,6 +295,38 @@ const Tensor& clamp_(const Tensor& self, const std::optional<Scalar>& min, const
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// native_layer_norm(Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, double eps) {
+  auto grad_fn = std::make_shared<NativeLayerNormBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&input, opt_ptr(weight), opt_ptr(bias)}));
+  grad_fn->normalized_shape_ = normalized_shape.vec();
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->input_ = SavedVariable(input, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->weight_ = save_optional(weight, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->bias_ = save_optional(bias, false);
+  }
+  std::tuple<Tensor, Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::native_layer_norm::call(input, normalized_shape, weight, bias, eps);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // result1: not differentiable (output_differentiability)
+  set_history(Tensor(), grad_fn);  // result2: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->result1_ = SavedVariable(std::get<1>(result), true);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->result2_ = SavedVariable(std::get<2>(result), true);
+  }
+  return result;
 }
 
 // remainder.Tensor(Tensor self, Tensor other) -> Tensor

@@ -6,7 +6,9 @@
 #include "generated/ops/bitwise_and.h"
 #include "generated/ops/erfc.h"
 #include "generated/ops/geometric.h"
+#include "generated/ops/group_norm.h"
 #include "generated/ops/min.h"
+#include "generated/ops/native_group_norm.h"
 #include "generated/ops/reshape.h"
 #include "generated/ops/special_log_ndtr.h"
 #include "generated/ops/take_along_dim.h"
@@ -296,6 +298,13 @@ const Tensor& geometric_(const Tensor& self, double p, std::optional<Generator> 
   return ops::geometric_::call(self, p, generator);
 }
 
+// ============================================================================ group_norm
+
+// group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enabled=True) -> Tensor
+Tensor group_norm(const Tensor& input, int64_t num_groups, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, double eps, bool cudnn_enabled) {
+  return native::group_norm_composite(input, num_groups, weight, bias, eps, cudnn_enabled);
+}
+
 // ============================================================================ min
 
 // min(Tensor self) -> Tensor
@@ -392,6 +401,28 @@ const Tensor& ops::min_unary_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& min_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("min.unary_out", {&self}, {&out});
   return ops::min_unary_out::call(self, out);
+}
+
+// ============================================================================ native_group_norm
+
+// native_group_norm(Tensor input, Tensor? weight, Tensor? bias, int N, int C, int HxW, int group, float eps) -> (Tensor, Tensor, Tensor)
+ops::native_group_norm::Kernel* ops::native_group_norm::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::native_group_norm_kernel,
+    /* Meta */ native::native_group_norm_kernel,
+};
+
+std::tuple<Tensor, Tensor, Tensor> ops::native_group_norm::call(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, int64_t N, int64_t C, int64_t HxW, int64_t group, double eps) {
+  const Device kernel_device = dispatch_device("native_group_norm", {&input, opt_ptr(weight), opt_ptr(bias)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("native_group_norm", kernel_device);
+  return kernel(input, weight, bias, N, C, HxW, group, eps);
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_group_norm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, int64_t N, int64_t C, int64_t HxW, int64_t group, double eps) {
+  if (autograd::compute_requires_grad({&input, opt_ptr(weight), opt_ptr(bias)})) {
+    return autograd::wrappers::native_group_norm(input, weight, bias, N, C, HxW, group, eps);
+  }
+  return ops::native_group_norm::call(input, weight, bias, N, C, HxW, group, eps);
 }
 
 // ============================================================================ reshape

@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/all.h"
+#include "generated/ops/alpha_dropout.h"
 #include "generated/ops/digamma.h"
 #include "generated/ops/erfinv.h"
 #include "generated/ops/gather.h"
@@ -115,6 +116,18 @@ const Tensor& ops::all_dims_out::call(const Tensor& self, OptionalIntArrayRef di
 const Tensor& all_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim) {
   check_out_no_grad("all.dims_out", {&self}, {&out});
   return ops::all_dims_out::call(self, dim, keepdim, out);
+}
+
+// ============================================================================ alpha_dropout
+
+// alpha_dropout(Tensor input, float p, bool train) -> Tensor
+Tensor alpha_dropout(const Tensor& input, double p, bool train) {
+  return native::alpha_dropout_composite(input, p, train);
+}
+
+// alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)
+const Tensor& alpha_dropout_(const Tensor& self, double p, bool train) {
+  return native::alpha_dropout__composite(self, p, train);
 }
 
 // ============================================================================ gather

@@ -3,14 +3,23 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/batch_norm.h"
 #include "generated/ops/less.h"
 #include "generated/ops/lt.h"
 #include "generated/ops/msort.h"
 #include "generated/ops/mvlgamma.h"
+#include "generated/ops/native_batch_norm.h"
 #include "generated/ops/scatter_add.h"
 #include "generated/ops/unique_dim.h"
 
 namespace tl {
+
+// ============================================================================ batch_norm
+
+// batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor
+Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, bool training, double momentum, double eps, bool cudnn_enabled) {
+  return native::batch_norm_composite(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled);
+}
 
 // ============================================================================ less
 
@@ -265,6 +274,28 @@ const Tensor& ops::mvlgamma_out::call(const Tensor& self, int64_t p, const Tenso
 const Tensor& mvlgamma_out(const Tensor& out, const Tensor& self, int64_t p) {
   check_out_no_grad("mvlgamma.out", {&self}, {&out});
   return ops::mvlgamma_out::call(self, p, out);
+}
+
+// ============================================================================ native_batch_norm
+
+// native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)
+ops::native_batch_norm::Kernel* ops::native_batch_norm::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::native_batch_norm_kernel,
+    /* Meta */ native::native_batch_norm_kernel,
+};
+
+std::tuple<Tensor, Tensor, Tensor> ops::native_batch_norm::call(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, bool training, double momentum, double eps) {
+  const Device kernel_device = dispatch_device("native_batch_norm", {&input, opt_ptr(weight), opt_ptr(bias), opt_ptr(running_mean), opt_ptr(running_var)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("native_batch_norm", kernel_device);
+  return kernel(input, weight, bias, running_mean, running_var, training, momentum, eps);
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, bool training, double momentum, double eps) {
+  if (autograd::compute_requires_grad({&input, opt_ptr(weight), opt_ptr(bias)})) {
+    return autograd::wrappers::native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps);
+  }
+  return ops::native_batch_norm::call(input, weight, bias, running_mean, running_var, training, momentum, eps);
 }
 
 // ============================================================================ scatter_add

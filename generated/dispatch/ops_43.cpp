@@ -11,6 +11,7 @@
 #include "generated/ops/cdist.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/diff.h"
+#include "generated/ops/instance_norm.h"
 #include "generated/ops/linalg_multi_dot.h"
 #include "generated/ops/logit.h"
 #include "generated/ops/mode.h"
@@ -166,6 +167,13 @@ Tensor diff(const Tensor& self, int64_t n, int64_t dim, const std::optional<Tens
 const Tensor& diff_out(const Tensor& out, const Tensor& self, int64_t n, int64_t dim, const std::optional<Tensor>& prepend, const std::optional<Tensor>& append) {
   check_out_no_grad("diff.out", {&self, opt_ptr(prepend), opt_ptr(append)}, {&out});
   return native::diff_out_composite(self, n, dim, prepend, append, out);
+}
+
+// ============================================================================ instance_norm
+
+// instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool use_input_stats, float momentum, float eps, bool cudnn_enabled) -> Tensor
+Tensor instance_norm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, bool use_input_stats, double momentum, double eps, bool cudnn_enabled) {
+  return native::instance_norm_composite(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled);
 }
 
 // ============================================================================ linalg_multi_dot

@@ -8,6 +8,8 @@
 #include "generated/ops/diag.h"
 #include "generated/ops/greater.h"
 #include "generated/ops/gt.h"
+#include "generated/ops/layer_norm.h"
+#include "generated/ops/native_layer_norm.h"
 #include "generated/ops/remainder.h"
 #include "generated/ops/softmax.h"
 
@@ -467,6 +469,35 @@ const Tensor& ops::gt_Scalar_out::call(const Tensor& self, const Scalar& other, 
 const Tensor& gt_out(const Tensor& out, const Tensor& self, const Scalar& other) {
   check_out_no_grad("gt.Scalar_out", {&self}, {&out});
   return ops::gt_Scalar_out::call(self, other, out);
+}
+
+// ============================================================================ layer_norm
+
+// layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor
+Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, double eps, bool cudnn_enable) {
+  return native::layer_norm_composite(input, normalized_shape, weight, bias, eps, cudnn_enable);
+}
+
+// ============================================================================ native_layer_norm
+
+// native_layer_norm(Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)
+ops::native_layer_norm::Kernel* ops::native_layer_norm::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::native_layer_norm_kernel,
+    /* Meta */ native::native_layer_norm_kernel,
+};
+
+std::tuple<Tensor, Tensor, Tensor> ops::native_layer_norm::call(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, double eps) {
+  const Device kernel_device = dispatch_device("native_layer_norm", {&input, opt_ptr(weight), opt_ptr(bias)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("native_layer_norm", kernel_device);
+  return kernel(input, normalized_shape, weight, bias, eps);
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, double eps) {
+  if (autograd::compute_requires_grad({&input, opt_ptr(weight), opt_ptr(bias)})) {
+    return autograd::wrappers::native_layer_norm(input, normalized_shape, weight, bias, eps);
+  }
+  return ops::native_layer_norm::call(input, normalized_shape, weight, bias, eps);
 }
 
 // ============================================================================ remainder

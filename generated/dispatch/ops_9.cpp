@@ -9,6 +9,7 @@
 #include "generated/ops/angle.h"
 #include "generated/ops/arccos.h"
 #include "generated/ops/div.h"
+#include "generated/ops/dropout.h"
 #include "generated/ops/inner.h"
 #include "generated/ops/isneginf.h"
 #include "generated/ops/max.h"
@@ -410,6 +411,18 @@ const Tensor& div_(const Tensor& self, const Scalar& other, std::optional<std::s
     return autograd::wrappers::div__Scalar_mode(self, other, rounding_mode);
   }
   return ops::div__Scalar_mode::call(self, other, rounding_mode);
+}
+
+// ============================================================================ dropout
+
+// dropout(Tensor input, float p, bool train) -> Tensor
+Tensor dropout(const Tensor& input, double p, bool train) {
+  return native::dropout_composite(input, p, train);
+}
+
+// dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)
+const Tensor& dropout_(const Tensor& self, double p, bool train) {
+  return native::dropout__composite(self, p, train);
 }
 
 // ============================================================================ inner

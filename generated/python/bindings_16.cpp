@@ -9,7 +9,9 @@
 #include "generated/ops/bitwise_and.h"
 #include "generated/ops/erfc.h"
 #include "generated/ops/geometric.h"
+#include "generated/ops/group_norm.h"
 #include "generated/ops/min.h"
+#include "generated/ops/native_group_norm.h"
 #include "generated/ops/reshape.h"
 #include "generated/ops/special_log_ndtr.h"
 #include "generated/ops/take_along_dim.h"
@@ -125,6 +127,25 @@ PyObject* fn_erfc_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// group_norm
+PyObject* fn_group_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enabled=True)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto num_groups = r.toInt64(1);
+  auto weight = r.optional_tensor(2);
+  auto bias = r.optional_tensor(3);
+  auto eps = r.toDouble(4);
+  auto cudnn_enabled = r.toBool(5);
+  auto result = [&] { GilRelease no_gil; return tl::group_norm(input, num_groups, weight, bias, eps, cudnn_enabled); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // min
 PyObject* fn_min(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -162,6 +183,27 @@ PyObject* fn_min(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// native_group_norm
+PyObject* fn_native_group_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "native_group_norm(Tensor input, Tensor? weight, Tensor? bias, int N, int C, int HxW, int group, float eps)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto weight = r.optional_tensor(1);
+  auto bias = r.optional_tensor(2);
+  auto N = r.toInt64(3);
+  auto C = r.toInt64(4);
+  auto HxW = r.toInt64(5);
+  auto group = r.toInt64(6);
+  auto eps = r.toDouble(7);
+  auto result = [&] { GilRelease no_gil; return tl::native_group_norm(input, weight, bias, N, C, HxW, group, eps); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -490,6 +532,10 @@ The complementary error function `1 - erf(x)` of every element x of `self`, accu
       METH_FASTCALL | METH_KEYWORDS, R"doc(erfc_(Tensor input) -> Tensor
 
 In-place version of erfc(): writes the result into self. The complementary error function `1 - erf(x)` of every element x of `self`, accurate where erf(x) is close to 1; integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"group_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_group_norm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enabled=True) -> Tensor
+
+Group normalization over channel dim 1 split into `num_groups` groups (`native_group_norm` of the contiguous input). `cudnn_enabled` is ignored.)doc"});
   functions["_ops"].push_back({"min", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_min)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(min(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -498,6 +544,10 @@ The smallest element of `self` as a 0-d tensor (NaN if any element is NaN). The 
 min(Tensor input, int dim, bool keepdim=False, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 The smallest values of `self` along `dim` and their indices (the first of ties; NaN counts as the smallest).)doc"});
+  functions["_ops"].push_back({"native_group_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_native_group_norm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(native_group_norm(Tensor input, Tensor? weight, Tensor? bias, int N, int C, int HxW, int group, float eps) -> tuple[Tensor, Tensor, Tensor]
+
+Group normalization of an input of N * C * HxW elements: the channels split into `group` groups, each (sample, group) normalized by its mean and 1/sqrt(var + eps) (biased variance), then scaled and shifted per channel. Returns the output and the statistics, shaped [N, group] (float32 for float16/bfloat16 inputs with float32 parameters).)doc"});
   functions["_ops"].push_back({"reshape", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_reshape)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(reshape(Tensor input, int[] shape) -> Tensor
 

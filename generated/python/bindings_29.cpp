@@ -7,6 +7,7 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/all.h"
+#include "generated/ops/alpha_dropout.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/gather.h"
 #include "generated/ops/randint_like.h"
@@ -54,6 +55,38 @@ PyObject* fn_all(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// alpha_dropout
+PyObject* fn_alpha_dropout(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "alpha_dropout(Tensor input, float p, bool train)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto p = r.toDouble(1);
+  auto train = r.toBool(2);
+  auto result = [&] { GilRelease no_gil; return tl::alpha_dropout(input, p, train); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// alpha_dropout_
+PyObject* fn_alpha_dropout_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "alpha_dropout_(Tensor input, float p, bool train)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto p = r.toDouble(1);
+  auto train = r.toBool(2);
+  auto result = [&] { GilRelease no_gil; return tl::alpha_dropout_(self, p, train); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -309,6 +342,14 @@ Whether every element of `self` along `dim` is non-zero (uint8 inputs give uint8
 all(Tensor input, int[]? dim=None, bool keepdim=False, *, Tensor? out=None) -> Tensor
 
 Whether every element of `self` over the dimensions in `dim` (all of them when None) is non-zero (uint8 inputs give uint8).)doc"});
+  functions["_ops"].push_back({"alpha_dropout", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_alpha_dropout)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(alpha_dropout(Tensor input, float p, bool train) -> Tensor
+
+Alpha dropout (for SELU networks): each element dropped with probability `p` is set to SELU's negative saturation value, then an affine map keeps the mean and variance, when `train` (otherwise, and for p = 0 or an empty input, `input` itself); the noise is drawn with bernoulli_(1 - p), PyTorch's stream for the same seed; p = 1 gives input * 0.)doc"});
+  functions["_ops"].push_back({"alpha_dropout_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_alpha_dropout_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(alpha_dropout_(Tensor input, float p, bool train) -> Tensor
+
+In-place alpha_dropout.)doc"});
   functions["_ops"].push_back({"gather", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_gather)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(gather(Tensor input, int dim, Tensor index, *, bool sparse_grad=False, Tensor? out=None) -> Tensor
 

@@ -5,14 +5,38 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/batch_norm.h"
 #include "generated/ops/less.h"
 #include "generated/ops/msort.h"
 #include "generated/ops/mvlgamma.h"
+#include "generated/ops/native_batch_norm.h"
 #include "generated/ops/scatter_add.h"
 #include "generated/ops/unique_dim.h"
 
 namespace tl::python {
 namespace {
+
+// batch_norm
+PyObject* fn_batch_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto weight = r.optional_tensor(1);
+  auto bias = r.optional_tensor(2);
+  auto running_mean = r.optional_tensor(3);
+  auto running_var = r.optional_tensor(4);
+  auto training = r.toBool(5);
+  auto momentum = r.toDouble(6);
+  auto eps = r.toDouble(7);
+  auto cudnn_enabled = r.toBool(8);
+  auto result = [&] { GilRelease no_gil; return tl::batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // less
 PyObject* fn_less(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -128,6 +152,27 @@ PyObject* fn_mvlgamma_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   auto self = r.tensor(0);
   auto p = r.toInt64(1);
   auto result = [&] { GilRelease no_gil; return tl::mvlgamma_(self, p); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// native_batch_norm
+PyObject* fn_native_batch_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto weight = r.optional_tensor(1);
+  auto bias = r.optional_tensor(2);
+  auto running_mean = r.optional_tensor(3);
+  auto running_var = r.optional_tensor(4);
+  auto training = r.toBool(5);
+  auto momentum = r.toDouble(6);
+  auto eps = r.toDouble(7);
+  auto result = [&] { GilRelease no_gil; return tl::native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -324,6 +369,10 @@ PyObject* method_scatter_add_(PyObject* py_self, PyObject* const* args, Py_ssize
 }  // namespace
 
 void add_bindings_31(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"batch_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_batch_norm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor
+
+Batch normalization (`native_batch_norm`'s output); an empty input gives a copy scaled and shifted by the first weight and bias, as PyTorch. `cudnn_enabled` is ignored.)doc"});
   functions["_ops"].push_back({"less", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_less)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(less(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -352,6 +401,10 @@ The multivariate log-gamma function of dimension `p` of every element x of `self
       METH_FASTCALL | METH_KEYWORDS, R"doc(mvlgamma_(Tensor input, int p) -> Tensor
 
 In-place version of mvlgamma(): writes the result into self. The multivariate log-gamma function of dimension `p` of every element x of `self`: `p (p - 1) / 4 log(pi) + sum(lgamma(x - j / 2) for j in 0..p-1)`; integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"native_batch_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_native_batch_norm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> tuple[Tensor, Tensor, Tensor]
+
+Batch normalization over channel dim 1 of an input of rank >= 2: in training the batch statistics (biased variance) normalize, and the running statistics, when given, are updated in place (`(1 - momentum) * running + momentum * batch`, the variance unbiased); in evaluation the running statistics normalize. Returns the output and the saved mean and 1/sqrt(var + eps) (empty in evaluation).)doc"});
   functions["_ops"].push_back({"scatter_add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter_add)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_add(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None) -> Tensor
 

@@ -8,6 +8,7 @@
 #include "generated/ops/cat.h"
 #include "generated/ops/floor_divide.h"
 #include "generated/ops/renorm.h"
+#include "generated/ops/rms_norm.h"
 #include "generated/ops/std.h"
 #include "generated/ops/t.h"
 
@@ -128,6 +129,23 @@ PyObject* fn_renorm_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   auto dim = r.toInt64(2);
   auto maxnorm = r.scalar(3);
   auto result = [&] { GilRelease no_gil; return tl::renorm_(self, p, dim, maxnorm); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// rms_norm
+PyObject* fn_rms_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto normalized_shape = r.intlist(1);
+  auto weight = r.optional_tensor(2);
+  auto eps = r.toDouble_optional(3);
+  auto result = [&] { GilRelease no_gil; return tl::rms_norm(input, normalized_shape, weight, eps); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -433,6 +451,10 @@ In-place version of floor_divide(): writes the result into self. Divides every e
       METH_FASTCALL | METH_KEYWORDS, R"doc(renorm_(Tensor input, Scalar p, int dim, Scalar maxnorm) -> Tensor
 
 In-place version of renorm(): writes the result into self. `self` with each sub-tensor along `dim` whose `p`-norm exceeds `maxnorm` scaled down to norm `maxnorm` (by `maxnorm / (norm + 1e-7)`).)doc"});
+  functions["_ops"].push_back({"rms_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rms_norm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor
+
+Root-mean-square normalization over the trailing dims `normalized_shape`: `x * rsqrt(mean(x**2) + eps) * weight`, computed in float32 for float16/bfloat16; `eps` None is the epsilon of the computing dtype. Composed of ops as PyTorch's CPU path.)doc"});
   functions["_ops"].push_back({"std", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_std)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(std(Tensor input, bool unbiased=True) -> Tensor
 

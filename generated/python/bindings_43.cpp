@@ -12,6 +12,7 @@
 #include "generated/ops/bucketize.h"
 #include "generated/ops/cdist.h"
 #include "generated/ops/diff.h"
+#include "generated/ops/instance_norm.h"
 #include "generated/ops/linalg_multi_dot.h"
 #include "generated/ops/mode.h"
 #include "generated/ops/nonzero.h"
@@ -186,6 +187,28 @@ PyObject* fn_diff(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::diff(self, n, dim, prepend, append); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// instance_norm
+PyObject* fn_instance_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool use_input_stats, float momentum, float eps, bool cudnn_enabled)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto weight = r.optional_tensor(1);
+  auto bias = r.optional_tensor(2);
+  auto running_mean = r.optional_tensor(3);
+  auto running_var = r.optional_tensor(4);
+  auto use_input_stats = r.toBool(5);
+  auto momentum = r.toDouble(6);
+  auto eps = r.toDouble(7);
+  auto cudnn_enabled = r.toBool(8);
+  auto result = [&] { GilRelease no_gil; return tl::instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -486,6 +509,10 @@ The `p`-norm distance between each row of `x1` (.., r1, m) and each row of `x2` 
       METH_FASTCALL | METH_KEYWORDS, R"doc(diff(Tensor input, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None, *, Tensor? out=None) -> Tensor
 
 The `n`-th forward difference of `self` along `dim` (`x[i+1] - x[i]`, `logical_xor` for bool), after joining `prepend` before and `append` after it along `dim`.)doc"});
+  functions["_ops"].push_back({"instance_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_instance_norm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool use_input_stats, float momentum, float eps, bool cudnn_enabled) -> Tensor
+
+Instance normalization: each (sample, channel) plane normalized by its own statistics (`use_input_stats`) or by the running ones; composed as PyTorch's, a batch_norm of the input seen as one sample of N * C channels, whose running statistics are averaged back into the C given ones in place.)doc"});
   functions["_ops"].push_back({"linalg_multi_dot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_multi_dot)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_multi_dot(Tensor[] tensors, *, Tensor? out=None) -> Tensor
 

@@ -11,6 +11,7 @@
 #include "generated/ops/count_nonzero.h"
 #include "generated/ops/linalg_vecdot.h"
 #include "generated/ops/log10.h"
+#include "generated/ops/native_group_norm_backward.h"
 #include "generated/ops/not_equal.h"
 #include "generated/ops/threshold_backward.h"
 
@@ -228,6 +229,29 @@ PyObject* fn_log10_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::log10_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// native_group_norm_backward
+PyObject* fn_nn_native_group_norm_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, int N, int C, int HxW, int group, bool[3] output_mask)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_out = r.tensor(0);
+  auto input = r.tensor(1);
+  auto mean = r.tensor(2);
+  auto rstd = r.tensor(3);
+  auto weight = r.optional_tensor(4);
+  auto N = r.toInt64(5);
+  auto C = r.toInt64(6);
+  auto HxW = r.toInt64(7);
+  auto group = r.toInt64(8);
+  auto output_mask = r.boollist<3>(9);
+  auto result = [&] { GilRelease no_gil; return tl::native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -639,6 +663,10 @@ The base-10 logarithm of every element of `self`; integer inputs give the defaul
       METH_FASTCALL | METH_KEYWORDS, R"doc(log10_(Tensor input) -> Tensor
 
 In-place version of log10(): writes the result into self. The base-10 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions["_nn"].push_back({"native_group_norm_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_native_group_norm_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, int N, int C, int HxW, int group, bool[3] output_mask) -> tuple[Tensor, Tensor, Tensor]
+
+The gradients of `native_group_norm` for input, weight and bias (those `output_mask` asks for) from the saved statistics. Differentiable (PyTorch's has no derivative and differentiates a composite instead under create_graph).)doc"});
   functions["_ops"].push_back({"not_equal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_not_equal)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(not_equal(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 

@@ -11,6 +11,7 @@
 #include "generated/ops/angle.h"
 #include "generated/ops/arccos.h"
 #include "generated/ops/div.h"
+#include "generated/ops/dropout.h"
 #include "generated/ops/inner.h"
 #include "generated/ops/isneginf.h"
 #include "generated/ops/max.h"
@@ -206,6 +207,38 @@ PyObject* fn_div_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// dropout
+PyObject* fn_dropout(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "dropout(Tensor input, float p, bool train)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto p = r.toDouble(1);
+  auto train = r.toBool(2);
+  auto result = [&] { GilRelease no_gil; return tl::dropout(input, p, train); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// dropout_
+PyObject* fn_dropout_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "dropout_(Tensor input, float p, bool train)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto p = r.toDouble(1);
+  auto train = r.toBool(2);
+  auto result = [&] { GilRelease no_gil; return tl::dropout_(self, p, train); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -785,6 +818,14 @@ In-place version of div(): writes the result into self. Divides every element of
 div_(Tensor input, Scalar other, *, str? rounding_mode) -> Tensor
 
 In-place version of div(): writes the result into self. Divides every element of `self` by the number `other`, rounding as `rounding_mode` says.)doc"});
+  functions["_ops"].push_back({"dropout", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_dropout)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(dropout(Tensor input, float p, bool train) -> Tensor
+
+Zeroes each element with probability `p` and scales the others by 1/(1-p), when `train` (otherwise, and for p = 0 or an empty input, `input` itself); the noise is drawn with bernoulli_(1 - p), PyTorch's stream for the same seed; p = 1 gives input * 0.)doc"});
+  functions["_ops"].push_back({"dropout_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_dropout_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(dropout_(Tensor input, float p, bool train) -> Tensor
+
+In-place dropout.)doc"});
   functions["_ops"].push_back({"inner", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_inner)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(inner(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 

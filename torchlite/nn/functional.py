@@ -181,3 +181,5 @@ def log_softmax(input, dim: Optional[int] = None, _stacklevel: int = 3, dtype=No
     if dim is None:
         dim = _get_softmax_dim("log_softmax", input.dim(), _stacklevel)
     return input.log_softmax(dim, dtype=dtype)
+from ._functional.normalization import *  # noqa: F401,F403
+from ._functional.dropout import *  # noqa: F401,F403
