@@ -26,6 +26,7 @@
 #include "aten/autograd/FunctionsManualConvolution.h"  // linear, convolution (double backward)
 #include "aten/autograd/FunctionsManualPadding.h"  // constant_pad_nd
 #include "aten/autograd/FunctionsManualLoss.h"  // double backward of the losses
+#include "aten/autograd/FunctionsManualNormalization.h"  // double backward of the normalizations
 
 namespace tl::autograd::generated {
 

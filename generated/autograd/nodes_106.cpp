@@ -12,6 +12,7 @@
 #include "generated/ops/logit.h"
 #include "generated/ops/masked_fill.h"
 #include "generated/ops/masked_scatter.h"
+#include "generated/ops/native_batch_norm_backward.h"
 #include "generated/ops/native_dropout.h"
 #include "generated/ops/native_dropout_backward.h"
 #include "generated/ops/neg.h"
@@ -101,6 +102,64 @@ variable_list MaskedScatterBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = masked_scatter_backward(grad, mask, source_sizes);
+  }
+  return grad_inputs;
+}
+
+// Backward of native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+struct NativeBatchNormBackwardBackward0 final : Node {
+  std::string name() const override { return "NativeBatchNormBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    grad_out_.reset_data();
+    input_.reset_data();
+    weight_.reset_data();
+    running_mean_.reset_data();
+    running_var_.reset_data();
+    save_mean_.reset_data();
+    save_invstd_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return grad_out_.nbytes() + input_.nbytes() + weight_.nbytes() + running_mean_.nbytes() + running_var_.nbytes() + save_mean_.nbytes() + save_invstd_.nbytes();
+  }
+
+  SavedVariable grad_out_;
+  SavedVariable input_;
+  SavedVariable weight_;
+  SavedVariable running_mean_;
+  SavedVariable running_var_;
+  SavedVariable save_mean_;
+  SavedVariable save_invstd_;
+  bool train_;
+  double eps_;
+};
+
+variable_list NativeBatchNormBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& grad_out = grad_out_.unpack(shared_from_this());
+  const auto& input = input_.unpack(shared_from_this());
+  const auto& weight = unpack_optional(weight_, shared_from_this());
+  const auto& running_mean = unpack_optional(running_mean_, shared_from_this());
+  const auto& running_var = unpack_optional(running_var_, shared_from_this());
+  const auto& save_mean = unpack_optional(save_mean_, shared_from_this());
+  const auto& save_invstd = unpack_optional(save_invstd_, shared_from_this());
+  const auto& train = as_arg(train_);
+  const auto& eps = as_arg(eps_);
+  if (should_compute_output(1) || should_compute_output(2) || should_compute_output(0)) {
+    const std::array<bool, 3> grad_input_mask = {should_compute_output(1), should_compute_output(2), should_compute_output(0)};
+    auto computed = batchnorm_double_backward(input, weight, grads[0], grads[1], grads[2], grad_out, running_mean, running_var, train, eps, save_mean, save_invstd, grad_input_mask);
+    if (should_compute_output(1)) grad_inputs[1] = std::get<0>(std::move(computed));
+    if (should_compute_output(2)) grad_inputs[2] = std::get<1>(std::move(computed));
+    if (should_compute_output(0)) grad_inputs[0] = std::get<2>(std::move(computed));
+  }
+  if (should_compute_output(3)) {
+    grad_inputs[3] = not_implemented("native_batch_norm_backward save_mean");
+  }
+  if (should_compute_output(4)) {
+    grad_inputs[4] = not_implemented("native_batch_norm_backward save_invstd");
   }
   return grad_inputs;
 }
@@ -314,6 +373,47 @@ const Tensor& masked_scatter_(const Tensor& self, const Tensor& mask, const Tens
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(const Tensor& grad_out, const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, const std::optional<Tensor>& save_mean, const std::optional<Tensor>& save_invstd, bool train, double eps, std::array<bool, 3> output_mask) {
+  auto grad_fn = std::make_shared<NativeBatchNormBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_out, &input, opt_ptr(weight), opt_ptr(save_mean), opt_ptr(save_invstd)}));
+  grad_fn->train_ = train;
+  grad_fn->eps_ = eps;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->grad_out_ = SavedVariable(grad_out, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->input_ = SavedVariable(input, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->weight_ = save_optional(weight, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->running_mean_ = save_optional(running_mean, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->running_var_ = save_optional(running_var, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2) || grad_fn->should_compute_output(3)) {
+    grad_fn->save_mean_ = save_optional(save_mean, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2) || grad_fn->should_compute_output(4)) {
+    grad_fn->save_invstd_ = save_optional(save_invstd, false);
+  }
+  std::tuple<Tensor, Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::native_batch_norm_backward::call(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  check_differentiable_dtype(std::get<1>(result));
+  set_history(std::get<1>(result), grad_fn);
+  check_differentiable_dtype(std::get<2>(result));
+  set_history(std::get<2>(result), grad_fn);
+  return result;
 }
 
 // native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)

@@ -12,6 +12,7 @@
 #include "generated/ops/mse_loss.h"
 #include "generated/ops/mse_loss_backward.h"
 #include "generated/ops/mul.h"
+#include "generated/ops/native_layer_norm_backward.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/permute.h"
 #include "generated/ops/transpose.h"
@@ -107,6 +108,56 @@ variable_list MseLossBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = mse_loss_backward(grad, target, self, reduction);
+  }
+  return grad_inputs;
+}
+
+// Backward of native_layer_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+struct NativeLayerNormBackwardBackward0 final : Node {
+  std::string name() const override { return "NativeLayerNormBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    grad_out_.reset_data();
+    input_.reset_data();
+    mean_.reset_data();
+    rstd_.reset_data();
+    weight_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return grad_out_.nbytes() + input_.nbytes() + mean_.nbytes() + rstd_.nbytes() + weight_.nbytes();
+  }
+
+  SavedVariable grad_out_;
+  SavedVariable input_;
+  std::vector<int64_t> normalized_shape_;
+  SavedVariable mean_;
+  SavedVariable rstd_;
+  SavedVariable weight_;
+};
+
+variable_list NativeLayerNormBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& grad_out = grad_out_.unpack(shared_from_this());
+  const auto& input = input_.unpack(shared_from_this());
+  const auto& normalized_shape = as_arg(normalized_shape_);
+  const auto& mean = mean_.unpack(shared_from_this());
+  const auto& rstd = rstd_.unpack(shared_from_this());
+  const auto& weight = unpack_optional(weight_, shared_from_this());
+  if (should_compute_output(1) || should_compute_output(4) || should_compute_output(0)) {
+    const std::array<bool, 3> grad_input_mask = {should_compute_output(1), should_compute_output(4), should_compute_output(0)};
+    auto computed = layer_norm_double_backward(input, weight, grads[0], grads[1], grads[2], grad_out, mean, rstd, normalized_shape, grad_input_mask);
+    if (should_compute_output(1)) grad_inputs[1] = std::get<0>(std::move(computed));
+    if (should_compute_output(4)) grad_inputs[4] = std::get<1>(std::move(computed));
+    if (should_compute_output(0)) grad_inputs[0] = std::get<2>(std::move(computed));
+  }
+  if (should_compute_output(2)) {
+    grad_inputs[2] = not_implemented("native_layer_norm_backward mean");
+  }
+  if (should_compute_output(3)) {
+    grad_inputs[3] = not_implemented("native_layer_norm_backward rstd");
   }
   return grad_inputs;
 }
@@ -241,6 +292,40 @@ Tensor mse_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
+  return result;
+}
+
+// native_layer_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward(const Tensor& grad_out, const Tensor& input, IntArrayRef normalized_shape, const Tensor& mean, const Tensor& rstd, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, std::array<bool, 3> output_mask) {
+  auto grad_fn = std::make_shared<NativeLayerNormBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_out, &input, &mean, &rstd, opt_ptr(weight)}));
+  grad_fn->normalized_shape_ = normalized_shape.vec();
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(4)) {
+    grad_fn->grad_out_ = SavedVariable(grad_out, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(4)) {
+    grad_fn->input_ = SavedVariable(input, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2) || grad_fn->should_compute_output(4)) {
+    grad_fn->mean_ = SavedVariable(mean, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(3) || grad_fn->should_compute_output(4)) {
+    grad_fn->rstd_ = SavedVariable(rstd, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(4)) {
+    grad_fn->weight_ = save_optional(weight, false);
+  }
+  std::tuple<Tensor, Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::native_layer_norm_backward::call(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  check_differentiable_dtype(std::get<1>(result));
+  set_history(std::get<1>(result), grad_fn);
+  check_differentiable_dtype(std::get<2>(result));
+  set_history(std::get<2>(result), grad_fn);
   return result;
 }
 

@@ -8,6 +8,7 @@
 #include "generated/ops/l1_loss.h"
 #include "generated/ops/reflection_pad3d.h"
 #include "generated/ops/renorm.h"
+#include "generated/ops/rms_norm.h"
 
 namespace tl {
 
@@ -226,6 +227,13 @@ const Tensor& ops::renorm_out::call(const Tensor& self, const Scalar& p, int64_t
 const Tensor& renorm_out(const Tensor& out, const Tensor& self, const Scalar& p, int64_t dim, const Scalar& maxnorm) {
   check_out_no_grad("renorm.out", {&self}, {&out});
   return ops::renorm_out::call(self, p, dim, maxnorm, out);
+}
+
+// ============================================================================ rms_norm
+
+// rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor
+Tensor rms_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight, std::optional<double> eps) {
+  return native::rms_norm_composite(input, normalized_shape, weight, eps);
 }
 
 }  // namespace tl

@@ -7,6 +7,7 @@
 #include "generated/ops/conv1d.h"
 #include "generated/ops/logit.h"
 #include "generated/ops/masked_scatter.h"
+#include "generated/ops/native_batch_norm_backward.h"
 #include "generated/ops/native_dropout.h"
 #include "generated/ops/reflection_pad1d.h"
 #include "generated/ops/softshrink_backward.h"
@@ -224,6 +225,28 @@ const Tensor& masked_scatter_(const Tensor& self, const Tensor& mask, const Tens
     return autograd::wrappers::masked_scatter_(self, mask, source);
   }
   return ops::masked_scatter_::call(self, mask, source);
+}
+
+// ============================================================================ native_batch_norm_backward
+
+// native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+ops::native_batch_norm_backward::Kernel* ops::native_batch_norm_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::native_batch_norm_backward_kernel,
+    /* Meta */ native::native_batch_norm_backward_kernel,
+};
+
+std::tuple<Tensor, Tensor, Tensor> ops::native_batch_norm_backward::call(const Tensor& grad_out, const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, const std::optional<Tensor>& save_mean, const std::optional<Tensor>& save_invstd, bool train, double eps, std::array<bool, 3> output_mask) {
+  const Device kernel_device = dispatch_device("native_batch_norm_backward", {&grad_out, &input, opt_ptr(weight), opt_ptr(running_mean), opt_ptr(running_var), opt_ptr(save_mean), opt_ptr(save_invstd)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("native_batch_norm_backward", kernel_device);
+  return kernel(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask);
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(const Tensor& grad_out, const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, const std::optional<Tensor>& save_mean, const std::optional<Tensor>& save_invstd, bool train, double eps, std::array<bool, 3> output_mask) {
+  if (autograd::compute_requires_grad({&grad_out, &input, opt_ptr(weight), opt_ptr(save_mean), opt_ptr(save_invstd)})) {
+    return autograd::wrappers::native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask);
+  }
+  return ops::native_batch_norm_backward::call(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask);
 }
 
 // ============================================================================ native_dropout

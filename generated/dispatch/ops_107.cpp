@@ -6,6 +6,7 @@
 #include "generated/ops/_unsafe_view.h"
 #include "generated/ops/bucketize.h"
 #include "generated/ops/cdist.h"
+#include "generated/ops/instance_norm.h"
 #include "generated/ops/nonzero.h"
 #include "generated/ops/sigmoid.h"
 
@@ -108,6 +109,13 @@ Tensor bucketize(const Scalar& self, const Tensor& boundaries, bool out_int32, b
 // cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor
 Tensor cdist(const Tensor& x1, const Tensor& x2, double p, std::optional<int64_t> compute_mode) {
   return native::cdist_composite(x1, x2, p, compute_mode);
+}
+
+// ============================================================================ instance_norm
+
+// instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool use_input_stats, float momentum, float eps, bool cudnn_enabled) -> Tensor
+Tensor instance_norm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, bool use_input_stats, double momentum, double eps, bool cudnn_enabled) {
+  return native::instance_norm_composite(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled);
 }
 
 // ============================================================================ nonzero

@@ -8,6 +8,7 @@
 #include "generated/ops/diag.h"
 #include "generated/ops/greater.h"
 #include "generated/ops/gt.h"
+#include "generated/ops/layer_norm.h"
 #include "generated/ops/remainder.h"
 #include "generated/ops/softmax.h"
 
@@ -347,6 +348,13 @@ const Tensor& ops::greater_Scalar_out::call(const Tensor& self, const Scalar& ot
 const Tensor& greater_out(const Tensor& out, const Tensor& self, const Scalar& other) {
   check_out_no_grad("greater.Scalar_out", {&self}, {&out});
   return ops::greater_Scalar_out::call(self, other, out);
+}
+
+// ============================================================================ layer_norm
+
+// layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor
+Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, double eps, bool cudnn_enable) {
+  return native::layer_norm_composite(input, normalized_shape, weight, bias, eps, cudnn_enable);
 }
 
 // ============================================================================ remainder

@@ -7,6 +7,7 @@
 #include "generated/ops/bitwise_xor.h"
 #include "generated/ops/cat.h"
 #include "generated/ops/concatenate.h"
+#include "generated/ops/native_group_norm_backward.h"
 #include "generated/ops/ne.h"
 #include "generated/ops/not_equal.h"
 
@@ -282,6 +283,28 @@ Tensor concatenate(TensorList tensors, int64_t dim) {
 const Tensor& concatenate_out(const Tensor& out, TensorList tensors, int64_t dim) {
   check_out_no_grad("concatenate.out", {}, {&out}, {tensors});
   return cat_out(out, tensors, dim);
+}
+
+// ============================================================================ native_group_norm_backward
+
+// native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, int N, int C, int HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+ops::native_group_norm_backward::Kernel* ops::native_group_norm_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::native_group_norm_backward_kernel,
+    /* Meta */ native::native_group_norm_backward_kernel,
+};
+
+std::tuple<Tensor, Tensor, Tensor> ops::native_group_norm_backward::call(const Tensor& grad_out, const Tensor& input, const Tensor& mean, const Tensor& rstd, const std::optional<Tensor>& weight, int64_t N, int64_t C, int64_t HxW, int64_t group, std::array<bool, 3> output_mask) {
+  const Device kernel_device = dispatch_device("native_group_norm_backward", {&grad_out, &input, &mean, &rstd, opt_ptr(weight)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("native_group_norm_backward", kernel_device);
+  return kernel(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask);
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_group_norm_backward(const Tensor& grad_out, const Tensor& input, const Tensor& mean, const Tensor& rstd, const std::optional<Tensor>& weight, int64_t N, int64_t C, int64_t HxW, int64_t group, std::array<bool, 3> output_mask) {
+  if (autograd::compute_requires_grad({&grad_out, &input, &mean, &rstd, opt_ptr(weight)})) {
+    return autograd::wrappers::native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask);
+  }
+  return ops::native_group_norm_backward::call(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask);
 }
 
 // ============================================================================ not_equal

@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/bitwise_and.h"
+#include "generated/ops/native_group_norm.h"
 #include "generated/ops/take_along_dim.h"
 
 namespace tl {
@@ -182,6 +183,28 @@ Tensor ops::bitwise_and_Scalar_Tensor::call(const Scalar& self, const Tensor& ot
 
 Tensor bitwise_and(const Scalar& self, const Tensor& other) {
   return ops::bitwise_and_Scalar_Tensor::call(self, other);
+}
+
+// ============================================================================ native_group_norm
+
+// native_group_norm(Tensor input, Tensor? weight, Tensor? bias, int N, int C, int HxW, int group, float eps) -> (Tensor, Tensor, Tensor)
+ops::native_group_norm::Kernel* ops::native_group_norm::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::native_group_norm_kernel,
+    /* Meta */ native::native_group_norm_kernel,
+};
+
+std::tuple<Tensor, Tensor, Tensor> ops::native_group_norm::call(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, int64_t N, int64_t C, int64_t HxW, int64_t group, double eps) {
+  const Device kernel_device = dispatch_device("native_group_norm", {&input, opt_ptr(weight), opt_ptr(bias)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("native_group_norm", kernel_device);
+  return kernel(input, weight, bias, N, C, HxW, group, eps);
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_group_norm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, int64_t N, int64_t C, int64_t HxW, int64_t group, double eps) {
+  if (autograd::compute_requires_grad({&input, opt_ptr(weight), opt_ptr(bias)})) {
+    return autograd::wrappers::native_group_norm(input, weight, bias, N, C, HxW, group, eps);
+  }
+  return ops::native_group_norm::call(input, weight, bias, N, C, HxW, group, eps);
 }
 
 // ============================================================================ take_along_dim

@@ -6,6 +6,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/_upsample_nearest_exact3d_backward.h"
 #include "generated/ops/adaptive_avg_pool2d.h"
+#include "generated/ops/alpha_dropout.h"
 #include "generated/ops/erfinv.h"
 #include "generated/ops/gather.h"
 #include "generated/ops/searchsorted.h"
@@ -68,6 +69,18 @@ const Tensor& adaptive_avg_pool2d_out(const Tensor& out, const Tensor& self, Int
     return out;
   }
   return ops::adaptive_avg_pool2d_out::call(self, output_size, out);
+}
+
+// ============================================================================ alpha_dropout
+
+// alpha_dropout(Tensor input, float p, bool train) -> Tensor
+Tensor alpha_dropout(const Tensor& input, double p, bool train) {
+  return native::alpha_dropout_composite(input, p, train);
+}
+
+// alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)
+const Tensor& alpha_dropout_(const Tensor& self, double p, bool train) {
+  return native::alpha_dropout__composite(self, p, train);
 }
 
 // ============================================================================ gather

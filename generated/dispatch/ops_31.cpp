@@ -3,9 +3,32 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/native_batch_norm.h"
 #include "generated/ops/scatter_add.h"
 
 namespace tl {
+
+// ============================================================================ native_batch_norm
+
+// native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)
+ops::native_batch_norm::Kernel* ops::native_batch_norm::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::native_batch_norm_kernel,
+    /* Meta */ native::native_batch_norm_kernel,
+};
+
+std::tuple<Tensor, Tensor, Tensor> ops::native_batch_norm::call(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, bool training, double momentum, double eps) {
+  const Device kernel_device = dispatch_device("native_batch_norm", {&input, opt_ptr(weight), opt_ptr(bias), opt_ptr(running_mean), opt_ptr(running_var)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("native_batch_norm", kernel_device);
+  return kernel(input, weight, bias, running_mean, running_var, training, momentum, eps);
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, bool training, double momentum, double eps) {
+  if (autograd::compute_requires_grad({&input, opt_ptr(weight), opt_ptr(bias)})) {
+    return autograd::wrappers::native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps);
+  }
+  return ops::native_batch_norm::call(input, weight, bias, running_mean, running_var, training, momentum, eps);
+}
 
 // ============================================================================ scatter_add
 

@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/gt.h"
+#include "generated/ops/native_layer_norm.h"
 
 namespace tl {
 
@@ -164,6 +165,28 @@ const Tensor& ops::gt_Scalar_out::call(const Tensor& self, const Scalar& other, 
 const Tensor& gt_out(const Tensor& out, const Tensor& self, const Scalar& other) {
   check_out_no_grad("gt.Scalar_out", {&self}, {&out});
   return ops::gt_Scalar_out::call(self, other, out);
+}
+
+// ============================================================================ native_layer_norm
+
+// native_layer_norm(Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)
+ops::native_layer_norm::Kernel* ops::native_layer_norm::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::native_layer_norm_kernel,
+    /* Meta */ native::native_layer_norm_kernel,
+};
+
+std::tuple<Tensor, Tensor, Tensor> ops::native_layer_norm::call(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, double eps) {
+  const Device kernel_device = dispatch_device("native_layer_norm", {&input, opt_ptr(weight), opt_ptr(bias)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("native_layer_norm", kernel_device);
+  return kernel(input, normalized_shape, weight, bias, eps);
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, double eps) {
+  if (autograd::compute_requires_grad({&input, opt_ptr(weight), opt_ptr(bias)})) {
+    return autograd::wrappers::native_layer_norm(input, normalized_shape, weight, bias, eps);
+  }
+  return ops::native_layer_norm::call(input, normalized_shape, weight, bias, eps);
 }
 
 }  // namespace tl

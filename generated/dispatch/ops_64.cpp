@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/erf.h"
+#include "generated/ops/feature_dropout.h"
 #include "generated/ops/isnan.h"
 #include "generated/ops/nll_loss2d_backward.h"
 #include "generated/ops/repeat.h"
@@ -92,6 +93,18 @@ const Tensor& ops::erf_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& erf_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("erf.out", {&self}, {&out});
   return ops::erf_out::call(self, out);
+}
+
+// ============================================================================ feature_dropout
+
+// feature_dropout(Tensor input, float p, bool train) -> Tensor
+Tensor feature_dropout(const Tensor& input, double p, bool train) {
+  return native::feature_dropout_composite(input, p, train);
+}
+
+// feature_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)
+const Tensor& feature_dropout_(const Tensor& self, double p, bool train) {
+  return native::feature_dropout__composite(self, p, train);
 }
 
 // ============================================================================ isnan

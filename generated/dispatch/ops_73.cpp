@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/_softmax_backward_data.h"
+#include "generated/ops/dropout.h"
 #include "generated/ops/inner.h"
 #include "generated/ops/minimum.h"
 
@@ -29,6 +30,18 @@ Tensor _softmax_backward_data(const Tensor& grad_output, const Tensor& output, i
     return autograd::wrappers::_softmax_backward_data(grad_output, output, dim, input_dtype);
   }
   return ops::_softmax_backward_data::call(grad_output, output, dim, input_dtype);
+}
+
+// ============================================================================ dropout
+
+// dropout(Tensor input, float p, bool train) -> Tensor
+Tensor dropout(const Tensor& input, double p, bool train) {
+  return native::dropout_composite(input, p, train);
+}
+
+// dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)
+const Tensor& dropout_(const Tensor& self, double p, bool train) {
+  return native::dropout__composite(self, p, train);
 }
 
 // ============================================================================ inner

@@ -5,6 +5,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/erfc.h"
 #include "generated/ops/geometric.h"
+#include "generated/ops/group_norm.h"
 #include "generated/ops/min.h"
 #include "generated/ops/nll_loss_forward.h"
 #include "generated/ops/reshape.h"
@@ -117,6 +118,13 @@ const Tensor& geometric_(const Tensor& self, double p, std::optional<Generator> 
     return autograd::wrappers::geometric_(self, p, generator);
   }
   return ops::geometric_::call(self, p, generator);
+}
+
+// ============================================================================ group_norm
+
+// group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enabled=True) -> Tensor
+Tensor group_norm(const Tensor& input, int64_t num_groups, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, double eps, bool cudnn_enabled) {
+  return native::group_norm_composite(input, num_groups, weight, bias, eps, cudnn_enabled);
 }
 
 // ============================================================================ min

@@ -10,6 +10,7 @@
 #include "generated/ops/logical_and.h"
 #include "generated/ops/mse_loss.h"
 #include "generated/ops/mvlgamma.h"
+#include "generated/ops/native_layer_norm_backward.h"
 #include "generated/ops/permute.h"
 #include "generated/ops/special_multigammaln.h"
 #include "generated/ops/var_mean.h"
@@ -316,6 +317,28 @@ const Tensor& ops::mse_loss_out::call(const Tensor& self, const Tensor& target, 
 const Tensor& mse_loss_out(const Tensor& out, const Tensor& self, const Tensor& target, int64_t reduction) {
   check_out_no_grad("mse_loss.out", {&self, &target}, {&out});
   return ops::mse_loss_out::call(self, target, reduction, out);
+}
+
+// ============================================================================ native_layer_norm_backward
+
+// native_layer_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+ops::native_layer_norm_backward::Kernel* ops::native_layer_norm_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::native_layer_norm_backward_kernel,
+    /* Meta */ native::native_layer_norm_backward_kernel,
+};
+
+std::tuple<Tensor, Tensor, Tensor> ops::native_layer_norm_backward::call(const Tensor& grad_out, const Tensor& input, IntArrayRef normalized_shape, const Tensor& mean, const Tensor& rstd, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, std::array<bool, 3> output_mask) {
+  const Device kernel_device = dispatch_device("native_layer_norm_backward", {&grad_out, &input, &mean, &rstd, opt_ptr(weight), opt_ptr(bias)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("native_layer_norm_backward", kernel_device);
+  return kernel(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask);
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward(const Tensor& grad_out, const Tensor& input, IntArrayRef normalized_shape, const Tensor& mean, const Tensor& rstd, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, std::array<bool, 3> output_mask) {
+  if (autograd::compute_requires_grad({&grad_out, &input, &mean, &rstd, opt_ptr(weight)})) {
+    return autograd::wrappers::native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask);
+  }
+  return ops::native_layer_norm_backward::call(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask);
 }
 
 // ============================================================================ permute

@@ -5,6 +5,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/baddbmm.h"
 #include "generated/ops/copy.h"
+#include "generated/ops/feature_alpha_dropout.h"
 #include "generated/ops/flip.h"
 #include "generated/ops/heaviside.h"
 #include "generated/ops/random.h"
@@ -28,6 +29,18 @@ const Tensor& baddbmm_(const Tensor& self, const Tensor& batch1, const Tensor& b
 const Tensor& baddbmm_out(const Tensor& out, const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
   check_out_no_grad("baddbmm.out", {&self, &batch1, &batch2}, {&out});
   return copy_to_out(out, baddbmm(self, batch1, batch2, beta, alpha), "baddbmm.out", native::OutDtype::Exact);
+}
+
+// ============================================================================ feature_alpha_dropout
+
+// feature_alpha_dropout(Tensor input, float p, bool train) -> Tensor
+Tensor feature_alpha_dropout(const Tensor& input, double p, bool train) {
+  return native::feature_alpha_dropout_composite(input, p, train);
+}
+
+// feature_alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)
+const Tensor& feature_alpha_dropout_(const Tensor& self, double p, bool train) {
+  return native::feature_alpha_dropout__composite(self, p, train);
 }
 
 // ============================================================================ flip

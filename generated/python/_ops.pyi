@@ -222,6 +222,14 @@ def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e
     """Whether `isclose(self, other, rtol, atol, equal_nan)` holds for every element."""
     ...
 
+def alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    """Alpha dropout (for SELU networks): each element dropped with probability `p` is set to SELU's negative saturation value, then an affine map keeps the mean and variance, when `train` (otherwise, and for p = 0 or an empty input, `input` itself); the noise is drawn with bernoulli_(1 - p), PyTorch's stream for the same seed; p = 1 gives input * 0."""
+    ...
+
+def alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    """In-place alpha_dropout."""
+    ...
+
 def amax(input: Tensor, dim: Union[int, Sequence[int]] = (), keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
     """The largest value of `self` over the dimensions in `dim` (all of them when empty); NaN propagates. The gradient is shared evenly between tied maxima."""
     ...
@@ -414,6 +422,10 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Number = 1, 
 
 def baddbmm_(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Number = 1, alpha: Number = 1) -> Tensor:
     """In-place version of baddbmm(): writes the result into self. `beta * self + alpha * bmm(batch1, batch2)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored."""
+    ...
+
+def batch_norm(input: Tensor, weight: Optional[Tensor], bias: Optional[Tensor], running_mean: Optional[Tensor], running_var: Optional[Tensor], training: bool, momentum: float, eps: float, cudnn_enabled: bool) -> Tensor:
+    """Batch normalization (`native_batch_norm`'s output); an empty input gives a copy scaled and shifted by the first weight and bias, as PyTorch. `cudnn_enabled` is ignored."""
     ...
 
 @overload
@@ -962,6 +974,14 @@ def dot(input: Tensor, tensor: Tensor, *, out: Optional[Tensor] = None) -> Tenso
     """The dot product of two 1-D tensors of the same size and dtype (a 0-d tensor)."""
     ...
 
+def dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    """Zeroes each element with probability `p` and scales the others by 1/(1-p), when `train` (otherwise, and for p = 0 or an empty input, `input` itself); the noise is drawn with bernoulli_(1 - p), PyTorch's stream for the same seed; p = 1 gives input * 0."""
+    ...
+
+def dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    """In-place dropout."""
+    ...
+
 @overload
 def dsplit(input: Tensor, sections: int) -> Sequence[Tensor]:
     """`self` (at least 3-D) cut into `sections` equal views along dimension 2."""
@@ -1068,6 +1088,22 @@ def eye(n: int, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, 
 @overload
 def eye(n: int, m: int, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, out: Optional[Tensor] = None, requires_grad: bool = False) -> Tensor:
     """The `n` x `m` matrix with ones on its main diagonal and zeros elsewhere (default float dtype unless `dtype`)."""
+    ...
+
+def feature_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    """Alpha dropout of whole (sample, channel) slices of an input of rank >= 2, when `train` (otherwise, and for p = 0 or an empty input, `input` itself); the noise is drawn with bernoulli_(1 - p), PyTorch's stream for the same seed; p = 1 gives input * 0."""
+    ...
+
+def feature_alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    """In-place feature_alpha_dropout."""
+    ...
+
+def feature_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    """Zeroes each (sample, channel) slice of an input of rank >= 2 with probability `p` and scales the others by 1/(1-p), when `train` (otherwise, and for p = 0 or an empty input, `input` itself); the noise is drawn with bernoulli_(1 - p), PyTorch's stream for the same seed; p = 1 gives input * 0."""
+    ...
+
+def feature_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    """In-place feature_dropout."""
     ...
 
 def fill_(input: Tensor, value: Number) -> Tensor:
@@ -1262,6 +1298,10 @@ def greater_equal_(input: Tensor, other: Number) -> Tensor:
     """In-place version of greater_equal(): writes the result into self. Alias of `ge`."""
     ...
 
+def group_norm(input: Tensor, num_groups: int, weight: Optional[Tensor] = None, bias: Optional[Tensor] = None, eps: float = 1e-05, cudnn_enabled: bool = True) -> Tensor:
+    """Group normalization over channel dim 1 split into `num_groups` groups (`native_group_norm` of the contiguous input). `cudnn_enabled` is ignored."""
+    ...
+
 def gru(input: Tensor, hx: Tensor, params: Sequence[Tensor], has_biases: bool, num_layers: int, dropout: float, train: bool, bidirectional: bool, batch_first: bool) -> tuple[Tensor, Tensor]:
     """A multi-layer GRU over a sequence (T, N, I), or (N, T, I) with `batch_first`: hx (layers * directions, N, H), params per layer and direction w_ih, w_hh[, b_ih, b_hh]; dropout between layers when `train`. Returns (output, h_n)."""
     ...
@@ -1421,6 +1461,10 @@ def inner(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tens
     """The inner product over the last dimension of both tensors (`tensordot(self, other, ([-1], [-1]))`); a 0-d operand multiplies the other."""
     ...
 
+def instance_norm(input: Tensor, weight: Optional[Tensor], bias: Optional[Tensor], running_mean: Optional[Tensor], running_var: Optional[Tensor], use_input_stats: bool, momentum: float, eps: float, cudnn_enabled: bool) -> Tensor:
+    """Instance normalization: each (sample, channel) plane normalized by its own statistics (`use_input_stats`) or by the running ones; composed as PyTorch's, a batch_norm of the input seen as one sample of N * C channels, whose running statistics are averaged back into the C given ones in place."""
+    ...
+
 def is_nonzero(input: Tensor) -> bool:
     """Whether the single element of `self` is nonzero (RuntimeError for no or several elements, as `bool(tensor)`)."""
     ...
@@ -1467,6 +1511,10 @@ def kron(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tenso
 
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out: Optional[tuple[Tensor, ...]] = None) -> tuple[Tensor, Tensor]:
     """The `k`-th smallest value of `self` along `dim` and its index, the dim removed unless `keepdim`."""
+    ...
+
+def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Optional[Tensor] = None, bias: Optional[Tensor] = None, eps: float = 1e-05, cudnn_enable: bool = True) -> Tensor:
+    """Layer normalization over the trailing dims `normalized_shape`: `native_layer_norm`'s output (`cudnn_enable` is ignored, as on PyTorch's CPU)."""
     ...
 
 def lcm(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
@@ -1960,12 +2008,24 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     """A view of `self` keeping `length` indices of dimension `dim` from `start` (which may be negative)."""
     ...
 
+def native_batch_norm(input: Tensor, weight: Optional[Tensor], bias: Optional[Tensor], running_mean: Optional[Tensor], running_var: Optional[Tensor], training: bool, momentum: float, eps: float) -> tuple[Tensor, Tensor, Tensor]:
+    """Batch normalization over channel dim 1 of an input of rank >= 2: in training the batch statistics (biased variance) normalize, and the running statistics, when given, are updated in place (`(1 - momentum) * running + momentum * batch`, the variance unbiased); in evaluation the running statistics normalize. Returns the output and the saved mean and 1/sqrt(var + eps) (empty in evaluation)."""
+    ...
+
 def native_dropout(input: Tensor, p: float, train: Optional[bool]) -> tuple[Tensor, Tensor]:
     """Dropout with its mask, in one pass drawing from the generator. In training (`train` True or None) each element is kept with probability 1-p and scaled by 1/(1-p), the bool mask says which were kept (p=1 gives zeros); with `train` False, a copy of `input` and an all-True mask."""
     ...
 
 def native_dropout_backward(grad_output: Tensor, mask: Tensor, scale: float) -> Tensor:
     """The gradient of `native_dropout`, (grad_output * mask) * scale with the usual type promotion."""
+    ...
+
+def native_group_norm(input: Tensor, weight: Optional[Tensor], bias: Optional[Tensor], N: int, C: int, HxW: int, group: int, eps: float) -> tuple[Tensor, Tensor, Tensor]:
+    """Group normalization of an input of N * C * HxW elements: the channels split into `group` groups, each (sample, group) normalized by its mean and 1/sqrt(var + eps) (biased variance), then scaled and shifted per channel. Returns the output and the statistics, shaped [N, group] (float32 for float16/bfloat16 inputs with float32 parameters)."""
+    ...
+
+def native_layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Optional[Tensor], bias: Optional[Tensor], eps: float) -> tuple[Tensor, Tensor, Tensor]:
+    """Layer normalization over the trailing dims `normalized_shape`, in one fused pass per row: `(x - mean) * rstd * weight + bias`; also returns the row means and `rstd = 1 / sqrt(var + eps)` (biased variance), shaped for broadcasting (float32 for float16/bfloat16 inputs with float32 parameters)."""
     ...
 
 @overload
@@ -2277,6 +2337,10 @@ def reshape(input: Tensor, shape: Sequence[int]) -> Tensor:
 
 def resize_as_(input: Tensor, the_template: Tensor, *, memory_format: Optional[Any] = None) -> Tensor:
     """Resizes `self` (as `resize_`) to the sizes of `the_template`."""
+    ...
+
+def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Optional[Tensor] = None, eps: Optional[float] = None) -> Tensor:
+    """Root-mean-square normalization over the trailing dims `normalized_shape`: `x * rsqrt(mean(x**2) + eps) * weight`, computed in float32 for float16/bfloat16; `eps` None is the epsilon of the computing dtype. Composed of ops as PyTorch's CPU path."""
     ...
 
 def rnn_relu(input: Tensor, hx: Tensor, params: Sequence[Tensor], has_biases: bool, num_layers: int, dropout: float, train: bool, bidirectional: bool, batch_first: bool) -> tuple[Tensor, Tensor]:

@@ -10,6 +10,7 @@
 #include "generated/ops/l1_loss.h"
 #include "generated/ops/reflection_pad3d.h"
 #include "generated/ops/renorm.h"
+#include "generated/ops/rms_norm.h"
 
 namespace tl::python {
 namespace {
@@ -162,6 +163,23 @@ PyObject* fn_renorm_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// rms_norm
+PyObject* fn_rms_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto normalized_shape = r.intlist(1);
+  auto weight = r.optional_tensor(2);
+  auto eps = r.toDouble_optional(3);
+  auto result = [&] { GilRelease no_gil; return tl::rms_norm(input, normalized_shape, weight, eps); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.renorm
 PyObject* method_renorm(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -231,6 +249,10 @@ The absolute error `|self - target|` (broadcast), averaged (mean), summed (sum) 
       METH_FASTCALL | METH_KEYWORDS, R"doc(renorm_(Tensor input, Scalar p, int dim, Scalar maxnorm) -> Tensor
 
 In-place version of renorm(): writes the result into self. `self` with each sub-tensor along `dim` whose `p`-norm exceeds `maxnorm` scaled down to norm `maxnorm` (by `maxnorm / (norm + 1e-7)`).)doc"});
+  functions["_ops"].push_back({"rms_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rms_norm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor
+
+Root-mean-square normalization over the trailing dims `normalized_shape`: `x * rsqrt(mean(x**2) + eps) * weight`, computed in float32 for float16/bfloat16; `eps` None is the epsilon of the computing dtype. Composed of ops as PyTorch's CPU path.)doc"});
   methods.push_back({"renorm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_renorm)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(renorm(Scalar p, int dim, Scalar maxnorm) -> Tensor
 

@@ -9,6 +9,7 @@
 #include "generated/ops/conv1d.h"
 #include "generated/ops/logit.h"
 #include "generated/ops/masked_scatter.h"
+#include "generated/ops/native_batch_norm_backward.h"
 #include "generated/ops/native_dropout.h"
 #include "generated/ops/reflection_pad1d.h"
 #include "generated/ops/softshrink_backward.h"
@@ -152,6 +153,29 @@ PyObject* fn_masked_scatter_(PyObject* /*module*/, PyObject* const* args, Py_ssi
   auto mask = r.tensor(1);
   auto source = r.tensor(2);
   auto result = [&] { GilRelease no_gil; return tl::masked_scatter_(self, mask, source); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// native_batch_norm_backward
+PyObject* fn_nn_native_batch_norm_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_out = r.tensor(0);
+  auto input = r.tensor(1);
+  auto weight = r.optional_tensor(2);
+  auto running_mean = r.optional_tensor(3);
+  auto running_var = r.optional_tensor(4);
+  auto save_mean = r.optional_tensor(5);
+  auto save_invstd = r.optional_tensor(6);
+  auto train = r.toBool(7);
+  auto eps = r.toDouble(8);
+  auto output_mask = r.boollist<3>(9);
+  auto result = [&] { GilRelease no_gil; return tl::native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -363,6 +387,10 @@ A copy of `self` with the leading elements of `source`, in row-major order, writ
       METH_FASTCALL | METH_KEYWORDS, R"doc(masked_scatter_(Tensor input, Tensor mask, Tensor source) -> Tensor
 
 In-place version of masked_scatter(): writes the result into self. A copy of `self` with the leading elements of `source`, in row-major order, written where the bool `mask` (broadcast to `self`) is true.)doc"});
+  functions["_nn"].push_back({"native_batch_norm_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_native_batch_norm_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> tuple[Tensor, Tensor, Tensor]
+
+The gradients of `native_batch_norm` for input, weight and bias (those `output_mask` asks for) from the saved batch statistics (`train`) or the running ones, with per-channel sums in one pass.)doc"});
   functions["_ops"].push_back({"native_dropout", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_native_dropout)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(native_dropout(Tensor input, float p, bool? train) -> tuple[Tensor, Tensor]
 

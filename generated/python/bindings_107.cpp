@@ -8,6 +8,7 @@
 #include "generated/ops/_unsafe_view.h"
 #include "generated/ops/bucketize.h"
 #include "generated/ops/cdist.h"
+#include "generated/ops/instance_norm.h"
 #include "generated/ops/nonzero.h"
 #include "generated/ops/sigmoid.h"
 
@@ -78,6 +79,28 @@ PyObject* fn_cdist(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto p = r.toDouble(2);
   auto compute_mode = r.toInt64_optional(3);
   auto result = [&] { GilRelease no_gil; return tl::cdist(x1, x2, p, compute_mode); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// instance_norm
+PyObject* fn_instance_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool use_input_stats, float momentum, float eps, bool cudnn_enabled)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto weight = r.optional_tensor(1);
+  auto bias = r.optional_tensor(2);
+  auto running_mean = r.optional_tensor(3);
+  auto running_var = r.optional_tensor(4);
+  auto use_input_stats = r.toBool(5);
+  auto momentum = r.toDouble(6);
+  auto eps = r.toDouble(7);
+  auto cudnn_enabled = r.toBool(8);
+  auto result = [&] { GilRelease no_gil; return tl::instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -195,6 +218,10 @@ bucketize(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=Fa
       METH_FASTCALL | METH_KEYWORDS, R"doc(cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor
 
 The `p`-norm distance between each row of `x1` (.., r1, m) and each row of `x2` (.., r2, m), batch dims broadcast: a (.., r1, r2) tensor. For p = 2, `compute_mode` 1 (or None/0 with more than 25 rows on a side) uses a matrix product, 2 never; `torchlite.cdist` takes PyTorch's names for the modes.)doc"});
+  functions["_ops"].push_back({"instance_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_instance_norm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool use_input_stats, float momentum, float eps, bool cudnn_enabled) -> Tensor
+
+Instance normalization: each (sample, channel) plane normalized by its own statistics (`use_input_stats`) or by the running ones; composed as PyTorch's, a batch_norm of the input seen as one sample of N * C channels, whose running statistics are averaged back into the C given ones in place.)doc"});
   functions["_ops"].push_back({"nonzero", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nonzero)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(nonzero(Tensor input, *, Tensor? out=None) -> Tensor
 

@@ -8,6 +8,7 @@
 #include "generated/ops/clamp.h"
 #include "generated/ops/diag.h"
 #include "generated/ops/greater.h"
+#include "generated/ops/layer_norm.h"
 #include "generated/ops/remainder.h"
 #include "generated/ops/softmax.h"
 
@@ -163,6 +164,25 @@ PyObject* fn_greater_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// layer_norm
+PyObject* fn_layer_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto normalized_shape = r.intlist(1);
+  auto weight = r.optional_tensor(2);
+  auto bias = r.optional_tensor(3);
+  auto eps = r.toDouble(4);
+  auto cudnn_enable = r.toBool(5);
+  auto result = [&] { GilRelease no_gil; return tl::layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -548,6 +568,10 @@ In-place version of greater(): writes the result into self. Alias of `gt`.
 greater_(Tensor input, Scalar other) -> Tensor
 
 In-place version of greater(): writes the result into self. Alias of `gt`.)doc"});
+  functions["_ops"].push_back({"layer_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_layer_norm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor
+
+Layer normalization over the trailing dims `normalized_shape`: `native_layer_norm`'s output (`cudnn_enable` is ignored, as on PyTorch's CPU).)doc"});
   functions["_ops"].push_back({"remainder", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_remainder)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(remainder(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 

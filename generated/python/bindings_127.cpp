@@ -8,6 +8,7 @@
 #include "generated/ops/atanh.h"
 #include "generated/ops/bitwise_xor.h"
 #include "generated/ops/concatenate.h"
+#include "generated/ops/native_group_norm_backward.h"
 #include "generated/ops/not_equal.h"
 
 namespace tl::python {
@@ -133,6 +134,29 @@ PyObject* fn_concatenate(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::concatenate(tensors, dim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// native_group_norm_backward
+PyObject* fn_nn_native_group_norm_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, int N, int C, int HxW, int group, bool[3] output_mask)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_out = r.tensor(0);
+  auto input = r.tensor(1);
+  auto mean = r.tensor(2);
+  auto rstd = r.tensor(3);
+  auto weight = r.optional_tensor(4);
+  auto N = r.toInt64(5);
+  auto C = r.toInt64(6);
+  auto HxW = r.toInt64(7);
+  auto group = r.toInt64(8);
+  auto output_mask = r.boollist<3>(9);
+  auto result = [&] { GilRelease no_gil; return tl::native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -453,6 +477,10 @@ In-place version of bitwise_xor(): writes the result into self. The bitwise XOR 
       METH_FASTCALL | METH_KEYWORDS, R"doc(concatenate(Tensor[] tensors, int dim=0, *, Tensor? out=None) -> Tensor
 
 Alias of `cat`.)doc"});
+  functions["_nn"].push_back({"native_group_norm_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_native_group_norm_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, int N, int C, int HxW, int group, bool[3] output_mask) -> tuple[Tensor, Tensor, Tensor]
+
+The gradients of `native_group_norm` for input, weight and bias (those `output_mask` asks for) from the saved statistics. Differentiable (PyTorch's has no derivative and differentiates a composite instead under create_graph).)doc"});
   functions["_ops"].push_back({"not_equal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_not_equal)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(not_equal(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 

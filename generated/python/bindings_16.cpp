@@ -6,6 +6,7 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/bitwise_and.h"
+#include "generated/ops/native_group_norm.h"
 #include "generated/ops/take_along_dim.h"
 
 namespace tl::python {
@@ -79,6 +80,27 @@ PyObject* fn_bitwise_and_(PyObject* /*module*/, PyObject* const* args, Py_ssize_
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// native_group_norm
+PyObject* fn_native_group_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "native_group_norm(Tensor input, Tensor? weight, Tensor? bias, int N, int C, int HxW, int group, float eps)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto weight = r.optional_tensor(1);
+  auto bias = r.optional_tensor(2);
+  auto N = r.toInt64(3);
+  auto C = r.toInt64(4);
+  auto HxW = r.toInt64(5);
+  auto group = r.toInt64(6);
+  auto eps = r.toDouble(7);
+  auto result = [&] { GilRelease no_gil; return tl::native_group_norm(input, weight, bias, N, C, HxW, group, eps); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -277,6 +299,10 @@ In-place version of bitwise_and(): writes the result into self. The bitwise AND 
 bitwise_and_(Tensor input, Scalar other) -> Tensor
 
 In-place version of bitwise_and(): writes the result into self. The bitwise AND of `self` and the number `other`.)doc"});
+  functions["_ops"].push_back({"native_group_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_native_group_norm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(native_group_norm(Tensor input, Tensor? weight, Tensor? bias, int N, int C, int HxW, int group, float eps) -> tuple[Tensor, Tensor, Tensor]
+
+Group normalization of an input of N * C * HxW elements: the channels split into `group` groups, each (sample, group) normalized by its mean and 1/sqrt(var + eps) (biased variance), then scaled and shifted per channel. Returns the output and the statistics, shaped [N, group] (float32 for float16/bfloat16 inputs with float32 parameters).)doc"});
   functions["_ops"].push_back({"take_along_dim", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_take_along_dim)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(take_along_dim(Tensor input, Tensor indices, int? dim=None, *, Tensor? out=None) -> Tensor
 

@@ -7,6 +7,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_upsample_nearest_exact3d_backward.h"
 #include "generated/ops/adaptive_avg_pool2d.h"
+#include "generated/ops/alpha_dropout.h"
 #include "generated/ops/gather.h"
 #include "generated/ops/searchsorted.h"
 #include "generated/ops/special_erfinv.h"
@@ -50,6 +51,38 @@ PyObject* fn_nn_adaptive_avg_pool2d(PyObject* /*module*/, PyObject* const* args,
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::adaptive_avg_pool2d(self, output_size); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// alpha_dropout
+PyObject* fn_alpha_dropout(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "alpha_dropout(Tensor input, float p, bool train)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto p = r.toDouble(1);
+  auto train = r.toBool(2);
+  auto result = [&] { GilRelease no_gil; return tl::alpha_dropout(input, p, train); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// alpha_dropout_
+PyObject* fn_alpha_dropout_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "alpha_dropout_(Tensor input, float p, bool train)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto p = r.toDouble(1);
+  auto train = r.toBool(2);
+  auto result = [&] { GilRelease no_gil; return tl::alpha_dropout_(self, p, train); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -216,6 +249,14 @@ The gradient of _upsample_nearest_exact3d: each element of `grad_output` added, 
       METH_FASTCALL | METH_KEYWORDS, R"doc(adaptive_avg_pool2d(Tensor input, int[2] output_size, *, Tensor? out=None) -> Tensor
 
 _adaptive_avg_pool2d, or the mean over the last two dims (kept) when `output_size` is (1, 1), as PyTorch.)doc"});
+  functions["_ops"].push_back({"alpha_dropout", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_alpha_dropout)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(alpha_dropout(Tensor input, float p, bool train) -> Tensor
+
+Alpha dropout (for SELU networks): each element dropped with probability `p` is set to SELU's negative saturation value, then an affine map keeps the mean and variance, when `train` (otherwise, and for p = 0 or an empty input, `input` itself); the noise is drawn with bernoulli_(1 - p), PyTorch's stream for the same seed; p = 1 gives input * 0.)doc"});
+  functions["_ops"].push_back({"alpha_dropout_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_alpha_dropout_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(alpha_dropout_(Tensor input, float p, bool train) -> Tensor
+
+In-place alpha_dropout.)doc"});
   functions["_ops"].push_back({"gather", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_gather)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(gather(Tensor input, int dim, Tensor index, *, bool sparse_grad=False, Tensor? out=None) -> Tensor
 

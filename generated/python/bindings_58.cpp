@@ -6,6 +6,7 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/gt.h"
+#include "generated/ops/native_layer_norm.h"
 
 namespace tl::python {
 namespace {
@@ -71,6 +72,24 @@ PyObject* fn_gt_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// native_layer_norm
+PyObject* fn_native_layer_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "native_layer_norm(Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, float eps)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto normalized_shape = r.intlist(1);
+  auto weight = r.optional_tensor(2);
+  auto bias = r.optional_tensor(3);
+  auto eps = r.toDouble(4);
+  auto result = [&] { GilRelease no_gil; return tl::native_layer_norm(input, normalized_shape, weight, bias, eps); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -174,6 +193,10 @@ In-place version of gt(): writes the result into self. True where `self > other`
 gt_(Tensor input, Scalar other) -> Tensor
 
 In-place version of gt(): writes the result into self. True where an element of `self` is greater than the number `other`.)doc"});
+  functions["_ops"].push_back({"native_layer_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_native_layer_norm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(native_layer_norm(Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> tuple[Tensor, Tensor, Tensor]
+
+Layer normalization over the trailing dims `normalized_shape`, in one fused pass per row: `(x - mean) * rstd * weight + bias`; also returns the row means and `rstd = 1 / sqrt(var + eps)` (biased variance), shaped for broadcasting (float32 for float16/bfloat16 inputs with float32 parameters).)doc"});
   methods.push_back({"__gt__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__gt__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__gt__(Tensor other) -> Tensor
 

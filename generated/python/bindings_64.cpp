@@ -6,6 +6,7 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/erf.h"
+#include "generated/ops/feature_dropout.h"
 #include "generated/ops/isnan.h"
 #include "generated/ops/nll_loss2d_backward.h"
 #include "generated/ops/repeat.h"
@@ -43,6 +44,38 @@ PyObject* fn_erf_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::erf_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// feature_dropout
+PyObject* fn_feature_dropout(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "feature_dropout(Tensor input, float p, bool train)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto p = r.toDouble(1);
+  auto train = r.toBool(2);
+  auto result = [&] { GilRelease no_gil; return tl::feature_dropout(input, p, train); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// feature_dropout_
+PyObject* fn_feature_dropout_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "feature_dropout_(Tensor input, float p, bool train)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto p = r.toDouble(1);
+  auto train = r.toBool(2);
+  auto result = [&] { GilRelease no_gil; return tl::feature_dropout_(self, p, train); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -181,6 +214,14 @@ The error function `2/sqrt(pi) * integral(exp(-t^2), 0, x)` of every element x o
       METH_FASTCALL | METH_KEYWORDS, R"doc(erf_(Tensor input) -> Tensor
 
 In-place version of erf(): writes the result into self. The error function `2/sqrt(pi) * integral(exp(-t^2), 0, x)` of every element x of `self`; integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"feature_dropout", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_feature_dropout)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(feature_dropout(Tensor input, float p, bool train) -> Tensor
+
+Zeroes each (sample, channel) slice of an input of rank >= 2 with probability `p` and scales the others by 1/(1-p), when `train` (otherwise, and for p = 0 or an empty input, `input` itself); the noise is drawn with bernoulli_(1 - p), PyTorch's stream for the same seed; p = 1 gives input * 0.)doc"});
+  functions["_ops"].push_back({"feature_dropout_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_feature_dropout_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(feature_dropout_(Tensor input, float p, bool train) -> Tensor
+
+In-place feature_dropout.)doc"});
   functions["_ops"].push_back({"isnan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isnan)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(isnan(Tensor input) -> Tensor
 

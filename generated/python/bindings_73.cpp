@@ -6,6 +6,7 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_softmax_backward_data.h"
+#include "generated/ops/dropout.h"
 #include "generated/ops/inner.h"
 #include "generated/ops/minimum.h"
 
@@ -25,6 +26,38 @@ PyObject* fn__softmax_backward_data(PyObject* /*module*/, PyObject* const* args,
   auto dim = r.toInt64(2);
   auto input_dtype = r.scalartype(3);
   auto result = [&] { GilRelease no_gil; return tl::_softmax_backward_data(grad_output, output, dim, input_dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// dropout
+PyObject* fn_dropout(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "dropout(Tensor input, float p, bool train)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto p = r.toDouble(1);
+  auto train = r.toBool(2);
+  auto result = [&] { GilRelease no_gil; return tl::dropout(input, p, train); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// dropout_
+PyObject* fn_dropout_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "dropout_(Tensor input, float p, bool train)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto p = r.toDouble(1);
+  auto train = r.toBool(2);
+  auto result = [&] { GilRelease no_gil; return tl::dropout_(self, p, train); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -106,6 +139,14 @@ void add_bindings_73(FunctionTables& functions, std::vector<PyMethodDef>& method
       METH_FASTCALL | METH_KEYWORDS, R"doc(_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
 
 The gradient of softmax: `output * (grad_output - sum(grad_output * output, dim))`, in grad_output's dtype (PyTorch's CPU rule).)doc"});
+  functions["_ops"].push_back({"dropout", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_dropout)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(dropout(Tensor input, float p, bool train) -> Tensor
+
+Zeroes each element with probability `p` and scales the others by 1/(1-p), when `train` (otherwise, and for p = 0 or an empty input, `input` itself); the noise is drawn with bernoulli_(1 - p), PyTorch's stream for the same seed; p = 1 gives input * 0.)doc"});
+  functions["_ops"].push_back({"dropout_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_dropout_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(dropout_(Tensor input, float p, bool train) -> Tensor
+
+In-place dropout.)doc"});
   functions["_ops"].push_back({"inner", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_inner)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(inner(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 

@@ -8,6 +8,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/erfc.h"
 #include "generated/ops/geometric.h"
+#include "generated/ops/group_norm.h"
 #include "generated/ops/min.h"
 #include "generated/ops/nll_loss_forward.h"
 #include "generated/ops/reshape.h"
@@ -50,6 +51,25 @@ PyObject* fn_erfc_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::erfc_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// group_norm
+PyObject* fn_group_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enabled=True)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto num_groups = r.toInt64(1);
+  auto weight = r.optional_tensor(2);
+  auto bias = r.optional_tensor(3);
+  auto eps = r.toDouble(4);
+  auto cudnn_enabled = r.toBool(5);
+  auto result = [&] { GilRelease no_gil; return tl::group_norm(input, num_groups, weight, bias, eps, cudnn_enabled); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -246,6 +266,10 @@ The complementary error function `1 - erf(x)` of every element x of `self`, accu
       METH_FASTCALL | METH_KEYWORDS, R"doc(erfc_(Tensor input) -> Tensor
 
 In-place version of erfc(): writes the result into self. The complementary error function `1 - erf(x)` of every element x of `self`, accurate where erf(x) is close to 1; integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"group_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_group_norm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enabled=True) -> Tensor
+
+Group normalization over channel dim 1 split into `num_groups` groups (`native_group_norm` of the contiguous input). `cudnn_enabled` is ignored.)doc"});
   functions["_ops"].push_back({"min", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_min)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(min(Tensor input, *, Tensor? out=None) -> Tensor
 

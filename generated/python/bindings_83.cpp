@@ -11,6 +11,7 @@
 #include "generated/ops/is_set_to.h"
 #include "generated/ops/logical_and.h"
 #include "generated/ops/mse_loss.h"
+#include "generated/ops/native_layer_norm_backward.h"
 #include "generated/ops/permute.h"
 #include "generated/ops/special_multigammaln.h"
 #include "generated/ops/var_mean.h"
@@ -140,6 +141,27 @@ PyObject* fn_nn_mse_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::mse_loss(self, target, reduction); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// native_layer_norm_backward
+PyObject* fn_nn_native_layer_norm_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "native_layer_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_out = r.tensor(0);
+  auto input = r.tensor(1);
+  auto normalized_shape = r.intlist(2);
+  auto mean = r.tensor(3);
+  auto rstd = r.tensor(4);
+  auto weight = r.optional_tensor(5);
+  auto bias = r.optional_tensor(6);
+  auto output_mask = r.boollist<3>(7);
+  auto result = [&] { GilRelease no_gil; return tl::native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -330,6 +352,10 @@ In-place version of logical_and(): writes the result into self. True where both 
       METH_FASTCALL | METH_KEYWORDS, R"doc(mse_loss(Tensor input, Tensor target, int reduction=0, *, Tensor? out=None) -> Tensor
 
 The squared error `(self - target) ** 2` (broadcast), averaged (mean), summed (sum) or per element (none).)doc"});
+  functions["_nn"].push_back({"native_layer_norm_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_native_layer_norm_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(native_layer_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> tuple[Tensor, Tensor, Tensor]
+
+The gradients of `native_layer_norm` for input, weight and bias (those `output_mask` asks for; undefined otherwise) from the saved `mean` and `rstd`, in one fused pass per row.)doc"});
   functions["_ops"].push_back({"permute", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_permute)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(permute(Tensor input, int[] dims) -> Tensor
 

@@ -6,6 +6,7 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/baddbmm.h"
+#include "generated/ops/feature_alpha_dropout.h"
 #include "generated/ops/flip.h"
 #include "generated/ops/heaviside.h"
 #include "generated/ops/random.h"
@@ -51,6 +52,38 @@ PyObject* fn_baddbmm_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   auto beta = r.scalar(3);
   auto alpha = r.scalar(4);
   auto result = [&] { GilRelease no_gil; return tl::baddbmm_(self, batch1, batch2, beta, alpha); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// feature_alpha_dropout
+PyObject* fn_feature_alpha_dropout(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "feature_alpha_dropout(Tensor input, float p, bool train)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto p = r.toDouble(1);
+  auto train = r.toBool(2);
+  auto result = [&] { GilRelease no_gil; return tl::feature_alpha_dropout(input, p, train); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// feature_alpha_dropout_
+PyObject* fn_feature_alpha_dropout_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "feature_alpha_dropout_(Tensor input, float p, bool train)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto p = r.toDouble(1);
+  auto train = r.toBool(2);
+  auto result = [&] { GilRelease no_gil; return tl::feature_alpha_dropout_(self, p, train); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -251,6 +284,14 @@ void add_bindings_85(FunctionTables& functions, std::vector<PyMethodDef>& method
       METH_FASTCALL | METH_KEYWORDS, R"doc(baddbmm_(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
 In-place version of baddbmm(): writes the result into self. `beta * self + alpha * bmm(batch1, batch2)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored.)doc"});
+  functions["_ops"].push_back({"feature_alpha_dropout", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_feature_alpha_dropout)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(feature_alpha_dropout(Tensor input, float p, bool train) -> Tensor
+
+Alpha dropout of whole (sample, channel) slices of an input of rank >= 2, when `train` (otherwise, and for p = 0 or an empty input, `input` itself); the noise is drawn with bernoulli_(1 - p), PyTorch's stream for the same seed; p = 1 gives input * 0.)doc"});
+  functions["_ops"].push_back({"feature_alpha_dropout_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_feature_alpha_dropout_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(feature_alpha_dropout_(Tensor input, float p, bool train) -> Tensor
+
+In-place feature_alpha_dropout.)doc"});
   functions["_ops"].push_back({"flip", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_flip)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(flip(Tensor input, int[] dims) -> Tensor
 

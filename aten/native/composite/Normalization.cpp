@@ -1,0 +1,124 @@
+// The public normalization entries over the kernels, as PyTorch's CPU composites: layer_norm,
+// batch_norm, group_norm (native_* outputs), instance_norm (batch_norm of the input seen as one
+// sample of N * C channels), and rms_norm, which PyTorch composes of ops on the CPU (its fused kernel
+// is GPU only), so its gradient comes from pow, mean, rsqrt and mul, as there.
+#include <cfloat>
+#include <string>
+#include <vector>
+
+#include "aten/core/Exception.h"
+#include "aten/native/NormalizationUtils.h"
+#include "generated/ops/add.h"
+#include "generated/ops/batch_norm.h"
+#include "generated/ops/clone.h"
+#include "generated/ops/copy.h"
+#include "generated/ops/group_norm.h"
+#include "generated/ops/instance_norm.h"
+#include "generated/ops/contiguous.h"
+#include "generated/ops/layer_norm.h"
+#include "generated/ops/mean.h"
+#include "generated/ops/mul.h"
+#include "generated/ops/native_batch_norm.h"
+#include "generated/ops/native_group_norm.h"
+#include "generated/ops/native_layer_norm.h"
+#include "generated/ops/repeat.h"
+#include "generated/ops/select.h"
+#include "generated/ops/view.h"
+#include "generated/ops/pow.h"
+#include "generated/ops/rms_norm.h"
+#include "generated/ops/rsqrt.h"
+#include "generated/ops/to.h"
+
+namespace tl::native {
+
+Tensor layer_norm_composite(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight,
+                            const std::optional<Tensor>& bias, double eps, bool /*cudnn_enable*/) {
+  return std::get<0>(native_layer_norm(input, normalized_shape, weight, bias, eps));
+}
+
+Tensor batch_norm_composite(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
+                            const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var,
+                            bool training, double momentum, double eps, bool /*cudnn_enabled*/) {
+  const bool has_mean = running_mean && running_mean->defined(), has_var = running_var && running_var->defined();
+  TL_CHECK_VALUE(has_mean == has_var, "running_mean and running_var must either both be None or neither be None");
+  if (input.numel() == 0) {
+    // PyTorch: a copy (never a view, never a fresh empty tensor: the gradient chain stays), scaled
+    // and shifted by the first weight and bias.
+    Tensor out = clone(input);
+    if (weight && weight->defined()) out = mul(out, select(*weight, 0, 0));
+    if (bias && bias->defined()) out = add(out, select(*bias, 0, 0));
+    return out;
+  }
+  return std::get<0>(native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps));
+}
+
+Tensor instance_norm_composite(const Tensor& input, const std::optional<Tensor>& weight,
+                               const std::optional<Tensor>& bias, const std::optional<Tensor>& running_mean,
+                               const std::optional<Tensor>& running_var, bool use_input_stats, double momentum,
+                               double eps, bool cudnn_enabled) {
+  const bool has_mean = running_mean && running_mean->defined(), has_var = running_var && running_var->defined();
+  TL_CHECK(use_input_stats || (has_mean && has_var),
+           "Expected running_mean and running_var to be defined when use_input_stats is false");
+  TL_CHECK_INDEX(input.dim() >= 2, "Dimension out of range (expected to be in range of [", -std::max<int64_t>(input.dim(), 1),
+                 ", ", std::max<int64_t>(input.dim(), 1) - 1, "], but got 1)");
+  // One sample of b * c channels: the per-channel tensors repeated b times.
+  const int64_t b = input.sizes()[0], c = input.sizes()[1];
+  std::vector<int64_t> shape(input.sizes().begin(), input.sizes().end());
+  shape[0] = 1;
+  shape[1] = b * c;
+  auto repeated = [&](const std::optional<Tensor>& t) -> std::optional<Tensor> {
+    if (!t || !t->defined()) return std::nullopt;
+    return repeat(*t, IntArrayRef{b});
+  };
+  const std::optional<Tensor> rm = repeated(running_mean), rv = repeated(running_var);
+  const Tensor out = batch_norm(view(contiguous(input), shape), repeated(weight), repeated(bias), rm, rv,
+                                use_input_stats, momentum, eps, cudnn_enabled);
+  // The running statistics of the b copies are averaged back into the c channels.
+  if (has_mean) copy_(*running_mean, tl::mean(view(*rm, {b, c}), IntArrayRef{0}, false));
+  if (has_var) copy_(*running_var, tl::mean(view(*rv, {b, c}), IntArrayRef{0}, false));
+  return view(out, input.sizes());
+}
+
+Tensor group_norm_composite(const Tensor& input, int64_t num_groups, const std::optional<Tensor>& weight,
+                            const std::optional<Tensor>& bias, double eps, bool /*cudnn_enabled*/) {
+  TL_CHECK_INDEX(input.dim() >= 2, "Dimension out of range (expected to be in range of [", -std::max<int64_t>(input.dim(), 1),
+                 ", ", std::max<int64_t>(input.dim(), 1) - 1, "], but got 1)");
+  const int64_t N = input.sizes()[0], C = input.sizes()[1];
+  int64_t HxW = 1;
+  for (int64_t i = 2; i < input.dim(); ++i) HxW *= input.sizes()[i];
+  return std::get<0>(native_group_norm(contiguous(input), weight, bias, N, C, HxW, num_groups, eps));
+}
+
+Tensor rms_norm_composite(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight,
+                          std::optional<double> eps) {
+  const int64_t nd = static_cast<int64_t>(normalized_shape.size());
+  TL_CHECK(nd >= 1, "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+           "element, but got normalized_shape = ", normalized_shape);
+  TL_CHECK(!weight || !weight->defined() || weight->sizes() == normalized_shape, "Expected weight to be of same "
+           "shape as normalized_shape, but got weight of shape ", weight ? weight->sizes() : IntArrayRef(),
+           " and normalized_shape = ", normalized_shape);
+  TL_CHECK_VALUE(input.dim() >= nd, "Input tensor must have at least ", nd, " dimensions, but got ", input.dim());
+  bool match = true;
+  for (int64_t i = 0; i < nd; ++i) match = match && input.sizes()[input.dim() - nd + i] == normalized_shape[i];
+  if (!match) {
+    std::string expected;
+    for (int64_t i = 0; i < nd; ++i) expected += (i ? ", " : "") + std::to_string(normalized_shape[i]);
+    TL_ERROR("Given normalized_shape=", normalized_shape, ", expected input with shape [*", expected,
+             "], but got input of size", input.sizes());
+  }
+  TL_CHECK_AS(NotImplementedError, is_floating_type(input.dtype()), "\"rms_norm\" not implemented for '",
+              legacy_type_name(input.dtype()), "'");
+  std::vector<int64_t> dims;
+  for (int64_t i = 0; i < nd; ++i) dims.push_back(input.dim() - i - 1);
+  // float16/bfloat16 compute in float32; eps defaults to the computing dtype's epsilon.
+  const ScalarType acc = opmath_type(input.dtype());
+  const Tensor up = to(input, acc);
+  const double e = acc == ScalarType::Float64 ? eps.value_or(DBL_EPSILON)
+                                              : static_cast<double>(static_cast<float>(eps.value_or(FLT_EPSILON)));
+  const Tensor rstd = rsqrt(add(mean(pow(up, 2), IntArrayRef(dims), /*keepdim=*/true), e));
+  Tensor out = mul(up, rstd);
+  if (weight && weight->defined()) out = mul(out, *weight);
+  return to(contiguous(out), input.dtype());
+}
+
+}  // namespace tl::native

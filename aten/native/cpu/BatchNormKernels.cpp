@@ -1,0 +1,310 @@
+// Batch normalization: native_batch_norm and native_batch_norm_backward.
+//
+// The input is viewed as [N, C, S] (S = the product of the spatial dims) and every statistic is a
+// per-channel sum over (n, s), in opmath. Two layouts, so the loops always run over contiguous memory:
+// S == 1 (a 2-d input) sums rows into per-channel accumulators (vectorized across channels, each
+// channel's sum in row order); S > 1 sums each contiguous plane of a channel with lane accumulators.
+// The elementwise passes are `a * p[c] + b * q[c] + r[c]` with per-channel coefficients.
+#include <algorithm>
+#include <cmath>
+#include <tuple>
+#include <vector>
+
+#include "aten/core/Exception.h"
+#include "aten/core/Parallel.h"
+#include "aten/native/NormalizationUtils.h"
+#include "aten/native/cpu/NormalizationLoops.h"
+#include "generated/ops/contiguous.h"
+#include "generated/ops/copy.h"
+#include "generated/ops/empty.h"
+#include "generated/ops/native_batch_norm.h"
+#include "generated/ops/native_batch_norm_backward.h"
+#include "generated/ops/reshape.h"
+#include "generated/ops/to.h"
+#include "generated/ops/zeros.h"
+
+namespace tl::native {
+namespace {
+
+using norm::affine_run;
+using norm::lane_sum;
+using norm::ld;
+
+constexpr int64_t kColBlock = 512;  // channels summed together in the 2-d layout (acc arrays on the stack)
+
+// Sums over n of f1(idx, c) (and f2) for the channels [c0, c0 + w) of the 2-d layout: accumulators
+// across channels, each channel's sum in row order.
+template <typename T, bool Two, typename F1, typename F2>
+TL_TARGET_CLONES void column_block_sums(int64_t N, int64_t C, int64_t c0, int64_t w, opmath_t<T>* out1,
+                                        opmath_t<T>* out2, const F1& f1, const F2& f2) {
+  using acc_t = opmath_t<T>;
+  acc_t a1[kColBlock] = {}, a2[kColBlock] = {};
+  for (int64_t n = 0; n < N; ++n) {
+    const int64_t base = n * C + c0;
+#pragma omp simd
+    for (int64_t j = 0; j < w; ++j) a1[j] += f1(base + j, c0 + j);
+    if constexpr (Two) {
+#pragma omp simd
+      for (int64_t j = 0; j < w; ++j) a2[j] += f2(base + j, c0 + j);
+    }
+  }
+  for (int64_t j = 0; j < w; ++j) {
+    out1[c0 + j] = a1[j];
+    if constexpr (Two) out2[c0 + j] = a2[j];
+  }
+}
+
+// The sums over (n, s) of channel c of the [N, C, S] layout, each plane with lane accumulators.
+template <typename T, bool Two, typename F1, typename F2>
+TL_TARGET_CLONES void plane_sums(int64_t N, int64_t C, int64_t S, int64_t c, opmath_t<T>* out1, opmath_t<T>* out2,
+                                 const F1& f1, const F2& f2) {
+  using acc_t = opmath_t<T>;
+  acc_t s1 = 0, s2 = 0;
+  for (int64_t n = 0; n < N; ++n) {
+    const int64_t base = (n * C + c) * S;
+    s1 += lane_sum<acc_t>(S, [&](int64_t i) { return f1(base + i, c); });
+    if constexpr (Two) s2 += lane_sum<acc_t>(S, [&](int64_t i) { return f2(base + i, c); });
+  }
+  out1[c] = s1;
+  if constexpr (Two) out2[c] = s2;
+}
+
+// out1[c] = sum over (n, s) of f1(idx, c), out2[c] likewise of f2 (unused unless Two).
+template <typename T, bool Two, typename F1, typename F2>
+void channel_sums(int64_t N, int64_t C, int64_t S, opmath_t<T>* out1, opmath_t<T>* out2, const F1& f1, const F2& f2) {
+  if (S == 1) {
+    const int64_t nblocks = (C + kColBlock - 1) / kColBlock;
+    // Few channels: split the rows instead would change the summation order; blocks of channels
+    // are enough parallelism for C >= 2 * kColBlock.
+    parallel_for(0, nblocks, 1, [&](int64_t lo, int64_t hi) {
+      for (int64_t blk = lo; blk < hi; ++blk)
+        column_block_sums<T, Two>(N, C, blk * kColBlock, std::min(kColBlock, C - blk * kColBlock), out1, out2, f1, f2);
+    });
+    return;
+  }
+  parallel_for(0, C, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, N * S)), [&](int64_t lo, int64_t hi) {
+    for (int64_t c = lo; c < hi; ++c) plane_sums<T, Two>(N, C, S, c, out1, out2, f1, f2);
+  });
+}
+
+// One row of the 2-d layout: out[c] = a[c] * p[c] + (b ? b[c] * q[c] : 0) + r[c].
+template <typename T>
+TL_TARGET_CLONES void affine_row(const T* a, const T* b, const opmath_t<T>* p, const opmath_t<T>* q,
+                                 const opmath_t<T>* r, int64_t C, T* out) {
+  if (b) {
+#pragma omp simd
+    for (int64_t c = 0; c < C; ++c) out[c] = static_cast<T>(ld(a, c) * p[c] + ld(b, c) * q[c] + r[c]);
+  } else {
+#pragma omp simd
+    for (int64_t c = 0; c < C; ++c) out[c] = static_cast<T>(ld(a, c) * p[c] + r[c]);
+  }
+}
+
+// out = a * p[c] + (b ? b * q[c] : 0) + r[c], element by element over the [N, C, S] layout.
+template <typename T>
+void channel_affine(int64_t N, int64_t C, int64_t S, const T* a, const T* b, const opmath_t<T>* p,
+                    const opmath_t<T>* q, const opmath_t<T>* r, T* out) {
+  if (S == 1) {
+    parallel_for(0, N, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, C)), [&](int64_t lo, int64_t hi) {
+      for (int64_t n = lo; n < hi; ++n) affine_row<T>(a + n * C, b ? b + n * C : nullptr, p, q, r, C, out + n * C);
+    });
+    return;
+  }
+  parallel_for(0, N * C, std::max<int64_t>(1, kGrainSize / S), [&](int64_t lo, int64_t hi) {
+    for (int64_t nc = lo; nc < hi; ++nc) {
+      const int64_t c = nc % C;
+      affine_run<T>(a + nc * S, b ? b + nc * S : nullptr, p[c], b ? q[c] : opmath_t<T>(0), r[c], S, out + nc * S);
+    }
+  });
+}
+
+struct BatchNormDims {
+  int64_t N, C, S;
+};
+
+BatchNormDims batch_norm_dims(const Tensor& input) {
+  maybe_wrap_dim(1, input.dim(), "batch_norm");
+  BatchNormDims d{input.sizes()[0], input.sizes()[1], 1};
+  for (int64_t i = 2; i < input.dim(); ++i) d.S *= input.sizes()[i];
+  return d;
+}
+
+void check_channels(const std::optional<Tensor>& t, const char* name, int64_t C) {
+  if (t && t->defined())
+    TL_CHECK(t->numel() == C, name, " should contain ", C, " elements not ", t->numel());
+}
+
+const Tensor* opt(const std::optional<Tensor>& t) { return t && t->defined() ? &*t : nullptr; }
+
+// An opmath contiguous copy of an optional per-channel tensor, or `fill` repeated C times.
+Tensor channel_param(const std::optional<Tensor>& t, ScalarType acc, int64_t C, double fill, Device device) {
+  if (t && t->defined()) return contiguous(to(*t, acc));
+  Tensor r = empty({C}, acc, device);
+  TL_DISPATCH_FLOAT(acc, "batch_norm", [&] {
+    scalar_t* p = r.data_ptr<scalar_t>();
+    for (int64_t c = 0; c < C; ++c) p[c] = static_cast<scalar_t>(fill);
+  });
+  return r;
+}
+
+// 1 / sqrt(var + eps), 0 for a zero variance without eps (PyTorch's rule).
+template <typename acc_t>
+acc_t inv_std(acc_t var, double eps) {
+  return var == 0 && eps == 0 ? acc_t(0) : acc_t(1) / std::sqrt(var + static_cast<acc_t>(eps));
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm_kernel(const Tensor& input, const std::optional<Tensor>& weight,
+                                                             const std::optional<Tensor>& bias,
+                                                             const std::optional<Tensor>& running_mean,
+                                                             const std::optional<Tensor>& running_var, bool training,
+                                                             double momentum, double eps) {
+  const BatchNormDims d = batch_norm_dims(input);
+  const int64_t N = d.N, C = d.C, S = d.S;
+  check_channels(weight, "weight", C);
+  check_channels(bias, "bias", C);
+  check_channels(running_mean, "running_mean", C);
+  check_channels(running_var, "running_var", C);
+  TL_CHECK(!training || input.is_meta() || input.numel() > 0,
+           "input tensor must have at least one element, but got input_sizes = ", input.sizes());
+  if (!training) {
+    TL_CHECK(opt(running_mean), "running_mean must be defined in evaluation mode");
+    TL_CHECK(opt(running_var), "running_var must be defined in evaluation mode");
+  }
+  TL_CHECK_AS(NotImplementedError, is_floating_type(input.dtype()), "\"batch_norm\" not implemented for '",
+              legacy_type_name(input.dtype()), "'");
+  const ScalarType param_dtype = norm_param_dtype(input, {opt(weight), opt(bias), opt(running_mean), opt(running_var)});
+  Tensor y = empty(input.sizes(), input.dtype(), input.device());
+  Tensor save_mean = empty({training ? C : 0}, param_dtype, input.device());
+  Tensor save_invstd = empty({training ? C : 0}, param_dtype, input.device());
+  if (input.is_meta()) return {y, save_mean, save_invstd};
+  const ScalarType acc = opmath_type(input.dtype());
+  const Tensor x = contiguous(input);
+  const Tensor w = channel_param(weight, acc, C, 1.0, input.device());
+  const Tensor b = channel_param(bias, acc, C, 0.0, input.device());
+  Tensor mean = empty({C}, acc, input.device()), invstd = empty({C}, acc, input.device());
+  TL_DISPATCH_FLOAT(input.dtype(), "batch_norm", [&] {
+    using acc_t = opmath_t<scalar_t>;
+    const scalar_t* xp = x.data_ptr<scalar_t>();
+    acc_t* mp = mean.data_ptr<acc_t>();
+    acc_t* sp = invstd.data_ptr<acc_t>();
+    if (training) {
+      const acc_t n = static_cast<acc_t>(N * S);
+      std::vector<acc_t> var_sum(C);
+      channel_sums<scalar_t, false>(N, C, S, mp, nullptr, [&](int64_t i, int64_t) { return ld(xp, i); },
+                                    [](int64_t, int64_t) { return acc_t(0); });
+      for (int64_t c = 0; c < C; ++c) mp[c] /= n;
+      channel_sums<scalar_t, false>(N, C, S, var_sum.data(), nullptr, [&](int64_t i, int64_t c) {
+            const acc_t dv = ld(xp, i) - mp[c];
+            return dv * dv;
+          }, [](int64_t, int64_t) { return acc_t(0); });
+      for (int64_t c = 0; c < C; ++c) sp[c] = inv_std<acc_t>(var_sum[c] / n, eps);
+      // Running statistics: momentum-weighted, with the unbiased variance (as PyTorch, n - 1 may be 0).
+      if (opt(running_mean) || opt(running_var)) {
+        Tensor new_mean = empty({C}, acc, input.device()), new_var = empty({C}, acc, input.device());
+        const Tensor rm = opt(running_mean) ? contiguous(to(*running_mean, acc)) : Tensor();
+        const Tensor rv = opt(running_var) ? contiguous(to(*running_var, acc)) : Tensor();
+        const acc_t m = static_cast<acc_t>(momentum);
+        for (int64_t c = 0; c < C; ++c) {
+          if (rm.defined()) new_mean.data_ptr<acc_t>()[c] = m * mp[c] + (1 - m) * rm.data_ptr<acc_t>()[c];
+          if (rv.defined())
+            new_var.data_ptr<acc_t>()[c] = m * (var_sum[c] / (n - 1)) + (1 - m) * rv.data_ptr<acc_t>()[c];
+        }
+        if (rm.defined()) copy_kernel(*running_mean, reshape(new_mean, running_mean->sizes()), false);
+        if (rv.defined()) copy_kernel(*running_var, reshape(new_var, running_var->sizes()), false);
+      }
+    } else {
+      const Tensor rm = contiguous(to(*running_mean, acc)), rv = contiguous(to(*running_var, acc));
+      for (int64_t c = 0; c < C; ++c) {
+        mp[c] = rm.data_ptr<acc_t>()[c];
+        sp[c] = inv_std<acc_t>(rv.data_ptr<acc_t>()[c], eps);
+      }
+    }
+    // y = x * scale + shift, scale = invstd * w, shift = b - mean * scale.
+    std::vector<acc_t> scale(C), shift(C);
+    for (int64_t c = 0; c < C; ++c) {
+      scale[c] = sp[c] * w.data_ptr<acc_t>()[c];
+      shift[c] = b.data_ptr<acc_t>()[c] - mp[c] * scale[c];
+    }
+    if (N * S > 0)
+      channel_affine<scalar_t>(N, C, S, xp, nullptr, scale.data(), nullptr, shift.data(), y.data_ptr<scalar_t>());
+  });
+  if (training) {
+    copy_stats(save_mean, mean);
+    copy_stats(save_invstd, invstd);
+  }
+  return {y, save_mean, save_invstd};
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward_kernel(
+    const Tensor& grad_out, const Tensor& input, const std::optional<Tensor>& weight,
+    const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var,
+    const std::optional<Tensor>& save_mean, const std::optional<Tensor>& save_invstd, bool train, double eps,
+    std::array<bool, 3> output_mask) {
+  const BatchNormDims d = batch_norm_dims(input);
+  const int64_t N = d.N, C = d.C, S = d.S;
+  TL_CHECK(grad_out.sizes() == input.sizes(), "native_batch_norm_backward: grad_out of shape ", grad_out.sizes(),
+           " does not match input of shape ", input.sizes());
+  check_channels(weight, "weight", C);
+  TL_CHECK_AS(NotImplementedError, is_floating_type(input.dtype()), "\"batch_norm_backward_cpu\" not implemented for '",
+              legacy_type_name(input.dtype()), "'");
+  if (train) {
+    TL_CHECK(opt(save_mean) && opt(save_invstd), "native_batch_norm_backward: save_mean and save_invstd must be "
+             "defined in training mode");
+    check_channels(save_mean, "save_mean", C);
+    check_channels(save_invstd, "save_invstd", C);
+  } else {
+    TL_CHECK(opt(running_mean) && opt(running_var), "native_batch_norm_backward: running_mean and running_var must "
+             "be defined in evaluation mode");
+    check_channels(running_mean, "running_mean", C);
+    check_channels(running_var, "running_var", C);
+  }
+  const ScalarType param_dtype = opt(weight) ? weight->dtype() : input.dtype();
+  Tensor dx, dw, db;
+  if (output_mask[0]) dx = empty(input.sizes(), input.dtype(), input.device());
+  if (output_mask[1]) dw = empty({C}, param_dtype, input.device());
+  if (output_mask[2]) db = empty({C}, param_dtype, input.device());
+  if (input.is_meta()) return {dx, dw, db};
+  const ScalarType acc = opmath_type(input.dtype());
+  const Tensor x = contiguous(input), dy = contiguous(to(grad_out, input.dtype()));
+  const Tensor w = channel_param(weight, acc, C, 1.0, input.device());
+  const Tensor mean = contiguous(to(train ? *save_mean : *running_mean, acc));
+  Tensor invstd = train ? contiguous(to(*save_invstd, acc)) : empty({C}, acc, input.device());
+  Tensor sum_dy = empty({C}, acc, input.device()), dot = empty({C}, acc, input.device());
+  TL_DISPATCH_FLOAT(input.dtype(), "batch_norm_backward_cpu", [&] {
+    using acc_t = opmath_t<scalar_t>;
+    const scalar_t* xp = x.data_ptr<scalar_t>();
+    const scalar_t* dyp = dy.data_ptr<scalar_t>();
+    const acc_t* mp = mean.data_ptr<acc_t>();
+    acc_t* sp = invstd.data_ptr<acc_t>();
+    const acc_t* wp = w.data_ptr<acc_t>();
+    if (!train) {
+      const Tensor rv = contiguous(to(*running_var, acc));
+      for (int64_t c = 0; c < C; ++c) sp[c] = inv_std<acc_t>(rv.data_ptr<acc_t>()[c], eps);
+    }
+    acc_t* sdy = sum_dy.data_ptr<acc_t>();
+    acc_t* sdot = dot.data_ptr<acc_t>();
+    // sum(dy) and sum(dy * (x - mean)) per channel, in one pass.
+    channel_sums<scalar_t, true>(N, C, S, sdy, sdot, [&](int64_t i, int64_t) { return ld(dyp, i); },
+                                 [&](int64_t i, int64_t c) { return ld(dyp, i) * (ld(xp, i) - mp[c]); });
+    if (dx.defined() && N * S > 0) {
+      std::vector<acc_t> p(C), q(C), r(C);
+      const acc_t n = static_cast<acc_t>(N * S);
+      for (int64_t c = 0; c < C; ++c) {
+        p[c] = wp[c] * sp[c];
+        // Training: dx = w * invstd * (dy - mean(dy) - xhat * invstd * mean(dy * (x - mean))).
+        q[c] = train ? -wp[c] * sp[c] * sp[c] * sp[c] * sdot[c] / n : acc_t(0);
+        r[c] = train ? -wp[c] * sp[c] * sdy[c] / n - q[c] * mp[c] : acc_t(0);
+      }
+      channel_affine<scalar_t>(N, C, S, dyp, train ? xp : nullptr, p.data(), q.data(), r.data(),
+                               dx.data_ptr<scalar_t>());
+    }
+    for (int64_t c = 0; c < C; ++c) sdot[c] *= sp[c];
+  });
+  if (dw.defined()) copy_stats(dw, dot);
+  if (db.defined()) copy_stats(db, sum_dy);
+  return {dx, dw, db};
+}
+
+}  // namespace tl::native

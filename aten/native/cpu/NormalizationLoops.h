@@ -1,0 +1,64 @@
+// Loops shared by the normalization kernels (NormalizationKernels.cpp, BatchNormKernels.cpp,
+// GroupNormKernels.cpp): sums over contiguous runs with kLanes independent accumulators (they
+// vectorize without reassociating float sums behind the compiler's back, as SoftmaxKernels.cpp's),
+// and the per-run affine pass `a * p + b * q + r`. Everything computes in opmath (float for
+// float16/bfloat16/float32, double for float64).
+#pragma once
+#include <cstdint>
+
+#include "aten/core/ScalarType.h"
+#include "aten/native/cpu/Vectorize.h"
+
+namespace tl::native::norm {
+
+constexpr int64_t kLanes = 16;
+
+template <typename T>
+TL_ALWAYS_INLINE opmath_t<T> ld(const T* p, int64_t i) { return static_cast<opmath_t<T>>(p[i]); }
+
+template <typename acc_t, typename F>
+TL_ALWAYS_INLINE acc_t lane_sum(int64_t n, const F& f) {
+  acc_t acc[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int64_t j = 0; j < kLanes; ++j) acc[j] += f(i + j);
+  acc_t tail = 0;
+  for (; i < n; ++i) tail += f(i);
+  for (int64_t w = kLanes / 2; w >= 1; w /= 2)
+    for (int64_t j = 0; j < w; ++j) acc[j] += acc[j + w];
+  return acc[0] + tail;
+}
+
+// out[i] = a[i] * p + (b ? b[i] * q : 0) + r over a contiguous run of n elements.
+template <typename T>
+TL_TARGET_CLONES void affine_run(const T* a, const T* b, opmath_t<T> p, opmath_t<T> q, opmath_t<T> r, int64_t n, T* out) {
+  if (b) {
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(ld(a, i) * p + ld(b, i) * q + r);
+  } else {
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(ld(a, i) * p + r);
+  }
+}
+
+// sum(a) and sum(a * b) over a contiguous run (the two sums of a backward pass).
+template <typename T>
+TL_TARGET_CLONES void run_sums(const T* a, const T* b, int64_t n, opmath_t<T>* sum_a, opmath_t<T>* sum_ab) {
+  using acc_t = opmath_t<T>;
+  *sum_a = lane_sum<acc_t>(n, [&](int64_t i) { return ld(a, i); });
+  *sum_ab = lane_sum<acc_t>(n, [&](int64_t i) { return ld(a, i) * ld(b, i); });
+}
+
+// mean and the sum of squared deviations from it of a contiguous run (two passes, no cancellation).
+template <typename T>
+TL_TARGET_CLONES void run_moments(const T* x, int64_t n, opmath_t<T>* mean, opmath_t<T>* m2) {
+  using acc_t = opmath_t<T>;
+  const acc_t m = lane_sum<acc_t>(n, [&](int64_t i) { return ld(x, i); }) / static_cast<acc_t>(n);
+  *mean = m;
+  *m2 = lane_sum<acc_t>(n, [&](int64_t i) {
+    const acc_t d = ld(x, i) - m;
+    return d * d;
+  });
+}
+
+}  // namespace tl::native::norm

@@ -1,0 +1,119 @@
+"""Normalization: torchlite beside PyTorch in one run (torchlite.nn.functional vs torch.nn.functional).
+
+    python benchmarks/bench_normalization.py [--quick] [--only layer_norm,batch_norm] [--markdown]
+
+For each case: the forward (F.*), and the backward (autograd through F.*: the dedicated backward op for
+layer_norm and batch_norm, the ops rms_norm is composed of), float32, 2 threads. Medians of several
+repeats, the two libraries measured alternately; the ratio is torchlite's time over PyTorch's (below 1.0:
+torchlite is faster).
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+
+import numpy as np
+
+import torchlite as tl
+import torchlite.nn.functional as TF
+
+import torch
+import torch.nn.functional as F
+
+
+def _cases():
+    """name -> (shape, forward(F, lib, x, params))."""
+    def ln(f, lib, x, p):
+        return f.layer_norm(x, [x.shape[-1]], p["w"], p["b"])
+
+    def rms(f, lib, x, p):
+        return f.rms_norm(x, [x.shape[-1]], p["w"])
+
+    def bn(f, lib, x, p):
+        return f.batch_norm(x, p["rm"], p["rv"], p["wc"], p["bc"], training=True)
+
+    def gn(f, lib, x, p):
+        return f.group_norm(x, 32, p["wc"], p["bc"])
+
+    return {
+        "layer_norm 4096x1024": ((4096, 1024), ln),
+        "rms_norm 4096x1024": ((4096, 1024), rms),
+        "batch_norm train 4096x1024": ((4096, 1024), bn),
+        "batch_norm train 32x64x56x56": ((32, 64, 56, 56), bn),
+        "group_norm 32x64x56x56 (32 groups)": ((32, 64, 56, 56), gn),
+    }
+
+
+def median_pair(f_tl, f_torch, number: int, repeat: int) -> tuple[float, float]:
+    """Median seconds per call of each, measured alternately."""
+    a, b = [], []
+    f_tl(), f_torch()  # warm up
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for _ in range(number):
+            f_tl()
+        t1 = time.perf_counter()
+        for _ in range(number):
+            f_torch()
+        t2 = time.perf_counter()
+        a.append((t1 - t0) / number)
+        b.append((t2 - t1) / number)
+    return statistics.median(a), statistics.median(b)
+
+
+def _inputs(shape, lib, requires_grad):
+    rng = np.random.default_rng(0)
+    x = lib.from_numpy(rng.standard_normal(shape).astype(np.float32))
+    last, channels = shape[-1], shape[1]
+    p = {"w": lib.from_numpy(rng.standard_normal(last).astype(np.float32)),
+         "b": lib.from_numpy(rng.standard_normal(last).astype(np.float32)),
+         "wc": lib.from_numpy(rng.standard_normal(channels).astype(np.float32)),
+         "bc": lib.from_numpy(rng.standard_normal(channels).astype(np.float32)),
+         "rm": lib.zeros(channels), "rv": lib.ones(channels)}
+    if requires_grad:
+        x.requires_grad_()
+        for k in ("w", "b", "wc", "bc"):
+            p[k].requires_grad_()
+    g = lib.from_numpy(rng.standard_normal(shape).astype(np.float32))
+    return x, p, g
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true", help="fewer repeats (a smoke run)")
+    ap.add_argument("--only", default="", help="comma-separated case-name prefixes")
+    ap.add_argument("--markdown", action="store_true", help="print a markdown table")
+    args = ap.parse_args()
+    rep = 3 if args.quick else 9
+    tl.set_num_threads(2)
+    torch.set_num_threads(2)
+    rows = []
+    for name, (shape, fwd) in _cases().items():
+        if args.only and not any(name.startswith(o) for o in args.only.split(",")):
+            continue
+        number = 3 if np.prod(shape) > 5e6 else 10
+        x, p, _ = _inputs(shape, tl, False)
+        tx, tp, _ = _inputs(shape, torch, False)
+        a, b = median_pair(lambda: fwd(TF, tl, x, p), lambda: fwd(F, torch, tx, tp), number, rep)
+        rows.append((name, "forward", a, b))
+        x, p, g = _inputs(shape, tl, True)
+        tx, tp, tg = _inputs(shape, torch, True)
+        y, ty = fwd(TF, tl, x, p), fwd(F, torch, tx, tp)
+        a, b = median_pair(lambda: y.backward(g, retain_graph=True), lambda: ty.backward(tg, retain_graph=True),
+                           number, rep)
+        rows.append((name, "backward", a, b))
+    if args.markdown:
+        print("| case | pass | torchlite ms | PyTorch ms | ratio |")
+        print("|---|---|---:|---:|---:|")
+        for name, what, a, b in rows:
+            print(f"| {name} | {what} | {a * 1e3:.3f} | {b * 1e3:.3f} | {a / b:.2f} |")
+    else:
+        for name, what, a, b in rows:
+            print(f"{name:40s} {what:9s} torchlite {a * 1e3:9.3f} ms  torch {b * 1e3:9.3f} ms  ratio {a / b:5.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
