@@ -22,6 +22,7 @@
 #include "aten/autograd/FunctionsManualShapes.h"  // repeat, roll
 #include "aten/autograd/FunctionsManualNorm.h"  // norm, linalg_vector_norm, renorm
 #include "aten/autograd/FunctionsManualActivation.h"  // double backward of the activations
+#include "aten/autograd/FunctionsManualLinalg.h"  // LU factorization and solves (LAPACK ops)
 
 namespace tl::autograd::generated {
 

@@ -9,6 +9,8 @@
 #include "generated/ops/atan2.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/flip.h"
+#include "generated/ops/linalg_qr.h"
+#include "generated/ops/lu_unpack.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/random.h"
 #include "generated/ops/unfold.h"
@@ -65,6 +67,56 @@ variable_list FlipBackward0::apply(variable_list&& grads) {
   const auto& dims = as_arg(dims_);
   if (should_compute_output(0)) {
     grad_inputs[0] = flip(grad, dims);
+  }
+  return grad_inputs;
+}
+
+// Backward of linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)
+struct LinalgQrBackward0 final : Node {
+  std::string name() const override { return "LinalgQrBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    Q_.reset_data();
+    R_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return Q_.nbytes() + R_.nbytes();
+  }
+
+  std::string mode_;
+  SavedVariable Q_;
+  SavedVariable R_;
+};
+
+variable_list LinalgQrBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& mode = as_arg(mode_);
+  const auto& Q = Q_.unpack(shared_from_this());
+  const auto& R = R_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = linalg_qr_backward(grads[0], grads[1], Q, R, mode);
+  }
+  return grad_inputs;
+}
+
+// Backward of lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)
+struct LuUnpackBackward0 final : Node {
+  std::string name() const override { return "LuUnpackBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  DimVector LU_data_sizes;
+};
+
+variable_list LuUnpackBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = lu_unpack_backward(grads[1], grads[2], LU_data_sizes);
   }
   return grad_inputs;
 }
@@ -202,6 +254,47 @@ Tensor flip(const Tensor& self, IntArrayRef dims) {
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
+  return result;
+}
+
+// linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)
+std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode) {
+  auto grad_fn = std::make_shared<LinalgQrBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&A}));
+  grad_fn->mode_ = std::string(mode);
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::linalg_qr::call(A, mode);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  check_differentiable_dtype(std::get<1>(result));
+  set_history(std::get<1>(result), grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->Q_ = SavedVariable(std::get<0>(result), true);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->R_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
+}
+
+// lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)
+std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU_data, const Tensor& LU_pivots, bool unpack_data, bool unpack_pivots) {
+  auto grad_fn = std::make_shared<LuUnpackBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&LU_data}));
+  grad_fn->LU_data_sizes = LU_data.sizes();
+  std::tuple<Tensor, Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::lu_unpack::call(LU_data, LU_pivots, unpack_data, unpack_pivots);
+  }
+  set_history(Tensor(), grad_fn);  // P: not differentiable (output_differentiability)
+  check_differentiable_dtype(std::get<1>(result));
+  set_history(std::get<1>(result), grad_fn);
+  check_differentiable_dtype(std::get<2>(result));
+  set_history(std::get<2>(result), grad_fn);
   return result;
 }
 

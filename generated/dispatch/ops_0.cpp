@@ -8,6 +8,8 @@
 #include "generated/ops/detach.h"
 #include "generated/ops/erf.h"
 #include "generated/ops/isnan.h"
+#include "generated/ops/linalg_householder_product.h"
+#include "generated/ops/linalg_pinv.h"
 #include "generated/ops/nextafter.h"
 #include "generated/ops/repeat.h"
 #include "generated/ops/select.h"
@@ -168,6 +170,43 @@ Tensor ops::isnan::call(const Tensor& self) {
 
 Tensor isnan(const Tensor& self) {
   return ops::isnan::call(self);
+}
+
+// ============================================================================ linalg_householder_product
+
+// linalg_householder_product(Tensor input, Tensor tau) -> Tensor
+Tensor linalg_householder_product(const Tensor& input, const Tensor& tau) {
+  return native::linalg_householder_product_composite(input, tau);
+}
+
+// linalg_householder_product.out(Tensor input, Tensor tau, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_householder_product_out(const Tensor& out, const Tensor& input, const Tensor& tau) {
+  check_out_no_grad("linalg_householder_product.out", {&input, &tau}, {&out});
+  return copy_to_out(out, linalg_householder_product(input, tau), "linalg_householder_product.out", native::OutDtype::Exact);
+}
+
+// ============================================================================ linalg_pinv
+
+// linalg_pinv(Tensor self, float rcond, bool hermitian=False) -> Tensor
+Tensor linalg_pinv(const Tensor& self, double rcond, bool hermitian) {
+  return native::linalg_pinv_composite(self, rcond, hermitian);
+}
+
+// linalg_pinv.out(Tensor self, float rcond, bool hermitian=False, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_pinv_out(const Tensor& out, const Tensor& self, double rcond, bool hermitian) {
+  check_out_no_grad("linalg_pinv.out", {&self}, {&out});
+  return copy_to_out(out, linalg_pinv(self, rcond, hermitian), "linalg_pinv.out", native::OutDtype::Exact);
+}
+
+// linalg_pinv.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
+Tensor linalg_pinv(const Tensor& self, std::optional<double> atol, std::optional<double> rtol, bool hermitian) {
+  return native::linalg_pinv_atol_rtol_float_composite(self, atol, rtol, hermitian);
+}
+
+// linalg_pinv.atol_rtol_float_out(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_pinv_out(const Tensor& out, const Tensor& self, std::optional<double> atol, std::optional<double> rtol, bool hermitian) {
+  check_out_no_grad("linalg_pinv.atol_rtol_float_out", {&self}, {&out});
+  return copy_to_out(out, linalg_pinv(self, atol, rtol, hermitian), "linalg_pinv.atol_rtol_float_out", native::OutDtype::Exact);
 }
 
 // ============================================================================ nextafter

@@ -11,6 +11,7 @@
 #include "generated/ops/fmin.h"
 #include "generated/ops/histc.h"
 #include "generated/ops/index.h"
+#include "generated/ops/linalg_matrix_power.h"
 #include "generated/ops/ne.h"
 #include "generated/ops/rad2deg.h"
 #include "generated/ops/reciprocal.h"
@@ -294,6 +295,19 @@ const Tensor& ops::index_Tensor_out::call(const Tensor& self, const std::vector<
 const Tensor& index_out(const Tensor& out, const Tensor& self, const std::vector<std::optional<Tensor>>& indices) {
   check_out_no_grad("index.Tensor_out", {&self}, {&out});
   return ops::index_Tensor_out::call(self, indices, out);
+}
+
+// ============================================================================ linalg_matrix_power
+
+// linalg_matrix_power(Tensor self, int n) -> Tensor
+Tensor linalg_matrix_power(const Tensor& self, int64_t n) {
+  return native::linalg_matrix_power_composite(self, n);
+}
+
+// linalg_matrix_power.out(Tensor self, int n, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_matrix_power_out(const Tensor& out, const Tensor& self, int64_t n) {
+  check_out_no_grad("linalg_matrix_power.out", {&self}, {&out});
+  return copy_to_out(out, linalg_matrix_power(self, n), "linalg_matrix_power.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ ne

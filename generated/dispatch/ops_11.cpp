@@ -6,6 +6,7 @@
 #include "generated/ops/argmin.h"
 #include "generated/ops/elu_backward.h"
 #include "generated/ops/isposinf.h"
+#include "generated/ops/linalg_cond.h"
 #include "generated/ops/logical_not.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/multiply.h"
@@ -136,6 +137,30 @@ const Tensor& ops::isposinf_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& isposinf_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("isposinf.out", {&self}, {&out});
   return ops::isposinf_out::call(self, out);
+}
+
+// ============================================================================ linalg_cond
+
+// linalg_cond(Tensor self, Scalar? p=None) -> Tensor
+Tensor linalg_cond(const Tensor& self, const std::optional<Scalar>& p) {
+  return native::linalg_cond_composite(self, p);
+}
+
+// linalg_cond.out(Tensor self, Scalar? p=None, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_cond_out(const Tensor& out, const Tensor& self, const std::optional<Scalar>& p) {
+  check_out_no_grad("linalg_cond.out", {&self}, {&out});
+  return copy_to_out(out, linalg_cond(self, p), "linalg_cond.out", native::OutDtype::Exact);
+}
+
+// linalg_cond.p_str(Tensor self, str p) -> Tensor
+Tensor linalg_cond(const Tensor& self, std::string_view p) {
+  return native::linalg_cond_p_str_composite(self, p);
+}
+
+// linalg_cond.p_str_out(Tensor self, str p, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_cond_out(const Tensor& out, const Tensor& self, std::string_view p) {
+  check_out_no_grad("linalg_cond.p_str_out", {&self}, {&out});
+  return copy_to_out(out, linalg_cond(self, p), "linalg_cond.p_str_out", native::OutDtype::Exact);
 }
 
 // ============================================================================ logical_not

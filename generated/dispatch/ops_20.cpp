@@ -7,6 +7,7 @@
 #include "generated/ops/hardswish_backward.h"
 #include "generated/ops/is_same_size.h"
 #include "generated/ops/logspace.h"
+#include "generated/ops/orgqr.h"
 #include "generated/ops/polygamma.h"
 #include "generated/ops/put.h"
 #include "generated/ops/randn_like.h"
@@ -269,6 +270,19 @@ const Tensor& logspace_out(const Tensor& out, const Scalar& start, const Scalar&
   check_out_no_grad("logspace.out", {}, {&out});
   check_factory_out(out, dtype, device);
   return ops::logspace_out::call(start, end, steps, base, dtype, layout, device, pin_memory, out);
+}
+
+// ============================================================================ orgqr
+
+// orgqr(Tensor self, Tensor input2) -> Tensor
+Tensor orgqr(const Tensor& self, const Tensor& input2) {
+  return native::orgqr_composite(self, input2);
+}
+
+// orgqr.out(Tensor self, Tensor input2, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& orgqr_out(const Tensor& out, const Tensor& self, const Tensor& input2) {
+  check_out_no_grad("orgqr.out", {&self, &input2}, {&out});
+  return copy_to_out(out, orgqr(self, input2), "orgqr.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ put

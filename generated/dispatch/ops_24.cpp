@@ -10,6 +10,7 @@
 #include "generated/ops/fmax.h"
 #include "generated/ops/hardsigmoid.h"
 #include "generated/ops/hsplit.h"
+#include "generated/ops/matrix_exp.h"
 #include "generated/ops/median.h"
 #include "generated/ops/polygamma.h"
 #include "generated/ops/randint.h"
@@ -290,6 +291,13 @@ std::vector<Tensor> hsplit(const Tensor& self, int64_t sections) {
 // hsplit.array(Tensor(a) self, int[] indices) -> Tensor(a)[]
 std::vector<Tensor> hsplit(const Tensor& self, IntArrayRef indices) {
   return native::hsplit_array_composite(self, indices);
+}
+
+// ============================================================================ matrix_exp
+
+// matrix_exp(Tensor self) -> Tensor
+Tensor matrix_exp(const Tensor& self) {
+  return native::matrix_exp_composite(self);
 }
 
 // ============================================================================ median

@@ -7,6 +7,8 @@
 #include "generated/ops/fix.h"
 #include "generated/ops/full.h"
 #include "generated/ops/gelu_backward.h"
+#include "generated/ops/inverse.h"
+#include "generated/ops/linalg_matrix_rank.h"
 #include "generated/ops/logaddexp2.h"
 #include "generated/ops/norm.h"
 #include "generated/ops/quantile.h"
@@ -232,6 +234,43 @@ Tensor gelu_backward(const Tensor& grad_output, const Tensor& self, std::string_
     return autograd::wrappers::gelu_backward(grad_output, self, approximate);
   }
   return ops::gelu_backward::call(grad_output, self, approximate);
+}
+
+// ============================================================================ inverse
+
+// inverse(Tensor self) -> Tensor
+Tensor inverse(const Tensor& self) {
+  return native::inverse_composite(self);
+}
+
+// inverse.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& inverse_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("inverse.out", {&self}, {&out});
+  return copy_to_out(out, inverse(self), "inverse.out", native::OutDtype::Exact);
+}
+
+// ============================================================================ linalg_matrix_rank
+
+// linalg_matrix_rank(Tensor self, float tol, bool hermitian=False) -> Tensor
+Tensor linalg_matrix_rank(const Tensor& self, double tol, bool hermitian) {
+  return native::linalg_matrix_rank_composite(self, tol, hermitian);
+}
+
+// linalg_matrix_rank.out(Tensor self, float tol, bool hermitian=False, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_matrix_rank_out(const Tensor& out, const Tensor& self, double tol, bool hermitian) {
+  check_out_no_grad("linalg_matrix_rank.out", {&self}, {&out});
+  return copy_to_out(out, linalg_matrix_rank(self, tol, hermitian), "linalg_matrix_rank.out", native::OutDtype::Exact);
+}
+
+// linalg_matrix_rank.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
+Tensor linalg_matrix_rank(const Tensor& self, std::optional<double> atol, std::optional<double> rtol, bool hermitian) {
+  return native::linalg_matrix_rank_atol_rtol_float_composite(self, atol, rtol, hermitian);
+}
+
+// linalg_matrix_rank.atol_rtol_float_out(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_matrix_rank_out(const Tensor& out, const Tensor& self, std::optional<double> atol, std::optional<double> rtol, bool hermitian) {
+  check_out_no_grad("linalg_matrix_rank.atol_rtol_float_out", {&self}, {&out});
+  return copy_to_out(out, linalg_matrix_rank(self, atol, rtol, hermitian), "linalg_matrix_rank.atol_rtol_float_out", native::OutDtype::Exact);
 }
 
 // ============================================================================ logaddexp2

@@ -5,6 +5,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/allclose.h"
 #include "generated/ops/empty_like.h"
+#include "generated/ops/linalg_matrix_norm.h"
 #include "generated/ops/logsumexp.h"
 #include "generated/ops/positive.h"
 #include "generated/ops/slice.h"
@@ -24,6 +25,30 @@ bool allclose(const Tensor& self, const Tensor& other, double rtol, double atol,
 // empty_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor empty_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
   return native::empty_like_composite(self, dtype, device);
+}
+
+// ============================================================================ linalg_matrix_norm
+
+// linalg_matrix_norm(Tensor self, Scalar ord, int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+Tensor linalg_matrix_norm(const Tensor& self, const Scalar& ord, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return native::linalg_matrix_norm_composite(self, ord, dim, keepdim, dtype);
+}
+
+// linalg_matrix_norm.out(Tensor self, Scalar ord, int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_matrix_norm_out(const Tensor& out, const Tensor& self, const Scalar& ord, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  check_out_no_grad("linalg_matrix_norm.out", {&self}, {&out});
+  return copy_to_out(out, linalg_matrix_norm(self, ord, dim, keepdim, dtype ? dtype : std::optional<ScalarType>(out.dtype())), "linalg_matrix_norm.out", native::OutDtype::Exact);
+}
+
+// linalg_matrix_norm.str_ord(Tensor self, str ord='fro', int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+Tensor linalg_matrix_norm(const Tensor& self, std::string_view ord, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return native::linalg_matrix_norm_str_ord_composite(self, ord, dim, keepdim, dtype);
+}
+
+// linalg_matrix_norm.str_ord_out(Tensor self, str ord='fro', int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_matrix_norm_out(const Tensor& out, const Tensor& self, std::string_view ord, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  check_out_no_grad("linalg_matrix_norm.str_ord_out", {&self}, {&out});
+  return copy_to_out(out, linalg_matrix_norm(self, ord, dim, keepdim, dtype ? dtype : std::optional<ScalarType>(out.dtype())), "linalg_matrix_norm.str_ord_out", native::OutDtype::Exact);
 }
 
 // ============================================================================ logsumexp

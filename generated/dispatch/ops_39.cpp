@@ -15,6 +15,7 @@
 #include "generated/ops/index_fill.h"
 #include "generated/ops/isreal.h"
 #include "generated/ops/masked_select.h"
+#include "generated/ops/pinverse.h"
 #include "generated/ops/ravel.h"
 #include "generated/ops/tan.h"
 
@@ -640,6 +641,13 @@ const Tensor& ops::masked_select_out::call(const Tensor& self, const Tensor& mas
 const Tensor& masked_select_out(const Tensor& out, const Tensor& self, const Tensor& mask) {
   check_out_no_grad("masked_select.out", {&self, &mask}, {&out});
   return ops::masked_select_out::call(self, mask, out);
+}
+
+// ============================================================================ pinverse
+
+// pinverse(Tensor self, float rcond=1e-15) -> Tensor
+Tensor pinverse(const Tensor& self, double rcond) {
+  return native::pinverse_composite(self, rcond);
 }
 
 // ============================================================================ ravel

@@ -9,6 +9,7 @@
 #include "generated/ops/empty.h"
 #include "generated/ops/empty_strided.h"
 #include "generated/ops/i0.h"
+#include "generated/ops/linalg_cholesky.h"
 #include "generated/ops/special_i0.h"
 #include "generated/ops/tile.h"
 #include "generated/ops/to.h"
@@ -246,6 +247,19 @@ Tensor ops::empty_strided::call(IntArrayRef size, IntArrayRef stride, std::optio
 
 Tensor empty_strided(IntArrayRef size, IntArrayRef stride, std::optional<ScalarType> dtype, std::optional<Device> device) {
   return ops::empty_strided::call(size, stride, dtype, device);
+}
+
+// ============================================================================ linalg_cholesky
+
+// linalg_cholesky(Tensor self, *, bool upper=False) -> Tensor
+Tensor linalg_cholesky(const Tensor& self, bool upper) {
+  return native::linalg_cholesky_composite(self, upper);
+}
+
+// linalg_cholesky.out(Tensor self, *, bool upper=False, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_cholesky_out(const Tensor& out, const Tensor& self, bool upper) {
+  check_out_no_grad("linalg_cholesky.out", {&self}, {&out});
+  return copy_to_out(out, linalg_cholesky(self, upper), "linalg_cholesky.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ special_i0

@@ -5,6 +5,8 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/cat.h"
 #include "generated/ops/floor_divide.h"
+#include "generated/ops/linalg_inv.h"
+#include "generated/ops/linalg_slogdet.h"
 #include "generated/ops/renorm.h"
 #include "generated/ops/std.h"
 #include "generated/ops/t.h"
@@ -195,6 +197,35 @@ const Tensor& floor_divide_(const Tensor& self, const Scalar& other) {
   ops::floor_divide__Scalar::call(self, other);
   autograd::rebase_history_zero_grad(self, "FloorDivideBackward1");
   return self;
+}
+
+// ============================================================================ linalg_inv
+
+// linalg_inv(Tensor A) -> Tensor
+Tensor linalg_inv(const Tensor& A) {
+  return native::linalg_inv_composite(A);
+}
+
+// linalg_inv.out(Tensor A, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_inv_out(const Tensor& out, const Tensor& A) {
+  check_out_no_grad("linalg_inv.out", {&A}, {&out});
+  return copy_to_out(out, linalg_inv(A), "linalg_inv.out", native::OutDtype::Exact);
+}
+
+// ============================================================================ linalg_slogdet
+
+// linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)
+std::tuple<Tensor, Tensor> linalg_slogdet(const Tensor& A) {
+  return native::linalg_slogdet_composite(A);
+}
+
+// linalg_slogdet.out(Tensor A, *, Tensor(a!) sign, Tensor(b!) logabsdet) -> (Tensor(a!) sign, Tensor(b!) logabsdet)
+std::tuple<const Tensor&, const Tensor&> linalg_slogdet_out(const Tensor& sign, const Tensor& logabsdet, const Tensor& A) {
+  check_out_no_grad("linalg_slogdet.out", {&A}, {&sign, &logabsdet});
+  auto computed = linalg_slogdet(A);
+  copy_to_out(sign, std::get<0>(computed), "linalg_slogdet.out", native::OutDtype::Exact);
+  copy_to_out(logabsdet, std::get<1>(computed), "linalg_slogdet.out", native::OutDtype::Exact);
+  return std::forward_as_tuple(sign, logabsdet);
 }
 
 // ============================================================================ renorm

@@ -3,7 +3,9 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/cholesky_inverse.h"
 #include "generated/ops/cumsum.h"
+#include "generated/ops/det.h"
 #include "generated/ops/hardshrink_backward.h"
 #include "generated/ops/logsumexp.h"
 #include "generated/ops/special_logsumexp.h"
@@ -12,6 +14,19 @@
 #include "generated/ops/square.h"
 
 namespace tl {
+
+// ============================================================================ cholesky_inverse
+
+// cholesky_inverse(Tensor self, bool upper=False) -> Tensor
+Tensor cholesky_inverse(const Tensor& self, bool upper) {
+  return native::cholesky_inverse_composite(self, upper);
+}
+
+// cholesky_inverse.out(Tensor self, bool upper=False, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& cholesky_inverse_out(const Tensor& out, const Tensor& self, bool upper) {
+  check_out_no_grad("cholesky_inverse.out", {&self}, {&out});
+  return copy_to_out(out, cholesky_inverse(self, upper), "cholesky_inverse.out", native::OutDtype::Exact);
+}
 
 // ============================================================================ cumsum
 
@@ -94,6 +109,13 @@ const Tensor& ops::cumsum_out::call(const Tensor& self, int64_t dim, std::option
 const Tensor& cumsum_out(const Tensor& out, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
   check_out_no_grad("cumsum.out", {&self}, {&out});
   return ops::cumsum_out::call(self, dim, dtype, out);
+}
+
+// ============================================================================ det
+
+// det(Tensor self) -> Tensor
+Tensor det(const Tensor& self) {
+  return native::det_composite(self);
 }
 
 // ============================================================================ hardshrink_backward

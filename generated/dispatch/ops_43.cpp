@@ -12,6 +12,7 @@
 #include "generated/ops/copy.h"
 #include "generated/ops/diff.h"
 #include "generated/ops/linalg_multi_dot.h"
+#include "generated/ops/linalg_solve.h"
 #include "generated/ops/logit.h"
 #include "generated/ops/mode.h"
 #include "generated/ops/nonzero.h"
@@ -179,6 +180,19 @@ Tensor linalg_multi_dot(TensorList tensors) {
 const Tensor& linalg_multi_dot_out(const Tensor& out, TensorList tensors) {
   check_out_no_grad("linalg_multi_dot.out", {}, {&out}, {tensors});
   return copy_to_out(out, linalg_multi_dot(tensors), "linalg_multi_dot.out", native::OutDtype::Exact);
+}
+
+// ============================================================================ linalg_solve
+
+// linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor
+Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left) {
+  return native::linalg_solve_composite(A, B, left);
+}
+
+// linalg_solve.out(Tensor A, Tensor B, *, bool left=True, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_solve_out(const Tensor& out, const Tensor& A, const Tensor& B, bool left) {
+  check_out_no_grad("linalg_solve.out", {&A, &B}, {&out});
+  return copy_to_out(out, linalg_solve(A, B, left), "linalg_solve.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ mode

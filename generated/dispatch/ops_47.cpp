@@ -5,6 +5,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/broadcast_tensors.h"
 #include "generated/ops/glu.h"
+#include "generated/ops/linalg_norm.h"
 #include "generated/ops/log1p.h"
 #include "generated/ops/special_softmax.h"
 
@@ -28,6 +29,30 @@ Tensor glu(const Tensor& self, int64_t dim) {
 const Tensor& glu_out(const Tensor& out, const Tensor& self, int64_t dim) {
   check_out_no_grad("glu.out", {&self}, {&out});
   return copy_to_out(out, glu(self, dim), "glu.out", native::OutDtype::CanCast);
+}
+
+// ============================================================================ linalg_norm
+
+// linalg_norm(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+Tensor linalg_norm(const Tensor& self, const std::optional<Scalar>& ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return native::linalg_norm_composite(self, ord, dim, keepdim, dtype);
+}
+
+// linalg_norm.out(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_norm_out(const Tensor& out, const Tensor& self, const std::optional<Scalar>& ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  check_out_no_grad("linalg_norm.out", {&self}, {&out});
+  return copy_to_out(out, linalg_norm(self, ord, dim, keepdim, dtype ? dtype : std::optional<ScalarType>(out.dtype())), "linalg_norm.out", native::OutDtype::Exact);
+}
+
+// linalg_norm.ord_str(Tensor self, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+Tensor linalg_norm(const Tensor& self, std::string_view ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return native::linalg_norm_ord_str_composite(self, ord, dim, keepdim, dtype);
+}
+
+// linalg_norm.ord_str_out(Tensor self, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_norm_out(const Tensor& out, const Tensor& self, std::string_view ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  check_out_no_grad("linalg_norm.ord_str_out", {&self}, {&out});
+  return copy_to_out(out, linalg_norm(self, ord, dim, keepdim, dtype ? dtype : std::optional<ScalarType>(out.dtype())), "linalg_norm.ord_str_out", native::OutDtype::Exact);
 }
 
 // ============================================================================ log1p

@@ -8,6 +8,7 @@
 #include "generated/ops/exp2.h"
 #include "generated/ops/hardsigmoid_backward.h"
 #include "generated/ops/hardswish.h"
+#include "generated/ops/linalg_tensorsolve.h"
 #include "generated/ops/linalg_vector_norm.h"
 #include "generated/ops/softplus.h"
 #include "generated/ops/tril_indices.h"
@@ -306,6 +307,19 @@ const Tensor& ops::hardswish_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& hardswish_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("hardswish.out", {&self}, {&out});
   return ops::hardswish_out::call(self, out);
+}
+
+// ============================================================================ linalg_tensorsolve
+
+// linalg_tensorsolve(Tensor self, Tensor other, int[]? dims=None) -> Tensor
+Tensor linalg_tensorsolve(const Tensor& self, const Tensor& other, OptionalIntArrayRef dims) {
+  return native::linalg_tensorsolve_composite(self, other, dims);
+}
+
+// linalg_tensorsolve.out(Tensor self, Tensor other, int[]? dims=None, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_tensorsolve_out(const Tensor& out, const Tensor& self, const Tensor& other, OptionalIntArrayRef dims) {
+  check_out_no_grad("linalg_tensorsolve.out", {&self, &other}, {&out});
+  return copy_to_out(out, linalg_tensorsolve(self, other, dims), "linalg_tensorsolve.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ linalg_vector_norm

@@ -4,6 +4,7 @@
 #include "aten/autograd/NotImplementedOut.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/cholesky_solve.h"
 #include "generated/ops/clamp.h"
 #include "generated/ops/diag.h"
 #include "generated/ops/greater.h"
@@ -12,6 +13,19 @@
 #include "generated/ops/softmax.h"
 
 namespace tl {
+
+// ============================================================================ cholesky_solve
+
+// cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor
+Tensor cholesky_solve(const Tensor& self, const Tensor& input2, bool upper) {
+  return native::cholesky_solve_composite(self, input2, upper);
+}
+
+// cholesky_solve.out(Tensor self, Tensor input2, bool upper=False, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& cholesky_solve_out(const Tensor& out, const Tensor& self, const Tensor& input2, bool upper) {
+  check_out_no_grad("cholesky_solve.out", {&self, &input2}, {&out});
+  return copy_to_out(out, cholesky_solve(self, input2, upper), "cholesky_solve.out", native::OutDtype::Exact);
+}
 
 // ============================================================================ clamp
 

@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/argsort.h"
+#include "generated/ops/linalg_tensorinv.h"
 #include "generated/ops/log_normal.h"
 #include "generated/ops/maximum.h"
 #include "generated/ops/nan_to_num.h"
@@ -22,6 +23,19 @@ Tensor argsort(const Tensor& self, int64_t dim, bool descending) {
 // argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor
 Tensor argsort(const Tensor& self, bool stable, int64_t dim, bool descending) {
   return native::argsort_stable_composite(self, stable, dim, descending);
+}
+
+// ============================================================================ linalg_tensorinv
+
+// linalg_tensorinv(Tensor self, int ind=2) -> Tensor
+Tensor linalg_tensorinv(const Tensor& self, int64_t ind) {
+  return native::linalg_tensorinv_composite(self, ind);
+}
+
+// linalg_tensorinv.out(Tensor self, int ind=2, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_tensorinv_out(const Tensor& out, const Tensor& self, int64_t ind) {
+  check_out_no_grad("linalg_tensorinv.out", {&self}, {&out});
+  return copy_to_out(out, linalg_tensorinv(self, ind), "linalg_tensorinv.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ log_normal

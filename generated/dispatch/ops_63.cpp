@@ -8,6 +8,7 @@
 #include "generated/ops/cat.h"
 #include "generated/ops/concatenate.h"
 #include "generated/ops/count_nonzero.h"
+#include "generated/ops/linalg_svdvals.h"
 #include "generated/ops/linalg_vecdot.h"
 #include "generated/ops/log10.h"
 #include "generated/ops/ne.h"
@@ -388,6 +389,19 @@ const Tensor& ops::count_nonzero_dim_IntList_out::call(const Tensor& self, IntAr
 const Tensor& count_nonzero_out(const Tensor& out, const Tensor& self, IntArrayRef dim) {
   check_out_no_grad("count_nonzero.dim_IntList_out", {&self}, {&out});
   return ops::count_nonzero_dim_IntList_out::call(self, dim, out);
+}
+
+// ============================================================================ linalg_svdvals
+
+// linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor
+Tensor linalg_svdvals(const Tensor& A, std::optional<std::string_view> driver) {
+  return native::linalg_svdvals_composite(A, driver);
+}
+
+// linalg_svdvals.out(Tensor A, *, str? driver=None, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_svdvals_out(const Tensor& out, const Tensor& A, std::optional<std::string_view> driver) {
+  check_out_no_grad("linalg_svdvals.out", {&A}, {&out});
+  return copy_to_out(out, linalg_svdvals(A, driver), "linalg_svdvals.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ linalg_vecdot

@@ -12,6 +12,7 @@
 #include "generated/ops/fmin.h"
 #include "generated/ops/histc.h"
 #include "generated/ops/index.h"
+#include "generated/ops/linalg_matrix_power.h"
 #include "generated/ops/ne.h"
 #include "generated/ops/rad2deg.h"
 #include "generated/ops/reciprocal.h"
@@ -162,6 +163,26 @@ PyObject* fn_index(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::index(self, indices); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_matrix_power
+PyObject* fn_linalg_linalg_matrix_power(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_matrix_power(Tensor input, int n, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto n = r.toInt64(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_matrix_power_out(out, self, n); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::linalg_matrix_power(self, n); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -561,6 +582,10 @@ A histogram of the elements of `self` in `bins` equal bins between `min` and `ma
       METH_FASTCALL | METH_KEYWORDS, R"doc(index(Tensor input, Tensor?[] indices, *, Tensor? out=None) -> Tensor
 
 `self` indexed by integer or bool tensors at the dims where `indices` holds one (None keeps a dim whole): PyTorch's advanced indexing, `self[indices]`.)doc"});
+  functions["_linalg"].push_back({"linalg_matrix_power", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_matrix_power)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_matrix_power(Tensor input, int n, *, Tensor? out=None) -> Tensor
+
+The n-th power of each square matrix of `self` by repeated squaring; n = 0 gives the identity, a negative n powers the inverse (`torchlite.linalg.matrix_power`).)doc"});
   functions["_ops"].push_back({"ne", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ne)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(ne(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 

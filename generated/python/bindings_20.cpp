@@ -11,6 +11,7 @@
 #include "generated/ops/hardswish_backward.h"
 #include "generated/ops/is_same_size.h"
 #include "generated/ops/logspace.h"
+#include "generated/ops/orgqr.h"
 #include "generated/ops/put.h"
 #include "generated/ops/randn_like.h"
 #include "generated/ops/special_polygamma.h"
@@ -159,6 +160,26 @@ PyObject* fn_logspace(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
+// orgqr
+PyObject* fn_orgqr(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "orgqr(Tensor input, Tensor input2, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto input2 = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::orgqr_out(out, self, input2); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::orgqr(self, input2); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // put
 PyObject* fn_put(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -249,6 +270,21 @@ PyObject* method_is_same_size(PyObject* py_self, PyObject* const* args, Py_ssize
   TL_PY_CATCH
 }
 
+// Tensor.orgqr
+PyObject* method_orgqr(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "orgqr(Tensor input2)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto input2 = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::orgqr(self, input2); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.put
 PyObject* method_put(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -314,6 +350,10 @@ logspace(Scalar start, Tensor end, int steps, float base=10.0, *, ScalarType? dt
 logspace(Scalar start, Scalar end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False) -> Tensor
 
 `steps` values `base ** x` for `x` evenly spaced from `start` to `end` included (default float dtype unless `dtype`).)doc"});
+  functions["_ops"].push_back({"orgqr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_orgqr)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(orgqr(Tensor input, Tensor input2, *, Tensor? out=None) -> Tensor
+
+`linalg.householder_product` under its LAPACK name.)doc"});
   functions["_ops"].push_back({"put", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_put)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(put(Tensor input, Tensor index, Tensor source, bool accumulate=False) -> Tensor
 
@@ -334,6 +374,10 @@ Alias of `polygamma` (`torchlite.special.polygamma`).)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(is_same_size(Tensor other) -> bool
 
 Whether `self` and `other` have the same shape.)doc"});
+  methods.push_back({"orgqr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_orgqr)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(orgqr(Tensor input2) -> Tensor
+
+`linalg.householder_product` under its LAPACK name.)doc"});
   methods.push_back({"put", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_put)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(put(Tensor index, Tensor source, bool accumulate=False) -> Tensor
 

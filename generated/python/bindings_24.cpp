@@ -13,6 +13,7 @@
 #include "generated/ops/fmax.h"
 #include "generated/ops/hardsigmoid.h"
 #include "generated/ops/hsplit.h"
+#include "generated/ops/matrix_exp.h"
 #include "generated/ops/median.h"
 #include "generated/ops/polygamma.h"
 #include "generated/ops/randint.h"
@@ -179,6 +180,20 @@ PyObject* fn_hsplit(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// matrix_exp
+PyObject* fn_matrix_exp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "matrix_exp(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::matrix_exp(self); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -481,6 +496,20 @@ PyObject* method_hsplit(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// Tensor.matrix_exp
+PyObject* method_matrix_exp(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "matrix_exp()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::matrix_exp(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.median
 PyObject* method_median(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -667,6 +696,10 @@ In-place version of hardsigmoid(): writes the result into self. The hard sigmoid
 hsplit(Tensor input, int[] indices) -> Sequence[Tensor]
 
 `self` cut along dimension 1 (0 for a 1-D tensor) before each index in `indices`.)doc"});
+  functions["_ops"].push_back({"matrix_exp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_matrix_exp)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(matrix_exp(Tensor input) -> Tensor
+
+`linalg.matrix_exp` under its older name.)doc"});
   functions["_ops"].push_back({"median", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_median)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(median(Tensor input) -> Tensor
 
@@ -739,6 +772,10 @@ The larger of `self` and `other` element by element, ignoring a NaN on one side,
 hsplit(int[] indices) -> Sequence[Tensor]
 
 `self` cut along dimension 1 (0 for a 1-D tensor) before each index in `indices`.)doc"});
+  methods.push_back({"matrix_exp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_matrix_exp)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(matrix_exp() -> Tensor
+
+`linalg.matrix_exp` under its older name.)doc"});
   methods.push_back({"median", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_median)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(median() -> Tensor
 

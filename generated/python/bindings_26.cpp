@@ -9,6 +9,7 @@
 #include "generated/ops/bernoulli.h"
 #include "generated/ops/hypot.h"
 #include "generated/ops/log2.h"
+#include "generated/ops/lu_solve.h"
 #include "generated/ops/row_stack.h"
 #include "generated/ops/special_bessel_j1.h"
 
@@ -129,6 +130,27 @@ PyObject* fn_log2_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::log2_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// lu_solve
+PyObject* fn_lu_solve(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "lu_solve(Tensor input, Tensor LU_data, Tensor LU_pivots, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto LU_data = r.tensor(1);
+  auto LU_pivots = r.tensor(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::lu_solve_out(out, self, LU_data, LU_pivots); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::lu_solve(self, LU_data, LU_pivots); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -303,6 +325,22 @@ PyObject* method_log2_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// Tensor.lu_solve
+PyObject* method_lu_solve(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "lu_solve(Tensor LU_data, Tensor LU_pivots)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto LU_data = r.tensor(0);
+  auto LU_pivots = r.tensor(1);
+  auto result = [&] { GilRelease no_gil; return tl::lu_solve(self, LU_data, LU_pivots); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_26(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
@@ -334,6 +372,10 @@ The base-2 logarithm of every element of `self`; integer inputs give the default
       METH_FASTCALL | METH_KEYWORDS, R"doc(log2_(Tensor input) -> Tensor
 
 In-place version of log2(): writes the result into self. The base-2 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"lu_solve", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lu_solve)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(lu_solve(Tensor input, Tensor LU_data, Tensor LU_pivots, *, Tensor? out=None) -> Tensor
+
+`linalg.lu_solve(LU_data, LU_pivots, self)`: the solution of `A X = self` from A's LU factorization (PyTorch's older argument order).)doc"});
   functions["_ops"].push_back({"row_stack", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_row_stack)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(row_stack(Tensor[] tensors, *, Tensor? out=None) -> Tensor
 
@@ -378,6 +420,10 @@ The base-2 logarithm of every element of `self`; integer inputs give the default
                      METH_FASTCALL | METH_KEYWORDS, R"doc(log2_() -> Tensor
 
 In-place version of log2(): writes the result into self. The base-2 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"lu_solve", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_lu_solve)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(lu_solve(Tensor LU_data, Tensor LU_pivots) -> Tensor
+
+`linalg.lu_solve(LU_data, LU_pivots, self)`: the solution of `A X = self` from A's LU factorization (PyTorch's older argument order).)doc"});
   (void)functions;
   (void)methods;
 }

@@ -4,8 +4,11 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/less.h"
+#include "generated/ops/linalg_svd.h"
+#include "generated/ops/logdet.h"
 #include "generated/ops/msort.h"
 #include "generated/ops/mvlgamma.h"
 #include "generated/ops/scatter_add.h"
@@ -13,6 +16,10 @@
 
 namespace tl::python {
 namespace {
+
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* linalg_svd_type = nullptr;
+PyTypeObject* linalg_svd_out_type = nullptr;
 
 // less
 PyObject* fn_less(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -75,6 +82,45 @@ PyObject* fn_less_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// linalg_svd
+PyObject* fn_linalg_linalg_svd(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto A = r.tensor(0);
+  auto full_matrices = r.toBool(1);
+  auto driver = r.string_optional(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensorlist(3);
+    check_out_tuple(out, 3);
+    const Tensor& U = out[0];
+    const Tensor& S = out[1];
+    const Tensor& Vh = out[2];
+    auto result = [&] { GilRelease no_gil; return tl::linalg_svd_out(U, S, Vh, A, full_matrices, as_arg(driver)); }();
+    return wrap_named(linalg_svd_out_type, wrap(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::linalg_svd(A, full_matrices, as_arg(driver)); }();
+  return wrap_named(linalg_svd_type, wrap(result));
+  TL_PY_CATCH
+}
+
+// logdet
+PyObject* fn_logdet(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logdet(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::logdet(self); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -243,6 +289,20 @@ PyObject* method_less_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// Tensor.logdet
+PyObject* method_logdet(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logdet()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::logdet(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.msort
 PyObject* method_msort(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -324,6 +384,8 @@ PyObject* method_scatter_add_(PyObject* py_self, PyObject* const* args, Py_ssize
 }  // namespace
 
 void add_bindings_31(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  linalg_svd_type = return_type("linalg_svd", {"U", "S", "Vh"});
+  linalg_svd_out_type = return_type("linalg_svd_out", {"U", "S", "Vh"});
   functions["_ops"].push_back({"less", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_less)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(less(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -340,6 +402,14 @@ In-place version of less(): writes the result into self. Alias of `lt`.
 less_(Tensor input, Scalar other) -> Tensor
 
 In-place version of less(): writes the result into self. Alias of `lt`.)doc"});
+  functions["_linalg"].push_back({"linalg_svd", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_svd)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None, Tensor[]? out=None) -> tuple[Tensor, Tensor, Tensor]
+
+The singular value decomposition `A = U diag(S) Vh` of each matrix of `A` (LAPACK's gesdd), singular values descending; `full_matrices` gives square U and Vh. `driver` is CUDA-only, as in PyTorch (`torchlite.linalg.svd`).)doc"});
+  functions["_ops"].push_back({"logdet", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logdet)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(logdet(Tensor input) -> Tensor
+
+The log of the determinant of each square matrix of `self`: NaN where the determinant is negative, `-inf` where it is zero.)doc"});
   functions["_ops"].push_back({"msort", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_msort)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(msort(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -380,6 +450,10 @@ In-place version of less(): writes the result into self. Alias of `lt`.
 less_(Scalar other) -> Tensor
 
 In-place version of less(): writes the result into self. Alias of `lt`.)doc"});
+  methods.push_back({"logdet", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logdet)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(logdet() -> Tensor
+
+The log of the determinant of each square matrix of `self`: NaN where the determinant is negative, `-inf` where it is zero.)doc"});
   methods.push_back({"msort", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_msort)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(msort() -> Tensor
 

@@ -10,6 +10,8 @@
 #include "generated/ops/fix.h"
 #include "generated/ops/full.h"
 #include "generated/ops/gelu_backward.h"
+#include "generated/ops/inverse.h"
+#include "generated/ops/linalg_matrix_rank.h"
 #include "generated/ops/logaddexp2.h"
 #include "generated/ops/norm.h"
 #include "generated/ops/quantile.h"
@@ -154,6 +156,65 @@ PyObject* fn_nn_gelu_backward(PyObject* /*module*/, PyObject* const* args, Py_ss
   auto approximate = r.string(2);
   auto result = [&] { GilRelease no_gil; return tl::gelu_backward(grad_output, self, approximate); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// inverse
+PyObject* fn_inverse(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "inverse(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::inverse_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::inverse(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_matrix_rank
+PyObject* fn_linalg_linalg_matrix_rank(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_matrix_rank(Tensor input, float tol, bool hermitian=False, *, Tensor? out=None)",
+      "linalg_matrix_rank(Tensor input, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // linalg_matrix_rank
+      auto self = r.tensor(0);
+      auto tol = r.toDouble(1);
+      auto hermitian = r.toBool(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        auto result = [&] { GilRelease no_gil; return tl::linalg_matrix_rank_out(out, self, tol, hermitian); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::linalg_matrix_rank(self, tol, hermitian); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // linalg_matrix_rank.atol_rtol_float
+      auto self = r.tensor(0);
+      auto atol = r.toDouble_optional(1);
+      auto rtol = r.toDouble_optional(2);
+      auto hermitian = r.toBool(3);
+      if (!r.is_none(4)) {
+        auto out = r.tensor(4);
+        auto result = [&] { GilRelease no_gil; return tl::linalg_matrix_rank_out(out, self, atol, rtol, hermitian); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::linalg_matrix_rank(self, atol, rtol, hermitian); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -378,6 +439,20 @@ PyObject* method_fix_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.inverse
+PyObject* method_inverse(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "inverse()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::inverse(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.logaddexp2
 PyObject* method_logaddexp2(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -508,6 +583,18 @@ A tensor of shape `size` filled with `fill_value`; the dtype is inferred from it
       METH_FASTCALL | METH_KEYWORDS, R"doc(gelu_backward(Tensor grad_output, Tensor input, *, str approximate='none') -> Tensor
 
 The gradient of gelu: `grad_output * (Phi(x) + x * phi(x))`, or the derivative of the tanh form.)doc"});
+  functions["_ops"].push_back({"inverse", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_inverse)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(inverse(Tensor input, *, Tensor? out=None) -> Tensor
+
+`linalg.inv` under its older name.)doc"});
+  functions["_linalg"].push_back({"linalg_matrix_rank", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_matrix_rank)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_matrix_rank(Tensor input, float tol, bool hermitian=False, *, Tensor? out=None) -> Tensor
+
+`linalg.matrix_rank` counting the singular values above `tol`.
+
+linalg_matrix_rank(Tensor input, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor? out=None) -> Tensor
+
+The number of singular values (absolute eigenvalues when `hermitian`) of each matrix of `self` above max(atol, rtol * largest), as int64; tolerances as `linalg.pinv` (`torchlite.linalg.matrix_rank`).)doc"});
   functions["_ops"].push_back({"logaddexp2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logaddexp2)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp2(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -564,6 +651,10 @@ Alias of `trunc`.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(fix_() -> Tensor
 
 Alias of `trunc_`.)doc"});
+  methods.push_back({"inverse", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_inverse)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(inverse() -> Tensor
+
+`linalg.inv` under its older name.)doc"});
   methods.push_back({"logaddexp2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logaddexp2)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp2(Tensor other) -> Tensor
 

@@ -4,17 +4,23 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_clone_contiguous.h"
 #include "generated/ops/abs.h"
 #include "generated/ops/arcsin.h"
 #include "generated/ops/arcsinh.h"
+#include "generated/ops/linalg_cholesky_ex.h"
 #include "generated/ops/linalg_cross.h"
 #include "generated/ops/linspace.h"
 #include "generated/ops/logcumsumexp.h"
 
 namespace tl::python {
 namespace {
+
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* linalg_cholesky_ex_type = nullptr;
+PyTypeObject* linalg_cholesky_ex_out_type = nullptr;
 
 // _clone_contiguous
 PyObject* fn__clone_contiguous(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -126,6 +132,30 @@ PyObject* fn_arcsinh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::arcsinh_(self); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_cholesky_ex
+PyObject* fn_linalg_linalg_cholesky_ex(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_cholesky_ex(Tensor input, *, bool upper=False, bool check_errors=False, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto upper = r.toBool(1);
+  auto check_errors = r.toBool(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensorlist(3);
+    check_out_tuple(out, 2);
+    const Tensor& L = out[0];
+    const Tensor& info = out[1];
+    auto result = [&] { GilRelease no_gil; return tl::linalg_cholesky_ex_out(L, info, self, upper, check_errors); }();
+    return wrap_named(linalg_cholesky_ex_out_type, wrap(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::linalg_cholesky_ex(self, upper, check_errors); }();
+  return wrap_named(linalg_cholesky_ex_type, wrap(result));
   TL_PY_CATCH
 }
 
@@ -379,6 +409,8 @@ PyObject* method_logcumsumexp(PyObject* py_self, PyObject* const* args, Py_ssize
 }  // namespace
 
 void add_bindings_38(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  linalg_cholesky_ex_type = return_type("linalg_cholesky_ex", {"L", "info"});
+  linalg_cholesky_ex_out_type = return_type("linalg_cholesky_ex_out", {"L", "info"});
   functions["_ops"].push_back({"_clone_contiguous", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__clone_contiguous)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_clone_contiguous(Tensor input) -> Tensor
 
@@ -407,6 +439,10 @@ Alias of `asinh`.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(arcsinh_(Tensor input) -> Tensor
 
 Alias of `asinh_`.)doc"});
+  functions["_linalg"].push_back({"linalg_cholesky_ex", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_cholesky_ex)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_cholesky_ex(Tensor input, *, bool upper=False, bool check_errors=False, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+The Cholesky factor of each symmetric positive-definite matrix of `self` (LAPACK's potrf, reading its lower triangle, or its upper one when `upper`): `A = L L^H` (`A = U^H U`); `info` per matrix (k > 0: the leading minor of order k is not positive-definite). Raises only with `check_errors` (`torchlite.linalg.cholesky_ex`).)doc"});
   functions["_ops"].push_back({"linalg_cross", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_cross)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_cross(Tensor input, Tensor other, *, int dim=-1, Tensor? out=None) -> Tensor
 

@@ -16,6 +16,7 @@
 #include "generated/ops/index_fill.h"
 #include "generated/ops/isreal.h"
 #include "generated/ops/masked_select.h"
+#include "generated/ops/pinverse.h"
 #include "generated/ops/ravel.h"
 #include "generated/ops/tan.h"
 
@@ -371,6 +372,21 @@ PyObject* fn_masked_select(PyObject* /*module*/, PyObject* const* args, Py_ssize
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::masked_select(self, mask); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// pinverse
+PyObject* fn_pinverse(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "pinverse(Tensor input, float rcond=1e-15)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto rcond = r.toDouble(1);
+  auto result = [&] { GilRelease no_gil; return tl::pinverse(self, rcond); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -802,6 +818,21 @@ PyObject* method_masked_select(PyObject* py_self, PyObject* const* args, Py_ssiz
   TL_PY_CATCH
 }
 
+// Tensor.pinverse
+PyObject* method_pinverse(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "pinverse(float rcond=1e-15)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto rcond = r.toDouble(0);
+  auto result = [&] { GilRelease no_gil; return tl::pinverse(self, rcond); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.ravel
 PyObject* method_ravel(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -936,6 +967,10 @@ True where an element of `self` has no imaginary part, which is every element of
       METH_FASTCALL | METH_KEYWORDS, R"doc(masked_select(Tensor input, Tensor mask, *, Tensor? out=None) -> Tensor
 
 The elements of `self` where the bool `mask` is true (both broadcast), as a 1-D tensor in row-major order.)doc"});
+  functions["_ops"].push_back({"pinverse", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_pinverse)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(pinverse(Tensor input, float rcond=1e-15) -> Tensor
+
+`linalg.pinv(self, rcond)` under its older name.)doc"});
   functions["_ops"].push_back({"ravel", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ravel)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(ravel(Tensor input) -> Tensor
 
@@ -1052,6 +1087,10 @@ True where an element of `self` has no imaginary part, which is every element of
                      METH_FASTCALL | METH_KEYWORDS, R"doc(masked_select(Tensor mask) -> Tensor
 
 The elements of `self` where the bool `mask` is true (both broadcast), as a 1-D tensor in row-major order.)doc"});
+  methods.push_back({"pinverse", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_pinverse)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(pinverse(float rcond=1e-15) -> Tensor
+
+`linalg.pinv(self, rcond)` under its older name.)doc"});
   methods.push_back({"ravel", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_ravel)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(ravel() -> Tensor
 

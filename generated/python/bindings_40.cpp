@@ -4,15 +4,22 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/cat.h"
 #include "generated/ops/floor_divide.h"
+#include "generated/ops/linalg_inv.h"
+#include "generated/ops/linalg_slogdet.h"
 #include "generated/ops/renorm.h"
 #include "generated/ops/std.h"
 #include "generated/ops/t.h"
 
 namespace tl::python {
 namespace {
+
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* linalg_slogdet_type = nullptr;
+PyTypeObject* linalg_slogdet_out_type = nullptr;
 
 // cat
 PyObject* fn_cat(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -90,6 +97,47 @@ PyObject* fn_floor_divide_(PyObject* /*module*/, PyObject* const* args, Py_ssize
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// linalg_inv
+PyObject* fn_linalg_linalg_inv(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_inv(Tensor A, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto A = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_inv_out(out, A); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::linalg_inv(A); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_slogdet
+PyObject* fn_linalg_linalg_slogdet(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_slogdet(Tensor A, *, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto A = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensorlist(1);
+    check_out_tuple(out, 2);
+    const Tensor& sign = out[0];
+    const Tensor& logabsdet = out[1];
+    auto result = [&] { GilRelease no_gil; return tl::linalg_slogdet_out(sign, logabsdet, A); }();
+    return wrap_named(linalg_slogdet_out_type, wrap(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::linalg_slogdet(A); }();
+  return wrap_named(linalg_slogdet_type, wrap(result));
   TL_PY_CATCH
 }
 
@@ -405,6 +453,8 @@ PyObject* method_t_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, 
 }  // namespace
 
 void add_bindings_40(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  linalg_slogdet_type = return_type("linalg_slogdet", {"sign", "logabsdet"});
+  linalg_slogdet_out_type = return_type("linalg_slogdet_out", {"sign", "logabsdet"});
   functions["_ops"].push_back({"cat", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cat)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(cat(Tensor[] tensors, int dim=0, *, Tensor? out=None) -> Tensor
 
@@ -425,6 +475,14 @@ In-place version of floor_divide(): writes the result into self. Divides `self` 
 floor_divide_(Tensor input, Scalar other) -> Tensor
 
 In-place version of floor_divide(): writes the result into self. Divides every element of `self` by the number `other`, rounding toward negative infinity.)doc"});
+  functions["_linalg"].push_back({"linalg_inv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_inv)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_inv(Tensor A, *, Tensor? out=None) -> Tensor
+
+The inverse of each square matrix of `A` (solving `A X = I` through A's LU factorization); a singular matrix raises `torchlite.linalg.LinAlgError` naming the batch element (`torchlite.linalg.inv`).)doc"});
+  functions["_linalg"].push_back({"linalg_slogdet", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_slogdet)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_slogdet(Tensor A, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+The sign and the log of the absolute value of the determinant of each square matrix of `A` (`torchlite.linalg.slogdet`); a singular matrix gives sign 0 and `-inf`.)doc"});
   functions["_ops"].push_back({"renorm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_renorm)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(renorm(Tensor input, Scalar p, int dim, Scalar maxnorm, *, Tensor? out=None) -> Tensor
 

@@ -5,7 +5,9 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/cholesky_inverse.h"
 #include "generated/ops/cumsum.h"
+#include "generated/ops/det.h"
 #include "generated/ops/hardshrink_backward.h"
 #include "generated/ops/special_logsumexp.h"
 #include "generated/ops/special_xlog1py.h"
@@ -14,6 +16,26 @@
 
 namespace tl::python {
 namespace {
+
+// cholesky_inverse
+PyObject* fn_cholesky_inverse(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cholesky_inverse(Tensor input, bool upper=False, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto upper = r.toBool(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::cholesky_inverse_out(out, self, upper); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::cholesky_inverse(self, upper); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // cumsum
 PyObject* fn_cumsum(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -48,6 +70,20 @@ PyObject* fn_cumsum_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   auto dim = r.toInt64(1);
   auto dtype = r.scalartype_optional(2);
   auto result = [&] { GilRelease no_gil; return tl::cumsum_(self, dim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// det
+PyObject* fn_det(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "det(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::det(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -187,6 +223,21 @@ PyObject* fn_square_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// Tensor.cholesky_inverse
+PyObject* method_cholesky_inverse(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cholesky_inverse(bool upper=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto upper = r.toBool(0);
+  auto result = [&] { GilRelease no_gil; return tl::cholesky_inverse(self, upper); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.cumsum
 PyObject* method_cumsum(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -215,6 +266,20 @@ PyObject* method_cumsum_(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   auto dim = r.toInt64(0);
   auto dtype = r.scalartype_optional(1);
   auto result = [&] { GilRelease no_gil; return tl::cumsum_(self, dim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.det
+PyObject* method_det(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "det()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::det(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -266,6 +331,10 @@ PyObject* method_square_(PyObject* py_self, PyObject* const* args, Py_ssize_t na
 }  // namespace
 
 void add_bindings_41(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"cholesky_inverse", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cholesky_inverse)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(cholesky_inverse(Tensor input, bool upper=False, *, Tensor? out=None) -> Tensor
+
+The inverse of `A = L L^H` (`U^H U` when `upper`) from its Cholesky factor `self`.)doc"});
   functions["_ops"].push_back({"cumsum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cumsum)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(cumsum(Tensor input, int dim, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 
@@ -274,6 +343,10 @@ Cumulative sum of `self` along `dim`; integer and bool inputs sum as int64 unles
       METH_FASTCALL | METH_KEYWORDS, R"doc(cumsum_(Tensor input, int dim, *, ScalarType? dtype=None) -> Tensor
 
 In-place version of cumsum(): writes the result into self. Cumulative sum of `self` along `dim`; integer and bool inputs sum as int64 unless `dtype` says otherwise.)doc"});
+  functions["_ops"].push_back({"det", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_det)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(det(Tensor input) -> Tensor
+
+`linalg.det`: the determinant of each square matrix of `self`.)doc"});
   functions["_nn"].push_back({"hardshrink_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_hardshrink_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(hardshrink_backward(Tensor grad_out, Tensor input, Scalar lambd) -> Tensor
 
@@ -306,6 +379,10 @@ Views of `self` cut along `dim` into pieces of the sizes in `split_sizes`, which
       METH_FASTCALL | METH_KEYWORDS, R"doc(square_(Tensor input) -> Tensor
 
 `self` squared in place, as `pow_(self, 2)`.)doc"});
+  methods.push_back({"cholesky_inverse", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cholesky_inverse)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(cholesky_inverse(bool upper=False) -> Tensor
+
+The inverse of `A = L L^H` (`U^H U` when `upper`) from its Cholesky factor `self`.)doc"});
   methods.push_back({"cumsum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cumsum)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(cumsum(int dim, *, ScalarType? dtype=None) -> Tensor
 
@@ -314,6 +391,10 @@ Cumulative sum of `self` along `dim`; integer and bool inputs sum as int64 unles
                      METH_FASTCALL | METH_KEYWORDS, R"doc(cumsum_(int dim, *, ScalarType? dtype=None) -> Tensor
 
 In-place version of cumsum(): writes the result into self. Cumulative sum of `self` along `dim`; integer and bool inputs sum as int64 unless `dtype` says otherwise.)doc"});
+  methods.push_back({"det", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_det)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(det() -> Tensor
+
+`linalg.det`: the determinant of each square matrix of `self`.)doc"});
   methods.push_back({"split_with_sizes", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_split_with_sizes)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(split_with_sizes(int[] split_sizes, int dim=0) -> Sequence[Tensor]
 

@@ -13,6 +13,7 @@
 #include "generated/ops/cdist.h"
 #include "generated/ops/diff.h"
 #include "generated/ops/linalg_multi_dot.h"
+#include "generated/ops/linalg_solve.h"
 #include "generated/ops/mode.h"
 #include "generated/ops/nonzero.h"
 #include "generated/ops/sigmoid.h"
@@ -205,6 +206,27 @@ PyObject* fn_linalg_multi_dot(PyObject* /*module*/, PyObject* const* args, Py_ss
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::linalg_multi_dot(tensors); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_solve
+PyObject* fn_linalg_linalg_solve(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_solve(Tensor A, Tensor B, *, bool left=True, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto A = r.tensor(0);
+  auto B = r.tensor(1);
+  auto left = r.toBool(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_solve_out(out, A, B, left); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::linalg_solve(A, B, left); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -490,6 +512,10 @@ The `n`-th forward difference of `self` along `dim` (`x[i+1] - x[i]`, `logical_x
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_multi_dot(Tensor[] tensors, *, Tensor? out=None) -> Tensor
 
 The product of a chain of matrices (the first may be a row vector, the last a column vector, each 1-D), multiplied in the order that needs the fewest scalar multiplications (`torchlite.linalg.multi_dot`).)doc"});
+  functions["_linalg"].push_back({"linalg_solve", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_solve)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_solve(Tensor A, Tensor B, *, bool left=True, Tensor? out=None) -> Tensor
+
+The solution X of `A X = B` (`X A = B` when not `left`) for square A, through A's LU factorization; B may be a batch of vectors; batch dims broadcast. A singular A raises `torchlite.linalg.LinAlgError` naming the batch element (`torchlite.linalg.solve`).)doc"});
   functions["_ops"].push_back({"mode", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mode)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(mode(Tensor input, int dim=-1, bool keepdim=False, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 

@@ -10,6 +10,7 @@
 #include "generated/ops/exp2.h"
 #include "generated/ops/hardsigmoid_backward.h"
 #include "generated/ops/hardswish.h"
+#include "generated/ops/linalg_tensorsolve.h"
 #include "generated/ops/linalg_vector_norm.h"
 #include "generated/ops/softplus.h"
 #include "generated/ops/tril_indices.h"
@@ -145,6 +146,27 @@ PyObject* fn_nn_hardswish_(PyObject* /*module*/, PyObject* const* args, Py_ssize
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::hardswish_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_tensorsolve
+PyObject* fn_linalg_linalg_tensorsolve(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_tensorsolve(Tensor input, Tensor other, int[]? dims=None, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  auto dims = r.intlist_optional(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_tensorsolve_out(out, self, other, as_arg(dims)); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::linalg_tensorsolve(self, other, as_arg(dims)); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -360,6 +382,10 @@ The hard swish of every element x: `x * clamp(x + 3, 0, 6) / 6`.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(hardswish_(Tensor input) -> Tensor
 
 In-place version of hardswish(): writes the result into self. The hard swish of every element x: `x * clamp(x + 3, 0, 6) / 6`.)doc"});
+  functions["_linalg"].push_back({"linalg_tensorsolve", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_tensorsolve)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_tensorsolve(Tensor input, Tensor other, int[]? dims=None, *, Tensor? out=None) -> Tensor
+
+The X with `tensordot(self, X, X.ndim) == other`, `self`'s dims in `dims` moved to the end first (`torchlite.linalg.tensorsolve`).)doc"});
   functions["_ops"].push_back({"linalg_vector_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_vector_norm)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_vector_norm(Tensor input, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 

@@ -18,6 +18,7 @@
 #include "generated/ops/resize_as.h"
 #include "generated/ops/round.h"
 #include "generated/ops/scatter.h"
+#include "generated/ops/slogdet.h"
 #include "generated/ops/tril.h"
 #include "generated/ops/triu.h"
 #include "generated/ops/unique_consecutive.h"
@@ -28,6 +29,8 @@ namespace {
 // Named tuples (torchlite.return_types), made when the module is imported.
 PyTypeObject* cummin_type = nullptr;
 PyTypeObject* cummin_out_type = nullptr;
+PyTypeObject* slogdet_type = nullptr;
+PyTypeObject* slogdet_out_type = nullptr;
 
 // _unique
 PyObject* fn__unique(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -374,6 +377,28 @@ PyObject* fn_scatter_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// slogdet
+PyObject* fn_slogdet(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "slogdet(Tensor input, *, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensorlist(1);
+    check_out_tuple(out, 2);
+    const Tensor& sign = out[0];
+    const Tensor& logabsdet = out[1];
+    auto result = [&] { GilRelease no_gil; return tl::slogdet_out(sign, logabsdet, self); }();
+    return wrap_named(slogdet_out_type, wrap(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::slogdet(self); }();
+  return wrap_named(slogdet_type, wrap(result));
   TL_PY_CATCH
 }
 
@@ -724,6 +749,20 @@ PyObject* method_scatter_(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH
 }
 
+// Tensor.slogdet
+PyObject* method_slogdet(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "slogdet()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::slogdet(self); }();
+  return wrap_named(slogdet_type, wrap(result));
+  TL_PY_CATCH
+}
+
 // Tensor.tril
 PyObject* method_tril(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -789,6 +828,8 @@ PyObject* method_triu_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 void add_bindings_52(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   cummin_type = return_type("cummin", {"values", "indices"});
   cummin_out_type = return_type("cummin_out", {"values", "indices"});
+  slogdet_type = return_type("slogdet", {"sign", "logabsdet"});
+  slogdet_out_type = return_type("slogdet_out", {"sign", "logabsdet"});
   functions["_ops"].push_back({"_unique", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__unique)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_unique(Tensor input, bool sorted=True, bool return_inverse=False) -> tuple[Tensor, Tensor]
 
@@ -873,6 +914,10 @@ In-place version of scatter(): writes the result into self. A copy of `self` whe
 scatter_(Tensor input, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
 
 In-place version of scatter(): writes the result into self. A copy of `self` where `value` is added to (`reduce='add'`) or multiplies (`'multiply'`) the elements at the positions `index` gives along `dim`, once per occurrence. Like PyTorch, it has no derivative (backward raises).)doc"});
+  functions["_ops"].push_back({"slogdet", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_slogdet)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(slogdet(Tensor input, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+`linalg.slogdet` under its older name.)doc"});
   functions["_ops"].push_back({"tril", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tril)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(tril(Tensor input, int diagonal=0, *, Tensor? out=None) -> Tensor
 
@@ -969,6 +1014,10 @@ In-place version of scatter(): writes the result into self. A copy of `self` whe
 scatter_(int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
 
 In-place version of scatter(): writes the result into self. A copy of `self` where `value` is added to (`reduce='add'`) or multiplies (`'multiply'`) the elements at the positions `index` gives along `dim`, once per occurrence. Like PyTorch, it has no derivative (backward raises).)doc"});
+  methods.push_back({"slogdet", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_slogdet)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(slogdet() -> tuple[Tensor, Tensor]
+
+`linalg.slogdet` under its older name.)doc"});
   methods.push_back({"tril", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_tril)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(tril(int diagonal=0) -> Tensor
 

@@ -9,6 +9,7 @@
 #include "generated/ops/bitwise_xor.h"
 #include "generated/ops/concatenate.h"
 #include "generated/ops/count_nonzero.h"
+#include "generated/ops/linalg_svdvals.h"
 #include "generated/ops/linalg_vecdot.h"
 #include "generated/ops/log10.h"
 #include "generated/ops/not_equal.h"
@@ -175,6 +176,26 @@ PyObject* fn_count_nonzero(PyObject* /*module*/, PyObject* const* args, Py_ssize
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// linalg_svdvals
+PyObject* fn_linalg_linalg_svdvals(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_svdvals(Tensor A, *, str? driver=None, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto A = r.tensor(0);
+  auto driver = r.string_optional(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_svdvals_out(out, A, as_arg(driver)); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::linalg_svdvals(A, as_arg(driver)); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -627,6 +648,10 @@ The number of non-zero elements of `self` along `dim` (of all elements when None
 count_nonzero(Tensor input, int[] dim, *, Tensor? out=None) -> Tensor
 
 The number of non-zero elements of `self` over the dimensions in `dim`, as int64.)doc"});
+  functions["_linalg"].push_back({"linalg_svdvals", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_svdvals)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_svdvals(Tensor A, *, str? driver=None, Tensor? out=None) -> Tensor
+
+The singular values (descending) of each matrix of `A` (`torchlite.linalg.svdvals`).)doc"});
   functions["_ops"].push_back({"linalg_vecdot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_vecdot)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_vecdot(Tensor x, Tensor y, *, int dim=-1, Tensor? out=None) -> Tensor
 

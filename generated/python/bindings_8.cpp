@@ -12,6 +12,7 @@
 #include "generated/ops/divide.h"
 #include "generated/ops/ge.h"
 #include "generated/ops/index_add.h"
+#include "generated/ops/linalg_eigvalsh.h"
 #include "generated/ops/moveaxis.h"
 #include "generated/ops/true_divide.h"
 #include "generated/ops/vstack.h"
@@ -292,6 +293,26 @@ PyObject* fn_index_add_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   auto source = r.tensor(3);
   auto alpha = r.scalar(4);
   auto result = [&] { GilRelease no_gil; return tl::index_add_(self, dim, index, source, alpha); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_eigvalsh
+PyObject* fn_linalg_linalg_eigvalsh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_eigvalsh(Tensor A, str UPLO='L', *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto A = r.tensor(0);
+  auto UPLO = r.string(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_eigvalsh_out(out, A, UPLO); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::linalg_eigvalsh(A, UPLO); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -821,6 +842,10 @@ A copy of `self` with `alpha * source[i]` added at position `index[i]` along `di
       METH_FASTCALL | METH_KEYWORDS, R"doc(index_add_(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
 
 In-place version of index_add(): writes the result into self. A copy of `self` with `alpha * source[i]` added at position `index[i]` along `dim`, in index order.)doc"});
+  functions["_linalg"].push_back({"linalg_eigvalsh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_eigvalsh)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_eigvalsh(Tensor A, str UPLO='L', *, Tensor? out=None) -> Tensor
+
+The eigenvalues (ascending) of each symmetric matrix of `A` (`torchlite.linalg.eigvalsh`).)doc"});
   functions["_ops"].push_back({"moveaxis", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_moveaxis)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(moveaxis(Tensor input, int[] source, int[] destination) -> Tensor
 
