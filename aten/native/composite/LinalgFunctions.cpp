@@ -369,7 +369,7 @@ Tensor linalg_vander_composite(const Tensor& x, std::optional<int64_t> N) {
   DimVector rest(x.sizes());
   rest.push_back(n - 1);
   Tensor parts = cat({ones_like(col), expand(col, rest)}, -1);
-  return cumprod(parts, -1, x.scalar_type());
+  return cumprod(parts, -1);  // integers accumulate in int64, as PyTorch
 }
 
 }  // namespace tl::native

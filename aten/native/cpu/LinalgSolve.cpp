@@ -69,7 +69,7 @@ void linalg_lu_solve_kernel(const Tensor& LU, const Tensor& pivots, const Tensor
            "as input. Got ", legacy_type_name(LU.scalar_type()));
   check_lapack_dtype(op, "linalg.lu_solve_cpu", LU);
   lapack::require_lapack(op);
-  const DimVector batch = broadcast_shapes(batch_dims(LU), batch_dims(B));
+  const DimVector batch = broadcast_shapes(batch_dims(B), batch_dims(LU));
   const int64_t rhs = left ? B.size(-1) : B.size(-2);
   const ScalarType dt = LU.scalar_type();
   // Fortran X for A X = B; row-major X (X^T in Fortran order) for X A = B.
@@ -114,7 +114,7 @@ void linalg_solve_triangular_kernel(const Tensor& self, const Tensor& B, bool up
   if (dt != ScalarType::Float32 && dt != ScalarType::Float64)
     throw NotImplementedError(str(op, ": \"triangular_solve_cpu\" not implemented for '", legacy_type_name(dt), "'"));
   lapack::require_lapack(op);
-  const DimVector batch = broadcast_shapes(batch_dims(self), batch_dims(B));
+  const DimVector batch = broadcast_shapes(batch_dims(B), batch_dims(self));
   const int64_t rhs = left ? B.size(-1) : B.size(-2);
   const DimVector xshape = left ? with_matrix(batch, n, rhs) : with_matrix(batch, rhs, n);
   Tensor x = empty_fortran(xshape, dt, B.device());
