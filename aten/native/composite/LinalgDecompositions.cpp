@@ -10,6 +10,7 @@
 #include "generated/ops/cholesky.h"
 #include "generated/ops/cholesky_inverse.h"
 #include "generated/ops/cholesky_solve.h"
+#include "generated/ops/clone.h"
 #include "generated/ops/eye.h"
 #include "generated/ops/linalg_cholesky.h"
 #include "generated/ops/linalg_cholesky_ex.h"
@@ -50,7 +51,14 @@ Tensor linalg_cholesky_composite(const Tensor& self, bool upper) {
   return cholesky_checked("linalg.cholesky", self, upper);
 }
 
-Tensor cholesky_composite(const Tensor& self, bool upper) { return cholesky_checked("cholesky", self, upper); }
+Tensor cholesky_composite(const Tensor& self, bool upper) {
+  // The older op checks only the shape of an empty input (any dtype passes, as PyTorch).
+  if (self.numel() == 0) {
+    check_square("cholesky", self);
+    return clone(self);
+  }
+  return cholesky_checked("cholesky", self, upper);
+}
 
 Tensor cholesky_solve_composite(const Tensor& self, const Tensor& input2, bool upper) {
   TL_CHECK(self.dim() >= 2, "b should have at least 2 dimensions, but has ", self.dim(), " dimensions instead");

@@ -148,6 +148,11 @@ Tensor matrix_exp_composite(const Tensor& self) { return linalg_matrix_exp(self)
 
 Tensor linalg_pinv_atol_rtol_float_composite(const Tensor& self, std::optional<double> atol, std::optional<double> rtol,
                                              bool hermitian) {
+  if ((atol.has_value() || rtol.has_value()) && self.dim() < 2) {
+    // PyTorch reads the matrix sizes for the tolerances before its dtype and rank checks.
+    TL_CHECK_INDEX(self.dim() != 0, "Dimension specified as -2 but tensor has no dimensions");
+    TL_CHECK_INDEX(false, "Dimension out of range (expected to be in range of [-1, 0], but got -2)");
+  }
   check_float_or_double("linalg.pinv", self);
   if (self.numel() == 0) {
     DimVector shape(batch_dims(self));
@@ -168,6 +173,7 @@ Tensor linalg_pinv_atol_rtol_float_composite(const Tensor& self, std::optional<d
 }
 
 Tensor linalg_pinv_composite(const Tensor& self, double rcond, bool hermitian) {
+  check_float_or_double("linalg.pinv", self);
   return linalg_pinv(self, 0.0, rcond, hermitian);
 }
 
@@ -177,6 +183,9 @@ Tensor linalg_matrix_rank_atol_rtol_float_composite(const Tensor& self, std::opt
                                                     std::optional<double> rtol, bool hermitian) {
   check_ge2("linalg.matrix_rank", self);
   const ScalarType t = self.scalar_type();
+  // An empty input with a tolerance given skips PyTorch's dtype check.
+  if (self.numel() == 0 && (atol.has_value() || rtol.has_value()))
+    return zeros(batch_dims(self), ScalarType::Int64, self.device());
   TL_CHECK(t == ScalarType::Float32 || t == ScalarType::Float64,
            "linalg.matrix_rank: This function doesn't handle types other than float and double");
   Tensor S = hermitian ? abs(linalg_eigvalsh(self)) : linalg_svdvals(self);
@@ -239,6 +248,10 @@ Tensor linalg_matrix_norm_composite(const Tensor& self, const Scalar& ord, IntAr
   Tensor A = dtype ? to(self, *dtype) : self;
   if (ao == 2) {
     Tensor S = svdvals_over(A, d0, d1);
+    if (o > 0 && S.size(-1) == 0) {  // no singular values: PyTorch's largest is 0 (the smallest raises)
+      Tensor z = sum(S, IntArrayRef{-1});
+      return keepdim ? keep_dims(z, d0, d1) : z;
+    }
     Tensor r = o > 0 ? amax(S, IntArrayRef{-1}) : amin(S, IntArrayRef{-1});
     return keepdim ? keep_dims(r, d0, d1) : r;
   }
@@ -302,6 +315,8 @@ Tensor cond_by_inverse(const Tensor& A, const std::string& name, const std::func
 }  // namespace
 
 Tensor linalg_cond_composite(const Tensor& self, const std::optional<Scalar>& p) {
+  check_ge2("linalg.cond", self);
+  if (self.numel() == 0) return zeros(batch_dims(self), self.scalar_type(), self.device());  // as PyTorch, any dtype
   const double o = p.has_value() ? p->to_double() : 2.0;
   if (std::abs(o) == 2) {
     check_ge2("linalg.cond", self);
@@ -316,6 +331,8 @@ Tensor linalg_cond_composite(const Tensor& self, const std::optional<Scalar>& p)
 
 Tensor linalg_cond_p_str_composite(const Tensor& self, std::string_view p) {
   TL_CHECK(p == "fro" || p == "nuc", "linalg.cond got an invalid norm type: ", p);
+  check_ge2("linalg.cond", self);
+  if (self.numel() == 0) return zeros(batch_dims(self), self.scalar_type(), self.device());
   const std::string name(p);
   return cond_by_inverse(self, name, [&](const Tensor& m) { return linalg_matrix_norm(m, name); });
 }
@@ -359,14 +376,16 @@ Tensor linalg_tensorsolve_composite(const Tensor& self, const Tensor& other, Opt
 }
 
 Tensor linalg_vander_composite(const Tensor& x, std::optional<int64_t> N) {
-  TL_CHECK(x.scalar_type() != ScalarType::Bool,
-           "linalg.vander supports floating point, complex, and integer tensors, but got Bool");
-  const int64_t n = N.value_or(x.dim() >= 1 ? x.size(-1) : 0);
+  // PyTorch refuses bool and the 16-bit floats alike.
+  const ScalarType t = x.scalar_type();
+  TL_CHECK(t != ScalarType::Bool && t != ScalarType::Float16 && t != ScalarType::BFloat16,
+           "linalg.vander supports floating point, complex, and integer tensors, but got ", legacy_type_name(t));
+  const int64_t n = N.value_or(x.dim() >= 1 ? x.size(-1) : 1);
   TL_CHECK(n > 1, "N must be greater than 1.");
-  TL_CHECK(x.dim() >= 1, "x must be at least 1-dimensional.");
-  // Powers 0..N-1 by a running product (no pow: its gradient at x = 0 would be NaN).
-  Tensor col = unsqueeze(x, -1);
-  DimVector rest(x.sizes());
+  // Powers 0..N-1 by a running product (no pow: its gradient at x = 0 would be NaN). A 0-d x is one point.
+  Tensor x1 = x.dim() == 0 ? reshape(x, IntArrayRef{1}) : x;
+  Tensor col = unsqueeze(x1, -1);
+  DimVector rest(x1.sizes());
   rest.push_back(n - 1);
   Tensor parts = cat({ones_like(col), expand(col, rest)}, -1);
   return cumprod(parts, -1);  // integers accumulate in int64, as PyTorch

@@ -45,7 +45,8 @@ void linalg_lu_factor_ex_kernel(const Tensor& A, bool pivot, bool check_errors, 
                                 Tensor& info) {
   if (A.dim() < 2)
     TL_ERROR("torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: ", A.sizes(), " instead");
-  check_lapack_dtype("linalg.lu_factor_ex", "lu_cpu", A);
+  // PyTorch's dtype dispatch is never reached for an empty input: any dtype passes.
+  if (A.numel() > 0) check_lapack_dtype("linalg.lu_factor_ex", "lu_cpu", A);
   TL_CHECK(pivot, "linalg.lu_factor: LU without pivoting is not implemented on the CPU");
   lapack::require_lapack("linalg.lu_factor_ex");
   const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n);
@@ -131,6 +132,9 @@ void lu_unpack_kernel(const Tensor& LU_data, const Tensor& LU_pivots, bool unpac
     TL_CHECK(LU_pivots.scalar_type() == ScalarType::Int32,
              "lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 dtype.\n"
              "Note: this function is intended to be used with the output produced by torch.linalg.lu_factor");
+  }
+  // PyTorch reads nothing of the pivots of an empty LU, so checks nothing else about them.
+  if (unpack_pivots && LU_data.numel() > 0) {
     TL_CHECK(LU_pivots.dim() >= 1 && LU_pivots.size(-1) == k,
              "lu_unpack: Expected LU_pivots.size(-1) == min(LU_data.size(-1), LU_data.size(-2)) but got ",
              LU_pivots.dim() >= 1 ? LU_pivots.size(-1) : 0, " vs ", k);
