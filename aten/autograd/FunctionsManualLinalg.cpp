@@ -75,6 +75,7 @@ Tensor linalg_lu_factor_ex_backward(const Tensor& grad, const Tensor& LU, const 
 
 Tensor lu_unpack_backward(const Tensor& gL, const Tensor& gU, IntArrayRef sizes) {
   const int64_t m = sizes[sizes.size() - 2], n = sizes[sizes.size() - 1];
+  if (gL.dim() < 2) return zeros(sizes, gL.scalar_type(), gL.device());  // unpack_data=False: L, U empty
   Tensor l = tril(gL, -1), u = triu(gU);  // L: m x k, U: k x n
   if (m == n) return add(l, u);
   DimVector pad(sizes);
@@ -138,7 +139,8 @@ Tensor cholesky_backward(const Tensor& grad, bool upper, const Tensor& L_in) {
 Tensor cholesky_inverse_backward(const Tensor& grad, const Tensor& L, bool upper, const Tensor& inverse) {
   // inverse = (L L^H)^-1 (or (U^H U)^-1): d inverse = -inverse dA inverse with dA = dL L^H + L dL^H.
   Tensor g = neg(matmul(matmul(inverse, add(grad, mH(grad))), inverse));
-  return upper ? triu(matmul(L, g)) : tril(matmul(g, L));
+  // Full, not restricted to L's triangle: PyTorch's convention (as if every entry of L entered A).
+  return upper ? matmul(L, g) : matmul(g, L);
 }
 
 // A = Q R with Q^H Q = I and R upper triangular (m >= n, or m <= n where Q is square):

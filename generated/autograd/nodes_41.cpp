@@ -8,6 +8,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/add.h"
 #include "generated/ops/cat.h"
+#include "generated/ops/cholesky_inverse.h"
 #include "generated/ops/cumsum.h"
 #include "generated/ops/div.h"
 #include "generated/ops/hardshrink_backward.h"
@@ -18,6 +19,37 @@
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of cholesky_inverse(Tensor self, bool upper=False) -> Tensor
+struct CholeskyInverseBackward0 final : Node {
+  std::string name() const override { return "CholeskyInverseBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  bool upper_;
+  SavedVariable result_;
+};
+
+variable_list CholeskyInverseBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& upper = as_arg(upper_);
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = cholesky_inverse_backward(grad, self, upper, result);
+  }
+  return grad_inputs;
+}
 
 // Backward of cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 struct CumsumBackward0 final : Node {
@@ -127,6 +159,27 @@ variable_list SplitWithSizesBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// cholesky_inverse(Tensor self, bool upper=False) -> Tensor
+Tensor cholesky_inverse(const Tensor& self, bool upper) {
+  auto grad_fn = std::make_shared<CholeskyInverseBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->upper_ = upper;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::cholesky_inverse::call(self, upper);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
 
 // cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {

@@ -194,7 +194,6 @@ Tensor linalg_pinv(const Tensor& self, double rcond, bool hermitian) {
 
 // linalg_pinv.out(Tensor self, float rcond, bool hermitian=False, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& linalg_pinv_out(const Tensor& out, const Tensor& self, double rcond, bool hermitian) {
-  check_out_no_grad("linalg_pinv.out", {&self}, {&out});
   return copy_to_out(out, linalg_pinv(self, rcond, hermitian), "linalg_pinv.out", native::OutDtype::Exact);
 }
 
@@ -205,7 +204,6 @@ Tensor linalg_pinv(const Tensor& self, std::optional<double> atol, std::optional
 
 // linalg_pinv.atol_rtol_float_out(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor(a!) out) -> Tensor(a!)
 const Tensor& linalg_pinv_out(const Tensor& out, const Tensor& self, std::optional<double> atol, std::optional<double> rtol, bool hermitian) {
-  check_out_no_grad("linalg_pinv.atol_rtol_float_out", {&self}, {&out});
   return copy_to_out(out, linalg_pinv(self, atol, rtol, hermitian), "linalg_pinv.atol_rtol_float_out", native::OutDtype::Exact);
 }
 

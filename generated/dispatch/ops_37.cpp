@@ -36,7 +36,6 @@ Tensor linalg_matrix_norm(const Tensor& self, const Scalar& ord, IntArrayRef dim
 
 // linalg_matrix_norm.out(Tensor self, Scalar ord, int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
 const Tensor& linalg_matrix_norm_out(const Tensor& out, const Tensor& self, const Scalar& ord, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  check_out_no_grad("linalg_matrix_norm.out", {&self}, {&out});
   return copy_to_out(out, linalg_matrix_norm(self, ord, dim, keepdim, dtype ? dtype : std::optional<ScalarType>(out.dtype())), "linalg_matrix_norm.out", native::OutDtype::Exact);
 }
 
@@ -47,7 +46,6 @@ Tensor linalg_matrix_norm(const Tensor& self, std::string_view ord, IntArrayRef 
 
 // linalg_matrix_norm.str_ord_out(Tensor self, str ord='fro', int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
 const Tensor& linalg_matrix_norm_out(const Tensor& out, const Tensor& self, std::string_view ord, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  check_out_no_grad("linalg_matrix_norm.str_ord_out", {&self}, {&out});
   return copy_to_out(out, linalg_matrix_norm(self, ord, dim, keepdim, dtype ? dtype : std::optional<ScalarType>(out.dtype())), "linalg_matrix_norm.str_ord_out", native::OutDtype::Exact);
 }
 

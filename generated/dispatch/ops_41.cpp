@@ -18,14 +18,56 @@ namespace tl {
 // ============================================================================ cholesky_inverse
 
 // cholesky_inverse(Tensor self, bool upper=False) -> Tensor
+static Tensor cholesky_inverse_kernel_functional(const Tensor& self, bool upper) {
+  Tensor out;
+  native::cholesky_inverse_kernel(self, upper, out);
+  return out;
+}
+
+ops::cholesky_inverse::Kernel* ops::cholesky_inverse::kernels[kNumDeviceTypes] = {
+    /* CPU */ cholesky_inverse_kernel_functional,
+    /* Meta */ cholesky_inverse_kernel_functional,
+};
+
+Tensor ops::cholesky_inverse::call(const Tensor& self, bool upper) {
+  const Device kernel_device = dispatch_device("cholesky_inverse", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("cholesky_inverse", kernel_device);
+  return kernel(self, upper);
+}
+
 Tensor cholesky_inverse(const Tensor& self, bool upper) {
-  return native::cholesky_inverse_composite(self, upper);
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::cholesky_inverse(self, upper);
+  }
+  return ops::cholesky_inverse::call(self, upper);
 }
 
 // cholesky_inverse.out(Tensor self, bool upper=False, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& cholesky_inverse_kernel_out(const Tensor& self, bool upper, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::cholesky_inverse_kernel(self_in, upper, out_handle);
+  return out;
+}
+
+ops::cholesky_inverse_out::Kernel* ops::cholesky_inverse_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ cholesky_inverse_kernel_out,
+    /* Meta */ cholesky_inverse_kernel_out,
+};
+
+const Tensor& ops::cholesky_inverse_out::call(const Tensor& self, bool upper, const Tensor& out) {
+  const Device kernel_device = dispatch_device("cholesky_inverse.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("cholesky_inverse.out", kernel_device);
+  decltype(auto) result = kernel(self, upper, out);
+  out.bump_version();
+  return result;
+}
+
 const Tensor& cholesky_inverse_out(const Tensor& out, const Tensor& self, bool upper) {
   check_out_no_grad("cholesky_inverse.out", {&self}, {&out});
-  return copy_to_out(out, cholesky_inverse(self, upper), "cholesky_inverse.out", native::OutDtype::Exact);
+  return ops::cholesky_inverse_out::call(self, upper, out);
 }
 
 // ============================================================================ cumsum

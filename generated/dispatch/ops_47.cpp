@@ -40,7 +40,6 @@ Tensor linalg_norm(const Tensor& self, const std::optional<Scalar>& ord, Optiona
 
 // linalg_norm.out(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
 const Tensor& linalg_norm_out(const Tensor& out, const Tensor& self, const std::optional<Scalar>& ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  check_out_no_grad("linalg_norm.out", {&self}, {&out});
   return copy_to_out(out, linalg_norm(self, ord, dim, keepdim, dtype ? dtype : std::optional<ScalarType>(out.dtype())), "linalg_norm.out", native::OutDtype::Exact);
 }
 
@@ -51,7 +50,6 @@ Tensor linalg_norm(const Tensor& self, std::string_view ord, OptionalIntArrayRef
 
 // linalg_norm.ord_str_out(Tensor self, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
 const Tensor& linalg_norm_out(const Tensor& out, const Tensor& self, std::string_view ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  check_out_no_grad("linalg_norm.ord_str_out", {&self}, {&out});
   return copy_to_out(out, linalg_norm(self, ord, dim, keepdim, dtype ? dtype : std::optional<ScalarType>(out.dtype())), "linalg_norm.ord_str_out", native::OutDtype::Exact);
 }
 

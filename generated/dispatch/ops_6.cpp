@@ -34,7 +34,6 @@ Tensor linalg_tensorinv(const Tensor& self, int64_t ind) {
 
 // linalg_tensorinv.out(Tensor self, int ind=2, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& linalg_tensorinv_out(const Tensor& out, const Tensor& self, int64_t ind) {
-  check_out_no_grad("linalg_tensorinv.out", {&self}, {&out});
   return copy_to_out(out, linalg_tensorinv(self, ind), "linalg_tensorinv.out", native::OutDtype::Exact);
 }
 

@@ -12,7 +12,29 @@ Tensor cholesky_inverse(const Tensor& self, bool upper = false);
 // cholesky_inverse.out(Tensor self, bool upper=False, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& cholesky_inverse_out(const Tensor& out, const Tensor& self, bool upper = false);
 
+// Entry points below autograd: each runs the kernel for its arguments' device.
+namespace ops {
+
+// cholesky_inverse(Tensor self, bool upper=False) -> Tensor
+struct cholesky_inverse {
+  using Kernel = Tensor(const Tensor& self, bool upper);
+  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
+  static Tensor call(const Tensor& self, bool upper);
+};
+
+// cholesky_inverse.out(Tensor self, bool upper=False, *, Tensor(a!) out) -> Tensor(a!)
+struct cholesky_inverse_out {
+  using Kernel = const Tensor&(const Tensor& self, bool upper, const Tensor& out);
+  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
+  static const Tensor& call(const Tensor& self, bool upper, const Tensor& out);
+};
+}  // namespace ops
+
+namespace autograd::wrappers {
+Tensor cholesky_inverse(const Tensor& self, bool upper);  // records cholesky_inverse for backward
+}  // namespace autograd::wrappers
+
 namespace native {
-Tensor cholesky_inverse_composite(const Tensor& self, bool upper);
+void cholesky_inverse_kernel(const Tensor& self, bool upper, Tensor& out);
 }  // namespace native
 }  // namespace tl

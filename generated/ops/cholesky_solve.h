@@ -12,7 +12,29 @@ Tensor cholesky_solve(const Tensor& self, const Tensor& input2, bool upper = fal
 // cholesky_solve.out(Tensor self, Tensor input2, bool upper=False, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& cholesky_solve_out(const Tensor& out, const Tensor& self, const Tensor& input2, bool upper = false);
 
+// Entry points below autograd: each runs the kernel for its arguments' device.
+namespace ops {
+
+// cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor
+struct cholesky_solve {
+  using Kernel = Tensor(const Tensor& self, const Tensor& input2, bool upper);
+  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
+  static Tensor call(const Tensor& self, const Tensor& input2, bool upper);
+};
+
+// cholesky_solve.out(Tensor self, Tensor input2, bool upper=False, *, Tensor(a!) out) -> Tensor(a!)
+struct cholesky_solve_out {
+  using Kernel = const Tensor&(const Tensor& self, const Tensor& input2, bool upper, const Tensor& out);
+  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
+  static const Tensor& call(const Tensor& self, const Tensor& input2, bool upper, const Tensor& out);
+};
+}  // namespace ops
+
+namespace autograd::wrappers {
+Tensor cholesky_solve(const Tensor& self, const Tensor& input2, bool upper);  // records cholesky_solve for backward
+}  // namespace autograd::wrappers
+
 namespace native {
-Tensor cholesky_solve_composite(const Tensor& self, const Tensor& input2, bool upper);
+void cholesky_solve_kernel(const Tensor& self, const Tensor& input2, bool upper, Tensor& out);
 }  // namespace native
 }  // namespace tl

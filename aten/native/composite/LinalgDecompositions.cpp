@@ -60,20 +60,6 @@ Tensor cholesky_composite(const Tensor& self, bool upper) {
   return cholesky_checked("cholesky", self, upper);
 }
 
-Tensor cholesky_solve_composite(const Tensor& self, const Tensor& input2, bool upper) {
-  TL_CHECK(self.dim() >= 2, "b should have at least 2 dimensions, but has ", self.dim(), " dimensions instead");
-  TL_CHECK(input2.dim() >= 2, "u should have at least 2 dimensions, but has ", input2.dim(), " dimensions instead");
-  // A = L L^H: solve L Y = B, then L^H X = Y (with U = L^H when `upper`).
-  Tensor lower = upper ? mH(input2) : input2;
-  Tensor y = linalg_solve_triangular(lower, self, /*upper=*/false);
-  return linalg_solve_triangular(mH(lower), y, /*upper=*/true);
-}
-
-Tensor cholesky_inverse_composite(const Tensor& self, bool upper) {
-  check_square("cholesky_inverse", self, "input");
-  return cholesky_solve(eye(self.size(-1), self.scalar_type(), std::nullopt, self.device()), self, upper);
-}
-
 Tensor linalg_householder_product_composite(const Tensor& input, const Tensor& tau) {
   const char* op = "torch.linalg.householder_product";
   TL_CHECK(input.dim() >= 2, op, ": input must have at least 2 dimensions.");

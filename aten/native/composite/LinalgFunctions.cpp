@@ -17,6 +17,7 @@
 #include "generated/ops/cat.h"
 #include "generated/ops/clamp_min.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/copy.h"
 #include "generated/ops/cumprod.h"
 #include "generated/ops/div.h"
 #include "generated/ops/expand.h"
@@ -101,8 +102,9 @@ void check_float_or_double(const char* what, const Tensor& A) {
 Tensor linalg_matrix_power_composite(const Tensor& self, int64_t n) {
   check_square("linalg.matrix_power", self);
   if (n == 0) {
+    // As PyTorch: the identity copied into a clone of A, so the result has a graph (a zero gradient).
     Tensor I = eye(self.size(-1), self.scalar_type(), std::nullopt, self.device());
-    return clone(expand(I, self.sizes()));
+    return copy_(clone(self), expand(I, self.sizes()));
   }
   Tensor a = n < 0 ? linalg_inv(self) : self;
   uint64_t k = n < 0 ? static_cast<uint64_t>(-(n + 1)) + 1 : static_cast<uint64_t>(n);
@@ -159,7 +161,9 @@ Tensor linalg_pinv_atol_rtol_float_composite(const Tensor& self, std::optional<d
     shape.push_back(self.size(-1)), shape.push_back(self.size(-2));
     return zeros(shape, self.scalar_type(), self.device());
   }
-  if (hermitian) {
+  // With `hermitian` the values come from eigh; when A requires grad the SVD path computes the same
+  // values and gives PyTorch's gradient (the general pseudo-inverse's, not eigh's symmetrized one).
+  if (hermitian && !self.requires_grad()) {
     auto [w, V] = linalg_eigh(self);
     Tensor aw = abs(w);
     Tensor tol = cutoff(amax(aw, IntArrayRef{-1}, true), atol, rtol, self);

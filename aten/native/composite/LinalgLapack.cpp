@@ -11,7 +11,6 @@
 #include "aten/native/LinalgUtils.h"
 #include "generated/ops/abs.h"
 #include "generated/ops/arange.h"
-#include "generated/ops/detach.h"
 #include "generated/ops/det.h"
 #include "generated/ops/diagonal.h"
 #include "generated/ops/eye.h"
@@ -112,8 +111,8 @@ Tensor det_composite(const Tensor& self) { return linalg_det(self); }
 std::tuple<Tensor, Tensor> linalg_slogdet_composite(const Tensor& A) {
   check_square_float("linalg.slogdet", A);
   auto [diag, sign] = lu_diagonal_and_sign(A);
-  // The sign is piecewise constant: no gradient flows through it (as PyTorch's, for real inputs).
-  Tensor s = detach(mul(prod(sgn(diag), -1), sign));
+  // The sign is piecewise constant: its gradient is zero (sgn's), but it is part of the graph, as PyTorch's.
+  Tensor s = mul(prod(sgn(diag), -1), sign);
   return {s, sum(log(abs(diag)), IntArrayRef{-1})};
 }
 

@@ -9,7 +9,12 @@
 #include "aten/native/LinalgUtils.h"
 #include "aten/native/cpu/Lapack.h"
 #include "generated/ops/copy.h"
+#include "generated/ops/cholesky_inverse.h"
+#include "generated/ops/cholesky_solve.h"
+#include "generated/ops/eye.h"
 #include "generated/ops/linalg_cholesky_ex.h"
+#include "generated/ops/linalg_solve_triangular.h"
+#include "generated/ops/transpose.h"
 
 namespace tl::native {
 
@@ -61,6 +66,31 @@ void linalg_cholesky_ex_kernel(const Tensor& self, bool upper, bool check_errors
   }
   assign_output("linalg.cholesky_ex", L, l);
   assign_output("linalg.cholesky_ex", info, inf);
+}
+
+// cholesky_solve and cholesky_inverse are kernels (not composites of solve_triangular) only for their
+// derivative formulas, which follow PyTorch's convention; the solves are two triangular solves.
+void cholesky_solve_kernel(const Tensor& self, const Tensor& input2, bool upper, Tensor& out) {
+  TL_CHECK(self.dim() >= 2, "b should have at least 2 dimensions, but has ", self.dim(), " dimensions instead");
+  TL_CHECK(input2.dim() >= 2, "u should have at least 2 dimensions, but has ", input2.dim(), " dimensions instead");
+  if (self.numel() > 0 || input2.numel() > 0) {
+    const ScalarType t = promote_types(self.scalar_type(), input2.scalar_type());
+    if (t != ScalarType::Float32 && t != ScalarType::Float64)
+      throw NotImplementedError(str("cholesky_solve: \"cholesky_solve_cpu\" not implemented for '", legacy_type_name(t), "'"));
+  }
+  // A = L L^H: solve L Y = B, then L^H X = Y (with L = U^H when `upper`).
+  Tensor lower = upper ? ops::transpose_int::call(input2, -2, -1) : input2;
+  Tensor y = ops::linalg_solve_triangular::call(lower, self, /*upper=*/false, /*left=*/true, /*unitriangular=*/false);
+  Tensor x = ops::linalg_solve_triangular::call(ops::transpose_int::call(lower, -2, -1), y, true, true, false);
+  assign_output("cholesky_solve", out, x);
+}
+
+void cholesky_inverse_kernel(const Tensor& self, bool upper, Tensor& out) {
+  check_square("cholesky_inverse", self, "input");
+  Tensor I = ops::eye::call(self.size(-1), self.scalar_type(), std::nullopt, self.device(), std::nullopt);
+  Tensor r;
+  cholesky_solve_kernel(I, self, upper, r);
+  assign_output("cholesky_inverse", out, r);
 }
 
 }  // namespace tl::native
